@@ -1,0 +1,24 @@
+// Shared jest settings for every workspace project (see jest.config.js at the root).
+// ESM-only dependencies are transformed to CommonJS by swc (TOOLCHAIN trap 4).
+const esmOnly = ['typebox', 'cookie', '@noble', '@scure'].join('|');
+
+/** @param {string} dir @param {string} name */
+module.exports = function preset(dir, name) {
+  return {
+    displayName: name,
+    rootDir: dir,
+    testEnvironment: 'node',
+    testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+    transform: {
+      '^.+\\.(t|mj|j)s$': [
+        '@swc/jest',
+        {
+          jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+          module: { type: 'commonjs' },
+        },
+      ],
+    },
+    transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm/)?(${esmOnly}))`],
+    testTimeout: 30000,
+  };
+};

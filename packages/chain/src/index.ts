@@ -1,0 +1,2 @@
+export * from './hd-wallet';
+export * from './token';
