@@ -6,3 +6,6 @@ export * from './callback-params';
 export * from './provider-catalogue';
 export * from './address-in-codec';
 export * from './email';
+export * from './currencies';
+export * from './wallet-request';
+export * from './payment-request';

@@ -1,0 +1,57 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Pool } from 'pg';
+import { createServer } from '@gateway/http';
+import { isDatabaseReachable, WalletRepository } from '@gateway/db';
+import { TemporaryAddressDeriver } from '@gateway/chain';
+import type { WalletControlConfig } from './config';
+import { AddressSupply } from './services/address-supply';
+import { WalletService } from './services/wallet-service';
+import { controlRoutes } from './routes/control';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    walletService: WalletService;
+    addressSupply: AddressSupply;
+  }
+}
+
+export interface WalletControlDeps {
+  config: WalletControlConfig;
+  pool: Pool;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** The {base_url} host. Holds the xpub only: it derives addresses and can move no funds. */
+export async function buildWalletControlApp({ config, pool, logger }: WalletControlDeps): Promise<FastifyInstance> {
+  const { raw } = config;
+  const app = await createServer({
+    serviceName: 'wallet-control',
+    description: 'Temporary receiving wallets for USDC on Polygon (the {base_url} host).',
+    logLevel: raw.LOG_LEVEL,
+    logger,
+    trustProxy: raw.TRUST_PROXY,
+    rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS },
+    readiness: { postgres: () => isDatabaseReachable(pool) },
+  });
+  const wallets = new WalletRepository(pool);
+  const addressSupply = new AddressSupply(
+    wallets,
+    new TemporaryAddressDeriver(raw.HD_XPUB),
+    { target: raw.ADDRESS_POOL_TARGET, lowWater: raw.ADDRESS_POOL_LOW_WATER, claimBatch: raw.ADDRESS_POOL_CLAIM_BATCH },
+    app.log,
+  );
+  app.decorate('addressSupply', addressSupply);
+  app.decorate(
+    'walletService',
+    new WalletService({
+      wallets,
+      addresses: addressSupply,
+      keys: config.keys,
+      tokenAddress: config.tokenAddress,
+      allowTestDomains: raw.CALLBACK_ALLOW_TEST_DOMAINS,
+    }),
+  );
+  app.addHook('onClose', () => addressSupply.stop());
+  await app.register(controlRoutes);
+  return app;
+}

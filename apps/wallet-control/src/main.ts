@@ -1,0 +1,25 @@
+import { createPool } from '@gateway/db';
+import { runServer } from '@gateway/http';
+import { ConfigError } from '@gateway/config';
+import { loadWalletControlConfig } from './config';
+import { buildWalletControlApp } from './app';
+
+async function main(): Promise<void> {
+  const config = loadWalletControlConfig();
+  const { raw } = config;
+  const pool = createPool({
+    connectionString: raw.DATABASE_URL,
+    schema: raw.DATABASE_SCHEMA,
+    max: raw.DATABASE_POOL_SIZE,
+    applicationName: 'wallet-control',
+  });
+  const app = await buildWalletControlApp({ config, pool });
+  app.addHook('onClose', () => pool.end());
+  app.addressSupply.startKeeper();
+  await runServer(app, { host: raw.HOST, port: raw.PORT });
+}
+
+main().catch((error: Error) => {
+  console.error(error instanceof ConfigError ? `wallet-control: ${error.message}` : error);
+  process.exit(1);
+});

@@ -1,0 +1,22 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createWalletQuery, errorBody, walletControlData } from './schemas';
+
+export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/control/wallet.php',
+    {
+      schema: {
+        summary: 'Create Wallet',
+        description: 'Returns a temporary receiving wallet for a payout address and callback URL; the same pair returns the same wallet.',
+        tags: ['wallet'],
+        querystring: createWalletQuery,
+        response: { 200: walletControlData, 400: errorBody },
+      },
+    },
+    async (request) => {
+      const { data, created } = await app.walletService.createOrGet(request.query);
+      request.log.info({ ipnToken: data.ipn_token, created }, created ? 'wallet created' : 'wallet returned');
+      return data;
+    },
+  );
+};

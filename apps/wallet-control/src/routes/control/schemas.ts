@@ -1,0 +1,33 @@
+import { Type } from '@sinclair/typebox';
+
+export const createWalletQuery = Type.Object({
+  address: Type.String({
+    description: 'your payout wallet for USDC on Polygon: 0x followed by 40 hex characters (EIP-55 checksum if mixed case)',
+    examples: ['0x52908400098527886E0F7030069857D2E4169EE7'],
+  }),
+  callback: Type.String({
+    description:
+      'absolute http(s) URL that receives the payment notice by GET, percent-encoded; add a parameter with a unique value (e.g. the order id) to get a new wallet',
+    examples: ['https://shop.io/ipn?order_id=1234'],
+  }),
+});
+
+export const walletControlData = Type.Object(
+  {
+    address_in: Type.String({ description: 'sealed temporary wallet address; the only form Process Payment accepts' }),
+    polygon_address_in: Type.String({ description: 'plain temporary wallet address, for watching deposits only' }),
+    callback_url: Type.String({ description: 'the callback URL, decoded' }),
+    ipn_token: Type.String({ description: 'tracking token to quote to support' }),
+  },
+  { description: 'temporary wallet control data' },
+);
+
+export const errorBody = Type.Object(
+  {
+    status: Type.Literal('error'),
+    code: Type.String(),
+    error: Type.String(),
+    param: Type.Optional(Type.String()),
+  },
+  { description: 'error' },
+);

@@ -1,0 +1,3 @@
+export * from './address-policy';
+export * from './callback-http-client';
+export * from './guarded-connector';

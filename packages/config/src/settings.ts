@@ -1,0 +1,51 @@
+import { Type } from '@sinclair/typebox';
+
+/** Fragments of the environment schema, composed by each app into its own schema. */
+
+export const runtimeSettings = {
+  NODE_ENV: Type.Union([Type.Literal('production'), Type.Literal('development'), Type.Literal('test')], {
+    default: 'production',
+    description: 'production, development or test; production applies the strict rules',
+  }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info', description: 'pino log level' },
+  ),
+};
+
+export const databaseSettings = {
+  DATABASE_URL: Type.String({ minLength: 1, description: 'PostgreSQL connection string, e.g. postgres://postgres@127.0.0.1:5432/gateway' }),
+  DATABASE_SCHEMA: Type.String({ default: 'public', pattern: '^[a-z_][a-z0-9_]{0,62}$', description: 'PostgreSQL schema holding the tables' }),
+  DATABASE_POOL_SIZE: Type.Integer({ default: 10, minimum: 1, maximum: 200, description: 'connections per process' }),
+};
+
+export const serverSettings = (defaultPort: number) => ({
+  HOST: Type.String({ default: '0.0.0.0', description: 'interface to listen on' }),
+  PORT: Type.Integer({ default: defaultPort, minimum: 0, maximum: 65535, description: 'TCP port to listen on' }),
+  TRUST_PROXY: Type.Boolean({ default: false, description: 'true behind a load balancer that sets X-Forwarded-For' }),
+  RATE_LIMIT_MAX: Type.Integer({ default: 600, minimum: 1, description: 'requests per client IP per window' }),
+  RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1000, description: 'rate limit window in milliseconds' }),
+});
+
+export const addressInKeySettings = {
+  ADDRESS_IN_KEYS: Type.String({
+    pattern: '^[A-Za-z0-9_-]{1,16}:[A-Za-z0-9+/=_-]{43,44}(,[A-Za-z0-9_-]{1,16}:[A-Za-z0-9+/=_-]{43,44})*$',
+    description: 'address_in sealing keys as id:base64(32 bytes), comma-separated, newest first',
+  }),
+};
+
+export const chainIdentitySettings = {
+  CHAIN_ID: Type.Integer({ default: 137, minimum: 1, description: 'EVM chain id (137 = Polygon PoS)' }),
+  USDC_TOKEN_ADDRESS: Type.String({
+    default: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+    pattern: '^0x[0-9a-fA-F]{40}$',
+    description: 'USDC contract (default: native USDC on Polygon PoS)',
+  }),
+};
+
+export const hdPublicKeySettings = {
+  HD_XPUB: Type.String({
+    pattern: '^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$',
+    description: "extended public key of m/44'/60'/0'/0; temporary wallets are its children",
+  }),
+};

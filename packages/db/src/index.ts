@@ -1,0 +1,4 @@
+export * from './pool';
+export * from './migrate';
+export * from './repositories/wallet-repository';
+export * from './repositories/payment-repository';

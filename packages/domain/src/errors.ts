@@ -1,0 +1,53 @@
+/**
+ * Every error the gateway answers with. The wire shape is
+ * `{"status":"error","code":<code>,"error":<message>,"param":<name>}`; the code is the stable,
+ * machine-readable part that plugins can switch on.
+ */
+export const ERROR_CODES = {
+  missing_parameter: 400,
+  invalid_parameter: 400,
+  payout_address_not_accepted: 400,
+  invalid_address_in: 400,
+  unknown_wallet: 400,
+  unsupported_provider: 400,
+  unsupported_currency: 400,
+  currency_not_allowed_for_provider: 400,
+  amount_below_minimum: 400,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class GatewayError extends Error {
+  readonly statusCode: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly param?: string,
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+    this.statusCode = ERROR_CODES[code];
+  }
+
+  toBody(): ErrorBody {
+    return { status: 'error', code: this.code, error: this.message, ...(this.param ? { param: this.param } : {}) };
+  }
+}
+
+export interface ErrorBody {
+  status: 'error';
+  code: ErrorCode;
+  error: string;
+  param?: string;
+}
+
+export function invalidParameter(param: string, message: string): GatewayError {
+  return new GatewayError('invalid_parameter', message, param);
+}

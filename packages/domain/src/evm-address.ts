@@ -1,0 +1,47 @@
+import { getAddress } from 'viem';
+import { invalidParameter } from './errors';
+
+export type EvmAddress = `0x${string}`;
+
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+export const ZERO_ADDRESS: EvmAddress = '0x0000000000000000000000000000000000000000';
+
+/** True for anything shaped like a raw EVM address, checksummed or not. */
+export function looksLikeEvmAddress(input: string): boolean {
+  return /^0x[0-9a-fA-F]*$/i.test(input.trim()) && input.trim().length >= 4;
+}
+
+/**
+ * Validates a payout address for USDC on Polygon. All-lower or all-upper hex is accepted as is
+ * (no checksum was claimed); mixed case claims an EIP-55 checksum, which must then be right,
+ * because a typo in a checksummed address is exactly what EIP-55 exists to catch.
+ */
+export function parsePayoutAddress(
+  input: string,
+  options: { tokenAddress: EvmAddress },
+  param = 'address',
+): EvmAddress {
+  if (!HEX_ADDRESS.test(input)) {
+    throw invalidParameter(param, `${param} must be a Polygon wallet address: 0x followed by 40 hexadecimal characters`);
+  }
+  const body = input.slice(2);
+  const mixedCase = body !== body.toLowerCase() && body !== body.toUpperCase();
+  const checksummed = getAddress(input.toLowerCase());
+  if (mixedCase && checksummed !== input) {
+    throw invalidParameter(
+      param,
+      `${param} fails its EIP-55 checksum; copy the address again from the wallet (or send it in lower case)`,
+    );
+  }
+  if (checksummed === ZERO_ADDRESS) {
+    throw invalidParameter(param, `${param} is the zero address; funds sent there are burnt. Send your own USDC wallet address`);
+  }
+  if (checksummed.toLowerCase() === options.tokenAddress.toLowerCase()) {
+    throw invalidParameter(param, `${param} is the USDC token contract itself; send the wallet address that should receive USDC`);
+  }
+  return checksummed;
+}
+
+export function sameAddress(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}

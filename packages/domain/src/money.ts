@@ -1,0 +1,103 @@
+import { GatewayError, invalidParameter } from './errors';
+
+/** USDC has 6 decimals on every chain we support; amounts inside the gateway are base units. */
+export const USDC_DECIMALS = 6;
+const USDC_SCALE = 10n ** BigInt(USDC_DECIMALS);
+
+/** Fiat amounts carry at most two decimals; we keep them as minor units (cents) inside. */
+export const FIAT_DECIMALS = 2;
+const FIAT_SCALE = 10n ** BigInt(FIAT_DECIMALS);
+
+/** Above this an amount is certainly a typo or an attack, not an order total. */
+export const MAX_FIAT_AMOUNT_UNITS = 1_000_000n;
+
+const PLAIN_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+
+export interface FiatAmount {
+  /** Canonical decimal string with exactly two decimals, e.g. "49.90". */
+  readonly text: string;
+  readonly minorUnits: bigint;
+}
+
+/**
+ * Parses a customer-facing fiat amount. Only plain positive decimals are money: exponents,
+ * signs, thousands separators, commas and "NaN" are refused rather than guessed at.
+ */
+export function parseFiatAmount(input: string, param = 'amount'): FiatAmount {
+  const match = PLAIN_DECIMAL.exec(input);
+  if (!match) {
+    throw invalidParameter(
+      param,
+      `${param} must be a plain positive decimal with a dot and at most ${FIAT_DECIMALS} decimals, e.g. 49.99 (got "${truncate(input)}")`,
+    );
+  }
+  const [, whole = '', fraction = ''] = match;
+  if (fraction.length > FIAT_DECIMALS) {
+    throw invalidParameter(param, `${param} has more than ${FIAT_DECIMALS} decimals; round it to cents, e.g. 49.99`);
+  }
+  const minorUnits = BigInt(whole) * FIAT_SCALE + BigInt(fraction.padEnd(FIAT_DECIMALS, '0'));
+  if (minorUnits <= 0n) {
+    throw invalidParameter(param, `${param} must be greater than 0`);
+  }
+  if (minorUnits > MAX_FIAT_AMOUNT_UNITS * FIAT_SCALE) {
+    throw invalidParameter(param, `${param} must be at most ${MAX_FIAT_AMOUNT_UNITS}`);
+  }
+  return { text: formatMinorUnits(minorUnits), minorUnits };
+}
+
+export function formatMinorUnits(minorUnits: bigint): string {
+  return formatScaled(minorUnits, FIAT_DECIMALS, false);
+}
+
+/** Base units to a decimal string with trailing zeros trimmed ("1.5", "0.000001", "12"). */
+export function formatUsdc(baseUnits: bigint): string {
+  return formatScaled(baseUnits, USDC_DECIMALS, true);
+}
+
+export function parseUsdc(input: string): bigint {
+  const match = PLAIN_DECIMAL.exec(input);
+  if (!match || (match[2]?.length ?? 0) > USDC_DECIMALS) {
+    throw new GatewayError('invalid_parameter', `"${truncate(input)}" is not a USDC amount with at most 6 decimals`);
+  }
+  const [, whole = '', fraction = ''] = match;
+  return BigInt(whole) * USDC_SCALE + BigInt(fraction.padEnd(USDC_DECIMALS, '0'));
+}
+
+/**
+ * An exchange rate as an exact fraction: `numerator / denominator` units of the currency per
+ * 1 USD. Rates come from configuration as decimal strings and are never floats.
+ */
+export interface ExactRate {
+  readonly numerator: bigint;
+  readonly denominator: bigint;
+}
+
+export function parseRate(input: string): ExactRate {
+  const match = PLAIN_DECIMAL.exec(input);
+  if (!match) throw new Error(`"${input}" is not a decimal exchange rate`);
+  const [, whole = '', fraction = ''] = match;
+  const denominator = 10n ** BigInt(fraction.length);
+  const numerator = BigInt(whole) * denominator + BigInt(fraction || '0');
+  if (numerator <= 0n) throw new Error(`exchange rate "${input}" must be greater than 0`);
+  return { numerator, denominator };
+}
+
+/** Converts USD minor units to another currency's minor units, rounding up (minimums stay minimums). */
+export function convertUsdMinorUnits(usdMinorUnits: bigint, rate: ExactRate): bigint {
+  const product = usdMinorUnits * rate.numerator;
+  return (product + rate.denominator - 1n) / rate.denominator;
+}
+
+function formatScaled(value: bigint, decimals: number, trimZeros: boolean): string {
+  const negative = value < 0n;
+  const abs = negative ? -value : value;
+  const scale = 10n ** BigInt(decimals);
+  const whole = abs / scale;
+  let fraction = (abs % scale).toString().padStart(decimals, '0');
+  if (trimZeros) fraction = fraction.replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
+function truncate(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}

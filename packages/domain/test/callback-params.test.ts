@@ -1,0 +1,102 @@
+import {
+  buildCallbackUrl,
+  findGatewayParamIn,
+  GATEWAY_CALLBACK_PARAMS,
+  type GatewayCallbackParams,
+} from '../src/callback-params';
+
+const params: GatewayCallbackParams = {
+  value_coin: '12.5',
+  value_forwarded_coin: '12.375',
+  fee_coin: '0.125',
+  coin: 'polygon_usdc',
+  txid_in: '0xaaa',
+  txid_out: '0xbbb',
+  address_in: '0x1111111111111111111111111111111111111111',
+  ipn_token: 'tok_1',
+};
+
+const ours =
+  'value_coin=12.5&value_forwarded_coin=12.375&fee_coin=0.125&coin=polygon_usdc' +
+  '&txid_in=0xaaa&txid_out=0xbbb&address_in=0x1111111111111111111111111111111111111111&ipn_token=tok_1';
+
+describe('buildCallbackUrl', () => {
+  it('keeps encoded values exactly as the merchant wrote them', () => {
+    const registered = 'https://shop.example/cb.php?q=a%20b&plus=a+b&enc=a%2Bb&name=%C3%A9t%C3%A9&lower=%c3%a9';
+    expect(buildCallbackUrl(registered, params)).toBe(`${registered}&${ours}`);
+  });
+
+  it('keeps repeated parameters and their order', () => {
+    const registered = 'https://shop.example/cb?b=2&a=1&a=2&c=3&a=3';
+    expect(buildCallbackUrl(registered, params)).toBe(`${registered}&${ours}`);
+  });
+
+  it('keeps empty values and names without a value', () => {
+    const registered = 'https://shop.example/cb?a=&b&=c';
+    expect(buildCallbackUrl(registered, params)).toBe(`${registered}&${ours}`);
+  });
+
+  it('starts a query when there is none', () => {
+    expect(buildCallbackUrl('https://shop.example/cb', params)).toBe(`https://shop.example/cb?${ours}`);
+  });
+
+  it('adds no separator after a bare "?" or a trailing "&"', () => {
+    expect(buildCallbackUrl('https://shop.example/cb?', params)).toBe(`https://shop.example/cb?${ours}`);
+    expect(buildCallbackUrl('https://shop.example/cb?a=1&', params)).toBe(`https://shop.example/cb?a=1&${ours}`);
+  });
+
+  it('drops a fragment, including a "?" inside it', () => {
+    expect(buildCallbackUrl('https://shop.example/cb?order=7#top', params)).toBe(
+      `https://shop.example/cb?order=7&${ours}`,
+    );
+    expect(buildCallbackUrl('https://shop.example/cb#x?y=1', params)).toBe(`https://shop.example/cb?${ours}`);
+  });
+
+  it('appends the gateway parameters in a fixed order, percent-encoded', () => {
+    const built = buildCallbackUrl('https://shop.example/cb?order=7', {
+      ...params,
+      ipn_token: 'a b+c&d=e/é',
+    });
+    const query = built.slice(built.indexOf('?') + 1);
+    expect(query.split('&').map((pair) => pair.split('=')[0])).toEqual(['order', ...GATEWAY_CALLBACK_PARAMS]);
+    expect(query.endsWith('&ipn_token=a%20b%2Bc%26d%3De%2F%C3%A9')).toBe(true);
+    expect(new URL(built).searchParams.get('ipn_token')).toBe('a b+c&d=e/é');
+  });
+
+  it('returns the URL an HTTP client sends, so the signed string is the string received', () => {
+    // Raw characters that cannot travel in a request line are escaped as any client would.
+    const built = buildCallbackUrl('HTTPS://Shop.Example:443/a b/cb?name=é t&x="y"', params);
+    expect(built).toBe(`https://shop.example/a%20b/cb?name=%C3%A9%20t&x=%22y%22&${ours}`);
+    expect(new URL(built).href).toBe(built);
+  });
+
+  it('refuses a callback that already uses a gateway parameter', () => {
+    expect(() => buildCallbackUrl('https://shop.example/cb?value_coin=999', params)).toThrow(/value_coin/);
+    expect(() => buildCallbackUrl('https://shop.example/cb?a=1&ipn_token=x', params)).toThrow(/ipn_token/);
+  });
+});
+
+describe('findGatewayParamIn', () => {
+  it('finds none in an ordinary callback', () => {
+    expect(findGatewayParamIn('https://shop.example/cb?order=7&coin_name=x&xvalue_coin=1')).toBeUndefined();
+    expect(findGatewayParamIn('https://shop.example/cb')).toBeUndefined();
+  });
+
+  it('returns the first gateway name in query order', () => {
+    expect(findGatewayParamIn('https://shop.example/cb?a=1&txid_in=2&coin=3')).toBe('txid_in');
+  });
+
+  it('compares names after decoding them', () => {
+    expect(findGatewayParamIn('https://shop.example/cb?value%5Fcoin=1')).toBe('value_coin');
+    expect(findGatewayParamIn('https://shop.example/cb?%63oin')).toBe('coin');
+    expect(findGatewayParamIn('https://shop.example/cb?Coin=1&coin+=2')).toBeUndefined();
+  });
+
+  it('looks at the query only, not the path or the fragment', () => {
+    expect(findGatewayParamIn('https://shop.example/coin/cb#coin=1')).toBeUndefined();
+  });
+
+  it('answers undefined for text that is not an absolute URL', () => {
+    expect(findGatewayParamIn('/cb?coin=1')).toBeUndefined();
+  });
+});

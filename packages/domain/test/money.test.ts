@@ -1,0 +1,59 @@
+import { convertUsdMinorUnits, formatUsdc, parseFiatAmount, parseRate, parseUsdc } from '../src/money';
+import { GatewayError } from '../src/errors';
+
+describe('parseFiatAmount', () => {
+  it.each([
+    ['10', '10.00', 1000n],
+    ['0.5', '0.50', 50n],
+    ['49.99', '49.99', 4999n],
+    ['007.10', '7.10', 710n],
+    ['1000000', '1000000.00', 100000000n],
+  ])('accepts %s', (input, text, minor) => {
+    expect(parseFiatAmount(input)).toEqual({ text, minorUnits: minor });
+  });
+
+  it.each(['1e3', '-1', '0', '0.00', 'NaN', '1,5', '', ' 1', '1.', '.5', '1.234', 'Infinity', '0x10', '+5', '1000000.01'])(
+    'refuses %p with a message naming the parameter',
+    (input) => {
+      const error = (() => {
+        try {
+          parseFiatAmount(input);
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(GatewayError);
+      expect((error as GatewayError).param).toBe('amount');
+      expect((error as GatewayError).statusCode).toBe(400);
+    },
+  );
+});
+
+describe('USDC base units', () => {
+  it('formats without float rounding', () => {
+    expect(formatUsdc(1n)).toBe('0.000001');
+    expect(formatUsdc(10_000_000n)).toBe('10');
+    expect(formatUsdc(123_456_789_012_345_678n)).toBe('123456789012.345678');
+    expect(formatUsdc(1_500_000n)).toBe('1.5');
+  });
+  it('parses exactly and round-trips', () => {
+    expect(parseUsdc('0.1')).toBe(100_000n);
+    expect(parseUsdc('9007199254740993.000001')).toBe(9007199254740993000001n);
+    expect(formatUsdc(parseUsdc('0.3'))).toBe('0.3');
+    expect(() => parseUsdc('0.0000001')).toThrow(GatewayError);
+  });
+});
+
+describe('exchange rates', () => {
+  it('converts USD minimums up, never down', () => {
+    const eur = parseRate('0.92');
+    expect(convertUsdMinorUnits(1500n, eur)).toBe(1380n);
+    const odd = parseRate('1.333333');
+    expect(convertUsdMinorUnits(100n, odd)).toBe(134n);
+  });
+  it('refuses rates that are not positive decimals', () => {
+    expect(() => parseRate('0')).toThrow();
+    expect(() => parseRate('1e2')).toThrow();
+  });
+});

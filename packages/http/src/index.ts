@@ -1,0 +1,4 @@
+export * from './create-server';
+export * from './run-server';
+export * from './log-redaction';
+export type { ReadinessCheck } from './plugins/health';

@@ -1,0 +1,3 @@
+export * from './provider-adapter';
+export * from './sandbox-adapter';
+export * from './provider-registry';

@@ -1,0 +1,3 @@
+export * from './callback-signature';
+export * from './jwk';
+export * from './payment-link';

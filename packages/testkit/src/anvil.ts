@@ -1,0 +1,237 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import path from 'node:path';
+import type { Address, Hex } from 'viem';
+
+/** The mnemonic anvil derives its funded accounts from (we pass it explicitly, so it cannot drift). */
+export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
+
+/** The first accounts of {@link ANVIL_MNEMONIC} (m/44'/60'/0'/0/i); anvil funds each with 10,000 ETH. */
+export const anvilAccounts = [
+  {
+    address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+    privateKey: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  },
+  {
+    address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    privateKey: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  },
+  {
+    address: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+    privateKey: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
+  },
+  {
+    address: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+    privateKey: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+  },
+  {
+    address: '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65',
+    privateKey: '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
+  },
+] as const satisfies readonly { address: Address; privateKey: Hex }[];
+
+export interface StartAnvilOptions {
+  /** Defaults to 137 (Polygon), so signatures made here carry the production chain id. */
+  chainId?: number;
+  /** Seconds per block; without it anvil mines each transaction at once. */
+  blockTime?: number;
+  /** How long to wait for the first `eth_chainId` answer. Defaults to 10 s. */
+  readyTimeoutMs?: number;
+}
+
+export interface RunningAnvil {
+  rpcUrl: string;
+  port: number;
+  chainId: number;
+  pid: number;
+  /** Terminates anvil and resolves once the process has exited. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_CHAIN_ID = 137;
+const DEFAULT_READY_TIMEOUT_MS = 10_000;
+const READY_POLL_INTERVAL_MS = 50;
+const STOP_GRACE_MS = 5_000;
+const STDERR_TAIL_CHARS = 4_000;
+// A port read from the OS can be taken by someone else before anvil binds it; try a fresh one.
+const MAX_PORT_ATTEMPTS = 3;
+
+// anvil's npm package ships the binary in one optional package per platform (see its const.mjs).
+const platformPackageSuffix: Record<string, Record<string, string>> = {
+  linux: { x64: 'linux-amd64', arm64: 'linux-arm64' },
+  darwin: { x64: 'darwin-amd64', arm64: 'darwin-arm64' },
+  win32: { x64: 'win32-amd64' },
+};
+
+/**
+ * Path of the anvil binary inside `@foundry-rs/anvil-<platform>` (a dependency of
+ * `@foundry-rs/anvil`, which `@gateway/chain` depends on). We run the binary itself rather than
+ * the `anvil` bin script so that killing the pid we hold kills anvil, with no wrapper left over.
+ */
+export function resolveAnvilBinary(): string {
+  const suffix = platformPackageSuffix[process.platform]?.[process.arch];
+  if (!suffix) {
+    throw new Error(`anvil: no @foundry-rs/anvil binary package for ${process.platform}/${process.arch}`);
+  }
+  const platformPackage = `@foundry-rs/anvil-${suffix}`;
+  const requireFromChain = createRequire(require.resolve('@gateway/chain/package.json'));
+  const requireFromAnvil = createRequire(requireFromChain.resolve('@foundry-rs/anvil/package.json'));
+  let manifestPath: string;
+  try {
+    manifestPath = requireFromAnvil.resolve(`${platformPackage}/package.json`);
+  } catch {
+    throw new Error(`anvil: ${platformPackage} is not installed (an optional dependency of @foundry-rs/anvil)`);
+  }
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin?: Record<string, string> };
+  const binary = manifest.bin?.anvil;
+  if (!binary) {
+    throw new Error(`anvil: ${manifestPath} declares no "anvil" bin`);
+  }
+  return path.resolve(path.dirname(manifestPath), binary);
+}
+
+/** Asks the OS for a port nobody is listening on (bind to port 0, read it, release it). */
+export function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('findFreePort: the OS gave no port'))));
+    });
+  });
+}
+
+/** One `eth_chainId` call over a fresh connection (no keep-alive socket left to hold jest open). */
+export function requestChainId(rpcUrl: string, timeoutMs = 1_000): Promise<number> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      rpcUrl,
+      { method: 'POST', agent: false, timeout: timeoutMs, headers: { 'content-type': 'application/json' } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => {
+          try {
+            const reply = JSON.parse(text) as { result?: string };
+            if (typeof reply.result !== 'string') throw new Error(`unexpected reply ${text}`);
+            resolve(Number.parseInt(reply.result, 16));
+          } catch (error) {
+            reject(error);
+          }
+        });
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`eth_chainId timed out after ${timeoutMs} ms`)));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+function buildAnvilArgs(port: number, chainId: number, blockTime: number | undefined): string[] {
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
+  args.push('--mnemonic', ANVIL_MNEMONIC, '--silent');
+  if (blockTime !== undefined) args.push('--block-time', String(blockTime));
+  return args;
+}
+
+/** Resolves when the process has exited (at once if it already has). */
+function waitForExit(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** SIGTERM, then SIGKILL if anvil has not exited within the grace period. */
+async function terminate(child: ChildProcess): Promise<void> {
+  const exited = waitForExit(child);
+  if (child.exitCode !== null || child.signalCode !== null) return exited;
+  child.kill('SIGTERM');
+  const forceKill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(forceKill);
+}
+
+/** Keeps the end of anvil's stderr for error messages (with --silent it only writes on failure). */
+function captureStderrTail(child: ChildProcess): () => string {
+  let tail = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    tail = (tail + chunk).slice(-STDERR_TAIL_CHARS);
+  });
+  return () => tail.trim();
+}
+
+class AnvilExitedEarly extends Error {}
+
+/** Polls `eth_chainId` until anvil answers with the expected id, exits, or the timeout passes. */
+async function waitUntilReady(child: ChildProcess, rpcUrl: string, chainId: number, timeoutMs: number, stderrTail: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new AnvilExitedEarly(`anvil exited (code ${child.exitCode}, signal ${child.signalCode}) before answering: ${stderrTail() || 'no output'}`);
+    }
+    try {
+      const answered = await requestChainId(rpcUrl);
+      if (answered !== chainId) throw new Error(`${rpcUrl} answered chain id ${answered}, expected ${chainId}`);
+      return;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, READY_POLL_INTERVAL_MS));
+  }
+  const reason = lastError instanceof Error ? lastError.message : String(lastError);
+  throw new Error(`anvil did not answer eth_chainId on ${rpcUrl} within ${timeoutMs} ms (last error: ${reason})`);
+}
+
+async function launchAnvil(binary: string, options: Required<Pick<StartAnvilOptions, 'chainId' | 'readyTimeoutMs'>> & StartAnvilOptions): Promise<RunningAnvil> {
+  const port = await findFreePort();
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const child = spawn(binary, buildAnvilArgs(port, options.chainId, options.blockTime), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const spawned = new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', reject);
+  });
+  await spawned;
+  // A failed kill() is reported as 'error'; without a listener it would crash the test process.
+  child.on('error', () => undefined);
+  const stderrTail = captureStderrTail(child);
+  try {
+    await waitUntilReady(child, rpcUrl, options.chainId, options.readyTimeoutMs, stderrTail);
+  } catch (error) {
+    await terminate(child);
+    throw error;
+  }
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('anvil: spawned without a pid');
+  return { rpcUrl, port, chainId: options.chainId, pid, stop: () => terminate(child) };
+}
+
+/**
+ * Starts a fresh anvil on a free port and resolves once it answers JSON-RPC.
+ * Always `await stop()` (e.g. in afterAll), or the test run keeps a child process alive.
+ */
+export async function startAnvil(options: StartAnvilOptions = {}): Promise<RunningAnvil> {
+  const binary = resolveAnvilBinary();
+  const settings = {
+    ...options,
+    chainId: options.chainId ?? DEFAULT_CHAIN_ID,
+    readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+  };
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await launchAnvil(binary, settings);
+    } catch (error) {
+      if (!(error instanceof AnvilExitedEarly) || attempt >= MAX_PORT_ATTEMPTS) throw error;
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import { accessSync, constants } from 'node:fs';
+import { createPublicClient, createWalletClient, http } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { ANVIL_MNEMONIC, anvilAccounts, requestChainId, resolveAnvilBinary, startAnvil, type RunningAnvil } from '../src/anvil';
+
+/** True while a process with this pid exists (a reaped child no longer does). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+}
+
+describe('startAnvil', () => {
+  const started: RunningAnvil[] = [];
+
+  afterAll(async () => {
+    // Covers tests that failed before stopping what they started.
+    await Promise.all(started.map((anvil) => anvil.stop()));
+  });
+
+  async function start(options?: Parameters<typeof startAnvil>[0]): Promise<RunningAnvil> {
+    const anvil = await startAnvil(options);
+    started.push(anvil);
+    return anvil;
+  }
+
+  it('finds the anvil binary itself inside the platform package, not a wrapper script', () => {
+    const binary = resolveAnvilBinary();
+    expect(binary).toMatch(/@foundry-rs[\\/]anvil-[a-z0-9]+-[a-z0-9]+[\\/]bin[\\/]anvil(\.exe)?$/);
+    expect(() => accessSync(binary, constants.X_OK)).not.toThrow();
+  });
+
+  it('runs two chains at once on different ports, and stop() leaves no process behind', async () => {
+    const [polygon, local] = await Promise.all([start(), start({ chainId: 31337 })]);
+
+    expect(polygon.port).not.toBe(local.port);
+    expect(polygon.rpcUrl).toBe(`http://127.0.0.1:${polygon.port}`);
+    expect(polygon.chainId).toBe(137);
+    expect(await requestChainId(polygon.rpcUrl)).toBe(137);
+    expect(await requestChainId(local.rpcUrl)).toBe(31337);
+    expect(processExists(polygon.pid)).toBe(true);
+    expect(processExists(local.pid)).toBe(true);
+
+    await Promise.all([polygon.stop(), local.stop()]);
+
+    expect(processExists(polygon.pid)).toBe(false);
+    expect(processExists(local.pid)).toBe(false);
+    await expect(requestChainId(polygon.rpcUrl)).rejects.toThrow();
+    await expect(polygon.stop()).resolves.toBeUndefined();
+  });
+
+  it('funds the documented accounts, derived from ANVIL_MNEMONIC', async () => {
+    const anvil = await start();
+    const client = createPublicClient({ transport: http(anvil.rpcUrl, { retryCount: 0 }) });
+
+    const derived = anvilAccounts.map((_, index) => mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: index }).address);
+    expect(derived).toEqual(anvilAccounts.map((account) => account.address));
+    const served = await createWalletClient({ transport: http(anvil.rpcUrl, { retryCount: 0 }) }).getAddresses();
+    expect(served.slice(0, anvilAccounts.length)).toEqual(anvilAccounts.map((account) => account.address));
+    expect(await client.getBalance({ address: anvilAccounts[0].address })).toBe(10_000n * 10n ** 18n);
+
+    await anvil.stop();
+  });
+
+  it('mines on a timer when blockTime is set', async () => {
+    const anvil = await start({ blockTime: 1 });
+    const client = createPublicClient({ transport: http(anvil.rpcUrl, { retryCount: 0 }) });
+
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await client.getBlockNumber()).toBeGreaterThan(0n);
+
+    await anvil.stop();
+  });
+
+  it('fails with a clear error when anvil does not answer in time', async () => {
+    await expect(startAnvil({ readyTimeoutMs: 1 })).rejects.toThrow(/anvil did not answer eth_chainId on http:\/\/127\.0\.0\.1:\d+ within 1 ms/);
+  });
+});
