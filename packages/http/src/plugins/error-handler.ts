@@ -22,6 +22,11 @@ export const errorHandlerPlugin = fp(async (app: FastifyInstance) => {
     if (error.validation) {
       return reply.status(400).send(validationBody(error.validation as ValidationIssue[], request));
     }
+    if (isDependencyOutage(error)) {
+      request.log.error({ err: error }, 'dependency unavailable');
+      reply.header('retry-after', '5');
+      return reply.status(503).send(body('service_unavailable', 'the service is temporarily unavailable; retry in a few seconds'));
+    }
     const status = error.statusCode ?? 500;
     if (status === 429) {
       return reply.status(429).send(body('rate_limited', 'too many requests from this client; slow down and retry after the Retry-After delay'));
@@ -41,6 +46,14 @@ export const errorHandlerPlugin = fp(async (app: FastifyInstance) => {
     reply.status(404).send(body('not_found', `no route ${request.method} ${request.url.split('?')[0]}; see /docs for the API`));
   });
 });
+
+// Socket errors and PostgreSQL's connection-class states: the request was fine, retrying helps.
+const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+
+function isDependencyOutage(error: Error & { code?: unknown }): boolean {
+  const code = typeof error.code === 'string' ? error.code : '';
+  return OUTAGE_CODES.has(code) || code.startsWith('08') || /timeout exceeded when trying to connect|Connection terminated/i.test(error.message);
+}
 
 function body(code: ErrorBody['code'], error: string, param?: string): ErrorBody {
   return { status: 'error', code, error, ...(param ? { param } : {}) };

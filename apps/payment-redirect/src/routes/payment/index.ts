@@ -1,0 +1,35 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { maskEmail } from '@gateway/domain';
+import { checkoutCreated, errorBody, processPaymentQuery } from './schemas';
+
+export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/process-payment.php',
+    {
+      schema: {
+        summary: 'Process Payment - Single Provider',
+        description:
+          'Records the payment and redirects the customer (302) to the provider checkout. Clients that send Accept: application/json get the checkout URL as JSON instead.',
+        tags: ['payment'],
+        querystring: processPaymentQuery,
+        response: { 200: checkoutCreated, 400: errorBody },
+      },
+    },
+    async (request, reply) => {
+      const started = await app.paymentService.start(request.query);
+      request.log.info(
+        { paymentId: started.paymentId, provider: started.provider, email: maskEmail(request.query.email) },
+        'payment redirected to provider',
+      );
+      reply.header('cache-control', 'no-store');
+      if (wantsJson(request.headers.accept)) {
+        return { status: 'success' as const, payment_id: started.paymentId, provider: started.provider, checkout_url: started.checkoutUrl };
+      }
+      return reply.redirect(started.checkoutUrl, 302);
+    },
+  );
+};
+
+function wantsJson(accept: string | undefined): boolean {
+  return accept !== undefined && /\bapplication\/json\b/i.test(accept) && !/\btext\/html\b/i.test(accept);
+}

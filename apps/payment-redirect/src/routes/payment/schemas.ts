@@ -1,0 +1,27 @@
+import { Type } from '@sinclair/typebox';
+import { PROVIDER_CATALOGUE } from '@gateway/domain';
+
+export const processPaymentQuery = Type.Object({
+  address: Type.String({ description: 'the address_in returned by Create Wallet, URL-encoded (not a 0x wallet address)' }),
+  amount: Type.String({ description: 'amount the customer pays: a positive decimal with a dot and at most 2 decimals, e.g. 49.99' }),
+  provider: Type.String({ description: `provider id, one of ${PROVIDER_CATALOGUE.map((p) => p.id).join(', ')}` }),
+  email: Type.String({ description: "the customer's e-mail address, URL-encoded" }),
+  currency: Type.String({ description: 'ISO 4217 code such as USD, EUR or CAD; some providers take one currency only' }),
+});
+
+export const checkoutCreated = Type.Object(
+  {
+    status: Type.Literal('success'),
+    payment_id: Type.String(),
+    provider: Type.String(),
+    checkout_url: Type.String({ description: 'open this as a top-level redirect, never in a frame' }),
+  },
+  { description: 'returned instead of the redirect when the client sends Accept: application/json' },
+);
+
+export const errorBody = Type.Object({
+  status: Type.Literal('error'),
+  code: Type.String(),
+  error: Type.String(),
+  param: Type.Optional(Type.String()),
+});

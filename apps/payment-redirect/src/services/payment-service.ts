@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { GatewayError, parsePaymentRequest, type PaymentRequestQuery, type RateTable, type SealingKeyRing } from '@gateway/domain';
+import type { PaymentRepository } from '@gateway/db';
+import type { ProviderAdapter } from '@gateway/providers';
+
+export interface StartedPayment {
+  paymentId: string;
+  provider: string;
+  checkoutUrl: string;
+}
+
+export interface PaymentServiceDeps {
+  payments: PaymentRepository;
+  adapters: ReadonlyMap<string, ProviderAdapter>;
+  keys: SealingKeyRing;
+  rates: RateTable;
+}
+
+/** Process Payment (spec 4.2): validates the order, records it, and builds the provider checkout. */
+export class PaymentService {
+  constructor(private readonly deps: PaymentServiceDeps) {}
+
+  async start(query: PaymentRequestQuery): Promise<StartedPayment> {
+    const request = parsePaymentRequest(query, { keys: this.deps.keys, rates: this.deps.rates });
+    const adapter = this.deps.adapters.get(request.provider.id);
+    if (!adapter) throw new Error(`no adapter for provider ${request.provider.id}`);
+    const paymentId = randomUUID();
+    const checkoutUrl = adapter.buildCheckoutUrl({
+      provider: request.provider,
+      paymentId,
+      walletAddress: request.temporaryAddress,
+      amount: request.amount.text,
+      currency: request.currency,
+      email: request.email,
+    });
+    const recorded = await this.deps.payments.insertForWallet({
+      id: paymentId,
+      polygonAddress: request.temporaryAddress,
+      amount: request.amount.text,
+      currency: request.currency,
+      provider: request.provider.id,
+      email: request.email,
+      checkoutUrl,
+    });
+    if (!recorded) {
+      throw new GatewayError('unknown_wallet', 'address opens, but no wallet of this gateway has it; call Create Wallet again', 'address');
+    }
+    return { paymentId, provider: request.provider.id, checkoutUrl };
+  }
+}

@@ -1,0 +1,176 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { sealAddressIn, walletDedupeKey, type EvmAddress } from '@gateway/domain';
+import { WalletRepository } from '@gateway/db';
+import { verifySandboxLink } from '@gateway/providers';
+import { createTestDatabase, testKeyEnv, type TestDatabase } from '@gateway/testkit';
+import { buildPaymentRedirectApp } from '../src/app';
+import { loadPaymentRedirectConfig, type PaymentRedirectConfig } from '../src/config';
+
+let db: TestDatabase;
+let app: FastifyInstance;
+let config: PaymentRedirectConfig;
+let addressIn: string;
+const temporary = '0x1111111111111111111111111111111111111111' as EvmAddress;
+const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+const valid = () => ({ address: addressIn, amount: '49.99', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' });
+const pay = (query: Record<string, string>, headers: Record<string, string> = {}) =>
+  app.inject({ method: 'GET', url: '/process-payment.php', query, headers });
+
+beforeAll(async () => {
+  db = await createTestDatabase('payment');
+  config = loadPaymentRedirectConfig({
+    ...testKeyEnv(),
+    NODE_ENV: 'test',
+    DATABASE_URL: db.connectionString,
+    DATABASE_SCHEMA: db.schema,
+    RATE_LIMIT_MAX: '100000',
+  });
+  app = await buildPaymentRedirectApp({ config, pool: db.pool, logger: false });
+  addressIn = sealAddressIn(temporary, config.keys);
+  await new WalletRepository(db.pool).createOrGet({
+    hdIndex: 0n,
+    polygonAddress: temporary,
+    addressIn,
+    payoutAddress: payout,
+    callbackUrl: 'https://shop.io/ipn?order=1',
+    dedupeKey: walletDedupeKey(payout, 'https://shop.io/ipn?order=1'),
+    ipnToken: randomBytes(24).toString('base64url'),
+  });
+});
+
+afterAll(async () => {
+  await app.close();
+  await db.drop();
+});
+
+describe('GET /process-payment.php', () => {
+  it('records the payment and redirects the browser to a signed sandbox checkout', async () => {
+    const response = await pay(valid(), { accept: 'text/html,application/xhtml+xml' });
+    expect(response.statusCode).toBe(302);
+    const location = new URL(response.headers.location as string);
+    expect(location.origin).toBe('http://127.0.0.1:3300');
+    expect(location.searchParams.get('address')).toBe(temporary);
+    expect(location.searchParams.get('amount')).toBe('49.99');
+    expect(location.searchParams.get('currency')).toBe('USD');
+    expect(verifySandboxLink(location.searchParams, config.sandboxSecret)).toBe(true);
+    const paymentId = location.searchParams.get('payment');
+    const { rows } = await db.pool.query(
+      'SELECT p.amount::text, p.currency, p.provider, p.email, p.status, w.polygon_address FROM payments p JOIN wallets w ON w.id = p.wallet_id WHERE p.id = $1',
+      [paymentId],
+    );
+    expect(rows[0]).toEqual({
+      amount: '49.99',
+      currency: 'USD',
+      provider: 'moonpay',
+      email: 'jane@shop.io',
+      status: 'redirected',
+      polygon_address: temporary,
+    });
+  });
+
+  it('answers JSON clients with the checkout URL', async () => {
+    const response = await pay({ ...valid(), currency: 'EUR', amount: '20' }, { accept: 'application/json' });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({ status: 'success', provider: 'moonpay' });
+    expect(body.checkout_url).toContain('currency=EUR');
+    expect(body.payment_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('refuses a plain payout address with 400 telling to send address_in', async () => {
+    const response = await pay({ ...valid(), address: payout });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'payout_address_not_accepted', param: 'address' });
+    expect(response.json().error).toMatch(/address_in/);
+  });
+
+  it('refuses a token that does not open (altered, foreign key, garbage)', async () => {
+    const otherKey = sealAddressIn(temporary, { current: { id: 't1', key: randomBytes(32) }, byId: new Map() });
+    for (const address of [`${addressIn.slice(0, -2)}AA`, otherKey, 'hello', `${addressIn}x`]) {
+      const response = await pay({ ...valid(), address });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'invalid_address_in', param: 'address' });
+    }
+  });
+
+  it('refuses a valid token whose wallet this gateway does not have', async () => {
+    const response = await pay({ ...valid(), address: sealAddressIn('0x2222222222222222222222222222222222222222', config.keys) });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'unknown_wallet', param: 'address' });
+  });
+
+  describe('refuses each wrong or missing parameter with a 400 naming it', () => {
+    const cases: Array<[Record<string, string>, string, string]> = [
+      ...['1e3', '-1', '0', 'NaN', '1,5', '1.999', ''].map((amount): [Record<string, string>, string, string] => [{ amount }, 'amount', 'invalid_parameter']),
+      [{ amount: '19.99' }, 'amount', 'amount_below_minimum'],
+      [{ provider: 'paypal' }, 'provider', 'unsupported_provider'],
+      [{ provider: 'wert', currency: 'EUR' }, 'currency', 'currency_not_allowed_for_provider'],
+      [{ provider: 'interac', currency: 'USD', amount: '150' }, 'currency', 'currency_not_allowed_for_provider'],
+      [{ provider: 'interac', currency: 'CAD', amount: '99.99' }, 'amount', 'amount_below_minimum'],
+      [{ provider: 'upi', currency: 'INR', amount: '99' }, 'amount', 'amount_below_minimum'],
+      [{ currency: 'XYZ' }, 'currency', 'unsupported_currency'],
+      [{ currency: 'dollars' }, 'currency', 'invalid_parameter'],
+      [{ email: 'not-an-email' }, 'email', 'invalid_parameter'],
+    ];
+    it.each(cases)('%j', async (change, param, code) => {
+      const response = await pay({ ...valid(), ...change });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ status: 'error', param, code });
+    });
+
+    it.each(['address', 'amount', 'provider', 'email', 'currency'])('missing %s', async (name) => {
+      const query: Record<string, string> = valid();
+      delete query[name];
+      const response = await pay(query);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'missing_parameter', param: name });
+    });
+  });
+
+  it('accepts the provider-specific currencies and minimums', async () => {
+    for (const query of [
+      { provider: 'interac', currency: 'CAD', amount: '100' },
+      { provider: 'upi', currency: 'INR', amount: '100.00' },
+      { provider: 'transak', currency: 'EUR', amount: '13.80' },
+      { provider: 'wert', currency: 'usd', amount: '1' },
+    ]) {
+      const response = await pay({ ...valid(), ...query }, { accept: 'application/json' });
+      expect([query, response.statusCode]).toEqual([query, 200]);
+    }
+  });
+
+  it('forbids framing on every response of the payment host, errors and 404s included', async () => {
+    for (const response of [await pay(valid()), await pay({ ...valid(), amount: 'x' }), await app.inject({ url: '/missing' }), await app.inject({ url: '/healthz' })]) {
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+    }
+  });
+
+  it('reports readiness and publishes its OpenAPI', async () => {
+    expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
+    const doc = (await app.inject({ url: '/docs/json' })).json();
+    expect(doc.paths['/process-payment.php'].get.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'address', 'amount', 'provider', 'email', 'currency',
+    ]);
+  });
+});
+
+describe('without PostgreSQL', () => {
+  it('is not ready, stays alive, and answers payments with a retryable 503', async () => {
+    const { createPool } = await import('@gateway/db');
+    const deadPool = createPool({ connectionString: 'postgres://postgres@127.0.0.1:1/none' });
+    const isolated = await buildPaymentRedirectApp({ config, pool: deadPool, logger: false });
+    expect((await isolated.inject({ url: '/healthz' })).statusCode).toBe(200);
+    const ready = await isolated.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toEqual({ status: 'unavailable', checks: { postgres: 'failing' } });
+    const payment = await isolated.inject({ url: '/process-payment.php', query: valid() });
+    expect(payment.statusCode).toBe(503);
+    expect(payment.headers['retry-after']).toBe('5');
+    expect(payment.json()).toEqual({ status: 'error', code: 'service_unavailable', error: expect.stringMatching(/retry/) });
+    await isolated.close();
+    await deadPool.end();
+  });
+});
