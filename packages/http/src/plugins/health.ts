@@ -8,8 +8,8 @@ export type ReadinessCheck = () => Promise<boolean>;
  * (send it traffic only if so). Each check names itself in the body.
  */
 export const healthPlugin = fp(async (app: FastifyInstance, options: { checks: Record<string, ReadinessCheck> }) => {
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/healthz', { schema: { hide: true }, logLevel: 'warn' }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true }, logLevel: 'warn' }, async (_request, reply) => {
     const entries = await Promise.all(
       Object.entries(options.checks).map(async ([name, check]) => [name, await check().catch(() => false)] as const),
     );

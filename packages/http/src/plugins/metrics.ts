@@ -27,7 +27,7 @@ export const metricsPlugin = fp(async (app: FastifyInstance, options: { serviceN
       reply.elapsedTime / 1000,
     );
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/metrics', { schema: { hide: true }, logLevel: 'warn' }, async (_request, reply) => {
     reply.type(registry.contentType);
     return registry.metrics();
   });
