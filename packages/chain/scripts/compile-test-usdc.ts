@@ -8,4 +8,5 @@ import { compileTestUsdc } from '../src/token/compile-solidity';
 const artifactPath = path.resolve(__dirname, '../src/token/test-usdc.artifact.json');
 const artifact = compileTestUsdc();
 writeFileSync(artifactPath, `${JSON.stringify(artifact, null, 2)}\n`);
-console.log(`wrote ${path.relative(process.cwd(), artifactPath)} (solc ${artifact.solcVersion}, ${(artifact.bytecode.length - 2) / 2} bytes)`);
+const bytecodeBytes = (artifact.bytecode.length - 2) / 2;
+console.log(`wrote ${path.relative(process.cwd(), artifactPath)} (solc ${artifact.solcVersion}, ${bytecodeBytes} bytes)`);

@@ -92,6 +92,10 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
     return publicClient.readContract({ address: token, abi: usdcAbi, functionName: 'balanceOf', args: [owner] });
   }
 
+  async function allowance(owner: Address, spender: Address): Promise<bigint> {
+    return publicClient.readContract({ address: token, abi: testUsdcExtraAbi, functionName: 'allowance', args: [owner, spender] });
+  }
+
   async function latestTimestamp(): Promise<bigint> {
     return (await publicClient.getBlock()).timestamp;
   }
@@ -122,8 +126,8 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
   });
 
   it('looks like USDC: 6 decimals, symbol USDC, the standard typehashes', async () => {
-    const read = (functionName: 'PERMIT_TYPEHASH' | 'TRANSFER_WITH_AUTHORIZATION_TYPEHASH' | 'RECEIVE_WITH_AUTHORIZATION_TYPEHASH' | 'CANCEL_AUTHORIZATION_TYPEHASH') =>
-      publicClient.readContract({ address: token, abi: testUsdcExtraAbi, functionName });
+    type TypehashGetter = `${'PERMIT' | 'TRANSFER_WITH_AUTHORIZATION' | 'RECEIVE_WITH_AUTHORIZATION' | 'CANCEL_AUTHORIZATION'}_TYPEHASH`;
+    const read = (functionName: TypehashGetter) => publicClient.readContract({ address: token, abi: testUsdcExtraAbi, functionName });
     expect(await publicClient.readContract({ address: token, abi: usdcAbi, functionName: 'decimals' })).toBe(6);
     expect(await publicClient.readContract({ address: token, abi: testUsdcExtraAbi, functionName: 'symbol' })).toBe('USDC');
     expect(await read('PERMIT_TYPEHASH')).toBe(
@@ -288,8 +292,10 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
     });
     await publicClient.waitForTransactionReceipt({ hash: permitHash });
 
-    expect(await publicClient.readContract({ address: token, abi: testUsdcExtraAbi, functionName: 'allowance', args: [holder.address, relayer.address] })).toBe(value);
-    expect(await publicClient.readContract({ address: token, abi: testUsdcExtraAbi, functionName: 'nonces', args: [holder.address] })).toBe(nonce + 1n);
+    expect(await allowance(holder.address, relayer.address)).toBe(value);
+    expect(await publicClient.readContract({ address: token, abi: testUsdcExtraAbi, functionName: 'nonces', args: [holder.address] })).toBe(
+      nonce + 1n,
+    );
 
     const payeeBefore = await usdcBalance(payee);
     const pullHash = await relayerClient.writeContract({
@@ -300,6 +306,6 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
     });
     await publicClient.waitForTransactionReceipt({ hash: pullHash });
     expect(await usdcBalance(payee)).toBe(payeeBefore + value);
-    expect(await publicClient.readContract({ address: token, abi: testUsdcExtraAbi, functionName: 'allowance', args: [holder.address, relayer.address] })).toBe(0n);
+    expect(await allowance(holder.address, relayer.address)).toBe(0n);
   });
 });

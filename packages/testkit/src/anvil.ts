@@ -168,15 +168,32 @@ function captureStderrTail(child: ChildProcess): () => string {
   return () => tail.trim();
 }
 
-class AnvilExitedEarly extends Error {}
+/** anvil could not bind its port: someone took it between findFreePort() and the spawn. */
+class AnvilPortTaken extends Error {}
+
+function exitedEarlyError(child: ChildProcess, stderr: string): Error {
+  const message = `anvil exited (code ${child.exitCode}, signal ${child.signalCode}) before answering: ${stderr || 'no output'}`;
+  return /address already in use/i.test(stderr) ? new AnvilPortTaken(message) : new Error(message);
+}
+
+interface ReadinessProbe {
+  child: ChildProcess;
+  rpcUrl: string;
+  chainId: number;
+  timeoutMs: number;
+  stderrTail: () => string;
+  /** Settles once stderr is drained; 'exit' can fire before the last stderr chunk is read. */
+  stdioClosed: Promise<void>;
+}
 
 /** Polls `eth_chainId` until anvil answers with the expected id, exits, or the timeout passes. */
-async function waitUntilReady(child: ChildProcess, rpcUrl: string, chainId: number, timeoutMs: number, stderrTail: () => string): Promise<void> {
+async function waitUntilReady({ child, rpcUrl, chainId, timeoutMs, stderrTail, stdioClosed }: ReadinessProbe): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new AnvilExitedEarly(`anvil exited (code ${child.exitCode}, signal ${child.signalCode}) before answering: ${stderrTail() || 'no output'}`);
+      await stdioClosed;
+      throw exitedEarlyError(child, stderrTail());
     }
     try {
       const answered = await requestChainId(rpcUrl);
@@ -191,7 +208,9 @@ async function waitUntilReady(child: ChildProcess, rpcUrl: string, chainId: numb
   throw new Error(`anvil did not answer eth_chainId on ${rpcUrl} within ${timeoutMs} ms (last error: ${reason})`);
 }
 
-async function launchAnvil(binary: string, options: Required<Pick<StartAnvilOptions, 'chainId' | 'readyTimeoutMs'>> & StartAnvilOptions): Promise<RunningAnvil> {
+type AnvilSettings = StartAnvilOptions & Required<Pick<StartAnvilOptions, 'chainId' | 'readyTimeoutMs'>>;
+
+async function launchAnvil(binary: string, options: AnvilSettings): Promise<RunningAnvil> {
   const port = await findFreePort();
   const rpcUrl = `http://127.0.0.1:${port}`;
   const child = spawn(binary, buildAnvilArgs(port, options.chainId, options.blockTime), {
@@ -205,8 +224,10 @@ async function launchAnvil(binary: string, options: Required<Pick<StartAnvilOpti
   // A failed kill() is reported as 'error'; without a listener it would crash the test process.
   child.on('error', () => undefined);
   const stderrTail = captureStderrTail(child);
+  const stdioClosed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   try {
-    await waitUntilReady(child, rpcUrl, options.chainId, options.readyTimeoutMs, stderrTail);
+    const probe = { child, rpcUrl, chainId: options.chainId, timeoutMs: options.readyTimeoutMs, stderrTail, stdioClosed };
+    await waitUntilReady(probe);
   } catch (error) {
     await terminate(child);
     throw error;
@@ -222,7 +243,7 @@ async function launchAnvil(binary: string, options: Required<Pick<StartAnvilOpti
  */
 export async function startAnvil(options: StartAnvilOptions = {}): Promise<RunningAnvil> {
   const binary = resolveAnvilBinary();
-  const settings = {
+  const settings: AnvilSettings = {
     ...options,
     chainId: options.chainId ?? DEFAULT_CHAIN_ID,
     readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
@@ -231,7 +252,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Runni
     try {
       return await launchAnvil(binary, settings);
     } catch (error) {
-      if (!(error instanceof AnvilExitedEarly) || attempt >= MAX_PORT_ATTEMPTS) throw error;
+      if (!(error instanceof AnvilPortTaken) || attempt >= MAX_PORT_ATTEMPTS) throw error;
     }
   }
 }

@@ -50,21 +50,34 @@ async function readEip5267Domain(client: Client, token: Address, chainId: number
     reply = await readContract(client, { address: token, abi: usdcAbi, functionName: 'eip712Domain' });
   } catch (error) {
     if (!isMissingFunctionError(error)) throw error;
-    throw new Error(`token ${token} on chain ${chainId} has neither version() nor eip712Domain(): cannot learn its EIP-712 domain`, { cause: error });
+    throw new Error(
+      `token ${token} on chain ${chainId} has neither version() nor eip712Domain(): cannot learn its EIP-712 domain`,
+      { cause: error },
+    );
   }
   const [fields, name, version, domainChainId, verifyingContract, , extensions] = reply;
   if (fields.toLowerCase() !== NAME_VERSION_CHAIN_CONTRACT_FIELDS || extensions.length > 0) {
-    throw new Error(`token ${token}: eip712Domain() fields ${fields} are not {name, version, chainId, verifyingContract}; this domain shape is not supported`);
+    throw new Error(
+      `token ${token}: eip712Domain() fields ${fields} are not {name, version, chainId, verifyingContract}; ` +
+        'this domain shape is not supported',
+    );
   }
   if (domainChainId !== BigInt(chainId) || getAddress(verifyingContract) !== token) {
-    throw new Error(`token ${token}: eip712Domain() names chain ${domainChainId} and contract ${verifyingContract}, but it lives on chain ${chainId} at ${token}`);
+    throw new Error(
+      `token ${token}: eip712Domain() names chain ${domainChainId} and contract ${verifyingContract}, ` +
+        `but it lives on chain ${chainId} at ${token}`,
+    );
   }
   return { name, version, chainId, verifyingContract: token };
 }
 
 /** Throws unless `domain` hashes to the separator the token itself reports. */
 async function assertMatchesOnChainSeparator(client: Client, domain: TokenDomain): Promise<void> {
-  const onChain = await readContract(client, { address: domain.verifyingContract, abi: usdcAbi, functionName: 'DOMAIN_SEPARATOR' });
+  const onChain = await readContract(client, {
+    address: domain.verifyingContract,
+    abi: usdcAbi,
+    functionName: 'DOMAIN_SEPARATOR',
+  });
   const computed = domainSeparator({ domain });
   if (onChain.toLowerCase() !== computed.toLowerCase()) {
     throw new Error(
