@@ -1,0 +1,16 @@
+/**
+ * Job payloads carry record ids only: PostgreSQL holds the truth, a job is a reminder to act
+ * on a record. The job id equals the record id, so adding the same job twice is a no-op.
+ */
+export interface SettlementJob {
+  /** deposits.id, as a decimal string (bigint). */
+  depositId: string;
+}
+
+export interface CallbackJob {
+  /** callback_deliveries.id (uuid). */
+  deliveryId: string;
+}
+
+export const settlementJobId = (depositId: string): string => `deposit-${depositId}`;
+export const callbackJobId = (deliveryId: string): string => `delivery-${deliveryId}`;
