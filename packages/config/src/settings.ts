@@ -49,3 +49,13 @@ export const hdPublicKeySettings = {
     description: "extended public key of m/44'/60'/0'/0; temporary wallets are its children",
   }),
 };
+
+export const redisSettings = {
+  REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', pattern: '^rediss?://', description: 'Redis for BullMQ (work in flight only)' }),
+  REDIS_PREFIX: Type.String({ default: 'gw', pattern: '^[A-Za-z0-9:_-]{1,64}$', description: 'BullMQ key prefix' }),
+};
+
+export const chainRpcSettings = {
+  CHAIN_RPC_URL: Type.String({ pattern: '^(https?|wss?)://', description: 'JSON-RPC endpoint of the chain (Polygon PoS in production)' }),
+  CONFIRMATIONS: Type.Integer({ default: 64, minimum: 0, description: 'blocks on top of a deposit before it is final (unless the finalized tag says so first)' }),
+};
