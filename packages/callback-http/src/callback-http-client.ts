@@ -6,11 +6,12 @@ import { createGuardedConnector } from './guarded-connector';
 export const BODY_EXCERPT_BYTES = 1024;
 
 export interface CallbackHttpClientOptions {
-  connectTimeoutMs: number;
   /**
-   * From the request being sent to the end of the response headers. This and bodyTimeoutMs run
-   * on undici's coarse timer and can fire up to about a second late; fine at callback scale.
+   * DNS lookup, TCP and TLS. The three timeouts run on undici's coarse timer and can fire up to
+   * about a second late, which does not matter at callback scale.
    */
+  connectTimeoutMs: number;
+  /** From the request being sent to the end of the response headers. */
   headersTimeoutMs: number;
   /** Longest silence allowed between two chunks of the body. */
   bodyTimeoutMs: number;
@@ -58,6 +59,7 @@ export interface CallbackHttpClient {
   close(): Promise<void>;
 }
 
+// Failures before any request was sent: name resolution, TCP or TLS (the merchant's host, not its app).
 const CONNECT_ERROR_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
@@ -81,7 +83,7 @@ export function createCallbackHttpClient(options: CallbackHttpClientOptions): Ca
     connect: createGuardedConnector({
       connectTimeoutMs: options.connectTimeoutMs,
       policy: createAddressPolicy(options.allowedCidrs ?? []),
-      ...(options.lookup && { lookup: options.lookup }),
+      lookup: options.lookup,
     }),
     headersTimeout: options.headersTimeoutMs,
     bodyTimeout: options.bodyTimeoutMs,
@@ -103,16 +105,13 @@ async function sendGet(
 
   const urlProblem = problemWithUrl(url);
   if (urlProblem !== undefined) {
-    return { ok: false, durationMs: elapsedMs(), bodyExcerpt: '', error: { code: 'invalid_url', message: urlProblem, retryable: false } };
+    const error: CallbackHttpError = { code: 'invalid_url', message: urlProblem, retryable: false };
+    return { ok: false, durationMs: elapsedMs(), bodyExcerpt: '', error };
   }
   const target = new URL(url);
 
+  const body = new CappedBodyReader(options.maxResponseBytes);
   let statusCode: number | undefined;
-  const excerpt: Buffer[] = [];
-  let excerptBytes = 0;
-  let receivedBytes = 0;
-  let tooLarge = false;
-  const bodyExcerpt = () => new TextDecoder().decode(Buffer.concat(excerpt), { stream: true });
   try {
     const response = await agent.request({
       origin: target.origin,
@@ -121,44 +120,64 @@ async function sendGet(
       headers: withUserAgent(headers, options.userAgent),
     });
     statusCode = response.statusCode;
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      if (excerptBytes < BODY_EXCERPT_BYTES) {
-        const part = chunk.subarray(0, BODY_EXCERPT_BYTES - excerptBytes);
-        excerpt.push(part);
-        excerptBytes += part.length;
-      }
-      receivedBytes += chunk.length;
-      if (receivedBytes > options.maxResponseBytes) {
-        tooLarge = true;
-        // Leaving the loop destroys the body, which aborts the request and drops the connection.
-        break;
-      }
-    }
+    await body.read(response.body);
   } catch (error) {
     // A body that stalls after a 2xx lands here too: the answer never completed, so it is not
     // counted as delivered; merchants deduplicate retries by delivery id.
-    return { ok: false, statusCode, durationMs: elapsedMs(), bodyExcerpt: bodyExcerpt(), error: describeFailure(error, options) };
+    const failure = describeFailure(error, options);
+    return { ok: false, statusCode, durationMs: elapsedMs(), bodyExcerpt: body.excerpt(), error: failure };
   }
 
-  const durationMs = elapsedMs();
-  if (statusCode >= 200 && statusCode < 300) {
-    // The merchant did answer 2xx; an oversized body is its business and does not undo delivery.
-    const note: CallbackHttpError | undefined = tooLarge
-      ? { code: 'response_too_large', message: `body longer than ${options.maxResponseBytes} bytes, reading stopped`, retryable: false }
-      : undefined;
-    return { ok: true, statusCode, durationMs, bodyExcerpt: bodyExcerpt(), ...(note && { error: note }) };
+  const answered = { statusCode, durationMs: elapsedMs(), bodyExcerpt: body.excerpt() };
+  if (statusCode < 200 || statusCode >= 300) {
+    return { ok: false, ...answered, error: httpError(statusCode, target, body.tooLarge) };
   }
-  return { ok: false, statusCode, durationMs, bodyExcerpt: bodyExcerpt(), error: httpError(statusCode, target, tooLarge) };
+  if (!body.tooLarge) return { ok: true, ...answered };
+  // The merchant did answer 2xx; an oversized body is its business and does not undo delivery.
+  const message = `body longer than ${options.maxResponseBytes} bytes, reading stopped`;
+  return { ok: true, ...answered, error: { code: 'response_too_large', message, retryable: false } };
+}
+
+/** Keeps the first BODY_EXCERPT_BYTES of a body and stops reading past maxBytes. */
+class CappedBodyReader {
+  tooLarge = false;
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
+  private receivedBytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  async read(body: AsyncIterable<Buffer>): Promise<void> {
+    for await (const chunk of body) {
+      if (this.headBytes < BODY_EXCERPT_BYTES) {
+        const part = chunk.subarray(0, BODY_EXCERPT_BYTES - this.headBytes);
+        this.head.push(part);
+        this.headBytes += part.length;
+      }
+      this.receivedBytes += chunk.length;
+      if (this.receivedBytes > this.maxBytes) {
+        this.tooLarge = true;
+        // Leaving the loop destroys the body, which aborts the request and drops the connection.
+        return;
+      }
+    }
+  }
+
+  excerpt(): string {
+    // Streaming mode holds back a character cut at the end instead of printing U+FFFD.
+    return new TextDecoder().decode(Buffer.concat(this.head), { stream: true });
+  }
 }
 
 function problemWithUrl(url: string): string | undefined {
   if (!URL.canParse(url)) return 'not an absolute URL';
   const { protocol } = new URL(url);
-  return protocol === 'http:' || protocol === 'https:' ? undefined : `only http and https callbacks are allowed, not ${protocol}`;
+  if (protocol === 'http:' || protocol === 'https:') return undefined;
+  return `only http and https callbacks are allowed, not ${protocol}`;
 }
 
 function withUserAgent(headers: Readonly<Record<string, string>>, userAgent: string): Record<string, string> {
-  // Lower-cased so a caller's "User-Agent" replaces nothing and is not sent twice.
+  // Lower-cased so that a caller's "User-Agent", in any case, is replaced by ours rather than sent twice.
   const lowerCased = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
   return { ...lowerCased, 'user-agent': userAgent };
 }
@@ -170,13 +189,15 @@ function withUserAgent(headers: Readonly<Record<string, string>>, userAgent: str
 function httpError(statusCode: number, target: URL, tooLarge: boolean): CallbackHttpError {
   const truncated = tooLarge ? ' (body too large, reading stopped)' : '';
   const redirect = statusCode >= 300 && statusCode < 400 ? ', redirects are not followed' : '';
-  return { code: 'http_error', message: `${target.host} answered ${statusCode}${redirect}${truncated}`, retryable: true };
+  const message = `${target.host} answered ${statusCode}${redirect}${truncated}`;
+  return { code: 'http_error', message, retryable: true };
 }
 
 function describeFailure(error: unknown, options: CallbackHttpClientOptions): CallbackHttpError {
   if (error instanceof SsrfRefusedError) return { code: 'ssrf_refused', message: error.message, retryable: false };
-  const message = messageOf(error);
   const code = errorCode(error);
+  const described = messageOf(error);
+  const message = code === undefined || described.includes(code) ? described : `${described} (${code})`;
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
       return { code: 'timeout', message: `no connection within ${options.connectTimeoutMs} ms`, retryable: true };
@@ -186,9 +207,9 @@ function describeFailure(error: unknown, options: CallbackHttpClientOptions): Ca
       return { code: 'timeout', message: `response body silent for ${options.bodyTimeoutMs} ms`, retryable: true };
   }
   if (code !== undefined && (CONNECT_ERROR_CODES.has(code) || TLS_ERROR_CODE.test(code))) {
-    return { code: 'connect_failed', message: message.includes(code) ? message : `${message} (${code})`, retryable: true };
+    return { code: 'connect_failed', message, retryable: true };
   }
-  return { code: 'request_failed', message: code === undefined ? message : `${message} (${code})`, retryable: true };
+  return { code: 'request_failed', message, retryable: true };
 }
 
 function messageOf(error: unknown): string {

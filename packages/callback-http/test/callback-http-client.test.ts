@@ -3,7 +3,7 @@ import { isIP, type AddressInfo, type LookupFunction } from 'node:net';
 import { createCallbackHttpClient, type CallbackHttpClient, type CallbackHttpClientOptions } from '../src';
 
 const LOCAL_STACK = ['127.0.0.0/8', '::1/128'];
-// undici runs header and body timeouts on a coarse timer that can fire up to about a second late.
+// undici runs its timeouts on a coarse timer that can fire up to about a second late.
 const UNDICI_TIMER_RESOLUTION_MS = 1100;
 
 interface StubServer {
@@ -171,7 +171,11 @@ describe('response size', () => {
   it('stops reading a huge 2xx body and still counts the callback as delivered', async () => {
     const server = await startServer(oversized(200));
     const result = await client({ maxResponseBytes: 16 * 1024 }).get(server.url);
-    expect(result).toMatchObject({ ok: true, statusCode: 200, error: { code: 'response_too_large', retryable: false } });
+    expect(result).toMatchObject({
+      ok: true,
+      statusCode: 200,
+      error: { code: 'response_too_large', retryable: false },
+    });
     expect(result.bodyExcerpt).toBe('a'.repeat(1024));
   });
 
@@ -184,6 +188,14 @@ describe('response size', () => {
 });
 
 describe('timeouts and connection failures', () => {
+  it('gives up when no connection is made within connectTimeoutMs', async () => {
+    const silentResolver: LookupFunction = () => undefined;
+    const result = await client({ connectTimeoutMs: 150, lookup: silentResolver }).get('http://merchant.test/cb');
+    expect(result).toMatchObject({ ok: false, error: { code: 'timeout', retryable: true } });
+    expect(result.error?.message).toMatch(/no connection within 150 ms/);
+    expect(result.durationMs).toBeLessThan(150 + UNDICI_TIMER_RESOLUTION_MS);
+  });
+
   it('gives up on a server that never answers after headersTimeoutMs', async () => {
     const server = await startServer(() => undefined);
     const result = await client({ headersTimeoutMs: 150 }).get(server.url);
@@ -212,13 +224,15 @@ describe('timeouts and connection failures', () => {
     const server = await startServer(() => undefined);
     const closedUrl = server.url;
     await server.close();
-    expect(await client().get(closedUrl)).toMatchObject({ ok: false, error: { code: 'connect_failed', retryable: true } });
+    const result = await client().get(closedUrl);
+    expect(result).toMatchObject({ ok: false, error: { code: 'connect_failed', retryable: true } });
   });
 
   it('names every address that refused when a name has several', async () => {
     const server = await startServer(() => undefined);
     await server.close();
-    const result = await client({ lookup: resolvingTo(['127.0.0.1', '::1']) }).get(`http://merchant.test:${server.port}/`);
+    const callbacks = client({ lookup: resolvingTo(['127.0.0.1', '::1']) });
+    const result = await callbacks.get(`http://merchant.test:${server.port}/`);
     expect(result).toMatchObject({ ok: false, error: { code: 'connect_failed', retryable: true } });
     expect(result.error?.message).toMatch(/127\.0\.0\.1.*; .*::1/);
   });
@@ -287,21 +301,20 @@ describe('SSRF policy', () => {
 
   it('guards https the same way', async () => {
     const connections = forbidConnections();
-    const result = await client({ allowedCidrs: [], lookup: resolvingTo(['10.0.0.1']) }).get('https://merchant.test/cb');
+    const callbacks = client({ allowedCidrs: [], lookup: resolvingTo(['10.0.0.1']) });
+    const result = await callbacks.get('https://merchant.test/cb');
     expect(result).toMatchObject({ ok: false, error: { code: 'ssrf_refused' } });
     expect(connections.attempts()).toBe(0);
   });
 
   it('refuses a name when any of its addresses is refused, whatever the order', async () => {
     const connections = forbidConnections();
-    const publicThenLoopback = await client({ allowedCidrs: [], lookup: resolvingTo(['93.184.215.14', '127.0.0.1']) }).get(
-      'http://merchant.test/cb',
-    );
+    const publicFirst = client({ allowedCidrs: [], lookup: resolvingTo(['93.184.215.14', '127.0.0.1']) });
+    const publicThenLoopback = await publicFirst.get('http://merchant.test/cb');
     expect(publicThenLoopback).toMatchObject({ ok: false, error: { code: 'ssrf_refused' } });
     expect(publicThenLoopback.error?.message).toContain('127.0.0.1');
-    const allowedThenPrivate = await client({ lookup: resolvingTo(['127.0.0.1', '10.0.0.1']) }).get(
-      'http://merchant.test/cb',
-    );
+    const allowedFirst = client({ lookup: resolvingTo(['127.0.0.1', '10.0.0.1']) });
+    const allowedThenPrivate = await allowedFirst.get('http://merchant.test/cb');
     expect(allowedThenPrivate).toMatchObject({ ok: false, error: { code: 'ssrf_refused' } });
     expect(allowedThenPrivate.error?.message).toContain('10.0.0.1');
     expect(connections.attempts()).toBe(0);

@@ -109,7 +109,8 @@ export function verifyCallbackSignature({
   const keys = publicKeys.map(toEd25519PublicKey);
   const parsed = parseSignatureHeader(header);
   if (parsed === undefined) return { ok: false, reason: 'malformed_header' };
-  if (Math.abs(now - parsed.timestamp) > toleranceSeconds) {
+  // Written as "not within" so a NaN tolerance or clock (a bad setting) refuses instead of accepting.
+  if (!(Math.abs(now - parsed.timestamp) <= toleranceSeconds)) {
     return { ok: false, reason: 'timestamp_out_of_tolerance' };
   }
   const signed = signedBytes(parsed.timestamp, url);

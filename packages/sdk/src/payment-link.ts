@@ -11,7 +11,8 @@ export interface PaymentLinkInput {
 }
 
 /** The `/process-payment.php` link that sends the customer to the provider's checkout. */
-export function buildPaymentLink({ paymentUrl, addressIn, amount, provider, email, currency }: PaymentLinkInput): string {
+export function buildPaymentLink(input: PaymentLinkInput): string {
+  const { paymentUrl, addressIn, amount, provider, email, currency } = input;
   const base = new URL(paymentUrl);
   if (base.protocol !== 'https:' && base.protocol !== 'http:') {
     throw new TypeError(`paymentUrl must be an http(s) URL, got ${base.protocol}`);

@@ -75,6 +75,13 @@ describe('callback signatures', () => {
     ).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
   });
 
+  it('refuses rather than accepts when the tolerance or the clock is not a number', () => {
+    const header = signCallback({ url, privateKeys: [{ key: current.privateKey }], timestamp: t });
+    const publicKeys = [current.publicKey];
+    expect(verifyCallbackSignature({ url, header, publicKeys, now: t, toleranceSeconds: Number.NaN }).ok).toBe(false);
+    expect(verifyCallbackSignature({ url, header, publicKeys, now: Number.NaN }).ok).toBe(false);
+  });
+
   it('carries one signature per key during a rotation, and either public key verifies', () => {
     const header = signCallback({
       url,
