@@ -1,3 +1,4 @@
 export * from './queue-names';
 export * from './job-payloads';
 export * from './connection';
+export * from './default-job-options';
