@@ -22,12 +22,14 @@ const gatewayParamNames: ReadonlySet<string> = new Set(GATEWAY_CALLBACK_PARAMS);
 /**
  * The first of the gateway's parameter names used in the URL's query (in query order), compared
  * after decoding the names the way a merchant's framework would (`+` and `%XX`), so `value%5Fcoin`
- * counts. Undefined when there is none, or when the text is not an absolute URL.
+ * counts. PHP also reads `.` and spaces in names as `_`, so `value.coin` counts too.
+ * Undefined when there is none, or when the text is not an absolute URL.
  */
 export function findGatewayParamIn(url: string): GatewayCallbackParamName | undefined {
   if (!URL.canParse(url)) return undefined;
   for (const name of new URL(url).searchParams.keys()) {
-    if (gatewayParamNames.has(name)) return name as GatewayCallbackParamName;
+    const asPhpReadsIt = name.replace(/[. ]/g, '_');
+    if (gatewayParamNames.has(asPhpReadsIt)) return asPhpReadsIt as GatewayCallbackParamName;
   }
   return undefined;
 }

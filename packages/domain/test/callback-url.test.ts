@@ -16,6 +16,7 @@ describe('parseCallbackUrl', () => {
     ['https://user:pw@shop.io/ipn', /user name or password/],
     [`https://shop.io/?q=${'a'.repeat(2048)}`, /2048/],
     ['https://shop.io/ipn?value_coin=1', /value_coin/],
+    ['https://shop.io/ipn?order=1&txid.in=2', /txid_in/],
   ])('refuses %p', (input, message) => {
     expect(() => parseCallbackUrl(input, prod)).toThrow(message);
   });
