@@ -19,6 +19,5 @@ module.exports = function preset(dir, name) {
       ],
     },
     transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm/)?(${esmOnly}))`],
-    testTimeout: 30000,
   };
 };
