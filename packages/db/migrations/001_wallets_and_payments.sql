@@ -5,11 +5,13 @@ CREATE SEQUENCE wallet_hd_index_seq AS bigint MINVALUE 0 START WITH 0;
 CREATE TABLE wallets (
   id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   -- Child index under the configured xpub (m/44'/60'/0'/0/<hd_index>). Indexes burnt by a lost
-  -- insert race leave gaps; the chain side matches by address, so gaps are harmless.
-  hd_index         bigint NOT NULL UNIQUE,
+  -- insert race leave gaps; the chain side matches by address, so gaps are harmless. Unique
+  -- through polygon_address (one index, one address), so it needs no index of its own.
+  hd_index         bigint NOT NULL,
   -- Lower-case hex, the form Transfer logs are matched against.
   polygon_address  text   NOT NULL UNIQUE CHECK (polygon_address ~ '^0x[0-9a-f]{40}$'),
-  address_in       text   NOT NULL UNIQUE,
+  -- Sealed with a random IV, opened rather than looked up: no index needed.
+  address_in       text   NOT NULL,
   payout_address   text   NOT NULL CHECK (payout_address ~ '^0x[0-9a-f]{40}$'),
   callback_url     text   NOT NULL,
   -- sha256(lower(payout_address) || '\n' || callback_url): one wallet per pair, even under
