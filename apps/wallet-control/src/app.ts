@@ -7,6 +7,8 @@ import type { WalletControlConfig } from './config';
 import { AddressSupply } from './services/address-supply';
 import { WalletService } from './services/wallet-service';
 import { controlRoutes } from './routes/control';
+import { keyRoutes } from './routes/keys';
+import { adminRoutes } from './routes/admin';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,7 +53,10 @@ export async function buildWalletControlApp({ config, pool, logger }: WalletCont
       allowTestDomains: raw.CALLBACK_ALLOW_TEST_DOMAINS,
     }),
   );
-  app.addHook('onClose', () => addressSupply.stop());
+  // preClose: background work stops before onClose hooks (like main's pool.end) run.
+  app.addHook('preClose', () => addressSupply.stop());
   await app.register(controlRoutes);
+  await app.register(keyRoutes(config.callbackPublicKeys));
+  if (raw.ADMIN_TOKEN !== undefined) await app.register(adminRoutes({ token: raw.ADMIN_TOKEN, pool }));
   return app;
 }

@@ -3,3 +3,8 @@ export * from './migrate';
 export * from './repositories/wallet-repository';
 export * from './repositories/payment-repository';
 export * from './repositories/callback-delivery-writer';
+export * from './repositories/chain-cursor-repository';
+export * from './repositories/deposit-repository';
+export * from './repositories/callback-delivery-repository';
+export * from './repositories/payout-repository';
+export * from './repositories/settlement-repository';

@@ -40,6 +40,8 @@ export interface StartAnvilOptions {
   blockTime?: number;
   /** How long to wait for the first `eth_chainId` answer. Defaults to 10 s. */
   readyTimeoutMs?: number;
+  /** A fixed port (the local stack's 8545); by default a free one is picked. */
+  port?: number;
 }
 
 export interface RunningAnvil {
@@ -211,7 +213,7 @@ async function waitUntilReady({ child, rpcUrl, chainId, timeoutMs, stderrTail, s
 type AnvilSettings = StartAnvilOptions & Required<Pick<StartAnvilOptions, 'chainId' | 'readyTimeoutMs'>>;
 
 async function launchAnvil(binary: string, options: AnvilSettings): Promise<RunningAnvil> {
-  const port = await findFreePort();
+  const port = options.port ?? (await findFreePort());
   const rpcUrl = `http://127.0.0.1:${port}`;
   const child = spawn(binary, buildAnvilArgs(port, options.chainId, options.blockTime), {
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -252,7 +254,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Runni
     try {
       return await launchAnvil(binary, settings);
     } catch (error) {
-      if (!(error instanceof AnvilPortTaken) || attempt >= MAX_PORT_ATTEMPTS) throw error;
+      if (!(error instanceof AnvilPortTaken) || options.port !== undefined || attempt >= MAX_PORT_ATTEMPTS) throw error;
     }
   }
 }

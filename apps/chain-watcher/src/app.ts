@@ -1,0 +1,95 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Pool } from 'pg';
+import { createServer } from '@gateway/http';
+import { ChainCursorRepository, DepositRepository, isDatabaseReachable } from '@gateway/db';
+import type { ChainWatcherConfig } from './config';
+import { WatcherMetrics } from './metrics';
+import { ChainReader } from './services/chain-reader';
+import { ChainWatcher } from './services/chain-watcher';
+import { DepositScanner } from './services/deposit-scanner';
+import { FinalityTracker } from './services/finality-tracker';
+import { LeaderLock } from './services/leader-lock';
+import { SettlementEnqueuer } from './services/settlement-enqueuer';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    chainWatcher: ChainWatcher;
+  }
+}
+
+export interface ChainWatcherAppDeps {
+  config: ChainWatcherConfig;
+  pool: Pool;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/**
+ * The chain watcher: a loop that follows the chain while this instance leads, and a small HTTP
+ * server for /healthz, /readyz (which also says whether this instance leads or stands by; a
+ * standby is healthy) and /metrics. Call `app.chainWatcher.start()` to begin watching.
+ */
+export async function buildChainWatcherApp({ config, pool, logger }: ChainWatcherAppDeps): Promise<FastifyInstance> {
+  const { raw } = config;
+  const app = await createServer({
+    serviceName: 'chain-watcher',
+    description: 'Follows USDC Transfer logs into temporary wallets and records deposits until they are final.',
+    logLevel: raw.LOG_LEVEL,
+    logger,
+    readiness: { postgres: () => isDatabaseReachable(pool) },
+  });
+  const metrics = new WatcherMetrics(app.metrics);
+  const cursorKey = { chainId: raw.CHAIN_ID, token: config.tokenAddress };
+  const chain = new ChainReader({ rpcUrl: raw.CHAIN_RPC_URL, timeoutMs: raw.RPC_TIMEOUT_MS, metrics });
+  const deposits = new DepositRepository(pool, raw.CHAIN_ID);
+  const cursors = new ChainCursorRepository(pool);
+  const leader = new LeaderLock({
+    connectionString: raw.DATABASE_URL,
+    scope: { schema: raw.DATABASE_SCHEMA, chainId: raw.CHAIN_ID, token: config.tokenAddress },
+  });
+  const settlement = new SettlementEnqueuer({ url: raw.REDIS_URL, prefix: raw.REDIS_PREFIX }, (error) =>
+    app.log.warn({ err: error }, 'cannot add settlement jobs yet (Redis); final deposits stay pending and are retried'),
+  );
+  const scanner = new DepositScanner({
+    pool,
+    chain,
+    deposits,
+    cursors,
+    cursorKey,
+    token: config.tokenAddress,
+    maxBlockRange: raw.MAX_BLOCK_RANGE,
+    metrics,
+  });
+  const finality = new FinalityTracker({ pool, chain, deposits, confirmations: raw.CONFIRMATIONS, metrics });
+  const watcher = new ChainWatcher({
+    pool,
+    chain,
+    leader,
+    scanner,
+    finality,
+    cursors,
+    deposits,
+    settlement,
+    metrics,
+    log: app.log,
+    options: {
+      cursorKey,
+      confirmations: raw.CONFIRMATIONS,
+      startBlock: config.startBlock,
+      pollIntervalMs: raw.POLL_INTERVAL_MS,
+      leaderRetryMs: raw.LEADER_RETRY_MS,
+      backoffMaxMs: raw.RPC_BACKOFF_MAX_MS,
+    },
+  });
+  app.decorate('chainWatcher', watcher);
+
+  app.addHook('preSerialization', async (request, _reply, payload: unknown) =>
+    request.routeOptions.url === '/readyz' && typeof payload === 'object' ? { ...payload, watcher: watcher.status() } : payload,
+  );
+  // preClose runs before every onClose hook, so the loop stops before the owner closes the pool.
+  app.addHook('preClose', async () => {
+    await watcher.stop();
+    await leader.release();
+    await settlement.close();
+  });
+  return app;
+}

@@ -1,0 +1,61 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type DepositEvent = 'seen' | 'final' | 'orphaned';
+
+/** What an operator watches: is the watcher leading, keeping up, and seeing deposits? */
+export class WatcherMetrics {
+  readonly headBlock: Gauge;
+  readonly finalizedBlock: Gauge;
+  readonly cursorBlock: Gauge;
+  readonly lagBlocks: Gauge;
+  readonly leader: Gauge;
+  readonly deposits: Counter<'status'>;
+  readonly rpcErrors: Counter<'method'>;
+  readonly reorgs: Counter;
+  readonly settlementJobsPending: Gauge;
+  readonly batchDuration: Histogram;
+
+  constructor(readonly registry: Registry = new Registry()) {
+    const registers = [registry];
+    this.headBlock = new Gauge({ name: 'chain_watcher_head_block', help: 'latest block number of the chain', registers });
+    this.finalizedBlock = new Gauge({
+      name: 'chain_watcher_finalized_block',
+      help: "the chain's finalized block (0 when the RPC does not report one)",
+      registers,
+    });
+    this.cursorBlock = new Gauge({ name: 'chain_watcher_cursor_block', help: 'last block fully processed', registers });
+    this.lagBlocks = new Gauge({ name: 'chain_watcher_lag_blocks', help: 'head minus cursor', registers });
+    this.leader = new Gauge({ name: 'chain_watcher_leader', help: '1 when this instance holds the lead for its chain', registers });
+    this.deposits = new Counter({
+      name: 'chain_watcher_deposits_total',
+      help: 'deposits that became seen, final or orphaned in this process',
+      labelNames: ['status'] as const,
+      registers,
+    });
+    for (const status of ['seen', 'final', 'orphaned'] satisfies DepositEvent[]) this.deposits.inc({ status }, 0);
+    this.rpcErrors = new Counter({
+      name: 'chain_watcher_rpc_errors_total',
+      help: 'failed or timed-out JSON-RPC calls, by method',
+      labelNames: ['method'] as const,
+      registers,
+    });
+    this.reorgs = new Counter({ name: 'chain_watcher_reorgs_total', help: 'reorgs that moved the cursor back', registers });
+    this.settlementJobsPending = new Gauge({
+      name: 'chain_watcher_settlement_jobs_pending',
+      help: 'final deposits whose settlement job Redis has not taken yet (retried each round)',
+      registers,
+    });
+    this.batchDuration = new Histogram({
+      name: 'chain_watcher_scan_batch_duration_seconds',
+      help: 'one block range: eth_getLogs, wallet match, deposit insert and cursor move',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+  }
+
+  observePosition(head: bigint, cursor: bigint): void {
+    this.headBlock.set(Number(head));
+    this.cursorBlock.set(Number(cursor));
+    this.lagBlocks.set(Number(head > cursor ? head - cursor : 0n));
+  }
+}

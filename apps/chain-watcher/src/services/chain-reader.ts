@@ -1,0 +1,148 @@
+import {
+  createPublicClient,
+  http,
+  hexToBigInt,
+  hexToNumber,
+  RpcError,
+  RpcRequestError,
+  toEventSelector,
+  toHex,
+  type Address,
+  type Hash,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import type { WatcherMetrics } from '../metrics';
+
+export const TRANSFER_TOPIC = toEventSelector('Transfer(address,address,uint256)');
+
+/** One ERC-20 Transfer log, addresses lower-case. */
+export interface TransferLog {
+  txHash: Hash;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: Hash;
+  from: Address;
+  to: Address;
+  value: bigint;
+}
+
+export interface ChainTip {
+  head: bigint;
+  /** The chain's `finalized` block, when the RPC reports one. */
+  finalized: bigint | undefined;
+}
+
+/** A JSON-RPC call failed or timed out; `answered` tells whether the node replied with an error. */
+export class RpcCallError extends Error {
+  constructor(
+    readonly method: string,
+    readonly answered: boolean,
+    cause: unknown,
+  ) {
+    // The cause (viem's error, with the status or the timeout) is logged along with it.
+    super(`${method} failed`, { cause });
+    this.name = 'RpcCallError';
+  }
+}
+
+export interface ChainReaderOptions {
+  rpcUrl: string;
+  timeoutMs: number;
+  metrics: WatcherMetrics;
+}
+
+/**
+ * The few JSON-RPC calls the watcher makes, each failing fast (no transport retries: the watcher
+ * retries whole rounds with its own backoff) and counted when it fails. Calls made together go
+ * out as one JSON-RPC batch.
+ */
+export class ChainReader {
+  private readonly client: PublicClient;
+  private finalizedTagSupported = true;
+
+  constructor(private readonly options: ChainReaderOptions) {
+    this.client = createPublicClient({
+      transport: http(options.rpcUrl, { retryCount: 0, timeout: options.timeoutMs, batch: { batchSize: 100, wait: 0 } }),
+    });
+  }
+
+  async chainId(): Promise<number> {
+    return hexToNumber(await this.call('eth_chainId', () => this.client.request({ method: 'eth_chainId' })));
+  }
+
+  async tip(): Promise<ChainTip> {
+    const [head, finalized] = await Promise.all([
+      this.call('eth_blockNumber', () => this.client.request({ method: 'eth_blockNumber' })),
+      this.finalizedBlock(),
+    ]);
+    return { head: hexToBigInt(head), finalized };
+  }
+
+  /** Hash of the canonical block at `number`, or undefined when the chain is not that long. */
+  async blockHash(number: bigint): Promise<Hash | undefined> {
+    const block = await this.call('eth_getBlockByNumber', () =>
+      this.client.request({ method: 'eth_getBlockByNumber', params: [toHex(number), false] }),
+    );
+    return block?.hash ? (block.hash.toLowerCase() as Hash) : undefined;
+  }
+
+  async blockHashes(numbers: readonly bigint[]): Promise<Map<bigint, Hash | undefined>> {
+    const hashes = await Promise.all(numbers.map((number) => this.blockHash(number)));
+    return new Map(numbers.map((number, i) => [number, hashes[i]]));
+  }
+
+  /** Transfer logs of `token` in blocks `from`..`to` (inclusive), in chain order. */
+  async transferLogs(token: Address, from: bigint, to: bigint): Promise<TransferLog[]> {
+    const logs = await this.call('eth_getLogs', () =>
+      this.client.request({
+        method: 'eth_getLogs',
+        params: [{ address: token, fromBlock: toHex(from), toBlock: toHex(to), topics: [TRANSFER_TOPIC] }],
+      }),
+    );
+    const transfers: TransferLog[] = [];
+    for (const log of logs) {
+      // An ERC-20 Transfer has from and to indexed; anything else with this topic is not one.
+      if (log.removed || log.topics.length !== 3 || log.blockHash === null || log.transactionHash === null) continue;
+      if (log.blockNumber === null || log.logIndex === null || log.data.length !== 66) continue;
+      transfers.push({
+        txHash: log.transactionHash.toLowerCase() as Hash,
+        logIndex: hexToNumber(log.logIndex),
+        blockNumber: hexToBigInt(log.blockNumber),
+        blockHash: log.blockHash.toLowerCase() as Hash,
+        from: topicAddress(log.topics[1]),
+        to: topicAddress(log.topics[2]),
+        value: hexToBigInt(log.data),
+      });
+    }
+    return transfers;
+  }
+
+  private async finalizedBlock(): Promise<bigint | undefined> {
+    if (!this.finalizedTagSupported) return undefined;
+    try {
+      const block = await this.call('eth_getBlockByNumber', () =>
+        this.client.request({ method: 'eth_getBlockByNumber', params: ['finalized', false] }),
+      );
+      return block?.number ? hexToBigInt(block.number) : undefined;
+    } catch (error) {
+      // A node that answers "unknown block tag" has no finality gadget: rely on depth alone.
+      if (!(error instanceof RpcCallError) || !error.answered) throw error;
+      this.finalizedTagSupported = false;
+      return undefined;
+    }
+  }
+
+  private async call<T>(method: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      this.options.metrics.rpcErrors.inc({ method });
+      throw new RpcCallError(method, error instanceof RpcError || error instanceof RpcRequestError, error);
+    }
+  }
+}
+
+function topicAddress(topic: Hex | undefined): Address {
+  return `0x${(topic ?? '').slice(26).toLowerCase()}` as Address;
+}

@@ -1,0 +1,142 @@
+import type { Pool } from 'pg';
+import type { Address } from 'viem';
+import type { ChainCursor, ChainCursorKey, ChainCursorRepository, DepositRepository, NewDeposit } from '@gateway/db';
+import type { WatcherMetrics } from '../metrics';
+import { RpcCallError, type ChainReader, type TransferLog } from './chain-reader';
+import { inTransaction } from './transaction';
+
+export interface ScanResult {
+  /** Where the cursor stands now (the last block of the range). */
+  cursor: ChainCursor;
+  fromBlock: bigint;
+  toBlock: bigint;
+  /** Transfer logs of the token in the range. */
+  transfers: number;
+  /** Those into temporary wallets. */
+  matched: number;
+  /** Deposits inserted, or brought back to `seen`, by this range. */
+  written: number;
+  timingsMs: { chain: number; match: number; write: number };
+}
+
+/** The chain changed under a range while it was read; nothing was written. */
+export class ChainMovedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChainMovedError';
+  }
+}
+
+/** The stored cursor is no longer the one the range started from; nothing was written. */
+export class CursorMovedError extends Error {
+  constructor() {
+    super('the chain cursor was moved by someone else');
+    this.name = 'CursorMovedError';
+  }
+}
+
+export interface DepositScannerDeps {
+  pool: Pool;
+  chain: ChainReader;
+  deposits: DepositRepository;
+  cursors: ChainCursorRepository;
+  cursorKey: ChainCursorKey;
+  token: Address;
+  maxBlockRange: number;
+  metrics: WatcherMetrics;
+}
+
+/**
+ * Reads one block range after the cursor: the token's Transfer logs, matched against the
+ * temporary wallets with one query, written as deposits together with the cursor move, in one
+ * transaction. A range is all or nothing, so a failure anywhere loses no block.
+ */
+export class DepositScanner {
+  private readonly maxRange: bigint;
+  private range: bigint;
+
+  constructor(private readonly deps: DepositScannerDeps) {
+    this.maxRange = BigInt(deps.maxBlockRange);
+    this.range = this.maxRange;
+  }
+
+  async scanNext(cursor: ChainCursor, head: bigint): Promise<ScanResult> {
+    const stopTimer = this.deps.metrics.batchDuration.startTimer();
+    const started = performance.now();
+    const fromBlock = cursor.blockNumber + 1n;
+    const { toBlock, toHash, logs } = await this.readRange(cursor, fromBlock, head);
+    const chainDone = performance.now();
+
+    const transfers = logs.filter((log) => log.value > 0n && log.blockNumber >= fromBlock && log.blockNumber <= toBlock);
+    const wallets = await this.deps.deposits.matchTemporaryWallets([...new Set(transfers.map((log) => log.to))]);
+    const deposits: NewDeposit[] = [];
+    for (const log of transfers) {
+      const walletId = wallets.get(log.to);
+      if (walletId === undefined) continue;
+      deposits.push({
+        txHash: log.txHash,
+        logIndex: log.logIndex,
+        blockNumber: log.blockNumber,
+        blockHash: log.blockHash,
+        walletId,
+        fromAddress: log.from,
+        amount: log.value,
+      });
+    }
+    const matchDone = performance.now();
+
+    const next: ChainCursor = { blockNumber: toBlock, blockHash: toHash };
+    const written = await inTransaction(this.deps.pool, async (client) => {
+      const rows = await this.deps.deposits.recordSeen(client, deposits);
+      if (!(await this.deps.cursors.move(client, this.deps.cursorKey, cursor, next))) throw new CursorMovedError();
+      return rows.length;
+    });
+    const writeDone = performance.now();
+
+    this.deps.metrics.deposits.inc({ status: 'seen' }, written);
+    stopTimer();
+    return {
+      cursor: next,
+      fromBlock,
+      toBlock,
+      transfers: transfers.length,
+      matched: deposits.length,
+      written,
+      timingsMs: { chain: chainDone - started, match: matchDone - chainDone, write: writeDone - matchDone },
+    };
+  }
+
+  /**
+   * The logs of the next range, checked to belong to one chain: the block at the range's end
+   * has the same hash before and after eth_getLogs, and the cursor's block is still its
+   * ancestor. A node that refuses the range (too many logs, range too wide) gets half of it.
+   */
+  private async readRange(cursor: ChainCursor, fromBlock: bigint, head: bigint) {
+    const { chain, token } = this.deps;
+    for (;;) {
+      const toBlock = minBigint(head, cursor.blockNumber + this.range);
+      const toHash = await chain.blockHash(toBlock);
+      if (toHash === undefined) throw new ChainMovedError(`block ${toBlock} is gone`);
+      let logs: TransferLog[];
+      try {
+        logs = await chain.transferLogs(token, fromBlock, toBlock);
+      } catch (error) {
+        if (error instanceof RpcCallError && error.answered && this.range > 1n) {
+          this.range /= 2n;
+          continue;
+        }
+        throw error;
+      }
+      const [toHashAfter, cursorHashNow] = await Promise.all([chain.blockHash(toBlock), chain.blockHash(cursor.blockNumber)]);
+      if (toHashAfter !== toHash || cursorHashNow !== cursor.blockHash) {
+        throw new ChainMovedError(`blocks ${cursor.blockNumber}..${toBlock} changed while they were read`);
+      }
+      if (this.range < this.maxRange) this.range = minBigint(this.maxRange, this.range * 2n);
+      return { toBlock, toHash, logs };
+    }
+  }
+}
+
+function minBigint(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}

@@ -1,0 +1,69 @@
+import { backoffDelayMs, isFinalAt, reorgFloor } from '../src/chain-rules';
+import { loadChainWatcherConfig } from '../src/config';
+import { leaderLockKey } from '../src/services/leader-lock';
+
+describe('isFinalAt', () => {
+  it('is final at CONFIRMATIONS blocks deep, not one block earlier', () => {
+    expect(isFinalAt(100n, { head: 163n, finalized: undefined }, 64)).toBe(false);
+    expect(isFinalAt(100n, { head: 164n, finalized: undefined }, 64)).toBe(true);
+  });
+
+  it("is final as soon as the chain's finalized block reaches it, whatever the depth", () => {
+    expect(isFinalAt(100n, { head: 105n, finalized: 99n }, 64)).toBe(false);
+    expect(isFinalAt(100n, { head: 105n, finalized: 100n }, 64)).toBe(true);
+  });
+});
+
+describe('reorgFloor', () => {
+  it('goes back to the depth the finality rule trusts, or the finalized block if higher', () => {
+    expect(reorgFloor(200n, { head: 200n, finalized: undefined }, 64)).toBe(136n);
+    expect(reorgFloor(200n, { head: 200n, finalized: 180n }, 64)).toBe(180n);
+  });
+
+  it('always lands below the cursor and never below genesis', () => {
+    expect(reorgFloor(200n, { head: 200n, finalized: 200n }, 0)).toBe(199n);
+    expect(reorgFloor(5n, { head: 6n, finalized: undefined }, 64)).toBe(0n);
+  });
+});
+
+describe('backoffDelayMs', () => {
+  it('doubles per failure between half and all of the ceiling, capped', () => {
+    expect(backoffDelayMs(1, 500, 30_000, () => 0)).toBe(250);
+    expect(backoffDelayMs(1, 500, 30_000, () => 1)).toBe(500);
+    expect(backoffDelayMs(4, 500, 30_000, () => 1)).toBe(4_000);
+    expect(backoffDelayMs(50, 500, 30_000, () => 1)).toBe(30_000);
+  });
+});
+
+describe('leaderLockKey', () => {
+  it('is a signed 64-bit key, one per schema, chain and token (any case)', () => {
+    const scope = { schema: 'public', chainId: 137, token: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' };
+    const key = BigInt(leaderLockKey(scope));
+    expect(key).toBe(BigInt.asIntN(64, key));
+    expect(leaderLockKey({ ...scope, token: scope.token.toLowerCase() })).toBe(key.toString());
+    expect(leaderLockKey({ ...scope, chainId: 80002 })).not.toBe(key.toString());
+    expect(leaderLockKey({ ...scope, schema: 'other' })).not.toBe(key.toString());
+  });
+});
+
+describe('loadChainWatcherConfig', () => {
+  const env = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/gateway', CHAIN_RPC_URL: 'http://127.0.0.1:8545' };
+
+  it('defaults to Polygon PoS native USDC, port 3101, and the head as the start', () => {
+    const config = loadChainWatcherConfig(env);
+    expect(config.raw).toMatchObject({ CHAIN_ID: 137, METRICS_PORT: 3101, MAX_BLOCK_RANGE: 2000, POLL_INTERVAL_MS: 2000 });
+    expect(config.tokenAddress).toBe('0x3c499c542cef5e3811e1192ce70d8cc03d5c3359');
+    expect(config.startBlock).toBeUndefined();
+  });
+
+  it('turns START_BLOCK (the first block to scan) into the first cursor, the block before it', () => {
+    expect(loadChainWatcherConfig({ ...env, START_BLOCK: '65000000' }).startBlock).toBe(64_999_999n);
+    expect(loadChainWatcherConfig({ ...env, START_BLOCK: '0' }).startBlock).toBe(0n);
+  });
+
+  it('refuses a missing RPC URL and a malformed token address, naming them', () => {
+    expect(() => loadChainWatcherConfig({ DATABASE_URL: env.DATABASE_URL, USDC_TOKEN_ADDRESS: '0x123' })).toThrow(
+      /CHAIN_RPC_URL[\s\S]*USDC_TOKEN_ADDRESS|USDC_TOKEN_ADDRESS[\s\S]*CHAIN_RPC_URL/,
+    );
+  });
+});

@@ -1,0 +1,205 @@
+import type { FastifyInstance } from 'fastify';
+import type { Queue } from 'bullmq';
+import { ChainCursorRepository } from '@gateway/db';
+import { settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
+import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { startLocalChain, type LocalChain } from './support/local-chain';
+import { insertWallet, strangerAddress } from './support/wallets';
+import {
+  CONFIRMATIONS,
+  countDeposits,
+  depositsOf,
+  metricValue,
+  settlementQueue,
+  startWatcher,
+  uniqueRedisPrefix,
+  waitFor,
+  type WatcherTarget,
+} from './support/watcher-fixture';
+
+jest.setTimeout(60_000);
+
+let db: TestDatabase;
+let chain: LocalChain;
+let queue: Queue<SettlementJob>;
+let target: WatcherTarget;
+let app: FastifyInstance;
+let firstCursor: bigint;
+
+const cursorBlock = () => BigInt(app.chainWatcher.status().cursorBlock ?? -1);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until the watcher has read up to the head, then lets two more rounds (finality) run. */
+async function settle(): Promise<void> {
+  const head = await chain.head();
+  await waitFor(`cursor at ${head}`, async () => cursorBlock() >= head);
+  await sleep(300);
+}
+
+async function onlyDepositOf(walletId: string, status?: string) {
+  return waitFor(`a ${status ?? ''} deposit of wallet ${walletId}`, async () => {
+    const rows = await depositsOf(db.pool, walletId);
+    return rows.length === 1 && (status === undefined || rows[0]!.status === status) ? rows[0] : undefined;
+  });
+}
+
+beforeAll(async () => {
+  [db, chain] = await Promise.all([createTestDatabase('watcher_flow'), startLocalChain()]);
+  target = { db, rpcUrl: chain.anvil.rpcUrl, token: chain.token, redisPrefix: uniqueRedisPrefix() };
+  queue = settlementQueue(target.redisPrefix);
+  app = await startWatcher(target);
+  // With no START_BLOCK the first cursor is the head at the first round; transfers come after it.
+  firstCursor = await waitFor('the first cursor', async () => app.chainWatcher.status().cursorBlock !== null && cursorBlock());
+});
+
+afterAll(async () => {
+  await app?.close();
+  await queue?.obliterate({ force: true });
+  await queue?.close();
+  await chain?.stop();
+  await db?.drop();
+});
+
+describe('chain-watcher on a real chain', () => {
+  it('records a transfer into a temporary wallet as seen, with the exact amount, and ignores the rest', async () => {
+    const wallet = await insertWallet(db.pool);
+    await chain.sendUsdc(strangerAddress(), 5_000_000n);
+    await chain.sendUsdc(wallet.address, 0n);
+    const receipt = await chain.sendUsdc(wallet.address, 12_345_678n);
+
+    const deposit = await onlyDepositOf(wallet.id);
+    expect(deposit).toMatchObject({
+      txHash: receipt.transactionHash,
+      logIndex: receipt.logs[0]!.logIndex,
+      blockNumber: receipt.blockNumber.toString(),
+      blockHash: receipt.blockHash,
+      walletId: wallet.id,
+      fromAddress: chain.sender.toLowerCase(),
+      amount: '12345678',
+      status: 'seen',
+    });
+    await settle();
+    expect(await countDeposits(db.pool)).toBe(1);
+    expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'seen' })).toBe(1);
+  });
+
+  it('makes a deposit final at CONFIRMATIONS blocks deep, not before, and queues one settlement job', async () => {
+    const wallet = await insertWallet(db.pool);
+    await chain.sendUsdc(wallet.address, 2_000_000n);
+    const seen = await onlyDepositOf(wallet.id, 'seen');
+
+    await chain.mine(CONFIRMATIONS - 1);
+    await settle();
+    expect((await onlyDepositOf(wallet.id)).status).toBe('seen');
+    expect(await queue.getJob(settlementJobId(seen.id))).toBeUndefined();
+
+    await chain.mine(1);
+    const final = await onlyDepositOf(wallet.id, 'final');
+    expect(final.finalAt).toBeInstanceOf(Date);
+    const job = await waitFor('the settlement job', async () => queue.getJob(settlementJobId(final.id)));
+    expect(job.data).toEqual({ depositId: final.id });
+    expect(job.opts.attempts).toBe(settlementJobOptions.attempts);
+    expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'final' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('reading the same blocks again (cursor moved back) writes nothing twice and changes nothing', async () => {
+    const wallet = await insertWallet(db.pool);
+    await chain.sendUsdc(wallet.address, 1_000_000n);
+    await onlyDepositOf(wallet.id, 'seen');
+    await settle();
+    const snapshot = async () => (await db.pool.query('SELECT id, tx_hash, log_index, block_hash, status FROM deposits ORDER BY id')).rows;
+    const before = await snapshot();
+    const seenBefore = await metricValue(app, 'chain_watcher_deposits_total', { status: 'seen' });
+
+    const cursors = new ChainCursorRepository(db.pool);
+    const key = { chainId: 137, token: chain.token };
+    // Back to before the first transfer of this file: every deposit so far is read again.
+    const rewindTo = firstCursor;
+    await cursors.set(key, { blockNumber: rewindTo, blockHash: await chain.blockHash(rewindTo) });
+    const head = await chain.head();
+    await waitFor('the cursor back at the head', async () => (await cursors.get(key))!.blockNumber >= head);
+    await sleep(300);
+
+    expect(await snapshot()).toEqual(before);
+    expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'seen' })).toBe(seenBefore);
+  });
+
+  it('orphans an unfinal deposit whose block a reorg dropped, and never makes it final', async () => {
+    const wallet = await insertWallet(db.pool);
+    const snapshot = await chain.snapshot();
+    await chain.sendUsdc(wallet.address, 7_000_000n);
+    const seen = await onlyDepositOf(wallet.id, 'seen');
+
+    await chain.revert(snapshot);
+    await chain.mine(2);
+    await onlyDepositOf(wallet.id, 'orphaned');
+    expect(await metricValue(app, 'chain_watcher_reorgs_total')).toBeGreaterThanOrEqual(1);
+    expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' })).toBe(1);
+
+    await chain.mine(CONFIRMATIONS + 2);
+    await settle();
+    expect((await onlyDepositOf(wallet.id)).status).toBe('orphaned');
+    expect(await queue.getJob(settlementJobId(seen.id))).toBeUndefined();
+  });
+
+  it('brings an orphaned deposit back, same row, when its transaction is mined again in the new chain', async () => {
+    const wallet = await insertWallet(db.pool);
+    const snapshot = await chain.snapshot();
+    const raw = await chain.signUsdcTransfer(wallet.address, 3_000_000n);
+    const first = await chain.broadcast(raw);
+    const seen = await onlyDepositOf(wallet.id, 'seen');
+
+    await chain.revert(snapshot);
+    await chain.mine(2);
+    await onlyDepositOf(wallet.id, 'orphaned');
+    const again = await chain.broadcast(raw);
+    expect(again.transactionHash).toBe(first.transactionHash);
+    expect(again.logs[0]!.logIndex).toBe(first.logs[0]!.logIndex);
+    expect(again.blockNumber).not.toBe(first.blockNumber);
+
+    const revived = await onlyDepositOf(wallet.id, 'seen');
+    expect(revived).toMatchObject({ id: seen.id, blockNumber: again.blockNumber.toString(), blockHash: again.blockHash });
+    await chain.mine(CONFIRMATIONS);
+    expect((await onlyDepositOf(wallet.id, 'final')).id).toBe(seen.id);
+  });
+
+  it('a new instance resumes from the stored cursor: it finds what came while none ran, nothing twice', async () => {
+    await app.close();
+    const wallet = await insertWallet(db.pool);
+    await chain.sendUsdc(wallet.address, 1_500_000n);
+    await chain.mine(5);
+    await chain.sendUsdc(wallet.address, 2_500_000n);
+    const before = await countDeposits(db.pool);
+
+    app = await startWatcher(target);
+    await waitFor('both deposits', async () => (await depositsOf(db.pool, wallet.id)).length === 2);
+    await settle();
+    expect((await depositsOf(db.pool, wallet.id)).map((d) => d.amount)).toEqual(['1500000', '2500000']);
+    expect(await countDeposits(db.pool)).toBe(before + 2);
+  });
+
+  it("uses the chain's finalized block when it comes before CONFIRMATIONS (anvil: head - 64)", async () => {
+    await app.close();
+    app = await startWatcher(target, { CONFIRMATIONS: '1000' });
+    const wallet = await insertWallet(db.pool);
+    await chain.sendUsdc(wallet.address, 9_000_000n);
+    await onlyDepositOf(wallet.id, 'seen');
+
+    await chain.mine(63);
+    await settle();
+    expect((await onlyDepositOf(wallet.id)).status).toBe('seen');
+    await chain.mine(1);
+    await onlyDepositOf(wallet.id, 'final');
+  });
+
+  it('serves /healthz, /readyz (saying it leads) and /metrics', async () => {
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toMatchObject({ status: 'ok', watcher: { role: 'leader', chainId: 137 } });
+    expect(await metricValue(app, 'chain_watcher_leader')).toBe(1);
+    expect(await metricValue(app, 'chain_watcher_head_block')).toBe(Number(await chain.head()));
+    expect(await metricValue(app, 'chain_watcher_lag_blocks')).toBe(0);
+    expect(await metricValue(app, 'chain_watcher_scan_batch_duration_seconds_count')).toBeGreaterThan(0);
+  });
+});

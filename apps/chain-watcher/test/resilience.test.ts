@@ -1,0 +1,152 @@
+import type { FastifyInstance } from 'fastify';
+import { settlementJobId } from '@gateway/queue';
+import { createTestDatabase, findFreePort, type TestDatabase } from '@gateway/testkit';
+import { startLocalChain, type LocalChain } from './support/local-chain';
+import { startRpcProxy, type RpcProxy } from './support/rpc-proxy';
+import { startTcpForwarder } from './support/tcp-forwarder';
+import { insertWallet } from './support/wallets';
+import {
+  CONFIRMATIONS,
+  countDeposits,
+  depositsOf,
+  metricValue,
+  REDIS_URL,
+  settlementQueue,
+  startWatcher,
+  uniqueRedisPrefix,
+  waitFor,
+  type WatcherTarget,
+} from './support/watcher-fixture';
+
+jest.setTimeout(60_000);
+
+let db: TestDatabase;
+let chain: LocalChain;
+let proxy: RpcProxy;
+let direct: WatcherTarget;
+const running = new Set<FastifyInstance>();
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const role = (app: FastifyInstance) => app.chainWatcher.status().role;
+
+async function start(target: WatcherTarget, env: Record<string, string> = {}): Promise<FastifyInstance> {
+  const app = await startWatcher(target, env);
+  running.add(app);
+  return app;
+}
+
+async function stop(app: FastifyInstance): Promise<void> {
+  running.delete(app);
+  await app.close();
+}
+
+async function amountsOf(walletId: string): Promise<string[]> {
+  return (await depositsOf(db.pool, walletId)).map((deposit) => deposit.amount);
+}
+
+beforeAll(async () => {
+  [db, chain] = await Promise.all([createTestDatabase('watcher_resilience'), startLocalChain()]);
+  proxy = await startRpcProxy(chain.anvil.rpcUrl);
+  direct = { db, rpcUrl: chain.anvil.rpcUrl, token: chain.token, redisPrefix: uniqueRedisPrefix() };
+});
+
+afterAll(async () => {
+  await Promise.all([...running].map((app) => app.close()));
+  await proxy?.close();
+  await chain?.stop();
+  await db?.drop();
+});
+
+it('keeps retrying while the RPC fails or hangs, counts the errors, and loses no block', async () => {
+  const app = await start({ ...direct, rpcUrl: proxy.url }, { RPC_TIMEOUT_MS: '300' });
+  await waitFor('the first cursor', async () => app.chainWatcher.status().cursorBlock !== null);
+  const wallet = await insertWallet(db.pool);
+
+  proxy.setMode('fail');
+  await chain.sendUsdc(wallet.address, 1_000_000n);
+  await chain.mine(3);
+  await chain.sendUsdc(wallet.address, 2_000_000n);
+  await waitFor('RPC errors counted', async () => (await metricValue(app, 'chain_watcher_rpc_errors_total')) > 0);
+
+  proxy.setMode('hang');
+  await chain.sendUsdc(wallet.address, 3_000_000n);
+  const requestsBefore = proxy.requests;
+  await sleep(1_500);
+  expect(proxy.requests).toBeGreaterThan(requestsBefore);
+  expect(await amountsOf(wallet.id)).toEqual([]);
+
+  proxy.setMode('pass');
+  await waitFor('every deposit made during the outage', async () => (await amountsOf(wallet.id)).length === 3);
+  await chain.mine(CONFIRMATIONS);
+  await waitFor('all final', async () => (await depositsOf(db.pool, wallet.id)).every((d) => d.status === 'final'));
+  expect(await amountsOf(wallet.id)).toEqual(['1000000', '2000000', '3000000']);
+  expect(app.chainWatcher.status().cursorBlock).toBe((await chain.head()).toString());
+  await stop(app);
+});
+
+it('lets one watcher lead; a standby takes over when the leader session dies or the leader stops', async () => {
+  const first = await start(direct);
+  const second = await start(direct);
+  const leaders = () => [first, second].filter((app) => role(app) === 'leader');
+  await waitFor('a leader', async () => leaders().length === 1);
+  await sleep(600);
+  expect(leaders()).toHaveLength(1);
+  const leader = leaders()[0]!;
+  const standby = leader === first ? second : first;
+
+  const standbyReady = await standby.inject({ method: 'GET', url: '/readyz' });
+  expect(standbyReady.statusCode).toBe(200);
+  expect(standbyReady.json()).toMatchObject({ watcher: { role: 'standby', leaderSessionPid: null } });
+  expect(await metricValue(standby, 'chain_watcher_leader')).toBe(0);
+  expect(await metricValue(leader, 'chain_watcher_leader')).toBe(1);
+
+  // What PostgreSQL does when the leading process dies: its session ends and the lock frees.
+  const pid = leader.chainWatcher.status().leaderSessionPid;
+  expect(pid).toEqual(expect.any(Number));
+  await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+  await waitFor('the standby to take the lead', async () => role(standby) === 'leader');
+  await sleep(600);
+  expect(leaders()).toEqual([standby]);
+
+  const wallet = await insertWallet(db.pool);
+  await chain.sendUsdc(wallet.address, 4_000_000n);
+  await waitFor('the deposit under the new leader', async () => (await amountsOf(wallet.id)).length === 1);
+
+  await stop(standby);
+  await waitFor('the first leader to lead again', async () => role(leader) === 'leader');
+  await chain.sendUsdc(wallet.address, 5_000_000n);
+  await waitFor('the next deposit', async () => (await amountsOf(wallet.id)).length === 2);
+  await sleep(300);
+  expect(await amountsOf(wallet.id)).toEqual(['4000000', '5000000']);
+  expect(await countDeposits(db.pool)).toBe(5);
+  await stop(leader);
+});
+
+it('keeps following the chain while Redis is away, and adds the settlement jobs once it is back', async () => {
+  const redisPort = await findFreePort();
+  const app = await start(direct, { REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+  await waitFor('a cursor', async () => app.chainWatcher.status().cursorBlock !== null);
+  const wallet = await insertWallet(db.pool);
+  await chain.sendUsdc(wallet.address, 6_000_000n);
+  await chain.sendUsdc(wallet.address, 7_000_000n);
+  await chain.mine(CONFIRMATIONS);
+  await waitFor('both final', async () => (await depositsOf(db.pool, wallet.id)).filter((d) => d.status === 'final').length === 2);
+  // These two, and those earlier tests left unfinal that the blocks just mined made final.
+  await waitFor('the jobs pending', async () => (await metricValue(app, 'chain_watcher_settlement_jobs_pending')) >= 2);
+  expect(await countDeposits(db.pool)).toBeGreaterThanOrEqual(2);
+
+  const redis = await startTcpForwarder(redisPort, Number(new URL(REDIS_URL).port || 6379));
+  const queue = settlementQueue(direct.redisPrefix);
+  try {
+    for (const deposit of await depositsOf(db.pool, wallet.id)) {
+      const job = await waitFor(`the job of deposit ${deposit.id}`, async () => queue.getJob(settlementJobId(deposit.id)));
+      expect(job.data).toEqual({ depositId: deposit.id });
+    }
+    await waitFor('nothing pending', async () => (await metricValue(app, 'chain_watcher_settlement_jobs_pending')) === 0);
+    await stop(app);
+  } finally {
+    await queue.obliterate({ force: true });
+    await queue.close();
+    await redis.close();
+  }
+});

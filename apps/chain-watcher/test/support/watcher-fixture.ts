@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from 'pg';
+import { Queue } from 'bullmq';
+import { QUEUE_NAMES, type SettlementJob } from '@gateway/queue';
+import type { TestDatabase } from '@gateway/testkit';
+import { buildChainWatcherApp } from '../../src/app';
+import { loadChainWatcherConfig } from '../../src/config';
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const CONFIRMATIONS = 3;
+
+export interface WatcherTarget {
+  db: TestDatabase;
+  rpcUrl: string;
+  token: string;
+  redisPrefix: string;
+}
+
+/** A chain-watcher app wired like production but tuned for tests (fast polls, short timeouts), started. */
+export async function startWatcher(target: WatcherTarget, env: Record<string, string> = {}): Promise<FastifyInstance> {
+  const config = loadChainWatcherConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.WATCHER_TEST_LOG ?? 'silent',
+    DATABASE_URL: target.db.connectionString,
+    DATABASE_SCHEMA: target.db.schema,
+    REDIS_URL,
+    REDIS_PREFIX: target.redisPrefix,
+    CHAIN_RPC_URL: target.rpcUrl,
+    CHAIN_ID: '137',
+    USDC_TOKEN_ADDRESS: target.token,
+    CONFIRMATIONS: String(CONFIRMATIONS),
+    POLL_INTERVAL_MS: '100',
+    LEADER_RETRY_MS: '200',
+    RPC_TIMEOUT_MS: '2000',
+    RPC_BACKOFF_MAX_MS: '1000',
+    ...env,
+  });
+  const app = await buildChainWatcherApp({
+    config,
+    pool: target.db.pool,
+    logger: process.env.WATCHER_TEST_LOG ? { level: process.env.WATCHER_TEST_LOG } : false,
+  });
+  app.chainWatcher.start();
+  return app;
+}
+
+export function settlementQueue(redisPrefix: string): Queue<SettlementJob> {
+  const url = new URL(REDIS_URL);
+  return new Queue<SettlementJob>(QUEUE_NAMES.settlement, {
+    connection: { host: url.hostname, port: Number(url.port || 6379) },
+    prefix: redisPrefix,
+  });
+}
+
+export const uniqueRedisPrefix = (): string => `test-${randomUUID()}`;
+
+export interface DepositRow {
+  id: string;
+  txHash: string;
+  logIndex: number;
+  blockNumber: string;
+  blockHash: string;
+  walletId: string;
+  fromAddress: string;
+  amount: string;
+  status: string;
+  finalAt: Date | null;
+}
+
+export async function depositsOf(pool: Pool, walletId: string): Promise<DepositRow[]> {
+  const { rows } = await pool.query<DepositRow>(
+    `SELECT id::text AS id, tx_hash AS "txHash", log_index AS "logIndex", block_number::text AS "blockNumber",
+            block_hash AS "blockHash", wallet_id::text AS "walletId", from_address AS "fromAddress",
+            amount::text AS amount, status, final_at AS "finalAt"
+     FROM deposits WHERE wallet_id = $1 ORDER BY id`,
+    [walletId],
+  );
+  return rows;
+}
+
+export async function countDeposits(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM deposits');
+  return rows[0]!.n;
+}
+
+/** Polls `probe` until it returns a value other than undefined/false. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** One sample of a metric from the app's /metrics, found by name and (some of) its labels. */
+export async function metricValue(app: FastifyInstance, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  const line = text
+    .split('\n')
+    .find((l) => (l.startsWith(`${name} `) || l.startsWith(`${name}{`)) && wanted.every((label) => l.includes(label)));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : Number.NaN;
+}

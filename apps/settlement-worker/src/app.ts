@@ -1,0 +1,109 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Pool } from 'pg';
+import { createServer } from '@gateway/http';
+import { isDatabaseReachable, PayoutRepository, SettlementRepository } from '@gateway/db';
+import type { SettlementConfig } from './config';
+import { SettlementMetrics } from './metrics';
+import { CallbackQueueEnqueuer, openCallbackQueue, SettlementRuntime } from './settlement-runtime';
+import { crashAt, noCrashes } from './services/crash-points';
+import { PayoutLegDriver } from './services/payout-leg-driver';
+import { Relayer } from './services/relayer';
+import type { SettlementChain } from './services/settlement-chain';
+import { SettlementService } from './services/settlement-service';
+import { TemporaryWalletKeys } from './services/temporary-wallet-keys';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    settlement: SettlementRuntime;
+    settlementService: SettlementService;
+  }
+}
+
+export interface SettlementWorkerDeps {
+  config: SettlementConfig;
+  pool: Pool;
+  /** Connected at boot: the token's EIP-712 domain has been read from the chain. */
+  chain: SettlementChain;
+  logger?: FastifyServerOptions['logger'];
+}
+
+// One attempt of a job keeps going this long (backing off through RPC outages) before handing
+// the deposit back to the queue for a later retry.
+const MAX_ATTEMPT_MS = 15 * 60_000;
+
+/**
+ * The settlement worker: a BullMQ consumer of final deposits plus /healthz, /readyz and /metrics.
+ * It alone holds the seed of the temporary wallets and the relayer key. Call
+ * `app.settlement.start()` to begin taking jobs; closing the app stops them.
+ */
+export async function buildSettlementWorkerApp({ config, pool, chain, logger }: SettlementWorkerDeps): Promise<FastifyInstance> {
+  const { raw } = config;
+  let runtime: SettlementRuntime | undefined;
+  const app = await createServer({
+    serviceName: 'settlement-worker',
+    description: 'Forwards final USDC deposits to the payout wallets (less the fee) with EIP-3009 authorizations.',
+    logLevel: raw.LOG_LEVEL,
+    logger,
+    readiness: {
+      postgres: () => isDatabaseReachable(pool),
+      redis: async () => (runtime ? runtime.isRedisReachable() : false),
+      chain: async () => (await chain.blockNumber()) >= 0n,
+    },
+  });
+  const metrics = new SettlementMetrics(app.metrics);
+  const settlements = new SettlementRepository(pool);
+  const payouts = new PayoutRepository(pool);
+  const relayer = new Relayer(config.relayerKey, chain.chainId, raw.FEE_BUMP_PERCENT);
+  const log = app.log;
+  const legs = new PayoutLegDriver({
+    payouts,
+    chain,
+    relayer,
+    metrics,
+    log,
+    crash: config.crashAt ? crashAt(config.crashAt) : noCrashes,
+    settings: {
+      confirmations: raw.CONFIRMATIONS,
+      stuckTxTimeoutMs: raw.STUCK_TX_TIMEOUT_MS,
+      authorizationValiditySeconds: raw.AUTHORIZATION_VALIDITY_SECONDS,
+    },
+  });
+  const callbackQueue = openCallbackQueue(config.redis);
+  const service = new SettlementService({
+    settlements,
+    payouts,
+    legs,
+    keys: new TemporaryWalletKeys(config.mnemonic),
+    callbacks: new CallbackQueueEnqueuer(callbackQueue),
+    metrics,
+    log,
+    settings: {
+      platformFeeBps: raw.PLATFORM_FEE_BPS,
+      platformFeeAddress: config.platformFeeAddress,
+      dustThreshold: config.dustThreshold,
+      authorizationValiditySeconds: raw.AUTHORIZATION_VALIDITY_SECONDS,
+      pollIntervalMs: raw.POLL_INTERVAL_MS,
+      maxAttemptMs: MAX_ATTEMPT_MS,
+    },
+  });
+  runtime = new SettlementRuntime(
+    {
+      service,
+      metrics,
+      log,
+      settings: {
+        redis: config.redis,
+        concurrency: raw.WORKER_CONCURRENCY,
+        jobLockMs: raw.JOB_LOCK_MS,
+        reconcileIntervalMs: raw.RECONCILE_INTERVAL_MS,
+      },
+      reconciler: { settlements, chain, relayer },
+    },
+    callbackQueue,
+  );
+  app.decorate('settlement', runtime);
+  app.decorate('settlementService', service);
+  // preClose: jobs finish and workers stop before onClose hooks (main's pool.end) run.
+  app.addHook('preClose', () => runtime.close());
+  return app;
+}

@@ -1,0 +1,24 @@
+/**
+ * Test hook for the exactly-once guarantee: with SETTLEMENT_CRASH_AT set (refused in production),
+ * the process SIGKILLs itself the first time it reaches that point, with no chance to clean up,
+ * as a power cut or an OOM kill would. The next process must then finish the payout without
+ * paying twice.
+ *
+ *  before-sign       legs planned (deposit forwarding), nothing signed
+ *  before-broadcast  a relayer transaction recorded, not yet sent
+ *  after-broadcast   a relayer transaction sent, the send not yet noted
+ *  before-receipt    transactions sent, their outcome not yet looked at
+ */
+export const CRASH_POINTS = ['before-sign', 'before-broadcast', 'after-broadcast', 'before-receipt'] as const;
+
+export type CrashPoint = (typeof CRASH_POINTS)[number];
+
+export type CrashHook = (point: CrashPoint) => void;
+
+export const noCrashes: CrashHook = () => undefined;
+
+export function crashAt(target: CrashPoint): CrashHook {
+  return (point) => {
+    if (point === target) process.kill(process.pid, 'SIGKILL');
+  };
+}

@@ -1,0 +1,163 @@
+import {
+  createPublicClient,
+  defineChain,
+  getAddress,
+  http,
+  parseEventLogs,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  type Address,
+  type Hash,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+} from 'viem';
+import { readTokenDomain, usdcAbi, type TokenDomain } from '@gateway/chain';
+
+export interface SettlementChainOptions {
+  rpcUrl: string;
+  chainId: number;
+  token: Address;
+  pollingIntervalMs: number;
+}
+
+export interface FeeEstimate {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/** Where an authorization was used on chain: the transaction that paid the leg. */
+export interface AuthorizationUse {
+  txHash: Hash;
+  blockNumber: bigint;
+}
+
+
+/**
+ * Everything settlement asks the chain, in the shape it needs. The token's EIP-712 domain is read
+ * from the token at boot (name/version, checked against DOMAIN_SEPARATOR), never configured.
+ */
+export class SettlementChain {
+  private constructor(
+    readonly client: PublicClient,
+    readonly chainId: number,
+    readonly token: Address,
+    readonly domain: TokenDomain,
+  ) {}
+
+  /** Connects, checks the node serves the configured chain, and reads the token's domain. */
+  static async connect(options: SettlementChainOptions): Promise<SettlementChain> {
+    const chain = defineChain({
+      id: options.chainId,
+      name: `chain-${options.chainId}`,
+      nativeCurrency: { name: 'native', symbol: 'NATIVE', decimals: 18 },
+      rpcUrls: { default: { http: [options.rpcUrl] } },
+    });
+    // cacheTime 0: confirmations are counted from the block number, which must be fresh.
+    const client = createPublicClient({
+      chain,
+      // Retries are the settlement loop's job (it re-reads the chain every round), not the
+      // transport's; a retrying transport also keeps timers alive after the node stops.
+      transport: http(options.rpcUrl, { retryCount: 0, timeout: 10_000 }),
+      pollingInterval: options.pollingIntervalMs,
+      cacheTime: 0,
+    }) as PublicClient;
+    const served = await client.getChainId();
+    if (served !== options.chainId) {
+      throw new Error(`the RPC node serves chain ${served}, but CHAIN_ID is ${options.chainId}`);
+    }
+    const token = getAddress(options.token);
+    const domain = await readTokenDomain(client, token);
+    return new SettlementChain(client, options.chainId, token, domain);
+  }
+
+  isAuthorizationUsed(authorizer: Address, nonce: Hex): Promise<boolean> {
+    return this.client.readContract({
+      address: this.token,
+      abi: usdcAbi,
+      functionName: 'authorizationState',
+      args: [authorizer, nonce],
+    });
+  }
+
+  /** The receipt, or null while the transaction is not mined. */
+  async receiptOf(hash: Hash): Promise<TransactionReceipt | null> {
+    try {
+      return await this.client.getTransactionReceipt({ hash });
+    } catch (error) {
+      if (error instanceof TransactionReceiptNotFoundError) return null;
+      throw error;
+    }
+  }
+
+  /** True if the node knows the transaction (pending in its pool, or mined). */
+  async isKnown(hash: Hash): Promise<boolean> {
+    try {
+      await this.client.getTransaction({ hash });
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionNotFoundError) return false;
+      throw error;
+    }
+  }
+
+  /** True when the receipt is of a transaction that used this authorization (AuthorizationUsed log of our token). */
+  usedAuthorization(receipt: TransactionReceipt, authorizer: Address, nonce: Hex): boolean {
+    if (receipt.status !== 'success') return false;
+    const logs = parseEventLogs({ abi: usdcAbi, eventName: 'AuthorizationUsed', logs: receipt.logs, strict: true });
+    return logs.some(
+      (log) =>
+        getAddress(log.address) === this.token &&
+        getAddress(log.args.authorizer) === getAddress(authorizer) &&
+        log.args.nonce.toLowerCase() === nonce.toLowerCase(),
+    );
+  }
+
+  /**
+   * Finds the transaction that used an authorization from its AuthorizationUsed log: needed when
+   * someone relayed our signed authorization before our own transaction was mined.
+   */
+  async findAuthorizationUse(authorizer: Address, nonce: Hex, fromBlock: bigint): Promise<AuthorizationUse | null> {
+    const logs = await this.client.getContractEvents({
+      address: this.token,
+      abi: usdcAbi,
+      eventName: 'AuthorizationUsed',
+      args: { authorizer, nonce },
+      fromBlock,
+      toBlock: 'latest',
+      strict: true,
+    });
+    const log = logs.find((entry) => !entry.removed && entry.transactionHash && entry.blockNumber !== null);
+    return log?.transactionHash && log.blockNumber !== null ? { txHash: log.transactionHash, blockNumber: log.blockNumber } : null;
+  }
+
+  transactionCount(address: Address, blockTag: 'latest' | 'pending'): Promise<bigint> {
+    return this.client.getTransactionCount({ address, blockTag }).then(BigInt);
+  }
+
+  /** Timestamp of the latest block: the clock the token checks validBefore against. */
+  async latestTimestamp(): Promise<bigint> {
+    return (await this.client.getBlock({ blockTag: 'latest' })).timestamp;
+  }
+
+  blockNumber(): Promise<bigint> {
+    return this.client.getBlockNumber({ cacheTime: 0 });
+  }
+
+  async estimateFees(): Promise<FeeEstimate> {
+    const { maxFeePerGas, maxPriorityFeePerGas } = await this.client.estimateFeesPerGas();
+    return { maxFeePerGas, maxPriorityFeePerGas };
+  }
+
+  estimateGas(from: Address, data: Hex): Promise<bigint> {
+    return this.client.estimateGas({ account: from, to: this.token, data });
+  }
+
+  sendRawTransaction(rawTx: Hex): Promise<Hash> {
+    return this.client.sendRawTransaction({ serializedTransaction: rawTx });
+  }
+
+  nativeBalance(address: Address): Promise<bigint> {
+    return this.client.getBalance({ address });
+  }
+}

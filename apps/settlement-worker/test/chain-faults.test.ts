@@ -1,0 +1,208 @@
+import type { FastifyInstance } from 'fastify';
+import type { Hash } from 'viem';
+import { RpcProxy } from './rpc-proxy';
+import { SettlementFixture, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
+
+jest.setTimeout(180_000);
+
+let fixture: SettlementFixture;
+let app: FastifyInstance | undefined;
+
+beforeAll(async () => {
+  fixture = await SettlementFixture.start('faults');
+});
+
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+  await fixture.testClient().setAutomine(true);
+});
+
+afterAll(async () => {
+  await fixture?.close();
+});
+
+async function startApp(overrides: Record<string, string>): Promise<FastifyInstance> {
+  app = await fixture.buildApp(overrides);
+  app.settlement.start();
+  return app;
+}
+
+/** Balances, authorization uses and the callback row of a deposit paid exactly once (1% fee). */
+async function expectPaidOnce(wallet: TestWallet, deposit: TestDeposit): Promise<void> {
+  const fee = deposit.amount / 100n;
+  expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(deposit.amount - fee);
+  expect(await fixture.usdcBalance(wallet.address)).toBe(0n);
+  expect(await fixture.nativeBalance(wallet.address)).toBe(0n);
+  const uses = await fixture.authorizationUses(wallet.address);
+  const legs = await fixture.legsOf(deposit.id);
+  for (const leg of legs) expect(uses.get(leg.authorization_nonce)).toBe(1);
+  expect(uses.size).toBe(legs.length);
+  expect(await fixture.deliveryOf(deposit.id)).toHaveLength(1);
+}
+
+/** Both legs' first transactions recorded AND broadcast (recorded alone could still be unsent). */
+async function waitForBothSent(deposit: TestDeposit): Promise<void> {
+  await waitFor(
+    async () => {
+      const transactions = await fixture.transactionsOf(deposit.id);
+      return transactions.length === 2 && transactions.every((t) => t.status === 'sent');
+    },
+    20_000,
+    'both legs sent',
+  );
+}
+
+async function metric(name: string): Promise<string> {
+  const body = (await app!.inject({ method: 'GET', url: '/metrics' })).body;
+  return body.split('\n').filter((line) => line.startsWith(name)).join('\n');
+}
+
+describe('RPC failures', () => {
+  let proxy: RpcProxy;
+
+  beforeAll(async () => {
+    proxy = await RpcProxy.start(fixture.anvil.rpcUrl);
+  });
+
+  afterAll(async () => {
+    await proxy?.close();
+  });
+
+  it('a broadcast whose answer is lost, then the RPC down for a while: retries, finds the mined transaction, pays once', async () => {
+    await startApp({ CHAIN_RPC_URL: proxy.url });
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 12n * USDC);
+    proxy.mode = 'lose-next-send';
+    await fixture.enqueue(deposit.id);
+
+    // The merchant transfer reached the chain, but the worker only saw a 502, then nothing.
+    await waitFor(async () => proxy.lostSends === 1, 20_000, 'the lost broadcast');
+    await waitFor(async () => proxy.refused >= 3, 20_000, 'the worker to retry against the dead RPC');
+    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(11_880_000n);
+    expect(await fixture.depositStatus(deposit.id)).toBe('forwarding');
+    expect(await metric('settlement_chain_errors_total')).toMatch(/ [1-9]\d*$/);
+
+    proxy.mode = 'pass';
+    await fixture.waitForStatus(deposit.id, 'forwarded', 60_000);
+    await expectPaidOnce(wallet, deposit);
+    // The merchant leg's one recorded transaction is the one that paid: no second send under a new nonce.
+    const transactions = await fixture.transactionsOf(deposit.id);
+    expect(transactions.map((t) => [t.leg, t.reason, t.status])).toEqual([
+      ['merchant', 'initial', 'mined'],
+      ['platform', 'initial', 'mined'],
+    ]);
+  });
+});
+
+describe('confirmations', () => {
+  it('marks the deposit forwarded only once the payout is CONFIRMATIONS blocks deep', async () => {
+    await startApp({ CONFIRMATIONS: '3' });
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 2n * USDC);
+    await fixture.enqueue(deposit.id);
+    await waitForBothSent(deposit);
+    // Mined (anvil mines each transaction at once), but nothing on top yet.
+    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(1_980_000n);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await fixture.depositStatus(deposit.id)).toBe('forwarding');
+    expect(await fixture.deliveryOf(deposit.id)).toEqual([]);
+
+    await fixture.testClient().mine({ blocks: 3 });
+    await fixture.waitForStatus(deposit.id, 'forwarded', 20_000);
+    await expectPaidOnce(wallet, deposit);
+  });
+});
+
+describe('transactions that do not get mined', () => {
+  it('replaces a stuck transaction with the same relayer nonce and a higher fee, the one at the head of the relayer queue first', async () => {
+    await startApp({ STUCK_TX_TIMEOUT_MS: '1000' });
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 8n * USDC);
+    await fixture.testClient().setAutomine(false);
+    await fixture.enqueue(deposit.id);
+
+    const bumped = async (leg: string) =>
+      (await fixture.transactionsOf(deposit.id)).some((t) => t.leg === leg && t.reason === 'fee-bump' && t.status === 'sent');
+    await waitFor(() => bumped('merchant'), 20_000, 'the merchant leg to be replaced');
+    // The platform leg's transaction waits behind the merchant's (next relayer nonce): raising
+    // its fee could not get it mined sooner, so it is left alone.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await bumped('platform')).toBe(false);
+
+    await fixture.testClient().setAutomine(true);
+    await fixture.testClient().mine({ blocks: 1 });
+    await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
+
+    await expectPaidOnce(wallet, deposit);
+    const transactions = await fixture.transactionsOf(deposit.id);
+    const merchant = transactions.filter((t) => t.leg === 'merchant');
+    // Every transaction of the leg shares one relayer nonce; exactly one of them was mined, a replacement.
+    expect(new Set(merchant.map((t) => t.relayer_nonce)).size).toBe(1);
+    expect(merchant[0]).toMatchObject({ reason: 'initial', status: 'replaced' });
+    expect(merchant.filter((t) => t.status === 'mined')).toEqual([expect.objectContaining({ reason: 'fee-bump' })]);
+    const { rows } = await fixture.db.pool.query<{ tx_hash: string }>(
+      `SELECT tx_hash FROM payouts WHERE deposit_id = $1 AND leg = 'merchant'`,
+      [deposit.id],
+    );
+    expect(merchant.find((t) => t.status === 'mined')?.tx_hash).toBe(rows[0]!.tx_hash);
+  });
+
+  it('sends a dropped transaction again, byte for byte', async () => {
+    await startApp({ STUCK_TX_TIMEOUT_MS: '600000' });
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 6n * USDC);
+    const client = fixture.testClient();
+    await client.setAutomine(false);
+    await fixture.enqueue(deposit.id);
+
+    await waitForBothSent(deposit);
+    const [merchant] = await fixture.transactionsOf(deposit.id);
+    const hash = merchant!.tx_hash as Hash;
+    await client.dropTransaction({ hash });
+    await waitFor(
+      async () => fixture.rpc.getTransaction({ hash }).then(() => true, () => false),
+      20_000,
+      'the dropped transaction to be back in the pool',
+    );
+    expect(await metric('settlement_relayer_transactions_total{kind="rebroadcast"')).toMatch(/ [1-9]\d*$/);
+
+    await client.setAutomine(true);
+    await client.mine({ blocks: 1 });
+    await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
+    await expectPaidOnce(wallet, deposit);
+    expect((await fixture.transactionsOf(deposit.id)).map((t) => [t.leg, t.reason, t.status])).toEqual([
+      ['merchant', 'initial', 'mined'],
+      ['platform', 'initial', 'mined'],
+    ]);
+  });
+
+  it('after a transaction reverts (authorization expired), renews the signature with the same nonce and sends under a new relayer nonce', async () => {
+    await startApp({ STUCK_TX_TIMEOUT_MS: '600000', AUTHORIZATION_VALIDITY_SECONDS: '600' });
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 4n * USDC);
+    const client = fixture.testClient();
+    await client.setAutomine(false);
+    await fixture.enqueue(deposit.id);
+    await waitForBothSent(deposit);
+    const noncesBefore = (await fixture.legsOf(deposit.id)).map((leg) => leg.authorization_nonce);
+
+    // Mine them an hour later: both authorizations have expired, both transactions revert.
+    const { timestamp } = await fixture.rpc.getBlock();
+    await client.setNextBlockTimestamp({ timestamp: timestamp + 3_600n });
+    await client.mine({ blocks: 1 });
+    await client.setAutomine(true);
+    await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
+
+    await expectPaidOnce(wallet, deposit);
+    expect((await fixture.legsOf(deposit.id)).map((leg) => leg.authorization_nonce)).toEqual(noncesBefore);
+    const transactions = await fixture.transactionsOf(deposit.id);
+    expect(transactions.map((t) => [t.leg, t.reason, t.status])).toEqual([
+      ['merchant', 'initial', 'reverted'],
+      ['platform', 'initial', 'reverted'],
+      ['merchant', 'new-nonce', 'mined'],
+      ['platform', 'new-nonce', 'mined'],
+    ]);
+    expect(new Set(transactions.map((t) => t.relayer_nonce)).size).toBe(4);
+  });
+});

@@ -1,0 +1,101 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError } from '@gateway/config';
+import { anvilAccounts, TEST_MNEMONIC } from '@gateway/testkit';
+import { english, generateMnemonic, generatePrivateKey } from 'viem/accounts';
+import { loadSettlementConfig } from '../src/config';
+
+const realMnemonic = generateMnemonic(english);
+const realKey = generatePrivateKey();
+
+function env(overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/gateway',
+    CHAIN_RPC_URL: 'https://polygon-rpc.example',
+    SETTLEMENT_MNEMONIC: realMnemonic,
+    RELAYER_PRIVATE_KEY: realKey,
+    PLATFORM_FEE_ADDRESS: '0x52908400098527886E0F7030069857D2E4169EE7',
+    ...overrides,
+  };
+}
+
+function problemsOf(input: NodeJS.ProcessEnv): string[] {
+  try {
+    loadSettlementConfig(input);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('settlement worker configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadSettlementConfig(env());
+    expect(config.raw).toMatchObject({
+      PLATFORM_FEE_BPS: 100,
+      METRICS_PORT: 3102,
+      CHAIN_ID: 137,
+      WORKER_CONCURRENCY: 4,
+      FEE_BUMP_PERCENT: 25,
+    });
+    expect(config.dustThreshold).toBe(10_000n);
+    expect(config.tokenAddress).toBe('0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359');
+    expect(config.crashAt).toBeUndefined();
+  });
+
+  it('requires the seed, the relayer key and the fee address', () => {
+    const problems = problemsOf(env({ SETTLEMENT_MNEMONIC: undefined, RELAYER_PRIVATE_KEY: undefined, PLATFORM_FEE_ADDRESS: undefined }));
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PLATFORM_FEE_ADDRESS', 'RELAYER_PRIVATE_KEY', 'SETTLEMENT_MNEMONIC']);
+  });
+
+  it('in production, refuses the public test mnemonic, public test keys and the crash hook, without echoing secrets', () => {
+    const problems = problemsOf(
+      env({ SETTLEMENT_MNEMONIC: TEST_MNEMONIC, RELAYER_PRIVATE_KEY: anvilAccounts[1].privateKey, SETTLEMENT_CRASH_AT: 'before-sign' }),
+    );
+    expect(problems).toEqual([
+      expect.stringMatching(/^SETTLEMENT_MNEMONIC: is the public test mnemonic/),
+      expect.stringMatching(/^RELAYER_PRIVATE_KEY: is a public test account key/),
+      expect.stringMatching(/^SETTLEMENT_CRASH_AT: is a test hook/),
+    ]);
+    const text = problems.join('\n');
+    expect(text).not.toContain('junk');
+    expect(text).not.toContain(anvilAccounts[1].privateKey.slice(2, 20));
+  });
+
+  it('accepts the test mnemonic outside production', () => {
+    expect(loadSettlementConfig(env({ NODE_ENV: 'development', SETTLEMENT_MNEMONIC: TEST_MNEMONIC })).mnemonic).toBe(TEST_MNEMONIC);
+  });
+
+  it('refuses a mnemonic with a wrong checksum, and never prints it', () => {
+    const words = realMnemonic.split(' ');
+    const broken = [...words.slice(0, -1), words.at(-1) === 'abandon' ? 'zoo' : 'abandon'].join(' ');
+    const problems = problemsOf(env({ SETTLEMENT_MNEMONIC: broken }));
+    expect(problems).toEqual([expect.stringMatching(/^SETTLEMENT_MNEMONIC: is not a valid BIP-39/)]);
+    expect(problems.join()).not.toContain(words[0]);
+  });
+
+  it('reads secrets from *_FILE', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'settlement-config-'));
+    writeFileSync(path.join(dir, 'seed'), `${realMnemonic}\n`);
+    writeFileSync(path.join(dir, 'relayer'), realKey);
+    const config = loadSettlementConfig(
+      env({ SETTLEMENT_MNEMONIC: undefined, RELAYER_PRIVATE_KEY: undefined, SETTLEMENT_MNEMONIC_FILE: path.join(dir, 'seed'), RELAYER_PRIVATE_KEY_FILE: path.join(dir, 'relayer') }),
+    );
+    expect(config.mnemonic).toBe(realMnemonic);
+    expect(config.relayerKey).toBe(realKey);
+  });
+
+  it.each([
+    [{ DATABASE_POOL_SIZE: '4', WORKER_CONCURRENCY: '4' }, /^DATABASE_POOL_SIZE: must be larger/],
+    [{ CHAIN_RPC_URL: 'wss://polygon.example' }, /^CHAIN_RPC_URL: settlement needs an http/],
+    [{ PLATFORM_FEE_ADDRESS: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' }, /^PLATFORM_FEE_ADDRESS: must be a wallet/],
+    [{ PLATFORM_FEE_BPS: '10001' }, /^PLATFORM_FEE_BPS/],
+    [{ DUST_THRESHOLD: '0.01' }, /^DUST_THRESHOLD/],
+    [{ FEE_BUMP_PERCENT: '5' }, /^FEE_BUMP_PERCENT/],
+  ])('refuses %p', (overrides, message) => {
+    expect(problemsOf(env(overrides))).toEqual([expect.stringMatching(message)]);
+  });
+});

@@ -1,0 +1,299 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import type { Pool } from 'pg';
+import {
+  createPublicClient,
+  createTestClient,
+  getAddress,
+  http,
+  parseEventLogs,
+  type Address,
+  type Hash,
+  type PublicClient,
+} from 'viem';
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { defineLocalChain, deployTestUsdc, mintTestUsdc, usdcAbi } from '@gateway/chain';
+import { callbackJobId, QUEUE_NAMES, redisConnection, settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
+import { anvilAccounts, createTestDatabase, startAnvil, TEST_MNEMONIC, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
+import type { FastifyInstance } from 'fastify';
+import { loadSettlementConfig, type SettlementConfig } from '../src/config';
+import { buildSettlementWorkerApp } from '../src/app';
+import { SettlementChain } from '../src/services/settlement-chain';
+
+export const USDC = 1_000_000n;
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const deployer = anvilAccounts[0];
+export const relayerAccount = anvilAccounts[1];
+// Temporary wallets start at this HD index: the first ten children of the test mnemonic are the
+// accounts anvil funds with ether, and a temporary wallet must never hold any.
+const FIRST_TEMPORARY_INDEX = 100;
+
+export interface WalletOptions {
+  affiliate?: { address: Address; bps: number };
+}
+
+export interface TestWallet {
+  id: string;
+  hdIndex: number;
+  address: Address;
+  payoutAddress: Address;
+}
+
+export interface TestDeposit {
+  id: string;
+  txHash: Hash;
+  amount: bigint;
+}
+
+/** anvil + TestUSDC + a fresh schema + a Redis prefix of its own, and helpers to make deposits and read balances. */
+export class SettlementFixture {
+  readonly prefix = `test-${randomUUID()}`;
+  readonly platformFeeAddress = freshAddress();
+  readonly rpc: PublicClient;
+  private nextHdIndex = FIRST_TEMPORARY_INDEX;
+  private settlementQueueInstance: Queue<SettlementJob> | undefined;
+  private callbackQueueInstance: Queue | undefined;
+
+  private constructor(
+    readonly anvil: RunningAnvil,
+    readonly db: TestDatabase,
+    readonly token: Address,
+  ) {
+    this.rpc = createPublicClient({
+      chain: defineLocalChain(anvil),
+      transport: http(anvil.rpcUrl, { retryCount: 0 }),
+      pollingInterval: 50,
+      cacheTime: 0,
+    }) as PublicClient;
+  }
+
+  static async start(label: string, anvilOptions: Parameters<typeof startAnvil>[0] = {}): Promise<SettlementFixture> {
+    const [anvil, db] = await Promise.all([startAnvil(anvilOptions), createTestDatabase(label)]);
+    const token = await deployTestUsdc({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, deployerKey: deployer.privateKey });
+    return new SettlementFixture(anvil, db, token);
+  }
+
+  /** Settlement settings for this fixture; `overrides` win (e.g. another RPC URL). */
+  env(overrides: Record<string, string> = {}): Record<string, string> {
+    return {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: this.db.connectionString,
+      DATABASE_SCHEMA: this.db.schema,
+      DATABASE_POOL_SIZE: '6',
+      REDIS_URL,
+      REDIS_PREFIX: this.prefix,
+      CHAIN_RPC_URL: this.anvil.rpcUrl,
+      CHAIN_ID: String(this.anvil.chainId),
+      USDC_TOKEN_ADDRESS: this.token,
+      CONFIRMATIONS: '0',
+      SETTLEMENT_MNEMONIC: TEST_MNEMONIC,
+      RELAYER_PRIVATE_KEY: relayerAccount.privateKey,
+      PLATFORM_FEE_ADDRESS: this.platformFeeAddress,
+      PLATFORM_FEE_BPS: '100',
+      DUST_THRESHOLD: '10000',
+      WORKER_CONCURRENCY: '2',
+      POLL_INTERVAL_MS: '100',
+      RECONCILE_INTERVAL_MS: '60000',
+      JOB_LOCK_MS: '2000',
+      METRICS_PORT: '0',
+      METRICS_HOST: '127.0.0.1',
+      ...overrides,
+    };
+  }
+
+  config(overrides: Record<string, string> = {}): SettlementConfig {
+    return loadSettlementConfig(this.env(overrides));
+  }
+
+  /** A settlement app in this process (not started); `pool` defaults to the fixture's. */
+  async buildApp(overrides: Record<string, string> = {}, pool: Pool = this.db.pool): Promise<FastifyInstance> {
+    const config = this.config(overrides);
+    const chain = await SettlementChain.connect({
+      rpcUrl: config.raw.CHAIN_RPC_URL,
+      chainId: config.raw.CHAIN_ID,
+      token: config.tokenAddress,
+      pollingIntervalMs: config.raw.POLL_INTERVAL_MS,
+    });
+    return buildSettlementWorkerApp({ config, pool, chain, logger: false });
+  }
+
+  async createWallet(options: WalletOptions = {}): Promise<TestWallet> {
+    const hdIndex = this.nextHdIndex++;
+    const address = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: hdIndex }).address;
+    const payoutAddress = freshAddress();
+    const { rows } = await this.db.pool.query<{ id: string }>(
+      `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
+                            affiliate_address, affiliate_fee_bps)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id::text AS id`,
+      [
+        hdIndex,
+        address.toLowerCase(),
+        `sealed-${randomUUID()}`,
+        payoutAddress.toLowerCase(),
+        `https://shop.example/ipn?order=${hdIndex}`,
+        randomBytes(32),
+        randomBytes(24).toString('hex'),
+        options.affiliate?.address.toLowerCase() ?? null,
+        options.affiliate?.bps ?? null,
+      ],
+    );
+    return { id: rows[0]!.id, hdIndex, address, payoutAddress };
+  }
+
+  /** Mints USDC into the temporary wallet and records the deposit as the chain watcher would, already final. */
+  async deposit(wallet: TestWallet, amount: bigint): Promise<TestDeposit> {
+    const txHash = await mintTestUsdc({
+      rpcUrl: this.anvil.rpcUrl,
+      chainId: this.anvil.chainId,
+      token: this.token,
+      ownerKey: deployer.privateKey,
+      to: wallet.address,
+      amount,
+    });
+    const receipt = await this.rpc.getTransactionReceipt({ hash: txHash });
+    const [transfer] = parseEventLogs({ abi: usdcAbi, eventName: 'Transfer', logs: receipt.logs });
+    const { rows } = await this.db.pool.query<{ id: string }>(
+      `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, final_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'final', now()) RETURNING id::text AS id`,
+      [
+        this.anvil.chainId,
+        txHash,
+        transfer!.logIndex,
+        receipt.blockNumber.toString(),
+        receipt.blockHash,
+        wallet.id,
+        transfer!.args.from.toLowerCase(),
+        amount.toString(),
+      ],
+    );
+    return { id: rows[0]!.id, txHash, amount };
+  }
+
+  /** Producer view of the settlement queue (one per fixture). */
+  get settlementQueue(): Queue<SettlementJob> {
+    this.settlementQueueInstance ??= new Queue<SettlementJob>(QUEUE_NAMES.settlement, {
+      connection: redisConnection({ url: REDIS_URL, prefix: this.prefix }, 'producer'),
+      prefix: this.prefix,
+    });
+    return this.settlementQueueInstance;
+  }
+
+  get callbackQueue(): Queue {
+    this.callbackQueueInstance ??= new Queue(QUEUE_NAMES.callbacks, {
+      connection: redisConnection({ url: REDIS_URL, prefix: this.prefix }, 'producer'),
+      prefix: this.prefix,
+    });
+    return this.callbackQueueInstance;
+  }
+
+  async enqueue(depositId: string): Promise<void> {
+    await this.settlementQueue.add('settle-deposit', { depositId }, { ...settlementJobOptions, jobId: settlementJobId(depositId) });
+  }
+
+  async hasCallbackJob(deliveryId: string): Promise<boolean> {
+    return (await this.callbackQueue.getJob(callbackJobId(deliveryId))) !== undefined;
+  }
+
+  async depositStatus(depositId: string): Promise<string> {
+    const { rows } = await this.db.pool.query<{ status: string }>('SELECT status FROM deposits WHERE id = $1', [depositId]);
+    return rows[0]!.status;
+  }
+
+  async waitForStatus(depositId: string, status: string, timeoutMs = 30_000): Promise<void> {
+    await waitFor(async () => (await this.depositStatus(depositId)) === status, timeoutMs, `deposit ${depositId} to become ${status}`);
+  }
+
+  usdcBalance(owner: Address): Promise<bigint> {
+    return this.rpc.readContract({ address: this.token, abi: usdcAbi, functionName: 'balanceOf', args: [owner] });
+  }
+
+  nativeBalance(owner: Address): Promise<bigint> {
+    return this.rpc.getBalance({ address: owner });
+  }
+
+  /** How many times each authorization nonce of this wallet was used on chain (AuthorizationUsed logs). */
+  async authorizationUses(authorizer: Address): Promise<Map<string, number>> {
+    const logs = await this.rpc.getContractEvents({
+      address: this.token,
+      abi: usdcAbi,
+      eventName: 'AuthorizationUsed',
+      args: { authorizer },
+      fromBlock: 0n,
+      strict: true,
+    });
+    const uses = new Map<string, number>();
+    for (const log of logs) uses.set(log.args.nonce.toLowerCase(), (uses.get(log.args.nonce.toLowerCase()) ?? 0) + 1);
+    return uses;
+  }
+
+  async legsOf(depositId: string) {
+    const { rows } = await this.db.pool.query<{
+      leg: string;
+      to_address: string;
+      amount: string;
+      authorization_nonce: string;
+      status: string;
+      tx_hash: string | null;
+    }>('SELECT id::text, leg, to_address, amount::text, authorization_nonce, status, tx_hash FROM payouts WHERE deposit_id = $1 ORDER BY payouts.id', [
+      depositId,
+    ]);
+    return rows;
+  }
+
+  async transactionsOf(depositId: string) {
+    const { rows } = await this.db.pool.query<{ leg: string; relayer_nonce: string; tx_hash: string; reason: string; status: string }>(
+      `SELECT t.id::text AS id, p.leg, t.relayer_nonce::text, t.tx_hash, t.reason, t.status
+       FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id WHERE p.deposit_id = $1 ORDER BY t.id`,
+      [depositId],
+    );
+    return rows;
+  }
+
+  async deliveryOf(depositId: string) {
+    const { rows } = await this.db.pool.query<{
+      id: string;
+      wallet_id: string;
+      value_coin: string;
+      value_forwarded_coin: string;
+      fee_coin: string;
+      txid_in: string;
+      txid_out: string;
+      status: string;
+    }>(
+      `SELECT id::text, wallet_id::text, value_coin::text, value_forwarded_coin::text, fee_coin::text, txid_in, txid_out, status
+       FROM callback_deliveries WHERE deposit_id = $1`,
+      [depositId],
+    );
+    return rows;
+  }
+
+  /** anvil's test methods: mining control, dropping transactions. */
+  testClient() {
+    return createTestClient({ mode: 'anvil', chain: defineLocalChain(this.anvil), transport: http(this.anvil.rpcUrl, { retryCount: 0 }) });
+  }
+
+  async close(): Promise<void> {
+    // The workers under test wrote to both queues; leave nothing behind in the shared Redis.
+    for (const queue of [this.settlementQueue, this.callbackQueue]) {
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+    }
+    await this.anvil.stop();
+    await this.db.drop();
+  }
+}
+
+export function freshAddress(): Address {
+  return getAddress(privateKeyToAccount(generatePrivateKey()).address);
+}
+
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

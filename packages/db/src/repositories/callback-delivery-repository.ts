@@ -1,0 +1,231 @@
+import type { Pool } from 'pg';
+
+export type CallbackDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** A delivery the caller now holds for one attempt, with what the callback is built from. */
+export interface ClaimedCallbackDelivery {
+  id: string;
+  /** Number of this attempt (1 for the first ever); unique per delivery, also across resends. */
+  attemptNo: number;
+  /** Attempts of the current retry round before this one (0 on the first attempt and after a resend). */
+  failedInRound: number;
+  /** When the attempt was due (next_attempt_at before the claim). */
+  dueAt: Date;
+  callbackUrl: string;
+  /** The temporary receiving address, lower-case hex as stored. */
+  temporaryAddress: string;
+  ipnToken: string;
+  /** USDC base units. */
+  valueCoin: bigint;
+  valueForwardedCoin: bigint;
+  feeCoin: bigint;
+  txidIn: string;
+  txidOut: string;
+}
+
+export interface CallbackDeliveryState {
+  id: string;
+  status: CallbackDeliveryStatus;
+  nextAttemptAt: Date;
+}
+
+export type CallbackAttemptOutcome =
+  | { kind: 'delivered' }
+  | { kind: 'retry'; nextAttemptAt: Date }
+  | { kind: 'failed' };
+
+export interface CallbackAttemptRecord {
+  deliveryId: string;
+  attemptNo: number;
+  startedAt: Date;
+  durationMs: number;
+  statusCode?: number;
+  errorCode?: string;
+  error?: string;
+  /** The first 1 KiB of the merchant's answer. */
+  responseExcerpt: string;
+  outcome: CallbackAttemptOutcome;
+}
+
+export interface OverdueCallbackDelivery {
+  id: string;
+  /** next_attempt_at as PostgreSQL prints it, to the microsecond: the paging key (a Date keeps ms only). */
+  position: string;
+}
+
+export type ResendResult =
+  | { result: 'resent'; nextAttemptAt: Date }
+  | { result: 'not_found' }
+  | { result: 'not_failed'; status: CallbackDeliveryStatus };
+
+/**
+ * The callback-worker's view of callback_deliveries. PostgreSQL is the source of truth and the
+ * only lock: an attempt starts by claiming the row (due, pending) and pushing next_attempt_at out
+ * by a lease, so no other worker starts the same attempt while it runs; a worker that dies
+ * mid-attempt leaves a row that is simply due again when the lease ends.
+ * The batch methods take many rows in one statement: the worker funnels concurrent jobs into them.
+ */
+export class CallbackDeliveryRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * Claims those of `ids` that are pending and due: attempt_count + 1, next_attempt_at = now +
+   * lease. Rows another transaction holds are skipped (SKIP LOCKED), never waited for.
+   */
+  async claimDue(ids: readonly string[], leaseMs: number): Promise<ClaimedCallbackDelivery[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.pool.query<ClaimedRow>({
+      name: 'callback-claim-due',
+      // One primary-key probe per id (LATERAL): a plain "id = ANY(...) AND next_attempt_at <= now()"
+      // lets the planner walk the whole due index, i.e. the whole backlog, on every claim.
+      text: `WITH due AS (
+               SELECT c.id, c.next_attempt_at FROM unnest($1::uuid[]) AS wanted(id)
+               CROSS JOIN LATERAL (
+                 SELECT id, next_attempt_at FROM callback_deliveries
+                 WHERE id = wanted.id AND status = 'pending' AND next_attempt_at <= now()
+                 FOR UPDATE SKIP LOCKED) c)
+             UPDATE callback_deliveries d
+             SET attempt_count = d.attempt_count + 1, next_attempt_at = now() + $2 * interval '1 millisecond'
+             FROM due, wallets w
+             WHERE d.id = due.id AND w.id = d.wallet_id
+             RETURNING d.id::text AS "id", d.attempt_count AS "attemptNo",
+               d.attempt_count - 1 - d.round_start_attempts AS "failedInRound", due.next_attempt_at AS "dueAt",
+               w.callback_url AS "callbackUrl", w.polygon_address AS "temporaryAddress", w.ipn_token AS "ipnToken",
+               d.value_coin::text AS "valueCoin", d.value_forwarded_coin::text AS "valueForwardedCoin",
+               d.fee_coin::text AS "feeCoin", d.txid_in AS "txidIn", d.txid_out AS "txidOut"`,
+      values: [ids, leaseMs],
+    });
+    return rows.map((row) => ({
+      ...row,
+      valueCoin: BigInt(row.valueCoin),
+      valueForwardedCoin: BigInt(row.valueForwardedCoin),
+      feeCoin: BigInt(row.feeCoin),
+    }));
+  }
+
+  async findStates(ids: readonly string[]): Promise<CallbackDeliveryState[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.pool.query<CallbackDeliveryState>({
+      name: 'callback-states',
+      text: `SELECT id::text AS "id", status, next_attempt_at AS "nextAttemptAt"
+             FROM callback_deliveries WHERE id = ANY($1::uuid[])`,
+      values: [ids],
+    });
+    return rows;
+  }
+
+  /**
+   * Gives a claimed attempt back unsent (the worker defers it): the attempt number is returned and
+   * the row is due again at `nextAttemptAt`. False when the claim was no longer this attempt's.
+   */
+  async releaseClaim(id: string, attemptNo: number, nextAttemptAt: Date): Promise<boolean> {
+    const { rowCount } = await this.pool.query({
+      name: 'callback-release-claim',
+      text: `UPDATE callback_deliveries SET attempt_count = attempt_count - 1, next_attempt_at = $3
+             WHERE id = $1 AND attempt_count = $2 AND status = 'pending'`,
+      values: [id, attemptNo, nextAttemptAt],
+    });
+    return rowCount === 1;
+  }
+
+  /**
+   * Records attempts and moves their deliveries on, in one statement. A 2xx marks the delivery
+   * delivered whatever else happened; a failure only schedules (or fails) the delivery when it is
+   * still the latest attempt, so a straggler that outlived its lease cannot undo newer state.
+   */
+  async recordAttempts(records: readonly CallbackAttemptRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.pool.query({
+      name: 'callback-record-attempts',
+      text: `WITH input AS (
+               SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[],
+                                    $7::text[], $8::text[], $9::text[], $10::timestamptz[])
+                 AS i(delivery_id, attempt_no, started_at, duration_ms, status_code, error_code, error,
+                      response_excerpt, outcome, retry_at)),
+             attempts AS (
+               INSERT INTO callback_attempts
+                 (delivery_id, attempt_no, started_at, duration_ms, status_code, error_code, error, response_excerpt)
+               SELECT delivery_id, attempt_no, started_at, duration_ms, status_code, error_code, error, response_excerpt
+               FROM input
+               ON CONFLICT (delivery_id, attempt_no) DO NOTHING)
+             UPDATE callback_deliveries d
+             SET status = CASE i.outcome WHEN 'retry' THEN 'pending' ELSE i.outcome END,
+                 delivered_at = CASE WHEN i.outcome = 'delivered' THEN now() ELSE d.delivered_at END,
+                 next_attempt_at = CASE WHEN i.outcome = 'retry' THEN i.retry_at ELSE d.next_attempt_at END,
+                 last_error = CASE WHEN i.outcome = 'delivered' THEN d.last_error ELSE i.error END
+             FROM input i
+             WHERE d.id = i.delivery_id AND d.status = 'pending'
+               AND (i.outcome = 'delivered' OR d.attempt_count = i.attempt_no)`,
+      values: attemptColumns(records),
+    });
+  }
+
+  /**
+   * Pending deliveries that have been due for at least `overdueByMs`, oldest first, after `after`
+   * (keyset paging, so a reconciler walks a large backlog in batches without OFFSET).
+   */
+  async listOverdue(limit: number, overdueByMs: number, after?: OverdueCallbackDelivery): Promise<OverdueCallbackDelivery[]> {
+    const { rows } = await this.pool.query<OverdueCallbackDelivery>({
+      name: 'callback-list-overdue',
+      text: `SELECT id::text AS "id", next_attempt_at::text AS "position" FROM callback_deliveries
+             WHERE status = 'pending' AND next_attempt_at <= now() - $2 * interval '1 millisecond'
+               AND ($3::timestamptz IS NULL OR (next_attempt_at, id) > ($3::timestamptz, $4::uuid))
+             ORDER BY next_attempt_at, id
+             LIMIT $1`,
+      values: [limit, overdueByMs, after?.position ?? null, after?.id ?? null],
+    });
+    return rows;
+  }
+
+  /** How long the longest-waiting due delivery has been due, in seconds (0 when none is). */
+  async oldestDueAgeSeconds(): Promise<number> {
+    const { rows } = await this.pool.query<{ age: number | null }>({
+      name: 'callback-oldest-due',
+      text: `SELECT extract(epoch FROM now() - min(next_attempt_at))::float8 AS age
+             FROM callback_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,
+    });
+    return Math.max(0, rows[0]?.age ?? 0);
+  }
+
+  /**
+   * An operator's resend: a failed delivery becomes pending and due now, with a new retry round.
+   * Anything else is left alone and reported.
+   */
+  async resendFailed(id: string): Promise<ResendResult> {
+    const { rows } = await this.pool.query<{ nextAttemptAt: Date }>({
+      name: 'callback-resend-failed',
+      text: `UPDATE callback_deliveries
+             SET status = 'pending', next_attempt_at = now(), round_start_attempts = attempt_count,
+                 resend_count = resend_count + 1, resent_at = now()
+             WHERE id = $1 AND status = 'failed'
+             RETURNING next_attempt_at AS "nextAttemptAt"`,
+      values: [id],
+    });
+    const resent = rows[0];
+    if (resent) return { result: 'resent', nextAttemptAt: resent.nextAttemptAt };
+    const [state] = await this.findStates([id]);
+    return state ? { result: 'not_failed', status: state.status } : { result: 'not_found' };
+  }
+}
+
+interface ClaimedRow extends Omit<ClaimedCallbackDelivery, 'valueCoin' | 'valueForwardedCoin' | 'feeCoin'> {
+  valueCoin: string;
+  valueForwardedCoin: string;
+  feeCoin: string;
+}
+
+function attemptColumns(records: readonly CallbackAttemptRecord[]): unknown[] {
+  return [
+    records.map((r) => r.deliveryId),
+    records.map((r) => r.attemptNo),
+    records.map((r) => r.startedAt),
+    records.map((r) => r.durationMs),
+    records.map((r) => r.statusCode ?? null),
+    records.map((r) => r.errorCode ?? null),
+    records.map((r) => r.error ?? null),
+    // PostgreSQL text cannot hold NUL; a binary answer keeps everything else.
+    records.map((r) => r.responseExcerpt.replaceAll('\u0000', '\uFFFD')),
+    records.map((r) => r.outcome.kind),
+    records.map((r) => (r.outcome.kind === 'retry' ? r.outcome.nextAttemptAt : null)),
+  ];
+}

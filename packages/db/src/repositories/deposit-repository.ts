@@ -1,0 +1,139 @@
+import type { Pool } from 'pg';
+import type { Queryable } from './chain-cursor-repository';
+
+/** A USDC Transfer log into a temporary wallet, as the chain watcher read it. */
+export interface NewDeposit {
+  txHash: string;
+  /** Position of the log in its block. */
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: string;
+  walletId: string;
+  fromAddress: string;
+  /** Token base units; always > 0 (zero-value transfers are not deposits). */
+  amount: bigint;
+}
+
+export interface WrittenDeposit {
+  id: string;
+  /** false: the row existed (orphaned, or seen in another block) and was brought back to `seen`. */
+  inserted: boolean;
+}
+
+/** A block holding deposits, by the hash recorded when they were read. */
+export interface DepositBlock {
+  blockNumber: bigint;
+  blockHash: string;
+}
+
+// Callers pass at most a few thousand blocks; unnest keeps each statement one round trip.
+const BLOCK_PAIRS = `unnest($2::bigint[], $3::text[]) AS b(block_number, block_hash)`;
+
+/** The chain side of deposits: written by the chain watcher, from `seen` up to `final` or `orphaned`. */
+export class DepositRepository {
+  constructor(
+    private readonly pool: Pool,
+    private readonly chainId: number,
+  ) {}
+
+  /**
+   * Which of `addresses` (lower-case hex) are temporary wallets, in one indexed query
+   * (wallets.polygon_address is unique): address → wallet id.
+   */
+  async matchTemporaryWallets(addresses: readonly string[]): Promise<Map<string, string>> {
+    if (addresses.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ id: string; address: string }>({
+      name: 'deposit-match-wallets',
+      text: `SELECT id::text AS id, polygon_address AS address FROM wallets WHERE polygon_address = ANY($1::text[])`,
+      values: [addresses],
+    });
+    return new Map(rows.map((row) => [row.address, row.id]));
+  }
+
+  /**
+   * Writes deposits as `seen`, once per (chain, tx hash, log index): reading a range again adds
+   * nothing. A row that was orphaned and whose log is back on the canonical chain, or an unfinal
+   * row now read from another block, is brought back to `seen` with the block it is in now.
+   * Returns the rows inserted or brought back.
+   */
+  async recordSeen(db: Queryable, deposits: readonly NewDeposit[]): Promise<WrittenDeposit[]> {
+    if (deposits.length === 0) return [];
+    const { rows } = await db.query<WrittenDeposit>({
+      name: 'deposit-record-seen',
+      text: `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount)
+             SELECT $1, * FROM unnest($2::text[], $3::int[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::numeric[])
+             ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE
+               SET status = 'seen', block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
+                   wallet_id = EXCLUDED.wallet_id, from_address = EXCLUDED.from_address, amount = EXCLUDED.amount,
+                   seen_at = now()
+               WHERE deposits.status = 'orphaned'
+                  OR (deposits.status = 'seen' AND deposits.block_hash <> EXCLUDED.block_hash)
+             RETURNING id::text AS id, (xmax = 0) AS inserted`,
+      values: [
+        this.chainId,
+        deposits.map((d) => d.txHash.toLowerCase()),
+        deposits.map((d) => d.logIndex),
+        deposits.map((d) => d.blockNumber.toString()),
+        deposits.map((d) => d.blockHash.toLowerCase()),
+        deposits.map((d) => d.walletId),
+        deposits.map((d) => d.fromAddress.toLowerCase()),
+        deposits.map((d) => d.amount.toString()),
+      ],
+    });
+    return rows;
+  }
+
+  /** The blocks holding `seen` (unfinal) deposits, oldest first. */
+  async unfinalBlocks(limit = 5_000): Promise<DepositBlock[]> {
+    const { rows } = await this.pool.query<{ blockNumber: string; blockHash: string }>({
+      name: 'deposit-unfinal-blocks',
+      text: `SELECT block_number::text AS "blockNumber", block_hash AS "blockHash" FROM deposits
+             WHERE chain_id = $1 AND status = 'seen'
+             GROUP BY block_number, block_hash ORDER BY block_number LIMIT $2`,
+      values: [this.chainId, limit],
+    });
+    return rows.map(toDepositBlock);
+  }
+
+  /**
+   * Blocks strictly between `above` and `below` that hold deposits which are not orphaned,
+   * newest first: after a reorg, the newest of them still canonical is a common ancestor.
+   */
+  async recordedBlocksBetween(above: bigint, below: bigint, limit = 100): Promise<DepositBlock[]> {
+    const { rows } = await this.pool.query<{ blockNumber: string; blockHash: string }>({
+      name: 'deposit-recorded-blocks-between',
+      text: `SELECT block_number::text AS "blockNumber", block_hash AS "blockHash" FROM deposits
+             WHERE chain_id = $1 AND block_number > $2 AND block_number < $3 AND status <> 'orphaned'
+             GROUP BY block_number, block_hash ORDER BY block_number DESC LIMIT $4`,
+      values: [this.chainId, above.toString(), below.toString(), limit],
+    });
+    return rows.map(toDepositBlock);
+  }
+
+  /** `seen` → `orphaned` for the deposits read from these blocks (the chain dropped them). */
+  async markOrphaned(db: Queryable, blocks: readonly DepositBlock[]): Promise<string[]> {
+    return this.moveSeen(db, 'orphaned', blocks);
+  }
+
+  /** `seen` → `final` for the deposits read from these blocks; returns their ids. */
+  async markFinal(db: Queryable, blocks: readonly DepositBlock[]): Promise<string[]> {
+    return this.moveSeen(db, 'final', blocks);
+  }
+
+  private async moveSeen(db: Queryable, status: 'final' | 'orphaned', blocks: readonly DepositBlock[]): Promise<string[]> {
+    if (blocks.length === 0) return [];
+    const { rows } = await db.query<{ id: string }>({
+      name: `deposit-mark-${status}`,
+      text: `UPDATE deposits d SET status = '${status}'${status === 'final' ? ', final_at = now()' : ''}
+             FROM ${BLOCK_PAIRS}
+             WHERE d.chain_id = $1 AND d.status = 'seen' AND d.block_number = b.block_number AND d.block_hash = b.block_hash
+             RETURNING d.id::text AS id`,
+      values: [this.chainId, blocks.map((b) => b.blockNumber.toString()), blocks.map((b) => b.blockHash.toLowerCase())],
+    });
+    return rows.map((row) => row.id);
+  }
+}
+
+function toDepositBlock(row: { blockNumber: string; blockHash: string }): DepositBlock {
+  return { blockNumber: BigInt(row.blockNumber), blockHash: row.blockHash };
+}

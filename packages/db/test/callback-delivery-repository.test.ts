@@ -1,0 +1,121 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { CallbackDeliveryRepository, type CallbackAttemptRecord } from '../src/repositories/callback-delivery-repository';
+
+let db: TestDatabase;
+let repo: CallbackDeliveryRepository;
+let walletId: string;
+
+async function newDelivery(dueInMs = 0): Promise<string> {
+  const id = randomUUID();
+  await db.pool.query(
+    `INSERT INTO callback_deliveries (id, wallet_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, next_attempt_at)
+     VALUES ($1, $2, 12500001, 12375001, 125000, '0xin', '0xout', now() + $3 * interval '1 millisecond')`,
+    [id, walletId, dueInMs],
+  );
+  return id;
+}
+
+function attempt(deliveryId: string, attemptNo: number, outcome: CallbackAttemptRecord['outcome']): CallbackAttemptRecord {
+  return { deliveryId, attemptNo, startedAt: new Date(), durationMs: 12, statusCode: 500, errorCode: 'http_error', error: 'boom', responseExcerpt: 'x\u0000y', outcome };
+}
+
+async function row(id: string) {
+  const { rows } = await db.pool.query('SELECT status, attempt_count, next_attempt_at, delivered_at, last_error FROM callback_deliveries WHERE id = $1', [id]);
+  return rows[0];
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('cb_repo');
+  repo = new CallbackDeliveryRepository(db.pool);
+  const { rows } = await db.pool.query<{ id: string }>(
+    `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
+     VALUES (1, $1, 'sealed', $1, 'https://shop.io/ipn?order=1', $2, 'tok') RETURNING id::text`,
+    [`0x${'ab'.repeat(20)}`, randomBytes(32)],
+  );
+  walletId = rows[0]!.id;
+});
+afterAll(() => db.drop());
+
+describe('CallbackDeliveryRepository', () => {
+  it('claims due pending deliveries with the data of the callback, and holds them for the lease', async () => {
+    const due = await newDelivery();
+    const later = await newDelivery(60_000);
+    const [claimed, ...rest] = await repo.claimDue([due, later], 30_000);
+    expect(rest).toEqual([]);
+    expect(claimed).toMatchObject({
+      id: due,
+      attemptNo: 1,
+      failedInRound: 0,
+      callbackUrl: 'https://shop.io/ipn?order=1',
+      temporaryAddress: `0x${'ab'.repeat(20)}`,
+      ipnToken: 'tok',
+      valueCoin: 12_500_001n,
+      valueForwardedCoin: 12_375_001n,
+      feeCoin: 125_000n,
+    });
+    expect((await row(due)).next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 25_000);
+    expect(await repo.claimDue([due], 30_000)).toEqual([]);
+  });
+
+  it('gives one attempt to one of two workers claiming at the same time', async () => {
+    const id = await newDelivery();
+    const results = await Promise.all([repo.claimDue([id], 30_000), repo.claimDue([id], 30_000)]);
+    expect(results.flat()).toHaveLength(1);
+  });
+
+  it('records a failure and schedules the retry; a straggler of an older attempt changes nothing but its record', async () => {
+    const id = await newDelivery();
+    await repo.claimDue([id], 0);
+    const retryAt = new Date(Date.now() + 60_000);
+    await repo.recordAttempts([attempt(id, 1, { kind: 'retry', nextAttemptAt: retryAt })]);
+    expect(await row(id)).toMatchObject({ status: 'pending', attempt_count: 1, next_attempt_at: retryAt, last_error: 'boom' });
+
+    await db.pool.query(`UPDATE callback_deliveries SET next_attempt_at = now() WHERE id = $1`, [id]);
+    await repo.claimDue([id], 30_000);
+    await repo.recordAttempts([attempt(id, 1, { kind: 'failed' })]);
+    expect(await row(id)).toMatchObject({ status: 'pending', attempt_count: 2 });
+
+    const { rows } = await db.pool.query('SELECT attempt_no, response_excerpt FROM callback_attempts WHERE delivery_id = $1', [id]);
+    expect(rows).toEqual([{ attempt_no: 1, response_excerpt: 'x\uFFFDy' }]);
+  });
+
+  it('marks a delivery delivered on any 2xx, even from an attempt that outlived its lease', async () => {
+    const id = await newDelivery();
+    await repo.claimDue([id], 0);
+    await repo.claimDue([id], 30_000);
+    await repo.recordAttempts([attempt(id, 1, { kind: 'delivered' })]);
+    const delivered = await row(id);
+    expect(delivered.status).toBe('delivered');
+    expect(delivered.delivered_at).toBeInstanceOf(Date);
+  });
+
+  it('releases a claim unsent, giving the attempt number back', async () => {
+    const id = await newDelivery();
+    const [claimed] = await repo.claimDue([id], 30_000);
+    const at = new Date(Date.now() + 1_000);
+    expect(await repo.releaseClaim(id, claimed!.attemptNo, at)).toBe(true);
+    expect(await row(id)).toMatchObject({ attempt_count: 0, next_attempt_at: at });
+    expect(await repo.releaseClaim(id, claimed!.attemptNo, at)).toBe(false);
+  });
+
+  it('resends only failed deliveries, starting a new retry round', async () => {
+    const id = await newDelivery();
+    await repo.claimDue([id], 0);
+    await repo.recordAttempts([attempt(id, 1, { kind: 'failed' })]);
+    expect(await repo.resendFailed(id)).toMatchObject({ result: 'resent' });
+    const [claimed] = await repo.claimDue([id], 30_000);
+    expect(claimed).toMatchObject({ attemptNo: 2, failedInRound: 0 });
+    expect(await repo.resendFailed(id)).toEqual({ result: 'not_failed', status: 'pending' });
+    expect(await repo.resendFailed(randomUUID())).toEqual({ result: 'not_found' });
+  });
+
+  it('lists overdue deliveries page by page, oldest first', async () => {
+    await db.pool.query(`UPDATE callback_deliveries SET status = 'delivered'`);
+    const ids = [await newDelivery(-3_000), await newDelivery(-2_000), await newDelivery(-1_500), await newDelivery(-100)];
+    const first = await repo.listOverdue(2, 1_000);
+    const second = await repo.listOverdue(2, 1_000, first[1]);
+    expect([...first, ...second].map((d) => d.id)).toEqual(ids.slice(0, 3));
+    expect(await repo.oldestDueAgeSeconds()).toBeGreaterThan(2.5);
+  });
+});
