@@ -1,5 +1,6 @@
 export * from './pool';
 export * from './migrate';
+export * from './in-transaction';
 export * from './repositories/wallet-repository';
 export * from './repositories/payment-repository';
 export * from './repositories/callback-delivery-writer';

@@ -3,7 +3,7 @@ import type { Address } from 'viem';
 import type { ChainCursor, ChainCursorKey, ChainCursorRepository, DepositRepository, NewDeposit } from '@gateway/db';
 import type { WatcherMetrics } from '../metrics';
 import { RpcCallError, type ChainReader, type TransferLog } from './chain-reader';
-import { inTransaction } from './transaction';
+import { inTransaction } from '@gateway/db';
 
 export interface ScanResult {
   /** Where the cursor stands now (the last block of the range). */

@@ -3,7 +3,7 @@ import type { DepositBlock, DepositRepository } from '@gateway/db';
 import { isFinalAt, type TipView } from '../chain-rules';
 import type { WatcherMetrics } from '../metrics';
 import type { ChainReader } from './chain-reader';
-import { inTransaction } from './transaction';
+import { inTransaction } from '@gateway/db';
 
 export interface FinalityUpdate {
   orphaned: number;

@@ -160,19 +160,34 @@ export class CallbackDeliveryRepository {
     });
   }
 
+  /** now − `overdueByMs` on PostgreSQL's clock, as exact text: the upper end of a reconciler window. */
+  async overdueCutoff(overdueByMs: number): Promise<string> {
+    const { rows } = await this.pool.query<{ cutoff: string }>({
+      name: 'callback-overdue-cutoff',
+      text: `SELECT (now() - $1 * interval '1 millisecond')::text AS cutoff`,
+      values: [overdueByMs],
+    });
+    return rows[0]!.cutoff;
+  }
+
   /**
-   * Pending deliveries that have been due for at least `overdueByMs`, oldest first, after `after`
-   * (keyset paging, so a reconciler walks a large backlog in batches without OFFSET).
+   * Pending deliveries due in (`window.since`, `window.until`] (from the start when `since` is
+   * absent), oldest first, after `page` (keyset paging, so a large backlog is walked in batches).
    */
-  async listOverdue(limit: number, overdueByMs: number, after?: OverdueCallbackDelivery): Promise<OverdueCallbackDelivery[]> {
+  async listOverdue(
+    limit: number,
+    window: { since?: string; until: string },
+    page?: OverdueCallbackDelivery,
+  ): Promise<OverdueCallbackDelivery[]> {
     const { rows } = await this.pool.query<OverdueCallbackDelivery>({
       name: 'callback-list-overdue',
       text: `SELECT id::text AS "id", next_attempt_at::text AS "position" FROM callback_deliveries
-             WHERE status = 'pending' AND next_attempt_at <= now() - $2 * interval '1 millisecond'
-               AND ($3::timestamptz IS NULL OR (next_attempt_at, id) > ($3::timestamptz, $4::uuid))
+             WHERE status = 'pending' AND next_attempt_at <= $2::timestamptz
+               AND ($3::timestamptz IS NULL OR next_attempt_at > $3::timestamptz)
+               AND ($4::timestamptz IS NULL OR (next_attempt_at, id) > ($4::timestamptz, $5::uuid))
              ORDER BY next_attempt_at, id
              LIMIT $1`,
-      values: [limit, overdueByMs, after?.position ?? null, after?.id ?? null],
+      values: [limit, window.until, window.since ?? null, page?.position ?? null, page?.id ?? null],
     });
     return rows;
   }

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { inTransaction } from './in-transaction';
+import { inTransaction } from '../in-transaction';
 
 export type PayoutLegName = 'merchant' | 'platform' | 'affiliate';
 export type PayoutStatus = 'planned' | 'signed' | 'broadcast' | 'confirmed';

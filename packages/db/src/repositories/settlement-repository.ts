@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { inTransaction } from './in-transaction';
+import { inTransaction } from '../in-transaction';
 import { insertCallbackDelivery, type NewCallbackDelivery } from './callback-delivery-writer';
 import { insertPayoutLegs, type NewPayoutLeg } from './payout-repository';
 
