@@ -1,3 +1,4 @@
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import {
   addressInKeySettings,
@@ -27,21 +28,84 @@ export const walletControlSettings = Type.Object({
   ADDRESS_POOL_TARGET: Type.Integer({ default: 5000, minimum: 0, description: 'pre-derived addresses to keep ready (0 disables the keeper)' }),
   ADDRESS_POOL_LOW_WATER: Type.Integer({ default: 1000, minimum: 0, description: 'refill the address pool below this many' }),
   ADDRESS_POOL_CLAIM_BATCH: Type.Integer({ default: 100, minimum: 1, maximum: 1000, description: 'addresses a process claims from the pool at once' }),
+  CALLBACK_PUBLIC_KEYS: Type.String({
+    default: '',
+    description:
+      'public halves of the callback signing keys as kid:key, comma-separated, newest first; key is PEM or base64 SPKI (required in production)',
+  }),
+  ADMIN_TOKEN: Type.Optional(
+    Type.String({ minLength: 32, description: 'bearer token of the /admin routes (at least 32 characters); unset, the routes do not exist' }),
+  ),
 });
+
+export interface CallbackPublicKey {
+  kid: string;
+  key: KeyObject;
+}
 
 export interface WalletControlConfig {
   raw: Static<typeof walletControlSettings>;
   keys: SealingKeyRing;
   tokenAddress: EvmAddress;
+  /** What merchants verify callback signatures with; the private halves live in the callback-worker only. */
+  callbackPublicKeys: CallbackPublicKey[];
 }
 
 export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): WalletControlConfig {
   const raw = loadConfig(walletControlSettings, env);
+  const problems: string[] = [];
+  const callbackPublicKeys = parseCallbackPublicKeys(raw.CALLBACK_PUBLIC_KEYS, problems);
   if (raw.NODE_ENV === 'production') {
-    const problems: string[] = [];
     if (raw.CALLBACK_ALLOW_TEST_DOMAINS) problems.push('CALLBACK_ALLOW_TEST_DOMAINS: must be false in production');
     if (isPublicTestXpub(raw.HD_XPUB)) problems.push('HD_XPUB: is derived from the public test mnemonic; generate a real seed');
-    if (problems.length) throw new ConfigError(problems);
+    if (callbackPublicKeys.length === 0) {
+      problems.push('CALLBACK_PUBLIC_KEYS: required in production, or merchants cannot verify callbacks (see the callback-worker keygen command)');
+    }
   }
-  return { raw, keys: parseSealingKeys(raw.ADDRESS_IN_KEYS), tokenAddress: raw.USDC_TOKEN_ADDRESS as EvmAddress };
+  if (problems.length) throw new ConfigError(problems);
+  return { raw, keys: parseSealingKeys(raw.ADDRESS_IN_KEYS), tokenAddress: raw.USDC_TOKEN_ADDRESS as EvmAddress, callbackPublicKeys };
+}
+
+const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** `k2:<PEM or base64 SPKI>,k1:…` → Ed25519 public keys. A private key is refused, not converted. */
+function parseCallbackPublicKeys(value: string, problems: string[], name = 'CALLBACK_PUBLIC_KEYS'): CallbackPublicKey[] {
+  const keys: CallbackPublicKey[] = [];
+  for (const entry of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const separator = entry.indexOf(':');
+    const kid = separator === -1 ? '' : entry.slice(0, separator);
+    const material = entry.slice(separator + 1).replaceAll('\\n', '\n');
+    if (!KEY_ID.test(kid)) {
+      problems.push(`${name}: every entry must be kid:key with a kid of letters, digits, _ or - (at most 32)`);
+    } else if (isPrivateKey(material)) {
+      problems.push(`${name}: ${kid} is a private key; wallet-control must only get the public half`);
+    } else {
+      const key = parsePublicKey(material);
+      if (key === undefined) problems.push(`${name}: ${kid} is not an Ed25519 public key (PEM or base64 SPKI)`);
+      else keys.push({ kid, key });
+    }
+  }
+  if (new Set(keys.map((key) => key.kid)).size !== keys.length) problems.push(`${name}: key ids must be unique`);
+  return keys;
+}
+
+function isPrivateKey(material: string): boolean {
+  if (material.includes('PRIVATE KEY')) return true;
+  try {
+    createPrivateKey({ key: Buffer.from(material, 'base64'), format: 'der', type: 'pkcs8' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function parsePublicKey(material: string): KeyObject | undefined {
+  try {
+    const key = material.includes('-----BEGIN')
+      ? createPublicKey(material)
+      : createPublicKey({ key: Buffer.from(material, 'base64'), format: 'der', type: 'spki' });
+    return key.asymmetricKeyType === 'ed25519' ? key : undefined;
+  } catch {
+    return undefined;
+  }
 }

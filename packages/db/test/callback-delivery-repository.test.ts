@@ -110,12 +110,15 @@ describe('CallbackDeliveryRepository', () => {
     expect(await repo.resendFailed(randomUUID())).toEqual({ result: 'not_found' });
   });
 
-  it('lists overdue deliveries page by page, oldest first', async () => {
+  it('lists overdue deliveries in a window, page by page, oldest first', async () => {
     await db.pool.query(`UPDATE callback_deliveries SET status = 'delivered'`);
     const ids = [await newDelivery(-3_000), await newDelivery(-2_000), await newDelivery(-1_500), await newDelivery(-100)];
-    const first = await repo.listOverdue(2, 1_000);
-    const second = await repo.listOverdue(2, 1_000, first[1]);
+    const until = await repo.overdueCutoff(1_000);
+    const first = await repo.listOverdue(2, { until });
+    const second = await repo.listOverdue(2, { until }, first[1]);
     expect([...first, ...second].map((d) => d.id)).toEqual(ids.slice(0, 3));
+    // A window after the first row leaves it out.
+    expect((await repo.listOverdue(10, { since: first[0]!.position, until })).map((d) => d.id)).toEqual(ids.slice(1, 3));
     expect(await repo.oldestDueAgeSeconds()).toBeGreaterThan(2.5);
   });
 });

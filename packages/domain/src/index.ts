@@ -9,3 +9,5 @@ export * from './email';
 export * from './currencies';
 export * from './wallet-request';
 export * from './payment-request';
+export * from './fee-split';
+export * from './callback-retry-schedule';

@@ -12,9 +12,11 @@ export const settlementJobOptions: JobsOptions = {
 };
 
 /**
- * A callback job is one attempt. The schedule of retries (about three days) lives in
- * callback_deliveries.next_attempt_at, so it survives Redis being flushed; the worker re-adds a
- * delayed job for the next attempt.
+ * A callback job is one attempt at a time. The schedule of retries (about three days) lives in
+ * callback_deliveries.next_attempt_at, so it survives Redis being flushed; between attempts the
+ * worker moves the same job (same id, the delivery's) to `delayed`, so a delivery never has two jobs.
+ * BullMQ's own retries stay off: a job that fails (worker error) is removed, and the reconciler
+ * recreates it from PostgreSQL.
  */
 export const callbackJobOptions: JobsOptions = {
   attempts: 1,

@@ -1,0 +1,182 @@
+import { DelayedError, type Job } from 'bullmq';
+import type { FastifyBaseLogger } from 'fastify';
+import type { CallbackHttpClient, CallbackHttpResult } from '@gateway/callback-http';
+import type {
+  CallbackAttemptOutcome,
+  CallbackAttemptRecord,
+  CallbackDeliveryRepository,
+  ClaimedCallbackDelivery,
+} from '@gateway/db';
+import { callbackRetryDelayMs, type CallbackRetrySchedule, type RandomSource } from '@gateway/domain';
+import type { CallbackJob } from '@gateway/queue';
+import type { CallbackSigningKey } from '@gateway/sdk';
+import { createBatcher } from './batcher';
+import { buildCallbackRequest, type CallbackRequest } from './callback-request';
+import type { HostLimiter } from './host-limiter';
+import type { CallbackMetrics } from './metrics';
+
+export interface CallbackProcessorDeps {
+  deliveries: CallbackDeliveryRepository;
+  http: CallbackHttpClient;
+  signingKeys: readonly CallbackSigningKey[];
+  retrySchedule: CallbackRetrySchedule;
+  attemptLeaseMs: number;
+  hostLimiter: HostLimiter;
+  metrics: CallbackMetrics;
+  log: FastifyBaseLogger;
+  random?: RandomSource;
+}
+
+export type CallbackProcessor = (job: Job<CallbackJob>, token?: string) => Promise<void>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// A job for a host with every slot taken comes back after about this long (±50%).
+const HOST_BUSY_DEFER_MS = 1_000;
+// A job that finds its delivery held by another attempt or not due yet waits at least this long,
+// so a small clock difference between workers and PostgreSQL cannot make it spin.
+const MIN_RECHECK_MS = 250;
+// 5 ms of lingering halves PostgreSQL's CPU per delivery under load (measured: bench/) and costs a
+// callback 10 ms at most, which no merchant notices.
+const BATCH = { maxBatchSize: 100, maxInFlight: 2, lingerMs: 5 };
+
+/**
+ * One BullMQ job is one attempt of one delivery (job id = delivery id for the delivery's whole
+ * life). The attempt claims the row in PostgreSQL, sends the signed GET, records the attempt and
+ * either finishes the job (delivered or failed) or moves the same job to `delayed` until the next
+ * attempt, whose time PostgreSQL also holds (so the reconciler can recreate it if Redis loses it).
+ */
+export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackProcessor {
+  const { deliveries, metrics, log } = deps;
+  const random = deps.random ?? Math.random;
+  const claim = createBatcher(async (ids: string[]) => {
+    const claimed = new Map((await deliveries.claimDue(ids, deps.attemptLeaseMs)).map((row) => [row.id, row]));
+    // A claim goes to one caller only, even if an id were asked for twice in one batch.
+    return ids.map((id) => {
+      const row = claimed.get(id);
+      claimed.delete(id);
+      return row;
+    });
+  }, BATCH);
+  const record = createBatcher(async (records: CallbackAttemptRecord[]) => {
+    await deliveries.recordAttempts(records);
+    return records.map(() => undefined);
+  }, BATCH);
+
+  const send = async (delivery: ClaimedCallbackDelivery): Promise<CallbackHttpResult> => {
+    let request: CallbackRequest;
+    try {
+      request = buildCallbackRequest(delivery, deps.signingKeys);
+    } catch (error) {
+      // Create Wallet validates callbacks, so this is a row written around it: no retry can help.
+      const message = `the registered callback cannot be called: ${(error as Error).message}`;
+      return { ok: false, durationMs: 0, bodyExcerpt: '', error: { code: 'invalid_url', message, retryable: false } };
+    }
+    return deps.http.get(request.url, request.headers);
+  };
+
+  const decide = (result: CallbackHttpResult, delivery: ClaimedCallbackDelivery): CallbackAttemptOutcome => {
+    if (result.ok) return { kind: 'delivered' };
+    if (result.error?.retryable === false) return { kind: 'failed' };
+    const delayMs = callbackRetryDelayMs(delivery.failedInRound + 1, deps.retrySchedule, random);
+    return delayMs === undefined ? { kind: 'failed' } : { kind: 'retry', nextAttemptAt: new Date(Date.now() + delayMs) };
+  };
+
+  const observe = (delivery: ClaimedCallbackDelivery, result: CallbackHttpResult, outcome: CallbackAttemptOutcome): void => {
+    const errorCode = result.ok ? '' : (result.error?.code ?? '');
+    metrics.attempts.inc({ outcome: outcome.kind, error_code: errorCode });
+    metrics.attemptDuration.observe({ outcome: outcome.kind }, result.durationMs / 1000);
+    const context = {
+      deliveryId: delivery.id,
+      attemptNo: delivery.attemptNo,
+      origin: originOf(delivery.callbackUrl),
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+    };
+    switch (outcome.kind) {
+      case 'delivered':
+        metrics.deliveries.inc({ outcome: 'delivered' });
+        metrics.dueToDelivered.observe(Math.max(0, Date.now() - delivery.dueAt.getTime()) / 1000);
+        log.debug(context, 'callback delivered');
+        return;
+      case 'retry':
+        log.info({ ...context, error: result.error?.message, nextAttemptAt: outcome.nextAttemptAt }, 'callback attempt failed; retry scheduled');
+        return;
+      case 'failed':
+        metrics.deliveries.inc({ outcome: 'failed' });
+        log.warn({ ...context, error: result.error?.message }, 'callback failed for good; an operator can resend it');
+    }
+  };
+
+  return async (job, token) => {
+    const deliveryId = job.data.deliveryId;
+    if (typeof deliveryId !== 'string' || !UUID.test(deliveryId)) {
+      log.warn({ jobId: job.id }, 'callback job without a valid delivery id dropped');
+      return;
+    }
+    const delivery = await claim(deliveryId.toLowerCase());
+    if (delivery === undefined) return waitForDelivery(job, token, deliveries, deliveryId.toLowerCase(), log);
+
+    const release = await deps.hostLimiter.acquire(hostOf(delivery.callbackUrl));
+    if (release === undefined) {
+      const notBefore = new Date(Date.now() + HOST_BUSY_DEFER_MS * (0.5 + random()));
+      await deliveries.releaseClaim(delivery.id, delivery.attemptNo, notBefore);
+      metrics.attempts.inc({ outcome: 'deferred', error_code: '' });
+      return delayJob(job, token, notBefore);
+    }
+    const startedAt = new Date();
+    let result: CallbackHttpResult;
+    try {
+      result = await send(delivery);
+    } finally {
+      release();
+    }
+    const outcome = decide(result, delivery);
+    await record({
+      deliveryId: delivery.id,
+      attemptNo: delivery.attemptNo,
+      startedAt,
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      errorCode: result.error?.code,
+      error: result.error?.message,
+      responseExcerpt: result.bodyExcerpt,
+      outcome,
+    });
+    observe(delivery, result, outcome);
+    if (outcome.kind === 'retry') return delayJob(job, token, outcome.nextAttemptAt);
+  };
+}
+
+/**
+ * The delivery was not claimable: finished already (a stale or repeated job: done), unknown (done),
+ * or pending but held by an attempt in flight or not due yet: come back when it is.
+ */
+async function waitForDelivery(
+  job: Job<CallbackJob>,
+  token: string | undefined,
+  deliveries: CallbackDeliveryRepository,
+  deliveryId: string,
+  log: FastifyBaseLogger,
+): Promise<void> {
+  const [state] = await deliveries.findStates([deliveryId]);
+  if (state === undefined) {
+    log.warn({ deliveryId }, 'callback job for an unknown delivery dropped');
+    return;
+  }
+  if (state.status !== 'pending') return;
+  return delayJob(job, token, new Date(Math.max(state.nextAttemptAt.getTime(), Date.now() + MIN_RECHECK_MS)));
+}
+
+/** Keeps the same job (same id) for the next attempt: BullMQ moves it to `delayed` until then. */
+async function delayJob(job: Job<CallbackJob>, token: string | undefined, notBefore: Date): Promise<never> {
+  await job.moveToDelayed(notBefore.getTime(), token);
+  throw new DelayedError();
+}
+
+function hostOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).hostname : '';
+}
+
+function originOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).origin : '(not a URL)';
+}

@@ -1,0 +1,146 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { ConfigError, databaseSettings, loadConfig, redisSettings, runtimeSettings } from '@gateway/config';
+import type { CallbackRetrySchedule } from '@gateway/domain';
+import { DEFAULT_CALLBACK_RETRY_SCHEDULE } from '@gateway/domain';
+import type { CallbackSigningKey } from '@gateway/sdk';
+import { gatewayUserAgent } from './gateway-version';
+
+const seconds = (fallback: number, what: string) =>
+  Type.Number({ default: fallback, exclusiveMinimum: 0, maximum: 300, description: `${what}, in seconds (decimals allowed)` });
+
+export const callbackWorkerSettings = Type.Object({
+  ...runtimeSettings,
+  ...databaseSettings,
+  ...redisSettings,
+  CALLBACK_SIGNING_KEYS: Type.String({
+    minLength: 1,
+    description:
+      'Ed25519 private keys as kid:key, comma-separated, newest first; key is PEM or base64 PKCS#8. Every key signs (one v1 each), so merchants keep verifying during a rotation',
+  }),
+  CALLBACK_ALLOWED_CIDRS: Type.String({
+    default: '',
+    description: 'comma-separated ranges exempt from the SSRF guard, e.g. 127.0.0.0/8,::1/128 for the local stack; production refuses loopback and link-local',
+  }),
+  CALLBACK_CONNECT_TIMEOUT_SECONDS: seconds(5, 'DNS, TCP and TLS time limit'),
+  CALLBACK_HEADERS_TIMEOUT_SECONDS: seconds(10, 'time limit from sending the request to the end of the response headers'),
+  CALLBACK_BODY_TIMEOUT_SECONDS: seconds(10, 'longest silence allowed between two chunks of the response body'),
+  CALLBACK_MAX_RESPONSE_BYTES: Type.Integer({ default: 65_536, minimum: 1024, description: 'reading a response stops past this many bytes' }),
+  WORKER_CONCURRENCY: Type.Integer({ default: 50, minimum: 1, maximum: 1000, description: 'callbacks in flight per process' }),
+  PER_HOST_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 1000, description: 'callbacks in flight per merchant host per process' }),
+  RECONCILE_INTERVAL_MS: Type.Integer({ default: 5000, minimum: 50, description: 'how often due deliveries without a queued job are re-enqueued' }),
+  CALLBACK_RETRY_FIRST_DELAY_MS: Type.Integer({ default: DEFAULT_CALLBACK_RETRY_SCHEDULE.firstDelayMs, minimum: 1, description: 'delay before the first retry; later ones double' }),
+  CALLBACK_RETRY_MAX_DELAY_MS: Type.Integer({ default: DEFAULT_CALLBACK_RETRY_SCHEDULE.maxDelayMs, minimum: 1, description: 'longest delay between two retries' }),
+  CALLBACK_RETRY_MAX_RETRIES: Type.Integer({ default: DEFAULT_CALLBACK_RETRY_SCHEDULE.maxRetries, minimum: 0, maximum: 1000, description: 'retries before a delivery is failed (default: about three days)' }),
+  METRICS_HOST: Type.String({ default: '0.0.0.0', description: 'interface for /healthz, /readyz and /metrics' }),
+  METRICS_PORT: Type.Integer({ default: 3103, minimum: 0, maximum: 65535, description: 'port for /healthz, /readyz and /metrics' }),
+});
+
+export type CallbackWorkerSettings = Static<typeof callbackWorkerSettings>;
+
+export interface CallbackWorkerConfig {
+  raw: CallbackWorkerSettings;
+  signingKeys: CallbackSigningKey[];
+  allowedCidrs: string[];
+  retrySchedule: CallbackRetrySchedule;
+  http: {
+    connectTimeoutMs: number;
+    headersTimeoutMs: number;
+    bodyTimeoutMs: number;
+    maxResponseBytes: number;
+    userAgent: string;
+  };
+  /**
+   * How long a claimed attempt keeps its delivery from being claimed again: the longest an attempt
+   * normally takes plus a margin. A worker that dies mid-attempt delays that delivery by this much.
+   */
+  attemptLeaseMs: number;
+}
+
+const LEASE_MARGIN_MS = 5_000;
+const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
+// Addresses no production allow-list may cover: the host itself and the cloud metadata service.
+const NEVER_ALLOWED_IN_PRODUCTION = ['127.0.0.1', '::1', '169.254.169.254', 'fe80::1'];
+
+export function loadCallbackWorkerConfig(env: NodeJS.ProcessEnv = process.env): CallbackWorkerConfig {
+  const raw = loadConfig(callbackWorkerSettings, env);
+  const problems: string[] = [];
+  const signingKeys = parseSigningKeys(raw.CALLBACK_SIGNING_KEYS, problems);
+  const allowedCidrs = parseAllowedCidrs(raw.CALLBACK_ALLOWED_CIDRS, raw.NODE_ENV === 'production', problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  const http = {
+    connectTimeoutMs: Math.round(raw.CALLBACK_CONNECT_TIMEOUT_SECONDS * 1000),
+    headersTimeoutMs: Math.round(raw.CALLBACK_HEADERS_TIMEOUT_SECONDS * 1000),
+    bodyTimeoutMs: Math.round(raw.CALLBACK_BODY_TIMEOUT_SECONDS * 1000),
+    maxResponseBytes: raw.CALLBACK_MAX_RESPONSE_BYTES,
+    userAgent: gatewayUserAgent(),
+  };
+  return {
+    raw,
+    signingKeys,
+    allowedCidrs,
+    http,
+    retrySchedule: {
+      firstDelayMs: raw.CALLBACK_RETRY_FIRST_DELAY_MS,
+      maxDelayMs: raw.CALLBACK_RETRY_MAX_DELAY_MS,
+      maxRetries: raw.CALLBACK_RETRY_MAX_RETRIES,
+      jitter: DEFAULT_CALLBACK_RETRY_SCHEDULE.jitter,
+    },
+    attemptLeaseMs: http.connectTimeoutMs + http.headersTimeoutMs + http.bodyTimeoutMs + LEASE_MARGIN_MS,
+  };
+}
+
+/** `k2:<PEM or base64 PKCS#8>,k1:…` → Ed25519 signing keys, parsed once at boot. */
+export function parseSigningKeys(value: string, problems: string[], name = 'CALLBACK_SIGNING_KEYS'): CallbackSigningKey[] {
+  const keys: CallbackSigningKey[] = [];
+  for (const entry of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const separator = entry.indexOf(':');
+    const keyId = separator === -1 ? '' : entry.slice(0, separator);
+    if (!KEY_ID.test(keyId)) {
+      problems.push(`${name}: every entry must be kid:key with a kid of letters, digits, _ or - (at most 32)`);
+      continue;
+    }
+    const key = parsePrivateKey(entry.slice(separator + 1));
+    if (key === undefined) {
+      problems.push(`${name}: key ${keyId} is not an Ed25519 private key (PEM or base64 PKCS#8)`);
+      continue;
+    }
+    keys.push({ keyId, key });
+  }
+  if (keys.length === 0 && problems.length === 0) problems.push(`${name}: at least one key is required`);
+  const ids = keys.map((key) => key.keyId);
+  if (new Set(ids).size !== ids.length) problems.push(`${name}: key ids must be unique`);
+  return keys;
+}
+
+function parsePrivateKey(material: string): KeyObject | undefined {
+  try {
+    // A PEM pasted into a one-line variable usually arrives with literal \n.
+    const key = material.includes('-----BEGIN')
+      ? createPrivateKey(material.replaceAll('\\n', '\n'))
+      : createPrivateKey({ key: Buffer.from(material, 'base64'), format: 'der', type: 'pkcs8' });
+    return key.asymmetricKeyType === 'ed25519' ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseAllowedCidrs(value: string, production: boolean, problems: string[]): string[] {
+  const cidrs = value.split(',').map((part) => part.trim()).filter(Boolean);
+  for (const cidr of cidrs) {
+    if (!ipaddr.isValidCIDR(cidr)) {
+      problems.push(`CALLBACK_ALLOWED_CIDRS: "${cidr}" is not a CIDR range such as 10.1.0.0/16`);
+      continue;
+    }
+    const [network, bits] = ipaddr.parseCIDR(cidr);
+    const sensitive = NEVER_ALLOWED_IN_PRODUCTION.map((address) => ipaddr.parse(address)).some(
+      (address) => address.kind() === network.kind() && address.match(network, bits),
+    );
+    const range = network.range();
+    if (production && (sensitive || range === 'loopback' || range === 'linkLocal')) {
+      problems.push(`CALLBACK_ALLOWED_CIDRS: ${cidr} lets callbacks reach loopback or link-local addresses, refused in production`);
+    }
+  }
+  return cidrs;
+}

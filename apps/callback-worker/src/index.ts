@@ -1,0 +1,2 @@
+export { startCallbackWorker, type CallbackWorkerDeps } from './app';
+export { loadCallbackWorkerConfig, callbackWorkerSettings, type CallbackWorkerConfig } from './config';

@@ -1,0 +1,73 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { CallbackDeliveryRepository } from '@gateway/db';
+import type { CallbackQueue } from './callback-queue';
+
+export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'deferred';
+
+export interface CallbackMetrics {
+  attempts: Counter<'outcome' | 'error_code'>;
+  deliveries: Counter<'outcome'>;
+  attemptDuration: Histogram<'outcome'>;
+  dueToDelivered: Histogram;
+  reconcilerEnqueued: Counter;
+}
+
+const QUEUE_STATES = ['waiting', 'delayed', 'active', 'prioritized'] as const;
+
+/** The worker's Prometheus metrics; the two gauges are read from Redis and PostgreSQL at scrape time. */
+export function registerCallbackMetrics(
+  registry: Registry,
+  sources: { queue: CallbackQueue; deliveries: CallbackDeliveryRepository },
+): CallbackMetrics {
+  const registers = [registry];
+  new Gauge({
+    name: 'callback_queue_jobs',
+    help: 'Callback jobs in Redis by state (delayed = retries and deferrals waiting for their time)',
+    labelNames: ['state'] as const,
+    registers,
+    async collect() {
+      const counts = await sources.queue.getJobCounts(...QUEUE_STATES);
+      for (const state of QUEUE_STATES) this.set({ state }, counts[state] ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'callback_oldest_due_seconds',
+    help: 'How long the longest-waiting due delivery has been due (0 when none is); grows when delivery falls behind',
+    registers,
+    async collect() {
+      this.set(await sources.deliveries.oldestDueAgeSeconds());
+    },
+  });
+  return {
+    attempts: new Counter({
+      name: 'callback_attempts_total',
+      help: 'Callback attempts by outcome (delivered, retry scheduled, failed for good, deferred for a busy host) and error code',
+      labelNames: ['outcome', 'error_code'] as const,
+      registers,
+    }),
+    deliveries: new Counter({
+      name: 'callback_deliveries_total',
+      help: 'Deliveries that reached a final state: delivered, or failed after the retry schedule (or at once when refused)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    attemptDuration: new Histogram({
+      name: 'callback_attempt_duration_seconds',
+      help: 'Duration of one callback HTTP attempt, by outcome',
+      labelNames: ['outcome'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    dueToDelivered: new Histogram({
+      name: 'callback_due_to_delivered_seconds',
+      help: 'From the moment the delivered attempt was due to the 2xx being recorded',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    reconcilerEnqueued: new Counter({
+      name: 'callback_reconciler_enqueue_total',
+      help: 'Due deliveries the reconciler handed to the queue (an add for a delivery that already has a job changes nothing)',
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,81 @@
+import Fastify from 'fastify';
+import { CallbackDeliveryRepository } from '@gateway/db';
+import { callbackJobId } from '@gateway/queue';
+import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { openCallbackQueue, type CallbackQueue } from '../src/callback-queue';
+import { Reconciler } from '../src/reconciler';
+import { deleteRedisKeys, insertDeliveries, insertWallet, testRedisPrefix } from './support/fixtures';
+
+const INTERVAL_MS = 200;
+const redisPrefix = testRedisPrefix();
+const silentLog = Fastify({ logger: false }).log;
+let db: TestDatabase;
+let queue: CallbackQueue;
+let walletId: string;
+
+// No worker here: the reconciler's passes are run by hand and the queue is inspected directly.
+function reconciler(fullPassEveryMs = 3_600_000): Reconciler {
+  return new Reconciler(new CallbackDeliveryRepository(db.pool), queue, silentLog, { intervalMs: INTERVAL_MS, fullPassEveryMs, pageSize: 3 });
+}
+
+async function overdueDeliveries(count: number): Promise<string[]> {
+  const ids = await insertDeliveries(db.pool, walletId, count);
+  await db.pool.query(`UPDATE callback_deliveries SET next_attempt_at = now() - interval '10 seconds' WHERE id = ANY($1::uuid[])`, [ids]);
+  return ids;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('cbw_reconciler');
+  queue = openCallbackQueue({ url: 'redis://127.0.0.1:6379', prefix: redisPrefix });
+  walletId = (await insertWallet(db.pool, 'https://shop.io/ipn?order=1')).id;
+});
+
+afterAll(async () => {
+  await queue.close();
+  await deleteRedisKeys(redisPrefix);
+  await db.drop();
+});
+
+beforeEach(() => db.pool.query(`UPDATE callback_deliveries SET status = 'delivered'`));
+
+it('gives a job to every overdue delivery without one, across pages, and to none twice', async () => {
+  const subject = reconciler();
+  const ids = await overdueDeliveries(7);
+  expect(await subject.reconcileOnce()).toBe(7);
+  for (const id of ids) expect(await queue.getJob(callbackJobId(id))).toBeDefined();
+  expect(await subject.reconcileOnce()).toBe(0);
+  expect(await queue.getJobCounts('waiting')).toMatchObject({ waiting: 7 });
+  await queue.drain();
+});
+
+it('leaves deliveries that only just became due to the job they already have', async () => {
+  const subject = reconciler();
+  await subject.reconcileOnce();
+  await insertDeliveries(db.pool, walletId, 2);
+  expect(await subject.reconcileOnce()).toBe(0);
+  await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS * 2));
+  expect(await subject.reconcileOnce()).toBe(2);
+  await queue.drain();
+});
+
+it('after the first pass looks only at newly overdue rows, until Redis shows it lost its data', async () => {
+  const subject = reconciler();
+  const [lost] = await overdueDeliveries(1);
+  expect(await subject.reconcileOnce()).toBe(1);
+  await (await queue.getJob(callbackJobId(lost!)))!.remove();
+  expect(await subject.reconcileOnce()).toBe(0);
+
+  // FLUSHALL, limited to this file's keys (the Redis is shared): the marker goes with the jobs.
+  await deleteRedisKeys(redisPrefix);
+  expect(await subject.reconcileOnce()).toBe(1);
+  await queue.drain();
+});
+
+it('walks the whole backlog again at the full-pass interval', async () => {
+  const subject = reconciler(0);
+  const [lost] = await overdueDeliveries(1);
+  expect(await subject.reconcileOnce()).toBe(1);
+  await (await queue.getJob(callbackJobId(lost!)))!.remove();
+  expect(await subject.reconcileOnce()).toBe(1);
+  await queue.drain();
+});

@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { startCallbackWorker } from '../src/app';
+import { enqueueDeliveries } from '../src/callback-queue';
+import { loadCallbackWorkerConfig } from '../src/config';
+import { attemptRows, countByStatus, deleteRedisKeys, deliveryRow, insertDeliveries, insertWallet, signingKeyPair, testRedisPrefix, waitUntil } from './support/fixtures';
+import { MerchantStub } from './support/merchant-stub';
+import { workerEnv } from './support/worker-env';
+
+const redisPrefix = testRedisPrefix();
+let db: TestDatabase;
+let worker: FastifyInstance;
+// Three merchants on three loopback addresses (Linux answers on all of 127.0.0.0/8).
+const slow = new MerchantStub('127.0.0.1');
+const fast = new MerchantStub('127.0.0.2');
+const silent = new MerchantStub('127.0.0.3');
+
+async function deliver(callbackUrl: string, count: number): Promise<string[]> {
+  const wallet = await insertWallet(db.pool, callbackUrl);
+  const ids = await insertDeliveries(db.pool, wallet.id, count);
+  await enqueueDeliveries(worker.callbackQueue, ids);
+  return ids;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('cbw_slow');
+  await Promise.all([slow.start(), fast.start(), silent.start()]);
+  slow.on('/hang', () => 'hang');
+  silent.on('/hang', () => 'hang');
+  const env = workerEnv(db, redisPrefix, [signingKeyPair('k1')], {
+    WORKER_CONCURRENCY: '6',
+    PER_HOST_CONCURRENCY: '2',
+    CALLBACK_HEADERS_TIMEOUT_SECONDS: '4',
+  });
+  worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool: db.pool, logger: false });
+});
+
+afterAll(async () => {
+  await worker.close();
+  await Promise.all([slow.close(), fast.close(), silent.close()]);
+  await deleteRedisKeys(redisPrefix);
+  await db.drop();
+});
+
+it('times out a merchant that never answers and schedules a retry', async () => {
+  const [id] = await deliver(`${silent.origin}/hang?order=1`, 1);
+  await waitUntil(async () => (await attemptRows(db.pool, id!)).length === 1, 15_000, 'the first attempt to be recorded');
+  expect((await deliveryRow(db.pool, id!)).status).toBe('pending');
+  // Stop the retries: the rest of this file needs the worker's slots.
+  await db.pool.query(`UPDATE callback_deliveries SET status = 'failed' WHERE id = $1`, [id]);
+
+  const [attempt] = await attemptRows(db.pool, id!);
+  expect(attempt).toMatchObject({ error_code: 'timeout', status_code: null, error: 'no response headers within 4000 ms' });
+  expect(attempt!.duration_ms).toBeGreaterThanOrEqual(4000);
+  // undici's timers are coarse (up to about a second late).
+  expect(attempt!.duration_ms).toBeLessThan(6500);
+  expect((await deliveryRow(db.pool, id!)).last_error).toBe('no response headers within 4000 ms');
+});
+
+it('keeps a slow merchant to its share of the worker, so callbacks to others still go out', async () => {
+  // Twice as many hanging callbacks as the worker has slots: without a per-host bound they
+  // would hold all six slots for four seconds.
+  const stuck = await deliver(`${slow.origin}/hang?order=2`, 12);
+  await waitUntil(() => slow.receivedOn('/hang').length >= 2, 5_000, 'the slow merchant to be called');
+  const sentAt = Date.now();
+  const prompt = await deliver(`${fast.origin}/ipn?order=3`, 5);
+  await waitUntil(async () => (await countByStatus(db.pool, prompt)).delivered === 5, 10_000, 'the other merchant’s callbacks');
+
+  expect(Date.now() - sentAt).toBeLessThan(2_500);
+  // Per-host bound 2: the slow merchant never had more than two requests open.
+  expect(slow.receivedOn('/hang')).toHaveLength(2);
+  await db.pool.query(`UPDATE callback_deliveries SET status = 'failed' WHERE id = ANY($1::uuid[])`, [stuck]);
+});

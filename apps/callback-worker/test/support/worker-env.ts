@@ -1,0 +1,30 @@
+import type { TestDatabase } from '@gateway/testkit';
+import type { SigningKeyPair } from './fixtures';
+
+/** Worker settings for tests: loopback merchants allowed, short timeouts, retries in milliseconds. */
+export function workerEnv(
+  db: TestDatabase,
+  redisPrefix: string,
+  keys: readonly SigningKeyPair[],
+  overrides: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: db.connectionString,
+    DATABASE_SCHEMA: db.schema,
+    DATABASE_POOL_SIZE: '5',
+    REDIS_PREFIX: redisPrefix,
+    CALLBACK_SIGNING_KEYS: keys.map((key) => key.setting).join(','),
+    CALLBACK_ALLOWED_CIDRS: '127.0.0.0/8',
+    CALLBACK_CONNECT_TIMEOUT_SECONDS: '1',
+    CALLBACK_HEADERS_TIMEOUT_SECONDS: '1',
+    CALLBACK_BODY_TIMEOUT_SECONDS: '1',
+    CALLBACK_RETRY_FIRST_DELAY_MS: '200',
+    CALLBACK_RETRY_MAX_DELAY_MS: '2000',
+    CALLBACK_RETRY_MAX_RETRIES: '4',
+    RECONCILE_INTERVAL_MS: '500',
+    METRICS_PORT: '0',
+    ...overrides,
+  };
+}

@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { CALLBACK_DELIVERY_ID_HEADER } from '@gateway/sdk';
+import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { enqueueDeliveries, openCallbackQueue } from '../src/callback-queue';
+import { countByStatus, deleteRedisKeys, insertDeliveries, insertWallet, signingKeyPair, testRedisPrefix, waitUntil } from './support/fixtures';
+import { MerchantStub } from './support/merchant-stub';
+import { workerEnv } from './support/worker-env';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const CONCURRENCY = 20;
+const redisPrefix = testRedisPrefix();
+const key = signingKeyPair('k1');
+const children: ChildProcess[] = [];
+let db: TestDatabase;
+let stub: MerchantStub;
+
+/** The real worker process, as `pnpm --filter @gateway/callback-worker start` runs it. */
+function startWorkerProcess(): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/callback-worker/src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...workerEnv(db, redisPrefix, [key], { WORKER_CONCURRENCY: String(CONCURRENCY), PER_HOST_CONCURRENCY: String(CONCURRENCY) }) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  return child;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('cbw_crash');
+  stub = await new MerchantStub().start();
+  stub.on('/ipn', () => ({ status: 200, body: 'ok', delayMs: 50 }));
+});
+
+afterAll(async () => {
+  await Promise.all(children.map((child) => stopGracefully(child)));
+  await stub.close();
+  await deleteRedisKeys(redisPrefix);
+  await db.drop();
+});
+
+it('delivers everything after the worker is killed with SIGKILL mid-batch; a repeat carries the same delivery id', async () => {
+  const wallet = await insertWallet(db.pool, `${stub.origin}/ipn?order=crash`);
+  const ids = await insertDeliveries(db.pool, wallet.id, 300);
+  const queue = openCallbackQueue({ url: 'redis://127.0.0.1:6379', prefix: redisPrefix });
+  await enqueueDeliveries(queue, ids);
+  await queue.close();
+
+  const first = startWorkerProcess();
+  await waitUntil(() => stub.received.length >= 100, 30_000, 'the first worker to be half-way');
+  first.kill('SIGKILL');
+  await new Promise((resolve) => first.once('exit', resolve));
+  const deliveredAtKill = (await countByStatus(db.pool, ids)).delivered ?? 0;
+  expect(deliveredAtKill).toBeLessThan(300);
+
+  // Attempts the dead worker held come back when their lease (and the BullMQ lock) runs out.
+  startWorkerProcess();
+  await waitUntil(async () => (await countByStatus(db.pool, ids)).delivered === 300, 90_000, 'all 300 to be delivered');
+
+  const { rows } = await db.pool.query<{ id: string; txid_in: string }>('SELECT id, txid_in FROM callback_deliveries WHERE id = ANY($1::uuid[])', [ids]);
+  const idByTxid = new Map(rows.map((row) => [row.txid_in, row.id]));
+  const headersByDelivery = new Map<string, string[]>();
+  for (const request of stub.received) {
+    const txid = new URL(`${stub.origin}${request.url}`).searchParams.get('txid_in') ?? '';
+    headersByDelivery.set(txid, [...(headersByDelivery.get(txid) ?? []), String(request.headers[CALLBACK_DELIVERY_ID_HEADER])]);
+  }
+  expect(headersByDelivery.size).toBe(300);
+  for (const [txid, headers] of headersByDelivery) {
+    expect(new Set(headers)).toEqual(new Set([idByTxid.get(txid)]));
+  }
+  // Only callbacks in flight when the process died can have gone out twice.
+  const duplicates = stub.received.length - 300;
+  expect(duplicates).toBeGreaterThanOrEqual(0);
+  expect(duplicates).toBeLessThanOrEqual(CONCURRENCY);
+}, 120_000);
+
+/** SIGTERM (finish what is in flight, close Redis and PostgreSQL), SIGKILL if that takes too long. */
+async function stopGracefully(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,68 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Pool } from 'pg';
+import { CallbackDeliveryRepository } from '@gateway/db';
+import { GatewayError, invalidParameter } from '@gateway/domain';
+import { errorBody } from '../control/schemas';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const resendResponse = Type.Object({
+  status: Type.Literal('success'),
+  delivery_id: Type.String(),
+  delivery_status: Type.Literal('pending'),
+  next_attempt_at: Type.String({ description: 'ISO 8601; the callback-worker reconciler sends it shortly after this time' }),
+});
+
+/**
+ * Operator routes, registered only when ADMIN_TOKEN is configured. They write PostgreSQL only:
+ * a resent delivery is pending and due, and the callback-worker's reconciler queues it, so
+ * wallet-control needs no Redis.
+ */
+export const adminRoutes = (options: { token: string; pool: Pool }): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const deliveries = new CallbackDeliveryRepository(options.pool);
+    const expected = digest(options.token);
+
+    app.addHook('onRequest', async (request, reply) => {
+      const header = request.headers.authorization ?? '';
+      const presented = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
+      // Both sides hashed to the same length, so the comparison time says nothing about the token.
+      if (!timingSafeEqual(digest(presented), expected)) {
+        reply.header('www-authenticate', 'Bearer realm="gateway-admin"');
+        throw new GatewayError('unauthorized', 'admin routes need the header Authorization: Bearer <ADMIN_TOKEN>');
+      }
+    });
+
+    app.post(
+      '/admin/callbacks/:id/resend',
+      {
+        schema: {
+          hide: true,
+          params: Type.Object({ id: Type.String({ description: 'callback delivery id (uuid), as in the x-gateway-delivery-id header' }) }),
+          response: { 200: resendResponse, 400: errorBody, 401: errorBody, 404: errorBody, 409: errorBody },
+        },
+      },
+      async (request) => {
+        const { id } = request.params;
+        if (!UUID.test(id)) throw invalidParameter('id', 'id must be a callback delivery id (uuid)');
+        const outcome = await deliveries.resendFailed(id.toLowerCase());
+        if (outcome.result === 'not_found') throw new GatewayError('not_found', `no callback delivery ${id}`, 'id');
+        if (outcome.result === 'not_failed') {
+          throw new GatewayError('conflict', `delivery ${id} is ${outcome.status}; only failed deliveries can be resent`, 'id');
+        }
+        request.log.info({ deliveryId: id }, 'failed callback delivery resent by an operator');
+        return {
+          status: 'success' as const,
+          delivery_id: id.toLowerCase(),
+          delivery_status: 'pending' as const,
+          next_attempt_at: outcome.nextAttemptAt.toISOString(),
+        };
+      },
+    );
+  };
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
