@@ -86,7 +86,8 @@ export async function startCallbackWorker({ config, pool, logger }: CallbackWork
 
   app.decorate('callbackQueue', queue);
   app.decorate('reconciler', reconciler);
-  app.addHook('onClose', async () => {
+  // preClose: attempts in flight finish before onClose hooks (main's pool.end) run.
+  app.addHook('preClose', async () => {
     await reconciler.stop();
     await worker.close();
     await Promise.all([queue.close(), http.close()]);
