@@ -1,7 +1,8 @@
 // Operator command: `pnpm --filter @gateway/wallet-control pool:fill <count>` derives addresses into
 // the shared PostgreSQL pool now (before a launch or a benchmark) instead of waiting for the
 // keeper, which only works while the service is idle. Several may run at once, one per core:
-// each takes its HD indexes from the database sequence, so none derives an address twice.
+// each takes its HD indexes from the database sequence, so none derives an address twice. Each
+// tops up from the count it saw when it started, so k started together add up to k × <count>.
 import Fastify from 'fastify';
 import { createPool, WalletRepository } from '@gateway/db';
 import { TemporaryAddressDeriver } from '@gateway/chain';
