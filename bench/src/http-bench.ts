@@ -23,6 +23,7 @@ const EMPTY_POOL_SECONDS = Math.min(5, SECONDS);
 // Rate the pre-filled pool must feed through warm-up and measurement without running dry.
 const ASSUMED_CREATE_WALLET_RATE = 4000;
 const FILL_PROCESSES = 2;
+const PAYMENT_WALLETS = 500;
 const PAYOUT_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const SHOP_CALLBACK = 'https%3A%2F%2Fshop.io%2Fipn%3Forder%3D';
 
@@ -30,6 +31,8 @@ interface Scenario {
   id: string;
   title: string;
   path: string;
+  /** Further paths: each connection cycles through `path` and these, in order. */
+  morePaths?: string[];
   seconds: number;
   headers?: Record<string, string>;
   /** Replace `[<id>]` in the path with a unique id per request. */
@@ -131,15 +134,30 @@ async function main(): Promise<void> {
     }),
   );
 
-  const addressIn = await createWallet(wallets.url);
+  // Each order has its own wallet (spec 4.1), so real payments spread over many wallets; the
+  // one-wallet run is the worst case, every foreign-key check locking the same wallets row.
+  const paymentPath = (addressIn: string) =>
+    `/process-payment.php?address=${encodeURIComponent(addressIn)}&amount=25&provider=moonpay&email=jane%40shop.io&currency=USD`;
+  const paymentWallets = await Promise.all(Array.from({ length: PAYMENT_WALLETS }, (_, i) => createWallet(wallets.url, `payment-${i}`)));
+  const [firstPaymentPath = '', ...morePaymentPaths] = paymentWallets.map(paymentPath);
   measurements.push(
     await measure(payments, {
       id: 'process-payment',
-      title: 'Process Payment (JSON answer)',
-      path: `/process-payment.php?address=${encodeURIComponent(addressIn)}&amount=25&provider=moonpay&email=jane%40shop.io&currency=USD`,
+      title: `Process Payment, ${PAYMENT_WALLETS} wallets`,
+      path: firstPaymentPath,
+      morePaths: morePaymentPaths,
       headers: { accept: 'application/json' },
       seconds: SECONDS,
       target: 0.8,
+    }),
+  );
+  measurements.push(
+    await measure(payments, {
+      id: 'process-payment-one-wallet',
+      title: 'Process Payment, one wallet',
+      path: firstPaymentPath,
+      headers: { accept: 'application/json' },
+      seconds: SECONDS,
     }),
   );
 
@@ -191,6 +209,7 @@ async function measure(service: Service, scenario: Scenario): Promise<Measuremen
     connections: CONNECTIONS,
     headers: scenario.headers,
     idReplacement: scenario.uniqueIds ?? false,
+    ...(scenario.morePaths ? { requests: [scenario.path, ...scenario.morePaths].map((path) => ({ method: 'GET' as const, path })) } : {}),
   };
   process.stdout.write(`${scenario.title}: warming up ${WARMUP_SECONDS} s, measuring ${scenario.seconds} s … `);
   await autocannon({ ...options, duration: WARMUP_SECONDS });
@@ -263,8 +282,8 @@ async function fillAddressPool(total: number, env: Record<string, string>): Prom
   return { requested: total, filled, seconds, addressesPerSecond: filled / seconds };
 }
 
-async function createWallet(walletControlUrl: string): Promise<string> {
-  const response = await fetch(`${walletControlUrl}/control/wallet.php?address=${PAYOUT_ADDRESS}&callback=${SHOP_CALLBACK}payment-bench`);
+async function createWallet(walletControlUrl: string, order: string): Promise<string> {
+  const response = await fetch(`${walletControlUrl}/control/wallet.php?address=${PAYOUT_ADDRESS}&callback=${SHOP_CALLBACK}${order}`);
   if (!response.ok) throw new Error(`Create Wallet for the payment scenario answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { address_in: string }).address_in;
 }

@@ -10,7 +10,7 @@ import type {
 import { callbackRetryDelayMs, type CallbackRetrySchedule, type RandomSource } from '@gateway/domain';
 import type { CallbackJob } from '@gateway/queue';
 import type { CallbackSigningKey } from '@gateway/sdk';
-import { createBatcher } from './batcher';
+import { createBatcher } from '@gateway/db';
 import { buildCallbackRequest, type CallbackRequest } from './callback-request';
 import type { HostLimiter } from './host-limiter';
 import type { CallbackMetrics } from './metrics';

@@ -1,4 +1,4 @@
-import { createBatcher } from '../src/batcher';
+import { createBatcher } from '@gateway/db';
 import { HostLimiter } from '../src/host-limiter';
 
 describe('createBatcher', () => {

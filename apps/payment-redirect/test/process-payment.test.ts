@@ -29,7 +29,7 @@ beforeAll(async () => {
   });
   app = await buildPaymentRedirectApp({ config, pool: db.pool, logger: false });
   addressIn = sealAddressIn(temporary, config.keys);
-  await new WalletRepository(db.pool).createOrGet({
+  await new WalletRepository(db.pool).createOrGetMany([{
     hdIndex: 0n,
     polygonAddress: temporary,
     addressIn,
@@ -37,7 +37,7 @@ beforeAll(async () => {
     callbackUrl: 'https://shop.io/ipn?order=1',
     dedupeKey: walletDedupeKey(payout, 'https://shop.io/ipn?order=1'),
     ipnToken: randomBytes(24).toString('base64url'),
-  });
+  }]);
 });
 
 afterAll(async () => {

@@ -26,7 +26,8 @@ CREATE TABLE wallets (
 -- claims one. Rows leave this table when claimed.
 CREATE TABLE address_pool (
   hd_index         bigint PRIMARY KEY,
-  polygon_address  text   NOT NULL UNIQUE CHECK (polygon_address ~ '^0x[0-9a-f]{40}$'),
+  -- EIP-55 checksummed, as derived, so a claimed address needs no second keccak.
+  polygon_address  text   NOT NULL CHECK (polygon_address ~ '^0x[0-9a-fA-F]{40}$'),
   created_at       timestamptz NOT NULL DEFAULT now()
 );
 

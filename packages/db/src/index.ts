@@ -9,3 +9,4 @@ export * from './repositories/deposit-repository';
 export * from './repositories/callback-delivery-repository';
 export * from './repositories/payout-repository';
 export * from './repositories/settlement-repository';
+export * from './statement-batcher';

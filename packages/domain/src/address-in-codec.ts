@@ -1,5 +1,4 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { getAddress } from 'viem';
 import type { EvmAddress } from './evm-address';
 
 /**
@@ -46,7 +45,11 @@ export function sealAddressIn(address: EvmAddress, ring: SealingKeyRing): string
   return `${id}.${Buffer.concat([iv, ciphertext, cipher.getAuthTag()]).toString('base64url')}`;
 }
 
-/** Returns the temporary address, or undefined when the token was not sealed by one of our keys. */
+/**
+ * Returns the temporary address in lower-case hex (the form it is stored and matched in; an
+ * EIP-55 checksum would cost a keccak per request and protects nothing here: GCM already
+ * guarantees these are the bytes we sealed), or undefined when the token was not sealed by one of our keys.
+ */
 export function openAddressIn(token: string, ring: SealingKeyRing): EvmAddress | undefined {
   const dot = token.indexOf('.');
   if (dot < 1) return undefined;
@@ -59,7 +62,7 @@ export function openAddressIn(token: string, ring: SealingKeyRing): EvmAddress |
     decipher.setAAD(Buffer.from(key.id));
     decipher.setAuthTag(raw.subarray(IV_BYTES + ADDRESS_BYTES));
     const plain = Buffer.concat([decipher.update(raw.subarray(IV_BYTES, IV_BYTES + ADDRESS_BYTES)), decipher.final()]);
-    return getAddress(`0x${plain.toString('hex')}`);
+    return `0x${plain.toString('hex')}`;
   } catch {
     return undefined;
   }

@@ -11,7 +11,7 @@ describe('address_in codec', () => {
     const token = sealAddressIn(address, ring);
     expect(token).toMatch(/^k1\.[A-Za-z0-9_-]+$/);
     expect(encodeURIComponent(token)).toBe(token);
-    expect(openAddressIn(token, ring)).toBe(address);
+    expect(openAddressIn(token, ring)).toBe(address.toLowerCase());
   });
   it('does not reveal the address and differs each time it is sealed', () => {
     const ring = createSealingKeyRing([k1]);
@@ -22,7 +22,7 @@ describe('address_in codec', () => {
   it('opens tokens sealed with an older key after rotation', () => {
     const old = sealAddressIn(address, createSealingKeyRing([k1]));
     const rotated = createSealingKeyRing([k2, k1]);
-    expect(openAddressIn(old, rotated)).toBe(address);
+    expect(openAddressIn(old, rotated)).toBe(address.toLowerCase());
     expect(sealAddressIn(address, rotated)).toMatch(/^k2\./);
   });
   it('refuses altered, forged, foreign and malformed tokens', () => {

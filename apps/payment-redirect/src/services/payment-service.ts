@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError, parsePaymentRequest, type PaymentRequestQuery, type RateTable, type SealingKeyRing } from '@gateway/domain';
-import type { PaymentRepository } from '@gateway/db';
+import { createBatcher, type NewPayment, type PaymentRepository } from '@gateway/db';
 import type { ProviderAdapter } from '@gateway/providers';
 
 export interface StartedPayment {
@@ -16,9 +16,16 @@ export interface PaymentServiceDeps {
   rates: RateTable;
 }
 
+// Concurrent requests share statements: a statement costs PostgreSQL far more than a row.
+const BATCHING = { maxBatchSize: 64, maxInFlight: 4, lingerMs: 1 };
+
 /** Process Payment (spec 4.2): validates the order, records it, and builds the provider checkout. */
 export class PaymentService {
-  constructor(private readonly deps: PaymentServiceDeps) {}
+  private readonly recordPayment: (payment: NewPayment) => Promise<boolean>;
+
+  constructor(private readonly deps: PaymentServiceDeps) {
+    this.recordPayment = createBatcher((payments: NewPayment[]) => deps.payments.insertManyForWallets(payments), BATCHING);
+  }
 
   async start(query: PaymentRequestQuery): Promise<StartedPayment> {
     const request = parsePaymentRequest(query, { keys: this.deps.keys, rates: this.deps.rates });
@@ -33,7 +40,7 @@ export class PaymentService {
       currency: request.currency,
       email: request.email,
     });
-    const recorded = await this.deps.payments.insertForWallet({
+    const recorded = await this.recordPayment({
       id: paymentId,
       polygonAddress: request.temporaryAddress,
       amount: request.amount.text,

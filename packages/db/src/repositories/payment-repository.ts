@@ -11,52 +11,34 @@ export interface NewPayment {
   checkoutUrl: string;
 }
 
-export interface PaymentRow {
-  id: string;
-  walletId: string;
-  amount: string;
-  currency: string;
-  provider: string;
-  email: string;
-  status: string;
-  checkoutUrl: string;
-  createdAt: Date;
-}
-
 export class PaymentRepository {
   constructor(private readonly pool: Pool) {}
 
   /**
-   * Records the payment against the wallet that owns `polygonAddress`, in one statement.
-   * Returns false when no such wallet exists (a token sealed by us for a wallet since removed,
-   * or a database that does not match the keys).
+   * Records each payment against the wallet that owns its `polygonAddress`, the whole batch in
+   * one statement. Returns, per payment, false when no such wallet exists (a token sealed by us
+   * for a wallet since removed, or a database that does not match the keys).
    */
-  async insertForWallet(payment: NewPayment): Promise<boolean> {
-    const { rowCount } = await this.pool.query({
-      name: 'payment-insert-for-wallet',
+  async insertManyForWallets(payments: readonly NewPayment[]): Promise<boolean[]> {
+    const { rows } = await this.pool.query<{ id: string }>({
+      name: 'payments-insert-for-wallets',
       text: `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, checkout_url)
-             SELECT $1, w.id, $3, $4, $5, $6, $7 FROM wallets w WHERE w.polygon_address = $2`,
+             SELECT i.id, w.id, i.amount, i.currency, i.provider, i.email, i.checkout_url
+             FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[], $7::text[])
+               AS i(id, polygon_address, amount, currency, provider, email, checkout_url)
+             JOIN wallets w ON w.polygon_address = i.polygon_address
+             RETURNING id`,
       values: [
-        payment.id,
-        payment.polygonAddress.toLowerCase(),
-        payment.amount,
-        payment.currency,
-        payment.provider,
-        payment.email,
-        payment.checkoutUrl,
+        payments.map((p) => p.id),
+        payments.map((p) => p.polygonAddress.toLowerCase()),
+        payments.map((p) => p.amount),
+        payments.map((p) => p.currency),
+        payments.map((p) => p.provider),
+        payments.map((p) => p.email),
+        payments.map((p) => p.checkoutUrl),
       ],
     });
-    return rowCount === 1;
-  }
-
-  async findById(id: string): Promise<PaymentRow | undefined> {
-    const { rows } = await this.pool.query<PaymentRow>({
-      name: 'payment-by-id',
-      text: `SELECT id, wallet_id::text AS "walletId", amount::text AS amount, currency, provider, email, status,
-                    checkout_url AS "checkoutUrl", created_at AS "createdAt"
-             FROM payments WHERE id = $1`,
-      values: [id],
-    });
-    return rows[0];
+    const recorded = new Set(rows.map((row) => row.id));
+    return payments.map((payment) => recorded.has(payment.id));
   }
 }

@@ -1,14 +1,11 @@
 import type { Pool } from 'pg';
 
+/** What Create Wallet answers with; the rest of the row is never read on that path. */
 export interface WalletRow {
-  id: string;
-  hdIndex: string;
   polygonAddress: string;
   addressIn: string;
-  payoutAddress: string;
   callbackUrl: string;
   ipnToken: string;
-  createdAt: Date;
 }
 
 export interface NewWallet {
@@ -23,69 +20,69 @@ export interface NewWallet {
 
 export interface DerivedAddress {
   hdIndex: bigint;
+  /** EIP-55 checksummed, as derived: kept so that answering with it costs no second keccak. */
   polygonAddress: string;
 }
 
-const COLUMNS = `id::text AS "id", hd_index::text AS "hdIndex", polygon_address AS "polygonAddress",
-  address_in AS "addressIn", payout_address AS "payoutAddress", callback_url AS "callbackUrl",
-  ipn_token AS "ipnToken", created_at AS "createdAt"`;
+const COLUMNS = `polygon_address AS "polygonAddress", address_in AS "addressIn", callback_url AS "callbackUrl",
+  ipn_token AS "ipnToken"`;
 
 export class WalletRepository {
   constructor(private readonly pool: Pool) {}
 
-  async findByDedupeKey(dedupeKey: Buffer): Promise<WalletRow | undefined> {
-    const { rows } = await this.pool.query<WalletRow>({
-      name: 'wallet-by-dedupe-key',
-      text: `SELECT ${COLUMNS} FROM wallets WHERE dedupe_key = $1`,
-      values: [dedupeKey],
-    });
-    return rows[0];
-  }
-
   /**
-   * Returns the wallet of this (payout, callback) pair, creating it from `candidate` when there
-   * is none, in one round trip. `created` tells whether the candidate's address was used.
+   * Returns the wallet of each candidate's (payout, callback) pair, creating it from the candidate
+   * when there is none, in one statement for the whole batch (concurrent Create Wallet calls are
+   * batched: a statement costs PostgreSQL far more than a row). `created` tells whether that
+   * candidate's address was used; identical candidates in one batch get one wallet.
    */
-  async createOrGet(candidate: NewWallet): Promise<{ row: WalletRow; created: boolean }> {
-    const { rows } = await this.pool.query<WalletRow & { created: boolean }>({
-      name: 'wallet-create-or-get',
-      text: `WITH existing AS (SELECT ${COLUMNS} FROM wallets WHERE dedupe_key = $6),
+  async createOrGetMany(candidates: readonly NewWallet[]): Promise<Array<{ row: WalletRow; created: boolean }>> {
+    const { rows } = await this.pool.query<WalletRow & { dedupeKey: Buffer; hdIndex: string | null }>({
+      name: 'wallet-create-or-get-many',
+      text: `WITH input AS (
+               SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[])
+                 AS t(hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)),
+             existing AS (SELECT dedupe_key, ${COLUMNS} FROM wallets WHERE dedupe_key IN (SELECT dedupe_key FROM input)),
              inserted AS (
                INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-               SELECT $1, $2, $3, $4, $5, $6, $7 WHERE NOT EXISTS (SELECT 1 FROM existing)
+               SELECT * FROM input i WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.dedupe_key = i.dedupe_key)
                ON CONFLICT (dedupe_key) DO NOTHING
-               RETURNING ${COLUMNS})
-             SELECT *, true AS created FROM inserted
-             UNION ALL SELECT *, false AS created FROM existing`,
+               RETURNING dedupe_key, ${COLUMNS}, hd_index)
+             SELECT dedupe_key AS "dedupeKey", "polygonAddress", "addressIn", "callbackUrl", "ipnToken", hd_index::text AS "hdIndex" FROM inserted
+             UNION ALL
+             SELECT dedupe_key, "polygonAddress", "addressIn", "callbackUrl", "ipnToken", NULL FROM existing`,
       values: [
-        candidate.hdIndex.toString(),
-        candidate.polygonAddress.toLowerCase(),
-        candidate.addressIn,
-        candidate.payoutAddress.toLowerCase(),
-        candidate.callbackUrl,
-        candidate.dedupeKey,
-        candidate.ipnToken,
+        candidates.map((c) => c.hdIndex.toString()),
+        candidates.map((c) => c.polygonAddress.toLowerCase()),
+        candidates.map((c) => c.addressIn),
+        candidates.map((c) => c.payoutAddress.toLowerCase()),
+        candidates.map((c) => c.callbackUrl),
+        candidates.map((c) => c.dedupeKey),
+        candidates.map((c) => c.ipnToken),
       ],
     });
-    const [first] = rows;
-    if (first) {
-      const { created, ...row } = first;
-      return { row, created };
+    const byKey = new Map(rows.map((row) => [row.dedupeKey.toString('hex'), row]));
+    const missing = candidates.filter((c) => !byKey.has(c.dedupeKey.toString('hex')));
+    if (missing.length > 0) {
+      // Concurrent identical requests committed between our snapshot and our insert; ON CONFLICT
+      // waited for them, so a fresh read now sees their rows.
+      for (const row of await this.findByDedupeKeys(missing.map((c) => c.dedupeKey))) byKey.set(row.dedupeKey.toString('hex'), { ...row, hdIndex: null });
     }
-    // A concurrent identical request committed between our snapshot and our insert; ON CONFLICT
-    // waited for it, so a fresh read now sees its row.
-    const winner = await this.findByDedupeKey(candidate.dedupeKey);
-    if (!winner) throw new Error('wallet missing after a dedupe conflict');
-    return { row: winner, created: false };
+    return candidates.map((candidate) => {
+      const found = byKey.get(candidate.dedupeKey.toString('hex'));
+      if (!found) throw new Error('wallet missing after a dedupe conflict');
+      const { dedupeKey: _key, hdIndex, ...row } = found;
+      return { row, created: hdIndex === candidate.hdIndex.toString() };
+    });
   }
 
-  async findByPolygonAddress(address: string): Promise<WalletRow | undefined> {
-    const { rows } = await this.pool.query<WalletRow>({
-      name: 'wallet-by-polygon-address',
-      text: `SELECT ${COLUMNS} FROM wallets WHERE polygon_address = $1`,
-      values: [address.toLowerCase()],
+  private async findByDedupeKeys(keys: Buffer[]): Promise<Array<WalletRow & { dedupeKey: Buffer }>> {
+    const { rows } = await this.pool.query<WalletRow & { dedupeKey: Buffer }>({
+      name: 'wallets-by-dedupe-keys',
+      text: `SELECT dedupe_key AS "dedupeKey", ${COLUMNS} FROM wallets WHERE dedupe_key = ANY($1::bytea[])`,
+      values: [keys],
     });
-    return rows[0];
+    return rows;
   }
 
   /** Takes `count` fresh HD indexes from the sequence in one round trip. */
@@ -103,7 +100,7 @@ export class WalletRepository {
     await this.pool.query({
       text: `INSERT INTO address_pool (hd_index, polygon_address)
              SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT DO NOTHING`,
-      values: [addresses.map((a) => a.hdIndex.toString()), addresses.map((a) => a.polygonAddress.toLowerCase())],
+      values: [addresses.map((a) => a.hdIndex.toString()), addresses.map((a) => a.polygonAddress)],
     });
   }
 

@@ -1,28 +1,48 @@
 import fp from 'fastify-plugin';
-import helmet from '@fastify/helmet';
+import helmet, { type HelmetOptions } from 'helmet';
 import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+const HELMET_POLICY: HelmetOptions = {
+  frameguard: { action: 'deny' },
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'self'"],
+      frameAncestors: ["'none'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      formAction: ["'self'"],
+      baseUri: ["'none'"],
+      objectSrc: ["'none'"],
+    },
+  },
+  referrerPolicy: { policy: 'no-referrer' },
+};
+
+/**
+ * Helmet's headers for our fixed policy, computed once. The policy has no per-request part (no
+ * CSP nonces), and @fastify/helmet rebuilds it on every request, which costs ~5% of a request.
+ */
+export function securityHeaders(policy: HelmetOptions = HELMET_POLICY): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader: (name: string, value: string) => (headers[name.toLowerCase()] = String(value)),
+    removeHeader: (name: string) => delete headers[name.toLowerCase()],
+  } as unknown as ServerResponse;
+  helmet(policy)({} as IncomingMessage, response, () => undefined);
+  return headers;
+}
 
 /**
  * Payment links must be opened top-level (spec 1.5): every response, errors and 404s included,
  * forbids framing twice over (CSP frame-ancestors for modern browsers, X-Frame-Options for old).
  */
 export const securityHeadersPlugin = fp(async (app: FastifyInstance) => {
-  await app.register(helmet, {
-    global: true,
-    frameguard: { action: 'deny' },
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        frameAncestors: ["'none'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        formAction: ["'self'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-      },
-    },
-    referrerPolicy: { policy: 'no-referrer' },
+  const headers = securityHeaders();
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
   });
 });

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { WalletRepository, type NewWallet } from '../src/repositories/wallet-repository';
+
+let db: TestDatabase;
+let wallets: WalletRepository;
+let nextIndex = 0n;
+
+function candidate(callbackUrl: string): NewWallet {
+  nextIndex += 1n;
+  const hex = nextIndex.toString(16).padStart(40, '0');
+  return {
+    hdIndex: nextIndex,
+    polygonAddress: `0x${hex}`,
+    addressIn: `k1.${randomBytes(8).toString('hex')}`,
+    payoutAddress: '0x52908400098527886e0f7030069857d2e4169ee7',
+    callbackUrl,
+    dedupeKey: Buffer.from(callbackUrl.padEnd(32, '.').slice(0, 32)),
+    ipnToken: randomBytes(24).toString('base64url'),
+  };
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('wallet_repo');
+  wallets = new WalletRepository(db.pool);
+});
+afterAll(() => db.drop());
+
+describe('WalletRepository.createOrGetMany', () => {
+  it('creates new pairs, returns existing ones, and gives identical candidates of one batch one wallet', async () => {
+    const existing = candidate('https://shop.io/a');
+    const [first] = await wallets.createOrGetMany([existing]);
+    expect(first?.created).toBe(true);
+
+    const twinA = candidate('https://shop.io/b');
+    const twinB = candidate('https://shop.io/b');
+    const fresh = candidate('https://shop.io/c');
+    const again = candidate('https://shop.io/a');
+    const results = await wallets.createOrGetMany([twinA, again, twinB, fresh]);
+
+    expect(results.map((r) => r.created)).toEqual([true, false, false, true]);
+    expect(results[1]?.row.polygonAddress).toBe(existing.polygonAddress);
+    expect(results[2]?.row).toEqual(results[0]?.row);
+    expect(results[3]?.row.polygonAddress).toBe(fresh.polygonAddress);
+    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM wallets');
+    expect(rows[0].n).toBe(3);
+  });
+
+  it('sees the rows of concurrent batches it lost the race to', async () => {
+    const pairs = Array.from({ length: 5 }, (_, i) => `https://shop.io/race-${i}`);
+    const batches = await Promise.all(Array.from({ length: 8 }, () => wallets.createOrGetMany(pairs.map(candidate))));
+    for (let i = 0; i < pairs.length; i += 1) {
+      const rowsForPair = batches.map((batch) => batch[i]?.row.polygonAddress);
+      expect(new Set(rowsForPair).size).toBe(1);
+      expect(batches.filter((batch) => batch[i]?.created).length).toBe(1);
+    }
+  });
+});
