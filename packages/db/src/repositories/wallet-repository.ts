@@ -37,20 +37,14 @@ export class WalletRepository {
    * candidate's address was used; identical candidates in one batch get one wallet.
    */
   async createOrGetMany(candidates: readonly NewWallet[]): Promise<Array<{ row: WalletRow; created: boolean }>> {
+    // New pairs are the common case: insert first, and read back only the pairs that existed
+    // (one more statement for a batch with repeats, one index probe less for every new row).
     const { rows } = await this.pool.query<WalletRow & { dedupeKey: Buffer; hdIndex: string | null }>({
-      name: 'wallet-create-or-get-many',
-      text: `WITH input AS (
-               SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[])
-                 AS t(hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)),
-             existing AS (SELECT dedupe_key, ${COLUMNS} FROM wallets WHERE dedupe_key IN (SELECT dedupe_key FROM input)),
-             inserted AS (
-               INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-               SELECT * FROM input i WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.dedupe_key = i.dedupe_key)
-               ON CONFLICT (dedupe_key) DO NOTHING
-               RETURNING dedupe_key, ${COLUMNS}, hd_index)
-             SELECT dedupe_key AS "dedupeKey", "polygonAddress", "addressIn", "callbackUrl", "ipnToken", hd_index::text AS "hdIndex" FROM inserted
-             UNION ALL
-             SELECT dedupe_key, "polygonAddress", "addressIn", "callbackUrl", "ipnToken", NULL FROM existing`,
+      name: 'wallet-insert-many',
+      text: `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
+             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[])
+             ON CONFLICT (dedupe_key) DO NOTHING
+             RETURNING dedupe_key AS "dedupeKey", ${COLUMNS}, hd_index::text AS "hdIndex"`,
       values: [
         candidates.map((c) => c.hdIndex.toString()),
         candidates.map((c) => c.polygonAddress.toLowerCase()),
@@ -64,8 +58,8 @@ export class WalletRepository {
     const byKey = new Map(rows.map((row) => [row.dedupeKey.toString('hex'), row]));
     const missing = candidates.filter((c) => !byKey.has(c.dedupeKey.toString('hex')));
     if (missing.length > 0) {
-      // Concurrent identical requests committed between our snapshot and our insert; ON CONFLICT
-      // waited for them, so a fresh read now sees their rows.
+      // The pair existed, or a concurrent identical request committed first (ON CONFLICT waited
+      // for it, so a fresh read sees its row), or an identical candidate earlier in this batch won.
       for (const row of await this.findByDedupeKeys(missing.map((c) => c.dedupeKey))) byKey.set(row.dedupeKey.toString('hex'), { ...row, hdIndex: null });
     }
     return candidates.map((candidate) => {
