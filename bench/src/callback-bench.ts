@@ -2,7 +2,9 @@
 // added (as settlement does) → the real callback-worker process (claim, sign, SSRF-guarded GET,
 // record) → 2xx from a local Fastify merchant stub. Beside it, in the same run and against the
 // same stub, a baseline of plain undici GETs at the same concurrency: the ratio is what the
-// pipeline costs on this machine. `pnpm --filter @gateway/bench bench:callbacks`; results in
+// pipeline costs on this machine. A third measurement, the queue floor, sends the same GETs from
+// a bare BullMQ worker (one job per GET, nothing else): no pipeline that keeps one job per
+// delivery can beat it here. `pnpm --filter @gateway/bench bench:callbacks`; results in
 // bench/results/callbacks.json.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -11,7 +13,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Queue } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import Fastify from 'fastify';
 import { Agent, request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
@@ -26,10 +28,15 @@ const CONCURRENCY = envInt('BENCH_CONCURRENCY', 50);
 const WORKERS = envInt('BENCH_WORKERS', 1);
 const DELIVERIES = envInt('BENCH_DELIVERIES', 5000);
 const WARMUP = 1000;
+// Plain GETs that warm the stub (and the client) before anything is measured: a cold Fastify stub
+// answers at about half its warm rate, which would make the first baseline too easy to beat.
+const STUB_WARMUP = 20_000;
 const PACED_RATE = envInt('BENCH_PACED_RATE', 500);
 const PACED_SECONDS = 4;
 const TARGET_SHARE = 0.5;
 const STUB_MODE = '--merchant-stub';
+const FLOOR_WORKER_MODE = '--queue-floor-worker';
+const FLOOR_QUEUE = 'queue-floor';
 
 const schema = `bench_cb_${randomBytes(4).toString('hex')}`;
 const redisPrefix = `bench-cb-${randomBytes(4).toString('hex')}`;
@@ -64,8 +71,10 @@ async function main(): Promise<void> {
   const sampleUrl = await sampleCallbackUrl(callbackUrl);
 
   const results: RunResult[] = [];
+  await plainGets(sampleUrl, STUB_WARMUP);
   const baselineBefore = await baseline(sampleUrl, 'baseline-before', 'baseline: plain undici GETs (before)');
   results.push(baselineBefore);
+  results.push(await queueFloor(sampleUrl));
 
   await Promise.all(Array.from({ length: WORKERS }, () => startWorker()));
   // One wallet per run: the run's rows are found by wallet, and runs never overlap.
@@ -82,12 +91,15 @@ async function main(): Promise<void> {
     if (!result.id.startsWith('baseline')) result.shareOfBaseline = round(result.perSecond / reference, 3);
   }
   const pipeline = results.find((result) => result.id === 'pipeline-burst')!;
+  const floor = results.find((result) => result.id === 'queue-floor')!;
   const verdict = (pipeline.shareOfBaseline ?? 0) >= TARGET_SHARE ? 'meets' : 'misses';
   printTable(results);
   printCpu(results);
   console.log(
     `\nend-to-end burst: ${pipeline.perSecond} deliveries/s = ${percent(pipeline.shareOfBaseline ?? 0)} of the plain-GET baseline ` +
-      `(${reference} req/s); target ≥ ${percent(TARGET_SHARE)}: ${verdict}`,
+      `(${reference} req/s); target ≥ ${percent(TARGET_SHARE)}: ${verdict}\n` +
+      `queue floor (BullMQ job + the same GET, nothing else): ${floor.perSecond}/s = ${percent(floor.shareOfBaseline ?? 0)} of the baseline; ` +
+      `the pipeline reaches ${percent(pipeline.perSecond / floor.perSecond)} of the floor`,
   );
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
   writeFileSync(
@@ -98,6 +110,7 @@ async function main(): Promise<void> {
         machine,
         settings: { concurrency: CONCURRENCY, workerProcesses: WORKERS, deliveries: DELIVERIES, warmup: WARMUP, pacedRate: PACED_RATE, pacedSeconds: PACED_SECONDS },
         baselinePerSecond: reference,
+        queueFloorPerSecond: floor.perSecond,
         target: { shareOfBaseline: TARGET_SHARE, verdict },
         runs: results,
       },
@@ -111,29 +124,93 @@ async function main(): Promise<void> {
 /** N plain GETs of a callback-sized URL, CONCURRENCY at a time, after a warm-up of the connections. */
 async function baseline(url: string, id: string, title: string): Promise<RunResult> {
   const agent = new Agent();
-  const run = async (count: number) => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < count) {
-          next += 1;
-          const response = await request(url, { dispatcher: agent });
-          await response.body.text();
-          if (response.statusCode !== 200) throw new Error(`stub answered ${response.statusCode}`);
-        }
-      }),
-    );
-  };
-  await run(WARMUP);
+  await plainGets(url, WARMUP, agent);
   const cpuBefore = await cpuSnapshot();
   const startedAt = performance.now();
-  await run(DELIVERIES);
+  await plainGets(url, DELIVERIES, agent);
   const seconds = (performance.now() - startedAt) / 1000;
   const cpuMicrosPerItem = cpuPerItem(cpuBefore, await cpuSnapshot(), DELIVERIES);
   await agent.close();
   const result = { id, title, deliveries: DELIVERIES, seconds: round(seconds, 3), perSecond: Math.round(DELIVERIES / seconds), cpuMicrosPerItem };
   console.log(`${title}: ${result.perSecond}/s`);
   return result;
+}
+
+async function plainGets(url: string, count: number, dispatcher?: Agent): Promise<void> {
+  const agent = dispatcher ?? new Agent();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        next += 1;
+        const response = await request(url, { dispatcher: agent });
+        await response.body.text();
+        if (response.statusCode !== 200) throw new Error(`stub answered ${response.statusCode}`);
+      }
+    }),
+  );
+  if (dispatcher === undefined) await agent.close();
+}
+
+/**
+ * The least any pipeline with one BullMQ job per delivery can cost: jobs added in bulk as the
+ * pipeline's are, taken by a bare BullMQ worker in its own process (same concurrency) whose only
+ * work is the plain GET. No database, no signature, no SSRF guard.
+ */
+async function queueFloor(url: string): Promise<RunResult> {
+  const title = 'queue floor: BullMQ job + plain GET, nothing else';
+  const floorQueue = new Queue(FLOOR_QUEUE, { connection: redisOptions(), prefix: redisPrefix });
+  const worker = spawnChild(['--import', 'tsx', __filename, FLOOR_WORKER_MODE, url, String(DELIVERIES + WARMUP)], { REDIS_URL, REDIS_PREFIX: redisPrefix }, 'pipe');
+  const lines = createInterface({ input: worker.stdout! });
+  const nextLine = () => new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    worker.once('exit', () => reject(new Error('the queue-floor worker exited')));
+  });
+  try {
+    await nextLine();
+    const add = async (count: number, from: number) => {
+      for (let start = 0; start < count; start += 1000) {
+        const size = Math.min(1000, count - start);
+        await floorQueue.addBulk(
+          Array.from({ length: size }, (_, i) => ({ name: 'get', data: { deliveryId: `floor-${from + start + i}` }, opts: { ...callbackJobOptions, jobId: `floor-${from + start + i}` } })),
+        );
+      }
+    };
+    await add(WARMUP, 0);
+    await nextLine();
+    const cpuBefore = await cpuSnapshot(worker.pid);
+    const startedAt = performance.now();
+    await add(DELIVERIES, WARMUP);
+    await nextLine();
+    const seconds = (performance.now() - startedAt) / 1000;
+    const cpuMicrosPerItem = cpuPerItem(cpuBefore, await cpuSnapshot(worker.pid), DELIVERIES);
+    const result = { id: 'queue-floor', title, deliveries: DELIVERIES, seconds: round(seconds, 3), perSecond: Math.round(DELIVERIES / seconds), cpuMicrosPerItem };
+    console.log(`${title}: ${result.perSecond}/s`);
+    return result;
+  } finally {
+    lines.close();
+    worker.kill('SIGTERM');
+    await floorQueue.close();
+  }
+}
+
+/** The queue-floor worker: prints a line when ready, after the warm-up jobs and after the last job. */
+async function runQueueFloorWorker(url: string, total: number): Promise<void> {
+  const agent = new Agent();
+  let done = 0;
+  const worker = new Worker(
+    FLOOR_QUEUE,
+    async () => {
+      const response = await request(url, { dispatcher: agent });
+      await response.body.text();
+      done += 1;
+      if (done === WARMUP || done === total) console.log(`done ${done}`);
+    },
+    { connection: { ...redisOptions(), maxRetriesPerRequest: null }, prefix: process.env.REDIS_PREFIX, concurrency: CONCURRENCY },
+  );
+  await worker.waitUntilReady();
+  console.log('ready');
+  process.on('SIGTERM', () => void Promise.all([worker.close(), agent.close()]).then(() => process.exit(0)));
 }
 
 /** Rows committed in one transaction, then their jobs added, as settlement does per deposit. */
@@ -238,13 +315,14 @@ async function sampleCallbackUrl(callbackUrl: string): Promise<string> {
  * CPU seconds used so far by every process taking part, read from /proc (Linux, local services).
  * Redis is the whole server, so other users of it count too; PostgreSQL is the worker's backends.
  */
-async function cpuSnapshot(): Promise<Map<string, number>> {
+async function cpuSnapshot(floorWorkerPid?: number): Promise<Map<string, number>> {
   const snapshot = new Map<string, number>();
   const own = process.cpuUsage();
   snapshot.set('bench process (undici client, enqueue)', (own.user + own.system) / 1e6);
   if (!existsSync('/proc/self/stat')) return snapshot;
   snapshot.set('merchant stub', processCpuSeconds(stubPid));
   snapshot.set('callback-worker', workerPids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0));
+  if (floorWorkerPid !== undefined) snapshot.set('queue-floor worker', processCpuSeconds(floorWorkerPid));
   const { rows } = await pool.query<{ pid: number }>(
     `SELECT pid FROM pg_stat_activity WHERE application_name = 'callback-worker' AND datname = current_database()`,
   );
@@ -432,6 +510,8 @@ function envInt(name: string, fallback: number): number {
 
 if (process.argv[2] === STUB_MODE) {
   void runMerchantStub();
+} else if (process.argv[2] === FLOOR_WORKER_MODE) {
+  void runQueueFloorWorker(process.argv[3]!, Number(process.argv[4]));
 } else {
   main()
     .catch((error: unknown) => {

@@ -58,7 +58,7 @@ export async function startCallbackWorker({ config, pool, logger }: CallbackWork
     metrics,
     log: app.log,
   });
-  const worker = new Worker<CallbackJob, void>(QUEUE_NAMES.callbacks, processor, {
+  const worker = new Worker<CallbackJob, void>(QUEUE_NAMES.callbacks, processor.process, {
     connection: redisConnection(redis, 'worker'),
     prefix: redis.prefix,
     concurrency: raw.WORKER_CONCURRENCY,
@@ -90,6 +90,7 @@ export async function startCallbackWorker({ config, pool, logger }: CallbackWork
   app.addHook('preClose', async () => {
     await reconciler.stop();
     await worker.close();
+    await processor.drainRecords();
     await Promise.all([queue.close(), http.close()]);
   });
   return app;

@@ -27,7 +27,12 @@ export interface CallbackProcessorDeps {
   random?: RandomSource;
 }
 
-export type CallbackProcessor = (job: Job<CallbackJob>, token?: string) => Promise<void>;
+export interface CallbackProcessor {
+  /** The BullMQ processor: one attempt of the job's delivery. */
+  process: (job: Job<CallbackJob>, token?: string) => Promise<void>;
+  /** Resolves once every attempt record still being written behind a finished job is committed (or given up). */
+  drainRecords: () => Promise<void>;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // A job for a host with every slot taken comes back after about this long (±50%).
@@ -44,6 +49,14 @@ const BATCH = { maxBatchSize: 100, maxInFlight: 2, lingerMs: 5 };
  * life). The attempt claims the row in PostgreSQL, sends the signed GET, records the attempt and
  * either finishes the job (delivered or failed) or moves the same job to `delayed` until the next
  * attempt, whose time PostgreSQL also holds (so the reconciler can recreate it if Redis loses it).
+ *
+ * A final attempt (delivered or failed) is recorded behind the job: the job finishes as soon as
+ * the merchant has answered and the record joins the next batch. Waiting for that commit would
+ * hold a worker slot for a whole batch round trip and halve throughput at a given concurrency
+ * (bench/). Nothing can be lost by it: until the record commits, the claim's lease keeps the row
+ * pending and not due, and a record that never commits (the worker dies, PostgreSQL fails) leaves
+ * the row due when the lease ends, so the reconciler sends it again, with the same delivery id.
+ * A retry is recorded before its job is delayed, so the next attempt finds the row due.
  */
 export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackProcessor {
   const { deliveries, metrics, log } = deps;
@@ -61,6 +74,18 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
     await deliveries.recordAttempts(records);
     return records.map(() => undefined);
   }, BATCH);
+  const recordsBehind = new Set<Promise<void>>();
+  const recordBehind = (attempt: CallbackAttemptRecord): void => {
+    const written = record(attempt).catch((error: unknown) => {
+      metrics.recordsLost.inc();
+      log.error(
+        { err: error, deliveryId: attempt.deliveryId, attemptNo: attempt.attemptNo, outcome: attempt.outcome.kind },
+        'attempt record not written; the delivery is sent again once its lease ends',
+      );
+    });
+    recordsBehind.add(written);
+    void written.finally(() => recordsBehind.delete(written));
+  };
 
   const send = async (delivery: ClaimedCallbackDelivery): Promise<CallbackHttpResult> => {
     let request: CallbackRequest;
@@ -107,7 +132,7 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
     }
   };
 
-  return async (job, token) => {
+  const process = async (job: Job<CallbackJob>, token?: string): Promise<void> => {
     const deliveryId = job.data.deliveryId;
     if (typeof deliveryId !== 'string' || !UUID.test(deliveryId)) {
       log.warn({ jobId: job.id }, 'callback job without a valid delivery id dropped');
@@ -131,7 +156,7 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
       release();
     }
     const outcome = decide(result, delivery);
-    await record({
+    const attempt: CallbackAttemptRecord = {
       deliveryId: delivery.id,
       attemptNo: delivery.attemptNo,
       startedAt,
@@ -141,10 +166,17 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
       error: result.error?.message,
       responseExcerpt: result.bodyExcerpt,
       outcome,
-    });
+    };
     observe(delivery, result, outcome);
-    if (outcome.kind === 'retry') return delayJob(job, token, outcome.nextAttemptAt);
+    if (outcome.kind !== 'retry') return recordBehind(attempt);
+    await record(attempt);
+    return delayJob(job, token, outcome.nextAttemptAt);
   };
+
+  const drainRecords = async (): Promise<void> => {
+    while (recordsBehind.size > 0) await Promise.all(recordsBehind);
+  };
+  return { process, drainRecords };
 }
 
 /**

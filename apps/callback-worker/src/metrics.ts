@@ -10,6 +10,7 @@ export interface CallbackMetrics {
   attemptDuration: Histogram<'outcome'>;
   dueToDelivered: Histogram;
   reconcilerEnqueued: Counter;
+  recordsLost: Counter;
 }
 
 const QUEUE_STATES = ['waiting', 'delayed', 'active', 'prioritized'] as const;
@@ -60,8 +61,13 @@ export function registerCallbackMetrics(
     }),
     dueToDelivered: new Histogram({
       name: 'callback_due_to_delivered_seconds',
-      help: 'From the moment the delivered attempt was due to the 2xx being recorded',
+      help: 'From the moment the delivered attempt was due to the merchant answering 2xx',
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    recordsLost: new Counter({
+      name: 'callback_attempt_records_lost_total',
+      help: 'Final attempts whose record could not be written (PostgreSQL failing): each of those deliveries is sent again when its lease ends',
       registers,
     }),
     reconcilerEnqueued: new Counter({
