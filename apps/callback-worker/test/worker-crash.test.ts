@@ -68,10 +68,12 @@ it('delivers everything after the worker is killed with SIGKILL mid-batch; a rep
   for (const [txid, headers] of headersByDelivery) {
     expect(new Set(headers)).toEqual(new Set([idByTxid.get(txid)]));
   }
-  // Only callbacks in flight when the process died can have gone out twice.
+  // Only callbacks in flight when the process died can have gone out twice: the requests open
+  // (at most CONCURRENCY) and those answered whose record was still being written behind the
+  // finished job (those that finished during one batch round trip: fewer than CONCURRENCY here).
   const duplicates = stub.received.length - 300;
   expect(duplicates).toBeGreaterThanOrEqual(0);
-  expect(duplicates).toBeLessThanOrEqual(CONCURRENCY);
+  expect(duplicates).toBeLessThanOrEqual(2 * CONCURRENCY);
 }, 120_000);
 
 /** SIGTERM (finish what is in flight, close Redis and PostgreSQL), SIGKILL if that takes too long. */

@@ -100,6 +100,17 @@ describe('SettlementRepository', () => {
     expect(second).toBeDefined();
     await second!.release();
   });
+
+  it('never holds the deposit with the same id in another schema of the database', async () => {
+    const { depositId } = await finalDeposit();
+    const other = await createTestDatabase('payouts_other');
+    const here = await settlements.tryLockDeposit(depositId);
+    const there = await new SettlementRepository(other.pool).tryLockDeposit(depositId);
+    await Promise.all([here?.release(), there?.release()]);
+    await other.drop();
+    expect(here).toBeDefined();
+    expect(there).toBeDefined();
+  });
 });
 
 describe('PayoutRepository', () => {

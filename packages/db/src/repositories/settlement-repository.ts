@@ -32,9 +32,10 @@ export interface DepositLock {
   release(): Promise<void>;
 }
 
-// pg_try_advisory_lock(int, int) key space of settlement; the second key is the deposit id.
-const SETTLEMENT_LOCK_CLASS = 0x5e771e;
-const INT4_RANGE = 2_147_483_647n;
+// Advisory locks are per database, not per schema: the key covers the schema too, so gateways
+// (or test files) sharing a database in different schemas never hold each other's deposits. A
+// 64-bit hash collision between two deposits would only make one wait for the other.
+const DEPOSIT_LOCK_KEY = `hashtextextended(current_schema() || '/settlement-deposit/' || $1::text, 0)`;
 
 /**
  * The deposit side of settlement: each step is one guarded status transition (WHERE status = ...),
@@ -67,12 +68,8 @@ export class SettlementRepository {
    */
   async tryLockDeposit(depositId: string): Promise<DepositLock | undefined> {
     const client = await this.pool.connect();
-    const key = (BigInt(depositId) % INT4_RANGE).toString();
     try {
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2::int) AS locked', [
-        SETTLEMENT_LOCK_CLASS,
-        key,
-      ]);
+      const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${DEPOSIT_LOCK_KEY}) AS locked`, [depositId]);
       if (!rows[0]?.locked) {
         client.release();
         return undefined;
@@ -87,7 +84,7 @@ export class SettlementRepository {
         if (released) return;
         released = true;
         try {
-          await client.query('SELECT pg_advisory_unlock($1, $2::int)', [SETTLEMENT_LOCK_CLASS, key]);
+          await client.query(`SELECT pg_advisory_unlock(${DEPOSIT_LOCK_KEY})`, [depositId]);
           client.release();
         } catch (error) {
           // Destroying the connection releases the lock too.
