@@ -280,7 +280,9 @@ async function smokeTest(token: `0x${string}`): Promise<void> {
     `http://127.0.0.1:${PORTS.paymentRedirect}/process-payment.php?address=${encodeURIComponent(wallet.address_in)}&amount=25&provider=moonpay&email=jane%40shop.io&currency=USD`,
     { redirect: 'manual' },
   );
-  if (payment.status !== 302 || !(payment.headers.get('location') ?? '').includes(wallet.polygon_address_in)) {
+  // The checkout link carries the temporary address in lower case (valid hex, no checksum).
+  const location = (payment.headers.get('location') ?? '').toLowerCase();
+  if (payment.status !== 302 || !location.includes(wallet.polygon_address_in.toLowerCase())) {
     throw new Error(`smoke: Process Payment answered ${payment.status}`);
   }
   const txHash = await sendTestUsdc({ rpcUrl: chain!.rpcUrl, chainId: CHAIN_ID, token, fromKey: customer.privateKey, to: wallet.polygon_address_in, amount: '25' });
