@@ -106,8 +106,8 @@ export function testRedisPrefix(): string {
 }
 
 /**
- * Deletes every key under our prefix. This is how the tests emulate FLUSHALL: the Redis on the
- * development machines is shared with other engineers' tests, so a real FLUSHALL is off limits.
+ * Deletes every key under our prefix: a test file's clean-up on the shared Redis, which serves
+ * every test file at once (the Redis-loss tests run a server of their own for a real FLUSHALL).
  */
 export async function deleteRedisKeys(prefix: string, url = 'redis://127.0.0.1:6379'): Promise<number> {
   const redis = new IORedis(url, { maxRetriesPerRequest: 3 });
