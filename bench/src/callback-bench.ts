@@ -162,10 +162,13 @@ async function queueFloor(url: string): Promise<RunResult> {
   const floorQueue = new Queue(FLOOR_QUEUE, { connection: redisOptions(), prefix: redisPrefix });
   const worker = spawnChild(['--import', 'tsx', __filename, FLOOR_WORKER_MODE, url, String(DELIVERIES + WARMUP)], { REDIS_URL, REDIS_PREFIX: redisPrefix }, 'pipe');
   const lines = createInterface({ input: worker.stdout! });
-  const nextLine = () => new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve);
-    worker.once('exit', () => reject(new Error('the queue-floor worker exited')));
-  });
+  // The iterator buffers lines, so one printed before we ask for it is not lost.
+  const reader = lines[Symbol.asyncIterator]();
+  const nextLine = async (): Promise<string> => {
+    const { value, done } = await reader.next();
+    if (done) throw new Error('the queue-floor worker exited');
+    return value as string;
+  };
   try {
     await nextLine();
     const add = async (count: number, from: number) => {

@@ -58,7 +58,7 @@ export async function startCallbackWorker({ config, pool, logger }: CallbackWork
     metrics,
     log: app.log,
   });
-  const worker = new Worker<CallbackJob, void>(QUEUE_NAMES.callbacks, processor.process, {
+  const worker = new Worker<CallbackJob, void>(QUEUE_NAMES.callbacks, processor.processJob, {
     connection: redisConnection(redis, 'worker'),
     prefix: redis.prefix,
     concurrency: raw.WORKER_CONCURRENCY,

@@ -29,7 +29,7 @@ export interface CallbackProcessorDeps {
 
 export interface CallbackProcessor {
   /** The BullMQ processor: one attempt of the job's delivery. */
-  process: (job: Job<CallbackJob>, token?: string) => Promise<void>;
+  processJob: (job: Job<CallbackJob>, token?: string) => Promise<void>;
   /** Resolves once every attempt record still being written behind a finished job is committed (or given up). */
   drainRecords: () => Promise<void>;
 }
@@ -51,8 +51,8 @@ const BATCH = { maxBatchSize: 100, maxInFlight: 2, lingerMs: 5 };
  * attempt, whose time PostgreSQL also holds (so the reconciler can recreate it if Redis loses it).
  *
  * A final attempt (delivered or failed) is recorded behind the job: the job finishes as soon as
- * the merchant has answered and the record joins the next batch. Waiting for that commit would
- * hold a worker slot for a whole batch round trip and halve throughput at a given concurrency
+ * the merchant has answered and the record joins the next batch. Waiting for that commit held a
+ * worker slot for a whole batch round trip and cost 15–25% of throughput at a given concurrency
  * (bench/). Nothing can be lost by it: until the record commits, the claim's lease keeps the row
  * pending and not due, and a record that never commits (the worker dies, PostgreSQL fails) leaves
  * the row due when the lease ends, so the reconciler sends it again, with the same delivery id.
@@ -132,7 +132,7 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
     }
   };
 
-  const process = async (job: Job<CallbackJob>, token?: string): Promise<void> => {
+  const processJob = async (job: Job<CallbackJob>, token?: string): Promise<void> => {
     const deliveryId = job.data.deliveryId;
     if (typeof deliveryId !== 'string' || !UUID.test(deliveryId)) {
       log.warn({ jobId: job.id }, 'callback job without a valid delivery id dropped');
@@ -176,7 +176,7 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
   const drainRecords = async (): Promise<void> => {
     while (recordsBehind.size > 0) await Promise.all(recordsBehind);
   };
-  return { process, drainRecords };
+  return { processJob, drainRecords };
 }
 
 /**
