@@ -2,7 +2,7 @@ import { Worker } from 'bullmq';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
 import { createCallbackHttpClient } from '@gateway/callback-http';
-import { CallbackDeliveryRepository, isDatabaseReachable } from '@gateway/db';
+import { CallbackDeliveryRepository, isDatabaseReachable, logLostConnections } from '@gateway/db';
 import { createServer } from '@gateway/http';
 import { QUEUE_NAMES, redisConnection, type CallbackJob, type RedisSettings } from '@gateway/queue';
 import { openCallbackQueue, type CallbackQueue } from './callback-queue';
@@ -44,6 +44,7 @@ export async function startCallbackWorker({ config, pool, logger }: CallbackWork
       redis: () => queue.getJobCounts('waiting').then(() => true),
     },
   });
+  logLostConnections(pool, app.log);
   const deliveries = new CallbackDeliveryRepository(pool);
   const metrics = registerCallbackMetrics(app.metrics, { queue, deliveries });
   const http = createCallbackHttpClient({ ...config.http, allowedCidrs: config.allowedCidrs });

@@ -1,4 +1,5 @@
 import { DelayedError, type Job } from 'bullmq';
+import { backOff } from 'exponential-backoff';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CallbackHttpClient, CallbackHttpResult } from '@gateway/callback-http';
 import type {
@@ -43,6 +44,9 @@ const MIN_RECHECK_MS = 250;
 // 5 ms of lingering halves PostgreSQL's CPU per delivery under load (measured: bench/) and costs a
 // callback 10 ms at most, which no merchant notices.
 const BATCH = { maxBatchSize: 100, maxInFlight: 2, lingerMs: 5 };
+// A record that PostgreSQL refused is tried again while the claim still holds the row: a short
+// outage then costs no second callback.
+const RECORD_RETRY = { startingDelay: 250, timeMultiple: 2, maxDelay: 2_000, jitter: 'full' as const };
 
 /**
  * One BullMQ job is one attempt of one delivery (job id = delivery id for the delivery's whole
@@ -54,8 +58,9 @@ const BATCH = { maxBatchSize: 100, maxInFlight: 2, lingerMs: 5 };
  * the merchant has answered and the record joins the next batch. Waiting for that commit held a
  * worker slot for a whole batch round trip and cost 15–25% of throughput at a given concurrency
  * (bench/). Nothing can be lost by it: until the record commits, the claim's lease keeps the row
- * pending and not due, and a record that never commits (the worker dies, PostgreSQL fails) leaves
- * the row due when the lease ends, so the reconciler sends it again, with the same delivery id.
+ * pending and not due; a record PostgreSQL refuses is tried again until shortly before the lease
+ * ends; one that never commits (the worker dies, PostgreSQL stays away) leaves the row due when the
+ * lease ends, so the reconciler sends it again, with the same delivery id.
  * A retry is recorded before its job is delayed, so the next attempt finds the row due.
  */
 export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackProcessor {
@@ -75,8 +80,12 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
     return records.map(() => undefined);
   }, BATCH);
   const recordsBehind = new Set<Promise<void>>();
-  const recordBehind = (attempt: CallbackAttemptRecord): void => {
-    const written = record(attempt).catch((error: unknown) => {
+  const recordBehind = (attempt: CallbackAttemptRecord, leaseEndsAt: number): void => {
+    const written = backOff(() => record(attempt), {
+      ...RECORD_RETRY,
+      numOfAttempts: Number.MAX_SAFE_INTEGER,
+      retry: () => Date.now() + RECORD_RETRY.maxDelay < leaseEndsAt,
+    }).catch((error: unknown) => {
       metrics.recordsLost.inc();
       log.error(
         { err: error, deliveryId: attempt.deliveryId, attemptNo: attempt.attemptNo, outcome: attempt.outcome.kind },
@@ -138,6 +147,9 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
       log.warn({ jobId: job.id }, 'callback job without a valid delivery id dropped');
       return;
     }
+    // PostgreSQL starts the lease when it runs the claim, after this moment: it ends no earlier
+    // than this (give or take the difference between the two clocks).
+    const leaseEndsAt = Date.now() + deps.attemptLeaseMs;
     const delivery = await claim(deliveryId.toLowerCase());
     if (delivery === undefined) return waitForDelivery(job, token, deliveries, deliveryId.toLowerCase(), log);
 
@@ -168,7 +180,7 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
       outcome,
     };
     observe(delivery, result, outcome);
-    if (outcome.kind !== 'retry') return recordBehind(attempt);
+    if (outcome.kind !== 'retry') return recordBehind(attempt, leaseEndsAt);
     await record(attempt);
     return delayJob(job, token, outcome.nextAttemptAt);
   };

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
-import { ChainCursorRepository, DepositRepository, isDatabaseReachable } from '@gateway/db';
+import { ChainCursorRepository, DepositRepository, isDatabaseReachable, logLostConnections } from '@gateway/db';
 import type { ChainWatcherConfig } from './config';
 import { WatcherMetrics } from './metrics';
 import { ChainReader } from './services/chain-reader';
@@ -37,6 +37,7 @@ export async function buildChainWatcherApp({ config, pool, logger }: ChainWatche
     logger,
     readiness: { postgres: () => isDatabaseReachable(pool) },
   });
+  logLostConnections(pool, app.log);
   const metrics = new WatcherMetrics(app.metrics);
   const cursorKey = { chainId: raw.CHAIN_ID, token: config.tokenAddress };
   const chain = new ChainReader({ rpcUrl: raw.CHAIN_RPC_URL, timeoutMs: raw.RPC_TIMEOUT_MS, metrics });

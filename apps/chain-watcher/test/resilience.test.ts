@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { settlementJobId } from '@gateway/queue';
-import { createTestDatabase, findFreePort, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, findFreePort, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
 import { startLocalChain, type LocalChain } from './support/local-chain';
 import { startRpcProxy, type RpcProxy } from './support/rpc-proxy';
-import { startTcpForwarder } from './support/tcp-forwarder';
 import { insertWallet } from './support/wallets';
 import {
   CONFIRMATIONS,

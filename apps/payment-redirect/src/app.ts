@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
-import { isDatabaseReachable, PaymentRepository } from '@gateway/db';
+import { isDatabaseReachable, logLostConnections, PaymentRepository } from '@gateway/db';
 import { createProviderRegistry } from '@gateway/providers';
 import type { PaymentRedirectConfig } from './config';
 import { PaymentService } from './services/payment-service';
@@ -31,6 +31,7 @@ export async function buildPaymentRedirectApp({ config, pool, logger }: PaymentR
     rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS },
     readiness: { postgres: () => isDatabaseReachable(pool) },
   });
+  logLostConnections(pool, app.log);
   app.decorate(
     'paymentService',
     new PaymentService({

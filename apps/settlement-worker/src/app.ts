@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
-import { isDatabaseReachable, PayoutRepository, SettlementRepository } from '@gateway/db';
+import { isDatabaseReachable, logLostConnections, PayoutRepository, SettlementRepository } from '@gateway/db';
 import type { SettlementConfig } from './config';
 import { SettlementMetrics } from './metrics';
 import { CallbackQueueEnqueuer, openCallbackQueue, SettlementRuntime } from './settlement-runtime';
@@ -50,6 +50,7 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
       chain: async () => (await chain.blockNumber()) >= 0n,
     },
   });
+  logLostConnections(pool, app.log);
   const metrics = new SettlementMetrics(app.metrics);
   const settlements = new SettlementRepository(pool);
   const payouts = new PayoutRepository(pool);

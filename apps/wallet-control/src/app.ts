@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
-import { isDatabaseReachable, WalletRepository } from '@gateway/db';
+import { isDatabaseReachable, logLostConnections, WalletRepository } from '@gateway/db';
 import { TemporaryAddressDeriver } from '@gateway/chain';
 import type { WalletControlConfig } from './config';
 import { AddressSupply } from './services/address-supply';
@@ -35,6 +35,7 @@ export async function buildWalletControlApp({ config, pool, logger }: WalletCont
     rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS },
     readiness: { postgres: () => isDatabaseReachable(pool) },
   });
+  logLostConnections(pool, app.log);
   const wallets = new WalletRepository(pool);
   const addressSupply = new AddressSupply(
     wallets,

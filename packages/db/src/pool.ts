@@ -28,7 +28,21 @@ export function createPool(options: DatabaseOptions): Pool {
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
   };
-  return new Pool(config);
+  const pool = new Pool(config);
+  // pg emits 'error' on the pool when an idle connection dies (PostgreSQL restarted, a proxy or the
+  // network cut it). The pool has already dropped that connection and the next query opens a new
+  // one; without a listener Node would throw the event and end the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export interface ConnectionLossLog {
+  warn(details: object, message: string): void;
+}
+
+/** Logs the connections the pool loses while idle (createPool already keeps them from ending the process). */
+export function logLostConnections(pool: Pool, log: ConnectionLossLog): void {
+  pool.on('error', (error) => log.warn({ err: error }, 'an idle PostgreSQL connection was lost; the pool opens a new one when needed'));
 }
 
 export async function isDatabaseReachable(pool: Pool): Promise<boolean> {

@@ -2,3 +2,4 @@ export * from './test-database';
 export * from './test-keys';
 export * from './anvil';
 export * from './redis-server';
+export * from './tcp-forwarder';

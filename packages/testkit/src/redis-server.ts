@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import IORedis from 'ioredis';
+import { findFreePort } from './anvil';
 
 export interface RunningRedis {
   url: string;
@@ -21,7 +21,7 @@ const READY_TIMEOUT_MS = 10_000;
  * restarts Redis needs a server of its own.
  */
 export async function startRedisServer(): Promise<RunningRedis> {
-  const port = await freePort();
+  const port = await findFreePort();
   let child = await launch(port);
   const url = `redis://127.0.0.1:${port}`;
   return {
@@ -83,16 +83,5 @@ function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
     child.kill(signal);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }

@@ -1,6 +1,10 @@
 import net from 'node:net';
 
-/** Listens on `port` and pipes every connection to `upstreamPort` (e.g. Redis "coming back" on a port). */
+/**
+ * Listens on `port` and pipes every connection to `upstreamPort`. Closing it cuts every connection
+ * and refuses new ones: a dependency (Redis, PostgreSQL) going away; a new forwarder on the same
+ * port brings it back.
+ */
 export async function startTcpForwarder(port: number, upstreamPort: number): Promise<{ close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {

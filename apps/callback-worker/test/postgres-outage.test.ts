@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import { createPool } from '@gateway/db';
+import { CALLBACK_DELIVERY_ID_HEADER } from '@gateway/sdk';
+import { createTestDatabase, findFreePort, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
+import { startCallbackWorker } from '../src/app';
+import { enqueueDeliveries } from '../src/callback-queue';
+import { loadCallbackWorkerConfig } from '../src/config';
+import { countByStatus, deleteRedisKeys, insertDeliveries, insertWallet, signingKeyPair, testRedisPrefix, waitUntil } from './support/fixtures';
+import { MerchantStub } from './support/merchant-stub';
+import { workerEnv } from './support/worker-env';
+
+const redisPrefix = testRedisPrefix();
+let db: TestDatabase;
+let stub: MerchantStub;
+let worker: FastifyInstance;
+// The worker reaches PostgreSQL through this forwarder; closing it is PostgreSQL going away for the worker only.
+let forwarder: { close(): Promise<void> };
+let forwarderPort: number;
+let upstreamPort: number;
+
+beforeAll(async () => {
+  [db, stub] = await Promise.all([createTestDatabase('cbw_pg_outage'), new MerchantStub().start()]);
+  stub.on('/ipn', () => ({ status: 200, body: 'ok', delayMs: 50 }));
+  const direct = new URL(db.connectionString);
+  upstreamPort = Number(direct.port || 5432);
+  forwarderPort = await findFreePort();
+  forwarder = await startTcpForwarder(forwarderPort, upstreamPort);
+  const viaForwarder = Object.assign(new URL(db.connectionString), { port: String(forwarderPort) }).toString();
+  const env = workerEnv(db, redisPrefix, [signingKeyPair('k1')], {
+    DATABASE_URL: viaForwarder,
+    WORKER_CONCURRENCY: '50',
+    PER_HOST_CONCURRENCY: '50',
+  });
+  const pool = createPool({ connectionString: viaForwarder, schema: db.schema, max: 5 });
+  worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool, logger: false });
+  worker.addHook('onClose', () => pool.end());
+});
+
+afterAll(async () => {
+  await worker.close();
+  await Promise.all([forwarder.close(), stub.close()]);
+  await deleteRedisKeys(redisPrefix);
+  await db.drop();
+});
+
+it('delivers every callback once after PostgreSQL goes away mid-batch for two seconds', async () => {
+  const wallet = await insertWallet(db.pool, `${stub.origin}/ipn?order=outage`);
+  const ids = await insertDeliveries(db.pool, wallet.id, 300);
+  await enqueueDeliveries(worker.callbackQueue, ids);
+  await waitUntil(() => stub.received.length >= 60, 20_000, 'the batch to be under way');
+
+  await forwarder.close();
+  const down = await worker.inject({ method: 'GET', url: '/readyz' });
+  expect(down.statusCode).toBe(503);
+  expect(down.json()).toMatchObject({ checks: { postgres: 'failing' } });
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  forwarder = await startTcpForwarder(forwarderPort, upstreamPort);
+
+  await waitUntil(async () => (await countByStatus(db.pool, ids)).delivered === 300, 60_000, 'all 300 to be delivered');
+  expect((await worker.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+  const receivedIds = stub.received.map((request) => String(request.headers[CALLBACK_DELIVERY_ID_HEADER]));
+  expect(new Set(receivedIds)).toEqual(new Set(ids));
+  // The attempts answered while PostgreSQL was away kept their records and retried them while
+  // their leases (8 s here) held the rows: the outage (2 s) cost no second callback.
+  expect(receivedIds).toHaveLength(300);
+});
