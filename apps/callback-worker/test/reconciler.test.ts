@@ -42,7 +42,8 @@ it('gives a job to every overdue delivery without one, across pages, and to none
   const subject = reconciler();
   const ids = await overdueDeliveries(7);
   expect(await subject.reconcileOnce()).toBe(7);
-  for (const id of ids) expect(await queue.getJob(callbackJobId(id))).toBeDefined();
+  // The job id is the delivery id itself.
+  for (const id of ids) expect((await queue.getJob(id))?.data).toEqual({ deliveryId: id });
   expect(await subject.reconcileOnce()).toBe(0);
   expect(await queue.getJobCounts('waiting')).toMatchObject({ waiting: 7 });
   await queue.drain();

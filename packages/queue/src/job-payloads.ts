@@ -13,4 +13,6 @@ export interface CallbackJob {
 }
 
 export const settlementJobId = (depositId: string): string => `deposit-${depositId}`;
-export const callbackJobId = (deliveryId: string): string => `delivery-${deliveryId}`;
+// BullMQ refuses integer job ids, so a deposit's bigint id gets a prefix; a delivery's uuid is a
+// valid job id as it is, so the job id is the delivery id itself.
+export const callbackJobId = (deliveryId: string): string => deliveryId;
