@@ -36,7 +36,11 @@ export async function buildPaymentRedirectApp({ config, pool, logger }: PaymentR
     'paymentService',
     new PaymentService({
       payments: new PaymentRepository(pool),
-      adapters: createProviderRegistry({ sandbox: { baseUrl: raw.SANDBOX_PROVIDER_URL, signingSecret: config.sandboxSecret } }),
+      adapters: createProviderRegistry({
+        sandbox: { baseUrl: raw.SANDBOX_PROVIDER_URL, signingSecret: config.sandboxSecret },
+        allowSandbox: raw.NODE_ENV !== 'production',
+      }),
+      publicUrl: raw.PUBLIC_URL,
       keys: config.keys,
       rates: config.rates,
     }),

@@ -15,6 +15,11 @@ export const paymentRedirectSettings = Type.Object({
   ...databaseSettings,
   ...serverSettings(3200),
   ...addressInKeySettings,
+  PUBLIC_URL: Type.String({
+    default: 'http://127.0.0.1:3200',
+    pattern: '^https?://[^/?#]+$',
+    description: 'public base URL of this host ({payment_url}), no trailing slash: providers send the customer back to its receipt pages',
+  }),
   SANDBOX_PROVIDER_URL: Type.String({
     default: 'http://127.0.0.1:3300',
     pattern: '^https?://',

@@ -11,3 +11,4 @@ export * from './wallet-request';
 export * from './payment-request';
 export * from './fee-split';
 export * from './callback-retry-schedule';
+export * from './on-ramp-quote';

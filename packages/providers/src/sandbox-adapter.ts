@@ -1,5 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { CheckoutRequest, ProviderAdapter } from './provider-adapter';
+import {
+  ProviderWebhookError,
+  type CheckoutRequest,
+  type ProviderAdapter,
+  type ProviderPaymentStatus,
+  type ProviderWebhookEvent,
+  type ProviderWebhookRequest,
+} from './provider-adapter';
 
 export interface SandboxAdapterOptions {
   /** Base URL of the sandbox provider app, e.g. http://127.0.0.1:3300. */
@@ -9,31 +16,55 @@ export interface SandboxAdapterOptions {
 }
 
 /** The query fields of a sandbox checkout link, in the order they are signed. */
-export const SANDBOX_SIGNED_FIELDS = ['payment', 'provider', 'address', 'amount', 'currency', 'email', 'expires'] as const;
+export const SANDBOX_SIGNED_FIELDS = ['payment', 'provider', 'address', 'amount', 'currency', 'email', 'return_url', 'expires'] as const;
+export type SandboxLinkFields = Record<(typeof SANDBOX_SIGNED_FIELDS)[number], string>;
 export const SANDBOX_LINK_LIFETIME_SECONDS = 60 * 60;
+
+export const SANDBOX_WEBHOOK_SIGNATURE_HEADER = 'x-sandbox-signature';
+/** A webhook signed longer ago than this is refused (a replay, or a clock far off). */
+export const SANDBOX_WEBHOOK_TOLERANCE_SECONDS = 300;
+const WEBHOOK_STATUSES: readonly ProviderPaymentStatus[] = ['pending', 'paid', 'declined', 'failed'];
+
+/** The JSON body the sandbox provider posts to `{payment_url}/webhooks/<provider>`. */
+export interface SandboxWebhookBody {
+  payment_id: string;
+  status: ProviderPaymentStatus;
+  order_id: string;
+  reason?: string;
+}
 
 /**
  * Stands in for every on-ramp when no provider credentials are configured: the customer lands
  * on the sandbox's checkout page, which simulates a card payment and sends test USDC on the
- * local chain. The link is signed, so a customer cannot change the amount or the wallet.
+ * local chain. The link is signed, so a customer cannot change the amount, the wallet or the
+ * page it returns to.
  */
 export function createSandboxAdapter(providerId: string, options: SandboxAdapterOptions): ProviderAdapter {
   return {
     id: providerId,
-    capabilities: { checkout: 'redirect', live: false },
+    capabilities: { checkout: 'redirect', live: false, webhooks: true },
     buildCheckoutUrl(request: CheckoutRequest): string {
-      const fields: Record<(typeof SANDBOX_SIGNED_FIELDS)[number], string> = {
+      const fields: SandboxLinkFields = {
         payment: request.paymentId,
         provider: request.provider.id,
         address: request.walletAddress,
         amount: request.amount,
         currency: request.currency,
         email: request.email,
+        return_url: request.returnUrl,
         expires: String(Math.floor(Date.now() / 1000) + SANDBOX_LINK_LIFETIME_SECONDS),
       };
       const query = new URLSearchParams(fields);
       query.set('sig', signSandboxFields(fields, options.signingSecret));
       return `${options.baseUrl.replace(/\/$/, '')}/checkout?${query.toString()}`;
+    },
+    parseWebhook(request: ProviderWebhookRequest): ProviderWebhookEvent {
+      const header = request.headers[SANDBOX_WEBHOOK_SIGNATURE_HEADER];
+      if (!verifySandboxWebhook(request.rawBody, typeof header === 'string' ? header : undefined, options.signingSecret)) {
+        throw new ProviderWebhookError(`missing, invalid or expired ${SANDBOX_WEBHOOK_SIGNATURE_HEADER}`);
+      }
+      const body = parseWebhookBody(request.rawBody);
+      return { paymentId: body.payment_id, status: body.status, reference: body.order_id, ...(body.reason ? { reason: body.reason } : {}) };
     },
   };
 }
@@ -43,11 +74,50 @@ export function signSandboxFields(fields: Record<string, string>, secret: Buffer
   return createHmac('sha256', secret).update(canonical).digest('base64url');
 }
 
-/** For the sandbox provider app: true when the link is ours, unaltered and not expired. */
-export function verifySandboxLink(query: URLSearchParams, secret: Buffer, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
-  const fields = Object.fromEntries(SANDBOX_SIGNED_FIELDS.map((name) => [name, query.get(name) ?? '']));
-  const given = Buffer.from(query.get('sig') ?? '');
-  const expected = Buffer.from(signSandboxFields(fields, secret));
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
-  return Number(fields.expires) >= nowSeconds;
+export type SandboxLinkVerdict = { ok: true; fields: SandboxLinkFields } | { ok: false; reason: 'bad_signature' | 'expired' };
+
+/** For the sandbox provider app: the link's fields when it is ours, unaltered and not expired. */
+export function verifySandboxLink(query: URLSearchParams, secret: Buffer, nowSeconds = Math.floor(Date.now() / 1000)): SandboxLinkVerdict {
+  const fields = Object.fromEntries(SANDBOX_SIGNED_FIELDS.map((name) => [name, query.get(name) ?? ''])) as SandboxLinkFields;
+  if (!safeEqual(query.get('sig') ?? '', signSandboxFields(fields, secret))) return { ok: false, reason: 'bad_signature' };
+  if (!(Number(fields.expires) >= nowSeconds)) return { ok: false, reason: 'expired' };
+  return { ok: true, fields };
+}
+
+/** For the sandbox provider app: the signature header of a webhook body, `t=<unix>,v1=<hex>`. */
+export function signSandboxWebhook(rawBody: Buffer | string, secret: Buffer, nowSeconds = Math.floor(Date.now() / 1000)): string {
+  return `t=${nowSeconds},v1=${webhookMac(String(nowSeconds), rawBody, secret)}`;
+}
+
+export function verifySandboxWebhook(rawBody: Buffer, header: string | undefined, secret: Buffer, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
+  const match = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/.exec(header ?? '');
+  if (!match) return false;
+  const [, t = '', mac = ''] = match;
+  if (Math.abs(nowSeconds - Number(t)) > SANDBOX_WEBHOOK_TOLERANCE_SECONDS) return false;
+  return safeEqual(mac, webhookMac(t, rawBody, secret));
+}
+
+// "webhook." keeps a webhook MAC from ever equalling a checkout link MAC made with the same key.
+function webhookMac(t: string, rawBody: Buffer | string, secret: Buffer): string {
+  return createHmac('sha256', secret).update(`webhook.${t}.`).update(rawBody).digest('hex');
+}
+
+function parseWebhookBody(rawBody: Buffer): SandboxWebhookBody {
+  let body: Partial<SandboxWebhookBody>;
+  try {
+    body = JSON.parse(rawBody.toString('utf8')) as Partial<SandboxWebhookBody>;
+  } catch {
+    throw new ProviderWebhookError('webhook body is not JSON');
+  }
+  const { payment_id, status, order_id, reason } = body;
+  if (typeof payment_id !== 'string' || typeof order_id !== 'string' || !WEBHOOK_STATUSES.includes(status as ProviderPaymentStatus)) {
+    throw new ProviderWebhookError('webhook body needs payment_id, order_id and a known status');
+  }
+  return { payment_id, order_id, status: status as ProviderPaymentStatus, ...(typeof reason === 'string' ? { reason: reason.slice(0, 200) } : {}) };
+}
+
+function safeEqual(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -14,6 +14,8 @@ export interface PaymentServiceDeps {
   adapters: ReadonlyMap<string, ProviderAdapter>;
   keys: SealingKeyRing;
   rates: RateTable;
+  /** {payment_url}: the receipt page of each payment is under it. */
+  publicUrl: string;
 }
 
 // Concurrent requests share statements: a statement costs PostgreSQL far more than a row.
@@ -39,6 +41,7 @@ export class PaymentService {
       amount: request.amount.text,
       currency: request.currency,
       email: request.email,
+      returnUrl: receiptUrl(this.deps.publicUrl, paymentId),
     });
     const recorded = await this.recordPayment({
       id: paymentId,
@@ -54,4 +57,9 @@ export class PaymentService {
     }
     return { paymentId, provider: request.provider.id, checkoutUrl };
   }
+}
+
+/** The customer's receipt page, every provider's return URL. */
+export function receiptUrl(publicUrl: string, paymentId: string): string {
+  return `${publicUrl}/payment/${paymentId}`;
 }

@@ -1,0 +1,2 @@
+export * from './page-renderer';
+export * from './pages-plugin';

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Eta } from 'eta';
+
+export const PAGES_VIEWS_DIR = join(__dirname, '..', 'views');
+export const PAGES_ASSETS_DIR = join(__dirname, '..', 'assets');
+
+/** What every page hands to the shared layout (`<% layout('@layout', …) %>`). */
+export interface LayoutData {
+  title: string;
+  brand: string;
+  /** `gateway` (the payment host) or `sandbox` (the simulated provider). */
+  theme?: 'gateway' | 'sandbox';
+  /** A strip above the page, e.g. "Test mode". */
+  banner?: string;
+  /** Reload the page every N seconds when JavaScript is off (a page that follows live state). */
+  refreshSeconds?: number;
+  /** File names under /assets/, loaded deferred; frame-guard.js is always there. */
+  scripts?: string[];
+  footer?: string;
+}
+
+export interface PageRenderer {
+  render(template: string, data: object): string;
+}
+
+/**
+ * Server-rendered pages with Eta: every `<%= %>` is HTML-escaped (autoEscape), so data from a
+ * URL or a database can never become markup. Templates live in the app's views folder; the
+ * layout is shared and registered as `@layout`.
+ */
+export function createPageRenderer(viewsDir: string): PageRenderer {
+  const eta = new Eta({ views: viewsDir, autoEscape: true, cache: true });
+  eta.loadTemplate('@layout', readFileSync(join(PAGES_VIEWS_DIR, 'layout.eta'), 'utf8'));
+  return { render: (template, data) => eta.render(template, data) };
+}
