@@ -1,15 +1,25 @@
+import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
+import { Counter } from 'prom-client';
 import { createServer } from '@gateway/http';
-import { isDatabaseReachable, logLostConnections, PaymentRepository } from '@gateway/db';
-import { createProviderRegistry } from '@gateway/providers';
+import { pagesPlugin } from '@gateway/pages';
+import { isDatabaseReachable, logLostConnections, PaymentReceiptRepository, PaymentRepository } from '@gateway/db';
+import { createProviderRegistry, type ProviderAdapter } from '@gateway/providers';
 import type { PaymentRedirectConfig } from './config';
 import { PaymentService } from './services/payment-service';
+import { ReceiptService } from './services/receipt-service';
 import { paymentRoutes } from './routes/payment';
+import { receiptRoutes } from './routes/receipt';
+import { webhookRoutes } from './routes/webhooks';
 
 declare module 'fastify' {
   interface FastifyInstance {
     paymentService: PaymentService;
+    receiptService: ReceiptService;
+    paymentReceipts: PaymentReceiptRepository;
+    providerAdapters: ReadonlyMap<string, ProviderAdapter>;
+    webhookCounter: Counter<'provider' | 'outcome'>;
   }
 }
 
@@ -19,12 +29,19 @@ export interface PaymentRedirectDeps {
   logger?: FastifyServerOptions['logger'];
 }
 
-/** The {payment_url} host: customers arrive here and leave, top-level, for the provider. */
+const APP_ROOT = join(__dirname, '..');
+
+/** The {payment_url} host: customers arrive here, leave top-level for the provider, and come back to their receipt. */
 export async function buildPaymentRedirectApp({ config, pool, logger }: PaymentRedirectDeps): Promise<FastifyInstance> {
   const { raw } = config;
+  // Before anything listens: a production gateway never links a simulated checkout.
+  const adapters = createProviderRegistry({
+    sandbox: { baseUrl: raw.SANDBOX_PROVIDER_URL, signingSecret: config.sandboxSecret },
+    allowSandbox: raw.NODE_ENV !== 'production',
+  });
   const app = await createServer({
     serviceName: 'payment-redirect',
-    description: 'Payment links: validates the order and redirects the customer to the provider (the {payment_url} host).',
+    description: 'Payment links: validates the order, redirects the customer to the provider, and shows the live receipt (the {payment_url} host).',
     logLevel: raw.LOG_LEVEL,
     logger,
     trustProxy: raw.TRUST_PROXY,
@@ -32,19 +49,26 @@ export async function buildPaymentRedirectApp({ config, pool, logger }: PaymentR
     readiness: { postgres: () => isDatabaseReachable(pool) },
   });
   logLostConnections(pool, app.log);
+  const receipts = new PaymentReceiptRepository(pool);
+  app.decorate('providerAdapters', adapters);
+  app.decorate('paymentReceipts', receipts);
   app.decorate(
     'paymentService',
-    new PaymentService({
-      payments: new PaymentRepository(pool),
-      adapters: createProviderRegistry({
-        sandbox: { baseUrl: raw.SANDBOX_PROVIDER_URL, signingSecret: config.sandboxSecret },
-        allowSandbox: raw.NODE_ENV !== 'production',
-      }),
-      publicUrl: raw.PUBLIC_URL,
-      keys: config.keys,
-      rates: config.rates,
+    new PaymentService({ payments: new PaymentRepository(pool), adapters, keys: config.keys, rates: config.rates, publicUrl: raw.PUBLIC_URL }),
+  );
+  app.decorate('receiptService', new ReceiptService(receipts, { explorerTxUrl: raw.EXPLORER_TX_URL }));
+  app.decorate(
+    'webhookCounter',
+    new Counter({
+      name: 'provider_webhooks_total',
+      help: 'Provider webhooks by provider and outcome (updated, unchanged, unknown_payment, refused)',
+      labelNames: ['provider', 'outcome'] as const,
+      registers: [app.metrics],
     }),
   );
+  await app.register(pagesPlugin, { viewsDir: join(APP_ROOT, 'views'), assetsDir: join(APP_ROOT, 'assets') });
   await app.register(paymentRoutes);
+  await app.register(receiptRoutes);
+  await app.register(webhookRoutes);
   return app;
 }

@@ -20,6 +20,11 @@ export const paymentRedirectSettings = Type.Object({
     pattern: '^https?://[^/?#]+$',
     description: 'public base URL of this host ({payment_url}), no trailing slash: providers send the customer back to its receipt pages',
   }),
+  EXPLORER_TX_URL: Type.String({
+    default: 'https://polygonscan.com/tx/{tx}',
+    pattern: '^(https?://[^\\s]*\\{tx\\}[^\\s]*)?$',
+    description: 'block explorer link of a transaction, {tx} standing for its hash; empty for none (a local chain)',
+  }),
   SANDBOX_PROVIDER_URL: Type.String({
     default: 'http://127.0.0.1:3300',
     pattern: '^https?://',

@@ -12,3 +12,4 @@ export * from './payment-request';
 export * from './fee-split';
 export * from './callback-retry-schedule';
 export * from './on-ramp-quote';
+export * from './payment-progress';

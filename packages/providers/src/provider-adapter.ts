@@ -1,4 +1,6 @@
-import type { CurrencyCode, ProviderEntry } from '@gateway/domain';
+import type { CurrencyCode, ProviderEntry, ProviderPaymentStatus } from '@gateway/domain';
+
+export type { ProviderPaymentStatus };
 
 /** What the gateway asks an on-ramp for: deliver USDC for this order to this wallet. */
 export interface CheckoutRequest {
@@ -16,11 +18,9 @@ export interface CheckoutRequest {
 }
 
 /**
- * What a provider can say about a payment. It updates what the customer and the merchant see;
- * it never moves funds or sends a merchant callback (the chain is the source of truth for money).
+ * What a provider says about a payment. It updates what the customer and the merchant see; it
+ * never moves funds or sends a merchant callback (the chain is the source of truth for money).
  */
-export type ProviderPaymentStatus = 'pending' | 'paid' | 'declined' | 'failed';
-
 export interface ProviderWebhookEvent {
   paymentId: string;
   status: ProviderPaymentStatus;

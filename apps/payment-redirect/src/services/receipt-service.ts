@@ -1,0 +1,98 @@
+import { findProvider, formatUsdc, receiptProgress, RECEIPT_STEPS, type ReceiptStep } from '@gateway/domain';
+import type { PaymentReceiptRepository } from '@gateway/db';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface ReceiptStepView {
+  label: string;
+  detail?: string;
+  state: 'done' | 'current' | 'todo';
+}
+
+export interface ReceiptTransactionView {
+  amount: string;
+  hash: string;
+  /** On the configured block explorer; absent when none is configured (a local chain). */
+  href?: string;
+}
+
+/** Everything the receipt page shows: the order and its progress, nothing personal. */
+export interface ReceiptView {
+  paymentId: string;
+  amount: string;
+  currency: string;
+  providerName: string;
+  step: ReceiptStep;
+  headline: string;
+  steps: ReceiptStepView[];
+  receivedUsdc: string | null;
+  transactions: ReceiptTransactionView[];
+  declined: { reason: string } | null;
+  needsAttention: boolean;
+  merchantNotified: boolean;
+  final: boolean;
+}
+
+const HEADLINES: Record<ReceiptStep, string> = {
+  waiting_for_provider: 'Waiting for the payment provider',
+  usdc_received: 'Payment received',
+  confirmed: 'Payment confirmed',
+  sent_to_merchant: 'Payment complete',
+};
+
+const STEP_LABELS: Record<ReceiptStep, string> = {
+  waiting_for_provider: 'Waiting for the provider',
+  usdc_received: 'USDC received',
+  confirmed: 'Confirmed on the blockchain',
+  sent_to_merchant: 'Sent to the merchant',
+};
+
+export interface ReceiptServiceOptions {
+  /** Block explorer link for a transaction, `{tx}` standing for its hash; empty for none. */
+  explorerTxUrl: string;
+}
+
+/** The customer's live receipt (every provider's return URL): what happened to their payment. */
+export class ReceiptService {
+  constructor(
+    private readonly receipts: PaymentReceiptRepository,
+    private readonly options: ReceiptServiceOptions,
+  ) {}
+
+  async view(paymentId: string): Promise<ReceiptView | undefined> {
+    if (!UUID.test(paymentId)) return undefined;
+    const record = await this.receipts.findReceipt(paymentId.toLowerCase());
+    if (!record) return undefined;
+    const progress = receiptProgress(record.providerStatus, record.deposits);
+    const counted = record.deposits.filter((deposit) => deposit.status !== 'orphaned');
+    const stepIndex = RECEIPT_STEPS.indexOf(progress.step);
+    const received = progress.deposits > 0 ? formatUsdc(progress.receivedUsdc) : null;
+    const details: Partial<Record<ReceiptStep, string>> = {
+      waiting_for_provider: progress.declined ? 'The card was not charged' : `Finish paying on ${findProvider(record.provider).displayName}'s page`,
+      ...(received ? { usdc_received: `${received} USDC arrived` } : {}),
+    };
+    return {
+      paymentId: record.id,
+      amount: record.amount,
+      currency: record.currency,
+      providerName: findProvider(record.provider).displayName,
+      step: progress.step,
+      headline: progress.declined ? 'The payment did not go through' : HEADLINES[progress.step],
+      steps: RECEIPT_STEPS.map((step, index) => ({
+        label: STEP_LABELS[step],
+        ...(details[step] ? { detail: details[step] } : {}),
+        state: index < stepIndex || (progress.final && index === stepIndex && !progress.needsAttention) ? 'done' : index === stepIndex ? 'current' : 'todo',
+      })),
+      receivedUsdc: received,
+      transactions: counted.map((deposit) => ({
+        amount: formatUsdc(deposit.amount),
+        hash: deposit.txHash,
+        ...(this.options.explorerTxUrl ? { href: this.options.explorerTxUrl.replace('{tx}', deposit.txHash) } : {}),
+      })),
+      declined: progress.declined ? { reason: record.providerReason ?? 'The provider declined the payment.' } : null,
+      needsAttention: progress.needsAttention,
+      merchantNotified: counted.length > 0 && counted.every((deposit) => deposit.merchantNotified),
+      final: progress.final,
+    };
+  }
+}

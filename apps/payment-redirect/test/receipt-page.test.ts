@@ -1,0 +1,241 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { sealAddressIn, walletDedupeKey, type EvmAddress } from '@gateway/domain';
+import { WalletRepository } from '@gateway/db';
+import { SANDBOX_WEBHOOK_SIGNATURE_HEADER, signSandboxWebhook } from '@gateway/providers';
+import { createTestDatabase, testKeyEnv, type TestDatabase } from '@gateway/testkit';
+import { buildPaymentRedirectApp } from '../src/app';
+import { loadPaymentRedirectConfig, type PaymentRedirectConfig } from '../src/config';
+
+let db: TestDatabase;
+let app: FastifyInstance;
+let config: PaymentRedirectConfig;
+const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
+const EMAIL = 'jane.doe@shop.io';
+
+interface Order {
+  walletId: string;
+  addressIn: string;
+  ipnToken: string;
+}
+
+let walletIndex = 0;
+async function newOrder(): Promise<Order> {
+  walletIndex += 1;
+  const temporary = `0x${walletIndex.toString(16).padStart(40, 'a')}` as EvmAddress;
+  const callbackUrl = `https://shop.io/ipn?order=${walletIndex}`;
+  const ipnToken = randomBytes(24).toString('base64url');
+  const addressIn = sealAddressIn(temporary, config.keys);
+  await new WalletRepository(db.pool).createOrGetMany([
+    { hdIndex: BigInt(walletIndex), polygonAddress: temporary, addressIn, payoutAddress: payout, callbackUrl, dedupeKey: walletDedupeKey(payout, callbackUrl), ipnToken },
+  ]);
+  const { rows } = await db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE polygon_address = $1', [temporary]);
+  return { walletId: rows[0]!.id, addressIn, ipnToken };
+}
+
+async function startPayment(order: Order, provider = 'moonpay'): Promise<string> {
+  const response = await app.inject({
+    url: '/process-payment.php',
+    query: { address: order.addressIn, amount: '49.99', provider, email: EMAIL, currency: 'USD' },
+    headers: { accept: 'application/json' },
+  });
+  expect(response.statusCode).toBe(200);
+  return response.json().payment_id;
+}
+
+let logIndex = 0;
+async function addDeposit(order: Order, status: string, amount: bigint): Promise<{ id: string; txHash: string }> {
+  const txHash = `0x${randomBytes(32).toString('hex')}`;
+  logIndex += 1;
+  const { rows } = await db.pool.query<{ id: string }>(
+    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status)
+     VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6) RETURNING id::text`,
+    [txHash, logIndex, `0x${'b'.repeat(64)}`, order.walletId, amount.toString(), status],
+  );
+  return { id: rows[0]!.id, txHash };
+}
+
+async function forward(order: Order, deposit: { id: string; txHash: string }, delivered: boolean): Promise<void> {
+  const txOut = `0x${randomBytes(32).toString('hex')}`;
+  await db.pool.query(`UPDATE deposits SET status = 'forwarded', forwarded_at = now() WHERE id = $1`, [deposit.id]);
+  await db.pool.query(
+    `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, status, tx_hash)
+     VALUES ($1, 'merchant', $2, $3, 1, $4, 0, 'confirmed', $5)`,
+    [deposit.id, `0x${'a'.repeat(40)}`, payout.toLowerCase(), `0x${randomBytes(32).toString('hex')}`, txOut],
+  );
+  await db.pool.query(
+    `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, status)
+     VALUES ($1, $2, $3, 1, 1, 0, $4, $5, $6)`,
+    [randomUUID(), order.walletId, deposit.id, deposit.txHash, txOut, delivered ? 'delivered' : 'pending'],
+  );
+}
+
+const receipt = (paymentId: string) => app.inject({ url: `/payment/${paymentId}` });
+
+function webhook(provider: string, body: object, secret = config.sandboxSecret) {
+  const payload = JSON.stringify(body);
+  return app.inject({
+    method: 'POST',
+    url: `/webhooks/${provider}`,
+    payload,
+    headers: { 'content-type': 'application/json', [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(payload, secret) },
+  });
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase('receipt');
+  config = loadPaymentRedirectConfig({
+    ...testKeyEnv(),
+    NODE_ENV: 'test',
+    DATABASE_URL: db.connectionString,
+    DATABASE_SCHEMA: db.schema,
+    RATE_LIMIT_MAX: '100000',
+    PUBLIC_URL: 'https://pay.shop.test',
+  });
+  app = await buildPaymentRedirectApp({ config, pool: db.pool, logger: false });
+});
+
+afterAll(async () => {
+  await app.close();
+  await db.drop();
+});
+
+describe('GET /payment/<id>: the receipt page', () => {
+  it('is every checkout link\'s return page', async () => {
+    const order = await newOrder();
+    const response = await app.inject({
+      url: '/process-payment.php',
+      query: { address: order.addressIn, amount: '49.99', provider: 'moonpay', email: EMAIL, currency: 'USD' },
+    });
+    const location = new URL(response.headers.location as string);
+    expect(location.searchParams.get('return_url')).toBe(`https://pay.shop.test/payment/${location.searchParams.get('payment')}`);
+  });
+
+  it('waits for the provider, refreshing without JavaScript, and shows nothing personal', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    const page = await receipt(paymentId);
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.body).toContain('Waiting for the payment provider');
+    expect(page.body).toContain('data-final="false"');
+    expect(page.body).toContain('<noscript><meta http-equiv="refresh" content="4"></noscript>');
+    expect(page.body).toContain('49.99');
+    expect(page.body).toContain('MoonPay');
+    for (const secret of [EMAIL, 'jane', payout, payout.toLowerCase(), order.ipnToken, order.addressIn, 'shop.io/ipn']) {
+      expect(page.body).not.toContain(secret);
+    }
+  });
+
+  it('follows the deposit: received, confirmed, sent to the merchant (final, no refresh)', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    const deposit = await addDeposit(order, 'seen', 49_240_150n);
+    let page = await receipt(paymentId);
+    expect(page.body).toContain('Payment received');
+    expect(page.body).toContain('data-step="usdc_received"');
+    expect(page.body).toContain('49.24015 USDC arrived');
+    expect(page.body).toContain(`https://polygonscan.com/tx/${deposit.txHash}`);
+
+    await db.pool.query(`UPDATE deposits SET status = 'final' WHERE id = $1`, [deposit.id]);
+    page = await receipt(paymentId);
+    expect(page.body).toContain('data-step="confirmed"');
+    expect(page.body).toContain('Payment confirmed');
+
+    await forward(order, deposit, false);
+    page = await receipt(paymentId);
+    expect(page.body).toContain('data-step="sent_to_merchant"');
+    expect(page.body).toContain('data-final="true"');
+    expect(page.body).toContain('The merchant has received 49.24015 USDC');
+    expect(page.body).not.toContain('The shop has been notified');
+    expect(page.body).not.toContain('http-equiv="refresh"');
+    await db.pool.query(`UPDATE callback_deliveries SET status = 'delivered' WHERE deposit_id = $1`, [deposit.id]);
+    expect((await receipt(paymentId)).body).toContain('The shop has been notified');
+  });
+
+  it('counts only deposits since the payment started, sums them, and waits for all of them', async () => {
+    const order = await newOrder();
+    const earlier = await addDeposit(order, 'forwarded', 7_000_000n);
+    await db.pool.query(`UPDATE deposits SET seen_at = now() - interval '1 hour' WHERE id = $1`, [earlier.id]);
+    const paymentId = await startPayment(order);
+    const first = await addDeposit(order, 'seen', 10_000_000n);
+    await forward(order, first, true);
+    await addDeposit(order, 'seen', 2_500_000n);
+    await addDeposit(order, 'orphaned', 99_000_000n);
+    const page = await receipt(paymentId);
+    expect(page.body).toContain('data-step="usdc_received"');
+    expect(page.body).toContain('12.5 USDC arrived');
+    expect(page.body).not.toContain(earlier.txHash);
+    expect(page.body).toContain('Blockchain transactions');
+  });
+
+  it('says when a deposit is held for a person to look at', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    await addDeposit(order, 'held', 5_000n);
+    const page = await receipt(paymentId);
+    expect(page.body).toContain('below the amount this gateway forwards automatically');
+    expect(page.body).toContain('data-final="true"');
+  });
+
+  it('answers an unknown or malformed id with a 404 page', async () => {
+    for (const id of [randomUUID(), 'not-a-uuid', '%3Cscript%3E', 'x'.repeat(90)]) {
+      const page = await receipt(id);
+      expect(page.statusCode).toBe(404);
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(page.body).toContain('Payment not found');
+      expect(page.body).not.toContain('<script>');
+    }
+  });
+
+  it('serves its script and stylesheet', async () => {
+    for (const asset of ['receipt.js', 'pages.css', 'frame-guard.js']) {
+      expect((await app.inject({ url: `/assets/${asset}` })).statusCode).toBe(200);
+    }
+  });
+});
+
+describe('POST /webhooks/<provider>', () => {
+  it('shows a declined card on the receipt, and a later success replaces it; paid is final', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    const declined = await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_1', reason: 'Your card was declined.' });
+    expect(declined.statusCode).toBe(200);
+    expect(declined.json()).toEqual({ status: 'success', outcome: 'updated' });
+    let page = await receipt(paymentId);
+    expect(page.body).toContain('The payment did not go through');
+    expect(page.body).toContain('Your card was declined.');
+
+    expect((await webhook('moonpay', { payment_id: paymentId, status: 'paid', order_id: 'sbx_1' })).json().outcome).toBe('updated');
+    expect((await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_1' })).json().outcome).toBe('unchanged');
+    page = await receipt(paymentId);
+    expect(page.body).toContain('Waiting for the payment provider');
+    const { rows } = await db.pool.query('SELECT provider_status, provider_reference FROM payments WHERE id = $1', [paymentId]);
+    expect(rows[0]).toEqual({ provider_status: 'paid', provider_reference: 'sbx_1' });
+  });
+
+  it('refuses a bad signature, an unknown provider or payment, and another provider\'s payment', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    const forged = await webhook('moonpay', { payment_id: paymentId, status: 'paid', order_id: 'x' }, randomBytes(32));
+    expect(forged.statusCode).toBe(401);
+    expect(forged.json()).toMatchObject({ status: 'error', code: 'unauthorized' });
+    expect((await webhook('nosuch', { payment_id: paymentId, status: 'paid', order_id: 'x' })).statusCode).toBe(404);
+    expect((await webhook('moonpay', { payment_id: randomUUID(), status: 'paid', order_id: 'x' })).statusCode).toBe(404);
+    expect((await webhook('transak', { payment_id: paymentId, status: 'paid', order_id: 'x' })).statusCode).toBe(404);
+    const junk = await app.inject({ method: 'POST', url: '/webhooks/moonpay', payload: '{', headers: { 'content-type': 'application/json' } });
+    expect(junk.statusCode).toBe(401);
+    const { rows } = await db.pool.query('SELECT provider_status FROM payments WHERE id = $1', [paymentId]);
+    expect(rows[0].provider_status).toBeNull();
+  });
+});
+
+describe('production', () => {
+  it('refuses to boot while the sandbox would serve a provider', async () => {
+    const production = loadPaymentRedirectConfig({ ...testKeyEnv(), NODE_ENV: 'production', DATABASE_URL: db.connectionString });
+    await expect(buildPaymentRedirectApp({ config: production, pool: db.pool, logger: false })).rejects.toThrow(/in production every provider needs a live adapter/);
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * What a customer's receipt page says about a payment: the provider's word until USDC arrives,
+ * then the chain's. The chain is the source of truth for money; the provider's status only
+ * explains the wait (or a declined card).
+ */
+
+/** What a provider reports about a payment (its webhook), mapped by the provider's adapter. */
+export type ProviderPaymentStatus = 'pending' | 'paid' | 'declined' | 'failed';
+
+/**
+ * Whether a provider status may replace the one recorded. Webhooks arrive late and out of
+ * order: `paid` is final (a late "declined" of an earlier card attempt must not hide it), while a
+ * declined or failed attempt may be followed by a successful one with another card.
+ */
+export function canMoveProviderStatus(from: ProviderPaymentStatus | null, to: ProviderPaymentStatus): boolean {
+  if (from === null) return true;
+  if (from === 'paid') return false;
+  if (to === 'pending') return from === 'pending';
+  return true;
+}
+
+/** Deposit states as the chain-watcher and settlement record them. */
+export type DepositStatus = 'seen' | 'final' | 'held' | 'forwarding' | 'forwarded' | 'orphaned';
+
+/** The steps of the receipt page, in order. */
+export const RECEIPT_STEPS = ['waiting_for_provider', 'usdc_received', 'confirmed', 'sent_to_merchant'] as const;
+export type ReceiptStep = (typeof RECEIPT_STEPS)[number];
+
+export interface ReceiptDeposit {
+  status: DepositStatus;
+  /** Token base units. */
+  amount: bigint;
+}
+
+export interface ReceiptProgress {
+  /** The step every counted deposit has reached (the first when none arrived). */
+  step: ReceiptStep;
+  /** The provider refused the card and no USDC arrived: the customer may try again. */
+  declined: boolean;
+  /** A deposit is held below the forwarding threshold: a person has to look at it. */
+  needsAttention: boolean;
+  /** Nothing will change on its own any more: the page stops refreshing. */
+  final: boolean;
+  /** USDC received, summed over the counted deposits (base units). */
+  receivedUsdc: bigint;
+  /** How many deposits count. */
+  deposits: number;
+}
+
+const STEP_OF: Record<Exclude<DepositStatus, 'orphaned'>, ReceiptStep> = {
+  seen: 'usdc_received',
+  final: 'confirmed',
+  held: 'confirmed',
+  forwarding: 'confirmed',
+  forwarded: 'sent_to_merchant',
+};
+
+/**
+ * The progress of one payment. Deposits counted are those into the payment's wallet since the
+ * payment started (the caller selects them); a deposit orphaned by a reorg never happened. With
+ * several deposits the page shows the step all of them have reached, so "sent to the merchant"
+ * means every USDC that arrived was forwarded.
+ */
+export function receiptProgress(providerStatus: ProviderPaymentStatus | null, deposits: readonly ReceiptDeposit[]): ReceiptProgress {
+  const counted = deposits.filter((deposit) => deposit.status !== 'orphaned');
+  const receivedUsdc = counted.reduce((sum, deposit) => sum + deposit.amount, 0n);
+  if (counted.length === 0) {
+    const declined = providerStatus === 'declined' || providerStatus === 'failed';
+    return { step: 'waiting_for_provider', declined, needsAttention: false, final: false, receivedUsdc, deposits: 0 };
+  }
+  const stepIndex = Math.min(...counted.map((deposit) => RECEIPT_STEPS.indexOf(STEP_OF[deposit.status as keyof typeof STEP_OF])));
+  const step = RECEIPT_STEPS[stepIndex] ?? 'waiting_for_provider';
+  const needsAttention = counted.some((deposit) => deposit.status === 'held');
+  const allSettled = counted.every((deposit) => deposit.status === 'forwarded' || deposit.status === 'held');
+  return { step, declined: false, needsAttention, final: allSettled, receivedUsdc, deposits: counted.length };
+}

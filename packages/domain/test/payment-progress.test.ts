@@ -1,0 +1,41 @@
+import { canMoveProviderStatus, receiptProgress, type ProviderPaymentStatus } from '../src';
+
+describe('receiptProgress', () => {
+  it('waits for the provider until USDC arrives, and says when the card was declined', () => {
+    expect(receiptProgress(null, [])).toMatchObject({ step: 'waiting_for_provider', declined: false, final: false, receivedUsdc: 0n });
+    expect(receiptProgress('pending', [])).toMatchObject({ step: 'waiting_for_provider', declined: false });
+    expect(receiptProgress('declined', [])).toMatchObject({ step: 'waiting_for_provider', declined: true, final: false });
+  });
+
+  it('follows a deposit from received to sent, whatever the provider said', () => {
+    expect(receiptProgress('declined', [{ status: 'seen', amount: 5n }])).toMatchObject({ step: 'usdc_received', declined: false, receivedUsdc: 5n });
+    expect(receiptProgress(null, [{ status: 'final', amount: 5n }]).step).toBe('confirmed');
+    expect(receiptProgress(null, [{ status: 'forwarding', amount: 5n }]).step).toBe('confirmed');
+    expect(receiptProgress('paid', [{ status: 'forwarded', amount: 5n }])).toMatchObject({ step: 'sent_to_merchant', final: true });
+  });
+
+  it('shows the step every deposit has reached, sums them, and ignores orphaned ones', () => {
+    const progress = receiptProgress('paid', [
+      { status: 'forwarded', amount: 10n },
+      { status: 'seen', amount: 3n },
+      { status: 'orphaned', amount: 100n },
+    ]);
+    expect(progress).toMatchObject({ step: 'usdc_received', receivedUsdc: 13n, deposits: 2, final: false });
+    expect(receiptProgress(null, [{ status: 'orphaned', amount: 1n }]).step).toBe('waiting_for_provider');
+  });
+
+  it('marks a held deposit as needing attention and stops following it', () => {
+    expect(receiptProgress(null, [{ status: 'held', amount: 1n }])).toMatchObject({ step: 'confirmed', needsAttention: true, final: true });
+  });
+});
+
+describe('canMoveProviderStatus', () => {
+  const all: ProviderPaymentStatus[] = ['pending', 'paid', 'declined', 'failed'];
+  it('keeps paid final and lets a declined attempt be followed by a paid one', () => {
+    for (const to of all) expect(canMoveProviderStatus(null, to)).toBe(true);
+    for (const to of all) expect(canMoveProviderStatus('paid', to)).toBe(false);
+    expect(canMoveProviderStatus('declined', 'paid')).toBe(true);
+    expect(canMoveProviderStatus('failed', 'declined')).toBe(true);
+    expect(canMoveProviderStatus('declined', 'pending')).toBe(false);
+  });
+});
