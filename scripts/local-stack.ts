@@ -1,7 +1,8 @@
 // The whole gateway on one machine: a fresh database and chain, throw-away keys, test USDC, every
 // app, a demo merchant that logs the callbacks it receives, and .local/stack.json describing it all.
-// `--smoke` starts everything, pays one order end to end (wallet → USDC → settlement → signed
-// callback at the demo merchant), checks the amounts, and stops.
+// `--smoke` starts everything, pays one order end to end the way a customer does (wallet → payment
+// link → the sandbox checkout with a test card → USDC on chain → settlement → signed callback at
+// the demo merchant), checks the amounts, and stops.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,9 +12,9 @@ import { Client } from 'pg';
 import { generateMnemonic, english } from 'viem/accounts';
 import { createPool, migrate } from '@gateway/db';
 import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
+import { formatUsdc, parseFiatAmount, quoteOnRamp } from '@gateway/domain';
 import { verifyCallbackSignature, CALLBACK_SIGNATURE_HEADER, CALLBACK_DELIVERY_ID_HEADER } from '@gateway/sdk';
 import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
-import { sendTestUsdc } from './send-test-usdc';
 
 const ROOT = join(__dirname, '..');
 const LOCAL = join(ROOT, '.local');
@@ -22,7 +23,10 @@ const DATABASE_NAME = process.env.LOCAL_DATABASE ?? 'gateway_local';
 const DATABASE_URL = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${DATABASE_NAME}`);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REDIS_PREFIX = 'gw-local';
-const CHAIN_ID = 137;
+// Anvil's own chain id, never Polygon's 137: nothing signed here is valid on mainnet, and the
+// sandbox provider refuses to run against 137.
+const CHAIN_ID = 31337;
+const SANDBOX_SCHEMA = 'sandbox';
 const MERCHANT_LOG = join(LOCAL, 'merchant-callbacks.log');
 const smoke = process.argv.includes('--smoke');
 
@@ -38,7 +42,8 @@ const PORTS = {
 };
 
 // Public anvil accounts: fine on a throw-away chain, refused by every app in production.
-const [deployer, customer, relayer, platformFee] = anvilAccounts;
+// The sandbox pays from an account of its own, so `pnpm demo:pay` never races it for a nonce.
+const [deployer, customer, relayer, platformFee, sandboxFunder] = anvilAccounts;
 
 interface LocalKeys {
   addressInKeys: string;
@@ -67,7 +72,9 @@ async function main(): Promise<void> {
 
   chain = await startAnvil({ port: PORTS.chain, chainId: CHAIN_ID, blockTime: 1 });
   const token = await deployTestUsdc({ rpcUrl: chain.rpcUrl, chainId: CHAIN_ID, deployerKey: deployer.privateKey });
-  await mintTestUsdc({ rpcUrl: chain.rpcUrl, chainId: CHAIN_ID, token, ownerKey: deployer.privateKey, to: customer.address, amount: 1_000_000n * 10n ** 6n });
+  for (const holder of [customer, sandboxFunder]) {
+    await mintTestUsdc({ rpcUrl: chain.rpcUrl, chainId: CHAIN_ID, token, ownerKey: deployer.privateKey, to: holder.address, amount: 1_000_000n * 10n ** 6n });
+  }
   merchant = await startDemoMerchant(keys.callbackSigningKey.publicSpki);
 
   const common = {
@@ -104,8 +111,25 @@ async function main(): Promise<void> {
         ...common,
         PORT: String(PORTS.paymentRedirect),
         ADDRESS_IN_KEYS: keys.addressInKeys,
+        PUBLIC_URL: `http://127.0.0.1:${PORTS.paymentRedirect}`,
         SANDBOX_PROVIDER_URL: `http://127.0.0.1:${PORTS.sandbox}`,
         SANDBOX_SIGNING_SECRET: keys.sandboxSigningSecret,
+        // A local chain has no block explorer.
+        EXPLORER_TX_URL: 'none',
+      },
+    },
+    {
+      name: 'sandbox-provider',
+      entry: 'apps/sandbox-provider/src/main.ts',
+      port: PORTS.sandbox,
+      env: {
+        ...common,
+        PORT: String(PORTS.sandbox),
+        // The sandbox stands for another company: its orders live apart from the gateway's.
+        DATABASE_SCHEMA: SANDBOX_SCHEMA,
+        SANDBOX_SIGNING_SECRET: keys.sandboxSigningSecret,
+        SANDBOX_FUNDER_PRIVATE_KEY: sandboxFunder.privateKey,
+        GATEWAY_WEBHOOK_BASE_URL: `http://127.0.0.1:${PORTS.paymentRedirect}`,
       },
     },
     {
@@ -156,13 +180,14 @@ async function main(): Promise<void> {
     platformFeeAddress: platformFee.address,
     apps: Object.fromEntries(apps.map((app) => [app.name, { url: `http://127.0.0.1:${app.port}` }])),
     demoMerchant: { url: `http://127.0.0.1:${PORTS.merchant}`, callbackLog: MERCHANT_LOG },
-    sandboxProvider: { url: `http://127.0.0.1:${PORTS.sandbox}`, running: false },
+    sandboxProvider: { url: `http://127.0.0.1:${PORTS.sandbox}`, funder: sandboxFunder.address, testCards: TEST_CARDS },
+    demoPaymentLink: await demoPaymentLink(),
   };
   writeFileSync(join(LOCAL, 'stack.json'), `${JSON.stringify(stack, null, 2)}\n`);
-  printSummary(apps, stack.chain.rpcUrl, token);
+  printSummary(apps, stack.chain.rpcUrl, token, stack.demoPaymentLink);
 
   if (smoke) {
-    await smokeTest(token);
+    await smokeTest();
     await stopAll();
     return;
   }
@@ -260,7 +285,7 @@ async function waitUntilReady(app: AppSpec): Promise<void> {
   throw new Error(`${app.name} did not become ready on port ${app.port}`);
 }
 
-function printSummary(apps: AppSpec[], rpcUrl: string, token: string): void {
+function printSummary(apps: AppSpec[], rpcUrl: string, token: string, paymentLink: string): void {
   console.log('\nThe gateway is running:');
   for (const app of apps) console.log(`  ${app.name.padEnd(18)} http://127.0.0.1:${app.port}`);
   console.log(`  ${'demo merchant'.padEnd(18)} http://127.0.0.1:${PORTS.merchant}   (callbacks logged to ${MERCHANT_LOG})`);
@@ -268,43 +293,91 @@ function printSummary(apps: AppSpec[], rpcUrl: string, token: string): void {
   console.log(`  ${'test account'.padEnd(18)} ${customer.address} holds 1,000,000 test USDC`);
   console.log(`  stack description  ${join(LOCAL, 'stack.json')}`);
   console.log('  pay a temporary wallet: pnpm demo:pay <polygon_address_in> <amount>\n');
+  console.log('Pay the demo order (25 USD) in a browser, as a customer would:');
+  console.log(`  ${paymentLink}`);
+  console.log(`  test cards: ${TEST_CARDS.map((card) => `${card.number} (${card.outcome})`).join(', ')}; any future expiry, any 3-digit CVC\n`);
 }
 
-async function smokeTest(token: `0x${string}`): Promise<void> {
-  const order = `smoke-${Date.now()}`;
+const TEST_CARDS = [
+  { number: '4242 4242 4242 4242', outcome: 'succeeds' },
+  { number: '4000 0000 0000 0002', outcome: 'declined' },
+  { number: '4000 0000 0000 9995', outcome: 'insufficient funds' },
+];
+
+/** A wallet for a demo order whose callback goes to the demo merchant, and its payment link. */
+async function createDemoOrder(order: string): Promise<{ link: string; polygonAddress: string }> {
   const callback = `http://127.0.0.1:${PORTS.merchant}/ipn?order=${order}&shop=demo`;
-  const wallet = (await fetch(
+  const response = await fetch(
     `http://127.0.0.1:${PORTS.walletControl}/control/wallet.php?address=0x52908400098527886E0F7030069857D2E4169EE7&callback=${encodeURIComponent(callback)}`,
-  ).then((r) => r.json())) as { address_in: string; polygon_address_in: `0x${string}` };
-  const payment = await fetch(
-    `http://127.0.0.1:${PORTS.paymentRedirect}/process-payment.php?address=${encodeURIComponent(wallet.address_in)}&amount=25&provider=moonpay&email=jane%40shop.io&currency=USD`,
-    { redirect: 'manual' },
   );
-  // The checkout link carries the temporary address in lower case (valid hex, no checksum).
-  const location = (payment.headers.get('location') ?? '').toLowerCase();
-  if (payment.status !== 302 || !location.includes(wallet.polygon_address_in.toLowerCase())) {
-    throw new Error(`smoke: Process Payment answered ${payment.status}`);
+  if (!response.ok) throw new Error(`Create Wallet answered ${response.status}: ${await response.text()}`);
+  const wallet = (await response.json()) as { address_in: string; polygon_address_in: string };
+  const query = new URLSearchParams({ address: wallet.address_in, amount: '25', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' });
+  return { link: `http://127.0.0.1:${PORTS.paymentRedirect}/process-payment.php?${query}`, polygonAddress: wallet.polygon_address_in };
+}
+
+async function demoPaymentLink(): Promise<string> {
+  return (await createDemoOrder(`demo-${Date.now()}`)).link;
+}
+
+/** The inputs of the checkout form: hidden ones as given, card fields found by their autocomplete token. */
+function fillCheckoutForm(html: string, card: Record<string, string>): URLSearchParams {
+  const form = new URLSearchParams();
+  for (const [input] of html.matchAll(/<input\b[^>]*>/g)) {
+    const attribute = (name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(input)?.[1];
+    const name = attribute('name');
+    if (!name) continue;
+    const autocomplete = attribute('autocomplete');
+    const value = autocomplete && autocomplete in card ? card[autocomplete] : attribute('value');
+    form.append(name, decodeHtml(value ?? ''));
   }
-  const txHash = await sendTestUsdc({ rpcUrl: chain!.rpcUrl, chainId: CHAIN_ID, token, fromKey: customer.privateKey, to: wallet.polygon_address_in, amount: '25' });
-  console.log(`smoke: sent 25 test USDC to ${wallet.polygon_address_in} in ${txHash}; waiting for the callback…`);
+  return form;
+}
+
+function decodeHtml(text: string): string {
+  return text.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code))).replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+async function smokeTest(): Promise<void> {
+  const order = `smoke-${Date.now()}`;
+  const { link } = await createDemoOrder(order);
+  const redirect = await fetch(link, { redirect: 'manual', headers: { accept: 'text/html' } });
+  const checkoutUrl = redirect.headers.get('location');
+  if (redirect.status !== 302 || !checkoutUrl) throw new Error(`smoke: Process Payment answered ${redirect.status}`);
+  const checkout = await fetch(checkoutUrl);
+  if (checkout.status !== 200) throw new Error(`smoke: the sandbox checkout answered ${checkout.status}`);
+  const expiry = new Date(Date.now() + 400 * 86_400_000);
+  const form = fillCheckoutForm(await checkout.text(), {
+    'cc-name': 'Jane Doe',
+    'cc-number': '4242 4242 4242 4242',
+    'cc-exp': `${String(expiry.getUTCMonth() + 1).padStart(2, '0')}/${String(expiry.getUTCFullYear() % 100).padStart(2, '0')}`,
+    'cc-csc': '123',
+  });
+  const paid = await fetch(new URL('/checkout', checkoutUrl), { method: 'POST', body: form, redirect: 'manual' });
+  // The approval page sends the browser on to the receipt by itself (a meta refresh).
+  const approval = await paid.text();
+  const receiptUrl = decodeHtml(/<meta http-equiv="refresh" content="\d+;url=([^"]+)">/.exec(approval)?.[1] ?? '');
+  if (paid.status !== 200 || !receiptUrl) throw new Error(`smoke: paying with the test card answered ${paid.status}: ${approval.slice(0, 300)}`);
+  console.log(`smoke: paid at the sandbox checkout; following ${receiptUrl}`);
+  const expected = formatUsdc(quoteOnRamp(parseFiatAmount('25'), 'USD', new Map(), 150).netUsdc);
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
+    const receipt = await (await fetch(receiptUrl)).text();
     const entry = existsSync(MERCHANT_LOG)
       ? readFileSync(MERCHANT_LOG, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((e) => e.query.order === order)
       : undefined;
-    if (entry) {
+    if (entry && receipt.includes('data-step="sent_to_merchant"')) {
       const q = entry.query as Record<string, string>;
-      const expected = { value_coin: '25', value_forwarded_coin: '24.75', fee_coin: '0.25', coin: 'polygon_usdc', shop: 'demo', txid_in: txHash };
-      for (const [name, value] of Object.entries(expected)) {
-        if (q[name] !== value) throw new Error(`smoke: callback ${name}=${q[name]}, expected ${value}`);
+      if (q.value_coin !== expected || q.coin !== 'polygon_usdc' || q.shop !== 'demo') {
+        throw new Error(`smoke: callback value_coin=${q.value_coin} coin=${q.coin}, expected value_coin=${expected}`);
       }
       if (!entry.signatureValid) throw new Error('smoke: callback signature did not verify');
-      console.log(`smoke test passed: callback for ${order} arrived signed, value_coin=${q.value_coin} forwarded=${q.value_forwarded_coin} fee=${q.fee_coin}`);
+      console.log(`smoke test passed: the receipt says sent to the merchant; callback for ${order} arrived signed, value_coin=${q.value_coin} forwarded=${q.value_forwarded_coin} fee=${q.fee_coin}`);
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  throw new Error('smoke: no callback within 120 s');
+  throw new Error('smoke: the receipt did not reach "sent to the merchant" with a callback within 120 s');
 }
 
 let stopping = false;

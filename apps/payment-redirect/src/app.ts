@@ -56,7 +56,7 @@ export async function buildPaymentRedirectApp({ config, pool, logger }: PaymentR
     'paymentService',
     new PaymentService({ payments: new PaymentRepository(pool), adapters, keys: config.keys, rates: config.rates, publicUrl: raw.PUBLIC_URL }),
   );
-  app.decorate('receiptService', new ReceiptService(receipts, { explorerTxUrl: raw.EXPLORER_TX_URL }));
+  app.decorate('receiptService', new ReceiptService(receipts, { explorerTxUrl: config.explorerTxUrl }));
   app.decorate(
     'webhookCounter',
     new Counter({

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import {
   addressInKeySettings,
   databaseSettings,
+  fxRateSettings,
   loadConfig,
   parseRateTable,
   parseSealingKeys,
@@ -22,8 +23,8 @@ export const paymentRedirectSettings = Type.Object({
   }),
   EXPLORER_TX_URL: Type.String({
     default: 'https://polygonscan.com/tx/{tx}',
-    pattern: '^(https?://[^\\s]*\\{tx\\}[^\\s]*)?$',
-    description: 'block explorer link of a transaction, {tx} standing for its hash; empty for none (a local chain)',
+    pattern: '^(none|https?://[^\\s]*\\{tx\\}[^\\s]*)$',
+    description: 'block explorer link of a transaction, {tx} standing for its hash; none for a chain without one (a local chain)',
   }),
   SANDBOX_PROVIDER_URL: Type.String({
     default: 'http://127.0.0.1:3300',
@@ -34,10 +35,7 @@ export const paymentRedirectSettings = Type.Object({
     pattern: '^[A-Za-z0-9+/=_-]{43,88}$',
     description: 'HMAC key (base64, at least 32 bytes) shared with the sandbox provider',
   }),
-  FX_RATES_PER_USD: Type.String({
-    default: 'EUR=0.92,GBP=0.79,CAD=1.37,AUD=1.52,NZD=1.66,CHF=0.88,SEK=10.5,NOK=10.7,DKK=6.86,PLN=3.95,CZK=23.1,INR=83.1,BRL=5.0,MXN=17.1,SGD=1.34,HKD=7.82,ZAR=18.6,TRY=32.5,AED=3.6725',
-    description: 'units of each currency per 1 USD, for provider minimums (a live rate source comes later)',
-  }),
+  ...fxRateSettings,
 });
 
 export interface PaymentRedirectConfig {
@@ -45,6 +43,8 @@ export interface PaymentRedirectConfig {
   keys: SealingKeyRing;
   rates: RateTable;
   sandboxSecret: Buffer;
+  /** Block explorer link template, or null when the chain has no explorer. */
+  explorerTxUrl: string | null;
 }
 
 export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env): PaymentRedirectConfig {
@@ -54,5 +54,6 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
     keys: parseSealingKeys(raw.ADDRESS_IN_KEYS),
     rates: parseRateTable(raw.FX_RATES_PER_USD),
     sandboxSecret: Buffer.from(raw.SANDBOX_SIGNING_SECRET, 'base64'),
+    explorerTxUrl: raw.EXPLORER_TX_URL === 'none' ? null : raw.EXPLORER_TX_URL,
   };
 }

@@ -59,3 +59,10 @@ export const chainRpcSettings = {
   CHAIN_RPC_URL: Type.String({ pattern: '^(https?|wss?)://', description: 'JSON-RPC endpoint of the chain (Polygon PoS in production)' }),
   CONFIRMATIONS: Type.Integer({ default: 64, minimum: 0, description: 'blocks on top of a deposit before it is final (unless the finalized tag says so first)' }),
 };
+
+export const fxRateSettings = {
+  FX_RATES_PER_USD: Type.String({
+    default: 'EUR=0.92,GBP=0.79,CAD=1.37,AUD=1.52,NZD=1.66,CHF=0.88,SEK=10.5,NOK=10.7,DKK=6.86,PLN=3.95,CZK=23.1,INR=83.1,BRL=5.0,MXN=17.1,SGD=1.34,HKD=7.82,ZAR=18.6,TRY=32.5,AED=3.6725',
+    description: 'units of each currency per 1 USD (provider minimums, the sandbox\'s conversion to USDC); a live rate source comes later',
+  }),
+};

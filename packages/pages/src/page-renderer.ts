@@ -15,6 +15,11 @@ export interface LayoutData {
   banner?: string;
   /** Reload the page every N seconds when JavaScript is off (a page that follows live state). */
   refreshSeconds?: number;
+  /**
+   * Send the browser on to this URL after a moment. A new navigation, unlike a redirect of a
+   * form post, which CSP `form-action 'self'` stops at another origin.
+   */
+  redirectTo?: string;
   /** File names under /assets/, loaded deferred; frame-guard.js is always there. */
   scripts?: string[];
   footer?: string;

@@ -48,8 +48,8 @@ const STEP_LABELS: Record<ReceiptStep, string> = {
 };
 
 export interface ReceiptServiceOptions {
-  /** Block explorer link for a transaction, `{tx}` standing for its hash; empty for none. */
-  explorerTxUrl: string;
+  /** Block explorer link for a transaction, `{tx}` standing for its hash; null for none. */
+  explorerTxUrl: string | null;
 }
 
 /** The customer's live receipt (every provider's return URL): what happened to their payment. */
@@ -66,20 +66,25 @@ export class ReceiptService {
     const progress = receiptProgress(record.providerStatus, record.deposits);
     const counted = record.deposits.filter((deposit) => deposit.status !== 'orphaned');
     const stepIndex = RECEIPT_STEPS.indexOf(progress.step);
+    const providerName = findProvider(record.provider).displayName;
     const received = progress.deposits > 0 ? formatUsdc(progress.receivedUsdc) : null;
     const details: Partial<Record<ReceiptStep, string>> = {
-      waiting_for_provider: progress.declined ? 'The card was not charged' : `Finish paying on ${findProvider(record.provider).displayName}'s page`,
+      waiting_for_provider: progress.declined
+        ? 'The card was not charged'
+        : stepIndex > 0
+          ? `${providerName} took the card payment`
+          : `Finish paying on ${providerName}'s page`,
       ...(received ? { usdc_received: `${received} USDC arrived` } : {}),
     };
     return {
       paymentId: record.id,
       amount: record.amount,
       currency: record.currency,
-      providerName: findProvider(record.provider).displayName,
+      providerName,
       step: progress.step,
       headline: progress.declined ? 'The payment did not go through' : HEADLINES[progress.step],
       steps: RECEIPT_STEPS.map((step, index) => ({
-        label: STEP_LABELS[step],
+        label: progress.declined && step === 'waiting_for_provider' ? 'Card payment declined' : STEP_LABELS[step],
         ...(details[step] ? { detail: details[step] } : {}),
         state: index < stepIndex || (progress.final && index === stepIndex && !progress.needsAttention) ? 'done' : index === stepIndex ? 'current' : 'todo',
       })),

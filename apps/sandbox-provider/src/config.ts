@@ -1,0 +1,76 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Address, Hex } from 'viem';
+import { ConfigError, databaseSettings, fxRateSettings, loadConfig, parseRateTable, runtimeSettings, serverSettings } from '@gateway/config';
+import type { RateTable } from '@gateway/domain';
+
+export const sandboxProviderSettings = Type.Object({
+  ...runtimeSettings,
+  // A development tool: unset means development here, and production is refused at boot.
+  NODE_ENV: Type.Union([Type.Literal('production'), Type.Literal('development'), Type.Literal('test')], {
+    default: 'development',
+    description: 'development or test; the sandbox refuses to start in production',
+  }),
+  ...databaseSettings,
+  ...serverSettings(3300),
+  CHAIN_RPC_URL: Type.String({
+    default: 'http://127.0.0.1:8545',
+    pattern: '^https?://',
+    description: 'JSON-RPC endpoint of the local test chain (never Polygon mainnet)',
+  }),
+  CHAIN_ID: Type.Integer({ default: 31337, minimum: 1, description: 'chain id of the local test chain; 137 (Polygon PoS) is refused' }),
+  USDC_TOKEN_ADDRESS: Type.String({
+    pattern: '^0x[0-9a-fA-F]{40}$',
+    description: 'the test USDC contract deployed on the local chain (never the real USDC)',
+  }),
+  SANDBOX_SIGNING_SECRET: Type.String({
+    pattern: '^[A-Za-z0-9+/=_-]{43,88}$',
+    description: 'HMAC key (base64, at least 32 bytes) shared with payment-redirect: signs checkout links and webhooks',
+  }),
+  SANDBOX_FUNDER_PRIVATE_KEY: Type.String({
+    pattern: '^0x[0-9a-fA-F]{64}$',
+    description: "private key of the sandbox's own funded test account that pays the test USDC (0x + 64 hex)",
+  }),
+  PROVIDER_FEE_BPS: Type.Integer({
+    default: 150,
+    minimum: 0,
+    maximum: 9999,
+    description: 'the simulated provider fee in basis points (150 = 1.5%), taken from the USDC delivered',
+  }),
+  ...fxRateSettings,
+  GATEWAY_WEBHOOK_BASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^?#]+$',
+      description: 'payment-redirect base URL for status webhooks (POST {base}/webhooks/<provider>); unset sends none',
+    }),
+  ),
+});
+
+export type SandboxProviderSettings = Static<typeof sandboxProviderSettings>;
+
+export interface SandboxProviderConfig {
+  raw: SandboxProviderSettings;
+  rates: RateTable;
+  signingSecret: Buffer;
+  funderKey: Hex;
+  token: Address;
+  /** No trailing slash; undefined when webhooks are off. */
+  webhookBaseUrl: string | undefined;
+}
+
+const MIN_SECRET_BYTES = 32;
+
+export function loadSandboxProviderConfig(env: NodeJS.ProcessEnv = process.env): SandboxProviderConfig {
+  const raw = loadConfig(sandboxProviderSettings, env);
+  const signingSecret = Buffer.from(raw.SANDBOX_SIGNING_SECRET, 'base64');
+  if (signingSecret.length < MIN_SECRET_BYTES) {
+    throw new ConfigError([`SANDBOX_SIGNING_SECRET: decodes to ${signingSecret.length} bytes; at least ${MIN_SECRET_BYTES} are needed`]);
+  }
+  return {
+    raw,
+    rates: parseRateTable(raw.FX_RATES_PER_USD),
+    signingSecret,
+    funderKey: raw.SANDBOX_FUNDER_PRIVATE_KEY as Hex,
+    token: raw.USDC_TOKEN_ADDRESS as Address,
+    webhookBaseUrl: raw.GATEWAY_WEBHOOK_BASE_URL?.replace(/\/+$/, ''),
+  };
+}

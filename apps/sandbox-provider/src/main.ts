@@ -1,0 +1,31 @@
+import { ConfigError } from '@gateway/config';
+import { createPool } from '@gateway/db';
+import { runServer } from '@gateway/http';
+import { SandboxBootRefusedError, startSandboxProvider } from './boot';
+import { loadSandboxProviderConfig } from './config';
+
+async function main(): Promise<void> {
+  const config = loadSandboxProviderConfig();
+  const { raw } = config;
+  const pool = createPool({
+    connectionString: raw.DATABASE_URL,
+    schema: raw.DATABASE_SCHEMA,
+    max: raw.DATABASE_POOL_SIZE,
+    applicationName: 'sandbox-provider',
+  });
+  let app;
+  try {
+    app = await startSandboxProvider({ config, pool });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  app.addHook('onClose', () => pool.end());
+  await runServer(app, { host: raw.HOST, port: raw.PORT });
+}
+
+main().catch((error: Error) => {
+  const expected = error instanceof ConfigError || error instanceof SandboxBootRefusedError;
+  console.error(expected ? `sandbox-provider: ${error.message}` : error);
+  process.exit(1);
+});

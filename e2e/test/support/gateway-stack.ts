@@ -1,0 +1,146 @@
+// Every app of the gateway as its own process, as in production, on a fresh PostgreSQL schema and
+// a local chain, with the sandbox provider standing in for the on-ramps. Nothing runs in-process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { Address } from 'viem';
+import { english, generateMnemonic } from 'viem/accounts';
+import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
+import { anvilAccounts, createTestDatabase, findFreePort, startAnvil, testKeyEnv, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const [deployer, , relayer, platformFee, sandboxFunder] = anvilAccounts;
+/** Anvil's own chain id: the sandbox provider refuses Polygon's 137. */
+export const LOCAL_CHAIN_ID = 31337;
+
+export interface GatewayStack {
+  chain: RunningAnvil;
+  db: TestDatabase;
+  token: Address;
+  walletControlUrl: string;
+  paymentUrl: string;
+  sandboxUrl: string;
+  /** Public key (KeyObject) that verifies the callback signatures. */
+  callbackPublicKey: ReturnType<typeof generateKeyPairSync>['publicKey'];
+  stop(): Promise<void>;
+}
+
+async function waitUntilReady(url: string, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url} did not become ready`);
+}
+
+export async function startGatewayStack(label: string): Promise<GatewayStack> {
+  const chain = await startAnvil({ chainId: LOCAL_CHAIN_ID, blockTime: 1 });
+  const target = { rpcUrl: chain.rpcUrl, chainId: chain.chainId };
+  const token = await deployTestUsdc({ ...target, deployerKey: deployer.privateKey });
+  await mintTestUsdc({ ...target, token, ownerKey: deployer.privateKey, to: sandboxFunder.address, amount: 1_000_000n * 10n ** 6n });
+  const db = await createTestDatabase(label);
+
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  // A seed of its own: the public test mnemonic's first accounts are anvil's funded accounts.
+  const seed = generateMnemonic(english);
+  const { ADDRESS_IN_KEYS = '' } = testKeyEnv();
+  const sandboxSecret = randomBytes(32).toString('base64');
+  const ports = {
+    wallet: await findFreePort(),
+    payment: await findFreePort(),
+    sandbox: await findFreePort(),
+    watcher: await findFreePort(),
+    settlement: await findFreePort(),
+    callbacks: await findFreePort(),
+  };
+  const url = (port: number) => `http://127.0.0.1:${port}`;
+  const common = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: db.connectionString,
+    DATABASE_SCHEMA: db.schema,
+    REDIS_PREFIX: `e2e-${randomUUID()}`,
+    CHAIN_ID: String(chain.chainId),
+    CHAIN_RPC_URL: chain.rpcUrl,
+    USDC_TOKEN_ADDRESS: token,
+    HOST: '127.0.0.1',
+    METRICS_HOST: '127.0.0.1',
+  };
+  const processes: ChildProcess[] = [];
+  const startApp = (entry: string, env: Record<string, string>) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, entry)], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...common, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    processes.push(child);
+  };
+  startApp('apps/wallet-control/src/main.ts', {
+    PORT: String(ports.wallet),
+    ADDRESS_IN_KEYS,
+    HD_XPUB: xpubFromMnemonic(seed),
+    CALLBACK_ALLOW_TEST_DOMAINS: 'true',
+    ADDRESS_POOL_TARGET: '0',
+  });
+  startApp('apps/payment-redirect/src/main.ts', {
+    PORT: String(ports.payment),
+    ADDRESS_IN_KEYS,
+    PUBLIC_URL: url(ports.payment),
+    SANDBOX_PROVIDER_URL: url(ports.sandbox),
+    SANDBOX_SIGNING_SECRET: sandboxSecret,
+    EXPLORER_TX_URL: 'none',
+  });
+  startApp('apps/sandbox-provider/src/main.ts', {
+    PORT: String(ports.sandbox),
+    SANDBOX_SIGNING_SECRET: sandboxSecret,
+    SANDBOX_FUNDER_PRIVATE_KEY: sandboxFunder.privateKey,
+    GATEWAY_WEBHOOK_BASE_URL: url(ports.payment),
+  });
+  startApp('apps/chain-watcher/src/main.ts', { METRICS_PORT: String(ports.watcher), CONFIRMATIONS: '2', START_BLOCK: '0', POLL_INTERVAL_MS: '200' });
+  startApp('apps/settlement-worker/src/main.ts', {
+    METRICS_PORT: String(ports.settlement),
+    SETTLEMENT_MNEMONIC: seed,
+    RELAYER_PRIVATE_KEY: relayer.privateKey,
+    PLATFORM_FEE_ADDRESS: platformFee.address,
+    CONFIRMATIONS: '1',
+    POLL_INTERVAL_MS: '200',
+  });
+  startApp('apps/callback-worker/src/main.ts', {
+    METRICS_PORT: String(ports.callbacks),
+    CALLBACK_SIGNING_KEYS: `e2e:${privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')}`,
+    CALLBACK_ALLOWED_CIDRS: '127.0.0.0/8',
+  });
+
+  const stop = async () => {
+    await Promise.all(
+      processes.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    await chain.stop();
+    await db.drop();
+  };
+  try {
+    await Promise.all(Object.values(ports).map((port) => waitUntilReady(url(port))));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    chain,
+    db,
+    token,
+    walletControlUrl: url(ports.wallet),
+    paymentUrl: url(ports.payment),
+    sandboxUrl: url(ports.sandbox),
+    callbackPublicKey: publicKey,
+    stop,
+  };
+}
