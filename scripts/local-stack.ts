@@ -15,6 +15,8 @@ import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
 import { formatUsdc, parseFiatAmount, quoteOnRamp } from '@gateway/domain';
 import { verifyCallbackSignature, CALLBACK_SIGNATURE_HEADER, CALLBACK_DELIVERY_ID_HEADER } from '@gateway/sdk';
 import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
+// The sandbox's own list, so the printed cards are the ones its checkout knows.
+import { TEST_CARDS } from '../apps/sandbox-provider/src/services/card-check';
 
 const ROOT = join(__dirname, '..');
 const LOCAL = join(ROOT, '.local');
@@ -180,7 +182,7 @@ async function main(): Promise<void> {
     platformFeeAddress: platformFee.address,
     apps: Object.fromEntries(apps.map((app) => [app.name, { url: `http://127.0.0.1:${app.port}` }])),
     demoMerchant: { url: `http://127.0.0.1:${PORTS.merchant}`, callbackLog: MERCHANT_LOG },
-    sandboxProvider: { url: `http://127.0.0.1:${PORTS.sandbox}`, funder: sandboxFunder.address, testCards: TEST_CARDS },
+    sandboxProvider: { url: `http://127.0.0.1:${PORTS.sandbox}`, funder: sandboxFunder.address, testCards: TEST_CARDS.map(({ number, description }) => `${number} ${description}`) },
     demoPaymentLink: await demoPaymentLink(),
   };
   writeFileSync(join(LOCAL, 'stack.json'), `${JSON.stringify(stack, null, 2)}\n`);
@@ -295,14 +297,8 @@ function printSummary(apps: AppSpec[], rpcUrl: string, token: string, paymentLin
   console.log('  pay a temporary wallet: pnpm demo:pay <polygon_address_in> <amount>\n');
   console.log('Pay the demo order (25 USD) in a browser, as a customer would:');
   console.log(`  ${paymentLink}`);
-  console.log(`  test cards: ${TEST_CARDS.map((card) => `${card.number} (${card.outcome})`).join(', ')}; any future expiry, any 3-digit CVC\n`);
+  console.log(`  test cards: ${TEST_CARDS.map((card) => `${card.number} ${card.description}`).join('; ')}; any future expiry, any 3-digit CVC\n`);
 }
-
-const TEST_CARDS = [
-  { number: '4242 4242 4242 4242', outcome: 'succeeds' },
-  { number: '4000 0000 0000 0002', outcome: 'declined' },
-  { number: '4000 0000 0000 9995', outcome: 'insufficient funds' },
-];
 
 /** A wallet for a demo order whose callback goes to the demo merchant, and its payment link. */
 async function createDemoOrder(order: string): Promise<{ link: string; polygonAddress: string }> {

@@ -165,7 +165,12 @@ describe('transactions that do not get mined', () => {
       20_000,
       'the dropped transaction to be back in the pool',
     );
-    expect(await metric('settlement_relayer_transactions_total{kind="rebroadcast"')).toMatch(/ [1-9]\d*$/);
+    // The counter moves once the broadcast call returns, a moment after the node has the transaction.
+    await waitFor(
+      async () => / [1-9]\d*$/.test(await metric('settlement_relayer_transactions_total{kind="rebroadcast"')),
+      5_000,
+      'the rebroadcast to be counted',
+    );
 
     await client.setAutomine(true);
     await client.mine({ blocks: 1 });
