@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { parseTrustProxy } from '@gateway/config';
+import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
 import { Counter } from 'prom-client';
 import { createServer } from '@gateway/http';
@@ -26,13 +28,15 @@ declare module 'fastify' {
 export interface PaymentRedirectDeps {
   config: PaymentRedirectConfig;
   pool: Pool;
+  /** Rate-limit counters shared by every replica (and cached exchange rates). */
+  redis: IORedis;
   logger?: FastifyServerOptions['logger'];
 }
 
 const APP_ROOT = join(__dirname, '..');
 
 /** The {payment_url} host: customers arrive here, leave top-level for the provider, and come back to their receipt. */
-export async function buildPaymentRedirectApp({ config, pool, logger }: PaymentRedirectDeps): Promise<FastifyInstance> {
+export async function buildPaymentRedirectApp({ config, pool, redis, logger }: PaymentRedirectDeps): Promise<FastifyInstance> {
   const { raw } = config;
   // Before anything listens: a production gateway never links a simulated checkout.
   const adapters = createProviderRegistry({
@@ -44,8 +48,8 @@ export async function buildPaymentRedirectApp({ config, pool, logger }: PaymentR
     description: 'Payment links: validates the order, redirects the customer to the provider, and shows the live receipt (the {payment_url} host).',
     logLevel: raw.LOG_LEVEL,
     logger,
-    trustProxy: raw.TRUST_PROXY,
-    rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS },
+    trustProxy: parseTrustProxy(raw.TRUST_PROXY),
+    rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS, redis, keyPrefix: raw.REDIS_PREFIX },
     readiness: { postgres: () => isDatabaseReachable(pool) },
   });
   logLostConnections(pool, app.log);

@@ -6,6 +6,7 @@ import {
   loadConfig,
   parseRateTable,
   parseSealingKeys,
+  redisSettings,
   runtimeSettings,
   serverSettings,
 } from '@gateway/config';
@@ -16,6 +17,7 @@ export const paymentRedirectSettings = Type.Object({
   ...databaseSettings,
   ...serverSettings(3200),
   ...addressInKeySettings,
+  ...redisSettings,
   PUBLIC_URL: Type.String({
     default: 'http://127.0.0.1:3200',
     pattern: '^https?://[^/?#]+$',

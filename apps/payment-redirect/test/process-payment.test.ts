@@ -3,11 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { sealAddressIn, walletDedupeKey, type EvmAddress } from '@gateway/domain';
 import { WalletRepository } from '@gateway/db';
 import { verifySandboxLink } from '@gateway/providers';
-import { createTestDatabase, testKeyEnv, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, createTestRedis, testKeyEnv, type TestDatabase, type TestRedis } from '@gateway/testkit';
 import { buildPaymentRedirectApp } from '../src/app';
 import { loadPaymentRedirectConfig, type PaymentRedirectConfig } from '../src/config';
 
 let db: TestDatabase;
+let cache: TestRedis;
 let app: FastifyInstance;
 let config: PaymentRedirectConfig;
 let addressIn: string;
@@ -20,14 +21,16 @@ const pay = (query: Record<string, string>, headers: Record<string, string> = {}
 
 beforeAll(async () => {
   db = await createTestDatabase('payment');
+  cache = createTestRedis('api');
   config = loadPaymentRedirectConfig({
     ...testKeyEnv(),
     NODE_ENV: 'test',
     DATABASE_URL: db.connectionString,
     DATABASE_SCHEMA: db.schema,
+    REDIS_PREFIX: cache.prefix,
     RATE_LIMIT_MAX: '100000',
   });
-  app = await buildPaymentRedirectApp({ config, pool: db.pool, logger: false });
+  app = await buildPaymentRedirectApp({ config, pool: db.pool, redis: cache.redis, logger: false });
   addressIn = sealAddressIn(temporary, config.keys);
   await new WalletRepository(db.pool).createOrGetMany([{
     hdIndex: 0n,
@@ -43,6 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
   await db.drop();
+  await cache.close();
 });
 
 describe('GET /process-payment.php', () => {
@@ -161,7 +165,7 @@ describe('without PostgreSQL', () => {
   it('is not ready, stays alive, and answers payments with a retryable 503', async () => {
     const { createPool } = await import('@gateway/db');
     const deadPool = createPool({ connectionString: 'postgres://postgres@127.0.0.1:1/none' });
-    const isolated = await buildPaymentRedirectApp({ config, pool: deadPool, logger: false });
+    const isolated = await buildPaymentRedirectApp({ config, pool: deadPool, redis: cache.redis, logger: false });
     expect((await isolated.inject({ url: '/healthz' })).statusCode).toBe(200);
     const ready = await isolated.inject({ url: '/readyz' });
     expect(ready.statusCode).toBe(503);

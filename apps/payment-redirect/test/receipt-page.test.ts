@@ -3,11 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { sealAddressIn, walletDedupeKey, type EvmAddress } from '@gateway/domain';
 import { WalletRepository } from '@gateway/db';
 import { SANDBOX_WEBHOOK_SIGNATURE_HEADER, signSandboxWebhook } from '@gateway/providers';
-import { createTestDatabase, testKeyEnv, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, createTestRedis, testKeyEnv, type TestDatabase, type TestRedis } from '@gateway/testkit';
 import { buildPaymentRedirectApp } from '../src/app';
 import { loadPaymentRedirectConfig, type PaymentRedirectConfig } from '../src/config';
 
 let db: TestDatabase;
+let cache: TestRedis;
 let app: FastifyInstance;
 let config: PaymentRedirectConfig;
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -84,20 +85,23 @@ function webhook(provider: string, body: object, secret = config.sandboxSecret) 
 
 beforeAll(async () => {
   db = await createTestDatabase('receipt');
+  cache = createTestRedis('api');
   config = loadPaymentRedirectConfig({
     ...testKeyEnv(),
     NODE_ENV: 'test',
     DATABASE_URL: db.connectionString,
     DATABASE_SCHEMA: db.schema,
+    REDIS_PREFIX: cache.prefix,
     RATE_LIMIT_MAX: '100000',
     PUBLIC_URL: 'https://pay.shop.test',
   });
-  app = await buildPaymentRedirectApp({ config, pool: db.pool, logger: false });
+  app = await buildPaymentRedirectApp({ config, pool: db.pool, redis: cache.redis, logger: false });
 });
 
 afterAll(async () => {
   await app.close();
   await db.drop();
+  await cache.close();
 });
 
 describe('GET /payment/<id>: the receipt page', () => {
@@ -236,6 +240,6 @@ describe('POST /webhooks/<provider>', () => {
 describe('production', () => {
   it('refuses to boot while the sandbox would serve a provider', async () => {
     const production = loadPaymentRedirectConfig({ ...testKeyEnv(), NODE_ENV: 'production', DATABASE_URL: db.connectionString });
-    await expect(buildPaymentRedirectApp({ config: production, pool: db.pool, logger: false })).rejects.toThrow(/in production every provider needs a live adapter/);
+    await expect(buildPaymentRedirectApp({ config: production, pool: db.pool, redis: cache.redis, logger: false })).rejects.toThrow(/in production every provider needs a live adapter/);
   });
 });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { parseTrustProxy } from '@gateway/config';
 import type { Pool } from 'pg';
 import { isDatabaseReachable, logLostConnections } from '@gateway/db';
 import { createServer } from '@gateway/http';
@@ -49,7 +50,7 @@ export async function buildSandboxProviderApp({
     description: 'Development only: a simulated card on-ramp that pays test USDC on the local chain.',
     logLevel: raw.LOG_LEVEL,
     logger,
-    trustProxy: raw.TRUST_PROXY,
+    trustProxy: parseTrustProxy(raw.TRUST_PROXY),
     rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS },
     readiness: {
       postgres: () => isDatabaseReachable(pool),

@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { parseTrustProxy } from '@gateway/config';
+import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
 import { isDatabaseReachable, logLostConnections, WalletRepository } from '@gateway/db';
@@ -20,19 +22,21 @@ declare module 'fastify' {
 export interface WalletControlDeps {
   config: WalletControlConfig;
   pool: Pool;
+  /** Rate-limit counters shared by every replica (and cached exchange rates). */
+  redis: IORedis;
   logger?: FastifyServerOptions['logger'];
 }
 
 /** The {base_url} host. Holds the xpub only: it derives addresses and can move no funds. */
-export async function buildWalletControlApp({ config, pool, logger }: WalletControlDeps): Promise<FastifyInstance> {
+export async function buildWalletControlApp({ config, pool, redis, logger }: WalletControlDeps): Promise<FastifyInstance> {
   const { raw } = config;
   const app = await createServer({
     serviceName: 'wallet-control',
     description: 'Temporary receiving wallets for USDC on Polygon (the {base_url} host).',
     logLevel: raw.LOG_LEVEL,
     logger,
-    trustProxy: raw.TRUST_PROXY,
-    rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS },
+    trustProxy: parseTrustProxy(raw.TRUST_PROXY),
+    rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS, redis, keyPrefix: raw.REDIS_PREFIX },
     readiness: { postgres: () => isDatabaseReachable(pool) },
   });
   logLostConnections(pool, app.log);

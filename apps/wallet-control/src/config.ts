@@ -8,6 +8,7 @@ import {
   hdPublicKeySettings,
   loadConfig,
   parseSealingKeys,
+  redisSettings,
   runtimeSettings,
   serverSettings,
 } from '@gateway/config';
@@ -21,6 +22,12 @@ export const walletControlSettings = Type.Object({
   ...addressInKeySettings,
   ...chainIdentitySettings,
   ...hdPublicKeySettings,
+  ...redisSettings,
+  STATUS_RATE_LIMIT_MAX: Type.Integer({
+    default: 60,
+    minimum: 1,
+    description: 'requests per client IP per window to /control/payment-status.php (tighter: it answers about a payment by its token)',
+  }),
   CALLBACK_ALLOW_TEST_DOMAINS: Type.Boolean({
     default: false,
     description: 'accept callbacks on placeholder/test domains (localhost, *.test, example.com); local stack only',

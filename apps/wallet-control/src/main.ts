@@ -1,5 +1,5 @@
 import { createPool } from '@gateway/db';
-import { runServer } from '@gateway/http';
+import { createApiRedis, runServer } from '@gateway/http';
 import { ConfigError } from '@gateway/config';
 import { loadWalletControlConfig } from './config';
 import { buildWalletControlApp } from './app';
@@ -13,8 +13,14 @@ async function main(): Promise<void> {
     max: raw.DATABASE_POOL_SIZE,
     applicationName: 'wallet-control',
   });
-  const app = await buildWalletControlApp({ config, pool });
-  app.addHook('onClose', () => pool.end());
+  const redis = createApiRedis(raw.REDIS_URL);
+  // Without a listener a Redis outage would end the process; requests fail open meanwhile.
+  redis.on('error', () => undefined);
+  const app = await buildWalletControlApp({ config, pool, redis });
+  app.addHook('onClose', async () => {
+    await pool.end();
+    redis.disconnect();
+  });
   app.addressSupply.startKeeper();
   await runServer(app, { host: raw.HOST, port: raw.PORT });
 }

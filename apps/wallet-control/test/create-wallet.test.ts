@@ -5,7 +5,7 @@ import { openAddressIn } from '@gateway/domain';
 import { WalletRepository } from '@gateway/db';
 import { TemporaryAddressDeriver } from '@gateway/chain';
 import { AddressSupply } from '../src/services/address-supply';
-import { createTestDatabase, testKeyEnv, TEST_MNEMONIC, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, createTestRedis, testKeyEnv, TEST_MNEMONIC, type TestDatabase, type TestRedis } from '@gateway/testkit';
 import { buildWalletControlApp } from '../src/app';
 import { loadWalletControlConfig, type WalletControlConfig } from '../src/config';
 
@@ -13,6 +13,7 @@ const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 const USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 
 let db: TestDatabase;
+let cache: TestRedis;
 let app: FastifyInstance;
 let config: WalletControlConfig;
 
@@ -22,20 +23,23 @@ function createWallet(address: string, callback: string) {
 
 beforeAll(async () => {
   db = await createTestDatabase('wallet');
+  cache = createTestRedis('api');
   config = loadWalletControlConfig({
     ...testKeyEnv(),
     NODE_ENV: 'test',
     DATABASE_URL: db.connectionString,
     DATABASE_SCHEMA: db.schema,
+    REDIS_PREFIX: cache.prefix,
     ADDRESS_POOL_TARGET: '0',
     RATE_LIMIT_MAX: '100000',
   });
-  app = await buildWalletControlApp({ config, pool: db.pool, logger: false });
+  app = await buildWalletControlApp({ config, pool: db.pool, redis: cache.redis, logger: false });
 });
 
 afterAll(async () => {
   await app.close();
   await db.drop();
+  await cache.close();
 });
 
 describe('GET /control/wallet.php', () => {

@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '@gateway/config';
 import { signCallback, verifyCallbackSignature } from '@gateway/sdk';
-import { createTestDatabase, testKeyEnv, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, createTestRedis, testKeyEnv, type TestDatabase, type TestRedis } from '@gateway/testkit';
 import { buildWalletControlApp } from '../src/app';
 import { loadWalletControlConfig } from '../src/config';
 
@@ -14,6 +14,7 @@ const publicKeysSetting =
   `k1:${oldKey.publicKey.export({ format: 'der', type: 'spki' }).toString('base64')}`;
 
 let db: TestDatabase;
+let cache: TestRedis;
 let app: FastifyInstance;
 
 function configFor(env: Record<string, string>) {
@@ -22,6 +23,7 @@ function configFor(env: Record<string, string>) {
     NODE_ENV: 'test',
     DATABASE_URL: db.connectionString,
     DATABASE_SCHEMA: db.schema,
+    REDIS_PREFIX: cache.prefix,
     ADDRESS_POOL_TARGET: '0',
     ...env,
   });
@@ -53,9 +55,11 @@ function resend(id: string, token: string | null = ADMIN_TOKEN) {
 
 beforeAll(async () => {
   db = await createTestDatabase('wc_keys');
+  cache = createTestRedis('api');
   app = await buildWalletControlApp({
     config: configFor({ CALLBACK_PUBLIC_KEYS: publicKeysSetting, ADMIN_TOKEN }),
     pool: db.pool,
+    redis: cache.redis,
     logger: false,
   });
 });
@@ -63,6 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
   await db.drop();
+  await cache.close();
 });
 
 describe('callback public keys', () => {
@@ -112,7 +117,7 @@ describe('callback public keys', () => {
   });
 
   it('answers 503 with the error shape when no key is configured', async () => {
-    const bare = await buildWalletControlApp({ config: configFor({}), pool: db.pool, logger: false });
+    const bare = await buildWalletControlApp({ config: configFor({}), pool: db.pool, redis: cache.redis, logger: false });
     try {
       for (const url of ['/control/pubkey.php', '/.well-known/jwks.json']) {
         const response = await bare.inject({ method: 'GET', url });
@@ -163,7 +168,7 @@ describe('POST /admin/callbacks/:id/resend', () => {
   });
 
   it('does not exist when no ADMIN_TOKEN is configured', async () => {
-    const bare = await buildWalletControlApp({ config: configFor({}), pool: db.pool, logger: false });
+    const bare = await buildWalletControlApp({ config: configFor({}), pool: db.pool, redis: cache.redis, logger: false });
     try {
       const response = await bare.inject({ method: 'POST', url: `/admin/callbacks/${randomUUID()}/resend`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(response.statusCode).toBe(404);

@@ -22,7 +22,12 @@ export const databaseSettings = {
 export const serverSettings = (defaultPort: number) => ({
   HOST: Type.String({ default: '0.0.0.0', description: 'interface to listen on' }),
   PORT: Type.Integer({ default: defaultPort, minimum: 0, maximum: 65535, description: 'TCP port to listen on' }),
-  TRUST_PROXY: Type.Boolean({ default: false, description: 'true behind a load balancer that sets X-Forwarded-For' }),
+  TRUST_PROXY: Type.String({
+    default: 'false',
+    pattern: '^(false|\\d{1,2}|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$',
+    description:
+      'which X-Forwarded-For entries to believe: false (none), a number of proxy hops in front of the app (e.g. 1 behind one load balancer), or the proxies\' addresses/CIDR ranges, comma-separated; never the whole header',
+  }),
   RATE_LIMIT_MAX: Type.Integer({ default: 600, minimum: 1, description: 'requests per client IP per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1000, description: 'rate limit window in milliseconds' }),
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { ConfigError, loadConfig } from '../src/load-config';
-import { parseRateTable, parseSealingKeys } from '../src/parse-settings';
+import { parseRateTable, parseSealingKeys, parseTrustProxy } from '../src/parse-settings';
 import { databaseSettings, serverSettings } from '../src/settings';
 
 const schema = Type.Object({ ...databaseSettings, ...serverSettings(3100), SECRET: Type.String({ minLength: 10 }) });
@@ -11,7 +11,7 @@ const schema = Type.Object({ ...databaseSettings, ...serverSettings(3100), SECRE
 describe('loadConfig', () => {
   it('applies defaults and converts types', () => {
     const config = loadConfig(schema, { DATABASE_URL: 'postgres://x', SECRET: 'abcdefghijkl', PORT: '8080' });
-    expect(config).toMatchObject({ DATABASE_URL: 'postgres://x', PORT: 8080, HOST: '0.0.0.0', DATABASE_SCHEMA: 'public', TRUST_PROXY: false });
+    expect(config).toMatchObject({ DATABASE_URL: 'postgres://x', PORT: 8080, HOST: '0.0.0.0', DATABASE_SCHEMA: 'public', TRUST_PROXY: 'false' });
   });
 
   it('reports every bad or missing setting by name, without echoing values', () => {
@@ -53,5 +53,20 @@ describe('setting parsers', () => {
     expect(table.get('EUR')).toEqual({ numerator: 92n, denominator: 100n });
     expect(() => parseRateTable('XXX=1')).toThrow(/XXX is not a supported currency/);
     expect(() => parseRateTable('EUR=-1')).toThrow(/FX_RATES_PER_USD/);
+  });
+});
+
+describe('parseTrustProxy', () => {
+  it('trusts nothing, a number of hops, or proxy addresses and ranges', () => {
+    expect(parseTrustProxy('false')).toBe(false);
+    expect(parseTrustProxy('0')).toBe(false);
+    expect(parseTrustProxy('2')).toBe(2);
+    expect(parseTrustProxy('10.0.0.0/8, 192.168.1.7,fd00::/8')).toEqual(['10.0.0.0/8', '192.168.1.7', 'fd00::/8']);
+  });
+
+  it('refuses to trust the whole header, and ranges that are not ranges', () => {
+    for (const bad of ['true', '10.0.0.0/33', 'proxy.local', '10.0.0.1/8/2', '::1/129']) {
+      expect(() => parseTrustProxy(bad)).toThrow(/TRUST_PROXY/);
+    }
   });
 });

@@ -16,12 +16,17 @@ export interface ServerOptions {
   logLevel?: string;
   /** Pass `false` in tests that want silence; a pino destination otherwise. */
   logger?: FastifyServerOptions['logger'];
-  trustProxy?: boolean;
+  /** false, a number of proxy hops, or proxy addresses/ranges (never the whole X-Forwarded-For). */
+  trustProxy?: false | number | string[];
   rateLimit?: RateLimitOptions;
   readiness: Record<string, ReadinessCheck>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
 
 /** A Fastify instance with everything every gateway HTTP service shares; the app adds routes. */
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -34,7 +39,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
       },
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], remove: true },
     },
-    trustProxy: options.trustProxy ?? false,
+    // A hop count as the function proxy-addr makes of it (Fastify's types take no number).
+    trustProxy: typeof options.trustProxy === 'number' ? trustHops(options.trustProxy) : (options.trustProxy ?? false),
     requestIdHeader: 'x-request-id',
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
@@ -52,8 +58,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
 
   await app.register(errorHandlerPlugin);
   await app.register(securityHeadersPlugin);
-  if (options.rateLimit) await app.register(rateLimitPlugin, options.rateLimit);
   await app.register(metricsPlugin, { serviceName: options.serviceName });
+  if (options.rateLimit) await app.register(rateLimitPlugin, options.rateLimit);
   await app.register(healthPlugin, { checks: options.readiness });
   await app.register(openApiPlugin, {
     title: options.serviceName,

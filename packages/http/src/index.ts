@@ -1,4 +1,5 @@
 export * from './create-server';
 export * from './run-server';
 export * from './log-redaction';
+export * from './redis-client';
 export type { ReadinessCheck } from './plugins/health';

@@ -3,3 +3,4 @@ export * from './test-keys';
 export * from './anvil';
 export * from './redis-server';
 export * from './tcp-forwarder';
+export * from './test-redis';

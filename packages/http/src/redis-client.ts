@@ -1,0 +1,9 @@
+import IORedis from 'ioredis';
+
+/**
+ * The API apps' Redis client (rate-limit counters, cached exchange rates). Commands fail fast
+ * while Redis is away instead of queueing: an API request never waits on Redis to come back.
+ */
+export function createApiRedis(url: string): IORedis {
+  return new IORedis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 });
+}

@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import IORedis from 'ioredis';
+
+export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface TestRedis {
+  redis: IORedis;
+  url: string;
+  /** A key prefix of this test file's own (the apps' REDIS_PREFIX), so files run in parallel and re-run. */
+  prefix: string;
+  /** Deletes this prefix's keys and closes the connection. */
+  close(): Promise<void>;
+}
+
+/** A client of the shared Redis with a prefix nobody else uses. */
+export function createTestRedis(label = 't'): TestRedis {
+  const prefix = `${label.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 30)}-${randomBytes(6).toString('hex')}`;
+  const redis = new IORedis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
+  return {
+    redis,
+    url: TEST_REDIS_URL,
+    prefix,
+    async close() {
+      const keys: string[] = [];
+      for await (const batch of redis.scanStream({ match: `${prefix}:*`, count: 500 })) keys.push(...(batch as string[]));
+      for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+      await redis.quit();
+    },
+  };
+}
