@@ -8,6 +8,7 @@ import { createServer } from '@gateway/http';
 import { pagesPlugin } from '@gateway/pages';
 import { isDatabaseReachable, logLostConnections, PaymentReceiptRepository, PaymentRepository } from '@gateway/db';
 import { createProviderRegistry, type ProviderAdapter } from '@gateway/providers';
+import { fixedRateReader, type RateReader } from '@gateway/rates';
 import type { PaymentRedirectConfig } from './config';
 import { PaymentService } from './services/payment-service';
 import { ReceiptService } from './services/receipt-service';
@@ -18,6 +19,7 @@ import { webhookRoutes } from './routes/webhooks';
 declare module 'fastify' {
   interface FastifyInstance {
     paymentService: PaymentService;
+    rateReader: RateReader;
     receiptService: ReceiptService;
     paymentReceipts: PaymentReceiptRepository;
     providerAdapters: ReadonlyMap<string, ProviderAdapter>;
@@ -54,11 +56,13 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   });
   logLostConnections(pool, app.log);
   const receipts = new PaymentReceiptRepository(pool);
+  const rateReader = fixedRateReader(config.rates);
+  app.decorate('rateReader', rateReader);
   app.decorate('providerAdapters', adapters);
   app.decorate('paymentReceipts', receipts);
   app.decorate(
     'paymentService',
-    new PaymentService({ payments: new PaymentRepository(pool), adapters, keys: config.keys, rates: config.rates, publicUrl: raw.PUBLIC_URL }),
+    new PaymentService({ payments: new PaymentRepository(pool), adapters, keys: config.keys, rates: rateReader, publicUrl: raw.PUBLIC_URL }),
   );
   app.decorate('receiptService', new ReceiptService(receipts, { explorerTxUrl: config.explorerTxUrl }));
   app.decorate(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GatewayError, parsePaymentRequest, type PaymentRequestQuery, type RateTable, type SealingKeyRing } from '@gateway/domain';
+import { GatewayError, parsePaymentRequest, type PaymentRequestQuery, type SealingKeyRing } from '@gateway/domain';
+import type { RateReader } from '@gateway/rates';
 import { createBatcher, type NewPayment, type PaymentRepository } from '@gateway/db';
 import type { ProviderAdapter } from '@gateway/providers';
 
@@ -13,7 +14,7 @@ export interface PaymentServiceDeps {
   payments: PaymentRepository;
   adapters: ReadonlyMap<string, ProviderAdapter>;
   keys: SealingKeyRing;
-  rates: RateTable;
+  rates: RateReader;
   /** {payment_url}: the receipt page of each payment is under it. */
   publicUrl: string;
 }
@@ -30,7 +31,8 @@ export class PaymentService {
   }
 
   async start(query: PaymentRequestQuery): Promise<StartedPayment> {
-    const request = parsePaymentRequest(query, { keys: this.deps.keys, rates: this.deps.rates });
+    const { rates } = await this.deps.rates.current();
+    const request = parsePaymentRequest(query, { keys: this.deps.keys, rates });
     const adapter = this.deps.adapters.get(request.provider.id);
     if (!adapter) throw new Error(`no adapter for provider ${request.provider.id}`);
     const paymentId = randomUUID();
