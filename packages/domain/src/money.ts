@@ -88,6 +88,15 @@ export function convertUsdMinorUnits(usdMinorUnits: bigint, rate: ExactRate): bi
   return (product + rate.denominator - 1n) / rate.denominator;
 }
 
+/**
+ * Converts another currency's minor units to USD cents, rounding up: a USD amount quoted for a
+ * foreign-currency order never falls short of it.
+ */
+export function convertToUsdMinorUnits(minorUnits: bigint, rate: ExactRate): bigint {
+  const product = minorUnits * rate.denominator;
+  return (product + rate.numerator - 1n) / rate.numerator;
+}
+
 function formatScaled(value: bigint, decimals: number, trimZeros: boolean): string {
   const negative = value < 0n;
   const abs = negative ? -value : value;

@@ -1,4 +1,4 @@
-import { convertUsdMinorUnits, formatUsdc, parseFiatAmount, parseRate, parseUsdc } from '../src/money';
+import { convertToUsdMinorUnits, convertUsdMinorUnits, formatUsdc, parseFiatAmount, parseRate, parseUsdc } from '../src/money';
 import { GatewayError } from '../src/errors';
 
 describe('parseFiatAmount', () => {
@@ -55,5 +55,14 @@ describe('exchange rates', () => {
   it('refuses rates that are not positive decimals', () => {
     expect(() => parseRate('0')).toThrow();
     expect(() => parseRate('1e2')).toThrow();
+  });
+});
+
+describe('convertToUsdMinorUnits', () => {
+  it('rounds up to the cent, so a USD amount never falls short of the order', () => {
+    const eur = parseRate('0.92');
+    expect(convertToUsdMinorUnits(4999n, eur)).toBe(5434n); // 49.99 / 0.92 = 54.3369… → 54.34
+    expect(convertToUsdMinorUnits(9200n, eur)).toBe(10000n); // exact stays exact
+    expect(convertToUsdMinorUnits(1n, parseRate('83.1'))).toBe(1n);
   });
 });
