@@ -29,6 +29,8 @@ const REDIS_PREFIX = 'gw-local';
 // sandbox provider refuses to run against 137.
 const CHAIN_ID = 31337;
 const SANDBOX_SCHEMA = 'sandbox';
+// Exchange rates from the sample table (no network); the sandbox converts card amounts with the same one.
+const RATE_FILE = join(ROOT, 'packages', 'rates', 'data', 'local-rates.json');
 const MERCHANT_LOG = join(LOCAL, 'merchant-callbacks.log');
 const smoke = process.argv.includes('--smoke');
 
@@ -103,6 +105,8 @@ async function main(): Promise<void> {
         HD_XPUB: keys.xpub,
         CALLBACK_ALLOW_TEST_DOMAINS: 'true',
         CALLBACK_PUBLIC_KEYS: `${keys.callbackSigningKey.kid}:${keys.callbackSigningKey.publicSpki}`,
+        RATE_SOURCE: 'file',
+        RATE_FILE,
       },
     },
     {
@@ -118,6 +122,8 @@ async function main(): Promise<void> {
         SANDBOX_SIGNING_SECRET: keys.sandboxSigningSecret,
         // A local chain has no block explorer.
         EXPLORER_TX_URL: 'none',
+        RATE_SOURCE: 'file',
+        RATE_FILE,
       },
     },
     {
@@ -132,6 +138,7 @@ async function main(): Promise<void> {
         SANDBOX_SIGNING_SECRET: keys.sandboxSigningSecret,
         SANDBOX_FUNDER_PRIVATE_KEY: sandboxFunder.privateKey,
         GATEWAY_WEBHOOK_BASE_URL: `http://127.0.0.1:${PORTS.paymentRedirect}`,
+        RATE_FILE,
       },
     },
     {
@@ -175,6 +182,7 @@ async function main(): Promise<void> {
     startedAt: new Date().toISOString(),
     database: { url: DATABASE_URL },
     redis: { url: REDIS_URL, prefix: REDIS_PREFIX },
+    rates: { source: 'file', file: RATE_FILE, note: 'sample rates, units per 1 USD; edit the file and they apply within RATE_REFRESH_SECONDS' },
     chain: { rpcUrl: chain.rpcUrl, chainId: CHAIN_ID, blockTimeSeconds: 1, confirmations: 3 },
     token: { address: token, symbol: 'USDC', decimals: 6 },
     testAccount: { address: customer.address, privateKey: customer.privateKey, usdc: '1000000', note: 'public anvil key: local chain only' },
@@ -183,10 +191,10 @@ async function main(): Promise<void> {
     apps: Object.fromEntries(apps.map((app) => [app.name, { url: `http://127.0.0.1:${app.port}` }])),
     demoMerchant: { url: `http://127.0.0.1:${PORTS.merchant}`, callbackLog: MERCHANT_LOG },
     sandboxProvider: { url: `http://127.0.0.1:${PORTS.sandbox}`, funder: sandboxFunder.address, testCards: TEST_CARDS.map(({ number, description }) => `${number} ${description}`) },
-    demoPaymentLink: await demoPaymentLink(),
+    demoPayment: await demoPaymentLinks(),
   };
   writeFileSync(join(LOCAL, 'stack.json'), `${JSON.stringify(stack, null, 2)}\n`);
-  printSummary(apps, stack.chain.rpcUrl, token, stack.demoPaymentLink);
+  printSummary(apps, stack.chain.rpcUrl, token, stack.demoPayment);
 
   if (smoke) {
     await smokeTest();
@@ -287,7 +295,7 @@ async function waitUntilReady(app: AppSpec): Promise<void> {
   throw new Error(`${app.name} did not become ready on port ${app.port}`);
 }
 
-function printSummary(apps: AppSpec[], rpcUrl: string, token: string, paymentLink: string): void {
+function printSummary(apps: AppSpec[], rpcUrl: string, token: string, payment: { link: string; hostedLink: string }): void {
   console.log('\nThe gateway is running:');
   for (const app of apps) console.log(`  ${app.name.padEnd(18)} http://127.0.0.1:${app.port}`);
   console.log(`  ${'demo merchant'.padEnd(18)} http://127.0.0.1:${PORTS.merchant}   (callbacks logged to ${MERCHANT_LOG})`);
@@ -296,24 +304,30 @@ function printSummary(apps: AppSpec[], rpcUrl: string, token: string, paymentLin
   console.log(`  stack description  ${join(LOCAL, 'stack.json')}`);
   console.log('  pay a temporary wallet: pnpm demo:pay <polygon_address_in> <amount>\n');
   console.log('Pay the demo order (25 USD) in a browser, as a customer would:');
-  console.log(`  ${paymentLink}`);
+  console.log(`  ${payment.link}`);
+  console.log('or let the customer choose the provider (hosted checkout):');
+  console.log(`  ${payment.hostedLink}`);
   console.log(`  test cards: ${TEST_CARDS.map((card) => `${card.number} ${card.description}`).join('; ')}; any future expiry, any 3-digit CVC\n`);
 }
 
 /** A wallet for a demo order whose callback goes to the demo merchant, and its payment link. */
-async function createDemoOrder(order: string): Promise<{ link: string; polygonAddress: string }> {
+async function createDemoOrder(order: string): Promise<{ link: string; hostedLink: string }> {
   const callback = `http://127.0.0.1:${PORTS.merchant}/ipn?order=${order}&shop=demo`;
   const response = await fetch(
     `http://127.0.0.1:${PORTS.walletControl}/control/wallet.php?address=0x52908400098527886E0F7030069857D2E4169EE7&callback=${encodeURIComponent(callback)}`,
   );
   if (!response.ok) throw new Error(`Create Wallet answered ${response.status}: ${await response.text()}`);
-  const wallet = (await response.json()) as { address_in: string; polygon_address_in: string };
-  const query = new URLSearchParams({ address: wallet.address_in, amount: '25', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' });
-  return { link: `http://127.0.0.1:${PORTS.paymentRedirect}/process-payment.php?${query}`, polygonAddress: wallet.polygon_address_in };
+  const wallet = (await response.json()) as { address_in: string };
+  const demoOrder = { address: wallet.address_in, amount: '25', email: 'jane@shop.io', currency: 'USD' };
+  const base = `http://127.0.0.1:${PORTS.paymentRedirect}`;
+  return {
+    link: `${base}/process-payment.php?${new URLSearchParams({ ...demoOrder, provider: 'moonpay' })}`,
+    hostedLink: `${base}/pay.php?${new URLSearchParams(demoOrder)}`,
+  };
 }
 
-async function demoPaymentLink(): Promise<string> {
-  return (await createDemoOrder(`demo-${Date.now()}`)).link;
+function demoPaymentLinks(): Promise<{ link: string; hostedLink: string }> {
+  return createDemoOrder(`demo-${Date.now()}`);
 }
 
 /** The inputs of the checkout form: hidden ones as given, card fields found by their autocomplete token. */

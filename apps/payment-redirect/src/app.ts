@@ -6,14 +6,16 @@ import type { Pool } from 'pg';
 import { Counter } from 'prom-client';
 import { createServer } from '@gateway/http';
 import { pagesPlugin } from '@gateway/pages';
-import { isDatabaseReachable, logLostConnections, PaymentReceiptRepository, PaymentRepository } from '@gateway/db';
+import { isDatabaseReachable, logLostConnections, PaymentReceiptRepository, PaymentRepository, WalletLookupRepository } from '@gateway/db';
 import { createProviderRegistry, type ProviderAdapter } from '@gateway/providers';
-import { fixedRateReader, type RateReader } from '@gateway/rates';
+import { createRateReader, type RateReader } from '@gateway/rates';
 import type { PaymentRedirectConfig } from './config';
 import { PaymentService } from './services/payment-service';
 import { ReceiptService } from './services/receipt-service';
+import { HostedCheckoutService } from './services/hosted-checkout-service';
 import { paymentRoutes } from './routes/payment';
 import { receiptRoutes } from './routes/receipt';
+import { hostedCheckoutRoutes } from './routes/hosted-checkout';
 import { webhookRoutes } from './routes/webhooks';
 
 declare module 'fastify' {
@@ -21,6 +23,7 @@ declare module 'fastify' {
     paymentService: PaymentService;
     rateReader: RateReader;
     receiptService: ReceiptService;
+    hostedCheckoutService: HostedCheckoutService;
     paymentReceipts: PaymentReceiptRepository;
     providerAdapters: ReadonlyMap<string, ProviderAdapter>;
     webhookCounter: Counter<'provider' | 'outcome'>;
@@ -56,7 +59,11 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   });
   logLostConnections(pool, app.log);
   const receipts = new PaymentReceiptRepository(pool);
-  const rateReader = fixedRateReader(config.rates);
+  // Exchange rates (provider minimums, the hosted checkout): the configured source behind the
+  // Redis cache, refreshed in the background; loaded once before the app serves.
+  const rateReader = createRateReader({ settings: config.rates, redis, keyPrefix: raw.REDIS_PREFIX, logger: app.log });
+  app.addHook('preClose', () => rateReader.stop());
+  await rateReader.start();
   app.decorate('rateReader', rateReader);
   app.decorate('providerAdapters', adapters);
   app.decorate('paymentReceipts', receipts);
@@ -65,6 +72,11 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     new PaymentService({ payments: new PaymentRepository(pool), adapters, keys: config.keys, rates: rateReader, publicUrl: raw.PUBLIC_URL }),
   );
   app.decorate('receiptService', new ReceiptService(receipts, { explorerTxUrl: config.explorerTxUrl }));
+  app.decorate(
+    'hostedCheckoutService',
+    // Rates read through app.rateReader at request time, whichever reader the app holds.
+    new HostedCheckoutService({ keys: config.keys, wallets: new WalletLookupRepository(pool), rates: { current: () => app.rateReader.current() } }),
+  );
   app.decorate(
     'webhookCounter',
     new Counter({
@@ -77,6 +89,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   await app.register(pagesPlugin, { viewsDir: join(APP_ROOT, 'views'), assetsDir: join(APP_ROOT, 'assets') });
   await app.register(paymentRoutes);
   await app.register(receiptRoutes);
+  await app.register(hostedCheckoutRoutes);
   await app.register(webhookRoutes);
   return app;
 }

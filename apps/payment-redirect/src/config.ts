@@ -2,15 +2,16 @@ import { Type, type Static } from '@sinclair/typebox';
 import {
   addressInKeySettings,
   databaseSettings,
-  fxRateSettings,
   loadConfig,
-  parseRateTable,
+  parseRateSourceSettings,
   parseSealingKeys,
+  rateSourceSettings,
+  type RateSourceConfig,
   redisSettings,
   runtimeSettings,
   serverSettings,
 } from '@gateway/config';
-import type { RateTable, SealingKeyRing } from '@gateway/domain';
+import type { SealingKeyRing } from '@gateway/domain';
 
 export const paymentRedirectSettings = Type.Object({
   ...runtimeSettings,
@@ -37,13 +38,14 @@ export const paymentRedirectSettings = Type.Object({
     pattern: '^[A-Za-z0-9+/=_-]{43,88}$',
     description: 'HMAC key (base64, at least 32 bytes) shared with the sandbox provider',
   }),
-  ...fxRateSettings,
+  ...rateSourceSettings,
 });
 
 export interface PaymentRedirectConfig {
   raw: Static<typeof paymentRedirectSettings>;
   keys: SealingKeyRing;
-  rates: RateTable;
+  /** Where exchange rates come from (provider minimums, the hosted checkout). */
+  rates: RateSourceConfig;
   sandboxSecret: Buffer;
   /** Block explorer link template, or null when the chain has no explorer. */
   explorerTxUrl: string | null;
@@ -54,7 +56,7 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
   return {
     raw,
     keys: parseSealingKeys(raw.ADDRESS_IN_KEYS),
-    rates: parseRateTable(raw.FX_RATES_PER_USD),
+    rates: parseRateSourceSettings(raw),
     sandboxSecret: Buffer.from(raw.SANDBOX_SIGNING_SECRET, 'base64'),
     explorerTxUrl: raw.EXPLORER_TX_URL === 'none' ? null : raw.EXPLORER_TX_URL,
   };

@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Address, Hex } from 'viem';
-import { ConfigError, databaseSettings, fxRateSettings, loadConfig, parseRateTable, runtimeSettings, serverSettings } from '@gateway/config';
+import { resolve } from 'node:path';
+import { ConfigError, databaseSettings, loadConfig, runtimeSettings, serverSettings } from '@gateway/config';
 import type { RateTable } from '@gateway/domain';
+import { readRateFileSync, RateSourceError } from '@gateway/rates';
 
 export const sandboxProviderSettings = Type.Object({
   ...runtimeSettings,
@@ -36,7 +38,13 @@ export const sandboxProviderSettings = Type.Object({
     maximum: 9999,
     description: 'the simulated provider fee in basis points (150 = 1.5%), taken from the USDC delivered',
   }),
-  ...fxRateSettings,
+  RATE_FILE: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'JSON rate table (units per 1 USD) the simulated provider converts card amounts to USDC with, read at boot; default the sample table of @gateway/rates, which the local stack gives the gateway too',
+    }),
+  ),
   GATEWAY_WEBHOOK_BASE_URL: Type.Optional(
     Type.String({
       pattern: '^https?://[^?#]+$',
@@ -67,10 +75,20 @@ export function loadSandboxProviderConfig(env: NodeJS.ProcessEnv = process.env):
   }
   return {
     raw,
-    rates: parseRateTable(raw.FX_RATES_PER_USD),
+    rates: loadRateTable(raw.RATE_FILE),
     signingSecret,
     funderKey: raw.SANDBOX_FUNDER_PRIVATE_KEY as Hex,
     token: raw.USDC_TOKEN_ADDRESS as Address,
     webhookBaseUrl: raw.GATEWAY_WEBHOOK_BASE_URL?.replace(/\/+$/, ''),
   };
+}
+
+/** The sandbox converts with a fixed table read once: a simulated provider has no market to follow. */
+function loadRateTable(file: string | undefined): RateTable {
+  try {
+    return readRateFileSync(file === undefined ? undefined : resolve(file)).rates;
+  } catch (error) {
+    if (error instanceof RateSourceError) throw new ConfigError([`RATE_FILE: ${error.message}`]);
+    throw error;
+  }
 }

@@ -44,7 +44,7 @@ export function sandboxEnv(options: {
     SANDBOX_SIGNING_SECRET: options.secret.toString('base64'),
     SANDBOX_FUNDER_PRIVATE_KEY: FUNDER.privateKey,
     RATE_LIMIT_MAX: '100000',
-    FX_RATES_PER_USD: 'EUR=0.92,GBP=0.79',
+    // The sample table of @gateway/rates (EUR 0.92 per USD), as the local stack uses.
     ...(options.webhookBaseUrl ? { GATEWAY_WEBHOOK_BASE_URL: options.webhookBaseUrl } : {}),
   };
 }

@@ -3,19 +3,25 @@ import { parseTrustProxy } from '@gateway/config';
 import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
-import { isDatabaseReachable, logLostConnections, WalletRepository } from '@gateway/db';
+import { isDatabaseReachable, logLostConnections, PaymentStatusRepository, WalletRepository } from '@gateway/db';
 import { TemporaryAddressDeriver } from '@gateway/chain';
+import { createRateReader } from '@gateway/rates';
 import type { WalletControlConfig } from './config';
 import { AddressSupply } from './services/address-supply';
 import { WalletService } from './services/wallet-service';
+import { PaymentStatusService } from './services/payment-status-service';
 import { controlRoutes } from './routes/control';
+import { affiliateRoutes } from './routes/affiliate';
+import { statusRoutes } from './routes/status';
 import { keyRoutes } from './routes/keys';
+import { convertRoutes } from './routes/convert';
 import { adminRoutes } from './routes/admin';
 
 declare module 'fastify' {
   interface FastifyInstance {
     walletService: WalletService;
     addressSupply: AddressSupply;
+    paymentStatusService: PaymentStatusService;
   }
 }
 
@@ -56,11 +62,22 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
       keys: config.keys,
       tokenAddress: config.tokenAddress,
       allowTestDomains: raw.CALLBACK_ALLOW_TEST_DOMAINS,
+      platformFeeBps: raw.PLATFORM_FEE_BPS,
+      affiliateShareBps: raw.AFFILIATE_SHARE_BPS,
     }),
   );
+  app.decorate('paymentStatusService', new PaymentStatusService(new PaymentStatusRepository(pool)));
   // preClose: background work stops before onClose hooks (like main's pool.end) run.
   app.addHook('preClose', () => addressSupply.stop());
+  // Exchange rates for Convert to USD: the configured source behind the Redis cache, refreshed in
+  // the background (never on the request path); loaded once before the app serves.
+  const rateReader = createRateReader({ settings: config.rates, redis, keyPrefix: raw.REDIS_PREFIX, logger: app.log });
+  app.addHook('preClose', () => rateReader.stop());
+  await rateReader.start();
+  await app.register(convertRoutes(rateReader));
   await app.register(controlRoutes);
+  await app.register(affiliateRoutes);
+  await app.register(statusRoutes({ rateLimitMax: raw.STATUS_RATE_LIMIT_MAX, rateLimitWindowMs: raw.RATE_LIMIT_WINDOW_MS }));
   await app.register(keyRoutes(config.callbackPublicKeys));
   if (raw.ADMIN_TOKEN !== undefined) await app.register(adminRoutes({ token: raw.ADMIN_TOKEN, pool }));
   return app;

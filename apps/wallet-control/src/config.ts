@@ -7,7 +7,10 @@ import {
   databaseSettings,
   hdPublicKeySettings,
   loadConfig,
+  parseRateSourceSettings,
   parseSealingKeys,
+  rateSourceSettings,
+  type RateSourceConfig,
   redisSettings,
   runtimeSettings,
   serverSettings,
@@ -23,10 +26,25 @@ export const walletControlSettings = Type.Object({
   ...chainIdentitySettings,
   ...hdPublicKeySettings,
   ...redisSettings,
+  ...rateSourceSettings,
   STATUS_RATE_LIMIT_MAX: Type.Integer({
     default: 60,
     minimum: 1,
     description: 'requests per client IP per window to /control/payment-status.php (tighter: it answers about a payment by its token)',
+  }),
+  PLATFORM_FEE_BPS: Type.Integer({
+    default: 100,
+    minimum: 0,
+    maximum: 10_000,
+    description:
+      'platform fee in basis points (100 = 1%); must equal the settlement-worker\'s: custom-affiliate.php requires merchant_fee + affiliate_fee = 1 - this',
+  }),
+  AFFILIATE_SHARE_BPS: Type.Integer({
+    default: 50,
+    minimum: 0,
+    maximum: 10_000,
+    description:
+      'share of each payment, in basis points (50 = 0.5%), paid to the affiliate of a wallet created by affiliate.php, beside the platform fee; recorded on the wallet when it is created',
   }),
   CALLBACK_ALLOW_TEST_DOMAINS: Type.Boolean({
     default: false,
@@ -56,12 +74,17 @@ export interface WalletControlConfig {
   tokenAddress: EvmAddress;
   /** What merchants verify callback signatures with; the private halves live in the callback-worker only. */
   callbackPublicKeys: CallbackPublicKey[];
+  /** Where exchange rates come from (Convert to USD). */
+  rates: RateSourceConfig;
 }
 
 export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): WalletControlConfig {
   const raw = loadConfig(walletControlSettings, env);
   const problems: string[] = [];
   const callbackPublicKeys = parseCallbackPublicKeys(raw.CALLBACK_PUBLIC_KEYS, problems);
+  if (raw.PLATFORM_FEE_BPS + raw.AFFILIATE_SHARE_BPS > 10_000) {
+    problems.push('AFFILIATE_SHARE_BPS: together with PLATFORM_FEE_BPS it exceeds 10000 (100%)');
+  }
   if (raw.NODE_ENV === 'production') {
     if (raw.CALLBACK_ALLOW_TEST_DOMAINS) problems.push('CALLBACK_ALLOW_TEST_DOMAINS: must be false in production');
     if (isPublicTestXpub(raw.HD_XPUB)) problems.push('HD_XPUB: is derived from the public test mnemonic; generate a real seed');
@@ -70,7 +93,13 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
     }
   }
   if (problems.length) throw new ConfigError(problems);
-  return { raw, keys: parseSealingKeys(raw.ADDRESS_IN_KEYS), tokenAddress: raw.USDC_TOKEN_ADDRESS as EvmAddress, callbackPublicKeys };
+  return {
+    raw,
+    keys: parseSealingKeys(raw.ADDRESS_IN_KEYS),
+    tokenAddress: raw.USDC_TOKEN_ADDRESS as EvmAddress,
+    callbackPublicKeys,
+    rates: parseRateSourceSettings(raw),
+  };
 }
 
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;

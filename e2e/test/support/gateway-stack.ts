@@ -9,6 +9,8 @@ import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
 import { anvilAccounts, createTestDatabase, findFreePort, startAnvil, testKeyEnv, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
 
 const ROOT = join(__dirname, '..', '..', '..');
+// Exchange rates from the sample table, never the network; the sandbox converts with the same one.
+const RATE_FILE = join(ROOT, 'packages', 'rates', 'data', 'local-rates.json');
 const [deployer, , relayer, platformFee, sandboxFunder] = anvilAccounts;
 /** Anvil's own chain id: the sandbox provider refuses Polygon's 137. */
 export const LOCAL_CHAIN_ID = 31337;
@@ -83,6 +85,8 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
     HD_XPUB: xpubFromMnemonic(seed),
     CALLBACK_ALLOW_TEST_DOMAINS: 'true',
     ADDRESS_POOL_TARGET: '0',
+    RATE_SOURCE: 'file',
+    RATE_FILE,
   });
   startApp('apps/payment-redirect/src/main.ts', {
     PORT: String(ports.payment),
@@ -91,12 +95,15 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
     SANDBOX_PROVIDER_URL: url(ports.sandbox),
     SANDBOX_SIGNING_SECRET: sandboxSecret,
     EXPLORER_TX_URL: 'none',
+    RATE_SOURCE: 'file',
+    RATE_FILE,
   });
   startApp('apps/sandbox-provider/src/main.ts', {
     PORT: String(ports.sandbox),
     SANDBOX_SIGNING_SECRET: sandboxSecret,
     SANDBOX_FUNDER_PRIVATE_KEY: sandboxFunder.privateKey,
     GATEWAY_WEBHOOK_BASE_URL: url(ports.payment),
+    RATE_FILE,
   });
   startApp('apps/chain-watcher/src/main.ts', { METRICS_PORT: String(ports.watcher), CONFIRMATIONS: '2', START_BLOCK: '0', POLL_INTERVAL_MS: '200' });
   startApp('apps/settlement-worker/src/main.ts', {

@@ -1,5 +1,6 @@
-import { createSealingKeyRing, parseRate, SUPPORTED_CURRENCIES, type CurrencyCode, type RateTable, type SealingKeyRing } from '@gateway/domain';
+import { createSealingKeyRing, type SealingKeyRing } from '@gateway/domain';
 import { isIP } from 'node:net';
+import { resolve } from 'node:path';
 import { ConfigError } from './load-config';
 
 /** `k2:base64,k1:base64` → key ring with k2 current. */
@@ -16,24 +17,69 @@ export function parseSealingKeys(value: string, name = 'ADDRESS_IN_KEYS'): Seali
   }
 }
 
-/** `EUR=0.92,CAD=1.37` (units per USD) → rate table; unknown currencies are refused. */
-export function parseRateTable(value: string, name = 'FX_RATES_PER_USD'): RateTable {
-  const table = new Map<CurrencyCode, ReturnType<typeof parseRate>>();
+export type RateSourceKind = 'ecb' | 'open-er-api' | 'file';
+
+/** The rate source settings, resolved (defaults applied, durations in milliseconds). */
+export interface RateSourceConfig {
+  kind: RateSourceKind;
+  /** Overrides the source's built-in URL (ecb, open-er-api). */
+  url?: string;
+  /** The JSON table of the file source, an absolute path; unset: the sample table of @gateway/rates (never in production). */
+  file?: string;
+  refreshMs: number;
+  maxAgeMs: number;
+  fetchTimeoutMs: number;
+}
+
+/**
+ * How old rates may get before they are refused. The ECB publishes once per TARGET working day
+ * (about 16:00 CET); its longest regular gap is Easter, Thursday's rates until Tuesday afternoon
+ * (about 99 hours), so 5 days covers every holiday with a day to spare for a late publication or
+ * failing fetches, and still catches a source that stopped publishing within a week. The open
+ * ExchangeRate-API endpoint updates daily: 2 days allow one missed update. A file (that has a
+ * date at all) is held to the ECB's rule.
+ */
+export const DEFAULT_RATE_MAX_AGE_SECONDS: Readonly<Record<RateSourceKind, number>> = {
+  ecb: 5 * 86_400,
+  'open-er-api': 2 * 86_400,
+  file: 5 * 86_400,
+};
+
+interface RateSourceRaw {
+  NODE_ENV: 'production' | 'development' | 'test';
+  RATE_SOURCE?: RateSourceKind;
+  RATE_SOURCE_URL?: string;
+  RATE_FILE?: string;
+  RATE_REFRESH_SECONDS: number;
+  RATE_MAX_AGE_SECONDS?: number;
+  RATE_FETCH_TIMEOUT_SECONDS: number;
+}
+
+/** Applies the rate source defaults (ecb in production, the file source elsewhere) and checks the combination. */
+export function parseRateSourceSettings(raw: RateSourceRaw): RateSourceConfig {
+  const kind = raw.RATE_SOURCE ?? (raw.NODE_ENV === 'production' ? 'ecb' : 'file');
+  const maxAgeSeconds = raw.RATE_MAX_AGE_SECONDS ?? DEFAULT_RATE_MAX_AGE_SECONDS[kind];
   const problems: string[] = [];
-  for (const pair of value.split(',').map((p) => p.trim()).filter(Boolean)) {
-    const [code = '', rate = ''] = pair.split('=');
-    if (!(SUPPORTED_CURRENCIES as readonly string[]).includes(code)) {
-      problems.push(`${name}: ${code || pair} is not a supported currency`);
-      continue;
+  if (kind === 'file') {
+    if (raw.RATE_SOURCE_URL !== undefined) problems.push('RATE_SOURCE_URL: not used by RATE_SOURCE=file; set RATE_FILE instead');
+    if (raw.RATE_FILE === undefined && raw.NODE_ENV === 'production') {
+      problems.push('RATE_FILE: required for RATE_SOURCE=file in production (the built-in table is a development sample)');
     }
-    try {
-      table.set(code as CurrencyCode, parseRate(rate));
-    } catch (error) {
-      problems.push(`${name}: ${(error as Error).message}`);
-    }
+  } else if (raw.RATE_FILE !== undefined) {
+    problems.push(`RATE_FILE: only read by RATE_SOURCE=file (the source is ${kind})`);
+  }
+  if (maxAgeSeconds <= raw.RATE_REFRESH_SECONDS) {
+    problems.push(`RATE_MAX_AGE_SECONDS: ${maxAgeSeconds} must be longer than RATE_REFRESH_SECONDS (${raw.RATE_REFRESH_SECONDS}), or fresh rates expire between two refreshes`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return table;
+  return {
+    kind,
+    ...(raw.RATE_SOURCE_URL !== undefined ? { url: raw.RATE_SOURCE_URL } : {}),
+    ...(raw.RATE_FILE !== undefined ? { file: resolve(raw.RATE_FILE) } : {}),
+    refreshMs: raw.RATE_REFRESH_SECONDS * 1000,
+    maxAgeMs: maxAgeSeconds * 1000,
+    fetchTimeoutMs: raw.RATE_FETCH_TIMEOUT_SECONDS * 1000,
+  };
 }
 
 /** Fastify's `trustProxy`: false, a hop count, or proxy addresses and ranges. */

@@ -65,9 +65,35 @@ export const chainRpcSettings = {
   CONFIRMATIONS: Type.Integer({ default: 64, minimum: 0, description: 'blocks on top of a deposit before it is final (unless the finalized tag says so first)' }),
 };
 
-export const fxRateSettings = {
-  FX_RATES_PER_USD: Type.String({
-    default: 'EUR=0.92,GBP=0.79,CAD=1.37,AUD=1.52,NZD=1.66,CHF=0.88,SEK=10.5,NOK=10.7,DKK=6.86,PLN=3.95,CZK=23.1,INR=83.1,BRL=5.0,MXN=17.1,SGD=1.34,HKD=7.82,ZAR=18.6,TRY=32.5,AED=3.6725',
-    description: 'units of each currency per 1 USD (provider minimums, the sandbox\'s conversion to USDC); a live rate source comes later',
+/** Where the API apps get exchange rates (Convert to USD, provider minimums, the hosted checkout). */
+export const rateSourceSettings = {
+  RATE_SOURCE: Type.Optional(
+    Type.Union([Type.Literal('ecb'), Type.Literal('open-er-api'), Type.Literal('file')], {
+      description:
+        "ecb (the European Central Bank's daily reference rates), open-er-api (ExchangeRate-API's free USD-based open endpoint) or file (RATE_FILE); default ecb in production, file elsewhere",
+    }),
+  ),
+  RATE_SOURCE_URL: Type.Optional(
+    Type.String({ pattern: '^https?://[^\\s]+$', description: "the source's URL, overriding the built-in one (ecb and open-er-api)" }),
+  ),
+  RATE_FILE: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'JSON rate table for RATE_SOURCE=file (see packages/rates/data/local-rates.json); required for file in production',
+    }),
+  ),
+  RATE_REFRESH_SECONDS: Type.Integer({
+    default: 3600,
+    minimum: 5,
+    maximum: 86_400,
+    description: 'how often the rates are refreshed in the background (one replica fetches, the others read the Redis cache)',
   }),
+  RATE_MAX_AGE_SECONDS: Type.Optional(
+    Type.Integer({
+      minimum: 60,
+      description:
+        'rates older than this (from the date the source gives them) are refused with a 503, never used; default 432000 (5 days) for ecb and file, 172800 (2 days) for open-er-api',
+    }),
+  ),
+  RATE_FETCH_TIMEOUT_SECONDS: Type.Integer({ default: 10, minimum: 1, maximum: 120, description: 'time limit of one fetch from the rate source' }),
 };

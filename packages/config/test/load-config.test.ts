@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { ConfigError, loadConfig } from '../src/load-config';
-import { parseRateTable, parseSealingKeys, parseTrustProxy } from '../src/parse-settings';
+import { parseRateSourceSettings, parseSealingKeys, parseTrustProxy } from '../src/parse-settings';
 import { databaseSettings, serverSettings } from '../src/settings';
 
 const schema = Type.Object({ ...databaseSettings, ...serverSettings(3100), SECRET: Type.String({ minLength: 10 }) });
@@ -48,11 +48,24 @@ describe('setting parsers', () => {
     expect(() => parseSealingKeys(`k1:${Buffer.alloc(16).toString('base64')}`)).toThrow(/ADDRESS_IN_KEYS: .*32 bytes/);
   });
 
-  it('parses exchange rates exactly and refuses unknown currencies', () => {
-    const table = parseRateTable('EUR=0.92, CAD=1.37');
-    expect(table.get('EUR')).toEqual({ numerator: 92n, denominator: 100n });
-    expect(() => parseRateTable('XXX=1')).toThrow(/XXX is not a supported currency/);
-    expect(() => parseRateTable('EUR=-1')).toThrow(/FX_RATES_PER_USD/);
+  it('resolves the rate source: ecb in production, the file source elsewhere, per-source maximum ages', () => {
+    const base = { RATE_REFRESH_SECONDS: 3600, RATE_FETCH_TIMEOUT_SECONDS: 10 };
+    expect(parseRateSourceSettings({ ...base, NODE_ENV: 'production' })).toEqual({
+      kind: 'ecb', refreshMs: 3_600_000, maxAgeMs: 432_000_000, fetchTimeoutMs: 10_000,
+    });
+    expect(parseRateSourceSettings({ ...base, NODE_ENV: 'test' })).toMatchObject({ kind: 'file', maxAgeMs: 432_000_000 });
+    expect(parseRateSourceSettings({ ...base, NODE_ENV: 'production', RATE_SOURCE: 'open-er-api', RATE_SOURCE_URL: 'https://mirror.test/USD' }))
+      .toMatchObject({ kind: 'open-er-api', url: 'https://mirror.test/USD', maxAgeMs: 172_800_000 });
+    expect(parseRateSourceSettings({ ...base, NODE_ENV: 'production', RATE_SOURCE: 'file', RATE_FILE: 'rates.json', RATE_MAX_AGE_SECONDS: 7200 }))
+      .toMatchObject({ kind: 'file', file: resolve('rates.json'), maxAgeMs: 7_200_000 });
+  });
+
+  it('refuses rate settings that cannot work together', () => {
+    const base = { RATE_REFRESH_SECONDS: 3600, RATE_FETCH_TIMEOUT_SECONDS: 10 };
+    expect(() => parseRateSourceSettings({ ...base, NODE_ENV: 'production', RATE_SOURCE: 'file' })).toThrow(/RATE_FILE: required/);
+    expect(() => parseRateSourceSettings({ ...base, NODE_ENV: 'test', RATE_SOURCE: 'ecb', RATE_FILE: 'x.json' })).toThrow(/RATE_FILE: only read/);
+    expect(() => parseRateSourceSettings({ ...base, NODE_ENV: 'test', RATE_SOURCE_URL: 'https://x.test' })).toThrow(/RATE_SOURCE_URL/);
+    expect(() => parseRateSourceSettings({ ...base, NODE_ENV: 'test', RATE_MAX_AGE_SECONDS: 600 })).toThrow(/RATE_MAX_AGE_SECONDS/);
   });
 });
 

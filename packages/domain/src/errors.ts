@@ -27,15 +27,19 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 export class GatewayError extends Error {
   readonly statusCode: number;
+  /** For a 503 (or 429): when a retry may succeed, sent as the Retry-After header. */
+  readonly retryAfterSeconds?: number;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly param?: string,
+    options: { retryAfterSeconds?: number } = {},
   ) {
     super(message);
     this.name = 'GatewayError';
     this.statusCode = ERROR_CODES[code];
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = Math.max(1, Math.ceil(options.retryAfterSeconds));
   }
 
   toBody(): ErrorBody {

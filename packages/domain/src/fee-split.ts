@@ -1,11 +1,22 @@
 /**
  * How a final deposit is divided when it is forwarded: the platform fee, the affiliate's share
- * when the wallet was created with one, and the merchant gets the rest. Fees are basis points of
- * the deposit. The total fee is rounded DOWN to a whole base unit and the merchant leg is the
- * remainder, so the legs always add up to the deposit exactly, rounding favours the merchant, and
- * a larger deposit never pays the merchant less. Within the fee the affiliate's share is rounded
- * down and the platform keeps the odd unit. The affiliate share is charged on the deposit beside
- * the platform fee (not carved out of it).
+ * when the wallet was created with one, and the merchant gets the rest. Fees are basis points
+ * (1/10,000) of the deposit; amounts are token base units (bigint), never floats.
+ *
+ * Rounding rule, for a deposit A and shares p (platform) and a (affiliate), S = 10,000:
+ *   total fee = floor(A·(p + a) / S)      merchant  = A − total fee
+ *   affiliate = floor(A·a / S)            platform  = total fee − affiliate
+ * so the legs always add up to the deposit exactly, rounding favours the merchant (it gets its
+ * exact share rounded UP: with m = S − p − a, merchant = ceil(A·m / S)), the affiliate gets its
+ * exact share rounded DOWN, and the platform keeps the odd unit (within one base unit of its exact
+ * share). A larger deposit never pays the merchant less.
+ *
+ * Which p and a a wallet's deposits use (splitWalletDeposit):
+ *  - no affiliate, or affiliate.php: p is the configured PLATFORM_FEE_BPS, a the share recorded
+ *    on the wallet (charged beside the platform fee, not carved out of it);
+ *  - custom-affiliate.php: the wallet records the merchant's and the affiliate's shares; the
+ *    platform gets what is left, p = S − m − a, whatever PLATFORM_FEE_BPS says later. The merchant
+ *    then gets exactly ceil(A·m/S), the affiliate floor(A·a/S), the platform the rest.
  */
 
 /** 100% in basis points. */
@@ -60,6 +71,30 @@ export function splitDeposit(amount: bigint, platformFeeBps: number, affiliateFe
   const byKind: Record<PayoutLegKind, bigint> = { merchant, platform: platformFee, affiliate: affiliateFee };
   const legs = PAYOUT_LEG_KINDS.filter((kind) => byKind[kind] > 0n).map((kind) => ({ kind, amount: byKind[kind] }));
   return { merchant, platformFee, affiliateFee, totalFee, legs };
+}
+
+/** What a wallet records about its split (the affiliate columns of `wallets`). */
+export interface WalletSplitTerms {
+  /** The affiliate's share in basis points; null for a wallet without an affiliate. */
+  affiliateFeeBps: number | null;
+  /** Set only for a custom split (custom-affiliate.php): the merchant's share, fixed at creation. */
+  merchantFeeBps: number | null;
+}
+
+/** The platform's share of a wallet's deposits: the configured fee, or what a custom split leaves. */
+export function walletPlatformFeeBps(terms: WalletSplitTerms, configuredPlatformFeeBps: number): number {
+  if (terms.merchantFeeBps === null) return configuredPlatformFeeBps;
+  assertBasisPoints(terms.merchantFeeBps, 'merchantFeeBps');
+  const platform = BASIS_POINTS_SCALE - terms.merchantFeeBps - (terms.affiliateFeeBps ?? 0);
+  if (platform < 0) {
+    throw new RangeError(`merchant (${terms.merchantFeeBps}) and affiliate (${terms.affiliateFeeBps}) shares together exceed 100%`);
+  }
+  return platform;
+}
+
+/** Splits a deposit into a wallet by the terms the wallet was created with (see the rule above). */
+export function splitWalletDeposit(amount: bigint, configuredPlatformFeeBps: number, terms: WalletSplitTerms): FeeSplit {
+  return splitDeposit(amount, walletPlatformFeeBps(terms, configuredPlatformFeeBps), terms.affiliateFeeBps ?? 0);
 }
 
 /** A deposit below the dust threshold is held rather than forwarded: its gas would cost more than it is worth. */

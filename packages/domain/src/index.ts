@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './money';
+export * from './exchange';
 export * from './evm-address';
 export * from './callback-url';
 export * from './callback-params';
@@ -13,3 +14,5 @@ export * from './fee-split';
 export * from './callback-retry-schedule';
 export * from './on-ramp-quote';
 export * from './payment-progress';
+export * from './provider-options';
+export * from './affiliate-terms';

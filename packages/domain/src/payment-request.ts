@@ -37,7 +37,8 @@ export function parsePaymentRequest(query: PaymentRequestQuery, context: { keys:
   return { temporaryAddress, amount, provider, currency, email };
 }
 
-function openTemporaryAddress(token: string, keys: SealingKeyRing): EvmAddress {
+/** The temporary wallet sealed in `address_in`; a plain 0x address or a token that does not open is refused. */
+export function openTemporaryAddress(token: string, keys: SealingKeyRing): EvmAddress {
   if (looksLikeEvmAddress(token)) {
     throw new GatewayError(
       'payout_address_not_accepted',

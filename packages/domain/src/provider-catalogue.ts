@@ -75,19 +75,7 @@ export function checkProviderOrder(provider: ProviderEntry, amount: FiatAmount, 
       'currency',
     );
   }
-  const minimumInOwnCurrency = parseFiatAmount(provider.minimum).minorUnits;
-  let minimum = minimumInOwnCurrency;
-  if (provider.minimumCurrency !== currency) {
-    const rate = rates.get(currency);
-    if (!rate) {
-      throw new GatewayError(
-        'unsupported_currency',
-        `currency ${currency} has no exchange rate configured on this gateway; pay in USD or ask the operator to add a rate`,
-        'currency',
-      );
-    }
-    minimum = convertUsdMinorUnits(minimumInOwnCurrency, rate);
-  }
+  const minimum = providerMinimum(provider, currency, rates);
   if (amount.minorUnits < minimum) {
     throw new GatewayError(
       'amount_below_minimum',
@@ -95,4 +83,23 @@ export function checkProviderOrder(provider: ProviderEntry, amount: FiatAmount, 
       'amount',
     );
   }
+}
+
+/**
+ * The provider's minimum in `currency` minor units: as listed when the minimum is in that
+ * currency, else the USD minimum converted with the rate table and rounded up.
+ */
+export function providerMinimum(provider: ProviderEntry, currency: CurrencyCode, rates: RateTable): bigint {
+  const minimumInOwnCurrency = parseFiatAmount(provider.minimum).minorUnits;
+  if (provider.minimumCurrency === currency) return minimumInOwnCurrency;
+  if (provider.minimumCurrency !== 'USD') throw new Error(`${provider.id}'s minimum is in ${provider.minimumCurrency}, which has no rate to ${currency}`);
+  const rate = rates.get(currency);
+  if (!rate) {
+    throw new GatewayError(
+      'unsupported_currency',
+      `currency ${currency} has no exchange rate configured on this gateway; pay in USD or ask the operator to add a rate`,
+      'currency',
+    );
+  }
+  return convertUsdMinorUnits(minimumInOwnCurrency, rate);
 }

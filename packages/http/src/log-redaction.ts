@@ -1,8 +1,9 @@
 import { maskEmail } from '@gateway/domain';
 
 /**
- * Request URLs carry customer e-mails and merchant callback URLs (which often hold the shop's
- * own secret tokens). Logs keep the e-mail's domain and the callback's origin only.
+ * Request URLs carry customer e-mails, merchant callback URLs (which often hold the shop's own
+ * secret tokens) and ipn_tokens (which read a payment's status). Logs keep the e-mail's domain,
+ * the callback's origin and the token's first characters (enough to find a payment with support).
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
@@ -16,6 +17,9 @@ export function redactUrl(url: string): string {
     } else if (name === 'callback') {
       params.set(name, callbackOrigin(value));
       changed = true;
+    } else if (name === 'ipn_token') {
+      params.set(name, maskIpnToken(value));
+      changed = true;
     }
   }
   return changed ? `${url.slice(0, q)}?${params.toString()}` : url;
@@ -27,4 +31,9 @@ function callbackOrigin(value: string): string {
   } catch {
     return '…';
   }
+}
+
+/** The first characters of an ipn_token: they find the wallet in the database, they do not open it. */
+export function maskIpnToken(token: string): string {
+  return `${token.slice(0, 6)}…`;
 }

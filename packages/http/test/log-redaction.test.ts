@@ -10,6 +10,11 @@ describe('redactUrl', () => {
     expect(decodeURIComponent(redacted)).toContain('https://shop.io/…');
     expect(redacted).toContain('address=k1.abc');
   });
+  it('keeps only the first characters of an ipn_token', () => {
+    const redacted = redactUrl('/control/payment-status.php?ipn_token=IJM9GLtXq0m1cS3aZl9m4b8wYpV2Rr7o');
+    expect(redacted).not.toContain('q0m1cS3aZl9m4b8wYpV2Rr7o');
+    expect(decodeURIComponent(redacted)).toContain('ipn_token=IJM9GL…');
+  });
   it('leaves URLs without sensitive parameters alone', () => {
     expect(redactUrl('/healthz')).toBe('/healthz');
     expect(redactUrl('/x?a=1&b=2')).toBe('/x?a=1&b=2');

@@ -23,6 +23,15 @@ export interface LayoutData {
   /** File names under /assets/, loaded deferred; frame-guard.js is always there. */
   scripts?: string[];
   footer?: string;
+  /** More classes on `<body>`, e.g. `checkout theme-dark`. */
+  bodyClass?: string;
+  /**
+   * Inline CSS on `<body>` (custom properties such as `--accent:#0a7`). Escaped like all data,
+   * but build it from validated values only (hex colours), never from raw input.
+   */
+  style?: string;
+  /** An image URL shown in place of the brand mark (the page's CSP must allow its origin). */
+  brandLogo?: string;
 }
 
 export interface PageRenderer {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError, parsePaymentRequest, type PaymentRequestQuery, type SealingKeyRing } from '@gateway/domain';
-import type { RateReader } from '@gateway/rates';
+import { currentRatesOrDeferredError, type RateReader } from '@gateway/rates';
 import { createBatcher, type NewPayment, type PaymentRepository } from '@gateway/db';
 import type { ProviderAdapter } from '@gateway/providers';
 
@@ -31,7 +31,8 @@ export class PaymentService {
   }
 
   async start(query: PaymentRequestQuery): Promise<StartedPayment> {
-    const { rates } = await this.deps.rates.current();
+    // Rates that cannot be used answer 503 only where a rate is needed: a USD order still goes through.
+    const rates = await currentRatesOrDeferredError(this.deps.rates);
     const request = parsePaymentRequest(query, { keys: this.deps.keys, rates });
     const adapter = this.deps.adapters.get(request.provider.id);
     if (!adapter) throw new Error(`no adapter for provider ${request.provider.id}`);

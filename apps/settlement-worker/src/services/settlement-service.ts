@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Address, LocalAccount } from 'viem';
 import type { FastifyBaseLogger } from 'fastify';
-import { isDustDeposit, splitDeposit, type PayoutLegKind } from '@gateway/domain';
+import { isDustDeposit, splitWalletDeposit, type PayoutLegKind } from '@gateway/domain';
 import { randomAuthorizationNonce } from '@gateway/chain';
 import type { NewPayoutLeg, PayoutLegRow, PayoutRepository, SettlementDeposit, SettlementRepository } from '@gateway/db';
 import type { SettlementMetrics, SettlementOutcome } from '../metrics';
@@ -132,7 +132,7 @@ export class SettlementService {
 
   private async plan(deposit: SettlementDeposit): Promise<void> {
     const { settings } = this.deps;
-    const split = splitDeposit(deposit.amount, settings.platformFeeBps, deposit.affiliateFeeBps ?? 0);
+    const split = splitWalletDeposit(deposit.amount, settings.platformFeeBps, deposit);
     const recipients: Record<PayoutLegKind, string | null> = {
       merchant: deposit.payoutAddress,
       platform: settings.platformFeeAddress,

@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
-import { parseWalletRequest, sealAddressIn, type EvmAddress, type SealingKeyRing } from '@gateway/domain';
+import {
+  affiliateTermsConflict,
+  affiliateTermsOf,
+  parseAffiliateWalletRequest,
+  parseCustomAffiliateWalletRequest,
+  parseWalletRequest,
+  sameAffiliateTerms,
+  sealAddressIn,
+  type AffiliateTerms,
+  type EvmAddress,
+  type SealingKeyRing,
+  type WalletRequest,
+} from '@gateway/domain';
 import { createBatcher, type NewWallet, type WalletRepository, type WalletRow } from '@gateway/db';
 import type { AddressSupply } from './address-supply';
 
@@ -17,12 +29,25 @@ export interface WalletServiceDeps {
   keys: SealingKeyRing;
   tokenAddress: EvmAddress;
   allowTestDomains: boolean;
+  /** PLATFORM_FEE_BPS: custom splits must leave exactly this for the platform. */
+  platformFeeBps: number;
+  /** AFFILIATE_SHARE_BPS: what affiliate.php wallets pay their affiliate. */
+  affiliateShareBps: number;
+}
+
+export interface CreatedWallet {
+  data: WalletControlData;
+  created: boolean;
 }
 
 // Concurrent requests share statements: a statement costs PostgreSQL far more than a row.
 const BATCHING = { maxBatchSize: 64, maxInFlight: 4, lingerMs: 1 };
 
-/** Create Wallet (spec 4.1): one temporary wallet per (payout address, callback URL). */
+/**
+ * Create Wallet (spec 4.1), and its affiliate variants: one temporary wallet per (payout address,
+ * callback URL). The affiliate terms are part of the wallet, not of its identity: a repeat with
+ * other terms for the same pair gets a 409, never a second wallet or a changed split.
+ */
 export class WalletService {
   private readonly createOrGetWallet: (candidate: NewWallet) => Promise<{ row: WalletRow; created: boolean }>;
 
@@ -30,11 +55,34 @@ export class WalletService {
     this.createOrGetWallet = createBatcher((candidates: NewWallet[]) => deps.wallets.createOrGetMany(candidates), BATCHING);
   }
 
-  async createOrGet(query: { address: string; callback: string }): Promise<{ data: WalletControlData; created: boolean }> {
-    const request = parseWalletRequest(query, {
-      tokenAddress: this.deps.tokenAddress,
-      allowTestDomains: this.deps.allowTestDomains,
-    });
+  /** wallet.php */
+  createOrGet(query: { address: string; callback: string }): Promise<CreatedWallet> {
+    return this.createOrGetWith(parseWalletRequest(query, this.rules()), null);
+  }
+
+  /** affiliate.php: the affiliate earns the configured share (AFFILIATE_SHARE_BPS, recorded on the wallet). */
+  createOrGetAffiliate(query: { address: string; callback: string; affiliate: string }): Promise<CreatedWallet> {
+    const request = parseAffiliateWalletRequest(query, { ...this.rules(), affiliateShareBps: this.deps.affiliateShareBps });
+    return this.createOrGetWith(request, request.affiliate);
+  }
+
+  /** custom-affiliate.php: merchant_fee + affiliate_fee = 1 − the platform fee, recorded on the wallet. */
+  createOrGetCustomAffiliate(query: {
+    address: string;
+    callback: string;
+    affiliate: string;
+    affiliate_fee: string;
+    merchant_fee: string;
+  }): Promise<CreatedWallet> {
+    const request = parseCustomAffiliateWalletRequest(query, { ...this.rules(), platformFeeBps: this.deps.platformFeeBps });
+    return this.createOrGetWith(request, request.affiliate);
+  }
+
+  private rules() {
+    return { tokenAddress: this.deps.tokenAddress, allowTestDomains: this.deps.allowTestDomains };
+  }
+
+  private async createOrGetWith(request: WalletRequest, terms: AffiliateTerms | null): Promise<CreatedWallet> {
     const candidate = await this.deps.addresses.take();
     const { row, created } = await this.createOrGetWallet({
         hdIndex: candidate.hdIndex,
@@ -45,11 +93,21 @@ export class WalletService {
         dedupeKey: request.dedupeKey,
         // 192 random bits: support staff quote it, nobody can guess it.
         ipnToken: randomBytes(24).toString('base64url'),
+        affiliate: terms && {
+          affiliateAddress: terms.address,
+          affiliateFeeBps: terms.affiliateFeeBps,
+          merchantFeeBps: terms.kind === 'custom' ? terms.merchantFeeBps : null,
+        },
       }).catch((error: unknown) => {
         this.deps.addresses.giveBack(candidate);
         throw error;
       });
-    if (!created) this.deps.addresses.giveBack(candidate);
+    if (!created) {
+      this.deps.addresses.giveBack(candidate);
+      // The pair existed (or an identical request won the race): same terms, same wallet.
+      const existing = affiliateTermsOf(row);
+      if (!sameAffiliateTerms(terms, existing)) throw affiliateTermsConflict(existing);
+    }
     return {
       created,
       data: {

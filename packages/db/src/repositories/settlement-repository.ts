@@ -20,6 +20,8 @@ export interface SettlementDeposit {
   payoutAddress: string;
   affiliateAddress: string | null;
   affiliateFeeBps: number | null;
+  /** Set only for a custom split (custom-affiliate.php): the merchant's share, fixed at creation. */
+  merchantFeeBps: number | null;
 }
 
 export interface CallbackDeliveryRef {
@@ -52,7 +54,8 @@ export class SettlementRepository {
       text: `SELECT d.id::text AS "id", d.chain_id AS "chainId", d.tx_hash AS "txHash", d.block_number::text AS "blockNumber",
                     d.amount::text AS amount, d.status, w.id::text AS "walletId", w.hd_index::text AS "hdIndex",
                     w.polygon_address AS "temporaryAddress", w.payout_address AS "payoutAddress",
-                    w.affiliate_address AS "affiliateAddress", w.affiliate_fee_bps AS "affiliateFeeBps"
+                    w.affiliate_address AS "affiliateAddress", w.affiliate_fee_bps AS "affiliateFeeBps",
+                    w.merchant_fee_bps AS "merchantFeeBps"
              FROM deposits d JOIN wallets w ON w.id = d.wallet_id WHERE d.id = $1`,
       values: [depositId],
     });

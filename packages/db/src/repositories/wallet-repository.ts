@@ -1,11 +1,24 @@
 import type { Pool } from 'pg';
 
-/** What Create Wallet answers with; the rest of the row is never read on that path. */
+/** What Create Wallet answers with, and the affiliate terms a repeat is compared against. */
 export interface WalletRow {
   polygonAddress: string;
   addressIn: string;
   callbackUrl: string;
   ipnToken: string;
+  /** Lower-case hex; null for a wallet without an affiliate. */
+  affiliateAddress: string | null;
+  affiliateFeeBps: number | null;
+  /** Set only for a custom split (custom-affiliate.php). */
+  merchantFeeBps: number | null;
+}
+
+/** A new wallet's affiliate terms (see AffiliateRecord in @gateway/domain). */
+export interface NewWalletAffiliate {
+  /** Any case; stored lower-case. */
+  affiliateAddress: string;
+  affiliateFeeBps: number;
+  merchantFeeBps: number | null;
 }
 
 export interface NewWallet {
@@ -16,6 +29,8 @@ export interface NewWallet {
   callbackUrl: string;
   dedupeKey: Buffer;
   ipnToken: string;
+  /** Absent or null: no affiliate (wallet.php). */
+  affiliate?: NewWalletAffiliate | null;
 }
 
 export interface DerivedAddress {
@@ -25,7 +40,8 @@ export interface DerivedAddress {
 }
 
 const COLUMNS = `polygon_address AS "polygonAddress", address_in AS "addressIn", callback_url AS "callbackUrl",
-  ipn_token AS "ipnToken"`;
+  ipn_token AS "ipnToken", affiliate_address AS "affiliateAddress", affiliate_fee_bps AS "affiliateFeeBps",
+  merchant_fee_bps AS "merchantFeeBps"`;
 
 export class WalletRepository {
   constructor(private readonly pool: Pool) {}
@@ -34,15 +50,19 @@ export class WalletRepository {
    * Returns the wallet of each candidate's (payout, callback) pair, creating it from the candidate
    * when there is none, in one statement for the whole batch (concurrent Create Wallet calls are
    * batched: a statement costs PostgreSQL far more than a row). `created` tells whether that
-   * candidate's address was used; identical candidates in one batch get one wallet.
+   * candidate's address was used; identical candidates in one batch get one wallet. An existing
+   * wallet is returned with the affiliate terms it was created with, which may differ from the
+   * candidate's: the caller compares them.
    */
   async createOrGetMany(candidates: readonly NewWallet[]): Promise<Array<{ row: WalletRow; created: boolean }>> {
     // New pairs are the common case: insert first, and read back only the pairs that existed
     // (one more statement for a batch with repeats, one index probe less for every new row).
     const { rows } = await this.pool.query<WalletRow & { dedupeKey: Buffer; hdIndex: string | null }>({
       name: 'wallet-insert-many',
-      text: `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[])
+      text: `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
+                                  affiliate_address, affiliate_fee_bps, merchant_fee_bps)
+             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
+                                  $8::text[], $9::int[], $10::int[])
              ON CONFLICT (dedupe_key) DO NOTHING
              RETURNING dedupe_key AS "dedupeKey", ${COLUMNS}, hd_index::text AS "hdIndex"`,
       values: [
@@ -53,6 +73,9 @@ export class WalletRepository {
         candidates.map((c) => c.callbackUrl),
         candidates.map((c) => c.dedupeKey),
         candidates.map((c) => c.ipnToken),
+        candidates.map((c) => c.affiliate?.affiliateAddress.toLowerCase() ?? null),
+        candidates.map((c) => c.affiliate?.affiliateFeeBps ?? null),
+        candidates.map((c) => c.affiliate?.merchantFeeBps ?? null),
       ],
     });
     const byKey = new Map(rows.map((row) => [row.dedupeKey.toString('hex'), row]));

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { maskIpnToken } from '@gateway/http';
 import { createWalletQuery, errorBody, walletControlData } from './schemas';
 
 export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -15,7 +16,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { data, created } = await app.walletService.createOrGet(request.query);
-      request.log.info({ ipnToken: data.ipn_token, created }, created ? 'wallet created' : 'wallet returned');
+      request.log.info({ ipnToken: maskIpnToken(data.ipn_token), created }, created ? 'wallet created' : 'wallet returned');
       return data;
     },
   );

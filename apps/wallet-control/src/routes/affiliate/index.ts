@@ -1,0 +1,46 @@
+import { maskIpnToken } from '@gateway/http';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { affiliateWalletQuery, customAffiliateWalletQuery, errorBody, walletControlData } from './schemas';
+
+/** Create Wallet – Affiliate: a temporary wallet whose payments also pay an affiliate. */
+export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/control/affiliate.php',
+    {
+      schema: {
+        summary: 'Create Wallet – Affiliate',
+        description:
+          'As Create Wallet, plus an affiliate wallet that earns the configured affiliate share of every payment into this wallet (beside the platform fee; the payout wallet gets the rest). ' +
+          'The same address, callback and affiliate return the same wallet; the same address and callback with other affiliate terms (or none) get 409.',
+        tags: ['wallet'],
+        querystring: affiliateWalletQuery,
+        response: { 200: walletControlData, 400: errorBody, 409: errorBody },
+      },
+    },
+    async (request) => {
+      const { data, created } = await app.walletService.createOrGetAffiliate(request.query);
+      request.log.info({ ipnToken: maskIpnToken(data.ipn_token), created }, created ? 'affiliate wallet created' : 'affiliate wallet returned');
+      return data;
+    },
+  );
+
+  app.get(
+    '/control/custom-affiliate.php',
+    {
+      schema: {
+        summary: 'Create Wallet – Custom Affiliate',
+        description:
+          'As Create Wallet, with the split given: the payout wallet gets merchant_fee, the affiliate affiliate_fee and the platform the rest (merchant_fee + affiliate_fee = 1 minus the platform fee), exact to the base unit. ' +
+          'The split is fixed with the wallet: the same address and callback with another split, affiliate or none get 409.',
+        tags: ['wallet'],
+        querystring: customAffiliateWalletQuery,
+        response: { 200: walletControlData, 400: errorBody, 409: errorBody },
+      },
+    },
+    async (request) => {
+      const { data, created } = await app.walletService.createOrGetCustomAffiliate(request.query);
+      request.log.info({ ipnToken: maskIpnToken(data.ipn_token), created }, created ? 'custom affiliate wallet created' : 'custom affiliate wallet returned');
+      return data;
+    },
+  );
+};

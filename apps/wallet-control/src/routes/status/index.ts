@@ -1,0 +1,30 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorBody, paymentStatusBody, paymentStatusQuery } from './schemas';
+
+export interface StatusRouteOptions {
+  /** Requests per client per window: tighter than the global limit (it answers about a payment by its token). */
+  rateLimitMax: number;
+  rateLimitWindowMs: number;
+}
+
+/** Check Payment Status. */
+export function statusRoutes(options: StatusRouteOptions): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/control/payment-status.php',
+      {
+        config: { rateLimit: { max: options.rateLimitMax, timeWindow: options.rateLimitWindowMs } },
+        schema: {
+          summary: 'Check Payment Status',
+          description:
+            'The payments into the wallet of an ipn_token: paid once a deposit has been forwarded, the forwarded amounts, every deposit with its status and the provider status of each payment. ' +
+            'Has a tighter rate limit of its own (STATUS_RATE_LIMIT_MAX per window); 429 with Retry-After past it.',
+          tags: ['wallet'],
+          querystring: paymentStatusQuery,
+          response: { 200: paymentStatusBody, 400: errorBody, 404: errorBody, 429: errorBody },
+        },
+      },
+      async (request) => app.paymentStatusService.statusOf(request.query.ipn_token),
+    );
+  };
+}

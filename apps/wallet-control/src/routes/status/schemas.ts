@@ -1,0 +1,70 @@
+import { Type } from '@sinclair/typebox';
+
+export { errorBody } from '../control/schemas';
+
+const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const usdc = (description: string) => Type.String({ description: `${description}; USDC as an exact decimal string`, examples: ['24.75'] });
+const txHash = (description: string) => Type.String({ description, pattern: '^0x[0-9a-f]{64}$' });
+
+export const paymentStatusQuery = Type.Object({
+  ipn_token: Type.String({
+    description: 'the ipn_token Create Wallet returned for the wallet (also in every callback)',
+    pattern: '^[A-Za-z0-9_-]{16,128}$',
+    examples: ['IJM9GLtXq0m1cS3aZl9m4b8wYpV2Rr7o'],
+  }),
+});
+
+const deposit = Type.Object(
+  {
+    status: Type.String({
+      description:
+        'seen (on chain, not final yet), final (final, about to be forwarded), forwarding (payout in progress), forwarded (paid to the payout wallet), held (below the dust threshold, not forwarded), orphaned (dropped by a chain reorganisation; never counts)',
+      examples: ['forwarded'],
+    }),
+    amount: usdc('what the deposit brought into the temporary wallet'),
+    value_forwarded_coin: nullable(usdc('what was forwarded to the payout wallet; null until forwarded')),
+    fee_coin: nullable(usdc('platform fee plus affiliate share taken from it; null until forwarded')),
+    txid_in: txHash('the transaction that paid USDC into the temporary wallet'),
+    txid_out: nullable(txHash('the transaction that paid the payout wallet; null until forwarded')),
+    seen_at: Type.String({ format: 'date-time', description: 'when the gateway first saw the deposit' }),
+    forwarded_at: nullable(Type.String({ format: 'date-time', description: 'when it was forwarded; null until then' })),
+  },
+  { description: 'one USDC transfer into the temporary wallet' },
+);
+
+const payment = Type.Object(
+  {
+    payment_id: Type.String({ description: 'the Process Payment id (also the receipt page /payment/<id>)' }),
+    provider: Type.String({ description: 'the on-ramp provider the customer was sent to' }),
+    amount: Type.String({ description: 'the amount asked for, decimal', examples: ['49.99'] }),
+    currency: Type.String({ description: 'its currency', examples: ['USD'] }),
+    provider_status: nullable(
+      Type.String({ description: "what the provider's signed webhook last said: pending, paid, declined or failed; null when it has said nothing" }),
+    ),
+    provider_reference: nullable(Type.String({ description: "the provider's own order id, for support; null until its webhook" })),
+    created_at: Type.String({ format: 'date-time' }),
+    provider_updated_at: nullable(Type.String({ format: 'date-time', description: 'when the provider status last changed' })),
+  },
+  { description: 'one Process Payment call on this wallet (no customer e-mail)' },
+);
+
+export const paymentStatusBody = Type.Object(
+  {
+    status: Type.Union([Type.Literal('paid'), Type.Literal('unpaid')], {
+      description: 'paid once a deposit into the wallet has been forwarded to the payout wallet',
+    }),
+    value_coin: usdc('sum of the forwarded deposits ("0" when unpaid)'),
+    value_forwarded_coin: usdc('sum paid to the payout wallet for them'),
+    fee_coin: usdc('sum of the platform fees and affiliate shares taken from them'),
+    txid_in: nullable(txHash('the latest forwarded deposit: its transaction into the temporary wallet; null when unpaid')),
+    txid_out: nullable(txHash('the latest forwarded deposit: the transaction that paid the payout wallet; null when unpaid')),
+    coin: Type.Literal('polygon_usdc'),
+    polygon_address_in: Type.String({ description: 'the plain temporary wallet address' }),
+    payout_address: Type.String({ description: 'the payout wallet (EIP-55)' }),
+    callback_url: Type.String({ description: 'the callback URL registered with the wallet' }),
+    deposits: Type.Array(deposit, { description: 'every USDC transfer into the wallet, newest first (at most 100)' }),
+    deposit_count: Type.Integer({ description: 'how many deposits the wallet has in all' }),
+    payments: Type.Array(payment, { description: 'Process Payment calls on this wallet, newest first (at most 20), with the provider status' }),
+  },
+  { description: 'what the gateway knows about the payments into one temporary wallet' },
+);

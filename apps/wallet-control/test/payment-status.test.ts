@@ -1,0 +1,314 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { createTestDatabase, createTestRedis, testKeyEnv, type TestDatabase, type TestRedis } from '@gateway/testkit';
+import { buildWalletControlApp } from '../src/app';
+import { loadWalletControlConfig } from '../src/config';
+
+const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
+const EMAIL = 'jane.doe@shop.io';
+
+let db: TestDatabase;
+let cache: TestRedis;
+let app: FastifyInstance;
+
+function env(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...testKeyEnv(),
+    NODE_ENV: 'test',
+    DATABASE_URL: db.connectionString,
+    DATABASE_SCHEMA: db.schema,
+    REDIS_PREFIX: cache.prefix,
+    ADDRESS_POOL_TARGET: '0',
+    RATE_LIMIT_MAX: '100000',
+    STATUS_RATE_LIMIT_MAX: '100000',
+    ...overrides,
+  };
+}
+
+interface Wallet {
+  id: string;
+  ipnToken: string;
+  polygonAddress: string;
+  callback: string;
+}
+
+let order = 0;
+async function newWallet(): Promise<Wallet> {
+  const callback = `https://shop.io/ipn?order_id=status-${++order}`;
+  const response = await app.inject({ url: '/control/wallet.php', query: { address: payout, callback } });
+  expect(response.statusCode).toBe(200);
+  const body = response.json();
+  const { rows } = await db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE ipn_token = $1', [body.ipn_token]);
+  return { id: rows[0]!.id, ipnToken: body.ipn_token, polygonAddress: body.polygon_address_in, callback };
+}
+
+const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
+
+let logIndex = 0;
+async function addDeposit(wallet: Wallet, status: string, amount: bigint, seenAt: string): Promise<{ id: string; txHash: string }> {
+  const txHash = hex(32);
+  const { rows } = await db.pool.query<{ id: string }>(
+    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, seen_at)
+     VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6, $7) RETURNING id::text`,
+    [txHash, ++logIndex, hex(32), wallet.id, amount.toString(), status, seenAt],
+  );
+  return { id: rows[0]!.id, txHash };
+}
+
+/** Marks a deposit forwarded as settlement does: merchant leg confirmed and the callback delivery, in one go. */
+async function forward(
+  wallet: Wallet,
+  deposit: { id: string; txHash: string },
+  amounts: { value: bigint; forwarded: bigint; fee: bigint },
+  forwardedAt: string,
+): Promise<string> {
+  const txOut = hex(32);
+  await db.pool.query(`UPDATE deposits SET status = 'forwarded', forwarded_at = $2 WHERE id = $1`, [deposit.id, forwardedAt]);
+  await db.pool.query(
+    `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, status, tx_hash)
+     VALUES ($1, 'merchant', $2, $3, $4, $5, 0, 'confirmed', $6)`,
+    [deposit.id, wallet.polygonAddress.toLowerCase(), payout.toLowerCase(), amounts.forwarded.toString(), hex(32), txOut],
+  );
+  await db.pool.query(
+    `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [randomUUID(), wallet.id, deposit.id, amounts.value.toString(), amounts.forwarded.toString(), amounts.fee.toString(), deposit.txHash, txOut],
+  );
+  return txOut;
+}
+
+async function addPayment(
+  wallet: Wallet,
+  fields: { provider: string; createdAt: string; status?: string; reference?: string },
+): Promise<string> {
+  const id = randomUUID();
+  await db.pool.query(
+    `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, checkout_url, created_at,
+                           provider_status, provider_reference, provider_updated_at)
+     VALUES ($1, $2, '49.99', 'USD', $3, $4, 'https://checkout.test/x', $5, $6, $7, CASE WHEN $6::text IS NULL THEN NULL ELSE now() END)`,
+    [id, wallet.id, fields.provider, EMAIL, fields.createdAt, fields.status ?? null, fields.reference ?? null],
+  );
+  return id;
+}
+
+const status = (ipnToken: string, on = app, remoteAddress = '127.0.0.1') =>
+  on.inject({ url: '/control/payment-status.php', query: { ipn_token: ipnToken }, remoteAddress });
+
+beforeAll(async () => {
+  db = await createTestDatabase('status');
+  cache = createTestRedis('status');
+  app = await buildWalletControlApp({ config: loadWalletControlConfig(env()), pool: db.pool, redis: cache.redis, logger: false });
+});
+
+afterAll(async () => {
+  await app.close();
+  await db.drop();
+  await cache.close();
+});
+
+describe('GET /control/payment-status.php', () => {
+  it('a new wallet is unpaid, with nothing in it', async () => {
+    const wallet = await newWallet();
+    const response = await status(wallet.ipnToken);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      status: 'unpaid',
+      value_coin: '0',
+      value_forwarded_coin: '0',
+      fee_coin: '0',
+      txid_in: null,
+      txid_out: null,
+      coin: 'polygon_usdc',
+      polygon_address_in: wallet.polygonAddress,
+      payout_address: payout,
+      callback_url: wallet.callback,
+      deposits: [],
+      deposit_count: 0,
+      payments: [],
+    });
+  });
+
+  it('a forwarded deposit makes it paid, with its amounts and transactions, and the provider status', async () => {
+    const wallet = await newWallet();
+    const paymentId = await addPayment(wallet, { provider: 'moonpay', createdAt: '2025-01-01T10:00:00Z', status: 'paid', reference: 'mp_123' });
+    const deposit = await addDeposit(wallet, 'forwarding', 49_240_150n, '2025-01-01T10:05:00Z');
+    const txOut = await forward(wallet, deposit, { value: 49_240_150n, forwarded: 48_747_749n, fee: 492_401n }, '2025-01-01T10:06:00Z');
+
+    const response = await status(wallet.ipnToken);
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({
+      status: 'paid',
+      value_coin: '49.24015',
+      value_forwarded_coin: '48.747749',
+      fee_coin: '0.492401',
+      txid_in: deposit.txHash,
+      txid_out: txOut,
+      coin: 'polygon_usdc',
+      deposit_count: 1,
+    });
+    expect(body.deposits).toEqual([
+      {
+        status: 'forwarded',
+        amount: '49.24015',
+        value_forwarded_coin: '48.747749',
+        fee_coin: '0.492401',
+        txid_in: deposit.txHash,
+        txid_out: txOut,
+        seen_at: '2025-01-01T10:05:00.000Z',
+        forwarded_at: '2025-01-01T10:06:00.000Z',
+      },
+    ]);
+    expect(body.payments).toEqual([
+      {
+        payment_id: paymentId,
+        provider: 'moonpay',
+        amount: '49.99',
+        currency: 'USD',
+        provider_status: 'paid',
+        provider_reference: 'mp_123',
+        created_at: '2025-01-01T10:00:00.000Z',
+        provider_updated_at: expect.any(String),
+      },
+    ]);
+    // Nothing about the customer.
+    expect(response.body).not.toContain(EMAIL);
+    expect(response.body).not.toContain('jane');
+    expect(response.body).not.toContain('checkout.test');
+  });
+
+  it('several deposits: sums over the forwarded ones only, transactions of the latest forwarded, newest first', async () => {
+    const wallet = await newWallet();
+    await addPayment(wallet, { provider: 'moonpay', createdAt: '2025-02-01T09:00:00Z', status: 'declined', reference: 'mp_1' });
+    const latestPayment = await addPayment(wallet, { provider: 'transak', createdAt: '2025-02-01T09:10:00Z' });
+    const first = await addDeposit(wallet, 'final', 10_000_000n, '2025-02-01T09:20:00Z');
+    const second = await addDeposit(wallet, 'final', 2_500_001n, '2025-02-01T09:21:00Z');
+    const pending = await addDeposit(wallet, 'seen', 7_000_000n, '2025-02-01T09:22:00Z');
+    const orphaned = await addDeposit(wallet, 'orphaned', 3_000_000n, '2025-02-01T09:23:00Z');
+    // The older deposit is forwarded last: "latest" means the latest forwarded.
+    await forward(wallet, second, { value: 2_500_001n, forwarded: 2_475_001n, fee: 25_000n }, '2025-02-01T09:30:00Z');
+    const lastOut = await forward(wallet, first, { value: 10_000_000n, forwarded: 9_900_000n, fee: 100_000n }, '2025-02-01T09:31:00Z');
+
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body).toMatchObject({
+      status: 'paid',
+      value_coin: '12.500001',
+      value_forwarded_coin: '12.375001',
+      fee_coin: '0.125',
+      txid_in: first.txHash,
+      txid_out: lastOut,
+      deposit_count: 4,
+    });
+    expect(body.deposits.map((d: { txid_in: string; status: string; amount: string; value_forwarded_coin: string | null }) => [d.txid_in, d.status, d.amount, d.value_forwarded_coin])).toEqual([
+      [orphaned.txHash, 'orphaned', '3', null],
+      [pending.txHash, 'seen', '7', null],
+      [second.txHash, 'forwarded', '2.500001', '2.475001'],
+      [first.txHash, 'forwarded', '10', '9.9'],
+    ]);
+    expect(body.payments.map((p: { payment_id: string; provider: string; provider_status: string | null }) => [p.provider, p.provider_status])).toEqual([
+      ['transak', null],
+      ['moonpay', 'declined'],
+    ]);
+    expect(body.payments[0].payment_id).toBe(latestPayment);
+  });
+
+  it('a held deposit (below the dust threshold) is listed, and leaves the wallet unpaid', async () => {
+    const wallet = await newWallet();
+    const held = await addDeposit(wallet, 'held', 5_000n, '2025-03-01T12:00:00Z');
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body).toMatchObject({ status: 'unpaid', value_coin: '0', txid_in: null, txid_out: null, deposit_count: 1 });
+    expect(body.deposits).toEqual([
+      {
+        status: 'held',
+        amount: '0.005',
+        value_forwarded_coin: null,
+        fee_coin: null,
+        txid_in: held.txHash,
+        txid_out: null,
+        seen_at: '2025-03-01T12:00:00.000Z',
+        forwarded_at: null,
+      },
+    ]);
+  });
+
+  it('reads one wallet only: another wallet\'s deposits never show', async () => {
+    const a = await newWallet();
+    const b = await newWallet();
+    await addDeposit(b, 'seen', 1_000_000n, '2025-04-01T00:00:00Z');
+    expect((await status(a.ipnToken)).json().deposits).toEqual([]);
+    expect((await status(b.ipnToken)).json().deposit_count).toBe(1);
+  });
+
+  it('an unknown token: 404 in the error shape', async () => {
+    const response = await status(randomBytes(24).toString('base64url'));
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({
+      status: 'error',
+      code: 'not_found',
+      error: expect.stringMatching(/no wallet has this ipn_token/),
+      param: 'ipn_token',
+    });
+  });
+
+  it.each([
+    ['too short', 'abc'],
+    ['a space', 'abcdefgh ijklmnopqrstu'],
+    ['a quote', `abcdefghijklmnop'--`],
+    ['too long', 'a'.repeat(129)],
+  ])('a malformed token (%s): 400', async (_name, token) => {
+    const response = await status(token);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ status: 'error', code: 'invalid_parameter', param: 'ipn_token' });
+  });
+
+  it('a missing token: 400', async () => {
+    const response = await app.inject({ url: '/control/payment-status.php' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'missing_parameter', param: 'ipn_token' });
+  });
+
+  it('is in the OpenAPI document', async () => {
+    const doc = (await app.inject({ url: '/docs/json' })).json();
+    const operation = doc.paths['/control/payment-status.php'].get;
+    expect(operation.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required])).toEqual([['ipn_token', true]]);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '404', '429']);
+    expect(Object.keys(operation.responses['200'].content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['status', 'value_coin', 'value_forwarded_coin', 'txid_in', 'txid_out', 'coin', 'deposits', 'payments']),
+    );
+  });
+});
+
+describe('its own, tighter rate limit', () => {
+  it('answers 429 with Retry-After after STATUS_RATE_LIMIT_MAX requests, while wallet.php still answers', async () => {
+    const limited = createTestRedis('status-limit');
+    const tight = await buildWalletControlApp({
+      config: loadWalletControlConfig(env({ REDIS_PREFIX: limited.prefix, STATUS_RATE_LIMIT_MAX: '3', RATE_LIMIT_MAX: '50' })),
+      pool: db.pool,
+      redis: limited.redis,
+      logger: false,
+    });
+    try {
+      const wallet = await newWallet();
+      const client = '203.0.113.9';
+      const statuses = [];
+      for (let i = 0; i < 4; i += 1) statuses.push((await status(wallet.ipnToken, tight, client)).statusCode);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const refused = await status(randomBytes(24).toString('base64url'), tight, client);
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.json()).toMatchObject({ status: 'error', code: 'rate_limited' });
+      // The rest of the API keeps its own (wider) limit for the same client ...
+      const create = await tight.inject({
+        url: '/control/wallet.php',
+        query: { address: payout, callback: 'https://shop.io/ipn?order_id=limit' },
+        remoteAddress: client,
+      });
+      expect(create.statusCode).toBe(200);
+      // ... and another client has its own count.
+      expect((await status(wallet.ipnToken, tight, '198.51.100.7')).statusCode).toBe(200);
+    } finally {
+      await tight.close();
+      await limited.close();
+    }
+  });
+});

@@ -1,0 +1,112 @@
+import type { FastifyInstance } from 'fastify';
+import IORedis from 'ioredis';
+import { createTestRedis, startRedisServer, type TestRedis } from '@gateway/testkit';
+import { createApiRedis, createServer } from '../src';
+
+type TrustProxy = false | number | string[];
+
+async function replica(redis: IORedis | undefined, prefix: string, options: { max?: number; trustProxy?: TrustProxy } = {}): Promise<FastifyInstance> {
+  const app = await createServer({
+    serviceName: 'rate-limit-test',
+    description: 'test',
+    logger: false,
+    trustProxy: options.trustProxy ?? false,
+    rateLimit: { max: options.max ?? 3, windowMs: 60_000, redis, keyPrefix: prefix },
+    readiness: {},
+  });
+  app.get('/hello', async () => ({ ok: true }));
+  app.get('/tight', { config: { rateLimit: { max: 1, timeWindow: 60_000 } } }, async () => ({ ok: true }));
+  await app.ready();
+  return app;
+}
+
+const hello = (app: FastifyInstance, headers: Record<string, string> = {}, remoteAddress = '203.0.113.9') =>
+  app.inject({ method: 'GET', url: '/hello', headers, remoteAddress });
+
+let cache: TestRedis;
+const apps: FastifyInstance[] = [];
+const track = (app: FastifyInstance) => (apps.push(app), app);
+
+beforeEach(() => {
+  cache = createTestRedis('ratelimit');
+});
+
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+  await cache.close();
+});
+
+describe('rate limits in Redis', () => {
+  it('hold across replicas: two app instances share one limit, and the 429 says when to retry', async () => {
+    const a = track(await replica(cache.redis, cache.prefix));
+    const b = track(await replica(cache.redis, cache.prefix));
+    const statuses = [];
+    for (const app of [a, b, a, b]) statuses.push((await hello(app)).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const refused = await hello(a);
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.json()).toMatchObject({ status: 'error', code: 'rate_limited' });
+    // Another client is not affected.
+    expect((await hello(b, {}, '198.51.100.7')).statusCode).toBe(200);
+  });
+
+  it('keeps health and metrics out of the limit', async () => {
+    const app = track(await replica(cache.redis, cache.prefix, { max: 1 }));
+    for (let i = 0; i < 3; i += 1) expect((await app.inject({ url: '/healthz', remoteAddress: '203.0.113.9' })).statusCode).toBe(200);
+  });
+
+  it('gives a route its own tighter limit', async () => {
+    const app = track(await replica(cache.redis, cache.prefix));
+    const tight = () => app.inject({ url: '/tight', remoteAddress: '203.0.113.9' });
+    expect((await tight()).statusCode).toBe(200);
+    expect((await tight()).statusCode).toBe(429);
+    expect((await hello(app)).statusCode).toBe(200);
+  });
+});
+
+describe('behind a proxy', () => {
+  const PROXY = '10.0.0.5';
+
+  it('a spoofed X-Forwarded-For does not escape the limit (one trusted hop)', async () => {
+    const app = track(await replica(cache.redis, cache.prefix, { trustProxy: 1, max: 2 }));
+    // The client writes whatever it likes on the left; the proxy appends the address it saw.
+    const statuses = [];
+    for (let i = 0; i < 5; i += 1) {
+      statuses.push((await hello(app, { 'x-forwarded-for': `1.2.3.${i}, 203.0.113.9` }, PROXY)).statusCode);
+    }
+    expect(statuses).toEqual([200, 200, 429, 429, 429]);
+  });
+
+  it('trusts only the configured proxy ranges', async () => {
+    const app = track(await replica(cache.redis, cache.prefix, { trustProxy: ['10.0.0.0/8'], max: 2 }));
+    const viaProxy = [];
+    for (let i = 0; i < 3; i += 1) viaProxy.push((await hello(app, { 'x-forwarded-for': `1.2.3.${i}, 203.0.113.9` }, PROXY)).statusCode);
+    expect(viaProxy).toEqual([200, 200, 429]);
+    // A client connecting directly cannot pretend to be someone else either.
+    const direct = [];
+    for (let i = 0; i < 3; i += 1) direct.push((await hello(app, { 'x-forwarded-for': `9.9.9.${i}` }, '198.51.100.20')).statusCode);
+    expect(direct).toEqual([200, 200, 429]);
+  });
+});
+
+describe('when Redis is down', () => {
+  it('keeps answering (fails open), and counts what went unlimited', async () => {
+    const server = await startRedisServer();
+    const redis = createApiRedis(server.url);
+    redis.on('error', () => undefined);
+    try {
+      await new Promise((resolve) => redis.once('ready', resolve));
+      const app = track(await replica(redis, 'down', { max: 1 }));
+      expect((await hello(app)).statusCode).toBe(200);
+      expect((await hello(app)).statusCode).toBe(429);
+      await server.stop();
+      for (let i = 0; i < 5; i += 1) expect((await hello(app)).statusCode).toBe(200);
+      const metrics = (await app.inject({ url: '/metrics' })).body;
+      expect(metrics).toMatch(/^rate_limit_store_errors_total\{[^}]*\} 5$/m);
+    } finally {
+      redis.disconnect();
+      await server.stop();
+    }
+  });
+});
