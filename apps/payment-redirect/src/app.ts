@@ -8,7 +8,7 @@ import { createServer } from '@gateway/http';
 import { pagesPlugin } from '@gateway/pages';
 import { isDatabaseReachable, logLostConnections, PaymentReceiptRepository, PaymentRepository, WalletLookupRepository } from '@gateway/db';
 import { createProviderRegistry, type ProviderAdapter } from '@gateway/providers';
-import { createRateReader, type RateReader } from '@gateway/rates';
+import { createRateReader, registerRateMetrics, type RateReader } from '@gateway/rates';
 import type { PaymentRedirectConfig } from './config';
 import { PaymentService } from './services/payment-service';
 import { ReceiptService } from './services/receipt-service';
@@ -63,6 +63,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   // Redis cache, refreshed in the background; loaded once before the app serves.
   const rateReader = createRateReader({ settings: config.rates, redis, keyPrefix: raw.REDIS_PREFIX, logger: app.log });
   app.addHook('preClose', () => rateReader.stop());
+  registerRateMetrics(rateReader, app.metrics);
   await rateReader.start();
   app.decorate('rateReader', rateReader);
   app.decorate('providerAdapters', adapters);

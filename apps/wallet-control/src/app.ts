@@ -5,7 +5,7 @@ import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
 import { isDatabaseReachable, logLostConnections, PaymentStatusRepository, WalletRepository } from '@gateway/db';
 import { TemporaryAddressDeriver } from '@gateway/chain';
-import { createRateReader } from '@gateway/rates';
+import { createRateReader, registerRateMetrics } from '@gateway/rates';
 import type { WalletControlConfig } from './config';
 import { AddressSupply } from './services/address-supply';
 import { WalletService } from './services/wallet-service';
@@ -73,6 +73,7 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
   // the background (never on the request path); loaded once before the app serves.
   const rateReader = createRateReader({ settings: config.rates, redis, keyPrefix: raw.REDIS_PREFIX, logger: app.log });
   app.addHook('preClose', () => rateReader.stop());
+  registerRateMetrics(rateReader, app.metrics);
   await rateReader.start();
   await app.register(convertRoutes(rateReader));
   await app.register(controlRoutes);

@@ -5,3 +5,4 @@ export * from './create-rate-reader';
 export * from './sources/ecb';
 export * from './sources/open-er-api';
 export * from './sources/file';
+export * from './rate-metrics';
