@@ -19,12 +19,13 @@ import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
 import { TEST_CARDS } from '../apps/sandbox-provider/src/services/card-check';
 
 const ROOT = join(__dirname, '..');
-const LOCAL = join(ROOT, '.local');
+// A second stack on the same machine gets its own folder, database, Redis prefix and ports.
+const LOCAL = process.env.LOCAL_STATE_DIR ?? join(ROOT, '.local');
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE_NAME = process.env.LOCAL_DATABASE ?? 'gateway_local';
 const DATABASE_URL = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${DATABASE_NAME}`);
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const REDIS_PREFIX = 'gw-local';
+const REDIS_PREFIX = process.env.LOCAL_REDIS_PREFIX ?? 'gw-local';
 // Anvil's own chain id, never Polygon's 137: nothing signed here is valid on mainnet, and the
 // sandbox provider refuses to run against 137.
 const CHAIN_ID = 31337;
@@ -64,7 +65,10 @@ interface AppSpec {
   env: Record<string, string>;
 }
 
-const children: ChildProcess[] = [];
+/** The running process of each app, replaced when a crashed app is restarted. */
+const children = new Map<string, ChildProcess>();
+// A crashed app comes back after 1 s, 2 s, 4 s … (at most 30 s); one that ran a minute starts over at 1 s.
+const RESTART_DELAY_MS = { first: 1_000, max: 30_000, stableAfter: 60_000 };
 let chain: RunningAnvil | undefined;
 let merchant: Server | undefined;
 
@@ -267,19 +271,23 @@ function startDemoMerchant(publicSpkiBase64: string): Promise<Server> {
   return new Promise((resolve) => server.listen(PORTS.merchant, '127.0.0.1', () => resolve(server)));
 }
 
-function start(app: AppSpec): void {
+function start(app: AppSpec, restartDelayMs = RESTART_DELAY_MS.first): void {
+  const startedAt = Date.now();
   const child = spawn(process.execPath, ['--import', 'tsx', app.entry], {
     cwd: ROOT,
     env: { ...process.env, ...app.env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  // One app crashing must not take the chain, the database and the other apps with it.
   child.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`${app.name} exited (${signal ?? code}); stopping the stack`);
-      void stopAll().then(() => process.exit(1));
-    }
+    if (stopping) return;
+    const delay = Date.now() - startedAt > RESTART_DELAY_MS.stableAfter ? RESTART_DELAY_MS.first : restartDelayMs;
+    console.error(`${app.name} exited (${signal ?? code}); restarting it in ${delay / 1000} s`);
+    setTimeout(() => {
+      if (!stopping) start(app, Math.min(delay * 2, RESTART_DELAY_MS.max));
+    }, delay);
   });
-  children.push(child);
+  children.set(app.name, child);
 }
 
 async function waitUntilReady(app: AppSpec): Promise<void> {
@@ -394,7 +402,7 @@ let stopping = false;
 async function stopAll(): Promise<void> {
   stopping = true;
   await Promise.all(
-    children.map(
+    [...children.values()].map(
       (child) =>
         new Promise<void>((resolve) => {
           if (child.exitCode !== null || child.signalCode !== null) return resolve();
