@@ -1,20 +1,15 @@
 // GET /pay.php, the hosted multi-provider checkout, through the whole app (app.inject) on a fresh
 // PostgreSQL schema: the provider list per currency, each link, branding, bad links, frames, rates.
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { GatewayError, parseRate, sealAddressIn, walletDedupeKey, type EvmAddress, type RateTable } from '@gateway/domain';
-import { WalletRepository } from '@gateway/db';
-import { createTestDatabase, createTestRedis, testKeyEnv, type TestDatabase, type TestRedis } from '@gateway/testkit';
-import { buildPaymentRedirectApp } from '../src/app';
-import { loadPaymentRedirectConfig, type PaymentRedirectConfig } from '../src/config';
+import { GatewayError, parseRate, sealAddressIn, type EvmAddress, type RateTable } from '@gateway/domain';
+import type { PaymentRedirectConfig } from '../src/config';
+import { paymentRedirectFixture, payout } from './support/payment-redirect-fixture';
 
-let db: TestDatabase;
-let cache: TestRedis;
+const fixture = paymentRedirectFixture('hosted_checkout');
 let app: FastifyInstance;
 let config: PaymentRedirectConfig;
 let addressIn: string;
 const temporary = '0x2222222222222222222222222222222222222222' as EvmAddress;
-const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 const EMAIL = 'jane.doe@shop.io';
 // The page reads rates through app.rateReader: the tests pin them.
 const RATES: RateTable = new Map([
@@ -61,36 +56,11 @@ function expectHtml(response: LightMyRequestResponse, status: number): string {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('hosted_checkout');
-  cache = createTestRedis('api');
-  config = loadPaymentRedirectConfig({
-    ...testKeyEnv(),
-    NODE_ENV: 'test',
-    DATABASE_URL: db.connectionString,
-    DATABASE_SCHEMA: db.schema,
-    REDIS_PREFIX: cache.prefix,
-    RATE_LIMIT_MAX: '100000',
-  });
-  app = await buildPaymentRedirectApp({ config, pool: db.pool, redis: cache.redis, logger: false });
+  config = fixture.config();
+  app = await fixture.build(config);
   jest.spyOn(app.rateReader, 'current').mockResolvedValue({ rates: RATES, asOf: new Date(), source: 'test' });
   addressIn = sealAddressIn(temporary, config.keys);
-  await new WalletRepository(db.pool).createOrGetMany([
-    {
-      hdIndex: 0n,
-      polygonAddress: temporary,
-      addressIn,
-      payoutAddress: payout,
-      callbackUrl: 'https://shop.io/ipn?order=1',
-      dedupeKey: walletDedupeKey(payout, 'https://shop.io/ipn?order=1'),
-      ipnToken: randomBytes(24).toString('base64url'),
-    },
-  ]);
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-  await cache.close();
+  await fixture.insertWallet({ temporary, addressIn, callbackUrl: 'https://shop.io/ipn?order=1' });
 });
 
 describe('GET /pay.php: the providers for the order', () => {
@@ -191,7 +161,7 @@ describe('GET /pay.php: the providers for the order', () => {
     const link = available.get('wert')!.href;
     const response = await app.inject({ url: `${link.pathname}${link.search}`, headers: { accept: 'application/json' } });
     expect(response.statusCode).toBe(200);
-    const { rows } = await db.pool.query('SELECT amount::text, currency, provider, email FROM payments WHERE id = $1', [response.json().payment_id]);
+    const { rows } = await fixture.db.pool.query('SELECT amount::text, currency, provider, email FROM payments WHERE id = $1', [response.json().payment_id]);
     expect(rows[0]).toEqual({ amount: '54.34', currency: 'USD', provider: 'wert', email: EMAIL });
     const redirect = await app.inject({ url: `${link.pathname}${link.search}`, headers: { accept: 'text/html' } });
     expect(redirect.statusCode).toBe(302);

@@ -1,52 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { sealAddressIn, walletDedupeKey, type EvmAddress } from '@gateway/domain';
-import { WalletRepository } from '@gateway/db';
+import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { verifySandboxLink } from '@gateway/providers';
-import { createTestDatabase, createTestRedis, testKeyEnv, type TestDatabase, type TestRedis } from '@gateway/testkit';
-import { buildPaymentRedirectApp } from '../src/app';
-import { loadPaymentRedirectConfig, type PaymentRedirectConfig } from '../src/config';
+import type { PaymentRedirectConfig } from '../src/config';
+import { paymentRedirectFixture, payout } from './support/payment-redirect-fixture';
 
-let db: TestDatabase;
-let cache: TestRedis;
+const fixture = paymentRedirectFixture('payment');
 let app: FastifyInstance;
 let config: PaymentRedirectConfig;
 let addressIn: string;
 const temporary = '0x1111111111111111111111111111111111111111' as EvmAddress;
-const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 const valid = () => ({ address: addressIn, amount: '49.99', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' });
 const pay = (query: Record<string, string>, headers: Record<string, string> = {}) =>
   app.inject({ method: 'GET', url: '/process-payment.php', query, headers });
 
 beforeAll(async () => {
-  db = await createTestDatabase('payment');
-  cache = createTestRedis('api');
-  config = loadPaymentRedirectConfig({
-    ...testKeyEnv(),
-    NODE_ENV: 'test',
-    DATABASE_URL: db.connectionString,
-    DATABASE_SCHEMA: db.schema,
-    REDIS_PREFIX: cache.prefix,
-    RATE_LIMIT_MAX: '100000',
-  });
-  app = await buildPaymentRedirectApp({ config, pool: db.pool, redis: cache.redis, logger: false });
+  config = fixture.config();
+  app = await fixture.build(config);
   addressIn = sealAddressIn(temporary, config.keys);
-  await new WalletRepository(db.pool).createOrGetMany([{
-    hdIndex: 0n,
-    polygonAddress: temporary,
-    addressIn,
-    payoutAddress: payout,
-    callbackUrl: 'https://shop.io/ipn?order=1',
-    dedupeKey: walletDedupeKey(payout, 'https://shop.io/ipn?order=1'),
-    ipnToken: randomBytes(24).toString('base64url'),
-  }]);
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-  await cache.close();
+  await fixture.insertWallet({ temporary, addressIn, callbackUrl: 'https://shop.io/ipn?order=1' });
 });
 
 describe('GET /process-payment.php', () => {
@@ -60,7 +33,7 @@ describe('GET /process-payment.php', () => {
     expect(location.searchParams.get('currency')).toBe('USD');
     expect(verifySandboxLink(location.searchParams, config.sandboxSecret)).toMatchObject({ ok: true });
     const paymentId = location.searchParams.get('payment');
-    const { rows } = await db.pool.query(
+    const { rows } = await fixture.db.pool.query(
       'SELECT p.amount::text, p.currency, p.provider, p.email, p.status, w.polygon_address FROM payments p JOIN wallets w ON w.id = p.wallet_id WHERE p.id = $1',
       [paymentId],
     );
@@ -165,7 +138,7 @@ describe('without PostgreSQL', () => {
   it('is not ready, stays alive, and answers payments with a retryable 503', async () => {
     const { createPool } = await import('@gateway/db');
     const deadPool = createPool({ connectionString: 'postgres://postgres@127.0.0.1:1/none' });
-    const isolated = await buildPaymentRedirectApp({ config, pool: deadPool, redis: cache.redis, logger: false });
+    const isolated = await fixture.build(config, { pool: deadPool });
     expect((await isolated.inject({ url: '/healthz' })).statusCode).toBe(200);
     const ready = await isolated.inject({ url: '/readyz' });
     expect(ready.statusCode).toBe(503);

@@ -1,40 +1,24 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { sealAddressIn, walletDedupeKey, type EvmAddress } from '@gateway/domain';
-import { WalletRepository } from '@gateway/db';
-import { createTestDatabase, createTestRedis, testKeyEnv, type TestDatabase, type TestRedis } from '@gateway/testkit';
-import { buildPaymentRedirectApp } from '../src/app';
-import { loadPaymentRedirectConfig } from '../src/config';
+import { sealAddressIn, type EvmAddress } from '@gateway/domain';
+import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 
 // Not the sample table: EUR at 0.5 per USD makes moonpay's 20 USD minimum 10.00 EUR.
 const RATES = { base: 'USD', rates: { EUR: '0.5', INR: '83.1' } };
 const temporary = '0x3333333333333333333333333333333333333333' as EvmAddress;
-const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 
-let db: TestDatabase;
-let cache: TestRedis;
+const fixture = paymentRedirectFixture('rate_minimums');
 let dir: string;
 let addressIn: string;
-const apps: FastifyInstance[] = [];
+let built = 0;
 
 async function buildApp(rates: object): Promise<FastifyInstance> {
-  const file = join(dir, `rates-${apps.length}.json`);
+  const file = join(dir, `rates-${built++}.json`);
   writeFileSync(file, JSON.stringify(rates));
-  const config = loadPaymentRedirectConfig({
-    ...testKeyEnv(),
-    NODE_ENV: 'test',
-    DATABASE_URL: db.connectionString,
-    DATABASE_SCHEMA: db.schema,
-    REDIS_PREFIX: cache.prefix,
-    RATE_LIMIT_MAX: '100000',
-    RATE_SOURCE: 'file',
-    RATE_FILE: file,
-  });
-  const app = await buildPaymentRedirectApp({ config, pool: db.pool, redis: cache.redis, logger: false });
-  apps.push(app);
+  const config = fixture.config({ RATE_SOURCE: 'file', RATE_FILE: file });
+  const app = await fixture.build(config);
   addressIn = sealAddressIn(temporary, config.keys);
   return app;
 }
@@ -48,26 +32,9 @@ const pay = (app: FastifyInstance, query: Record<string, string>) =>
   });
 
 beforeAll(async () => {
-  db = await createTestDatabase('rate_minimums');
-  cache = createTestRedis('rate-minimums');
   dir = mkdtempSync(join(tmpdir(), 'rate-minimums-'));
-  await new WalletRepository(db.pool).createOrGetMany([
-    {
-      hdIndex: 0n,
-      polygonAddress: temporary,
-      addressIn: 'unused',
-      payoutAddress: payout,
-      callbackUrl: 'https://shop.io/ipn?order=rates',
-      dedupeKey: walletDedupeKey(payout, 'https://shop.io/ipn?order=rates'),
-      ipnToken: randomBytes(24).toString('base64url'),
-    },
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all(apps.map((app) => app.close()));
-  await db.drop();
-  await cache.close();
+  // Each app has keys of its own, so no one address_in fits them all; the wallet is found by its address.
+  await fixture.insertWallet({ temporary, addressIn: 'unused', callbackUrl: 'https://shop.io/ipn?order=rates' });
 });
 
 describe("Process Payment's provider minimums follow the rate reader", () => {

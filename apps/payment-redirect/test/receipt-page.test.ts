@@ -1,17 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { sealAddressIn, walletDedupeKey, type EvmAddress } from '@gateway/domain';
-import { WalletRepository } from '@gateway/db';
+import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { SANDBOX_WEBHOOK_SIGNATURE_HEADER, signSandboxWebhook } from '@gateway/providers';
-import { createTestDatabase, createTestRedis, testKeyEnv, type TestDatabase, type TestRedis } from '@gateway/testkit';
-import { buildPaymentRedirectApp } from '../src/app';
-import { loadPaymentRedirectConfig, type PaymentRedirectConfig } from '../src/config';
+import type { PaymentRedirectConfig } from '../src/config';
+import { paymentRedirectFixture, payout } from './support/payment-redirect-fixture';
 
-let db: TestDatabase;
-let cache: TestRedis;
+// Return URLs are built from PUBLIC_URL; the first test checks them against it.
+const fixture = paymentRedirectFixture('receipt', { PUBLIC_URL: 'https://pay.shop.test' });
 let app: FastifyInstance;
 let config: PaymentRedirectConfig;
-const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 const EMAIL = 'jane.doe@shop.io';
 
 interface Order {
@@ -25,13 +22,9 @@ async function newOrder(): Promise<Order> {
   walletIndex += 1;
   const temporary = `0x${walletIndex.toString(16).padStart(40, 'a')}` as EvmAddress;
   const callbackUrl = `https://shop.io/ipn?order=${walletIndex}`;
-  const ipnToken = randomBytes(24).toString('base64url');
   const addressIn = sealAddressIn(temporary, config.keys);
-  await new WalletRepository(db.pool).createOrGetMany([
-    { hdIndex: BigInt(walletIndex), polygonAddress: temporary, addressIn, payoutAddress: payout, callbackUrl, dedupeKey: walletDedupeKey(payout, callbackUrl), ipnToken },
-  ]);
-  const { rows } = await db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE polygon_address = $1', [temporary]);
-  return { walletId: rows[0]!.id, addressIn, ipnToken };
+  const { walletId, ipnToken } = await fixture.insertWallet({ temporary, addressIn, callbackUrl, hdIndex: BigInt(walletIndex) });
+  return { walletId, addressIn, ipnToken };
 }
 
 async function startPayment(order: Order, provider = 'moonpay'): Promise<string> {
@@ -48,7 +41,7 @@ let logIndex = 0;
 async function addDeposit(order: Order, status: string, amount: bigint): Promise<{ id: string; txHash: string }> {
   const txHash = `0x${randomBytes(32).toString('hex')}`;
   logIndex += 1;
-  const { rows } = await db.pool.query<{ id: string }>(
+  const { rows } = await fixture.db.pool.query<{ id: string }>(
     `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status)
      VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6) RETURNING id::text`,
     [txHash, logIndex, `0x${'b'.repeat(64)}`, order.walletId, amount.toString(), status],
@@ -58,13 +51,13 @@ async function addDeposit(order: Order, status: string, amount: bigint): Promise
 
 async function forward(order: Order, deposit: { id: string; txHash: string }, delivered: boolean): Promise<void> {
   const txOut = `0x${randomBytes(32).toString('hex')}`;
-  await db.pool.query(`UPDATE deposits SET status = 'forwarded', forwarded_at = now() WHERE id = $1`, [deposit.id]);
-  await db.pool.query(
+  await fixture.db.pool.query(`UPDATE deposits SET status = 'forwarded', forwarded_at = now() WHERE id = $1`, [deposit.id]);
+  await fixture.db.pool.query(
     `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, status, tx_hash)
      VALUES ($1, 'merchant', $2, $3, 1, $4, 0, 'confirmed', $5)`,
     [deposit.id, `0x${'a'.repeat(40)}`, payout.toLowerCase(), `0x${randomBytes(32).toString('hex')}`, txOut],
   );
-  await db.pool.query(
+  await fixture.db.pool.query(
     `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, status)
      VALUES ($1, $2, $3, 1, 1, 0, $4, $5, $6)`,
     [randomUUID(), order.walletId, deposit.id, deposit.txHash, txOut, delivered ? 'delivered' : 'pending'],
@@ -84,24 +77,8 @@ function webhook(provider: string, body: object, secret = config.sandboxSecret) 
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('receipt');
-  cache = createTestRedis('api');
-  config = loadPaymentRedirectConfig({
-    ...testKeyEnv(),
-    NODE_ENV: 'test',
-    DATABASE_URL: db.connectionString,
-    DATABASE_SCHEMA: db.schema,
-    REDIS_PREFIX: cache.prefix,
-    RATE_LIMIT_MAX: '100000',
-    PUBLIC_URL: 'https://pay.shop.test',
-  });
-  app = await buildPaymentRedirectApp({ config, pool: db.pool, redis: cache.redis, logger: false });
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-  await cache.close();
+  config = fixture.config();
+  app = await fixture.build(config);
 });
 
 describe('GET /payment/<id>: the receipt page', () => {
@@ -144,7 +121,7 @@ describe('GET /payment/<id>: the receipt page', () => {
     expect(page.body).toContain('49.24015 USDC arrived');
     expect(page.body).toContain(`https://polygonscan.com/tx/${deposit.txHash}`);
 
-    await db.pool.query(`UPDATE deposits SET status = 'final' WHERE id = $1`, [deposit.id]);
+    await fixture.db.pool.query(`UPDATE deposits SET status = 'final' WHERE id = $1`, [deposit.id]);
     page = await receipt(paymentId);
     expect(page.body).toContain('data-step="confirmed"');
     expect(page.body).toContain('Payment confirmed');
@@ -156,14 +133,14 @@ describe('GET /payment/<id>: the receipt page', () => {
     expect(page.body).toContain('The merchant has received 49.24015 USDC');
     expect(page.body).not.toContain('The shop has been notified');
     expect(page.body).not.toContain('http-equiv="refresh"');
-    await db.pool.query(`UPDATE callback_deliveries SET status = 'delivered' WHERE deposit_id = $1`, [deposit.id]);
+    await fixture.db.pool.query(`UPDATE callback_deliveries SET status = 'delivered' WHERE deposit_id = $1`, [deposit.id]);
     expect((await receipt(paymentId)).body).toContain('The shop has been notified');
   });
 
   it('counts only deposits since the payment started, sums them, and waits for all of them', async () => {
     const order = await newOrder();
     const earlier = await addDeposit(order, 'forwarded', 7_000_000n);
-    await db.pool.query(`UPDATE deposits SET seen_at = now() - interval '1 hour' WHERE id = $1`, [earlier.id]);
+    await fixture.db.pool.query(`UPDATE deposits SET seen_at = now() - interval '1 hour' WHERE id = $1`, [earlier.id]);
     const paymentId = await startPayment(order);
     const first = await addDeposit(order, 'seen', 10_000_000n);
     await forward(order, first, true);
@@ -217,7 +194,7 @@ describe('POST /webhooks/<provider>', () => {
     expect((await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_1' })).json().outcome).toBe('unchanged');
     page = await receipt(paymentId);
     expect(page.body).toContain('Waiting for the payment provider');
-    const { rows } = await db.pool.query('SELECT provider_status, provider_reference FROM payments WHERE id = $1', [paymentId]);
+    const { rows } = await fixture.db.pool.query('SELECT provider_status, provider_reference FROM payments WHERE id = $1', [paymentId]);
     expect(rows[0]).toEqual({ provider_status: 'paid', provider_reference: 'sbx_1' });
   });
 
@@ -232,14 +209,14 @@ describe('POST /webhooks/<provider>', () => {
     expect((await webhook('transak', { payment_id: paymentId, status: 'paid', order_id: 'x' })).statusCode).toBe(404);
     const junk = await app.inject({ method: 'POST', url: '/webhooks/moonpay', payload: '{', headers: { 'content-type': 'application/json' } });
     expect(junk.statusCode).toBe(401);
-    const { rows } = await db.pool.query('SELECT provider_status FROM payments WHERE id = $1', [paymentId]);
+    const { rows } = await fixture.db.pool.query('SELECT provider_status FROM payments WHERE id = $1', [paymentId]);
     expect(rows[0].provider_status).toBeNull();
   });
 });
 
 describe('production', () => {
   it('refuses to boot while the sandbox would serve a provider', async () => {
-    const production = loadPaymentRedirectConfig({ ...testKeyEnv(), NODE_ENV: 'production', DATABASE_URL: db.connectionString });
-    await expect(buildPaymentRedirectApp({ config: production, pool: db.pool, redis: cache.redis, logger: false })).rejects.toThrow(/in production every provider needs a live adapter/);
+    const production = fixture.config({ NODE_ENV: 'production' });
+    await expect(fixture.build(production)).rejects.toThrow(/in production every provider needs a live adapter/);
   });
 });

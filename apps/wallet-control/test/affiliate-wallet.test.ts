@@ -1,32 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { openAddressIn } from '@gateway/domain';
-import { createTestDatabase, createTestRedis, testKeyEnv, type TestDatabase, type TestRedis } from '@gateway/testkit';
-import { buildWalletControlApp } from '../src/app';
-import { loadWalletControlConfig, type WalletControlConfig } from '../src/config';
+import type { WalletControlConfig } from '../src/config';
+import { walletControlFixture } from './support/wallet-control-fixture';
 
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 const affiliate = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 const otherAffiliate = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
 const USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 
-let db: TestDatabase;
-let cache: TestRedis;
+const fixture = walletControlFixture('affiliate');
 let app: FastifyInstance;
 let config: WalletControlConfig;
-
-function env(overrides: Record<string, string> = {}): Record<string, string> {
-  return {
-    ...testKeyEnv(),
-    NODE_ENV: 'test',
-    DATABASE_URL: db.connectionString,
-    DATABASE_SCHEMA: db.schema,
-    REDIS_PREFIX: cache.prefix,
-    ADDRESS_POOL_TARGET: '0',
-    RATE_LIMIT_MAX: '100000',
-    ...overrides,
-  };
-}
 
 let order = 0;
 const nextCallback = () => `https://shop.io/ipn?order_id=aff-${++order}`;
@@ -39,7 +24,7 @@ const customWallet = (callback: string, extra: Record<string, string> = {}, on =
   get('/control/custom-affiliate.php', { address: payout, callback, affiliate, affiliate_fee: '0.01', merchant_fee: '0.98', ...extra }, on);
 
 async function walletRows(callback: string) {
-  const { rows } = await db.pool.query<{
+  const { rows } = await fixture.db.pool.query<{
     affiliate_address: string | null;
     affiliate_fee_bps: number | null;
     merchant_fee_bps: number | null;
@@ -49,16 +34,8 @@ async function walletRows(callback: string) {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('affiliate');
-  cache = createTestRedis('affiliate');
-  config = loadWalletControlConfig(env());
-  app = await buildWalletControlApp({ config, pool: db.pool, redis: cache.redis, logger: false });
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-  await cache.close();
+  config = fixture.config();
+  app = await fixture.build(config);
 });
 
 describe('GET /control/affiliate.php', () => {
@@ -120,7 +97,7 @@ describe('GET /control/custom-affiliate.php', () => {
   });
 
   it('validates the split against the configured platform fee', async () => {
-    const zeroFee = await buildWalletControlApp({ config: loadWalletControlConfig(env({ PLATFORM_FEE_BPS: '0' })), pool: db.pool, redis: cache.redis, logger: false });
+    const zeroFee = await fixture.build(fixture.config({ PLATFORM_FEE_BPS: '0' }));
     try {
       expect((await customWallet(nextCallback(), { affiliate_fee: '0.02', merchant_fee: '0.98' }, zeroFee)).statusCode).toBe(200);
       const refused = await customWallet(nextCallback(), {}, zeroFee);
@@ -221,12 +198,12 @@ describe('bad input: 400 naming the parameter', () => {
 
 describe('configuration and documentation', () => {
   it('refuses an affiliate share that, with the platform fee, exceeds 100%', () => {
-    expect(() => loadWalletControlConfig(env({ PLATFORM_FEE_BPS: '9000', AFFILIATE_SHARE_BPS: '1001' }))).toThrow(/AFFILIATE_SHARE_BPS/);
-    expect(() => loadWalletControlConfig(env({ PLATFORM_FEE_BPS: '10001' }))).toThrow(/PLATFORM_FEE_BPS/);
+    expect(() => fixture.config({ PLATFORM_FEE_BPS: '9000', AFFILIATE_SHARE_BPS: '1001' })).toThrow(/AFFILIATE_SHARE_BPS/);
+    expect(() => fixture.config({ PLATFORM_FEE_BPS: '10001' })).toThrow(/PLATFORM_FEE_BPS/);
   });
 
   it('uses the configured share for new affiliate.php wallets', async () => {
-    const other = await buildWalletControlApp({ config: loadWalletControlConfig(env({ AFFILIATE_SHARE_BPS: '125' })), pool: db.pool, redis: cache.redis, logger: false });
+    const other = await fixture.build(fixture.config({ AFFILIATE_SHARE_BPS: '125' }));
     try {
       const callback = nextCallback();
       expect((await get('/control/affiliate.php', { address: payout, callback, affiliate }, other)).statusCode).toBe(200);
@@ -242,7 +219,7 @@ describe('configuration and documentation', () => {
 
   it('the database refuses terms the API would never write (migration 008)', async () => {
     const insert = (affiliateAddress: string, affiliateBps: number | null, merchantBps: number | null) =>
-      db.pool.query(
+      fixture.db.pool.query(
         `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
                               affiliate_address, affiliate_fee_bps, merchant_fee_bps)
          VALUES (999999, $1, 'x', $2, 'https://shop.io/x', $3, $4, $5, $6, $7)`,

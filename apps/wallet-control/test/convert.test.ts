@@ -4,51 +4,28 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase, createTestRedis, testKeyEnv, type TestDatabase, type TestRedis } from '@gateway/testkit';
-import { buildWalletControlApp } from '../src/app';
-import { loadWalletControlConfig } from '../src/config';
+import { walletControlFixture } from './support/wallet-control-fixture';
 
 // Rates as units per 1 USD; no AED, so a supported currency without a rate can be tried.
 const RATES = { base: 'USD', rates: { USD: '1', EUR: '0.92', CAD: '1.37', INR: '83.1', GBP: '0.79' } };
 
-let db: TestDatabase;
-let cache: TestRedis;
+const fixture = walletControlFixture('convert');
 let dir: string;
-const apps: FastifyInstance[] = [];
+let built = 0;
 let app: FastifyInstance;
 
 async function buildApp(rates: object | { url: string }): Promise<FastifyInstance> {
-  const file = join(dir, `rates-${apps.length}.json`);
+  const file = join(dir, `rates-${built++}.json`);
   writeFileSync(file, JSON.stringify(rates));
-  const source = 'url' in rates ? { RATE_SOURCE: 'ecb', RATE_SOURCE_URL: rates.url } : { RATE_SOURCE: 'file', RATE_FILE: file };
-  const config = loadWalletControlConfig({
-    ...testKeyEnv(),
-    NODE_ENV: 'test',
-    DATABASE_URL: db.connectionString,
-    DATABASE_SCHEMA: db.schema,
-    REDIS_PREFIX: cache.prefix,
-    ADDRESS_POOL_TARGET: '0',
-    RATE_LIMIT_MAX: '100000',
-    ...source,
-  });
-  const built = await buildWalletControlApp({ config, pool: db.pool, redis: cache.redis, logger: false });
-  apps.push(built);
-  return built;
+  const source: Record<string, string> = 'url' in rates ? { RATE_SOURCE: 'ecb', RATE_SOURCE_URL: rates.url } : { RATE_SOURCE: 'file', RATE_FILE: file };
+  return fixture.build(fixture.config(source));
 }
 
 const convert = (query: Record<string, string>, on = app) => on.inject({ method: 'GET', url: '/control/convert.php', query });
 
 beforeAll(async () => {
-  db = await createTestDatabase('convert');
-  cache = createTestRedis('convert');
   dir = mkdtempSync(join(tmpdir(), 'convert-'));
   app = await buildApp(RATES);
-});
-
-afterAll(async () => {
-  await Promise.all(apps.map((a) => a.close()));
-  await db.drop();
-  await cache.close();
 });
 
 describe('GET /control/convert.php', () => {

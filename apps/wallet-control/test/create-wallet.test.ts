@@ -5,15 +5,14 @@ import { openAddressIn } from '@gateway/domain';
 import { WalletRepository } from '@gateway/db';
 import { TemporaryAddressDeriver } from '@gateway/chain';
 import { AddressSupply } from '../src/services/address-supply';
-import { createTestDatabase, createTestRedis, testKeyEnv, TEST_MNEMONIC, type TestDatabase, type TestRedis } from '@gateway/testkit';
-import { buildWalletControlApp } from '../src/app';
-import { loadWalletControlConfig, type WalletControlConfig } from '../src/config';
+import { TEST_MNEMONIC } from '@gateway/testkit';
+import type { WalletControlConfig } from '../src/config';
+import { walletControlFixture } from './support/wallet-control-fixture';
 
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 const USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 
-let db: TestDatabase;
-let cache: TestRedis;
+const fixture = walletControlFixture('wallet');
 let app: FastifyInstance;
 let config: WalletControlConfig;
 
@@ -22,24 +21,8 @@ function createWallet(address: string, callback: string) {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('wallet');
-  cache = createTestRedis('api');
-  config = loadWalletControlConfig({
-    ...testKeyEnv(),
-    NODE_ENV: 'test',
-    DATABASE_URL: db.connectionString,
-    DATABASE_SCHEMA: db.schema,
-    REDIS_PREFIX: cache.prefix,
-    ADDRESS_POOL_TARGET: '0',
-    RATE_LIMIT_MAX: '100000',
-  });
-  app = await buildWalletControlApp({ config, pool: db.pool, redis: cache.redis, logger: false });
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-  await cache.close();
+  config = fixture.config();
+  app = await fixture.build(config);
 });
 
 describe('GET /control/wallet.php', () => {
@@ -59,7 +42,7 @@ describe('GET /control/wallet.php', () => {
 
   it('derives the temporary address from the xpub at the wallet HD index, so the seed can sign for it', async () => {
     const body = (await createWallet(payout, 'https://shop.io/ipn?order_id=derive')).json();
-    const { rows } = await db.pool.query('SELECT hd_index::int AS i FROM wallets WHERE ipn_token = $1', [body.ipn_token]);
+    const { rows } = await fixture.db.pool.query('SELECT hd_index::int AS i FROM wallets WHERE ipn_token = $1', [body.ipn_token]);
     expect(body.polygon_address_in).toBe(mnemonicToAccount(TEST_MNEMONIC, { addressIndex: rows[0].i }).address);
   });
 
@@ -84,13 +67,13 @@ describe('GET /control/wallet.php', () => {
     const bodies = responses.map((r) => r.json());
     expect(responses.every((r) => r.statusCode === 200)).toBe(true);
     expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);
-    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM wallets WHERE callback_url = $1', [callback]);
+    const { rows } = await fixture.db.pool.query('SELECT count(*)::int AS n FROM wallets WHERE callback_url = $1', [callback]);
     expect(rows[0].n).toBe(1);
   });
 
   it('hands out pre-derived pool addresses, derived from the xpub, each once across replicas', async () => {
-    await db.pool.query('DELETE FROM address_pool');
-    const wallets = new WalletRepository(db.pool);
+    await fixture.db.pool.query('DELETE FROM address_pool');
+    const wallets = new WalletRepository(fixture.db.pool);
     const deriver = new TemporaryAddressDeriver(config.raw.HD_XPUB);
     const keeper = new AddressSupply(wallets, deriver, { target: 30, lowWater: 10, claimBatch: 7 }, app.log);
     const replica = new AddressSupply(wallets, deriver, { target: 0, lowWater: 0, claimBatch: 7 }, app.log);

@@ -2,9 +2,7 @@ import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '@gateway/config';
 import { signCallback, verifyCallbackSignature } from '@gateway/sdk';
-import { createTestDatabase, createTestRedis, testKeyEnv, type TestDatabase, type TestRedis } from '@gateway/testkit';
-import { buildWalletControlApp } from '../src/app';
-import { loadWalletControlConfig } from '../src/config';
+import { walletControlFixture } from './support/wallet-control-fixture';
 
 const ADMIN_TOKEN = randomBytes(32).toString('base64url');
 const newKey = generateKeyPairSync('ed25519');
@@ -13,30 +11,17 @@ const publicKeysSetting =
   `k2:${newKey.publicKey.export({ format: 'pem', type: 'spki' }).toString()},` +
   `k1:${oldKey.publicKey.export({ format: 'der', type: 'spki' }).toString('base64')}`;
 
-let db: TestDatabase;
-let cache: TestRedis;
+const fixture = walletControlFixture('wc_keys');
 let app: FastifyInstance;
 
-function configFor(env: Record<string, string>) {
-  return loadWalletControlConfig({
-    ...testKeyEnv(),
-    NODE_ENV: 'test',
-    DATABASE_URL: db.connectionString,
-    DATABASE_SCHEMA: db.schema,
-    REDIS_PREFIX: cache.prefix,
-    ADDRESS_POOL_TARGET: '0',
-    ...env,
-  });
-}
-
 async function insertDelivery(status: 'failed' | 'delivered'): Promise<string> {
-  const { rows } = await db.pool.query<{ id: string }>(
+  const { rows } = await fixture.db.pool.query<{ id: string }>(
     `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
      VALUES (nextval('wallet_hd_index_seq'), $1, $2, $1, 'https://shop.io/ipn?order=1', $3, $4) RETURNING id::text`,
     [`0x${randomBytes(20).toString('hex')}`, randomBytes(8).toString('hex'), randomBytes(32), randomBytes(16).toString('hex')],
   );
   const id = randomUUID();
-  await db.pool.query(
+  await fixture.db.pool.query(
     `INSERT INTO callback_deliveries (id, wallet_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, status, attempt_count, next_attempt_at)
      VALUES ($1, $2, 1000000, 990000, 10000, '0xin', '0xout', $3, 19, now() - interval '1 day')`,
     [id, rows[0]!.id, status],
@@ -54,20 +39,7 @@ function resend(id: string, token: string | null = ADMIN_TOKEN) {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('wc_keys');
-  cache = createTestRedis('api');
-  app = await buildWalletControlApp({
-    config: configFor({ CALLBACK_PUBLIC_KEYS: publicKeysSetting, ADMIN_TOKEN }),
-    pool: db.pool,
-    redis: cache.redis,
-    logger: false,
-  });
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-  await cache.close();
+  app = await fixture.build(fixture.config({ CALLBACK_PUBLIC_KEYS: publicKeysSetting, ADMIN_TOKEN }));
 });
 
 describe('callback public keys', () => {
@@ -101,14 +73,14 @@ describe('callback public keys', () => {
     const privatePem = newKey.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
     const privateDer = newKey.privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
     for (const material of [privatePem, privateDer]) {
-      expect(() => configFor({ CALLBACK_PUBLIC_KEYS: `k9:${material}` })).toThrow(
+      expect(() => fixture.config({ CALLBACK_PUBLIC_KEYS: `k9:${material}` })).toThrow(
         'CALLBACK_PUBLIC_KEYS: k9 is a private key; wallet-control must only get the public half',
       );
     }
-    expect(() => configFor({ CALLBACK_PUBLIC_KEYS: 'k1:bm90IGEga2V5' })).toThrow(/k1 is not an Ed25519 public key/);
+    expect(() => fixture.config({ CALLBACK_PUBLIC_KEYS: 'k1:bm90IGEga2V5' })).toThrow(/k1 is not an Ed25519 public key/);
     let error: unknown;
     try {
-      configFor({ NODE_ENV: 'production' });
+      fixture.config({ NODE_ENV: 'production' });
     } catch (caught) {
       error = caught;
     }
@@ -117,7 +89,7 @@ describe('callback public keys', () => {
   });
 
   it('answers 503 with the error shape when no key is configured', async () => {
-    const bare = await buildWalletControlApp({ config: configFor({}), pool: db.pool, redis: cache.redis, logger: false });
+    const bare = await fixture.build();
     try {
       for (const url of ['/control/pubkey.php', '/.well-known/jwks.json']) {
         const response = await bare.inject({ method: 'GET', url });
@@ -139,7 +111,7 @@ describe('POST /admin/callbacks/:id/resend', () => {
       expect(response.headers['www-authenticate']).toBe('Bearer realm="gateway-admin"');
       expect(response.json()).toMatchObject({ status: 'error', code: 'unauthorized' });
     }
-    const { rows } = await db.pool.query('SELECT status FROM callback_deliveries WHERE id = $1', [id]);
+    const { rows } = await fixture.db.pool.query('SELECT status FROM callback_deliveries WHERE id = $1', [id]);
     expect(rows[0].status).toBe('failed');
   });
 
@@ -150,7 +122,7 @@ describe('POST /admin/callbacks/:id/resend', () => {
     const body = response.json();
     expect(body).toMatchObject({ status: 'success', delivery_id: id, delivery_status: 'pending' });
     expect(Math.abs(Date.parse(body.next_attempt_at) - Date.now())).toBeLessThan(5_000);
-    const { rows } = await db.pool.query(
+    const { rows } = await fixture.db.pool.query(
       'SELECT status, attempt_count, round_start_attempts, resend_count, resent_at FROM callback_deliveries WHERE id = $1',
       [id],
     );
@@ -168,7 +140,7 @@ describe('POST /admin/callbacks/:id/resend', () => {
   });
 
   it('does not exist when no ADMIN_TOKEN is configured', async () => {
-    const bare = await buildWalletControlApp({ config: configFor({}), pool: db.pool, redis: cache.redis, logger: false });
+    const bare = await fixture.build();
     try {
       const response = await bare.inject({ method: 'POST', url: `/admin/callbacks/${randomUUID()}/resend`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(response.statusCode).toBe(404);

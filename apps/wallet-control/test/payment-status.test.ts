@@ -1,29 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase, createTestRedis, testKeyEnv, type TestDatabase, type TestRedis } from '@gateway/testkit';
-import { buildWalletControlApp } from '../src/app';
-import { loadWalletControlConfig } from '../src/config';
+import { createTestRedis } from '@gateway/testkit';
+import { walletControlFixture } from './support/wallet-control-fixture';
 
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 const EMAIL = 'jane.doe@shop.io';
 
-let db: TestDatabase;
-let cache: TestRedis;
+// Status has a tighter limit of its own; only the test of that limit wants it.
+const fixture = walletControlFixture('status', { STATUS_RATE_LIMIT_MAX: '100000' });
 let app: FastifyInstance;
-
-function env(overrides: Record<string, string> = {}): Record<string, string> {
-  return {
-    ...testKeyEnv(),
-    NODE_ENV: 'test',
-    DATABASE_URL: db.connectionString,
-    DATABASE_SCHEMA: db.schema,
-    REDIS_PREFIX: cache.prefix,
-    ADDRESS_POOL_TARGET: '0',
-    RATE_LIMIT_MAX: '100000',
-    STATUS_RATE_LIMIT_MAX: '100000',
-    ...overrides,
-  };
-}
 
 interface Wallet {
   id: string;
@@ -38,7 +23,7 @@ async function newWallet(): Promise<Wallet> {
   const response = await app.inject({ url: '/control/wallet.php', query: { address: payout, callback } });
   expect(response.statusCode).toBe(200);
   const body = response.json();
-  const { rows } = await db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE ipn_token = $1', [body.ipn_token]);
+  const { rows } = await fixture.db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE ipn_token = $1', [body.ipn_token]);
   return { id: rows[0]!.id, ipnToken: body.ipn_token, polygonAddress: body.polygon_address_in, callback };
 }
 
@@ -47,7 +32,7 @@ const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
 let logIndex = 0;
 async function addDeposit(wallet: Wallet, status: string, amount: bigint, seenAt: string): Promise<{ id: string; txHash: string }> {
   const txHash = hex(32);
-  const { rows } = await db.pool.query<{ id: string }>(
+  const { rows } = await fixture.db.pool.query<{ id: string }>(
     `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, seen_at)
      VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6, $7) RETURNING id::text`,
     [txHash, ++logIndex, hex(32), wallet.id, amount.toString(), status, seenAt],
@@ -63,13 +48,13 @@ async function forward(
   forwardedAt: string,
 ): Promise<string> {
   const txOut = hex(32);
-  await db.pool.query(`UPDATE deposits SET status = 'forwarded', forwarded_at = $2 WHERE id = $1`, [deposit.id, forwardedAt]);
-  await db.pool.query(
+  await fixture.db.pool.query(`UPDATE deposits SET status = 'forwarded', forwarded_at = $2 WHERE id = $1`, [deposit.id, forwardedAt]);
+  await fixture.db.pool.query(
     `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, status, tx_hash)
      VALUES ($1, 'merchant', $2, $3, $4, $5, 0, 'confirmed', $6)`,
     [deposit.id, wallet.polygonAddress.toLowerCase(), payout.toLowerCase(), amounts.forwarded.toString(), hex(32), txOut],
   );
-  await db.pool.query(
+  await fixture.db.pool.query(
     `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [randomUUID(), wallet.id, deposit.id, amounts.value.toString(), amounts.forwarded.toString(), amounts.fee.toString(), deposit.txHash, txOut],
@@ -82,7 +67,7 @@ async function addPayment(
   fields: { provider: string; createdAt: string; status?: string; reference?: string },
 ): Promise<string> {
   const id = randomUUID();
-  await db.pool.query(
+  await fixture.db.pool.query(
     `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, checkout_url, created_at,
                            provider_status, provider_reference, provider_updated_at)
      VALUES ($1, $2, '49.99', 'USD', $3, $4, 'https://checkout.test/x', $5, $6, $7, CASE WHEN $6::text IS NULL THEN NULL ELSE now() END)`,
@@ -95,15 +80,7 @@ const status = (ipnToken: string, on = app, remoteAddress = '127.0.0.1') =>
   on.inject({ url: '/control/payment-status.php', query: { ipn_token: ipnToken }, remoteAddress });
 
 beforeAll(async () => {
-  db = await createTestDatabase('status');
-  cache = createTestRedis('status');
-  app = await buildWalletControlApp({ config: loadWalletControlConfig(env()), pool: db.pool, redis: cache.redis, logger: false });
-});
-
-afterAll(async () => {
-  await app.close();
-  await db.drop();
-  await cache.close();
+  app = await fixture.build();
 });
 
 describe('GET /control/payment-status.php', () => {
@@ -281,12 +258,10 @@ describe('GET /control/payment-status.php', () => {
 describe('its own, tighter rate limit', () => {
   it('answers 429 with Retry-After after STATUS_RATE_LIMIT_MAX requests, while wallet.php still answers', async () => {
     const limited = createTestRedis('status-limit');
-    const tight = await buildWalletControlApp({
-      config: loadWalletControlConfig(env({ REDIS_PREFIX: limited.prefix, STATUS_RATE_LIMIT_MAX: '3', RATE_LIMIT_MAX: '50' })),
-      pool: db.pool,
-      redis: limited.redis,
-      logger: false,
-    });
+    const tight = await fixture.build(
+      fixture.config({ REDIS_PREFIX: limited.prefix, STATUS_RATE_LIMIT_MAX: '3', RATE_LIMIT_MAX: '50' }),
+      { redis: limited },
+    );
     try {
       const wallet = await newWallet();
       const client = '203.0.113.9';

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createTestDatabase, testKeyEnv, type TestDatabase } from '@gateway/testkit';
+import { testKeyEnv } from '@gateway/testkit';
+import { walletControlFixture } from './support/wallet-control-fixture';
 
 const MAIN = join(__dirname, '..', 'src', 'main.ts');
 
@@ -18,15 +19,12 @@ function runMain(env: Record<string, string>) {
   return { child, exited, output: () => ({ stdout, stderr }) };
 }
 
-let db: TestDatabase;
-beforeAll(async () => {
-  db = await createTestDatabase('lifecycle');
-});
-afterAll(() => db.drop());
+// The process gets the settings the in-process apps get, so its Redis keys land under the fixture's prefix too.
+const fixture = walletControlFixture('lifecycle');
 
 describe('wallet-control process', () => {
   it('refuses to boot on a missing or bad setting, naming it and not its value', async () => {
-    const run = runMain({ DATABASE_URL: db.connectionString, ADDRESS_IN_KEYS: 'k1:tooshort-secret-value', PORT: 'eighty' });
+    const run = runMain({ DATABASE_URL: fixture.db.connectionString, ADDRESS_IN_KEYS: 'k1:tooshort-secret-value', PORT: 'eighty' });
     expect(await run.exited).toBe(1);
     const { stderr } = run.output();
     expect(stderr).toMatch(/HD_XPUB/);
@@ -36,21 +34,13 @@ describe('wallet-control process', () => {
   });
 
   it('refuses the public test seed in production', async () => {
-    const run = runMain({ ...testKeyEnv(), NODE_ENV: 'production', DATABASE_URL: db.connectionString });
+    const run = runMain({ ...testKeyEnv(), NODE_ENV: 'production', DATABASE_URL: fixture.db.connectionString });
     expect(await run.exited).toBe(1);
     expect(run.output().stderr).toMatch(/HD_XPUB: is derived from the public test mnemonic/);
   });
 
   it('serves, logs JSON with a request id, and shuts down cleanly on SIGTERM', async () => {
-    const run = runMain({
-      ...testKeyEnv(),
-      NODE_ENV: 'test',
-      DATABASE_URL: db.connectionString,
-      DATABASE_SCHEMA: db.schema,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      ADDRESS_POOL_TARGET: '0',
-    });
+    const run = runMain(fixture.env({ HOST: '127.0.0.1', PORT: '0' }));
     const port = await new Promise<number>((resolve, reject) => {
       const timer = setInterval(() => {
         const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(run.output().stdout);
