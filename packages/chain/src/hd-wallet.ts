@@ -1,8 +1,8 @@
-import { secp256k1 } from '@noble/curves/secp256k1';
+import { createHmac } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { bytesToHex, type Address } from 'viem';
-import { publicKeyToAddress } from 'viem/accounts';
+import { bytesToHex, checksumAddress, keccak256, type Address } from 'viem';
+import { secp256k1Backend, type Secp256k1Backend } from './secp256k1-backend';
 
 /**
  * Temporary wallets are the children m/44'/60'/0'/0/<index> of one HD seed. The API apps hold
@@ -12,24 +12,69 @@ import { publicKeyToAddress } from 'viem/accounts';
 export const TEMPORARY_WALLET_PARENT_PATH = "m/44'/60'/0'/0";
 
 export class TemporaryAddressDeriver {
-  private readonly parent: HDKey;
+  private readonly parentPublicKey: Buffer;
+  private readonly chainCode: Buffer;
+  private readonly secp256k1 = secp256k1Backend();
+  /** BIP-32 fingerprint of the xpub's key: which key derived an address, recorded with each wallet. */
+  readonly fingerprint: string;
 
   constructor(xpub: string) {
-    this.parent = HDKey.fromExtendedKey(xpub);
-    if (this.parent.privateKey) throw new Error('expected an extended PUBLIC key (xpub), got a private one');
-    if (this.parent.depth !== 4) {
-      throw new Error(`the xpub must be of ${TEMPORARY_WALLET_PARENT_PATH} (depth 4), got depth ${this.parent.depth}`);
+    const parent = HDKey.fromExtendedKey(xpub);
+    if (parent.privateKey) throw new Error('expected an extended PUBLIC key (xpub), got a private one');
+    if (parent.depth !== 4) {
+      throw new Error(`the xpub must be of ${TEMPORARY_WALLET_PARENT_PATH} (depth 4), got depth ${parent.depth}`);
     }
+    if (!parent.publicKey || !parent.chainCode) throw new Error('the xpub has no public key or chain code');
+    this.parentPublicKey = Buffer.from(parent.publicKey);
+    this.chainCode = Buffer.from(parent.chainCode);
+    this.fingerprint = keyFingerprint(parent);
+  }
+
+  /** Which secp256k1 implementation derives: `native` unless its binding failed to load. */
+  get backend(): Secp256k1Backend['name'] {
+    return this.secp256k1.name;
   }
 
   addressAt(index: bigint): Address {
-    if (index < 0n || index >= 2n ** 31n) throw new Error(`HD index ${index} is outside the non-hardened range`);
-    const child = this.parent.deriveChild(Number(index));
-    if (!child.publicKey) throw new Error(`no public key at index ${index}`);
-    // BIP-32 keeps public keys compressed; an Ethereum address hashes the uncompressed point.
-    const uncompressed = secp256k1.ProjectivePoint.fromHex(child.publicKey).toRawBytes(false);
-    return publicKeyToAddress(bytesToHex(uncompressed));
+    // An Ethereum address hashes the uncompressed point, so the child is made uncompressed.
+    const child = this.childPublicKey(index, false);
+    return checksumAddress(bytesToHex(keccak256(child.subarray(1), 'bytes').subarray(12)));
   }
+
+  childPublicKey(index: bigint, compressed: boolean): Uint8Array {
+    return derivePublicChild(this.parentPublicKey, this.chainCode, index, compressed, this.secp256k1);
+  }
+}
+
+/**
+ * BIP-32 public child derivation (CKDpub) for a non-hardened index: HMAC-SHA512 keyed by the
+ * chain code over the parent key and the index; the left half, as a scalar, is added to the
+ * parent point. A left half at or above the curve order makes the tweak throw, as BIP-32 says
+ * such an index is invalid (odds about 1 in 2^127).
+ */
+export function derivePublicChild(
+  parentPublicKey: Uint8Array,
+  chainCode: Uint8Array,
+  index: bigint,
+  compressed: boolean,
+  secp256k1: Secp256k1Backend = secp256k1Backend(),
+): Uint8Array {
+  if (index < 0n || index >= 2n ** 31n) throw new Error(`HD index ${index} is outside the non-hardened range`);
+  const data = Buffer.allocUnsafe(37);
+  data.set(parentPublicKey, 0);
+  data.writeUInt32BE(Number(index), 33);
+  const tweak = createHmac('sha512', chainCode).update(data).digest().subarray(0, 32);
+  return secp256k1.publicKeyTweakAdd(parentPublicKey, tweak, compressed);
+}
+
+/** The BIP-32 fingerprint (first 4 bytes of HASH160 of the public key) as 8 hex digits. */
+function keyFingerprint(key: HDKey): string {
+  return key.fingerprint.toString(16).padStart(8, '0');
+}
+
+/** The fingerprint of m/44'/60'/0'/0 derived from the seed: the settlement side's check that its seed made the wallets. */
+export function fingerprintFromMnemonic(mnemonic: string): string {
+  return keyFingerprint(HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic)).derive(TEMPORARY_WALLET_PARENT_PATH));
 }
 
 /** The xpub that the API apps are configured with, from the mnemonic the settlement side keeps. */

@@ -1,2 +1,3 @@
 export * from './hd-wallet';
 export * from './token';
+export * from './secp256k1-backend';
