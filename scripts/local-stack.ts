@@ -43,6 +43,10 @@ const PORTS = {
   chainWatcher: port('CHAIN_WATCHER_PORT', 3101),
   settlementWorker: port('SETTLEMENT_WORKER_PORT', 3102),
   callbackWorker: port('CALLBACK_WORKER_PORT', 3103),
+  // The API apps' /metrics (with /healthz and /readyz again), kept off their public ports.
+  walletControlMetrics: port('WALLET_CONTROL_METRICS_PORT', 3104),
+  paymentRedirectMetrics: port('PAYMENT_REDIRECT_METRICS_PORT', 3105),
+  sandboxMetrics: port('SANDBOX_PROVIDER_METRICS_PORT', 3106),
   chain: port('LOCAL_CHAIN_PORT', 8545),
 };
 
@@ -105,6 +109,7 @@ async function main(): Promise<void> {
       env: {
         ...common,
         PORT: String(PORTS.walletControl),
+        METRICS_PORT: String(PORTS.walletControlMetrics),
         ADDRESS_IN_KEYS: keys.addressInKeys,
         HD_XPUB: keys.xpub,
         CALLBACK_ALLOW_TEST_DOMAINS: 'true',
@@ -120,6 +125,7 @@ async function main(): Promise<void> {
       env: {
         ...common,
         PORT: String(PORTS.paymentRedirect),
+        METRICS_PORT: String(PORTS.paymentRedirectMetrics),
         ADDRESS_IN_KEYS: keys.addressInKeys,
         PUBLIC_URL: `http://127.0.0.1:${PORTS.paymentRedirect}`,
         SANDBOX_PROVIDER_URL: `http://127.0.0.1:${PORTS.sandbox}`,
@@ -137,6 +143,7 @@ async function main(): Promise<void> {
       env: {
         ...common,
         PORT: String(PORTS.sandbox),
+        METRICS_PORT: String(PORTS.sandboxMetrics),
         // The sandbox stands for another company: its orders live apart from the gateway's.
         DATABASE_SCHEMA: SANDBOX_SCHEMA,
         SANDBOX_SIGNING_SECRET: keys.sandboxSigningSecret,
@@ -192,7 +199,9 @@ async function main(): Promise<void> {
     testAccount: { address: customer.address, privateKey: customer.privateKey, usdc: '1000000', note: 'public anvil key: local chain only' },
     relayer: { address: relayer.address },
     platformFeeAddress: platformFee.address,
-    apps: Object.fromEntries(apps.map((app) => [app.name, { url: `http://127.0.0.1:${app.port}` }])),
+    apps: Object.fromEntries(
+      apps.map((app) => [app.name, { url: `http://127.0.0.1:${app.port}`, metrics: `http://127.0.0.1:${app.env.METRICS_PORT ?? app.port}/metrics` }]),
+    ),
     demoMerchant: { url: `http://127.0.0.1:${PORTS.merchant}`, callbackLog: MERCHANT_LOG },
     sandboxProvider: { url: `http://127.0.0.1:${PORTS.sandbox}`, funder: sandboxFunder.address, testCards: TEST_CARDS.map(({ number, description }) => `${number} ${description}`) },
     demoPayment: await demoPaymentLinks(),
@@ -257,7 +266,14 @@ function startDemoMerchant(publicSpkiBase64: string): Promise<Server> {
   const publicKey = `-----BEGIN PUBLIC KEY-----\n${publicSpkiBase64}\n-----END PUBLIC KEY-----\n`;
   const server = createServer((request, response) => {
     const url = `http://127.0.0.1:${PORTS.merchant}${request.url ?? '/'}`;
-    const verdict = verifyCallbackSignature({ url, header: request.headers[CALLBACK_SIGNATURE_HEADER], publicKeys: [publicKey] });
+    // requireV2: this gateway signs the delivery id (v2), so a header stripped down to v1 is refused.
+    const verdict = verifyCallbackSignature({
+      url,
+      header: request.headers[CALLBACK_SIGNATURE_HEADER],
+      deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
+      publicKeys: [publicKey],
+      requireV2: true,
+    });
     const entry = {
       receivedAt: new Date().toISOString(),
       deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],

@@ -9,7 +9,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { createPublicClient, erc20Abi, http, type Address } from 'viem';
 import { defineLocalChain } from '@gateway/chain';
 import { formatUsdc } from '@gateway/domain';
-import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@gateway/sdk';
+import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@gateway/sdk';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
 
 const ARTIFACTS = join(__dirname, '..', 'artifacts');
@@ -75,7 +75,13 @@ beforeAll(async () => {
   merchant = createServer((request, response) => {
     const url = `${merchantUrl}${request.url}`;
     if (request.url?.startsWith('/ipn')) {
-      const verdict = verifyCallbackSignature({ url, header: request.headers[CALLBACK_SIGNATURE_HEADER], publicKeys: [stack.callbackPublicKey] });
+      const verdict = verifyCallbackSignature({
+        url,
+        header: request.headers[CALLBACK_SIGNATURE_HEADER],
+        deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
+        publicKeys: [stack.callbackPublicKey],
+        requireV2: true,
+      });
       received.push({ url, signatureValid: verdict.ok });
       response.writeHead(200).end('*ok*');
       return;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
 import { english, generateMnemonic, privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain, deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
-import { CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@gateway/sdk';
+import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@gateway/sdk';
 import { anvilAccounts, createTestDatabase, findFreePort, startAnvil, testKeyEnv, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
 
 const ROOT = join(__dirname, '..', '..');
@@ -63,7 +63,13 @@ beforeAll(async () => {
 
   merchant = createServer((request, response) => {
     const url = `${merchantUrl}${request.url}`;
-    const verdict = verifyCallbackSignature({ url, header: request.headers[CALLBACK_SIGNATURE_HEADER], publicKeys: [publicKey] });
+    const verdict = verifyCallbackSignature({
+      url,
+      header: request.headers[CALLBACK_SIGNATURE_HEADER],
+      deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
+      publicKeys: [publicKey],
+      requireV2: true,
+    });
     received.push({ url, signatureValid: verdict.ok });
     response.writeHead(200).end('*ok*');
   });
@@ -91,7 +97,6 @@ beforeAll(async () => {
     ADDRESS_IN_KEYS,
     HD_XPUB: xpubFromMnemonic(seed),
     CALLBACK_ALLOW_TEST_DOMAINS: 'true',
-    ADDRESS_POOL_TARGET: '0',
   });
   startApp('apps/chain-watcher/src/main.ts', { ...common, METRICS_PORT: String(ports.watcher), CONFIRMATIONS: '2', START_BLOCK: '0', POLL_INTERVAL_MS: '200' });
   startApp('apps/settlement-worker/src/main.ts', {

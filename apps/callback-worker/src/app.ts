@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import { Worker } from 'bullmq';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
@@ -23,6 +24,8 @@ export interface CallbackWorkerDeps {
   config: CallbackWorkerConfig;
   pool: Pool;
   logger?: FastifyServerOptions['logger'];
+  /** Replaces the system DNS lookup of merchant hosts (tests point names at loopback stubs with it). */
+  lookup?: LookupFunction;
 }
 
 /**
@@ -30,7 +33,7 @@ export interface CallbackWorkerDeps {
  * lost jobs from PostgreSQL, and a small HTTP server for /healthz, /readyz and /metrics. Closing the
  * returned instance stops taking jobs, lets attempts in flight finish and closes everything.
  */
-export async function startCallbackWorker({ config, pool, logger }: CallbackWorkerDeps): Promise<FastifyInstance> {
+export async function startCallbackWorker({ config, pool, logger, lookup }: CallbackWorkerDeps): Promise<FastifyInstance> {
   const { raw } = config;
   const redis: RedisSettings = { url: raw.REDIS_URL, prefix: raw.REDIS_PREFIX };
   const queue = openCallbackQueue(redis);
@@ -43,19 +46,23 @@ export async function startCallbackWorker({ config, pool, logger }: CallbackWork
       postgres: () => isDatabaseReachable(pool),
       redis: () => queue.getJobCounts('waiting').then(() => true),
     },
+    // Its only server, on METRICS_PORT: /metrics stays here.
+    metricsRoute: true,
   });
   logLostConnections(pool, app.log);
   const deliveries = new CallbackDeliveryRepository(pool);
   const metrics = registerCallbackMetrics(app.metrics, { queue, deliveries });
-  const http = createCallbackHttpClient({ ...config.http, allowedCidrs: config.allowedCidrs });
+  const http = createCallbackHttpClient({ ...config.http, allowedCidrs: config.allowedCidrs, lookup });
+  // Per merchant (registrable domain or IP address, see merchantKeyOf). As many may queue for a
+  // merchant as run there: a slow merchant holds at most twice its share of slots.
+  const hostLimiter = new HostLimiter(raw.PER_HOST_CONCURRENCY, raw.PER_HOST_CONCURRENCY);
   const processor = createCallbackProcessor({
     deliveries,
     http,
     signingKeys: config.signingKeys,
     retrySchedule: config.retrySchedule,
     attemptLeaseMs: config.attemptLeaseMs,
-    // As many may queue for a host as run there: a slow merchant holds at most twice its share of slots.
-    hostLimiter: new HostLimiter(raw.PER_HOST_CONCURRENCY, raw.PER_HOST_CONCURRENCY),
+    hostLimiter,
     metrics,
     log: app.log,
   });
@@ -83,18 +90,35 @@ export async function startCallbackWorker({ config, pool, logger }: CallbackWork
       allowedCidrs: config.allowedCidrs,
       signingKeyIds: config.signingKeys.map((key) => key.keyId),
       attemptLeaseMs: config.attemptLeaseMs,
+      attemptTimeoutMs: config.http.attemptTimeoutMs,
+      shutdownGraceMs: config.shutdownGraceMs,
     },
     'callback worker started',
   );
 
   app.decorate('callbackQueue', queue);
   app.decorate('reconciler', reconciler);
-  // preClose: attempts in flight finish before onClose hooks (main's pool.end) run.
-  app.addHook('preClose', async () => {
+  // Closing first stops the work: no attempt starts any more (jobs still waiting for a slot go back
+  // to the queue), those in flight run to their deadline and their records commit, then Redis and
+  // the HTTP agent close; only then does Fastify's own close run (its preClose hooks, then the
+  // onClose hooks, where main.ts ends the pool). Not a preClose hook: Fastify cuts those off after
+  // its plugin timeout (10 s), shorter than one attempt. main.ts bounds the whole close with
+  // CALLBACK_SHUTDOWN_GRACE_SECONDS, which config keeps above one attempt and its record.
+  const stopWorking = async (): Promise<void> => {
+    hostLimiter.close();
     await reconciler.stop();
     await worker.close();
     await processor.drainRecords();
     await Promise.all([queue.close(), http.close()]);
-  });
+  };
+  let stopping: Promise<void> | undefined;
+  const closeServer = app.close.bind(app);
+  app.close = function close(listener?: () => void) {
+    stopping ??= stopWorking().catch((error: unknown) => app.log.error({ err: error }, 'callback worker did not stop cleanly'));
+    const closed = stopping.then(() => closeServer());
+    if (listener === undefined) return closed;
+    closed.then(() => listener(), () => listener());
+    return undefined;
+  } as FastifyInstance['close'];
   return app;
 }

@@ -13,7 +13,7 @@ import type { CallbackJob } from '@gateway/queue';
 import type { CallbackSigningKey } from '@gateway/sdk';
 import { createBatcher } from '@gateway/db';
 import { buildCallbackRequest, type CallbackRequest } from './callback-request';
-import type { HostLimiter } from './host-limiter';
+import { merchantKeyOf, type HostLimiter } from './host-limiter';
 import type { CallbackMetrics } from './metrics';
 
 export interface CallbackProcessorDeps {
@@ -105,6 +105,12 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
       const message = `the registered callback cannot be called: ${(error as Error).message}`;
       return { ok: false, durationMs: 0, bodyExcerpt: '', error: { code: 'invalid_url', message, retryable: false } };
     }
+    if (request.droppedParams.length > 0) {
+      log.warn(
+        { deliveryId: delivery.id, origin: originOf(delivery.callbackUrl), dropped: request.droppedParams },
+        'the registered callback URL uses names the gateway reserved; the merchant parameters of those names were left out',
+      );
+    }
     return deps.http.get(request.url, request.headers);
   };
 
@@ -153,7 +159,7 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
     const delivery = await claim(deliveryId.toLowerCase());
     if (delivery === undefined) return waitForDelivery(job, token, deliveries, deliveryId.toLowerCase(), log);
 
-    const release = await deps.hostLimiter.acquire(hostOf(delivery.callbackUrl));
+    const release = await deps.hostLimiter.acquire(merchantKeyOf(delivery.callbackUrl));
     if (release === undefined) {
       const notBefore = new Date(Date.now() + HOST_BUSY_DEFER_MS * (0.5 + random()));
       await deliveries.releaseClaim(delivery.id, delivery.attemptNo, notBefore);
@@ -215,10 +221,6 @@ async function waitForDelivery(
 async function delayJob(job: Job<CallbackJob>, token: string | undefined, notBefore: Date): Promise<never> {
   await job.moveToDelayed(notBefore.getTime(), token);
   throw new DelayedError();
-}
-
-function hostOf(url: string): string {
-  return URL.canParse(url) ? new URL(url).hostname : '';
 }
 
 function originOf(url: string): string {

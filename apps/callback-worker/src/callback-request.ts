@@ -1,5 +1,5 @@
 import { getAddress } from 'viem';
-import { buildCallbackUrl, formatUsdc } from '@gateway/domain';
+import { buildCallbackUrl, formatUsdc, gatewayParamsIn, type GatewayCallbackParamName } from '@gateway/domain';
 import type { ClaimedCallbackDelivery } from '@gateway/db';
 import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, signCallback, type CallbackSigningKey } from '@gateway/sdk';
 
@@ -9,12 +9,18 @@ export const CALLBACK_COIN = 'polygon_usdc';
 export interface CallbackRequest {
   url: string;
   headers: Record<string, string>;
+  /**
+   * Gateway names the registered URL already used (a wallet registered before the name was
+   * reserved): the merchant's parameters of that name were dropped and ours sent instead.
+   */
+  droppedParams: GatewayCallbackParamName[];
 }
 
 /**
- * The GET the merchant receives: its registered URL untouched, our parameters appended (amounts
- * as exact decimal strings from base units), signed over exactly that URL with every signing key.
- * Throws when the registered URL cannot carry a callback (not a URL, or it uses one of our names).
+ * The GET the merchant receives: its registered URL untouched (but for a parameter using one of
+ * our names, which is dropped), our parameters appended (amounts as exact decimal strings from base
+ * units), signed with every signing key over exactly that URL (v1) and over the delivery id and
+ * that URL (v2). Throws only when the registered URL is not a URL at all.
  */
 export function buildCallbackRequest(
   delivery: ClaimedCallbackDelivery,
@@ -34,8 +40,9 @@ export function buildCallbackRequest(
   return {
     url,
     headers: {
-      [CALLBACK_SIGNATURE_HEADER]: signCallback({ url, privateKeys: signingKeys, timestamp }),
+      [CALLBACK_SIGNATURE_HEADER]: signCallback({ url, deliveryId: delivery.id, privateKeys: signingKeys, timestamp }),
       [CALLBACK_DELIVERY_ID_HEADER]: delivery.id,
     },
+    droppedParams: gatewayParamsIn(delivery.callbackUrl),
   };
 }

@@ -1,9 +1,8 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import ipaddr from 'ipaddr.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError, databaseSettings, loadConfig, redisSettings, runtimeSettings } from '@gateway/config';
 import type { CallbackRetrySchedule } from '@gateway/domain';
-import { DEFAULT_CALLBACK_RETRY_SCHEDULE } from '@gateway/domain';
+import { allowedCidrProblem, DEFAULT_CALLBACK_RETRY_SCHEDULE } from '@gateway/domain';
 import type { CallbackSigningKey } from '@gateway/sdk';
 import { gatewayUserAgent } from './gateway-version';
 
@@ -21,11 +20,22 @@ export const callbackWorkerSettings = Type.Object({
   }),
   CALLBACK_ALLOWED_CIDRS: Type.String({
     default: '',
-    description: 'comma-separated ranges exempt from the SSRF guard, e.g. 127.0.0.0/8,::1/128 for the local stack; production refuses loopback and link-local',
+    description: 'comma-separated ranges exempt from the SSRF guard, e.g. 127.0.0.0/8,::1/128 for the local stack; production refuses any range reaching loopback, link-local, the unspecified address (0.0.0.0, ::) or IPv4-compatible IPv6 (::7f00:1), also IPv4-mapped; set the same on wallet-control',
   }),
   CALLBACK_CONNECT_TIMEOUT_SECONDS: seconds(5, 'DNS, TCP and TLS time limit'),
   CALLBACK_HEADERS_TIMEOUT_SECONDS: seconds(10, 'time limit from sending the request to the end of the response headers'),
   CALLBACK_BODY_TIMEOUT_SECONDS: seconds(10, 'longest silence allowed between two chunks of the response body'),
+  CALLBACK_ATTEMPT_TIMEOUT_SECONDS: seconds(
+    20,
+    'the whole attempt, DNS to the last byte of the body: a merchant dripping its answer is cut off here',
+  ),
+  CALLBACK_SHUTDOWN_GRACE_SECONDS: Type.Number({
+    default: 40,
+    exclusiveMinimum: 0,
+    maximum: 3600,
+    description:
+      'on SIGTERM, how long attempts in flight and their records may take before the process exits anyway; must exceed CALLBACK_ATTEMPT_TIMEOUT_SECONDS + 5 (and stay below the orchestrator\'s own kill delay)',
+  }),
   CALLBACK_MAX_RESPONSE_BYTES: Type.Integer({ default: 65_536, minimum: 1024, description: 'reading a response stops past this many bytes' }),
   WORKER_CONCURRENCY: Type.Integer({ default: 50, minimum: 1, maximum: 1000, description: 'callbacks in flight per process' }),
   PER_HOST_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 1000, description: 'callbacks in flight per merchant host per process' }),
@@ -48,31 +58,43 @@ export interface CallbackWorkerConfig {
     connectTimeoutMs: number;
     headersTimeoutMs: number;
     bodyTimeoutMs: number;
+    attemptTimeoutMs: number;
     maxResponseBytes: number;
     userAgent: string;
   };
   /**
-   * How long a claimed attempt keeps its delivery from being claimed again: the longest an attempt
-   * normally takes plus a margin. A worker that dies mid-attempt delays that delivery by this much.
+   * How long a claimed attempt keeps its delivery from being claimed again: the attempt's deadline
+   * plus a margin. A worker that dies mid-attempt delays that delivery by this much.
    */
   attemptLeaseMs: number;
+  /** SIGTERM: attempts in flight and their records get this long; longer than attemptLeaseMs. */
+  shutdownGraceMs: number;
 }
 
 const LEASE_MARGIN_MS = 5_000;
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
-// Addresses no production allow-list may cover: the host itself and the cloud metadata service.
-const NEVER_ALLOWED_IN_PRODUCTION = ['127.0.0.1', '::1', '169.254.169.254', 'fe80::1'];
 
 export function loadCallbackWorkerConfig(env: NodeJS.ProcessEnv = process.env): CallbackWorkerConfig {
   const raw = loadConfig(callbackWorkerSettings, env);
   const problems: string[] = [];
   const signingKeys = parseSigningKeys(raw.CALLBACK_SIGNING_KEYS, problems);
   const allowedCidrs = parseAllowedCidrs(raw.CALLBACK_ALLOWED_CIDRS, raw.NODE_ENV === 'production', problems);
+  const attemptLeaseMs = Math.round(raw.CALLBACK_ATTEMPT_TIMEOUT_SECONDS * 1000) + LEASE_MARGIN_MS;
+  const shutdownGraceMs = Math.round(raw.CALLBACK_SHUTDOWN_GRACE_SECONDS * 1000);
+  if (shutdownGraceMs <= attemptLeaseMs) {
+    // An attempt that starts just before SIGTERM runs to its deadline; its record may be retried
+    // until its lease ends: the process must outlive both.
+    const atLeast = Math.floor(attemptLeaseMs / 1000) + 1;
+    problems.push(
+      `CALLBACK_SHUTDOWN_GRACE_SECONDS: must be longer than CALLBACK_ATTEMPT_TIMEOUT_SECONDS + ${LEASE_MARGIN_MS / 1000} (${atLeast} or more here), so an attempt in flight and its record finish before the process exits`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   const http = {
     connectTimeoutMs: Math.round(raw.CALLBACK_CONNECT_TIMEOUT_SECONDS * 1000),
     headersTimeoutMs: Math.round(raw.CALLBACK_HEADERS_TIMEOUT_SECONDS * 1000),
     bodyTimeoutMs: Math.round(raw.CALLBACK_BODY_TIMEOUT_SECONDS * 1000),
+    attemptTimeoutMs: Math.round(raw.CALLBACK_ATTEMPT_TIMEOUT_SECONDS * 1000),
     maxResponseBytes: raw.CALLBACK_MAX_RESPONSE_BYTES,
     userAgent: gatewayUserAgent(),
   };
@@ -87,7 +109,8 @@ export function loadCallbackWorkerConfig(env: NodeJS.ProcessEnv = process.env): 
       maxRetries: raw.CALLBACK_RETRY_MAX_RETRIES,
       jitter: DEFAULT_CALLBACK_RETRY_SCHEDULE.jitter,
     },
-    attemptLeaseMs: http.connectTimeoutMs + http.headersTimeoutMs + http.bodyTimeoutMs + LEASE_MARGIN_MS,
+    attemptLeaseMs,
+    shutdownGraceMs,
   };
 }
 
@@ -128,19 +151,10 @@ function parsePrivateKey(material: string): KeyObject | undefined {
 
 function parseAllowedCidrs(value: string, production: boolean, problems: string[]): string[] {
   const cidrs = value.split(',').map((part) => part.trim()).filter(Boolean);
+  // One rule with Create Wallet's (wallet-control reads the same setting): see allowedCidrProblem.
   for (const cidr of cidrs) {
-    if (!ipaddr.isValidCIDR(cidr)) {
-      problems.push(`CALLBACK_ALLOWED_CIDRS: "${cidr}" is not a CIDR range such as 10.1.0.0/16`);
-      continue;
-    }
-    const [network, bits] = ipaddr.parseCIDR(cidr);
-    const sensitive = NEVER_ALLOWED_IN_PRODUCTION.map((address) => ipaddr.parse(address)).some(
-      (address) => address.kind() === network.kind() && address.match(network, bits),
-    );
-    const range = network.range();
-    if (production && (sensitive || range === 'loopback' || range === 'linkLocal')) {
-      problems.push(`CALLBACK_ALLOWED_CIDRS: ${cidr} lets callbacks reach loopback or link-local addresses, refused in production`);
-    }
+    const problem = allowedCidrProblem(cidr, production);
+    if (problem !== undefined) problems.push(`CALLBACK_ALLOWED_CIDRS: ${problem}`);
   }
   return cidrs;
 }

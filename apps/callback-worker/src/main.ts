@@ -1,4 +1,4 @@
-import { ConfigError } from '@gateway/config';
+import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db';
 import { runServer } from '@gateway/http';
 import { startCallbackWorker } from './app';
@@ -8,10 +8,7 @@ async function main(): Promise<void> {
   const config = loadCallbackWorkerConfig();
   const { raw } = config;
   const pool = createPool({
-    connectionString: raw.DATABASE_URL,
-    schema: raw.DATABASE_SCHEMA,
-    max: raw.DATABASE_POOL_SIZE,
-    applicationName: 'callback-worker',
+    ...databasePoolOptions(raw, 'callback-worker'),
     // Safe here: a claim or attempt record lost in a PostgreSQL crash leaves the delivery pending
     // and due, so it is sent again (same delivery id), never lost; the delivery rows themselves are
     // written by settlement with normal commits. Saves a disk flush (~3.5 ms here) per batch.
@@ -19,7 +16,8 @@ async function main(): Promise<void> {
   });
   const app = await startCallbackWorker({ config, pool });
   app.addHook('onClose', () => pool.end());
-  await runServer(app, { host: raw.METRICS_HOST, port: raw.METRICS_PORT });
+  // SIGTERM: attempts in flight run to their deadline and their records commit before the exit.
+  await runServer(app, { host: raw.METRICS_HOST, port: raw.METRICS_PORT }, { closeDelayMs: config.shutdownGraceMs });
 }
 
 main().catch((error: Error) => {

@@ -1,5 +1,5 @@
 import { createBatcher } from '@gateway/db';
-import { HostLimiter } from '../src/host-limiter';
+import { HostLimiter, merchantKeyOf } from '../src/host-limiter';
 
 describe('createBatcher', () => {
   it('sends the calls made together as one batch and hands each caller its own result', async () => {
@@ -82,5 +82,41 @@ describe('HostLimiter', () => {
     b1!();
     expect(limiter.inFlight('a.example')).toBe(0);
     expect(limiter.inFlight('b.example')).toBe(0);
+  });
+});
+
+describe('merchantKeyOf: what the per-host limit counts', () => {
+  it('counts a name by its registrable domain, so wildcard subdomains share one limit', () => {
+    for (const url of ['https://a.evil.com/cb', 'https://b.evil.com/cb', 'http://x.y.evil.com:8080/cb', 'https://EVIL.com./cb', 'https://evil.com/cb']) {
+      expect(merchantKeyOf(url)).toBe('evil.com');
+    }
+    expect(merchantKeyOf('https://a.shop.co.uk/ipn')).toBe('shop.co.uk');
+    expect(merchantKeyOf('https://b.other.co.uk/ipn')).toBe('other.co.uk');
+  });
+
+  it('counts an IP literal by its address, however it is spelled', () => {
+    for (const url of ['http://127.0.0.1:3400/cb', 'http://2130706433/cb', 'http://0x7f.1/cb', 'http://[::ffff:127.0.0.1]/cb']) {
+      expect(merchantKeyOf(url)).toBe('127.0.0.1');
+    }
+    expect(merchantKeyOf('http://[2001:db8::1]/cb')).toBe('2001:db8::1');
+    expect(merchantKeyOf('http://[2001:0db8:0::1]/cb')).toBe('2001:db8::1');
+  });
+
+  it('keeps a name without a public suffix whole', () => {
+    expect(merchantKeyOf('http://localhost:3400/cb')).toBe('localhost');
+    expect(merchantKeyOf('http://intranet/cb')).toBe('intranet');
+  });
+});
+
+describe('HostLimiter.close', () => {
+  it('sends the waiters away and refuses new slots, so a closing worker starts no new attempt', async () => {
+    const limiter = new HostLimiter(1, 2);
+    const first = await limiter.acquire('a.example');
+    const waiting = limiter.acquire('a.example');
+    limiter.close();
+    expect(await waiting).toBeUndefined();
+    expect(await limiter.acquire('b.example')).toBeUndefined();
+    first!();
+    expect(limiter.inFlight('a.example')).toBe(0);
   });
 });

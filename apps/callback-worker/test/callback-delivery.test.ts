@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
@@ -87,14 +88,34 @@ describe('the callback a merchant receives', () => {
     await waitForStatus(ids[0]!, 'delivered');
     const [request] = stub.receivedOn('/signed');
     const header = request?.headers[CALLBACK_SIGNATURE_HEADER];
-    expect(header).toMatch(/^t=\d+,v1=[^,]+,v1=[^,]+$/);
+    const deliveryId = request?.headers[CALLBACK_DELIVERY_ID_HEADER];
+    // One v1 (URL) and one v2 (delivery id and URL) per key, newest key first.
+    expect(header).toMatch(/^t=\d+(,v1=[^,]+,v2=[^,]+){2}$/);
     const url = `${stub.origin}${request?.url}`;
     for (const key of [newKey, oldKey]) {
-      expect(verifyCallbackSignature({ url, header, publicKeys: [key.publicKey] })).toMatchObject({ ok: true });
+      expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [key.publicKey] })).toMatchObject({
+        ok: true,
+        scheme: 'v2',
+        deliveryId: ids[0],
+      });
     }
     const tampered = url.replace('value_coin=10', 'value_coin=99');
     expect(tampered).not.toBe(url);
-    expect(verifyCallbackSignature({ url: tampered, header, publicKeys: [newKey.publicKey, oldKey.publicKey] })).toEqual({
+    expect(
+      verifyCallbackSignature({ url: tampered, header, deliveryId, publicKeys: [newKey.publicKey, oldKey.publicKey] }),
+    ).toEqual({ ok: false, reason: 'no_matching_signature' });
+  });
+
+  it('signs the delivery id, so a captured callback replayed under a fresh id fails to verify', async () => {
+    const { ids } = await deliver(`${stub.origin}/replayed?order=8`);
+    await waitForStatus(ids[0]!, 'delivered');
+    const [request] = stub.receivedOn('/replayed');
+    const header = request?.headers[CALLBACK_SIGNATURE_HEADER];
+    const url = `${stub.origin}${request?.url}`;
+    const publicKeys = [newKey.publicKey, oldKey.publicKey];
+    expect(verifyCallbackSignature({ url, header, deliveryId: ids[0], publicKeys, requireV2: true }).ok).toBe(true);
+    // Same URL, same signature header, inside the tolerance: only the id differs.
+    expect(verifyCallbackSignature({ url, header, deliveryId: randomUUID(), publicKeys })).toEqual({
       ok: false,
       reason: 'no_matching_signature',
     });
@@ -183,16 +204,40 @@ describe('retries', () => {
   });
 });
 
-describe('callbacks that cannot be sent', () => {
-  it('fails at once, without retries, a registered URL that already uses one of our parameter names', async () => {
-    // Create Wallet refuses such a URL; this row is written around it, as a damaged record would be.
-    const { ids } = await deliver(`${stub.origin}/clash?value_coin=1`);
-    await waitForStatus(ids[0]!, 'failed');
-    const attempts = await attemptRows(db.pool, ids[0]!);
-    expect(attempts).toHaveLength(1);
-    expect(attempts[0]).toMatchObject({ error_code: 'invalid_url', status_code: null });
-    expect(attempts[0]?.error).toMatch(/already uses the gateway parameter "value_coin"/);
-    expect(stub.receivedOn('/clash')).toHaveLength(0);
+describe('callbacks whose URL holds a name the gateway reserved later', () => {
+  it('delivers them: the gateway\'s value wins, the merchant\'s same-named parameter is dropped, the signature holds', async () => {
+    // Create Wallet refuses such a URL today; this row stands for a wallet registered before the
+    // name was reserved (written directly, around Create Wallet).
+    const { wallet, ids } = await deliver(`${stub.origin}/clash?order=5&coin=eth&value%5Fcoin=1000&note=x`);
+    await waitForStatus(ids[0]!, 'delivered');
+    const [request] = stub.receivedOn('/clash');
+    expect(request?.url).toMatch(/^\/clash\?order=5&note=x&value_coin=10&value_forwarded_coin=9\.9&fee_coin=0\.1&coin=polygon_usdc&/);
+    const query = new URL(`${stub.origin}${request?.url}`).searchParams;
+    expect(query.getAll('coin')).toEqual(['polygon_usdc']);
+    expect(query.getAll('value_coin')).toEqual(['10']);
+    expect(query.get('ipn_token')).toBe(wallet.ipnToken);
+    const url = `${stub.origin}${request?.url}`;
+    const verdict = verifyCallbackSignature({
+      url,
+      header: request?.headers[CALLBACK_SIGNATURE_HEADER],
+      deliveryId: request?.headers[CALLBACK_DELIVERY_ID_HEADER],
+      publicKeys: [newKey.publicKey],
+    });
+    expect(verdict).toMatchObject({ ok: true, scheme: 'v2' });
+    expect(await attemptRows(db.pool, ids[0]!)).toMatchObject([{ attempt_no: 1, status_code: 200, error_code: null }]);
+  });
+});
+
+describe('DNS', () => {
+  it('retries a name that does not resolve, like any network error', async () => {
+    const { ids } = await deliver('http://no-such-merchant.invalid/ipn?order=11');
+    const id = ids[0]!;
+    await waitUntil(async () => (await attemptRows(db.pool, id)).length >= 2, 10_000, 'two attempts');
+    const attempts = await attemptRows(db.pool, id);
+    expect(attempts[0]).toMatchObject({ attempt_no: 1, error_code: 'dns_failed', status_code: null });
+    expect(attempts[0]?.error).toMatch(/^DNS lookup of no-such-merchant\.invalid failed/);
+    expect((await deliveryRow(db.pool, id)).status).not.toBe('failed');
+    await db.pool.query(`UPDATE callback_deliveries SET status = 'failed' WHERE id = $1`, [id]);
   });
 });
 

@@ -25,11 +25,14 @@ describe('callback-worker configuration', () => {
       connectTimeoutMs: 5000,
       headersTimeoutMs: 10_000,
       bodyTimeoutMs: 10_000,
+      attemptTimeoutMs: 20_000,
       maxResponseBytes: 65_536,
       userAgent: 'usdc-card-gateway/0.1.0',
     });
     expect(config.raw).toMatchObject({ WORKER_CONCURRENCY: 50, PER_HOST_CONCURRENCY: 4, METRICS_PORT: 3103 });
-    expect(config.attemptLeaseMs).toBe(30_000);
+    // One attempt's deadline plus a margin; SIGTERM waits longer than that.
+    expect(config.attemptLeaseMs).toBe(25_000);
+    expect(config.shutdownGraceMs).toBe(40_000);
     expect(config.retrySchedule).toMatchObject({ firstDelayMs: 30_000, maxRetries: 18 });
   });
 
@@ -57,5 +60,14 @@ describe('callback-worker configuration', () => {
     ]);
     const local = loadCallbackWorkerConfig({ ...base, ...keys, NODE_ENV: 'development', CALLBACK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128' });
     expect(local.allowedCidrs).toEqual(['127.0.0.0/8', '::1/128']);
+  });
+
+  it('refuses a shutdown grace period that an attempt and its record would not fit in', () => {
+    const keys = { CALLBACK_SIGNING_KEYS: signingKeyPair('k1').setting };
+    expect(problemsOf({ ...keys, CALLBACK_ATTEMPT_TIMEOUT_SECONDS: '30', CALLBACK_SHUTDOWN_GRACE_SECONDS: '35' })).toEqual([
+      'CALLBACK_SHUTDOWN_GRACE_SECONDS: must be longer than CALLBACK_ATTEMPT_TIMEOUT_SECONDS + 5 (36 or more here), so an attempt in flight and its record finish before the process exits',
+    ]);
+    const config = loadCallbackWorkerConfig({ ...base, ...keys, CALLBACK_ATTEMPT_TIMEOUT_SECONDS: '30', CALLBACK_SHUTDOWN_GRACE_SECONDS: '36' });
+    expect(config).toMatchObject({ attemptLeaseMs: 35_000, shutdownGraceMs: 36_000, http: { attemptTimeoutMs: 30_000 } });
   });
 });

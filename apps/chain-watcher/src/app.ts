@@ -36,6 +36,8 @@ export async function buildChainWatcherApp({ config, pool, logger }: ChainWatche
     logLevel: raw.LOG_LEVEL,
     logger,
     readiness: { postgres: () => isDatabaseReachable(pool) },
+    // Its only server, on METRICS_PORT: /metrics stays here.
+    metricsRoute: true,
   });
   logLostConnections(pool, app.log);
   const metrics = new WatcherMetrics(app.metrics);

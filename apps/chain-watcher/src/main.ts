@@ -1,4 +1,4 @@
-import { ConfigError } from '@gateway/config';
+import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db';
 import { runServer } from '@gateway/http';
 import { buildChainWatcherApp } from './app';
@@ -7,12 +7,7 @@ import { loadChainWatcherConfig } from './config';
 async function main(): Promise<void> {
   const config = loadChainWatcherConfig();
   const { raw } = config;
-  const pool = createPool({
-    connectionString: raw.DATABASE_URL,
-    schema: raw.DATABASE_SCHEMA,
-    max: raw.DATABASE_POOL_SIZE,
-    applicationName: 'chain-watcher',
-  });
+  const pool = createPool(databasePoolOptions(raw, 'chain-watcher'));
   const app = await buildChainWatcherApp({ config, pool });
   app.addHook('onClose', () => pool.end());
   await runServer(app, { host: raw.METRICS_HOST, port: raw.METRICS_PORT });

@@ -3,6 +3,7 @@ import {
   addressInKeySettings,
   databaseSettings,
   loadConfig,
+  metricsServerSettings,
   parseRateSourceSettings,
   parseSealingKeys,
   rateSourceSettings,
@@ -17,6 +18,7 @@ export const paymentRedirectSettings = Type.Object({
   ...runtimeSettings,
   ...databaseSettings,
   ...serverSettings(3200),
+  ...metricsServerSettings(3105),
   ...addressInKeySettings,
   ...redisSettings,
   PUBLIC_URL: Type.String({

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Address, Hex } from 'viem';
 import { resolve } from 'node:path';
-import { ConfigError, databaseSettings, loadConfig, runtimeSettings, serverSettings } from '@gateway/config';
+import { ConfigError, databaseSettings, loadConfig, metricsServerSettings, runtimeSettings, serverSettings } from '@gateway/config';
 import type { RateTable } from '@gateway/domain';
 import { readRateFileSync, RateSourceError } from '@gateway/rates';
 
@@ -14,6 +14,7 @@ export const sandboxProviderSettings = Type.Object({
   }),
   ...databaseSettings,
   ...serverSettings(3300),
+  ...metricsServerSettings(3106),
   CHAIN_RPC_URL: Type.String({
     default: 'http://127.0.0.1:8545',
     pattern: '^https?://',

@@ -1,4 +1,4 @@
-import { ConfigError } from '@gateway/config';
+import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db';
 import { runServer } from '@gateway/http';
 import { SandboxBootRefusedError, startSandboxProvider } from './boot';
@@ -7,12 +7,7 @@ import { loadSandboxProviderConfig } from './config';
 async function main(): Promise<void> {
   const config = loadSandboxProviderConfig();
   const { raw } = config;
-  const pool = createPool({
-    connectionString: raw.DATABASE_URL,
-    schema: raw.DATABASE_SCHEMA,
-    max: raw.DATABASE_POOL_SIZE,
-    applicationName: 'sandbox-provider',
-  });
+  const pool = createPool(databasePoolOptions(raw, 'sandbox-provider'));
   let app;
   try {
     app = await startSandboxProvider({ config, pool });
@@ -21,7 +16,8 @@ async function main(): Promise<void> {
     throw error;
   }
   app.addHook('onClose', () => pool.end());
-  await runServer(app, { host: raw.HOST, port: raw.PORT });
+  // /metrics on its own port (METRICS_PORT), never the public one; /healthz and /readyz on both.
+  await runServer(app, { host: raw.HOST, port: raw.PORT }, { metrics: { host: raw.METRICS_HOST, port: raw.METRICS_PORT } });
 }
 
 main().catch((error: Error) => {

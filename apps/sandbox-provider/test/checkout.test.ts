@@ -289,7 +289,7 @@ describe('POST /checkout', () => {
   });
 
   it('counts outcomes in sandbox_checkouts_total', async () => {
-    const metrics = (await app.inject('/metrics')).body;
+    const metrics = await app.metrics.metrics();
     const count = (outcome: string) => Number(new RegExp(`^sandbox_checkouts_total\\{outcome="${outcome}"[^}]*\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
     expect(count('paid')).toBeGreaterThanOrEqual(3);
     expect(count('replayed')).toBeGreaterThanOrEqual(6);

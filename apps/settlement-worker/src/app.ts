@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
-import { isDatabaseReachable, logLostConnections, PayoutRepository, SettlementRepository } from '@gateway/db';
+import { fingerprintFromMnemonic } from '@gateway/chain';
+import { ConfigError } from '@gateway/config';
+import { HdKeyRepository, isDatabaseReachable, logLostConnections, PayoutRepository, SettlementRepository } from '@gateway/db';
 import type { SettlementConfig } from './config';
 import { SettlementMetrics } from './metrics';
 import { CallbackQueueEnqueuer, openCallbackQueue, SettlementRuntime } from './settlement-runtime';
@@ -32,6 +34,18 @@ export interface SettlementWorkerDeps {
 const MAX_ATTEMPT_MS = 15 * 60_000;
 
 /**
+ * Refuses to settle with a seed whose key is not the one wallet-control registered (it derived
+ * the temporary wallets from that key's xpub): every signature would be for the wrong address.
+ */
+async function assertSeedDerivedTheWallets(keys: HdKeyRepository, fingerprint: string): Promise<void> {
+  const known = await keys.list();
+  if (known.length === 0 || (known.length === 1 && known[0] === fingerprint)) return;
+  throw new ConfigError([
+    `SETTLEMENT_MNEMONIC: its key m/44'/60'/0'/0 (fingerprint ${fingerprint}) is not the key this database's temporary wallets were derived from (${known.join(', ')}); configure the seed whose xpub wallet-control uses`,
+  ]);
+}
+
+/**
  * The settlement worker: a BullMQ consumer of final deposits plus /healthz, /readyz and /metrics.
  * It alone holds the seed of the temporary wallets and the relayer key. Call
  * `app.settlement.start()` to begin taking jobs; closing the app stops them.
@@ -49,8 +63,11 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
       redis: async () => (runtime ? runtime.isRedisReachable() : false),
       chain: async () => (await chain.blockNumber()) >= 0n,
     },
+    // Its only server, on METRICS_PORT: /metrics stays here.
+    metricsRoute: true,
   });
   logLostConnections(pool, app.log);
+  await assertSeedDerivedTheWallets(new HdKeyRepository(pool), fingerprintFromMnemonic(config.mnemonic));
   const metrics = new SettlementMetrics(app.metrics);
   const settlements = new SettlementRepository(pool);
   const payouts = new PayoutRepository(pool);

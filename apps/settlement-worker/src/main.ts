@@ -1,4 +1,4 @@
-import { ConfigError } from '@gateway/config';
+import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db';
 import { runServer } from '@gateway/http';
 import { buildSettlementWorkerApp } from './app';
@@ -16,12 +16,7 @@ async function main(): Promise<void> {
     token: config.tokenAddress,
     pollingIntervalMs: raw.POLL_INTERVAL_MS,
   });
-  const pool = createPool({
-    connectionString: raw.DATABASE_URL,
-    schema: raw.DATABASE_SCHEMA,
-    max: raw.DATABASE_POOL_SIZE,
-    applicationName: 'settlement-worker',
-  });
+  const pool = createPool(databasePoolOptions(raw, 'settlement-worker'));
   const app = await buildSettlementWorkerApp({ config, pool, chain });
   app.addHook('onClose', () => pool.end());
   app.log.info(

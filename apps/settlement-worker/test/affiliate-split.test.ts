@@ -49,6 +49,7 @@ async function customAffiliateWallet(split: { affiliate_fee: string; merchant_fe
   const [result] = await new WalletRepository(fixture.db.pool).createOrGetMany([
     {
       hdIndex: BigInt(hdIndex),
+      keyFingerprint: 'a1b2c3d4',
       polygonAddress: address,
       addressIn: `sealed-${randomUUID()}`,
       payoutAddress: request.payoutAddress,

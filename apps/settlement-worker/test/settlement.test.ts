@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
 import { createPool } from '@gateway/db';
-import { readTokenDomain } from '@gateway/chain';
+import { fingerprintFromMnemonic, readTokenDomain } from '@gateway/chain';
+import { TEST_MNEMONIC } from '@gateway/testkit';
 import { SettlementChain } from '../src/services/settlement-chain';
 import { freshAddress, relayerAccount, SettlementFixture, USDC, waitFor, type TestWallet } from './settlement-fixture';
 
@@ -76,6 +77,22 @@ describe('settlement of a final deposit', () => {
     expect(chain.domain).toMatchObject({ name: 'USD Coin', version: '2', chainId: fixture.anvil.chainId });
     await expect(SettlementChain.connect({ ...target, chainId: 1 })).rejects.toThrow(/serves chain 137, but CHAIN_ID is 1/);
     await expect(SettlementChain.connect({ ...target, token: freshAddress() })).rejects.toThrow(/EIP-712 domain|returned no data/);
+  });
+
+  it('refuses to boot with a seed whose key did not derive the wallets (the key wallet-control registered)', async () => {
+    await fixture.db.pool.query(`INSERT INTO hd_keys (fingerprint) VALUES ('0badf00d')`);
+    try {
+      await expect(fixture.buildApp()).rejects.toThrow(/SETTLEMENT_MNEMONIC: its key m\/44'\/60'\/0'\/0 \(fingerprint [0-9a-f]{8}\) is not the key/);
+    } finally {
+      await fixture.db.pool.query(`DELETE FROM hd_keys`);
+    }
+    const ours = fingerprintFromMnemonic(TEST_MNEMONIC);
+    await fixture.db.pool.query(`INSERT INTO hd_keys (fingerprint) VALUES ($1)`, [ours]);
+    try {
+      await (await fixture.buildApp()).close();
+    } finally {
+      await fixture.db.pool.query(`DELETE FROM hd_keys`);
+    }
   });
 
   it('pays the affiliate its share as a third leg', async () => {

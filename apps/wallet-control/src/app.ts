@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { parseTrustProxy } from '@gateway/config';
+import { ConfigError, parseTrustProxy } from '@gateway/config';
 import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
-import { isDatabaseReachable, logLostConnections, PaymentStatusRepository, WalletRepository } from '@gateway/db';
+import { HdKeyRepository, isDatabaseReachable, logLostConnections, PaymentStatusRepository, WalletRepository } from '@gateway/db';
 import { TemporaryAddressDeriver } from '@gateway/chain';
 import { createRateReader, registerRateMetrics } from '@gateway/rates';
 import type { WalletControlConfig } from './config';
@@ -20,7 +20,6 @@ import { adminRoutes } from './routes/admin';
 declare module 'fastify' {
   interface FastifyInstance {
     walletService: WalletService;
-    addressSupply: AddressSupply;
     paymentStatusService: PaymentStatusService;
   }
 }
@@ -31,6 +30,18 @@ export interface WalletControlDeps {
   /** Rate-limit counters shared by every replica (and cached exchange rates). */
   redis: IORedis;
   logger?: FastifyServerOptions['logger'];
+}
+
+/**
+ * Refuses to serve with an xpub other than the one this database's wallets were derived from:
+ * its addresses would be ones the settlement seed cannot sign for.
+ */
+async function assertKnownHdKey(keys: HdKeyRepository, fingerprint: string): Promise<void> {
+  const known = await keys.registerAndList(fingerprint);
+  if (known.length === 1 && known[0] === fingerprint) return;
+  throw new ConfigError([
+    `HD_XPUB: its key (fingerprint ${fingerprint}) is not the key this database's temporary wallets were derived from (${known.join(', ')}); configure that xpub, or use another database`,
+  ]);
 }
 
 /** The {base_url} host. Holds the xpub only: it derives addresses and can move no funds. */
@@ -47,13 +58,11 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
   });
   logLostConnections(pool, app.log);
   const wallets = new WalletRepository(pool);
-  const addressSupply = new AddressSupply(
-    wallets,
-    new TemporaryAddressDeriver(raw.HD_XPUB),
-    { target: raw.ADDRESS_POOL_TARGET, lowWater: raw.ADDRESS_POOL_LOW_WATER, claimBatch: raw.ADDRESS_POOL_CLAIM_BATCH },
-    app.log,
-  );
-  app.decorate('addressSupply', addressSupply);
+  const deriver = new TemporaryAddressDeriver(raw.HD_XPUB);
+  await assertKnownHdKey(new HdKeyRepository(pool), deriver.fingerprint);
+  app.log.info({ keyFingerprint: deriver.fingerprint, secp256k1: deriver.backend }, 'deriving temporary addresses');
+  if (deriver.backend !== 'native') app.log.warn('libsecp256k1 binding did not load: deriving addresses in JavaScript, several times slower');
+  const addressSupply = new AddressSupply(wallets, deriver, { reserveBatch: raw.HD_INDEX_RESERVE_BATCH });
   app.decorate(
     'walletService',
     new WalletService({
@@ -62,13 +71,12 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
       keys: config.keys,
       tokenAddress: config.tokenAddress,
       allowTestDomains: raw.CALLBACK_ALLOW_TEST_DOMAINS,
+      callbackAllowedCidrs: config.callbackAllowedCidrs,
       platformFeeBps: raw.PLATFORM_FEE_BPS,
       affiliateShareBps: raw.AFFILIATE_SHARE_BPS,
     }),
   );
   app.decorate('paymentStatusService', new PaymentStatusService(new PaymentStatusRepository(pool)));
-  // preClose: background work stops before onClose hooks (like main's pool.end) run.
-  app.addHook('preClose', () => addressSupply.stop());
   // Exchange rates for Convert to USD: the configured source behind the Redis cache, refreshed in
   // the background (never on the request path); loaded once before the app serves.
   const rateReader = createRateReader({ settings: config.rates, redis, keyPrefix: raw.REDIS_PREFIX, logger: app.log });

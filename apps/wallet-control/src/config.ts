@@ -7,6 +7,7 @@ import {
   databaseSettings,
   hdPublicKeySettings,
   loadConfig,
+  metricsServerSettings,
   parseRateSourceSettings,
   parseSealingKeys,
   rateSourceSettings,
@@ -15,13 +16,14 @@ import {
   runtimeSettings,
   serverSettings,
 } from '@gateway/config';
-import type { EvmAddress, SealingKeyRing } from '@gateway/domain';
+import { allowedCidrProblem, type EvmAddress, type SealingKeyRing } from '@gateway/domain';
 import { isPublicTestXpub } from '@gateway/chain';
 
 export const walletControlSettings = Type.Object({
   ...runtimeSettings,
   ...databaseSettings,
   ...serverSettings(3100),
+  ...metricsServerSettings(3104),
   ...addressInKeySettings,
   ...chainIdentitySettings,
   ...hdPublicKeySettings,
@@ -50,9 +52,17 @@ export const walletControlSettings = Type.Object({
     default: false,
     description: 'accept callbacks on placeholder/test domains (localhost, *.test, example.com); local stack only',
   }),
-  ADDRESS_POOL_TARGET: Type.Integer({ default: 5000, minimum: 0, description: 'pre-derived addresses to keep ready (0 disables the keeper)' }),
-  ADDRESS_POOL_LOW_WATER: Type.Integer({ default: 1000, minimum: 0, description: 'refill the address pool below this many' }),
-  ADDRESS_POOL_CLAIM_BATCH: Type.Integer({ default: 100, minimum: 1, maximum: 1000, description: 'addresses a process claims from the pool at once' }),
+  CALLBACK_ALLOWED_CIDRS: Type.String({
+    default: '',
+    description:
+      "comma-separated ranges exempt from the callback address rule, as on the callback-worker (set both alike): a callback whose host is an IP literal outside public unicast is refused unless one of these holds it; production refuses ranges reaching loopback, link-local, 0.0.0.0/:: or ::a.b.c.d",
+  }),
+  HD_INDEX_RESERVE_BATCH: Type.Integer({
+    default: 100,
+    minimum: 1,
+    maximum: 10000,
+    description: 'HD indexes a process reserves from the sequence at once (addresses are derived on the spot)',
+  }),
   CALLBACK_PUBLIC_KEYS: Type.String({
     default: '',
     description:
@@ -76,12 +86,19 @@ export interface WalletControlConfig {
   callbackPublicKeys: CallbackPublicKey[];
   /** Where exchange rates come from (Convert to USD). */
   rates: RateSourceConfig;
+  /** CALLBACK_ALLOWED_CIDRS, checked: ranges an IP-literal callback may point into. */
+  callbackAllowedCidrs: string[];
 }
 
 export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): WalletControlConfig {
   const raw = loadConfig(walletControlSettings, env);
   const problems: string[] = [];
   const callbackPublicKeys = parseCallbackPublicKeys(raw.CALLBACK_PUBLIC_KEYS, problems);
+  const callbackAllowedCidrs = raw.CALLBACK_ALLOWED_CIDRS.split(',').map((part) => part.trim()).filter(Boolean);
+  for (const cidr of callbackAllowedCidrs) {
+    const problem = allowedCidrProblem(cidr, raw.NODE_ENV === 'production');
+    if (problem !== undefined) problems.push(`CALLBACK_ALLOWED_CIDRS: ${problem}`);
+  }
   if (raw.PLATFORM_FEE_BPS + raw.AFFILIATE_SHARE_BPS > 10_000) {
     problems.push('AFFILIATE_SHARE_BPS: together with PLATFORM_FEE_BPS it exceeds 10000 (100%)');
   }
@@ -99,6 +116,7 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
     tokenAddress: raw.USDC_TOKEN_ADDRESS as EvmAddress,
     callbackPublicKeys,
     rates: parseRateSourceSettings(raw),
+    callbackAllowedCidrs,
   };
 }
 

@@ -1,18 +1,13 @@
 import { createPool } from '@gateway/db';
 import { createApiRedis, runServer } from '@gateway/http';
-import { ConfigError } from '@gateway/config';
+import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { loadWalletControlConfig } from './config';
 import { buildWalletControlApp } from './app';
 
 async function main(): Promise<void> {
   const config = loadWalletControlConfig();
   const { raw } = config;
-  const pool = createPool({
-    connectionString: raw.DATABASE_URL,
-    schema: raw.DATABASE_SCHEMA,
-    max: raw.DATABASE_POOL_SIZE,
-    applicationName: 'wallet-control',
-  });
+  const pool = createPool(databasePoolOptions(raw, 'wallet-control'));
   const redis = createApiRedis(raw.REDIS_URL);
   // Without a listener a Redis outage would end the process; requests fail open meanwhile.
   redis.on('error', () => undefined);
@@ -21,8 +16,8 @@ async function main(): Promise<void> {
     await pool.end();
     redis.disconnect();
   });
-  app.addressSupply.startKeeper();
-  await runServer(app, { host: raw.HOST, port: raw.PORT });
+  // /metrics on its own port (METRICS_PORT), never the public one; /healthz and /readyz on both.
+  await runServer(app, { host: raw.HOST, port: raw.PORT }, { metrics: { host: raw.METRICS_HOST, port: raw.METRICS_PORT } });
 }
 
 main().catch((error: Error) => {

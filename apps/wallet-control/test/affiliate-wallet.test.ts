@@ -203,7 +203,8 @@ describe('configuration and documentation', () => {
   });
 
   it('uses the configured share for new affiliate.php wallets', async () => {
-    const other = await fixture.build(fixture.config({ AFFILIATE_SHARE_BPS: '125' }));
+    // The same sealing keys: a replica that differs in the share only (another key would re-seal address_in).
+    const other = await fixture.build(fixture.config({ AFFILIATE_SHARE_BPS: '125', ADDRESS_IN_KEYS: config.raw.ADDRESS_IN_KEYS }));
     try {
       const callback = nextCallback();
       expect((await get('/control/affiliate.php', { address: payout, callback, affiliate }, other)).statusCode).toBe(200);

@@ -112,10 +112,10 @@ describe('GET /control/convert.php', () => {
       error: expect.stringMatching(/^exchange rates are too old to use: the newest from file are of .*, 6 days ago, and this gateway refuses rates older than 5 days; retry later$/),
     });
     expect((await convert({ from: 'usd', value: '49.9' }, stale)).json()).toEqual({ status: 'success', value_coin: '49.90', exchange_rate: '1' });
-    const metrics = (await stale.inject({ url: '/metrics' })).body;
+    const metrics = await stale.metrics.metrics();
     expect(metrics).toMatch(/^exchange_rates_usable\{[^}]*\} 0$/m);
     expect(Number(/^exchange_rates_age_seconds\{[^}]*source="file"[^}]*\} (\S+)$/m.exec(metrics)?.[1])).toBeGreaterThan(5 * 86_400);
-    expect((await app.inject({ url: '/metrics' })).body).toMatch(/^exchange_rates_usable\{[^}]*\} 1$/m);
+    expect(await app.metrics.metrics()).toMatch(/^exchange_rates_usable\{[^}]*\} 1$/m);
   });
 
   it("converts with the ECB's reference rates end to end (a recorded eurofxref-daily.xml, re-dated)", async () => {

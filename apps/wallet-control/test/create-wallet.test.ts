@@ -3,7 +3,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { getAddress } from 'viem';
 import { openAddressIn } from '@gateway/domain';
 import { WalletRepository } from '@gateway/db';
-import { TemporaryAddressDeriver } from '@gateway/chain';
+import { TemporaryAddressDeriver, xpubFromMnemonic } from '@gateway/chain';
 import { AddressSupply } from '../src/services/address-supply';
 import { TEST_MNEMONIC } from '@gateway/testkit';
 import type { WalletControlConfig } from '../src/config';
@@ -71,21 +71,29 @@ describe('GET /control/wallet.php', () => {
     expect(rows[0].n).toBe(1);
   });
 
-  it('hands out pre-derived pool addresses, derived from the xpub, each once across replicas', async () => {
-    await fixture.db.pool.query('DELETE FROM address_pool');
+  it('derives each address on the spot from the xpub, each once across replicas, and records its key', async () => {
     const wallets = new WalletRepository(fixture.db.pool);
     const deriver = new TemporaryAddressDeriver(config.raw.HD_XPUB);
-    const keeper = new AddressSupply(wallets, deriver, { target: 30, lowWater: 10, claimBatch: 7 }, app.log);
-    const replica = new AddressSupply(wallets, deriver, { target: 0, lowWater: 0, claimBatch: 7 }, app.log);
-    expect(await keeper.topUp()).toBe(30);
-    expect(await keeper.topUp()).toBe(0);
-    const taken = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? keeper : replica).take()));
+    const one = new AddressSupply(wallets, deriver, { reserveBatch: 7 });
+    const other = new AddressSupply(wallets, deriver, { reserveBatch: 7 });
+    const taken = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? one : other).take()));
     expect(new Set(taken.map((a) => a.hdIndex)).size).toBe(20);
     for (const address of taken.slice(0, 3)) {
       expect(getAddress(address.polygonAddress)).toBe(mnemonicToAccount(TEST_MNEMONIC, { addressIndex: Number(address.hdIndex) }).address);
     }
-    // Each supply took 10 in batches of 7, so each claimed 14.
-    expect(await wallets.countAddressPool()).toBe(30 - 28);
+    // An address given back (the wallet existed) is the next one handed out.
+    one.giveBack(taken[0]!);
+    expect(await one.take()).toEqual(taken[0]);
+    const created = (await createWallet(payout, 'https://shop.io/ipn?order_id=fingerprint')).json();
+    const { rows } = await fixture.db.pool.query('SELECT key_fingerprint FROM wallets WHERE polygon_address = $1', [created.polygon_address_in.toLowerCase()]);
+    expect(rows[0].key_fingerprint).toBe(deriver.fingerprint);
+  });
+
+  it('refuses to serve with an xpub other than the one the database knows', async () => {
+    const otherXpub = xpubFromMnemonic('legal winner thank year wave sausage worth useful legal winner thank yellow');
+    await expect(fixture.build(fixture.config({ HD_XPUB: otherXpub }))).rejects.toThrow(
+      /HD_XPUB: its key \(fingerprint [0-9a-f]{8}\) is not the key this database's temporary wallets were derived from/,
+    );
   });
 
   describe('refuses bad input with a 400 that names the parameter', () => {
@@ -148,9 +156,10 @@ describe('operations', () => {
   it('reports liveness, readiness and metrics', async () => {
     expect((await app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
     expect((await app.inject({ url: '/readyz' })).json()).toEqual({ status: 'ok', checks: { postgres: 'ok' } });
-    const metrics = await app.inject({ url: '/metrics' });
-    expect(metrics.body).toContain('http_request_duration_seconds_bucket');
-    expect(metrics.body).toContain('route="/control/wallet.php"');
+    // /metrics itself is served on METRICS_PORT (see http-layer.test.ts); the registry is the app's.
+    const metrics = await app.metrics.metrics();
+    expect(metrics).toContain('http_request_duration_seconds_bucket');
+    expect(metrics).toContain('route="/control/wallet.php"');
   });
 
   it('publishes OpenAPI generated from the validation schemas', async () => {

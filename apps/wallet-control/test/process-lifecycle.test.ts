@@ -40,7 +40,7 @@ describe('wallet-control process', () => {
   });
 
   it('serves, logs JSON with a request id, and shuts down cleanly on SIGTERM', async () => {
-    const run = runMain(fixture.env({ HOST: '127.0.0.1', PORT: '0' }));
+    const run = runMain(fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' }));
     const port = await new Promise<number>((resolve, reject) => {
       const timer = setInterval(() => {
         const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(run.output().stdout);
@@ -55,6 +55,20 @@ describe('wallet-control process', () => {
       headers: { 'x-request-id': 'lifecycle-req-1' },
     });
     expect(response.status).toBe(200);
+    // /metrics on METRICS_PORT only; /healthz and /readyz on both ports.
+    const metricsPort = await new Promise<number>((resolve) => {
+      const timer = setInterval(() => {
+        const match = /"server":"metrics"[^\n]*listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(run.output().stdout);
+        if (match) {
+          clearInterval(timer);
+          resolve(Number(match[1]));
+        }
+      }, 50);
+    });
+    expect(metricsPort).not.toBe(port);
+    expect(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()).toContain('route="/control/wallet.php"');
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+    for (const p of [port, metricsPort]) expect((await fetch(`http://127.0.0.1:${p}/readyz`)).status).toBe(200);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     const lines = run.output().stdout.trim().split('\n').map((line) => JSON.parse(line));

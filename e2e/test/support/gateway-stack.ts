@@ -53,6 +53,10 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
     wallet: await findFreePort(),
     payment: await findFreePort(),
     sandbox: await findFreePort(),
+    // The API apps serve /metrics on a port of their own.
+    walletMetrics: await findFreePort(),
+    paymentMetrics: await findFreePort(),
+    sandboxMetrics: await findFreePort(),
     watcher: await findFreePort(),
     settlement: await findFreePort(),
     callbacks: await findFreePort(),
@@ -81,15 +85,16 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
   };
   startApp('apps/wallet-control/src/main.ts', {
     PORT: String(ports.wallet),
+    METRICS_PORT: String(ports.walletMetrics),
     ADDRESS_IN_KEYS,
     HD_XPUB: xpubFromMnemonic(seed),
     CALLBACK_ALLOW_TEST_DOMAINS: 'true',
-    ADDRESS_POOL_TARGET: '0',
     RATE_SOURCE: 'file',
     RATE_FILE,
   });
   startApp('apps/payment-redirect/src/main.ts', {
     PORT: String(ports.payment),
+    METRICS_PORT: String(ports.paymentMetrics),
     ADDRESS_IN_KEYS,
     PUBLIC_URL: url(ports.payment),
     SANDBOX_PROVIDER_URL: url(ports.sandbox),
@@ -100,6 +105,7 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
   });
   startApp('apps/sandbox-provider/src/main.ts', {
     PORT: String(ports.sandbox),
+    METRICS_PORT: String(ports.sandboxMetrics),
     SANDBOX_SIGNING_SECRET: sandboxSecret,
     SANDBOX_FUNDER_PRIVATE_KEY: sandboxFunder.privateKey,
     GATEWAY_WEBHOOK_BASE_URL: url(ports.payment),

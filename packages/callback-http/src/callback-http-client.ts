@@ -1,7 +1,7 @@
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import { createAddressPolicy, SsrfRefusedError } from './address-policy';
-import { createGuardedConnector } from './guarded-connector';
+import { createGuardedConnector, DnsLookupError } from './guarded-connector';
 
 export const BODY_EXCERPT_BYTES = 1024;
 
@@ -15,6 +15,11 @@ export interface CallbackHttpClientOptions {
   headersTimeoutMs: number;
   /** Longest silence allowed between two chunks of the body. */
   bodyTimeoutMs: number;
+  /**
+   * The whole attempt, from the first DNS lookup to the last byte of the body: a merchant that
+   * answers a byte at a time, never silent for bodyTimeoutMs, is cut off here. Exact (Node's own timer).
+   */
+  attemptTimeoutMs: number;
   /** Reading stops (and the connection is dropped) past this many body bytes. */
   maxResponseBytes: number;
   /** Ranges let through despite the address policy, e.g. ['127.0.0.0/8', '::1/128'] for the local stack. */
@@ -27,6 +32,7 @@ export interface CallbackHttpClientOptions {
 export type CallbackHttpErrorCode =
   | 'invalid_url'
   | 'ssrf_refused'
+  | 'dns_failed'
   | 'timeout'
   | 'connect_failed'
   | 'request_failed'
@@ -112,20 +118,29 @@ async function sendGet(
 
   const body = new CappedBodyReader(options.maxResponseBytes);
   let statusCode: number | undefined;
+  // One deadline for the whole attempt: aborting ends the connect, the wait for headers or the
+  // body being read, whichever is under way.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.attemptTimeoutMs);
   try {
     const response = await agent.request({
       origin: target.origin,
       path: `${target.pathname}${target.search}`,
       method: 'GET',
       headers: withUserAgent(headers, options.userAgent),
+      signal: deadline.signal,
     });
     statusCode = response.statusCode;
     await body.read(response.body);
   } catch (error) {
-    // A body that stalls after a 2xx lands here too: the answer never completed, so it is not
-    // counted as delivered; merchants deduplicate retries by delivery id.
-    const failure = describeFailure(error, options);
+    // A body that stalls or drips after a 2xx lands here too: the answer never completed, so it
+    // is not counted as delivered; merchants deduplicate retries by delivery id.
+    const failure = deadline.signal.aborted
+      ? { code: 'timeout' as const, message: `no complete answer within ${options.attemptTimeoutMs} ms`, retryable: true }
+      : describeFailure(error, options);
     return { ok: false, statusCode, durationMs: elapsedMs(), bodyExcerpt: body.excerpt(), error: failure };
+  } finally {
+    clearTimeout(timer);
   }
 
   const answered = { statusCode, durationMs: elapsedMs(), bodyExcerpt: body.excerpt() };
@@ -195,6 +210,7 @@ function httpError(statusCode: number, target: URL, tooLarge: boolean): Callback
 
 function describeFailure(error: unknown, options: CallbackHttpClientOptions): CallbackHttpError {
   if (error instanceof SsrfRefusedError) return { code: 'ssrf_refused', message: error.message, retryable: false };
+  if (error instanceof DnsLookupError) return { code: 'dns_failed', message: error.message, retryable: true };
   const code = errorCode(error);
   const described = messageOf(error);
   const message = code === undefined || described.includes(code) ? described : `${described} (${code})`;

@@ -32,18 +32,41 @@ export function createGuardedConnector({
 }
 
 /**
+ * The merchant's name did not resolve (NXDOMAIN, SERVFAIL, a resolver timeout, no address…): a
+ * network error like any other, retried, never a reason to give the callback up. `dnsCode` is the
+ * resolver's own code (ENOTFOUND, EAI_AGAIN, ESERVFAIL, …).
+ */
+export class DnsLookupError extends Error {
+  readonly code = 'ERR_CALLBACK_DNS_FAILED';
+
+  constructor(
+    readonly hostname: string,
+    readonly dnsCode: string,
+  ) {
+    super(`DNS lookup of ${hostname} failed (${dnsCode})`);
+    this.name = 'DnsLookupError';
+  }
+}
+
+/**
  * A name is refused as a whole when any of its addresses is refused: a merchant's name has no
  * business pointing inside our network, and filtering would make the outcome depend on which
- * address the socket happens to try first.
+ * address the socket happens to try first. Only a name that resolves into a refused range fails for
+ * good; one that does not resolve at all fails with a DnsLookupError, which is retried.
  */
 function guardLookup(lookup: LookupFunction, policy: AddressPolicy): LookupFunction {
   return (hostname, options, callback) => {
     lookup(hostname, options, (error, address, family) => {
       if (error) {
-        callback(error, address, family);
+        const code = typeof error.code === 'string' && error.code !== '' ? error.code : 'lookup failed';
+        callback(new DnsLookupError(hostname, code), address, family);
         return;
       }
       const addresses = typeof address === 'string' ? [address] : address.map((entry) => entry.address);
+      if (addresses.length === 0 || addresses.includes('')) {
+        callback(new DnsLookupError(hostname, 'ENODATA'), address, family);
+        return;
+      }
       for (const candidate of addresses) {
         const reason = policy.refusalReason(candidate);
         if (reason !== undefined) {

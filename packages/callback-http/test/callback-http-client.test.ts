@@ -47,6 +47,7 @@ function client(overrides: Partial<CallbackHttpClientOptions> = {}): CallbackHtt
     connectTimeoutMs: 200,
     headersTimeoutMs: 200,
     bodyTimeoutMs: 200,
+    attemptTimeoutMs: 5_000,
     maxResponseBytes: 64 * 1024,
     allowedCidrs: LOCAL_STACK,
     userAgent: 'gateway-callbacks/test',
@@ -220,6 +221,30 @@ describe('timeouts and connection failures', () => {
     expect(result.durationMs).toBeLessThan(150 + UNDICI_TIMER_RESOLUTION_MS);
   });
 
+  it('ends an attempt at attemptTimeoutMs, however the merchant drips its answer', async () => {
+    // One byte a second: never silent for bodyTimeoutMs, so only an overall deadline ends it.
+    const server = await startServer((_request, response) => {
+      response.writeHead(200, { 'content-length': '1000' });
+      const timer = setInterval(() => response.write('x'), 1_000);
+      response.write('x');
+      response.on('close', () => clearInterval(timer));
+    });
+    const result = await client({ bodyTimeoutMs: 1_500, attemptTimeoutMs: 3_000 }).get(server.url);
+    expect(result).toMatchObject({ ok: false, statusCode: 200, error: { code: 'timeout', retryable: true } });
+    expect(result.error?.message).toBe('no complete answer within 3000 ms');
+    expect(result.bodyExcerpt).toMatch(/^x{2,4}$/);
+    expect(result.durationMs).toBeGreaterThanOrEqual(3_000);
+    expect(result.durationMs).toBeLessThan(3_500);
+  });
+
+  it('counts the wait for the headers against the same deadline', async () => {
+    const server = await startServer(() => undefined);
+    const result = await client({ headersTimeoutMs: 5_000, attemptTimeoutMs: 300 }).get(server.url);
+    expect(result).toMatchObject({ ok: false, error: { code: 'timeout', retryable: true } });
+    expect(result.error?.message).toBe('no complete answer within 300 ms');
+    expect(result.durationMs).toBeLessThan(800);
+  });
+
   it('reports a refused connection as connect_failed', async () => {
     const server = await startServer(() => undefined);
     const closedUrl = server.url;
@@ -235,6 +260,28 @@ describe('timeouts and connection failures', () => {
     const result = await callbacks.get(`http://merchant.test:${server.port}/`);
     expect(result).toMatchObject({ ok: false, error: { code: 'connect_failed', retryable: true } });
     expect(result.error?.message).toMatch(/127\.0\.0\.1.*; .*::1/);
+  });
+
+  it.each([['ENOTFOUND'], ['EAI_AGAIN'], ['EAI_FAIL'], ['ESERVFAIL'], ['ETIMEOUT']])(
+    'retries a DNS failure (%s) like any network error',
+    async (code) => {
+      const failing: LookupFunction = (hostname, _options, callback) =>
+        callback(Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), { code, hostname }), '', 4);
+      const result = await client({ allowedCidrs: [], lookup: failing }).get('https://merchant.example/cb');
+      expect(result).toMatchObject({ ok: false, error: { code: 'dns_failed', retryable: true } });
+      expect(result.error?.message).toBe(`DNS lookup of merchant.example failed (${code})`);
+    },
+  );
+
+  it('retries a name that resolves to no address at all', async () => {
+    const result = await client({ allowedCidrs: [], lookup: resolvingTo([]) }).get('https://merchant.example/cb');
+    expect(result).toMatchObject({ ok: false, error: { code: 'dns_failed', retryable: true } });
+  });
+
+  it('retries a name that does not resolve through the system resolver (.invalid)', async () => {
+    const result = await client({ allowedCidrs: [], connectTimeoutMs: 3_000 }).get('http://no-such-merchant.invalid/cb');
+    expect(result).toMatchObject({ ok: false, error: { code: 'dns_failed', retryable: true } });
+    expect(result.error?.message).toMatch(/^DNS lookup of no-such-merchant\.invalid failed \((ENOTFOUND|EAI_AGAIN|EAI_FAIL)\)$/);
   });
 
   it('refuses what is not an absolute http(s) URL', async () => {

@@ -17,7 +17,48 @@ export const databaseSettings = {
   DATABASE_URL: Type.String({ minLength: 1, description: 'PostgreSQL connection string, e.g. postgres://postgres@127.0.0.1:5432/gateway' }),
   DATABASE_SCHEMA: Type.String({ default: 'public', pattern: '^[a-z_][a-z0-9_]{0,62}$', description: 'PostgreSQL schema holding the tables' }),
   DATABASE_POOL_SIZE: Type.Integer({ default: 10, minimum: 1, maximum: 200, description: 'connections per process' }),
+  DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({
+    default: 15_000,
+    minimum: 0,
+    maximum: 3_600_000,
+    description:
+      'PostgreSQL cancels a statement (or lock wait) running longer than this, in milliseconds (the API apps answer 503 with Retry-After); 0 for none; migrations wait without it',
+  }),
+  DATABASE_KEEPALIVE_DELAY_MS: Type.Integer({
+    default: 10_000,
+    minimum: 1000,
+    maximum: 3_600_000,
+    description: 'TCP keep-alive on every PostgreSQL connection: probes start after this many milliseconds idle, so a silently dropped connection is noticed',
+  }),
 };
+
+/** The pool options of the databaseSettings (for createPool of @gateway/db), plus the app's name. */
+export function databasePoolOptions(
+  raw: {
+    DATABASE_URL: string;
+    DATABASE_SCHEMA: string;
+    DATABASE_POOL_SIZE: number;
+    DATABASE_STATEMENT_TIMEOUT_MS: number;
+    DATABASE_KEEPALIVE_DELAY_MS: number;
+  },
+  applicationName: string,
+): {
+  connectionString: string;
+  schema: string;
+  max: number;
+  applicationName: string;
+  statementTimeoutMs: number;
+  keepAliveInitialDelayMs: number;
+} {
+  return {
+    connectionString: raw.DATABASE_URL,
+    schema: raw.DATABASE_SCHEMA,
+    max: raw.DATABASE_POOL_SIZE,
+    applicationName,
+    statementTimeoutMs: raw.DATABASE_STATEMENT_TIMEOUT_MS,
+    keepAliveInitialDelayMs: raw.DATABASE_KEEPALIVE_DELAY_MS,
+  };
+}
 
 export const serverSettings = (defaultPort: number) => ({
   HOST: Type.String({ default: '0.0.0.0', description: 'interface to listen on' }),
@@ -30,6 +71,20 @@ export const serverSettings = (defaultPort: number) => ({
   }),
   RATE_LIMIT_MAX: Type.Integer({ default: 600, minimum: 1, description: 'requests per client IP per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1000, description: 'rate limit window in milliseconds' }),
+});
+
+/**
+ * Where an API app serves `/metrics` (and `/healthz`, `/readyz` again): a port of its own, kept
+ * off the public one. The workers have the same two settings for their only server.
+ */
+export const metricsServerSettings = (defaultPort: number) => ({
+  METRICS_HOST: Type.String({ default: '0.0.0.0', description: 'interface for /metrics, /healthz and /readyz (expose it to the monitoring network only)' }),
+  METRICS_PORT: Type.Integer({
+    default: defaultPort,
+    minimum: 0,
+    maximum: 65535,
+    description: 'port for /metrics, /healthz and /readyz, apart from PORT (which keeps /healthz and /readyz for load balancers, never /metrics)',
+  }),
 });
 
 export const addressInKeySettings = {
@@ -56,7 +111,7 @@ export const hdPublicKeySettings = {
 };
 
 export const redisSettings = {
-  REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', pattern: '^rediss?://', description: 'Redis for BullMQ (work in flight only)' }),
+  REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', pattern: '^rediss?://', description: 'Redis for BullMQ (work in flight only); rediss:// connects with TLS' }),
   REDIS_PREFIX: Type.String({ default: 'gw', pattern: '^[A-Za-z0-9:_-]{1,64}$', description: 'BullMQ key prefix' }),
 };
 

@@ -4,6 +4,7 @@ export * from './in-transaction';
 export * from './repositories/wallet-repository';
 export * from './repositories/wallet-lookup-repository';
 export * from './repositories/payment-repository';
+export * from './repositories/hd-key-repository';
 export * from './repositories/payment-status-repository';
 export * from './repositories/callback-delivery-writer';
 export * from './repositories/chain-cursor-repository';

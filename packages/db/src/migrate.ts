@@ -33,6 +33,9 @@ export async function migrate(pool: Pool, schema = 'public'): Promise<string[]> 
   const client = await pool.connect();
   const applied: string[] = [];
   try {
+    // Waiting for another process's migrations, and a long migration itself, may take longer than
+    // the pool's statement timeout: none for this session until it goes back to the pool.
+    await client.query('SET statement_timeout = 0');
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     await client.query(`SET search_path TO "${schema}"`);
@@ -60,7 +63,9 @@ export async function migrate(pool: Pool, schema = 'public'): Promise<string[]> 
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
-    client.release();
+    // Back to the pool's own settings (its statement timeout and search_path, set at connect).
+    const reset = await client.query('RESET ALL').then(() => true, () => false);
+    client.release(!reset);
   }
   return applied;
 }

@@ -12,19 +12,43 @@ export interface DatabaseOptions {
    * Only for writers that redo lost work by themselves (the callback-worker's attempt records).
    */
   asynchronousCommit?: boolean;
+  /**
+   * PostgreSQL cancels any statement running longer (SQLSTATE 57014, which the API apps answer
+   * with 503): a stuck query or lock wait frees its connection instead of holding it for good.
+   * 0 for none. Default 15 s. A session that must wait longer (migrate's lock) sets its own.
+   */
+  statementTimeoutMs?: number;
+  /**
+   * TCP keep-alive probes start after the connection has been idle this long, so a connection a
+   * NAT, proxy or vanished host dropped silently is noticed instead of hanging a query. Default 10 s.
+   */
+  keepAliveInitialDelayMs?: number;
 }
+
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
+export const DEFAULT_KEEPALIVE_INITIAL_DELAY_MS = 10_000;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 export function createPool(options: DatabaseOptions): Pool {
   const schema = options.schema ?? 'public';
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name "${schema}"`);
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  if (!Number.isSafeInteger(statementTimeoutMs) || statementTimeoutMs < 0) throw new Error(`invalid statement timeout ${statementTimeoutMs}`);
   const config: PoolConfig = {
     connectionString: options.connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'gateway',
-    // search_path is set at connect time, so every query of this pool sees only its schema.
-    options: `-c search_path=${schema}${options.asynchronousCommit ? ' -c synchronous_commit=off' : ''}`,
+    // Set at connect time, so every session of this pool has them (RESET restores them):
+    // search_path (every query sees only its schema) and the statement timeout (0 sent as well,
+    // so a role or database default cannot impose one).
+    options: [
+      `-c search_path=${schema}`,
+      `-c statement_timeout=${statementTimeoutMs}`,
+      ...(options.asynchronousCommit ? ['-c synchronous_commit=off'] : []),
+    ].join(' '),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: options.keepAliveInitialDelayMs ?? DEFAULT_KEEPALIVE_INITIAL_DELAY_MS,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
   };

@@ -80,6 +80,15 @@ describe('CallbackDeliveryRepository', () => {
     expect(rows).toEqual([{ attempt_no: 1, response_excerpt: 'x\uFFFDy' }]);
   });
 
+  it('writes an error text holding a NUL (PostgreSQL text cannot), so the record is never refused', async () => {
+    const id = await newDelivery();
+    await repo.claimDue([id], 0);
+    await repo.recordAttempts([{ ...attempt(id, 1, { kind: 'failed' }), errorCode: 'x\u0000', error: 'bad\u0000status' }]);
+    expect(await row(id)).toMatchObject({ status: 'failed', last_error: 'bad\uFFFDstatus' });
+    const { rows } = await db.pool.query('SELECT error_code, error FROM callback_attempts WHERE delivery_id = $1', [id]);
+    expect(rows).toEqual([{ error_code: 'x\uFFFD', error: 'bad\uFFFDstatus' }]);
+  });
+
   it('marks a delivery delivered on any 2xx, even from an attempt that outlived its lease', async () => {
     const id = await newDelivery();
     await repo.claimDue([id], 0);

@@ -11,6 +11,7 @@ function candidate(callbackUrl: string): NewWallet {
   const hex = nextIndex.toString(16).padStart(40, '0');
   return {
     hdIndex: nextIndex,
+    keyFingerprint: 'a1b2c3d4',
     polygonAddress: `0x${hex}`,
     addressIn: `k1.${randomBytes(8).toString('hex')}`,
     payoutAddress: '0x52908400098527886e0f7030069857d2e4169ee7',

@@ -20,18 +20,32 @@ export type GatewayCallbackParams = Readonly<Record<GatewayCallbackParamName, st
 const gatewayParamNames: ReadonlySet<string> = new Set(GATEWAY_CALLBACK_PARAMS);
 
 /**
- * The first of the gateway's parameter names used in the URL's query (in query order), compared
- * after decoding the names the way a merchant's framework would (`+` and `%XX`), so `value%5Fcoin`
- * counts. PHP also reads `.` and spaces in names as `_`, so `value.coin` counts too.
- * Undefined when there is none, or when the text is not an absolute URL.
+ * The gateway name a query name reads as, if any: compared after decoding it the way a merchant's
+ * framework would (`+` and `%XX`), so `value%5Fcoin` counts; PHP also reads `.` and spaces in
+ * names as `_`, so `value.coin` counts too.
+ */
+function gatewayNameOf(decodedName: string): GatewayCallbackParamName | undefined {
+  const asPhpReadsIt = decodedName.replace(/[. ]/g, '_');
+  return gatewayParamNames.has(asPhpReadsIt) ? (asPhpReadsIt as GatewayCallbackParamName) : undefined;
+}
+
+/**
+ * The first of the gateway's parameter names used in the URL's query (in query order), as
+ * gatewayNameOf reads names. Undefined when there is none, or when the text is not an absolute URL.
  */
 export function findGatewayParamIn(url: string): GatewayCallbackParamName | undefined {
-  if (!URL.canParse(url)) return undefined;
+  return gatewayParamsIn(url)[0];
+}
+
+/** Every gateway name the URL's query uses, once each, in query order (none for a non-URL). */
+export function gatewayParamsIn(url: string): GatewayCallbackParamName[] {
+  if (!URL.canParse(url)) return [];
+  const found = new Set<GatewayCallbackParamName>();
   for (const name of new URL(url).searchParams.keys()) {
-    const asPhpReadsIt = name.replace(/[. ]/g, '_');
-    if (gatewayParamNames.has(asPhpReadsIt)) return asPhpReadsIt as GatewayCallbackParamName;
+    const gatewayName = gatewayNameOf(name);
+    if (gatewayName !== undefined) found.add(gatewayName);
   }
-  return undefined;
+  return [...found];
 }
 
 /**
@@ -39,25 +53,42 @@ export function findGatewayParamIn(url: string): GatewayCallbackParamName | unde
  * (names, values, order, repeats and percent-encoding), the gateway's parameters appended after it,
  * and any fragment dropped (a fragment is never sent over HTTP).
  *
+ * A merchant parameter that reads as one of the gateway's names is dropped, whatever its spelling
+ * and however often it appears, so every framework reads exactly one value for that name, the
+ * gateway's. Create Wallet refuses such URLs, so this only meets wallets registered before a name
+ * was reserved (or rows written around Create Wallet); it never throws for them, because a callback
+ * that cannot be built is a payment notice lost. Why dropping rather than keeping both: frameworks
+ * disagree on a repeated name (PHP takes the last, Flask and Rails the first, Express makes an
+ * array), so the merchant's value could be read as the gateway's (an amount paid!) or break the
+ * plugin; the plugins this API serves read these names as the gateway's values.
+ *
  * The URL is put in the form the WHATWG URL parser serializes, which is what an HTTP client puts
  * on the wire: the signature covers the full URL as sent, so the string we sign must be that one.
  * For a query this only percent-encodes characters that cannot travel raw (spaces, controls,
  * non-ASCII, quotes, angle brackets); existing escapes, `+`, `&` and `=` stay exactly as written.
  */
 export function buildCallbackUrl(registeredUrl: string, params: GatewayCallbackParams): string {
-  const collision = findGatewayParamIn(registeredUrl);
-  if (collision !== undefined) {
-    // Create Wallet refuses such callbacks; meeting one here means that check was bypassed.
-    throw new Error(`callback URL already uses the gateway parameter "${collision}"`);
-  }
   const url = new URL(registeredUrl);
   url.hash = '';
-  const withoutFragment = url.href;
   const ours = GATEWAY_CALLBACK_PARAMS.map(
     (name) => `${name}=${encodeURIComponent(params[name])}`,
   ).join('&');
-  if (!withoutFragment.includes('?')) return `${withoutFragment}?${ours}`;
+  const withoutFragment = url.href;
+  const queryStart = withoutFragment.indexOf('?');
+  if (queryStart === -1) return `${withoutFragment}?${ours}`;
+  // Split as URLSearchParams and PHP do (on "&" only); every other byte of the query is kept.
+  const kept = withoutFragment
+    .slice(queryStart + 1)
+    .split('&')
+    .filter((piece) => !isGatewayParam(piece))
+    .join('&');
   // A query that is empty ("cb?") or already ends in "&" needs no extra separator.
-  const separator = withoutFragment.endsWith('?') || withoutFragment.endsWith('&') ? '' : '&';
-  return `${withoutFragment}${separator}${ours}`;
+  const separator = kept === '' || kept.endsWith('&') ? '' : '&';
+  return `${withoutFragment.slice(0, queryStart)}?${kept}${separator}${ours}`;
+}
+
+function isGatewayParam(piece: string): boolean {
+  if (piece === '') return false;
+  const [name] = new URLSearchParams(piece).keys();
+  return name !== undefined && gatewayNameOf(name) !== undefined;
 }

@@ -1,5 +1,7 @@
+import ipaddr from 'ipaddr.js';
 import { invalidParameter } from './errors';
 import { findGatewayParamIn, GATEWAY_CALLBACK_PARAMS } from './callback-params';
+import { createAddressPolicy, LOOPBACK_CIDRS, type AddressPolicy } from './callback-address-policy';
 
 export const MAX_CALLBACK_URL_LENGTH = 2048;
 
@@ -10,6 +12,30 @@ const PLACEHOLDER_HOSTS = ['localhost', 'example.com', 'example.net', 'example.o
 export interface CallbackUrlRules {
   /** Production refuses placeholder and test domains (spec 4.1); the local stack allows them. */
   readonly allowTestDomains: boolean;
+  /**
+   * The callback-worker's address rule, applied to a host that is an IP literal. Default:
+   * `callbackAddressPolicy(allowTestDomains, [])`, public unicast only (loopback too with test domains).
+   */
+  readonly addressPolicy?: AddressPolicy;
+}
+
+// Whitespace (any Unicode White_Space, and the invisible U+180E, U+200B and BOM) and controls (C0, DEL, C1). The WHATWG
+// parser drops tabs and line feeds and trims the ends silently, PostgreSQL refuses a NUL: the URL
+// is kept byte for byte, so such a character must be refused, never fixed up.
+const CONTROL_OR_WHITESPACE = /[\u0000-\u0020\u007f-\u00a0\u1680\u180e\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+const STRICT_POLICY = createAddressPolicy([]);
+const LOCAL_POLICY = createAddressPolicy(LOOPBACK_CIDRS);
+
+/**
+ * The address rule Create Wallet applies to IP-literal callback hosts: the same as the
+ * callback-worker's, exempting `allowedCidrs` (CALLBACK_ALLOWED_CIDRS) and, where test domains are
+ * allowed (the local stack only), loopback, as `localhost` is.
+ */
+export function callbackAddressPolicy(allowTestDomains: boolean, allowedCidrs: readonly string[]): AddressPolicy {
+  if (allowedCidrs.length === 0) return allowTestDomains ? LOCAL_POLICY : STRICT_POLICY;
+  return createAddressPolicy(allowTestDomains ? [...LOOPBACK_CIDRS, ...allowedCidrs] : allowedCidrs);
 }
 
 /**
@@ -29,14 +55,39 @@ export function parseCallbackUrl(input: string, rules: CallbackUrlRules, param =
       `${param} must be an absolute http(s) URL, percent-encoded as a query value, e.g. https://shop.example/ipn?order=123`,
     );
   }
+  const control = CONTROL_OR_WHITESPACE.exec(input);
+  if (control) {
+    const codePoint = `U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    throw invalidParameter(
+      param,
+      `${param} contains a control character or whitespace (${codePoint} at character ${control.index + 1}); percent-encode it in the URL (a space is %20), then percent-encode the whole URL as the ${param} value`,
+    );
+  }
+  if (LONE_SURROGATE.test(input)) {
+    throw invalidParameter(param, `${param} is not valid Unicode; percent-encode the URL as UTF-8`);
+  }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw invalidParameter(param, `${param} must use http or https, not ${url.protocol.replace(':', '')}`);
   }
   if (url.username || url.password) {
     throw invalidParameter(param, `${param} must not carry a user name or password; put a secret token in a query parameter instead`);
   }
+  if (url.port === '0') {
+    throw invalidParameter(param, `${param} has port 0, which nothing can be reached on; give the shop's real port or none`);
+  }
   if (!rules.allowTestDomains && isPlaceholderHost(url.hostname)) {
     throw invalidParameter(param, `${param} points at a placeholder or test domain (${url.hostname}); use the shop's real callback URL`);
+  }
+  const literal = ipLiteral(url.hostname);
+  if (literal !== undefined) {
+    const policy = rules.addressPolicy ?? callbackAddressPolicy(rules.allowTestDomains, []);
+    const refusal = policy.refusalReason(literal);
+    if (refusal !== undefined) {
+      throw invalidParameter(
+        param,
+        `${param} points at ${literal} (${refusal}); the gateway never calls such an address, so the shop would never hear of a payment. Use the shop's public host name`,
+      );
+    }
   }
   const clash = findGatewayParamIn(input);
   if (clash) {
@@ -46,6 +97,16 @@ export function parseCallbackUrl(input: string, rules: CallbackUrlRules, param =
     );
   }
   return input;
+}
+
+/**
+ * The address of an IP-literal host, else undefined (a name: the callback-worker checks what it
+ * resolves to, at every attempt). The WHATWG parser has already turned every IPv4 spelling
+ * (0x7f.1, 2130706433, 0177.0.0.1, 127.1) into four decimal parts and wrapped IPv6 in brackets.
+ */
+function ipLiteral(hostname: string): string | undefined {
+  if (hostname.startsWith('[') && hostname.endsWith(']')) return hostname.slice(1, -1);
+  return ipaddr.IPv4.isValidFourPartDecimal(hostname) ? hostname : undefined;
 }
 
 function isPlaceholderHost(hostname: string): boolean {

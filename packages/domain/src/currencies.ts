@@ -12,11 +12,16 @@ export const SUPPORTED_CURRENCIES = [
 
 export type CurrencyCode = (typeof SUPPORTED_CURRENCIES)[number];
 
+/**
+ * An ISO 4217 code in any ASCII case. The input is checked before it is upper-cased, and nothing
+ * is trimmed: Unicode case mapping folds other letters into ASCII ("ınr" with a dotless ı becomes
+ * INR, "uſd" with a long s USD), so only the 52 ASCII letters may reach toUpperCase.
+ */
 export function parseCurrency(input: string, param = 'currency'): CurrencyCode {
-  const code = input.trim().toUpperCase();
-  if (!/^[A-Z]{3}$/.test(code)) {
+  if (!/^[A-Za-z]{3}$/.test(input)) {
     throw new GatewayError('invalid_parameter', `${param} must be a three-letter ISO 4217 code such as USD, EUR or CAD`, param);
   }
+  const code = input.toUpperCase();
   if (!(SUPPORTED_CURRENCIES as readonly string[]).includes(code)) {
     throw new GatewayError(
       'unsupported_currency',

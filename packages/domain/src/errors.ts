@@ -13,12 +13,18 @@ export const ERROR_CODES = {
   unsupported_currency: 400,
   currency_not_allowed_for_provider: 400,
   amount_below_minimum: 400,
+  /** The request itself cannot be read: a URL that is not valid percent-encoding, a bad header or request line. */
+  malformed_request: 400,
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
+  unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

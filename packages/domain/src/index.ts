@@ -3,6 +3,7 @@ export * from './money';
 export * from './exchange';
 export * from './evm-address';
 export * from './callback-url';
+export * from './callback-address-policy';
 export * from './callback-params';
 export * from './provider-catalogue';
 export * from './address-in-codec';

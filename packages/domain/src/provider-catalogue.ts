@@ -47,8 +47,20 @@ export const PROVIDER_CATALOGUE: readonly ProviderEntry[] = [
 
 const BY_ID = new Map(PROVIDER_CATALOGUE.map((provider) => [provider.id, provider]));
 
+/**
+ * The provider of a `provider=` value, in any ASCII case. Anything but ASCII letters and digits is
+ * refused before lower-casing (nothing is trimmed): Unicode case mapping folds other characters
+ * into ASCII (the Kelvin sign K lower-cases to k), and a value is one provider id or none.
+ */
 export function findProvider(input: string, param = 'provider'): ProviderEntry {
-  const provider = BY_ID.get(input.trim().toLowerCase());
+  if (!/^[A-Za-z0-9]{1,40}$/.test(input)) {
+    throw new GatewayError(
+      'invalid_parameter',
+      `${param} must be a provider id of ASCII letters and digits, without spaces: one of ${PROVIDER_CATALOGUE.map((p) => p.id).join(', ')}`,
+      param,
+    );
+  }
+  const provider = BY_ID.get(input.toLowerCase());
   if (!provider) {
     throw new GatewayError(
       'unsupported_provider',

@@ -1,6 +1,7 @@
 import {
   buildCallbackUrl,
   findGatewayParamIn,
+  gatewayParamsIn,
   GATEWAY_CALLBACK_PARAMS,
   type GatewayCallbackParams,
 } from '../src/callback-params';
@@ -70,9 +71,38 @@ describe('buildCallbackUrl', () => {
     expect(new URL(built).href).toBe(built);
   });
 
-  it('refuses a callback that already uses a gateway parameter', () => {
-    expect(() => buildCallbackUrl('https://shop.example/cb?value_coin=999', params)).toThrow(/value_coin/);
-    expect(() => buildCallbackUrl('https://shop.example/cb?a=1&ipn_token=x', params)).toThrow(/ipn_token/);
+  describe('a registered URL that already uses a gateway name (registered before the name was reserved)', () => {
+    it('drops the merchant\'s same-named parameter, so every framework reads the gateway\'s value, and never throws', () => {
+      expect(buildCallbackUrl('https://shop.example/cb?value_coin=999', params)).toBe(`https://shop.example/cb?${ours}`);
+      expect(buildCallbackUrl('https://shop.example/cb?a=1&ipn_token=x&b=2', params)).toBe(
+        `https://shop.example/cb?a=1&b=2&${ours}`,
+      );
+    });
+
+    it('drops every spelling a framework reads as that name, and every repeat', () => {
+      const registered =
+        'https://shop.example/cb?order=7&coin=eth&value%5Fcoin=1&value.coin=2&value+coin=3&coin=btc&%63oin=x&keep=coin';
+      expect(buildCallbackUrl(registered, params)).toBe(`https://shop.example/cb?order=7&keep=coin&${ours}`);
+    });
+
+    it('keeps everything else byte for byte, empty pieces and a trailing "&" included', () => {
+      expect(buildCallbackUrl('https://shop.example/cb?a=%20b&&coin=1&c=d+e&', params)).toBe(
+        `https://shop.example/cb?a=%20b&&c=d+e&${ours}`,
+      );
+      expect(buildCallbackUrl('https://shop.example/cb?coin=1#frag', params)).toBe(`https://shop.example/cb?${ours}`);
+    });
+
+    it('leaves one value per gateway name for the URL parser too', () => {
+      const built = buildCallbackUrl('https://shop.example/cb?coin=eth&value_coin=1000&order=7', params);
+      const query = new URL(built).searchParams;
+      for (const name of GATEWAY_CALLBACK_PARAMS) expect(query.getAll(name)).toEqual([params[name]]);
+      expect(query.get('order')).toBe('7');
+    });
+
+    it('names the parameters it dropped', () => {
+      expect(gatewayParamsIn('https://shop.example/cb?coin=1&value%5Fcoin=2&coin=3&x=1')).toEqual(['coin', 'value_coin']);
+      expect(gatewayParamsIn('https://shop.example/cb?x=1')).toEqual([]);
+    });
   });
 });
 

@@ -20,6 +20,16 @@ describe('provider catalogue', () => {
     expect(findProvider('MoonPay').id).toBe('moonpay');
     expect(() => findProvider('paypal')).toThrow(/not a provider/);
   });
+  it.each([
+    ['a trailing line feed', 'moonpay\n'],
+    ['a leading space', ' moonpay'],
+    ['a NUL', 'moonpay\u0000'],
+    ['the Kelvin sign (lower-cases to k)', 'transa\u212a'],
+    ['a dotted capital I (lower-cases to i + a dot)', 'Unl\u0130mit'],
+    ['a no-break space', 'moonpay\u00a0'],
+  ])('refuses %s instead of folding it into a provider id', (_name, input) => {
+    expect(() => findProvider(input)).toThrow(expect.objectContaining({ param: 'provider', statusCode: 400 }));
+  });
   it('enforces currency restrictions', () => {
     expect(() => checkProviderOrder(findProvider('wert'), parseFiatAmount('10'), 'EUR', rates)).toThrow(/USD only/);
     expect(() => checkProviderOrder(findProvider('interac'), parseFiatAmount('150'), 'USD', rates)).toThrow(/CAD only/);

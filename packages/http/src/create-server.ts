@@ -1,13 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { errorHandlerPlugin } from './plugins/error-handler';
-import { securityHeadersPlugin } from './plugins/security-headers';
+import type { ErrorBody } from '@gateway/domain';
+import { errorBody, errorHandlerPlugin, frameworkErrorBody } from './plugins/error-handler';
+import { methodTablePlugin } from './plugins/method-table';
+import { queryEncodingPlugin } from './plugins/query-encoding';
+import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers';
 import { rateLimitPlugin, type RateLimitOptions } from './plugins/rate-limit';
 import { metricsPlugin } from './plugins/metrics';
 import { healthPlugin, type ReadinessCheck } from './plugins/health';
 import { openApiPlugin } from './plugins/openapi';
 import { redactUrl } from './log-redaction';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The checks behind `/readyz`, so the metrics server answers `/readyz` the same way. */
+    readinessChecks: Record<string, ReadinessCheck>;
+  }
+}
 
 export interface ServerOptions {
   serviceName: string;
@@ -20,9 +39,16 @@ export interface ServerOptions {
   trustProxy?: false | number | string[];
   rateLimit?: RateLimitOptions;
   readiness: Record<string, ReadinessCheck>;
+  /**
+   * Serve `/metrics` on this server. Only for a server whose port is private anyway (the workers'
+   * health and metrics server); a public API app leaves it off and runs createMetricsServer on its
+   * METRICS_PORT (runServer does).
+   */
+  metricsRoute?: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+const MAX_PARAM_LENGTH = 200;
 
 function trustHops(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
@@ -30,7 +56,7 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
 
 /** A Fastify instance with everything every gateway HTTP service shares; the app adds routes. */
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({
+  const app = await createBaseServer({
     logger: options.logger ?? {
       level: options.logLevel ?? 'info',
       base: { service: options.serviceName },
@@ -41,24 +67,9 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     },
     // A hop count as the function proxy-addr makes of it (Fastify's types take no number).
     trustProxy: typeof options.trustProxy === 'number' ? trustHops(options.trustProxy) : (options.trustProxy ?? false),
-    requestIdHeader: 'x-request-id',
-    genReqId: (request) => {
-      const incoming = request.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    },
-    // Query strings here are short; refuse pathological ones before parsing them.
-    routerOptions: { maxParamLength: 200 },
-    bodyLimit: 16 * 1024,
-    ajv: { customOptions: { allErrors: false, coerceTypes: false } },
-  }).withTypeProvider<TypeBoxTypeProvider>();
-
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
   });
-
-  await app.register(errorHandlerPlugin);
-  await app.register(securityHeadersPlugin);
-  await app.register(metricsPlugin, { serviceName: options.serviceName });
+  app.decorate('readinessChecks', options.readiness);
+  await app.register(metricsPlugin, { serviceName: options.serviceName, route: options.metricsRoute ?? false });
   if (options.rateLimit) await app.register(rateLimitPlugin, options.rateLimit);
   await app.register(healthPlugin, { checks: options.readiness });
   await app.register(openApiPlugin, {
@@ -67,4 +78,93 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     version: options.version ?? '0.1.0',
   });
   return app;
+}
+
+/**
+ * Fastify with the gateway's request ids, security headers and one error shape for every layer:
+ * the router (a bad URL, an over-long path parameter), the HTTP parser (a bad request line or
+ * header, headers too large), the content-type parser and body limit, unknown paths (404) and
+ * known paths with another method (405 with Allow). Used by createServer and the metrics server.
+ */
+export async function createBaseServer(options: {
+  logger?: FastifyServerOptions['logger'];
+  loggerInstance?: FastifyBaseLogger;
+  trustProxy?: FastifyServerOptions['trustProxy'];
+}): Promise<FastifyInstance> {
+  const headers = securityHeaders();
+  const app = Fastify({
+    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
+    trustProxy: options.trustProxy ?? false,
+    requestIdHeader: 'x-request-id',
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    // Path parameters here are short (a payment id, a provider name); longer ones get 414.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    bodyLimit: 16 * 1024,
+    ajv: { customOptions: { allErrors: false, coerceTypes: false } },
+    // Errors the router answers before any hook runs (a URL that is not valid percent-encoding, a
+    // path parameter over maxParamLength): our shape and headers instead of Fastify's body.
+    frameworkErrors: (error, request, reply) => answerFrameworkError(error, request, reply, headers),
+    // What Node's HTTP parser refuses before Fastify sees a request (a bad request line, method or
+    // header, headers over 16 KB, a request that does not arrive in time).
+    // Fastify calls it bound to the instance.
+    clientErrorHandler: function (this: unknown, error: Error & { code?: string }, socket: Socket) {
+      answerClientError(error, socket, headers, (this as FastifyInstance).log);
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  await app.register(methodTablePlugin, { maxParamLength: MAX_PARAM_LENGTH });
+  await app.register(errorHandlerPlugin);
+  await app.register(securityHeadersPlugin, { headers });
+  await app.register(queryEncodingPlugin);
+  return app;
+}
+
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, headers: Record<string, string>): void {
+  const known = frameworkErrorBody(error, request) ?? { status: 500, body: errorBody('internal_error', 'internal error; quote the x-request-id header to support') };
+  request.log.info({ code: error.code, status: known.status }, 'request refused by the router');
+  reply.headers(headers).header('x-request-id', request.id).status(known.status).send(known.body);
+}
+
+function clientErrorAnswer(code: string | undefined): { status: number; body: ErrorBody } {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return {
+        status: 431,
+        body: errorBody('headers_too_large', 'the request line and headers are larger than this server takes (16 KB); shorten the URL or the headers'),
+      };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, body: errorBody('request_timeout', 'the request was not received in time') };
+    default:
+      return {
+        status: 400,
+        body: errorBody('malformed_request', 'the request could not be parsed (its request line, method or a header is malformed); send a well-formed HTTP/1.1 request'),
+      };
+  }
+}
+
+function answerClientError(error: Error & { code?: string }, socket: Socket, headers: Record<string, string>, log: FastifyBaseLogger): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, body } = clientErrorAnswer(error.code);
+  const id = randomUUID();
+  log.info({ reqId: id, code: error.code, status }, 'request refused by the HTTP parser');
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const payload = JSON.stringify(body);
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    `x-request-id: ${id}`,
+    'content-type: application/json; charset=utf-8',
+    `content-length: ${Buffer.byteLength(payload)}`,
+    'connection: close',
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${payload}`, () => socket.destroy());
 }

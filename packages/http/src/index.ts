@@ -1,5 +1,7 @@
 export * from './create-server';
+export * from './metrics-server';
 export * from './run-server';
 export * from './log-redaction';
+export * from './negotiate';
 export * from './redis-client';
 export type { ReadinessCheck } from './plugins/health';

@@ -102,7 +102,7 @@ describe('when Redis is down', () => {
       expect((await hello(app)).statusCode).toBe(429);
       await server.stop();
       for (let i = 0; i < 5; i += 1) expect((await hello(app)).statusCode).toBe(200);
-      const metrics = (await app.inject({ url: '/metrics' })).body;
+      const metrics = await app.metrics.metrics();
       expect(metrics).toMatch(/^rate_limit_store_errors_total\{[^}]*\} 5$/m);
     } finally {
       redis.disconnect();

@@ -8,7 +8,8 @@ export interface RedisSettings {
 
 /**
  * Connection options rather than ioredis instances: BullMQ then owns and closes its connections
- * (TOOLCHAIN trap 6). Workers need `maxRetriesPerRequest: null` to block on Redis.
+ * (TOOLCHAIN trap 6). Workers need `maxRetriesPerRequest: null` to block on Redis. A `rediss://`
+ * URL connects with TLS (certificate checked against the host name, Node's default trust store).
  */
 export function redisConnection(settings: RedisSettings, role: 'producer' | 'worker'): ConnectionOptions {
   const url = new URL(settings.url);
@@ -20,5 +21,6 @@ export function redisConnection(settings: RedisSettings, role: 'producer' | 'wor
     db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
     maxRetriesPerRequest: role === 'worker' ? null : 3,
     enableOfflineQueue: role === 'worker',
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
 import {
   CALLBACK_DELIVERY_ID_HEADER,
   CALLBACK_SIGNATURE_HEADER,
@@ -30,6 +30,7 @@ describe('callback signatures', () => {
     expect(verifyCallbackSignature({ url, header, publicKeys: [current.publicKey], now: t })).toEqual({
       ok: true,
       timestamp: t,
+      scheme: 'v1',
     });
   });
 
@@ -91,7 +92,7 @@ describe('callback signatures', () => {
       ],
       timestamp: t,
     });
-    expect(parseSignatureHeader(header)?.signatures).toHaveLength(2);
+    expect(parseSignatureHeader(header)?.v1).toHaveLength(2);
     expect(verifyCallbackSignature({ url, header, publicKeys: [current.publicKey], now: t }).ok).toBe(true);
     expect(verifyCallbackSignature({ url, header, publicKeys: [previous.publicKey], now: t }).ok).toBe(true);
     expect(verifyCallbackSignature({ url, header, publicKeys: [ed25519().publicKey], now: t }).ok).toBe(false);
@@ -142,9 +143,10 @@ describe('callback signatures', () => {
   it('parses spaces and skips unknown schemes', () => {
     const good = signCallback({ url, privateKeys: [{ key: current.privateKey }], timestamp: t });
     const [, signature] = good.split(',');
-    expect(parseSignatureHeader(`v2=future, t=${t} , ${signature}`)).toEqual({
+    expect(parseSignatureHeader(`v3=future, t=${t} , ${signature}`)).toEqual({
       timestamp: t,
-      signatures: [signature?.slice(3)],
+      v1: [signature?.slice(3)],
+      v2: [],
     });
   });
 
@@ -156,5 +158,115 @@ describe('callback signatures', () => {
     expect(() =>
       verifyCallbackSignature({ url, header: 'x', publicKeys: [rsa.publicKey], now: t }),
     ).toThrow(/Ed25519/);
+  });
+});
+
+describe('v2 signatures: the delivery id is signed too', () => {
+  const current = ed25519();
+  const previous = ed25519();
+  const deliveryId = '1b7e4a52-6f0c-4c8e-9d3a-2f1e5b7c9a01';
+  const freshId = '0c9d8e7f-1a2b-4c3d-8e5f-6a7b8c9d0e1f';
+  const sign = (keys = [current]) =>
+    signCallback({ url, deliveryId, privateKeys: keys.map((key) => ({ key: key.privateKey })), timestamp: t });
+  /** The header with only the signatures of one scheme left, as an attacker might strip it. */
+  const only = (header: string, scheme: 'v1' | 'v2') =>
+    header.split(',').filter((part) => part.startsWith('t=') || part.startsWith(`${scheme}=`)).join(',');
+
+  it('carries t, then one v1 and one v2 per key, newest key first', () => {
+    const header = sign([current, previous]);
+    expect(header).toMatch(/^t=1700000000(,v1=[A-Za-z0-9+/]{86}==,v2=[A-Za-z0-9+/]{86}==){2}$/);
+    const parsed = parseSignatureHeader(header);
+    expect(parsed?.v1).toHaveLength(2);
+    expect(parsed?.v2).toHaveLength(2);
+  });
+
+  it('signs t + "." + delivery id + "." + URL', () => {
+    const header = sign();
+    const v2 = parseSignatureHeader(header)!.v2[0]!;
+    const signed = Buffer.from(`${t}.${deliveryId}.${url}`);
+    expect(verify(null, signed, current.publicKey, Buffer.from(v2, 'base64'))).toBe(true);
+  });
+
+  it('verifies v2 with the delivery id header, and returns the id it verified', () => {
+    const result = verifyCallbackSignature({ url, header: sign(), deliveryId, publicKeys: [current.publicKey], now: t });
+    expect(result).toEqual({ ok: true, timestamp: t, scheme: 'v2', deliveryId });
+  });
+
+  it('refuses a captured callback replayed under a fresh delivery id', () => {
+    const header = sign();
+    for (const replayedId of [freshId, deliveryId.toUpperCase(), `${deliveryId}0`]) {
+      expect(
+        verifyCallbackSignature({ url, header, deliveryId: replayedId, publicKeys: [current.publicKey], now: t }),
+      ).toEqual({ ok: false, reason: 'no_matching_signature' });
+    }
+  });
+
+  it('does not fall back to v1 when a v2 is present but fails', () => {
+    // v1 alone would verify (it does not cover the id); the v2 beside it decides.
+    const header = sign();
+    expect(
+      verifyCallbackSignature({ url, header, deliveryId: freshId, publicKeys: [current.publicKey], now: t }).ok,
+    ).toBe(false);
+  });
+
+  it('needs the delivery id header when the signature has a v2', () => {
+    const header = sign();
+    for (const missing of [undefined, '', 'a.b', 'a,b', `${deliveryId}, ${freshId}`, [deliveryId, freshId]]) {
+      expect(
+        verifyCallbackSignature({ url, header, deliveryId: missing, publicKeys: [current.publicKey], now: t }),
+      ).toEqual({ ok: false, reason: 'invalid_delivery_id' });
+    }
+    // Node's req.headers value can be passed as it is.
+    expect(verifyCallbackSignature({ url, header, deliveryId: [deliveryId], publicKeys: [current.publicKey], now: t }).ok).toBe(true);
+  });
+
+  it('falls back to v1 when no v2 is present (an older gateway), unless the merchant requires v2', () => {
+    const v1Only = only(sign(), 'v1');
+    expect(verifyCallbackSignature({ url, header: v1Only, deliveryId: freshId, publicKeys: [current.publicKey], now: t })).toEqual({
+      ok: true,
+      timestamp: t,
+      scheme: 'v1',
+    });
+    expect(
+      verifyCallbackSignature({ url, header: v1Only, deliveryId, publicKeys: [current.publicKey], now: t, requireV2: true }),
+    ).toEqual({ ok: false, reason: 'v2_required' });
+    expect(
+      verifyCallbackSignature({ url, header: sign(), deliveryId, publicKeys: [current.publicKey], now: t, requireV2: true }),
+    ).toMatchObject({ ok: true, scheme: 'v2' });
+  });
+
+  it('accepts a header with v2 only (after v1 is retired)', () => {
+    const v2Only = only(sign(), 'v2');
+    expect(verifyCallbackSignature({ url, header: v2Only, deliveryId, publicKeys: [current.publicKey], now: t })).toMatchObject({
+      ok: true,
+      scheme: 'v2',
+    });
+  });
+
+  it('verifies v2 with either key during a rotation, and fails for a tampered URL or time', () => {
+    const header = sign([current, previous]);
+    for (const key of [current, previous]) {
+      expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [key.publicKey], now: t }).ok).toBe(true);
+    }
+    expect(verifyCallbackSignature({ url: `${url}&x=1`, header, deliveryId, publicKeys: [current.publicKey], now: t }).ok).toBe(false);
+    const later = header.replace(`t=${t}`, `t=${t + 1}`);
+    expect(verifyCallbackSignature({ url, header: later, deliveryId, publicKeys: [current.publicKey], now: t }).ok).toBe(false);
+  });
+
+  it('refuses to sign a delivery id that could be confused with the URL', () => {
+    for (const bad of ['', 'a.b', 'a,b', 'a b', 'x'.repeat(129)]) {
+      expect(() => signCallback({ url, deliveryId: bad, privateKeys: [{ key: current.privateKey }], timestamp: t })).toThrow(RangeError);
+    }
+  });
+
+  it('answers malformed_header for a bad v2 or too many of them', () => {
+    const good = sign();
+    const v2 = good.slice(good.indexOf('v2='));
+    for (const header of [`t=${t},v2=not-base64!`, `t=${t},${Array.from({ length: 9 }, () => v2).join(',')}`]) {
+      expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [current.publicKey], now: t })).toEqual({
+        ok: false,
+        reason: 'malformed_header',
+      });
+    }
   });
 });

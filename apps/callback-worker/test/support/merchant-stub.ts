@@ -8,7 +8,11 @@ export interface ReceivedCallback {
   receivedAt: number;
 }
 
-export type StubAnswer = { status: number; body?: string; contentType?: string; delayMs?: number } | 'hang';
+export type StubAnswer =
+  | { status: number; body?: string; contentType?: string; delayMs?: number }
+  | 'hang'
+  /** 200 at once, then one byte of body a second, never finishing: never silent, never done. */
+  | 'drip';
 
 /**
  * A real HTTP merchant on a loopback address that records every callback exactly as received.
@@ -41,6 +45,11 @@ export class MerchantStub {
     return this.received.filter((request) => request.url.split('?')[0] === path);
   }
 
+  /** Cuts every open connection (requests left hanging end with a socket error); keeps listening. */
+  dropConnections(): void {
+    this.server.closeAllConnections();
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -53,6 +62,13 @@ export class MerchantStub {
     const handler = this.handlers.get(path);
     const answer = handler ? handler(request, this.receivedOn(path).length) : { status: 200, body: 'ok' };
     if (answer === 'hang') return;
+    if (answer === 'drip') {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100000' });
+      res.write('o');
+      const timer = setInterval(() => res.write('k'), 1_000);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
     const send = () => {
       res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain' });
       res.end(answer.body ?? '');

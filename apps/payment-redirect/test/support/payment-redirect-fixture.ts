@@ -83,7 +83,7 @@ export function paymentRedirectFixture(label: string, fileEnv: EnvOverrides = {}
     },
     async insertWallet({ temporary, addressIn, callbackUrl, payout: payoutAddress = payout, hdIndex = 0n, ipnToken = randomBytes(24).toString('base64url') }) {
       await new WalletRepository(fixture.db.pool).createOrGetMany([
-        { hdIndex, polygonAddress: temporary, addressIn, payoutAddress, callbackUrl, dedupeKey: walletDedupeKey(payoutAddress, callbackUrl), ipnToken },
+        { hdIndex, polygonAddress: temporary, addressIn, payoutAddress, callbackUrl, dedupeKey: walletDedupeKey(payoutAddress, callbackUrl), ipnToken, keyFingerprint: 'a1b2c3d4' },
       ]);
       // createOrGetMany returns no id; deposits and payments in the tests need it.
       const { rows } = await fixture.db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE polygon_address = $1', [temporary.toLowerCase()]);

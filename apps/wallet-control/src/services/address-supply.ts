@@ -1,97 +1,48 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { DerivedAddress, WalletRepository } from '@gateway/db';
 import type { TemporaryAddressDeriver } from '@gateway/chain';
 
 export interface AddressSupplyOptions {
-  /** Keep this many derived addresses in the pool (0: never derive ahead). */
-  target: number;
-  lowWater: number;
-  claimBatch: number;
-  /** How often the keeper looks at the pool. */
-  checkIntervalMs?: number;
+  /** HD indexes reserved from the sequence in one round trip. */
+  reserveBatch: number;
 }
 
-// ~1.3 ms each: a chunk of 20 holds the event loop for ~25 ms at most.
-const DERIVE_CHUNK = 20;
-
 /**
- * Hands out temporary addresses for new wallets. Deriving one costs about a millisecond of CPU,
- * several times the rest of Create Wallet, so a keeper derives them ahead into a shared
- * PostgreSQL pool while the service is idle, and each process claims a batch at a time. When
- * the pool is empty, an address is derived on the spot: slower, never wrong.
+ * Hands out temporary addresses for new wallets: HD indexes are reserved from the database's
+ * sequence a batch at a time (one round trip per batch, not per wallet) and each address is
+ * derived on the spot with libsecp256k1 (~50 µs). Indexes reserved by a process that stops are
+ * never used: gaps are harmless, the chain side matches wallets by address.
  */
 export class AddressSupply {
-  private buffer: DerivedAddress[] = [];
-  private claiming: Promise<void> | undefined;
-  private keeperTimer: NodeJS.Timeout | undefined;
-  private topping: Promise<void> | undefined;
-  private stopped = false;
+  private indexes: bigint[] = [];
+  /** Addresses taken for a wallet that existed already: unused, handed out next. */
+  private returned: DerivedAddress[] = [];
+  private reserving: Promise<void> | undefined;
 
   constructor(
     private readonly wallets: WalletRepository,
     private readonly deriver: TemporaryAddressDeriver,
     private readonly options: AddressSupplyOptions,
-    private readonly log: FastifyBaseLogger,
   ) {}
 
+  get keyFingerprint(): string {
+    return this.deriver.fingerprint;
+  }
+
   async take(): Promise<DerivedAddress> {
-    while (this.buffer.length === 0) {
-      this.claiming ??= this.claim().finally(() => (this.claiming = undefined));
-      const claimedNone = await this.claiming.then(() => this.buffer.length === 0);
-      if (claimedNone) return this.deriveNow();
+    const unused = this.returned.pop();
+    if (unused) return unused;
+    while (this.indexes.length === 0) {
+      this.reserving ??= this.wallets
+        .reserveHdIndexes(this.options.reserveBatch)
+        .then((indexes) => void this.indexes.push(...indexes))
+        .finally(() => (this.reserving = undefined));
+      await this.reserving;
     }
-    return this.buffer.shift() as DerivedAddress;
-  }
-
-  /** An address taken for a wallet that turned out to exist already is still unused. */
-  giveBack(address: DerivedAddress): void {
-    this.buffer.unshift(address);
-  }
-
-  startKeeper(): void {
-    if (this.options.target === 0) return;
-    const tick = () => {
-      this.topping ??= this.topUp()
-        .then(() => undefined)
-        .catch((error: Error) => this.log.warn({ err: error }, 'address pool top-up failed; will retry'))
-        .finally(() => (this.topping = undefined));
-    };
-    tick();
-    this.keeperTimer = setInterval(tick, this.options.checkIntervalMs ?? 2_000);
-    this.keeperTimer.unref();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.keeperTimer) clearInterval(this.keeperTimer);
-    await this.topping;
-  }
-
-  /** Derives into the pool until it holds `target` addresses, yielding to requests between chunks. */
-  async topUp(): Promise<number> {
-    let available = await this.wallets.countAddressPool();
-    if (available >= this.options.lowWater && available > 0) return 0;
-    let added = 0;
-    while (available < this.options.target && !this.stopped) {
-      const count = Math.min(DERIVE_CHUNK, this.options.target - available);
-      const indexes = await this.wallets.reserveHdIndexes(count);
-      const derived = indexes.map((hdIndex) => ({ hdIndex, polygonAddress: this.deriver.addressAt(hdIndex) }));
-      await this.wallets.addToAddressPool(derived);
-      available += count;
-      added += count;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    if (added > 0) this.log.info({ added, available }, 'address pool topped up');
-    return added;
-  }
-
-  private async claim(): Promise<void> {
-    this.buffer.push(...(await this.wallets.claimFromAddressPool(this.options.claimBatch)));
-  }
-
-  private async deriveNow(): Promise<DerivedAddress> {
-    const [hdIndex] = await this.wallets.reserveHdIndexes(1);
-    if (hdIndex === undefined) throw new Error('the HD index sequence returned nothing');
+    const hdIndex = this.indexes.shift() as bigint;
     return { hdIndex, polygonAddress: this.deriver.addressAt(hdIndex) };
+  }
+
+  giveBack(address: DerivedAddress): void {
+    this.returned.push(address);
   }
 }

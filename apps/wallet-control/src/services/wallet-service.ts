@@ -3,11 +3,14 @@ import { getAddress } from 'viem';
 import {
   affiliateTermsConflict,
   affiliateTermsOf,
+  callbackAddressPolicy,
+  openAddressIn,
   parseAffiliateWalletRequest,
   parseCustomAffiliateWalletRequest,
   parseWalletRequest,
   sameAffiliateTerms,
   sealAddressIn,
+  type AddressPolicy,
   type AffiliateTerms,
   type EvmAddress,
   type SealingKeyRing,
@@ -29,6 +32,8 @@ export interface WalletServiceDeps {
   keys: SealingKeyRing;
   tokenAddress: EvmAddress;
   allowTestDomains: boolean;
+  /** CALLBACK_ALLOWED_CIDRS: the ranges the callback-worker is told to exempt (checked by the config). */
+  callbackAllowedCidrs?: readonly string[];
   /** PLATFORM_FEE_BPS: custom splits must leave exactly this for the platform. */
   platformFeeBps: number;
   /** AFFILIATE_SHARE_BPS: what affiliate.php wallets pay their affiliate. */
@@ -50,9 +55,17 @@ const BATCHING = { maxBatchSize: 64, maxInFlight: 4, lingerMs: 1 };
  */
 export class WalletService {
   private readonly createOrGetWallet: (candidate: NewWallet) => Promise<{ row: WalletRow; created: boolean }>;
+  /** The callback-worker's address rule, for callbacks whose host is an IP literal. */
+  private readonly addressPolicy: AddressPolicy;
+  /** Opens only what the current key sealed: a stored address_in that does not is sealed again. */
+  private readonly currentKeyOnly: SealingKeyRing;
 
   constructor(private readonly deps: WalletServiceDeps) {
+    // Requests are validated before they join a batch (a NUL, say, is a 400 of its own); a row
+    // PostgreSQL still refuses fails alone, the batcher answering the rest of its batch.
     this.createOrGetWallet = createBatcher((candidates: NewWallet[]) => deps.wallets.createOrGetMany(candidates), BATCHING);
+    this.addressPolicy = callbackAddressPolicy(deps.allowTestDomains, deps.callbackAllowedCidrs ?? []);
+    this.currentKeyOnly = { current: deps.keys.current, byId: new Map([[deps.keys.current.id, deps.keys.current]]) };
   }
 
   /** wallet.php */
@@ -79,7 +92,7 @@ export class WalletService {
   }
 
   private rules() {
-    return { tokenAddress: this.deps.tokenAddress, allowTestDomains: this.deps.allowTestDomains };
+    return { tokenAddress: this.deps.tokenAddress, allowTestDomains: this.deps.allowTestDomains, addressPolicy: this.addressPolicy };
   }
 
   private async createOrGetWith(request: WalletRequest, terms: AffiliateTerms | null): Promise<CreatedWallet> {
@@ -93,6 +106,7 @@ export class WalletService {
         dedupeKey: request.dedupeKey,
         // 192 random bits: support staff quote it, nobody can guess it.
         ipnToken: randomBytes(24).toString('base64url'),
+        keyFingerprint: this.deps.addresses.keyFingerprint,
         affiliate: terms && {
           affiliateAddress: terms.address,
           affiliateFeeBps: terms.affiliateFeeBps,
@@ -111,11 +125,23 @@ export class WalletService {
     return {
       created,
       data: {
-        address_in: row.addressIn,
+        address_in: created ? row.addressIn : this.addressInUnderCurrentKey(row),
         polygon_address_in: created ? candidate.polygonAddress : getAddress(row.polygonAddress),
         callback_url: row.callbackUrl,
         ipn_token: row.ipnToken,
       },
     };
+  }
+
+  /**
+   * A repeat answers an address_in the current key opens. The stored one is kept as issued; while it
+   * was sealed with the current key it is answered as is (the same bytes on every repeat), and once
+   * the keys have rotated it is sealed again, so retiring an old key never breaks an old wallet for
+   * a merchant who asks for it again. Tokens already handed out under the old key still open as long
+   * as ADDRESS_IN_KEYS lists that key.
+   */
+  private addressInUnderCurrentKey(row: WalletRow): string {
+    if (openAddressIn(row.addressIn, this.currentKeyOnly) === row.polygonAddress.toLowerCase()) return row.addressIn;
+    return sealAddressIn(row.polygonAddress.toLowerCase() as EvmAddress, this.deps.keys);
   }
 }

@@ -49,7 +49,6 @@ export function walletControlFixture(label: string, fileEnv: EnvOverrides = {}):
         DATABASE_SCHEMA: fixture.db.schema,
         REDIS_PREFIX: fixture.cache.prefix,
         // No pool keeper: it would derive thousands of addresses in the background of every test.
-        ADDRESS_POOL_TARGET: '0',
         // Tests fire many requests from one client address; only the rate-limit tests want a limit.
         RATE_LIMIT_MAX: '100000',
         ...fileEnv,

@@ -236,9 +236,11 @@ function attemptColumns(records: readonly CallbackAttemptRecord[]): unknown[] {
     records.map((r) => r.startedAt),
     records.map((r) => r.durationMs),
     records.map((r) => r.statusCode ?? null),
-    records.map((r) => r.errorCode ?? null),
-    records.map((r) => r.error ?? null),
-    // PostgreSQL text cannot hold NUL; a binary answer keeps everything else.
+    // PostgreSQL text cannot hold NUL; a binary answer keeps everything else. An error text may quote
+    // the merchant's bytes too: a record that can never be written would have the callback sent
+    // again at the end of every lease.
+    records.map((r) => r.errorCode?.replaceAll('\u0000', '\uFFFD') ?? null),
+    records.map((r) => r.error?.replaceAll('\u0000', '\uFFFD') ?? null),
     records.map((r) => r.responseExcerpt.replaceAll('\u0000', '\uFFFD')),
     records.map((r) => r.outcome.kind),
     records.map((r) => (r.outcome.kind === 'retry' ? r.outcome.nextAttemptAt : null)),

@@ -29,6 +29,8 @@ export interface NewWallet {
   callbackUrl: string;
   dedupeKey: Buffer;
   ipnToken: string;
+  /** Fingerprint of the HD key that derived `polygonAddress` (registered in hd_keys). */
+  keyFingerprint: string;
   /** Absent or null: no affiliate (wallet.php). */
   affiliate?: NewWalletAffiliate | null;
 }
@@ -60,9 +62,9 @@ export class WalletRepository {
     const { rows } = await this.pool.query<WalletRow & { dedupeKey: Buffer; hdIndex: string | null }>({
       name: 'wallet-insert-many',
       text: `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
-                                  affiliate_address, affiliate_fee_bps, merchant_fee_bps)
+                                  affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint)
              SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
-                                  $8::text[], $9::int[], $10::int[])
+                                  $8::text[], $9::int[], $10::int[], $11::text[])
              ON CONFLICT (dedupe_key) DO NOTHING
              RETURNING dedupe_key AS "dedupeKey", ${COLUMNS}, hd_index::text AS "hdIndex"`,
       values: [
@@ -76,6 +78,7 @@ export class WalletRepository {
         candidates.map((c) => c.affiliate?.affiliateAddress.toLowerCase() ?? null),
         candidates.map((c) => c.affiliate?.affiliateFeeBps ?? null),
         candidates.map((c) => c.affiliate?.merchantFeeBps ?? null),
+        candidates.map((c) => c.keyFingerprint),
       ],
     });
     const byKey = new Map(rows.map((row) => [row.dedupeKey.toString('hex'), row]));
@@ -110,37 +113,5 @@ export class WalletRepository {
       values: [count],
     });
     return rows.map((row) => BigInt(row.index));
-  }
-
-  async addToAddressPool(addresses: readonly DerivedAddress[]): Promise<void> {
-    if (addresses.length === 0) return;
-    await this.pool.query({
-      text: `INSERT INTO address_pool (hd_index, polygon_address)
-             SELECT * FROM unnest($1::bigint[], $2::text[]) ON CONFLICT DO NOTHING`,
-      values: [addresses.map((a) => a.hdIndex.toString()), addresses.map((a) => a.polygonAddress)],
-    });
-  }
-
-  /**
-   * Removes up to `count` addresses from the pool and hands them to this process. Replicas
-   * claim disjoint sets (SKIP LOCKED); an address claimed by a process that then dies is
-   * simply never used.
-   */
-  async claimFromAddressPool(count: number): Promise<DerivedAddress[]> {
-    const { rows } = await this.pool.query<{ hdIndex: string; polygonAddress: string }>({
-      name: 'address-pool-claim',
-      text: `DELETE FROM address_pool WHERE hd_index IN (
-               SELECT hd_index FROM address_pool ORDER BY hd_index LIMIT $1 FOR UPDATE SKIP LOCKED)
-             RETURNING hd_index::text AS "hdIndex", polygon_address AS "polygonAddress"`,
-      values: [count],
-    });
-    return rows
-      .map((row) => ({ hdIndex: BigInt(row.hdIndex), polygonAddress: row.polygonAddress }))
-      .sort((a, b) => (a.hdIndex < b.hdIndex ? -1 : 1));
-  }
-
-  async countAddressPool(): Promise<number> {
-    const { rows } = await this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM address_pool');
-    return rows[0]?.n ?? 0;
   }
 }

@@ -8,8 +8,18 @@ declare module 'fastify' {
   }
 }
 
-/** Prometheus `/metrics`: process metrics plus a request histogram by route (not by raw URL). */
-export const metricsPlugin = fp(async (app: FastifyInstance, options: { serviceName: string; registry?: Registry }) => {
+export interface MetricsPluginOptions {
+  serviceName: string;
+  registry?: Registry;
+  /**
+   * Serve `/metrics` on this server too. Only for a server on a private port (the workers'
+   * health/metrics server); a public API app serves its metrics from createMetricsServer.
+   */
+  route?: boolean;
+}
+
+/** Process metrics plus a request histogram by route (not by raw URL), in `app.metrics`. */
+export const metricsPlugin = fp(async (app: FastifyInstance, options: MetricsPluginOptions) => {
   const registry = options.registry ?? new Registry();
   registry.setDefaultLabels({ service: options.serviceName });
   collectDefaultMetrics({ register: registry });
@@ -27,8 +37,13 @@ export const metricsPlugin = fp(async (app: FastifyInstance, options: { serviceN
       reply.elapsedTime / 1000,
     );
   });
+  if (options.route) metricsRoute(app, registry);
+});
+
+/** `GET /metrics`: the registry in Prometheus' text format. */
+export function metricsRoute(app: FastifyInstance, registry: Registry): void {
   app.get('/metrics', { schema: { hide: true }, logLevel: 'warn' }, async (_request, reply) => {
     reply.type(registry.contentType);
     return registry.metrics();
   });
-});
+}

@@ -38,9 +38,11 @@ export function securityHeaders(policy: HelmetOptions = HELMET_POLICY): Record<s
 /**
  * Payment links must be opened top-level (spec 1.5): every response, errors and 404s included,
  * forbids framing twice over (CSP frame-ancestors for modern browsers, X-Frame-Options for old).
+ * The answers written before any hook runs (router and HTTP parser errors) get the same headers
+ * from createBaseServer.
  */
-export const securityHeadersPlugin = fp(async (app: FastifyInstance) => {
-  const headers = securityHeaders();
+export const securityHeadersPlugin = fp(async (app: FastifyInstance, options: { headers?: Record<string, string> }) => {
+  const headers = options.headers ?? securityHeaders();
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();

@@ -1,11 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { maskEmail } from '@gateway/domain';
+import { prefersJson } from '@gateway/http';
 import { checkoutCreated, errorBody, processPaymentQuery } from './schemas';
 
 export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/process-payment.php',
     {
+      // Records a payment: HEAD must not run it (405, Allow: GET), unlike Fastify's default HEAD for every GET.
+      exposeHeadRoute: false,
       schema: {
         summary: 'Process Payment - Single Provider',
         description:
@@ -22,14 +25,13 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'payment redirected to provider',
       );
       reply.header('cache-control', 'no-store');
-      if (wantsJson(request.headers.accept)) {
+      // The answer depends on Accept: the client's preferred of text/html (a redirect, also when
+      // nothing fits) and application/json, q-values honoured (application/json;q=0 is a "no").
+      reply.header('vary', 'Accept');
+      if (prefersJson(request.headers.accept)) {
         return { status: 'success' as const, payment_id: started.paymentId, provider: started.provider, checkout_url: started.checkoutUrl };
       }
       return reply.redirect(started.checkoutUrl, 302);
     },
   );
 };
-
-function wantsJson(accept: string | undefined): boolean {
-  return accept !== undefined && /\bapplication\/json\b/i.test(accept) && !/\btext\/html\b/i.test(accept);
-}

@@ -7,6 +7,8 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/control/affiliate.php',
     {
+      // Creates a wallet: HEAD must not run it (405, Allow: GET), unlike Fastify's default HEAD for every GET.
+      exposeHeadRoute: false,
       schema: {
         summary: 'Create Wallet – Affiliate',
         description:
@@ -17,9 +19,11 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: walletControlData, 400: errorBody, 409: errorBody },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { data, created } = await app.walletService.createOrGetAffiliate(request.query);
       request.log.info({ ipnToken: maskIpnToken(data.ipn_token), created }, created ? 'affiliate wallet created' : 'affiliate wallet returned');
+      // As Create Wallet: the body holds ipn_token and address_in, which no cache may keep.
+      reply.header('cache-control', 'no-store');
       return data;
     },
   );
@@ -27,6 +31,8 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/control/custom-affiliate.php',
     {
+      // Creates a wallet: HEAD must not run it (405, Allow: GET), unlike Fastify's default HEAD for every GET.
+      exposeHeadRoute: false,
       schema: {
         summary: 'Create Wallet – Custom Affiliate',
         description:
@@ -37,9 +43,11 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: walletControlData, 400: errorBody, 409: errorBody },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { data, created } = await app.walletService.createOrGetCustomAffiliate(request.query);
       request.log.info({ ipnToken: maskIpnToken(data.ipn_token), created }, created ? 'custom affiliate wallet created' : 'custom affiliate wallet returned');
+      // As Create Wallet: the body holds ipn_token and address_in, which no cache may keep.
+      reply.header('cache-control', 'no-store');
       return data;
     },
   );

@@ -6,6 +6,8 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/control/wallet.php',
     {
+      // Creates a wallet: HEAD must not run it (405, Allow: GET), unlike Fastify's default HEAD for every GET.
+      exposeHeadRoute: false,
       schema: {
         summary: 'Create Wallet',
         description: 'Returns a temporary receiving wallet for a payout address and callback URL; the same pair returns the same wallet.',
@@ -14,9 +16,11 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: walletControlData, 400: errorBody },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { data, created } = await app.walletService.createOrGet(request.query);
       request.log.info({ ipnToken: maskIpnToken(data.ipn_token), created }, created ? 'wallet created' : 'wallet returned');
+      // The body holds ipn_token (it reads payment-status.php) and address_in: no cache may keep it.
+      reply.header('cache-control', 'no-store');
       return data;
     },
   );

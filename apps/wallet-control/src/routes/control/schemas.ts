@@ -7,17 +7,17 @@ export const createWalletQuery = Type.Object({
   }),
   callback: Type.String({
     description:
-      'absolute http(s) URL that receives the payment notice by GET, percent-encoded; add a parameter with a unique value (e.g. the order id) to get a new wallet',
+      'absolute http(s) URL that receives the payment notice by GET, percent-encoded; no spaces or control characters, no port 0, and an IP-literal host must be a public unicast address (the callback-worker calls nothing else); add a parameter with a unique value (e.g. the order id) to get a new wallet',
     examples: ['https://shop.io/ipn?order_id=1234'],
   }),
 });
 
 export const walletControlData = Type.Object(
   {
-    address_in: Type.String({ description: 'sealed temporary wallet address; the only form Process Payment accepts' }),
+    address_in: Type.String({ description: 'sealed temporary wallet address; the only form Process Payment accepts (a repeat answers it sealed with the current key)' }),
     polygon_address_in: Type.String({ description: 'plain temporary wallet address, for watching deposits only' }),
     callback_url: Type.String({ description: 'the callback URL, decoded' }),
-    ipn_token: Type.String({ description: 'tracking token to quote to support' }),
+    ipn_token: Type.String({ description: 'tracking token to quote to support; it also reads payment-status.php, so keep it private (answers carry Cache-Control: no-store)' }),
   },
   { description: 'temporary wallet control data' },
 );
