@@ -61,6 +61,23 @@ describe('GET /control/wallet.php', () => {
     expect(new Set([a.ipn_token, b.ipn_token, c.ipn_token]).size).toBe(3);
   });
 
+  it('answers a repeat it has seen from memory, without a statement', async () => {
+    const callback = 'https://shop.io/ipn?order_id=remembered';
+    const first = (await createWallet(payout, callback)).json();
+    const statements = jest.spyOn(WalletRepository.prototype, 'createOrGetMany');
+    const reserved = jest.spyOn(WalletRepository.prototype, 'reserveHdIndexes');
+    try {
+      const again = await createWallet(payout, callback);
+      expect(again.statusCode).toBe(200);
+      expect(again.json()).toEqual(first);
+      expect(statements).not.toHaveBeenCalled();
+      expect(reserved).not.toHaveBeenCalled();
+    } finally {
+      statements.mockRestore();
+      reserved.mockRestore();
+    }
+  });
+
   it('creates exactly one wallet for 50 identical concurrent requests', async () => {
     const callback = 'https://shop.io/ipn?order_id=race';
     const responses = await Promise.all(Array.from({ length: 50 }, () => createWallet(payout, callback)));

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { getAddress } from 'viem';
 import {
   affiliateTermsConflict,
@@ -47,6 +48,8 @@ export interface CreatedWallet {
 
 // Concurrent requests share statements: a statement costs PostgreSQL far more than a row.
 const BATCHING = { maxBatchSize: 64, maxInFlight: 4, lingerMs: 1 };
+// Wallets this process answered recently (~1 KB each): plugins ask again for the same order.
+const REMEMBERED_WALLETS = 20_000;
 
 /**
  * Create Wallet (spec 4.1), and its affiliate variants: one temporary wallet per (payout address,
@@ -59,6 +62,11 @@ export class WalletService {
   private readonly addressPolicy: AddressPolicy;
   /** Opens only what the current key sealed: a stored address_in that does not is sealed again. */
   private readonly currentKeyOnly: SealingKeyRing;
+  /**
+   * A wallet never changes once created (its address, token, callback and split are fixed), so a
+   * repeat this process has seen is answered from memory: no statement, no derivation.
+   */
+  private readonly remembered = new LRUCache<string, WalletRow & { checksummed: string }>({ max: REMEMBERED_WALLETS });
 
   constructor(private readonly deps: WalletServiceDeps) {
     // Requests are validated before they join a batch (a NUL, say, is a 400 of its own); a row
@@ -96,6 +104,9 @@ export class WalletService {
   }
 
   private async createOrGetWith(request: WalletRequest, terms: AffiliateTerms | null): Promise<CreatedWallet> {
+    const key = request.dedupeKey.toString('base64');
+    const known = this.remembered.get(key);
+    if (known) return { created: false, data: this.answerRepeat(known, terms) };
     const candidate = await this.deps.addresses.take();
     const { row, created } = await this.createOrGetWallet({
         hdIndex: candidate.hdIndex,
@@ -116,21 +127,23 @@ export class WalletService {
         this.deps.addresses.giveBack(candidate);
         throw error;
       });
-    if (!created) {
-      this.deps.addresses.giveBack(candidate);
-      // The pair existed (or an identical request won the race): same terms, same wallet.
-      const existing = affiliateTermsOf(row);
-      if (!sameAffiliateTerms(terms, existing)) throw affiliateTermsConflict(existing);
+    const remembered = { ...row, checksummed: created ? candidate.polygonAddress : getAddress(row.polygonAddress) };
+    this.remembered.set(key, remembered);
+    if (created) {
+      return {
+        created,
+        data: { address_in: row.addressIn, polygon_address_in: remembered.checksummed, callback_url: row.callbackUrl, ipn_token: row.ipnToken },
+      };
     }
-    return {
-      created,
-      data: {
-        address_in: created ? row.addressIn : this.addressInUnderCurrentKey(row),
-        polygon_address_in: created ? candidate.polygonAddress : getAddress(row.polygonAddress),
-        callback_url: row.callbackUrl,
-        ipn_token: row.ipnToken,
-      },
-    };
+    this.deps.addresses.giveBack(candidate);
+    return { created, data: this.answerRepeat(remembered, terms) };
+  }
+
+  /** The pair existed (or an identical request won the race): same terms, same wallet; other terms, 409. */
+  private answerRepeat(row: WalletRow & { checksummed: string }, terms: AffiliateTerms | null): WalletControlData {
+    const existing = affiliateTermsOf(row);
+    if (!sameAffiliateTerms(terms, existing)) throw affiliateTermsConflict(existing);
+    return { address_in: this.addressInUnderCurrentKey(row), polygon_address_in: row.checksummed, callback_url: row.callbackUrl, ipn_token: row.ipnToken };
   }
 
   /**
