@@ -67,6 +67,12 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     },
     // A hop count as the function proxy-addr makes of it (Fastify's types take no number).
     trustProxy: typeof options.trustProxy === 'number' ? trustHops(options.trustProxy) : (options.trustProxy ?? false),
+    // One access line per request, written when it completes, instead of Fastify's two.
+    disableRequestLogging: true,
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
+    done();
   });
   app.decorate('readinessChecks', options.readiness);
   await app.register(metricsPlugin, { serviceName: options.serviceName, route: options.metricsRoute ?? false });
@@ -90,11 +96,13 @@ export async function createBaseServer(options: {
   logger?: FastifyServerOptions['logger'];
   loggerInstance?: FastifyBaseLogger;
   trustProxy?: FastifyServerOptions['trustProxy'];
+  disableRequestLogging?: boolean;
 }): Promise<FastifyInstance> {
   const headers = securityHeaders();
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
     trustProxy: options.trustProxy ?? false,
+    disableRequestLogging: options.disableRequestLogging ?? false,
     requestIdHeader: 'x-request-id',
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
