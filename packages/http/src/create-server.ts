@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, {
+  LogController,
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
@@ -50,6 +51,17 @@ export interface ServerOptions {
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 const MAX_PARAM_LENGTH = 200;
 
+/** One access line per request, written when it completes (request, status and time), not two. */
+class CompletedRequestsOnly extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
+}
+
 function trustHops(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
 }
@@ -67,12 +79,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     },
     // A hop count as the function proxy-addr makes of it (Fastify's types take no number).
     trustProxy: typeof options.trustProxy === 'number' ? trustHops(options.trustProxy) : (options.trustProxy ?? false),
-    // One access line per request, written when it completes, instead of Fastify's two.
-    disableRequestLogging: true,
-  });
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
-    done();
+    logController: new CompletedRequestsOnly(),
   });
   app.decorate('readinessChecks', options.readiness);
   await app.register(metricsPlugin, { serviceName: options.serviceName, route: options.metricsRoute ?? false });
@@ -96,13 +103,13 @@ export async function createBaseServer(options: {
   logger?: FastifyServerOptions['logger'];
   loggerInstance?: FastifyBaseLogger;
   trustProxy?: FastifyServerOptions['trustProxy'];
-  disableRequestLogging?: boolean;
+  logController?: FastifyServerOptions['logController'];
 }): Promise<FastifyInstance> {
   const headers = securityHeaders();
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
     trustProxy: options.trustProxy ?? false,
-    disableRequestLogging: options.disableRequestLogging ?? false,
+    ...(options.logController ? { logController: options.logController } : {}),
     requestIdHeader: 'x-request-id',
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
