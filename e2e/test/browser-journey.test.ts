@@ -1,23 +1,18 @@
 // A customer paying as a customer does, in a real browser (Debian's Chromium driven by
 // playwright-core): payment link → sandbox checkout → card → receipt page → merchant callback.
 // Every page is screenshotted on a desktop and a 390-px phone into e2e/artifacts/ (git-ignored).
-import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { DESKTOP, launchChromium, screenshot } from './support/browser';
 import { createPublicClient, erc20Abi, http, type Address } from 'viem';
 import { defineLocalChain } from '@gateway/chain';
 import { formatUsdc } from '@gateway/domain';
 import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@gateway/sdk';
+import { waitFor } from './support/wait-for';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
 
-const ARTIFACTS = join(__dirname, '..', 'artifacts');
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const DESKTOP = { width: 1280, height: 860 };
-const PHONE = { width: 390, height: 844 };
 
 interface ReceivedCallback {
   url: string;
@@ -29,25 +24,6 @@ let browser: Browser;
 let merchant: Server;
 let merchantUrl: string;
 const received: ReceivedCallback[] = [];
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await Promise.resolve(probe()).catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-/** Both viewports of the page as it is now. */
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.setViewportSize(DESKTOP);
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize(PHONE);
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-phone.png`), fullPage: true });
-  await page.setViewportSize(DESKTOP);
-}
 
 async function paymentLink(order: string, amount: string): Promise<{ link: string; temporary: Address }> {
   const callback = `${merchantUrl}/ipn?order=${order}`;
@@ -71,7 +47,6 @@ async function payWithCard(page: Page, card: string): Promise<void> {
 const callbacksFor = (order: string) => received.filter((entry) => new URL(entry.url).searchParams.get('order') === order);
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   merchant = createServer((request, response) => {
     const url = `${merchantUrl}${request.url}`;
     if (request.url?.startsWith('/ipn')) {
@@ -95,7 +70,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
   merchantUrl = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}`;
   stack = await startGatewayStack('browser');
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 150_000);
 
 afterAll(async () => {

@@ -2,19 +2,13 @@
 // playwright-core), every app its own process: the list for USD, EUR, CAD and INR, a 390-px phone,
 // a keyboard-only choice that lands on the sandbox checkout, branding, error pages and frames.
 // Screenshots (desktop 1280 and phone 390) go to e2e/artifacts/hosted-*.png (git-ignored).
-import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { DESKTOP, launchChromium, PHONE, screenshot } from './support/browser';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
 
-const ARTIFACTS = join(__dirname, '..', 'artifacts');
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const DESKTOP = { width: 1280, height: 860 };
-const PHONE = { width: 390, height: 844 };
 const LOGO_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#0b6e4f"/><path d="M9 22c0-9 6-13 15-13-1 9-5 14-12 14l-3 2" fill="#c8ecd9"/></svg>';
 
@@ -23,14 +17,6 @@ let browser: Browser;
 let framingSite: Server;
 let framingUrl: string;
 let addressIn: string;
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  await page.setViewportSize(DESKTOP);
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize(PHONE);
-  await page.screenshot({ path: join(ARTIFACTS, `${name}-phone.png`), fullPage: true });
-  await page.setViewportSize(DESKTOP);
-}
 
 function payLink(amount: string, currency: string, extra: Record<string, string> = {}): string {
   return `${stack.paymentUrl}/pay.php?${new URLSearchParams({ address: addressIn, amount, email: 'jane@shop.io', currency, ...extra })}`;
@@ -54,7 +40,6 @@ async function rows(page: Page, selector: string): Promise<Row[]> {
 }
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   // Another site that puts the checkout in an <iframe>.
   framingSite = createServer((request, response) => {
     const link = new URL(request.url ?? '/', 'http://x').searchParams.get('link') ?? '';
@@ -64,7 +49,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => framingSite.listen(0, '127.0.0.1', resolve));
   framingUrl = `http://127.0.0.1:${(framingSite.address() as AddressInfo).port}`;
-  const [started, launched] = await Promise.all([startGatewayStack('hosted'), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  const [started, launched] = await Promise.all([startGatewayStack('hosted'), launchChromium()]);
   stack = started;
   browser = launched;
   const callback = `${framingUrl}/ipn?order=h${Date.now()}`;

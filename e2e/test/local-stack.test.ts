@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { findFreePort, requestChainId, TEST_DATABASE_URL } from '@gateway/testkit';
+import { waitFor } from './support/wait-for';
 
 const ROOT = join(__dirname, '..', '..');
 const id = randomBytes(4).toString('hex');
@@ -20,16 +21,6 @@ interface StackFile {
   redis: { prefix: string };
   chain: { rpcUrl: string };
   apps: Record<string, { url: string }>;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** The pid listening on a loopback port, from the kernel's socket table. */

@@ -6,12 +6,13 @@ import { join } from 'node:path';
 import type { Address } from 'viem';
 import { english, generateMnemonic } from 'viem/accounts';
 import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
+import { waitFor } from './wait-for';
 import { anvilAccounts, createTestDatabase, findFreePort, startAnvil, testKeyEnv, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
 
 const ROOT = join(__dirname, '..', '..', '..');
 // Exchange rates from the sample table, never the network; the sandbox converts with the same one.
 const RATE_FILE = join(ROOT, 'packages', 'rates', 'data', 'local-rates.json');
-const [deployer, , relayer, platformFee, sandboxFunder] = anvilAccounts;
+const [deployer, customer, relayer, platformFee, sandboxFunder] = anvilAccounts;
 /** Anvil's own chain id: the sandbox provider refuses Polygon's 137. */
 export const LOCAL_CHAIN_ID = 31337;
 
@@ -22,26 +23,26 @@ export interface GatewayStack {
   walletControlUrl: string;
   paymentUrl: string;
   sandboxUrl: string;
+  /** An account holding test USDC, to pay a temporary wallet directly as an on-ramp would. */
+  customer: { address: Address; privateKey: `0x${string}` };
+  /** Where the platform fee goes. */
+  platformFeeAddress: Address;
   /** Public key (KeyObject) that verifies the callback signatures. */
   callbackPublicKey: ReturnType<typeof generateKeyPairSync>['publicKey'];
   stop(): Promise<void>;
 }
 
-async function waitUntilReady(url: string, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const ok = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`${url} did not become ready`);
+function waitUntilReady(url: string): Promise<true> {
+  return waitFor(`${url}/readyz`, async () => ((await fetch(`${url}/readyz`)).ok ? true : undefined));
 }
 
 export async function startGatewayStack(label: string): Promise<GatewayStack> {
   const chain = await startAnvil({ chainId: LOCAL_CHAIN_ID, blockTime: 1 });
   const target = { rpcUrl: chain.rpcUrl, chainId: chain.chainId };
   const token = await deployTestUsdc({ ...target, deployerKey: deployer.privateKey });
-  await mintTestUsdc({ ...target, token, ownerKey: deployer.privateKey, to: sandboxFunder.address, amount: 1_000_000n * 10n ** 6n });
+  for (const holder of [sandboxFunder, customer]) {
+    await mintTestUsdc({ ...target, token, ownerKey: deployer.privateKey, to: holder.address, amount: 1_000_000n * 10n ** 6n });
+  }
   const db = await createTestDatabase(label);
 
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -153,6 +154,8 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
     walletControlUrl: url(ports.wallet),
     paymentUrl: url(ports.payment),
     sandboxUrl: url(ports.sandbox),
+    customer,
+    platformFeeAddress: platformFee.address,
     callbackPublicKey: publicKey,
     stop,
   };

@@ -4,3 +4,4 @@ export * from './anvil';
 export * from './redis-server';
 export * from './tcp-forwarder';
 export * from './test-redis';
+export * from './api-app-fixture';
