@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { generateMnemonic, english } from 'viem/accounts';
+import { appNodeArguments } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
 import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
 import { formatUsdc, parseFiatAmount, quoteOnRamp } from '@gateway/domain';
@@ -289,7 +290,7 @@ function startDemoMerchant(publicSpkiBase64: string): Promise<Server> {
 
 function start(app: AppSpec, restartDelayMs = RESTART_DELAY_MS.first): void {
   const startedAt = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', app.entry], {
+  const child = spawn(process.execPath, [...appNodeArguments(app.name), app.entry], {
     cwd: ROOT,
     env: { ...process.env, ...app.env },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -3,12 +3,13 @@
 // bare "Fastify + one INSERT" server does not (much). `pnpm bench`; results in bench/results/http.json.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { constants, cpus, loadavg, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
 import { english, generateMnemonic } from 'viem/accounts';
+import { appNodeArguments } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
 import { xpubFromMnemonic } from '@gateway/chain';
 
@@ -45,6 +46,8 @@ interface Measurement {
   requestsPerSecond: number;
   requests: number;
   latencyMs: { mean: number; p50: number; p90: number; p99: number; max: number };
+  /** CPU time per request: the server process, all PostgreSQL processes, and the load generator (this process). */
+  cpuMicrosPerRequest: { server: number; postgres: number; loadGenerator: number };
   non2xx: number;
   errors: number;
   timeouts: number;
@@ -154,6 +157,34 @@ async function main(): Promise<void> {
   console.log(`results: ${RESULTS_FILE}`);
 }
 
+// /proc/<pid>/stat counts CPU time in clock ticks (USER_HZ, 100 per second on Linux).
+const MICROS_PER_TICK = 10_000;
+
+/** User + system CPU time of a process so far, in µs. */
+function processCpuMicros(pid: number | undefined): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * MICROS_PER_TICK;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time of every PostgreSQL process on the machine (server and backends), in µs: the database's share of the work. */
+function postgresCpuMicros(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += processCpuMicros(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
 /** The resident set of a running service, from the kernel (VmRSS), in MB. */
 function residentMb(service: Service): number {
   const status = readFileSync(`/proc/${service.child.pid}/status`, 'utf8');
@@ -196,8 +227,11 @@ async function measure(service: Service, scenario: Scenario): Promise<Measuremen
   };
   process.stdout.write(`${scenario.title}: warming up ${WARMUP_SECONDS} s, measuring ${scenario.seconds} s … `);
   await autocannon({ ...options, duration: WARMUP_SECONDS });
+  const cpuBefore = { server: processCpuMicros(service.child.pid), postgres: postgresCpuMicros(), loadGenerator: process.cpuUsage() };
   const result = await autocannon({ ...options, duration: scenario.seconds });
   assertRunning(service);
+  const ownCpu = process.cpuUsage(cpuBefore.loadGenerator);
+  const perRequest = (micros: number) => Math.round(micros / Math.max(result.requests.total, 1));
   const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0]));
   const measurement: Measurement = {
     id: scenario.id,
@@ -206,6 +240,11 @@ async function measure(service: Service, scenario: Scenario): Promise<Measuremen
     requestsPerSecond: result.requests.average,
     requests: result.requests.total,
     latencyMs: { mean: result.latency.average, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    cpuMicrosPerRequest: {
+      server: perRequest(processCpuMicros(service.child.pid) - cpuBefore.server),
+      postgres: perRequest(postgresCpuMicros() - cpuBefore.postgres),
+      loadGenerator: perRequest(ownCpu.user + ownCpu.system),
+    },
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
@@ -229,12 +268,13 @@ function judge(measurement: Measurement, insertBaseline: number): void {
 }
 
 function printTable(measurements: Measurement[]): void {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', '% of one-INSERT baseline', 'target', 'verdict'];
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req: server + PostgreSQL + load gen', '% of one-INSERT baseline', 'target', 'verdict'];
   const rows = measurements.map((m) => [
     m.title,
     String(Math.round(m.requestsPerSecond)),
     String(m.latencyMs.p50),
     String(m.latencyMs.p99),
+    `${m.cpuMicrosPerRequest.server} + ${m.cpuMicrosPerRequest.postgres} + ${m.cpuMicrosPerRequest.loadGenerator}`,
     `${Math.round((m.shareOfInsertBaseline ?? 0) * 100)}%`,
     m.target === undefined ? '' : `≥ ${Math.round(m.target * 100)}%, p99 < ${P99_TARGET_MS} ms`,
     m.verdict ?? '',
@@ -265,7 +305,9 @@ async function describeMachine() {
 }
 
 function spawnTs(entry: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // Started as the local stack and the images start it (the baseline server as any other process).
+  const app = /^apps\/([^/]+)\//.exec(entry)?.[1] ?? 'bench';
+  const child = spawn(process.execPath, [...appNodeArguments(app), entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],

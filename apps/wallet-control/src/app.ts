@@ -60,8 +60,11 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
   const wallets = new WalletRepository(pool);
   const deriver = new TemporaryAddressDeriver(raw.HD_XPUB);
   await assertKnownHdKey(new HdKeyRepository(pool), deriver.fingerprint);
-  app.log.info({ keyFingerprint: deriver.fingerprint, secp256k1: deriver.backend }, 'deriving temporary addresses');
-  if (deriver.backend !== 'native') app.log.warn('libsecp256k1 binding did not load: deriving addresses in JavaScript, several times slower');
+  const { backends } = deriver;
+  app.log.info({ keyFingerprint: deriver.fingerprint, ...backends }, 'deriving temporary addresses');
+  if (backends.secp256k1 !== 'native' || backends.keccak !== 'native') {
+    app.log.warn(backends, 'a native crypto binding did not load: deriving addresses partly in JavaScript, several times slower');
+  }
   const addressSupply = new AddressSupply(wallets, deriver, { reserveBatch: raw.HD_INDEX_RESERVE_BATCH });
   app.decorate(
     'walletService',

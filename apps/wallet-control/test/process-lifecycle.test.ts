@@ -72,7 +72,11 @@ describe('wallet-control process', () => {
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     const lines = run.output().stdout.trim().split('\n').map((line) => JSON.parse(line));
-    expect(lines.some((line) => line.reqId === 'lifecycle-req-1' && line.msg === 'wallet created')).toBe(true);
+    // One line for the request (written asynchronously, flushed at exit): what it did, its status and time.
+    const requestLines = lines.filter((line) => line.reqId === 'lifecycle-req-1');
+    expect(requestLines).toEqual([
+      expect.objectContaining({ msg: 'request completed', outcome: 'wallet created', ipnToken: expect.stringMatching(/…$/), res: { statusCode: 200 } }),
+    ]);
     expect(lines.some((line) => line.msg === 'shutting down' && line.signal === 'SIGTERM')).toBe(true);
     expect(run.output().stdout).not.toContain('s3cr3t');
   });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Address } from 'viem';
 import { english, generateMnemonic } from 'viem/accounts';
 import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
+import { appNodeArguments } from '@gateway/config';
 import { waitFor } from './wait-for';
 import { anvilAccounts, createTestDatabase, findFreePort, startAnvil, testKeyEnv, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
 
@@ -77,7 +78,8 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
   };
   const processes: ChildProcess[] = [];
   const startApp = (entry: string, env: Record<string, string>) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, entry)], {
+    const app = entry.split('/')[1] ?? entry;
+    const child = spawn(process.execPath, [...appNodeArguments(app), join(ROOT, entry)], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...common, ...env },
       stdio: ['ignore', 'ignore', 'inherit'],

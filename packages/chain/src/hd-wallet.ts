@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { bytesToHex, checksumAddress, keccak256, type Address } from 'viem';
-import { secp256k1Backend, type Secp256k1Backend } from './secp256k1-backend';
+import type { Address } from 'viem';
+import { keccakBackend, secp256k1Backend, type KeccakBackend, type Secp256k1Backend } from './crypto-backends';
 
 /**
  * Temporary wallets are the children m/44'/60'/0'/0/<index> of one HD seed. The API apps hold
@@ -13,8 +13,11 @@ export const TEMPORARY_WALLET_PARENT_PATH = "m/44'/60'/0'/0";
 
 export class TemporaryAddressDeriver {
   private readonly parentPublicKey: Buffer;
+  /** The same point uncompressed: libsecp256k1 parses it without the square root a compressed key needs. */
+  private readonly parentPoint: Uint8Array;
   private readonly chainCode: Buffer;
   private readonly secp256k1 = secp256k1Backend();
+  private readonly keccak = keccakBackend();
   /** BIP-32 fingerprint of the xpub's key: which key derived an address, recorded with each wallet. */
   readonly fingerprint: string;
 
@@ -26,31 +29,45 @@ export class TemporaryAddressDeriver {
     }
     if (!parent.publicKey || !parent.chainCode) throw new Error('the xpub has no public key or chain code');
     this.parentPublicKey = Buffer.from(parent.publicKey);
+    this.parentPoint = this.secp256k1.publicKeyConvert(this.parentPublicKey, false);
     this.chainCode = Buffer.from(parent.chainCode);
     this.fingerprint = keyFingerprint(parent);
   }
 
-  /** Which secp256k1 implementation derives: `native` unless its binding failed to load. */
-  get backend(): Secp256k1Backend['name'] {
-    return this.secp256k1.name;
+  /** Which implementations derive: `native` for both unless a binding failed to load. */
+  get backends(): { secp256k1: Secp256k1Backend['name']; keccak: KeccakBackend['name'] } {
+    return { secp256k1: this.secp256k1.name, keccak: this.keccak.name };
   }
 
   addressAt(index: bigint): Address {
     // An Ethereum address hashes the uncompressed point, so the child is made uncompressed.
-    const child = this.childPublicKey(index, false);
-    return checksumAddress(bytesToHex(keccak256(child.subarray(1), 'bytes').subarray(12)));
+    const child = derivePublicChild(this.parentPublicKey, this.chainCode, index, false, this.secp256k1, this.parentPoint);
+    return ethereumAddress(child, this.keccak);
   }
 
   childPublicKey(index: bigint, compressed: boolean): Uint8Array {
-    return derivePublicChild(this.parentPublicKey, this.chainCode, index, compressed, this.secp256k1);
+    return derivePublicChild(this.parentPublicKey, this.chainCode, index, compressed, this.secp256k1, this.parentPoint);
   }
+}
+
+/** The EIP-55 (mixed-case checksum) address of an uncompressed public key. */
+export function ethereumAddress(uncompressedPublicKey: Uint8Array, keccak: KeccakBackend = keccakBackend()): Address {
+  const lower = Buffer.from(keccak.keccak256(uncompressedPublicKey.subarray(1)).subarray(12)).toString('hex');
+  const hash = keccak.keccak256(Buffer.from(lower, 'latin1'));
+  let checksummed = '0x';
+  for (let i = 0; i < 40; i += 1) {
+    const nibble = ((hash[i >> 1] ?? 0) >> (i % 2 === 0 ? 4 : 0)) & 0x0f;
+    checksummed += nibble >= 8 ? (lower[i] as string).toUpperCase() : lower[i];
+  }
+  return checksummed as Address;
 }
 
 /**
  * BIP-32 public child derivation (CKDpub) for a non-hardened index: HMAC-SHA512 keyed by the
  * chain code over the parent key and the index; the left half, as a scalar, is added to the
  * parent point. A left half at or above the curve order makes the tweak throw, as BIP-32 says
- * such an index is invalid (odds about 1 in 2^127).
+ * such an index is invalid (odds about 1 in 2^127). `parentPoint` is the parent key in any
+ * encoding (the HMAC always takes the compressed one).
  */
 export function derivePublicChild(
   parentPublicKey: Uint8Array,
@@ -58,13 +75,14 @@ export function derivePublicChild(
   index: bigint,
   compressed: boolean,
   secp256k1: Secp256k1Backend = secp256k1Backend(),
+  parentPoint: Uint8Array = parentPublicKey,
 ): Uint8Array {
   if (index < 0n || index >= 2n ** 31n) throw new Error(`HD index ${index} is outside the non-hardened range`);
   const data = Buffer.allocUnsafe(37);
   data.set(parentPublicKey, 0);
   data.writeUInt32BE(Number(index), 33);
   const tweak = createHmac('sha512', chainCode).update(data).digest().subarray(0, 32);
-  return secp256k1.publicKeyTweakAdd(parentPublicKey, tweak, compressed);
+  return secp256k1.publicKeyTweakAdd(parentPoint, tweak, compressed);
 }
 
 /** The BIP-32 fingerprint (first 4 bytes of HASH160 of the public key) as 8 hex digits. */

@@ -1,3 +1,3 @@
 export * from './hd-wallet';
 export * from './token';
-export * from './secp256k1-backend';
+export * from './crypto-backends';

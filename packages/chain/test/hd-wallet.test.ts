@@ -1,11 +1,11 @@
 import { mnemonicToAccount } from 'viem/accounts';
-import { bytesToHex } from 'viem';
+import { bytesToHex, checksumAddress, keccak256 } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { derivePublicChild, fingerprintFromMnemonic, TemporaryAddressDeriver, xpubFromMnemonic } from '../src/hd-wallet';
-import { secp256k1Backend } from '../src/secp256k1-backend';
+import { derivePublicChild, ethereumAddress, fingerprintFromMnemonic, TemporaryAddressDeriver, xpubFromMnemonic } from '../src/hd-wallet';
+import { keccakBackend, secp256k1Backend } from '../src/crypto-backends';
 
 const mnemonic = 'test test test test test test test test test test test junk';
 
@@ -55,12 +55,22 @@ describe('TemporaryAddressDeriver', () => {
   const xpub = xpubFromMnemonic(mnemonic);
   const deriver = new TemporaryAddressDeriver(xpub);
 
-  it('derives with libsecp256k1 (the native binding loads here)', () => {
-    expect(deriver.backend).toBe('native');
+  it('derives with libsecp256k1 and native Keccak (the bindings load here)', () => {
+    expect(deriver.backends).toEqual({ secp256k1: 'native', keccak: 'native' });
+  });
+
+  it('spells addresses as viem does (EIP-55), with native Keccak and with the JS fallback', () => {
+    const javascript = { name: 'javascript' as const, keccak256: (data: Uint8Array) => keccak256(data, 'bytes') };
+    for (const index of [0, 1, 2, 3, 99, 1000]) {
+      const point = deriver.childPublicKey(BigInt(index), false);
+      const expected = checksumAddress(bytesToHex(keccak256(point.subarray(1), 'bytes').subarray(12)));
+      expect(ethereumAddress(point, keccakBackend())).toBe(expected);
+      expect(ethereumAddress(point, javascript)).toBe(expected);
+    }
   });
 
   it('follows the published BIP-32 test vectors, natively and with the JS fallback', () => {
-    const fallback = { name: 'elliptic' as const, ...(require('secp256k1/elliptic') as Pick<ReturnType<typeof secp256k1Backend>, 'publicKeyTweakAdd'>) };
+    const fallback = { name: 'elliptic' as const, ...(require('secp256k1/elliptic') as Omit<ReturnType<typeof secp256k1Backend>, 'name'>) };
     for (const [parentXpub, index, childXpub] of BIP32_PUBLIC_STEPS) {
       const parent = HDKey.fromExtendedKey(parentXpub);
       const expected = bytesToHex(HDKey.fromExtendedKey(childXpub).publicKey!);

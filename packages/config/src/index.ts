@@ -1,3 +1,4 @@
 export * from './load-config';
 export * from './settings';
 export * from './parse-settings';
+export * from './app-process';

@@ -41,6 +41,12 @@ export interface WalletServiceDeps {
   affiliateShareBps: number;
 }
 
+/** What a repeat is answered with: the answer as it stands under the current key, and the split it was created with. */
+interface RememberedWallet {
+  answer: WalletControlData;
+  terms: AffiliateTerms | null;
+}
+
 export interface CreatedWallet {
   data: WalletControlData;
   created: boolean;
@@ -48,7 +54,7 @@ export interface CreatedWallet {
 
 // Concurrent requests share statements: a statement costs PostgreSQL far more than a row.
 const BATCHING = { maxBatchSize: 64, maxInFlight: 4, lingerMs: 1 };
-// Wallets this process answered recently (~1 KB each): plugins ask again for the same order.
+// Wallets this process answered recently (~0.5 KB each): plugins ask again for the same order.
 const REMEMBERED_WALLETS = 20_000;
 
 /**
@@ -66,7 +72,7 @@ export class WalletService {
    * A wallet never changes once created (its address, token, callback and split are fixed), so a
    * repeat this process has seen is answered from memory: no statement, no derivation.
    */
-  private readonly remembered = new LRUCache<string, WalletRow & { checksummed: string }>({ max: REMEMBERED_WALLETS });
+  private readonly remembered = new LRUCache<string, RememberedWallet>({ max: REMEMBERED_WALLETS });
 
   constructor(private readonly deps: WalletServiceDeps) {
     // Requests are validated before they join a batch (a NUL, say, is a 400 of its own); a row
@@ -127,23 +133,24 @@ export class WalletService {
         this.deps.addresses.giveBack(candidate);
         throw error;
       });
-    const remembered = { ...row, checksummed: created ? candidate.polygonAddress : getAddress(row.polygonAddress) };
-    this.remembered.set(key, remembered);
-    if (created) {
-      return {
-        created,
-        data: { address_in: row.addressIn, polygon_address_in: remembered.checksummed, callback_url: row.callbackUrl, ipn_token: row.ipnToken },
-      };
-    }
-    this.deps.addresses.giveBack(candidate);
-    return { created, data: this.answerRepeat(remembered, terms) };
+    if (!created) this.deps.addresses.giveBack(candidate);
+    const wallet: RememberedWallet = {
+      answer: {
+        address_in: created ? row.addressIn : this.addressInUnderCurrentKey(row),
+        polygon_address_in: created ? candidate.polygonAddress : getAddress(row.polygonAddress),
+        callback_url: row.callbackUrl,
+        ipn_token: row.ipnToken,
+      },
+      terms: affiliateTermsOf(row),
+    };
+    this.remembered.set(key, wallet);
+    return created ? { created, data: wallet.answer } : { created, data: this.answerRepeat(wallet, terms) };
   }
 
   /** The pair existed (or an identical request won the race): same terms, same wallet; other terms, 409. */
-  private answerRepeat(row: WalletRow & { checksummed: string }, terms: AffiliateTerms | null): WalletControlData {
-    const existing = affiliateTermsOf(row);
-    if (!sameAffiliateTerms(terms, existing)) throw affiliateTermsConflict(existing);
-    return { address_in: this.addressInUnderCurrentKey(row), polygon_address_in: row.checksummed, callback_url: row.callbackUrl, ipn_token: row.ipnToken };
+  private answerRepeat(wallet: RememberedWallet, terms: AffiliateTerms | null): WalletControlData {
+    if (!sameAffiliateTerms(terms, wallet.terms)) throw affiliateTermsConflict(wallet.terms);
+    return wallet.answer;
   }
 
   /**

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { maskEmail } from '@gateway/domain';
-import { prefersJson } from '@gateway/http';
+import { prefersJson, recordOutcome } from '@gateway/http';
 import { checkoutCreated, errorBody, processPaymentQuery } from './schemas';
 
 export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -20,10 +19,8 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const started = await app.paymentService.start(request.query);
-      request.log.info(
-        { paymentId: started.paymentId, provider: started.provider, email: maskEmail(request.query.email) },
-        'payment redirected to provider',
-      );
+      // The access line's URL already shows the e-mail masked.
+      recordOutcome(request, 'payment redirected to provider', { paymentId: started.paymentId, provider: started.provider });
       reply.header('cache-control', 'no-store');
       // The answer depends on Accept: the client's preferred of text/html (a redirect, also when
       // nothing fits) and application/json, q-values honoured (application/json;q=0 is a "no").

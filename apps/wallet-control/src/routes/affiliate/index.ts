@@ -1,4 +1,4 @@
-import { maskIpnToken } from '@gateway/http';
+import { maskIpnToken, recordOutcome } from '@gateway/http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { affiliateWalletQuery, customAffiliateWalletQuery, errorBody, walletControlData } from './schemas';
 
@@ -21,7 +21,7 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { data, created } = await app.walletService.createOrGetAffiliate(request.query);
-      request.log.info({ ipnToken: maskIpnToken(data.ipn_token), created }, created ? 'affiliate wallet created' : 'affiliate wallet returned');
+      recordOutcome(request, created ? 'affiliate wallet created' : 'affiliate wallet returned', { ipnToken: maskIpnToken(data.ipn_token) });
       // As Create Wallet: the body holds ipn_token and address_in, which no cache may keep.
       reply.header('cache-control', 'no-store');
       return data;
@@ -45,7 +45,7 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { data, created } = await app.walletService.createOrGetCustomAffiliate(request.query);
-      request.log.info({ ipnToken: maskIpnToken(data.ipn_token), created }, created ? 'custom affiliate wallet created' : 'custom affiliate wallet returned');
+      recordOutcome(request, created ? 'custom affiliate wallet created' : 'custom affiliate wallet returned', { ipnToken: maskIpnToken(data.ipn_token) });
       // As Create Wallet: the body holds ipn_token and address_in, which no cache may keep.
       reply.header('cache-control', 'no-store');
       return data;

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { maskIpnToken } from '@gateway/http';
+import { maskIpnToken, recordOutcome } from '@gateway/http';
 import { createWalletQuery, errorBody, walletControlData } from './schemas';
 
 export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -18,7 +18,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { data, created } = await app.walletService.createOrGet(request.query);
-      request.log.info({ ipnToken: maskIpnToken(data.ipn_token), created }, created ? 'wallet created' : 'wallet returned');
+      recordOutcome(request, created ? 'wallet created' : 'wallet returned', { ipnToken: maskIpnToken(data.ipn_token) });
       // The body holds ipn_token (it reads payment-status.php) and address_in: no cache may keep it.
       reply.header('cache-control', 'no-store');
       return data;
