@@ -83,7 +83,8 @@ async function main(): Promise<void> {
   await freshDatabase();
   clearRedisPrefix();
 
-  chain = await startAnvil({ port: PORTS.chain, chainId: CHAIN_ID, blockTime: 1 });
+  // Anvil answers `finalized` as head − 2 × slots per epoch; one slot makes a block final two blocks (~2 s) later.
+  chain = await startAnvil({ port: PORTS.chain, chainId: CHAIN_ID, blockTime: 1, slotsInAnEpoch: 1 });
   const token = await deployTestUsdc({ rpcUrl: chain.rpcUrl, chainId: CHAIN_ID, deployerKey: deployer.privateKey });
   for (const holder of [customer, sandboxFunder]) {
     await mintTestUsdc({ rpcUrl: chain.rpcUrl, chainId: CHAIN_ID, token, ownerKey: deployer.privateKey, to: holder.address, amount: 1_000_000n * 10n ** 6n });

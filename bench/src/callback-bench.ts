@@ -17,7 +17,7 @@ import { Queue, Worker } from 'bullmq';
 import Fastify from 'fastify';
 import { Agent, request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
-import { callbackJobId, callbackJobOptions, QUEUE_NAMES } from '@gateway/queue';
+import { CALLBACK_JOB_NAME, callbackJobId, callbackJobOptions, QUEUE_NAMES } from '@gateway/queue';
 
 const ROOT = join(__dirname, '..', '..');
 const RESULTS_FILE = join(__dirname, '..', 'results', 'callbacks.json');
@@ -303,7 +303,7 @@ async function enqueue(ids: string[]): Promise<void> {
   queue ??= new Queue(QUEUE_NAMES.callbacks, { connection: redisOptions(), prefix: redisPrefix });
   for (let start = 0; start < ids.length; start += 1000) {
     await queue.addBulk(
-      ids.slice(start, start + 1000).map((id) => ({ name: 'deliver', data: { deliveryId: id }, opts: { ...callbackJobOptions, jobId: callbackJobId(id) } })),
+      ids.slice(start, start + 1000).map((id) => ({ name: CALLBACK_JOB_NAME, data: { deliveryId: id }, opts: { ...callbackJobOptions, jobId: callbackJobId(id) } })),
     );
   }
 }

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { CallbackDeliveryRepository } from '@gateway/db';
-import type { CallbackQueue } from './callback-queue';
+import type { CallbackQueue } from '@gateway/queue';
 
 export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'deferred';
 

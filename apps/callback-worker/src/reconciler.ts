@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { CallbackDeliveryRepository, OverdueCallbackDelivery } from '@gateway/db';
-import { enqueueDeliveries, haveJobs, type CallbackQueue } from './callback-queue';
+import { enqueueDeliveries, type CallbackQueue } from '@gateway/queue';
+import { haveJobs } from './callback-queue';
 
 export interface ReconcilerOptions {
   intervalMs: number;

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { ConfigError, databaseSettings, loadConfig, redisSettings, runtimeSettings } from '@gateway/config';
 import { CallbackDeliveryRepository, createPool } from '@gateway/db';
-import { enqueueDeliveries, openCallbackQueue } from './callback-queue';
+import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
 
 const resendSettings = Type.Object({ ...runtimeSettings, ...databaseSettings, ...redisSettings });
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

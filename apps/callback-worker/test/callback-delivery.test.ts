@@ -3,11 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
-import { callbackJobId } from '@gateway/queue';
+import { callbackJobId, enqueueDeliveries } from '@gateway/queue';
 import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@gateway/sdk';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { startCallbackWorker } from '../src/app';
-import { enqueueDeliveries } from '../src/callback-queue';
 import { loadCallbackWorkerConfig } from '../src/config';
 import {
   attemptRows,

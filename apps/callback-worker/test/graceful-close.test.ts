@@ -1,7 +1,7 @@
 import { createPool } from '@gateway/db';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { startCallbackWorker } from '../src/app';
-import { enqueueDeliveries } from '../src/callback-queue';
+import { enqueueDeliveries } from '@gateway/queue';
 import { loadCallbackWorkerConfig } from '../src/config';
 import { attemptRows, countByStatus, deleteRedisKeys, insertDeliveries, insertWallet, signingKeyPair, testRedisPrefix, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';

@@ -3,7 +3,7 @@ import { createPool } from '@gateway/db';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@gateway/sdk';
 import { createTestDatabase, findFreePort, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
 import { startCallbackWorker } from '../src/app';
-import { enqueueDeliveries } from '../src/callback-queue';
+import { enqueueDeliveries } from '@gateway/queue';
 import { loadCallbackWorkerConfig } from '../src/config';
 import { countByStatus, deleteRedisKeys, insertDeliveries, insertWallet, signingKeyPair, testRedisPrefix, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';

@@ -1,8 +1,7 @@
 import Fastify from 'fastify';
 import { CallbackDeliveryRepository } from '@gateway/db';
-import { callbackJobId } from '@gateway/queue';
+import { callbackJobId, openCallbackQueue, type CallbackQueue } from '@gateway/queue';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
-import { openCallbackQueue, type CallbackQueue } from '../src/callback-queue';
 import { Reconciler } from '../src/reconciler';
 import { deleteRedisKeys, insertDeliveries, insertWallet, testRedisPrefix } from './support/fixtures';
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@gateway/sdk';
 import { createTestDatabase, startRedisServer, type RunningRedis, type TestDatabase } from '@gateway/testkit';
 import { startCallbackWorker } from '../src/app';
-import { enqueueDeliveries } from '../src/callback-queue';
+import { enqueueDeliveries } from '@gateway/queue';
 import { loadCallbackWorkerConfig } from '../src/config';
 import { countByStatus, insertDeliveries, insertWallet, signingKeyPair, testRedisPrefix, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';

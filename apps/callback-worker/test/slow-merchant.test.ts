@@ -3,7 +3,7 @@ import type { LookupFunction } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { startCallbackWorker } from '../src/app';
-import { enqueueDeliveries } from '../src/callback-queue';
+import { enqueueDeliveries } from '@gateway/queue';
 import { loadCallbackWorkerConfig } from '../src/config';
 import { attemptRows, countByStatus, deleteRedisKeys, deliveryRow, insertDeliveries, insertWallet, signingKeyPair, testRedisPrefix, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';

@@ -62,7 +62,7 @@ export async function buildChainWatcherApp({ config, pool, logger }: ChainWatche
     maxBlockRange: raw.MAX_BLOCK_RANGE,
     metrics,
   });
-  const finality = new FinalityTracker({ pool, chain, deposits, confirmations: raw.CONFIRMATIONS, metrics });
+  const finality = new FinalityTracker({ pool, chain, deposits, confirmations: raw.CONFIRMATIONS, metrics, log: app.log });
   const watcher = new ChainWatcher({
     pool,
     chain,

@@ -1,26 +1,21 @@
-/** The watcher's rules about depth and time, kept free of I/O so they can be read and tested alone. */
+/** The watcher's rules about reorgs and retries, kept free of I/O so they can be read and tested alone. */
+import type { FinalityMode } from '@gateway/domain';
 
-export interface TipView {
+/** The head of one round and what the finality rule (packages/domain chain-finality) makes of it. */
+export interface FinalityView {
   head: bigint;
-  finalized: bigint | undefined;
+  mode: FinalityMode | undefined;
+  /** The newest block the rule treats as final; undefined while the rule is undecided. */
+  boundary: bigint | undefined;
 }
 
 /**
- * A deposit whose block is still canonical is final once `confirmations` blocks sit on top of it,
- * or once the chain's own `finalized` block has reached it, whichever comes first.
+ * After a reorg at `cursorBlock`, the highest block that cannot have changed: the finality
+ * boundary (depth while the rule is still undecided, only to pick where to read again from).
+ * Scanning again from there is safe, because reading a range twice writes nothing twice.
  */
-export function isFinalAt(blockNumber: bigint, tip: TipView, confirmations: number): boolean {
-  if (tip.head - blockNumber >= BigInt(confirmations)) return true;
-  return tip.finalized !== undefined && tip.finalized >= blockNumber;
-}
-
-/**
- * After a reorg at `cursorBlock`, the highest block that the same finality rule says cannot have
- * changed; scanning again from there is safe, because reading a range twice writes nothing twice.
- */
-export function reorgFloor(cursorBlock: bigint, tip: TipView, confirmations: number): bigint {
-  const byDepth = tip.head - BigInt(confirmations);
-  const settled = tip.finalized !== undefined && tip.finalized > byDepth ? tip.finalized : byDepth;
+export function reorgFloor(cursorBlock: bigint, view: FinalityView, confirmations: number): bigint {
+  const settled = view.boundary ?? view.head - BigInt(confirmations);
   const floor = settled < cursorBlock - 1n ? settled : cursorBlock - 1n;
   return floor < 0n ? 0n : floor;
 }

@@ -7,6 +7,7 @@ import {
   redisSettings,
   runtimeSettings,
 } from '@gateway/config';
+import { DEFAULT_MAX_BLOCK_RANGE } from '@gateway/chain';
 
 export const chainWatcherSettings = Type.Object({
   ...runtimeSettings,
@@ -17,7 +18,7 @@ export const chainWatcherSettings = Type.Object({
   START_BLOCK: Type.Optional(
     Type.Integer({ minimum: 0, description: 'first block to scan when no cursor is stored yet (default: blocks after the current head)' }),
   ),
-  MAX_BLOCK_RANGE: Type.Integer({ default: 2000, minimum: 1, maximum: 100_000, description: 'most blocks per eth_getLogs call' }),
+  MAX_BLOCK_RANGE: Type.Integer({ default: DEFAULT_MAX_BLOCK_RANGE, minimum: 1, maximum: 100_000, description: 'most blocks per eth_getLogs call' }),
   POLL_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 50, description: 'pause between rounds once caught up with the head' }),
   RPC_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, description: 'time limit of one JSON-RPC call' }),
   RPC_BACKOFF_MAX_MS: Type.Integer({ default: 30_000, minimum: 100, description: 'longest pause between retries after RPC or database errors' }),

@@ -1,15 +1,20 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { FinalityView } from './chain-rules';
 
 export type DepositEvent = 'seen' | 'final' | 'orphaned';
+const FINALITY_MODES = ['finalized', 'depth', 'undecided'] as const;
 
 /** What an operator watches: is the watcher leading, keeping up, and seeing deposits? */
 export class WatcherMetrics {
   readonly headBlock: Gauge;
   readonly finalizedBlock: Gauge;
+  readonly finalityMode: Gauge<'mode'>;
+  readonly finalityLagBlocks: Gauge;
   readonly cursorBlock: Gauge;
   readonly lagBlocks: Gauge;
   readonly leader: Gauge;
   readonly deposits: Counter<'status'>;
+  readonly ownTransfers: Counter<'from'>;
   readonly rpcErrors: Counter<'method'>;
   readonly reorgs: Counter;
   readonly settlementJobsPending: Gauge;
@@ -23,6 +28,18 @@ export class WatcherMetrics {
       help: "the chain's finalized block (0 when the RPC does not report one)",
       registers,
     });
+    this.finalityMode = new Gauge({
+      name: 'chain_finality_mode',
+      help: "1 for the rule deposits become final by: the node's finalized tag, CONFIRMATIONS depth (node without the tag), or undecided yet",
+      labelNames: ['mode'] as const,
+      registers,
+    });
+    for (const mode of FINALITY_MODES) this.finalityMode.set({ mode }, mode === 'undecided' ? 1 : 0);
+    this.finalityLagBlocks = new Gauge({
+      name: 'chain_finality_lag_blocks',
+      help: 'head minus the newest block the finality rule treats as final (grows while the chain does not finalize)',
+      registers,
+    });
     this.cursorBlock = new Gauge({ name: 'chain_watcher_cursor_block', help: 'last block fully processed', registers });
     this.lagBlocks = new Gauge({ name: 'chain_watcher_lag_blocks', help: 'head minus cursor', registers });
     this.leader = new Gauge({ name: 'chain_watcher_leader', help: '1 when this instance holds the lead for its chain', registers });
@@ -33,6 +50,12 @@ export class WatcherMetrics {
       registers,
     });
     for (const status of ['seen', 'final', 'orphaned'] satisfies DepositEvent[]) this.deposits.inc({ status }, 0);
+    this.ownTransfers = new Counter({
+      name: 'chain_watcher_own_transfers_total',
+      help: "USDC transfers into a temporary wallet from the gateway's own addresses (a temporary wallet, the relayer, the platform fee address), by sender: not deposits, never settled",
+      labelNames: ['from'] as const,
+      registers,
+    });
     this.rpcErrors = new Counter({
       name: 'chain_watcher_rpc_errors_total',
       help: 'failed or timed-out JSON-RPC calls, by method',
@@ -51,6 +74,13 @@ export class WatcherMetrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
+  }
+
+  observeFinality(view: FinalityView, finalized: bigint | undefined): void {
+    const current: (typeof FINALITY_MODES)[number] = view.mode ?? 'undecided';
+    for (const mode of FINALITY_MODES) this.finalityMode.set({ mode }, mode === current ? 1 : 0);
+    this.finalizedBlock.set(Number(finalized ?? 0n));
+    if (view.boundary !== undefined) this.finalityLagBlocks.set(Number(view.head - view.boundary));
   }
 
   observePosition(head: bigint, cursor: bigint): void {

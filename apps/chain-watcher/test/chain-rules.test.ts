@@ -1,28 +1,24 @@
-import { backoffDelayMs, isFinalAt, reorgFloor } from '../src/chain-rules';
+import { backoffDelayMs, reorgFloor } from '../src/chain-rules';
 import { loadChainWatcherConfig } from '../src/config';
 import { leaderLockKey } from '../src/services/leader-lock';
 
-describe('isFinalAt', () => {
-  it('is final at CONFIRMATIONS blocks deep, not one block earlier', () => {
-    expect(isFinalAt(100n, { head: 163n, finalized: undefined }, 64)).toBe(false);
-    expect(isFinalAt(100n, { head: 164n, finalized: undefined }, 64)).toBe(true);
-  });
-
-  it("is final as soon as the chain's finalized block reaches it, whatever the depth", () => {
-    expect(isFinalAt(100n, { head: 105n, finalized: 99n }, 64)).toBe(false);
-    expect(isFinalAt(100n, { head: 105n, finalized: 100n }, 64)).toBe(true);
-  });
-});
-
 describe('reorgFloor', () => {
-  it('goes back to the depth the finality rule trusts, or the finalized block if higher', () => {
-    expect(reorgFloor(200n, { head: 200n, finalized: undefined }, 64)).toBe(136n);
-    expect(reorgFloor(200n, { head: 200n, finalized: 180n }, 64)).toBe(180n);
+  it('goes back to the newest block the finality rule counts as final', () => {
+    expect(reorgFloor(200n, { head: 200n, mode: 'depth', boundary: 136n }, 64)).toBe(136n);
+    expect(reorgFloor(200n, { head: 200n, mode: 'finalized', boundary: 180n }, 64)).toBe(180n);
+  });
+
+  it('trusts no depth where the node serves the finalized tag: a stalled finalized block is the floor', () => {
+    expect(reorgFloor(5_000n, { head: 5_000n, mode: 'finalized', boundary: 1_000n }, 64)).toBe(1_000n);
+  });
+
+  it('picks the depth while the rule is undecided (only to choose where to read again from)', () => {
+    expect(reorgFloor(200n, { head: 200n, mode: undefined, boundary: undefined }, 64)).toBe(136n);
   });
 
   it('always lands below the cursor and never below genesis', () => {
-    expect(reorgFloor(200n, { head: 200n, finalized: 200n }, 0)).toBe(199n);
-    expect(reorgFloor(5n, { head: 6n, finalized: undefined }, 64)).toBe(0n);
+    expect(reorgFloor(200n, { head: 200n, mode: 'finalized', boundary: 200n }, 0)).toBe(199n);
+    expect(reorgFloor(5n, { head: 6n, mode: undefined, boundary: undefined }, 64)).toBe(0n);
   });
 });
 

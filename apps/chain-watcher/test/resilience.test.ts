@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { settlementJobId } from '@gateway/queue';
 import { createTestDatabase, findFreePort, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
-import { startLocalChain, type LocalChain } from './support/local-chain';
+import { FINALIZED_LAG, startLocalChain, type LocalChain } from './support/local-chain';
 import { startRpcProxy, type RpcProxy } from './support/rpc-proxy';
 import { insertWallet } from './support/wallets';
 import {
-  CONFIRMATIONS,
   countDeposits,
   depositsOf,
   metricValue,
@@ -76,7 +75,7 @@ it('keeps retrying while the RPC fails or hangs, counts the errors, and loses no
 
   proxy.setMode('pass');
   await waitFor('every deposit made during the outage', async () => (await amountsOf(wallet.id)).length === 3);
-  await chain.mine(CONFIRMATIONS);
+  await chain.mine(FINALIZED_LAG);
   await waitFor('all final', async () => (await depositsOf(db.pool, wallet.id)).every((d) => d.status === 'final'));
   expect(await amountsOf(wallet.id)).toEqual(['1000000', '2000000', '3000000']);
   expect(app.chainWatcher.status().cursorBlock).toBe((await chain.head()).toString());
@@ -128,7 +127,7 @@ it('keeps following the chain while Redis is away, and adds the settlement jobs 
   const wallet = await insertWallet(db.pool);
   await chain.sendUsdc(wallet.address, 6_000_000n);
   await chain.sendUsdc(wallet.address, 7_000_000n);
-  await chain.mine(CONFIRMATIONS);
+  await chain.mine(FINALIZED_LAG);
   await waitFor('both final', async () => (await depositsOf(db.pool, wallet.id)).filter((d) => d.status === 'final').length === 2);
   // These two, and those earlier tests left unfinal that the blocks just mined made final.
   await waitFor('the jobs pending', async () => (await metricValue(app, 'chain_watcher_settlement_jobs_pending')) >= 2);

@@ -3,11 +3,22 @@ import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
 import { fingerprintFromMnemonic } from '@gateway/chain';
 import { ConfigError } from '@gateway/config';
-import { HdKeyRepository, isDatabaseReachable, logLostConnections, PayoutRepository, SettlementRepository } from '@gateway/db';
+import {
+  GatewayAddressRepository,
+  HdKeyRepository,
+  isDatabaseReachable,
+  logLostConnections,
+  PayoutRepository,
+  SettlementRepository,
+} from '@gateway/db';
+import { openCallbackQueue } from '@gateway/queue';
 import type { SettlementConfig } from './config';
 import { SettlementMetrics } from './metrics';
-import { CallbackQueueEnqueuer, openCallbackQueue, SettlementRuntime } from './settlement-runtime';
+import { CallbackQueueEnqueuer, SettlementRuntime } from './settlement-runtime';
 import { crashAt, noCrashes } from './services/crash-points';
+import { DepositReplanner } from './services/deposit-replanner';
+import { LegFailureJudge } from './services/leg-failure';
+import { PayoutFinality } from './services/payout-finality';
 import { PayoutLegDriver } from './services/payout-leg-driver';
 import { Relayer } from './services/relayer';
 import type { SettlementChain } from './services/settlement-chain';
@@ -18,6 +29,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     settlement: SettlementRuntime;
     settlementService: SettlementService;
+    /** The replan command's work: a new plan for a deposit that needs attention. */
+    replanner: DepositReplanner;
   }
 }
 
@@ -28,10 +41,6 @@ export interface SettlementWorkerDeps {
   chain: SettlementChain;
   logger?: FastifyServerOptions['logger'];
 }
-
-// One attempt of a job keeps going this long (backing off through RPC outages) before handing
-// the deposit back to the queue for a later retry.
-const MAX_ATTEMPT_MS = 15 * 60_000;
 
 /**
  * Refuses to settle with a seed whose key is not the one wallet-control registered (it derived
@@ -71,27 +80,36 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
   const metrics = new SettlementMetrics(app.metrics);
   const settlements = new SettlementRepository(pool);
   const payouts = new PayoutRepository(pool);
-  const relayer = new Relayer(config.relayerKey, chain.chainId, raw.FEE_BUMP_PERCENT);
+  const relayer = new Relayer(config.relayerKey, chain.chainId, raw.FEE_BUMP_PERCENT, config.maxFeePerGas);
+  // Only this app knows them; the chain watcher reads them to ignore the gateway's own transfers.
+  await new GatewayAddressRepository(pool).register([
+    { address: relayer.address, role: 'relayer' },
+    { address: config.platformFeeAddress, role: 'platform_fee' },
+  ]);
   const log = app.log;
+  const finality = new PayoutFinality({ chain, confirmations: raw.CONFIRMATIONS, metrics, log: app.log });
+  // Asked at boot so /metrics and the log say which rule applies before the first payout; asked again at every check.
+  await finality.refresh();
   const legs = new PayoutLegDriver({
     payouts,
     chain,
+    finality,
     relayer,
     metrics,
     log,
     crash: config.crashAt ? crashAt(config.crashAt) : noCrashes,
     settings: {
-      confirmations: raw.CONFIRMATIONS,
       stuckTxTimeoutMs: raw.STUCK_TX_TIMEOUT_MS,
       authorizationValiditySeconds: raw.AUTHORIZATION_VALIDITY_SECONDS,
     },
   });
   const callbackQueue = openCallbackQueue(config.redis);
+  const keys = new TemporaryWalletKeys(config.mnemonic);
   const service = new SettlementService({
     settlements,
     payouts,
     legs,
-    keys: new TemporaryWalletKeys(config.mnemonic),
+    keys,
     callbacks: new CallbackQueueEnqueuer(callbackQueue),
     metrics,
     log,
@@ -100,8 +118,6 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
       platformFeeAddress: config.platformFeeAddress,
       dustThreshold: config.dustThreshold,
       authorizationValiditySeconds: raw.AUTHORIZATION_VALIDITY_SECONDS,
-      pollIntervalMs: raw.POLL_INTERVAL_MS,
-      maxAttemptMs: MAX_ATTEMPT_MS,
     },
   });
   runtime = new SettlementRuntime(
@@ -114,6 +130,7 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
         concurrency: raw.WORKER_CONCURRENCY,
         jobLockMs: raw.JOB_LOCK_MS,
         reconcileIntervalMs: raw.RECONCILE_INTERVAL_MS,
+        pollIntervalMs: raw.POLL_INTERVAL_MS,
       },
       reconciler: { settlements, chain, relayer },
     },
@@ -121,6 +138,24 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
   );
   app.decorate('settlement', runtime);
   app.decorate('settlementService', service);
+  app.decorate(
+    'replanner',
+    new DepositReplanner({
+      settlements,
+      payouts,
+      chain,
+      relayer,
+      keys,
+      finality: new PayoutFinality({ chain, confirmations: raw.CONFIRMATIONS, metrics, log }),
+      failures: new LegFailureJudge(chain),
+      settings: {
+        platformFeeAddress: config.platformFeeAddress,
+        authorizationValiditySeconds: raw.AUTHORIZATION_VALIDITY_SECONDS,
+        pollIntervalMs: raw.POLL_INTERVAL_MS,
+        stuckTxTimeoutMs: raw.STUCK_TX_TIMEOUT_MS,
+      },
+    }),
+  );
   // preClose: jobs finish and workers stop before onClose hooks (main's pool.end) run.
   app.addHook('preClose', () => runtime.close());
   return app;

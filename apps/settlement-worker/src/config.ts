@@ -1,7 +1,7 @@
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist as englishWordlist } from '@scure/bip39/wordlists/english';
 import { Type, type Static } from '@sinclair/typebox';
-import { getAddress, isAddressEqual, type Address, type Hex } from 'viem';
+import { getAddress, isAddressEqual, parseGwei, type Address, type Hex } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import {
   chainIdentitySettings,
@@ -12,7 +12,8 @@ import {
   redisSettings,
   runtimeSettings,
 } from '@gateway/config';
-import { PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
+import { DEFAULT_MAX_BLOCK_RANGE, PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
+import { DEFAULT_DUST_THRESHOLD } from '@gateway/domain';
 import type { RedisSettings } from '@gateway/queue';
 import { CRASH_POINTS, type CrashPoint } from './services/crash-points';
 
@@ -34,11 +35,13 @@ export const settlementSettings = Type.Object({
   PLATFORM_FEE_BPS: Type.Integer({ default: 100, minimum: 0, maximum: 10_000, description: 'platform fee in basis points (100 = 1%)' }),
   PLATFORM_FEE_ADDRESS: Type.String({ pattern: ADDRESS, description: 'receives the platform fee leg' }),
   DUST_THRESHOLD: Type.String({
-    default: '10000',
+    // The costliest payout's measured gas at a stated gas and POL price (dust-policy in @gateway/domain).
+    default: DEFAULT_DUST_THRESHOLD.toString(),
     pattern: '^[0-9]{1,30}$',
-    description: 'USDC base units; smaller deposits are held, not forwarded at a loss (10000 = 0.01 USDC)',
+    description:
+      "USDC base units; a deposit below it is held and paid out with its wallet's next payout, never forwarded alone at a loss (30000 = 0.03 USDC)",
   }),
-  WORKER_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 64, description: 'deposits settled in parallel per process' }),
+  WORKER_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 64, description: 'settlement job runs in parallel per process (a payout waiting for confirmations holds no slot between runs)' }),
   STUCK_TX_TIMEOUT_MS: Type.Integer({
     default: 120_000,
     minimum: 100,
@@ -50,12 +53,23 @@ export const settlementSettings = Type.Object({
     maximum: 500,
     description: 'fee increase of a replacement transaction (nodes require at least 10%)',
   }),
+  MAX_FEE_PER_GAS_GWEI: Type.String({
+    default: '1000',
+    pattern: '^[0-9]{1,9}(\\.[0-9]{1,9})?$',
+    description: 'no payout transaction is signed with a higher maxFeePerGas (gwei); a stuck one at this ceiling is left as it is',
+  }),
+  MAX_BLOCK_RANGE: Type.Integer({
+    default: DEFAULT_MAX_BLOCK_RANGE,
+    minimum: 1,
+    maximum: 100_000,
+    description: 'most blocks per eth_getLogs call (looking for a payout someone else relayed); halved while the node refuses',
+  }),
   AUTHORIZATION_VALIDITY_SECONDS: Type.Integer({
     default: 3600,
     minimum: 120,
     description: 'validBefore of each EIP-3009 authorization; renewed (same nonce) when it runs out unpaid',
   }),
-  POLL_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 10, description: 'how often a payout in flight is checked on chain' }),
+  POLL_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 10, description: 'a deposit whose payout is in flight has its job run again (one round over its legs) after this long' }),
   RECONCILE_INTERVAL_MS: Type.Integer({
     default: 60_000,
     minimum: 100,
@@ -82,6 +96,8 @@ export interface SettlementConfig {
   tokenAddress: Address;
   platformFeeAddress: Address;
   dustThreshold: bigint;
+  /** MAX_FEE_PER_GAS_GWEI in wei. */
+  maxFeePerGas: bigint;
   relayerKey: Hex;
   mnemonic: string;
   crashAt?: CrashPoint;
@@ -116,12 +132,14 @@ export function loadSettlementConfig(env: NodeJS.ProcessEnv = process.env): Sett
     problems.push('SETTLEMENT_MNEMONIC: is not a valid BIP-39 English mnemonic (word or checksum wrong)');
   }
   if (raw.DATABASE_POOL_SIZE <= raw.WORKER_CONCURRENCY) {
-    // Each job in flight holds one connection for its deposit lock and needs another for queries.
+    // Each run in progress holds one connection for its deposit lock and needs another for queries.
     problems.push(`DATABASE_POOL_SIZE: must be larger than WORKER_CONCURRENCY (${raw.WORKER_CONCURRENCY})`);
   }
   if (!/^https?:\/\//.test(raw.CHAIN_RPC_URL)) {
     problems.push('CHAIN_RPC_URL: settlement needs an http(s) JSON-RPC endpoint (it only sends requests, it subscribes to nothing)');
   }
+  const maxFeePerGas = parseGwei(raw.MAX_FEE_PER_GAS_GWEI);
+  if (maxFeePerGas === 0n) problems.push('MAX_FEE_PER_GAS_GWEI: must be above 0, or no payout could ever be sent');
   const tokenAddress = getAddress(raw.USDC_TOKEN_ADDRESS);
   const platformFeeAddress = getAddress(raw.PLATFORM_FEE_ADDRESS);
   if (isAddressEqual(platformFeeAddress, tokenAddress) || /^0x0{40}$/.test(raw.PLATFORM_FEE_ADDRESS)) {
@@ -135,6 +153,7 @@ export function loadSettlementConfig(env: NodeJS.ProcessEnv = process.env): Sett
     tokenAddress,
     platformFeeAddress,
     dustThreshold: BigInt(raw.DUST_THRESHOLD),
+    maxFeePerGas,
     relayerKey,
     mnemonic: raw.SETTLEMENT_MNEMONIC,
     crashAt: raw.SETTLEMENT_CRASH_AT,

@@ -15,6 +15,7 @@ async function main(): Promise<void> {
     chainId: raw.CHAIN_ID,
     token: config.tokenAddress,
     pollingIntervalMs: raw.POLL_INTERVAL_MS,
+    maxBlockRange: raw.MAX_BLOCK_RANGE,
   });
   const pool = createPool(databasePoolOptions(raw, 'settlement-worker'));
   const app = await buildSettlementWorkerApp({ config, pool, chain });

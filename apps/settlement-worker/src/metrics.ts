@@ -1,23 +1,62 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { FinalityMode } from '@gateway/domain';
 
-export type SettlementOutcome = 'forwarded' | 'held' | 'orphaned' | 'not_final' | 'busy' | 'interrupted' | 'error';
-export type RelayerSendKind = 'initial' | 'rebroadcast' | 'fee-bump' | 're-signed' | 'new-nonce';
+/**
+ * How one run of a deposit's settlement job ended. forwarded: every leg confirmed, the job is done;
+ * in_flight: legs still unconfirmed (the deposit may be forwarded already: its merchant leg is),
+ * the job runs again; not_final and busy (another worker has the deposit): runs again; error: failed,
+ * retried with back-off; needs_attention: a leg will not succeed, the job is done until a person
+ * re-plans the deposit.
+ */
+export type SettlementOutcome = 'forwarded' | 'in_flight' | 'held' | 'orphaned' | 'not_final' | 'busy' | 'error' | 'needs_attention';
+export type RelayerSendKind = 'initial' | 'rebroadcast' | 'fee-bump' | 're-signed' | 'new-nonce' | 'nonce-filler';
+const FINALITY_MODES = ['finalized', 'depth', 'undecided'] as const;
 
 /** The settlement worker's own Prometheus metrics, registered on the app's registry. */
 export class SettlementMetrics {
-  readonly depositsSettled: Counter<'outcome'>;
+  readonly jobRuns: Counter<'outcome'>;
   readonly legsConfirmed: Counter<'leg'>;
   readonly transactionsSent: Counter<'kind'>;
   readonly chainErrors: Counter;
-  readonly jobDuration: Histogram<'outcome'>;
+  readonly jobRunDuration: Histogram<'outcome'>;
   readonly relayerBalance: Gauge;
   readonly reconcilerEnqueued: Counter;
+  readonly reconcilerPromoted: Counter;
+  readonly oldestUnsettledSeconds: Gauge;
+  readonly dustHeldDeposits: Gauge;
+  readonly dustHeldUsdc: Gauge;
+  readonly depositsNeedingAttention: Gauge;
+  readonly needsAttention: Counter<'reason'>;
+  readonly legWaits: Counter<'reason'>;
+
+  readonly finalityMode: Gauge<'mode'>;
+  readonly finalityLagBlocks: Gauge;
+  readonly feeCeiling: Counter<'outcome'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.depositsSettled = new Counter({
-      name: 'settlement_deposits_total',
-      help: 'Settlement job runs by outcome (forwarded, held as dust, orphaned, not final yet, busy elsewhere, interrupted by shutdown, error)',
+    this.finalityMode = new Gauge({
+      name: 'chain_finality_mode',
+      help: "1 for the rule payouts become final by: the node's finalized tag, CONFIRMATIONS depth (node without the tag), or undecided yet",
+      labelNames: ['mode'],
+      registers,
+    });
+    for (const mode of FINALITY_MODES) this.finalityMode.set({ mode }, mode === 'undecided' ? 1 : 0);
+    this.finalityLagBlocks = new Gauge({
+      name: 'chain_finality_lag_blocks',
+      help: 'head minus the newest block the finality rule treats as final (grows while the chain does not finalize)',
+      registers,
+    });
+    this.feeCeiling = new Counter({
+      name: 'settlement_fee_ceiling_total',
+      help: 'MAX_FEE_PER_GAS_GWEI at work: capped = a payout transaction signed at the ceiling instead of its estimate or bump; held = a stuck one left as it is, already at the ceiling (once per transaction)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of ['capped', 'held']) this.feeCeiling.inc({ outcome }, 0);
+    this.jobRuns = new Counter({
+      name: 'settlement_job_runs_total',
+      help: 'Runs of settlement jobs (each one round over a deposit\'s payout legs), by outcome (forwarded: every leg confirmed, in_flight: runs again, held, orphaned, not_final, busy elsewhere, error)',
       labelNames: ['outcome'],
       registers,
     });
@@ -27,9 +66,21 @@ export class SettlementMetrics {
       labelNames: ['leg'],
       registers,
     });
+    this.needsAttention = new Counter({
+      name: 'settlement_needs_attention_total',
+      help: 'Payout legs moved to needs_attention (the token will refuse them however often they are sent), by reason; each waits for an operator (replan)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.legWaits = new Counter({
+      name: 'settlement_payout_leg_waits_total',
+      help: 'Rounds in which a payout leg could not be sent for a reason that passes on its own (token_paused), by reason; retried with back-off',
+      labelNames: ['reason'],
+      registers,
+    });
     this.transactionsSent = new Counter({
       name: 'settlement_relayer_transactions_total',
-      help: 'Relayer transactions broadcast, by kind (initial, rebroadcast, fee-bump, re-signed, new-nonce)',
+      help: 'Relayer transactions broadcast, by kind (initial, rebroadcast, fee-bump, re-signed, new-nonce, nonce-filler: a 0-value transfer spending a nonce our dropped transaction held after someone else paid its leg)',
       labelNames: ['kind'],
       registers,
     });
@@ -38,11 +89,11 @@ export class SettlementMetrics {
       help: 'Failed chain requests during settlement (each is retried)',
       registers,
     });
-    this.jobDuration = new Histogram({
-      name: 'settlement_job_duration_seconds',
-      help: 'Time to settle one deposit, by outcome',
+    this.jobRunDuration = new Histogram({
+      name: 'settlement_job_run_duration_seconds',
+      help: 'Duration of one run of a settlement job (one round over the legs: a few chain requests each), by outcome',
       labelNames: ['outcome'],
-      buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
     this.relayerBalance = new Gauge({
@@ -55,5 +106,36 @@ export class SettlementMetrics {
       help: 'Deposits the reconciler found without a live job and enqueued again',
       registers,
     });
+    this.reconcilerPromoted = new Counter({
+      name: 'settlement_reconciler_promoted_total',
+      help: 'Settlement jobs the reconciler found delayed past the retry schedule and promoted to run now',
+      registers,
+    });
+    this.oldestUnsettledSeconds = new Gauge({
+      name: 'settlement_oldest_unsettled_deposit_seconds',
+      help: 'Seconds since the oldest deposit still final or forwarding became final (0 when none); refreshed each reconciler pass',
+      registers,
+    });
+    this.dustHeldDeposits = new Gauge({
+      name: 'settlement_dust_held_deposits',
+      help: 'Deposits held below DUST_THRESHOLD, waiting for the next payout of their wallet or sweep-dust',
+      registers,
+    });
+    this.dustHeldUsdc = new Gauge({
+      name: 'settlement_dust_held_usdc',
+      help: 'Sum of the held deposits in whole USDC (base units / 10^6)',
+      registers,
+    });
+    this.depositsNeedingAttention = new Gauge({
+      name: 'settlement_deposits_needing_attention',
+      help: 'Deposits in needs_attention now (their payout will not succeed by retrying; an operator replans them)',
+      registers,
+    });
+  }
+
+  observeFinality(mode: FinalityMode | undefined, head: bigint, boundary: bigint | undefined): void {
+    const current: (typeof FINALITY_MODES)[number] = mode ?? 'undecided';
+    for (const label of FINALITY_MODES) this.finalityMode.set({ mode: label }, label === current ? 1 : 0);
+    if (boundary !== undefined) this.finalityLagBlocks.set(Number(head - boundary));
   }
 }

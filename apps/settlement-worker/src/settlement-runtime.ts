@@ -1,11 +1,11 @@
-import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import {
-  callbackJobId,
-  callbackJobOptions,
+  enqueueDeliveries,
   QUEUE_NAMES,
   redisConnection,
-  type CallbackJob,
+  settlementWorkerSettings,
+  type CallbackQueue,
   type RedisSettings,
   type SettlementJob,
 } from '@gateway/queue';
@@ -13,16 +13,19 @@ import type { SettlementMetrics, SettlementOutcome } from './metrics';
 import { DepositNotFound, SettlementRetryLater, type CallbackEnqueuer, type SettlementService } from './services/settlement-service';
 import { SettlementReconciler, type ReconcilerDeps } from './services/settlement-reconciler';
 
-// The callback worker's job name for a delivery.
-const CALLBACK_JOB_NAME = 'deliver';
-
 export interface RuntimeSettings {
   redis: RedisSettings;
   concurrency: number;
   /** BullMQ lock; a job whose worker died is picked up again after about this long. */
   jobLockMs: number;
   reconcileIntervalMs: number;
+  /** A job whose deposit still owes work (payout in flight, busy elsewhere, not final) runs again after this long. */
+  pollIntervalMs: number;
 }
+
+// Outcomes after which the job runs again: it goes back to `delayed`, which is not a failure
+// (BullMQ's attemptsMade and back-off are for failures only).
+const RUNS_AGAIN: ReadonlySet<SettlementOutcome> = new Set(['in_flight', 'busy', 'not_final']);
 
 export interface RuntimeDeps {
   service: SettlementService;
@@ -34,15 +37,11 @@ export interface RuntimeDeps {
 
 /** Producer side of the callback queue: a forwarded deposit's delivery, job id = delivery id. */
 export class CallbackQueueEnqueuer implements CallbackEnqueuer {
-  constructor(private readonly queue: Queue<CallbackJob>) {}
+  constructor(private readonly queue: CallbackQueue) {}
 
   async enqueue(deliveryId: string): Promise<void> {
-    await this.queue.add(CALLBACK_JOB_NAME, { deliveryId }, { ...callbackJobOptions, jobId: callbackJobId(deliveryId) });
+    await enqueueDeliveries(this.queue, [deliveryId]);
   }
-}
-
-export function openCallbackQueue(redis: RedisSettings): Queue<CallbackJob> {
-  return new Queue<CallbackJob>(QUEUE_NAMES.callbacks, { connection: redisConnection(redis, 'producer'), prefix: redis.prefix });
 }
 
 /**
@@ -57,7 +56,7 @@ export class SettlementRuntime {
 
   constructor(
     private readonly deps: RuntimeDeps,
-    private readonly callbackQueue: Queue<CallbackJob>,
+    private readonly callbackQueue: CallbackQueue,
   ) {
     const { redis } = deps.settings;
     this.settlementQueue = new Queue<SettlementJob>(QUEUE_NAMES.settlement, {
@@ -76,10 +75,11 @@ export class SettlementRuntime {
   start(): void {
     if (this.worker) return;
     const { settings, log } = this.deps;
-    this.worker = new Worker<SettlementJob, SettlementOutcome>(QUEUE_NAMES.settlement, (job) => this.process(job.data), {
+    this.worker = new Worker<SettlementJob, SettlementOutcome>(QUEUE_NAMES.settlement, (job, token) => this.process(job, token), {
       connection: redisConnection(settings.redis, 'worker'),
       prefix: settings.redis.prefix,
       concurrency: settings.concurrency,
+      settings: settlementWorkerSettings,
       lockDuration: settings.jobLockMs,
       stalledInterval: settings.jobLockMs,
       // Running a settlement job again is always safe (it resumes), so a job is never failed for
@@ -87,8 +87,7 @@ export class SettlementRuntime {
       maxStalledCount: 1_000,
     });
     this.worker.on('failed', (job, error) => {
-      const level = error instanceof SettlementRetryLater ? 'info' : 'warn';
-      log[level]({ depositId: job?.data.depositId, attempt: job?.attemptsMade, reason: error.message }, 'settlement attempt did not finish');
+      log.warn({ depositId: job?.data.depositId, attempt: job?.attemptsMade, reason: error.message }, 'settlement job run failed');
     });
     this.worker.on('error', (error) => log.error({ reason: error.message }, 'settlement worker error'));
     this.reconciler.start();
@@ -99,28 +98,30 @@ export class SettlementRuntime {
     return true;
   }
 
+  /** Runs in progress finish their round and go back to `delayed`, for whichever process runs next. */
   async close(): Promise<void> {
-    this.deps.service.stop();
     await this.reconciler.stop();
     await this.worker?.close();
     await this.settlementQueue.close();
     await this.callbackQueue.close();
   }
 
-  private async process(job: SettlementJob): Promise<SettlementOutcome> {
-    const { service, metrics } = this.deps;
-    const stopTimer = metrics.jobDuration.startTimer();
+  private async process(job: Job<SettlementJob>, token: string | undefined): Promise<SettlementOutcome> {
+    const { service, metrics, settings } = this.deps;
+    const stopTimer = metrics.jobRunDuration.startTimer();
     let outcome: SettlementOutcome = 'error';
     try {
-      outcome = await service.settle(job.depositId);
-      return outcome;
+      outcome = await service.settle(job.data.depositId);
     } catch (error) {
-      if (error instanceof SettlementRetryLater) outcome = error.outcome;
       if (error instanceof DepositNotFound) throw new UnrecoverableError(error.message);
-      throw error;
+      if (!(error instanceof SettlementRetryLater)) throw error;
+      outcome = error.outcome;
     } finally {
       stopTimer({ outcome });
-      metrics.depositsSettled.inc({ outcome });
+      metrics.jobRuns.inc({ outcome });
     }
+    if (!RUNS_AGAIN.has(outcome)) return outcome;
+    await job.moveToDelayed(Date.now() + settings.pollIntervalMs, token);
+    throw new DelayedError();
   }
 }

@@ -75,7 +75,7 @@ describe('settlement of a deposit into a custom affiliate split wallet', () => {
     const platformBefore = await fixture.usdcBalance(fixture.platformFeeAddress);
     const deposit = await fixture.deposit(wallet, 12_345_679n);
     await fixture.enqueue(deposit.id);
-    await fixture.waitForStatus(deposit.id, 'forwarded');
+    await fixture.waitForPaidOut(deposit.id);
 
     // merchant ceil(12345679 × 0.9775) = ceil(12067901.2225); affiliate floor(12345679 × 0.0125) = floor(154320.9875);
     // the platform the rest: 123457 (its exact share is 123456.79).
@@ -111,7 +111,7 @@ describe('settlement of a deposit into a custom affiliate split wallet', () => {
     const platformBefore = await fixture.usdcBalance(fixture.platformFeeAddress);
     const deposit = await fixture.deposit(wallet, 10n * USDC);
     await fixture.enqueue(deposit.id);
-    await fixture.waitForStatus(deposit.id, 'forwarded');
+    await fixture.waitForPaidOut(deposit.id);
 
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(9_850_000n);
     expect(await fixture.usdcBalance(wallet.affiliate)).toBe(100_000n);
@@ -123,7 +123,7 @@ describe('settlement of a deposit into a custom affiliate split wallet', () => {
     const wallet = await customAffiliateWallet({ affiliate_fee: '0', merchant_fee: '0.99' });
     const deposit = await fixture.deposit(wallet, 3n * USDC);
     await fixture.enqueue(deposit.id);
-    await fixture.waitForStatus(deposit.id, 'forwarded');
+    await fixture.waitForPaidOut(deposit.id);
 
     expect((await fixture.legsOf(deposit.id)).map((leg) => [leg.leg, leg.amount])).toEqual([
       ['merchant', '2970000'],

@@ -84,7 +84,7 @@ describe('RPC failures', () => {
     expect(await metric('settlement_chain_errors_total')).toMatch(/ [1-9]\d*$/);
 
     proxy.mode = 'pass';
-    await fixture.waitForStatus(deposit.id, 'forwarded', 60_000);
+    await fixture.waitForPaidOut(deposit.id, 60_000);
     await expectPaidOnce(wallet, deposit);
     // The merchant leg's one recorded transaction is the one that paid: no second send under a new nonce.
     const transactions = await fixture.transactionsOf(deposit.id);
@@ -92,25 +92,6 @@ describe('RPC failures', () => {
       ['merchant', 'initial', 'mined'],
       ['platform', 'initial', 'mined'],
     ]);
-  });
-});
-
-describe('confirmations', () => {
-  it('marks the deposit forwarded only once the payout is CONFIRMATIONS blocks deep', async () => {
-    await startApp({ CONFIRMATIONS: '3' });
-    const wallet = await fixture.createWallet();
-    const deposit = await fixture.deposit(wallet, 2n * USDC);
-    await fixture.enqueue(deposit.id);
-    await waitForBothSent(deposit);
-    // Mined (anvil mines each transaction at once), but nothing on top yet.
-    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(1_980_000n);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await fixture.depositStatus(deposit.id)).toBe('forwarding');
-    expect(await fixture.deliveryOf(deposit.id)).toEqual([]);
-
-    await fixture.testClient().mine({ blocks: 3 });
-    await fixture.waitForStatus(deposit.id, 'forwarded', 20_000);
-    await expectPaidOnce(wallet, deposit);
   });
 });
 
@@ -132,7 +113,7 @@ describe('transactions that do not get mined', () => {
 
     await fixture.testClient().setAutomine(true);
     await fixture.testClient().mine({ blocks: 1 });
-    await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
+    await fixture.waitForPaidOut(deposit.id, 30_000);
 
     await expectPaidOnce(wallet, deposit);
     const transactions = await fixture.transactionsOf(deposit.id);
@@ -174,7 +155,7 @@ describe('transactions that do not get mined', () => {
 
     await client.setAutomine(true);
     await client.mine({ blocks: 1 });
-    await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
+    await fixture.waitForPaidOut(deposit.id, 30_000);
     await expectPaidOnce(wallet, deposit);
     expect((await fixture.transactionsOf(deposit.id)).map((t) => [t.leg, t.reason, t.status])).toEqual([
       ['merchant', 'initial', 'mined'],
@@ -197,7 +178,7 @@ describe('transactions that do not get mined', () => {
     await client.setNextBlockTimestamp({ timestamp: timestamp + 3_600n });
     await client.mine({ blocks: 1 });
     await client.setAutomine(true);
-    await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
+    await fixture.waitForPaidOut(deposit.id, 30_000);
 
     await expectPaidOnce(wallet, deposit);
     expect((await fixture.legsOf(deposit.id)).map((leg) => leg.authorization_nonce)).toEqual(noncesBefore);

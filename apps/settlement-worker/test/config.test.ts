@@ -41,7 +41,7 @@ describe('settlement worker configuration', () => {
       WORKER_CONCURRENCY: 4,
       FEE_BUMP_PERCENT: 25,
     });
-    expect(config.dustThreshold).toBe(10_000n);
+    expect(config.dustThreshold).toBe(30_000n);
     expect(config.tokenAddress).toBe('0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359');
     expect(config.crashAt).toBeUndefined();
   });

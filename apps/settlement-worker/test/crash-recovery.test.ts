@@ -71,7 +71,7 @@ describe('a worker process killed mid-payout (SIGKILL)', () => {
     // The job is still "active" under the dead worker's lock; the new process takes it over
     // when the lock lapses (JOB_LOCK_MS) and resumes from what PostgreSQL recorded.
     const survivor = start();
-    await fixture.waitForStatus(deposit.id, 'forwarded', 60_000).catch((error: Error) => {
+    await fixture.waitForPaidOut(deposit.id, 60_000).catch((error: Error) => {
       throw new Error(`${error.message}\n${survivor.output()}`);
     });
 

@@ -9,11 +9,33 @@ import type { AddressInfo } from 'node:net';
  */
 export type ProxyMode = 'pass' | 'down' | 'lose-next-send';
 
+/**
+ * The answer to `eth_getBlockByNumber("finalized")`. pass: the node's; refuse: a JSON-RPC error,
+ * as from a node without the tag; stalledAt: the block at that height, whatever the head does.
+ */
+export type FinalizedTagMode = 'pass' | 'refuse' | { stalledAt: bigint };
+
+interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: number | string;
+  method: string;
+  params?: unknown[];
+}
+
+// What geth before the merge answered for a block tag it did not know.
+const UNKNOWN_TAG_ERROR = { code: -32602, message: 'invalid argument 0: hex string without 0x prefix' };
+
 /** A switchable JSON-RPC proxy in front of anvil, to take "the RPC" away from the worker. */
 export class RpcProxy {
   mode: ProxyMode = 'pass';
+  finalizedTag: FinalizedTagMode = 'pass';
+  /** eth_getLogs over more blocks than this is refused, as hosted nodes do. */
+  maxLogRange: number | undefined;
   lostSends = 0;
   refused = 0;
+  logRangesRefused = 0;
+  /** The block ranges of every eth_getLogs answered, inclusive. */
+  readonly logRangesServed: [bigint, bigint][] = [];
   private readonly server: http.Server;
 
   private constructor(private readonly target: string) {
@@ -44,7 +66,14 @@ export class RpcProxy {
       response.writeHead(503).end('node unavailable');
       return;
     }
-    const upstream = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const call = JSON.parse(body) as JsonRpcRequest;
+    const refusal = await this.refusal(call);
+    if (refusal) {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: refusal }));
+      return;
+    }
+    const forwarded = this.rewrite(call) ?? body;
+    const upstream = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: forwarded });
     const text = await upstream.text();
     if (this.mode === 'lose-next-send' && body.includes('eth_sendRawTransaction')) {
       this.lostSends += 1;
@@ -53,5 +82,38 @@ export class RpcProxy {
       return;
     }
     response.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
+  }
+
+  /** The error a node with these limits answers instead of forwarding, if any. */
+  private async refusal(call: JsonRpcRequest): Promise<{ code: number; message: string } | undefined> {
+    if (call.method === 'eth_getBlockByNumber' && call.params?.[0] === 'finalized' && this.finalizedTag === 'refuse') return UNKNOWN_TAG_ERROR;
+    if (call.method !== 'eth_getLogs' || this.maxLogRange === undefined) return undefined;
+    const filter = (call.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string };
+    const from = await this.blockOf(filter.fromBlock);
+    const to = await this.blockOf(filter.toBlock);
+    if (to - from + 1n > BigInt(this.maxLogRange)) {
+      this.logRangesRefused += 1;
+      return { code: -32600, message: `eth_getLogs is limited to a ${this.maxLogRange} block range` };
+    }
+    this.logRangesServed.push([from, to]);
+    return undefined;
+  }
+
+  /** The request with a stalled finalized tag pointed at its block, or undefined to forward it as is. */
+  private rewrite(call: JsonRpcRequest): string | undefined {
+    if (call.method !== 'eth_getBlockByNumber' || call.params?.[0] !== 'finalized' || typeof this.finalizedTag !== 'object') return undefined;
+    return JSON.stringify({ ...call, params: [`0x${this.finalizedTag.stalledAt.toString(16)}`, ...call.params.slice(1)] });
+  }
+
+  private async blockOf(tag: string | undefined): Promise<bigint> {
+    if (tag === undefined || tag === 'latest' || tag === 'pending' || tag === 'safe' || tag === 'finalized') {
+      const upstream = await fetch(this.target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] }),
+      });
+      return BigInt(((await upstream.json()) as { result: string }).result);
+    }
+    return tag === 'earliest' ? 0n : BigInt(tag);
   }
 }

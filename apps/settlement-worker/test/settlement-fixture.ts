@@ -13,7 +13,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain, deployTestUsdc, mintTestUsdc, usdcAbi } from '@gateway/chain';
-import { callbackJobId, QUEUE_NAMES, redisConnection, settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
+import { callbackJobId, QUEUE_NAMES, redisConnection, SETTLEMENT_JOB_NAME, settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
 import { anvilAccounts, createTestDatabase, startAnvil, TEST_MNEMONIC, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
 import type { FastifyInstance } from 'fastify';
 import { loadSettlementConfig, type SettlementConfig } from '../src/config';
@@ -69,7 +69,9 @@ export class SettlementFixture {
   }
 
   static async start(label: string, anvilOptions: Parameters<typeof startAnvil>[0] = {}): Promise<SettlementFixture> {
-    const [anvil, db] = await Promise.all([startAnvil(anvilOptions), createTestDatabase(label)]);
+    // Every block final at once (anvil's `finalized` tag is the head): payouts wait for nothing
+    // but their receipt. Tests of finality put a proxy in front that holds `finalized` back.
+    const [anvil, db] = await Promise.all([startAnvil({ slotsInAnEpoch: 0, ...anvilOptions }), createTestDatabase(label)]);
     const token = await deployTestUsdc({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, deployerKey: deployer.privateKey });
     return new SettlementFixture(anvil, db, token);
   }
@@ -115,6 +117,7 @@ export class SettlementFixture {
       chainId: config.raw.CHAIN_ID,
       token: config.tokenAddress,
       pollingIntervalMs: config.raw.POLL_INTERVAL_MS,
+      maxBlockRange: config.raw.MAX_BLOCK_RANGE,
     });
     return buildSettlementWorkerApp({ config, pool, chain, logger: false });
   }
@@ -189,7 +192,7 @@ export class SettlementFixture {
   }
 
   async enqueue(depositId: string): Promise<void> {
-    await this.settlementQueue.add('settle-deposit', { depositId }, { ...settlementJobOptions, jobId: settlementJobId(depositId) });
+    await this.settlementQueue.add(SETTLEMENT_JOB_NAME, { depositId }, { ...settlementJobOptions, jobId: settlementJobId(depositId) });
   }
 
   async hasCallbackJob(deliveryId: string): Promise<boolean> {
@@ -203,6 +206,18 @@ export class SettlementFixture {
 
   async waitForStatus(depositId: string, status: string, timeoutMs = 30_000): Promise<void> {
     await waitFor(async () => (await this.depositStatus(depositId)) === status, timeoutMs, `deposit ${depositId} to become ${status}`);
+  }
+
+  /**
+   * Forwarded and every leg confirmed. The merchant's leg forwards the deposit (and writes its
+   * callback) as soon as it is confirmed; the fee and affiliate legs may confirm a run later.
+   */
+  async waitForPaidOut(depositId: string, timeoutMs = 30_000): Promise<void> {
+    await waitFor(
+      async () => (await this.depositStatus(depositId)) === 'forwarded' && (await this.legsOf(depositId)).every((leg) => leg.status === 'confirmed'),
+      timeoutMs,
+      `deposit ${depositId} to be forwarded with every leg confirmed`,
+    );
   }
 
   usdcBalance(owner: Address): Promise<bigint> {

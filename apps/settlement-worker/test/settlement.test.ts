@@ -36,7 +36,7 @@ describe('settlement of a final deposit', () => {
     const relayerBefore = await fixture.nativeBalance(relayerAccount.address);
     const deposit = await fixture.deposit(wallet, 25n * USDC);
     await fixture.enqueue(deposit.id);
-    await fixture.waitForStatus(deposit.id, 'forwarded');
+    await fixture.waitForPaidOut(deposit.id);
 
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(24_750_000n);
     expect(await fixture.usdcBalance(fixture.platformFeeAddress)).toBe(250_000n);
@@ -101,7 +101,7 @@ describe('settlement of a final deposit', () => {
     const deposit = await fixture.deposit(wallet, 10n * USDC);
     const feeBefore = await fixture.usdcBalance(fixture.platformFeeAddress);
     await fixture.enqueue(deposit.id);
-    await fixture.waitForStatus(deposit.id, 'forwarded');
+    await fixture.waitForPaidOut(deposit.id);
 
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(9_850_000n);
     expect((await fixture.usdcBalance(fixture.platformFeeAddress)) - feeBefore).toBe(100_000n);
@@ -117,7 +117,7 @@ describe('settlement of a final deposit', () => {
     const deposits = [];
     for (const amount of amounts) deposits.push(await fixture.deposit(wallet, amount));
     await Promise.all(deposits.map((deposit) => fixture.enqueue(deposit.id)));
-    for (const deposit of deposits) await fixture.waitForStatus(deposit.id, 'forwarded');
+    for (const deposit of deposits) await fixture.waitForPaidOut(deposit.id);
 
     let merchantTotal = 0n;
     for (const deposit of deposits) {
@@ -173,7 +173,7 @@ describe('concurrency', () => {
           if (result.status === 'rejected') expect(String(result.reason)).toMatch(/being settled by another worker/);
         }
       }
-      for (const deposit of deposits) await fixture.waitForStatus(deposit.id, 'forwarded');
+      for (const deposit of deposits) await fixture.waitForPaidOut(deposit.id);
 
       for (const wallet of wallets) {
         await expectEachAuthorizationUsedOnce(
@@ -211,7 +211,7 @@ describe('reconciler', () => {
     // No job was ever added (as if Redis had been flushed).
     const enqueued = await app.settlement.reconciler.reconcile();
     expect(enqueued).toBeGreaterThanOrEqual(1);
-    await fixture.waitForStatus(deposit.id, 'forwarded');
+    await fixture.waitForPaidOut(deposit.id);
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(2_970_000n);
     // Nothing is left to reconcile, and a second pass adds nothing.
     expect(await app.settlement.reconciler.reconcile()).toBe(0);
@@ -225,10 +225,10 @@ describe('HTTP', () => {
     const ready = await app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok', chain: 'ok' } });
     const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-    expect(metrics).toMatch(/settlement_deposits_total\{outcome="forwarded",service="settlement-worker"\} \d+/);
-    expect(metrics).toMatch(/settlement_deposits_total\{outcome="held",service="settlement-worker"\} 1/);
+    expect(metrics).toMatch(/settlement_job_runs_total\{outcome="forwarded",service="settlement-worker"\} \d+/);
+    expect(metrics).toMatch(/settlement_job_runs_total\{outcome="held",service="settlement-worker"\} 1/);
     expect(metrics).toMatch(/settlement_relayer_balance_native\{service="settlement-worker"\} 9\d{3}\.\d+/);
-    expect(metrics).toMatch(/settlement_job_duration_seconds_bucket\{le="5",service="settlement-worker",outcome="forwarded"\} [1-9]/);
+    expect(metrics).toMatch(/settlement_job_run_duration_seconds_bucket\{le="5",service="settlement-worker",outcome="forwarded"\} [1-9]/);
     expect(metrics).toMatch(/settlement_payout_legs_confirmed_total\{leg="affiliate",service="settlement-worker"\} 1/);
   });
 });

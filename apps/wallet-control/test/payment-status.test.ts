@@ -127,6 +127,7 @@ describe('GET /control/payment-status.php', () => {
     expect(body.deposits).toEqual([
       {
         status: 'forwarded',
+        attention_reason: null,
         amount: '49.24015',
         value_forwarded_coin: '48.747749',
         fee_coin: '0.492401',
@@ -197,6 +198,7 @@ describe('GET /control/payment-status.php', () => {
     expect(body.deposits).toEqual([
       {
         status: 'held',
+        attention_reason: null,
         amount: '0.005',
         value_forwarded_coin: null,
         fee_coin: null,
@@ -206,6 +208,33 @@ describe('GET /control/payment-status.php', () => {
         forwarded_at: null,
       },
     ]);
+  });
+
+  it('a deposit whose payout will not succeed is needs_attention with its reason, and leaves the wallet unpaid', async () => {
+    const wallet = await newWallet();
+    const parked = await addDeposit(wallet, 'forwarding', 10_000_000n, '2025-03-02T12:00:00Z');
+    await fixture.db.pool.query(
+      `UPDATE deposits SET status = 'needs_attention', attention_reason = 'payout_address_blacklisted',
+                           attention_detail = 'Blacklistable: account is blacklisted', attention_at = now() WHERE id = $1`,
+      [parked.id],
+    );
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body).toMatchObject({ status: 'unpaid', value_coin: '0', txid_in: null, txid_out: null, deposit_count: 1 });
+    expect(body.deposits).toEqual([
+      {
+        status: 'needs_attention',
+        attention_reason: 'payout_address_blacklisted',
+        amount: '10',
+        value_forwarded_coin: null,
+        fee_coin: null,
+        txid_in: parked.txHash,
+        txid_out: null,
+        seen_at: '2025-03-02T12:00:00.000Z',
+        forwarded_at: null,
+      },
+    ]);
+    // The token's own words are for operators (replan --list), not the merchant's answer.
+    expect(JSON.stringify(body)).not.toContain('Blacklistable');
   });
 
   it('reads one wallet only: another wallet\'s deposits never show', async () => {

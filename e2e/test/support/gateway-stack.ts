@@ -38,7 +38,8 @@ function waitUntilReady(url: string): Promise<true> {
 }
 
 export async function startGatewayStack(label: string): Promise<GatewayStack> {
-  const chain = await startAnvil({ chainId: LOCAL_CHAIN_ID, blockTime: 1 });
+  // `finalized` two blocks behind the head (anvil: head − 2 × slots per epoch), as on the local stack.
+  const chain = await startAnvil({ chainId: LOCAL_CHAIN_ID, blockTime: 1, slotsInAnEpoch: 1 });
   const target = { rpcUrl: chain.rpcUrl, chainId: chain.chainId };
   const token = await deployTestUsdc({ ...target, deployerKey: deployer.privateKey });
   for (const holder of [sandboxFunder, customer]) {

@@ -7,7 +7,10 @@ pragma solidity ^0.8.20;
 /// @dev    Self-contained on purpose: the npm solc compiles it without an import resolver.
 ///         Function signatures, typehashes, the EIP-712 domain ("USD Coin", version "2") and the
 ///         revert messages follow FiatTokenV2, so code that works here behaves the same against
-///         the real token. Never deploy this anywhere money is real: the owner can mint at will.
+///         the real token. Like FiatTokenV2 it has a blacklister (a blacklisted account can neither
+///         send nor receive) and a pauser (a paused token moves nothing), with the same modifiers on
+///         the same functions and the same revert reasons, so tests can make a payout fail the way
+///         USDC makes it fail. Never deploy this anywhere money is real: the owner can mint at will.
 contract TestUSDC {
     string public constant name = "USD Coin";
     string public constant symbol = "USDC";
@@ -34,6 +37,9 @@ contract TestUSDC {
     uint256 private constant MAX_SIGNATURE_S = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0;
 
     address public immutable owner;
+    address public blacklister;
+    address public pauser;
+    bool public paused;
 
     // The separator binds signatures to one chain; it is rebuilt if the chain id ever changes (a fork).
     uint256 private immutable deployedChainId;
@@ -46,31 +52,73 @@ contract TestUSDC {
     mapping(address => uint256) public nonces;
     // EIP-3009 nonces are random 32-byte values, so used ones are remembered individually.
     mapping(address => mapping(bytes32 => bool)) private authorizationStates;
+    mapping(address => bool) private blacklisted;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
     event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
+    event Blacklisted(address indexed _account);
+    event UnBlacklisted(address indexed _account);
+    event BlacklisterChanged(address indexed newBlacklister);
+    event Pause();
+    event Unpause();
+    event PauserChanged(address indexed newAddress);
 
     modifier onlyOwner() {
         require(msg.sender == owner, "TestUSDC: caller is not the owner");
         _;
     }
 
+    modifier onlyBlacklister() {
+        require(msg.sender == blacklister, "Blacklistable: caller is not the blacklister");
+        _;
+    }
+
+    modifier notBlacklisted(address account) {
+        require(!blacklisted[account], "Blacklistable: account is blacklisted");
+        _;
+    }
+
+    modifier onlyPauser() {
+        require(msg.sender == pauser, "Pausable: caller is not the pauser");
+        _;
+    }
+
+    modifier whenNotPaused() {
+        require(!paused, "Pausable: paused");
+        _;
+    }
+
     constructor() {
         owner = msg.sender;
+        blacklister = msg.sender;
+        pauser = msg.sender;
         deployedChainId = block.chainid;
         deployedDomainSeparator = _buildDomainSeparator();
     }
 
     // ---------------------------------------------------------------- ERC-20
 
-    function transfer(address to, uint256 value) external returns (bool) {
+    function transfer(address to, uint256 value)
+        external
+        whenNotPaused
+        notBlacklisted(msg.sender)
+        notBlacklisted(to)
+        returns (bool)
+    {
         _transfer(msg.sender, to, value);
         return true;
     }
 
-    function transferFrom(address from, address to, uint256 value) external returns (bool) {
+    function transferFrom(address from, address to, uint256 value)
+        external
+        whenNotPaused
+        notBlacklisted(msg.sender)
+        notBlacklisted(from)
+        notBlacklisted(to)
+        returns (bool)
+    {
         uint256 allowed = allowance[from][msg.sender];
         require(value <= allowed, "ERC20: transfer amount exceeds allowance");
         if (allowed != type(uint256).max) {
@@ -80,16 +128,60 @@ contract TestUSDC {
         return true;
     }
 
-    function approve(address spender, uint256 value) external returns (bool) {
+    function approve(address spender, uint256 value)
+        external
+        whenNotPaused
+        notBlacklisted(msg.sender)
+        notBlacklisted(spender)
+        returns (bool)
+    {
         _approve(msg.sender, spender, value);
         return true;
     }
 
-    function mint(address to, uint256 amount) external onlyOwner {
+    function mint(address to, uint256 amount) external whenNotPaused onlyOwner notBlacklisted(msg.sender) notBlacklisted(to) {
         require(to != address(0), "TestUSDC: mint to the zero address");
         totalSupply += amount;
         balanceOf[to] += amount;
         emit Transfer(address(0), to, amount);
+    }
+
+    // ---------------------------------------------------------------- Blacklistable / Pausable (FiatToken v1)
+
+    function isBlacklisted(address account) external view returns (bool) {
+        return blacklisted[account];
+    }
+
+    function blacklist(address account) external onlyBlacklister {
+        blacklisted[account] = true;
+        emit Blacklisted(account);
+    }
+
+    function unBlacklist(address account) external onlyBlacklister {
+        blacklisted[account] = false;
+        emit UnBlacklisted(account);
+    }
+
+    function updateBlacklister(address newBlacklister) external onlyOwner {
+        require(newBlacklister != address(0), "Blacklistable: new blacklister is the zero address");
+        blacklister = newBlacklister;
+        emit BlacklisterChanged(newBlacklister);
+    }
+
+    function pause() external onlyPauser {
+        paused = true;
+        emit Pause();
+    }
+
+    function unpause() external onlyPauser {
+        paused = false;
+        emit Unpause();
+    }
+
+    function updatePauser(address newPauser) external onlyOwner {
+        require(newPauser != address(0), "Pausable: new pauser is the zero address");
+        pauser = newPauser;
+        emit PauserChanged(newPauser);
     }
 
     // ---------------------------------------------------------------- EIP-712 / EIP-5267
@@ -126,7 +218,7 @@ contract TestUSDC {
         uint8 v,
         bytes32 r,
         bytes32 s
-    ) external {
+    ) external whenNotPaused notBlacklisted(holder) notBlacklisted(spender) {
         require(deadline == type(uint256).max || deadline >= block.timestamp, "FiatTokenV2: permit is expired");
         bytes32 structHash = keccak256(abi.encode(PERMIT_TYPEHASH, holder, spender, value, nonces[holder]++, deadline));
         require(_recoverSigner(_hashTypedData(structHash), v, r, s) == holder, "EIP2612: invalid signature");
@@ -151,7 +243,7 @@ contract TestUSDC {
         uint8 v,
         bytes32 r,
         bytes32 s
-    ) external {
+    ) external whenNotPaused notBlacklisted(from) notBlacklisted(to) {
         _requireValidAuthorization(from, nonce, validAfter, validBefore);
         bytes32 structHash = keccak256(
             abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce)
@@ -173,7 +265,7 @@ contract TestUSDC {
         uint8 v,
         bytes32 r,
         bytes32 s
-    ) external {
+    ) external whenNotPaused notBlacklisted(from) notBlacklisted(to) {
         require(to == msg.sender, "FiatTokenV2: caller must be the payee");
         _requireValidAuthorization(from, nonce, validAfter, validBefore);
         bytes32 structHash = keccak256(
@@ -184,7 +276,9 @@ contract TestUSDC {
         _transfer(from, to, value);
     }
 
-    function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
+    /// @notice Not blocked by the blacklist (as in FiatTokenV2): a blacklisted holder can still
+    ///         withdraw an authorization it signed.
+    function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external whenNotPaused {
         require(!authorizationStates[authorizer][nonce], "FiatTokenV2: authorization is used or canceled");
         bytes32 structHash = keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce));
         require(_recoverSigner(_hashTypedData(structHash), v, r, s) == authorizer, "FiatTokenV2: invalid signature");

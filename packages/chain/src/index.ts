@@ -1,3 +1,4 @@
 export * from './hd-wallet';
 export * from './token';
 export * from './crypto-backends';
+export * from './log-ranges';

@@ -12,4 +12,5 @@ export * from './repositories/deposit-repository';
 export * from './repositories/callback-delivery-repository';
 export * from './repositories/payout-repository';
 export * from './repositories/settlement-repository';
+export * from './repositories/gateway-address-repository';
 export * from './statement-batcher';

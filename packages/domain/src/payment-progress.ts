@@ -1,3 +1,5 @@
+import type { DepositStatus } from './settlement-states';
+
 /**
  * What a customer's receipt page says about a payment: the provider's word until USDC arrives,
  * then the chain's. The chain is the source of truth for money; the provider's status only
@@ -19,9 +21,6 @@ export function canMoveProviderStatus(from: ProviderPaymentStatus | null, to: Pr
   return true;
 }
 
-/** Deposit states as the chain-watcher and settlement record them. */
-export type DepositStatus = 'seen' | 'final' | 'held' | 'forwarding' | 'forwarded' | 'orphaned';
-
 /** The steps of the receipt page, in order. */
 export const RECEIPT_STEPS = ['waiting_for_provider', 'usdc_received', 'confirmed', 'sent_to_merchant'] as const;
 export type ReceiptStep = (typeof RECEIPT_STEPS)[number];
@@ -37,7 +36,7 @@ export interface ReceiptProgress {
   step: ReceiptStep;
   /** The provider refused the card and no USDC arrived: the customer may try again. */
   declined: boolean;
-  /** A deposit is held below the forwarding threshold: a person has to look at it. */
+  /** A deposit is held below the forwarding threshold, or its payout will not succeed: a person has to look at it. */
   needsAttention: boolean;
   /** Nothing will change on its own any more: the page stops refreshing. */
   final: boolean;
@@ -52,7 +51,10 @@ const STEP_OF: Record<Exclude<DepositStatus, 'orphaned'>, ReceiptStep> = {
   final: 'confirmed',
   held: 'confirmed',
   forwarding: 'confirmed',
+  needs_attention: 'confirmed',
   forwarded: 'sent_to_merchant',
+  // Dust paid out by a later deposit's payout (which the page counts as well while it is under way).
+  swept: 'sent_to_merchant',
 };
 
 /**
@@ -70,7 +72,7 @@ export function receiptProgress(providerStatus: ProviderPaymentStatus | null, de
   }
   const stepIndex = Math.min(...counted.map((deposit) => RECEIPT_STEPS.indexOf(STEP_OF[deposit.status as keyof typeof STEP_OF])));
   const step = RECEIPT_STEPS[stepIndex] ?? 'waiting_for_provider';
-  const needsAttention = counted.some((deposit) => deposit.status === 'held');
-  const allSettled = counted.every((deposit) => deposit.status === 'forwarded' || deposit.status === 'held');
+  const needsAttention = counted.some((deposit) => deposit.status === 'held' || deposit.status === 'needs_attention');
+  const allSettled = counted.every((deposit) => ['forwarded', 'swept', 'held', 'needs_attention'].includes(deposit.status));
   return { step, declined: false, needsAttention, final: allSettled, receivedUsdc, deposits: counted.length };
 }

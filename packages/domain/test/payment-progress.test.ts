@@ -27,6 +27,10 @@ describe('receiptProgress', () => {
   it('marks a held deposit as needing attention and stops following it', () => {
     expect(receiptProgress(null, [{ status: 'held', amount: 1n }])).toMatchObject({ step: 'confirmed', needsAttention: true, final: true });
   });
+
+  it('marks a deposit whose payout will not succeed (needs_attention) as needing attention, not as sent', () => {
+    expect(receiptProgress('paid', [{ status: 'needs_attention', amount: 5n }])).toMatchObject({ step: 'confirmed', needsAttention: true, final: true });
+  });
 });
 
 describe('canMoveProviderStatus', () => {

@@ -38,6 +38,11 @@ export interface StartAnvilOptions {
   chainId?: number;
   /** Seconds per block; without it anvil mines each transaction at once. */
   blockTime?: number;
+  /**
+   * anvil answers the `finalized` block tag with the head minus twice this (default 32: 64 blocks
+   * behind); 0 makes every block final at once.
+   */
+  slotsInAnEpoch?: number;
   /** How long to wait for the first `eth_chainId` answer. Defaults to 10 s. */
   readyTimeoutMs?: number;
   /** A fixed port (the local stack's 8545); by default a free one is picked. */
@@ -137,10 +142,11 @@ export function requestChainId(rpcUrl: string, timeoutMs = 1_000): Promise<numbe
   });
 }
 
-function buildAnvilArgs(port: number, chainId: number, blockTime: number | undefined): string[] {
+function buildAnvilArgs(port: number, chainId: number, { blockTime, slotsInAnEpoch }: StartAnvilOptions): string[] {
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
   args.push('--mnemonic', ANVIL_MNEMONIC, '--silent');
   if (blockTime !== undefined) args.push('--block-time', String(blockTime));
+  if (slotsInAnEpoch !== undefined) args.push('--slots-in-an-epoch', String(slotsInAnEpoch));
   return args;
 }
 
@@ -215,7 +221,7 @@ type AnvilSettings = StartAnvilOptions & Required<Pick<StartAnvilOptions, 'chain
 async function launchAnvil(binary: string, options: AnvilSettings): Promise<RunningAnvil> {
   const port = options.port ?? (await findFreePort());
   const rpcUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(binary, buildAnvilArgs(port, options.chainId, options.blockTime), {
+  const child = spawn(binary, buildAnvilArgs(port, options.chainId, options), {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const spawned = new Promise<void>((resolve, reject) => {

@@ -12,6 +12,7 @@ import {
   type Hex,
   type PublicClient,
 } from 'viem';
+import type { FinalizedTagAnswer } from '@gateway/domain';
 import type { WatcherMetrics } from '../metrics';
 
 export const TRANSFER_TOPIC = toEventSelector('Transfer(address,address,uint256)');
@@ -29,8 +30,8 @@ export interface TransferLog {
 
 export interface ChainTip {
   head: bigint;
-  /** The chain's `finalized` block, when the RPC reports one. */
-  finalized: bigint | undefined;
+  /** What the node answered to the `finalized` block tag this time. */
+  finalizedTag: FinalizedTagAnswer;
 }
 
 /** A JSON-RPC call failed or timed out; `answered` tells whether the node replied with an error. */
@@ -59,7 +60,6 @@ export interface ChainReaderOptions {
  */
 export class ChainReader {
   private readonly client: PublicClient;
-  private finalizedTagSupported = true;
 
   constructor(private readonly options: ChainReaderOptions) {
     this.client = createPublicClient({
@@ -72,11 +72,11 @@ export class ChainReader {
   }
 
   async tip(): Promise<ChainTip> {
-    const [head, finalized] = await Promise.all([
+    const [head, finalizedTag] = await Promise.all([
       this.call('eth_blockNumber', () => this.client.request({ method: 'eth_blockNumber' })),
-      this.finalizedBlock(),
+      this.finalizedTag(),
     ]);
-    return { head: hexToBigInt(head), finalized };
+    return { head: hexToBigInt(head), finalizedTag };
   }
 
   /** Hash of the canonical block at `number`, or undefined when the chain is not that long. */
@@ -118,18 +118,19 @@ export class ChainReader {
     return transfers;
   }
 
-  private async finalizedBlock(): Promise<bigint | undefined> {
-    if (!this.finalizedTagSupported) return undefined;
+  /**
+   * Asked every round: an error answer (or no block) is a refusal, which the finality rule
+   * weighs; a node that did not answer at all fails the round and decides nothing.
+   */
+  private async finalizedTag(): Promise<FinalizedTagAnswer> {
     try {
       const block = await this.call('eth_getBlockByNumber', () =>
         this.client.request({ method: 'eth_getBlockByNumber', params: ['finalized', false] }),
       );
-      return block?.number ? hexToBigInt(block.number) : undefined;
+      return block?.number ? { served: true, finalized: hexToBigInt(block.number) } : { served: false };
     } catch (error) {
-      // A node that answers "unknown block tag" has no finality gadget: rely on depth alone.
-      if (!(error instanceof RpcCallError) || !error.answered) throw error;
-      this.finalizedTagSupported = false;
-      return undefined;
+      if (error instanceof RpcCallError && error.answered) return { served: false };
+      throw error;
     }
   }
 

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from 'pg';
 import type { ChainCursor, ChainCursorKey, ChainCursorRepository, DepositRepository } from '@gateway/db';
-import { backoffDelayMs, reorgFloor } from '../chain-rules';
+import { backoffDelayMs, reorgFloor, type FinalityView } from '../chain-rules';
 import type { WatcherMetrics } from '../metrics';
 import type { ChainReader, ChainTip } from './chain-reader';
 import { ChainMovedError, CursorMovedError, type DepositScanner } from './deposit-scanner';
@@ -151,11 +151,11 @@ export class ChainWatcher {
     await leader.confirm();
     await this.verifyChainId();
     const tip = await chain.tip();
+    const finality = this.deps.finality.observe(tip);
     this.head = tip.head;
     metrics.headBlock.set(Number(tip.head));
-    metrics.finalizedBlock.set(Number(tip.finalized ?? 0n));
 
-    let cursor = await this.followReorg(await this.loadCursor(tip), tip);
+    let cursor = await this.followReorg(await this.loadCursor(tip), finality);
     this.cursor = cursor;
     for (let ranges = 0; cursor.blockNumber < tip.head && ranges < MAX_RANGES_PER_ROUND; ranges += 1) {
       if (!leader.isLeader) throw new LeadershipLostError();
@@ -169,7 +169,7 @@ export class ChainWatcher {
     }
     metrics.observePosition(tip.head, cursor.blockNumber);
 
-    const { orphaned, finalIds } = await this.deps.finality.update(tip);
+    const { orphaned, finalIds } = await this.deps.finality.update(finality);
     if (orphaned > 0) log.warn({ orphaned }, 'deposits orphaned by a reorg; they will not be forwarded');
     if (finalIds.length > 0) log.info({ final: finalIds.length }, 'deposits final');
     this.queueSettlement(finalIds);
@@ -199,16 +199,17 @@ export class ChainWatcher {
   /**
    * Keeps the cursor on the canonical chain. When the block at the cursor's height has another
    * hash, the cursor goes back to the newest block known to be unchanged: a recorded deposit
-   * block still canonical, or else the depth the finality rule trusts. Scanning from there again
-   * writes nothing twice; deposits left in dropped blocks are orphaned by the finality pass.
+   * block still canonical, or else the newest block the finality rule counts as final. Scanning
+   * from there again writes nothing twice; deposits left in dropped blocks are orphaned by the
+   * finality pass.
    * A node that does not have the cursor's block yet (behind us) is waited for.
    */
-  private async followReorg(cursor: ChainCursor, tip: ChainTip): Promise<ChainCursor> {
+  private async followReorg(cursor: ChainCursor, finality: FinalityView): Promise<ChainCursor> {
     const { chain, cursors, deposits, metrics, log, options } = this.deps;
     const canonical = await chain.blockHash(cursor.blockNumber);
     if (canonical === undefined || canonical === cursor.blockHash) return cursor;
 
-    const floor = reorgFloor(cursor.blockNumber, tip, options.confirmations);
+    const floor = reorgFloor(cursor.blockNumber, finality, options.confirmations);
     const recorded = await deposits.recordedBlocksBetween(floor, cursor.blockNumber, ANCESTOR_CANDIDATES);
     const hashes = await chain.blockHashes(recorded.map((block) => block.blockNumber));
     let target: ChainCursor | undefined = recorded.find((block) => hashes.get(block.blockNumber) === block.blockHash);

@@ -1,9 +1,10 @@
 import type { Pool } from 'pg';
 import type { Address } from 'viem';
-import type { ChainCursor, ChainCursorKey, ChainCursorRepository, DepositRepository, NewDeposit } from '@gateway/db';
+import type { ChainCursor, ChainCursorKey, ChainCursorRepository, DepositRepository, GatewaySender, NewDeposit } from '@gateway/db';
 import type { WatcherMetrics } from '../metrics';
 import { RpcCallError, type ChainReader, type TransferLog } from './chain-reader';
 import { inTransaction } from '@gateway/db';
+import { LogRangeWidth } from '@gateway/chain';
 
 export interface ScanResult {
   /** Where the cursor stands now (the last block of the range). */
@@ -12,8 +13,10 @@ export interface ScanResult {
   toBlock: bigint;
   /** Transfer logs of the token in the range. */
   transfers: number;
-  /** Those into temporary wallets. */
+  /** Those into temporary wallets from customers (the deposits). */
   matched: number;
+  /** Those into temporary wallets from the gateway's own addresses: not deposits. */
+  ownTransfers: number;
   /** Deposits inserted, or brought back to `seen`, by this range. */
   written: number;
   timingsMs: { chain: number; match: number; write: number };
@@ -52,12 +55,10 @@ export interface DepositScannerDeps {
  * transaction. A range is all or nothing, so a failure anywhere loses no block.
  */
 export class DepositScanner {
-  private readonly maxRange: bigint;
-  private range: bigint;
+  private readonly width: LogRangeWidth;
 
   constructor(private readonly deps: DepositScannerDeps) {
-    this.maxRange = BigInt(deps.maxBlockRange);
-    this.range = this.maxRange;
+    this.width = new LogRangeWidth(deps.maxBlockRange);
   }
 
   async scanNext(cursor: ChainCursor, head: bigint): Promise<ScanResult> {
@@ -69,10 +70,20 @@ export class DepositScanner {
 
     const transfers = logs.filter((log) => log.value > 0n && log.blockNumber >= fromBlock && log.blockNumber <= toBlock);
     const wallets = await this.deps.deposits.matchTemporaryWallets([...new Set(transfers.map((log) => log.to))]);
+    const intoWallets = transfers.filter((log) => wallets.has(log.to));
+    // A second query only for ranges with transfers into temporary wallets, and only their senders.
+    const ownSenders = await this.deps.deposits.gatewaySenders([...new Set(intoWallets.map((log) => log.from))]);
     const deposits: NewDeposit[] = [];
-    for (const log of transfers) {
-      const walletId = wallets.get(log.to);
-      if (walletId === undefined) continue;
+    const ownTransfers: GatewaySender[] = [];
+    for (const log of intoWallets) {
+      const walletId = wallets.get(log.to)!;
+      // The gateway moving its own USDC (a payout leg aimed at another temporary wallet, a
+      // relayer or fee-address transfer) is no customer's payment: never settled, never called back.
+      const ownSender = ownSenders.get(log.from);
+      if (ownSender !== undefined) {
+        ownTransfers.push(ownSender);
+        continue;
+      }
       deposits.push({
         txHash: log.txHash,
         logIndex: log.logIndex,
@@ -94,6 +105,7 @@ export class DepositScanner {
     const writeDone = performance.now();
 
     this.deps.metrics.deposits.inc({ status: 'seen' }, written);
+    for (const from of ownTransfers) this.deps.metrics.ownTransfers.inc({ from });
     stopTimer();
     return {
       cursor: next,
@@ -101,6 +113,7 @@ export class DepositScanner {
       toBlock,
       transfers: transfers.length,
       matched: deposits.length,
+      ownTransfers: ownTransfers.length,
       written,
       timingsMs: { chain: chainDone - started, match: matchDone - chainDone, write: writeDone - matchDone },
     };
@@ -114,29 +127,22 @@ export class DepositScanner {
   private async readRange(cursor: ChainCursor, fromBlock: bigint, head: bigint) {
     const { chain, token } = this.deps;
     for (;;) {
-      const toBlock = minBigint(head, cursor.blockNumber + this.range);
+      const toBlock = this.width.end(fromBlock, head);
       const toHash = await chain.blockHash(toBlock);
       if (toHash === undefined) throw new ChainMovedError(`block ${toBlock} is gone`);
       let logs: TransferLog[];
       try {
         logs = await chain.transferLogs(token, fromBlock, toBlock);
       } catch (error) {
-        if (error instanceof RpcCallError && error.answered && this.range > 1n) {
-          this.range /= 2n;
-          continue;
-        }
+        if (error instanceof RpcCallError && error.answered && this.width.refused()) continue;
         throw error;
       }
       const [toHashAfter, cursorHashNow] = await Promise.all([chain.blockHash(toBlock), chain.blockHash(cursor.blockNumber)]);
       if (toHashAfter !== toHash || cursorHashNow !== cursor.blockHash) {
         throw new ChainMovedError(`blocks ${cursor.blockNumber}..${toBlock} changed while they were read`);
       }
-      if (this.range < this.maxRange) this.range = minBigint(this.maxRange, this.range * 2n);
+      this.width.served();
       return { toBlock, toHash, logs };
     }
   }
-}
-
-function minBigint(a: bigint, b: bigint): bigint {
-  return a < b ? a : b;
 }

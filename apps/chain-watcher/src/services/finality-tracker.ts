@@ -1,8 +1,10 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from 'pg';
 import type { DepositBlock, DepositRepository } from '@gateway/db';
-import { isFinalAt, type TipView } from '../chain-rules';
+import { finalBoundary, nextFinalityState, UNDECIDED_FINALITY, type FinalityState } from '@gateway/domain';
+import type { FinalityView } from '../chain-rules';
 import type { WatcherMetrics } from '../metrics';
-import type { ChainReader } from './chain-reader';
+import type { ChainReader, ChainTip } from './chain-reader';
 import { inTransaction } from '@gateway/db';
 
 export interface FinalityUpdate {
@@ -17,20 +19,52 @@ export interface FinalityTrackerDeps {
   deposits: DepositRepository;
   confirmations: number;
   metrics: WatcherMetrics;
+  log: FastifyBaseLogger;
 }
 
 /**
  * Walks the unfinal deposits forward each round. Each block holding one is looked up again on
  * the chain: a block whose hash is no longer canonical was reorged away, and its deposits become
  * `orphaned` (never forwarded; a later read that finds the same log brings it back to `seen`);
- * a canonical block deep enough, or at or below the chain's `finalized` block, makes its
- * deposits `final`. Checking every unfinal block each round also catches a reorg the cursor
- * itself did not see (e.g. after an operator moved the cursor back).
+ * a canonical block the finality rule (packages/domain chain-finality: the node's `finalized`
+ * block where it serves the tag, CONFIRMATIONS depth only where it does not) counts as final
+ * makes its deposits `final`. Checking every unfinal block each round also catches a reorg the
+ * cursor itself did not see (e.g. after an operator moved the cursor back).
  */
 export class FinalityTracker {
+  private state: FinalityState = UNDECIDED_FINALITY;
+
   constructor(private readonly deps: FinalityTrackerDeps) {}
 
-  async update(tip: TipView): Promise<FinalityUpdate> {
+  /** Weighs this round's answer to the finalized tag; logs when the rule changes. */
+  observe(tip: ChainTip): FinalityView {
+    const { log, metrics, confirmations } = this.deps;
+    const previous = this.state;
+    this.state = nextFinalityState(previous, tip.finalizedTag);
+    const view: FinalityView = { head: tip.head, mode: this.state.mode, boundary: finalBoundary(tip.head, this.state, confirmations) };
+    if (this.state.mode !== previous.mode) {
+      if (this.state.mode === 'finalized') {
+        log.info(
+          { finalizedBlock: this.state.finalized },
+          'finality: the node serves the finalized tag; deposits are final at or below its finalized block',
+        );
+      } else {
+        log.warn(
+          { refusals: this.state.refusals, confirmations },
+          'finality: the node does not serve the finalized tag; deposits are final at CONFIRMATIONS depth until it does',
+        );
+      }
+    } else if (this.state.mode === 'finalized' && this.state.refusals === 1) {
+      log.warn(
+        { finalizedBlock: this.state.finalized },
+        'finality: the node refused the finalized tag; finality waits on the last finalized block',
+      );
+    }
+    metrics.observeFinality(view, this.state.finalized);
+    return view;
+  }
+
+  async update(view: FinalityView): Promise<FinalityUpdate> {
     const blocks = await this.deps.deposits.unfinalBlocks();
     if (blocks.length === 0) return { orphaned: 0, finalIds: [] };
     const canonical = await this.deps.chain.blockHashes([...new Set(blocks.map((block) => block.blockNumber))]);
@@ -42,7 +76,7 @@ export class FinalityTracker {
       // has not regrown. Decide once there is a block to compare with.
       if (hash === undefined) continue;
       if (hash !== block.blockHash) gone.push(block);
-      else if (isFinalAt(block.blockNumber, tip, this.deps.confirmations)) final.push(block);
+      else if (view.boundary !== undefined && block.blockNumber <= view.boundary) final.push(block);
     }
     if (gone.length === 0 && final.length === 0) return { orphaned: 0, finalIds: [] };
     const { orphanedIds, finalIds } = await inTransaction(this.deps.pool, async (client) => ({

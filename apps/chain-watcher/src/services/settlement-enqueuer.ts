@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import {
   QUEUE_NAMES,
   redisConnection,
+  SETTLEMENT_JOB_NAME,
   settlementJobId,
   settlementJobOptions,
   type RedisSettings,
@@ -11,7 +12,6 @@ import {
 const ADD_BULK_CHUNK = 500;
 // ioredis reports every failed reconnect; one report per period is enough for a log.
 const ERROR_REPORT_INTERVAL_MS = 30_000;
-export const SETTLEMENT_JOB_NAME = 'settle-deposit';
 
 /**
  * Tells the settlement worker about deposits that became final, after their transaction has

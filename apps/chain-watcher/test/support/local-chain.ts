@@ -14,6 +14,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain, deployTestUsdc, mintTestUsdc } from '@gateway/chain';
 import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
 
+/** anvil reports `finalized` as the head minus two epochs of 32 slots; it serves the tag, so deposits wait for that. */
+export const FINALIZED_LAG = 64;
+
 const transferAbi = parseAbi(['function transfer(address to, uint256 value) returns (bool)']);
 const SENDER = anvilAccounts[1];
 const SENDER_FUNDS = 1_000_000_000_000n;

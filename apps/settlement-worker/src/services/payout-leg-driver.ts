@@ -6,18 +6,23 @@ import {
   type TransferAuthorization,
 } from '@gateway/chain';
 import type { PayoutLegRow, PayoutRepository, PayoutTransactionReason, PayoutTransactionRow } from '@gateway/db';
+import type { NeedsAttentionReason } from '@gateway/domain';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CrashHook } from './crash-points';
 import type { Relayer } from './relayer';
 import type { AuthorizationUse, SettlementChain } from './settlement-chain';
-import { isTransportError } from './chain-errors';
+import type { PayoutFinality } from './payout-finality';
+import { classifyTokenRevert, isTransportError } from './chain-errors';
+import { LegFailureJudge } from './leg-failure';
 import type { RelayerSendKind, SettlementMetrics } from '../metrics';
 
-export type LegProgress = 'confirmed' | 'in-flight';
+/** needs-attention: the token will refuse the leg however often it is sent; nothing more is sent for it. */
+export type LegProgress = 'confirmed' | 'in-flight' | 'needs-attention';
+
+// The transactions this driver sends for a leg (a cancellation is the replan command's).
+type LegTransactionReason = Exclude<PayoutTransactionReason, 'cancel'>;
 
 export interface LegDriverSettings {
-  /** Blocks on top of the paying transaction's block before the leg counts as paid. */
-  confirmations: number;
   stuckTxTimeoutMs: number;
   authorizationValiditySeconds: number;
 }
@@ -25,6 +30,8 @@ export interface LegDriverSettings {
 export interface LegDriverDeps {
   payouts: PayoutRepository;
   chain: SettlementChain;
+  /** When the paying transaction counts as final (the chain watcher's rule). */
+  finality: PayoutFinality;
   relayer: Relayer;
   metrics: SettlementMetrics;
   log: FastifyBaseLogger;
@@ -49,8 +56,8 @@ const GAS_HEADROOM_PERCENT = 25n;
 
 /**
  * Moves one payout leg one step closer to paid, from what the chain and the database say now.
- * It keeps no state between calls: a new process, or the same one after any failure, calls it
- * again and it picks up where things are.
+ * It keeps no state between calls that decides anything: a new process, or the same one after
+ * any failure, calls it again and it picks up where things are.
  *
  * Why a leg is paid at most once: its EIP-3009 authorization nonce is fixed when the leg is
  * planned and every signature of the leg (including renewals of an expired validBefore) uses it,
@@ -58,7 +65,8 @@ const GAS_HEADROOM_PERCENT = 25n;
  * Why it is paid at least once: every relayer transaction is recorded (raw, with its hash and
  * relayer nonce) before it is broadcast, and each call re-reads the chain:
  *  - authorization used: find the paying transaction (our receipts, else its AuthorizationUsed
- *    log) and confirm the leg once it is CONFIRMATIONS deep and our relayer nonce is spent;
+ *    log, e.g. someone else relayed our signature) and confirm the leg with it once it is final
+ *    (PayoutFinality); ours is never sent again, and a relayer nonce it leaves unspent is filled;
  *  - not used, nothing recorded: sign (if needed), record with a fresh relayer nonce, broadcast;
  *  - our transaction mined but reverted, or its relayer nonce taken by another transaction:
  *    record a new transaction under a new relayer nonce;
@@ -66,36 +74,109 @@ const GAS_HEADROOM_PERCENT = 25n;
  *  - carrying an authorization that had to be renewed, or pending longer than
  *    STUCK_TX_TIMEOUT_MS as the relayer's next transaction to be mined: record a replacement
  *    (same relayer nonce, higher fees), then broadcast it.
+ * A leg the token will refuse however often it is sent (a blacklisted address, its authorization
+ * cancelled, the wallet short of the amount: see LegFailureJudge) moves to needs_attention and
+ * nothing more is sent for it; the replan command takes it from there.
  */
 export class PayoutLegDriver {
-  constructor(private readonly deps: LegDriverDeps) {}
+  private readonly failures: LegFailureJudge;
+  // Stuck transactions already reported as held at the fee ceiling (reporting only, no decision).
+  private readonly reportedAtCeiling = new Set<string>();
+
+  constructor(private readonly deps: LegDriverDeps) {
+    this.failures = new LegFailureJudge(deps.chain);
+  }
 
   async advance(leg: PayoutLegRow, context: LegContext): Promise<LegProgress> {
     if (leg.status === 'confirmed') return 'confirmed';
-    const transactions = await this.deps.payouts.listTransactions(leg.id);
-    if (transactions.length > 0) this.deps.crash('before-receipt');
-    const used = await this.deps.chain.isAuthorizationUsed(getAddress(leg.fromAddress), leg.authorizationNonce as Hex);
-    return used ? this.confirmPaid(leg, transactions, context) : this.pushUnpaid(leg, transactions, context);
+    if (leg.status === 'needs_attention') return 'needs-attention';
+    try {
+      const transactions = await this.deps.payouts.listTransactions(leg.id);
+      if (transactions.length > 0) this.deps.crash('before-receipt');
+      const used = await this.deps.chain.isAuthorizationUsed(getAddress(leg.fromAddress), leg.authorizationNonce as Hex);
+      return used ? await this.confirmPaid(leg, transactions, context) : await this.pushUnpaid(leg, transactions, context);
+    } catch (error) {
+      return this.judgeFailure(leg, error);
+    }
+  }
+
+  /**
+   * A round of the leg failed. A token revert that no retry changes (estimating the gas of the
+   * transfer, after our transaction was mined and reverted, or a node refusing the broadcast) parks
+   * the leg; a paused token is counted and retried with back-off; anything else is thrown for the
+   * caller's retry.
+   */
+  private async judgeFailure(leg: PayoutLegRow, error: unknown): Promise<LegProgress> {
+    const failure = await this.failures.judge(leg, error);
+    if (failure.verdict === 'retry') throw error;
+    if (failure.verdict === 'wait') {
+      this.deps.metrics.legWaits.inc({ reason: failure.reason });
+      this.deps.log.warn({ depositId: leg.depositId, leg: leg.leg, reason: failure.reason }, 'the token refuses every transfer for now; payout leg waits');
+      throw error;
+    }
+    return this.needAttention(leg, failure.reason, failure.detail);
+  }
+
+  private async needAttention(leg: PayoutLegRow, reason: NeedsAttentionReason, detail: string): Promise<LegProgress> {
+    if (!(await this.deps.payouts.markLegNeedsAttention(leg.id, reason, detail))) return 'in-flight';
+    this.deps.metrics.needsAttention.inc({ reason });
+    this.deps.log.error(
+      { depositId: leg.depositId, leg: leg.leg, to: leg.toAddress, reason, detail },
+      'payout leg will not succeed however often it is sent; it needs attention (replan)',
+    );
+    return 'needs-attention';
   }
 
   private async confirmPaid(leg: PayoutLegRow, transactions: PayoutTransactionRow[], context: LegContext): Promise<LegProgress> {
-    const { chain, payouts, settings } = this.deps;
+    const { payouts } = this.deps;
     const use = await this.findUse(leg, transactions, context.depositBlock);
-    // Used, yet no transaction shows it: the node's log index lags its state, or a reorg is
-    // under way. Look again next round.
-    if (!use) return 'in-flight';
-    if ((await chain.blockNumber()) - use.blockNumber < BigInt(settings.confirmations)) return 'in-flight';
-    const current = transactions.at(-1);
-    if (current && !(await this.relayerNonceSpent(current.relayerNonce))) {
-      // Someone relayed our signed authorization before our own transaction was mined. Ours must
-      // still be mined (it will revert), or every later relayer nonce would wait behind the gap.
-      if (!(await chain.isKnown(current.txHash as Hash))) await this.broadcast(current, 'rebroadcast');
+    if (!use) {
+      // Spent without paying the leg: someone holding the temporary wallet's key cancelled it.
+      const from = getAddress(leg.fromAddress);
+      if (await this.failures.findCancellation(from, leg.authorizationNonce as Hex, context.depositBlock)) {
+        return this.needAttention(leg, 'authorization_cancelled', 'FiatTokenV2: authorization is used or canceled (AuthorizationCanceled)');
+      }
+      // Used, yet no transaction shows it: the node's log index lags its state, or a reorg is
+      // under way. Look again next round.
       return 'in-flight';
     }
+    if (!(await this.deps.finality.isFinal(use))) return 'in-flight';
+    await this.releaseRelayerNonce(leg, transactions);
     await payouts.confirmLeg(leg.id, use.txHash, use.blockNumber);
     this.deps.metrics.legsConfirmed.inc({ leg: leg.leg });
     this.deps.log.info({ depositId: leg.depositId, leg: leg.leg, txHash: use.txHash }, 'payout leg confirmed');
     return 'confirmed';
+  }
+
+  /**
+   * A leg paid by someone else's transaction (our signed authorization, relayed by whoever saw
+   * it) leaves our own transaction unable to pay: it is never sent again. Its relayer nonce still
+   * matters, as every later relayer transaction waits behind it: a transaction of ours that holds
+   * it and is still in the node's pool will be mined (and revert, at the cost of its gas); if
+   * none is (the node dropped it), a 0-value transfer to the relayer itself spends the nonce.
+   * Sent before the leg is confirmed, so a crash in between sends it again rather than never.
+   */
+  private async releaseRelayerNonce(leg: PayoutLegRow, transactions: PayoutTransactionRow[]): Promise<void> {
+    const { chain, relayer, log, metrics } = this.deps;
+    const current = transactions.at(-1);
+    if (!current || (await this.relayerNonceSpent(current.relayerNonce))) return;
+    for (const holder of transactions.filter((transaction) => transaction.relayerNonce === current.relayerNonce)) {
+      if (await chain.isKnown(holder.txHash as Hash)) return;
+    }
+    const filler = await relayer.signNonceFiller(current.relayerNonce, await chain.estimateFees());
+    try {
+      await chain.sendRawTransaction(filler.rawTx as Hex);
+    } catch (error) {
+      if (isTransportError(error)) throw error;
+      // Already sent (a round before a crash), or the nonce was spent meanwhile: nothing to fill.
+      log.warn({ txHash: filler.txHash, reason: (error as Error).message.split('\n')[0] }, 'node refused the relayer nonce filler');
+      return;
+    }
+    metrics.transactionsSent.inc({ kind: 'nonce-filler' });
+    log.warn(
+      { depositId: leg.depositId, leg: leg.leg, relayerNonce: current.relayerNonce.toString(), txHash: filler.txHash },
+      'leg paid by a transaction someone else relayed; our dropped one is not sent again, a 0-value transfer takes its relayer nonce',
+    );
   }
 
   private async findUse(leg: PayoutLegRow, transactions: PayoutTransactionRow[], depositBlock: bigint): Promise<AuthorizationUse | null> {
@@ -104,7 +185,7 @@ export class PayoutLegDriver {
     for (const transaction of [...transactions].reverse()) {
       const receipt = await chain.receiptOf(transaction.txHash as Hash);
       if (receipt && chain.usedAuthorization(receipt, from, leg.authorizationNonce as Hex)) {
-        return { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber };
+        return { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
       }
     }
     return chain.findAuthorizationUse(from, leg.authorizationNonce as Hex, depositBlock);
@@ -191,12 +272,12 @@ export class PayoutLegDriver {
     return encodeTransferWithAuthorization(authorization, splitSignature(signature));
   }
 
-  private async sendUnderNewNonce(leg: PayoutLegRow, current: CurrentAuthorization, reason: PayoutTransactionReason): Promise<void> {
+  private async sendUnderNewNonce(leg: PayoutLegRow, current: CurrentAuthorization, reason: LegTransactionReason): Promise<void> {
     const { chain, relayer, payouts } = this.deps;
     const data = this.calldata(current);
     const estimate = await chain.estimateGas(relayer.address, data);
     const gasLimit = estimate + (estimate * GAS_HEADROOM_PERCENT) / 100n;
-    const fees = await chain.estimateFees();
+    const { fees, capped } = relayer.firstFees(await chain.estimateFees());
     const transaction = await payouts.recordWithNewNonce({
       payoutId: leg.id,
       chainId: chain.chainId,
@@ -205,6 +286,7 @@ export class PayoutLegDriver {
       readPendingNonce: () => chain.transactionCount(relayer.address, 'pending'),
       sign: (nonce) => relayer.sign({ to: chain.token, data, nonce, gasLimit, fees }),
     });
+    if (capped) this.signedAtCeiling(leg, transaction);
     await this.broadcast(transaction, reason);
   }
 
@@ -212,16 +294,20 @@ export class PayoutLegDriver {
     leg: PayoutLegRow,
     previous: PayoutTransactionRow,
     current: CurrentAuthorization,
-    reason: PayoutTransactionReason,
+    reason: LegTransactionReason,
   ): Promise<void> {
     const { chain, relayer, payouts } = this.deps;
-    const fees = relayer.replacementFees(previous, await chain.estimateFees());
+    const priced = relayer.replacementFees(previous, await chain.estimateFees());
+    if (!priced) {
+      this.heldAtCeiling(leg, previous, reason);
+      return;
+    }
     const signed = await relayer.sign({
       to: chain.token,
       data: this.calldata(current),
       nonce: previous.relayerNonce,
       gasLimit: previous.gasLimit,
-      fees,
+      fees: priced.fees,
     });
     const transaction = await payouts.recordReplacement({
       payoutId: leg.id,
@@ -235,21 +321,41 @@ export class PayoutLegDriver {
       { depositId: leg.depositId, leg: leg.leg, replaced: previous.txHash, txHash: transaction.txHash, reason },
       'replacing payout transaction',
     );
+    if (priced.capped) this.signedAtCeiling(leg, transaction);
     await this.broadcast(transaction, reason);
+  }
+
+  private signedAtCeiling(leg: PayoutLegRow, transaction: PayoutTransactionRow): void {
+    this.deps.metrics.feeCeiling.inc({ outcome: 'capped' });
+    this.deps.log.warn(
+      { depositId: leg.depositId, leg: leg.leg, txHash: transaction.txHash, maxFeePerGas: transaction.maxFeePerGas },
+      'payout transaction signed at the fee ceiling (MAX_FEE_PER_GAS_GWEI), below what the fee estimate asked',
+    );
+  }
+
+  /** Said once per transaction: it is asked again every round while the transaction stays stuck. */
+  private heldAtCeiling(leg: PayoutLegRow, stuck: PayoutTransactionRow, reason: LegTransactionReason): void {
+    if (this.reportedAtCeiling.has(stuck.txHash)) return;
+    this.reportedAtCeiling.add(stuck.txHash);
+    this.deps.metrics.feeCeiling.inc({ outcome: 'held' });
+    this.deps.log.warn(
+      { depositId: leg.depositId, leg: leg.leg, txHash: stuck.txHash, maxFeePerGas: stuck.maxFeePerGas, reason },
+      'payout transaction is at the fee ceiling (MAX_FEE_PER_GAS_GWEI); not replacing it, it waits for fees to fall or the ceiling to rise',
+    );
   }
 
   /**
    * Sends a recorded transaction. A refusal by the node is not an error here (it may know the
    * transaction already, the nonce may be spent, a replacement may be underpriced): the next
-   * round reads the outcome off the chain. Only an unreachable node is thrown, for the caller's
-   * back-off.
+   * round reads the outcome off the chain. Thrown: an unreachable node, for the caller's back-off,
+   * and the token's revert from a node that simulates what it is sent, for advance() to judge.
    */
   private async broadcast(transaction: PayoutTransactionRow, kind: RelayerSendKind): Promise<void> {
     this.deps.crash('before-broadcast');
     try {
       await this.deps.chain.sendRawTransaction(transaction.rawTx as Hex);
     } catch (error) {
-      if (isTransportError(error)) throw error;
+      if (isTransportError(error) || classifyTokenRevert(error)) throw error;
       this.deps.log.warn({ txHash: transaction.txHash, reason: (error as Error).message.split('\n')[0] }, 'node refused payout transaction');
       return;
     }

@@ -1,4 +1,6 @@
 import {
+  BaseError,
+  BlockNotFoundError,
   createPublicClient,
   defineChain,
   getAddress,
@@ -12,13 +14,17 @@ import {
   type PublicClient,
   type TransactionReceipt,
 } from 'viem';
-import { readTokenDomain, usdcAbi, type TokenDomain } from '@gateway/chain';
+import { DEFAULT_MAX_BLOCK_RANGE, LogRangeWidth, readTokenDomain, searchLogRanges, usdcAbi, type TokenDomain } from '@gateway/chain';
+import type { FinalizedTagAnswer } from '@gateway/domain';
+import { isTransportError } from './chain-errors';
 
 export interface SettlementChainOptions {
   rpcUrl: string;
   chainId: number;
   token: Address;
   pollingIntervalMs: number;
+  /** Most blocks per eth_getLogs call (MAX_BLOCK_RANGE); halved while the node refuses a range. */
+  maxBlockRange?: number;
 }
 
 export interface FeeEstimate {
@@ -30,8 +36,8 @@ export interface FeeEstimate {
 export interface AuthorizationUse {
   txHash: Hash;
   blockNumber: bigint;
+  blockHash: Hash;
 }
-
 
 /**
  * Everything settlement asks the chain, in the shape it needs. The token's EIP-712 domain is read
@@ -43,6 +49,7 @@ export class SettlementChain {
     readonly chainId: number,
     readonly token: Address,
     readonly domain: TokenDomain,
+    private readonly logRangeWidth: LogRangeWidth,
   ) {}
 
   /** Connects, checks the node serves the configured chain, and reads the token's domain. */
@@ -68,7 +75,7 @@ export class SettlementChain {
     }
     const token = getAddress(options.token);
     const domain = await readTokenDomain(client, token);
-    return new SettlementChain(client, options.chainId, token, domain);
+    return new SettlementChain(client, options.chainId, token, domain, new LogRangeWidth(options.maxBlockRange ?? DEFAULT_MAX_BLOCK_RANGE));
   }
 
   isAuthorizationUsed(authorizer: Address, nonce: Hex): Promise<boolean> {
@@ -115,20 +122,32 @@ export class SettlementChain {
 
   /**
    * Finds the transaction that used an authorization from its AuthorizationUsed log: needed when
-   * someone relayed our signed authorization before our own transaction was mined.
+   * someone relayed our signed authorization before our own transaction was mined. Reads from
+   * `fromBlock` (no payout is older than its deposit) to the head, in ranges the node accepts.
    */
   async findAuthorizationUse(authorizer: Address, nonce: Hex, fromBlock: bigint): Promise<AuthorizationUse | null> {
-    const logs = await this.client.getContractEvents({
-      address: this.token,
-      abi: usdcAbi,
-      eventName: 'AuthorizationUsed',
-      args: { authorizer, nonce },
-      fromBlock,
-      toBlock: 'latest',
-      strict: true,
+    return searchLogRanges({
+      from: fromBlock,
+      to: await this.blockNumber(),
+      width: this.logRangeWidth,
+      read: async (from, to) => {
+        const logs = await this.client.getContractEvents({
+          address: this.token,
+          abi: usdcAbi,
+          eventName: 'AuthorizationUsed',
+          args: { authorizer, nonce },
+          fromBlock: from,
+          toBlock: to,
+          strict: true,
+        });
+        const log = logs.find((entry) => !entry.removed && entry.transactionHash && entry.blockNumber !== null && entry.blockHash);
+        return log?.transactionHash && log.blockNumber !== null && log.blockHash
+          ? { txHash: log.transactionHash, blockNumber: log.blockNumber, blockHash: log.blockHash }
+          : null;
+      },
+      // An error answer to eth_getLogs is the node refusing the range; an unreachable node is not.
+      isRefusal: (error) => error instanceof BaseError && !isTransportError(error),
     });
-    const log = logs.find((entry) => !entry.removed && entry.transactionHash && entry.blockNumber !== null);
-    return log?.transactionHash && log.blockNumber !== null ? { txHash: log.transactionHash, blockNumber: log.blockNumber } : null;
   }
 
   transactionCount(address: Address, blockTag: 'latest' | 'pending'): Promise<bigint> {
@@ -142,6 +161,30 @@ export class SettlementChain {
 
   blockNumber(): Promise<bigint> {
     return this.client.getBlockNumber({ cacheTime: 0 });
+  }
+
+  /** Hash of the canonical block at `number`, or undefined when the chain is not that long. */
+  async blockHash(number: bigint): Promise<Hash | undefined> {
+    try {
+      return (await this.client.getBlock({ blockNumber: number })).hash ?? undefined;
+    } catch (error) {
+      if (error instanceof BlockNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * The node's answer to the `finalized` block tag: an error answer (or no block) is a refusal,
+   * which the finality rule weighs; a node that did not answer at all is thrown, and decides nothing.
+   */
+  async finalizedTag(): Promise<FinalizedTagAnswer> {
+    try {
+      const block = await this.client.getBlock({ blockTag: 'finalized' });
+      return { served: true, finalized: block.number };
+    } catch (error) {
+      if (isTransportError(error)) throw error;
+      return { served: false };
+    }
   }
 
   async estimateFees(): Promise<FeeEstimate> {

@@ -1,13 +1,11 @@
-import type { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import { formatEther } from 'viem';
-import { settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
+import { SETTLEMENT_JOB_NAME, SETTLEMENT_RETRY_MAX_DELAY_MS, settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
 import type { SettlementRepository } from '@gateway/db';
 import type { SettlementMetrics } from '../metrics';
 import type { Relayer } from './relayer';
 import type { SettlementChain } from './settlement-chain';
-
-export const SETTLEMENT_JOB_NAME = 'settle-deposit';
 
 export interface ReconcilerDeps {
   settlements: SettlementRepository;
@@ -19,14 +17,57 @@ export interface ReconcilerDeps {
   intervalMs: number;
 }
 
-// Deposits looked at per pass; a backlog larger than this is worked through over several passes.
-const BATCH = 500;
+// Deposits read per query; a pass pages through all of them, whatever the backlog.
+const PAGE = 500;
+
+/**
+ * The earliest a delayed job can be due. BullMQ records the delay of the last move to `delayed`
+ * (a retry's backoff, or the delay it was added with) but not when that move happened, which was
+ * no earlier than the job's creation or its last start: so this is a lower bound of its due time.
+ */
+function dueNoEarlierThan(job: Job<SettlementJob>): number {
+  return Math.max(job.timestamp, job.processedOn ?? 0) + job.delay;
+}
+
+/**
+ * Makes sure a deposit that owes settlement has a job that will run in time: adds it when Redis
+ * lost it, retries it when it failed, adds it again when it completed (a held deposit an operator
+ * sweeps, a forwarded one with a leg unpaid), promotes it when it is delayed past the retry schedule.
+ */
+export async function ensureLiveSettlementJob(queue: Queue<SettlementJob>, depositId: string): Promise<'enqueued' | 'promoted' | 'live'> {
+  const jobId = settlementJobId(depositId);
+  const state = await queue.getJobState(jobId);
+  switch (state) {
+    case 'failed':
+      await (await queue.getJob(jobId))?.retry('failed');
+      return 'enqueued';
+    case 'completed':
+    case 'unknown':
+      if (state === 'completed') await (await queue.getJob(jobId))?.remove();
+      await queue.add(SETTLEMENT_JOB_NAME, { depositId }, { ...settlementJobOptions, jobId });
+      return 'enqueued';
+    case 'delayed': {
+      const job = await queue.getJob(jobId);
+      if (!job || dueNoEarlierThan(job) <= Date.now() + SETTLEMENT_RETRY_MAX_DELAY_MS) return 'live';
+      // Refused only when the job left `delayed` meanwhile (it started, or another reconciler promoted it).
+      return job.promote().then(
+        () => 'promoted',
+        () => 'live',
+      );
+    }
+    default:
+      return 'live';
+  }
+}
 
 /**
  * PostgreSQL is the source of truth and Redis only carries work in flight. Every interval this
- * finds deposits that settlement still owes work on (final or forwarding) and makes sure each
- * has a live job: it adds the job if Redis lost it, retries it if it failed, and adds it again if
- * it completed without finishing the deposit. It also refreshes the relayer balance gauge.
+ * pages through every deposit settlement still owes work on (final, forwarding, or forwarded with a
+ * leg unpaid) and makes sure each has a live job that will run in time: it adds the job if Redis
+ * lost it, retries it if it failed, adds it again if it completed without finishing the deposit,
+ * and promotes one delayed longer than the retry schedule ever waits (a job parked for days is as
+ * good as lost). Each pass also refreshes the backlog gauges (oldest deposit owing settlement,
+ * held dust, deposits needing a person), and the relayer balance gauge.
  */
 export class SettlementReconciler {
   private timer: NodeJS.Timeout | undefined;
@@ -46,28 +87,43 @@ export class SettlementReconciler {
     await this.running;
   }
 
-  /** One pass; returns how many deposits were given a job again. */
+  /** One pass over every deposit owing settlement; returns how many were given a job again (promotions included). */
   async reconcile(): Promise<number> {
-    const { settlements, queue, chain } = this.deps;
+    const { settlements, chain, metrics, log } = this.deps;
     let enqueued = 0;
-    for (const depositId of await settlements.listUnsettled(chain.chainId, BATCH)) {
-      const jobId = settlementJobId(depositId);
-      const state = await queue.getJobState(jobId);
-      if (state === 'failed') {
-        await (await queue.getJob(jobId))?.retry('failed');
-      } else if (state === 'completed' || state === 'unknown') {
-        if (state === 'completed') await (await queue.getJob(jobId))?.remove();
-        await queue.add(SETTLEMENT_JOB_NAME, { depositId }, { ...settlementJobOptions, jobId });
-      } else {
-        continue;
+    let promoted = 0;
+    let afterId = '0';
+    for (;;) {
+      const page = await settlements.listUnsettled(chain.chainId, afterId, PAGE);
+      for (const depositId of page) {
+        const action = await ensureLiveSettlementJob(this.deps.queue, depositId);
+        if (action === 'enqueued') enqueued += 1;
+        if (action === 'promoted') promoted += 1;
       }
-      enqueued += 1;
+      if (page.length < PAGE) break;
+      afterId = page[page.length - 1]!;
     }
     if (enqueued > 0) {
-      this.deps.metrics.reconcilerEnqueued.inc(enqueued);
-      this.deps.log.info({ enqueued }, 'reconciler re-enqueued deposits without a live settlement job');
+      metrics.reconcilerEnqueued.inc(enqueued);
+      log.info({ enqueued }, 'reconciler re-enqueued deposits without a live settlement job');
     }
-    return enqueued;
+    if (promoted > 0) {
+      metrics.reconcilerPromoted.inc(promoted);
+      log.warn({ promoted }, 'reconciler promoted settlement jobs delayed past the retry schedule');
+    }
+    await this.refreshBacklog();
+    return enqueued + promoted;
+  }
+
+  /** Age of the oldest deposit owing settlement, the held dust and the deposits needing a person, from PostgreSQL. */
+  async refreshBacklog(): Promise<void> {
+    const backlog = await this.deps.settlements.backlog(this.deps.chain.chainId);
+    const { metrics } = this.deps;
+    metrics.oldestUnsettledSeconds.set(Math.floor(backlog.oldestOwingSeconds));
+    metrics.dustHeldDeposits.set(backlog.heldDeposits);
+    // A gauge is a float: whole USDC for people and alerts, never used as money.
+    metrics.dustHeldUsdc.set(Number(backlog.heldAmount) / 1e6);
+    metrics.depositsNeedingAttention.set(backlog.needingAttention);
   }
 
   async refreshRelayerBalance(): Promise<void> {

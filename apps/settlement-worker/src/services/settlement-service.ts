@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Address, LocalAccount } from 'viem';
+import type { Address } from 'viem';
 import type { FastifyBaseLogger } from 'fastify';
-import { isDustDeposit, splitWalletDeposit, type PayoutLegKind } from '@gateway/domain';
-import { randomAuthorizationNonce } from '@gateway/chain';
-import type { NewPayoutLeg, PayoutLegRow, PayoutRepository, SettlementDeposit, SettlementRepository } from '@gateway/db';
+import { legParksDeposit, payoutOfDeposit, type PayoutLegKind } from '@gateway/domain';
+import type { PayoutLegRow, PayoutRepository, SettlementDeposit, SettlementRepository } from '@gateway/db';
 import type { SettlementMetrics, SettlementOutcome } from '../metrics';
 import { isChainError } from './chain-errors';
-import type { PayoutLegDriver } from './payout-leg-driver';
+import type { LegProgress, PayoutLegDriver } from './payout-leg-driver';
+import { PayoutPlanner } from './payout-planner';
 import type { TemporaryWalletKeys } from './temporary-wallet-keys';
 
 /** Puts a callback delivery on the callback queue (idempotent: job id = delivery id). */
@@ -19,9 +19,6 @@ export interface SettlementServiceSettings {
   platformFeeAddress: Address;
   dustThreshold: bigint;
   authorizationValiditySeconds: number;
-  pollIntervalMs: number;
-  /** A job attempt gives up (and is retried by the queue) after this long without finishing. */
-  maxAttemptMs: number;
 }
 
 export interface SettlementServiceDeps {
@@ -35,7 +32,7 @@ export interface SettlementServiceDeps {
   settings: SettlementServiceSettings;
 }
 
-/** The job should run again later; the queue retries it with back-off. */
+/** Not a failure: the job should run again a little later (the worker moves it to `delayed`). */
 export class SettlementRetryLater extends Error {
   constructor(
     message: string,
@@ -53,36 +50,30 @@ export class DepositNotFound extends Error {
   }
 }
 
-const MAX_BACKOFF_MS = 30_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
- * Forwards one final deposit, exactly once:
- *  1. Only one worker at a time works on a deposit (an advisory lock, on top of BullMQ's job id =
- *     deposit id); each state change is also guarded by the status it starts from.
+ * Forwards one final deposit, exactly once, one round per call (one run of its job):
+ *  1. Only one worker at a time works on a deposit (an advisory lock held for the run, on top of
+ *     BullMQ's job id = deposit id); each state change is also guarded by the status it starts from.
  *  2. Planning, before anything is signed, is one database transaction: the deposit goes
  *     final -> forwarding and its legs are written, each with a fresh random EIP-3009 nonce and
  *     validBefore. A deposit below the dust threshold goes final -> held instead.
- *  3. Each leg is driven to paid by PayoutLegDriver (see there for why a leg is paid exactly once).
- *  4. When every leg is confirmed, one transaction marks the deposit forwarded and writes its
- *     callback delivery; after the commit the callback job is enqueued (the callback worker's
- *     reconciler covers a crash in between).
+ *  3. A round moves each unconfirmed leg one step with PayoutLegDriver (see there for why a leg is
+ *     paid exactly once), then gives the deposit back: 'in_flight' asks for another run later, so
+ *     no worker slot or lock is held while a payout waits to be final.
+ *  4. Once the merchant's leg is confirmed, one transaction marks the deposit forwarded and writes
+ *     its callback delivery; after the commit the callback job is enqueued (the callback worker's
+ *     reconciler covers a crash in between). The fee and affiliate legs do not hold the merchant's
+ *     callback back: later runs drive them until they are confirmed too.
  * Any step can be interrupted (process killed, RPC down): running the job again resumes it.
  */
 export class SettlementService {
-  private stopping = false;
+  private readonly planner: PayoutPlanner;
 
-  constructor(private readonly deps: SettlementServiceDeps) {}
-
-  /**
-   * Makes payouts in progress give their deposit back at the end of the current round, so a
-   * shutdown does not wait for confirmations. Safe at any moment: the next run resumes them.
-   */
-  stop(): void {
-    this.stopping = true;
+  constructor(private readonly deps: SettlementServiceDeps) {
+    this.planner = new PayoutPlanner(deps.settings);
   }
 
+  /** One run: plans the deposit if it is final, then one round over its legs. */
   async settle(depositId: string): Promise<SettlementOutcome> {
     const lock = await this.deps.settlements.tryLockDeposit(depositId);
     if (!lock) throw new SettlementRetryLater(`deposit ${depositId} is being settled by another worker`, 'busy');
@@ -105,92 +96,121 @@ export class SettlementService {
         return 'orphaned';
       case 'held':
         return 'held';
+      // Waits for a person; the replan command queues the job again.
+      case 'needs_attention':
+        return 'needs_attention';
       case 'forwarded':
         await this.enqueuePendingCallback(depositId);
-        return 'forwarded';
-      case 'final':
-        if (isDustDeposit(deposit.amount, this.deps.settings.dustThreshold)) return this.holdDust(deposit);
-        await this.plan(deposit);
         break;
+      case 'final': {
+        const planned = await this.plan(deposit);
+        return planned ? this.advanceLegs(planned) : 'held';
+      }
       case 'forwarding':
         break;
     }
-    const signer = this.deps.keys.accountAt(deposit.hdIndex, deposit.temporaryAddress);
-    const legs = await this.payAllLegs(deposit, signer);
-    return this.completeForwarding(deposit, legs);
+    return this.advanceLegs(deposit);
   }
 
-  private async holdDust(deposit: SettlementDeposit): Promise<SettlementOutcome> {
+  /** final → held: even with its wallet's held dust, the deposit is not worth the gas of a payout. */
+  private async holdDust(deposit: SettlementDeposit, withHeldDust: bigint): Promise<void> {
     if (await this.deps.settlements.holdDust(deposit.id)) {
       this.deps.log.warn(
-        { depositId: deposit.id, amount: deposit.amount.toString(), dustThreshold: this.deps.settings.dustThreshold.toString() },
-        'deposit below the dust threshold is held, not forwarded',
+        {
+          depositId: deposit.id,
+          amount: deposit.amount.toString(),
+          withHeldDust: withHeldDust.toString(),
+          dustThreshold: this.deps.settings.dustThreshold.toString(),
+        },
+        'deposit below the dust threshold is held until the next payout of its wallet (or sweep-dust)',
       );
     }
-    return 'held';
   }
 
-  private async plan(deposit: SettlementDeposit): Promise<void> {
-    const { settings } = this.deps;
-    const split = splitWalletDeposit(deposit.amount, settings.platformFeeBps, deposit);
-    const recipients: Record<PayoutLegKind, string | null> = {
-      merchant: deposit.payoutAddress,
-      platform: settings.platformFeeAddress,
-      affiliate: deposit.affiliateAddress,
-    };
-    const validBefore = BigInt(Math.floor(Date.now() / 1000) + settings.authorizationValiditySeconds);
-    const legs: NewPayoutLeg[] = split.legs.map(({ kind, amount }) => {
-      const toAddress = recipients[kind];
-      if (!toAddress) throw new Error(`wallet ${deposit.walletId} has an affiliate share but no affiliate address`);
-      return { leg: kind, fromAddress: deposit.temporaryAddress, toAddress, amount, authorizationNonce: randomAuthorizationNonce(), validBefore };
-    });
-    if (!(await this.deps.settlements.startForwarding(deposit.id, legs))) {
-      throw new SettlementRetryLater(`deposit ${deposit.id} left final while it was being planned`, 'busy');
+  /**
+   * Plans the payout of a final deposit together with its wallet's held dust (dust-policy in
+   * @gateway/domain): one payout of the sum, the held deposits swept by this one; or, while the sum
+   * is still dust, holds the deposit too. Returns the deposit as planned, or undefined when held.
+   */
+  private async plan(deposit: SettlementDeposit): Promise<SettlementDeposit | undefined> {
+    const { settlements, settings, log } = this.deps;
+    const held = await settlements.heldDust(deposit.chainId, deposit.walletId);
+    const payout = payoutOfDeposit(
+      deposit.amount,
+      held.map((dust) => dust.amount),
+      settings.dustThreshold,
+    );
+    if (!payout.pay) {
+      await this.holdDust(deposit, payout.payable);
+      return undefined;
     }
-    this.deps.log.info(
-      { depositId: deposit.id, legs: legs.map((leg) => ({ leg: leg.leg, amount: leg.amount.toString() })) },
+    const legs = this.planner.legs(deposit, payout.payable);
+    const sweptDepositIds = held.map((dust) => dust.id);
+    if (!(await settlements.startForwarding(deposit.id, legs, { sweptDepositIds, from: 'final' }))) {
+      throw new SettlementRetryLater(`deposit ${deposit.id} left final, or its wallet's held dust was swept, while it was being planned`, 'busy');
+    }
+    log.info(
+      { depositId: deposit.id, sweptDepositIds, legs: legs.map((leg) => ({ leg: leg.leg, amount: leg.amount.toString() })) },
       'payout planned',
     );
+    return { ...deposit, status: 'forwarding', sweptAmount: payout.payable - deposit.amount };
   }
 
-  /** Rounds of PayoutLegDriver.advance over every leg until all are confirmed; chain failures back off and retry. */
-  private async payAllLegs(deposit: SettlementDeposit, signer: LocalAccount): Promise<PayoutLegRow[]> {
-    const { payouts, legs: driver, settings, metrics, log } = this.deps;
-    const context = { depositBlock: deposit.blockNumber, signer };
-    const deadline = Date.now() + settings.maxAttemptMs;
-    let failures = 0;
-    for (;;) {
+  /**
+   * One round over the legs not yet confirmed. The merchant's leg comes first (planned first) and
+   * its confirmation forwards the deposit at once; a chain error on a later leg is thrown after
+   * that, for the queue's back-off.
+   */
+  private async advanceLegs(deposit: SettlementDeposit): Promise<SettlementOutcome> {
+    const { payouts, legs: driver, keys, metrics, log } = this.deps;
+    const context = { depositBlock: deposit.blockNumber, signer: keys.accountAt(deposit.hdIndex, deposit.temporaryAddress) };
+    const legs = await payouts.listLegs(deposit.id);
+    const progress: LegProgress[] = [];
+    let chainError: Error | undefined;
+    for (const leg of legs) {
       try {
-        const legs = await payouts.listLegs(deposit.id);
-        let confirmed = 0;
-        for (const leg of legs) if ((await driver.advance(leg, context)) === 'confirmed') confirmed += 1;
-        if (confirmed === legs.length) return await payouts.listLegs(deposit.id);
-        failures = 0;
+        const legProgress = await driver.advance(leg, context);
+        progress.push(legProgress);
+        if (legProgress === 'needs-attention' && legParksDeposit(leg.leg, legs.map((row) => row.leg))) return await this.park(deposit, leg.id);
       } catch (error) {
         if (!isChainError(error)) throw error;
-        failures += 1;
-        metrics.chainErrors.inc();
-        log.warn({ depositId: deposit.id, failures, reason: (error as Error).message.split('\n')[0] }, 'chain request failed; retrying');
+        chainError = error as Error;
+        break;
       }
-      if (this.stopping) throw new SettlementRetryLater(`worker stopping; deposit ${deposit.id} resumes elsewhere`, 'interrupted');
-      if (Date.now() > deadline) {
-        throw new SettlementRetryLater(`payout of deposit ${deposit.id} not confirmed within ${settings.maxAttemptMs} ms`, 'error');
-      }
-      await sleep(failures === 0 ? settings.pollIntervalMs : Math.min(settings.pollIntervalMs * 2 ** failures, MAX_BACKOFF_MS));
     }
+    if (deposit.status !== 'forwarded' && merchantLegConfirmed(legs, progress)) await this.completeForwarding(deposit);
+    if (chainError) {
+      metrics.chainErrors.inc();
+      log.warn({ depositId: deposit.id, reason: chainError.message.split('\n')[0] }, 'chain request failed; the job is retried');
+      throw chainError;
+    }
+    if (progress.includes('in-flight')) return 'in_flight';
+    return progress.includes('needs-attention') ? 'needs_attention' : 'forwarded';
   }
 
-  private async completeForwarding(deposit: SettlementDeposit, legs: PayoutLegRow[]): Promise<SettlementOutcome> {
+  /** A leg that parks the deposit will not succeed: the deposit waits for a person, with that leg's reason. */
+  private async park(deposit: SettlementDeposit, legId: string): Promise<SettlementOutcome> {
+    const leg = (await this.deps.payouts.listLegs(deposit.id)).find((row) => row.id === legId);
+    if (leg?.attentionReason && (await this.deps.settlements.needAttention(deposit.id, leg.attentionReason, leg.attentionDetail))) {
+      this.deps.log.error({ depositId: deposit.id, leg: leg.leg, reason: leg.attentionReason }, 'deposit needs attention: its payout will not succeed (replan)');
+    }
+    return 'needs_attention';
+  }
+
+  private async completeForwarding(deposit: SettlementDeposit): Promise<void> {
+    const legs = await this.deps.payouts.listLegs(deposit.id);
     const amountOf = (kind: PayoutLegKind) => legs.find((leg) => leg.leg === kind)?.amount ?? 0n;
     const paid = legs.reduce((sum, leg) => sum + leg.amount, 0n);
-    if (paid !== deposit.amount) throw new Error(`deposit ${deposit.id}: legs pay ${paid}, the deposit is ${deposit.amount}`);
+    // The deposit and the held dust its payout swept: the callback reports all of it as value_coin.
+    const payable = deposit.amount + deposit.sweptAmount;
+    if (paid !== payable) throw new Error(`deposit ${deposit.id}: legs pay ${paid}, the deposit and the dust it swept are ${payable}`);
     const merchantLeg = legs.find((leg) => leg.leg === 'merchant') ?? legs[0];
-    if (!merchantLeg?.txHash) throw new Error(`deposit ${deposit.id}: confirmed legs without a transaction hash`);
+    if (!merchantLeg?.txHash) throw new Error(`deposit ${deposit.id}: confirmed merchant leg without a transaction hash`);
     const delivery = await this.deps.settlements.completeForwarding({
       id: randomUUID(),
       walletId: deposit.walletId,
       depositId: deposit.id,
-      valueCoin: deposit.amount,
+      valueCoin: payable,
       valueForwardedCoin: amountOf('merchant'),
       feeCoin: amountOf('platform') + amountOf('affiliate'),
       txidIn: deposit.txHash,
@@ -199,11 +219,17 @@ export class SettlementService {
     if (!delivery) throw new Error(`deposit ${deposit.id} left forwarding while its payout was being confirmed`);
     if (delivery.status === 'pending') await this.deps.callbacks.enqueue(delivery.id);
     this.deps.log.info({ depositId: deposit.id, txidOut: merchantLeg.txHash, deliveryId: delivery.id }, 'deposit forwarded');
-    return 'forwarded';
   }
 
   private async enqueuePendingCallback(depositId: string): Promise<void> {
     const delivery = await this.deps.settlements.findCallbackDelivery(depositId);
     if (delivery?.status === 'pending') await this.deps.callbacks.enqueue(delivery.id);
   }
+}
+
+/** The leg the merchant's callback waits for is confirmed (every leg, for a split that pays the merchant nothing). */
+function merchantLegConfirmed(legs: readonly PayoutLegRow[], progress: readonly LegProgress[]): boolean {
+  const merchant = legs.findIndex((leg) => leg.leg === 'merchant');
+  const awaited = merchant >= 0 ? [merchant] : legs.map((_, index) => index);
+  return awaited.every((index) => progress[index] === 'confirmed');
 }

@@ -1,5 +1,5 @@
 import { getAddress } from 'viem';
-import { formatUsdc, GatewayError } from '@gateway/domain';
+import { formatUsdc, GatewayError, type NeedsAttentionReason } from '@gateway/domain';
 import type { PaymentStatusRecord, PaymentStatusRepository } from '@gateway/db';
 
 /** The `coin` every gateway answer and callback names (USDC on Polygon). */
@@ -7,6 +7,7 @@ const COIN = 'polygon_usdc';
 
 export interface PaymentStatusDeposit {
   status: string;
+  attention_reason: NeedsAttentionReason | null;
   amount: string;
   value_forwarded_coin: string | null;
   fee_coin: string | null;
@@ -74,6 +75,7 @@ function toWire(record: PaymentStatusRecord): PaymentStatus {
     callback_url: record.callbackUrl,
     deposits: record.deposits.map((deposit) => ({
       status: deposit.status,
+      attention_reason: deposit.attentionReason,
       amount: formatUsdc(deposit.amount),
       value_forwarded_coin: deposit.valueForwardedCoin === null ? null : formatUsdc(deposit.valueForwardedCoin),
       fee_coin: deposit.feeCoin === null ? null : formatUsdc(deposit.feeCoin),

@@ -9,6 +9,7 @@ import {
   parseAffiliateWalletRequest,
   parseCustomAffiliateWalletRequest,
   parseWalletRequest,
+  payoutToTemporaryWallet,
   sameAffiliateTerms,
   sealAddressIn,
   type AddressPolicy,
@@ -64,6 +65,8 @@ const REMEMBERED_WALLETS = 20_000;
  */
 export class WalletService {
   private readonly createOrGetWallet: (candidate: NewWallet) => Promise<{ row: WalletRow; created: boolean }>;
+  /** Whether a payout address is one of this gateway's temporary wallets (batched like the inserts). */
+  private readonly isTemporaryWallet: (address: string) => Promise<boolean>;
   /** The callback-worker's address rule, for callbacks whose host is an IP literal. */
   private readonly addressPolicy: AddressPolicy;
   /** Opens only what the current key sealed: a stored address_in that does not is sealed again. */
@@ -78,6 +81,7 @@ export class WalletService {
     // Requests are validated before they join a batch (a NUL, say, is a 400 of its own); a row
     // PostgreSQL still refuses fails alone, the batcher answering the rest of its batch.
     this.createOrGetWallet = createBatcher((candidates: NewWallet[]) => deps.wallets.createOrGetMany(candidates), BATCHING);
+    this.isTemporaryWallet = createBatcher((addresses: string[]) => deps.wallets.areTemporaryWallets(addresses), BATCHING);
     this.addressPolicy = callbackAddressPolicy(deps.allowTestDomains, deps.callbackAllowedCidrs ?? []);
     this.currentKeyOnly = { current: deps.keys.current, byId: new Map([[deps.keys.current.id, deps.keys.current]]) };
   }
@@ -113,6 +117,8 @@ export class WalletService {
     const key = request.dedupeKey.toString('base64');
     const known = this.remembered.get(key);
     if (known) return { created: false, data: this.answerRepeat(known, terms) };
+    // Payout rule (own-wallets in @gateway/domain): not for a repeat answered from memory, which passed it.
+    if (await this.isTemporaryWallet(request.payoutAddress)) throw payoutToTemporaryWallet();
     const candidate = await this.deps.addresses.take();
     const { row, created } = await this.createOrGetWallet({
         hdIndex: candidate.hdIndex,

@@ -2,6 +2,8 @@ export * from './contract-artifact';
 export * from './compile-solidity';
 export * from './test-usdc-artifact';
 export * from './test-usdc-deploy';
+export * from './test-usdc-admin';
 export * from './token-domain';
 export * from './transfer-authorization';
+export * from './cancel-authorization';
 export * from './usdc-abi';

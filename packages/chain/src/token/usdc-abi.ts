@@ -2,7 +2,8 @@ import type { Abi } from 'viem';
 
 /**
  * The part of Circle's USDC (FiatTokenV2 on Polygon) the gateway uses: watch deposits, read the
- * EIP-712 domain, and forward funds with EIP-3009 signatures relayed by a gas wallet.
+ * EIP-712 domain, forward funds with EIP-3009 signatures relayed by a gas wallet, cancel an
+ * authorization that is replaced, and ask why a payout cannot succeed (blacklist, pause).
  * The local TestUSDC implements all of it (test/token-artifact.test.ts checks that).
  * `eip712Domain` (EIP-5267) is absent on the real token; callers try `version()` first.
  */
@@ -20,6 +21,15 @@ export const usdcAbi = [
   {
     type: 'event',
     name: 'AuthorizationUsed',
+    inputs: [
+      { name: 'authorizer', type: 'address', indexed: true },
+      { name: 'nonce', type: 'bytes32', indexed: true },
+    ],
+    anonymous: false,
+  },
+  {
+    type: 'event',
+    name: 'AuthorizationCanceled',
     inputs: [
       { name: 'authorizer', type: 'address', indexed: true },
       { name: 'nonce', type: 'bytes32', indexed: true },
@@ -92,6 +102,33 @@ export const usdcAbi = [
       { name: 's', type: 'bytes32' },
     ],
     outputs: [],
+  },
+  {
+    type: 'function',
+    name: 'cancelAuthorization',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'authorizer', type: 'address' },
+      { name: 'nonce', type: 'bytes32' },
+      { name: 'v', type: 'uint8' },
+      { name: 'r', type: 'bytes32' },
+      { name: 's', type: 'bytes32' },
+    ],
+    outputs: [],
+  },
+  {
+    type: 'function',
+    name: 'isBlacklisted',
+    stateMutability: 'view',
+    inputs: [{ name: 'account', type: 'address' }],
+    outputs: [{ name: '', type: 'bool' }],
+  },
+  {
+    type: 'function',
+    name: 'paused',
+    stateMutability: 'view',
+    inputs: [],
+    outputs: [{ name: '', type: 'bool' }],
   },
   {
     type: 'function',

@@ -20,6 +20,9 @@ export interface WrittenDeposit {
   inserted: boolean;
 }
 
+/** What an address of the gateway itself is (see DepositRepository.gatewaySenders). */
+export type GatewaySender = 'temporary_wallet' | 'relayer' | 'platform_fee';
+
 /** A block holding deposits, by the hash recorded when they were read. */
 export interface DepositBlock {
   blockNumber: bigint;
@@ -48,6 +51,24 @@ export class DepositRepository {
       values: [addresses],
     });
     return new Map(rows.map((row) => [row.address, row.id]));
+  }
+
+  /**
+   * Which of `addresses` (lower-case hex) belong to the gateway itself: a temporary wallet, or an
+   * address the settlement worker registered (relayer, platform fee). USDC they send into a
+   * temporary wallet is the gateway moving its own money, not a customer's deposit. One query
+   * over two unique indexes: address → what it is.
+   */
+  async gatewaySenders(addresses: readonly string[]): Promise<Map<string, GatewaySender>> {
+    if (addresses.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ address: string; role: GatewaySender }>({
+      name: 'deposit-gateway-senders',
+      text: `SELECT polygon_address AS address, 'temporary_wallet' AS role FROM wallets WHERE polygon_address = ANY($1::text[])
+             UNION ALL
+             SELECT address, role FROM gateway_addresses WHERE address = ANY($1::text[])`,
+      values: [addresses],
+    });
+    return new Map(rows.map((row) => [row.address, row.role]));
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { DepositStatus, ProviderPaymentStatus } from '@gateway/domain';
+import type { DepositStatus, NeedsAttentionReason, ProviderPaymentStatus } from '@gateway/domain';
 
 /** A wallet as Check Payment Status reports it to the merchant who holds its ipn_token: no customer e-mail. */
 export interface PaymentStatusRecord {
@@ -23,6 +23,8 @@ export interface PaymentStatusRecord {
 
 export interface PaymentStatusDeposit {
   status: DepositStatus;
+  /** Why its payout will not succeed, while it is needs_attention; null otherwise. */
+  attentionReason: NeedsAttentionReason | null;
   /** Token base units. */
   amount: bigint;
   txHash: string;
@@ -73,6 +75,7 @@ interface StatusRow {
 // pass through a float in JSON.parse.
 interface DepositJson {
   status: DepositStatus;
+  attention_reason: NeedsAttentionReason | null;
   amount: string;
   tx_hash: string;
   seen_at: string;
@@ -109,7 +112,7 @@ export class PaymentStatusRepository {
                     f.forwarded_count, f.forwarded_value, f.forwarded_merchant, f.forwarded_fee, f.deposit_count,
                     latest.txid_in AS latest_txid_in, latest.txid_out AS latest_txid_out,
                     (SELECT json_agg(json_build_object(
-                              'status', d.status, 'amount', d.amount::text, 'tx_hash', d.tx_hash,
+                              'status', d.status, 'attention_reason', d.attention_reason, 'amount', d.amount::text, 'tx_hash', d.tx_hash,
                               'seen_at', d.seen_at, 'forwarded_at', d.forwarded_at,
                               'value_forwarded_coin', cd.value_forwarded_coin::text, 'fee_coin', cd.fee_coin::text,
                               'txid_out', cd.txid_out)
@@ -127,7 +130,8 @@ export class PaymentStatusRepository {
              CROSS JOIN LATERAL (
                SELECT count(*)::int AS deposit_count,
                       count(*) FILTER (WHERE d.status = 'forwarded')::int AS forwarded_count,
-                      coalesce(sum(d.amount) FILTER (WHERE d.status = 'forwarded'), 0)::text AS forwarded_value,
+                      -- What the callbacks reported: a payout that swept held dust reports the deposit plus the dust.
+                      coalesce(sum(cd.value_coin) FILTER (WHERE d.status = 'forwarded'), 0)::text AS forwarded_value,
                       coalesce(sum(cd.value_forwarded_coin) FILTER (WHERE d.status = 'forwarded'), 0)::text AS forwarded_merchant,
                       coalesce(sum(cd.fee_coin) FILTER (WHERE d.status = 'forwarded'), 0)::text AS forwarded_fee
                FROM deposits d LEFT JOIN callback_deliveries cd ON cd.deposit_id = d.id
@@ -157,6 +161,7 @@ export class PaymentStatusRepository {
       depositCount: row.deposit_count,
       deposits: (row.deposits ?? []).map((d) => ({
         status: d.status,
+        attentionReason: d.attention_reason,
         amount: BigInt(d.amount),
         txHash: d.tx_hash,
         seenAt: new Date(d.seen_at),

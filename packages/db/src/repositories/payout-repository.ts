@@ -1,9 +1,19 @@
 import type { Pool, PoolClient } from 'pg';
+import {
+  ACTIVE_PAYOUT_LEG_STATUSES,
+  PAYOUT_LEG_MOVES,
+  PAYOUT_LEG_STATUSES_UNPAID,
+  PAYOUT_TRANSACTION_MOVES,
+  sqlStatusList,
+  type NeedsAttentionReason,
+  type PayoutLegStatus,
+} from '@gateway/domain';
 import { inTransaction } from '../in-transaction';
 
 export type PayoutLegName = 'merchant' | 'platform' | 'affiliate';
-export type PayoutStatus = 'planned' | 'signed' | 'broadcast' | 'confirmed';
-export type PayoutTransactionReason = 'initial' | 'fee-bump' | 're-signed' | 'new-nonce';
+export type PayoutStatus = PayoutLegStatus;
+/** cancel: carries cancelAuthorization of the leg's nonce, when the leg is re-planned. */
+export type PayoutTransactionReason = 'initial' | 'fee-bump' | 're-signed' | 'new-nonce' | 'cancel';
 export type PayoutTransactionStatus = 'recorded' | 'sent' | 'mined' | 'reverted' | 'replaced';
 
 /** A leg as planned, before anything is signed. */
@@ -14,6 +24,8 @@ export interface NewPayoutLeg {
   amount: bigint;
   authorizationNonce: string;
   validBefore: bigint;
+  /** A re-plan: the cancelled leg of the earlier plan this one takes over from. */
+  replacesPayoutId?: string;
 }
 
 export interface PayoutLegRow {
@@ -30,6 +42,9 @@ export interface PayoutLegRow {
   status: PayoutStatus;
   txHash: string | null;
   blockNumber: bigint | null;
+  attentionReason: NeedsAttentionReason | null;
+  /** The token's revert reason behind attentionReason. */
+  attentionDetail: string | null;
 }
 
 /** A relayer transaction signed for a leg, everything needed to send it again. */
@@ -93,7 +108,8 @@ interface RawTransaction
 const LEG_COLUMNS = `id::text AS "id", deposit_id::text AS "depositId", leg, from_address AS "fromAddress",
   to_address AS "toAddress", amount::text AS amount, authorization_nonce AS "authorizationNonce",
   valid_after::text AS "validAfter", valid_before::text AS "validBefore", signature, status,
-  tx_hash AS "txHash", block_number::text AS "blockNumber"`;
+  tx_hash AS "txHash", block_number::text AS "blockNumber", attention_reason AS "attentionReason",
+  attention_detail AS "attentionDetail"`;
 
 const TRANSACTION_COLUMNS = `id::text AS "id", payout_id::text AS "payoutId", chain_id AS "chainId",
   relayer_address AS "relayerAddress", relayer_nonce::text AS "relayerNonce", tx_hash AS "txHash", raw_tx AS "rawTx",
@@ -124,8 +140,8 @@ function toTransaction(row: RawTransaction): PayoutTransactionRow {
 export async function insertPayoutLegs(client: PoolClient, depositId: string, legs: readonly NewPayoutLeg[]): Promise<void> {
   if (legs.length === 0) return;
   await client.query({
-    text: `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before)
-           SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::numeric[], $6::text[], $7::numeric[])`,
+    text: `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, replaces_payout_id)
+           SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::numeric[], $6::text[], $7::numeric[], $8::bigint[])`,
     values: [
       depositId,
       legs.map((l) => l.leg),
@@ -134,6 +150,7 @@ export async function insertPayoutLegs(client: PoolClient, depositId: string, le
       legs.map((l) => l.amount.toString()),
       legs.map((l) => l.authorizationNonce.toLowerCase()),
       legs.map((l) => l.validBefore.toString()),
+      legs.map((l) => l.replacesPayoutId ?? null),
     ],
   });
 }
@@ -160,7 +177,12 @@ async function insertTransaction(
       tx.reason,
     ],
   });
-  await client.query(`UPDATE payouts SET status = 'broadcast' WHERE id = $1 AND status <> 'confirmed'`, [tx.payoutId]);
+  // A cancellation is recorded against the leg it cancels, which it does not move.
+  if (tx.reason !== 'cancel') {
+    await client.query(`UPDATE payouts SET status = 'broadcast' WHERE id = $1 AND status IN (${sqlStatusList(PAYOUT_LEG_MOVES.broadcast.from)})`, [
+      tx.payoutId,
+    ]);
+  }
   const row = rows[0];
   if (!row) throw new Error('payout transaction insert returned nothing');
   return toTransaction(row);
@@ -174,10 +196,12 @@ async function insertTransaction(
 export class PayoutRepository {
   constructor(private readonly pool: Pool) {}
 
+  /** The deposit's current plan: its active legs (cancelled legs of an earlier plan are left out). */
   async listLegs(depositId: string): Promise<PayoutLegRow[]> {
     const { rows } = await this.pool.query<RawLeg>({
       name: 'payout-legs-of-deposit',
-      text: `SELECT ${LEG_COLUMNS} FROM payouts WHERE deposit_id = $1 ORDER BY payouts.id`,
+      text: `SELECT ${LEG_COLUMNS} FROM payouts WHERE deposit_id = $1 AND status IN (${sqlStatusList(ACTIVE_PAYOUT_LEG_STATUSES)})
+             ORDER BY payouts.id`,
       values: [depositId],
     });
     return rows.map(toLeg);
@@ -198,8 +222,8 @@ export class PayoutRepository {
     await this.pool.query({
       name: 'payout-save-signature',
       text: `UPDATE payouts SET signature = $3, valid_before = $2,
-               status = CASE WHEN status = 'planned' THEN 'signed' ELSE status END
-             WHERE id = $1 AND status <> 'confirmed'`,
+               status = CASE WHEN status IN (${sqlStatusList(PAYOUT_LEG_MOVES.sign.from)}) THEN 'signed' ELSE status END
+             WHERE id = $1 AND status IN (${sqlStatusList(PAYOUT_LEG_STATUSES_UNPAID)})`,
       values: [payoutId, validBefore.toString(), signature.toLowerCase()],
     });
   }
@@ -240,14 +264,33 @@ export class PayoutRepository {
     return insertTransaction(this.pool, { ...replacement, ...replacement.signed });
   }
 
+  /**
+   * Moves a transaction to `status` only from a status the state machine allows, so an answer
+   * that arrives late (a broadcast returning after the receipt was read) never undoes a later one.
+   */
   async markTransaction(transactionId: string, status: PayoutTransactionStatus): Promise<void> {
+    const from = Object.values(PAYOUT_TRANSACTION_MOVES).flatMap((move) => (move.to === status ? move.from : []));
     await this.pool.query({
       name: 'payout-transaction-status',
       text: `UPDATE payout_transactions SET status = $2,
                sent_at = CASE WHEN $2 = 'sent' THEN coalesce(sent_at, now()) ELSE sent_at END
-             WHERE id = $1`,
-      values: [transactionId, status],
+             WHERE id = $1 AND status = ANY($3::text[])`,
+      values: [transactionId, status, from],
     });
+  }
+
+  /**
+   * A leg the token will refuse however often it is sent: needs_attention, with the reason and the
+   * token's own words. False when the leg had already left the statuses settlement drives.
+   */
+  async markLegNeedsAttention(payoutId: string, reason: NeedsAttentionReason, detail: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query({
+      name: 'payout-leg-needs-attention',
+      text: `UPDATE payouts SET status = 'needs_attention', attention_reason = $2, attention_detail = $3, attention_at = now()
+             WHERE id = $1 AND status IN (${sqlStatusList(PAYOUT_LEG_MOVES.needAttention.from)})`,
+      values: [payoutId, reason, detail],
+    });
+    return rowCount === 1;
   }
 
   /** The leg is paid by `txHash` (ours or, if someone relayed our signature first, theirs). */
@@ -256,7 +299,7 @@ export class PayoutRepository {
     await inTransaction(this.pool, async (client) => {
       await client.query(
         `UPDATE payouts SET status = 'confirmed', tx_hash = $2, block_number = $3, confirmed_at = now()
-         WHERE id = $1 AND status <> 'confirmed'`,
+         WHERE id = $1 AND status IN (${sqlStatusList(PAYOUT_LEG_MOVES.confirm.from)})`,
         [payoutId, hash, blockNumber.toString()],
       );
       await client.query(

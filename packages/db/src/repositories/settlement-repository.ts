@@ -1,9 +1,20 @@
 import type { Pool } from 'pg';
+import {
+  DEPOSIT_MOVES,
+  DEPOSIT_STATUSES_OWING_SETTLEMENT,
+  PAYOUT_LEG_MOVES,
+  PAYOUT_LEG_STATUSES_UNPAID,
+  sqlStatusList,
+  type DepositStatus,
+  type NeedsAttentionReason,
+  type PayoutLegKind,
+  type PayoutLegStatus,
+} from '@gateway/domain';
 import { inTransaction } from '../in-transaction';
 import { insertCallbackDelivery, type NewCallbackDelivery } from './callback-delivery-writer';
 import { insertPayoutLegs, type NewPayoutLeg } from './payout-repository';
 
-export type DepositSettlementStatus = 'seen' | 'final' | 'held' | 'forwarding' | 'forwarded' | 'orphaned';
+export type DepositSettlementStatus = DepositStatus;
 
 /** A deposit with what settlement needs of its wallet. */
 export interface SettlementDeposit {
@@ -22,7 +33,80 @@ export interface SettlementDeposit {
   affiliateFeeBps: number | null;
   /** Set only for a custom split (custom-affiliate.php): the merchant's share, fixed at creation. */
   merchantFeeBps: number | null;
+  /** Held dust of its wallet that its payout carries (deposits it swept); its legs pay amount + sweptAmount. */
+  sweptAmount: bigint;
 }
+
+/** A deposit held below the dust threshold, waiting for the next payout of its wallet. */
+export interface HeldDeposit {
+  id: string;
+  amount: bigint;
+}
+
+/** A wallet's held dust, oldest deposit first. */
+export interface WalletHeldDust {
+  walletId: string;
+  /** The temporary wallet (lower-case hex). */
+  temporaryAddress: string;
+  held: HeldDeposit[];
+}
+
+/** What a payout sweeps besides its own deposit. */
+export interface DustSweep {
+  /** Held deposits of the same wallet the payout carries: held → swept, naming the carrying deposit. */
+  sweptDepositIds: readonly string[];
+  /** The carrying deposit's status: final (its own settlement), or held (an operator's sweep-dust). */
+  from: 'final' | 'held';
+}
+
+/** The numbers behind the settlement backlog gauges. */
+export interface SettlementBacklog {
+  /** Age of the oldest deposit owing settlement (final or forwarding), seconds since it became final; 0 when none. */
+  oldestOwingSeconds: number;
+  heldDeposits: number;
+  /** Their sum, USDC base units. */
+  heldAmount: bigint;
+  /** Deposits waiting for a person (needs_attention). */
+  needingAttention: number;
+}
+
+// A guarded sweep found fewer held deposits than it was planned with: another payout swept them.
+class SweptMeanwhile extends Error {}
+
+// A re-plan found a leg that had left the statuses it was prepared from: roll everything back.
+class ReplanRaced extends Error {}
+
+/** A leg of a deposit waiting for a person, as an operator reads it. */
+export interface LegNeedingAttention {
+  id: string;
+  leg: PayoutLegKind;
+  status: PayoutLegStatus;
+  toAddress: string;
+  amount: bigint;
+  reason: NeedsAttentionReason | null;
+  detail: string | null;
+}
+
+/** A deposit waiting for a person (needs_attention, or forwarded with a leg that needs attention). */
+export interface DepositNeedingAttention {
+  depositId: string;
+  status: DepositStatus;
+  amount: bigint;
+  txHash: string;
+  /** The deposit's reason (its merchant leg's); null for a forwarded deposit, whose legs say. */
+  reason: NeedsAttentionReason | null;
+  detail: string | null;
+  since: Date | null;
+  temporaryAddress: string;
+  payoutAddress: string;
+  /** Its active legs. */
+  legs: LegNeedingAttention[];
+}
+
+type RawDepositNeedingAttention = Omit<DepositNeedingAttention, 'amount' | 'legs'> & {
+  amount: string;
+  legs: (Omit<LegNeedingAttention, 'amount'> & { amount: string })[] | null;
+};
 
 export interface CallbackDeliveryRef {
   id: string;
@@ -48,20 +132,33 @@ export class SettlementRepository {
 
   async findDeposit(depositId: string): Promise<SettlementDeposit | undefined> {
     const { rows } = await this.pool.query<
-      Omit<SettlementDeposit, 'blockNumber' | 'amount' | 'hdIndex'> & { blockNumber: string; amount: string; hdIndex: string }
+      Omit<SettlementDeposit, 'blockNumber' | 'amount' | 'hdIndex' | 'sweptAmount'> & {
+        blockNumber: string;
+        amount: string;
+        hdIndex: string;
+        sweptAmount: string;
+      }
     >({
       name: 'settlement-deposit',
       text: `SELECT d.id::text AS "id", d.chain_id AS "chainId", d.tx_hash AS "txHash", d.block_number::text AS "blockNumber",
                     d.amount::text AS amount, d.status, w.id::text AS "walletId", w.hd_index::text AS "hdIndex",
                     w.polygon_address AS "temporaryAddress", w.payout_address AS "payoutAddress",
                     w.affiliate_address AS "affiliateAddress", w.affiliate_fee_bps AS "affiliateFeeBps",
-                    w.merchant_fee_bps AS "merchantFeeBps"
+                    w.merchant_fee_bps AS "merchantFeeBps",
+                    (SELECT coalesce(sum(s.amount), 0)::text FROM deposits s
+                     WHERE s.swept_by_deposit_id = d.id AND s.status = 'swept') AS "sweptAmount"
              FROM deposits d JOIN wallets w ON w.id = d.wallet_id WHERE d.id = $1`,
       values: [depositId],
     });
     const row = rows[0];
     if (!row) return undefined;
-    return { ...row, blockNumber: BigInt(row.blockNumber), amount: BigInt(row.amount), hdIndex: BigInt(row.hdIndex) };
+    return {
+      ...row,
+      blockNumber: BigInt(row.blockNumber),
+      amount: BigInt(row.amount),
+      hdIndex: BigInt(row.hdIndex),
+      sweptAmount: BigInt(row.sweptAmount),
+    };
   }
 
   /**
@@ -108,18 +205,74 @@ export class SettlementRepository {
   }
 
   /**
-   * final → forwarding, and the legs written, in one transaction, before anything is signed.
-   * False (and nothing written) if the deposit was no longer final: someone else planned it.
+   * final (or held, for an operator's sweep) → forwarding, the held dust it carries → swept, and
+   * the legs written, in one transaction, before anything is signed. False (and nothing written)
+   * if the deposit had left that status, or a held deposit of the sweep was swept meanwhile by
+   * another payout of the wallet: plan again from what is held now.
    */
-  async startForwarding(depositId: string, legs: readonly NewPayoutLeg[]): Promise<boolean> {
-    return inTransaction(this.pool, async (client) => {
-      const { rowCount } = await client.query(`UPDATE deposits SET status = 'forwarding' WHERE id = $1 AND status = 'final'`, [
-        depositId,
-      ]);
-      if (rowCount !== 1) return false;
-      await insertPayoutLegs(client, depositId, legs);
-      return true;
+  async startForwarding(
+    depositId: string,
+    legs: readonly NewPayoutLeg[],
+    sweep: DustSweep = { sweptDepositIds: [], from: 'final' },
+  ): Promise<boolean> {
+    const move = sweep.from === 'held' ? DEPOSIT_MOVES.forwardHeldDust : DEPOSIT_MOVES.startForwarding;
+    try {
+      return await inTransaction(this.pool, async (client) => {
+        const { rows } = await client.query<{ walletId: string }>(
+          `UPDATE deposits SET status = 'forwarding' WHERE id = $1 AND status IN (${sqlStatusList(move.from)})
+           RETURNING wallet_id::text AS "walletId"`,
+          [depositId],
+        );
+        const carrier = rows[0];
+        if (!carrier) return false;
+        if (sweep.sweptDepositIds.length > 0) {
+          const { rowCount } = await client.query(
+            `UPDATE deposits SET status = 'swept', swept_by_deposit_id = $1
+             WHERE id = ANY($2::bigint[]) AND wallet_id = $3 AND status IN (${sqlStatusList(DEPOSIT_MOVES.sweepDust.from)})`,
+            [depositId, sweep.sweptDepositIds, carrier.walletId],
+          );
+          if (rowCount !== sweep.sweptDepositIds.length) throw new SweptMeanwhile();
+        }
+        await insertPayoutLegs(client, depositId, legs);
+        return true;
+      });
+    } catch (error) {
+      if (error instanceof SweptMeanwhile) return false;
+      throw error;
+    }
+  }
+
+  /** The held dust of one wallet on a chain, oldest first. */
+  async heldDust(chainId: number, walletId: string): Promise<HeldDeposit[]> {
+    const { rows } = await this.pool.query<{ id: string; amount: string }>({
+      name: 'settlement-held-dust',
+      text: `SELECT id::text AS id, amount::text AS amount FROM deposits
+             WHERE chain_id = $1 AND wallet_id = $2 AND status = 'held' ORDER BY id`,
+      values: [chainId, walletId],
     });
+    return rows.map((row) => ({ id: row.id, amount: BigInt(row.amount) }));
+  }
+
+  /** Wallets holding dust on a chain (only the one with this temporary address, when given), with their held deposits. */
+  async walletsWithHeldDust(chainId: number, temporaryAddress?: string): Promise<WalletHeldDust[]> {
+    const { rows } = await this.pool.query<{ walletId: string; temporaryAddress: string; id: string; amount: string }>({
+      name: 'settlement-wallets-with-held-dust',
+      text: `SELECT w.id::text AS "walletId", w.polygon_address AS "temporaryAddress", d.id::text AS id, d.amount::text AS amount
+             FROM deposits d JOIN wallets w ON w.id = d.wallet_id
+             WHERE d.chain_id = $1 AND d.status = 'held' AND ($2::text IS NULL OR w.polygon_address = $2)
+             ORDER BY w.id, d.id`,
+      values: [chainId, temporaryAddress?.toLowerCase() ?? null],
+    });
+    const wallets = new Map<string, WalletHeldDust>();
+    for (const row of rows) {
+      let wallet = wallets.get(row.walletId);
+      if (!wallet) {
+        wallet = { walletId: row.walletId, temporaryAddress: row.temporaryAddress, held: [] };
+        wallets.set(row.walletId, wallet);
+      }
+      wallet.held.push({ id: row.id, amount: BigInt(row.amount) });
+    }
+    return [...wallets.values()];
   }
 
   /**
@@ -130,7 +283,8 @@ export class SettlementRepository {
   async completeForwarding(delivery: NewCallbackDelivery): Promise<CallbackDeliveryRef | undefined> {
     return inTransaction(this.pool, async (client) => {
       const { rowCount } = await client.query(
-        `UPDATE deposits SET status = 'forwarded', forwarded_at = now() WHERE id = $1 AND status = 'forwarding'`,
+        `UPDATE deposits SET status = 'forwarded', forwarded_at = now()
+         WHERE id = $1 AND status IN (${sqlStatusList(DEPOSIT_MOVES.completeForwarding.from)})`,
         [delivery.depositId],
       );
       if (rowCount === 1) {
@@ -146,6 +300,82 @@ export class SettlementRepository {
     });
   }
 
+  /**
+   * forwarding → needs_attention, with the reason of the leg that parks it (legParksDeposit) and
+   * the token's words. False if the deposit was not forwarding any more.
+   */
+  async needAttention(depositId: string, reason: NeedsAttentionReason, detail: string | null): Promise<boolean> {
+    const { rowCount } = await this.pool.query({
+      name: 'settlement-need-attention',
+      text: `UPDATE deposits SET status = 'needs_attention', attention_reason = $2, attention_detail = $3, attention_at = now()
+             WHERE id = $1 AND status IN (${sqlStatusList(DEPOSIT_MOVES.needAttention.from)})`,
+      values: [depositId, reason, detail],
+    });
+    return rowCount === 1;
+  }
+
+  /**
+   * A re-plan, in one transaction: the unpaid legs of the earlier plan → cancelled (their
+   * authorizations are cancelled on chain, or were never signed), the new legs written, and the
+   * deposit back to forwarding with its reason cleared (a forwarded deposit, re-planned for a fee
+   * or affiliate leg, stays forwarded). False, with nothing written, when a leg or the deposit
+   * left the status the re-plan was prepared from.
+   */
+  async replan(depositId: string, cancelledLegIds: readonly string[], legs: readonly NewPayoutLeg[]): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const deposit = await client.query<{ status: DepositStatus }>(`SELECT status FROM deposits WHERE id = $1 FOR UPDATE`, [depositId]);
+      const status = deposit.rows[0]?.status;
+      if (status !== 'forwarded' && !DEPOSIT_MOVES.replan.from.some((from) => from === status)) return false;
+      const cancelled = await client.query(
+        `UPDATE payouts SET status = 'cancelled', cancelled_at = now()
+         WHERE deposit_id = $1 AND id = ANY($2::bigint[]) AND status IN (${sqlStatusList(PAYOUT_LEG_MOVES.cancel.from)})`,
+        [depositId, cancelledLegIds],
+      );
+      if (cancelled.rowCount !== cancelledLegIds.length) throw new ReplanRaced();
+      await insertPayoutLegs(client, depositId, legs);
+      if (status !== 'forwarded') {
+        await client.query(
+          `UPDATE deposits SET status = 'forwarding', attention_reason = NULL, attention_detail = NULL, attention_at = NULL
+           WHERE id = $1 AND status IN (${sqlStatusList(DEPOSIT_MOVES.replan.from)})`,
+          [depositId],
+        );
+      }
+      return true;
+    }).catch((error: unknown) => {
+      if (error instanceof ReplanRaced) return false;
+      throw error;
+    });
+  }
+
+  /**
+   * Deposits waiting for a person, oldest first: needs_attention, or forwarded with a fee or
+   * affiliate leg in needs_attention (the merchant was paid and called back), each with its legs.
+   */
+  async listNeedingAttention(chainId: number): Promise<DepositNeedingAttention[]> {
+    const { rows } = await this.pool.query<RawDepositNeedingAttention>({
+      name: 'settlement-needing-attention',
+      text: `SELECT d.id::text AS "depositId", d.status, d.amount::text AS amount, d.tx_hash AS "txHash",
+                    d.attention_reason AS reason, d.attention_detail AS detail,
+                    coalesce(d.attention_at, (SELECT min(p.attention_at) FROM payouts p WHERE p.deposit_id = d.id AND p.status = 'needs_attention')) AS since,
+                    w.polygon_address AS "temporaryAddress", w.payout_address AS "payoutAddress",
+                    (SELECT json_agg(json_build_object('id', p.id::text, 'leg', p.leg, 'status', p.status, 'toAddress', p.to_address,
+                                                       'amount', p.amount::text, 'reason', p.attention_reason, 'detail', p.attention_detail)
+                                     ORDER BY p.id)
+                     FROM payouts p WHERE p.deposit_id = d.id AND p.status <> 'cancelled') AS legs
+             FROM deposits d JOIN wallets w ON w.id = d.wallet_id
+             WHERE d.chain_id = $1
+               AND (d.status = 'needs_attention'
+                    OR (d.status = 'forwarded' AND EXISTS (SELECT 1 FROM payouts p WHERE p.deposit_id = d.id AND p.status = 'needs_attention')))
+             ORDER BY d.id`,
+      values: [chainId],
+    });
+    return rows.map((row) => ({
+      ...row,
+      amount: BigInt(row.amount),
+      legs: (row.legs ?? []).map((leg) => ({ ...leg, amount: BigInt(leg.amount) })),
+    }));
+  }
+
   async findCallbackDelivery(depositId: string): Promise<CallbackDeliveryRef | undefined> {
     const { rows } = await this.pool.query<CallbackDeliveryRef>({
       name: 'settlement-callback-delivery',
@@ -155,13 +385,57 @@ export class SettlementRepository {
     return rows[0];
   }
 
-  /** Deposits settlement still owes work on (final or forwarding), oldest first. */
-  async listUnsettled(chainId: number, limit: number): Promise<string[]> {
+  /**
+   * One page of the deposits settlement still owes work on, by id after `afterId`: final or
+   * forwarding, or forwarded with a leg still unpaid (a fee or affiliate leg confirmed after the
+   * merchant's; a leg that needs a person waits for one instead). The reconciler pages through
+   * all of them with the last id of each page.
+   */
+  async listUnsettled(chainId: number, afterId: string, limit: number): Promise<string[]> {
     const { rows } = await this.pool.query<{ id: string }>({
       name: 'settlement-unsettled',
-      text: `SELECT id::text AS id FROM deposits WHERE chain_id = $1 AND status IN ('final', 'forwarding') ORDER BY deposits.id LIMIT $2`,
-      values: [chainId, limit],
+      text: `SELECT id::text AS id FROM (
+               (SELECT id FROM deposits WHERE chain_id = $1 AND status IN (${sqlStatusList(DEPOSIT_STATUSES_OWING_SETTLEMENT)}) AND id > $2
+                ORDER BY id LIMIT $3)
+               UNION
+               (SELECT DISTINCT p.deposit_id FROM payouts p JOIN deposits d ON d.id = p.deposit_id
+                WHERE p.status IN (${sqlStatusList(PAYOUT_LEG_STATUSES_UNPAID)}) AND p.deposit_id > $2
+                  AND d.status = 'forwarded' AND d.chain_id = $1
+                ORDER BY p.deposit_id LIMIT $3)
+             ) owing ORDER BY id LIMIT $3`,
+      values: [chainId, afterId, limit],
     });
     return rows.map((row) => row.id);
+  }
+
+  /**
+   * The settlement backlog gauges, one index scan each (deposits_owing_settlement_since_idx,
+   * deposits_held_idx, deposits_needs_attention_idx): all three cover only deposits still open.
+   */
+  async backlog(chainId: number): Promise<SettlementBacklog> {
+    const [owing, held, attention] = await Promise.all([
+      this.pool.query<{ seconds: number | null }>({
+        name: 'settlement-oldest-owing',
+        text: `SELECT extract(epoch FROM now() - min(final_at))::float8 AS seconds FROM deposits
+               WHERE chain_id = $1 AND status IN (${sqlStatusList(DEPOSIT_STATUSES_OWING_SETTLEMENT)})`,
+        values: [chainId],
+      }),
+      this.pool.query<{ count: number; amount: string }>({
+        name: 'settlement-held-dust-total',
+        text: `SELECT count(*)::int AS count, coalesce(sum(amount), 0)::text AS amount FROM deposits WHERE chain_id = $1 AND status = 'held'`,
+        values: [chainId],
+      }),
+      this.pool.query<{ count: number }>({
+        name: 'settlement-needing-attention-count',
+        text: `SELECT count(*)::int AS count FROM deposits WHERE status = 'needs_attention' AND chain_id = $1`,
+        values: [chainId],
+      }),
+    ]);
+    return {
+      oldestOwingSeconds: Math.max(0, owing.rows[0]?.seconds ?? 0),
+      heldDeposits: held.rows[0]?.count ?? 0,
+      heldAmount: BigInt(held.rows[0]?.amount ?? '0'),
+      needingAttention: attention.rows[0]?.count ?? 0,
+    };
   }
 }

@@ -105,6 +105,18 @@ export class WalletRepository {
     return rows;
   }
 
+  /** For each address (any case), whether it is the temporary wallet of a wallet of this gateway, in one indexed query. */
+  async areTemporaryWallets(addresses: readonly string[]): Promise<boolean[]> {
+    const lower = addresses.map((address) => address.toLowerCase());
+    const { rows } = await this.pool.query<{ address: string }>({
+      name: 'wallets-temporary-among',
+      text: 'SELECT polygon_address AS address FROM wallets WHERE polygon_address = ANY($1::text[])',
+      values: [lower],
+    });
+    const found = new Set(rows.map((row) => row.address));
+    return lower.map((address) => found.has(address));
+  }
+
   /** Takes `count` fresh HD indexes from the sequence in one round trip. */
   async reserveHdIndexes(count: number): Promise<bigint[]> {
     const { rows } = await this.pool.query<{ index: string }>({

@@ -1,0 +1,131 @@
+import type { FastifyInstance } from 'fastify';
+import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { startLocalChain, type LocalChain } from './support/local-chain';
+import { startRpcProxy, type RpcProxy } from './support/rpc-proxy';
+import { insertWallet } from './support/wallets';
+import {
+  CONFIRMATIONS,
+  depositsOf,
+  metricValue,
+  startWatcher,
+  uniqueRedisPrefix,
+  waitFor,
+  type WatcherTarget,
+} from './support/watcher-fixture';
+
+jest.setTimeout(60_000);
+
+let db: TestDatabase;
+let chain: LocalChain;
+let proxy: RpcProxy;
+let target: WatcherTarget;
+let app: FastifyInstance | undefined;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+beforeAll(async () => {
+  [db, chain] = await Promise.all([createTestDatabase('watcher_finality'), startLocalChain()]);
+  proxy = await startRpcProxy(chain.anvil.rpcUrl);
+  target = { db, rpcUrl: proxy.url, token: chain.token, redisPrefix: uniqueRedisPrefix() };
+});
+
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+  proxy.setFinalizedTag('pass');
+  proxy.refuseFinalizedTagTimes(0);
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await chain?.stop();
+  await db?.drop();
+});
+
+async function watch(): Promise<FastifyInstance> {
+  app = await startWatcher(target);
+  await waitFor('the first cursor', async () => app!.chainWatcher.status().cursorBlock !== null);
+  return app;
+}
+
+/** Waits until the watcher has read up to the head, then lets a few more rounds (finality) run. */
+async function caughtUp(watcher: FastifyInstance): Promise<void> {
+  const head = await chain.head();
+  await waitFor(`cursor at ${head}`, async () => BigInt(watcher.chainWatcher.status().cursorBlock ?? -1) >= head);
+  await sleep(500);
+}
+
+async function statusOf(walletId: string): Promise<string | undefined> {
+  return (await depositsOf(db.pool, walletId))[0]?.status;
+}
+
+async function depositSeen(amount: bigint): Promise<string> {
+  const wallet = await insertWallet(db.pool);
+  await chain.sendUsdc(wallet.address, amount);
+  await waitFor('the deposit seen', async () => (await statusOf(wallet.id)) === 'seen');
+  return wallet.id;
+}
+
+const mode = (watcher: FastifyInstance, name: string) => metricValue(watcher, 'chain_finality_mode', { mode: name });
+
+describe('finality where the node serves the finalized tag', () => {
+  it('a deposit far deeper than CONFIRMATIONS stays unfinal while the finalized block has not reached it', async () => {
+    proxy.setFinalizedTag({ stalledAt: await chain.head() });
+    const watcher = await watch();
+    const walletId = await depositSeen(1_000_000n);
+
+    // Finality stalls while blocks keep coming: depth alone must not make the deposit final.
+    await chain.mine(CONFIRMATIONS * 50);
+    await caughtUp(watcher);
+    expect(await statusOf(walletId)).toBe('seen');
+    expect(await mode(watcher, 'finalized')).toBe(1);
+    expect(await mode(watcher, 'depth')).toBe(0);
+    expect(await metricValue(watcher, 'chain_finality_lag_blocks')).toBeGreaterThanOrEqual(CONFIRMATIONS * 50);
+
+    // Finality moves again (anvil's own finalized block is head - 64, past the deposit now).
+    proxy.setFinalizedTag('pass');
+    await waitFor('the deposit final', async () => (await statusOf(walletId)) === 'final');
+    expect(await metricValue(watcher, 'chain_finality_lag_blocks')).toBe(64);
+  });
+
+  it('an error answer to the finalized query now and then does not switch finality to depth', async () => {
+    proxy.setFinalizedTag({ stalledAt: await chain.head() });
+    const watcher = await watch();
+    const walletId = await depositSeen(2_000_000n);
+
+    const refusedBefore = proxy.finalizedTagRefusals;
+    proxy.refuseFinalizedTagTimes(5);
+    await chain.mine(CONFIRMATIONS * 10);
+    await waitFor('a refusal answered', async () => proxy.finalizedTagRefusals > refusedBefore);
+    await chain.mine(CONFIRMATIONS * 10);
+    await caughtUp(watcher);
+    expect(await statusOf(walletId)).toBe('seen');
+    expect(await mode(watcher, 'finalized')).toBe(1);
+    expect(await mode(watcher, 'depth')).toBe(0);
+  });
+});
+
+describe('finality where the node does not serve the finalized tag', () => {
+  it('falls back to CONFIRMATIONS depth, and switches to the tag once the node starts answering it', async () => {
+    proxy.setFinalizedTag('refuse');
+    const watcher = await watch();
+    const walletId = await depositSeen(3_000_000n);
+    await chain.mine(CONFIRMATIONS - 1);
+    await caughtUp(watcher);
+    expect(await statusOf(walletId)).toBe('seen');
+    await chain.mine(1);
+    await waitFor('the deposit final by depth', async () => (await statusOf(walletId)) === 'final');
+    expect(await mode(watcher, 'depth')).toBe(1);
+    expect(await metricValue(watcher, 'chain_finality_lag_blocks')).toBe(CONFIRMATIONS);
+
+    // The node (or the one behind the load balancer) now serves the tag, and its finality is stalled.
+    proxy.setFinalizedTag({ stalledAt: await chain.head() });
+    await sleep(500);
+    const later = await depositSeen(4_000_000n);
+    await chain.mine(CONFIRMATIONS * 10);
+    await caughtUp(watcher);
+    expect(await statusOf(later)).toBe('seen');
+    expect(await mode(watcher, 'finalized')).toBe(1);
+    expect(await mode(watcher, 'depth')).toBe(0);
+  });
+});

@@ -1,0 +1,122 @@
+// Operator command: `pnpm --filter @gateway/settlement-worker sweep-dust (--all | --wallet <temporary address>) [--force]`
+// pays out held dust now, without waiting for the next deposit into its wallet. Each wallet's held
+// deposits become one payout of their sum, carried by the newest of them (the others are swept by
+// it, and its one callback reports the sum); a sum below DUST_THRESHOLD stays held unless --force.
+// Runs in the settlement worker's environment (it reads the same settings; it signs nothing: the
+// worker pays the planned legs). If Redis is out of reach, the worker's reconciler queues them.
+import { Queue } from 'bullmq';
+import { ConfigError, databasePoolOptions } from '@gateway/config';
+import { formatUsdc, sweepOfHeldDust } from '@gateway/domain';
+import { createPool, SettlementRepository, WalletLookupRepository, type WalletHeldDust } from '@gateway/db';
+import { QUEUE_NAMES, redisConnection, type SettlementJob } from '@gateway/queue';
+import { loadSettlementConfig } from './config';
+import { PayoutPlanner } from './services/payout-planner';
+import { ensureLiveSettlementJob } from './services/settlement-reconciler';
+
+const USAGE = 'usage: sweep-dust (--all | --wallet <temporary wallet address>) [--force]';
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+interface SweepRequest {
+  /** Lower-case; undefined for every wallet. */
+  wallet?: string;
+  force: boolean;
+}
+
+function parseArguments(args: readonly string[]): SweepRequest | undefined {
+  let all = false;
+  let wallet: string | undefined;
+  let force = false;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    if (arg === '--all') all = true;
+    else if (arg === '--force') force = true;
+    else if (arg === '--wallet' && ADDRESS.test(args[i + 1] ?? '')) wallet = args[++i]!.toLowerCase();
+    else return undefined;
+  }
+  if (all === (wallet !== undefined)) return undefined;
+  return { wallet, force };
+}
+
+async function main(): Promise<number> {
+  const request = parseArguments(process.argv.slice(2));
+  if (!request) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = loadSettlementConfig();
+  const { raw } = config;
+  const pool = createPool({ ...databasePoolOptions(raw, 'settlement-sweep-dust'), max: 2 });
+  const queue = new Queue<SettlementJob>(QUEUE_NAMES.settlement, {
+    connection: redisConnection(config.redis, 'producer'),
+    prefix: config.redis.prefix,
+  });
+  try {
+    const settlements = new SettlementRepository(pool);
+    const wallets = await settlements.walletsWithHeldDust(raw.CHAIN_ID, request.wallet);
+    if (wallets.length === 0) {
+      if (request.wallet && !(await new WalletLookupRepository(pool).hasTemporaryAddress(request.wallet))) {
+        console.error(`no temporary wallet ${request.wallet} in this gateway`);
+        return 1;
+      }
+      console.log(request.wallet ? `no held dust in ${request.wallet}` : 'no held dust');
+      return 0;
+    }
+    const planner = new PayoutPlanner({
+      platformFeeBps: raw.PLATFORM_FEE_BPS,
+      platformFeeAddress: config.platformFeeAddress,
+      authorizationValiditySeconds: raw.AUTHORIZATION_VALIDITY_SECONDS,
+    });
+    let failed = 0;
+    for (const wallet of wallets) {
+      if (!(await sweepWallet(wallet, { settlements, planner, queue, dustThreshold: config.dustThreshold, force: request.force }))) failed += 1;
+    }
+    return failed === 0 ? 0 : 1;
+  } finally {
+    await queue.close();
+    await pool.end();
+  }
+}
+
+interface SweepDeps {
+  settlements: SettlementRepository;
+  planner: PayoutPlanner;
+  queue: Queue<SettlementJob>;
+  dustThreshold: bigint;
+  force: boolean;
+}
+
+/** Plans one wallet's payout of its held dust and queues it; false when it could not be planned. */
+async function sweepWallet(wallet: WalletHeldDust, { settlements, planner, queue, dustThreshold, force }: SweepDeps): Promise<boolean> {
+  const amounts = wallet.held.map((dust) => dust.amount);
+  const sweep = sweepOfHeldDust(amounts, dustThreshold, force);
+  const what = `${wallet.temporaryAddress}: ${wallet.held.length} held deposit(s), ${formatUsdc(sweep.payable)} USDC`;
+  if (!sweep.pay) {
+    console.log(`${what}, below DUST_THRESHOLD (${formatUsdc(dustThreshold)} USDC): left held (--force pays it anyway)`);
+    return true;
+  }
+  const carrier = wallet.held[wallet.held.length - 1]!;
+  const deposit = await settlements.findDeposit(carrier.id);
+  if (!deposit) throw new Error(`held deposit ${carrier.id} vanished`);
+  const legs = planner.legs(deposit, sweep.payable);
+  const sweptDepositIds = wallet.held.slice(0, -1).map((dust) => dust.id);
+  if (!(await settlements.startForwarding(carrier.id, legs, { sweptDepositIds, from: 'held' }))) {
+    console.error(`${what}: another payout of this wallet took some of it meanwhile; run sweep-dust again`);
+    return false;
+  }
+  const plan = legs.map((leg) => `${leg.leg} ${formatUsdc(leg.amount)}`).join(', ');
+  try {
+    await ensureLiveSettlementJob(queue, carrier.id);
+    console.log(`${what}: paid out by deposit ${carrier.id} (${plan}); queued`);
+  } catch (error) {
+    console.log(`${what}: paid out by deposit ${carrier.id} (${plan}); Redis did not take the job (${(error as Error).message}), the worker's reconciler will queue it`);
+  }
+  return true;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    console.error(error instanceof ConfigError ? `sweep-dust: ${error.message}` : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,124 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { parse } from 'yaml';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const PROMETHEUS_DIR = path.join(ROOT, 'infra/prometheus');
+
+interface Rule {
+  alert?: string;
+  record?: string;
+  expr: string;
+  for?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    if (name === 'node_modules' || name === 'test') return [];
+    if (statSync(file).isDirectory()) return sourceFiles(file);
+    return name.endsWith('.ts') ? [file] : [];
+  });
+}
+
+/**
+ * Every metric the apps and packages register: the `name` of each prom-client constructor in their
+ * source (a histogram also exposes _bucket, _sum and _count), and prom-client's default process
+ * metrics, which every app collects.
+ */
+function registeredMetrics(): Set<string> {
+  const names = new Set<string>();
+  const constructor = /new (Counter|Gauge|Histogram|Summary)\(\{\s*name: '([a-z_:][a-z0-9_:]*)'/g;
+  for (const top of ['apps', 'packages']) {
+    for (const pkg of readdirSync(path.join(ROOT, top))) {
+      const src = path.join(ROOT, top, pkg, 'src');
+      if (!statSync(src, { throwIfNoEntry: false })?.isDirectory()) continue;
+      for (const file of sourceFiles(src)) {
+        for (const [, kind, name] of readFileSync(file, 'utf8').matchAll(constructor)) {
+          names.add(name!);
+          if (kind === 'Histogram' || kind === 'Summary') for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${name}${suffix}`);
+        }
+      }
+    }
+  }
+  const defaults = new Registry();
+  collectDefaultMetrics({ register: defaults });
+  for (const metric of defaults.getMetricsAsArray()) names.add(metric.name);
+  return names;
+}
+
+const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
+
+/** The metric names a PromQL expression reads: what is left once label matchers, ranges, groupings, strings, numbers and function calls are gone. */
+function metricsIn(expr: string): string[] {
+  const bare = expr
+    .replace(/"(?:[^"\\]|\\.)*"/g, ' ')
+    .replace(/\{[^}]*\}/g, ' ')
+    .replace(/\[[^\]]*\]/g, ' ')
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
+  return [...bare.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)(\s*\()?/g)]
+    .filter(([word, , call]) => !call && !PROMQL_WORDS.has(word!.toLowerCase()))
+    .map(([word]) => word!);
+}
+
+function ruleFiles(): string[] {
+  const config = parse(readFileSync(path.join(PROMETHEUS_DIR, 'prometheus.yml'), 'utf8')) as { rule_files?: string[] };
+  return (config.rule_files ?? []).map((file) => path.join(PROMETHEUS_DIR, file));
+}
+
+function rulesOf(file: string): Rule[] {
+  const { groups } = parse(readFileSync(file, 'utf8')) as { groups: Array<{ name: string; rules: Rule[] }> };
+  return groups.flatMap((group) => group.rules);
+}
+
+describe('Prometheus alert rules (infra/prometheus)', () => {
+  it('prometheus.yml loads the settlement rules', () => {
+    expect(ruleFiles()).toContain(path.join(PROMETHEUS_DIR, 'rules/settlement.yml'));
+    for (const file of ruleFiles()) expect(statSync(file).isFile()).toBe(true);
+  });
+
+  it('every metric an expression reads is one an app registers', () => {
+    const registered = registeredMetrics();
+    // The extraction itself: a name in a function call, beside label matchers and a grouping, is found.
+    expect(metricsIn('sum by (reason) (increase(settlement_needs_attention_total{reason="x"}[15m])) > 0')).toEqual(['settlement_needs_attention_total']);
+    const unknown: string[] = [];
+    let read = 0;
+    for (const file of ruleFiles()) {
+      for (const rule of rulesOf(file)) {
+        const metrics = metricsIn(rule.expr);
+        expect({ rule: rule.alert, metrics: metrics.length > 0 }).toEqual({ rule: rule.alert, metrics: true });
+        read += metrics.length;
+        for (const metric of metrics) if (!registered.has(metric)) unknown.push(`${rule.alert ?? rule.record}: ${metric}`);
+      }
+    }
+    expect(read).toBeGreaterThan(0);
+    expect(unknown).toEqual([]);
+  });
+
+  it('alerts on the settlement backlog, held dust, deposits needing a person and own transfers', () => {
+    const read = new Set(ruleFiles().flatMap((file) => rulesOf(file).flatMap((rule) => metricsIn(rule.expr))));
+    for (const metric of [
+      'settlement_oldest_unsettled_deposit_seconds',
+      'settlement_dust_held_deposits',
+      'settlement_dust_held_usdc',
+      'settlement_deposits_needing_attention',
+      'settlement_needs_attention_total',
+      'chain_watcher_own_transfers_total',
+    ]) {
+      expect(read).toContain(metric);
+    }
+  });
+
+  it('gives every alert a severity and a summary', () => {
+    for (const rule of ruleFiles().flatMap(rulesOf)) {
+      expect({ alert: rule.alert, severity: rule.labels?.severity, summary: typeof rule.annotations?.summary }).toEqual({
+        alert: expect.any(String),
+        severity: expect.stringMatching(/^(page|ticket)$/),
+        summary: 'string',
+      });
+    }
+  });
+});

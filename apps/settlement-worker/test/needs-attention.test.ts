@@ -1,0 +1,270 @@
+import type { FastifyInstance } from 'fastify';
+import { createWalletClient, encodeFunctionData, http, type Hex } from 'viem';
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import {
+  defineLocalChain,
+  encodeCancelAuthorization,
+  encodeTransferWithAuthorization,
+  randomAuthorizationNonce,
+  readTokenDomain,
+  setTestUsdcBlacklisted,
+  setTestUsdcPaused,
+  signCancelAuthorization,
+  signTransferAuthorization,
+  testUsdcAdminAbi,
+  type TestUsdcAdminOptions,
+} from '@gateway/chain';
+import { anvilAccounts, TEST_MNEMONIC } from '@gateway/testkit';
+import { freshAddress, SettlementFixture, USDC, waitFor, type TestWallet } from './settlement-fixture';
+
+jest.setTimeout(180_000);
+
+// Not the relayer (accounts[1]) and not the token's deployer (accounts[0]): someone else, with gas.
+const outsider = anvilAccounts[2].privateKey;
+
+let fixture: SettlementFixture;
+let app: FastifyInstance | undefined;
+let tokenAdmin: TestUsdcAdminOptions;
+
+beforeAll(async () => {
+  fixture = await SettlementFixture.start('attention');
+  tokenAdmin = { rpcUrl: fixture.anvil.rpcUrl, chainId: fixture.anvil.chainId, token: fixture.token, adminKey: anvilAccounts[0].privateKey };
+});
+
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+  await fixture.testClient().setAutomine(true);
+  // Each test starts with an empty queue: a deposit an earlier test left stuck must not hold a worker slot.
+  await fixture.settlementQueue.obliterate({ force: true });
+});
+
+afterAll(async () => {
+  await fixture?.close();
+});
+
+async function startApp(overrides: Record<string, string> = {}): Promise<FastifyInstance> {
+  app = await fixture.buildApp(overrides);
+  app.settlement.start();
+  return app;
+}
+
+/** The lines of a metric (`name` may end inside the labels: the app adds a default `service` label). */
+async function metric(name: string): Promise<string> {
+  const body = (await app!.inject({ method: 'GET', url: '/metrics' })).body;
+  return body.split('\n').filter((line) => line.startsWith(name)).join('\n');
+}
+
+async function attentionOf(depositId: string) {
+  const { rows } = await fixture.db.pool.query<{ status: string; attention_reason: string | null; attention_detail: string | null }>(
+    'SELECT status, attention_reason, attention_detail FROM deposits WHERE id = $1',
+    [depositId],
+  );
+  return rows[0]!;
+}
+
+async function legAttention(depositId: string) {
+  const { rows } = await fixture.db.pool.query<{ leg: string; status: string; attention_reason: string | null }>(
+    'SELECT leg, status, attention_reason FROM payouts WHERE deposit_id = $1 ORDER BY id',
+    [depositId],
+  );
+  return rows;
+}
+
+/** The temporary wallet's key, as anyone holding the settlement seed has it. */
+function temporaryKey(wallet: TestWallet) {
+  return mnemonicToAccount(TEST_MNEMONIC, { addressIndex: wallet.hdIndex });
+}
+
+const clientOf = (key: Hex) =>
+  createWalletClient({ account: privateKeyToAccount(key), chain: defineLocalChain(fixture.anvil), transport: http(fixture.anvil.rpcUrl, { retryCount: 0 }) });
+
+/** Puts a transaction in the pool with a tip far above the relayer's, so the next block mines it first. */
+async function sendAhead(key: Hex, data: Hex): Promise<void> {
+  // A fixed gas limit: estimating would run against the pending block, which already holds the payout.
+  await clientOf(key).sendTransaction({ to: fixture.token, data, gas: 200_000n, maxPriorityFeePerGas: 50_000_000_000n, maxFeePerGas: 100_000_000_000n });
+}
+
+/** Moves `amount` out of the temporary wallet with its own key (an EIP-3009 transfer an outsider relays). */
+async function drainTemporaryWallet(wallet: TestWallet, amount: bigint): Promise<void> {
+  const domain = await readTokenDomain(fixture.rpc, fixture.token);
+  const { timestamp } = await fixture.rpc.getBlock();
+  const authorization = {
+    from: wallet.address,
+    to: freshAddress(),
+    value: amount,
+    validAfter: 0n,
+    validBefore: timestamp + 3_600n,
+    nonce: randomAuthorizationNonce(),
+  };
+  const data = encodeTransferWithAuthorization(authorization, await signTransferAuthorization(temporaryKey(wallet), domain, authorization));
+  const hash = await clientOf(outsider).sendTransaction({ to: fixture.token, data });
+  expect((await fixture.rpc.waitForTransactionReceipt({ hash })).status).toBe('success');
+}
+
+async function expectNothingSentFor(depositId: string, leg: string): Promise<void> {
+  const sent = (await fixture.transactionsOf(depositId)).filter((t) => t.leg === leg && t.status !== 'reverted');
+  expect(sent).toEqual([]);
+}
+
+/** A few more polling rounds, so a test can check nothing else happens. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 1_000));
+
+describe('a leg the token will refuse however often it is sent', () => {
+  it('merchant payout address blacklisted: leg and deposit need attention (payout_address_blacklisted), nothing sent, counted', async () => {
+    await startApp();
+    const wallet = await fixture.createWallet();
+    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, true);
+    const deposit = await fixture.deposit(wallet, 10n * USDC);
+    await fixture.enqueue(deposit.id);
+
+    await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
+    expect(await attentionOf(deposit.id)).toEqual({
+      status: 'needs_attention',
+      attention_reason: 'payout_address_blacklisted',
+      attention_detail: 'Blacklistable: account is blacklisted',
+    });
+    expect((await legAttention(deposit.id)).find((leg) => leg.leg === 'merchant')).toEqual({
+      leg: 'merchant',
+      status: 'needs_attention',
+      attention_reason: 'payout_address_blacklisted',
+    });
+    await settle();
+    await expectNothingSentFor(deposit.id, 'merchant');
+    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(0n);
+    expect(await fixture.deliveryOf(deposit.id)).toEqual([]);
+    expect(await metric('settlement_needs_attention_total{reason="payout_address_blacklisted"')).toMatch(/ 1$/);
+  });
+
+  it('payout blacklisted after the transaction was sent (mined and reverted): needs attention, no second transaction', async () => {
+    await startApp({ STUCK_TX_TIMEOUT_MS: '600000' });
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 7n * USDC);
+    const client = fixture.testClient();
+    await client.setAutomine(false);
+    await fixture.enqueue(deposit.id);
+    await waitFor(
+      async () => (await fixture.transactionsOf(deposit.id)).some((t) => t.leg === 'merchant' && t.status === 'sent'),
+      20_000,
+      'the merchant leg sent',
+    );
+
+    // The blacklister's transaction pays a higher tip than the relayer's: mined first, in the same block.
+    await sendAhead(anvilAccounts[0].privateKey, encodeFunctionData({ abi: testUsdcAdminAbi, functionName: 'blacklist', args: [wallet.payoutAddress] }));
+    await client.mine({ blocks: 1 });
+    await client.setAutomine(true);
+
+    await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
+    expect((await attentionOf(deposit.id)).attention_reason).toBe('payout_address_blacklisted');
+    await settle();
+    expect((await fixture.transactionsOf(deposit.id)).filter((t) => t.leg === 'merchant').map((t) => [t.reason, t.status])).toEqual([
+      ['initial', 'reverted'],
+    ]);
+  });
+
+  it('platform fee address blacklisted: the fee leg needs attention (fee_address_blacklisted); the merchant is paid and called back', async () => {
+    const feeAddress = freshAddress();
+    await setTestUsdcBlacklisted(tokenAdmin, feeAddress, true);
+    await startApp({ PLATFORM_FEE_ADDRESS: feeAddress });
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 5n * USDC);
+    await fixture.enqueue(deposit.id);
+
+    await waitFor(
+      async () => (await legAttention(deposit.id)).some((leg) => leg.leg === 'platform' && leg.status === 'needs_attention'),
+      20_000,
+      'the platform leg to need attention',
+    );
+    await fixture.waitForStatus(deposit.id, 'forwarded', 20_000);
+    expect(await legAttention(deposit.id)).toEqual([
+      { leg: 'merchant', status: 'confirmed', attention_reason: null },
+      { leg: 'platform', status: 'needs_attention', attention_reason: 'fee_address_blacklisted' },
+    ]);
+    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(4_950_000n);
+    expect(await fixture.usdcBalance(wallet.address)).toBe(50_000n);
+    expect(await fixture.deliveryOf(deposit.id)).toEqual([expect.objectContaining({ value_forwarded_coin: '4950000', fee_coin: '50000' })]);
+    expect(await metric('settlement_needs_attention_total{reason="fee_address_blacklisted"')).toMatch(/ 1$/);
+  });
+
+  it('temporary wallet blacklisted: needs attention (temporary_wallet_blacklisted)', async () => {
+    await startApp();
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 3n * USDC);
+    await setTestUsdcBlacklisted(tokenAdmin, wallet.address, true);
+    await fixture.enqueue(deposit.id);
+
+    await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
+    expect((await attentionOf(deposit.id)).attention_reason).toBe('temporary_wallet_blacklisted');
+    await setTestUsdcBlacklisted(tokenAdmin, wallet.address, false);
+  });
+
+  it('authorization cancelled by someone holding the wallet key before it was mined: needs attention (authorization_cancelled)', async () => {
+    await startApp({ STUCK_TX_TIMEOUT_MS: '600000' });
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 6n * USDC);
+    const client = fixture.testClient();
+    await client.setAutomine(false);
+    await fixture.enqueue(deposit.id);
+    await waitFor(
+      async () => (await fixture.transactionsOf(deposit.id)).some((t) => t.leg === 'merchant' && t.status === 'sent'),
+      20_000,
+      'the merchant leg sent',
+    );
+    const merchantLeg = (await fixture.legsOf(deposit.id)).find((leg) => leg.leg === 'merchant')!;
+    const nonce = merchantLeg.authorization_nonce as Hex;
+    const domain = await readTokenDomain(fixture.rpc, fixture.token);
+    const cancel = encodeCancelAuthorization(wallet.address, nonce, await signCancelAuthorization(temporaryKey(wallet), domain, wallet.address, nonce));
+    await sendAhead(outsider, cancel);
+    await client.mine({ blocks: 1 });
+    await client.setAutomine(true);
+
+    await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
+    expect((await attentionOf(deposit.id)).attention_reason).toBe('authorization_cancelled');
+    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(0n);
+  });
+
+  it('temporary wallet emptied by someone holding its key: needs attention (insufficient_balance)', async () => {
+    await startApp();
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 9n * USDC);
+    await drainTemporaryWallet(wallet, 5n * USDC);
+    await fixture.enqueue(deposit.id);
+
+    await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
+    expect(await attentionOf(deposit.id)).toEqual({
+      status: 'needs_attention',
+      attention_reason: 'insufficient_balance',
+      attention_detail: 'ERC20: transfer amount exceeds balance',
+    });
+    await settle();
+    await expectNothingSentFor(deposit.id, 'merchant');
+  });
+});
+
+describe('a paused token (an incident that ends): waited out, not parked', () => {
+  it('sends nothing while the token is paused, counts the wait, and forwards once it is unpaused', async () => {
+    await startApp();
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 4n * USDC);
+    await setTestUsdcPaused(tokenAdmin, true);
+    try {
+      await fixture.enqueue(deposit.id);
+      await waitFor(
+        async () => / [1-9]\d*$/.test(await metric('settlement_payout_leg_waits_total{reason="token_paused"')),
+        20_000,
+        'the pause to be noticed',
+      );
+      await settle();
+      expect(await fixture.depositStatus(deposit.id)).toBe('forwarding');
+      expect(await fixture.transactionsOf(deposit.id)).toEqual([]);
+      expect((await legAttention(deposit.id)).map((leg) => leg.status)).not.toContain('needs_attention');
+    } finally {
+      await setTestUsdcPaused(tokenAdmin, false);
+    }
+
+    await fixture.waitForStatus(deposit.id, 'forwarded', 60_000);
+    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(3_960_000n);
+    expect(await fixture.usdcBalance(wallet.address)).toBe(0n);
+    expect(await fixture.deliveryOf(deposit.id)).toHaveLength(1);
+  });
+});

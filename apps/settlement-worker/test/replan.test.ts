@@ -1,0 +1,287 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { createWalletClient, getAddress, http, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import {
+  defineLocalChain,
+  encodeTransferWithAuthorization,
+  setTestUsdcBlacklisted,
+  setTestUsdcPaused,
+  splitSignature,
+  usdcAbi,
+  type TestUsdcAdminOptions,
+} from '@gateway/chain';
+import { anvilAccounts } from '@gateway/testkit';
+import { freshAddress, SettlementFixture, USDC, waitFor } from './settlement-fixture';
+
+jest.setTimeout(180_000);
+
+const APP_DIR = path.resolve(__dirname, '..');
+
+let fixture: SettlementFixture;
+let app: FastifyInstance | undefined;
+let tokenAdmin: TestUsdcAdminOptions;
+
+beforeAll(async () => {
+  fixture = await SettlementFixture.start('replan');
+  tokenAdmin = { rpcUrl: fixture.anvil.rpcUrl, chainId: fixture.anvil.chainId, token: fixture.token, adminKey: anvilAccounts[0].privateKey };
+});
+
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+  await fixture.settlementQueue.obliterate({ force: true });
+});
+
+afterAll(async () => {
+  await fixture?.close();
+});
+
+async function startApp(overrides: Record<string, string> = {}): Promise<FastifyInstance> {
+  app = await fixture.buildApp(overrides);
+  app.settlement.start();
+  return app;
+}
+
+interface CommandRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The operator command, as an operator runs it (`pnpm --filter @gateway/settlement-worker replan …`). */
+function replanCommand(args: string[], env: Record<string, string> = fixture.env()): Promise<CommandRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/replan-deposit.ts', ...args], {
+    cwd: APP_DIR,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+async function payoutRows(depositId: string) {
+  const { rows } = await fixture.db.pool.query<{
+    id: string;
+    leg: string;
+    status: string;
+    to_address: string;
+    amount: string;
+    authorization_nonce: string;
+    valid_before: string;
+    signature: string | null;
+    replaces_payout_id: string | null;
+  }>(
+    `SELECT id::text, leg, status, to_address, amount::text, authorization_nonce, valid_before::text, signature, replaces_payout_id::text
+     FROM payouts WHERE deposit_id = $1 ORDER BY payouts.id`,
+    [depositId],
+  );
+  return rows;
+}
+
+const outsiderClient = () =>
+  createWalletClient({
+    account: privateKeyToAccount(anvilAccounts[2].privateKey),
+    chain: defineLocalChain(fixture.anvil),
+    transport: http(fixture.anvil.rpcUrl, { retryCount: 0 }),
+  });
+
+/** The transferWithAuthorization a leg's stored signature allows, as anyone could relay it. */
+function transferOf(from: Address, leg: Awaited<ReturnType<typeof payoutRows>>[number]): Hex {
+  return encodeTransferWithAuthorization(
+    {
+      from,
+      to: getAddress(leg.to_address),
+      value: BigInt(leg.amount),
+      validAfter: 0n,
+      validBefore: BigInt(leg.valid_before),
+      nonce: leg.authorization_nonce as Hex,
+    },
+    splitSignature(leg.signature as Hex),
+  );
+}
+
+describe('replan: the way out of needs_attention', () => {
+  it('blacklisted payout address → needs_attention → unBlacklist → replan: old authorization cancelled on chain, forwarded exactly once', async () => {
+    await startApp();
+    const wallet = await fixture.createWallet();
+    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, true);
+    const deposit = await fixture.deposit(wallet, 10n * USDC);
+    await fixture.enqueue(deposit.id);
+    await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
+
+    const listed = await replanCommand(['--list']);
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    expect(listed.stdout).toContain(`deposit ${deposit.id}  needs_attention  payout_address_blacklisted  10 USDC`);
+    expect(listed.stdout).toMatch(/merchant\s+needs_attention\s+9\.9 USDC to 0x[0-9a-f]{40}\s+payout_address_blacklisted \(Blacklistable: account is blacklisted\)/);
+
+    // The merchant's address is cleared; the old merchant leg was signed before its estimate failed.
+    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, false);
+    const [oldMerchant, oldPlatform] = await payoutRows(deposit.id);
+    expect(oldMerchant).toMatchObject({ leg: 'merchant', status: 'needs_attention' });
+    expect(oldMerchant!.signature).not.toBeNull();
+
+    const run = await replanCommand([deposit.id]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('merchant leg: cancelling its authorization');
+    expect(run.stdout).toContain(`deposit ${deposit.id} re-planned (2 new leg(s)) and queued`);
+
+    await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
+    await waitFor(async () => (await payoutRows(deposit.id)).every((row) => ['cancelled', 'confirmed'].includes(row.status)), 20_000, 'every leg settled');
+
+    const rows = await payoutRows(deposit.id);
+    expect(rows.map((row) => [row.leg, row.status, row.replaces_payout_id])).toEqual([
+      ['merchant', 'cancelled', null],
+      ['platform', 'cancelled', null],
+      ['merchant', 'confirmed', oldMerchant!.id],
+      ['platform', 'confirmed', oldPlatform!.id],
+    ]);
+    expect(rows[2]!.authorization_nonce).not.toBe(oldMerchant!.authorization_nonce);
+    expect(rows[2]!.to_address).toBe(wallet.payoutAddress.toLowerCase());
+
+    // Paid exactly once: the merchant and the fee, nothing left behind, one callback.
+    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(9_900_000n);
+    expect(await fixture.usdcBalance(fixture.platformFeeAddress)).toBeGreaterThanOrEqual(100_000n);
+    expect(await fixture.usdcBalance(wallet.address)).toBe(0n);
+    expect(await fixture.deliveryOf(deposit.id)).toEqual([expect.objectContaining({ value_forwarded_coin: '9900000', fee_coin: '100000' })]);
+    const uses = await fixture.authorizationUses(wallet.address);
+    expect(uses.get(oldMerchant!.authorization_nonce)).toBeUndefined();
+    expect(uses.get(rows[2]!.authorization_nonce)).toBe(1);
+
+    // The old authorization is cancelled on chain: its signature can never move the funds.
+    const cancelled = await fixture.rpc.getContractEvents({
+      address: fixture.token,
+      abi: usdcAbi,
+      eventName: 'AuthorizationCanceled',
+      args: { authorizer: wallet.address, nonce: oldMerchant!.authorization_nonce as Hex },
+      fromBlock: 0n,
+      strict: true,
+    });
+    expect(cancelled).toHaveLength(1);
+    const transactions = await fixture.transactionsOf(deposit.id);
+    expect(transactions.filter((t) => t.reason === 'cancel').map((t) => [t.leg, t.status, t.tx_hash])).toEqual([
+      ['merchant', 'mined', cancelled[0]!.transactionHash],
+    ]);
+    const oldTransfer = transferOf(wallet.address, oldMerchant!);
+    await expect(fixture.rpc.call({ account: anvilAccounts[2].address, to: fixture.token, data: oldTransfer })).rejects.toThrow(
+      /authorization is used or canceled/,
+    );
+  });
+
+  it('a fee leg that needs attention on a forwarded deposit: replan pays the fee to the address configured now, no second callback', async () => {
+    const blockedFeeAddress = freshAddress();
+    await setTestUsdcBlacklisted(tokenAdmin, blockedFeeAddress, true);
+    await startApp({ PLATFORM_FEE_ADDRESS: blockedFeeAddress });
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 5n * USDC);
+    await fixture.enqueue(deposit.id);
+    await waitFor(
+      async () => (await payoutRows(deposit.id)).some((row) => row.leg === 'platform' && row.status === 'needs_attention'),
+      20_000,
+      'the fee leg to need attention',
+    );
+    await fixture.waitForStatus(deposit.id, 'forwarded', 20_000);
+
+    const listed = await replanCommand(['--list']);
+    expect(listed.stdout).toContain(`deposit ${deposit.id}  forwarded  leg needs attention`);
+    expect(listed.stdout).toMatch(/platform\s+needs_attention\s+0\.05 USDC to 0x[0-9a-f]{40}\s+fee_address_blacklisted/);
+
+    const newFeeAddress = freshAddress();
+    const run = await replanCommand([deposit.id], fixture.env({ PLATFORM_FEE_ADDRESS: newFeeAddress }));
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    // The fee leg was signed before its estimate failed: its authorization is cancelled on chain first.
+    expect(run.stdout).toContain('platform leg: cancelling its authorization');
+    expect(run.stdout).toContain(`platform leg: new plan, 50000 base units to ${newFeeAddress.toLowerCase()}`);
+
+    await waitFor(async () => (await fixture.usdcBalance(newFeeAddress)) === 50_000n, 30_000, 'the fee paid to the new address');
+    await waitFor(
+      async () => (await payoutRows(deposit.id)).map((row) => `${row.leg} ${row.status}`).join() === 'merchant confirmed,platform cancelled,platform confirmed',
+      20_000,
+      'the new fee leg confirmed',
+    );
+    expect(await fixture.depositStatus(deposit.id)).toBe('forwarded');
+    expect(await fixture.usdcBalance(wallet.address)).toBe(0n);
+    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(4_950_000n);
+    expect(await fixture.deliveryOf(deposit.id)).toHaveLength(1);
+    expect((await replanCommand(['--list'])).stdout).toBe('no deposit needs attention\n');
+  });
+
+  it('an old authorization relayed by someone else before the replan: confirmed as paid, not planned again, paid once', async () => {
+    await startApp();
+    const wallet = await fixture.createWallet();
+    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, true);
+    const deposit = await fixture.deposit(wallet, 4n * USDC);
+    await fixture.enqueue(deposit.id);
+    await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
+    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, false);
+
+    // Anyone holding the signed authorization can relay it once the address is cleared.
+    const [oldMerchant] = await payoutRows(deposit.id);
+    const relayed = await outsiderClient().sendTransaction({ to: fixture.token, data: transferOf(wallet.address, oldMerchant!) });
+    expect((await fixture.rpc.waitForTransactionReceipt({ hash: relayed })).status).toBe('success');
+
+    const run = await replanCommand([deposit.id]);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain(`merchant leg: its authorization was used after all (tx ${relayed}); confirmed, not re-planned`);
+    expect(run.stdout).toContain(`deposit ${deposit.id} re-planned (1 new leg(s); paid after all: merchant) and queued`);
+
+    await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
+    await waitFor(async () => (await payoutRows(deposit.id)).every((row) => ['cancelled', 'confirmed'].includes(row.status)), 20_000, 'every leg settled');
+    expect((await payoutRows(deposit.id)).map((row) => [row.leg, row.status])).toEqual([
+      ['merchant', 'confirmed'],
+      ['platform', 'cancelled'],
+      ['platform', 'confirmed'],
+    ]);
+    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(3_960_000n);
+    expect(await fixture.usdcBalance(wallet.address)).toBe(0n);
+    expect(await fixture.deliveryOf(deposit.id)).toEqual([expect.objectContaining({ txid_out: relayed, value_forwarded_coin: '3960000' })]);
+  });
+
+  it('a paused token refuses the cancellation: replan says so and records nothing; after the unpause it goes through', async () => {
+    await startApp();
+    const wallet = await fixture.createWallet();
+    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, true);
+    const deposit = await fixture.deposit(wallet, 3n * USDC);
+    await fixture.enqueue(deposit.id);
+    await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
+    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, false);
+
+    await setTestUsdcPaused(tokenAdmin, true);
+    try {
+      const refused = await replanCommand([deposit.id]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^replan: .*Pausable: paused/);
+      expect((await fixture.transactionsOf(deposit.id)).filter((t) => t.reason === 'cancel')).toEqual([]);
+      expect(await fixture.depositStatus(deposit.id)).toBe('needs_attention');
+    } finally {
+      await setTestUsdcPaused(tokenAdmin, false);
+    }
+
+    expect((await replanCommand([deposit.id])).code).toBe(0);
+    await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
+    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(2_970_000n);
+  });
+
+  it('refuses a deposit with nothing to re-plan, an unknown one, and bad arguments', async () => {
+    await startApp();
+    const wallet = await fixture.createWallet();
+    const deposit = await fixture.deposit(wallet, 2n * USDC);
+    await fixture.enqueue(deposit.id);
+    await fixture.waitForStatus(deposit.id, 'forwarded', 20_000);
+
+    expect(await replanCommand([deposit.id])).toMatchObject({
+      code: 1,
+      stderr: `deposit ${deposit.id} is forwarded and none of its legs needs attention: nothing to re-plan\n`,
+    });
+    expect(await replanCommand(['999999'])).toMatchObject({ code: 1, stderr: 'no deposit 999999\n' });
+    for (const args of [[], ['abc'], [deposit.id, '--timeout'], [deposit.id, '--timeout', '0'], ['--list', 'x']]) {
+      expect(await replanCommand(args)).toMatchObject({ code: 2, stderr: 'usage: replan --list | replan <deposit-id> [--timeout <seconds>]\n' });
+    }
+  });
+});

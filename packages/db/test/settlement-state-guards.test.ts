@@ -1,0 +1,245 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  DEPOSIT_MOVES,
+  DEPOSIT_STATUSES,
+  NEEDS_ATTENTION_REASONS,
+  PAYOUT_LEG_MOVES,
+  PAYOUT_LEG_STATUSES,
+  PAYOUT_TRANSACTION_MOVES,
+  PAYOUT_TRANSACTION_STATUSES,
+  type DepositStatus,
+  type PayoutLegStatus,
+  type PayoutTransactionStatus,
+  type StatusMove,
+} from '@gateway/domain';
+import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { DepositRepository } from '../src/repositories/deposit-repository';
+import { PayoutRepository } from '../src/repositories/payout-repository';
+import { SettlementRepository } from '../src/repositories/settlement-repository';
+
+// Each guarded status update of the three repositories, run from every status of its machine
+// against a real schema: the statuses it accepts must be exactly the module's move (its `from`,
+// plus its `to`, where the row already is). A guard written by hand that drifts from
+// packages/domain/src/settlement-states.ts fails here.
+
+const CHAIN_ID = 137;
+const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
+
+let db: TestDatabase;
+let deposits: DepositRepository;
+let settlements: SettlementRepository;
+let payouts: PayoutRepository;
+
+beforeAll(async () => {
+  db = await createTestDatabase('state_guards');
+  deposits = new DepositRepository(db.pool, CHAIN_ID);
+  settlements = new SettlementRepository(db.pool);
+  payouts = new PayoutRepository(db.pool);
+});
+afterAll(() => db.drop());
+
+let hdIndex = 0;
+
+interface TestDeposit {
+  id: string;
+  walletId: string;
+  temporaryAddress: string;
+  txHash: string;
+  blockHash: string;
+}
+
+/** A deposit in `status`, with what its CHECK constraints ask of that status. */
+async function depositIn(status: DepositStatus): Promise<TestDeposit> {
+  const temporaryAddress = hex(20);
+  const { rows: wallet } = await db.pool.query<{ id: string }>(
+    `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
+     VALUES ($1, $2, $3, $4, 'https://shop.example/ipn', $5, $6) RETURNING id::text AS id`,
+    [hdIndex++, temporaryAddress, randomUUID(), hex(20), randomBytes(32), randomUUID()],
+  );
+  const walletId = wallet[0]!.id;
+  const txHash = hex(32);
+  const blockHash = hex(32);
+  const carrier = status === 'swept' ? (await depositIn('forwarding')).id : null;
+  const { rows } = await db.pool.query<{ id: string }>(
+    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status,
+                           attention_reason, swept_by_deposit_id)
+     VALUES ($1, $2, 0, 10, $3, $4, $5, 1000000, $6, $7, $8) RETURNING id::text AS id`,
+    [CHAIN_ID, txHash, blockHash, walletId, hex(20), status, status === 'needs_attention' ? 'transfer_reverted' : null, carrier],
+  );
+  return { id: rows[0]!.id, walletId, temporaryAddress, txHash, blockHash };
+}
+
+async function depositStatus(id: string): Promise<string> {
+  return (await db.pool.query<{ status: string }>('SELECT status FROM deposits WHERE id = $1', [id])).rows[0]!.status;
+}
+
+function leg(deposit: TestDeposit) {
+  return { leg: 'merchant' as const, fromAddress: deposit.temporaryAddress, toAddress: hex(20), amount: 1_000_000n, authorizationNonce: hex(32), validBefore: 2_000_000_000n };
+}
+
+/** A leg in `status` of a deposit in `depositStatus`. */
+async function legIn(status: PayoutLegStatus, ofDeposit: DepositStatus = 'forwarding'): Promise<{ deposit: TestDeposit; legId: string }> {
+  const deposit = await depositIn(ofDeposit);
+  const planned = leg(deposit);
+  const { rows } = await db.pool.query<{ id: string }>(
+    `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, status,
+                          tx_hash, attention_reason, cancelled_at)
+     VALUES ($1, 'merchant', $2, $3, 1000000, $4, 2000000000, $5, $6, $7, $8) RETURNING id::text AS id`,
+    [
+      deposit.id,
+      planned.fromAddress,
+      planned.toAddress,
+      planned.authorizationNonce,
+      status,
+      status === 'confirmed' ? hex(32) : null,
+      status === 'needs_attention' ? 'transfer_reverted' : null,
+      status === 'cancelled' ? new Date() : null,
+    ],
+  );
+  return { deposit, legId: rows[0]!.id };
+}
+
+async function legStatus(id: string): Promise<string> {
+  return (await db.pool.query<{ status: string }>('SELECT status FROM payouts WHERE id = $1', [id])).rows[0]!.status;
+}
+
+let relayerNonce = 0n;
+function signedTransaction() {
+  return { txHash: hex(32), rawTx: hex(120), gasLimit: 100_000n, maxFeePerGas: 30n, maxPriorityFeePerGas: 2n };
+}
+
+/** The statuses from which running `update` leaves a row in `move.to`. */
+async function acceptedFrom<S extends string>(statuses: readonly S[], move: StatusMove<S>, update: (from: S) => Promise<string>): Promise<string[]> {
+  const accepted: string[] = [];
+  for (const status of statuses) if ((await update(status)) === move.to) accepted.push(status);
+  return accepted.sort();
+}
+
+const expected = <S extends string>(move: StatusMove<S>) => [...new Set<string>([...move.from, move.to])].sort();
+
+describe('deposit guards follow DEPOSIT_MOVES', () => {
+  const cases: [string, StatusMove<DepositStatus>, (deposit: TestDeposit) => Promise<unknown>][] = [
+    ['DepositRepository.markFinal', DEPOSIT_MOVES.markFinal, (d) => deposits.markFinal(db.pool, [{ blockNumber: 10n, blockHash: d.blockHash }])],
+    ['DepositRepository.markOrphaned', DEPOSIT_MOVES.markOrphaned, (d) => deposits.markOrphaned(db.pool, [{ blockNumber: 10n, blockHash: d.blockHash }])],
+    [
+      'DepositRepository.recordSeen (the log read again from another block)',
+      DEPOSIT_MOVES.recordSeen,
+      (d) =>
+        deposits.recordSeen(db.pool, [
+          { txHash: d.txHash, logIndex: 0, blockNumber: 11n, blockHash: hex(32), walletId: d.walletId, fromAddress: hex(20), amount: 1_000_000n },
+        ]),
+    ],
+    ['SettlementRepository.holdDust', DEPOSIT_MOVES.holdDust, (d) => settlements.holdDust(d.id)],
+    ['SettlementRepository.startForwarding', DEPOSIT_MOVES.startForwarding, (d) => settlements.startForwarding(d.id, [leg(d)])],
+    [
+      'SettlementRepository.startForwarding (sweep-dust)',
+      DEPOSIT_MOVES.forwardHeldDust,
+      (d) => settlements.startForwarding(d.id, [leg(d)], { sweptDepositIds: [], from: 'held' }),
+    ],
+    [
+      'SettlementRepository.completeForwarding',
+      DEPOSIT_MOVES.completeForwarding,
+      (d) =>
+        settlements.completeForwarding({
+          id: randomUUID(),
+          walletId: d.walletId,
+          depositId: d.id,
+          valueCoin: 1_000_000n,
+          valueForwardedCoin: 990_000n,
+          feeCoin: 10_000n,
+          txidIn: d.txHash,
+          txidOut: hex(32),
+        }),
+    ],
+    ['SettlementRepository.needAttention', DEPOSIT_MOVES.needAttention, (d) => settlements.needAttention(d.id, 'transfer_reverted', 'x')],
+    ['SettlementRepository.replan', DEPOSIT_MOVES.replan, (d) => settlements.replan(d.id, [], [])],
+  ];
+
+  it.each(cases)('%s', async (_name, move, update) => {
+    const accepted = await acceptedFrom(DEPOSIT_STATUSES, move, async (status) => {
+      const deposit = await depositIn(status);
+      await update(deposit);
+      return depositStatus(deposit.id);
+    });
+    expect(accepted).toEqual(expected(move));
+  });
+});
+
+describe('payout leg guards follow PAYOUT_LEG_MOVES', () => {
+  const cases: [string, StatusMove<PayoutLegStatus>, (legId: string, deposit: TestDeposit) => Promise<unknown>][] = [
+    ['PayoutRepository.saveSignature', PAYOUT_LEG_MOVES.sign, (legId) => payouts.saveSignature(legId, 2_000_000_100n, hex(65))],
+    [
+      'PayoutRepository.recordReplacement (a payout transaction recorded)',
+      PAYOUT_LEG_MOVES.broadcast,
+      (legId) =>
+        payouts.recordReplacement({ payoutId: legId, chainId: CHAIN_ID, relayerAddress: hex(20), relayerNonce: ++relayerNonce, reason: 'initial', signed: signedTransaction() }),
+    ],
+    ['PayoutRepository.confirmLeg', PAYOUT_LEG_MOVES.confirm, (legId) => payouts.confirmLeg(legId, hex(32), 12n)],
+    ['PayoutRepository.markLegNeedsAttention', PAYOUT_LEG_MOVES.needAttention, (legId) => payouts.markLegNeedsAttention(legId, 'transfer_reverted', 'x')],
+  ];
+
+  it.each(cases)('%s', async (_name, move, update) => {
+    const accepted = await acceptedFrom(PAYOUT_LEG_STATUSES, move, async (status) => {
+      const { deposit, legId } = await legIn(status);
+      await update(legId, deposit);
+      return legStatus(legId);
+    });
+    expect(accepted).toEqual(expected(move));
+  });
+
+  it('SettlementRepository.replan (the old legs cancelled)', async () => {
+    const accepted = await acceptedFrom(PAYOUT_LEG_STATUSES, PAYOUT_LEG_MOVES.cancel, async (status) => {
+      const { deposit, legId } = await legIn(status, 'needs_attention');
+      await settlements.replan(deposit.id, [legId], []);
+      return legStatus(legId);
+    });
+    expect(accepted).toEqual(expected(PAYOUT_LEG_MOVES.cancel));
+  });
+
+  it('a cancellation recorded for a leg does not move the leg', async () => {
+    const { legId } = await legIn('needs_attention', 'needs_attention');
+    await payouts.recordReplacement({ payoutId: legId, chainId: CHAIN_ID, relayerAddress: hex(20), relayerNonce: ++relayerNonce, reason: 'cancel', signed: signedTransaction() });
+    expect(await legStatus(legId)).toBe('needs_attention');
+  });
+});
+
+describe('payout transaction guards follow PAYOUT_TRANSACTION_MOVES', () => {
+  it.each(Object.entries(PAYOUT_TRANSACTION_MOVES))('PayoutRepository.markTransaction: %s', async (_name, move) => {
+    const accepted = await acceptedFrom(PAYOUT_TRANSACTION_STATUSES, move as StatusMove<PayoutTransactionStatus>, async (status) => {
+      const { legId } = await legIn('signed');
+      const transaction = await payouts.recordReplacement({
+        payoutId: legId,
+        chainId: CHAIN_ID,
+        relayerAddress: hex(20),
+        relayerNonce: ++relayerNonce,
+        reason: 'initial',
+        signed: signedTransaction(),
+      });
+      await db.pool.query('UPDATE payout_transactions SET status = $2 WHERE id = $1', [transaction.id, status]);
+      await payouts.markTransaction(transaction.id, move.to);
+      return (await payouts.listTransactions(legId))[0]!.status;
+    });
+    expect(accepted).toEqual(expected(move as StatusMove<PayoutTransactionStatus>));
+  });
+});
+
+describe('the CHECK constraints list the module statuses', () => {
+  async function checkList(constraint: string): Promise<string[]> {
+    const { rows } = await db.pool.query<{ definition: string }>(
+      `SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conname = $1 AND connamespace = $2::regnamespace`,
+      [constraint, db.schema],
+    );
+    expect(rows).toHaveLength(1);
+    return [...rows[0]!.definition.matchAll(/'([a-z_-]+)'::text/g)].map((match) => match[1]!).sort();
+  }
+
+  it.each([
+    ['deposits_status_check', DEPOSIT_STATUSES],
+    ['payouts_status_check', PAYOUT_LEG_STATUSES],
+    ['payout_transactions_status_check', PAYOUT_TRANSACTION_STATUSES],
+    ['deposits_attention_reason_check', NEEDS_ATTENTION_REASONS],
+    ['payouts_attention_reason_check', NEEDS_ATTENTION_REASONS],
+  ] as const)('%s', async (constraint, statuses) => {
+    expect(await checkList(constraint)).toEqual([...statuses].sort());
+  });
+});

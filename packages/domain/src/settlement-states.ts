@@ -1,0 +1,155 @@
+import type { PayoutLegKind } from './fee-split';
+
+/**
+ * The settlement state machines, in one place: which status of a deposit, a payout leg and a
+ * relayer transaction may follow which, and what each move requires. The repositories build the
+ * guard of every status update (`WHERE status IN (...)`) from the moves below, and migration
+ * CHECK constraints list the same statuses (a test compares both with this module).
+ *
+ * To add a state: add it to the status list, add the moves that enter and leave it, and write a
+ * migration replacing the table's status CHECK constraint.
+ */
+
+/** A move between statuses: what it starts from, where it ends, and what the caller must hold for it. */
+export interface StatusMove<S extends string> {
+  readonly from: readonly S[];
+  readonly to: S;
+  readonly requires: string;
+}
+
+export const DEPOSIT_STATUSES = ['seen', 'final', 'held', 'forwarding', 'forwarded', 'orphaned', 'needs_attention', 'swept'] as const;
+export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
+
+export const DEPOSIT_MOVES = {
+  recordSeen: {
+    from: ['seen', 'orphaned'],
+    to: 'seen',
+    requires: 'the Transfer log read (again) on the canonical chain: an orphaned one came back, or an unfinal one is in another block now',
+  },
+  markFinal: { from: ['seen'], to: 'final', requires: 'its block CONFIRMATIONS deep, or at or below the finalized block' },
+  markOrphaned: { from: ['seen'], to: 'orphaned', requires: 'its block left the canonical chain' },
+  holdDust: { from: ['final'], to: 'held', requires: "an amount below DUST_THRESHOLD, also with its wallet's held dust added" },
+  sweepDust: {
+    from: ['held'],
+    to: 'swept',
+    requires: 'the payout of another deposit of its wallet, planned in the same transaction, carrying it (swept_by_deposit_id)',
+  },
+  forwardHeldDust: {
+    from: ['held'],
+    to: 'forwarding',
+    requires: "an operator's sweep-dust: its wallet's held dust planned as one payout it carries, in the same transaction",
+  },
+  startForwarding: { from: ['final'], to: 'forwarding', requires: 'its payout legs written in the same transaction' },
+  completeForwarding: {
+    from: ['forwarding'],
+    to: 'forwarded',
+    requires: 'every active leg confirmed, and the callback delivery written in the same transaction',
+  },
+  needAttention: {
+    from: ['forwarding'],
+    to: 'needs_attention',
+    requires: 'a leg that parks the deposit (legParksDeposit) in needs_attention, its reason copied to the deposit',
+  },
+  replan: {
+    from: ['needs_attention'],
+    to: 'forwarding',
+    requires: 'every unpaid leg cancelled (its authorization cancelled on chain) and a new plan written in the same transaction',
+  },
+} as const satisfies Record<string, StatusMove<DepositStatus>>;
+
+/** Statuses in which settlement still owes work and a job must exist (the reconciler re-queues them). */
+export const DEPOSIT_STATUSES_OWING_SETTLEMENT = ['final', 'forwarding'] as const satisfies readonly DepositStatus[];
+
+export const PAYOUT_LEG_STATUSES = ['planned', 'signed', 'broadcast', 'confirmed', 'needs_attention', 'cancelled'] as const;
+export type PayoutLegStatus = (typeof PAYOUT_LEG_STATUSES)[number];
+
+export const PAYOUT_LEG_MOVES = {
+  sign: { from: ['planned'], to: 'signed', requires: 'the temporary wallet signature of its authorization stored' },
+  broadcast: {
+    from: ['planned', 'signed', 'broadcast'],
+    to: 'broadcast',
+    requires: 'a relayer transaction carrying its authorization recorded before it is sent',
+  },
+  confirm: {
+    from: ['planned', 'signed', 'broadcast', 'needs_attention'],
+    to: 'confirmed',
+    requires: 'the transaction that used its authorization, CONFIRMATIONS deep',
+  },
+  needAttention: {
+    from: ['planned', 'signed', 'broadcast'],
+    to: 'needs_attention',
+    requires: 'a reason it will not succeed by retrying (a NeedsAttentionReason)',
+  },
+  cancel: {
+    from: ['planned', 'signed', 'broadcast', 'needs_attention'],
+    to: 'cancelled',
+    requires: 'its authorization cancelled on chain (or never signed) and a new leg planned in its place',
+  },
+} as const satisfies Record<string, StatusMove<PayoutLegStatus>>;
+
+/** Legs the settlement loop drives and whose amounts make up the deposit; the others are kept for the record. */
+export const ACTIVE_PAYOUT_LEG_STATUSES = ['planned', 'signed', 'broadcast', 'confirmed', 'needs_attention'] as const satisfies readonly PayoutLegStatus[];
+
+/**
+ * Active legs not paid yet, which settlement drives on its own: a forwarded deposit with one still
+ * owes work and keeps a job (the reconciler re-queues it); a needs_attention leg waits for a person.
+ */
+export const PAYOUT_LEG_STATUSES_UNPAID = ['planned', 'signed', 'broadcast'] as const satisfies readonly PayoutLegStatus[];
+
+export const PAYOUT_TRANSACTION_STATUSES = ['recorded', 'sent', 'mined', 'reverted', 'replaced'] as const;
+export type PayoutTransactionStatus = (typeof PAYOUT_TRANSACTION_STATUSES)[number];
+
+export const PAYOUT_TRANSACTION_MOVES = {
+  send: { from: ['recorded', 'sent'], to: 'sent', requires: 'the node accepted it' },
+  mine: { from: ['recorded', 'sent'], to: 'mined', requires: 'its receipt, successful' },
+  revert: { from: ['recorded', 'sent'], to: 'reverted', requires: 'its receipt, reverted' },
+  replace: { from: ['recorded', 'sent'], to: 'replaced', requires: 'another transaction of the same relayer nonce mined' },
+} as const satisfies Record<string, StatusMove<PayoutTransactionStatus>>;
+
+type MachineStatus = DepositStatus | PayoutLegStatus | PayoutTransactionStatus;
+
+/** True when `moves` has a move from `from` to `to`. */
+export function canMove<S extends string>(moves: Readonly<Record<string, StatusMove<S>>>, from: S, to: S): boolean {
+  return Object.values(moves).some((move) => move.to === to && move.from.includes(from));
+}
+
+/**
+ * The statuses as a SQL list for `status IN (...)`. Safe to inline: only the literals of this
+ * module reach it (the type allows nothing else).
+ */
+export function sqlStatusList(statuses: readonly MachineStatus[]): string {
+  if (statuses.length === 0) throw new Error('an empty status list guards nothing');
+  return statuses.map((status) => `'${status}'`).join(', ');
+}
+
+/**
+ * Why a leg (and its deposit) needs a person: each is a revert the token will repeat however
+ * often the leg is sent. A blacklisted recipient is named by its leg.
+ */
+export const NEEDS_ATTENTION_REASONS = [
+  'payout_address_blacklisted',
+  'fee_address_blacklisted',
+  'affiliate_address_blacklisted',
+  'temporary_wallet_blacklisted',
+  'authorization_cancelled',
+  'insufficient_balance',
+  'transfer_reverted',
+] as const;
+export type NeedsAttentionReason = (typeof NEEDS_ATTENTION_REASONS)[number];
+
+/** A blacklisted recipient, named by the leg that pays it. */
+export const RECIPIENT_BLACKLISTED_REASON: Readonly<Record<PayoutLegKind, NeedsAttentionReason>> = {
+  merchant: 'payout_address_blacklisted',
+  platform: 'fee_address_blacklisted',
+  affiliate: 'affiliate_address_blacklisted',
+};
+
+/**
+ * Whether a leg that needs attention parks its whole deposit (forwarding → needs_attention): only
+ * the merchant's leg does, since it is what the deposit's callback waits for; a fee or affiliate
+ * leg that needs a person never holds the merchant's payout or callback back, it is listed and
+ * counted on its own. For a split that pays the merchant nothing, any leg does.
+ */
+export function legParksDeposit(leg: PayoutLegKind, legsOfDeposit: readonly PayoutLegKind[]): boolean {
+  return leg === 'merchant' || !legsOfDeposit.includes('merchant');
+}
