@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
 import type { EvmAddress } from './evm-address';
+import { randomBytesFromPool } from './random-bytes';
 
 /**
  * `address_in` is the temporary wallet address sealed with AES-256-GCM:
@@ -38,7 +39,7 @@ export function createSealingKeyRing(keys: readonly SealingKey[]): SealingKeyRin
 
 export function sealAddressIn(address: EvmAddress, ring: SealingKeyRing): string {
   const { id, key } = ring.current;
-  const iv = randomBytes(IV_BYTES);
+  const iv = randomBytesFromPool(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(id));
   const ciphertext = Buffer.concat([cipher.update(Buffer.from(address.slice(2), 'hex')), cipher.final()]);

@@ -7,6 +7,7 @@ export * from './callback-address-policy';
 export * from './callback-params';
 export * from './provider-catalogue';
 export * from './address-in-codec';
+export * from './random-bytes';
 export * from './email';
 export * from './currencies';
 export * from './wallet-request';

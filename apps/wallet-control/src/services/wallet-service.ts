@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { getAddress } from 'viem';
 import {
@@ -9,6 +8,7 @@ import {
   parseAffiliateWalletRequest,
   parseCustomAffiliateWalletRequest,
   parseWalletRequest,
+  randomBytesFromPool,
   payoutToTemporaryWallet,
   sameAffiliateTerms,
   sealAddressIn,
@@ -117,9 +117,14 @@ export class WalletService {
     const key = request.dedupeKey.toString('base64');
     const known = this.remembered.get(key);
     if (known) return { created: false, data: this.answerRepeat(known, terms) };
-    // Payout rule (own-wallets in @gateway/domain): not for a repeat answered from memory, which passed it.
-    if (await this.isTemporaryWallet(request.payoutAddress)) throw payoutToTemporaryWallet();
-    const candidate = await this.deps.addresses.take();
+    // Payout rule (own-wallets in @gateway/domain), asked while the address is derived; a repeat
+    // answered from memory passed it when it was created. An index taken for a refused request is
+    // handed out next (one lost to an error is a harmless gap).
+    const [payoutIsTemporaryWallet, candidate] = await Promise.all([this.isTemporaryWallet(request.payoutAddress), this.deps.addresses.take()]);
+    if (payoutIsTemporaryWallet) {
+      this.deps.addresses.giveBack(candidate);
+      throw payoutToTemporaryWallet();
+    }
     const { row, created } = await this.createOrGetWallet({
         hdIndex: candidate.hdIndex,
         polygonAddress: candidate.polygonAddress,
@@ -128,7 +133,7 @@ export class WalletService {
         callbackUrl: request.callbackUrl,
         dedupeKey: request.dedupeKey,
         // 192 random bits: support staff quote it, nobody can guess it.
-        ipnToken: randomBytes(24).toString('base64url'),
+        ipnToken: randomBytesFromPool(24).toString('base64url'),
         keyFingerprint: this.deps.addresses.keyFingerprint,
         affiliate: terms && {
           affiliateAddress: terms.address,
