@@ -1,13 +1,5 @@
 /** The watcher's rules about reorgs and retries, kept free of I/O so they can be read and tested alone. */
-import type { FinalityMode } from '@gateway/domain';
-
-/** The head of one round and what the finality rule (packages/domain chain-finality) makes of it. */
-export interface FinalityView {
-  head: bigint;
-  mode: FinalityMode | undefined;
-  /** The newest block the rule treats as final; undefined while the rule is undecided. */
-  boundary: bigint | undefined;
-}
+import type { FinalityView } from '@gateway/domain';
 
 /**
  * After a reorg at `cursorBlock`, the highest block that cannot have changed: the finality

@@ -1,15 +1,14 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { FinalityView } from './chain-rules';
+import type { FinalityView } from '@gateway/domain';
+import { FinalityGauges } from '@gateway/http';
 
 export type DepositEvent = 'seen' | 'final' | 'orphaned';
-const FINALITY_MODES = ['finalized', 'depth', 'undecided'] as const;
 
 /** What an operator watches: is the watcher leading, keeping up, and seeing deposits? */
 export class WatcherMetrics {
   readonly headBlock: Gauge;
   readonly finalizedBlock: Gauge;
-  readonly finalityMode: Gauge<'mode'>;
-  readonly finalityLagBlocks: Gauge;
+  readonly finality: FinalityGauges;
   readonly cursorBlock: Gauge;
   readonly lagBlocks: Gauge;
   readonly leader: Gauge;
@@ -28,18 +27,7 @@ export class WatcherMetrics {
       help: "the chain's finalized block (0 when the RPC does not report one)",
       registers,
     });
-    this.finalityMode = new Gauge({
-      name: 'chain_finality_mode',
-      help: "1 for the rule deposits become final by: the node's finalized tag, CONFIRMATIONS depth (node without the tag), or undecided yet",
-      labelNames: ['mode'] as const,
-      registers,
-    });
-    for (const mode of FINALITY_MODES) this.finalityMode.set({ mode }, mode === 'undecided' ? 1 : 0);
-    this.finalityLagBlocks = new Gauge({
-      name: 'chain_finality_lag_blocks',
-      help: 'head minus the newest block the finality rule treats as final (grows while the chain does not finalize)',
-      registers,
-    });
+    this.finality = new FinalityGauges(registry, 'deposits');
     this.cursorBlock = new Gauge({ name: 'chain_watcher_cursor_block', help: 'last block fully processed', registers });
     this.lagBlocks = new Gauge({ name: 'chain_watcher_lag_blocks', help: 'head minus cursor', registers });
     this.leader = new Gauge({ name: 'chain_watcher_leader', help: '1 when this instance holds the lead for its chain', registers });
@@ -77,10 +65,8 @@ export class WatcherMetrics {
   }
 
   observeFinality(view: FinalityView, finalized: bigint | undefined): void {
-    const current: (typeof FINALITY_MODES)[number] = view.mode ?? 'undecided';
-    for (const mode of FINALITY_MODES) this.finalityMode.set({ mode }, mode === current ? 1 : 0);
+    this.finality.observe(view);
     this.finalizedBlock.set(Number(finalized ?? 0n));
-    if (view.boundary !== undefined) this.finalityLagBlocks.set(Number(view.head - view.boundary));
   }
 
   observePosition(head: bigint, cursor: bigint): void {

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, RpcProxy, type TestDatabase } from '@gateway/testkit';
 import { startLocalChain, type LocalChain } from './support/local-chain';
-import { startRpcProxy, type RpcProxy } from './support/rpc-proxy';
 import { insertWallet } from './support/wallets';
 import {
   CONFIRMATIONS,
@@ -25,14 +24,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   [db, chain] = await Promise.all([createTestDatabase('watcher_finality'), startLocalChain()]);
-  proxy = await startRpcProxy(chain.anvil.rpcUrl);
+  proxy = await RpcProxy.start(chain.anvil.rpcUrl);
   target = { db, rpcUrl: proxy.url, token: chain.token, redisPrefix: uniqueRedisPrefix() };
 });
 
 afterEach(async () => {
   await app?.close();
   app = undefined;
-  proxy.setFinalizedTag('pass');
+  proxy.finalizedTag = 'pass';
   proxy.refuseFinalizedTagTimes(0);
 });
 
@@ -70,7 +69,7 @@ const mode = (watcher: FastifyInstance, name: string) => metricValue(watcher, 'c
 
 describe('finality where the node serves the finalized tag', () => {
   it('a deposit far deeper than CONFIRMATIONS stays unfinal while the finalized block has not reached it', async () => {
-    proxy.setFinalizedTag({ stalledAt: await chain.head() });
+    proxy.finalizedTag = { stalledAt: await chain.head() };
     const watcher = await watch();
     const walletId = await depositSeen(1_000_000n);
 
@@ -83,13 +82,13 @@ describe('finality where the node serves the finalized tag', () => {
     expect(await metricValue(watcher, 'chain_finality_lag_blocks')).toBeGreaterThanOrEqual(CONFIRMATIONS * 50);
 
     // Finality moves again (anvil's own finalized block is head - 64, past the deposit now).
-    proxy.setFinalizedTag('pass');
+    proxy.finalizedTag = 'pass';
     await waitFor('the deposit final', async () => (await statusOf(walletId)) === 'final');
     expect(await metricValue(watcher, 'chain_finality_lag_blocks')).toBe(64);
   });
 
   it('an error answer to the finalized query now and then does not switch finality to depth', async () => {
-    proxy.setFinalizedTag({ stalledAt: await chain.head() });
+    proxy.finalizedTag = { stalledAt: await chain.head() };
     const watcher = await watch();
     const walletId = await depositSeen(2_000_000n);
 
@@ -107,7 +106,7 @@ describe('finality where the node serves the finalized tag', () => {
 
 describe('finality where the node does not serve the finalized tag', () => {
   it('falls back to CONFIRMATIONS depth, and switches to the tag once the node starts answering it', async () => {
-    proxy.setFinalizedTag('refuse');
+    proxy.finalizedTag = 'refuse';
     const watcher = await watch();
     const walletId = await depositSeen(3_000_000n);
     await chain.mine(CONFIRMATIONS - 1);
@@ -119,7 +118,7 @@ describe('finality where the node does not serve the finalized tag', () => {
     expect(await metricValue(watcher, 'chain_finality_lag_blocks')).toBe(CONFIRMATIONS);
 
     // The node (or the one behind the load balancer) now serves the tag, and its finality is stalled.
-    proxy.setFinalizedTag({ stalledAt: await chain.head() });
+    proxy.finalizedTag = { stalledAt: await chain.head() };
     await sleep(500);
     const later = await depositSeen(4_000_000n);
     await chain.mine(CONFIRMATIONS * 10);

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { settlementJobId } from '@gateway/queue';
-import { createTestDatabase, findFreePort, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, findFreePort, RpcProxy, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
 import { FINALIZED_LAG, startLocalChain, type LocalChain } from './support/local-chain';
-import { startRpcProxy, type RpcProxy } from './support/rpc-proxy';
 import { insertWallet } from './support/wallets';
 import {
   countDeposits,
@@ -44,7 +43,7 @@ async function amountsOf(walletId: string): Promise<string[]> {
 
 beforeAll(async () => {
   [db, chain] = await Promise.all([createTestDatabase('watcher_resilience'), startLocalChain()]);
-  proxy = await startRpcProxy(chain.anvil.rpcUrl);
+  proxy = await RpcProxy.start(chain.anvil.rpcUrl);
   direct = { db, rpcUrl: chain.anvil.rpcUrl, token: chain.token, redisPrefix: uniqueRedisPrefix() };
 });
 
@@ -60,20 +59,20 @@ it('keeps retrying while the RPC fails or hangs, counts the errors, and loses no
   await waitFor('the first cursor', async () => app.chainWatcher.status().cursorBlock !== null);
   const wallet = await insertWallet(db.pool);
 
-  proxy.setMode('fail');
+  proxy.mode = 'down';
   await chain.sendUsdc(wallet.address, 1_000_000n);
   await chain.mine(3);
   await chain.sendUsdc(wallet.address, 2_000_000n);
   await waitFor('RPC errors counted', async () => (await metricValue(app, 'chain_watcher_rpc_errors_total')) > 0);
 
-  proxy.setMode('hang');
+  proxy.mode = 'hang';
   await chain.sendUsdc(wallet.address, 3_000_000n);
   const requestsBefore = proxy.requests;
   await sleep(1_500);
   expect(proxy.requests).toBeGreaterThan(requestsBefore);
   expect(await amountsOf(wallet.id)).toEqual([]);
 
-  proxy.setMode('pass');
+  proxy.mode = 'pass';
   await waitFor('every deposit made during the outage', async () => (await amountsOf(wallet.id)).length === 3);
   await chain.mine(FINALIZED_LAG);
   await waitFor('all final', async () => (await depositsOf(db.pool, wallet.id)).every((d) => d.status === 'final'));

@@ -17,7 +17,6 @@ import { SettlementMetrics } from './metrics';
 import { CallbackQueueEnqueuer, SettlementRuntime } from './settlement-runtime';
 import { crashAt, noCrashes } from './services/crash-points';
 import { DepositReplanner } from './services/deposit-replanner';
-import { LegFailureJudge } from './services/leg-failure';
 import { PayoutFinality } from './services/payout-finality';
 import { PayoutLegDriver } from './services/payout-leg-driver';
 import { Relayer } from './services/relayer';
@@ -147,7 +146,6 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
       relayer,
       keys,
       finality: new PayoutFinality({ chain, confirmations: raw.CONFIRMATIONS, metrics, log }),
-      failures: new LegFailureJudge(chain),
       settings: {
         platformFeeAddress: config.platformFeeAddress,
         authorizationValiditySeconds: raw.AUTHORIZATION_VALIDITY_SECONDS,

@@ -16,6 +16,7 @@ import { DEFAULT_MAX_BLOCK_RANGE, PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
 import { DEFAULT_DUST_THRESHOLD } from '@gateway/domain';
 import type { RedisSettings } from '@gateway/queue';
 import { CRASH_POINTS, type CrashPoint } from './services/crash-points';
+import type { SettlementChainOptions } from './services/settlement-chain';
 
 const ADDRESS = '^0x[0-9a-fA-F]{40}$';
 
@@ -157,5 +158,16 @@ export function loadSettlementConfig(env: NodeJS.ProcessEnv = process.env): Sett
     relayerKey,
     mnemonic: raw.SETTLEMENT_MNEMONIC,
     crashAt: raw.SETTLEMENT_CRASH_AT,
+  };
+}
+
+/** How the worker and its commands reach the chain: the same node, token and log range for all. */
+export function settlementChainOptions({ raw, tokenAddress }: SettlementConfig): SettlementChainOptions {
+  return {
+    rpcUrl: raw.CHAIN_RPC_URL,
+    chainId: raw.CHAIN_ID,
+    token: tokenAddress,
+    pollingIntervalMs: raw.POLL_INTERVAL_MS,
+    maxBlockRange: raw.MAX_BLOCK_RANGE,
   };
 }

@@ -2,7 +2,7 @@ import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db';
 import { runServer } from '@gateway/http';
 import { buildSettlementWorkerApp } from './app';
-import { loadSettlementConfig } from './config';
+import { loadSettlementConfig, settlementChainOptions } from './config';
 import { SettlementChain } from './services/settlement-chain';
 
 async function main(): Promise<void> {
@@ -10,13 +10,7 @@ async function main(): Promise<void> {
   const { raw } = config;
   // The token's EIP-712 domain is read from the chain here; a node that is down, on another
   // chain, or a token whose domain does not match its DOMAIN_SEPARATOR stops the boot.
-  const chain = await SettlementChain.connect({
-    rpcUrl: raw.CHAIN_RPC_URL,
-    chainId: raw.CHAIN_ID,
-    token: config.tokenAddress,
-    pollingIntervalMs: raw.POLL_INTERVAL_MS,
-    maxBlockRange: raw.MAX_BLOCK_RANGE,
-  });
+  const chain = await SettlementChain.connect(settlementChainOptions(config));
   const pool = createPool(databasePoolOptions(raw, 'settlement-worker'));
   const app = await buildSettlementWorkerApp({ config, pool, chain });
   app.addHook('onClose', () => pool.end());

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { FinalityMode } from '@gateway/domain';
+import { FinalityGauges } from '@gateway/http';
 
 /**
  * How one run of a deposit's settlement job ended. forwarded: every leg confirmed, the job is done;
@@ -10,7 +10,6 @@ import type { FinalityMode } from '@gateway/domain';
  */
 export type SettlementOutcome = 'forwarded' | 'in_flight' | 'held' | 'orphaned' | 'not_final' | 'busy' | 'error' | 'needs_attention';
 export type RelayerSendKind = 'initial' | 'rebroadcast' | 'fee-bump' | 're-signed' | 'new-nonce' | 'nonce-filler';
-const FINALITY_MODES = ['finalized', 'depth', 'undecided'] as const;
 
 /** The settlement worker's own Prometheus metrics, registered on the app's registry. */
 export class SettlementMetrics {
@@ -29,24 +28,12 @@ export class SettlementMetrics {
   readonly needsAttention: Counter<'reason'>;
   readonly legWaits: Counter<'reason'>;
 
-  readonly finalityMode: Gauge<'mode'>;
-  readonly finalityLagBlocks: Gauge;
+  readonly finality: FinalityGauges;
   readonly feeCeiling: Counter<'outcome'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.finalityMode = new Gauge({
-      name: 'chain_finality_mode',
-      help: "1 for the rule payouts become final by: the node's finalized tag, CONFIRMATIONS depth (node without the tag), or undecided yet",
-      labelNames: ['mode'],
-      registers,
-    });
-    for (const mode of FINALITY_MODES) this.finalityMode.set({ mode }, mode === 'undecided' ? 1 : 0);
-    this.finalityLagBlocks = new Gauge({
-      name: 'chain_finality_lag_blocks',
-      help: 'head minus the newest block the finality rule treats as final (grows while the chain does not finalize)',
-      registers,
-    });
+    this.finality = new FinalityGauges(registry, 'payouts');
     this.feeCeiling = new Counter({
       name: 'settlement_fee_ceiling_total',
       help: 'MAX_FEE_PER_GAS_GWEI at work: capped = a payout transaction signed at the ceiling instead of its estimate or bump; held = a stuck one left as it is, already at the ceiling (once per transaction)',
@@ -131,11 +118,5 @@ export class SettlementMetrics {
       help: 'Deposits in needs_attention now (their payout will not succeed by retrying; an operator replans them)',
       registers,
     });
-  }
-
-  observeFinality(mode: FinalityMode | undefined, head: bigint, boundary: bigint | undefined): void {
-    const current: (typeof FINALITY_MODES)[number] = mode ?? 'undecided';
-    for (const label of FINALITY_MODES) this.finalityMode.set({ mode: label }, label === current ? 1 : 0);
-    if (boundary !== undefined) this.finalityLagBlocks.set(Number(head - boundary));
   }
 }

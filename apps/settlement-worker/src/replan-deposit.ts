@@ -13,7 +13,7 @@ import { createPool, SettlementRepository, type DepositNeedingAttention } from '
 import { formatUsdc } from '@gateway/domain';
 import { SETTLEMENT_JOB_NAME, settlementJobId, settlementJobOptions } from '@gateway/queue';
 import { buildSettlementWorkerApp } from './app';
-import { loadSettlementConfig } from './config';
+import { loadSettlementConfig, settlementChainOptions } from './config';
 import { SettlementChain } from './services/settlement-chain';
 
 const USAGE = 'usage: replan --list | replan <deposit-id> [--timeout <seconds>]';
@@ -71,12 +71,7 @@ function describe(deposit: DepositNeedingAttention): string {
 async function replan(depositId: string, timeoutMs: number): Promise<number> {
   const config = loadSettlementConfig();
   const { raw } = config;
-  const chain = await SettlementChain.connect({
-    rpcUrl: raw.CHAIN_RPC_URL,
-    chainId: raw.CHAIN_ID,
-    token: config.tokenAddress,
-    pollingIntervalMs: raw.POLL_INTERVAL_MS,
-  });
+  const chain = await SettlementChain.connect(settlementChainOptions(config));
   const pool = createPool({ ...databasePoolOptions(raw, 'settlement-replan'), max: 3 });
   // The worker's app, never started: the same components and checks (seed, relayer), no consumer.
   const app = await buildSettlementWorkerApp({ config, pool, chain, logger: false });

@@ -29,7 +29,7 @@ const holder = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 150 });
 
 beforeAll(async () => {
   fixture = await SettlementFixture.start('chain_errors');
-  admin = { rpcUrl: fixture.anvil.rpcUrl, chainId: fixture.anvil.chainId, token: fixture.token, adminKey: anvilAccounts[0].privateKey };
+  admin = fixture.tokenAdmin;
   await mintTestUsdc({ ...admin, ownerKey: anvilAccounts[0].privateKey, to: holder.address, amount: 5n * USDC });
 });
 

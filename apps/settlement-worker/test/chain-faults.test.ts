@@ -1,32 +1,12 @@
-import type { FastifyInstance } from 'fastify';
 import type { Hash } from 'viem';
-import { RpcProxy } from './rpc-proxy';
-import { SettlementFixture, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
+import { RpcProxy } from '@gateway/testkit';
+import { SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
 
 jest.setTimeout(180_000);
 
 let fixture: SettlementFixture;
-let app: FastifyInstance | undefined;
 
-beforeAll(async () => {
-  fixture = await SettlementFixture.start('faults');
-});
-
-afterEach(async () => {
-  await app?.close();
-  app = undefined;
-  await fixture.testClient().setAutomine(true);
-});
-
-afterAll(async () => {
-  await fixture?.close();
-});
-
-async function startApp(overrides: Record<string, string>): Promise<FastifyInstance> {
-  app = await fixture.buildApp(overrides);
-  app.settlement.start();
-  return app;
-}
+settlementFixtureForFile('faults', (started) => (fixture = started));
 
 /** Balances, authorization uses and the callback row of a deposit paid exactly once (1% fee). */
 async function expectPaidOnce(wallet: TestWallet, deposit: TestDeposit): Promise<void> {
@@ -41,23 +21,6 @@ async function expectPaidOnce(wallet: TestWallet, deposit: TestDeposit): Promise
   expect(await fixture.deliveryOf(deposit.id)).toHaveLength(1);
 }
 
-/** Both legs' first transactions recorded AND broadcast (recorded alone could still be unsent). */
-async function waitForBothSent(deposit: TestDeposit): Promise<void> {
-  await waitFor(
-    async () => {
-      const transactions = await fixture.transactionsOf(deposit.id);
-      return transactions.length === 2 && transactions.every((t) => t.status === 'sent');
-    },
-    20_000,
-    'both legs sent',
-  );
-}
-
-async function metric(name: string): Promise<string> {
-  const body = (await app!.inject({ method: 'GET', url: '/metrics' })).body;
-  return body.split('\n').filter((line) => line.startsWith(name)).join('\n');
-}
-
 describe('RPC failures', () => {
   let proxy: RpcProxy;
 
@@ -70,7 +33,7 @@ describe('RPC failures', () => {
   });
 
   it('a broadcast whose answer is lost, then the RPC down for a while: retries, finds the mined transaction, pays once', async () => {
-    await startApp({ CHAIN_RPC_URL: proxy.url });
+    await fixture.startApp({ CHAIN_RPC_URL: proxy.url });
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 12n * USDC);
     proxy.mode = 'lose-next-send';
@@ -81,7 +44,7 @@ describe('RPC failures', () => {
     await waitFor(async () => proxy.refused >= 3, 20_000, 'the worker to retry against the dead RPC');
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(11_880_000n);
     expect(await fixture.depositStatus(deposit.id)).toBe('forwarding');
-    expect(await metric('settlement_chain_errors_total')).toMatch(/ [1-9]\d*$/);
+    expect(await fixture.metric('settlement_chain_errors_total')).toBeGreaterThanOrEqual(1);
 
     proxy.mode = 'pass';
     await fixture.waitForPaidOut(deposit.id, 60_000);
@@ -97,7 +60,7 @@ describe('RPC failures', () => {
 
 describe('transactions that do not get mined', () => {
   it('replaces a stuck transaction with the same relayer nonce and a higher fee, the one at the head of the relayer queue first', async () => {
-    await startApp({ STUCK_TX_TIMEOUT_MS: '1000' });
+    await fixture.startApp({ STUCK_TX_TIMEOUT_MS: '1000' });
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 8n * USDC);
     await fixture.testClient().setAutomine(false);
@@ -130,14 +93,9 @@ describe('transactions that do not get mined', () => {
   });
 
   it('sends a dropped transaction again, byte for byte', async () => {
-    await startApp({ STUCK_TX_TIMEOUT_MS: '600000' });
-    const wallet = await fixture.createWallet();
-    const deposit = await fixture.deposit(wallet, 6n * USDC);
+    const { wallet, deposit } = await fixture.sendUnmined(6n * USDC);
     const client = fixture.testClient();
-    await client.setAutomine(false);
-    await fixture.enqueue(deposit.id);
-
-    await waitForBothSent(deposit);
+    await fixture.waitForSent(deposit.id);
     const [merchant] = await fixture.transactionsOf(deposit.id);
     const hash = merchant!.tx_hash as Hash;
     await client.dropTransaction({ hash });
@@ -148,7 +106,7 @@ describe('transactions that do not get mined', () => {
     );
     // The counter moves once the broadcast call returns, a moment after the node has the transaction.
     await waitFor(
-      async () => / [1-9]\d*$/.test(await metric('settlement_relayer_transactions_total{kind="rebroadcast"')),
+      async () => (await fixture.metric('settlement_relayer_transactions_total', 'kind="rebroadcast"')) >= 1,
       5_000,
       'the rebroadcast to be counted',
     );
@@ -164,13 +122,9 @@ describe('transactions that do not get mined', () => {
   });
 
   it('after a transaction reverts (authorization expired), renews the signature with the same nonce and sends under a new relayer nonce', async () => {
-    await startApp({ STUCK_TX_TIMEOUT_MS: '600000', AUTHORIZATION_VALIDITY_SECONDS: '600' });
-    const wallet = await fixture.createWallet();
-    const deposit = await fixture.deposit(wallet, 4n * USDC);
+    const { wallet, deposit } = await fixture.sendUnmined(4n * USDC, { AUTHORIZATION_VALIDITY_SECONDS: '600' });
     const client = fixture.testClient();
-    await client.setAutomine(false);
-    await fixture.enqueue(deposit.id);
-    await waitForBothSent(deposit);
+    await fixture.waitForSent(deposit.id);
     const noncesBefore = (await fixture.legsOf(deposit.id)).map((leg) => leg.authorization_nonce);
 
     // Mine them an hour later: both authorizations have expired, both transactions revert.

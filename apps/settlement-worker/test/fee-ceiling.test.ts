@@ -1,40 +1,14 @@
-import type { FastifyInstance } from 'fastify';
 import { parseGwei } from 'viem';
 import { loadSettlementConfig } from '../src/config';
-import { SettlementFixture, USDC, waitFor, type TestDeposit } from './settlement-fixture';
+import { SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from './settlement-fixture';
 
 jest.setTimeout(120_000);
 
 let fixture: SettlementFixture;
-let app: FastifyInstance | undefined;
 
-beforeAll(async () => {
-  fixture = await SettlementFixture.start('fee_ceiling');
-});
-
-afterEach(async () => {
-  await app?.close();
-  app = undefined;
-  await fixture.testClient().setAutomine(true);
-});
-
-afterAll(async () => {
-  await fixture?.close();
-});
+settlementFixtureForFile('fee_ceiling', (started) => (fixture = started));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function startApp(overrides: Record<string, string>): Promise<FastifyInstance> {
-  app = await fixture.buildApp(overrides);
-  app.settlement.start();
-  return app;
-}
-
-async function metric(name: string, labels = ''): Promise<number> {
-  const body = (await app!.inject({ method: 'GET', url: '/metrics' })).body;
-  const line = body.split('\n').find((l) => l.startsWith(name) && l.includes(labels));
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
-}
 
 interface RecordedFees {
   leg: string;
@@ -55,7 +29,7 @@ async function feesOf(deposit: TestDeposit): Promise<RecordedFees[]> {
 describe('the fee ceiling (MAX_FEE_PER_GAS_GWEI)', () => {
   it('a stuck transaction bumped again and again never goes above it, and stops at it, saying so', async () => {
     const ceiling = parseGwei('4');
-    await startApp({ STUCK_TX_TIMEOUT_MS: '200', MAX_FEE_PER_GAS_GWEI: '4' });
+    await fixture.startApp({ STUCK_TX_TIMEOUT_MS: '200', MAX_FEE_PER_GAS_GWEI: '4' });
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 7n * USDC);
     await fixture.testClient().setAutomine(false);
@@ -65,7 +39,7 @@ describe('the fee ceiling (MAX_FEE_PER_GAS_GWEI)', () => {
     // comes at the third bump; eight bumps would reach 13 gwei.
     const bumps = async () => (await feesOf(deposit)).filter((t) => t.reason === 'fee-bump').length;
     await waitFor(
-      async () => (await metric('settlement_fee_ceiling_total', 'outcome="held"')) >= 1 || (await bumps()) >= 8,
+      async () => (await fixture.metric('settlement_fee_ceiling_total', 'outcome="held"')) >= 1 || (await bumps()) >= 8,
       30_000,
       'the ceiling reached, or eight bumps',
     );
@@ -91,14 +65,14 @@ describe('the fee ceiling (MAX_FEE_PER_GAS_GWEI)', () => {
     // Above the base fee (so it can be mined), below the estimate (base fee · 1.2 + the tip).
     const ceilingGwei = ((Number(baseFeePerGas) * 1.05) / 1e9).toFixed(9);
     const ceiling = parseGwei(ceilingGwei);
-    await startApp({ STUCK_TX_TIMEOUT_MS: '600000', MAX_FEE_PER_GAS_GWEI: ceilingGwei });
+    await fixture.startApp({ STUCK_TX_TIMEOUT_MS: '600000', MAX_FEE_PER_GAS_GWEI: ceilingGwei });
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 3n * USDC);
     await fixture.enqueue(deposit.id);
     await fixture.waitForPaidOut(deposit.id);
     const fees = await feesOf(deposit);
     expect(fees.map((t) => t.maxFeePerGas)).toEqual([ceiling, ceiling]);
-    expect(await metric('settlement_fee_ceiling_total', 'outcome="capped"')).toBe(2);
+    expect(await fixture.metric('settlement_fee_ceiling_total', 'outcome="capped"')).toBe(2);
   });
 
   it('is read in gwei, and refused at 0', () => {

@@ -1,37 +1,28 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Job } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { SettlementRepository } from '@gateway/db';
 import { settlementJobId } from '@gateway/queue';
-import { SettlementFixture, USDC, waitFor, type TestDeposit } from './settlement-fixture';
+import { RpcProxy } from '@gateway/testkit';
+import { SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from './settlement-fixture';
 
 jest.setTimeout(120_000);
 
 let fixture: SettlementFixture;
-let node: TestNode;
-let app: FastifyInstance | undefined;
+let node: RpcProxy;
+
+settlementFixtureForFile('jobflow', (started) => (fixture = started));
 
 beforeAll(async () => {
-  fixture = await SettlementFixture.start('jobflow');
-  node = await TestNode.start(fixture.anvil.rpcUrl);
+  node = await RpcProxy.start(fixture.anvil.rpcUrl);
+  // Without the tag, payouts are final at CONFIRMATIONS depth; by anvil's tag they would be final at once.
+  node.finalizedTag = 'refuse';
 });
 
-afterEach(async () => {
-  await app?.close();
-  app = undefined;
-});
-
-afterAll(async () => {
-  await node?.close();
-  await fixture?.close();
-});
+afterAll(() => node?.close());
 
 /** A worker on the test node: payouts are final at CONFIRMATIONS depth (the tests mine the blocks). */
-async function startApp(overrides: Record<string, string> = {}): Promise<FastifyInstance> {
-  app = await fixture.buildApp({ CHAIN_RPC_URL: node.url, ...overrides });
-  app.settlement.start();
-  return app;
+function startApp(overrides: Record<string, string> = {}): Promise<FastifyInstance> {
+  return fixture.startApp({ CHAIN_RPC_URL: node.url, ...overrides });
 }
 
 async function jobOf(depositId: string): Promise<Job> {
@@ -49,16 +40,6 @@ async function jobSummary(depositId: string): Promise<{ state: string; attemptsM
   return { state: await job.getState(), attemptsMade: job.attemptsMade, failedReason: job.failedReason || undefined };
 }
 
-async function legsSent(deposit: TestDeposit): Promise<boolean> {
-  const transactions = await fixture.transactionsOf(deposit.id);
-  return transactions.length === 2 && transactions.every((t) => t.status === 'sent');
-}
-
-async function metric(name: string): Promise<string> {
-  const body = (await app!.inject({ method: 'GET', url: '/metrics' })).body;
-  return body.split('\n').filter((line) => line.startsWith(name)).join('\n');
-}
-
 describe('what is not a failure', () => {
   it('a deposit locked by another worker (busy): the job is delayed and comes back, attemptsMade unchanged', async () => {
     const wallet = await fixture.createWallet();
@@ -70,7 +51,7 @@ describe('what is not a failure', () => {
       await fixture.enqueue(deposit.id);
       await waitFor(async () => (await jobOf(deposit.id)).attemptsStarted >= 3, 20_000, 'the job to be tried three times');
       expect(await jobSummary(deposit.id)).toEqual({ state: expect.stringMatching(/^(delayed|active|waiting)$/), attemptsMade: 0, failedReason: undefined });
-      expect(await metric('settlement_job_runs_total{outcome="busy"')).toMatch(/ [3-9]$| \d{2,}$/);
+      expect(await fixture.metric('settlement_job_runs_total', 'outcome="busy"')).toBeGreaterThanOrEqual(3);
     } finally {
       await otherWorker!.release();
     }
@@ -85,10 +66,9 @@ describe('what is not a failure', () => {
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 4n * USDC);
     await fixture.enqueue(deposit.id);
-    await waitFor(() => legsSent(deposit), 20_000, 'both legs sent');
+    await fixture.waitForSent(deposit.id);
 
-    await app!.close();
-    app = undefined;
+    await fixture.stopApp();
     expect(await jobSummary(deposit.id)).toEqual({ state: 'delayed', attemptsMade: 0, failedReason: undefined });
     expect(await fixture.depositStatus(deposit.id)).toBe('forwarding');
 
@@ -110,7 +90,7 @@ describe('one round per run', () => {
 
     // Held for a whole payout, the one slot would keep the 2nd and 3rd deposit waiting until the
     // 1st is 20 blocks deep, which it never gets while nobody mines.
-    await waitFor(async () => (await Promise.all(deposits.map(legsSent))).every(Boolean), 20_000, 'every deposit to have both legs sent');
+    await waitFor(async () => (await Promise.all(deposits.map((deposit) => fixture.legsSent(deposit.id)))).every(Boolean), 20_000, 'every deposit to have both legs sent');
     const locks = new SettlementRepository(fixture.db.pool);
     await waitFor(
       async () => {
@@ -131,7 +111,7 @@ describe('one round per run', () => {
 
 describe('merchant first', () => {
   it('a platform-fee leg whose transaction is withheld does not hold the callback back; it is paid later by the same job', async () => {
-    node.withhold = fixture.platformFeeAddress;
+    node.withholdSendsTo = fixture.platformFeeAddress;
     await startApp();
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 7n * USDC);
@@ -155,7 +135,7 @@ describe('merchant first', () => {
     await waitFor(async () => node.withheldSends >= 2, 10_000, 'the platform leg to be tried again');
     expect((await jobSummary(deposit.id)).state).toMatch(/^(delayed|active|waiting)$/);
 
-    node.withhold = undefined;
+    node.withholdSendsTo = undefined;
     await waitFor(
       async () => (await fixture.legsOf(deposit.id)).every((leg) => leg.status === 'confirmed'),
       20_000,
@@ -170,54 +150,3 @@ describe('merchant first', () => {
     expect((await fixture.legsOf(deposit.id)).map((leg) => uses.get(leg.authorization_nonce))).toEqual([1, 1]);
   });
 });
-
-/**
- * A JSON-RPC proxy in front of anvil: a node without the `finalized` tag (so a payout is final at
- * CONFIRMATIONS depth, as these tests need, and not at once, as anvil's tag would have it), which
- * refuses (as a node refuses a transaction) every eth_sendRawTransaction paying `withhold`.
- */
-class TestNode {
-  withhold: string | undefined;
-  withheldSends = 0;
-  private readonly server: http.Server;
-
-  private constructor(private readonly target: string) {
-    this.server = http.createServer((request, response) => void this.handle(request, response));
-  }
-
-  static async start(target: string): Promise<TestNode> {
-    const proxy = new TestNode(target);
-    await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve));
-    return proxy;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks).toString('utf8');
-    const message = JSON.parse(body) as { id: number; method: string; params: string[] };
-    const refuse = (error: { code: number; message: string }) =>
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error }));
-    if (message.method === 'eth_getBlockByNumber' && message.params[0] === 'finalized') {
-      refuse({ code: -32602, message: 'invalid argument 0: hex string without 0x prefix' });
-      return;
-    }
-    // The recipient is an ABI word of the calldata inside the signed transaction.
-    if (this.withhold && message.method === 'eth_sendRawTransaction' && message.params[0]!.toLowerCase().includes(this.withhold.slice(2).toLowerCase())) {
-      this.withheldSends += 1;
-      refuse({ code: -32000, message: 'transaction withheld by the test' });
-      return;
-    }
-    const upstream = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    response.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
-  }
-}

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { createWalletClient, encodeFunctionData, http, type Hex } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import {
@@ -12,10 +11,9 @@ import {
   signCancelAuthorization,
   signTransferAuthorization,
   testUsdcAdminAbi,
-  type TestUsdcAdminOptions,
 } from '@gateway/chain';
 import { anvilAccounts, TEST_MNEMONIC } from '@gateway/testkit';
-import { freshAddress, SettlementFixture, USDC, waitFor, type TestWallet } from './settlement-fixture';
+import { freshAddress, SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestWallet } from './settlement-fixture';
 
 jest.setTimeout(180_000);
 
@@ -23,37 +21,11 @@ jest.setTimeout(180_000);
 const outsider = anvilAccounts[2].privateKey;
 
 let fixture: SettlementFixture;
-let app: FastifyInstance | undefined;
-let tokenAdmin: TestUsdcAdminOptions;
 
-beforeAll(async () => {
-  fixture = await SettlementFixture.start('attention');
-  tokenAdmin = { rpcUrl: fixture.anvil.rpcUrl, chainId: fixture.anvil.chainId, token: fixture.token, adminKey: anvilAccounts[0].privateKey };
-});
+settlementFixtureForFile('attention', (started) => (fixture = started));
 
-afterEach(async () => {
-  await app?.close();
-  app = undefined;
-  await fixture.testClient().setAutomine(true);
-  // Each test starts with an empty queue: a deposit an earlier test left stuck must not hold a worker slot.
-  await fixture.settlementQueue.obliterate({ force: true });
-});
-
-afterAll(async () => {
-  await fixture?.close();
-});
-
-async function startApp(overrides: Record<string, string> = {}): Promise<FastifyInstance> {
-  app = await fixture.buildApp(overrides);
-  app.settlement.start();
-  return app;
-}
-
-/** The lines of a metric (`name` may end inside the labels: the app adds a default `service` label). */
-async function metric(name: string): Promise<string> {
-  const body = (await app!.inject({ method: 'GET', url: '/metrics' })).body;
-  return body.split('\n').filter((line) => line.startsWith(name)).join('\n');
-}
+// Each test starts with an empty queue: a deposit an earlier test left stuck must not hold a worker slot.
+afterEach(() => fixture.settlementQueue.obliterate({ force: true }));
 
 async function attentionOf(depositId: string) {
   const { rows } = await fixture.db.pool.query<{ status: string; attention_reason: string | null; attention_detail: string | null }>(
@@ -112,13 +84,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 1_000));
 
 describe('a leg the token will refuse however often it is sent', () => {
   it('merchant payout address blacklisted: leg and deposit need attention (payout_address_blacklisted), nothing sent, counted', async () => {
-    await startApp();
-    const wallet = await fixture.createWallet();
-    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, true);
-    const deposit = await fixture.deposit(wallet, 10n * USDC);
-    await fixture.enqueue(deposit.id);
-
-    await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
+    const { wallet, deposit } = await fixture.payoutAddressBlocked(10n * USDC);
     expect(await attentionOf(deposit.id)).toEqual({
       status: 'needs_attention',
       attention_reason: 'payout_address_blacklisted',
@@ -133,21 +99,13 @@ describe('a leg the token will refuse however often it is sent', () => {
     await expectNothingSentFor(deposit.id, 'merchant');
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(0n);
     expect(await fixture.deliveryOf(deposit.id)).toEqual([]);
-    expect(await metric('settlement_needs_attention_total{reason="payout_address_blacklisted"')).toMatch(/ 1$/);
+    expect(await fixture.metric('settlement_needs_attention_total', 'reason="payout_address_blacklisted"')).toBe(1);
   });
 
   it('payout blacklisted after the transaction was sent (mined and reverted): needs attention, no second transaction', async () => {
-    await startApp({ STUCK_TX_TIMEOUT_MS: '600000' });
-    const wallet = await fixture.createWallet();
-    const deposit = await fixture.deposit(wallet, 7n * USDC);
+    const { wallet, deposit } = await fixture.sendUnmined(7n * USDC);
     const client = fixture.testClient();
-    await client.setAutomine(false);
-    await fixture.enqueue(deposit.id);
-    await waitFor(
-      async () => (await fixture.transactionsOf(deposit.id)).some((t) => t.leg === 'merchant' && t.status === 'sent'),
-      20_000,
-      'the merchant leg sent',
-    );
+    await fixture.waitForSent(deposit.id, ['merchant']);
 
     // The blacklister's transaction pays a higher tip than the relayer's: mined first, in the same block.
     await sendAhead(anvilAccounts[0].privateKey, encodeFunctionData({ abi: testUsdcAdminAbi, functionName: 'blacklist', args: [wallet.payoutAddress] }));
@@ -163,19 +121,7 @@ describe('a leg the token will refuse however often it is sent', () => {
   });
 
   it('platform fee address blacklisted: the fee leg needs attention (fee_address_blacklisted); the merchant is paid and called back', async () => {
-    const feeAddress = freshAddress();
-    await setTestUsdcBlacklisted(tokenAdmin, feeAddress, true);
-    await startApp({ PLATFORM_FEE_ADDRESS: feeAddress });
-    const wallet = await fixture.createWallet();
-    const deposit = await fixture.deposit(wallet, 5n * USDC);
-    await fixture.enqueue(deposit.id);
-
-    await waitFor(
-      async () => (await legAttention(deposit.id)).some((leg) => leg.leg === 'platform' && leg.status === 'needs_attention'),
-      20_000,
-      'the platform leg to need attention',
-    );
-    await fixture.waitForStatus(deposit.id, 'forwarded', 20_000);
+    const { wallet, deposit } = await fixture.forwardedWithFeeLegBlocked(5n * USDC);
     expect(await legAttention(deposit.id)).toEqual([
       { leg: 'merchant', status: 'confirmed', attention_reason: null },
       { leg: 'platform', status: 'needs_attention', attention_reason: 'fee_address_blacklisted' },
@@ -183,33 +129,25 @@ describe('a leg the token will refuse however often it is sent', () => {
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(4_950_000n);
     expect(await fixture.usdcBalance(wallet.address)).toBe(50_000n);
     expect(await fixture.deliveryOf(deposit.id)).toEqual([expect.objectContaining({ value_forwarded_coin: '4950000', fee_coin: '50000' })]);
-    expect(await metric('settlement_needs_attention_total{reason="fee_address_blacklisted"')).toMatch(/ 1$/);
+    expect(await fixture.metric('settlement_needs_attention_total', 'reason="fee_address_blacklisted"')).toBe(1);
   });
 
   it('temporary wallet blacklisted: needs attention (temporary_wallet_blacklisted)', async () => {
-    await startApp();
+    await fixture.startApp();
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 3n * USDC);
-    await setTestUsdcBlacklisted(tokenAdmin, wallet.address, true);
+    await setTestUsdcBlacklisted(fixture.tokenAdmin, wallet.address, true);
     await fixture.enqueue(deposit.id);
 
     await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
     expect((await attentionOf(deposit.id)).attention_reason).toBe('temporary_wallet_blacklisted');
-    await setTestUsdcBlacklisted(tokenAdmin, wallet.address, false);
+    await setTestUsdcBlacklisted(fixture.tokenAdmin, wallet.address, false);
   });
 
   it('authorization cancelled by someone holding the wallet key before it was mined: needs attention (authorization_cancelled)', async () => {
-    await startApp({ STUCK_TX_TIMEOUT_MS: '600000' });
-    const wallet = await fixture.createWallet();
-    const deposit = await fixture.deposit(wallet, 6n * USDC);
+    const { wallet, deposit } = await fixture.sendUnmined(6n * USDC);
     const client = fixture.testClient();
-    await client.setAutomine(false);
-    await fixture.enqueue(deposit.id);
-    await waitFor(
-      async () => (await fixture.transactionsOf(deposit.id)).some((t) => t.leg === 'merchant' && t.status === 'sent'),
-      20_000,
-      'the merchant leg sent',
-    );
+    await fixture.waitForSent(deposit.id, ['merchant']);
     const merchantLeg = (await fixture.legsOf(deposit.id)).find((leg) => leg.leg === 'merchant')!;
     const nonce = merchantLeg.authorization_nonce as Hex;
     const domain = await readTokenDomain(fixture.rpc, fixture.token);
@@ -224,7 +162,7 @@ describe('a leg the token will refuse however often it is sent', () => {
   });
 
   it('temporary wallet emptied by someone holding its key: needs attention (insufficient_balance)', async () => {
-    await startApp();
+    await fixture.startApp();
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 9n * USDC);
     await drainTemporaryWallet(wallet, 5n * USDC);
@@ -243,14 +181,14 @@ describe('a leg the token will refuse however often it is sent', () => {
 
 describe('a paused token (an incident that ends): waited out, not parked', () => {
   it('sends nothing while the token is paused, counts the wait, and forwards once it is unpaused', async () => {
-    await startApp();
+    await fixture.startApp();
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 4n * USDC);
-    await setTestUsdcPaused(tokenAdmin, true);
+    await setTestUsdcPaused(fixture.tokenAdmin, true);
     try {
       await fixture.enqueue(deposit.id);
       await waitFor(
-        async () => / [1-9]\d*$/.test(await metric('settlement_payout_leg_waits_total{reason="token_paused"')),
+        async () => (await fixture.metric('settlement_payout_leg_waits_total', 'reason="token_paused"')) >= 1,
         20_000,
         'the pause to be noticed',
       );
@@ -259,7 +197,7 @@ describe('a paused token (an incident that ends): waited out, not parked', () =>
       expect(await fixture.transactionsOf(deposit.id)).toEqual([]);
       expect((await legAttention(deposit.id)).map((leg) => leg.status)).not.toContain('needs_attention');
     } finally {
-      await setTestUsdcPaused(tokenAdmin, false);
+      await setTestUsdcPaused(fixture.tokenAdmin, false);
     }
 
     await fixture.waitForStatus(deposit.id, 'forwarded', 60_000);

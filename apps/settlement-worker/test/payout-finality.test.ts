@@ -1,41 +1,28 @@
 import type { FastifyInstance } from 'fastify';
-import { RpcProxy } from './rpc-proxy';
-import { SettlementFixture, USDC, waitFor, type TestDeposit } from './settlement-fixture';
+import { RpcProxy } from '@gateway/testkit';
+import { SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from './settlement-fixture';
 
 jest.setTimeout(120_000);
 
 let fixture: SettlementFixture;
 let proxy: RpcProxy;
-let app: FastifyInstance | undefined;
+
+settlementFixtureForFile('payout_finality', (started) => (fixture = started));
 
 beforeAll(async () => {
-  fixture = await SettlementFixture.start('payout_finality');
   proxy = await RpcProxy.start(fixture.anvil.rpcUrl);
 });
 
-afterEach(async () => {
-  await app?.close();
-  app = undefined;
+afterEach(() => {
   proxy.finalizedTag = 'pass';
 });
 
-afterAll(async () => {
-  await proxy?.close();
-  await fixture?.close();
-});
+afterAll(() => proxy?.close());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function startApp(overrides: Record<string, string>): Promise<FastifyInstance> {
-  app = await fixture.buildApp({ CHAIN_RPC_URL: proxy.url, ...overrides });
-  app.settlement.start();
-  return app;
-}
-
-async function metric(name: string, labels = ''): Promise<number> {
-  const body = (await app!.inject({ method: 'GET', url: '/metrics' })).body;
-  const line = body.split('\n').find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && l.includes(labels));
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : Number.NaN;
+function startApp(overrides: Record<string, string>): Promise<FastifyInstance> {
+  return fixture.startApp({ CHAIN_RPC_URL: proxy.url, ...overrides });
 }
 
 /** Both legs paid on chain (mined), whatever the worker has concluded about them yet. */
@@ -59,7 +46,7 @@ describe('payout legs on a node that serves the finalized tag', () => {
     proxy.finalizedTag = { stalledAt: await fixture.rpc.getBlockNumber() };
     await startApp({ CONFIRMATIONS: '3' });
     // Decided at boot, before any payout.
-    expect(await metric('chain_finality_mode', 'mode="finalized"')).toBe(1);
+    expect(await fixture.metric('chain_finality_mode', 'mode="finalized"')).toBe(1);
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 5n * USDC);
     await fixture.enqueue(deposit.id);
@@ -70,8 +57,8 @@ describe('payout legs on a node that serves the finalized tag', () => {
     expect(await unconfirmedLegs(deposit)).toBe(2);
     expect(await fixture.depositStatus(deposit.id)).toBe('forwarding');
     expect(await fixture.deliveryOf(deposit.id)).toEqual([]);
-    expect(await metric('chain_finality_mode', 'mode="finalized"')).toBe(1);
-    expect(await metric('chain_finality_lag_blocks')).toBeGreaterThanOrEqual(100);
+    expect(await fixture.metric('chain_finality_mode', 'mode="finalized"')).toBe(1);
+    expect(await fixture.metric('chain_finality_lag_blocks')).toBeGreaterThanOrEqual(100);
 
     // Finality moves on (this anvil finalizes each block at once).
     proxy.finalizedTag = 'pass';
@@ -92,6 +79,6 @@ describe('payout legs on a node without the finalized tag', () => {
     expect(await fixture.depositStatus(deposit.id)).toBe('forwarding');
     await fixture.testClient().mine({ blocks: 3 });
     await fixture.waitForPaidOut(deposit.id);
-    expect(await metric('chain_finality_mode', 'mode="depth"')).toBe(1);
+    expect(await fixture.metric('chain_finality_mode', 'mode="depth"')).toBe(1);
   });
 });

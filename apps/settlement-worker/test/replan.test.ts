@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { createWalletClient, getAddress, http, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import {
@@ -10,39 +9,19 @@ import {
   setTestUsdcPaused,
   splitSignature,
   usdcAbi,
-  type TestUsdcAdminOptions,
 } from '@gateway/chain';
 import { anvilAccounts } from '@gateway/testkit';
-import { freshAddress, SettlementFixture, USDC, waitFor } from './settlement-fixture';
+import { freshAddress, SettlementFixture, settlementFixtureForFile, USDC, waitFor } from './settlement-fixture';
 
 jest.setTimeout(180_000);
 
 const APP_DIR = path.resolve(__dirname, '..');
 
 let fixture: SettlementFixture;
-let app: FastifyInstance | undefined;
-let tokenAdmin: TestUsdcAdminOptions;
 
-beforeAll(async () => {
-  fixture = await SettlementFixture.start('replan');
-  tokenAdmin = { rpcUrl: fixture.anvil.rpcUrl, chainId: fixture.anvil.chainId, token: fixture.token, adminKey: anvilAccounts[0].privateKey };
-});
+settlementFixtureForFile('replan', (started) => (fixture = started));
 
-afterEach(async () => {
-  await app?.close();
-  app = undefined;
-  await fixture.settlementQueue.obliterate({ force: true });
-});
-
-afterAll(async () => {
-  await fixture?.close();
-});
-
-async function startApp(overrides: Record<string, string> = {}): Promise<FastifyInstance> {
-  app = await fixture.buildApp(overrides);
-  app.settlement.start();
-  return app;
-}
+afterEach(() => fixture.settlementQueue.obliterate({ force: true }));
 
 interface CommandRun {
   code: number | null;
@@ -107,12 +86,7 @@ function transferOf(from: Address, leg: Awaited<ReturnType<typeof payoutRows>>[n
 
 describe('replan: the way out of needs_attention', () => {
   it('blacklisted payout address → needs_attention → unBlacklist → replan: old authorization cancelled on chain, forwarded exactly once', async () => {
-    await startApp();
-    const wallet = await fixture.createWallet();
-    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, true);
-    const deposit = await fixture.deposit(wallet, 10n * USDC);
-    await fixture.enqueue(deposit.id);
-    await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
+    const { wallet, deposit } = await fixture.payoutAddressBlocked(10n * USDC);
 
     const listed = await replanCommand(['--list']);
     expect(listed).toMatchObject({ code: 0, stderr: '' });
@@ -120,7 +94,7 @@ describe('replan: the way out of needs_attention', () => {
     expect(listed.stdout).toMatch(/merchant\s+needs_attention\s+9\.9 USDC to 0x[0-9a-f]{40}\s+payout_address_blacklisted \(Blacklistable: account is blacklisted\)/);
 
     // The merchant's address is cleared; the old merchant leg was signed before its estimate failed.
-    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, false);
+    await setTestUsdcBlacklisted(fixture.tokenAdmin, wallet.payoutAddress, false);
     const [oldMerchant, oldPlatform] = await payoutRows(deposit.id);
     expect(oldMerchant).toMatchObject({ leg: 'merchant', status: 'needs_attention' });
     expect(oldMerchant!.signature).not.toBeNull();
@@ -174,18 +148,7 @@ describe('replan: the way out of needs_attention', () => {
   });
 
   it('a fee leg that needs attention on a forwarded deposit: replan pays the fee to the address configured now, no second callback', async () => {
-    const blockedFeeAddress = freshAddress();
-    await setTestUsdcBlacklisted(tokenAdmin, blockedFeeAddress, true);
-    await startApp({ PLATFORM_FEE_ADDRESS: blockedFeeAddress });
-    const wallet = await fixture.createWallet();
-    const deposit = await fixture.deposit(wallet, 5n * USDC);
-    await fixture.enqueue(deposit.id);
-    await waitFor(
-      async () => (await payoutRows(deposit.id)).some((row) => row.leg === 'platform' && row.status === 'needs_attention'),
-      20_000,
-      'the fee leg to need attention',
-    );
-    await fixture.waitForStatus(deposit.id, 'forwarded', 20_000);
+    const { wallet, deposit } = await fixture.forwardedWithFeeLegBlocked(5n * USDC);
 
     const listed = await replanCommand(['--list']);
     expect(listed.stdout).toContain(`deposit ${deposit.id}  forwarded  leg needs attention`);
@@ -213,13 +176,8 @@ describe('replan: the way out of needs_attention', () => {
   });
 
   it('an old authorization relayed by someone else before the replan: confirmed as paid, not planned again, paid once', async () => {
-    await startApp();
-    const wallet = await fixture.createWallet();
-    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, true);
-    const deposit = await fixture.deposit(wallet, 4n * USDC);
-    await fixture.enqueue(deposit.id);
-    await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
-    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, false);
+    const { wallet, deposit } = await fixture.payoutAddressBlocked(4n * USDC);
+    await setTestUsdcBlacklisted(fixture.tokenAdmin, wallet.payoutAddress, false);
 
     // Anyone holding the signed authorization can relay it once the address is cleared.
     const [oldMerchant] = await payoutRows(deposit.id);
@@ -244,15 +202,10 @@ describe('replan: the way out of needs_attention', () => {
   });
 
   it('a paused token refuses the cancellation: replan says so and records nothing; after the unpause it goes through', async () => {
-    await startApp();
-    const wallet = await fixture.createWallet();
-    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, true);
-    const deposit = await fixture.deposit(wallet, 3n * USDC);
-    await fixture.enqueue(deposit.id);
-    await fixture.waitForStatus(deposit.id, 'needs_attention', 20_000);
-    await setTestUsdcBlacklisted(tokenAdmin, wallet.payoutAddress, false);
+    const { wallet, deposit } = await fixture.payoutAddressBlocked(3n * USDC);
+    await setTestUsdcBlacklisted(fixture.tokenAdmin, wallet.payoutAddress, false);
 
-    await setTestUsdcPaused(tokenAdmin, true);
+    await setTestUsdcPaused(fixture.tokenAdmin, true);
     try {
       const refused = await replanCommand([deposit.id]);
       expect(refused.code).toBe(1);
@@ -260,7 +213,7 @@ describe('replan: the way out of needs_attention', () => {
       expect((await fixture.transactionsOf(deposit.id)).filter((t) => t.reason === 'cancel')).toEqual([]);
       expect(await fixture.depositStatus(deposit.id)).toBe('needs_attention');
     } finally {
-      await setTestUsdcPaused(tokenAdmin, false);
+      await setTestUsdcPaused(fixture.tokenAdmin, false);
     }
 
     expect((await replanCommand([deposit.id])).code).toBe(0);
@@ -269,7 +222,7 @@ describe('replan: the way out of needs_attention', () => {
   });
 
   it('refuses a deposit with nothing to re-plan, an unknown one, and bad arguments', async () => {
-    await startApp();
+    await fixture.startApp();
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 2n * USDC);
     await fixture.enqueue(deposit.id);

@@ -12,7 +12,7 @@ import {
   type PublicClient,
 } from 'viem';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
-import { defineLocalChain, deployTestUsdc, mintTestUsdc, usdcAbi } from '@gateway/chain';
+import { defineLocalChain, deployTestUsdc, mintTestUsdc, setTestUsdcBlacklisted, usdcAbi, type TestUsdcAdminOptions } from '@gateway/chain';
 import { callbackJobId, QUEUE_NAMES, redisConnection, SETTLEMENT_JOB_NAME, settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
 import { anvilAccounts, createTestDatabase, startAnvil, TEST_MNEMONIC, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
 import type { FastifyInstance } from 'fastify';
@@ -54,6 +54,7 @@ export class SettlementFixture {
   private nextHdIndex = FIRST_TEMPORARY_INDEX;
   private settlementQueueInstance: Queue<SettlementJob> | undefined;
   private callbackQueueInstance: Queue | undefined;
+  private app: FastifyInstance | undefined;
 
   private constructor(
     readonly anvil: RunningAnvil,
@@ -74,6 +75,11 @@ export class SettlementFixture {
     const [anvil, db] = await Promise.all([startAnvil({ slotsInAnEpoch: 0, ...anvilOptions }), createTestDatabase(label)]);
     const token = await deployTestUsdc({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, deployerKey: deployer.privateKey });
     return new SettlementFixture(anvil, db, token);
+  }
+
+  /** The token's deployer, who may blacklist and pause TestUSDC. */
+  get tokenAdmin(): TestUsdcAdminOptions {
+    return { rpcUrl: this.anvil.rpcUrl, chainId: this.anvil.chainId, token: this.token, adminKey: deployer.privateKey };
   }
 
   /** Settlement settings for this fixture; `overrides` win (e.g. another RPC URL). */
@@ -120,6 +126,88 @@ export class SettlementFixture {
       maxBlockRange: config.raw.MAX_BLOCK_RANGE,
     });
     return buildSettlementWorkerApp({ config, pool, chain, logger: false });
+  }
+
+  /** Builds a settlement app and starts its worker; one at a time, stopped by `stopApp` or `reset`. */
+  async startApp(overrides: Record<string, string> = {}): Promise<FastifyInstance> {
+    this.app = await this.buildApp(overrides);
+    this.app.settlement.start();
+    return this.app;
+  }
+
+  async stopApp(): Promise<void> {
+    await this.app?.close();
+    this.app = undefined;
+  }
+
+  /** After each test: the app stopped and anvil mining at once again, also after a test that failed with automine off. */
+  async reset(): Promise<void> {
+    await this.stopApp();
+    await this.testClient().setAutomine(true);
+  }
+
+  /**
+   * A deposit of `amount` whose legs get sent and stay unmined: a worker that bumps nothing
+   * (STUCK_TX_TIMEOUT_MS far off), anvil's automine off (`reset` turns it on), the deposit enqueued.
+   */
+  async sendUnmined(amount: bigint, overrides: Record<string, string> = {}): Promise<{ wallet: TestWallet; deposit: TestDeposit }> {
+    await this.startApp({ STUCK_TX_TIMEOUT_MS: '600000', ...overrides });
+    const wallet = await this.createWallet();
+    const deposit = await this.deposit(wallet, amount);
+    await this.testClient().setAutomine(false);
+    await this.enqueue(deposit.id);
+    return { wallet, deposit };
+  }
+
+  /**
+   * A deposit of `amount` in needs_attention (payout_address_blacklisted): a worker started, the
+   * wallet's payout address blacklisted by the token before the deposit; the worker left running.
+   */
+  async payoutAddressBlocked(amount: bigint): Promise<{ wallet: TestWallet; deposit: TestDeposit }> {
+    await this.startApp();
+    const wallet = await this.createWallet();
+    await setTestUsdcBlacklisted(this.tokenAdmin, wallet.payoutAddress, true);
+    const deposit = await this.deposit(wallet, amount);
+    await this.enqueue(deposit.id);
+    await this.waitForStatus(deposit.id, 'needs_attention', 20_000);
+    return { wallet, deposit };
+  }
+
+  /**
+   * A deposit of `amount` forwarded with its fee leg in needs_attention (fee_address_blacklisted):
+   * a worker started with a platform fee address the token has blacklisted, left running.
+   */
+  async forwardedWithFeeLegBlocked(amount: bigint): Promise<{ wallet: TestWallet; deposit: TestDeposit }> {
+    const feeAddress = freshAddress();
+    await setTestUsdcBlacklisted(this.tokenAdmin, feeAddress, true);
+    await this.startApp({ PLATFORM_FEE_ADDRESS: feeAddress });
+    const wallet = await this.createWallet();
+    const deposit = await this.deposit(wallet, amount);
+    await this.enqueue(deposit.id);
+    await waitFor(
+      async () => (await this.legsOf(deposit.id)).some((leg) => leg.leg === 'platform' && leg.status === 'needs_attention'),
+      20_000,
+      'the fee leg to need attention',
+    );
+    await this.waitForStatus(deposit.id, 'forwarded', 20_000);
+    return { wallet, deposit };
+  }
+
+  /** True once each of `legs` has a transaction broadcast (recorded alone could still be unsent). */
+  async legsSent(depositId: string, legs: string[] = ['merchant', 'platform']): Promise<boolean> {
+    const transactions = await this.transactionsOf(depositId);
+    return legs.every((leg) => transactions.some((t) => t.leg === leg && t.status === 'sent'));
+  }
+
+  async waitForSent(depositId: string, legs: string[] = ['merchant', 'platform']): Promise<void> {
+    await waitFor(() => this.legsSent(depositId, legs), 20_000, `${legs.join(' and ')} legs of deposit ${depositId} sent`);
+  }
+
+  /** The running app's sample of `name` whose labels hold `labels` (the app adds a `service` label to each); 0 when it has none. */
+  async metric(name: string, labels = ''): Promise<number> {
+    const body = (await this.app!.inject({ method: 'GET', url: '/metrics' })).body;
+    const line = body.split('\n').find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && l.includes(labels));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
   }
 
   async createWallet(options: WalletOptions = {}): Promise<TestWallet> {
@@ -298,6 +386,20 @@ export class SettlementFixture {
     await this.anvil.stop();
     await this.db.drop();
   }
+}
+
+/**
+ * One fixture for the test file that calls this at its top level: started before its tests (and
+ * handed to `use`), reset after each test, closed after all.
+ */
+export function settlementFixtureForFile(label: string, use: (fixture: SettlementFixture) => void): void {
+  let fixture: SettlementFixture | undefined;
+  beforeAll(async () => {
+    fixture = await SettlementFixture.start(label);
+    use(fixture);
+  });
+  afterEach(() => fixture?.reset());
+  afterAll(() => fixture?.close());
 }
 
 export function freshAddress(): Address {

@@ -2,3 +2,4 @@ export * from './hd-wallet';
 export * from './token';
 export * from './crypto-backends';
 export * from './log-ranges';
+export * from './finality-follower';

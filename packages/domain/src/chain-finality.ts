@@ -27,6 +27,14 @@ export interface FinalityState {
   readonly refusals: number;
 }
 
+/** The head of one round and what the rule makes of it. */
+export interface FinalityView {
+  head: bigint;
+  mode: FinalityMode | undefined;
+  /** The newest block the rule treats as final; undefined while the rule is undecided. */
+  boundary: bigint | undefined;
+}
+
 export const UNDECIDED_FINALITY: FinalityState = { mode: undefined, finalized: undefined, refusals: 0 };
 
 /**

@@ -6,3 +6,4 @@ export { recordOutcome } from './access-log';
 export * from './negotiate';
 export * from './redis-client';
 export type { ReadinessCheck } from './plugins/health';
+export * from './finality-gauges';

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from 'pg';
 import type { DepositBlock, DepositRepository } from '@gateway/db';
-import { finalBoundary, nextFinalityState, UNDECIDED_FINALITY, type FinalityState } from '@gateway/domain';
-import type { FinalityView } from '../chain-rules';
+import { FinalityFollower } from '@gateway/chain';
+import type { FinalityView } from '@gateway/domain';
 import type { WatcherMetrics } from '../metrics';
 import type { ChainReader, ChainTip } from './chain-reader';
 import { inTransaction } from '@gateway/db';
@@ -32,35 +32,16 @@ export interface FinalityTrackerDeps {
  * cursor itself did not see (e.g. after an operator moved the cursor back).
  */
 export class FinalityTracker {
-  private state: FinalityState = UNDECIDED_FINALITY;
+  private readonly follower: FinalityFollower;
 
-  constructor(private readonly deps: FinalityTrackerDeps) {}
+  constructor(private readonly deps: FinalityTrackerDeps) {
+    this.follower = new FinalityFollower({ subject: 'deposits', confirmations: deps.confirmations, log: deps.log });
+  }
 
-  /** Weighs this round's answer to the finalized tag; logs when the rule changes. */
+  /** Weighs this round's answer to the finalized tag. */
   observe(tip: ChainTip): FinalityView {
-    const { log, metrics, confirmations } = this.deps;
-    const previous = this.state;
-    this.state = nextFinalityState(previous, tip.finalizedTag);
-    const view: FinalityView = { head: tip.head, mode: this.state.mode, boundary: finalBoundary(tip.head, this.state, confirmations) };
-    if (this.state.mode !== previous.mode) {
-      if (this.state.mode === 'finalized') {
-        log.info(
-          { finalizedBlock: this.state.finalized },
-          'finality: the node serves the finalized tag; deposits are final at or below its finalized block',
-        );
-      } else {
-        log.warn(
-          { refusals: this.state.refusals, confirmations },
-          'finality: the node does not serve the finalized tag; deposits are final at CONFIRMATIONS depth until it does',
-        );
-      }
-    } else if (this.state.mode === 'finalized' && this.state.refusals === 1) {
-      log.warn(
-        { finalizedBlock: this.state.finalized },
-        'finality: the node refused the finalized tag; finality waits on the last finalized block',
-      );
-    }
-    metrics.observeFinality(view, this.state.finalized);
+    const view = this.follower.observe(tip.head, tip.finalizedTag);
+    this.deps.metrics.observeFinality(view, this.follower.state.finalized);
     return view;
   }
 

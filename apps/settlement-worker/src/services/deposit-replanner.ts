@@ -3,7 +3,6 @@ import { encodeCancelAuthorization, randomAuthorizationNonce, signCancelAuthoriz
 import type { NewPayoutLeg, PayoutLegRow, PayoutRepository, PayoutTransactionRow, SettlementDeposit, SettlementRepository } from '@gateway/db';
 import type { PayoutLegKind } from '@gateway/domain';
 import { isTransportError } from './chain-errors';
-import type { LegFailureJudge } from './leg-failure';
 import type { PayoutFinality } from './payout-finality';
 import type { Relayer } from './relayer';
 import type { SettlementChain } from './settlement-chain';
@@ -33,7 +32,6 @@ export interface ReplanDeps {
   relayer: Relayer;
   keys: TemporaryWalletKeys;
   finality: PayoutFinality;
-  failures: LegFailureJudge;
   settings: ReplanSettings;
 }
 
@@ -113,7 +111,7 @@ export class DepositReplanner {
 
   /** Where an unpaid leg of the old plan stands on chain, moving it on: confirm it, or cancel its authorization. */
   private async endOnChain(leg: PayoutLegRow, deposit: SettlementDeposit, signer: LocalAccount, report: ReplanRun['report']): Promise<LegEnd> {
-    const { chain, payouts, failures, finality } = this.deps;
+    const { chain, payouts, finality } = this.deps;
     const from = getAddress(leg.fromAddress);
     const nonce = leg.authorizationNonce as Hex;
     if (await chain.isAuthorizationUsed(from, nonce)) {
@@ -124,7 +122,7 @@ export class DepositReplanner {
         report(`${leg.leg} leg: its authorization was used after all (tx ${use.txHash}); confirmed, not re-planned`);
         return 'paid';
       }
-      const cancellation = await failures.findCancellation(from, nonce, deposit.blockNumber);
+      const cancellation = await chain.findCancellation(from, nonce, deposit.blockNumber);
       // Neither log yet: the node's log index lags its state. Look again.
       if (!cancellation || !(await finality.isFinal(cancellation))) return 'pending';
       await this.recordCancellationMined(leg, cancellation.txHash);

@@ -1,9 +1,9 @@
-import { BaseError, getAddress, type Address, type Hex } from 'viem';
-import { DEFAULT_MAX_BLOCK_RANGE, LogRangeWidth, searchLogRanges, usdcAbi } from '@gateway/chain';
+import { getAddress } from 'viem';
+import { usdcAbi } from '@gateway/chain';
 import { RECIPIENT_BLACKLISTED_REASON, type NeedsAttentionReason } from '@gateway/domain';
 import type { PayoutLegRow } from '@gateway/db';
-import { classifyTokenRevert, isTransportError } from './chain-errors';
-import type { AuthorizationUse, SettlementChain } from './settlement-chain';
+import { classifyTokenRevert } from './chain-errors';
+import type { SettlementChain } from './settlement-chain';
 
 /**
  * What to do about a failed round of a payout leg:
@@ -22,10 +22,7 @@ const RETRY: LegFailure = { verdict: 'retry' };
 
 /** Judges the failures of payout legs from the token's revert reason and, for a blacklisting, the token's blacklist. */
 export class LegFailureJudge {
-  constructor(
-    private readonly chain: SettlementChain,
-    private readonly logRangeWidth = new LogRangeWidth(DEFAULT_MAX_BLOCK_RANGE),
-  ) {}
+  constructor(private readonly chain: SettlementChain) {}
 
   async judge(leg: PayoutLegRow, error: unknown): Promise<LegFailure> {
     const classified = classifyTokenRevert(error);
@@ -46,36 +43,6 @@ export class LegFailureJudge {
       case 'other':
         return { verdict: 'needs-attention', reason: 'transfer_reverted', detail };
     }
-  }
-
-  /**
-   * The transaction that cancelled the authorization (its AuthorizationCanceled log), or null when
-   * it was not cancelled: only someone holding the temporary wallet's key can cancel, and no
-   * signature under the nonce can pay the leg any more. Read from `fromBlock` (no payout is older
-   * than its deposit) to the head, in ranges the node accepts.
-   */
-  async findCancellation(authorizer: Address, nonce: Hex, fromBlock: bigint): Promise<AuthorizationUse | null> {
-    return searchLogRanges({
-      from: fromBlock,
-      to: await this.chain.blockNumber(),
-      width: this.logRangeWidth,
-      read: async (from, to) => {
-        const logs = await this.chain.client.getContractEvents({
-          address: this.chain.token,
-          abi: usdcAbi,
-          eventName: 'AuthorizationCanceled',
-          args: { authorizer, nonce },
-          fromBlock: from,
-          toBlock: to,
-          strict: true,
-        });
-        const log = logs.find((entry) => !entry.removed && entry.transactionHash && entry.blockNumber !== null && entry.blockHash);
-        return log?.transactionHash && log.blockNumber !== null && log.blockHash
-          ? { txHash: log.transactionHash, blockNumber: log.blockNumber, blockHash: log.blockHash }
-          : null;
-      },
-      isRefusal: (error) => error instanceof BaseError && !isTransportError(error),
-    });
   }
 
   // FiatToken's revert does not say which account is blacklisted: ask the token.

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { finalBoundary, isBlockFinal, nextFinalityState, UNDECIDED_FINALITY, type FinalityState } from '@gateway/domain';
+import { FinalityFollower } from '@gateway/chain';
+import { isBlockFinal, type FinalityView } from '@gateway/domain';
 import type { SettlementMetrics } from '../metrics';
 import type { AuthorizationUse, SettlementChain } from './settlement-chain';
 
@@ -17,42 +18,25 @@ export interface PayoutFinalityDeps {
  * tag is read again at every check, so one process follows a node that gains or loses the tag.
  */
 export class PayoutFinality {
-  private state: FinalityState = UNDECIDED_FINALITY;
+  private readonly follower: FinalityFollower;
 
-  constructor(private readonly deps: PayoutFinalityDeps) {}
+  constructor(private readonly deps: PayoutFinalityDeps) {
+    this.follower = new FinalityFollower({ subject: 'payouts', confirmations: deps.confirmations, log: deps.log });
+  }
 
   async isFinal(use: AuthorizationUse): Promise<boolean> {
-    const head = await this.refresh();
-    if (!isBlockFinal(use.blockNumber, head, this.state, this.deps.confirmations)) return false;
+    const { head } = await this.refresh();
+    if (!isBlockFinal(use.blockNumber, head, this.follower.state, this.deps.confirmations)) return false;
     // Final by number; still ours if the block at that height is the one the use was read in.
     return (await this.deps.chain.blockHash(use.blockNumber)) === use.blockHash;
   }
 
-  /** Reads the head and the node's answer to the tag, weighs it, and logs a change of rule; returns the head. */
-  async refresh(): Promise<bigint> {
-    const { chain, confirmations, metrics, log } = this.deps;
+  /** Reads the head and the node's answer to the tag, and weighs it. */
+  async refresh(): Promise<FinalityView> {
+    const { chain, metrics } = this.deps;
     const [head, answer] = await Promise.all([chain.blockNumber(), chain.finalizedTag()]);
-    const previous = this.state;
-    this.state = nextFinalityState(previous, answer);
-    if (this.state.mode !== previous.mode) {
-      if (this.state.mode === 'finalized') {
-        log.info(
-          { finalizedBlock: this.state.finalized },
-          'finality: the node serves the finalized tag; payouts are final at or below its finalized block',
-        );
-      } else {
-        log.warn(
-          { refusals: this.state.refusals, confirmations },
-          'finality: the node does not serve the finalized tag; payouts are final at CONFIRMATIONS depth until it does',
-        );
-      }
-    } else if (this.state.mode === 'finalized' && this.state.refusals === 1) {
-      log.warn(
-        { finalizedBlock: this.state.finalized },
-        'finality: the node refused the finalized tag; payouts wait on the last finalized block',
-      );
-    }
-    metrics.observeFinality(this.state.mode, head, finalBoundary(head, this.state, confirmations));
-    return head;
+    const view = this.follower.observe(head, answer);
+    metrics.finality.observe(view);
+    return view;
   }
 }

@@ -133,7 +133,7 @@ export class PayoutLegDriver {
     if (!use) {
       // Spent without paying the leg: someone holding the temporary wallet's key cancelled it.
       const from = getAddress(leg.fromAddress);
-      if (await this.failures.findCancellation(from, leg.authorizationNonce as Hex, context.depositBlock)) {
+      if (await this.deps.chain.findCancellation(from, leg.authorizationNonce as Hex, context.depositBlock)) {
         return this.needAttention(leg, 'authorization_cancelled', 'FiatTokenV2: authorization is used or canceled (AuthorizationCanceled)');
       }
       // Used, yet no transaction shows it: the node's log index lags its state, or a reorg is

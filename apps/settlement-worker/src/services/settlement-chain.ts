@@ -122,10 +122,28 @@ export class SettlementChain {
 
   /**
    * Finds the transaction that used an authorization from its AuthorizationUsed log: needed when
-   * someone relayed our signed authorization before our own transaction was mined. Reads from
-   * `fromBlock` (no payout is older than its deposit) to the head, in ranges the node accepts.
+   * someone relayed our signed authorization before our own transaction was mined.
    */
-  async findAuthorizationUse(authorizer: Address, nonce: Hex, fromBlock: bigint): Promise<AuthorizationUse | null> {
+  findAuthorizationUse(authorizer: Address, nonce: Hex, fromBlock: bigint): Promise<AuthorizationUse | null> {
+    return this.findAuthorizationLog('AuthorizationUsed', authorizer, nonce, fromBlock);
+  }
+
+  /**
+   * The transaction that cancelled the authorization (its AuthorizationCanceled log), or null when
+   * it was not cancelled: only someone holding the temporary wallet's key can cancel, and no
+   * signature under the nonce can pay the leg any more.
+   */
+  findCancellation(authorizer: Address, nonce: Hex, fromBlock: bigint): Promise<AuthorizationUse | null> {
+    return this.findAuthorizationLog('AuthorizationCanceled', authorizer, nonce, fromBlock);
+  }
+
+  // Reads from `fromBlock` (no payout is older than its deposit) to the head, in ranges the node accepts.
+  private async findAuthorizationLog(
+    eventName: 'AuthorizationUsed' | 'AuthorizationCanceled',
+    authorizer: Address,
+    nonce: Hex,
+    fromBlock: bigint,
+  ): Promise<AuthorizationUse | null> {
     return searchLogRanges({
       from: fromBlock,
       to: await this.blockNumber(),
@@ -134,7 +152,7 @@ export class SettlementChain {
         const logs = await this.client.getContractEvents({
           address: this.token,
           abi: usdcAbi,
-          eventName: 'AuthorizationUsed',
+          eventName,
           args: { authorizer, nonce },
           fromBlock: from,
           toBlock: to,
