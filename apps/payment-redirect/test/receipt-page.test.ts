@@ -42,9 +42,9 @@ async function addDeposit(order: Order, status: string, amount: bigint): Promise
   const txHash = `0x${randomBytes(32).toString('hex')}`;
   logIndex += 1;
   const { rows } = await fixture.db.pool.query<{ id: string }>(
-    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status)
-     VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6) RETURNING id::text`,
-    [txHash, logIndex, `0x${'b'.repeat(64)}`, order.walletId, amount.toString(), status],
+    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, attention_reason)
+     VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6, $7) RETURNING id::text`,
+    [txHash, logIndex, `0x${'b'.repeat(64)}`, order.walletId, amount.toString(), status, status === 'needs_attention' ? 'payout_address_blacklisted' : null],
   );
   return { id: rows[0]!.id, txHash };
 }
@@ -153,13 +153,23 @@ describe('GET /payment/<id>: the receipt page', () => {
     expect(page.body).toContain('Blockchain transactions');
   });
 
-  it('says when a deposit is held for a person to look at', async () => {
+  it('says when a deposit is held as dust until the next payment into the wallet', async () => {
     const order = await newOrder();
     const paymentId = await startPayment(order);
     await addDeposit(order, 'held', 5_000n);
     const page = await receipt(paymentId);
-    expect(page.body).toContain('below the amount this gateway forwards automatically');
+    expect(page.body).toContain('reaches the merchant together with the next payment into this wallet');
     expect(page.body).toContain('data-final="true"');
+  });
+
+  it('says when forwarding waits for the operator (the token refuses the payout)', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    await addDeposit(order, 'needs_attention', 5_000_000n);
+    const page = await receipt(paymentId);
+    expect(page.body).toContain("needs the gateway operator's attention");
+    expect(page.body).not.toContain('below the amount');
+    expect(page.body).toContain('data-step="confirmed"');
   });
 
   it('answers an unknown or malformed id with a 404 page', async () => {

@@ -36,8 +36,11 @@ export interface ReceiptProgress {
   step: ReceiptStep;
   /** The provider refused the card and no USDC arrived: the customer may try again. */
   declined: boolean;
-  /** A deposit is held below the forwarding threshold, or its payout will not succeed: a person has to look at it. */
-  needsAttention: boolean;
+  /**
+   * Why a deposit that arrived is not being forwarded now: held dust waits for the next deposit into
+   * the wallet (or an operator's sweep); a payout the token refuses waits for the operator.
+   */
+  waitingOn: 'next_deposit' | 'operator' | null;
   /** Nothing will change on its own any more: the page stops refreshing. */
   final: boolean;
   /** USDC received, summed over the counted deposits (base units). */
@@ -68,11 +71,15 @@ export function receiptProgress(providerStatus: ProviderPaymentStatus | null, de
   const receivedUsdc = counted.reduce((sum, deposit) => sum + deposit.amount, 0n);
   if (counted.length === 0) {
     const declined = providerStatus === 'declined' || providerStatus === 'failed';
-    return { step: 'waiting_for_provider', declined, needsAttention: false, final: false, receivedUsdc, deposits: 0 };
+    return { step: 'waiting_for_provider', declined, waitingOn: null, final: false, receivedUsdc, deposits: 0 };
   }
   const stepIndex = Math.min(...counted.map((deposit) => RECEIPT_STEPS.indexOf(STEP_OF[deposit.status as keyof typeof STEP_OF])));
   const step = RECEIPT_STEPS[stepIndex] ?? 'waiting_for_provider';
-  const needsAttention = counted.some((deposit) => deposit.status === 'held' || deposit.status === 'needs_attention');
+  const waitingOn = counted.some((deposit) => deposit.status === 'needs_attention')
+    ? 'operator'
+    : counted.some((deposit) => deposit.status === 'held')
+      ? 'next_deposit'
+      : null;
   const allSettled = counted.every((deposit) => ['forwarded', 'swept', 'held', 'needs_attention'].includes(deposit.status));
-  return { step, declined: false, needsAttention, final: allSettled, receivedUsdc, deposits: counted.length };
+  return { step, declined: false, waitingOn, final: allSettled, receivedUsdc, deposits: counted.length };
 }

@@ -35,7 +35,7 @@ describe('dust: a deposit is paid out with its wallet held dust', () => {
     expect(receiptProgress('paid', [dust, { status: 'forwarding', amount: 10_000_000n }])).toMatchObject({ step: 'confirmed', final: false });
     expect(receiptProgress('paid', [dust, { status: 'forwarded', amount: 10_000_000n }])).toMatchObject({
       step: 'sent_to_merchant',
-      needsAttention: false,
+      waitingOn: null,
       final: true,
       receivedUsdc: 10_004_000n,
     });

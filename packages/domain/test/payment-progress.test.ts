@@ -24,12 +24,14 @@ describe('receiptProgress', () => {
     expect(receiptProgress(null, [{ status: 'orphaned', amount: 1n }]).step).toBe('waiting_for_provider');
   });
 
-  it('marks a held deposit as needing attention and stops following it', () => {
-    expect(receiptProgress(null, [{ status: 'held', amount: 1n }])).toMatchObject({ step: 'confirmed', needsAttention: true, final: true });
+  it('says a held deposit waits for the next deposit into its wallet, and stops following it', () => {
+    expect(receiptProgress(null, [{ status: 'held', amount: 1n }])).toMatchObject({ step: 'confirmed', waitingOn: 'next_deposit', final: true });
   });
 
-  it('marks a deposit whose payout will not succeed (needs_attention) as needing attention, not as sent', () => {
-    expect(receiptProgress('paid', [{ status: 'needs_attention', amount: 5n }])).toMatchObject({ step: 'confirmed', needsAttention: true, final: true });
+  it('says a deposit whose payout will not succeed (needs_attention) waits for the operator, not that it was sent', () => {
+    expect(receiptProgress('paid', [{ status: 'needs_attention', amount: 5n }])).toMatchObject({ step: 'confirmed', waitingOn: 'operator', final: true });
+    expect(receiptProgress('paid', [{ status: 'held', amount: 1n }, { status: 'needs_attention', amount: 5n }]).waitingOn).toBe('operator');
+    expect(receiptProgress('paid', [{ status: 'forwarded', amount: 5n }]).waitingOn).toBeNull();
   });
 });
 

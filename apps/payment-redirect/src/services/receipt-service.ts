@@ -1,4 +1,4 @@
-import { findProvider, formatUsdc, receiptProgress, RECEIPT_STEPS, type ReceiptStep } from '@gateway/domain';
+import { findProvider, formatUsdc, receiptProgress, RECEIPT_STEPS, type ReceiptProgress, type ReceiptStep } from '@gateway/domain';
 import type { PaymentReceiptRepository } from '@gateway/db';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -28,7 +28,7 @@ export interface ReceiptView {
   receivedUsdc: string | null;
   transactions: ReceiptTransactionView[];
   declined: { reason: string } | null;
-  needsAttention: boolean;
+  waitingOn: ReceiptProgress['waitingOn'];
   merchantNotified: boolean;
   final: boolean;
 }
@@ -86,7 +86,7 @@ export class ReceiptService {
       steps: RECEIPT_STEPS.map((step, index) => ({
         label: progress.declined && step === 'waiting_for_provider' ? 'Card payment declined' : STEP_LABELS[step],
         ...(details[step] ? { detail: details[step] } : {}),
-        state: index < stepIndex || (progress.final && index === stepIndex && !progress.needsAttention) ? 'done' : index === stepIndex ? 'current' : 'todo',
+        state: index < stepIndex || (progress.final && index === stepIndex && !progress.waitingOn) ? 'done' : index === stepIndex ? 'current' : 'todo',
       })),
       receivedUsdc: received,
       transactions: counted.map((deposit) => ({
@@ -95,7 +95,7 @@ export class ReceiptService {
         ...(this.options.explorerTxUrl ? { href: this.options.explorerTxUrl.replace('{tx}', deposit.txHash) } : {}),
       })),
       declined: progress.declined ? { reason: record.providerReason ?? 'The provider declined the payment.' } : null,
-      needsAttention: progress.needsAttention,
+      waitingOn: progress.waitingOn,
       merchantNotified: counted.length > 0 && counted.every((deposit) => deposit.merchantNotified),
       final: progress.final,
     };
