@@ -117,7 +117,7 @@ export const redisSettings = {
 
 export const chainRpcSettings = {
   CHAIN_RPC_URL: Type.String({ pattern: '^(https?|wss?)://', description: 'JSON-RPC endpoint of the chain (Polygon PoS in production)' }),
-  CONFIRMATIONS: Type.Integer({ default: 64, minimum: 0, description: 'blocks on top of a deposit before it is final (unless the finalized tag says so first)' }),
+  CONFIRMATIONS: Type.Integer({ default: 64, minimum: 0, description: 'blocks on top of a deposit or payout before it is final, only on a node that does not serve the finalized block tag (where it does, the finalized block decides)' }),
 };
 
 /** Where the API apps get exchange rates (Convert to USD, provider minimums, the hosted checkout). */

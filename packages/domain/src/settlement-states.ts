@@ -26,7 +26,7 @@ export const DEPOSIT_MOVES = {
     to: 'seen',
     requires: 'the Transfer log read (again) on the canonical chain: an orphaned one came back, or an unfinal one is in another block now',
   },
-  markFinal: { from: ['seen'], to: 'final', requires: 'its block CONFIRMATIONS deep, or at or below the finalized block' },
+  markFinal: { from: ['seen'], to: 'final', requires: 'its block final by the finality rule (chain-finality: at or below the finalized block, CONFIRMATIONS deep only on a node without the tag) and still canonical' },
   markOrphaned: { from: ['seen'], to: 'orphaned', requires: 'its block left the canonical chain' },
   holdDust: { from: ['final'], to: 'held', requires: "an amount below DUST_THRESHOLD, also with its wallet's held dust added" },
   sweepDust: {
@@ -73,7 +73,7 @@ export const PAYOUT_LEG_MOVES = {
   confirm: {
     from: ['planned', 'signed', 'broadcast', 'needs_attention'],
     to: 'confirmed',
-    requires: 'the transaction that used its authorization, CONFIRMATIONS deep',
+    requires: 'the transaction that used its authorization, final by the finality rule (chain-finality)',
   },
   needAttention: {
     from: ['planned', 'signed', 'broadcast'],
