@@ -1,6 +1,6 @@
 // Shared jest settings for every workspace project (see jest.config.js at the root).
 // ESM-only dependencies are transformed to CommonJS by swc (TOOLCHAIN trap 4).
-const esmOnly = ['typebox', 'cookie', '@noble', '@scure', 'content-disposition'].join('|');
+const esmOnly = ['typebox', 'cookie', '@noble', '@scure', 'content-disposition', 'jose'].join('|');
 
 /** @param {string} dir @param {string} name */
 module.exports = function preset(dir, name) {

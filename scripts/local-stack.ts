@@ -130,6 +130,8 @@ async function main(): Promise<void> {
         METRICS_PORT: String(PORTS.paymentRedirectMetrics),
         ADDRESS_IN_KEYS: keys.addressInKeys,
         PUBLIC_URL: `http://127.0.0.1:${PORTS.paymentRedirect}`,
+        // No provider credentials here: the sandbox stands in for every provider.
+        SANDBOX_CHECKOUT: 'on',
         SANDBOX_PROVIDER_URL: `http://127.0.0.1:${PORTS.sandbox}`,
         SANDBOX_SIGNING_SECRET: keys.sandboxSigningSecret,
         // A local chain has no block explorer.

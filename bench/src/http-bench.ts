@@ -213,7 +213,7 @@ function benchEnvironment(): { baseline: Record<string, string>; walletControl: 
       HD_XPUB: xpubFromMnemonic(generateMnemonic(english)),
       CALLBACK_ALLOW_TEST_DOMAINS: 'false',
     },
-    paymentRedirect: { ...common, SANDBOX_SIGNING_SECRET: randomBytes(32).toString('base64') },
+    paymentRedirect: { ...common, SANDBOX_CHECKOUT: 'on', SANDBOX_SIGNING_SECRET: randomBytes(32).toString('base64') },
   };
 }
 

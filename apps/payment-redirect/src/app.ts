@@ -7,7 +7,7 @@ import { Counter } from 'prom-client';
 import { createServer } from '@gateway/http';
 import { pagesPlugin } from '@gateway/pages';
 import { isDatabaseReachable, logLostConnections, PaymentReceiptRepository, PaymentRepository, WalletLookupRepository } from '@gateway/db';
-import { createProviderRegistry, type ProviderAdapter } from '@gateway/providers';
+import { createProviderHttpClient, createProviderRegistry, type ProviderRegistry } from '@gateway/providers';
 import { createRateReader, registerRateMetrics, type RateReader } from '@gateway/rates';
 import type { PaymentRedirectConfig } from './config';
 import { PaymentService } from './services/payment-service';
@@ -25,7 +25,7 @@ declare module 'fastify' {
     receiptService: ReceiptService;
     hostedCheckoutService: HostedCheckoutService;
     paymentReceipts: PaymentReceiptRepository;
-    providerAdapters: ReadonlyMap<string, ProviderAdapter>;
+    providers: ProviderRegistry;
     webhookCounter: Counter<'provider' | 'outcome'>;
   }
 }
@@ -43,10 +43,19 @@ const APP_ROOT = join(__dirname, '..');
 /** The {payment_url} host: customers arrive here, leave top-level for the provider, and come back to their receipt. */
 export async function buildPaymentRedirectApp({ config, pool, redis, logger }: PaymentRedirectDeps): Promise<FastifyInstance> {
   const { raw } = config;
-  // Before anything listens: a production gateway never links a simulated checkout.
-  const adapters = createProviderRegistry({
-    sandbox: { baseUrl: raw.SANDBOX_PROVIDER_URL, signingSecret: config.sandboxSecret },
-    allowSandbox: raw.NODE_ENV !== 'production',
+  // Before anything listens: every provider's credentials checked, its adapter built; the
+  // sandbox only where SANDBOX_CHECKOUT=on (never in production).
+  const providerHttp = createProviderHttpClient();
+  const providers = await createProviderRegistry({
+    env: raw,
+    ...(config.sandbox ? { sandbox: config.sandbox } : {}),
+    production: config.production,
+    publicUrl: config.publicUrl,
+    token: { chainId: raw.CHAIN_ID, address: raw.USDC_TOKEN_ADDRESS },
+    http: providerHttp,
+  }).catch(async (error: unknown) => {
+    await providerHttp.close();
+    throw error;
   });
   const app = await createServer({
     serviceName: 'payment-redirect',
@@ -57,7 +66,12 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS, redis, keyPrefix: raw.REDIS_PREFIX },
     readiness: { postgres: () => isDatabaseReachable(pool) },
   });
+  app.addHook('onClose', () => providerHttp.close());
   logLostConnections(pool, app.log);
+  for (const adapter of providers.adapters) {
+    if (adapter.mode !== 'live') app.log.warn({ provider: adapter.descriptor.id, mode: adapter.mode }, 'provider in a non-live mode: its checkouts take no real money');
+  }
+  app.log.info({ offered: providers.offered.map((provider) => provider.id) }, 'providers offered');
   const receipts = new PaymentReceiptRepository(pool);
   // Exchange rates (provider minimums, the hosted checkout): the configured source behind the
   // Redis cache, refreshed in the background; loaded once before the app serves.
@@ -65,24 +79,44 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   app.addHook('preClose', () => rateReader.stop());
   registerRateMetrics(rateReader, app.metrics);
   await rateReader.start();
+  const checkoutCounter = new Counter({
+    name: 'provider_checkouts_total',
+    help: 'Process Payment checkouts by provider and outcome (created; refused: the provider answered with an error; unavailable: not reached or no answer in time)',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [app.metrics],
+  });
   app.decorate('rateReader', rateReader);
-  app.decorate('providerAdapters', adapters);
+  app.decorate('providers', providers);
   app.decorate('paymentReceipts', receipts);
   app.decorate(
     'paymentService',
-    new PaymentService({ payments: new PaymentRepository(pool), adapters, keys: config.keys, rates: rateReader, publicUrl: raw.PUBLIC_URL }),
+    new PaymentService({
+      payments: new PaymentRepository(pool),
+      providers,
+      keys: config.keys,
+      rates: rateReader,
+      publicUrl: config.publicUrl,
+      checkoutTimeoutMs: raw.CHECKOUT_TIMEOUT_MS,
+      log: app.log,
+      countCheckout: (provider, outcome) => checkoutCounter.inc({ provider, outcome }),
+    }),
   );
-  app.decorate('receiptService', new ReceiptService(receipts, { explorerTxUrl: config.explorerTxUrl }));
+  app.decorate('receiptService', new ReceiptService(receipts, { explorerTxUrl: config.explorerTxUrl, providers }));
   app.decorate(
     'hostedCheckoutService',
     // Rates read through app.rateReader at request time, whichever reader the app holds.
-    new HostedCheckoutService({ keys: config.keys, wallets: new WalletLookupRepository(pool), rates: { current: () => app.rateReader.current() } }),
+    new HostedCheckoutService({
+      keys: config.keys,
+      wallets: new WalletLookupRepository(pool),
+      rates: { current: () => app.rateReader.current() },
+      providers: providers.offered,
+    }),
   );
   app.decorate(
     'webhookCounter',
     new Counter({
       name: 'provider_webhooks_total',
-      help: 'Provider webhooks by provider and outcome (updated, unchanged, unknown_payment, refused)',
+      help: 'Provider webhooks by provider and outcome (updated, unchanged, unknown_payment, ignored, refused)',
       labelNames: ['provider', 'outcome'] as const,
       registers: [app.metrics],
     }),

@@ -1,11 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
   addressInKeySettings,
+  chainIdentitySettings,
+  checkPublicUrl,
+  ConfigError,
   databaseSettings,
   loadConfig,
   metricsServerSettings,
   parseRateSourceSettings,
   parseSealingKeys,
+  parseSecretBytes,
   rateSourceSettings,
   type RateSourceConfig,
   redisSettings,
@@ -13,6 +17,8 @@ import {
   serverSettings,
 } from '@gateway/config';
 import type { SealingKeyRing } from '@gateway/domain';
+import { PROVIDER_MODULES, providerEnvironmentSchema } from '@gateway/providers';
+import { SAMPLE_RATE_FILE } from '@gateway/rates';
 
 export const paymentRedirectSettings = Type.Object({
   ...runtimeSettings,
@@ -21,45 +27,96 @@ export const paymentRedirectSettings = Type.Object({
   ...metricsServerSettings(3105),
   ...addressInKeySettings,
   ...redisSettings,
+  ...chainIdentitySettings,
   PUBLIC_URL: Type.String({
     default: 'http://127.0.0.1:3200',
-    pattern: '^https?://[^/?#]+$',
-    description: 'public base URL of this host ({payment_url}), no trailing slash: providers send the customer back to its receipt pages',
+    pattern: '^https?://[^/?#]+/?$',
+    description:
+      'public base URL of this host ({payment_url}): providers send the customer back to its receipt pages and post webhooks to it; https and not loopback in production',
   }),
   EXPLORER_TX_URL: Type.String({
     default: 'https://polygonscan.com/tx/{tx}',
     pattern: '^(none|https?://[^\\s]*\\{tx\\}[^\\s]*)$',
     description: 'block explorer link of a transaction, {tx} standing for its hash; none for a chain without one (a local chain)',
   }),
+  CHECKOUT_TIMEOUT_MS: Type.Integer({
+    default: 10_000,
+    minimum: 1000,
+    maximum: 60_000,
+    description: "how long Process Payment waits for a provider's checkout (a session call, retries included) before it shows the customer the error page",
+  }),
+  SANDBOX_CHECKOUT: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'off',
+    description:
+      'on: the sandbox provider (a simulated checkout) stands in for every provider without credentials (a local stack); refused in production',
+  }),
   SANDBOX_PROVIDER_URL: Type.String({
     default: 'http://127.0.0.1:3300',
     pattern: '^https?://',
-    description: 'base URL of the sandbox provider that stands in for on-ramps without credentials',
+    description: 'base URL of the sandbox provider (SANDBOX_CHECKOUT=on)',
   }),
-  SANDBOX_SIGNING_SECRET: Type.String({
-    pattern: '^[A-Za-z0-9+/=_-]{43,88}$',
-    description: 'HMAC key (base64, at least 32 bytes) shared with the sandbox provider',
-  }),
+  SANDBOX_SIGNING_SECRET: Type.Optional(
+    Type.String({ description: 'HMAC key (base64, at least 32 bytes) shared with the sandbox provider (SANDBOX_CHECKOUT=on)' }),
+  ),
   ...rateSourceSettings,
+  ...providerEnvironmentSchema(PROVIDER_MODULES),
 });
 
+export type PaymentRedirectSettings = Static<typeof paymentRedirectSettings>;
+
 export interface PaymentRedirectConfig {
-  raw: Static<typeof paymentRedirectSettings>;
+  raw: PaymentRedirectSettings;
+  production: boolean;
+  /** {payment_url} without a trailing slash. */
+  publicUrl: string;
   keys: SealingKeyRing;
   /** Where exchange rates come from (provider minimums, the hosted checkout). */
   rates: RateSourceConfig;
-  sandboxSecret: Buffer;
+  /** Set when SANDBOX_CHECKOUT=on. */
+  sandbox: { baseUrl: string; signingSecret: Buffer } | undefined;
   /** Block explorer link template, or null when the chain has no explorer. */
   explorerTxUrl: string | null;
 }
 
+/**
+ * The settings, checked together: every problem is reported at once. Production refuses the
+ * sandbox, a PUBLIC_URL that is not https or is loopback, and the bundled sample rates; a secret
+ * that decodes to fewer than 32 bytes is refused everywhere. Provider credentials are checked
+ * when the registry is built (buildPaymentRedirectApp), before anything listens.
+ */
 export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env): PaymentRedirectConfig {
   const raw = loadConfig(paymentRedirectSettings, env);
+  const production = raw.NODE_ENV === 'production';
+  const problems: string[] = [];
+  const attempt = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+      return undefined;
+    }
+  };
+  const publicUrl = attempt(() => checkPublicUrl(raw.PUBLIC_URL, production));
+  const keys = attempt(() => parseSealingKeys(raw.ADDRESS_IN_KEYS));
+  const rates = attempt(() => parseRateSourceSettings(raw, { sampleFile: SAMPLE_RATE_FILE }));
+  let sandbox: PaymentRedirectConfig['sandbox'];
+  if (raw.SANDBOX_CHECKOUT === 'on') {
+    if (production) problems.push('SANDBOX_CHECKOUT: on is refused in production (a simulated checkout must never be linked from a real gateway)');
+    if (raw.SANDBOX_SIGNING_SECRET === undefined) problems.push('SANDBOX_SIGNING_SECRET: required with SANDBOX_CHECKOUT=on');
+    else {
+      const signingSecret = attempt(() => parseSecretBytes(raw.SANDBOX_SIGNING_SECRET!, 'SANDBOX_SIGNING_SECRET'));
+      if (signingSecret) sandbox = { baseUrl: raw.SANDBOX_PROVIDER_URL.replace(/\/+$/, ''), signingSecret };
+    }
+  }
+  if (problems.length > 0 || !publicUrl || !keys || !rates) throw new ConfigError(problems);
   return {
     raw,
-    keys: parseSealingKeys(raw.ADDRESS_IN_KEYS),
-    rates: parseRateSourceSettings(raw),
-    sandboxSecret: Buffer.from(raw.SANDBOX_SIGNING_SECRET, 'base64'),
+    production,
+    publicUrl,
+    keys,
+    rates,
+    sandbox,
     explorerTxUrl: raw.EXPLORER_TX_URL === 'none' ? null : raw.EXPLORER_TX_URL,
   };
 }

@@ -1,6 +1,7 @@
 import { createPool } from '@gateway/db';
 import { createApiRedis, runServer } from '@gateway/http';
 import { ConfigError, databasePoolOptions } from '@gateway/config';
+import { ProviderConfigurationError } from '@gateway/providers';
 import { loadPaymentRedirectConfig } from './config';
 import { buildPaymentRedirectApp } from './app';
 
@@ -21,6 +22,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: Error) => {
-  console.error(error instanceof ConfigError ? `payment-redirect: ${error.message}` : error);
+  console.error(error instanceof ConfigError || error instanceof ProviderConfigurationError ? `payment-redirect: ${error.message}` : error);
   process.exit(1);
 });

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { createSealingKeyRing, GatewayError, parseRate, sealAddressIn, type RateTable } from '@gateway/domain';
 import { fixedRateReader, type RateReader } from '@gateway/rates';
+import { knownProviderTerms } from '@gateway/providers';
 import {
   allowImageOrigin,
   brandingStyle,
@@ -11,6 +12,10 @@ import {
   readableInk,
 } from '../src/services/hosted-checkout-service';
 
+// The specification's twenty providers, with the terms their descriptors declare.
+const SPEC_PROVIDERS = ['wert', 'stripe', 'robinhood', 'transak', 'moonpay', 'rampnetwork', 'guardarian', 'particle', 'coinbase', 'sardine', 'banxa', 'utorg', 'simplex', 'alchemypay', 'mercuryo', 'topper', 'unlimit', 'transfi', 'interac', 'upi'].map(
+  (id) => knownProviderTerms(id) ?? { id, displayName: id, currency: 'any' as const, minimum: '1', minimumCurrency: 'USD' as const },
+);
 const keys = createSealingKeyRing([{ id: 't1', key: randomBytes(32) }]);
 const temporary = `0x${'ab'.repeat(20)}` as const;
 const addressIn = sealAddressIn(temporary, keys);
@@ -105,7 +110,7 @@ describe('allowImageOrigin', () => {
 
 describe('HostedCheckoutService', () => {
   const service = (known: boolean, reader: RateReader = fixedRateReader(rates)) =>
-    new HostedCheckoutService({ keys, wallets: { hasTemporaryAddress: async () => known }, rates: reader });
+    new HostedCheckoutService({ keys, wallets: { hasTemporaryAddress: async () => known }, rates: reader, providers: SPEC_PROVIDERS });
 
   it('lists the providers with links to Process Payment', async () => {
     const outcome = await service(true).prepare({ ...query, domain: 'shop.io' });
@@ -124,7 +129,7 @@ describe('HostedCheckoutService', () => {
 
   it('unknown wallet: 404; wallet lookup failing: 503', async () => {
     expect(await service(false).prepare(query)).toMatchObject({ kind: 'error', status: 404, problems: [{ param: 'address' }] });
-    const failing = new HostedCheckoutService({ keys, wallets: { hasTemporaryAddress: async () => Promise.reject(new Error('ECONNREFUSED')) }, rates: fixedRateReader(rates) });
+    const failing = new HostedCheckoutService({ keys, wallets: { hasTemporaryAddress: async () => Promise.reject(new Error('ECONNREFUSED')) }, rates: fixedRateReader(rates), providers: SPEC_PROVIDERS });
     expect(await failing.prepare(query)).toMatchObject({ kind: 'error', status: 503 });
   });
 

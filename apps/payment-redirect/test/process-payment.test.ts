@@ -31,7 +31,7 @@ describe('GET /process-payment.php', () => {
     expect(location.searchParams.get('address')).toBe(temporary);
     expect(location.searchParams.get('amount')).toBe('49.99');
     expect(location.searchParams.get('currency')).toBe('USD');
-    expect(verifySandboxLink(location.searchParams, config.sandboxSecret)).toMatchObject({ ok: true });
+    expect(verifySandboxLink(location.searchParams, config.sandbox!.signingSecret)).toMatchObject({ ok: true });
     const paymentId = location.searchParams.get('payment');
     const { rows } = await fixture.db.pool.query(
       'SELECT p.amount::text, p.currency, p.provider, p.email, p.status, w.polygon_address FROM payments p JOIN wallets w ON w.id = p.wallet_id WHERE p.id = $1',

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Address, Hex } from 'viem';
 import { resolve } from 'node:path';
-import { ConfigError, databaseSettings, loadConfig, metricsServerSettings, runtimeSettings, serverSettings } from '@gateway/config';
+import { ConfigError, databaseSettings, parseSecretBytes, loadConfig, metricsServerSettings, runtimeSettings, serverSettings } from '@gateway/config';
 import type { RateTable } from '@gateway/domain';
 import { readRateFileSync, RateSourceError } from '@gateway/rates';
 
@@ -66,14 +66,9 @@ export interface SandboxProviderConfig {
   webhookBaseUrl: string | undefined;
 }
 
-const MIN_SECRET_BYTES = 32;
-
 export function loadSandboxProviderConfig(env: NodeJS.ProcessEnv = process.env): SandboxProviderConfig {
   const raw = loadConfig(sandboxProviderSettings, env);
-  const signingSecret = Buffer.from(raw.SANDBOX_SIGNING_SECRET, 'base64');
-  if (signingSecret.length < MIN_SECRET_BYTES) {
-    throw new ConfigError([`SANDBOX_SIGNING_SECRET: decodes to ${signingSecret.length} bytes; at least ${MIN_SECRET_BYTES} are needed`]);
-  }
+  const signingSecret = parseSecretBytes(raw.SANDBOX_SIGNING_SECRET, 'SANDBOX_SIGNING_SECRET');
   return {
     raw,
     rates: loadRateTable(raw.RATE_FILE),

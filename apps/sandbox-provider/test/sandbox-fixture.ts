@@ -4,12 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { createPublicClient, erc20Abi, http as httpTransport, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain, deployTestUsdc, mintTestUsdc } from '@gateway/chain';
-import { findProvider } from '@gateway/domain';
 import {
-  createSandboxAdapter,
+  sandboxCheckoutUrl,
   SANDBOX_WEBHOOK_SIGNATURE_HEADER,
   verifySandboxWebhook,
-  type CheckoutRequest,
+  type CheckoutOrder,
   type SandboxWebhookBody,
 } from '@gateway/providers';
 import { anvilAccounts, type RunningAnvil } from '@gateway/testkit';
@@ -64,20 +63,20 @@ export interface SignedLink {
 }
 
 /** A checkout link exactly as payment-redirect signs it. */
-export function signedLink(secret: Buffer, overrides: Partial<Omit<CheckoutRequest, 'provider'>> & { provider?: string } = {}): SignedLink {
+export function signedLink(secret: Buffer, overrides: Partial<CheckoutOrder> & { provider?: string } = {}): SignedLink {
   const { provider = 'moonpay', ...rest } = overrides;
   const paymentId = rest.paymentId ?? randomUUID();
-  const request: CheckoutRequest = {
-    provider: findProvider(provider),
+  const request: CheckoutOrder = {
     paymentId,
     walletAddress: freshAddress(),
     amount: '49.99',
     currency: 'EUR',
     email: 'jane@shop.io',
     returnUrl: `http://127.0.0.1:3200/payment/${paymentId}`,
+    customerIp: '127.0.0.1',
     ...rest,
   };
-  const full = new URL(createSandboxAdapter(provider, { baseUrl: 'http://127.0.0.1:3300', signingSecret: secret }).buildCheckoutUrl(request));
+  const full = new URL(sandboxCheckoutUrl('http://127.0.0.1:3300', provider, request, secret));
   return {
     url: `${full.pathname}${full.search}`,
     params: Object.fromEntries(full.searchParams),

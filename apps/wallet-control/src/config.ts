@@ -1,3 +1,4 @@
+import { SAMPLE_RATE_FILE } from '@gateway/rates';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import {
@@ -115,7 +116,7 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
     keys: parseSealingKeys(raw.ADDRESS_IN_KEYS),
     tokenAddress: raw.USDC_TOKEN_ADDRESS as EvmAddress,
     callbackPublicKeys,
-    rates: parseRateSourceSettings(raw),
+    rates: parseRateSourceSettings(raw, { sampleFile: SAMPLE_RATE_FILE }),
     callbackAllowedCidrs,
   };
 }

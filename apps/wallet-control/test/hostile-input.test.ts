@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '@gateway/config';
-import { parsePaymentRequest } from '@gateway/domain';
+import { parsePaymentRequest, type ProviderCatalogue } from '@gateway/domain';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 const affiliate = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 
 const fixture = walletControlFixture('hostile');
+// Process Payment's catalogue, as far as this test needs it: one provider.
+const moonpayTerms = { id: 'moonpay', displayName: 'MoonPay', currency: 'any', minimum: '20', minimumCurrency: 'USD' } as const;
+const ONLY_MOONPAY: ProviderCatalogue = { offered: [moonpayTerms], describe: () => moonpayTerms, notOfferedReason: () => undefined };
 let app: FastifyInstance;
 
 let order = 0;
@@ -214,7 +217,7 @@ describe('a repeat answers an address_in sealed with the current key', () => {
     expect(afterRetirement).toMatchObject({ polygon_address_in: created.polygon_address_in, ipn_token: created.ipn_token });
     // What Process Payment does with the address parameter, with the keys it now has.
     const processPayment = (address: string) =>
-      parsePaymentRequest({ address, amount: '25', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' }, { keys: retired.keys, rates: new Map() });
+      parsePaymentRequest({ address, amount: '25', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' }, { keys: retired.keys, rates: new Map(), providers: ONLY_MOONPAY });
     expect(processPayment(afterRetirement.address_in).temporaryAddress).toBe(created.polygon_address_in.toLowerCase());
     expect(processPayment(duringRotation.address_in).temporaryAddress).toBe(created.polygon_address_in.toLowerCase());
     expect(() => processPayment(created.address_in)).toThrow(/not an address_in issued by this gateway/);

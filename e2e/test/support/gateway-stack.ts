@@ -101,6 +101,8 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
     METRICS_PORT: String(ports.paymentMetrics),
     ADDRESS_IN_KEYS,
     PUBLIC_URL: url(ports.payment),
+    // No provider credentials here: the sandbox stands in for every provider.
+    SANDBOX_CHECKOUT: 'on',
     SANDBOX_PROVIDER_URL: url(ports.sandbox),
     SANDBOX_SIGNING_SECRET: sandboxSecret,
     EXPLORER_TX_URL: 'none',

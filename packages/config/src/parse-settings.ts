@@ -55,8 +55,12 @@ interface RateSourceRaw {
   RATE_FETCH_TIMEOUT_SECONDS: number;
 }
 
-/** Applies the rate source defaults (ecb in production, the file source elsewhere) and checks the combination. */
-export function parseRateSourceSettings(raw: RateSourceRaw): RateSourceConfig {
+/**
+ * Applies the rate source defaults (ecb in production, the file source elsewhere) and checks the
+ * combination. `sampleFile` is the development table bundled with @gateway/rates: production
+ * refuses it by path too, not only when RATE_FILE is unset.
+ */
+export function parseRateSourceSettings(raw: RateSourceRaw, options: { sampleFile?: string } = {}): RateSourceConfig {
   const kind = raw.RATE_SOURCE ?? (raw.NODE_ENV === 'production' ? 'ecb' : 'file');
   const maxAgeSeconds = raw.RATE_MAX_AGE_SECONDS ?? DEFAULT_RATE_MAX_AGE_SECONDS[kind];
   const problems: string[] = [];
@@ -64,6 +68,9 @@ export function parseRateSourceSettings(raw: RateSourceRaw): RateSourceConfig {
     if (raw.RATE_SOURCE_URL !== undefined) problems.push('RATE_SOURCE_URL: not used by RATE_SOURCE=file; set RATE_FILE instead');
     if (raw.RATE_FILE === undefined && raw.NODE_ENV === 'production') {
       problems.push('RATE_FILE: required for RATE_SOURCE=file in production (the built-in table is a development sample)');
+    }
+    if (raw.RATE_FILE !== undefined && raw.NODE_ENV === 'production' && options.sampleFile !== undefined && resolve(raw.RATE_FILE) === resolve(options.sampleFile)) {
+      problems.push('RATE_FILE: the bundled sample rates are refused in production; give a table of real rates, or use RATE_SOURCE=ecb');
     }
   } else if (raw.RATE_FILE !== undefined) {
     problems.push(`RATE_FILE: only read by RATE_SOURCE=file (the source is ${kind})`);
@@ -104,4 +111,47 @@ export function parseTrustProxy(value: string, name = 'TRUST_PROXY'): TrustProxy
     throw new ConfigError([`${name}: ${bad.join(', ')} is not an IP address or CIDR range; use false, a number of proxy hops, or proxy addresses/ranges`]);
   }
   return ranges;
+}
+
+/** Shortest key the gateway's own HMAC and sealing secrets may have. */
+export const MIN_SECRET_BYTES = 32;
+
+/**
+ * A secret given as base64 or base64url, decoded. Refused unless it decodes to at least 32 bytes
+ * and re-encodes to what was given (so 43 "=" — a 0-byte key that passes a character check — or
+ * a value with stray characters is caught at boot, not in the first signature).
+ */
+export function parseSecretBytes(value: string, name: string): Buffer {
+  const text = value.trim();
+  const urlSafe = /[-_]/.test(text);
+  const bytes = Buffer.from(text, urlSafe ? 'base64url' : 'base64');
+  const canonical = bytes.toString(urlSafe ? 'base64url' : 'base64').replace(/=+$/, '');
+  if (canonical !== text.replace(/=+$/, '') || bytes.length < MIN_SECRET_BYTES) {
+    throw new ConfigError([
+      `${name}: must be base64 of at least ${MIN_SECRET_BYTES} random bytes (decodes to ${bytes.length} byte(s)${canonical !== text.replace(/=+$/, '') ? ', and is not plain base64' : ''}); generate one with: openssl rand -base64 32`,
+    ]);
+  }
+  return bytes;
+}
+
+/**
+ * The public base URL of an app that customers or providers reach ({payment_url}). In production
+ * it must be https and not a loopback or unspecified address: providers send customers back to
+ * it and post webhooks to it, and a plugin builds https:// links to it.
+ */
+export function checkPublicUrl(value: string, production: boolean, name = 'PUBLIC_URL'): string {
+  const url = value.replace(/\/$/, '');
+  if (!production) return url;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError([`${name}: not a URL`]);
+  }
+  const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const loopback = host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1' || host === '0.0.0.0' || host === '::';
+  if (parsed.protocol !== 'https:' || loopback) {
+    throw new ConfigError([`${name}: must be the https URL customers and providers reach this host at in production (got ${parsed.protocol}//${parsed.host}), e.g. https://pay.example.com`]);
+  }
+  return url;
 }

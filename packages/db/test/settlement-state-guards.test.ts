@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import {
   DEPOSIT_MOVES,
   DEPOSIT_STATUSES,
+  PAYMENT_STATUSES,
   NEEDS_ATTENTION_REASONS,
   PAYOUT_LEG_MOVES,
   PAYOUT_LEG_STATUSES,
@@ -239,6 +240,7 @@ describe('the CHECK constraints list the module statuses', () => {
     ['payout_transactions_status_check', PAYOUT_TRANSACTION_STATUSES],
     ['deposits_attention_reason_check', NEEDS_ATTENTION_REASONS],
     ['payouts_attention_reason_check', NEEDS_ATTENTION_REASONS],
+    ['payments_status_check', PAYMENT_STATUSES],
   ] as const)('%s', async (constraint, statuses) => {
     expect(await checkList(constraint)).toEqual([...statuses].sort());
   });

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { createBatcher } from '../src/statement-batcher';
 import { WalletRepository, type NewWallet } from '../src/repositories/wallet-repository';
-import { PaymentRepository, type NewPayment } from '../src/repositories/payment-repository';
+import { PaymentRepository, type NewPayment, type RecordedCheckout } from '../src/repositories/payment-repository';
 import { CallbackDeliveryRepository, type CallbackAttemptRecord } from '../src/repositories/callback-delivery-repository';
 
 /** What pg throws for an error PostgreSQL reports: a message and the SQLSTATE in `code`. */
@@ -149,13 +149,31 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
       currency: 'USD',
       provider: 'moonpay',
       email: i === 7 ? 'jane\u0000@shop.io' : `jane${i}@shop.io`,
-      checkoutUrl: 'https://checkout.example/x',
     }));
     const results = await Promise.allSettled(batch.map(record));
     expect(results[7]).toMatchObject({ status: 'rejected', reason: { code: '22021' } });
     expect(results.filter((r) => r.status === 'fulfilled' && r.value === true)).toHaveLength(40);
     const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM payments');
     expect(rows[0].n).toBe(40);
+  });
+
+  it('Process Payment (checkouts recorded): 40 honest checkout URLs beside one refused are all recorded', async () => {
+    const target = wallet('https://shop.io/ipn?order=checkouts');
+    await new WalletRepository(db.pool).createOrGetMany([target]);
+    const payments = new PaymentRepository(db.pool);
+    const ids = Array.from({ length: 41 }, () => randomUUID());
+    await payments.insertManyForWallets(ids.map((id) => ({ id, polygonAddress: target.polygonAddress, amount: '49.99', currency: 'USD', provider: 'moonpay', email: 'jane@shop.io' })));
+    const record = createBatcher((batch: RecordedCheckout[]) => payments.recordCheckouts(batch), together);
+    const results = await Promise.allSettled(
+      ids.map((id, i) => record({ id, checkoutUrl: i === 7 ? 'https://checkout.example/\u0000' : `https://checkout.example/${i}`, providerReference: `ref-${i}` })),
+    );
+    expect(results[7]).toMatchObject({ status: 'rejected', reason: { code: '22021' } });
+    expect(results.filter((r) => r.status === 'fulfilled' && r.value === true)).toHaveLength(40);
+    const { rows } = await db.pool.query(`SELECT status, count(*)::int AS n FROM payments WHERE id = ANY($1::uuid[]) GROUP BY status ORDER BY status`, [ids]);
+    expect(rows).toEqual([
+      { status: 'creating', n: 1 },
+      { status: 'redirected', n: 40 },
+    ]);
   });
 
   describe('the callback-worker', () => {

@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   invalid_address_in: 400,
   unknown_wallet: 400,
   unsupported_provider: 400,
+  /** A provider id this gateway knows (a plugin sends it) but does not offer: not configured here, or not integrated. */
+  provider_not_offered: 400,
   unsupported_currency: 400,
   currency_not_allowed_for_provider: 400,
   amount_below_minimum: 400,
@@ -26,7 +28,11 @@ export const ERROR_CODES = {
   rate_limited: 429,
   headers_too_large: 431,
   internal_error: 500,
+  /** The provider answered the checkout request with an error. */
+  provider_error: 502,
   service_unavailable: 503,
+  /** The provider could not be reached, or did not answer in time. */
+  provider_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

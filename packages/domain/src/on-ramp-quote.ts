@@ -2,7 +2,7 @@ import type { CurrencyCode } from './currencies';
 import { GatewayError } from './errors';
 import { BASIS_POINTS_SCALE } from './fee-split';
 import { FIAT_DECIMALS, USDC_DECIMALS, type FiatAmount } from './money';
-import type { RateTable } from './provider-catalogue';
+import type { RateTable } from './provider-terms';
 
 /** What an on-ramp delivers for a card payment: the fiat amount in USDC, less its fee. */
 export interface OnRampQuote {

@@ -4,7 +4,7 @@ import { parseEmail } from './email';
 import { GatewayError } from './errors';
 import { looksLikeEvmAddress, type EvmAddress } from './evm-address';
 import { parseFiatAmount, type FiatAmount } from './money';
-import { checkProviderOrder, findProvider, type ProviderEntry, type RateTable } from './provider-catalogue';
+import { checkProviderOrder, resolveProvider, type ProviderCatalogue, type ProviderTerms, type RateTable } from './provider-terms';
 
 export interface PaymentRequestQuery {
   address: string;
@@ -17,7 +17,7 @@ export interface PaymentRequestQuery {
 export interface PaymentRequest {
   temporaryAddress: EvmAddress;
   amount: FiatAmount;
-  provider: ProviderEntry;
+  provider: ProviderTerms;
   currency: CurrencyCode;
   email: string;
 }
@@ -27,10 +27,10 @@ export interface PaymentRequest {
  * token first (the most common integration mistake is sending the payout address), then the
  * order itself.
  */
-export function parsePaymentRequest(query: PaymentRequestQuery, context: { keys: SealingKeyRing; rates: RateTable }): PaymentRequest {
+export function parsePaymentRequest(query: PaymentRequestQuery, context: { keys: SealingKeyRing; rates: RateTable; providers: ProviderCatalogue }): PaymentRequest {
   const temporaryAddress = openTemporaryAddress(query.address, context.keys);
   const amount = parseFiatAmount(query.amount);
-  const provider = findProvider(query.provider);
+  const provider = resolveProvider(query.provider, context.providers);
   const currency = parseCurrency(query.currency);
   checkProviderOrder(provider, amount, currency, context.rates);
   const email = parseEmail(query.email);

@@ -1,6 +1,6 @@
 import type { CurrencyCode } from './currencies';
 import { convertToUsdMinorUnits, FIAT_DECIMALS, formatMinorUnits, MAX_FIAT_AMOUNT_UNITS, type FiatAmount } from './money';
-import { PROVIDER_CATALOGUE, providerMinimum, type ProviderEntry, type RateTable } from './provider-catalogue';
+import { providerMinimum, type ProviderTerms, type RateTable } from './provider-terms';
 
 /** What a provider's checkout will be asked to charge: Process Payment's `amount` and `currency`. */
 export interface ProviderCharge {
@@ -11,7 +11,7 @@ export interface ProviderCharge {
 /** The customer can choose it: Process Payment with `charge` passes the provider's rules. */
 export interface AvailableProviderOption {
   readonly status: 'available';
-  readonly provider: ProviderEntry;
+  readonly provider: ProviderTerms;
   readonly charge: ProviderCharge;
   /** The provider takes USD only and `charge` is the order's amount converted to USD (rounded up). */
   readonly converted: boolean;
@@ -20,7 +20,7 @@ export interface AvailableProviderOption {
 /** Listed, but it cannot take this order; `reason` says why, e.g. "Minimum 20.00 USD". */
 export interface UnavailableProviderOption {
   readonly status: 'unavailable';
-  readonly provider: ProviderEntry;
+  readonly provider: ProviderTerms;
   readonly reason: string;
   readonly charge?: ProviderCharge;
 }
@@ -28,7 +28,7 @@ export interface UnavailableProviderOption {
 /** Would be offered with an exchange rate, and none is available right now: not listed, `reason` explains. */
 export interface WithheldProviderOption {
   readonly status: 'withheld';
-  readonly provider: ProviderEntry;
+  readonly provider: ProviderTerms;
   readonly reason: string;
 }
 
@@ -37,8 +37,8 @@ export type ProviderOption = AvailableProviderOption | UnavailableProviderOption
 const MAX_MINOR_UNITS = MAX_FIAT_AMOUNT_UNITS * 10n ** BigInt(FIAT_DECIMALS);
 
 /**
- * Which providers the hosted checkout offers for an order of `amount` in `currency`, in catalogue
- * order. Providers that take any currency charge the order as it is. A USD-only provider is
+ * Which of the `offered` providers the hosted checkout lists for an order of `amount` in
+ * `currency`, in their order. Providers that take any currency charge the order as it is. A USD-only provider is
  * offered for any order, converted to USD with `rates` and rounded up to the cent (a converted
  * payment never falls short). A provider restricted to another currency (Interac: CAD, UPI: INR)
  * appears only for orders in that currency. Each is checked against its minimum exactly as
@@ -48,9 +48,14 @@ const MAX_MINOR_UNITS = MAX_FIAT_AMOUNT_UNITS * 10n ** BigInt(FIAT_DECIMALS);
  * currency are unavailable (their USD minimum cannot be converted, so Process Payment would
  * refuse them too).
  */
-export function providerOptions(amount: FiatAmount, currency: CurrencyCode, rates: RateTable | undefined): ProviderOption[] {
+export function providerOptions(
+  amount: FiatAmount,
+  currency: CurrencyCode,
+  rates: RateTable | undefined,
+  offered: readonly ProviderTerms[],
+): ProviderOption[] {
   const options: ProviderOption[] = [];
-  for (const provider of PROVIDER_CATALOGUE) {
+  for (const provider of offered) {
     if (provider.currency === 'any' || provider.currency === currency) {
       options.push(ownCurrencyOption(provider, amount, currency, rates));
     } else if (provider.currency === 'USD') {
@@ -61,7 +66,7 @@ export function providerOptions(amount: FiatAmount, currency: CurrencyCode, rate
   return options;
 }
 
-function ownCurrencyOption(provider: ProviderEntry, amount: FiatAmount, currency: CurrencyCode, rates: RateTable | undefined): ProviderOption {
+function ownCurrencyOption(provider: ProviderTerms, amount: FiatAmount, currency: CurrencyCode, rates: RateTable | undefined): ProviderOption {
   const charge = { amount, currency };
   if (provider.minimumCurrency !== currency && rates === undefined) {
     return { status: 'unavailable', provider, reason: 'Exchange rate unavailable right now' };
@@ -72,7 +77,7 @@ function ownCurrencyOption(provider: ProviderEntry, amount: FiatAmount, currency
   return checkMinimum(provider, charge, false, rates ?? new Map());
 }
 
-function convertedOption(provider: ProviderEntry, amount: FiatAmount, currency: CurrencyCode, rates: RateTable | undefined): ProviderOption {
+function convertedOption(provider: ProviderTerms, amount: FiatAmount, currency: CurrencyCode, rates: RateTable | undefined): ProviderOption {
   if (rates === undefined) {
     return { status: 'withheld', provider, reason: `${provider.displayName} takes USD only, and no exchange rate to convert ${currency} is available right now` };
   }
@@ -86,7 +91,7 @@ function convertedOption(provider: ProviderEntry, amount: FiatAmount, currency: 
   return checkMinimum(provider, charge, true, rates);
 }
 
-function checkMinimum(provider: ProviderEntry, charge: ProviderCharge, converted: boolean, rates: RateTable): ProviderOption {
+function checkMinimum(provider: ProviderTerms, charge: ProviderCharge, converted: boolean, rates: RateTable): ProviderOption {
   const minimum = providerMinimum(provider, charge.currency, rates);
   if (charge.amount.minorUnits < minimum) {
     return { status: 'unavailable', provider, reason: `Minimum ${formatMinorUnits(minimum)} ${charge.currency}`, charge };

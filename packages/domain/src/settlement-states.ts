@@ -1,4 +1,5 @@
 import type { PayoutLegKind } from './fee-split';
+import type { PaymentStatus } from './payment-states';
 
 /**
  * The settlement state machines, in one place: which status of a deposit, a payout leg and a
@@ -106,7 +107,7 @@ export const PAYOUT_TRANSACTION_MOVES = {
   replace: { from: ['recorded', 'sent'], to: 'replaced', requires: 'another transaction of the same relayer nonce mined' },
 } as const satisfies Record<string, StatusMove<PayoutTransactionStatus>>;
 
-type MachineStatus = DepositStatus | PayoutLegStatus | PayoutTransactionStatus;
+type MachineStatus = DepositStatus | PayoutLegStatus | PayoutTransactionStatus | PaymentStatus;
 
 /** True when `moves` has a move from `from` to `to`. */
 export function canMove<S extends string>(moves: Readonly<Record<string, StatusMove<S>>>, from: S, to: S): boolean {

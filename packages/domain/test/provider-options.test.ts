@@ -1,7 +1,8 @@
 import { SUPPORTED_CURRENCIES } from '../src/currencies';
 import { GatewayError } from '../src/errors';
 import { parseFiatAmount, parseRate } from '../src/money';
-import { PROVIDER_CATALOGUE, checkProviderOrder, type RateTable } from '../src/provider-catalogue';
+import { checkProviderOrder, type RateTable } from '../src/provider-terms';
+import { SAMPLE_PROVIDERS } from './support/sample-providers';
 import { providerOptions, type ProviderOption } from '../src/provider-options';
 
 const rates: RateTable = new Map([
@@ -20,7 +21,7 @@ const summary = (option: ProviderOption | undefined) => {
 
 describe('providerOptions: which provider the hosted checkout offers', () => {
   it('USD order: every USD and any-currency provider, minimums in USD, no Interac or UPI', () => {
-    const options = byId(providerOptions(parseFiatAmount('25'), 'USD', rates));
+    const options = byId(providerOptions(parseFiatAmount('25'), 'USD', rates, SAMPLE_PROVIDERS));
     expect(options.has('interac')).toBe(false);
     expect(options.has('upi')).toBe(false);
     expect(options.size).toBe(18);
@@ -33,7 +34,7 @@ describe('providerOptions: which provider the hosted checkout offers', () => {
   });
 
   it('EUR order: USD-only providers charge the amount converted to USD, rounded up to the cent', () => {
-    const list = providerOptions(parseFiatAmount('49.99'), 'EUR', rates);
+    const list = providerOptions(parseFiatAmount('49.99'), 'EUR', rates, SAMPLE_PROVIDERS);
     const options = byId(list);
     // 49.99 / 0.92 = 54.3369… → 54.34 (never short of the order)
     expect(summary(options.get('wert'))).toBe('54.34 USD');
@@ -44,25 +45,25 @@ describe('providerOptions: which provider the hosted checkout offers', () => {
     expect(summary(options.get('moonpay'))).toBe('49.99 EUR');
     expect(summary(options.get('simplex'))).toBe('49.99 EUR');
     // 50 USD × 0.92 = 46.00 EUR
-    expect(summary(byId(providerOptions(parseFiatAmount('45.99'), 'EUR', rates)).get('simplex'))).toBe('unavailable: Minimum 46.00 EUR');
+    expect(summary(byId(providerOptions(parseFiatAmount('45.99'), 'EUR', rates, SAMPLE_PROVIDERS)).get('simplex'))).toBe('unavailable: Minimum 46.00 EUR');
     // TransFi's 70 USD minimum, compared with the converted amount.
     expect(summary(options.get('transfi'))).toBe('unavailable: Minimum 70.00 USD');
     expect(options.has('interac')).toBe(false);
-    expect(list.map((option) => option.provider.id)).toEqual(PROVIDER_CATALOGUE.filter((p) => p.currency === 'any' || p.currency === 'USD').map((p) => p.id));
+    expect(list.map((option) => option.provider.id)).toEqual(SAMPLE_PROVIDERS.filter((p) => p.currency === 'any' || p.currency === 'USD').map((p) => p.id));
   });
 
   it('rounds a conversion up exactly, also when it falls on the cent', () => {
     // 9.20 EUR / 0.92 = 10.00 exactly; 9.21 / 0.92 = 10.0108… → 10.02
-    expect(summary(byId(providerOptions(parseFiatAmount('9.20'), 'EUR', rates)).get('wert'))).toBe('10.00 USD');
-    expect(summary(byId(providerOptions(parseFiatAmount('9.21'), 'EUR', rates)).get('wert'))).toBe('10.02 USD');
+    expect(summary(byId(providerOptions(parseFiatAmount('9.20'), 'EUR', rates, SAMPLE_PROVIDERS)).get('wert'))).toBe('10.00 USD');
+    expect(summary(byId(providerOptions(parseFiatAmount('9.21'), 'EUR', rates, SAMPLE_PROVIDERS)).get('wert'))).toBe('10.02 USD');
     // 0.01 INR / 83.1 → 0.0001… USD → 0.01 USD, then under Wert's minimum of 1 USD.
-    expect(summary(byId(providerOptions(parseFiatAmount('0.01'), 'INR', rates)).get('wert'))).toBe('unavailable: Minimum 1.00 USD');
+    expect(summary(byId(providerOptions(parseFiatAmount('0.01'), 'INR', rates, SAMPLE_PROVIDERS)).get('wert'))).toBe('unavailable: Minimum 1.00 USD');
   });
 
   it('CAD order: Interac appears, charging CAD with its own minimum', () => {
-    const low = byId(providerOptions(parseFiatAmount('99.99'), 'CAD', rates));
+    const low = byId(providerOptions(parseFiatAmount('99.99'), 'CAD', rates, SAMPLE_PROVIDERS));
     expect(summary(low.get('interac'))).toBe('unavailable: Minimum 100.00 CAD');
-    const options = byId(providerOptions(parseFiatAmount('150'), 'CAD', rates));
+    const options = byId(providerOptions(parseFiatAmount('150'), 'CAD', rates, SAMPLE_PROVIDERS));
     expect(summary(options.get('interac'))).toBe('150.00 CAD');
     expect(options.has('upi')).toBe(false);
     // 150 / 1.37 = 109.4890… → 109.49
@@ -71,7 +72,7 @@ describe('providerOptions: which provider the hosted checkout offers', () => {
   });
 
   it('INR order: UPI appears, Interac does not', () => {
-    const options = byId(providerOptions(parseFiatAmount('2500'), 'INR', rates));
+    const options = byId(providerOptions(parseFiatAmount('2500'), 'INR', rates, SAMPLE_PROVIDERS));
     expect(summary(options.get('upi'))).toBe('2500.00 INR');
     expect(options.has('interac')).toBe(false);
     // 2500 / 83.1 = 30.0842… → 30.09
@@ -79,34 +80,34 @@ describe('providerOptions: which provider the hosted checkout offers', () => {
     // 20 USD × 83.1 = 1662 INR
     expect(summary(options.get('moonpay'))).toBe('2500.00 INR');
     expect(summary(options.get('simplex'))).toBe('unavailable: Minimum 4155.00 INR');
-    expect(summary(byId(providerOptions(parseFiatAmount('99'), 'INR', rates)).get('upi'))).toBe('unavailable: Minimum 100.00 INR');
+    expect(summary(byId(providerOptions(parseFiatAmount('99'), 'INR', rates, SAMPLE_PROVIDERS)).get('upi'))).toBe('unavailable: Minimum 100.00 INR');
   });
 
   it('without rates: what needs no rate is offered, USD-only providers withheld, any-currency ones unavailable', () => {
-    const options = byId(providerOptions(parseFiatAmount('49.99'), 'EUR', undefined));
+    const options = byId(providerOptions(parseFiatAmount('49.99'), 'EUR', undefined, SAMPLE_PROVIDERS));
     expect(options.get('wert')).toMatchObject({ status: 'withheld', reason: expect.stringMatching(/USD only.*no exchange rate/) });
     expect(summary(options.get('moonpay'))).toBe('unavailable: Exchange rate unavailable right now');
     expect([...options.values()].some((option) => option.status === 'available')).toBe(false);
     // CAD-only Interac has its minimum in CAD: no rate needed.
-    const cad = byId(providerOptions(parseFiatAmount('150'), 'CAD', undefined));
+    const cad = byId(providerOptions(parseFiatAmount('150'), 'CAD', undefined, SAMPLE_PROVIDERS));
     expect(summary(cad.get('interac'))).toBe('150.00 CAD');
-    expect(summary(byId(providerOptions(parseFiatAmount('99'), 'CAD', undefined)).get('interac'))).toBe('unavailable: Minimum 100.00 CAD');
-    expect(summary(byId(providerOptions(parseFiatAmount('2500'), 'INR', undefined)).get('upi'))).toBe('2500.00 INR');
+    expect(summary(byId(providerOptions(parseFiatAmount('99'), 'CAD', undefined, SAMPLE_PROVIDERS)).get('interac'))).toBe('unavailable: Minimum 100.00 CAD');
+    expect(summary(byId(providerOptions(parseFiatAmount('2500'), 'INR', undefined, SAMPLE_PROVIDERS)).get('upi'))).toBe('2500.00 INR');
     // A USD order needs no rate at all.
-    const usd = byId(providerOptions(parseFiatAmount('25'), 'USD', undefined));
+    const usd = byId(providerOptions(parseFiatAmount('25'), 'USD', undefined, SAMPLE_PROVIDERS));
     expect(summary(usd.get('wert'))).toBe('25.00 USD');
     expect(summary(usd.get('moonpay'))).toBe('25.00 USD');
     expect(summary(usd.get('sardine'))).toBe('unavailable: Minimum 30.00 USD');
   });
 
   it('a currency missing from the rate table: USD-only withheld, any-currency unavailable', () => {
-    const options = byId(providerOptions(parseFiatAmount('100'), 'AED', rates));
+    const options = byId(providerOptions(parseFiatAmount('100'), 'AED', rates, SAMPLE_PROVIDERS));
     expect(options.get('wert')?.status).toBe('withheld');
     expect(summary(options.get('moonpay'))).toBe('unavailable: No exchange rate for AED right now');
   });
 
   it('refuses a conversion above the largest amount Process Payment takes', () => {
-    const options = byId(providerOptions(parseFiatAmount('1000000'), 'GBP', rates));
+    const options = byId(providerOptions(parseFiatAmount('1000000'), 'GBP', rates, SAMPLE_PROVIDERS));
     expect(summary(options.get('wert'))).toBe('unavailable: Maximum 1000000.00 USD');
   });
 
@@ -115,7 +116,7 @@ describe('providerOptions: which provider the hosted checkout offers', () => {
     for (const currency of SUPPORTED_CURRENCIES) {
       for (const text of amounts) {
         const amount = parseFiatAmount(text);
-        for (const option of providerOptions(amount, currency, rates)) {
+        for (const option of providerOptions(amount, currency, rates, SAMPLE_PROVIDERS)) {
           const charge = option.status === 'withheld' ? undefined : option.charge;
           if (option.status === 'available') {
             expect(() => checkProviderOrder(option.provider, option.charge.amount, option.charge.currency, rates)).not.toThrow();

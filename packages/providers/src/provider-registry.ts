@@ -1,25 +1,114 @@
-import { PROVIDER_CATALOGUE } from '@gateway/domain';
-import type { ProviderAdapter } from './provider-adapter';
+import type { ProviderCatalogue, ProviderTerms } from '@gateway/domain';
+import { POLYGON_USDC, type ProviderAdapter, type ProviderModule } from './provider-contract';
+import { PLUGIN_PROVIDERS_NOT_INTEGRATED, SESSION_PROVIDER_NOT_YET, SESSION_PROVIDERS_TO_COME } from './known-providers';
+import { PROVIDER_MODULES } from './provider-modules';
+import { providerEnvName, readProviderSettings } from './provider-settings';
 import { createSandboxAdapter, type SandboxAdapterOptions } from './sandbox-adapter';
+import type { ProviderHttpClient } from './support/provider-http-client';
 
 export interface ProviderRegistryOptions {
-  sandbox: SandboxAdapterOptions;
-  /** False in production: a simulated checkout must never be linked from a real gateway. */
-  allowSandbox: boolean;
+  /** The app's raw settings: `PROVIDER_<ID>_<NAME>` values are read from it. */
+  env: Readonly<Record<string, unknown>>;
+  /** Set: the sandbox stands in for every provider without credentials (a local stack, never production). */
+  sandbox?: SandboxAdapterOptions;
+  production: boolean;
+  /** {payment_url}: webhooks arrive at `<publicUrl>/webhooks/<id>`. */
+  publicUrl: string;
+  /** The token the chain watcher follows: a provider delivering another cannot be used. */
+  token: { chainId: number; address: string };
+  http: ProviderHttpClient;
+  now?: () => number;
+  /** Tests use their own modules; the gateway uses PROVIDER_MODULES. */
+  modules?: readonly ProviderModule[];
+}
+
+/** The configured gateway's providers: what Process Payment and pay.php offer, and each one's adapter. */
+export interface ProviderRegistry extends ProviderCatalogue {
+  adapter(id: string): ProviderAdapter | undefined;
+  /** Every adapter in service (real and sandbox), in the order offered. */
+  readonly adapters: readonly ProviderAdapter[];
+}
+
+export class ProviderConfigurationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`provider settings:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ProviderConfigurationError';
+  }
+}
+
+const NOT_CONFIGURED = 'not configured by this operator';
+
+/**
+ * The terms of any provider this gateway can serve (an adapter, or a session provider to come),
+ * by id, whatever is configured: the sandbox app names the provider it stands in for with it.
+ */
+export function knownProviderTerms(id: string): ProviderTerms | undefined {
+  return [...PROVIDER_MODULES.map((module) => module.descriptor), ...SESSION_PROVIDERS_TO_COME].find((terms) => terms.id === id);
 }
 
 /**
- * One adapter per catalogue entry. Until a provider's live adapter and credentials exist, the
- * sandbox adapter serves it, so every identifier of the catalogue works end to end locally; in
- * production that is refused at boot.
+ * Builds the adapters from the settings at boot. A provider with credentials gets its own adapter
+ * in the mode its credentials select; one without is served by the sandbox when the sandbox is
+ * on, and otherwise not offered. A provider that delivers a USDC the chain watcher does not
+ * follow, a half-configured provider, or the sandbox in production stop the boot with every
+ * problem named.
  */
-export function createProviderRegistry(options: ProviderRegistryOptions): ReadonlyMap<string, ProviderAdapter> {
-  const registry = new Map(PROVIDER_CATALOGUE.map((provider) => [provider.id, createSandboxAdapter(provider.id, options.sandbox)]));
-  const simulated = [...registry.values()].filter((adapter) => !adapter.capabilities.live).map((adapter) => adapter.id);
-  if (!options.allowSandbox && simulated.length > 0) {
-    throw new Error(
-      `the sandbox (simulated checkout) would serve ${simulated.join(', ')}; in production every provider needs a live adapter with credentials`,
-    );
+export async function createProviderRegistry(options: ProviderRegistryOptions): Promise<ProviderRegistry> {
+  const modules = options.modules ?? PROVIDER_MODULES;
+  const problems: string[] = [];
+  if (options.sandbox && options.production) {
+    problems.push('SANDBOX_CHECKOUT: the sandbox (a simulated checkout) is refused in production; configure real providers (PROVIDER_<ID>_...) instead');
   }
-  return registry;
+  const { configured, problems: settingProblems } = readProviderSettings(modules, options.env);
+  problems.push(...settingProblems);
+
+  const built = new Map<string, ProviderAdapter>();
+  for (const { module, settings, requestedMode } of configured) {
+    const { descriptor } = module;
+    try {
+      const mode = module.modeOf(settings as never, requestedMode);
+      const delivered = POLYGON_USDC[descriptor.delivers];
+      if (mode === 'live' && options.token.chainId === 137 && delivered.toLowerCase() !== options.token.address.toLowerCase()) {
+        problems.push(
+          `${providerEnvName(descriptor.id, '*')}: ${descriptor.displayName} delivers ${descriptor.delivers === 'bridged' ? 'USDC.e' : 'USDC'} (${delivered}) but USDC_TOKEN_ADDRESS is ${options.token.address}: the chain watcher would never see its payments; remove its settings or follow that token`,
+        );
+        continue;
+      }
+      const adapter = await module.create(settings as never, {
+        mode,
+        webhookUrl: `${options.publicUrl}/webhooks/${descriptor.id}`,
+        http: options.http,
+        now: options.now ?? Date.now,
+      });
+      built.set(descriptor.id, adapter);
+    } catch (error) {
+      problems.push(`${providerEnvName(descriptor.id, '*')}: ${(error as Error).message}`);
+    }
+  }
+  if (problems.length > 0) throw new ProviderConfigurationError(problems);
+
+  const offered: ProviderAdapter[] = [];
+  const notOffered = new Map<string, string>();
+  const known = new Map<string, ProviderTerms>();
+  const serve = (terms: ProviderTerms, real: ProviderAdapter | undefined, reasonWithout: string) => {
+    known.set(terms.id, terms);
+    const adapter = real ?? (options.sandbox ? createSandboxAdapter(terms, options.sandbox) : undefined);
+    if (adapter) offered.push(adapter);
+    else notOffered.set(terms.id, reasonWithout);
+  };
+  for (const { descriptor } of modules) serve(descriptor, built.get(descriptor.id), NOT_CONFIGURED);
+  for (const terms of SESSION_PROVIDERS_TO_COME) serve(terms, undefined, SESSION_PROVIDER_NOT_YET);
+  for (const { id, displayName, reason } of PLUGIN_PROVIDERS_NOT_INTEGRATED) {
+    known.set(id, { id, displayName, currency: 'any', minimum: '0', minimumCurrency: 'USD' });
+    notOffered.set(id, reason);
+  }
+
+  const byId = new Map(offered.map((adapter) => [adapter.descriptor.id, adapter]));
+  return {
+    offered: offered.map((adapter) => adapter.descriptor),
+    adapters: offered,
+    adapter: (id) => byId.get(id),
+    describe: (id) => known.get(id),
+    notOfferedReason: (id) => notOffered.get(id),
+  };
 }

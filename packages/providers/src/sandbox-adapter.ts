@@ -1,12 +1,17 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { ProviderTerms } from '@gateway/domain';
 import {
   ProviderWebhookError,
-  type CheckoutRequest,
+  type CheckoutOrder,
   type ProviderAdapter,
+  type ProviderDescriptor,
   type ProviderPaymentStatus,
-  type ProviderWebhookEvent,
-  type ProviderWebhookRequest,
-} from './provider-adapter';
+  type WebhookHeaders,
+  type WebhookOutcome,
+} from './provider-contract';
+import { safeEqual, singleHeader } from './support/signing';
+import { jsonAcknowledgement } from './support/webhook-acknowledgement';
 
 export interface SandboxAdapterOptions {
   /** Base URL of the sandbox provider app, e.g. http://127.0.0.1:3300. */
@@ -34,39 +39,67 @@ export interface SandboxWebhookBody {
 }
 
 /**
- * Stands in for every on-ramp when no provider credentials are configured: the customer lands
- * on the sandbox's checkout page, which simulates a card payment and sends test USDC on the
- * local chain. The link is signed, so a customer cannot change the amount, the wallet or the
- * page it returns to.
+ * Stands in for an on-ramp that has no credentials on a local stack: the customer lands on the
+ * sandbox's checkout page, which simulates a card payment and sends test USDC on the local chain.
+ * The link is signed, so a customer cannot change the amount, the wallet or the page it returns
+ * to. Never in production (the registry refuses it there).
  */
-export function createSandboxAdapter(providerId: string, options: SandboxAdapterOptions): ProviderAdapter {
+export function createSandboxAdapter(provider: ProviderTerms, options: SandboxAdapterOptions): ProviderAdapter {
+  const baseUrl = options.baseUrl.replace(/\/$/, '');
+  const descriptor: ProviderDescriptor = {
+    id: provider.id,
+    displayName: provider.displayName,
+    currency: provider.currency,
+    minimum: provider.minimum,
+    minimumCurrency: provider.minimumCurrency,
+    flow: 'signed-url',
+    webhook: `HMAC-SHA256, ${SANDBOX_WEBHOOK_SIGNATURE_HEADER}`,
+    delivers: 'native',
+    settings: Type.Object({}),
+    hosts: { live: baseUrl, test: baseUrl },
+    docs: 'apps/sandbox-provider (this repository)',
+  };
   return {
-    id: providerId,
-    capabilities: { checkout: 'redirect', live: false, webhooks: true },
-    buildCheckoutUrl(request: CheckoutRequest): string {
-      const fields: SandboxLinkFields = {
-        payment: request.paymentId,
-        provider: request.provider.id,
-        address: request.walletAddress,
-        amount: request.amount,
-        currency: request.currency,
-        email: request.email,
-        return_url: request.returnUrl,
-        expires: String(Math.floor(Date.now() / 1000) + SANDBOX_LINK_LIFETIME_SECONDS),
-      };
-      const query = new URLSearchParams(fields);
-      query.set('sig', signSandboxFields(fields, options.signingSecret));
-      return `${options.baseUrl.replace(/\/$/, '')}/checkout?${query.toString()}`;
+    descriptor,
+    mode: 'sandbox',
+    async createCheckout(order: CheckoutOrder) {
+      return { url: sandboxCheckoutUrl(baseUrl, provider.id, order, options.signingSecret) };
     },
-    parseWebhook(request: ProviderWebhookRequest): ProviderWebhookEvent {
-      const header = request.headers[SANDBOX_WEBHOOK_SIGNATURE_HEADER];
-      if (!verifySandboxWebhook(request.rawBody, typeof header === 'string' ? header : undefined, options.signingSecret)) {
+    async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
+      if (!verifySandboxWebhook(rawBody, singleHeader(headers, SANDBOX_WEBHOOK_SIGNATURE_HEADER), options.signingSecret)) {
         throw new ProviderWebhookError(`missing, invalid or expired ${SANDBOX_WEBHOOK_SIGNATURE_HEADER}`);
       }
-      const body = parseWebhookBody(request.rawBody);
-      return { paymentId: body.payment_id, status: body.status, reference: body.order_id, ...(body.reason ? { reason: body.reason } : {}) };
+      const body = parseWebhookBody(rawBody);
+      return {
+        kind: 'event',
+        event: {
+          match: { paymentId: body.payment_id },
+          status: body.status,
+          rawStatus: body.status,
+          providerReference: body.order_id,
+          ...(body.reason ? { reason: body.reason } : {}),
+        },
+        acknowledgement: jsonAcknowledgement({ received: true }),
+      };
     },
   };
+}
+
+/** The signed sandbox checkout link of an order (the sandbox provider app verifies it). */
+export function sandboxCheckoutUrl(baseUrl: string, providerId: string, order: CheckoutOrder, secret: Buffer): string {
+  const fields: SandboxLinkFields = {
+    payment: order.paymentId,
+    provider: providerId,
+    address: order.walletAddress,
+    amount: order.amount,
+    currency: order.currency,
+    email: order.email,
+    return_url: order.returnUrl,
+    expires: String(Math.floor(Date.now() / 1000) + SANDBOX_LINK_LIFETIME_SECONDS),
+  };
+  const query = new URLSearchParams(fields);
+  query.set('sig', signSandboxFields(fields, secret));
+  return `${baseUrl}/checkout?${query.toString()}`;
 }
 
 export function signSandboxFields(fields: Record<string, string>, secret: Buffer): string {
@@ -114,10 +147,4 @@ function parseWebhookBody(rawBody: Buffer): SandboxWebhookBody {
     throw new ProviderWebhookError('webhook body needs payment_id, order_id and a known status');
   }
   return { payment_id, order_id, status: status as ProviderPaymentStatus, ...(typeof reason === 'string' ? { reason: reason.slice(0, 200) } : {}) };
-}
-
-function safeEqual(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

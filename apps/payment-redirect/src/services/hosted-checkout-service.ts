@@ -9,6 +9,7 @@ import {
   type EvmAddress,
   type FiatAmount,
   type ProviderOption,
+  type ProviderTerms,
   type RateTable,
   type SealingKeyRing,
 } from '@gateway/domain';
@@ -110,6 +111,8 @@ export interface HostedCheckoutDeps {
   keys: SealingKeyRing;
   wallets: { hasTemporaryAddress(polygonAddress: string): Promise<boolean> };
   rates: RateReader;
+  /** The providers this gateway offers, in the order listed. */
+  providers: readonly ProviderTerms[];
 }
 
 const REQUIRED_PARAMS = {
@@ -162,7 +165,7 @@ export class HostedCheckoutService {
     } catch (error) {
       ratesError = error;
     }
-    const view = checkoutPageView(link, providerOptions(link.amount, link.currency, rates), branding);
+    const view = checkoutPageView(link, providerOptions(link.amount, link.currency, rates, this.deps.providers), branding);
     return { kind: 'page', view, logoOrigin: branding.logoOrigin, ignoredBranding: branding.ignored, ratesError };
   }
 }

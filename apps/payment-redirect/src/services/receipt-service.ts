@@ -1,4 +1,4 @@
-import { findProvider, formatUsdc, receiptProgress, RECEIPT_STEPS, type ReceiptProgress, type ReceiptStep } from '@gateway/domain';
+import { formatUsdc, type ProviderCatalogue, receiptProgress, RECEIPT_STEPS, type ReceiptProgress, type ReceiptStep } from '@gateway/domain';
 import type { PaymentReceiptRepository } from '@gateway/db';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -50,6 +50,8 @@ const STEP_LABELS: Record<ReceiptStep, string> = {
 export interface ReceiptServiceOptions {
   /** Block explorer link for a transaction, `{tx}` standing for its hash; null for none. */
   explorerTxUrl: string | null;
+  /** Names the payment's provider (also one no longer offered). */
+  providers: Pick<ProviderCatalogue, 'describe'>;
 }
 
 /** The customer's live receipt (every provider's return URL): what happened to their payment. */
@@ -66,7 +68,7 @@ export class ReceiptService {
     const progress = receiptProgress(record.providerStatus, record.deposits);
     const counted = record.deposits.filter((deposit) => deposit.status !== 'orphaned');
     const stepIndex = RECEIPT_STEPS.indexOf(progress.step);
-    const providerName = findProvider(record.provider).displayName;
+    const providerName = this.options.providers.describe(record.provider)?.displayName ?? record.provider;
     const received = progress.deposits > 0 ? formatUsdc(progress.receivedUsdc) : null;
     const details: Partial<Record<ReceiptStep, string>> = {
       waiting_for_provider: progress.declined

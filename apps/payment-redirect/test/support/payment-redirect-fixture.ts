@@ -28,7 +28,8 @@ export interface PaymentRedirectFixture extends ApiAppFixture<PaymentRedirectCon
 
 /** A payment-redirect test file's database, Redis prefix, settings and apps (see apiAppFixture), and its wallets. */
 export function paymentRedirectFixture(label: string, fileEnv: EnvOverrides = {}): PaymentRedirectFixture {
-  const base = apiAppFixture(label, { fileEnv, load: loadPaymentRedirectConfig, build: buildPaymentRedirectApp });
+  // The sandbox stands in for every provider, as on the local stack; tests of real providers set their credentials.
+  const base = apiAppFixture(label, { fileEnv: { SANDBOX_CHECKOUT: 'on', ...fileEnv }, load: loadPaymentRedirectConfig, build: buildPaymentRedirectApp });
   return Object.assign(base, {
     async insertWallet({ temporary, addressIn, callbackUrl, payout: payoutAddress = payout, hdIndex = 0n, ipnToken = randomBytes(24).toString('base64url') }: TestWallet) {
       await new WalletRepository(base.db.pool).createOrGetMany([

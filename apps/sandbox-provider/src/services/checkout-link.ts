@@ -1,22 +1,21 @@
 import { getAddress, isAddress, type Address } from 'viem';
 import {
-  findProvider,
   parseCurrency,
   parseFiatAmount,
   quoteOnRamp,
   type CurrencyCode,
   type FiatAmount,
   type OnRampQuote,
-  type ProviderEntry,
+  type ProviderTerms,
   type RateTable,
 } from '@gateway/domain';
-import { SANDBOX_SIGNED_FIELDS, verifySandboxLink, type SandboxLinkFields } from '@gateway/providers';
+import { knownProviderTerms, SANDBOX_SIGNED_FIELDS, verifySandboxLink, type SandboxLinkFields } from '@gateway/providers';
 
 /** One checkout, as the gateway signed it, with the USDC it delivers. */
 export interface CheckoutOrder {
   /** The gateway payment id; the sandbox's order id too, so an order is paid at most once. */
   paymentId: string;
-  provider: ProviderEntry;
+  provider: ProviderTerms;
   walletAddress: Address;
   amount: FiatAmount;
   currency: CurrencyCode;
@@ -55,13 +54,14 @@ export function readCheckoutLink(params: Readonly<Record<string, string | undefi
 }
 
 function orderFrom(fields: SandboxLinkFields, sig: string, options: CheckoutLinkOptions): CheckoutOrder | undefined {
-  if (!UUID.test(fields.payment) || !isAddress(fields.address, { strict: false }) || !isWebUrl(fields.return_url)) return undefined;
+  const provider = knownProviderTerms(fields.provider);
+  if (!provider || !UUID.test(fields.payment) || !isAddress(fields.address, { strict: false }) || !isWebUrl(fields.return_url)) return undefined;
   try {
     const amount = parseFiatAmount(fields.amount);
     const currency = parseCurrency(fields.currency);
     return {
       paymentId: fields.payment.toLowerCase(),
-      provider: findProvider(fields.provider),
+      provider,
       walletAddress: getAddress(fields.address),
       amount,
       currency,

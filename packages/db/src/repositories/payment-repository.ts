@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { canMoveProviderStatus, type DepositStatus, type ProviderPaymentStatus } from '@gateway/domain';
+import { canMoveProviderStatus, PAYMENT_MOVES, sqlStatusList, type DepositStatus, type ProviderPaymentStatus } from '@gateway/domain';
 import { inTransaction } from '../in-transaction';
 
 export interface NewPayment {
@@ -10,24 +10,30 @@ export interface NewPayment {
   currency: string;
   provider: string;
   email: string;
+}
+
+/** What the provider gave for a payment: the customer's checkout URL, and its own reference when it gives one. */
+export interface RecordedCheckout {
+  id: string;
   checkoutUrl: string;
+  providerReference?: string;
 }
 
 export class PaymentRepository {
   constructor(private readonly pool: Pool) {}
 
   /**
-   * Records each payment against the wallet that owns its `polygonAddress`, the whole batch in
-   * one statement. Returns, per payment, false when no such wallet exists (a token sealed by us
+   * Records each payment ('creating': before its provider is asked for a checkout) against the
+   * wallet that owns its `polygonAddress`, the whole batch in one statement. Returns, per payment, false when no such wallet exists (a token sealed by us
    * for a wallet since removed, or a database that does not match the keys).
    */
   async insertManyForWallets(payments: readonly NewPayment[]): Promise<boolean[]> {
     const { rows } = await this.pool.query<{ id: string }>({
       name: 'payments-insert-for-wallets',
-      text: `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, checkout_url)
-             SELECT i.id, w.id, i.amount, i.currency, i.provider, i.email, i.checkout_url
-             FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[], $7::text[])
-               AS i(id, polygon_address, amount, currency, provider, email, checkout_url)
+      text: `INSERT INTO payments (id, wallet_id, amount, currency, provider, email)
+             SELECT i.id, w.id, i.amount, i.currency, i.provider, i.email
+             FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[])
+               AS i(id, polygon_address, amount, currency, provider, email)
              JOIN wallets w ON w.polygon_address = i.polygon_address
              RETURNING id`,
       values: [
@@ -37,11 +43,36 @@ export class PaymentRepository {
         payments.map((p) => p.currency),
         payments.map((p) => p.provider),
         payments.map((p) => p.email),
-        payments.map((p) => p.checkoutUrl),
       ],
     });
     const recorded = new Set(rows.map((row) => row.id));
     return payments.map((payment) => recorded.has(payment.id));
+  }
+
+  /** creating → redirected with each checkout URL (PAYMENT_MOVES.recordCheckout), the batch in one statement; false where the move is not allowed. */
+  async recordCheckouts(checkouts: readonly RecordedCheckout[]): Promise<boolean[]> {
+    const { rows } = await this.pool.query<{ id: string }>({
+      name: 'payments-record-checkouts',
+      text: `UPDATE payments p SET status = '${PAYMENT_MOVES.recordCheckout.to}', checkout_url = i.checkout_url,
+                    provider_reference = COALESCE(i.provider_reference, p.provider_reference)
+             FROM unnest($1::uuid[], $2::text[], $3::text[]) AS i(id, checkout_url, provider_reference)
+             WHERE p.id = i.id AND p.status IN (${sqlStatusList(PAYMENT_MOVES.recordCheckout.from)})
+             RETURNING p.id`,
+      values: [checkouts.map((c) => c.id), checkouts.map((c) => c.checkoutUrl), checkouts.map((c) => c.providerReference?.slice(0, 200) ?? null)],
+    });
+    const recorded = new Set(rows.map((row) => row.id));
+    return checkouts.map((checkout) => recorded.has(checkout.id));
+  }
+
+  /** creating → checkout_failed with the reason (PAYMENT_MOVES.failCheckout); false when the move is not allowed. */
+  async failCheckout(id: string, error: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query({
+      name: 'payments-fail-checkout',
+      text: `UPDATE payments SET status = '${PAYMENT_MOVES.failCheckout.to}', checkout_error = $2
+             WHERE id = $1 AND status IN (${sqlStatusList(PAYMENT_MOVES.failCheckout.from)})`,
+      values: [id, error.slice(0, 500)],
+    });
+    return rowCount === 1;
   }
 }
 
@@ -70,10 +101,12 @@ export interface ReceiptDepositRecord {
 }
 
 export interface ProviderStatusUpdate {
-  paymentId: string;
   provider: string;
+  /** How the webhook names the payment: ours first, then the provider's reference, then the wallet's latest payment. */
+  match: { paymentId?: string; providerReference?: string; walletAddress?: string };
   status: ProviderPaymentStatus;
-  reference: string;
+  rawStatus: string;
+  providerReference?: string;
   reason?: string;
 }
 
@@ -125,25 +158,45 @@ export class PaymentReceiptRepository {
 
   /**
    * Records what a provider's webhook says, when the payment exists, belongs to that provider,
-   * and the domain's rule lets the status move (a late webhook never undoes `paid`).
+   * and the domain's rule lets the status move (a late webhook never undoes `paid`). The
+   * provider's own status word is kept beside the mapped one.
    */
   async recordProviderStatus(update: ProviderStatusUpdate): Promise<ProviderStatusOutcome> {
     return inTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<{ provider_status: ProviderPaymentStatus | null }>(
-        'SELECT provider_status FROM payments WHERE id = $1 AND provider = $2 FOR UPDATE',
-        [update.paymentId, update.provider],
+      const { match } = update;
+      const paymentId = match.paymentId !== undefined && UUID.test(match.paymentId) ? match.paymentId.toLowerCase() : null;
+      const walletAddress = match.walletAddress !== undefined && /^0x[0-9a-fA-F]{40}$/.test(match.walletAddress) ? match.walletAddress.toLowerCase() : null;
+      // One statement, the three ways in order of trust (each an index look-up); the row locked for the move.
+      const { rows } = await client.query<{ id: string; provider_status: ProviderPaymentStatus | null }>(
+        `SELECT id, provider_status FROM payments
+         WHERE id = (
+           SELECT id FROM (
+             SELECT id, 1 AS rank, created_at FROM payments WHERE id = $2::uuid AND provider = $1
+             UNION ALL
+             SELECT id, 2, created_at FROM payments WHERE provider = $1 AND provider_reference = $3
+             UNION ALL
+             SELECT p.id, 3, p.created_at FROM payments p JOIN wallets w ON w.id = p.wallet_id WHERE w.polygon_address = $4 AND p.provider = $1
+           ) AS candidates
+           ORDER BY rank, created_at DESC
+           LIMIT 1)
+         FOR UPDATE`,
+        [update.provider, paymentId, match.providerReference?.slice(0, 200) ?? null, walletAddress],
       );
       const current = rows[0];
       if (!current) return 'unknown_payment';
       if (!canMoveProviderStatus(current.provider_status, update.status)) return 'unchanged';
       await client.query(
-        `UPDATE payments SET provider_status = $2, provider_reference = $3, provider_reason = $4, provider_updated_at = now() WHERE id = $1`,
-        [update.paymentId, update.status, update.reference.slice(0, 200), update.reason?.slice(0, 200) ?? null],
+        `UPDATE payments SET provider_status = $2, provider_raw_status = $3, provider_reference = COALESCE($4, provider_reference),
+                provider_reason = $5, provider_updated_at = now()
+         WHERE id = $1`,
+        [current.id, update.status, update.rawStatus.slice(0, 100), update.providerReference?.slice(0, 200) ?? null, update.reason?.slice(0, 200) ?? null],
       );
       return 'updated';
     });
   }
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface ReceiptRow {
   id: string;

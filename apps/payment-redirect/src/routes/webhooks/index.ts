@@ -1,50 +1,72 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { GatewayError } from '@gateway/domain';
 import { ProviderWebhookError } from '@gateway/providers';
-import { errorBody } from '../payment/schemas';
-import { webhookAccepted, webhookParams } from './schemas';
+import { webhookParams } from './schemas';
+
+/** Says what the gateway did with an accepted webhook; the body is the one the provider expects. */
+export const WEBHOOK_OUTCOME_HEADER = 'x-webhook-outcome';
 
 /**
- * Providers' signed status webhooks. They update what the receipt page says; money and merchant
- * callbacks follow the chain only, so a forged webhook could at worst mislabel a wait.
+ * Providers' signed status webhooks, each verified by its provider's adapter on the raw body. They
+ * update what the receipt page says; money and merchant callbacks follow the chain only, so a
+ * forged webhook could at worst mislabel a wait. An authentic webhook is answered as its
+ * provider expects, also when it is about no payment of ours (a retry would not change that).
  */
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Signatures are computed over the bytes as sent: keep the body raw in this scope.
+  // Whatever the type (JSON for most providers, a form for some), the adapter reads the bytes.
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.post(
     '/webhooks/:provider',
     {
       schema: {
         summary: 'Provider webhook',
-        description: "A provider's signed notice about a payment (paid, declined, failed). Verified with that provider's adapter.",
+        description:
+          "A provider's signed notice about a payment (paid, declined, failed), verified with that provider's scheme and key. Answered with the status and body the provider expects; the x-webhook-outcome header says what was done (updated, unchanged, unknown_payment, ignored). 401 unauthorized (our error shape) when the signature is missing, wrong or stale; 404 for a provider without webhooks here.",
         tags: ['webhooks'],
         params: webhookParams,
-        response: { 200: webhookAccepted, 401: errorBody, 404: errorBody },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { provider } = request.params;
-      const adapter = app.providerAdapters.get(provider);
-      if (!adapter?.capabilities.webhooks) {
-        throw new GatewayError('not_found', `no webhook for provider "${provider}"`, 'provider');
+      const adapter = app.providers.adapter(provider);
+      if (!adapter?.descriptor.webhook) {
+        throw new GatewayError('not_found', `no webhook for provider "${provider}" on this gateway`, 'provider');
       }
       const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      let event;
+      let verified;
       try {
-        event = adapter.parseWebhook({ headers: request.headers, rawBody });
+        verified = await adapter.verifyWebhook(rawBody, request.headers);
       } catch (error) {
         if (!(error instanceof ProviderWebhookError)) throw error;
         app.webhookCounter.inc({ provider, outcome: 'refused' });
+        request.log.warn({ provider, reason: error.message }, 'provider webhook refused');
         throw new GatewayError('unauthorized', `webhook refused: ${error.message}`);
       }
-      const outcome = await app.paymentReceipts.recordProviderStatus({ ...event, provider });
-      app.webhookCounter.inc({ provider, outcome });
-      if (outcome === 'unknown_payment') {
-        throw new GatewayError('not_found', `no ${provider} payment ${event.paymentId.slice(0, 40)}`, 'payment_id');
+      let outcome: string;
+      if (verified.kind === 'ignored') {
+        outcome = 'ignored';
+        request.log.info({ provider, why: verified.why }, 'provider webhook ignored');
+      } else {
+        const { event } = verified;
+        outcome = await app.paymentReceipts.recordProviderStatus({
+          provider,
+          match: event.match,
+          status: event.status,
+          rawStatus: event.rawStatus,
+          ...(event.providerReference ? { providerReference: event.providerReference } : {}),
+          ...(event.reason ? { reason: event.reason } : {}),
+        });
+        request.log[outcome === 'unknown_payment' ? 'warn' : 'info'](
+          { provider, paymentId: event.match.paymentId, providerReference: event.providerReference, status: event.status, rawStatus: event.rawStatus, outcome },
+          'provider webhook',
+        );
       }
-      request.log.info({ paymentId: event.paymentId, provider, status: event.status, outcome }, 'provider webhook');
-      return { status: 'success' as const, outcome };
+      app.webhookCounter.inc({ provider, outcome });
+      const { acknowledgement } = verified;
+      return reply.code(acknowledgement.statusCode).header(WEBHOOK_OUTCOME_HEADER, outcome).type(acknowledgement.contentType).send(acknowledgement.body);
     },
   );
 };

@@ -2,7 +2,11 @@ import { GatewayError } from './errors';
 import type { CurrencyCode } from './currencies';
 import { convertUsdMinorUnits, formatMinorUnits, parseFiatAmount, type ExactRate, type FiatAmount } from './money';
 
-export interface ProviderEntry {
+/**
+ * What the order rules need to know of an on-ramp provider. Each provider's adapter
+ * (packages/providers) declares these in its descriptor; the rules below are the same for all.
+ */
+export interface ProviderTerms {
   /** The token sent on the wire (`provider=`), lower case. */
   readonly id: string;
   readonly displayName: string;
@@ -13,62 +17,40 @@ export interface ProviderEntry {
   readonly minimumCurrency: CurrencyCode;
 }
 
-const entry = (
-  id: string,
-  displayName: string,
-  currency: 'any' | CurrencyCode,
-  minimum: string,
-  minimumCurrency: CurrencyCode = currency === 'any' ? 'USD' : currency,
-): ProviderEntry => ({ id, displayName, currency, minimum, minimumCurrency });
-
-/** The on-ramp providers, in the order of the specification's table (provider_01 … provider_20). */
-export const PROVIDER_CATALOGUE: readonly ProviderEntry[] = [
-  entry('wert', 'Wert', 'USD', '1'),
-  entry('stripe', 'Stripe', 'USD', '2'),
-  entry('robinhood', 'Robinhood', 'USD', '5'),
-  entry('transak', 'Transak', 'any', '15'),
-  entry('moonpay', 'MoonPay', 'any', '20'),
-  entry('rampnetwork', 'Ramp Network', 'USD', '4'),
-  entry('guardarian', 'Guardarian', 'any', '20'),
-  entry('particle', 'Particle', 'any', '30'),
-  entry('coinbase', 'Coinbase', 'any', '2'),
-  entry('sardine', 'Sardine', 'any', '30'),
-  entry('banxa', 'Banxa', 'any', '20'),
-  entry('utorg', 'UTORG', 'any', '50'),
-  entry('simplex', 'Simplex', 'any', '50'),
-  entry('alchemypay', 'Alchemy Pay', 'any', '5'),
-  entry('mercuryo', 'Mercuryo', 'any', '30'),
-  entry('topper', 'Topper', 'any', '10'),
-  entry('unlimit', 'Unlimit', 'any', '10'),
-  entry('transfi', 'TransFi', 'USD', '70'),
-  entry('interac', 'Interac', 'CAD', '100'),
-  entry('upi', 'UPI', 'INR', '100'),
-];
-
-const BY_ID = new Map(PROVIDER_CATALOGUE.map((provider) => [provider.id, provider]));
+/**
+ * The providers of one gateway as configured at boot: the ones it offers (credentials present, or
+ * the sandbox standing in for them on a local stack) and the ids it knows but does not offer.
+ */
+export interface ProviderCatalogue {
+  /** Offered, in the order the hosted checkout lists them. */
+  readonly offered: readonly ProviderTerms[];
+  /** Any id this gateway knows, offered or not (a payment recorded earlier keeps its provider's name). */
+  describe(id: string): ProviderTerms | undefined;
+  /** Why a known id is not offered here, in words for the merchant; undefined when it is offered or unknown. */
+  notOfferedReason(id: string): string | undefined;
+}
 
 /**
  * The provider of a `provider=` value, in any ASCII case. Anything but ASCII letters and digits is
  * refused before lower-casing (nothing is trimmed): Unicode case mapping folds other characters
- * into ASCII (the Kelvin sign K lower-cases to k), and a value is one provider id or none.
+ * into ASCII (the Kelvin sign K lower-cases to k), and a value is one provider id or none. An id
+ * this gateway knows but does not offer gets its own code, so a plugin's provider that the
+ * operator has not set up does not read like a typo.
  */
-export function findProvider(input: string, param = 'provider'): ProviderEntry {
+export function resolveProvider(input: string, catalogue: ProviderCatalogue, param = 'provider'): ProviderTerms {
+  const offeredIds = (): string => catalogue.offered.map((p) => p.id).join(', ') || 'none (the operator has configured no provider)';
   if (!/^[A-Za-z0-9]{1,40}$/.test(input)) {
-    throw new GatewayError(
-      'invalid_parameter',
-      `${param} must be a provider id of ASCII letters and digits, without spaces: one of ${PROVIDER_CATALOGUE.map((p) => p.id).join(', ')}`,
-      param,
-    );
+    throw new GatewayError('invalid_parameter', `${param} must be a provider id of ASCII letters and digits, without spaces: one of ${offeredIds()}`, param);
   }
-  const provider = BY_ID.get(input.toLowerCase());
-  if (!provider) {
-    throw new GatewayError(
-      'unsupported_provider',
-      `${param} "${input.slice(0, 40)}" is not a provider of this gateway; use one of ${PROVIDER_CATALOGUE.map((p) => p.id).join(', ')}`,
-      param,
-    );
+  const id = input.toLowerCase();
+  const offered = catalogue.offered.find((provider) => provider.id === id);
+  if (offered) return offered;
+  const reason = catalogue.notOfferedReason(id);
+  if (reason !== undefined) {
+    const name = catalogue.describe(id)?.displayName ?? id;
+    throw new GatewayError('provider_not_offered', `${param} ${id}: ${name} is not offered by this gateway (${reason}); choose another provider: ${offeredIds()}`, param);
   }
-  return provider;
+  throw new GatewayError('unsupported_provider', `${param} "${input.slice(0, 40)}" is not a provider id this gateway knows; use one of ${offeredIds()}`, param);
 }
 
 /** Units of each currency per 1 USD, used to compare amounts with USD minimums. */
@@ -79,7 +61,7 @@ export type RateTable = ReadonlyMap<CurrencyCode, ExactRate>;
  * provider that takes any currency, the USD minimum is converted with the configured rate and
  * rounded up, so a customer is never sent to a checkout that would refuse the order.
  */
-export function checkProviderOrder(provider: ProviderEntry, amount: FiatAmount, currency: CurrencyCode, rates: RateTable): void {
+export function checkProviderOrder(provider: ProviderTerms, amount: FiatAmount, currency: CurrencyCode, rates: RateTable): void {
   if (provider.currency !== 'any' && provider.currency !== currency) {
     throw new GatewayError(
       'currency_not_allowed_for_provider',
@@ -101,7 +83,7 @@ export function checkProviderOrder(provider: ProviderEntry, amount: FiatAmount, 
  * The provider's minimum in `currency` minor units: as listed when the minimum is in that
  * currency, else the USD minimum converted with the rate table and rounded up.
  */
-export function providerMinimum(provider: ProviderEntry, currency: CurrencyCode, rates: RateTable): bigint {
+export function providerMinimum(provider: ProviderTerms, currency: CurrencyCode, rates: RateTable): bigint {
   const minimumInOwnCurrency = parseFiatAmount(provider.minimum).minorUnits;
   if (provider.minimumCurrency === currency) return minimumInOwnCurrency;
   if (provider.minimumCurrency !== 'USD') throw new Error(`${provider.id}'s minimum is in ${provider.minimumCurrency}, which has no rate to ${currency}`);

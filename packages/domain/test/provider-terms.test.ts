@@ -1,0 +1,56 @@
+import { checkProviderOrder, resolveProvider, type RateTable } from '../src/provider-terms';
+import { parseFiatAmount, parseRate } from '../src/money';
+import { SAMPLE_PROVIDERS, sampleCatalogue } from './support/sample-providers';
+
+const rates: RateTable = new Map([
+  ['EUR', parseRate('0.92')],
+  ['CAD', parseRate('1.37')],
+  ['INR', parseRate('83.1')],
+]);
+
+const catalogue = sampleCatalogue();
+const find = (id: string) => resolveProvider(id, catalogue);
+
+describe('resolveProvider', () => {
+  it('finds offered providers case-insensitively', () => {
+    expect(find('MoonPay').id).toBe('moonpay');
+  });
+
+  it('answers an id the gateway knows but does not offer with provider_not_offered and the reason', () => {
+    expect(() => find('paypal')).toThrow(expect.objectContaining({ code: 'provider_not_offered', param: 'provider', statusCode: 400 }));
+    expect(() => find('PayPal')).toThrow(/PayPal is not offered by this gateway \(not integrated\)/);
+    const withoutMoonpay = sampleCatalogue(SAMPLE_PROVIDERS.filter((p) => p.id !== 'moonpay'));
+    expect(() => resolveProvider('moonpay', withoutMoonpay)).toThrow(expect.objectContaining({ code: 'provider_not_offered', message: expect.stringMatching(/MoonPay is not offered by this gateway \(not configured\)/) }));
+  });
+
+  it('answers an id nobody knows with unsupported_provider, listing what is offered', () => {
+    expect(() => find('moonpayy')).toThrow(expect.objectContaining({ code: 'unsupported_provider', message: expect.stringMatching(/not a provider id this gateway knows; use one of wert, stripe/) }));
+    expect(() => resolveProvider('moonpay', sampleCatalogue([]))).toThrow(/none \(the operator has configured no provider\)/);
+  });
+
+  it.each([
+    ['a trailing line feed', 'moonpay\n'],
+    ['a leading space', ' moonpay'],
+    ['a NUL', 'moonpay\u0000'],
+    ['the Kelvin sign (lower-cases to k)', 'transa\u212a'],
+    ['a dotted capital I (lower-cases to i + a dot)', 'Unl\u0130mit'],
+    ['a no-break space', 'moonpay\u00a0'],
+  ])('refuses %s instead of folding it into a provider id', (_name, input) => {
+    expect(() => find(input)).toThrow(expect.objectContaining({ code: 'invalid_parameter', param: 'provider', statusCode: 400 }));
+  });
+});
+
+describe('checkProviderOrder', () => {
+  it('enforces currency restrictions', () => {
+    expect(() => checkProviderOrder(find('wert'), parseFiatAmount('10'), 'EUR', rates)).toThrow(/USD only/);
+    expect(() => checkProviderOrder(find('interac'), parseFiatAmount('150'), 'USD', rates)).toThrow(/CAD only/);
+    expect(() => checkProviderOrder(find('upi'), parseFiatAmount('150'), 'INR', rates)).not.toThrow();
+  });
+  it('compares minimums in the provider currency, converting USD minimums with the rate table', () => {
+    expect(() => checkProviderOrder(find('interac'), parseFiatAmount('99.99'), 'CAD', rates)).toThrow(/minimum of 100.00 CAD/);
+    expect(() => checkProviderOrder(find('transak'), parseFiatAmount('13.80'), 'EUR', rates)).not.toThrow();
+    expect(() => checkProviderOrder(find('transak'), parseFiatAmount('13.79'), 'EUR', rates)).toThrow(/13.80 EUR/);
+    expect(() => checkProviderOrder(find('transak'), parseFiatAmount('14.99'), 'USD', rates)).toThrow(/15.00 USD/);
+    expect(() => checkProviderOrder(find('transak'), parseFiatAmount('100'), 'GBP', rates)).toThrow(/no exchange rate/);
+  });
+});

@@ -1,0 +1,74 @@
+import type { ProviderPaymentStatus } from '@gateway/domain';
+import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+
+/**
+ * Alchemy Pay's webhooks (https://alchemypay.readme.io/docs/webhook): a flat JSON object of
+ * strings — appId, orderNo, merchantOrderNo, crypto, network, address, status, message,
+ * newSignature, … On-ramp statuses are words (https://alchemypay.readme.io/docs/list-of-order-status);
+ * webhooks are sent for PAY_SUCCESS, PAY_FAIL and FINISHED, the rest are mapped in case they come.
+ * Off-ramp webhooks carry digits ("1".."7") and are not about a buy order.
+ */
+const ON_RAMP_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
+  PENDING: 'pending',
+  // The card payment succeeded; the USDC transfer follows.
+  PAY_SUCCESS: 'paid',
+  TRANSFER: 'paid',
+  FINISHED: 'paid',
+  PAY_FAIL: 'declined',
+  CANCEL: 'failed',
+  RISK_CONTROL: 'failed',
+  REFUNDED: 'failed',
+  INVALID_ADDRESS: 'failed',
+};
+
+/** Left out of the signed content: the deprecated SHA-1 `signature` and the signature itself. */
+const UNSIGNED_FIELDS = new Set(['signature', 'newSignature']);
+
+export type AlchemyPayWebhookBody = Readonly<Record<string, unknown>>;
+
+export function parseAlchemyPayWebhook(rawBody: Buffer): AlchemyPayWebhookBody {
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    throw new ProviderWebhookError('Alchemy Pay webhook body is not JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ProviderWebhookError('Alchemy Pay webhook body is not a JSON object');
+  return body as AlchemyPayWebhookBody;
+}
+
+/**
+ * `timestamp + "POST" + path + {sorted fields}`: the fields without empty values (null or ""),
+ * `signature` and `newSignature`, in ascending order of name, as compact JSON, the way the
+ * webhook-signature page's example writes them. Built pair by pair so that names that look like
+ * numbers keep their sorted place (an object literal would move them first).
+ */
+export function alchemyPayWebhookSignContent(timestamp: string, requestPath: string, body: AlchemyPayWebhookBody): string {
+  const fields = Object.keys(body)
+    .filter((name) => !UNSIGNED_FIELDS.has(name) && body[name] !== null && body[name] !== '')
+    .sort()
+    .map((name) => `${JSON.stringify(name)}:${JSON.stringify(body[name])}`);
+  return `${timestamp}POST${requestPath}{${fields.join(',')}}`;
+}
+
+export function alchemyPayWebhookEvent(body: AlchemyPayWebhookBody): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const rawStatus = text(body.status) ?? '';
+  const status = ON_RAMP_STATUS[rawStatus];
+  if (!status) return { kind: 'ignored', why: `not an on-ramp order status: ${rawStatus.slice(0, 40) || '(none)'}` };
+  const paymentId = text(body.merchantOrderNo);
+  const providerReference = text(body.orderNo);
+  const walletAddress = text(body.address);
+  // `message` says why a card payment failed; failed notifications may add returnMsg.
+  const reason = status === 'declined' || status === 'failed' ? (text(body.message) ?? text(body.returnMsg)) : undefined;
+  return {
+    kind: 'event',
+    event: {
+      match: { ...(paymentId ? { paymentId } : {}), ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
+      status,
+      rawStatus,
+      ...(providerReference ? { providerReference } : {}),
+      ...(reason ? { reason } : {}),
+    },
+  };
+}

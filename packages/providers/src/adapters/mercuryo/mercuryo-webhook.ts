@@ -1,0 +1,67 @@
+import type { ProviderPaymentStatus } from '@gateway/domain';
+import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+
+/**
+ * Mercuryo's transaction callbacks (https://widget.docs.mercuryo.io/guide/monitoring/callbacks,
+ * statuses at https://widget.docs.mercuryo.io/guide/monitoring/transactions):
+ * `{"data": {id, type, status, merchant_transaction_id, payment_method, tx: {id, address}, …}}`.
+ * A card purchase is two linked operations: `buy` (the card payment) and, once it is paid,
+ * `withdraw` (the crypto sent to the wallet). Sell, deposit and Spend Card events are not about a
+ * buy order and are ignored.
+ */
+const BUY_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
+  new: 'pending',
+  pending: 'pending',
+  order_scheduled: 'pending',
+  order_verified_not_complete: 'pending',
+  paid: 'paid',
+  order_failed: 'declined',
+  descriptor_failed: 'declined',
+  failed_exchange: 'failed',
+  cancelled: 'failed',
+};
+
+const WITHDRAW_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
+  new: 'pending',
+  pending: 'pending',
+  order_scheduled: 'pending',
+  // The crypto left for the wallet: the card was paid.
+  completed: 'paid',
+  failed: 'failed',
+};
+
+const STATUS_BY_TYPE: Readonly<Record<string, Readonly<Record<string, ProviderPaymentStatus>>>> = { buy: BUY_STATUS, withdraw: WITHDRAW_STATUS };
+
+export function mercuryoWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
+  let body: { data?: unknown; payload?: { data?: unknown } };
+  try {
+    body = JSON.parse(rawBody.toString('utf8')) as typeof body;
+  } catch {
+    throw new ProviderWebhookError('Mercuryo callback body is not JSON');
+  }
+  // The 2023 docs' example wraps the transaction in "payload"; current callbacks carry "data" at the top.
+  const data = body?.data ?? body?.payload?.data;
+  if (typeof data !== 'object' || data === null) return { kind: 'ignored', why: 'not a transaction callback' };
+  const fields = data as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const type = text(fields.type) ?? '';
+  const statusWord = text(fields.status) ?? '';
+  const statuses = STATUS_BY_TYPE[type];
+  if (!statuses) return { kind: 'ignored', why: `transaction type ${type.slice(0, 40) || '(none)'}` };
+  const status = statuses[statusWord];
+  if (!status) return { kind: 'ignored', why: `${type} status ${statusWord.slice(0, 40) || '(none)'}` };
+  const paymentId = text(fields.merchant_transaction_id);
+  const providerReference = text(fields.id);
+  const tx = typeof fields.tx === 'object' && fields.tx !== null ? (fields.tx as Record<string, unknown>) : {};
+  const walletAddress = text(tx.address);
+  return {
+    kind: 'event',
+    event: {
+      match: { ...(paymentId ? { paymentId } : {}), ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
+      status,
+      // Both words: a "failed" of the card payment and of the crypto transfer are different stories.
+      rawStatus: `${type}:${statusWord}`,
+      ...(providerReference ? { providerReference } : {}),
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { Type } from '@sinclair/typebox';
+import {
+  defineProvider,
+  ProviderWebhookError,
+  type CheckoutOrder,
+  type ProviderDescriptor,
+  type ProviderMode,
+  type WebhookOutcome,
+} from '../../provider-contract';
+import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
+import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { moonpayWebhookEvent } from './moonpay-webhook';
+
+/**
+ * MoonPay: a signed widget URL.
+ * - URL signing: https://dev.moonpay.com/docs/ramps-sdk-url-signing — base64 HMAC-SHA256, keyed
+ *   with the secret key, over the URL's search string including its leading `?`, values encoded
+ *   as URLSearchParams encodes them; `signature` appended last, itself URL-encoded.
+ * - Parameters: https://dev.moonpay.com/docs/ramps-sdk-buy-params (apiKey, currencyCode,
+ *   walletAddress, baseCurrencyCode, baseCurrencyAmount, lockAmount, email,
+ *   externalTransactionId, redirectURL, paymentMethod).
+ * - Webhooks: https://dev.moonpay.com/reference/reference-webhooks-signature — header
+ *   `Moonpay-Signature-V2: t=<unix s>,s=<hex HMAC-SHA256(webhook key, t + "." + body)>`.
+ * - Test mode: `pk_test_`/`sk_test_` keys, host buy-sandbox.moonpay.com (as MoonPay's SDK picks it).
+ *
+ * Choices where the docs are open: `usdc_polygon` is the currency code (MoonPay lists the codes
+ * in its dashboard and GET /v3/currencies; verify it names 0x3c49…3359 before going live); the
+ * amount is locked so the customer cannot change it on MoonPay's page; a webhook signed more
+ * than 5 minutes from now is refused (MoonPay documents no tolerance for V2).
+ */
+
+const KEY = (prefix: string) => `^${prefix}_(live|test)_[A-Za-z0-9]{8,128}$`;
+
+const settings = Type.Object({
+  API_KEY: Type.String({ pattern: KEY('pk'), description: 'publishable key, pk_live_… or pk_test_… (Dashboard → Developers)' }),
+  SECRET_KEY: Type.String({ pattern: KEY('sk'), description: 'secret key, sk_live_… or sk_test_…, signs the widget URL' }),
+  WEBHOOK_KEY: Type.String({ pattern: '^\\S{8,256}$', description: 'webhook API key (Dashboard → Developers → Webhooks), verifies Moonpay-Signature-V2' }),
+});
+
+export const MOONPAY_SIGNATURE_HEADER = 'moonpay-signature-v2';
+export const MOONPAY_WEBHOOK_TOLERANCE_SECONDS = 300;
+
+const descriptor: ProviderDescriptor<typeof settings> = {
+  id: 'moonpay',
+  displayName: 'MoonPay',
+  currency: 'any',
+  minimum: '20',
+  minimumCurrency: 'USD',
+  flow: 'signed-url',
+  webhook: 'HMAC-SHA256, Moonpay-Signature-V2',
+  delivers: 'native',
+  settings,
+  hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
+  docs: 'https://dev.moonpay.com/docs/ramps-sdk-url-signing',
+};
+
+export const moonpay = defineProvider({
+  descriptor,
+  modeOf(values, requested) {
+    const modes = new Set(
+      [values.API_KEY, values.SECRET_KEY].map((key) => (key.split('_')[1] === 'live' ? 'live' : 'test') as ProviderMode),
+    );
+    if (modes.size > 1) throw new Error('MoonPay keys mix live and test (pk_ and sk_ must both be _live_ or both _test_)');
+    const [mode] = [...modes] as [ProviderMode];
+    if (requested !== undefined && requested !== mode) {
+      throw new Error(`PROVIDER_MOONPAY_MODE=${requested} contradicts the ${mode} keys; MoonPay's keys select the mode, leave MODE unset`);
+    }
+    return mode;
+  },
+  create(values, context) {
+    const host = descriptor.hosts[context.mode];
+    return {
+      descriptor,
+      mode: context.mode,
+      async createCheckout(order: CheckoutOrder) {
+        return { url: signedMoonpayUrl(host, values.API_KEY, values.SECRET_KEY, order) };
+      },
+      async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
+        const header = singleHeader(headers, MOONPAY_SIGNATURE_HEADER) ?? '';
+        const match = /^t=(\d{1,12}),s=([0-9a-f]{64})$/.exec(header);
+        if (!match) throw new ProviderWebhookError(`missing or malformed ${MOONPAY_SIGNATURE_HEADER}`);
+        const [, t = '', signature = ''] = match;
+        const expected = hmacSha256(values.WEBHOOK_KEY, Buffer.concat([Buffer.from(`${t}.`), rawBody]), 'hex');
+        if (!safeEqual(signature, expected)) throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} does not match the body`);
+        if (!withinTolerance(t, 'seconds', context.now(), MOONPAY_WEBHOOK_TOLERANCE_SECONDS)) {
+          throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} timestamp is more than ${MOONPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`);
+        }
+        // MoonPay takes any 2xx.
+        return { ...moonpayWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
+      },
+    };
+  },
+});
+
+export function signedMoonpayUrl(host: string, apiKey: string, secretKey: string, order: CheckoutOrder): string {
+  const url = new URL(host);
+  const query = url.searchParams;
+  query.append('apiKey', apiKey);
+  query.append('currencyCode', 'usdc_polygon');
+  query.append('walletAddress', order.walletAddress);
+  query.append('baseCurrencyCode', order.currency.toLowerCase());
+  query.append('baseCurrencyAmount', order.amount);
+  query.append('lockAmount', 'true');
+  query.append('email', order.email);
+  query.append('externalTransactionId', order.paymentId);
+  query.append('paymentMethod', 'credit_debit_card');
+  query.append('redirectURL', order.returnUrl);
+  // Signed over the search string as it will be sent (with its "?"), then appended last.
+  query.append('signature', hmacSha256(secretKey, url.search, 'base64'));
+  return url.toString();
+}

@@ -1,0 +1,44 @@
+import type { ProviderPaymentStatus } from '@gateway/domain';
+import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+
+/**
+ * MoonPay's transaction webhooks (https://dev.moonpay.com/reference/reference-webhooks-buy):
+ * `{"type": "transaction_created" | "transaction_updated" | "transaction_failed", "data": {id,
+ * status, externalTransactionId, walletAddress, failureReason, …}}`.
+ */
+const STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
+  waitingPayment: 'pending',
+  pending: 'pending',
+  waitingAuthorization: 'pending',
+  completed: 'paid',
+  failed: 'failed',
+};
+
+export function moonpayWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
+  let body: { type?: unknown; data?: Record<string, unknown> };
+  try {
+    body = JSON.parse(rawBody.toString('utf8')) as typeof body;
+  } catch {
+    throw new ProviderWebhookError('MoonPay webhook body is not JSON');
+  }
+  const data = body.data ?? {};
+  if (typeof body.type !== 'string' || !body.type.startsWith('transaction_')) return { kind: 'ignored', why: `event type ${String(body.type).slice(0, 40)}` };
+  const rawStatus = typeof data.status === 'string' ? data.status : '';
+  const status = STATUS[rawStatus];
+  if (!status) return { kind: 'ignored', why: `transaction status ${rawStatus.slice(0, 40) || '(none)'}` };
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const paymentId = text(data.externalTransactionId);
+  const providerReference = text(data.id);
+  const walletAddress = text(data.walletAddress);
+  const reason = text(data.failureReason);
+  return {
+    kind: 'event',
+    event: {
+      match: { ...(paymentId ? { paymentId } : {}), ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
+      status,
+      rawStatus,
+      ...(providerReference ? { providerReference } : {}),
+      ...(reason ? { reason } : {}),
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
+import stringify from 'fast-json-stable-stringify';
+import {
+  defineProvider,
+  modeFromSetting,
+  ProviderWebhookError,
+  type AdapterContext,
+  type CheckoutOrder,
+  type ProviderAdapter,
+  type ProviderDescriptor,
+  type ProviderMode,
+  type WebhookOutcome,
+} from '../../provider-contract';
+import { singleHeader } from '../../support/signing';
+import { textAcknowledgement } from '../../support/webhook-acknowledgement';
+import { rampWebhookEvent } from './rampnetwork-webhook';
+
+/**
+ * Ramp Network: a plain widget URL with our parameters, nothing signed by us.
+ * - Parameters: RampNetwork/ramp-instant-sdk src/types.ts (IHostConfig) and the SDK's
+ *   initWidgetIframeUrl, which appends each config value as a query parameter; the same names
+ *   in https://docs.rampnetwork.com/configuration: hostApiKey, hostAppName, swapAsset,
+ *   userAddress, fiatCurrency + fiatValue (used together), userEmailAddress,
+ *   paymentMethodType (SDK enum: CARD), enabledFlows, finalUrl, webhookStatusUrl.
+ * - Hosts: https://app.rampnetwork.com (the SDK's baseWidgetUrl); the demo (test) widget
+ *   https://app.demo.rampnetwork.com, as Ramp's Android SDK documents for its `url` option
+ *   (RampNetwork/ramp-sdk-android rampsdk/.../facade/Config.kt and its demo app).
+ * - Webhooks: https://docs.rampnetwork.com/webhooks — `X-Body-Signature`: base64 of a DER
+ *   ECDSA secp256k1/SHA-256 signature over the JSON body re-serialised with
+ *   fast-json-stable-stringify (keys sorted, no whitespace), verified with Ramp's published
+ *   public key: the production key in live mode, the staging (demo) key in test mode. The
+ *   signature covers the parsed body, not its bytes, so we verify what the body says, which is
+ *   what is read afterwards. No timestamp is signed, so a replay cannot be refused by age; a
+ *   replayed purchase status can only repeat what Ramp said (the chain decides money). Ramp
+ *   retries four times, 3 minutes apart, until it gets a 2xx; it answers its own example "OK".
+ *
+ * Choices where the docs are open: `MATIC_USDC` is the swap asset (Ramp names assets
+ * CHAIN_SYMBOL and its chain for Polygon is MATIC, e.g. the SDK's asset type `MATIC_ERC20`;
+ * `POLYGON_USDC` appears in no Ramp material). It is taken to be native USDC 0x3c49…3359,
+ * bridged USDC.e being `MATIC_USDCE` — known from integrators' code, not from a Ramp page:
+ * check the asset's address in Ramp's host-api assets endpoint before going live. USD only (the
+ * gateway's terms for Ramp); minimum 4 USD. The amount is suggested, not locked (Ramp documents
+ * no lock). Ramp takes no order reference, so our payment id travels only in `finalUrl` (the
+ * receipt page).
+ */
+
+/** Ramp's webhook keys as published on https://docs.rampnetwork.com/webhooks (SPKI, secp256k1). */
+export const RAMP_WEBHOOK_PUBLIC_KEYS: Readonly<Record<ProviderMode, string>> = {
+  live: [
+    '-----BEGIN PUBLIC KEY-----',
+    'MFYwEAYHKoZIzj0CAQYFK4EEAAoDQgAElvxpYOhgdAmI+7oL4mABRAfM5CwLkCbZ',
+    'm64ERVKAisSulWFC3oRZom/PeyE2iXPX1ekp9UD1r+51c9TiuIHU4w==',
+    '-----END PUBLIC KEY-----',
+  ].join('\n'),
+  test: [
+    '-----BEGIN PUBLIC KEY-----',
+    'MFYwEAYHKoZIzj0CAQYFK4EEAAoDQgAEevN2PMEeIaaMkS4VIfXOqsLebj19kVeu',
+    'wWl0AnkIA6DJU0r3ixkXVhJTltycJtkDoEAYtPHfARyTofB5ZNw9xA==',
+    '-----END PUBLIC KEY-----',
+  ].join('\n'),
+};
+
+export const RAMP_SIGNATURE_HEADER = 'x-body-signature';
+export const RAMP_SWAP_ASSET = 'MATIC_USDC';
+/** A DER ECDSA signature over secp256k1 is at most 72 bytes: 96 base64 characters. */
+const SIGNATURE = /^[A-Za-z0-9+/]{8,100}={0,2}$/;
+
+const settings = Type.Object({
+  HOST_API_KEY: Type.String({
+    pattern: '^[A-Za-z0-9_-]{8,256}$',
+    description: 'host API key Ramp issues on onboarding (hostApiKey); the demo environment has its own',
+  }),
+  HOST_APP_NAME: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: "name Ramp's widget shows for the integrating app (hostAppName)" }),
+  ),
+});
+export type RampSettings = Static<typeof settings>;
+
+const descriptor: ProviderDescriptor<typeof settings> = {
+  id: 'rampnetwork',
+  displayName: 'Ramp Network',
+  currency: 'USD',
+  minimum: '4',
+  minimumCurrency: 'USD',
+  flow: 'url',
+  webhook: 'ECDSA secp256k1/SHA-256, X-Body-Signature',
+  delivers: 'native',
+  settings,
+  hosts: { live: 'https://app.rampnetwork.com', test: 'https://app.demo.rampnetwork.com' },
+  docs: 'https://docs.rampnetwork.com/webhooks',
+};
+
+export const rampnetwork = defineProvider({
+  descriptor,
+  modeOf: modeFromSetting,
+  create: (values, context) => createRampAdapter(values, context, RAMP_WEBHOOK_PUBLIC_KEYS),
+});
+
+/**
+ * The adapter, with the webhook keys it trusts. The module above always passes Ramp's published
+ * keys; tests pass a key pair of their own, since Ramp's private keys sign nothing for us.
+ */
+export function createRampAdapter(
+  values: RampSettings,
+  context: AdapterContext,
+  webhookPublicKeys: Readonly<Record<ProviderMode, string>>,
+): ProviderAdapter {
+  const host = descriptor.hosts[context.mode];
+  const publicKey = createPublicKey(webhookPublicKeys[context.mode]);
+  return {
+    descriptor,
+    mode: context.mode,
+    async createCheckout(order: CheckoutOrder) {
+      return { url: rampCheckoutUrl(host, values, order, context.webhookUrl) };
+    },
+    async verifyWebhook(rawBody, headers): Promise<WebhookOutcome> {
+      const signature = singleHeader(headers, RAMP_SIGNATURE_HEADER) ?? '';
+      if (!SIGNATURE.test(signature)) throw new ProviderWebhookError(`missing or malformed ${RAMP_SIGNATURE_HEADER}`);
+      let body: unknown;
+      try {
+        body = JSON.parse(rawBody.toString('utf8'));
+      } catch {
+        throw new ProviderWebhookError('Ramp webhook body is not JSON');
+      }
+      if (!verifiesRampSignature(stringify(body), signature, publicKey)) {
+        throw new ProviderWebhookError(`${RAMP_SIGNATURE_HEADER} does not match the body`);
+      }
+      return { ...rampWebhookEvent(body), acknowledgement: textAcknowledgement('OK') };
+    },
+  };
+}
+
+export function rampCheckoutUrl(host: string, values: RampSettings, order: CheckoutOrder, webhookUrl: string): string {
+  const url = new URL(host);
+  const query = url.searchParams;
+  query.append('hostApiKey', values.HOST_API_KEY);
+  if (values.HOST_APP_NAME !== undefined) query.append('hostAppName', values.HOST_APP_NAME);
+  query.append('enabledFlows', 'ONRAMP');
+  query.append('swapAsset', RAMP_SWAP_ASSET);
+  query.append('userAddress', order.walletAddress);
+  query.append('fiatCurrency', order.currency);
+  query.append('fiatValue', order.amount);
+  query.append('userEmailAddress', order.email);
+  query.append('paymentMethodType', 'CARD');
+  query.append('finalUrl', order.returnUrl);
+  query.append('webhookStatusUrl', webhookUrl);
+  return url.toString();
+}
+
+/** True only for a DER ECDSA signature by `publicKey` over the message's SHA-256. */
+function verifiesRampSignature(message: string, signatureBase64: string, publicKey: KeyObject): boolean {
+  try {
+    return verify('sha256', Buffer.from(message, 'utf8'), { key: publicKey, dsaEncoding: 'der' }, Buffer.from(signatureBase64, 'base64'));
+  } catch {
+    // A signature that is not DER at all: not Ramp's.
+    return false;
+  }
+}

@@ -1,0 +1,66 @@
+import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { ProviderWebhookEvent } from '../../provider-contract';
+
+/**
+ * Ramp's purchase webhooks (https://docs.rampnetwork.com/webhooks): `{"type": "CREATED" |
+ * "RELEASED" | "RETURNED", "purchase": RampPurchase}`, the purchase being the SDK's object
+ * (RampNetwork/ramp-instant-sdk src/types.ts: id, receiverAddress, status, asset, …). Off-ramp
+ * sales come as `{"type", "mode": "OFFRAMP", "payload": RampSale}` and are not ours.
+ * Ramp takes no order reference of ours: a purchase is matched by the wallet it pays
+ * (`receiverAddress`, the temporary wallet) and by its own id.
+ */
+const PURCHASE_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
+  INITIALIZED: 'pending',
+  PAYMENT_STARTED: 'pending',
+  PAYMENT_IN_PROGRESS: 'pending',
+  PAYMENT_EXECUTED: 'pending',
+  FIAT_SENT: 'pending',
+  FIAT_RECEIVED: 'pending',
+  RELEASING: 'pending',
+  RELEASED: 'paid',
+  PAYMENT_FAILED: 'declined',
+  EXPIRED: 'failed',
+  CANCELLED: 'failed',
+};
+
+const REASON: Readonly<Record<string, string>> = {
+  PAYMENT_FAILED: 'the card payment failed',
+  RETURNED: 'Ramp returned the payment',
+};
+
+/** Event types about a purchase; `ERROR` is the legacy reference's fourth type, read by the purchase's status. */
+const PURCHASE_EVENT_TYPES = new Set(['CREATED', 'RELEASED', 'RETURNED', 'ERROR']);
+
+/** `body` is the JSON already parsed for the signature check. */
+export function rampWebhookEvent(body: unknown): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
+  const record = isRecord(body) ? body : {};
+  const type = typeof record.type === 'string' ? record.type : '';
+  if (record.mode === 'OFFRAMP') return { kind: 'ignored', why: 'an off-ramp sale' };
+  if (!PURCHASE_EVENT_TYPES.has(type)) return { kind: 'ignored', why: `event type ${type.slice(0, 40) || '(none)'}` };
+  const purchase = isRecord(record.purchase) ? record.purchase : undefined;
+  if (!purchase) return { kind: 'ignored', why: `${type} event without a purchase` };
+
+  const purchaseStatus = typeof purchase.status === 'string' ? purchase.status : '';
+  // RETURNED: Ramp sent the money back to the customer, whatever stage the purchase had reached.
+  const rawStatus = type === 'RETURNED' ? 'RETURNED' : purchaseStatus;
+  const status = type === 'RETURNED' ? 'failed' : PURCHASE_STATUS[purchaseStatus];
+  if (!status) return { kind: 'ignored', why: `purchase status ${purchaseStatus.slice(0, 40) || '(none)'}` };
+
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const providerReference = text(purchase.id);
+  const walletAddress = text(purchase.receiverAddress);
+  return {
+    kind: 'event',
+    event: {
+      match: { ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
+      status,
+      rawStatus,
+      ...(providerReference ? { providerReference } : {}),
+      ...(REASON[rawStatus] ? { reason: REASON[rawStatus] } : {}),
+    },
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,119 @@
+import { parseFiatAmount } from '@gateway/domain';
+import { Type } from '@sinclair/typebox';
+import {
+  defineProvider,
+  modeFromSetting,
+  ProviderWebhookError,
+  type CheckoutOrder,
+  type ProviderDescriptor,
+  type WebhookHeaders,
+  type WebhookOutcome,
+} from '../../provider-contract';
+import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
+import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { revolutWebhookEvent } from './revolut-webhook';
+
+/**
+ * Revolut Ramp: a plain redirect URL with our parameters, nothing signed.
+ * - Redirect URL: https://developer.revolut.com/docs/guides/crypto-ramp/get-started/initiate-transaction
+ *   — `https://ramp.revolut.com/?<parameters>` (test environment ramp.revolut.codes) with amount (fiat
+ *   minor units: amount=1250&fiatCurrency=EUR is €12.50), fiatCurrency, cryptoCurrency,
+ *   walletAddress, partnerId; the customer may be kept from changing them. The full set as Revolut
+ *   itself writes it is the `ramp_redirect_url` example of GET /buy in the Crypto Ramp API 2.0
+ *   (revolut-engineering/revolut-openapi yaml/crypto-ramp-2.0.yaml): externalOrderId (UUID or
+ *   ULID), partnerRedirectUrl, disableFiatAmount, disableCryptoCurrency, disableWalletAddress.
+ * - Webhooks: https://developer.revolut.com/docs/guides/crypto-ramp/tutorials/work-with-webhooks/verify-the-payload-signature
+ *   — `Revolut-Request-Timestamp` (Unix ms) and `Revolut-Signature: v1=<hex HMAC-SHA256(signing
+ *   secret, "v1." + timestamp + "." + raw body)>`, several comma-separated while a secret is being
+ *   rotated (as Revolut's other APIs document); refuse timestamps more than 5 minutes from now (the
+ *   documented tolerance). Webhooks are registered per partner with POST /webhooks, not per order.
+ *
+ * Choices where the docs are open:
+ * - The direct URL rather than GET /buy (which returns the same URL): /buy requires `region`, the
+ *   customer's country of residence, which the gateway does not know; the direct URL lets Revolut
+ *   ask for it. The price: the direct URL documents no payment-method parameter, so card is not
+ *   preselected, and no e-mail parameter, so none is passed.
+ * - cryptoCurrency `USDC-POLYGON`: Revolut lists "USDC on Polygon" among its tokens and names each
+ *   currency-blockchain pair by an id from GET /config (examples: ETH, USDT-ETH, USDT-OPTIMISM);
+ *   the id for USDC on Polygon is inferred from that pattern. Check it in GET /config (and that its
+ *   smartContractAddress is 0x3c49…3359) and on ramp.revolut.codes before going live.
+ * - Amount, token and wallet are locked (disable… = true): the wallet is ours and the order's
+ *   amount is what the merchant asked for.
+ * - externalOrderId is our payment id (a UUID, as Revolut asks); webhooks echo it as order_id.
+ */
+
+const settings = Type.Object({
+  PARTNER_ID: Type.String({
+    pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+    description: 'partner id Revolut gives at integration (the partnerId of the redirect URL)',
+  }),
+  WEBHOOK_SECRET: Type.String({ pattern: '^wsk_[A-Za-z0-9]{8,128}$', description: 'signing_secret of our Crypto Ramp webhook (wsk_…), verifies Revolut-Signature' }),
+});
+
+export const REVOLUT_SIGNATURE_HEADER = 'revolut-signature';
+export const REVOLUT_TIMESTAMP_HEADER = 'revolut-request-timestamp';
+export const REVOLUT_WEBHOOK_TOLERANCE_SECONDS = 300;
+export const REVOLUT_USDC_POLYGON = 'USDC-POLYGON';
+
+const descriptor: ProviderDescriptor<typeof settings> = {
+  id: 'revolut',
+  displayName: 'Revolut',
+  currency: 'any',
+  minimum: '10',
+  minimumCurrency: 'USD',
+  flow: 'url',
+  webhook: 'HMAC-SHA256, Revolut-Signature',
+  delivers: 'native',
+  settings,
+  hosts: { live: 'https://ramp.revolut.com', test: 'https://ramp.revolut.codes' },
+  docs: 'https://developer.revolut.com/docs/guides/crypto-ramp/get-started/initiate-transaction',
+};
+
+export const revolut = defineProvider({
+  descriptor,
+  modeOf: modeFromSetting,
+  create(values, context) {
+    const host = descriptor.hosts[context.mode];
+    return {
+      descriptor,
+      mode: context.mode,
+      async createCheckout(order: CheckoutOrder) {
+        return { url: revolutRampUrl(host, values.PARTNER_ID, order) };
+      },
+      async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
+        const timestamp = singleHeader(headers, REVOLUT_TIMESTAMP_HEADER) ?? '';
+        const header = singleHeader(headers, REVOLUT_SIGNATURE_HEADER) ?? '';
+        if (!/^\d{1,16}$/.test(timestamp)) throw new ProviderWebhookError(`missing or malformed ${REVOLUT_TIMESTAMP_HEADER}`);
+        const signatures = header.split(',').map((part) => part.trim());
+        if (!signatures.every((signature) => /^v1=[0-9a-f]{64}$/.test(signature))) {
+          throw new ProviderWebhookError(`missing or malformed ${REVOLUT_SIGNATURE_HEADER}`);
+        }
+        const expected = `v1=${hmacSha256(values.WEBHOOK_SECRET, Buffer.concat([Buffer.from(`v1.${timestamp}.`), rawBody]), 'hex')}`;
+        // Every signature is compared, so the time taken does not say which one matched.
+        const matches = signatures.map((signature) => safeEqual(signature, expected));
+        if (!matches.includes(true)) throw new ProviderWebhookError(`${REVOLUT_SIGNATURE_HEADER} does not match the body`);
+        if (!withinTolerance(timestamp, 'milliseconds', context.now(), REVOLUT_WEBHOOK_TOLERANCE_SECONDS)) {
+          throw new ProviderWebhookError(`${REVOLUT_TIMESTAMP_HEADER} is more than ${REVOLUT_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`);
+        }
+        return { ...revolutWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
+      },
+    };
+  },
+});
+
+export function revolutRampUrl(host: string, partnerId: string, order: CheckoutOrder): string {
+  const url = new URL(host);
+  const query = url.searchParams;
+  query.append('partnerId', partnerId);
+  query.append('fiatCurrency', order.currency);
+  // Minor units: every currency the gateway takes has two decimals.
+  query.append('amount', parseFiatAmount(order.amount).minorUnits.toString());
+  query.append('cryptoCurrency', REVOLUT_USDC_POLYGON);
+  query.append('walletAddress', order.walletAddress);
+  query.append('externalOrderId', order.paymentId);
+  query.append('disableFiatAmount', 'true');
+  query.append('disableCryptoCurrency', 'true');
+  query.append('disableWalletAddress', 'true');
+  query.append('partnerRedirectUrl', order.returnUrl);
+  return url.toString();
+}

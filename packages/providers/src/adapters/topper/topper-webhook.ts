@@ -1,0 +1,73 @@
+import type { ProviderPaymentStatus } from '@gateway/domain';
+import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+
+/**
+ * Topper's webhooks (https://docs.topperpay.com/webhooks and /events/crypto-onramp):
+ * `{"name": "order:crypto-onramp:<step>", "id": <event UUID, kept across retries>,
+ * "bootstrapTokenId": <the jti of our bootstrap token>, "data": {id, status, destination: {address},
+ * error?: {reason}}}`. The event name says more than `data.status` (charged and crypto-sent are
+ * both `processing`), so the name is what is mapped and kept as the raw status.
+ *
+ * `paid` only once Topper reports the order completed, as for MoonPay: a charged order can still
+ * fail or be refunded (its own events), and `paid` cannot be taken back.
+ */
+const ONRAMP_EVENT_PREFIX = 'order:crypto-onramp:';
+
+export const TOPPER_EVENT_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
+  'order:crypto-onramp:committed': 'pending',
+  'order:crypto-onramp:charged': 'pending',
+  'order:crypto-onramp:crypto-sent': 'pending',
+  'order:crypto-onramp:completed': 'paid',
+  'order:crypto-onramp:failed': 'failed',
+  'order:crypto-onramp:expired': 'failed',
+  'order:crypto-onramp:refund:completed': 'failed',
+};
+
+/** Why an order ended without USDC, in the customer's words. */
+const REASON: Readonly<Record<string, string>> = {
+  'order:crypto-onramp:failed': 'Topper could not complete the order.',
+  'order:crypto-onramp:expired': 'The order was abandoned or expired at Topper before payment.',
+  'order:crypto-onramp:refund:completed': 'Topper refunded the payment.',
+};
+
+export function topperWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
+  let body: { name?: unknown; bootstrapTokenId?: unknown; data?: Record<string, unknown> };
+  try {
+    body = JSON.parse(rawBody.toString('utf8')) as typeof body;
+  } catch {
+    throw new ProviderWebhookError('Topper webhook body is not JSON');
+  }
+  if (!isObject(body)) throw new ProviderWebhookError('Topper webhook body is not a JSON object');
+  const name = typeof body.name === 'string' ? body.name : '';
+  // User events (sign-ups, KYC) and off-ramp orders say nothing about a buy.
+  if (!name.startsWith(ONRAMP_EVENT_PREFIX)) return { kind: 'ignored', why: `event ${name.slice(0, 60) || '(none)'}` };
+  const status = TOPPER_EVENT_STATUS[name];
+  if (!status) return { kind: 'ignored', why: `on-ramp event ${name.slice(0, 60)}` };
+
+  const data = isObject(body.data) ? body.data : {};
+  const destination = isObject(data.destination) ? data.destination : {};
+  const error = isObject(data.error) ? data.error : {};
+  const paymentId = text(body.bootstrapTokenId);
+  const providerReference = text(data.id);
+  const walletAddress = text(destination.address);
+  // `fraud` is the one reason Topper documents; anything else gets the general words.
+  const reason = text(error.reason) === 'fraud' ? 'Topper refused the payment after its fraud checks.' : REASON[name];
+  return {
+    kind: 'event',
+    event: {
+      match: { ...(paymentId ? { paymentId } : {}), ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
+      status,
+      rawStatus: name,
+      ...(providerReference ? { providerReference } : {}),
+      ...(reason ? { reason } : {}),
+    },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

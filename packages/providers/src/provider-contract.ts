@@ -1,0 +1,192 @@
+import type { Static, TObject } from '@sinclair/typebox';
+import type { CurrencyCode, EvmAddress, ProviderPaymentStatus, ProviderTerms } from '@gateway/domain';
+import type { ProviderHttpClient } from './support/provider-http-client';
+
+export type { ProviderPaymentStatus };
+
+/**
+ * The contract every on-ramp lives behind (after Medusa's payment providers and Hyperswitch's
+ * connectors): a descriptor that says what the provider is, and an adapter built from the
+ * operator's settings that creates checkouts and reads webhooks. Adding a provider is a folder
+ * under `adapters/<id>/` and one line in `provider-modules.ts`.
+ */
+
+/**
+ * How the customer's checkout is made: a URL we sign ourselves, a plain URL with our parameters,
+ * or a session the provider creates on a server-to-server call first (which may fail).
+ */
+export type CheckoutFlow = 'signed-url' | 'url' | 'session';
+
+/** The two USDC tokens on Polygon PoS: Circle's native USDC and the PoS-bridged USDC.e. */
+export const POLYGON_USDC = {
+  native: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+  bridged: '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174',
+} as const satisfies Record<string, EvmAddress>;
+export type PolygonUsdc = keyof typeof POLYGON_USDC;
+
+export interface ProviderDescriptor<S extends TObject = TObject> extends ProviderTerms {
+  readonly flow: CheckoutFlow;
+  /** How its webhooks are signed, in a few words (e.g. "HMAC-SHA256, Moonpay-Signature-V2"); null when it sends none we use. */
+  readonly webhook: string | null;
+  /** Which USDC on Polygon it delivers: the chain watcher must follow that token, or the provider cannot be used. */
+  readonly delivers: PolygonUsdc;
+  /**
+   * The operator's settings, named after the provider's own terms, without the prefix: `API_KEY`
+   * here is `PROVIDER_MOONPAY_API_KEY` (or `PROVIDER_MOONPAY_API_KEY_FILE`) in the environment.
+   * Properties not wrapped in Type.Optional are required once any setting of the provider is given.
+   */
+  readonly settings: S;
+  /** The checkout host of each mode, e.g. https://buy.moonpay.com and https://buy-sandbox.moonpay.com. */
+  readonly hosts: { readonly live: string; readonly test: string };
+  /** The documentation page the adapter follows. */
+  readonly docs: string;
+}
+
+/** `live` for real money; `test` when the credentials are the provider's sandbox ones (its documented test host). */
+export type ProviderMode = 'live' | 'test';
+
+/** What the gateway asks an on-ramp for: deliver USDC for this order to this wallet. */
+export interface CheckoutOrder {
+  /** Our reference for the order (the gateway payment id, a UUID): sent to the provider wherever it takes one. */
+  paymentId: string;
+  /** Temporary wallet that receives the USDC (EIP-55). */
+  walletAddress: EvmAddress;
+  /** Fiat amount, a decimal string with two decimals. */
+  amount: string;
+  currency: CurrencyCode;
+  email: string;
+  /** The customer's receipt page for this payment: where the provider sends the customer back. */
+  returnUrl: string;
+  /** The customer's IP address as the payment host sees it (Mercuryo signs it, session APIs ask for it). */
+  customerIp: string;
+}
+
+export interface CheckoutOptions {
+  /** The payment id: a provider that takes an idempotency key gets it, so a retried call opens one session. */
+  idempotencyKey: string;
+  /** Aborted when the customer's request gives up or the checkout deadline passes. */
+  signal: AbortSignal;
+}
+
+export interface CreatedCheckout {
+  /** Where the customer's browser goes, top-level (never a frame, spec 1.5). */
+  url: string;
+  /** The provider's own id for the order, when it gives one at this point. */
+  providerReference?: string;
+}
+
+/** How a webhook names the payment it is about; the first that matches a payment of that provider wins. */
+export interface WebhookPaymentMatch {
+  /** Our reference, echoed back by the provider. */
+  paymentId?: string;
+  /** The provider's own id for the order. */
+  providerReference?: string;
+  /** The temporary wallet the provider delivers to: the latest payment of this provider into it. */
+  walletAddress?: string;
+}
+
+/**
+ * What a provider says about a payment. It updates what the customer and the merchant see; it
+ * never moves funds or sends a merchant callback (the chain is the source of truth for money).
+ */
+export interface ProviderWebhookEvent {
+  match: WebhookPaymentMatch;
+  /** Mapped to the gateway's words. */
+  status: ProviderPaymentStatus;
+  /** The provider's own status word, kept beside the mapped one. */
+  rawStatus: string;
+  /** The provider's id for the order, recorded for support. */
+  providerReference?: string;
+  /** Why a payment was declined or failed, in words a customer understands. */
+  reason?: string;
+}
+
+/** The answer the provider expects once a webhook is accepted (some want a particular body). */
+export interface WebhookAcknowledgement {
+  statusCode: number;
+  contentType: string;
+  body: string;
+}
+
+export type WebhookOutcome =
+  /** Authentic, about a payment: record it. */
+  | { kind: 'event'; event: ProviderWebhookEvent; acknowledgement: WebhookAcknowledgement }
+  /** Authentic, but nothing to record (another event type, a sell order, a test ping). */
+  | { kind: 'ignored'; why: string; acknowledgement: WebhookAcknowledgement };
+
+export type WebhookHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/** A provider's public price for an order: what the customer pays and what the wallet gets. */
+export interface ProviderQuote {
+  /** USDC the wallet receives, token base units. */
+  usdc: bigint;
+  /** Total the customer pays, fees included, as a decimal string in `currency`. */
+  total: string;
+  currency: CurrencyCode;
+}
+
+export interface ProviderAdapter {
+  readonly descriptor: ProviderDescriptor;
+  /** `sandbox`: the local simulated checkout standing in for a provider without credentials. */
+  readonly mode: ProviderMode | 'sandbox';
+  createCheckout(order: CheckoutOrder, options: CheckoutOptions): Promise<CreatedCheckout>;
+  /**
+   * Verifies a webhook on the bytes as received and reads it. Throws {@link ProviderWebhookError}
+   * when it is not authentic (missing, wrong or stale signature; a body that is not the provider's).
+   */
+  verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome>;
+  /** Where the provider has a public quote API. */
+  quote?(order: Pick<CheckoutOrder, 'amount' | 'currency'>, options: { signal: AbortSignal }): Promise<ProviderQuote>;
+}
+
+/** What an adapter is built with besides its own settings. */
+export interface AdapterContext {
+  mode: ProviderMode;
+  /** `{payment_url}/webhooks/<id>`: for providers that take the webhook URL per order, or sign its path. */
+  webhookUrl: string;
+  /** Outgoing calls to the provider (sessions, quotes, order look-ups): timeouts and a retry budget. */
+  http: ProviderHttpClient;
+  /** Unix milliseconds; tests move it. */
+  now: () => number;
+}
+
+/** A provider as the registry knows it: its descriptor, how its mode follows from its settings, and its adapter. */
+export interface ProviderModule<S extends TObject = TObject> {
+  readonly descriptor: ProviderDescriptor<S>;
+  /**
+   * The mode its credentials select. `requested` is `PROVIDER_<ID>_MODE` when given; a provider
+   * whose keys say it themselves (MoonPay's `pk_test_`) refuses a contradicting one by throwing.
+   */
+  modeOf(settings: Static<S>, requested: ProviderMode | undefined): ProviderMode;
+  /** May be async: keys are imported (and a bad one refused) at boot. */
+  create(settings: Static<S>, context: AdapterContext): ProviderAdapter | Promise<ProviderAdapter>;
+}
+
+/** Declares a provider module with its settings type inferred from the descriptor's schema. */
+export function defineProvider<S extends TObject>(module: ProviderModule<S>): ProviderModule<S> {
+  return module;
+}
+
+/** The provider mode from `PROVIDER_<ID>_MODE` alone, for providers whose keys do not say it: live unless asked. */
+export function modeFromSetting(_settings: unknown, requested: ProviderMode | undefined): ProviderMode {
+  return requested ?? 'live';
+}
+
+export class ProviderWebhookError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProviderWebhookError';
+  }
+}
+
+/** The provider refused the checkout (its answer says so): the customer may choose another provider. */
+export class ProviderCheckoutError extends Error {
+  constructor(
+    message: string,
+    /** `unavailable`: not reached or no answer in time (try again); `refused`: it answered with an error. */
+    readonly kind: 'unavailable' | 'refused',
+  ) {
+    super(message);
+    this.name = 'ProviderCheckoutError';
+  }
+}

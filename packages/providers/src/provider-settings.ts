@@ -1,0 +1,86 @@
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { ProviderMode, ProviderModule } from './provider-contract';
+
+/**
+ * A provider's settings live in the environment as `PROVIDER_<ID>_<NAME>` (each also as
+ * `..._FILE`, how container secrets are mounted), `<NAME>` after the provider's own term, plus
+ * `PROVIDER_<ID>_MODE` (`live` or `test`). A provider with none of them set is not configured.
+ */
+export function providerEnvName(providerId: string, name: string): string {
+  return `PROVIDER_${providerId.toUpperCase()}_${name}`;
+}
+
+const MODE = Type.Union([Type.Literal('live'), Type.Literal('test')], {
+  description: "live, or test for the provider's sandbox host (where the provider's keys do not say it themselves)",
+});
+
+/** Every provider setting as an optional string (plus each MODE), for an app's environment schema. */
+export function providerEnvironmentSchema(modules: readonly ProviderModule[]): Record<string, TSchema> {
+  const properties: Record<string, TSchema> = {};
+  for (const { descriptor } of modules) {
+    for (const [name, schema] of Object.entries(descriptor.settings.properties)) {
+      const description = (schema as { description?: string }).description;
+      properties[providerEnvName(descriptor.id, name)] = Type.Optional(Type.String({ description: `${descriptor.displayName}: ${description ?? name}` }));
+    }
+    properties[providerEnvName(descriptor.id, 'MODE')] = Type.Optional(MODE);
+  }
+  return properties;
+}
+
+export interface ConfiguredProvider {
+  module: ProviderModule;
+  settings: Record<string, string>;
+  requestedMode: ProviderMode | undefined;
+}
+
+export interface ProviderSettingsResult {
+  configured: ConfiguredProvider[];
+  /** Each names the variable to fix, never a value (they are secrets). */
+  problems: string[];
+}
+
+/** The providers with settings in `env`, each checked against its descriptor's schema. */
+export function readProviderSettings(modules: readonly ProviderModule[], env: Readonly<Record<string, unknown>>): ProviderSettingsResult {
+  const configured: ConfiguredProvider[] = [];
+  const problems: string[] = [];
+  for (const module of modules) {
+    const { id, settings: schema } = module.descriptor;
+    const settings: Record<string, string> = {};
+    for (const name of Object.keys(schema.properties)) {
+      const value = env[providerEnvName(id, name)];
+      if (typeof value === 'string' && value !== '') settings[name] = value;
+    }
+    const mode = env[providerEnvName(id, 'MODE')];
+    if (Object.keys(settings).length === 0) {
+      if (mode !== undefined) problems.push(`${providerEnvName(id, 'MODE')}: set, but none of ${id}'s credentials are (${requiredNames(schema, id).join(', ')})`);
+      continue;
+    }
+    const errors = [...Value.Errors(schema, settings)];
+    for (const error of errors) {
+      const name = error.path.replace(/^\//, '');
+      const description = (error.schema as { description?: string }).description;
+      problems.push(
+        name === '' || !(name in schema.properties)
+          ? `${id}: ${error.message}`
+          : `${providerEnvName(id, name)}: ${settings[name] === undefined ? 'required once any of its settings is given' : 'not in the form expected'}${description ? ` (${description})` : ''}`,
+      );
+    }
+    if (errors.length === 0) configured.push({ module, settings, requestedMode: mode === 'live' || mode === 'test' ? mode : undefined });
+  }
+  return { configured, problems: dedupe(problems) };
+}
+
+function requiredNames(schema: TObject, id: string): string[] {
+  return (schema.required ?? Object.keys(schema.properties)).map((name) => providerEnvName(id, name));
+}
+
+function dedupe(problems: string[]): string[] {
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const key = problem.split(':')[0]!;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

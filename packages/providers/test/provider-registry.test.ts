@@ -1,0 +1,109 @@
+import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import {
+  createProviderRegistry,
+  defineProvider,
+  modeFromSetting,
+  PROVIDER_MODULES,
+  ProviderConfigurationError,
+  POLYGON_USDC,
+  type ProviderModule,
+  type ProviderRegistryOptions,
+} from '../src';
+import { moonpay } from '../src/adapters/moonpay/moonpay-adapter';
+import { NO_HTTP } from './support/adapter-contract';
+
+const sandbox = { baseUrl: 'http://127.0.0.1:3300', signingSecret: randomBytes(32) };
+const polygon = { chainId: 137, address: POLYGON_USDC.native };
+const moonpayTest = { PROVIDER_MOONPAY_API_KEY: 'pk_test_123456789abc', PROVIDER_MOONPAY_SECRET_KEY: 'sk_test_abcdefgh1234', PROVIDER_MOONPAY_WEBHOOK_KEY: 'wk_test_zyxwvuts9876' };
+
+const build = (options: Partial<ProviderRegistryOptions>) =>
+  createProviderRegistry({ env: {}, production: true, publicUrl: 'https://pay.example.org', token: polygon, http: NO_HTTP, ...options });
+
+/** A provider delivering USDC.e, to test the watcher's token rule. */
+const bridgedProvider: ProviderModule = defineProvider({
+  descriptor: {
+    id: 'bridgedramp',
+    displayName: 'Bridged Ramp',
+    currency: 'any',
+    minimum: '10',
+    minimumCurrency: 'USD',
+    flow: 'url',
+    webhook: null,
+    delivers: 'bridged',
+    settings: Type.Object({ KEY: Type.String({ description: 'key' }) }),
+    hosts: { live: 'https://ramp.example', test: 'https://sandbox.ramp.example' },
+    docs: 'https://docs.ramp.example',
+  },
+  modeOf: modeFromSetting,
+  create: (_values, context) => ({
+    descriptor: bridgedProvider.descriptor,
+    mode: context.mode,
+    createCheckout: async () => ({ url: 'https://ramp.example/' }),
+    verifyWebhook: async () => {
+      throw new Error('none');
+    },
+  }),
+});
+
+describe('createProviderRegistry', () => {
+  it('on a local stack, the sandbox stands in for every provider without credentials; plugin ids it has no integration for are not offered', async () => {
+    const registry = await build({ production: false, sandbox, token: { chainId: 31337, address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' } });
+    const ids = registry.offered.map((provider) => provider.id);
+    for (const { descriptor } of PROVIDER_MODULES) expect(ids).toContain(descriptor.id);
+    expect(ids).toEqual(expect.arrayContaining(['wert', 'transak', 'coinbase', 'transfi']));
+    expect(registry.adapters.every((adapter) => adapter.mode === 'sandbox')).toBe(true);
+    expect(registry.adapter('paypal')).toBeUndefined();
+    expect(registry.notOfferedReason('paypal')).toMatch(/PayPal/);
+    expect(registry.describe('cryptix')?.displayName).toBe('Cryptix');
+    expect(registry.notOfferedReason('moonpay')).toBeUndefined();
+  });
+
+  it('refuses the sandbox in production', async () => {
+    await expect(build({ sandbox })).rejects.toThrow(/SANDBOX_CHECKOUT: the sandbox \(a simulated checkout\) is refused in production/);
+  });
+
+  it('in production offers exactly the providers with credentials, in the mode their keys select', async () => {
+    const registry = await build({ env: moonpayTest });
+    expect(registry.offered.map((provider) => provider.id)).toEqual(['moonpay']);
+    expect(registry.adapter('moonpay')?.mode).toBe('test');
+    expect(registry.notOfferedReason('mercuryo')).toBe('not configured by this operator');
+    expect(registry.notOfferedReason('transak')).toMatch(/server-side checkout session\) is not in this version/);
+    expect(registry.describe('transak')?.displayName).toBe('Transak');
+  });
+
+  it('offers nothing when nothing is configured (Process Payment then says so per provider)', async () => {
+    const registry = await build({});
+    expect(registry.offered).toEqual([]);
+  });
+
+  it('names every problem of a half-configured or malformed provider, never a value', async () => {
+    const secret = 'sk_live_THISISSECRET99';
+    const error = await build({ env: { PROVIDER_MOONPAY_API_KEY: 'pk_live_123456789abc', PROVIDER_MOONPAY_SECRET_KEY: `${secret} `, PROVIDER_MERCURYO_MODE: 'test' } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderConfigurationError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/PROVIDER_MOONPAY_SECRET_KEY: not in the form expected/);
+    expect(message).toMatch(/PROVIDER_MOONPAY_WEBHOOK_KEY: required once any of its settings is given/);
+    expect(message).toMatch(/PROVIDER_MERCURYO_MODE: set, but none of mercuryo's credentials are/);
+    expect(message).not.toContain(secret);
+  });
+
+  it("refuses a MODE that contradicts MoonPay's keys", async () => {
+    await expect(build({ env: { ...moonpayTest, PROVIDER_MOONPAY_MODE: 'live' } })).rejects.toThrow(/PROVIDER_MOONPAY_\*: PROVIDER_MOONPAY_MODE=live contradicts the test keys/);
+  });
+
+  it('refuses a live provider delivering a USDC the chain watcher does not follow, on Polygon only', async () => {
+    const modules = [moonpay, bridgedProvider];
+    const env = { PROVIDER_BRIDGEDRAMP_KEY: 'k' };
+    await expect(build({ modules, env })).rejects.toThrow(/Bridged Ramp delivers USDC\.e \(0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174\) but USDC_TOKEN_ADDRESS is 0x3c49/);
+    expect((await build({ modules, env, token: { chainId: 137, address: POLYGON_USDC.bridged } })).offered.map((p) => p.id)).toEqual(['bridgedramp']);
+    expect((await build({ modules, env: { ...env, PROVIDER_BRIDGEDRAMP_MODE: 'test' } })).adapter('bridgedramp')?.mode).toBe('test');
+  });
+
+  it('gives each adapter its webhook URL under PUBLIC_URL', async () => {
+    let seen = '';
+    const recording: ProviderModule = { ...bridgedProvider, create: (values, context) => ((seen = context.webhookUrl), bridgedProvider.create(values, context)) };
+    await build({ modules: [recording], env: { PROVIDER_BRIDGEDRAMP_KEY: 'k' }, token: { chainId: 137, address: POLYGON_USDC.bridged } });
+    expect(seen).toBe('https://pay.example.org/webhooks/bridgedramp');
+  });
+});
