@@ -71,6 +71,8 @@ describe('GET /pay.php: the providers for the order', () => {
     expect([...available.keys()]).toEqual([
       'wert', 'stripe', 'robinhood', 'rampnetwork', 'transak', 'moonpay', 'guardarian', 'particle', 'coinbase',
       'sardine', 'banxa', 'alchemypay', 'mercuryo', 'topper', 'unlimit',
+      // The providers the plugins add, after the specification's.
+      'revolut', 'swipelux', 'kado',
     ]);
     expect(html).not.toContain('group-heading');
     expect(Object.fromEntries(unavailable)).toEqual({ utorg: 'Minimum 50.00 USD', simplex: 'Minimum 50.00 USD', transfi: 'Minimum 70.00 USD' });
@@ -124,7 +126,7 @@ describe('GET /pay.php: the providers for the order', () => {
 
   it('CAD: Interac appears with its own minimum, UPI does not', async () => {
     const { available, unavailable } = providers(expectHtml(await order('150', 'CAD'), 200));
-    expect(available.get('interac')?.text).toBe('Interac 150.00 CAD ›');
+    expect(available.get('interac')?.text).toBe('Interac e-Transfer (via MoonPay) 150.00 CAD ›');
     expect([...available.keys()][0]).toBe('interac'); // made for CAD: at the top
     expect(Object.fromEntries(available.get('interac')!.href.searchParams)).toMatchObject({ amount: '150.00', currency: 'CAD', provider: 'interac' });
     // 150 / 1.37 = 109.4890… → 109.49 USD
@@ -146,7 +148,7 @@ describe('GET /pay.php: the providers for the order', () => {
 
   it('INR: UPI appears, Interac does not', async () => {
     const { available, unavailable } = providers(expectHtml(await order('2500', 'inr'), 200));
-    expect(available.get('upi')?.text).toBe('UPI 2500.00 INR ›');
+    expect(available.get('upi')?.text).toBe('UPI (via Onramp.money) 2500.00 INR ›');
     expect([...available.keys()][0]).toBe('upi');
     // 2500 / 83.1 = 30.0842… → 30.09 USD
     expect(available.get('wert')?.text).toBe('Wert 30.09 USD (2500.00 INR) ›');
@@ -192,7 +194,7 @@ describe('GET /pay.php: the providers for the order', () => {
     // A USD order needs no rate: nothing is missing.
     jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
     const usd = await order('49.99', 'USD');
-    expect(providers(usd.body).available.size).toBe(15);
+    expect(providers(usd.body).available.size).toBe(18);
     expect(usd.body).not.toContain('rates-note');
   });
 });
@@ -237,7 +239,7 @@ describe('GET /pay.php: branding', () => {
       expect(html).not.toContain('onerror');
       expect(html).toContain('<body class="gateway checkout">');
       expect(response.headers['content-security-policy']).toBe(plain.headers['content-security-policy']);
-      expect(providers(html).available.size).toBe(15);
+      expect(providers(html).available.size).toBe(18);
     }
     // A quote in a logo URL is percent-encoded by URL parsing: it can never close the attribute.
     const quoted = (await order('49.99', 'USD', { logo: 'https://cdn.shop.io/x.png" onerror="alert(1)' })).body;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
-import { verifySandboxLink } from '@gateway/providers';
+import { ProviderCheckoutError, ProviderUnreachableError, verifySandboxLink } from '@gateway/providers';
 import type { PaymentRedirectConfig } from '../src/config';
 import { paymentRedirectFixture, payout } from './support/payment-redirect-fixture';
 
@@ -82,7 +82,9 @@ describe('GET /process-payment.php', () => {
     const cases: Array<[Record<string, string>, string, string]> = [
       ...['1e3', '-1', '0', 'NaN', '1,5', '1.999', ''].map((amount): [Record<string, string>, string, string] => [{ amount }, 'amount', 'invalid_parameter']),
       [{ amount: '19.99' }, 'amount', 'amount_below_minimum'],
-      [{ provider: 'paypal' }, 'provider', 'unsupported_provider'],
+      [{ provider: 'paypal' }, 'provider', 'provider_not_offered'],
+      [{ provider: 'cryptix' }, 'provider', 'provider_not_offered'],
+      [{ provider: 'moonpai' }, 'provider', 'unsupported_provider'],
       [{ provider: 'wert', currency: 'EUR' }, 'currency', 'currency_not_allowed_for_provider'],
       [{ provider: 'interac', currency: 'USD', amount: '150' }, 'currency', 'currency_not_allowed_for_provider'],
       [{ provider: 'interac', currency: 'CAD', amount: '99.99' }, 'amount', 'amount_below_minimum'],
@@ -131,6 +133,100 @@ describe('GET /process-payment.php', () => {
     expect(doc.paths['/process-payment.php'].get.parameters.map((p: { name: string }) => p.name)).toEqual([
       'address', 'amount', 'provider', 'email', 'currency',
     ]);
+  });
+});
+
+describe('a provider that gives no checkout', () => {
+  const adapter = () => app.providers.adapter('moonpay')!;
+  afterEach(() => jest.restoreAllMocks());
+
+  async function checkoutRow(paymentId: string) {
+    const { rows } = await fixture.db.pool.query('SELECT status, checkout_url, checkout_error FROM payments WHERE id = $1', [paymentId]);
+    return rows[0];
+  }
+  const lastPaymentId = async () =>
+    (await fixture.db.pool.query<{ id: string }>('SELECT id FROM payments ORDER BY created_at DESC LIMIT 1')).rows[0]!.id;
+
+  it('not answering: the customer gets a page to try again or choose another provider (503), the payment says checkout_failed', async () => {
+    jest.spyOn(adapter(), 'createCheckout').mockRejectedValue(new ProviderUnreachableError('buy.moonpay.com did not answer: ECONNRESET'));
+    const response = await pay(valid(), { accept: 'text/html' });
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['content-type']).toMatch(/text\/html/);
+    expect(response.headers['retry-after']).toBe('5');
+    expect(response.headers['x-frame-options']).toBe('DENY');
+    expect(response.body).toContain('MoonPay is not answering right now');
+    expect(response.body).toContain('Your card has not been charged.');
+    const retry = new URL(/id="try-again" href="([^"]+)"/.exec(response.body)![1]!.replaceAll('&amp;', '&'), 'https://pay.example');
+    expect(retry.pathname).toBe('/process-payment.php');
+    expect(Object.fromEntries(retry.searchParams)).toEqual(valid());
+    const choose = new URL(/id="choose-another" href="([^"]+)"/.exec(response.body)![1]!.replaceAll('&amp;', '&'), 'https://pay.example');
+    expect(choose.pathname).toBe('/pay.php');
+    expect(Object.fromEntries(choose.searchParams)).toEqual({ address: addressIn, amount: '49.99', email: 'jane@shop.io', currency: 'USD' });
+    expect(await checkoutRow(await lastPaymentId())).toEqual({ status: 'checkout_failed', checkout_url: null, checkout_error: 'unavailable: buy.moonpay.com did not answer: ECONNRESET' });
+  });
+
+  it('refusing: 502 with another provider offered, no retry link; JSON clients get the error shape', async () => {
+    jest.spyOn(adapter(), 'createCheckout').mockRejectedValue(new ProviderCheckoutError('session refused: 422 unsupported country', 'refused'));
+    const page = await pay(valid());
+    expect(page.statusCode).toBe(502);
+    expect(page.body).toContain('MoonPay could not start your payment');
+    expect(page.body).not.toContain('id="try-again"');
+    expect(page.body).toContain('id="choose-another"');
+    const json = await pay(valid(), { accept: 'application/json' });
+    expect(json.statusCode).toBe(502);
+    expect(json.json()).toEqual({ status: 'error', code: 'provider_error', error: expect.stringMatching(/MoonPay could not start the checkout/), param: 'provider' });
+    expect((await checkoutRow(await lastPaymentId())).status).toBe('checkout_failed');
+  });
+
+  it('failing in the adapter itself: 502, never a 500 or a stack trace', async () => {
+    jest.spyOn(adapter(), 'createCheckout').mockRejectedValue(new TypeError("Cannot read properties of undefined (reading 'sign')"));
+    const response = await pay(valid(), { accept: 'application/json' });
+    expect(response.statusCode).toBe(502);
+    expect(response.body).not.toContain('TypeError');
+  });
+
+  it('taking longer than CHECKOUT_TIMEOUT_MS: the call is aborted and the customer gets the 503 page', async () => {
+    const slowConfig = fixture.config({ CHECKOUT_TIMEOUT_MS: '1000' });
+    const slow = await fixture.build(slowConfig);
+    let aborted = false;
+    jest.spyOn(slow.providers.adapter('moonpay')!, 'createCheckout').mockImplementation(
+      (_order, { signal }) =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            reject(new ProviderUnreachableError('given up (timed out)'));
+          }),
+        ),
+    );
+    const order = { ...valid(), address: sealAddressIn(temporary, slowConfig.keys) };
+    const response = await slow.inject({ method: 'GET', url: '/process-payment.php', query: order, headers: { accept: 'application/json' } });
+    expect(response.statusCode).toBe(503);
+    expect(response.json()).toMatchObject({ code: 'provider_unavailable', param: 'provider' });
+    expect(aborted).toBe(true);
+  });
+
+  it('records the payment before asking the provider, with its reference once given', async () => {
+    let statusWhileAsked: string | undefined;
+    jest.spyOn(adapter(), 'createCheckout').mockImplementation(async (order) => {
+      statusWhileAsked = (await checkoutRow(order.paymentId))?.status;
+      return { url: `https://buy-sandbox.moonpay.com/?externalTransactionId=${order.paymentId}`, providerReference: 'mp_42' };
+    });
+    const response = await pay(valid(), { accept: 'application/json' });
+    expect(response.statusCode).toBe(200);
+    expect(statusWhileAsked).toBe('creating');
+    const { rows } = await fixture.db.pool.query('SELECT status, provider_reference FROM payments WHERE id = $1', [response.json().payment_id]);
+    expect(rows[0]).toEqual({ status: 'redirected', provider_reference: 'mp_42' });
+  });
+
+  it('refuses a checkout URL that is not https from a real adapter', async () => {
+    const sandbox = adapter();
+    Object.defineProperty(sandbox, 'mode', { value: 'live', configurable: true });
+    try {
+      jest.spyOn(sandbox, 'createCheckout').mockResolvedValue({ url: 'http://buy.moonpay.com/?x=1' });
+      expect((await pay(valid(), { accept: 'application/json' })).statusCode).toBe(502);
+    } finally {
+      Object.defineProperty(sandbox, 'mode', { value: 'sandbox', configurable: true });
+    }
   });
 });
 

@@ -8,6 +8,12 @@ const terms = (id: string, displayName: string, currency: ProviderTerms['currenc
   minimumCurrency: currency === 'any' ? 'USD' : currency,
 });
 
+/** The specification's table of providers, in its order: the hosted checkout lists them so, the others after. */
+export const SPECIFICATION_ORDER: readonly string[] = [
+  'wert', 'stripe', 'robinhood', 'transak', 'moonpay', 'rampnetwork', 'guardarian', 'particle', 'coinbase', 'sardine',
+  'banxa', 'utorg', 'simplex', 'alchemypay', 'mercuryo', 'topper', 'unlimit', 'transfi', 'interac', 'upi',
+];
+
 /**
  * Providers of the specification's table whose checkout is a server-side session (part 2 of the
  * on-ramp work adds their adapters). Until then only the sandbox can stand in for them, on a

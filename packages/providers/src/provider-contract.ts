@@ -40,6 +40,12 @@ export interface ProviderDescriptor<S extends TObject = TObject> extends Provide
   readonly hosts: { readonly live: string; readonly test: string };
   /** The documentation page the adapter follows. */
   readonly docs: string;
+  /**
+   * Set when the provider runs on another provider's merchant account (Interac e-Transfer on
+   * MoonPay's): that account sends one webhook URL for all its orders, so its webhooks arrive at
+   * `/webhooks/<account>` and are matched against the payments of both.
+   */
+  readonly account?: string;
 }
 
 /** `live` for real money; `test` when the credentials are the provider's sandbox ones (its documented test host). */

@@ -1,10 +1,37 @@
 import type { ProviderModule } from './provider-contract';
+import { alchemypay } from './adapters/alchemypay/alchemypay-adapter';
+import { banxa } from './adapters/banxa/banxa-adapter';
+import { interac } from './adapters/interac/interac-adapter';
+import { kado } from './adapters/kado/kado-adapter';
+import { mercuryo } from './adapters/mercuryo/mercuryo-adapter';
 import { moonpay } from './adapters/moonpay/moonpay-adapter';
+import { particle } from './adapters/particle/particle-adapter';
+import { rampnetwork } from './adapters/rampnetwork/rampnetwork-adapter';
+import { revolut } from './adapters/revolut/revolut-adapter';
+import { swipelux } from './adapters/swipelux/swipelux-adapter';
+import { topper } from './adapters/topper/topper-adapter';
+import { unlimit } from './adapters/unlimit/unlimit-adapter';
+import { upi } from './adapters/upi/upi-adapter';
+import { utorg } from './adapters/utorg/utorg-adapter';
 
 /**
- * Every provider with an adapter, in the order the hosted checkout lists them. Adding one is its
- * folder under adapters/ and one line here.
+ * Every provider with an adapter, in the order the hosted checkout lists them (the
+ * specification's order, then the providers the plugins add). Adding one is its folder under
+ * adapters/ and one line here.
  */
 export const PROVIDER_MODULES: readonly ProviderModule[] = [
   moonpay,
+  rampnetwork,
+  particle,
+  banxa,
+  utorg,
+  alchemypay,
+  mercuryo,
+  topper,
+  unlimit,
+  interac,
+  upi,
+  revolut,
+  swipelux,
+  kado,
 ];

@@ -1,6 +1,6 @@
 import type { ProviderCatalogue, ProviderTerms } from '@gateway/domain';
 import { POLYGON_USDC, type ProviderAdapter, type ProviderModule } from './provider-contract';
-import { PLUGIN_PROVIDERS_NOT_INTEGRATED, SESSION_PROVIDER_NOT_YET, SESSION_PROVIDERS_TO_COME } from './known-providers';
+import { PLUGIN_PROVIDERS_NOT_INTEGRATED, SESSION_PROVIDER_NOT_YET, SESSION_PROVIDERS_TO_COME, SPECIFICATION_ORDER } from './known-providers';
 import { PROVIDER_MODULES } from './provider-modules';
 import { providerEnvName, readProviderSettings } from './provider-settings';
 import { createSandboxAdapter, type SandboxAdapterOptions } from './sandbox-adapter';
@@ -25,6 +25,12 @@ export interface ProviderRegistryOptions {
 /** The configured gateway's providers: what Process Payment and pay.php offer, and each one's adapter. */
 export interface ProviderRegistry extends ProviderCatalogue {
   adapter(id: string): ProviderAdapter | undefined;
+  /**
+   * Who verifies the webhooks posted to `/webhooks/<endpoint>`, and the providers whose payments
+   * they may be about (a provider and those running on its account); undefined when none of the
+   * offered providers receives webhooks there.
+   */
+  webhookReceiver(endpoint: string): { adapter: ProviderAdapter; providers: readonly string[] } | undefined;
   /** Every adapter in service (real and sandbox), in the order offered. */
   readonly adapters: readonly ProviderAdapter[];
 }
@@ -103,11 +109,23 @@ export async function createProviderRegistry(options: ProviderRegistryOptions): 
     notOffered.set(id, reason);
   }
 
+  const rank = (adapter: ProviderAdapter) => {
+    const index = SPECIFICATION_ORDER.indexOf(adapter.descriptor.id);
+    return index === -1 ? SPECIFICATION_ORDER.length : index;
+  };
+  // Stable: providers outside the specification keep the order of PROVIDER_MODULES, after it.
+  offered.sort((a, b) => rank(a) - rank(b));
   const byId = new Map(offered.map((adapter) => [adapter.descriptor.id, adapter]));
+  const endpointOf = (adapter: ProviderAdapter) => (adapter.mode === 'sandbox' ? adapter.descriptor.id : (adapter.descriptor.account ?? adapter.descriptor.id));
   return {
     offered: offered.map((adapter) => adapter.descriptor),
     adapters: offered,
     adapter: (id) => byId.get(id),
+    webhookReceiver(endpoint) {
+      const sharing = offered.filter((adapter) => endpointOf(adapter) === endpoint && adapter.descriptor.webhook !== null);
+      const [first] = sharing;
+      return first ? { adapter: first, providers: sharing.map((adapter) => adapter.descriptor.id) } : undefined;
+    },
     describe: (id) => known.get(id),
     notOfferedReason: (id) => notOffered.get(id),
   };

@@ -5,7 +5,8 @@ import type { ProviderMode, ProviderModule } from './provider-contract';
 /**
  * A provider's settings live in the environment as `PROVIDER_<ID>_<NAME>` (each also as
  * `..._FILE`, how container secrets are mounted), `<NAME>` after the provider's own term, plus
- * `PROVIDER_<ID>_MODE` (`live` or `test`). A provider with none of them set is not configured.
+ * `PROVIDER_<ID>_MODE` (`live` or `test`). A provider with none of them set is not configured;
+ * one that takes no credentials at all is configured by its MODE.
  */
 export function providerEnvName(providerId: string, name: string): string {
   return `PROVIDER_${providerId.toUpperCase()}_${name}`;
@@ -53,8 +54,10 @@ export function readProviderSettings(modules: readonly ProviderModule[], env: Re
     }
     const mode = env[providerEnvName(id, 'MODE')];
     if (Object.keys(settings).length === 0) {
-      if (mode !== undefined) problems.push(`${providerEnvName(id, 'MODE')}: set, but none of ${id}'s credentials are (${requiredNames(schema, id).join(', ')})`);
-      continue;
+      // A provider that takes no credentials (Particle) is switched on by its MODE alone.
+      const needsCredentials = (schema.required ?? []).length > 0;
+      if (mode !== undefined && needsCredentials) problems.push(`${providerEnvName(id, 'MODE')}: set, but none of ${id}'s credentials are (${requiredNames(schema, id).join(', ')})`);
+      if (mode === undefined || needsCredentials) continue;
     }
     const errors = [...Value.Errors(schema, settings)];
     for (const error of errors) {

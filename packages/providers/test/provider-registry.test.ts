@@ -88,6 +88,11 @@ describe('createProviderRegistry', () => {
     expect(message).not.toContain(secret);
   });
 
+  it('switches on a provider that takes no credentials by its MODE alone', async () => {
+    const registry = await build({ env: { PROVIDER_PARTICLE_MODE: 'live' } });
+    expect(registry.offered.map((provider) => provider.id)).toEqual(['particle']);
+  });
+
   it("refuses a MODE that contradicts MoonPay's keys", async () => {
     await expect(build({ env: { ...moonpayTest, PROVIDER_MOONPAY_MODE: 'live' } })).rejects.toThrow(/PROVIDER_MOONPAY_\*: PROVIDER_MOONPAY_MODE=live contradicts the test keys/);
   });

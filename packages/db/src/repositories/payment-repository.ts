@@ -101,7 +101,8 @@ export interface ReceiptDepositRecord {
 }
 
 export interface ProviderStatusUpdate {
-  provider: string;
+  /** The providers the webhook may be about: its own, and those running on its account. */
+  providers: readonly string[];
   /** How the webhook names the payment: ours first, then the provider's reference, then the wallet's latest payment. */
   match: { paymentId?: string; providerReference?: string; walletAddress?: string };
   status: ProviderPaymentStatus;
@@ -157,7 +158,7 @@ export class PaymentReceiptRepository {
   }
 
   /**
-   * Records what a provider's webhook says, when the payment exists, belongs to that provider,
+   * Records what a provider's webhook says, when the payment exists, belongs to one of `providers`,
    * and the domain's rule lets the status move (a late webhook never undoes `paid`). The
    * provider's own status word is kept beside the mapped one.
    */
@@ -171,16 +172,16 @@ export class PaymentReceiptRepository {
         `SELECT id, provider_status FROM payments
          WHERE id = (
            SELECT id FROM (
-             SELECT id, 1 AS rank, created_at FROM payments WHERE id = $2::uuid AND provider = $1
+             SELECT id, 1 AS rank, created_at FROM payments WHERE id = $2::uuid AND provider = ANY($1::text[])
              UNION ALL
-             SELECT id, 2, created_at FROM payments WHERE provider = $1 AND provider_reference = $3
+             SELECT id, 2, created_at FROM payments WHERE provider = ANY($1::text[]) AND provider_reference = $3
              UNION ALL
-             SELECT p.id, 3, p.created_at FROM payments p JOIN wallets w ON w.id = p.wallet_id WHERE w.polygon_address = $4 AND p.provider = $1
+             SELECT p.id, 3, p.created_at FROM payments p JOIN wallets w ON w.id = p.wallet_id WHERE w.polygon_address = $4 AND p.provider = ANY($1::text[])
            ) AS candidates
            ORDER BY rank, created_at DESC
            LIMIT 1)
          FOR UPDATE`,
-        [update.provider, paymentId, match.providerReference?.slice(0, 200) ?? null, walletAddress],
+        [update.providers, paymentId, match.providerReference?.slice(0, 200) ?? null, walletAddress],
       );
       const current = rows[0];
       if (!current) return 'unknown_payment';

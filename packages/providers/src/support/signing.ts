@@ -8,6 +8,10 @@ export function hmacSha256(key: BinaryLike | KeyObject, message: BinaryLike, enc
   return createHmac('sha256', key).update(message).digest(encoding);
 }
 
+export function hmacSha512(key: BinaryLike | KeyObject, message: BinaryLike, encoding: DigestEncoding): string {
+  return createHmac('sha512', key).update(message).digest(encoding);
+}
+
 export function sha256(message: BinaryLike, encoding: DigestEncoding): string {
   return createHash('sha256').update(message).digest(encoding);
 }

@@ -31,10 +31,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { provider } = request.params;
-      const adapter = app.providers.adapter(provider);
-      if (!adapter?.descriptor.webhook) {
+      const receiver = app.providers.webhookReceiver(provider);
+      if (!receiver) {
         throw new GatewayError('not_found', `no webhook for provider "${provider}" on this gateway`, 'provider');
       }
+      const { adapter } = receiver;
       const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       let verified;
       try {
@@ -52,7 +53,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       } else {
         const { event } = verified;
         outcome = await app.paymentReceipts.recordProviderStatus({
-          provider,
+          providers: receiver.providers,
           match: event.match,
           status: event.status,
           rawStatus: event.rawStatus,

@@ -1,8 +1,10 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import {
   defineProvider,
   ProviderWebhookError,
+  type AdapterContext,
   type CheckoutOrder,
+  type ProviderAdapter,
   type ProviderDescriptor,
   type ProviderMode,
   type WebhookOutcome,
@@ -56,43 +58,60 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 
 export const moonpay = defineProvider({
   descriptor,
-  modeOf(values, requested) {
-    const modes = new Set(
-      [values.API_KEY, values.SECRET_KEY].map((key) => (key.split('_')[1] === 'live' ? 'live' : 'test') as ProviderMode),
-    );
-    if (modes.size > 1) throw new Error('MoonPay keys mix live and test (pk_ and sk_ must both be _live_ or both _test_)');
-    const [mode] = [...modes] as [ProviderMode];
-    if (requested !== undefined && requested !== mode) {
-      throw new Error(`PROVIDER_MOONPAY_MODE=${requested} contradicts the ${mode} keys; MoonPay's keys select the mode, leave MODE unset`);
-    }
-    return mode;
-  },
-  create(values, context) {
-    const host = descriptor.hosts[context.mode];
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
-        return { url: signedMoonpayUrl(host, values.API_KEY, values.SECRET_KEY, order) };
-      },
-      async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
-        const header = singleHeader(headers, MOONPAY_SIGNATURE_HEADER) ?? '';
-        const match = /^t=(\d{1,12}),s=([0-9a-f]{64})$/.exec(header);
-        if (!match) throw new ProviderWebhookError(`missing or malformed ${MOONPAY_SIGNATURE_HEADER}`);
-        const [, t = '', signature = ''] = match;
-        const expected = hmacSha256(values.WEBHOOK_KEY, Buffer.concat([Buffer.from(`${t}.`), rawBody]), 'hex');
-        if (!safeEqual(signature, expected)) throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} does not match the body`);
-        if (!withinTolerance(t, 'seconds', context.now(), MOONPAY_WEBHOOK_TOLERANCE_SECONDS)) {
-          throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} timestamp is more than ${MOONPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`);
-        }
-        // MoonPay takes any 2xx.
-        return { ...moonpayWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
-      },
-    };
-  },
+  modeOf: (values, requested) => moonpayKeysMode('MOONPAY', values, requested),
+  create: (values, context) => createMoonpayAdapter(descriptor, values, context, 'credit_debit_card'),
 });
 
-export function signedMoonpayUrl(host: string, apiKey: string, secretKey: string, order: CheckoutOrder): string {
+type MoonpaySettings = Static<typeof settings>;
+
+/** The settings of a provider on a MoonPay account (MoonPay itself, Interac e-Transfer through it). */
+export const moonpaySettings = settings;
+
+/** The mode MoonPay's keys select: pk_/sk_ both _live_ or both _test_; a contradicting MODE is refused. */
+export function moonpayKeysMode(envId: string, values: MoonpaySettings, requested: ProviderMode | undefined): ProviderMode {
+  const modes = new Set([values.API_KEY, values.SECRET_KEY].map((key) => (key.split('_')[1] === 'live' ? 'live' : 'test') as ProviderMode));
+  if (modes.size > 1) throw new Error('MoonPay keys mix live and test (pk_ and sk_ must both be _live_ or both _test_)');
+  const [mode] = [...modes] as [ProviderMode];
+  if (requested !== undefined && requested !== mode) {
+    throw new Error(`PROVIDER_${envId}_MODE=${requested} contradicts the ${mode} keys; MoonPay's keys select the mode, leave MODE unset`);
+  }
+  return mode;
+}
+
+/**
+ * A checkout on MoonPay's widget with `paymentMethod` preselected (`credit_debit_card`, or
+ * `interac` for Interac e-Transfer), and MoonPay's webhook verification.
+ */
+export function createMoonpayAdapter(
+  providerDescriptor: ProviderDescriptor,
+  values: MoonpaySettings,
+  context: AdapterContext,
+  paymentMethod: string,
+): ProviderAdapter {
+  const host = providerDescriptor.hosts[context.mode];
+  return {
+    descriptor: providerDescriptor,
+    mode: context.mode,
+    async createCheckout(order: CheckoutOrder) {
+      return { url: signedMoonpayUrl(host, values.API_KEY, values.SECRET_KEY, order, paymentMethod) };
+    },
+    async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
+      const header = singleHeader(headers, MOONPAY_SIGNATURE_HEADER) ?? '';
+      const match = /^t=(\d{1,12}),s=([0-9a-f]{64})$/.exec(header);
+      if (!match) throw new ProviderWebhookError(`missing or malformed ${MOONPAY_SIGNATURE_HEADER}`);
+      const [, t = '', signature = ''] = match;
+      const expected = hmacSha256(values.WEBHOOK_KEY, Buffer.concat([Buffer.from(`${t}.`), rawBody]), 'hex');
+      if (!safeEqual(signature, expected)) throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} does not match the body`);
+      if (!withinTolerance(t, 'seconds', context.now(), MOONPAY_WEBHOOK_TOLERANCE_SECONDS)) {
+        throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} timestamp is more than ${MOONPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`);
+      }
+      // MoonPay takes any 2xx.
+      return { ...moonpayWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
+    },
+  };
+}
+
+export function signedMoonpayUrl(host: string, apiKey: string, secretKey: string, order: CheckoutOrder, paymentMethod = 'credit_debit_card'): string {
   const url = new URL(host);
   const query = url.searchParams;
   query.append('apiKey', apiKey);
@@ -103,7 +122,7 @@ export function signedMoonpayUrl(host: string, apiKey: string, secretKey: string
   query.append('lockAmount', 'true');
   query.append('email', order.email);
   query.append('externalTransactionId', order.paymentId);
-  query.append('paymentMethod', 'credit_debit_card');
+  query.append('paymentMethod', paymentMethod);
   query.append('redirectURL', order.returnUrl);
   // Signed over the search string as it will be sent (with its "?"), then appended last.
   query.append('signature', hmacSha256(secretKey, url.search, 'base64'));

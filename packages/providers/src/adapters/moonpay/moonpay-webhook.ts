@@ -15,13 +15,14 @@ const STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
 };
 
 export function moonpayWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: { type?: unknown; data?: Record<string, unknown> };
+  let body: { type?: unknown; data?: unknown };
   try {
     body = JSON.parse(rawBody.toString('utf8')) as typeof body;
   } catch {
     throw new ProviderWebhookError('MoonPay webhook body is not JSON');
   }
-  const data = body.data ?? {};
+  if (typeof body !== 'object' || body === null) throw new ProviderWebhookError('MoonPay webhook body is not a JSON object');
+  const data = (typeof body.data === 'object' && body.data !== null ? body.data : {}) as Record<string, unknown>;
   if (typeof body.type !== 'string' || !body.type.startsWith('transaction_')) return { kind: 'ignored', why: `event type ${String(body.type).slice(0, 40)}` };
   const rawStatus = typeof data.status === 'string' ? data.status : '';
   const status = STATUS[rawStatus];

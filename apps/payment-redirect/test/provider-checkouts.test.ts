@@ -1,0 +1,93 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { sealAddressIn, type EvmAddress } from '@gateway/domain';
+import { PROVIDER_MODULES, providerEnvName } from '@gateway/providers';
+import { SAMPLE_RATE_FILE } from '@gateway/rates';
+import type { PaymentRedirectConfig } from '../src/config';
+import { paymentRedirectFixture } from './support/payment-redirect-fixture';
+
+// Each provider with its documented test (sandbox) credentials' shape; values are made up.
+const topperKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e';
+const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
+  moonpay: { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876', MODE: '' },
+  interac: { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876', MODE: '' },
+  rampnetwork: { HOST_API_KEY: 'demo_host_api_key_1', MODE: 'test' },
+  banxa: { PARTNER_REF: 'myshop', API_KEY: 'banxa-key-123', API_SECRET: 'banxa-secret-123', MODE: 'test' },
+  alchemypay: { APP_ID: 'f83Is2y7L425rxl8', APP_SECRET: 'alchemy-secret-1', MODE: 'test' },
+  mercuryo: { WIDGET_ID: uuid, SECRET_KEY: 'mercuryo-secret', SIGN_KEY: 'mercuryo-sign-key', MODE: 'test' },
+  topper: {
+    WIDGET_ID: uuid,
+    KEY_ID: uuid,
+    PRIVATE_KEY: topperKey.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    WEBHOOK_PUBLIC_KEY: JSON.stringify({ ...topperKey.publicKey.export({ format: 'jwk' }), alg: 'ES256' }),
+    MODE: 'test',
+  },
+  upi: { APP_ID: '2', API_SECRET: 'onramp-secret-1', MODE: 'test' },
+  revolut: { PARTNER_ID: uuid, WEBHOOK_SECRET: 'wsk_r59a4HfWVAKycbCaNO1RvgCJec02gRd8', MODE: 'test' },
+  swipelux: { API_KEY: uuid, MODE: 'test' },
+  kado: { API_KEY: 'kado-api-key-1', MODE: 'test' },
+  utorg: { SID: 'utorg-sid-1', MODE: 'test' },
+  unlimit: { MERCHANT_ID: uuid, MODE: 'test' },
+  // Particle takes no credentials (and documents no sandbox): its MODE switches it on.
+  particle: { MODE: 'test' },
+};
+
+function providerEnv(id: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(TEST_CREDENTIALS[id] ?? {})
+      .filter(([, value]) => value !== '')
+      .map(([name, value]) => [providerEnvName(id, name), value]),
+  );
+}
+
+const fixture = paymentRedirectFixture('provider-checkouts', { SANDBOX_CHECKOUT: 'off' });
+let dir: string;
+const temporary = '0x4444444444444444444444444444444444444444' as EvmAddress;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rates-'));
+  copyFileSync(SAMPLE_RATE_FILE, join(dir, 'rates.json'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** payment-redirect in production with one provider's test credentials and nothing else. */
+async function productionWith(id: string): Promise<{ app: FastifyInstance; config: PaymentRedirectConfig }> {
+  const config = fixture.config({
+    NODE_ENV: 'production',
+    PUBLIC_URL: 'https://pay.example.org',
+    RATE_SOURCE: 'file',
+    RATE_FILE: join(dir, 'rates.json'),
+    ...providerEnv(id),
+  });
+  return { app: await fixture.build(config), config };
+}
+
+describe('Process Payment with each provider configured with its test credentials', () => {
+  it('has test credentials here for every provider with an adapter', () => {
+    expect(Object.keys(TEST_CREDENTIALS).sort()).toEqual(PROVIDER_MODULES.map((module) => module.descriptor.id).sort());
+  });
+
+  it.each(PROVIDER_MODULES.map((module) => [module.descriptor.id, module] as const))('%s: redirects to its documented test host, and offers nothing else', async (id, module) => {
+    const { app, config } = await productionWith(id);
+    const addressIn = sealAddressIn(temporary, config.keys);
+    await fixture.insertWallet({ temporary, addressIn, callbackUrl: `https://shop.io/ipn?order=${id}-${randomBytes(4).toString('hex')}` }).catch(() => undefined);
+    const currency = module.descriptor.currency === 'any' ? 'USD' : module.descriptor.currency;
+    const order = { address: addressIn, amount: '2500.00', provider: id, email: 'jane@shop.io', currency };
+    const response = await app.inject({ url: '/process-payment.php', query: order });
+    expect([response.statusCode, response.body]).toEqual([302, '']);
+    const location = new URL(response.headers.location as string);
+    const host = new URL(module.descriptor.hosts.test).hostname;
+    expect(location.protocol).toBe('https:');
+    expect(location.hostname === host || location.hostname.endsWith(`.${host}`)).toBe(true);
+    // Every other provider id is answered as not offered.
+    const other = PROVIDER_MODULES.find((candidate) => candidate.descriptor.id !== id && candidate.descriptor.currency === 'any')!;
+    const refused = await app.inject({ url: '/process-payment.php', query: { ...order, provider: other.descriptor.id, currency: 'USD' } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 'provider_not_offered', param: 'provider' });
+    await app.close();
+  });
+});

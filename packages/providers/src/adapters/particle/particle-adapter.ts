@@ -1,0 +1,96 @@
+import { Type } from '@sinclair/typebox';
+import {
+  defineProvider,
+  modeFromSetting,
+  ProviderWebhookError,
+  type CheckoutOrder,
+  type ProviderDescriptor,
+  type WebhookOutcome,
+} from '../../provider-contract';
+
+/**
+ * Particle Network's on-ramp: a plain, unsigned link to ramp.particle.network, an aggregator page
+ * that routes the customer to one of several ramp vendors.
+ *
+ * - Docs: https://developers.particle.network/wallet/on-ramp ("SDK Integration"; the same table in
+ *   Particle-Network/particle-network-docs developers/wallet-service/on-ramp.md): network (one of
+ *   Solana, Ethereum, Binance Smart Chain, Polygon, …), fiatCoin, cryptoCoin, fiatAmt, cryptAmt,
+ *   fixFiatCoin, fixCryptoCoin, fixFiatAmt, walletAddress, theme (light, dark), language (en,
+ *   zh-CN, zh-TW, ja, ko). Particle's SDK (@particle-network/auth getBuyUrl) appends exactly these
+ *   as query parameters to https://ramp.particle.network/.
+ * - Not documented: an order reference, a return URL, an e-mail, a payment-method preselection, a
+ *   partner key, webhooks. The link carries none of them; the payment is known by its one-off
+ *   wallet (the chain watcher sees the USDC arrive), and the customer returns through the
+ *   gateway's receipt page only if the customer opens it again (Particle sends no one back).
+ *   Particle takes no credentials: PROVIDER_PARTICLE_MODE=live is the operator's opt-in.
+ * - Test mode: Particle documents no sandbox for the ramp, so hosts.test is the live host. (Its SDK
+ *   switches to ramp-staging.particle.network / ramp-debug.particle.network for Particle's own
+ *   environments, which are not offered to partners as a test mode.)
+ *
+ * Choices where the docs are open: `network=Polygon` (the name in the docs' list) and
+ * `cryptoCoin=USDC` (the plain symbol, as integrators pass `ETH`, `BNB`; check it against
+ * ramp.particle.network/supported_cryptocurrencies.html); fiatCoin is the ISO code in capitals, as
+ * Particle's examples pass `USD`; the fiat amount is the decimal string as given; all three fix…
+ * flags are set so the customer cannot change the currency, the asset or the amount. Which USDC
+ * arrives is the routed vendor's choice, which Particle does not document: the card ramps deliver
+ * native USDC (0x3c49…3359) on Polygon today, and that is the token the chain watcher follows.
+ */
+
+const settings = Type.Object({
+  LANGUAGE: Type.Optional(
+    Type.Union([Type.Literal('en'), Type.Literal('zh-CN'), Type.Literal('zh-TW'), Type.Literal('ja'), Type.Literal('ko')], {
+      description: "language of Particle's ramp page (en, zh-CN, zh-TW, ja or ko; default en)",
+    }),
+  ),
+});
+
+/** Particle's names for the Polygon network and for USDC. */
+export const PARTICLE_NETWORK = 'Polygon';
+export const PARTICLE_CRYPTO_COIN = 'USDC';
+
+const descriptor: ProviderDescriptor<typeof settings> = {
+  id: 'particle',
+  displayName: 'Particle',
+  currency: 'any',
+  minimum: '30',
+  minimumCurrency: 'USD',
+  flow: 'url',
+  webhook: null,
+  delivers: 'native',
+  settings,
+  hosts: { live: 'https://ramp.particle.network', test: 'https://ramp.particle.network' },
+  docs: 'https://developers.particle.network/wallet/on-ramp',
+};
+
+export const particle = defineProvider({
+  descriptor,
+  modeOf: modeFromSetting,
+  create(values, context) {
+    const host = descriptor.hosts[context.mode];
+    return {
+      descriptor,
+      mode: context.mode,
+      async createCheckout(order: CheckoutOrder) {
+        return { url: particleRampUrl(host, values.LANGUAGE ?? 'en', order) };
+      },
+      async verifyWebhook(): Promise<WebhookOutcome> {
+        throw new ProviderWebhookError('Particle sends no webhooks for its ramp; nothing is accepted');
+      },
+    };
+  },
+});
+
+export function particleRampUrl(host: string, language: string, order: CheckoutOrder): string {
+  const url = new URL('/', host);
+  const query = url.searchParams;
+  query.append('network', PARTICLE_NETWORK);
+  query.append('cryptoCoin', PARTICLE_CRYPTO_COIN);
+  query.append('fixCryptoCoin', 'true');
+  query.append('fiatCoin', order.currency);
+  query.append('fixFiatCoin', 'true');
+  query.append('fiatAmt', order.amount);
+  query.append('fixFiatAmt', 'true');
+  query.append('walletAddress', order.walletAddress);
+  query.append('language', language);
+  return url.toString();
+}

@@ -1,0 +1,99 @@
+import { Type } from '@sinclair/typebox';
+import {
+  defineProvider,
+  modeFromSetting,
+  ProviderWebhookError,
+  type CheckoutOrder,
+  type ProviderDescriptor,
+  type WebhookOutcome,
+} from '../../provider-contract';
+
+/**
+ * Unlimit Crypto (the former GateFi on-ramp): the hosted-mode URL, plain and unsigned.
+ *
+ * - Docs: https://docs.gatefi.com/docs/gatefi-docs/7p34n1uhrzlg8-hosted-mode-integration (hosted
+ *   mode) and the configuration table of Unlimit's official SDK (npm @gatefi/js-sdk 0.24.0,
+ *   README "SDK Configuration Options"): merchantId, walletAddress/wallet, walletLock, email,
+ *   externalId ("custom ID of the order"), fiatAmountLock, fiatCurrencyLock, cryptoCurrencyLock,
+ *   payment ("payment method code"), successUrl, declineUrl, cancelUrl, redirectUrl.
+ * - Hosts: the SDK opens https://onramp.gatefi.com/ and, with `isSandbox`, https://onramp-sandbox.gatefi.com/.
+ * - Hosted-mode query names are those Unlimit's own examples put on the URL: `wallet`,
+ *   `cryptoCurrency`, `fiatCurrency`, `fiatAmount` and their `…Lock` flags (the SDK passes the same
+ *   settings by postMessage instead, as walletAddress/defaultFiat/defaultCrypto).
+ * - Webhooks: Unlimit's sample code verifies an `x-signature` header as hex HMAC-SHA256 of the
+ *   body with a webhook secret, but no copy of Unlimit's documentation that could be read defines
+ *   the webhook body, its statuses or that scheme. Nothing is accepted (webhook: null); the chain
+ *   watcher is the source of truth either way.
+ *
+ * Choices where the docs are open: `USDC-POLYGON` is the crypto code (Unlimit names assets
+ * `SYMBOL-NETWORK`, e.g. `USDT-BEP20`, and lists them in GET /onramp/v1/configuration — check the
+ * code and that it names native USDC 0x3c49…3359 for your merchant before going live);
+ * `payment=BANKCARD` preselects card (the code Unlimit's API examples use for cards); every lock is
+ * set so the customer cannot change asset, wallet, fiat or amount; the receipt page is the
+ * success, decline, cancel and "Back to Shop" URL, since it shows every outcome.
+ */
+
+const settings = Type.Object({
+  MERCHANT_ID: Type.String({
+    pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+    description: 'Unlimit Crypto merchant ID (merchantId, a UUID from the Unlimit Crypto dashboard; sandbox and production IDs differ)',
+  }),
+});
+
+/** Unlimit's code for USDC on Polygon, and its code for card payments. */
+export const UNLIMIT_CRYPTO_CURRENCY = 'USDC-POLYGON';
+export const UNLIMIT_CARD_PAYMENT = 'BANKCARD';
+
+const descriptor: ProviderDescriptor<typeof settings> = {
+  id: 'unlimit',
+  displayName: 'Unlimit',
+  currency: 'any',
+  minimum: '10',
+  minimumCurrency: 'USD',
+  flow: 'url',
+  webhook: null,
+  delivers: 'native',
+  settings,
+  hosts: { live: 'https://onramp.gatefi.com', test: 'https://onramp-sandbox.gatefi.com' },
+  docs: 'https://docs.gatefi.com/docs/gatefi-docs/7p34n1uhrzlg8-hosted-mode-integration',
+};
+
+export const unlimit = defineProvider({
+  descriptor,
+  modeOf: modeFromSetting,
+  create(values, context) {
+    const host = descriptor.hosts[context.mode];
+    return {
+      descriptor,
+      mode: context.mode,
+      async createCheckout(order: CheckoutOrder) {
+        return { url: unlimitHostedUrl(host, values.MERCHANT_ID, order) };
+      },
+      async verifyWebhook(): Promise<WebhookOutcome> {
+        throw new ProviderWebhookError('Unlimit documents no webhook signature this gateway can verify; Unlimit webhooks are not accepted');
+      },
+    };
+  },
+});
+
+export function unlimitHostedUrl(host: string, merchantId: string, order: CheckoutOrder): string {
+  const url = new URL('/', host);
+  const query = url.searchParams;
+  query.append('merchantId', merchantId);
+  query.append('cryptoCurrency', UNLIMIT_CRYPTO_CURRENCY);
+  query.append('cryptoCurrencyLock', 'true');
+  query.append('fiatCurrency', order.currency);
+  query.append('fiatCurrencyLock', 'true');
+  query.append('fiatAmount', order.amount);
+  query.append('fiatAmountLock', 'true');
+  query.append('wallet', order.walletAddress);
+  query.append('walletLock', 'true');
+  query.append('payment', UNLIMIT_CARD_PAYMENT);
+  query.append('email', order.email);
+  query.append('externalId', order.paymentId);
+  query.append('successUrl', order.returnUrl);
+  query.append('declineUrl', order.returnUrl);
+  query.append('cancelUrl', order.returnUrl);
+  query.append('redirectUrl', order.returnUrl);
+  return url.toString();
+}

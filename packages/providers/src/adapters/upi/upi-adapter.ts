@@ -1,0 +1,140 @@
+import { Type } from '@sinclair/typebox';
+import stringify from 'fast-json-stable-stringify';
+import {
+  defineProvider,
+  modeFromSetting,
+  ProviderWebhookError,
+  type CheckoutOrder,
+  type ProviderDescriptor,
+  type ProviderMode,
+  type WebhookOutcome,
+} from '../../provider-contract';
+import { hmacSha512, safeEqual, singleHeader } from '../../support/signing';
+import { textAcknowledgement } from '../../support/webhook-acknowledgement';
+import { onrampMoneyWebhookEvent } from './upi-webhook';
+
+/**
+ * UPI (India) through Onramp.money's hosted mode: a plain URL, nothing signed.
+ * Docs (docs.onramp.money, GitBook; read through the copy of its pages in GitHub
+ * PabloMarzol/nebulaX_exchange, docs/onRamp_money_docs/):
+ * - Hosted mode, https://docs.onramp.money/onramp/onramp-widget-integration/hosted-mode —
+ *   `https://onramp.money/main/buy/?appId=…` with walletAddress, coinCode, network, fiatAmount,
+ *   fiatType (1 = INR), paymentMethod (1 = "Instant transfer (e.g. UPI)", 2 = bank transfer
+ *   IMPS/FAST), merchantRecognitionId (ours, "would reflect via update from webhook") and
+ *   redirectUrl (Onramp appends orderId and status). With these the customer lands on the payment
+ *   confirmation page.
+ * - Payment methods, …/supported-assets-and-fiat/payment-methods: for fiatType 1, UPI is
+ *   paymentMethod 1.
+ * - Sandbox, …/sandbox-mode: the same host with the official test appId 2; only USDT on
+ *   `matic20-test` (a Polygon testnet) exists there, and no funds may be sent.
+ * - Webhooks, …/webhook-updates: headers `x-onramp-payload` and `x-onramp-signature`, the
+ *   signature being hex HMAC-SHA512(API secret, the x-onramp-payload value); Onramp wants an answer
+ *   within 5 seconds and sends webhooks only for completed orders (a webhook URL is set once,
+ *   during onboarding or with setWebhookUrl).
+ *
+ * Choices where the docs are open:
+ * - coinCode `usdc`, network `matic20` (the hosted-mode page lists usdc on bep20 and matic20).
+ *   Which USDC Onramp sends on Polygon is not documented: native 0x3c49…3359 is assumed; check
+ *   allConfig's coin details before going live.
+ * - Test mode sends the sandbox pair (`usdt`, `matic20-test`), the only one the sandbox has: a test
+ *   checkout exercises the flow, not the token the gateway watches.
+ * - No e-mail (hosted mode documents only phoneNumber, which the gateway does not have) and no
+ *   amount lock (none documented for buy).
+ * - The webhook's signed value: the docs show the header as "SOME_VALUE" and verify it without
+ *   decoding it. It is read here as the base64 of the webhook's JSON data, the form
+ *   X-ONRAMP-PAYLOAD takes when Onramp's own API is called, and the body must carry the same data
+ *   (compared key-order-insensitively); otherwise the body would not be covered by the signature.
+ *   If Onramp signs another form, every webhook is refused and the chain watcher alone moves the
+ *   payment: check one real webhook before relying on them.
+ * - No freshness check: the signed data has no timestamp that the docs let a client rely on
+ *   (updatedAt is "for internal purposes"), and Onramp re-sends unanswered webhooks. A replay can
+ *   only restate a status Onramp did send.
+ * - Acknowledged with 200 "ok" (the docs' example answers 200 with a short text).
+ */
+
+const settings = Type.Object({
+  APP_ID: Type.String({ pattern: '^[0-9]{1,12}$', description: 'Onramp.money appId issued at onboarding (2 is Onramp\'s official sandbox appId)' }),
+  API_SECRET: Type.String({ pattern: '^\\S{8,256}$', description: 'Onramp.money API secret, the HMAC-SHA512 key of x-onramp-signature on webhooks' }),
+});
+
+export const ONRAMP_PAYLOAD_HEADER = 'x-onramp-payload';
+export const ONRAMP_SIGNATURE_HEADER = 'x-onramp-signature';
+/** Onramp's fiatType of the Indian rupee, and its paymentMethod of instant transfer (UPI). */
+export const ONRAMP_FIAT_TYPE_INR = '1';
+export const ONRAMP_PAYMENT_METHOD_UPI = '1';
+const ASSET: Readonly<Record<ProviderMode, { coinCode: string; network: string }>> = {
+  live: { coinCode: 'usdc', network: 'matic20' },
+  test: { coinCode: 'usdt', network: 'matic20-test' },
+};
+
+const descriptor: ProviderDescriptor<typeof settings> = {
+  id: 'upi',
+  displayName: 'UPI (via Onramp.money)',
+  currency: 'INR',
+  minimum: '100',
+  minimumCurrency: 'INR',
+  flow: 'url',
+  webhook: 'HMAC-SHA512, x-onramp-signature over x-onramp-payload',
+  delivers: 'native',
+  settings,
+  hosts: { live: 'https://onramp.money', test: 'https://onramp.money' },
+  docs: 'https://docs.onramp.money/onramp/onramp-widget-integration/hosted-mode',
+};
+
+export const upi = defineProvider({
+  descriptor,
+  modeOf: modeFromSetting,
+  create(values, context) {
+    const host = descriptor.hosts[context.mode];
+    return {
+      descriptor,
+      mode: context.mode,
+      async createCheckout(order: CheckoutOrder) {
+        return { url: onrampMoneyUpiUrl(host, values.APP_ID, order, context.mode) };
+      },
+      async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
+        const payload = singleHeader(headers, ONRAMP_PAYLOAD_HEADER) ?? '';
+        const signature = singleHeader(headers, ONRAMP_SIGNATURE_HEADER) ?? '';
+        if (payload === '' || !/^[0-9a-fA-F]{128}$/.test(signature)) throw new ProviderWebhookError(`missing or malformed ${ONRAMP_PAYLOAD_HEADER} / ${ONRAMP_SIGNATURE_HEADER}`);
+        const expected = hmacSha512(values.API_SECRET, Buffer.from(payload, 'utf8'), 'hex');
+        if (!safeEqual(signature.toLowerCase(), expected)) throw new ProviderWebhookError(`${ONRAMP_SIGNATURE_HEADER} does not match ${ONRAMP_PAYLOAD_HEADER}`);
+        const data = signedData(payload, rawBody);
+        return { ...onrampMoneyWebhookEvent(data), acknowledgement: textAcknowledgement('ok') };
+      },
+    };
+  },
+});
+
+export function onrampMoneyUpiUrl(host: string, appId: string, order: CheckoutOrder, mode: ProviderMode): string {
+  if (order.currency !== 'INR') throw new Error(`UPI takes INR only, not ${order.currency}`);
+  const url = new URL('/main/buy/', host);
+  const query = url.searchParams;
+  query.append('appId', appId);
+  query.append('walletAddress', order.walletAddress);
+  query.append('coinCode', ASSET[mode].coinCode);
+  query.append('network', ASSET[mode].network);
+  query.append('fiatAmount', order.amount);
+  query.append('fiatType', ONRAMP_FIAT_TYPE_INR);
+  query.append('paymentMethod', ONRAMP_PAYMENT_METHOD_UPI);
+  query.append('merchantRecognitionId', order.paymentId);
+  query.append('redirectUrl', order.returnUrl);
+  return url.toString();
+}
+
+/** The webhook data the signature covers: the decoded payload, which the body must repeat. */
+function signedData(payload: string, rawBody: Buffer): Record<string, unknown> {
+  const signed = jsonObject(Buffer.from(payload, 'base64').toString('utf8'));
+  const body = jsonObject(rawBody.toString('utf8'));
+  if (!signed || !body) throw new ProviderWebhookError('Onramp.money webhook payload or body is not a JSON object');
+  if (stringify(signed) !== stringify(body)) throw new ProviderWebhookError(`Onramp.money webhook body differs from the signed ${ONRAMP_PAYLOAD_HEADER}`);
+  return signed;
+}
+
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,57 @@
+import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { ProviderWebhookEvent } from '../../provider-contract';
+
+/**
+ * Onramp.money's webhook data (https://docs.onramp.money/onramp/onramp-widget-integration/webhook-updates):
+ * orderId, eventType, walletAddress, merchantRecognitionId (ours), status (a number) and
+ * statusDescription, transactionHash, …; the on-ramp status codes are on
+ * https://docs.onramp.money/onramp/response-codes/order-status-codes.
+ */
+const STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
+  '-4': 'failed', // amount mismatch: the customer paid a different amount
+  '-3': 'declined', // bank and KYC name mismatch
+  '-2': 'failed', // abandoned
+  '-1': 'failed', // timed out
+  '0': 'pending', // created
+  '1': 'pending', // reference id claimed
+  '2': 'pending', // deposit secured
+  '3': 'pending', // crypto purchased
+  '11': 'pending', // order placement initiated
+  '12': 'pending', // purchasing crypto
+  '13': 'pending', // crypto purchased
+  '14': 'pending', // withdrawal initiated
+  '4': 'paid', // withdrawal complete
+  '15': 'paid', // withdrawal complete
+  '5': 'paid', // webhook sent (after the withdrawal)
+  '16': 'paid', // webhook sent (after the withdrawal)
+};
+
+const REASON: Readonly<Record<string, string>> = {
+  '-4': 'the amount paid did not match the order',
+  '-3': 'the name on the bank account does not match the verified identity',
+  '-2': 'the payment was abandoned',
+  '-1': 'the payment was not made in time',
+};
+
+export function onrampMoneyWebhookEvent(data: Readonly<Record<string, unknown>>): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
+  // The same endpoint receives off-ramp webhooks (eventType "offramp"), whose codes mean other things.
+  if (data.eventType !== undefined && data.eventType !== 'onramp') return { kind: 'ignored', why: `event type ${String(data.eventType).slice(0, 40)}` };
+  const rawStatus = typeof data.status === 'number' || typeof data.status === 'string' ? String(data.status) : '';
+  const status = STATUS[rawStatus];
+  if (!status) return { kind: 'ignored', why: `order status ${rawStatus.slice(0, 40) || '(none)'}` };
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined);
+  const paymentId = text(data.merchantRecognitionId);
+  const providerReference = text(data.orderId);
+  const walletAddress = text(data.walletAddress);
+  const reason = REASON[rawStatus];
+  return {
+    kind: 'event',
+    event: {
+      match: { ...(paymentId ? { paymentId } : {}), ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
+      status,
+      rawStatus,
+      ...(providerReference ? { providerReference } : {}),
+      ...(reason ? { reason } : {}),
+    },
+  };
+}

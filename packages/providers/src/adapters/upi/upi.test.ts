@@ -1,0 +1,142 @@
+import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import { ProviderWebhookError } from '../../provider-contract';
+import { upi } from './upi-adapter';
+import { onrampMoneyWebhookEvent } from './upi-webhook';
+
+const live = { APP_ID: '1739218', API_SECRET: 'onramp-secret-0f3e9a7c21' };
+const test = { APP_ID: '2', API_SECRET: 'onramp-secret-0f3e9a7c21' };
+
+/** A webhook as the Onramp.money webhook page describes it, signed with node:crypto directly. */
+function onrampWebhook(data: object, secret: string) {
+  const rawBody = Buffer.from(JSON.stringify(data));
+  const payload = rawBody.toString('base64');
+  const signature = createHmac('sha512', secret).update(payload).digest('hex');
+  return { rawBody, headers: { 'content-type': 'application/json', 'x-onramp-payload': payload, 'x-onramp-signature': signature } };
+}
+
+/** The webhook data of the docs' sample, for an on-ramp order of ours. */
+const sampleData = (overrides: object = {}) => ({
+  orderId: 918273,
+  eventType: 'onramp',
+  walletAddress: sampleOrder('INR').walletAddress,
+  coinId: 116,
+  fiatType: 1,
+  paymentType: 1,
+  actualFiatAmount: 149.99,
+  status: 15,
+  statusDescription: 'SUCCESS',
+  chainId: 3,
+  transactionHash: '0x61ae0c2d5f1b9a3e4d7c8b6a5f4e3d2c1b0a99887766554433221100ffeeddcc',
+  merchantRecognitionId: sampleOrder('INR').paymentId,
+  coinCode: 'usdc',
+  network: 'matic20',
+  ...overrides,
+});
+
+describeAdapterContract({
+  module: upi,
+  settings: { live, test },
+  // Hosted-mode parameters; fiatType 1 is INR per Onramp's fiat table.
+  readCheckout: (url) => ({
+    wallet: url.searchParams.get('walletAddress') ?? '',
+    amount: url.searchParams.get('fiatAmount') ?? '',
+    currency: url.searchParams.get('fiatType') === '1' ? 'INR' : '',
+    reference: url.searchParams.get('merchantRecognitionId') ?? '',
+  }),
+  signWebhook: ({ paymentId, walletAddress, status }) =>
+    onrampWebhook(sampleData({ merchantRecognitionId: paymentId, walletAddress, status: status === 'paid' ? 15 : -1, statusDescription: status === 'paid' ? 'SUCCESS' : 'TIMEOUT' }), live.API_SECRET),
+  // The signed data carries no timestamp a client may rely on (updatedAt is internal).
+  webhookHasTimestamp: false,
+});
+
+describe('upi checkout URL (Onramp.money hosted mode)', () => {
+  const checkout = async (mode: 'live' | 'test') => {
+    const adapter = await upi.create(mode === 'live' ? live : test, contractContext('upi', mode));
+    const order = sampleOrder('INR');
+    return new URL((await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url);
+  };
+
+  it('preselects UPI (paymentMethod 1) for INR and buys USDC on Polygon, returning to the receipt', async () => {
+    const url = await checkout('live');
+    expect(url.origin + url.pathname).toBe('https://onramp.money/main/buy/');
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      appId: live.APP_ID,
+      walletAddress: sampleOrder('INR').walletAddress,
+      coinCode: 'usdc',
+      network: 'matic20',
+      fiatAmount: '149.99',
+      fiatType: '1',
+      paymentMethod: '1',
+      merchantRecognitionId: sampleOrder('INR').paymentId,
+      redirectUrl: sampleOrder('INR').returnUrl,
+    });
+  });
+
+  it('uses the only pair Onramp\'s sandbox has in test mode', async () => {
+    const query = (await checkout('test')).searchParams;
+    expect([query.get('appId'), query.get('coinCode'), query.get('network')]).toEqual(['2', 'usdt', 'matic20-test']);
+  });
+
+  it('refuses any currency but INR', async () => {
+    const adapter = await upi.create(live, contractContext('upi', 'live'));
+    const order = sampleOrder('EUR');
+    await expect(adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).rejects.toThrow(/INR only/);
+  });
+});
+
+describe('upi webhook signature (x-onramp-signature)', () => {
+  it('equals hex HMAC-SHA512 of the x-onramp-payload value as openssl computes it', async () => {
+    const webhook = onrampWebhook(sampleData(), live.API_SECRET);
+    const byOpenssl = execFileSync('openssl', ['dgst', '-sha512', '-hmac', live.API_SECRET, '-hex', '-r'], { input: webhook.headers['x-onramp-payload'] }).toString().split(' ')[0];
+    expect(webhook.headers['x-onramp-signature']).toBe(byOpenssl);
+    const adapter = await upi.create(live, contractContext('upi', 'live'));
+    await expect(adapter.verifyWebhook(webhook.rawBody, webhook.headers)).resolves.toMatchObject({ kind: 'event', event: { status: 'paid', rawStatus: '15', providerReference: '918273' } });
+  });
+
+  it('refuses another secret, a body that differs from the signed payload, and a repeated header', async () => {
+    const adapter = await upi.create(live, contractContext('upi', 'live'));
+    const forged = onrampWebhook(sampleData(), 'not-the-secret');
+    await expect(adapter.verifyWebhook(forged.rawBody, forged.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
+    const genuine = onrampWebhook(sampleData({ status: 0 }), live.API_SECRET);
+    const swapped = Buffer.from(JSON.stringify(sampleData({ status: 15 })));
+    await expect(adapter.verifyWebhook(swapped, genuine.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
+    const repeated = { ...genuine.headers, 'x-onramp-signature': [genuine.headers['x-onramp-signature'], genuine.headers['x-onramp-signature']] };
+    await expect(adapter.verifyWebhook(genuine.rawBody, repeated)).rejects.toBeInstanceOf(ProviderWebhookError);
+  });
+
+  it('accepts the same data in another key order or spacing, since the comparison is of JSON values', async () => {
+    const adapter = await upi.create(live, contractContext('upi', 'live'));
+    const webhook = onrampWebhook(sampleData(), live.API_SECRET);
+    const reordered = Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(sampleData()).reverse()), null, 2));
+    await expect(adapter.verifyWebhook(reordered, webhook.headers)).resolves.toMatchObject({ kind: 'event' });
+  });
+});
+
+describe('upi webhook statuses (Onramp on-ramp order codes)', () => {
+  it.each([
+    [4, 'paid'],
+    [5, 'paid'],
+    [15, 'paid'],
+    [16, 'paid'],
+    [0, 'pending'],
+    [2, 'pending'],
+    [14, 'pending'],
+    [-1, 'failed'],
+    [-2, 'failed'],
+    [-4, 'failed'],
+    [-3, 'declined'],
+  ])('%s maps to %s', (code, status) => {
+    expect(onrampMoneyWebhookEvent(sampleData({ status: code }))).toMatchObject({ kind: 'event', event: { status, rawStatus: String(code) } });
+  });
+
+  it('ignores off-ramp events and unknown codes, and names the payment three ways', () => {
+    expect(onrampMoneyWebhookEvent(sampleData({ eventType: 'offramp' }))).toMatchObject({ kind: 'ignored' });
+    expect(onrampMoneyWebhookEvent(sampleData({ status: 99 }))).toMatchObject({ kind: 'ignored' });
+    expect(onrampMoneyWebhookEvent(sampleData())).toMatchObject({
+      kind: 'event',
+      event: { match: { paymentId: sampleOrder('INR').paymentId, providerReference: '918273', walletAddress: sampleOrder('INR').walletAddress } },
+    });
+  });
+});

@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox';
+import {
+  defineProvider,
+  modeFromSetting,
+  ProviderWebhookError,
+  type CheckoutOrder,
+  type ProviderDescriptor,
+  type WebhookOutcome,
+} from '../../provider-contract';
+
+/**
+ * UTORG: the "direct" link, a plain unsigned URL carrying the merchant SID and the wallet in its path.
+ *
+ * - Docs: https://docs.utorg.pro/ — merchant API (order/init with X-AUTH-SID / X-AUTH-NONCE),
+ *   environments (sandbox merchant account and widget on https://app-stage.utorg.pro, production on
+ *   https://app.utorg.pro), postbacks with the order status, success/fail redirect URLs.
+ * - Link: `https://app.utorg.pro/direct/{SID}/{address}/?currency=…` — the form UTORG's partners
+ *   link to (Tangem's Android wallet, NEAR wallet, zkSync portal use it, sandbox SID on
+ *   app-stage.utorg.pro). The query parameters are the names of UTORG's order/init request
+ *   (`currency`, `paymentCurrency`, `paymentAmount`, `externalId`, `email`, `successUrl`,
+ *   `failUrl`), which integrators also pass on the direct link; the copy of docs.utorg.pro that
+ *   could be read does not list the direct link's parameters, so confirm them with UTORG support.
+ * - Webhooks (postbacks): the docs ask merchants to handle postbacks with the order status but the
+ *   readable pages document no signature on them. Nothing is accepted (webhook: null), and no
+ *   `postbackUrl` is sent: an unverifiable postback must not reach the gateway.
+ *
+ * Choices where the docs are open: `USDCPOL` is the currency code, following UTORG's own naming
+ * in POST /api/merchant/v1/settings/currency (`USDTPOL`, `DAIPOL`: symbol + `POL` for chain
+ * POLYGON; bridged tokens carry an `E`, e.g. `USDCEAVA`), so it names native USDC — check it
+ * against that list for your SID before going live. The fiat is the ISO code as UTORG lists it
+ * (`EUR`, `USD`). UTORG documents no amount lock and no payment-method preselection for the link.
+ * `successUrl` and `failUrl` are both the receipt page, which shows either outcome.
+ */
+
+const settings = Type.Object({
+  SID: Type.String({
+    pattern: '^[A-Za-z0-9._-]{2,64}$',
+    description: 'merchant SID issued by UTORG support (the X-AUTH-SID of the merchant API; the first path segment of the direct link)',
+  }),
+});
+
+/** UTORG's code for USDC on chain POLYGON. */
+export const UTORG_CURRENCY = 'USDCPOL';
+
+const descriptor: ProviderDescriptor<typeof settings> = {
+  id: 'utorg',
+  displayName: 'UTORG',
+  currency: 'any',
+  minimum: '50',
+  minimumCurrency: 'USD',
+  flow: 'url',
+  webhook: null,
+  delivers: 'native',
+  settings,
+  hosts: { live: 'https://app.utorg.pro', test: 'https://app-stage.utorg.pro' },
+  docs: 'https://docs.utorg.pro/',
+};
+
+export const utorg = defineProvider({
+  descriptor,
+  modeOf: modeFromSetting,
+  create(values, context) {
+    const host = descriptor.hosts[context.mode];
+    return {
+      descriptor,
+      mode: context.mode,
+      async createCheckout(order: CheckoutOrder) {
+        return { url: utorgDirectUrl(host, values.SID, order) };
+      },
+      async verifyWebhook(): Promise<WebhookOutcome> {
+        throw new ProviderWebhookError('UTORG documents no postback signature this gateway can verify; UTORG postbacks are not accepted');
+      },
+    };
+  },
+});
+
+export function utorgDirectUrl(host: string, sid: string, order: CheckoutOrder): string {
+  const url = new URL(`/direct/${encodeURIComponent(sid)}/${encodeURIComponent(order.walletAddress)}/`, host);
+  const query = url.searchParams;
+  query.append('currency', UTORG_CURRENCY);
+  query.append('paymentCurrency', order.currency);
+  query.append('paymentAmount', order.amount);
+  query.append('externalId', order.paymentId);
+  query.append('email', order.email);
+  query.append('successUrl', order.returnUrl);
+  query.append('failUrl', order.returnUrl);
+  return url.toString();
+}
