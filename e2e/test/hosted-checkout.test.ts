@@ -102,8 +102,8 @@ it('lists the providers for USD, EUR, CAD and INR orders, readable on a 390-px p
     expect([...ids(seen[currency]!.available), ...ids(seen[currency]!.unavailable)]).not.toContain('interac');
   }
   for (const currency of ['USD', 'EUR', 'CAD']) expect([...ids(seen[currency]!.available), ...ids(seen[currency]!.unavailable)]).not.toContain('upi');
-  expect(row('CAD', 'interac')?.text).toMatch(/^Pay with Interac 150\.00 CAD/);
-  expect(row('INR', 'upi')?.text).toMatch(/^Pay with UPI 2500\.00 INR/);
+  expect(row('CAD', 'interac')?.text).toMatch(/^Pay with Interac e-Transfer \(via MoonPay\) 150\.00 CAD/);
+  expect(row('INR', 'upi')?.text).toMatch(/^Pay with UPI \(via Onramp\.money\) 2500\.00 INR/);
   expect(row('INR', 'wert')?.text).toMatch(/^Pay with Wert \d+\.\d\d USD \(2500\.00 INR\)/);
   await page.close();
 }, 40_000);

@@ -116,7 +116,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     'webhookCounter',
     new Counter({
       name: 'provider_webhooks_total',
-      help: 'Provider webhooks by provider and outcome (updated, unchanged, unknown_payment, ignored, refused)',
+      help: 'Provider webhooks by provider and outcome (updated, unchanged, unknown_payment, ignored, refused, failed)',
       labelNames: ['provider', 'outcome'] as const,
       registers: [app.metrics],
     }),

@@ -229,6 +229,18 @@ describe('POST /webhooks/<provider>', () => {
   });
 });
 
+describe('a webhook the adapter cannot process now', () => {
+  it('answers 503 with Retry-After, so the provider sends it again', async () => {
+    const spy = jest.spyOn(app.providers.adapter('banxa')!, 'verifyWebhook').mockRejectedValue(new Error('Banxa Get Order for b1 answered HTTP 500'));
+    const response = await app.inject({ method: 'POST', url: '/webhooks/banxa', payload: '{"order_id":"b1"}', headers: { 'content-type': 'application/json' } });
+    spy.mockRestore();
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('60');
+    expect(response.json()).toMatchObject({ code: 'service_unavailable' });
+    expect(response.body).not.toContain('Get Order');
+  });
+});
+
 describe('production', () => {
   it('refuses to boot with the sandbox on', () => {
     expect(() => fixture.config({ NODE_ENV: 'production', PUBLIC_URL: 'https://pay.example.org', RATE_SOURCE: 'ecb' })).toThrow(/SANDBOX_CHECKOUT: on is refused in production/);

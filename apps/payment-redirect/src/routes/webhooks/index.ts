@@ -41,7 +41,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       try {
         verified = await adapter.verifyWebhook(rawBody, request.headers);
       } catch (error) {
-        if (!(error instanceof ProviderWebhookError)) throw error;
+        if (!(error instanceof ProviderWebhookError)) {
+          // Authentic or not, it could not be read now (a provider API it needs failed): the provider retries a 5xx.
+          app.webhookCounter.inc({ provider, outcome: 'failed' });
+          request.log.error({ provider, err: error }, 'provider webhook could not be processed');
+          throw new GatewayError('service_unavailable', `the ${provider} webhook could not be processed right now; send it again later`, undefined, { retryAfterSeconds: 60 });
+        }
         app.webhookCounter.inc({ provider, outcome: 'refused' });
         request.log.warn({ provider, reason: error.message }, 'provider webhook refused');
         throw new GatewayError('unauthorized', `webhook refused: ${error.message}`);

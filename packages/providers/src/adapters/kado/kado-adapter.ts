@@ -2,11 +2,10 @@ import { Type } from '@sinclair/typebox';
 import {
   defineProvider,
   modeFromSetting,
-  ProviderWebhookError,
   type CheckoutOrder,
   type ProviderDescriptor,
-  type WebhookOutcome,
 } from '../../provider-contract';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 
 /**
  * Kado: a plain widget URL, unsigned.
@@ -62,19 +61,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const kado = defineProvider({
   descriptor,
   modeOf: modeFromSetting,
-  create(values, context) {
-    const host = descriptor.hosts[context.mode];
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
-        return { url: kadoWidgetUrl(host, values.API_KEY, order) };
-      },
-      async verifyWebhook(): Promise<WebhookOutcome> {
-        throw new ProviderWebhookError('Kado documents no webhook signature this gateway can verify; Kado webhooks are not accepted');
-      },
-    };
-  },
+  create: (values, context) => urlCheckoutAdapter(descriptor, context, (order, host) => kadoWidgetUrl(host, values.API_KEY, order)),
 });
 
 export function kadoWidgetUrl(host: string, apiKey: string, order: CheckoutOrder): string {

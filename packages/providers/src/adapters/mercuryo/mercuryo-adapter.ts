@@ -9,6 +9,7 @@ import {
 } from '../../provider-contract';
 import { hmacSha256, safeEqual, sha512, singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { mercuryoWebhookEvent } from './mercuryo-webhook';
 
 /**
@@ -76,15 +77,12 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const mercuryo = defineProvider({
   descriptor,
   modeOf: modeFromSetting,
-  create(values, context) {
-    const host = descriptor.hosts[context.mode];
-    return {
+  create: (values, context) =>
+    urlCheckoutAdapter(
       descriptor,
-      mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
-        return { url: signedMercuryoUrl(host, values.WIDGET_ID, values.SECRET_KEY, order) };
-      },
-      async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
+      context,
+      (order, host) => signedMercuryoUrl(host, values.WIDGET_ID, values.SECRET_KEY, order),
+      async (rawBody: Buffer, headers): Promise<WebhookOutcome> => {
         const signature = singleHeader(headers, MERCURYO_SIGNATURE_HEADER) ?? '';
         if (!/^[0-9a-f]{64}$/.test(signature)) throw new ProviderWebhookError(`missing or malformed ${MERCURYO_SIGNATURE_HEADER}`);
         if (!safeEqual(signature, hmacSha256(values.SIGN_KEY, rawBody, 'hex'))) {
@@ -93,8 +91,7 @@ export const mercuryo = defineProvider({
         // Delivered once Mercuryo gets HTTP 200; the body is not read.
         return { ...mercuryoWebhookEvent(rawBody), acknowledgement: textAcknowledgement('OK') };
       },
-    };
-  },
+    ),
 });
 
 /** Signature v2: the plain SHA-512 of the four values run together, prefixed with `v2:`. */

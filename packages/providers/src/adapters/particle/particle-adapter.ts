@@ -2,11 +2,10 @@ import { Type } from '@sinclair/typebox';
 import {
   defineProvider,
   modeFromSetting,
-  ProviderWebhookError,
   type CheckoutOrder,
   type ProviderDescriptor,
-  type WebhookOutcome,
 } from '../../provider-contract';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 
 /**
  * Particle Network's on-ramp: a plain, unsigned link to ramp.particle.network, an aggregator page
@@ -65,19 +64,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const particle = defineProvider({
   descriptor,
   modeOf: modeFromSetting,
-  create(values, context) {
-    const host = descriptor.hosts[context.mode];
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
-        return { url: particleRampUrl(host, values.LANGUAGE ?? 'en', order) };
-      },
-      async verifyWebhook(): Promise<WebhookOutcome> {
-        throw new ProviderWebhookError('Particle sends no webhooks for its ramp; nothing is accepted');
-      },
-    };
-  },
+  create: (values, context) => urlCheckoutAdapter(descriptor, context, (order, host) => particleRampUrl(host, values.LANGUAGE ?? 'en', order)),
 });
 
 export function particleRampUrl(host: string, language: string, order: CheckoutOrder): string {

@@ -11,6 +11,7 @@ import {
 } from '../../provider-contract';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { revolutWebhookEvent } from './revolut-webhook';
 
 /**
@@ -72,15 +73,12 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const revolut = defineProvider({
   descriptor,
   modeOf: modeFromSetting,
-  create(values, context) {
-    const host = descriptor.hosts[context.mode];
-    return {
+  create: (values, context) =>
+    urlCheckoutAdapter(
       descriptor,
-      mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
-        return { url: revolutRampUrl(host, values.PARTNER_ID, order) };
-      },
-      async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
+      context,
+      (order, host) => revolutRampUrl(host, values.PARTNER_ID, order),
+      async (rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> => {
         const timestamp = singleHeader(headers, REVOLUT_TIMESTAMP_HEADER) ?? '';
         const header = singleHeader(headers, REVOLUT_SIGNATURE_HEADER) ?? '';
         if (!/^\d{1,16}$/.test(timestamp)) throw new ProviderWebhookError(`missing or malformed ${REVOLUT_TIMESTAMP_HEADER}`);
@@ -97,8 +95,7 @@ export const revolut = defineProvider({
         }
         return { ...revolutWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
-    };
-  },
+    ),
 });
 
 export function revolutRampUrl(host: string, partnerId: string, order: CheckoutOrder): string {

@@ -2,11 +2,10 @@ import { Type } from '@sinclair/typebox';
 import {
   defineProvider,
   modeFromSetting,
-  ProviderWebhookError,
   type CheckoutOrder,
   type ProviderDescriptor,
-  type WebhookOutcome,
 } from '../../provider-contract';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 
 /**
  * Unlimit Crypto (the former GateFi on-ramp): the hosted-mode URL, plain and unsigned.
@@ -61,19 +60,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const unlimit = defineProvider({
   descriptor,
   modeOf: modeFromSetting,
-  create(values, context) {
-    const host = descriptor.hosts[context.mode];
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
-        return { url: unlimitHostedUrl(host, values.MERCHANT_ID, order) };
-      },
-      async verifyWebhook(): Promise<WebhookOutcome> {
-        throw new ProviderWebhookError('Unlimit documents no webhook signature this gateway can verify; Unlimit webhooks are not accepted');
-      },
-    };
-  },
+  create: (values, context) => urlCheckoutAdapter(descriptor, context, (order, host) => unlimitHostedUrl(host, values.MERCHANT_ID, order)),
 });
 
 export function unlimitHostedUrl(host: string, merchantId: string, order: CheckoutOrder): string {

@@ -11,6 +11,7 @@ import {
 } from '../../provider-contract';
 import { hmacSha512, safeEqual, singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { onrampMoneyWebhookEvent } from './upi-webhook';
 
 /**
@@ -84,15 +85,12 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const upi = defineProvider({
   descriptor,
   modeOf: modeFromSetting,
-  create(values, context) {
-    const host = descriptor.hosts[context.mode];
-    return {
+  create: (values, context) =>
+    urlCheckoutAdapter(
       descriptor,
-      mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
-        return { url: onrampMoneyUpiUrl(host, values.APP_ID, order, context.mode) };
-      },
-      async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
+      context,
+      (order, host) => onrampMoneyUpiUrl(host, values.APP_ID, order, context.mode),
+      async (rawBody: Buffer, headers): Promise<WebhookOutcome> => {
         const payload = singleHeader(headers, ONRAMP_PAYLOAD_HEADER) ?? '';
         const signature = singleHeader(headers, ONRAMP_SIGNATURE_HEADER) ?? '';
         if (payload === '' || !/^[0-9a-fA-F]{128}$/.test(signature)) throw new ProviderWebhookError(`missing or malformed ${ONRAMP_PAYLOAD_HEADER} / ${ONRAMP_SIGNATURE_HEADER}`);
@@ -101,8 +99,7 @@ export const upi = defineProvider({
         const data = signedData(payload, rawBody);
         return { ...onrampMoneyWebhookEvent(data), acknowledgement: textAcknowledgement('ok') };
       },
-    };
-  },
+    ),
 });
 
 export function onrampMoneyUpiUrl(host: string, appId: string, order: CheckoutOrder, mode: ProviderMode): string {

@@ -2,11 +2,10 @@ import { Type } from '@sinclair/typebox';
 import {
   defineProvider,
   modeFromSetting,
-  ProviderWebhookError,
   type CheckoutOrder,
   type ProviderDescriptor,
-  type WebhookOutcome,
 } from '../../provider-contract';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 
 /**
  * UTORG: the "direct" link, a plain unsigned URL carrying the merchant SID and the wallet in its path.
@@ -59,19 +58,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const utorg = defineProvider({
   descriptor,
   modeOf: modeFromSetting,
-  create(values, context) {
-    const host = descriptor.hosts[context.mode];
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
-        return { url: utorgDirectUrl(host, values.SID, order) };
-      },
-      async verifyWebhook(): Promise<WebhookOutcome> {
-        throw new ProviderWebhookError('UTORG documents no postback signature this gateway can verify; UTORG postbacks are not accepted');
-      },
-    };
-  },
+  create: (values, context) => urlCheckoutAdapter(descriptor, context, (order, host) => utorgDirectUrl(host, values.SID, order)),
 });
 
 export function utorgDirectUrl(host: string, sid: string, order: CheckoutOrder): string {
