@@ -11,6 +11,7 @@ import {
 } from '../../provider-contract';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { moonpayBuyQuote } from './moonpay-quote';
 import { moonpayWebhookEvent } from './moonpay-webhook';
 
 /**
@@ -24,6 +25,8 @@ import { moonpayWebhookEvent } from './moonpay-webhook';
  * - Webhooks: https://dev.moonpay.com/reference/reference-webhooks-signature — header
  *   `Moonpay-Signature-V2: t=<unix s>,s=<hex HMAC-SHA256(webhook key, t + "." + body)>`.
  * - Test mode: `pk_test_`/`sk_test_` keys, host buy-sandbox.moonpay.com (as MoonPay's SDK picks it).
+ * - Quote: https://dev.moonpay.com/api-reference/widget/getbuyquote (moonpay-quote.ts), with the
+ *   same `paymentMethod` as the widget URL.
  *
  * Choices where the docs are open: `usdc_polygon` is the currency code (MoonPay lists the codes
  * in its dashboard and GET /v3/currencies; verify it names 0x3c49…3359 before going live); the
@@ -80,7 +83,8 @@ export function moonpayKeysMode(envId: string, values: MoonpaySettings, requeste
 
 /**
  * A checkout on MoonPay's widget with `paymentMethod` preselected (`credit_debit_card`, or
- * `interac` for Interac e-Transfer), and MoonPay's webhook verification.
+ * `interac` for Interac e-Transfer), MoonPay's webhook verification, and MoonPay's buy quote for
+ * that payment method (its fees differ by method, so Interac is quoted as Interac).
  */
 export function createMoonpayAdapter(
   providerDescriptor: ProviderDescriptor,
@@ -108,6 +112,7 @@ export function createMoonpayAdapter(
       // MoonPay takes any 2xx.
       return { ...moonpayWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
     },
+    quote: (order, { signal }) => moonpayBuyQuote(context.http, { apiKey: values.API_KEY, paymentMethod }, order, signal),
   };
 }
 
