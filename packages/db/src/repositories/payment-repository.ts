@@ -51,15 +51,17 @@ export class PaymentRepository {
 
   /** creating → redirected with each checkout URL (PAYMENT_MOVES.recordCheckout), the batch in one statement; false where the move is not allowed. */
   async recordCheckouts(checkouts: readonly RecordedCheckout[]): Promise<boolean[]> {
-    const { rows } = await this.pool.query<{ id: string }>({
-      name: 'payments-record-checkouts',
-      text: `UPDATE payments p SET status = '${PAYMENT_MOVES.recordCheckout.to}', checkout_url = i.checkout_url,
-                    provider_reference = COALESCE(i.provider_reference, p.provider_reference)
-             FROM unnest($1::uuid[], $2::text[], $3::text[]) AS i(id, checkout_url, provider_reference)
-             WHERE p.id = i.id AND p.status IN (${sqlStatusList(PAYMENT_MOVES.recordCheckout.from)})
-             RETURNING p.id`,
-      values: [checkouts.map((c) => c.id), checkouts.map((c) => c.checkoutUrl), checkouts.map((c) => c.providerReference?.slice(0, 200) ?? null)],
-    });
+    // Not a named (prepared) statement: the generic plan cached while the table is small joins by
+    // scanning all of payments, and keeps doing so as it grows (measured: Process Payment at 0.38×
+    // the one-INSERT baseline instead of 0.6×). Planned each time, it looks each id up by the key.
+    const { rows } = await this.pool.query<{ id: string }>(
+      `UPDATE payments p SET status = '${PAYMENT_MOVES.recordCheckout.to}', checkout_url = i.checkout_url,
+              provider_reference = COALESCE(i.provider_reference, p.provider_reference)
+       FROM unnest($1::uuid[], $2::text[], $3::text[]) AS i(id, checkout_url, provider_reference)
+       WHERE p.id = i.id AND p.status IN (${sqlStatusList(PAYMENT_MOVES.recordCheckout.from)})
+       RETURNING p.id`,
+      [checkouts.map((c) => c.id), checkouts.map((c) => c.checkoutUrl), checkouts.map((c) => c.providerReference?.slice(0, 200) ?? null)],
+    );
     const recorded = new Set(rows.map((row) => row.id));
     return checkouts.map((checkout) => recorded.has(checkout.id));
   }
