@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { generateMnemonic, english } from 'viem/accounts';
 import { appNodeArguments } from '@gateway/config';
-import { createPool, migrate } from '@gateway/db';
+import { createPool, DEFAULT_ROLE_PREFIX, migrate, type DatabaseApp } from '@gateway/db';
 import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
 import { formatUsdc, parseFiatAmount, quoteOnRamp } from '@gateway/domain';
 import { verifyCallbackSignature, CALLBACK_SIGNATURE_HEADER, CALLBACK_DELIVERY_ID_HEADER } from '@gateway/sdk';
-import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { anvilAccounts, ensureAppLoginUsers, startAnvil, type RunningAnvil } from '@gateway/testkit';
 // The sandbox's own list, so the printed cards are the ones its checkout knows.
 import { TEST_CARDS } from '../apps/sandbox-provider/src/services/card-check';
 
@@ -25,6 +25,9 @@ const LOCAL = process.env.LOCAL_STATE_DIR ?? join(ROOT, '.local');
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE_NAME = process.env.LOCAL_DATABASE ?? 'gateway_local';
 const DATABASE_URL = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${DATABASE_NAME}`);
+// The apps' roles (migration 014) are named <prefix>_<app>; each app connects as a login user of its
+// own, a member of its role only, as in production.
+const ROLE_PREFIX = process.env.DATABASE_ROLE_PREFIX || DEFAULT_ROLE_PREFIX;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REDIS_PREFIX = process.env.LOCAL_REDIS_PREFIX ?? 'gw-local';
 // Anvil's own chain id, never Polygon's 137: nothing signed here is valid on mainnet, and the
@@ -34,6 +37,8 @@ const SANDBOX_SCHEMA = 'sandbox';
 // Exchange rates from the sample table (no network); the sandbox converts card amounts with the same one.
 const RATE_FILE = join(ROOT, 'packages', 'rates', 'data', 'local-rates.json');
 const MERCHANT_LOG = join(LOCAL, 'merchant-callbacks.log');
+// The demo shop's payout wallet: its orders are registered with it, and its callbacks must name it.
+const DEMO_PAYOUT_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const smoke = process.argv.includes('--smoke');
 
 const PORTS = {
@@ -80,7 +85,7 @@ let merchant: Server | undefined;
 async function main(): Promise<void> {
   mkdirSync(LOCAL, { recursive: true });
   const keys = loadOrCreateKeys();
-  await freshDatabase();
+  const databaseUrls = await freshDatabase();
   clearRedisPrefix();
 
   // Anvil answers `finalized` as head − 2 × slots per epoch; one slot makes a block final two blocks (~2 s) later.
@@ -93,7 +98,7 @@ async function main(): Promise<void> {
 
   const common = {
     NODE_ENV: 'development',
-    DATABASE_URL,
+    DATABASE_ROLE_PREFIX: ROLE_PREFIX,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     HOST: '127.0.0.1',
     METRICS_HOST: '127.0.0.1',
@@ -110,6 +115,7 @@ async function main(): Promise<void> {
       port: PORTS.walletControl,
       env: {
         ...common,
+        DATABASE_URL: databaseUrls['wallet-control'],
         PORT: String(PORTS.walletControl),
         METRICS_PORT: String(PORTS.walletControlMetrics),
         ADDRESS_IN_KEYS: keys.addressInKeys,
@@ -126,6 +132,7 @@ async function main(): Promise<void> {
       port: PORTS.paymentRedirect,
       env: {
         ...common,
+        DATABASE_URL: databaseUrls['payment-redirect'],
         PORT: String(PORTS.paymentRedirect),
         METRICS_PORT: String(PORTS.paymentRedirectMetrics),
         ADDRESS_IN_KEYS: keys.addressInKeys,
@@ -148,7 +155,9 @@ async function main(): Promise<void> {
         ...common,
         PORT: String(PORTS.sandbox),
         METRICS_PORT: String(PORTS.sandboxMetrics),
-        // The sandbox stands for another company: its orders live apart from the gateway's.
+        // The sandbox stands for another company: its orders live apart from the gateway's, in a
+        // schema its own login user owns, with no grant on the gateway's tables.
+        DATABASE_URL: databaseUrls.sandbox,
         DATABASE_SCHEMA: SANDBOX_SCHEMA,
         SANDBOX_SIGNING_SECRET: keys.sandboxSigningSecret,
         SANDBOX_FUNDER_PRIVATE_KEY: sandboxFunder.privateKey,
@@ -160,7 +169,14 @@ async function main(): Promise<void> {
       name: 'chain-watcher',
       entry: 'apps/chain-watcher/src/main.ts',
       port: PORTS.chainWatcher,
-      env: { ...common, METRICS_PORT: String(PORTS.chainWatcher), CONFIRMATIONS: '3', START_BLOCK: '0', POLL_INTERVAL_MS: '1000' },
+      env: {
+        ...common,
+        DATABASE_URL: databaseUrls['chain-watcher'],
+        METRICS_PORT: String(PORTS.chainWatcher),
+        CONFIRMATIONS: '3',
+        START_BLOCK: '0',
+        POLL_INTERVAL_MS: '1000',
+      },
     },
     {
       name: 'settlement-worker',
@@ -168,6 +184,7 @@ async function main(): Promise<void> {
       port: PORTS.settlementWorker,
       env: {
         ...common,
+        DATABASE_URL: databaseUrls['settlement-worker'],
         METRICS_PORT: String(PORTS.settlementWorker),
         SETTLEMENT_MNEMONIC: keys.mnemonic,
         RELAYER_PRIVATE_KEY: relayer.privateKey,
@@ -183,6 +200,7 @@ async function main(): Promise<void> {
       port: PORTS.callbackWorker,
       env: {
         ...common,
+        DATABASE_URL: databaseUrls['callback-worker'],
         METRICS_PORT: String(PORTS.callbackWorker),
         CALLBACK_SIGNING_KEYS: `${keys.callbackSigningKey.kid}:${keys.callbackSigningKey.privatePkcs8}`,
         // Loopback callbacks (the demo merchant) are allowed on the local stack only.
@@ -195,7 +213,8 @@ async function main(): Promise<void> {
 
   const stack = {
     startedAt: new Date().toISOString(),
-    database: { url: DATABASE_URL },
+    // url: the owner's (migrations, looking around); apps: each app's login user.
+    database: { url: DATABASE_URL, rolePrefix: ROLE_PREFIX, apps: databaseUrls },
     redis: { url: REDIS_URL, prefix: REDIS_PREFIX },
     rates: { source: 'file', file: RATE_FILE, note: 'sample rates, units per 1 USD; edit the file and they apply within RATE_REFRESH_SECONDS' },
     chain: { rpcUrl: chain.rpcUrl, chainId: CHAIN_ID, blockTimeSeconds: 1, confirmations: 3 },
@@ -245,17 +264,35 @@ function loadOrCreateKeys(): LocalKeys {
   return keys;
 }
 
-/** The chain starts empty every run, so the database does too: old cursors and deposits would lie. */
-async function freshDatabase(): Promise<void> {
+/**
+ * The chain starts empty every run, so the database does too: old cursors and deposits would lie.
+ * Migrated as the owner (creating the apps' roles if this cluster has none yet); then each app gets
+ * a login user that is a member of its role only, and the sandbox one that may create its schema.
+ * Returns the connection string of each.
+ */
+async function freshDatabase(): Promise<Record<DatabaseApp | 'sandbox', string>> {
   const admin = new Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${DATABASE_NAME}" WITH (FORCE)`);
   await admin.query(`CREATE DATABASE "${DATABASE_NAME}"`);
   await admin.end();
   const pool = createPool({ connectionString: DATABASE_URL, max: 1, applicationName: 'local-stack' });
-  const applied = await migrate(pool);
-  await pool.end();
-  console.log(`database ${DATABASE_NAME}: migrations applied: ${applied.join(', ')}`);
+  try {
+    const applied = await migrate(pool, 'public', { rolePrefix: ROLE_PREFIX });
+    console.log(`database ${DATABASE_NAME}: migrations applied: ${applied.join(', ')}`);
+    const sandboxUser = `${ROLE_PREFIX}_sandbox_provider_login`;
+    await pool.query(`DO $$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${sandboxUser}') THEN CREATE ROLE "${sandboxUser}" LOGIN; END IF;
+      EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+      END $$`);
+    // It creates its schema at boot (and owns it); the gateway's tables are not granted to it.
+    await pool.query(`GRANT CREATE ON DATABASE "${DATABASE_NAME}" TO "${sandboxUser}"`);
+    const sandbox = new URL(DATABASE_URL);
+    sandbox.username = sandboxUser;
+    return { ...(await ensureAppLoginUsers(PG_ADMIN_URL, DATABASE_URL, ROLE_PREFIX)), sandbox: sandbox.toString() };
+  } finally {
+    await pool.end();
+  }
 }
 
 function clearRedisPrefix(): void {
@@ -270,13 +307,14 @@ function startDemoMerchant(publicSpkiBase64: string): Promise<Server> {
   const publicKey = `-----BEGIN PUBLIC KEY-----\n${publicSpkiBase64}\n-----END PUBLIC KEY-----\n`;
   const server = createServer((request, response) => {
     const url = `http://127.0.0.1:${PORTS.merchant}${request.url ?? '/'}`;
-    // requireV2: this gateway signs the delivery id (v2), so a header stripped down to v1 is refused.
+    // As a shop checks: the v2 signature (a header stripped down to v1 is refused), then that the
+    // money went to its own payout address (address_out), not to whoever registered its callback.
     const verdict = verifyCallbackSignature({
       url,
       header: request.headers[CALLBACK_SIGNATURE_HEADER],
       deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
       publicKeys: [publicKey],
-      requireV2: true,
+      payoutAddress: DEMO_PAYOUT_ADDRESS,
     });
     const entry = {
       receivedAt: new Date().toISOString(),
@@ -285,8 +323,8 @@ function startDemoMerchant(publicSpkiBase64: string): Promise<Server> {
       query: Object.fromEntries(new URL(url).searchParams),
     };
     appendFileSync(MERCHANT_LOG, `${JSON.stringify(entry)}\n`);
-    console.log(`demo merchant: callback ${entry.query.order ?? ''} value_coin=${entry.query.value_coin} signature ${verdict.ok ? 'valid' : 'INVALID'}`);
-    response.writeHead(verdict.ok ? 200 : 400, { 'content-type': 'text/plain' }).end(verdict.ok ? '*ok*' : 'bad signature');
+    console.log(`demo merchant: callback ${entry.query.order ?? ''} value_coin=${entry.query.value_coin} ${verdict.ok ? 'verified' : `REFUSED (${verdict.reason})`}`);
+    response.writeHead(verdict.ok ? 200 : 400, { 'content-type': 'text/plain' }).end(verdict.ok ? '*ok*' : verdict.reason);
   });
   return new Promise((resolve) => server.listen(PORTS.merchant, '127.0.0.1', () => resolve(server)));
 }
@@ -342,7 +380,7 @@ function printSummary(apps: AppSpec[], rpcUrl: string, token: string, payment: {
 async function createDemoOrder(order: string): Promise<{ link: string; hostedLink: string }> {
   const callback = `http://127.0.0.1:${PORTS.merchant}/ipn?order=${order}&shop=demo`;
   const response = await fetch(
-    `http://127.0.0.1:${PORTS.walletControl}/control/wallet.php?address=0x52908400098527886E0F7030069857D2E4169EE7&callback=${encodeURIComponent(callback)}`,
+    `http://127.0.0.1:${PORTS.walletControl}/control/wallet.php?address=${DEMO_PAYOUT_ADDRESS}&callback=${encodeURIComponent(callback)}`,
   );
   if (!response.ok) throw new Error(`Create Wallet answered ${response.status}: ${await response.text()}`);
   const wallet = (await response.json()) as { address_in: string };

@@ -212,6 +212,8 @@ function benchEnvironment(): { baseline: Record<string, string>; walletControl: 
       ...common,
       HD_XPUB: xpubFromMnemonic(generateMnemonic(english)),
       CALLBACK_ALLOW_TEST_DOMAINS: 'false',
+      // One payout address gets every new wallet; the quota still counts (in Redis), it just never says no.
+      PAYOUT_WALLET_QUOTA_MAX: '1000000000',
     },
     paymentRedirect: { ...common, SANDBOX_CHECKOUT: 'on', SANDBOX_SIGNING_SECRET: randomBytes(32).toString('base64') },
   };

@@ -11,13 +11,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { Queue } from 'bullmq';
 import type { Pool } from 'pg';
 import { createPublicClient, http, parseEventLogs, type Address, type PublicClient } from 'viem';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { createPool, migrate } from '@gateway/db';
 import { defineLocalChain, deployTestUsdc, mintTestUsdc, usdcAbi } from '@gateway/chain';
-import { QUEUE_NAMES, redisConnection, SETTLEMENT_JOB_NAME, settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
+import { enqueueSettlements, openSettlementQueue } from '@gateway/queue';
 import { anvilAccounts, findFreePort, startAnvil, TEST_MNEMONIC, type RunningAnvil } from '@gateway/testkit';
 
 const RESULTS_FILE = join(__dirname, '..', 'results', 'settlement.json');
@@ -63,7 +62,7 @@ async function main(): Promise<void> {
   const schema = `bench_settle_${randomBytes(4).toString('hex')}`;
   const prefix = `bench-settle-${randomUUID()}`;
   const pool = createPool({ connectionString: DATABASE_URL, schema, max: 4, applicationName: 'settlement-bench' });
-  const queue = new Queue<SettlementJob>(QUEUE_NAMES.settlement, { connection: redisConnection({ url: REDIS_URL, prefix }, 'producer'), prefix });
+  const queue = openSettlementQueue({ url: REDIS_URL, prefix });
   let anvil: RunningAnvil | undefined;
   let worker: ChildProcess | undefined;
   try {
@@ -79,9 +78,7 @@ async function main(): Promise<void> {
     await waitUntilReady(worker, metricsPort);
 
     const [{ t0 }] = (await pool.query<{ t0: Date }>('SELECT clock_timestamp() AS t0')).rows as [{ t0: Date }];
-    await queue.addBulk(
-      depositIds.map((depositId) => ({ name: SETTLEMENT_JOB_NAME, data: { depositId }, opts: { ...settlementJobOptions, jobId: settlementJobId(depositId) } })),
-    );
+    await enqueueSettlements(queue, depositIds);
     await waitForEveryLegConfirmed(pool, worker);
     const run = await measure(pool, t0, env);
     await checkEveryWalletEmptied(anvil, token, pool);

@@ -55,7 +55,7 @@ beforeAll(async () => {
         header: request.headers[CALLBACK_SIGNATURE_HEADER],
         deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
         publicKeys: [stack.callbackPublicKey],
-        requireV2: true,
+        payoutAddress: PAYOUT,
       });
       received.push({ url, signatureValid: verdict.ok });
       response.writeHead(200).end('*ok*');

@@ -13,7 +13,12 @@ import { buildPaymentRedirectApp } from '@gateway/payment-redirect';
 import { loadPaymentRedirectConfig } from '@gateway/payment-redirect/src/config';
 import { launchChromium, screenshot } from './support/browser';
 
-const fixture = apiAppFixture('checkout-failed', { fileEnv: { SANDBOX_CHECKOUT: 'on' }, load: loadPaymentRedirectConfig, build: buildPaymentRedirectApp });
+const fixture = apiAppFixture('checkout-failed', {
+  app: 'payment-redirect',
+  fileEnv: { SANDBOX_CHECKOUT: 'on' },
+  load: loadPaymentRedirectConfig,
+  build: buildPaymentRedirectApp,
+});
 const temporary = '0x5555555555555555555555555555555555555555' as EvmAddress;
 let app: Awaited<ReturnType<typeof buildPaymentRedirectApp>>;
 let origin: string;
@@ -28,7 +33,7 @@ beforeAll(async () => {
   const addressIn = sealAddressIn(temporary, config.keys);
   const callbackUrl = 'https://shop.io/ipn?order=failed-1';
   await new WalletRepository(fixture.db.pool).createOrGetMany([
-    { hdIndex: 0n, polygonAddress: temporary, addressIn, payoutAddress: '0x52908400098527886E0F7030069857D2E4169EE7', callbackUrl, dedupeKey: walletDedupeKey('0x52908400098527886E0F7030069857D2E4169EE7', callbackUrl), ipnToken: 'tok-failed-1', keyFingerprint: 'a1b2c3d4' },
+    { hdIndex: 0n, polygonAddress: temporary, addressIn, payoutAddress: '0x52908400098527886E0F7030069857D2E4169EE7', callbackUrl, dedupeKey: walletDedupeKey('0x52908400098527886E0F7030069857D2E4169EE7', callbackUrl), ipnToken: 'tok-failed-1', keyFingerprint: 'a1b2c3d4', platformFeeBps: 100 },
   ]);
   link = `${origin}/process-payment.php?${new URLSearchParams({ address: addressIn, amount: '49.99', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' })}`;
   browser = await launchChromium();

@@ -72,6 +72,34 @@ it('uses the Redis prefix it is given, so two stacks on one Redis keep their que
   expect(described.redis.prefix).toBe(redisPrefix);
 });
 
+it('connects each app as a login user of its own, a member of its app\'s role only', async () => {
+  // /readyz asks PostgreSQL: every app has a connection open (an idle one closes after 30 s).
+  const described = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as StackFile;
+  for (const app of Object.values(described.apps)) expect(await ready(app.url)).toBe(true);
+  const admin = new Client({ connectionString: TEST_DATABASE_URL.replace(/\/[^/]*$/, `/${database}`) });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ app: string; login: string; member_of: string[] }>(
+      `SELECT DISTINCT a.application_name AS app, a.usename AS login,
+              ARRAY(SELECT r.rolname FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid WHERE m.member = a.usesysid)::text[] AS member_of
+       FROM pg_stat_activity a WHERE a.datname = $1 AND a.application_name <> '' AND a.usename <> 'postgres'
+       ORDER BY 1`,
+      [database],
+    );
+    expect(rows).toEqual(expect.arrayContaining([
+      { app: 'wallet-control', login: 'gateway_wallet_control_login', member_of: ['gateway_wallet_control'] },
+      { app: 'payment-redirect', login: 'gateway_payment_redirect_login', member_of: ['gateway_payment_redirect'] },
+      { app: 'chain-watcher', login: 'gateway_chain_watcher_login', member_of: ['gateway_chain_watcher'] },
+      { app: 'settlement-worker', login: 'gateway_settlement_worker_login', member_of: ['gateway_settlement_worker'] },
+      { app: 'callback-worker', login: 'gateway_callback_worker_login', member_of: ['gateway_callback_worker'] },
+      // Not part of the gateway: no role of the gateway's.
+      { app: 'sandbox-provider', login: 'gateway_sandbox_provider_login', member_of: [] },
+    ]));
+  } finally {
+    await admin.end();
+  }
+});
+
 it('restarts a crashed app; the chain, the database and the other apps keep running', async () => {
   const described = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as StackFile;
   const paymentUrl = described.apps['payment-redirect']!.url;
@@ -93,3 +121,16 @@ it('restarts a crashed app; the chain, the database and the other apps keep runn
   // The demo order's wallet, created before the crash, is still there.
   expect(Number(rows[0]!.wallets)).toBeGreaterThan(0);
 }, 120_000);
+
+it('refuses the review\'s hijack: the demo order\'s callback URL registered with another payout address gets 409', async () => {
+  const described = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as StackFile;
+  const admin = new Client({ connectionString: TEST_DATABASE_URL.replace(/\/[^/]*$/, `/${database}`) });
+  await admin.connect();
+  const { rows } = await admin.query<{ callback_url: string }>('SELECT callback_url FROM wallets ORDER BY id LIMIT 1');
+  await admin.end();
+  const attacker = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
+  const query = new URLSearchParams({ address: attacker, callback: rows[0]!.callback_url });
+  const hijack = await fetch(`${described.apps['wallet-control']!.url}/control/wallet.php?${query}`);
+  expect(hijack.status).toBe(409);
+  expect(await hijack.json()).toMatchObject({ code: 'callback_registered_elsewhere', param: 'callback' });
+});

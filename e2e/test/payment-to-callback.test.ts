@@ -31,7 +31,7 @@ beforeAll(async () => {
       header: request.headers[CALLBACK_SIGNATURE_HEADER],
       deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
       publicKeys: [stack.callbackPublicKey],
-      requireV2: true,
+      payoutAddress: PAYOUT,
     });
     received.push({ url, signatureValid: verdict.ok });
     response.writeHead(200).end('*ok*');
@@ -73,6 +73,7 @@ it('turns USDC sent to a temporary wallet into a payout and one signed callback 
     coin: 'polygon_usdc',
     txid_in: txIn,
     address_in: wallet.polygon_address_in,
+    address_out: PAYOUT,
     ipn_token: wallet.ipn_token,
   });
 

@@ -64,6 +64,7 @@ export async function startCallbackWorker({ config, pool, logger, lookup }: Call
     hostLimiter,
     metrics,
     log: app.log,
+    requireHttps: raw.NODE_ENV === 'production',
   });
   const worker = new Worker<CallbackJob, void>(QUEUE_NAMES.callbacks, processor.processJob, {
     connection: redisConnection(redis, 'worker'),

@@ -1,14 +1,14 @@
 import { DelayedError, type Job } from 'bullmq';
 import { backOff } from 'exponential-backoff';
 import type { FastifyBaseLogger } from 'fastify';
-import type { CallbackHttpClient, CallbackHttpResult } from '@gateway/callback-http';
+import type { CallbackHttpClient, CallbackHttpErrorCode, CallbackHttpResult } from '@gateway/callback-http';
 import type {
   CallbackAttemptOutcome,
   CallbackAttemptRecord,
   CallbackDeliveryRepository,
   ClaimedCallbackDelivery,
 } from '@gateway/db';
-import { callbackRetryDelayMs, type CallbackRetrySchedule, type RandomSource } from '@gateway/domain';
+import { callbackRetryDelayMs, callbackSchemeRefusal, type CallbackRetrySchedule, type RandomSource } from '@gateway/domain';
 import type { CallbackJob } from '@gateway/queue';
 import type { CallbackSigningKey } from '@gateway/sdk';
 import { createBatcher } from '@gateway/db';
@@ -26,6 +26,20 @@ export interface CallbackProcessorDeps {
   metrics: CallbackMetrics;
   log: FastifyBaseLogger;
   random?: RandomSource;
+  /** Production: a callback over http is never sent (callbackSchemeRefusal in @gateway/domain). */
+  requireHttps?: boolean;
+}
+
+/**
+ * An attempt's result: the HTTP client's, or the worker's own refusal to send, which no retry can
+ * change: `callback_released` (the operator released the wallet's callback URL) or `https_required`.
+ */
+type AttemptResult = Omit<CallbackHttpResult, 'error'> & {
+  error?: { code: CallbackHttpErrorCode | 'callback_released' | 'https_required'; message: string; retryable: boolean };
+};
+
+function notSent(code: 'invalid_url' | 'callback_released' | 'https_required', message: string): AttemptResult {
+  return { ok: false, durationMs: 0, bodyExcerpt: '', error: { code, message, retryable: false } };
 }
 
 export interface CallbackProcessor {
@@ -96,15 +110,21 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
     void written.finally(() => recordsBehind.delete(written));
   };
 
-  const send = async (delivery: ClaimedCallbackDelivery): Promise<CallbackHttpResult> => {
+  const send = async (delivery: ClaimedCallbackDelivery): Promise<AttemptResult> => {
+    if (delivery.callbackReleased) {
+      // The URL may belong to another wallet now: this wallet's payments must never fire it.
+      return notSent('callback_released', "the wallet's callback URL was released by the operator (release-callback): it is never called for this wallet again");
+    }
     let request: CallbackRequest;
     try {
       request = buildCallbackRequest(delivery, deps.signingKeys);
     } catch (error) {
       // Create Wallet validates callbacks, so this is a row written around it: no retry can help.
-      const message = `the registered callback cannot be called: ${(error as Error).message}`;
-      return { ok: false, durationMs: 0, bodyExcerpt: '', error: { code: 'invalid_url', message, retryable: false } };
+      return notSent('invalid_url', `the registered callback cannot be called: ${(error as Error).message}`);
     }
+    // A wallet registered before production required https (Create Wallet refuses http there now).
+    const insecure = callbackSchemeRefusal(new URL(request.url), deps.requireHttps ?? false);
+    if (insecure !== undefined) return notSent('https_required', `the registered callback ${insecure}`);
     if (request.droppedParams.length > 0) {
       log.warn(
         { deliveryId: delivery.id, origin: originOf(delivery.callbackUrl), dropped: request.droppedParams },
@@ -114,14 +134,14 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
     return deps.http.get(request.url, request.headers);
   };
 
-  const decide = (result: CallbackHttpResult, delivery: ClaimedCallbackDelivery): CallbackAttemptOutcome => {
+  const decide = (result: AttemptResult, delivery: ClaimedCallbackDelivery): CallbackAttemptOutcome => {
     if (result.ok) return { kind: 'delivered' };
     if (result.error?.retryable === false) return { kind: 'failed' };
     const delayMs = callbackRetryDelayMs(delivery.failedInRound + 1, deps.retrySchedule, random);
     return delayMs === undefined ? { kind: 'failed' } : { kind: 'retry', nextAttemptAt: new Date(Date.now() + delayMs) };
   };
 
-  const observe = (delivery: ClaimedCallbackDelivery, result: CallbackHttpResult, outcome: CallbackAttemptOutcome): void => {
+  const observe = (delivery: ClaimedCallbackDelivery, result: AttemptResult, outcome: CallbackAttemptOutcome): void => {
     const errorCode = result.ok ? '' : (result.error?.code ?? '');
     metrics.attempts.inc({ outcome: outcome.kind, error_code: errorCode });
     metrics.attemptDuration.observe({ outcome: outcome.kind }, result.durationMs / 1000);
@@ -167,7 +187,7 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
       return delayJob(job, token, notBefore);
     }
     const startedAt = new Date();
-    let result: CallbackHttpResult;
+    let result: AttemptResult;
     try {
       result = await send(delivery);
     } finally {

@@ -19,7 +19,7 @@ export interface CallbackRequest {
 /**
  * The GET the merchant receives: its registered URL untouched (but for a parameter using one of
  * our names, which is dropped), our parameters appended (amounts as exact decimal strings from base
- * units), signed with every signing key over exactly that URL (v1) and over the delivery id and
+ * units; address_out the payout address the merchant's share, value_forwarded_coin, was paid to), signed with every signing key over exactly that URL (v1) and over the delivery id and
  * that URL (v2). Throws only when the registered URL is not a URL at all.
  */
 export function buildCallbackRequest(
@@ -35,6 +35,9 @@ export function buildCallbackRequest(
     txid_in: delivery.txidIn,
     txid_out: delivery.txidOut,
     address_in: getAddress(delivery.temporaryAddress),
+    // The wallet's payout address is never changed (migration 014), and settlement pays the
+    // merchant's leg to exactly it (a leg that is not what the wallet's terms give is refused).
+    address_out: getAddress(delivery.payoutAddress),
     ipn_token: delivery.ipnToken,
   });
   return {

@@ -1,8 +1,16 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigError, databaseSettings, loadConfig, redisSettings, runtimeSettings } from '@gateway/config';
+import {
+  callbackAllowedCidrsSettings,
+  ConfigError,
+  databaseSettings,
+  loadConfig,
+  parseCallbackAllowedCidrs,
+  parseCallbackSigningKeys,
+  redisSettings,
+  runtimeSettings,
+} from '@gateway/config';
 import type { CallbackRetrySchedule } from '@gateway/domain';
-import { allowedCidrProblem, DEFAULT_CALLBACK_RETRY_SCHEDULE } from '@gateway/domain';
+import { DEFAULT_CALLBACK_RETRY_SCHEDULE } from '@gateway/domain';
 import type { CallbackSigningKey } from '@gateway/sdk';
 import { gatewayUserAgent } from './gateway-version';
 
@@ -18,10 +26,7 @@ export const callbackWorkerSettings = Type.Object({
     description:
       'Ed25519 private keys as kid:key, comma-separated, newest first; key is PEM or base64 PKCS#8. Every key signs (one v1 each), so merchants keep verifying during a rotation',
   }),
-  CALLBACK_ALLOWED_CIDRS: Type.String({
-    default: '',
-    description: 'comma-separated ranges exempt from the SSRF guard, e.g. 127.0.0.0/8,::1/128 for the local stack; production refuses any range reaching loopback, link-local, the unspecified address (0.0.0.0, ::) or IPv4-compatible IPv6 (::7f00:1), also IPv4-mapped; set the same on wallet-control',
-  }),
+  ...callbackAllowedCidrsSettings,
   CALLBACK_CONNECT_TIMEOUT_SECONDS: seconds(5, 'DNS, TCP and TLS time limit'),
   CALLBACK_HEADERS_TIMEOUT_SECONDS: seconds(10, 'time limit from sending the request to the end of the response headers'),
   CALLBACK_BODY_TIMEOUT_SECONDS: seconds(10, 'longest silence allowed between two chunks of the response body'),
@@ -72,13 +77,12 @@ export interface CallbackWorkerConfig {
 }
 
 const LEASE_MARGIN_MS = 5_000;
-const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
 
 export function loadCallbackWorkerConfig(env: NodeJS.ProcessEnv = process.env): CallbackWorkerConfig {
   const raw = loadConfig(callbackWorkerSettings, env);
   const problems: string[] = [];
-  const signingKeys = parseSigningKeys(raw.CALLBACK_SIGNING_KEYS, problems);
-  const allowedCidrs = parseAllowedCidrs(raw.CALLBACK_ALLOWED_CIDRS, raw.NODE_ENV === 'production', problems);
+  const signingKeys = parseCallbackSigningKeys(raw.CALLBACK_SIGNING_KEYS, problems);
+  const allowedCidrs = parseCallbackAllowedCidrs(raw.CALLBACK_ALLOWED_CIDRS, raw.NODE_ENV === 'production', problems);
   const attemptLeaseMs = Math.round(raw.CALLBACK_ATTEMPT_TIMEOUT_SECONDS * 1000) + LEASE_MARGIN_MS;
   const shutdownGraceMs = Math.round(raw.CALLBACK_SHUTDOWN_GRACE_SECONDS * 1000);
   if (shutdownGraceMs <= attemptLeaseMs) {
@@ -112,49 +116,4 @@ export function loadCallbackWorkerConfig(env: NodeJS.ProcessEnv = process.env): 
     attemptLeaseMs,
     shutdownGraceMs,
   };
-}
-
-/** `k2:<PEM or base64 PKCS#8>,k1:…` → Ed25519 signing keys, parsed once at boot. */
-export function parseSigningKeys(value: string, problems: string[], name = 'CALLBACK_SIGNING_KEYS'): CallbackSigningKey[] {
-  const keys: CallbackSigningKey[] = [];
-  for (const entry of value.split(',').map((part) => part.trim()).filter(Boolean)) {
-    const separator = entry.indexOf(':');
-    const keyId = separator === -1 ? '' : entry.slice(0, separator);
-    if (!KEY_ID.test(keyId)) {
-      problems.push(`${name}: every entry must be kid:key with a kid of letters, digits, _ or - (at most 32)`);
-      continue;
-    }
-    const key = parsePrivateKey(entry.slice(separator + 1));
-    if (key === undefined) {
-      problems.push(`${name}: key ${keyId} is not an Ed25519 private key (PEM or base64 PKCS#8)`);
-      continue;
-    }
-    keys.push({ keyId, key });
-  }
-  if (keys.length === 0 && problems.length === 0) problems.push(`${name}: at least one key is required`);
-  const ids = keys.map((key) => key.keyId);
-  if (new Set(ids).size !== ids.length) problems.push(`${name}: key ids must be unique`);
-  return keys;
-}
-
-function parsePrivateKey(material: string): KeyObject | undefined {
-  try {
-    // A PEM pasted into a one-line variable usually arrives with literal \n.
-    const key = material.includes('-----BEGIN')
-      ? createPrivateKey(material.replaceAll('\\n', '\n'))
-      : createPrivateKey({ key: Buffer.from(material, 'base64'), format: 'der', type: 'pkcs8' });
-    return key.asymmetricKeyType === 'ed25519' ? key : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function parseAllowedCidrs(value: string, production: boolean, problems: string[]): string[] {
-  const cidrs = value.split(',').map((part) => part.trim()).filter(Boolean);
-  // One rule with Create Wallet's (wallet-control reads the same setting): see allowedCidrProblem.
-  for (const cidr of cidrs) {
-    const problem = allowedCidrProblem(cidr, production);
-    if (problem !== undefined) problems.push(`CALLBACK_ALLOWED_CIDRS: ${problem}`);
-  }
-  return cidrs;
 }

@@ -9,6 +9,7 @@ async function main(): Promise<void> {
   const { raw } = config;
   const pool = createPool({
     ...databasePoolOptions(raw, 'callback-worker'),
+    app: 'callback-worker',
     // Safe here: a claim or attempt record lost in a PostgreSQL crash leaves the delivery pending
     // and due, so it is sent again (same delivery id), never lost; the delivery rows themselves are
     // written by settlement with normal commits. Saves a disk flush (~3.5 ms here) per batch.

@@ -2,7 +2,7 @@
 // callback back in the queue with a fresh retry schedule. Needs DATABASE_URL (and REDIS_URL unless
 // the default); if Redis is out of reach the reconciler of a running worker picks it up anyway.
 import { Type } from '@sinclair/typebox';
-import { ConfigError, databaseSettings, loadConfig, redisSettings, runtimeSettings } from '@gateway/config';
+import { ConfigError, databasePoolOptions, databaseSettings, loadConfig, redisSettings, runtimeSettings } from '@gateway/config';
 import { CallbackDeliveryRepository, createPool } from '@gateway/db';
 import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
 
@@ -16,7 +16,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const raw = loadConfig(resendSettings);
-  const pool = createPool({ connectionString: raw.DATABASE_URL, schema: raw.DATABASE_SCHEMA, max: 1, applicationName: 'callback-resend' });
+  const pool = createPool({ ...databasePoolOptions(raw, 'callback-resend'), max: 1, app: 'callback-worker' });
   try {
     const outcome = await new CallbackDeliveryRepository(pool).resendFailed(deliveryId);
     if (outcome.result === 'not_found') {

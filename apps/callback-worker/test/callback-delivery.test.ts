@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
 import { callbackJobId, enqueueDeliveries } from '@gateway/queue';
 import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@gateway/sdk';
+import { WalletRepository } from '@gateway/db';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { startCallbackWorker } from '../src/app';
 import { loadCallbackWorkerConfig } from '../src/config';
@@ -47,7 +48,7 @@ beforeAll(async () => {
   db = await createTestDatabase('cbw_delivery');
   stub = await new MerchantStub().start();
   const config = loadCallbackWorkerConfig(workerEnv(db, redisPrefix, [newKey, oldKey]));
-  worker = await startCallbackWorker({ config, pool: db.pool, logger: false });
+  worker = await startCallbackWorker({ config, pool: db.appPool('callback-worker'), logger: false });
 });
 
 afterAll(async () => {
@@ -74,7 +75,9 @@ describe('the callback a merchant receives', () => {
     const [request] = stub.receivedOn('/params.php');
     const ours =
       `value_coin=12.500001&value_forwarded_coin=12.375001&fee_coin=0.125&coin=polygon_usdc` +
-      `&txid_in=${txidIn}&txid_out=${txidOut}&address_in=${getAddress(wallet.polygonAddress)}&ipn_token=${wallet.ipnToken}`;
+      `&txid_in=${txidIn}&txid_out=${txidOut}&address_in=${getAddress(wallet.polygonAddress)}` +
+      // The payout address the merchant's share was paid to, inside the signed URL (issue 17).
+      `&address_out=${getAddress(wallet.payoutAddress)}&ipn_token=${wallet.ipnToken}`;
     expect(request?.url).toBe(`/params.php?${query}&${ours}`);
     expect(request?.headers['user-agent']).toBe('usdc-card-gateway/0.1.0');
     expect(request?.headers[CALLBACK_DELIVERY_ID_HEADER]).toBe(ids[0]);
@@ -83,7 +86,7 @@ describe('the callback a merchant receives', () => {
   });
 
   it('is signed over the URL as sent by every key; a tampered URL fails to verify', async () => {
-    const { ids } = await deliver(`${stub.origin}/signed?order=7`);
+    const { wallet, ids } = await deliver(`${stub.origin}/signed?order=7`);
     await waitForStatus(ids[0]!, 'delivered');
     const [request] = stub.receivedOn('/signed');
     const header = request?.headers[CALLBACK_SIGNATURE_HEADER];
@@ -92,7 +95,7 @@ describe('the callback a merchant receives', () => {
     expect(header).toMatch(/^t=\d+(,v1=[^,]+,v2=[^,]+){2}$/);
     const url = `${stub.origin}${request?.url}`;
     for (const key of [newKey, oldKey]) {
-      expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [key.publicKey] })).toMatchObject({
+      expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [key.publicKey], payoutAddress: wallet.payoutAddress })).toMatchObject({
         ok: true,
         scheme: 'v2',
         deliveryId: ids[0],
@@ -101,20 +104,21 @@ describe('the callback a merchant receives', () => {
     const tampered = url.replace('value_coin=10', 'value_coin=99');
     expect(tampered).not.toBe(url);
     expect(
-      verifyCallbackSignature({ url: tampered, header, deliveryId, publicKeys: [newKey.publicKey, oldKey.publicKey] }),
+      verifyCallbackSignature({ url: tampered, header, deliveryId, publicKeys: [newKey.publicKey, oldKey.publicKey], payoutAddress: wallet.payoutAddress }),
     ).toEqual({ ok: false, reason: 'no_matching_signature' });
   });
 
   it('signs the delivery id, so a captured callback replayed under a fresh id fails to verify', async () => {
-    const { ids } = await deliver(`${stub.origin}/replayed?order=8`);
+    const { wallet, ids } = await deliver(`${stub.origin}/replayed?order=8`);
     await waitForStatus(ids[0]!, 'delivered');
     const [request] = stub.receivedOn('/replayed');
     const header = request?.headers[CALLBACK_SIGNATURE_HEADER];
     const url = `${stub.origin}${request?.url}`;
     const publicKeys = [newKey.publicKey, oldKey.publicKey];
-    expect(verifyCallbackSignature({ url, header, deliveryId: ids[0], publicKeys, requireV2: true }).ok).toBe(true);
+    const payoutAddress = wallet.payoutAddress;
+    expect(verifyCallbackSignature({ url, header, deliveryId: ids[0], publicKeys, payoutAddress }).ok).toBe(true);
     // Same URL, same signature header, inside the tolerance: only the id differs.
-    expect(verifyCallbackSignature({ url, header, deliveryId: randomUUID(), publicKeys })).toEqual({
+    expect(verifyCallbackSignature({ url, header, deliveryId: randomUUID(), publicKeys, payoutAddress })).toEqual({
       ok: false,
       reason: 'no_matching_signature',
     });
@@ -221,9 +225,34 @@ describe('callbacks whose URL holds a name the gateway reserved later', () => {
       header: request?.headers[CALLBACK_SIGNATURE_HEADER],
       deliveryId: request?.headers[CALLBACK_DELIVERY_ID_HEADER],
       publicKeys: [newKey.publicKey],
+      payoutAddress: wallet.payoutAddress,
     });
     expect(verdict).toMatchObject({ ok: true, scheme: 'v2' });
     expect(await attemptRows(db.pool, ids[0]!)).toMatchObject([{ attempt_no: 1, status_code: 200, error_code: null }]);
+  });
+});
+
+describe('a wallet whose callback the operator released (release-callback)', () => {
+  it('never calls the URL for it: its deliveries fail at once, also on a resend, and a new owner of the URL is called', async () => {
+    const callbackUrl = `${stub.origin}/released?order=9`;
+    const { wallet, ids } = await deliver(callbackUrl);
+    await waitForStatus(ids[0]!, 'delivered');
+    await new WalletRepository(db.pool).releaseCallback(callbackUrl);
+
+    const [id] = await insertDeliveries(db.pool, wallet.id, 1);
+    await enqueueDeliveries(worker.callbackQueue, [id!]);
+    await waitForStatus(id!, 'failed');
+    expect(await attemptRows(db.pool, id!)).toMatchObject([{ attempt_no: 1, error_code: 'callback_released', status_code: null }]);
+    expect((await attemptRows(db.pool, id!))[0]?.error).toMatch(/released by the operator/);
+    expect((await runResendCommand(id!)).code).toBe(0);
+    await waitUntil(async () => (await attemptRows(db.pool, id!)).length === 2, 10_000, 'the resent attempt');
+    await waitForStatus(id!, 'failed');
+    expect(stub.receivedOn('/released')).toHaveLength(1);
+
+    // The URL's new owner (the shop registering it again) is called as usual.
+    const owner = await deliver(callbackUrl);
+    await waitForStatus(owner.ids[0]!, 'delivered');
+    expect(stub.receivedOn('/released')).toHaveLength(2);
   });
 });
 

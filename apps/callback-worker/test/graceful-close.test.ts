@@ -28,7 +28,7 @@ it('finishes the callbacks in flight and commits every attempt record before it 
   const env = workerEnv(db, redisPrefix, [signingKeyPair('k1')], { WORKER_CONCURRENCY: '20', PER_HOST_CONCURRENCY: '20' });
   // Its own pool, ended when the worker closes, as main.ts does: a record still waiting to be
   // written after that would be lost.
-  const pool = createPool({ connectionString: db.connectionString, schema: db.schema, max: 5 });
+  const pool = createPool({ connectionString: db.connectionString, schema: db.schema, max: 5, app: 'callback-worker' });
   const worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool, logger: false });
   worker.addHook('onClose', () => pool.end());
   const wallet = await insertWallet(db.pool, `${merchant.origin}/ipn?order=77`);

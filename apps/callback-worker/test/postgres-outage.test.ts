@@ -31,7 +31,7 @@ beforeAll(async () => {
     WORKER_CONCURRENCY: '50',
     PER_HOST_CONCURRENCY: '50',
   });
-  const pool = createPool({ connectionString: viaForwarder, schema: db.schema, max: 5 });
+  const pool = createPool({ connectionString: viaForwarder, schema: db.schema, max: 5, app: 'callback-worker' });
   worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool, logger: false });
   worker.addHook('onClose', () => pool.end());
 });

@@ -23,7 +23,7 @@ beforeAll(async () => {
     WORKER_CONCURRENCY: '50',
     PER_HOST_CONCURRENCY: '50',
   });
-  worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool: db.pool, logger: false });
+  worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool: db.appPool('callback-worker'), logger: false });
 });
 
 afterAll(async () => {

@@ -48,7 +48,7 @@ beforeAll(async () => {
     CALLBACK_BODY_TIMEOUT_SECONDS: '3',
     CALLBACK_ATTEMPT_TIMEOUT_SECONDS: '6',
   });
-  worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool: db.pool, logger: false, lookup });
+  worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool: db.appPool('callback-worker'), logger: false, lookup });
 });
 
 afterAll(async () => {

@@ -17,7 +17,7 @@ beforeAll(async () => {
   stub = await new MerchantStub().start();
   // The production setting: no allow-list, so only public unicast addresses may be called.
   const env = workerEnv(db, redisPrefix, [signingKeyPair('k1')], { NODE_ENV: 'production', CALLBACK_ALLOWED_CIDRS: '' });
-  worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool: db.pool, logger: false });
+  worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool: db.appPool('callback-worker'), logger: false });
 });
 
 afterAll(async () => {
@@ -27,10 +27,11 @@ afterAll(async () => {
   await db.drop();
 });
 
+// https, as production requires: the guard refuses the address before any TLS.
 it.each([
-  ['loopback by address', () => `${stub.origin}/ipn?order=1`, /127\.0\.0\.1: loopback address/],
-  ['cloud metadata (link-local)', () => 'http://169.254.169.254/latest/meta-data/?order=1', /169\.254\.169\.254: linkLocal address/],
-  ['a name that resolves to loopback', () => `http://localhost:${new URL(stub.origin).port}/ipn?order=2`, /resolved from localhost/],
+  ['loopback by address', () => `${stub.origin.replace('http:', 'https:')}/ipn?order=1`, /127\.0\.0\.1: loopback address/],
+  ['cloud metadata (link-local)', () => 'https://169.254.169.254/latest/meta-data/?order=1', /169\.254\.169\.254: linkLocal address/],
+  ['a name that resolves to loopback', () => `https://localhost:${new URL(stub.origin).port}/ipn?order=2`, /resolved from localhost/],
 ])('refuses %s at once, without retries, and says why', async (_case, callbackUrl, reason) => {
   const wallet = await insertWallet(db.pool, callbackUrl());
   const [id] = await insertDeliveries(db.pool, wallet.id, 1);
@@ -43,5 +44,17 @@ it.each([
   expect(attempts[0]).toMatchObject({ error_code: 'ssrf_refused', status_code: null });
   expect(attempts[0]?.error).toMatch(reason);
   expect(attempts[0]!.duration_ms).toBeLessThan(1000);
+  expect(stub.received).toHaveLength(0);
+});
+
+it('never sends a callback over http in production (one registered before the rule): failed at once, nothing sent', async () => {
+  // Loopback, so that without the rule the attempt would still reach nothing outside this machine.
+  const wallet = await insertWallet(db.pool, `${stub.origin}/ipn?order=plain`);
+  const [id] = await insertDeliveries(db.pool, wallet.id, 1);
+  await enqueueDeliveries(worker.callbackQueue, [id!]);
+  await waitUntil(async () => (await deliveryRow(db.pool, id!)).status === 'failed', 10_000, 'the delivery to fail');
+  const attempts = await attemptRows(db.pool, id!);
+  expect(attempts).toMatchObject([{ attempt_no: 1, error_code: 'https_required', status_code: null }]);
+  expect(attempts[0]?.error).toMatch(/must use https in production/);
   expect(stub.received).toHaveLength(0);
 });

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
+import type { Address } from 'viem';
 import { createServer } from '@gateway/http';
-import { ChainCursorRepository, DepositRepository, isDatabaseReachable, logLostConnections } from '@gateway/db';
+import { ConfigError } from '@gateway/config';
+import { ChainCursorRepository, DepositRepository, isDatabaseReachable, logLostConnections, TokenRepository, type RecordedToken } from '@gateway/db';
 import type { ChainWatcherConfig } from './config';
 import { WatcherMetrics } from './metrics';
 import { ChainReader } from './services/chain-reader';
@@ -24,6 +26,15 @@ export interface ChainWatcherAppDeps {
 }
 
 /**
+ * Refuses to watch a token the gateway cannot count in (its decimals() is not 6), or another
+ * token than the one this database counts in (recorded by the first app to boot).
+ */
+async function assertTokenCounted(pool: Pool, chain: ChainReader, token: RecordedToken & { address: Address }): Promise<void> {
+  const problem = (await chain.tokenDecimalsProblem(token.address)) ?? (await new TokenRepository(pool).register(token));
+  if (problem) throw new ConfigError([`USDC_TOKEN_ADDRESS: ${problem}`]);
+}
+
+/**
  * The chain watcher: a loop that follows the chain while this instance leads, and a small HTTP
  * server for /healthz, /readyz (which also says whether this instance leads or stands by; a
  * standby is healthy) and /metrics. Call `app.chainWatcher.start()` to begin watching.
@@ -43,6 +54,7 @@ export async function buildChainWatcherApp({ config, pool, logger }: ChainWatche
   const metrics = new WatcherMetrics(app.metrics);
   const cursorKey = { chainId: raw.CHAIN_ID, token: config.tokenAddress };
   const chain = new ChainReader({ rpcUrl: raw.CHAIN_RPC_URL, timeoutMs: raw.RPC_TIMEOUT_MS, metrics });
+  await assertTokenCounted(pool, chain, { chainId: raw.CHAIN_ID, address: config.tokenAddress });
   const deposits = new DepositRepository(pool, raw.CHAIN_ID);
   const cursors = new ChainCursorRepository(pool);
   const leader = new LeaderLock({
@@ -62,7 +74,15 @@ export async function buildChainWatcherApp({ config, pool, logger }: ChainWatche
     maxBlockRange: raw.MAX_BLOCK_RANGE,
     metrics,
   });
-  const finality = new FinalityTracker({ pool, chain, deposits, confirmations: raw.CONFIRMATIONS, metrics, log: app.log });
+  const finality = new FinalityTracker({
+    pool,
+    chain,
+    deposits,
+    token: config.tokenAddress,
+    confirmations: raw.CONFIRMATIONS,
+    metrics,
+    log: app.log,
+  });
   const watcher = new ChainWatcher({
     pool,
     chain,

@@ -7,7 +7,7 @@ import { loadChainWatcherConfig } from './config';
 async function main(): Promise<void> {
   const config = loadChainWatcherConfig();
   const { raw } = config;
-  const pool = createPool(databasePoolOptions(raw, 'chain-watcher'));
+  const pool = createPool({ ...databasePoolOptions(raw, 'chain-watcher'), app: 'chain-watcher' });
   const app = await buildChainWatcherApp({ config, pool });
   app.addHook('onClose', () => pool.end());
   await runServer(app, { host: raw.METRICS_HOST, port: raw.METRICS_PORT });

@@ -2,7 +2,8 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { FinalityView } from '@gateway/domain';
 import { FinalityGauges } from '@gateway/http';
 
-export type DepositEvent = 'seen' | 'final' | 'orphaned';
+/** restored: an orphaned deposit whose transaction is in a canonical block again, back to seen. */
+export type DepositEvent = 'seen' | 'final' | 'orphaned' | 'restored';
 
 /** What an operator watches: is the watcher leading, keeping up, and seeing deposits? */
 export class WatcherMetrics {
@@ -33,11 +34,11 @@ export class WatcherMetrics {
     this.leader = new Gauge({ name: 'chain_watcher_leader', help: '1 when this instance holds the lead for its chain', registers });
     this.deposits = new Counter({
       name: 'chain_watcher_deposits_total',
-      help: 'deposits that became seen, final or orphaned in this process',
+      help: 'deposits that became seen, final or orphaned, or came back from orphaned (restored), in this process',
       labelNames: ['status'] as const,
       registers,
     });
-    for (const status of ['seen', 'final', 'orphaned'] satisfies DepositEvent[]) this.deposits.inc({ status }, 0);
+    for (const status of ['seen', 'final', 'orphaned', 'restored'] satisfies DepositEvent[]) this.deposits.inc({ status }, 0);
     this.ownTransfers = new Counter({
       name: 'chain_watcher_own_transfers_total',
       help: "USDC transfers into a temporary wallet from the gateway's own addresses (a temporary wallet, the relayer, the platform fee address), by sender: not deposits, never settled",

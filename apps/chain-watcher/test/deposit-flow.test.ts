@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Queue } from 'bullmq';
 import { ChainCursorRepository } from '@gateway/db';
 import { settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import type { Address } from 'viem';
+import { mintTestUsdc } from '@gateway/chain';
+import { anvilAccounts, createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { FINALIZED_LAG, startLocalChain, type LocalChain } from './support/local-chain';
 import { insertWallet, strangerAddress } from './support/wallets';
 import {
@@ -80,6 +82,21 @@ describe('chain-watcher on a real chain', () => {
     await settle();
     expect(await countDeposits(db.pool)).toBe(1);
     expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'seen' })).toBe(1);
+  });
+
+  it('never records another ERC-20 sent to a temporary wallet as a deposit, from a sender or minted there', async () => {
+    const wallet = await insertWallet(db.pool);
+    const foreign = await chain.deployForeignToken();
+    const sent = await chain.sendToken(foreign, wallet.address, 25_000_000n);
+    // The same Transfer event, from the same sender, as a USDC deposit: only the contract differs.
+    expect(sent.logs[0]!.address.toLowerCase()).toBe(foreign.toLowerCase());
+    await mintTestUsdc({ rpcUrl: chain.anvil.rpcUrl, chainId: chain.anvil.chainId, token: foreign, ownerKey: anvilAccounts[0].privateKey, to: wallet.address as Address, amount: 1_000_000n });
+    // A USDC deposit after them: once it is seen, the blocks before it have been read.
+    const usdc = await insertWallet(db.pool);
+    await chain.sendUsdc(usdc.address, 1_000_000n);
+    await onlyDepositOf(usdc.id, 'seen');
+    await settle();
+    expect(await depositsOf(db.pool, wallet.id)).toEqual([]);
   });
 
   it("makes a deposit final once the chain's finalized block reaches it, not before, and queues one settlement job", async () => {

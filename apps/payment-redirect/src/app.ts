@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { parseTrustProxy } from '@gateway/config';
+import { ConfigError, parseTrustProxy } from '@gateway/config';
 import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
 import { Counter } from 'prom-client';
 import { createServer } from '@gateway/http';
 import { pagesPlugin } from '@gateway/pages';
-import { isDatabaseReachable, logLostConnections, PaymentReceiptRepository, PaymentRepository, WalletLookupRepository } from '@gateway/db';
+import { isDatabaseReachable, logLostConnections, PaymentReceiptRepository, PaymentRepository, TokenRepository, WalletLookupRepository } from '@gateway/db';
 import { createProviderHttpClient, createProviderRegistry, type ProviderRegistry } from '@gateway/providers';
 import { createRateReader, registerRateMetrics, type RateReader } from '@gateway/rates';
 import type { PaymentRedirectConfig } from './config';
@@ -43,6 +43,22 @@ const APP_ROOT = join(__dirname, '..');
 /** The {payment_url} host: customers arrive here, leave top-level for the provider, and come back to their receipt. */
 export async function buildPaymentRedirectApp({ config, pool, redis, logger }: PaymentRedirectDeps): Promise<FastifyInstance> {
   const { raw } = config;
+  // The providers buy the token the database counts in (migration 016): another one refuses to
+  // boot. payment-redirect also starts while PostgreSQL is away (not ready): it then checks the
+  // token the first time the database answers, and is not ready while the token is another.
+  const tokens = new TokenRepository(pool);
+  const token = { chainId: raw.CHAIN_ID, address: raw.USDC_TOKEN_ADDRESS };
+  let tokenChecked = false;
+  if (await isDatabaseReachable(pool)) {
+    const otherToken = await tokens.register(token);
+    if (otherToken) throw new ConfigError([`USDC_TOKEN_ADDRESS: ${otherToken}`]);
+    tokenChecked = true;
+  }
+  const tokenCounted = async (): Promise<boolean> => {
+    const otherToken = await tokens.register(token);
+    if (otherToken) app.log.error(`USDC_TOKEN_ADDRESS: ${otherToken}; not ready`);
+    return otherToken === undefined;
+  };
   // Before anything listens: every provider's credentials checked, its adapter built; the
   // sandbox only where SANDBOX_CHECKOUT=on (never in production).
   const providerHttp = createProviderHttpClient();
@@ -64,7 +80,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     logger,
     trustProxy: parseTrustProxy(raw.TRUST_PROXY),
     rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS, redis, keyPrefix: raw.REDIS_PREFIX },
-    readiness: { postgres: () => isDatabaseReachable(pool) },
+    readiness: { postgres: async () => (await isDatabaseReachable(pool)) && (tokenChecked ||= await tokenCounted()) },
   });
   app.addHook('onClose', () => providerHttp.close());
   logLostConnections(pool, app.log);

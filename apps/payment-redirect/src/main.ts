@@ -8,7 +8,7 @@ import { buildPaymentRedirectApp } from './app';
 async function main(): Promise<void> {
   const config = loadPaymentRedirectConfig();
   const { raw } = config;
-  const pool = createPool(databasePoolOptions(raw, 'payment-redirect'));
+  const pool = createPool({ ...databasePoolOptions(raw, 'payment-redirect'), app: 'payment-redirect' });
   const redis = createApiRedis(raw.REDIS_URL);
   // Without a listener a Redis outage would end the process; requests fail open meanwhile.
   redis.on('error', () => undefined);

@@ -130,7 +130,10 @@ describe('GET /payment/<id>: the receipt page', () => {
     page = await receipt(paymentId);
     expect(page.body).toContain('data-step="sent_to_merchant"');
     expect(page.body).toContain('data-final="true"');
-    expect(page.body).toContain('The merchant has received 49.24015 USDC');
+    // What arrived, and that the shop was paid: never "the merchant has received 49.24015 USDC",
+    // which the merchant did not (its payout is that less the fee and any affiliate's share).
+    expect(page.body).toContain('49.24015 USDC arrived and the shop has been paid for this order.');
+    expect(page.body).not.toMatch(/merchant has received/);
     expect(page.body).not.toContain('The shop has been notified');
     expect(page.body).not.toContain('http-equiv="refresh"');
     await fixture.db.pool.query(`UPDATE callback_deliveries SET status = 'delivered' WHERE deposit_id = $1`, [deposit.id]);

@@ -51,6 +51,9 @@ export async function checkSandboxSafety(config: SandboxProviderConfig, funder: 
   if (!(await funder.hasCode(config.token))) {
     throw new SandboxBootRefusedError(`no test token: there is no contract code at USDC_TOKEN_ADDRESS ${config.token} on chain ${rpcChainId}`);
   }
+  // The gateway counts in 6-decimal base units: a token with other decimals would pay orders off by powers of ten.
+  const decimalsProblem = await funder.tokenDecimalsProblem();
+  if (decimalsProblem) throw new SandboxBootRefusedError(`USDC_TOKEN_ADDRESS: ${decimalsProblem}`);
 }
 
 /** Checks that it is safe, builds the app, and finishes the orders a crash interrupted. Does not listen. */

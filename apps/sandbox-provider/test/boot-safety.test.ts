@@ -1,8 +1,9 @@
 import { ConfigError } from '@gateway/config';
+import { deployTestTokenWithDecimals } from '@gateway/chain';
 import { createTestDatabase, findFreePort, startAnvil, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
 import { startSandboxProvider } from '../src/boot';
 import { loadSandboxProviderConfig } from '../src/config';
-import { deployFundedToken, freshAddress, newSecret, sandboxEnv } from './sandbox-fixture';
+import { DEPLOYER, deployFundedToken, freshAddress, newSecret, sandboxEnv } from './sandbox-fixture';
 
 let anvil: RunningAnvil;
 let polygonLookalike: RunningAnvil;
@@ -43,6 +44,11 @@ describe('startSandboxProvider', () => {
     ['when the chain differs from CHAIN_ID', { CHAIN_ID: '31338' }, /answers chain id 31337, which differs from CHAIN_ID 31338/],
   ])('refuses %s', async (_case, changes, reason) => {
     await expect(boot(changes)).rejects.toThrow(reason);
+  });
+
+  it('refuses a token whose decimals() is not 6: it would pay orders off by powers of ten', async () => {
+    const eighteen = await deployTestTokenWithDecimals({ ...anvil, deployerKey: DEPLOYER.privateKey, decimals: 18 });
+    await expect(boot({ USDC_TOKEN_ADDRESS: eighteen })).rejects.toThrow(/USDC_TOKEN_ADDRESS: token 0x[0-9a-fA-F]{40} has 18 decimals/);
   });
 
   it('refuses an RPC endpoint that answers chain id 137, whatever CHAIN_ID says', async () => {

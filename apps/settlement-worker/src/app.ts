@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
-import { fingerprintFromMnemonic } from '@gateway/chain';
+import { fingerprintFromMnemonic, tokenDecimalsProblem } from '@gateway/chain';
 import { ConfigError } from '@gateway/config';
 import {
   GatewayAddressRepository,
   HdKeyRepository,
+  TokenRepository,
   isDatabaseReachable,
   logLostConnections,
   PayoutRepository,
@@ -17,9 +18,11 @@ import { SettlementMetrics } from './metrics';
 import { CallbackQueueEnqueuer, SettlementRuntime } from './settlement-runtime';
 import { crashAt, noCrashes } from './services/crash-points';
 import { DepositReplanner } from './services/deposit-replanner';
+import { payoutCosting } from './services/payout-costing';
 import { PayoutFinality } from './services/payout-finality';
 import { PayoutLegDriver } from './services/payout-leg-driver';
 import { Relayer } from './services/relayer';
+import { RelayerOutbox } from './services/relayer-outbox';
 import type { SettlementChain } from './services/settlement-chain';
 import { SettlementService } from './services/settlement-service';
 import { TemporaryWalletKeys } from './services/temporary-wallet-keys';
@@ -54,6 +57,16 @@ async function assertSeedDerivedTheWallets(keys: HdKeyRepository, fingerprint: s
 }
 
 /**
+ * Refuses to pay in a token the gateway cannot count in (its decimals() is not 6), or in another
+ * token than the one this database counts in (recorded by the first app to boot).
+ */
+async function assertTokenCounted(pool: Pool, chain: SettlementChain): Promise<void> {
+  const token = { chainId: chain.chainId, address: chain.token };
+  const problem = (await tokenDecimalsProblem(chain.client, chain.token)) ?? (await new TokenRepository(pool).register(token));
+  if (problem) throw new ConfigError([`USDC_TOKEN_ADDRESS: ${problem}`]);
+}
+
+/**
  * The settlement worker: a BullMQ consumer of final deposits plus /healthz, /readyz and /metrics.
  * It alone holds the seed of the temporary wallets and the relayer key. Call
  * `app.settlement.start()` to begin taking jobs; closing the app stops them.
@@ -76,6 +89,7 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
   });
   logLostConnections(pool, app.log);
   await assertSeedDerivedTheWallets(new HdKeyRepository(pool), fingerprintFromMnemonic(config.mnemonic));
+  await assertTokenCounted(pool, chain);
   const metrics = new SettlementMetrics(app.metrics);
   const settlements = new SettlementRepository(pool);
   const payouts = new PayoutRepository(pool);
@@ -89,14 +103,17 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
   const finality = new PayoutFinality({ chain, confirmations: raw.CONFIRMATIONS, metrics, log: app.log });
   // Asked at boot so /metrics and the log say which rule applies before the first payout; asked again at every check.
   await finality.refresh();
+  const crash = config.crashAt ? crashAt(config.crashAt) : noCrashes;
+  // One outbox for every relayer transaction, the payouts' and the replan command's cancellations.
+  const outbox = new RelayerOutbox({ payouts, chain, relayer, metrics, log, crash });
   const legs = new PayoutLegDriver({
     payouts,
     chain,
     finality,
-    relayer,
+    outbox,
     metrics,
     log,
-    crash: config.crashAt ? crashAt(config.crashAt) : noCrashes,
+    crash,
     settings: {
       stuckTxTimeoutMs: raw.STUCK_TX_TIMEOUT_MS,
       authorizationValiditySeconds: raw.AUTHORIZATION_VALIDITY_SECONDS,
@@ -110,10 +127,10 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
     legs,
     keys,
     callbacks: new CallbackQueueEnqueuer(callbackQueue),
+    costing: payoutCosting(config, chain, relayer),
     metrics,
     log,
     settings: {
-      platformFeeBps: raw.PLATFORM_FEE_BPS,
       platformFeeAddress: config.platformFeeAddress,
       dustThreshold: config.dustThreshold,
       authorizationValiditySeconds: raw.AUTHORIZATION_VALIDITY_SECONDS,
@@ -143,7 +160,7 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
       settlements,
       payouts,
       chain,
-      relayer,
+      outbox,
       keys,
       finality: new PayoutFinality({ chain, confirmations: raw.CONFIRMATIONS, metrics, log }),
       settings: {

@@ -13,7 +13,7 @@ import {
   runtimeSettings,
 } from '@gateway/config';
 import { DEFAULT_MAX_BLOCK_RANGE, PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
-import { DEFAULT_DUST_THRESHOLD } from '@gateway/domain';
+import { ASSUMED_NATIVE_PRICE_USDC, DEFAULT_DUST_THRESHOLD, formatUsdc, parseUsdc } from '@gateway/domain';
 import type { RedisSettings } from '@gateway/queue';
 import { CRASH_POINTS, type CrashPoint } from './services/crash-points';
 import type { SettlementChainOptions } from './services/settlement-chain';
@@ -33,14 +33,23 @@ export const settlementSettings = Type.Object({
     description: "BIP-39 seed of the temporary wallets (m/44'/60'/0'/0/i); only this app holds it",
   }),
   RELAYER_PRIVATE_KEY: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'key of the gas wallet that relays every payout' }),
-  PLATFORM_FEE_BPS: Type.Integer({ default: 100, minimum: 0, maximum: 10_000, description: 'platform fee in basis points (100 = 1%)' }),
-  PLATFORM_FEE_ADDRESS: Type.String({ pattern: ADDRESS, description: 'receives the platform fee leg' }),
+  PLATFORM_FEE_ADDRESS: Type.String({ pattern: ADDRESS, description: 'receives the platform fee leg (its share is what each wallet recorded at creation)' }),
   DUST_THRESHOLD: Type.String({
     // The costliest payout's measured gas at a stated gas and POL price (dust-policy in @gateway/domain).
     default: DEFAULT_DUST_THRESHOLD.toString(),
     pattern: '^[0-9]{1,30}$',
     description:
       "USDC base units; a deposit below it is held and paid out with its wallet's next payout, never forwarded alone at a loss (30000 = 0.03 USDC)",
+  }),
+  PAYOUT_BELOW_GAS_COST: Type.Union([Type.Literal('hold'), Type.Literal('pay')], {
+    default: 'hold',
+    description:
+      "hold: a payout whose platform fee is worth less than its gas (at today's gas price, NATIVE_PRICE_USDC per POL) is held like dust until its wallet's sum earns its gas; pay: the operator pays such payouts (e.g. a gateway charging no fee)",
+  }),
+  NATIVE_PRICE_USDC: Type.String({
+    default: formatUsdc(ASSUMED_NATIVE_PRICE_USDC),
+    pattern: '^[0-9]{1,12}(\\.[0-9]{1,6})?$',
+    description: 'USDC per POL (the native coin) that payouts are weighed at against their fee; set it at or above the market price',
   }),
   WORKER_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 64, description: 'settlement job runs in parallel per process (a payout waiting for confirmations holds no slot between runs)' }),
   STUCK_TX_TIMEOUT_MS: Type.Integer({
@@ -97,6 +106,8 @@ export interface SettlementConfig {
   tokenAddress: Address;
   platformFeeAddress: Address;
   dustThreshold: bigint;
+  /** NATIVE_PRICE_USDC in USDC base units per native coin. */
+  nativePriceUsdc: bigint;
   /** MAX_FEE_PER_GAS_GWEI in wei. */
   maxFeePerGas: bigint;
   relayerKey: Hex;
@@ -140,6 +151,8 @@ export function loadSettlementConfig(env: NodeJS.ProcessEnv = process.env): Sett
     problems.push('CHAIN_RPC_URL: settlement needs an http(s) JSON-RPC endpoint (it only sends requests, it subscribes to nothing)');
   }
   const maxFeePerGas = parseGwei(raw.MAX_FEE_PER_GAS_GWEI);
+  const nativePriceUsdc = parseUsdc(raw.NATIVE_PRICE_USDC);
+  if (nativePriceUsdc === 0n) problems.push('NATIVE_PRICE_USDC: must be above 0, or every payout would look free (PAYOUT_BELOW_GAS_COST=pay pays them anyway)');
   if (maxFeePerGas === 0n) problems.push('MAX_FEE_PER_GAS_GWEI: must be above 0, or no payout could ever be sent');
   const tokenAddress = getAddress(raw.USDC_TOKEN_ADDRESS);
   const platformFeeAddress = getAddress(raw.PLATFORM_FEE_ADDRESS);
@@ -154,6 +167,7 @@ export function loadSettlementConfig(env: NodeJS.ProcessEnv = process.env): Sett
     tokenAddress,
     platformFeeAddress,
     dustThreshold: BigInt(raw.DUST_THRESHOLD),
+    nativePriceUsdc,
     maxFeePerGas,
     relayerKey,
     mnemonic: raw.SETTLEMENT_MNEMONIC,

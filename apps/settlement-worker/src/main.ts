@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   // The token's EIP-712 domain is read from the chain here; a node that is down, on another
   // chain, or a token whose domain does not match its DOMAIN_SEPARATOR stops the boot.
   const chain = await SettlementChain.connect(settlementChainOptions(config));
-  const pool = createPool(databasePoolOptions(raw, 'settlement-worker'));
+  const pool = createPool({ ...databasePoolOptions(raw, 'settlement-worker'), app: 'settlement-worker' });
   const app = await buildSettlementWorkerApp({ config, pool, chain });
   app.addHook('onClose', () => pool.end());
   app.log.info(

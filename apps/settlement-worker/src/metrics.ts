@@ -9,7 +9,17 @@ import { FinalityGauges } from '@gateway/http';
  * re-plans the deposit.
  */
 export type SettlementOutcome = 'forwarded' | 'in_flight' | 'held' | 'orphaned' | 'not_final' | 'busy' | 'error' | 'needs_attention';
-export type RelayerSendKind = 'initial' | 'rebroadcast' | 'fee-bump' | 're-signed' | 'new-nonce' | 'nonce-filler';
+/** What a relayer transaction was sent for: a payout leg's (first, again, replaced), a nonce filler, or the replan command's cancellation. */
+export type RelayerSendKind =
+  | 'initial'
+  | 'rebroadcast'
+  | 'fee-bump'
+  | 're-signed'
+  | 'new-nonce'
+  | 'nonce-filler'
+  | 'cancel'
+  | 'cancel-rebroadcast'
+  | 'cancel-fee-bump';
 
 /** The settlement worker's own Prometheus metrics, registered on the app's registry. */
 export class SettlementMetrics {
@@ -27,6 +37,7 @@ export class SettlementMetrics {
   readonly depositsNeedingAttention: Gauge;
   readonly needsAttention: Counter<'reason'>;
   readonly legWaits: Counter<'reason'>;
+  readonly payoutsHeld: Counter<'reason'>;
 
   readonly finality: FinalityGauges;
   readonly feeCeiling: Counter<'outcome'>;
@@ -67,10 +78,17 @@ export class SettlementMetrics {
     });
     this.transactionsSent = new Counter({
       name: 'settlement_relayer_transactions_total',
-      help: 'Relayer transactions broadcast, by kind (initial, rebroadcast, fee-bump, re-signed, new-nonce, nonce-filler: a 0-value transfer spending a nonce our dropped transaction held after someone else paid its leg)',
+      help: 'Relayer transactions broadcast, by kind (initial, rebroadcast, fee-bump, re-signed, new-nonce, nonce-filler: a 0-value transfer spending a nonce our dropped transaction held after someone else paid its leg; cancel, cancel-rebroadcast, cancel-fee-bump: the replan command cancelling an authorization)',
       labelNames: ['kind'],
       registers,
     });
+    this.payoutsHeld = new Counter({
+      name: 'settlement_payouts_held_total',
+      help: "Deposits held instead of paid out, by reason (dust: below DUST_THRESHOLD with the wallet's held dust; below_gas_cost: its platform fee is worth less than the payout's gas); each goes with the next payout of its wallet",
+      labelNames: ['reason'],
+      registers,
+    });
+    for (const reason of ['dust', 'below_gas_cost']) this.payoutsHeld.inc({ reason }, 0);
     this.chainErrors = new Counter({
       name: 'settlement_chain_errors_total',
       help: 'Failed chain requests during settlement (each is retried)',

@@ -5,13 +5,14 @@
 //   pnpm --filter @gateway/settlement-worker replan <deposit-id> [--timeout <seconds>]
 //       once the cause is fixed (payout address changed or taken off the blacklist, fee address
 //       configured anew, wallet topped up): cancels the old authorizations not used, on chain,
-//       waits until the cancellations are final, writes a new plan with fresh nonces to the
-//       recipients configured now, and queues the deposit. Run it again to resume after a timeout.
+//       waits until the cancellations are final, writes a new plan with fresh nonces as the
+//       wallet's terms and PLATFORM_FEE_ADDRESS give it now (never from the old rows), and queues
+//       the deposit. Run it again to resume after a timeout.
 import { Type } from '@sinclair/typebox';
 import { chainIdentitySettings, ConfigError, databasePoolOptions, databaseSettings, loadConfig, runtimeSettings } from '@gateway/config';
 import { createPool, SettlementRepository, type DepositNeedingAttention } from '@gateway/db';
 import { formatUsdc } from '@gateway/domain';
-import { SETTLEMENT_JOB_NAME, settlementJobId, settlementJobOptions } from '@gateway/queue';
+import { ensureLiveSettlementJob } from '@gateway/queue';
 import { buildSettlementWorkerApp } from './app';
 import { loadSettlementConfig, settlementChainOptions } from './config';
 import { SettlementChain } from './services/settlement-chain';
@@ -33,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
 
 async function list(): Promise<number> {
   const raw = loadConfig(listSettings);
-  const pool = createPool({ ...databasePoolOptions(raw, 'settlement-replan'), max: 1 });
+  const pool = createPool({ ...databasePoolOptions(raw, 'settlement-replan'), max: 1, app: 'settlement-worker' });
   try {
     const deposits = await new SettlementRepository(pool).listNeedingAttention(raw.CHAIN_ID);
     if (deposits.length === 0) console.log('no deposit needs attention');
@@ -72,7 +73,7 @@ async function replan(depositId: string, timeoutMs: number): Promise<number> {
   const config = loadSettlementConfig();
   const { raw } = config;
   const chain = await SettlementChain.connect(settlementChainOptions(config));
-  const pool = createPool({ ...databasePoolOptions(raw, 'settlement-replan'), max: 3 });
+  const pool = createPool({ ...databasePoolOptions(raw, 'settlement-replan'), max: 3, app: 'settlement-worker' });
   // The worker's app, never started: the same components and checks (seed, relayer), no consumer.
   const app = await buildSettlementWorkerApp({ config, pool, chain, logger: false });
   try {
@@ -91,12 +92,8 @@ async function replan(depositId: string, timeoutMs: number): Promise<number> {
         console.error(`the cancellations of the ${outcome.pending.join(', ')} leg(s) are not final yet; run replan ${depositId} again`);
         return 3;
       case 'replanned': {
-        const queue = app.settlement.settlementQueue;
-        const jobId = settlementJobId(depositId);
-        const finished = await queue.getJob(jobId);
-        // Its last run ended (needs_attention, or failed): a job of the same id is only added once it is gone.
-        if (finished && ((await finished.isCompleted()) || (await finished.isFailed()))) await finished.remove();
-        await queue.add(SETTLEMENT_JOB_NAME, { depositId }, { ...settlementJobOptions, jobId });
+        // Its last run ended (needs_attention, or failed): the job is added again, or retried.
+        await ensureLiveSettlementJob(app.settlement.settlementQueue, depositId);
         const paid = outcome.paid.length > 0 ? `; paid after all: ${outcome.paid.join(', ')}` : '';
         console.log(`deposit ${depositId} re-planned (${outcome.replaced.length} new leg(s)${paid}) and queued`);
         return 0;

@@ -1,13 +1,15 @@
-import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   enqueueDeliveries,
+  openSettlementQueue,
   QUEUE_NAMES,
   redisConnection,
   settlementWorkerSettings,
   type CallbackQueue,
   type RedisSettings,
   type SettlementJob,
+  type SettlementQueue,
 } from '@gateway/queue';
 import type { SettlementMetrics, SettlementOutcome } from './metrics';
 import { DepositNotFound, SettlementRetryLater, type CallbackEnqueuer, type SettlementService } from './services/settlement-service';
@@ -50,7 +52,7 @@ export class CallbackQueueEnqueuer implements CallbackEnqueuer {
  * every Redis connection it opened.
  */
 export class SettlementRuntime {
-  readonly settlementQueue: Queue<SettlementJob>;
+  readonly settlementQueue: SettlementQueue;
   readonly reconciler: SettlementReconciler;
   private worker: Worker<SettlementJob, SettlementOutcome> | undefined;
 
@@ -58,11 +60,7 @@ export class SettlementRuntime {
     private readonly deps: RuntimeDeps,
     private readonly callbackQueue: CallbackQueue,
   ) {
-    const { redis } = deps.settings;
-    this.settlementQueue = new Queue<SettlementJob>(QUEUE_NAMES.settlement, {
-      connection: redisConnection(redis, 'producer'),
-      prefix: redis.prefix,
-    });
+    this.settlementQueue = openSettlementQueue(deps.settings.redis);
     this.reconciler = new SettlementReconciler({
       ...deps.reconciler,
       queue: this.settlementQueue,

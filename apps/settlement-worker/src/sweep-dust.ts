@@ -1,17 +1,20 @@
 // Operator command: `pnpm --filter @gateway/settlement-worker sweep-dust (--all | --wallet <temporary address>) [--force]`
 // pays out held dust now, without waiting for the next deposit into its wallet. Each wallet's held
 // deposits become one payout of their sum, carried by the newest of them (the others are swept by
-// it, and its one callback reports the sum); a sum below DUST_THRESHOLD stays held unless --force.
-// Runs in the settlement worker's environment (it reads the same settings; it signs nothing: the
-// worker pays the planned legs). If Redis is out of reach, the worker's reconciler queues them.
-import { Queue } from 'bullmq';
+// it, and its one callback reports the sum); a sum below DUST_THRESHOLD, or whose platform fee is
+// worth less than the payout's gas (PAYOUT_BELOW_GAS_COST=hold, at the gas price now), stays held
+// unless --force. Runs in the settlement worker's environment (it reads the same settings and asks
+// the same node for the gas price; it signs nothing: the worker pays the planned legs). If Redis is
+// out of reach, the worker's reconciler queues them.
 import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { formatUsdc, sweepOfHeldDust } from '@gateway/domain';
 import { createPool, SettlementRepository, WalletLookupRepository, type WalletHeldDust } from '@gateway/db';
-import { QUEUE_NAMES, redisConnection, type SettlementJob } from '@gateway/queue';
-import { loadSettlementConfig } from './config';
+import { ensureLiveSettlementJob, openSettlementQueue, type SettlementQueue } from '@gateway/queue';
+import { loadSettlementConfig, settlementChainOptions } from './config';
+import { payoutCosting, type PayoutCosting } from './services/payout-costing';
 import { PayoutPlanner } from './services/payout-planner';
-import { ensureLiveSettlementJob } from './services/settlement-reconciler';
+import { Relayer } from './services/relayer';
+import { SettlementChain } from './services/settlement-chain';
 
 const USAGE = 'usage: sweep-dust (--all | --wallet <temporary wallet address>) [--force]';
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -45,11 +48,8 @@ async function main(): Promise<number> {
   }
   const config = loadSettlementConfig();
   const { raw } = config;
-  const pool = createPool({ ...databasePoolOptions(raw, 'settlement-sweep-dust'), max: 2 });
-  const queue = new Queue<SettlementJob>(QUEUE_NAMES.settlement, {
-    connection: redisConnection(config.redis, 'producer'),
-    prefix: config.redis.prefix,
-  });
+  const pool = createPool({ ...databasePoolOptions(raw, 'settlement-sweep-dust'), max: 2, app: 'settlement-worker' });
+  const queue = openSettlementQueue(config.redis);
   try {
     const settlements = new SettlementRepository(pool);
     const wallets = await settlements.walletsWithHeldDust(raw.CHAIN_ID, request.wallet);
@@ -62,13 +62,18 @@ async function main(): Promise<number> {
       return 0;
     }
     const planner = new PayoutPlanner({
-      platformFeeBps: raw.PLATFORM_FEE_BPS,
       platformFeeAddress: config.platformFeeAddress,
       authorizationValiditySeconds: raw.AUTHORIZATION_VALIDITY_SECONDS,
     });
+    // The worker's rule for a payout's gas, priced by the same node at the same ceiling; --force pays regardless.
+    let costing: PayoutCosting | undefined;
+    if (!request.force) {
+      const chain = await SettlementChain.connect(settlementChainOptions(config));
+      costing = payoutCosting(config, chain, new Relayer(config.relayerKey, chain.chainId, raw.FEE_BUMP_PERCENT, config.maxFeePerGas));
+    }
     let failed = 0;
     for (const wallet of wallets) {
-      if (!(await sweepWallet(wallet, { settlements, planner, queue, dustThreshold: config.dustThreshold, force: request.force }))) failed += 1;
+      if (!(await sweepWallet(wallet, { settlements, planner, queue, costing, dustThreshold: config.dustThreshold, force: request.force }))) failed += 1;
     }
     return failed === 0 ? 0 : 1;
   } finally {
@@ -80,13 +85,15 @@ async function main(): Promise<number> {
 interface SweepDeps {
   settlements: SettlementRepository;
   planner: PayoutPlanner;
-  queue: Queue<SettlementJob>;
+  queue: SettlementQueue;
+  /** Undefined when forced. */
+  costing: PayoutCosting | undefined;
   dustThreshold: bigint;
   force: boolean;
 }
 
 /** Plans one wallet's payout of its held dust and queues it; false when it could not be planned. */
-async function sweepWallet(wallet: WalletHeldDust, { settlements, planner, queue, dustThreshold, force }: SweepDeps): Promise<boolean> {
+async function sweepWallet(wallet: WalletHeldDust, { settlements, planner, queue, costing, dustThreshold, force }: SweepDeps): Promise<boolean> {
   const amounts = wallet.held.map((dust) => dust.amount);
   const sweep = sweepOfHeldDust(amounts, dustThreshold, force);
   const what = `${wallet.temporaryAddress}: ${wallet.held.length} held deposit(s), ${formatUsdc(sweep.payable)} USDC`;
@@ -98,6 +105,13 @@ async function sweepWallet(wallet: WalletHeldDust, { settlements, planner, queue
   const deposit = await settlements.findDeposit(carrier.id);
   if (!deposit) throw new Error(`held deposit ${carrier.id} vanished`);
   const legs = planner.legs(deposit, sweep.payable);
+  const gas = await costing?.weigh(legs);
+  if (gas && !gas.covered) {
+    console.log(
+      `${what}: its platform fee (${formatUsdc(gas.earnedUsdc)} USDC) is worth less than the payout's gas (${formatUsdc(gas.gasCostUsdc)} USDC at today's gas price): left held (--force pays it anyway)`,
+    );
+    return true;
+  }
   const sweptDepositIds = wallet.held.slice(0, -1).map((dust) => dust.id);
   if (!(await settlements.startForwarding(carrier.id, legs, { sweptDepositIds, from: 'held' }))) {
     console.error(`${what}: another payout of this wallet took some of it meanwhile; run sweep-dust again`);

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Address } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { parseCustomAffiliateWalletRequest, type EvmAddress } from '@gateway/domain';
+import { parseCustomAffiliateWalletRequest, walletPlatformFeeBps, type EvmAddress } from '@gateway/domain';
 import { PaymentStatusRepository, WalletRepository } from '@gateway/db';
 import { TEST_MNEMONIC } from '@gateway/testkit';
 import { freshAddress, SettlementFixture, USDC, type TestWallet } from './settlement-fixture';
@@ -16,7 +16,7 @@ let nextHdIndex = 500;
 
 beforeAll(async () => {
   fixture = await SettlementFixture.start('affsplit');
-  app = await fixture.buildApp({ PLATFORM_FEE_BPS: '100' });
+  app = await fixture.buildApp();
   app.settlement.start();
 });
 
@@ -33,7 +33,7 @@ interface CustomWallet extends TestWallet {
 /**
  * A wallet created the way custom-affiliate.php creates it: the query parsed by the domain rule
  * (against the platform fee wallet-control was configured with at the time), written by the
- * wallet repository.
+ * wallet repository with the platform's share it leaves.
  */
 async function customAffiliateWallet(split: { affiliate_fee: string; merchant_fee: string }, platformFeeBpsAtCreation = 100): Promise<CustomWallet> {
   const hdIndex = nextHdIndex++;
@@ -61,6 +61,7 @@ async function customAffiliateWallet(split: { affiliate_fee: string; merchant_fe
         affiliateFeeBps: request.affiliate.affiliateFeeBps,
         merchantFeeBps: request.affiliate.merchantFeeBps,
       },
+      platformFeeBps: walletPlatformFeeBps(request.affiliate, platformFeeBpsAtCreation),
     },
   ]);
   if (!result?.created) throw new Error('wallet not created');
@@ -106,7 +107,7 @@ describe('settlement of a deposit into a custom affiliate split wallet', () => {
   });
 
   it('keeps the split the wallet was created with when the platform fee changes later', async () => {
-    // Created when the platform fee was 0.5% (0.985 + 0.01); the settlement worker now says 1%.
+    // Created when the platform fee was 0.5% (0.985 + 0.01); wallets created now pay 1%.
     const wallet = await customAffiliateWallet({ affiliate_fee: '0.01', merchant_fee: '0.985' }, 50);
     const platformBefore = await fixture.usdcBalance(fixture.platformFeeAddress);
     const deposit = await fixture.deposit(wallet, 10n * USDC);

@@ -77,6 +77,7 @@ function rulesOf(file: string): Rule[] {
 describe('Prometheus alert rules (infra/prometheus)', () => {
   it('prometheus.yml loads the settlement rules', () => {
     expect(ruleFiles()).toContain(path.join(PROMETHEUS_DIR, 'rules/settlement.yml'));
+    expect(ruleFiles()).toContain(path.join(PROMETHEUS_DIR, 'rules/chain-watcher.yml'));
     for (const file of ruleFiles()) expect(statSync(file).isFile()).toBe(true);
   });
 
@@ -98,7 +99,7 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('alerts on the settlement backlog, held dust, deposits needing a person and own transfers', () => {
+  it('alerts on the settlement backlog, held dust, deposits needing a person, own transfers and orphaned deposits', () => {
     const read = new Set(ruleFiles().flatMap((file) => rulesOf(file).flatMap((rule) => metricsIn(rule.expr))));
     for (const metric of [
       'settlement_oldest_unsettled_deposit_seconds',
@@ -107,9 +108,13 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
       'settlement_deposits_needing_attention',
       'settlement_needs_attention_total',
       'chain_watcher_own_transfers_total',
+      'chain_watcher_deposits_total',
     ]) {
       expect(read).toContain(metric);
     }
+    // The deposits counter is read for its orphans, the label the chain watcher counts them under.
+    const expressions = ruleFiles().flatMap((file) => rulesOf(file).map((rule) => rule.expr));
+    expect(expressions.some((expr) => /chain_watcher_deposits_total\{[^}]*status="orphaned"/.test(expr))).toBe(true);
   });
 
   it('gives every alert a severity and a summary', () => {

@@ -35,13 +35,16 @@ describe('settlement worker configuration', () => {
   it('has the documented defaults', () => {
     const config = loadSettlementConfig(env());
     expect(config.raw).toMatchObject({
-      PLATFORM_FEE_BPS: 100,
+      PAYOUT_BELOW_GAS_COST: 'hold',
       METRICS_PORT: 3102,
       CHAIN_ID: 137,
       WORKER_CONCURRENCY: 4,
       FEE_BUMP_PERCENT: 25,
     });
     expect(config.dustThreshold).toBe(30_000n);
+    expect(config.nativePriceUsdc).toBe(500_000n);
+    // The platform fee is each wallet's own, recorded at creation: the worker has no setting for it.
+    expect(config.raw).not.toHaveProperty('PLATFORM_FEE_BPS');
     expect(config.tokenAddress).toBe('0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359');
     expect(config.crashAt).toBeUndefined();
   });
@@ -92,7 +95,9 @@ describe('settlement worker configuration', () => {
     [{ DATABASE_POOL_SIZE: '4', WORKER_CONCURRENCY: '4' }, /^DATABASE_POOL_SIZE: must be larger/],
     [{ CHAIN_RPC_URL: 'wss://polygon.example' }, /^CHAIN_RPC_URL: settlement needs an http/],
     [{ PLATFORM_FEE_ADDRESS: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' }, /^PLATFORM_FEE_ADDRESS: must be a wallet/],
-    [{ PLATFORM_FEE_BPS: '10001' }, /^PLATFORM_FEE_BPS/],
+    [{ NATIVE_PRICE_USDC: '0' }, /^NATIVE_PRICE_USDC: must be above 0/],
+    [{ NATIVE_PRICE_USDC: '0.1234567' }, /^NATIVE_PRICE_USDC/],
+    [{ PAYOUT_BELOW_GAS_COST: 'always' }, /^PAYOUT_BELOW_GAS_COST/],
     [{ DUST_THRESHOLD: '0.01' }, /^DUST_THRESHOLD/],
     [{ FEE_BUMP_PERCENT: '5' }, /^FEE_BUMP_PERCENT/],
   ])('refuses %p', (overrides, message) => {

@@ -155,6 +155,10 @@ describe('replan: the way out of needs_attention', () => {
     expect(listed.stdout).toMatch(/platform\s+needs_attention\s+0\.05 USDC to 0x[0-9a-f]{40}\s+fee_address_blacklisted/);
 
     const newFeeAddress = freshAddress();
+    // The operator configures the new fee address for the worker too: a worker pays only the legs
+    // its own plan gives (to another fee address a leg needs attention, plan_mismatch).
+    await fixture.stopApp();
+    await fixture.startApp({ PLATFORM_FEE_ADDRESS: newFeeAddress });
     const run = await replanCommand([deposit.id], fixture.env({ PLATFORM_FEE_ADDRESS: newFeeAddress }));
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);

@@ -13,7 +13,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain, deployTestUsdc, mintTestUsdc, setTestUsdcBlacklisted, usdcAbi, type TestUsdcAdminOptions } from '@gateway/chain';
-import { callbackJobId, QUEUE_NAMES, redisConnection, SETTLEMENT_JOB_NAME, settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
+import { callbackJobId, enqueueSettlements, openSettlementQueue, QUEUE_NAMES, redisConnection, type SettlementQueue } from '@gateway/queue';
 import { anvilAccounts, createTestDatabase, startAnvil, TEST_MNEMONIC, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
 import type { FastifyInstance } from 'fastify';
 import { loadSettlementConfig, type SettlementConfig } from '../src/config';
@@ -31,6 +31,8 @@ const FIRST_TEMPORARY_INDEX = 100;
 
 export interface WalletOptions {
   affiliate?: { address: Address; bps: number };
+  /** The platform fee recorded on the wallet at its creation; 100 (1%) when not given. */
+  platformFeeBps?: number;
 }
 
 export interface TestWallet {
@@ -52,7 +54,7 @@ export class SettlementFixture {
   readonly platformFeeAddress = freshAddress();
   readonly rpc: PublicClient;
   private nextHdIndex = FIRST_TEMPORARY_INDEX;
-  private settlementQueueInstance: Queue<SettlementJob> | undefined;
+  private settlementQueueInstance: SettlementQueue | undefined;
   private callbackQueueInstance: Queue | undefined;
   private app: FastifyInstance | undefined;
 
@@ -99,7 +101,6 @@ export class SettlementFixture {
       SETTLEMENT_MNEMONIC: TEST_MNEMONIC,
       RELAYER_PRIVATE_KEY: relayerAccount.privateKey,
       PLATFORM_FEE_ADDRESS: this.platformFeeAddress,
-      PLATFORM_FEE_BPS: '100',
       DUST_THRESHOLD: '10000',
       WORKER_CONCURRENCY: '2',
       POLL_INTERVAL_MS: '100',
@@ -115,8 +116,8 @@ export class SettlementFixture {
     return loadSettlementConfig(this.env(overrides));
   }
 
-  /** A settlement app in this process (not started); `pool` defaults to the fixture's. */
-  async buildApp(overrides: Record<string, string> = {}, pool: Pool = this.db.pool): Promise<FastifyInstance> {
+  /** A settlement app in this process (not started); `pool` defaults to one with the settlement-worker's role, as in production. */
+  async buildApp(overrides: Record<string, string> = {}, pool: Pool = this.db.appPool('settlement-worker')): Promise<FastifyInstance> {
     const config = this.config(overrides);
     const chain = await SettlementChain.connect({
       rpcUrl: config.raw.CHAIN_RPC_URL,
@@ -216,8 +217,8 @@ export class SettlementFixture {
     const payoutAddress = freshAddress();
     const { rows } = await this.db.pool.query<{ id: string }>(
       `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
-                            affiliate_address, affiliate_fee_bps)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id::text AS id`,
+                            affiliate_address, affiliate_fee_bps, platform_fee_bps)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id::text AS id`,
       [
         hdIndex,
         address.toLowerCase(),
@@ -228,6 +229,7 @@ export class SettlementFixture {
         randomBytes(24).toString('hex'),
         options.affiliate?.address.toLowerCase() ?? null,
         options.affiliate?.bps ?? null,
+        options.platformFeeBps ?? 100,
       ],
     );
     return { id: rows[0]!.id, hdIndex, address, payoutAddress };
@@ -263,11 +265,8 @@ export class SettlementFixture {
   }
 
   /** Producer view of the settlement queue (one per fixture). */
-  get settlementQueue(): Queue<SettlementJob> {
-    this.settlementQueueInstance ??= new Queue<SettlementJob>(QUEUE_NAMES.settlement, {
-      connection: redisConnection({ url: REDIS_URL, prefix: this.prefix }, 'producer'),
-      prefix: this.prefix,
-    });
+  get settlementQueue(): SettlementQueue {
+    this.settlementQueueInstance ??= openSettlementQueue({ url: REDIS_URL, prefix: this.prefix });
     return this.settlementQueueInstance;
   }
 
@@ -280,7 +279,7 @@ export class SettlementFixture {
   }
 
   async enqueue(depositId: string): Promise<void> {
-    await this.settlementQueue.add(SETTLEMENT_JOB_NAME, { depositId }, { ...settlementJobOptions, jobId: settlementJobId(depositId) });
+    await enqueueSettlements(this.settlementQueue, [depositId]);
   }
 
   async hasCallbackJob(deliveryId: string): Promise<boolean> {

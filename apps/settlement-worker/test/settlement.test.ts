@@ -153,7 +153,7 @@ describe('settlement of a final deposit', () => {
 
 describe('concurrency', () => {
   it('two workers racing on the same deposits produce one payout each, and relayer nonces never collide', async () => {
-    const secondPool = createPool({ connectionString: fixture.db.connectionString, schema: fixture.db.schema, max: 6 });
+    const secondPool = createPool({ connectionString: fixture.db.connectionString, schema: fixture.db.schema, max: 6, app: 'settlement-worker' });
     const second = await fixture.buildApp({}, secondPool);
     try {
       const wallets = await Promise.all([fixture.createWallet(), fixture.createWallet()]);

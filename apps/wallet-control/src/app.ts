@@ -1,13 +1,15 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { ConfigError, parseTrustProxy } from '@gateway/config';
 import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
-import { HdKeyRepository, isDatabaseReachable, logLostConnections, PaymentStatusRepository, WalletRepository } from '@gateway/db';
+import { HdKeyRepository, isDatabaseReachable, logLostConnections, PaymentStatusRepository, TokenRepository, WalletRepository } from '@gateway/db';
 import { TemporaryAddressDeriver } from '@gateway/chain';
 import { createRateReader, registerRateMetrics } from '@gateway/rates';
 import type { WalletControlConfig } from './config';
+import { registerWalletControlMetrics, type WalletControlMetrics } from './metrics';
 import { AddressSupply } from './services/address-supply';
+import { PayoutQuota } from './services/payout-quota';
 import { WalletService } from './services/wallet-service';
 import { PaymentStatusService } from './services/payment-status-service';
 import { controlRoutes } from './routes/control';
@@ -44,6 +46,19 @@ async function assertKnownHdKey(keys: HdKeyRepository, fingerprint: string): Pro
   ]);
 }
 
+const STORE_ERROR_LOG_INTERVAL_MS = 10_000;
+
+/** Redis did not answer the quota's count: the wallet is created anyway, counted, and logged at most every 10 s. */
+function storeErrorReporter(log: FastifyBaseLogger, metrics: WalletControlMetrics): (error: Error) => void {
+  let lastLogged = 0;
+  return (error) => {
+    metrics.payoutQuotaStoreErrors.inc();
+    if (Date.now() - lastLogged < STORE_ERROR_LOG_INTERVAL_MS) return;
+    lastLogged = Date.now();
+    log.warn({ err: error }, 'payout quota store (Redis) unavailable; new wallets are created without the quota until it answers');
+  };
+}
+
 /** The {base_url} host. Holds the xpub only: it derives addresses and can move no funds. */
 export async function buildWalletControlApp({ config, pool, redis, logger }: WalletControlDeps): Promise<FastifyInstance> {
   const { raw } = config;
@@ -60,12 +75,24 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
   const wallets = new WalletRepository(pool);
   const deriver = new TemporaryAddressDeriver(raw.HD_XPUB);
   await assertKnownHdKey(new HdKeyRepository(pool), deriver.fingerprint);
+  // Amounts here are in the token the database counts in (migration 016): another one refuses to boot.
+  const otherToken = await new TokenRepository(pool).register({ chainId: raw.CHAIN_ID, address: config.tokenAddress });
+  if (otherToken) throw new ConfigError([`USDC_TOKEN_ADDRESS: ${otherToken}`]);
   const { backends } = deriver;
   app.log.info({ keyFingerprint: deriver.fingerprint, ...backends }, 'deriving temporary addresses');
   if (backends.secp256k1 !== 'native' || backends.keccak !== 'native') {
     app.log.warn(backends, 'a native crypto binding did not load: deriving addresses partly in JavaScript, several times slower');
   }
-  const addressSupply = new AddressSupply(wallets, deriver, { reserveBatch: raw.HD_INDEX_RESERVE_BATCH });
+  const metrics = registerWalletControlMetrics(app.metrics);
+  const addressSupply = new AddressSupply(wallets, deriver, {
+    reserveBatch: raw.HD_INDEX_RESERVE_BATCH,
+    onReserved: metrics.hdIndexesReserved,
+  });
+  const quota = new PayoutQuota(redis, {
+    ...config.payoutQuota,
+    keyPrefix: raw.REDIS_PREFIX,
+    onStoreError: storeErrorReporter(app.log, metrics),
+  });
   app.decorate(
     'walletService',
     new WalletService({
@@ -77,6 +104,10 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
       callbackAllowedCidrs: config.callbackAllowedCidrs,
       platformFeeBps: raw.PLATFORM_FEE_BPS,
       affiliateShareBps: raw.AFFILIATE_SHARE_BPS,
+      requireHttps: raw.NODE_ENV === 'production',
+      pins: config.pins,
+      affiliateWallets: config.affiliateWallets,
+      quota,
     }),
   );
   app.decorate('paymentStatusService', new PaymentStatusService(new PaymentStatusRepository(pool)));

@@ -1,23 +1,27 @@
 import { SAMPLE_RATE_FILE } from '@gateway/rates';
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import {
   addressInKeySettings,
+  callbackAllowedCidrsSettings,
   chainIdentitySettings,
   ConfigError,
   databaseSettings,
   hdPublicKeySettings,
   loadConfig,
   metricsServerSettings,
+  parseCallbackAllowedCidrs,
+  parseCallbackPublicKeys,
   parseRateSourceSettings,
   parseSealingKeys,
+  platformFeeSettings,
   rateSourceSettings,
   type RateSourceConfig,
   redisSettings,
   runtimeSettings,
   serverSettings,
+  type CallbackPublicKey,
 } from '@gateway/config';
-import { allowedCidrProblem, type EvmAddress, type SealingKeyRing } from '@gateway/domain';
+import { parseAddressPin, type AddressPin, type EvmAddress, type SealingKeyRing } from '@gateway/domain';
 import { isPublicTestXpub } from '@gateway/chain';
 
 export const walletControlSettings = Type.Object({
@@ -35,13 +39,7 @@ export const walletControlSettings = Type.Object({
     minimum: 1,
     description: 'requests per client IP per window to /control/payment-status.php (tighter: it answers about a payment by its token)',
   }),
-  PLATFORM_FEE_BPS: Type.Integer({
-    default: 100,
-    minimum: 0,
-    maximum: 10_000,
-    description:
-      'platform fee in basis points (100 = 1%); must equal the settlement-worker\'s: custom-affiliate.php requires merchant_fee + affiliate_fee = 1 - this',
-  }),
+  ...platformFeeSettings,
   AFFILIATE_SHARE_BPS: Type.Integer({
     default: 50,
     minimum: 0,
@@ -53,11 +51,7 @@ export const walletControlSettings = Type.Object({
     default: false,
     description: 'accept callbacks on placeholder/test domains (localhost, *.test, example.com); local stack only',
   }),
-  CALLBACK_ALLOWED_CIDRS: Type.String({
-    default: '',
-    description:
-      "comma-separated ranges exempt from the callback address rule, as on the callback-worker (set both alike): a callback whose host is an IP literal outside public unicast is refused unless one of these holds it; production refuses ranges reaching loopback, link-local, 0.0.0.0/:: or ::a.b.c.d",
-  }),
+  ...callbackAllowedCidrsSettings,
   HD_INDEX_RESERVE_BATCH: Type.Integer({
     default: 100,
     minimum: 1,
@@ -69,15 +63,36 @@ export const walletControlSettings = Type.Object({
     description:
       'public halves of the callback signing keys as kid:key, comma-separated, newest first; key is PEM or base64 SPKI (required in production)',
   }),
+  PAYOUT_ADDRESSES: Type.String({
+    default: '',
+    description:
+      'comma-separated payout addresses this gateway pays (a gateway for your own shops: always set it); Create Wallet and the affiliate endpoints refuse any other with 403. Empty: any address (open mode)',
+  }),
+  AFFILIATE_ADDRESSES: Type.String({
+    default: '',
+    description: 'comma-separated affiliate addresses the affiliate endpoints accept; any other gets 403. Empty: any address',
+  }),
+  AFFILIATE_WALLETS: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description: 'off: affiliate.php and custom-affiliate.php answer 403 affiliate_disabled (a gateway whose shops have no affiliates)',
+  }),
+  PAYOUT_WALLET_QUOTA_MAX: Type.Integer({
+    default: 1000,
+    minimum: 1,
+    description: 'new wallets one payout address may get per window (Create Wallet and the affiliate endpoints together); more get 429 with Retry-After',
+  }),
+  PAYOUT_WALLET_QUOTA_WINDOW_SECONDS: Type.Integer({
+    default: 3600,
+    minimum: 1,
+    maximum: 604_800,
+    description: 'the window of PAYOUT_WALLET_QUOTA_MAX, in seconds (fixed windows, counted in Redis)',
+  }),
   ADMIN_TOKEN: Type.Optional(
     Type.String({ minLength: 32, description: 'bearer token of the /admin routes (at least 32 characters); unset, the routes do not exist' }),
   ),
 });
 
-export interface CallbackPublicKey {
-  kid: string;
-  key: KeyObject;
-}
+export type { CallbackPublicKey };
 
 export interface WalletControlConfig {
   raw: Static<typeof walletControlSettings>;
@@ -89,17 +104,19 @@ export interface WalletControlConfig {
   rates: RateSourceConfig;
   /** CALLBACK_ALLOWED_CIDRS, checked: ranges an IP-literal callback may point into. */
   callbackAllowedCidrs: string[];
+  /** PAYOUT_ADDRESSES and AFFILIATE_ADDRESSES; undefined: not pinned (open mode). */
+  pins: { payout?: AddressPin; affiliate?: AddressPin };
+  /** AFFILIATE_WALLETS: whether affiliate.php and custom-affiliate.php create wallets. */
+  affiliateWallets: boolean;
+  /** New wallets per payout address per window. */
+  payoutQuota: { max: number; windowSeconds: number };
 }
 
 export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): WalletControlConfig {
   const raw = loadConfig(walletControlSettings, env);
   const problems: string[] = [];
   const callbackPublicKeys = parseCallbackPublicKeys(raw.CALLBACK_PUBLIC_KEYS, problems);
-  const callbackAllowedCidrs = raw.CALLBACK_ALLOWED_CIDRS.split(',').map((part) => part.trim()).filter(Boolean);
-  for (const cidr of callbackAllowedCidrs) {
-    const problem = allowedCidrProblem(cidr, raw.NODE_ENV === 'production');
-    if (problem !== undefined) problems.push(`CALLBACK_ALLOWED_CIDRS: ${problem}`);
-  }
+  const callbackAllowedCidrs = parseCallbackAllowedCidrs(raw.CALLBACK_ALLOWED_CIDRS, raw.NODE_ENV === 'production', problems);
   if (raw.PLATFORM_FEE_BPS + raw.AFFILIATE_SHARE_BPS > 10_000) {
     problems.push('AFFILIATE_SHARE_BPS: together with PLATFORM_FEE_BPS it exceeds 10000 (100%)');
   }
@@ -110,6 +127,11 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
       problems.push('CALLBACK_PUBLIC_KEYS: required in production, or merchants cannot verify callbacks (see the callback-worker keygen command)');
     }
   }
+  const tokenRules = { tokenAddress: raw.USDC_TOKEN_ADDRESS as EvmAddress };
+  const pins = {
+    payout: parseAddressPin(raw.PAYOUT_ADDRESSES, 'PAYOUT_ADDRESSES', tokenRules, problems),
+    affiliate: parseAddressPin(raw.AFFILIATE_ADDRESSES, 'AFFILIATE_ADDRESSES', tokenRules, problems),
+  };
   if (problems.length) throw new ConfigError(problems);
   return {
     raw,
@@ -118,49 +140,8 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
     callbackPublicKeys,
     rates: parseRateSourceSettings(raw, { sampleFile: SAMPLE_RATE_FILE }),
     callbackAllowedCidrs,
+    pins,
+    affiliateWallets: raw.AFFILIATE_WALLETS === 'on',
+    payoutQuota: { max: raw.PAYOUT_WALLET_QUOTA_MAX, windowSeconds: raw.PAYOUT_WALLET_QUOTA_WINDOW_SECONDS },
   };
-}
-
-const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
-
-/** `k2:<PEM or base64 SPKI>,k1:…` → Ed25519 public keys. A private key is refused, not converted. */
-function parseCallbackPublicKeys(value: string, problems: string[], name = 'CALLBACK_PUBLIC_KEYS'): CallbackPublicKey[] {
-  const keys: CallbackPublicKey[] = [];
-  for (const entry of value.split(',').map((part) => part.trim()).filter(Boolean)) {
-    const separator = entry.indexOf(':');
-    const kid = separator === -1 ? '' : entry.slice(0, separator);
-    const material = entry.slice(separator + 1).replaceAll('\\n', '\n');
-    if (!KEY_ID.test(kid)) {
-      problems.push(`${name}: every entry must be kid:key with a kid of letters, digits, _ or - (at most 32)`);
-    } else if (isPrivateKey(material)) {
-      problems.push(`${name}: ${kid} is a private key; wallet-control must only get the public half`);
-    } else {
-      const key = parsePublicKey(material);
-      if (key === undefined) problems.push(`${name}: ${kid} is not an Ed25519 public key (PEM or base64 SPKI)`);
-      else keys.push({ kid, key });
-    }
-  }
-  if (new Set(keys.map((key) => key.kid)).size !== keys.length) problems.push(`${name}: key ids must be unique`);
-  return keys;
-}
-
-function isPrivateKey(material: string): boolean {
-  if (material.includes('PRIVATE KEY')) return true;
-  try {
-    createPrivateKey({ key: Buffer.from(material, 'base64'), format: 'der', type: 'pkcs8' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function parsePublicKey(material: string): KeyObject | undefined {
-  try {
-    const key = material.includes('-----BEGIN')
-      ? createPublicKey(material)
-      : createPublicKey({ key: Buffer.from(material, 'base64'), format: 'der', type: 'spki' });
-    return key.asymmetricKeyType === 'ed25519' ? key : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -7,7 +7,7 @@ import { buildWalletControlApp } from './app';
 async function main(): Promise<void> {
   const config = loadWalletControlConfig();
   const { raw } = config;
-  const pool = createPool(databasePoolOptions(raw, 'wallet-control'));
+  const pool = createPool({ ...databasePoolOptions(raw, 'wallet-control'), app: 'wallet-control' });
   const redis = createApiRedis(raw.REDIS_URL);
   // Without a listener a Redis outage would end the process; requests fail open meanwhile.
   redis.on('error', () => undefined);

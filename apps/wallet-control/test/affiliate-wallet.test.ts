@@ -247,6 +247,6 @@ describe('configuration and documentation', () => {
       ['affiliate_fee', true, true],
       ['merchant_fee', true, true],
     ]);
-    expect(Object.keys(doc.paths['/control/custom-affiliate.php'].get.responses).sort()).toEqual(['200', '400', '409']);
+    expect(Object.keys(doc.paths['/control/custom-affiliate.php'].get.responses).sort()).toEqual(['200', '400', '403', '409', '429']);
   });
 });

@@ -229,3 +229,35 @@ describe('a repeat answers an address_in sealed with the current key', () => {
     expect((await createWallet(callback)).json()).toEqual(first);
   });
 });
+
+describe('production requires https callbacks', () => {
+  // An http callback travels in clear: whoever sees it can replay it (issue 17, section 4). The
+  // production app is this file's app with NODE_ENV=production (its other production settings,
+  // the real xpub and the published keys, are checked at boot and play no part here).
+  const production = async () => {
+    const config = fixture.config();
+    return fixture.build({ ...config, raw: { ...config.raw, NODE_ENV: 'production' } });
+  };
+
+  it('refuses an http callback with a 400 naming callback, on every Create Wallet route', async () => {
+    const app = await production();
+    const callback = 'http://shop.io/ipn?order_id=plain';
+    const response = await createWallet(callback, app);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'invalid_parameter', param: 'callback' });
+    expect(response.json().error).toMatch(/must use https in production/);
+    for (const url of ['/control/affiliate.php', '/control/custom-affiliate.php']) {
+      const affiliateResponse = await app.inject({
+        method: 'GET',
+        url,
+        query: { address: payout, callback, affiliate, affiliate_fee: '0.01', merchant_fee: '0.98' },
+      });
+      expect([url, affiliateResponse.statusCode, affiliateResponse.json().param]).toEqual([url, 400, 'callback']);
+    }
+    expect((await createWallet('https://shop.io/ipn?order_id=tls', app)).statusCode).toBe(200);
+  });
+
+  it('outside production http stays allowed (the local stack calls its demo merchant over http on loopback)', async () => {
+    expect((await createWallet(nextCallback('http://shop.io/ipn'))).statusCode).toBe(200);
+  });
+});

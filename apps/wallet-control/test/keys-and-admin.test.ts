@@ -17,7 +17,7 @@ let app: FastifyInstance;
 async function insertDelivery(status: 'failed' | 'delivered'): Promise<string> {
   const { rows } = await fixture.db.pool.query<{ id: string }>(
     `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-     VALUES (nextval('wallet_hd_index_seq'), $1, $2, $1, 'https://shop.io/ipn?order=1', $3, $4) RETURNING id::text`,
+     VALUES (nextval('wallet_hd_index_seq'), $1, $2, $1, 'https://shop.io/ipn?order=' || $2, $3, $4) RETURNING id::text`,
     [`0x${randomBytes(20).toString('hex')}`, randomBytes(8).toString('hex'), randomBytes(32), randomBytes(16).toString('hex')],
   );
   const id = randomUUID();
@@ -43,8 +43,10 @@ beforeAll(async () => {
 });
 
 describe('callback public keys', () => {
-  const url = 'https://shop.io/ipn?order=1&value_coin=12.5';
-  const header = signCallback({ url, privateKeys: [{ key: newKey.privateKey }, { key: oldKey.privateKey }] });
+  const payoutAddress = '0x52908400098527886E0F7030069857D2E4169EE7';
+  const url = `https://shop.io/ipn?order=1&value_coin=12.5&address_out=${payoutAddress}`;
+  const deliveryId = randomUUID();
+  const header = signCallback({ url, deliveryId, privateKeys: [{ key: newKey.privateKey }, { key: oldKey.privateKey }] });
 
   it('serves the keys as PEM, newest first, and they verify callback signatures', async () => {
     const response = await app.inject({ method: 'GET', url: '/control/pubkey.php' });
@@ -54,7 +56,7 @@ describe('callback public keys', () => {
     expect(blocks).toHaveLength(2);
     expect(blocks.join('')).toBe(response.body);
     expect(blocks[0]).toBe(newKey.publicKey.export({ format: 'pem', type: 'spki' }).toString());
-    for (const pem of blocks) expect(verifyCallbackSignature({ url, header, publicKeys: [pem] })).toMatchObject({ ok: true });
+    for (const pem of blocks) expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [pem], payoutAddress })).toMatchObject({ ok: true });
   });
 
   it('serves a JWK set with key ids that verifies the same signatures', async () => {
@@ -65,8 +67,8 @@ describe('callback public keys', () => {
     expect(keys.map((key: { kid: string }) => key.kid)).toEqual(['k2', 'k1']);
     expect(keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', use: 'sig', alg: 'EdDSA' });
     expect(keys[0]).not.toHaveProperty('d');
-    for (const jwk of keys) expect(verifyCallbackSignature({ url, header, publicKeys: [jwk] })).toMatchObject({ ok: true });
-    expect(verifyCallbackSignature({ url: `${url}0`, header, publicKeys: keys }).ok).toBe(false);
+    for (const jwk of keys) expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [jwk], payoutAddress })).toMatchObject({ ok: true });
+    expect(verifyCallbackSignature({ url: `${url}0`, header, deliveryId, publicKeys: keys, payoutAddress }).ok).toBe(false);
   });
 
   it('refuses a private key in CALLBACK_PUBLIC_KEYS, and production without keys', () => {

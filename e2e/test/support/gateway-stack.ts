@@ -8,7 +8,17 @@ import { english, generateMnemonic } from 'viem/accounts';
 import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
 import { appNodeArguments } from '@gateway/config';
 import { waitFor } from './wait-for';
-import { anvilAccounts, createTestDatabase, findFreePort, startAnvil, testKeyEnv, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
+import {
+  anvilAccounts,
+  createTestDatabase,
+  ensureAppLoginUsers,
+  findFreePort,
+  startAnvil,
+  TEST_DATABASE_URL,
+  testKeyEnv,
+  type RunningAnvil,
+  type TestDatabase,
+} from '@gateway/testkit';
 
 const ROOT = join(__dirname, '..', '..', '..');
 // Exchange rates from the sample table, never the network; the sandbox converts with the same one.
@@ -46,6 +56,10 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
     await mintTestUsdc({ ...target, token, ownerKey: deployer.privateKey, to: holder.address, amount: 1_000_000n * 10n ** 6n });
   }
   const db = await createTestDatabase(label);
+  // Each app connects as a login user of its own, a member of its app's role only, as in production.
+  const databaseUrls = await ensureAppLoginUsers(TEST_DATABASE_URL, db.connectionString);
+  // The sandbox stands for another company: its orders in a schema of their own.
+  const sandboxSchema = `${db.schema}_sandbox`;
 
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   // A seed of its own: the public test mnemonic's first accounts are anvil's funded accounts.
@@ -68,7 +82,6 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
   const common = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
-    DATABASE_URL: db.connectionString,
     DATABASE_SCHEMA: db.schema,
     REDIS_PREFIX: `e2e-${randomUUID()}`,
     CHAIN_ID: String(chain.chainId),
@@ -88,6 +101,7 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
     processes.push(child);
   };
   startApp('apps/wallet-control/src/main.ts', {
+    DATABASE_URL: databaseUrls['wallet-control'],
     PORT: String(ports.wallet),
     METRICS_PORT: String(ports.walletMetrics),
     ADDRESS_IN_KEYS,
@@ -97,6 +111,7 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
     RATE_FILE,
   });
   startApp('apps/payment-redirect/src/main.ts', {
+    DATABASE_URL: databaseUrls['payment-redirect'],
     PORT: String(ports.payment),
     METRICS_PORT: String(ports.paymentMetrics),
     ADDRESS_IN_KEYS,
@@ -110,6 +125,8 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
     RATE_FILE,
   });
   startApp('apps/sandbox-provider/src/main.ts', {
+    DATABASE_URL: db.connectionString,
+    DATABASE_SCHEMA: sandboxSchema,
     PORT: String(ports.sandbox),
     METRICS_PORT: String(ports.sandboxMetrics),
     SANDBOX_SIGNING_SECRET: sandboxSecret,
@@ -117,8 +134,15 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
     GATEWAY_WEBHOOK_BASE_URL: url(ports.payment),
     RATE_FILE,
   });
-  startApp('apps/chain-watcher/src/main.ts', { METRICS_PORT: String(ports.watcher), CONFIRMATIONS: '2', START_BLOCK: '0', POLL_INTERVAL_MS: '200' });
+  startApp('apps/chain-watcher/src/main.ts', {
+    DATABASE_URL: databaseUrls['chain-watcher'],
+    METRICS_PORT: String(ports.watcher),
+    CONFIRMATIONS: '2',
+    START_BLOCK: '0',
+    POLL_INTERVAL_MS: '200',
+  });
   startApp('apps/settlement-worker/src/main.ts', {
+    DATABASE_URL: databaseUrls['settlement-worker'],
     METRICS_PORT: String(ports.settlement),
     SETTLEMENT_MNEMONIC: seed,
     RELAYER_PRIVATE_KEY: relayer.privateKey,
@@ -127,6 +151,7 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
     POLL_INTERVAL_MS: '200',
   });
   startApp('apps/callback-worker/src/main.ts', {
+    DATABASE_URL: databaseUrls['callback-worker'],
     METRICS_PORT: String(ports.callbacks),
     CALLBACK_SIGNING_KEYS: `e2e:${privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')}`,
     CALLBACK_ALLOWED_CIDRS: '127.0.0.0/8',
@@ -144,6 +169,7 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
       ),
     );
     await chain.stop();
+    await db.pool.query(`DROP SCHEMA IF EXISTS "${sandboxSchema}" CASCADE`);
     await db.drop();
   };
   try {

@@ -65,12 +65,9 @@ export interface CallbackHttpClient {
   close(): Promise<void>;
 }
 
-// Failures before any request was sent: name resolution, TCP or TLS (the merchant's host, not its app).
+// Failures before any request was sent: TCP or TLS (the merchant's host, not its app). Name
+// resolution fails earlier, as a DnsLookupError from the guarded connector's lookup.
 const CONNECT_ERROR_CODES = new Set([
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EAI_FAIL',
-  'ENODATA',
   'ECONNREFUSED',
   'EHOSTUNREACH',
   'ENETUNREACH',

@@ -1,6 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import { isIP, type AddressInfo, type LookupFunction } from 'node:net';
-import { createCallbackHttpClient, type CallbackHttpClient, type CallbackHttpClientOptions } from '../src';
+import {
+  createCallbackHttpClient,
+  DnsLookupError,
+  SsrfRefusedError,
+  type CallbackHttpClient,
+  type CallbackHttpClientOptions,
+} from '../src';
 
 const LOCAL_STACK = ['127.0.0.0/8', '::1/128'];
 // undici runs its timeouts on a coarse timer that can fire up to about a second late.
@@ -380,5 +386,150 @@ describe('SSRF policy', () => {
 
   it('refuses a malformed allowedCidrs entry when the client is created', () => {
     expect(() => client({ allowedCidrs: ['127.0.0.1'] })).toThrow(/allowedCidrs/);
+  });
+});
+
+// Boundaries and the words an operator reads in a delivery's record, case by case (found by
+// mutation testing: `pnpm mutate`).
+describe('what each outcome says', () => {
+  const answering = (statusCode: number, body = ''): RequestListener => (_request, response) => {
+    response.statusCode = statusCode;
+    response.end(body);
+  };
+
+  it.each([
+    [200, true, ''],
+    [204, true, ''],
+    [299, true, ''],
+    [300, false, ', redirects are not followed'],
+    [399, false, ', redirects are not followed'],
+    [400, false, ''],
+    [503, false, ''],
+  ])('a %i is ok: %s', async (statusCode, ok, note) => {
+    const server = await startServer(answering(statusCode));
+    const result = await client().get(server.url);
+    expect(result).toMatchObject({ ok, statusCode });
+    if (ok) expect(result.error).toBeUndefined();
+    else expect(result.error).toEqual({ code: 'http_error', message: `127.0.0.1:${server.port} answered ${statusCode}${note}`, retryable: true });
+  });
+
+  it('reads a body of exactly maxResponseBytes, and stops one byte past it', async () => {
+    const exact = await startServer(answering(200, 'a'.repeat(2048)));
+    expect(await client({ maxResponseBytes: 2048 }).get(exact.url)).toEqual({ ok: true, statusCode: 200, durationMs: expect.any(Number), bodyExcerpt: 'a'.repeat(1024) });
+    const over = await startServer(answering(200, 'a'.repeat(2049)));
+    expect((await client({ maxResponseBytes: 2048 }).get(over.url)).error).toEqual({
+      code: 'response_too_large',
+      message: 'body longer than 2048 bytes, reading stopped',
+      retryable: false,
+    });
+    const failed = await startServer(answering(500, 'a'.repeat(2049)));
+    expect((await client({ maxResponseBytes: 2048 }).get(failed.url)).error?.message).toBe(
+      `127.0.0.1:${failed.port} answered 500 (body too large, reading stopped)`,
+    );
+  });
+
+  it('keeps the first KiB of a body that arrives in several chunks', async () => {
+    const server = await startServer((_request, response) => {
+      response.write('a'.repeat(1000));
+      setTimeout(() => {
+        response.write('b'.repeat(100));
+        setTimeout(() => response.end('c'.repeat(100)), 20);
+      }, 20);
+    });
+    expect((await client().get(server.url)).bodyExcerpt).toBe(`${'a'.repeat(1000)}${'b'.repeat(24)}`);
+  });
+
+  it('says why a URL is refused, with no body', async () => {
+    const callbacks = client();
+    expect(await callbacks.get('/cb?x=1')).toEqual({
+      ok: false,
+      durationMs: expect.any(Number),
+      bodyExcerpt: '',
+      error: { code: 'invalid_url', message: 'not an absolute URL', retryable: false },
+    });
+    expect((await callbacks.get('ftp://shop.example/cb')).error?.message).toBe('only http and https callbacks are allowed, not ftp:');
+  });
+
+  it('names a refused IP literal without a "resolved from"', async () => {
+    const result = await client({ allowedCidrs: [] }).get('http://127.0.0.1:9/cb');
+    expect(result.error?.message).toBe('refused to connect to 127.0.0.1: loopback address, only public unicast addresses are allowed');
+  });
+
+  it('refuses loopback when no allowedCidrs are given at all', async () => {
+    const { allowedCidrs: _none, ...options } = {
+      connectTimeoutMs: 200,
+      headersTimeoutMs: 200,
+      bodyTimeoutMs: 200,
+      attemptTimeoutMs: 5_000,
+      maxResponseBytes: 1024,
+      allowedCidrs: undefined,
+      userAgent: 'gateway-callbacks/test',
+    };
+    const created = createCallbackHttpClient(options);
+    clients.push(created);
+    expect((await created.get('http://127.0.0.1:9/cb')).error?.code).toBe('ssrf_refused');
+  });
+
+  it('says which DNS failure it was, ENODATA for a name without an address', async () => {
+    const noCode: LookupFunction = (_hostname, _options, callback) => callback(new Error('resolver broke'), '', 4);
+    expect((await client({ allowedCidrs: [], lookup: noCode }).get('http://merchant.example/cb')).error?.message).toBe(
+      'DNS lookup of merchant.example failed (lookup failed)',
+    );
+    const emptyCode: LookupFunction = (_hostname, _options, callback) => callback(Object.assign(new Error('x'), { code: '' }), '', 4);
+    expect((await client({ allowedCidrs: [], lookup: emptyCode }).get('http://merchant.example/cb')).error?.message).toBe(
+      'DNS lookup of merchant.example failed (lookup failed)',
+    );
+    const blankAddress: LookupFunction = (_hostname, options, callback) =>
+      options.all ? callback(null, [{ address: '', family: 4 }]) : callback(null, '', 4);
+    expect(await client({ allowedCidrs: [], lookup: blankAddress }).get('http://merchant.example/cb')).toMatchObject({
+      ok: false,
+      error: { code: 'dns_failed', message: 'DNS lookup of merchant.example failed (ENODATA)', retryable: true },
+    });
+    expect((await client({ allowedCidrs: [], lookup: resolvingTo([]) }).get('http://merchant.example/cb')).error?.message).toBe(
+      'DNS lookup of merchant.example failed (ENODATA)',
+    );
+  });
+
+  it('names its errors for logs', () => {
+    const refused = new SsrfRefusedError('shop.example', '10.0.0.1', 'private address');
+    expect([refused.name, refused.code, refused.message]).toEqual([
+      'SsrfRefusedError',
+      'ERR_CALLBACK_SSRF_REFUSED',
+      'refused to connect to 10.0.0.1 (resolved from shop.example): private address',
+    ]);
+    const dns = new DnsLookupError('shop.example', 'ENOTFOUND');
+    expect([dns.name, dns.code, dns.message]).toEqual(['DnsLookupError', 'ERR_CALLBACK_DNS_FAILED', 'DNS lookup of shop.example failed (ENOTFOUND)']);
+  });
+
+  it('reports a refused connection in the socket\'s words, its code not repeated', async () => {
+    const server = await startServer(() => undefined);
+    await server.close();
+    const result = await client().get(server.url);
+    expect(result.error?.message).toBe(`connect ECONNREFUSED 127.0.0.1:${server.port}`);
+  });
+
+  it('reports a connection the merchant drops after the request as request_failed, with the code', async () => {
+    const server = await startServer((request) => request.socket.destroy());
+    expect((await client().get(server.url)).error).toEqual({
+      code: 'request_failed',
+      message: 'other side closed (UND_ERR_SOCKET)',
+      retryable: true,
+    });
+  });
+
+  it('reports a TLS handshake with a server that speaks plain HTTP as connect_failed', async () => {
+    const server = await startServer(answering(200));
+    const result = await client().get(`https://127.0.0.1:${server.port}/cb`);
+    expect(result).toMatchObject({ ok: false, error: { code: 'connect_failed', retryable: true } });
+    // OpenSSL's words, then its code (ERR_SSL_WRONG_VERSION_NUMBER here).
+    expect(result.error?.message).toMatch(/\(ERR_SSL_[A-Z_]+\)$/);
+  });
+
+  it('says which timeout ended a stalled body', async () => {
+    const server = await startServer((_request, response) => {
+      response.writeHead(200, { 'content-length': '100' });
+      response.write('partial');
+    });
+    expect((await client({ bodyTimeoutMs: 150 }).get(server.url)).error?.message).toBe('response body silent for 150 ms');
   });
 });

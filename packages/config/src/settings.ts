@@ -30,9 +30,18 @@ export const databaseSettings = {
     maximum: 3_600_000,
     description: 'TCP keep-alive on every PostgreSQL connection: probes start after this many milliseconds idle, so a silently dropped connection is noticed',
   }),
+  DATABASE_ROLE_PREFIX: Type.String({
+    default: 'gateway',
+    pattern: '^[a-z_][a-z0-9_]{0,40}$',
+    description:
+      "the apps' PostgreSQL roles are <prefix>_wallet_control, <prefix>_settlement_worker …, created by the migrations; each app takes its own at connect (its login user must be a member); one prefix per gateway sharing a cluster",
+  }),
 };
 
-/** The pool options of the databaseSettings (for createPool of @gateway/db), plus the app's name. */
+/**
+ * The pool options of the databaseSettings (for createPool of @gateway/db), plus the app's name.
+ * The app whose role the pool takes is createPool's `app`, named by the caller.
+ */
 export function databasePoolOptions(
   raw: {
     DATABASE_URL: string;
@@ -40,6 +49,7 @@ export function databasePoolOptions(
     DATABASE_POOL_SIZE: number;
     DATABASE_STATEMENT_TIMEOUT_MS: number;
     DATABASE_KEEPALIVE_DELAY_MS: number;
+    DATABASE_ROLE_PREFIX: string;
   },
   applicationName: string,
 ): {
@@ -49,6 +59,7 @@ export function databasePoolOptions(
   applicationName: string;
   statementTimeoutMs: number;
   keepAliveInitialDelayMs: number;
+  rolePrefix: string;
 } {
   return {
     connectionString: raw.DATABASE_URL,
@@ -57,6 +68,7 @@ export function databasePoolOptions(
     applicationName,
     statementTimeoutMs: raw.DATABASE_STATEMENT_TIMEOUT_MS,
     keepAliveInitialDelayMs: raw.DATABASE_KEEPALIVE_DELAY_MS,
+    rolePrefix: raw.DATABASE_ROLE_PREFIX,
   };
 }
 

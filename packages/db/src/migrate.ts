@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, type DatabaseApp } from './app-roles';
 
 export const MIGRATIONS_DIR = join(__dirname, '..', 'migrations');
+/** What each app's role may do: applied after the numbered migrations, on every run (see the file). */
+export const APP_PRIVILEGES_FILE = join(MIGRATIONS_DIR, 'app-privileges.sql');
 
 // Same number in every process, so concurrent boots apply migrations one at a time.
 const MIGRATION_LOCK_ID = 7_311_004_201;
@@ -24,12 +27,21 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
 }
 
+export interface MigrateOptions {
+  /** DATABASE_ROLE_PREFIX: how migration 014 names the apps' roles (default `gateway`). */
+  rolePrefix?: string;
+}
+
 /**
  * Applies pending SQL migrations in order, each in its own transaction, in the pool's schema
- * (created if missing). A migration that was edited after it was applied stops the run: the
- * database and the code would disagree about what the schema is.
+ * (created if missing), then the apps' privileges (app-privileges.sql, in a transaction of its
+ * own). A migration that was edited after it was applied stops the run: the database and the code
+ * would disagree about what the schema is. Run it as the owner of the schema, able to create roles
+ * unless the apps' roles exist already.
  */
-export async function migrate(pool: Pool, schema = 'public'): Promise<string[]> {
+export async function migrate(pool: Pool, schema = 'public', options: MigrateOptions = {}): Promise<string[]> {
+  const rolePrefix = options.rolePrefix ?? DEFAULT_ROLE_PREFIX;
+  const expectedRoles = new Map(DATABASE_APPS.map((app) => [app, appRoleName(rolePrefix, app)]));
   const client = await pool.connect();
   const applied: string[] = [];
   try {
@@ -39,9 +51,13 @@ export async function migrate(pool: Pool, schema = 'public'): Promise<string[]> 
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     await client.query(`SET search_path TO "${schema}"`);
+    // Read by migration 014 when it creates the roles.
+    await client.query(`SELECT set_config('gateway.role_prefix', $1, false)`, [rolePrefix]);
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
     );
+    // Before anything is applied: the roles this schema grants to must be the ones the apps take.
+    await assertRolePrefix(client, schema, expectedRoles);
     const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_migrations');
     const done = new Map(rows.map((row) => [row.name, row.checksum]));
     for (const migration of readMigrations()) {
@@ -61,6 +77,7 @@ export async function migrate(pool: Pool, schema = 'public'): Promise<string[]> 
       }
       applied.push(migration.name);
     }
+    await applyAppPrivileges(client, schema);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
     // Back to the pool's own settings (its statement timeout and search_path, set at connect).
@@ -68,4 +85,42 @@ export async function migrate(pool: Pool, schema = 'public'): Promise<string[]> 
     client.release(!reset);
   }
   return applied;
+}
+
+/** Refuses a schema whose apps' roles (app_roles, migration 014) are not named after DATABASE_ROLE_PREFIX. */
+async function assertRolePrefix(client: PoolClient, schema: string, expected: ReadonlyMap<DatabaseApp, string>): Promise<void> {
+  const { rows: [table] } = await client.query<{ exists: boolean }>(`SELECT to_regclass('app_roles') IS NOT NULL AS exists`);
+  if (!table?.exists) return;
+  const { rows } = await client.query<{ app: DatabaseApp; role_name: string }>('SELECT app, role_name FROM app_roles');
+  for (const { app, role_name: recorded } of rows) {
+    if (recorded !== expected.get(app)) {
+      throw new Error(
+        `schema "${schema}" grants to the roles migration 014 named (${recorded}, …), not to ${expected.get(app)}: set DATABASE_ROLE_PREFIX as it was when the schema was first migrated`,
+      );
+    }
+  }
+}
+
+/** Grants each app's role (app_roles) what app-privileges.sql says, revoking the rest, in one transaction. */
+async function applyAppPrivileges(client: PoolClient, schema: string): Promise<void> {
+  const { rows } = await client.query<{ app: DatabaseApp; role_name: string }>('SELECT app, role_name FROM app_roles');
+  const variables: Record<string, string> = { schema };
+  for (const { app, role_name } of rows) variables[app.replaceAll('-', '_')] = role_name;
+  await client.query('BEGIN');
+  try {
+    await client.query(bindSqlVariables(readFileSync(APP_PRIVILEGES_FILE, 'utf8'), variables));
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw new Error(`app-privileges.sql failed: ${(error as Error).message}`);
+  }
+}
+
+/** Replaces psql-style `:"name"` (never the `::"type"` of a cast) with the quoted identifier `variables[name]`. */
+export function bindSqlVariables(sql: string, variables: Readonly<Record<string, string>>): string {
+  return sql.replace(/(?<!:):"([a-z_]+)"/g, (_match, name: string) => {
+    const value = variables[name];
+    if (value === undefined) throw new Error(`app-privileges.sql names :"${name}", which is neither the schema nor an app's role`);
+    return `"${value.replaceAll('"', '""')}"`;
+  });
 }

@@ -1,4 +1,5 @@
 import { Pool, type PoolConfig } from 'pg';
+import { appRoleName, DEFAULT_ROLE_PREFIX, type DatabaseApp } from './app-roles';
 
 export interface DatabaseOptions {
   connectionString: string;
@@ -23,6 +24,16 @@ export interface DatabaseOptions {
    * NAT, proxy or vanished host dropped silently is noticed instead of hanging a query. Default 10 s.
    */
   keepAliveInitialDelayMs?: number;
+  /**
+   * The app this pool serves: every session takes the app's role (`<rolePrefix>_<app>`, migration
+   * 014) at connect, so its statements have exactly the privileges app-privileges.sql grants it,
+   * whatever else the login user may do. The login user must be a member of the role (or a
+   * superuser, as in most tests); a connection is refused otherwise. Absent: the login user's own
+   * privileges (migrations, operator commands that change wallets, test setup, the sandbox).
+   */
+  app?: DatabaseApp;
+  /** DATABASE_ROLE_PREFIX: the prefix of the roles migration 014 created. Default `gateway`. */
+  rolePrefix?: string;
 }
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 15_000;
@@ -40,10 +51,12 @@ export function createPool(options: DatabaseOptions): Pool {
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'gateway',
     // Set at connect time, so every session of this pool has them (RESET restores them):
-    // search_path (every query sees only its schema) and the statement timeout (0 sent as well,
-    // so a role or database default cannot impose one).
+    // search_path (every query sees only its schema), the app's role (no round trip of its own;
+    // RESET ALL and RESET ROLE come back to it, not to the login user) and the statement timeout
+    // (0 sent as well, so a role or database default cannot impose one).
     options: [
       `-c search_path=${schema}`,
+      ...(options.app ? [`-c role=${appRoleName(options.rolePrefix ?? DEFAULT_ROLE_PREFIX, options.app)}`] : []),
       `-c statement_timeout=${statementTimeoutMs}`,
       ...(options.asynchronousCommit ? ['-c synchronous_commit=off'] : []),
     ].join(' '),

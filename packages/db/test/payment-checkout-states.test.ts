@@ -15,6 +15,7 @@ beforeAll(async () => {
     {
       hdIndex: 1n,
       keyFingerprint: 'a1b2c3d4',
+      platformFeeBps: 100,
       polygonAddress,
       addressIn: 'k1.x',
       payoutAddress: '0x52908400098527886e0f7030069857d2e4169ee7',

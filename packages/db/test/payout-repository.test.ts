@@ -24,7 +24,7 @@ async function finalDeposit(amount = 1_000_000n): Promise<{ depositId: string; f
   const from = hex(20);
   const { rows: wallet } = await db.pool.query<{ id: string }>(
     `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-     VALUES ($1, $2, $3, $4, 'https://shop.example/ipn', $5, $6) RETURNING id::text AS id`,
+     VALUES ($1, $2, $3, $4, 'https://shop.example/ipn?w=' || $2, $5, $6) RETURNING id::text AS id`,
     [hdIndex++, from, randomUUID(), hex(20), randomBytes(32), randomUUID()],
   );
   const { rows } = await db.pool.query<{ id: string }>(

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
+  canMove,
   DEPOSIT_MOVES,
   DEPOSIT_STATUSES,
   PAYMENT_STATUSES,
@@ -49,15 +50,24 @@ interface TestDeposit {
   blockHash: string;
 }
 
-/** A deposit in `status`, with what its CHECK constraints ask of that status. */
-async function depositIn(status: DepositStatus): Promise<TestDeposit> {
+interface TestWallet {
+  walletId: string;
+  temporaryAddress: string;
+}
+
+async function newWallet(): Promise<TestWallet> {
   const temporaryAddress = hex(20);
   const { rows: wallet } = await db.pool.query<{ id: string }>(
     `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-     VALUES ($1, $2, $3, $4, 'https://shop.example/ipn', $5, $6) RETURNING id::text AS id`,
+     VALUES ($1, $2, $3, $4, 'https://shop.example/ipn?w=' || $2, $5, $6) RETURNING id::text AS id`,
     [hdIndex++, temporaryAddress, randomUUID(), hex(20), randomBytes(32), randomUUID()],
   );
-  const walletId = wallet[0]!.id;
+  return { walletId: wallet[0]!.id, temporaryAddress };
+}
+
+/** A deposit in `status` (of a new wallet unless one is given), with what its CHECK constraints ask of that status. */
+async function depositIn(status: DepositStatus, wallet?: TestWallet): Promise<TestDeposit> {
+  const { walletId, temporaryAddress } = wallet ?? (await newWallet());
   const txHash = hex(32);
   const blockHash = hex(32);
   const carrier = status === 'swept' ? (await depositIn('forwarding')).id : null;
@@ -118,45 +128,54 @@ async function acceptedFrom<S extends string>(statuses: readonly S[], move: Stat
 
 const expected = <S extends string>(move: StatusMove<S>) => [...new Set<string>([...move.from, move.to])].sort();
 
-describe('deposit guards follow DEPOSIT_MOVES', () => {
-  const cases: [string, StatusMove<DepositStatus>, (deposit: TestDeposit) => Promise<unknown>][] = [
-    ['DepositRepository.markFinal', DEPOSIT_MOVES.markFinal, (d) => deposits.markFinal(db.pool, [{ blockNumber: 10n, blockHash: d.blockHash }])],
-    ['DepositRepository.markOrphaned', DEPOSIT_MOVES.markOrphaned, (d) => deposits.markOrphaned(db.pool, [{ blockNumber: 10n, blockHash: d.blockHash }])],
-    [
-      'DepositRepository.recordSeen (the log read again from another block)',
-      DEPOSIT_MOVES.recordSeen,
-      (d) =>
-        deposits.recordSeen(db.pool, [
-          { txHash: d.txHash, logIndex: 0, blockNumber: 11n, blockHash: hex(32), walletId: d.walletId, fromAddress: hex(20), amount: 1_000_000n },
-        ]),
-    ],
-    ['SettlementRepository.holdDust', DEPOSIT_MOVES.holdDust, (d) => settlements.holdDust(d.id)],
-    ['SettlementRepository.startForwarding', DEPOSIT_MOVES.startForwarding, (d) => settlements.startForwarding(d.id, [leg(d)])],
-    [
-      'SettlementRepository.startForwarding (sweep-dust)',
-      DEPOSIT_MOVES.forwardHeldDust,
-      (d) => settlements.startForwarding(d.id, [leg(d)], { sweptDepositIds: [], from: 'held' }),
-    ],
-    [
-      'SettlementRepository.completeForwarding',
-      DEPOSIT_MOVES.completeForwarding,
-      (d) =>
-        settlements.completeForwarding({
-          id: randomUUID(),
-          walletId: d.walletId,
-          depositId: d.id,
-          valueCoin: 1_000_000n,
-          valueForwardedCoin: 990_000n,
-          feeCoin: 10_000n,
-          txidIn: d.txHash,
-          txidOut: hex(32),
-        }),
-    ],
-    ['SettlementRepository.needAttention', DEPOSIT_MOVES.needAttention, (d) => settlements.needAttention(d.id, 'transfer_reverted', 'x')],
-    ['SettlementRepository.replan', DEPOSIT_MOVES.replan, (d) => settlements.replan(d.id, [], [])],
-  ];
+/** Every guarded update that moves a deposit, with the move it makes. */
+const DEPOSIT_UPDATES: [string, StatusMove<DepositStatus>, (deposit: TestDeposit) => Promise<unknown>][] = [
+  ['DepositRepository.markFinal', DEPOSIT_MOVES.markFinal, (d) => deposits.markFinal(db.pool, [{ blockNumber: 10n, blockHash: d.blockHash }])],
+  ['DepositRepository.markOrphaned', DEPOSIT_MOVES.markOrphaned, (d) => deposits.markOrphaned(db.pool, [{ blockNumber: 10n, blockHash: d.blockHash }])],
+  [
+    'DepositRepository.recordSeen (the log read again from another block)',
+    DEPOSIT_MOVES.recordSeen,
+    (d) =>
+      deposits.recordSeen(db.pool, [
+        { txHash: d.txHash, logIndex: 0, blockNumber: 11n, blockHash: hex(32), walletId: d.walletId, fromAddress: hex(20), amount: 1_000_000n },
+      ]),
+  ],
+  ['SettlementRepository.holdDust', DEPOSIT_MOVES.holdDust, (d) => settlements.holdDust(d.id)],
+  ['SettlementRepository.startForwarding', DEPOSIT_MOVES.startForwarding, (d) => settlements.startForwarding(d.id, [leg(d)])],
+  [
+    'SettlementRepository.startForwarding (sweep-dust)',
+    DEPOSIT_MOVES.forwardHeldDust,
+    (d) => settlements.startForwarding(d.id, [leg(d)], { sweptDepositIds: [], from: 'held' }),
+  ],
+  [
+    'SettlementRepository.completeForwarding',
+    DEPOSIT_MOVES.completeForwarding,
+    (d) =>
+      settlements.completeForwarding({
+        id: randomUUID(),
+        walletId: d.walletId,
+        depositId: d.id,
+        valueCoin: 1_000_000n,
+        valueForwardedCoin: 990_000n,
+        feeCoin: 10_000n,
+        txidIn: d.txHash,
+        txidOut: hex(32),
+      }),
+  ],
+  ['SettlementRepository.needAttention', DEPOSIT_MOVES.needAttention, (d) => settlements.needAttention(d.id, 'transfer_reverted', 'x')],
+  ['SettlementRepository.replan', DEPOSIT_MOVES.replan, (d) => settlements.replan(d.id, [], [])],
+  [
+    'SettlementRepository.startForwarding (the held dust another deposit of the wallet carries)',
+    DEPOSIT_MOVES.sweepDust,
+    async (d) => {
+      const carrier = await depositIn('final', d);
+      return settlements.startForwarding(carrier.id, [leg(carrier)], { sweptDepositIds: [d.id], from: 'final' });
+    },
+  ],
+];
 
-  it.each(cases)('%s', async (_name, move, update) => {
+describe('deposit guards follow DEPOSIT_MOVES', () => {
+  it.each(DEPOSIT_UPDATES)('%s', async (_name, move, update) => {
     const accepted = await acceptedFrom(DEPOSIT_STATUSES, move, async (status) => {
       const deposit = await depositIn(status);
       await update(deposit);
@@ -166,23 +185,24 @@ describe('deposit guards follow DEPOSIT_MOVES', () => {
   });
 });
 
-describe('payout leg guards follow PAYOUT_LEG_MOVES', () => {
-  const cases: [string, StatusMove<PayoutLegStatus>, (legId: string, deposit: TestDeposit) => Promise<unknown>][] = [
-    ['PayoutRepository.saveSignature', PAYOUT_LEG_MOVES.sign, (legId) => payouts.saveSignature(legId, 2_000_000_100n, hex(65))],
-    [
-      'PayoutRepository.recordReplacement (a payout transaction recorded)',
-      PAYOUT_LEG_MOVES.broadcast,
-      (legId) =>
-        payouts.recordReplacement({ payoutId: legId, chainId: CHAIN_ID, relayerAddress: hex(20), relayerNonce: ++relayerNonce, reason: 'initial', signed: signedTransaction() }),
-    ],
-    ['PayoutRepository.confirmLeg', PAYOUT_LEG_MOVES.confirm, (legId) => payouts.confirmLeg(legId, hex(32), 12n)],
-    ['PayoutRepository.markLegNeedsAttention', PAYOUT_LEG_MOVES.needAttention, (legId) => payouts.markLegNeedsAttention(legId, 'transfer_reverted', 'x')],
-  ];
+/** Every guarded update that moves a leg of a forwarding deposit, with the move it makes (cancel is replan's, below). */
+const LEG_UPDATES: [string, StatusMove<PayoutLegStatus>, (legId: string) => Promise<unknown>][] = [
+  ['PayoutRepository.saveSignature', PAYOUT_LEG_MOVES.sign, (legId) => payouts.saveSignature(legId, 2_000_000_100n, hex(65))],
+  [
+    'PayoutRepository.recordReplacement (a payout transaction recorded)',
+    PAYOUT_LEG_MOVES.broadcast,
+    (legId) =>
+      payouts.recordReplacement({ payoutId: legId, chainId: CHAIN_ID, relayerAddress: hex(20), relayerNonce: ++relayerNonce, reason: 'initial', signed: signedTransaction() }),
+  ],
+  ['PayoutRepository.confirmLeg', PAYOUT_LEG_MOVES.confirm, (legId) => payouts.confirmLeg(legId, hex(32), 12n)],
+  ['PayoutRepository.markLegNeedsAttention', PAYOUT_LEG_MOVES.needAttention, (legId) => payouts.markLegNeedsAttention(legId, 'transfer_reverted', 'x')],
+];
 
-  it.each(cases)('%s', async (_name, move, update) => {
+describe('payout leg guards follow PAYOUT_LEG_MOVES', () => {
+  it.each(LEG_UPDATES)('%s', async (_name, move, update) => {
     const accepted = await acceptedFrom(PAYOUT_LEG_STATUSES, move, async (status) => {
-      const { deposit, legId } = await legIn(status);
-      await update(legId, deposit);
+      const { legId } = await legIn(status);
+      await update(legId);
       return legStatus(legId);
     });
     expect(accepted).toEqual(expected(move));
@@ -221,6 +241,102 @@ describe('payout transaction guards follow PAYOUT_TRANSACTION_MOVES', () => {
       return (await payouts.listTransactions(legId))[0]!.status;
     });
     expect(accepted).toEqual(expected(move as StatusMove<PayoutTransactionStatus>));
+  });
+});
+
+// The tests above only hold the repositories to settlement-states.ts, so a wrong move added there
+// passes them. These moves must never happen, whatever the module says: written by hand from the
+// business rules, each is checked against the module (canMove) and against every guarded update
+// that moves a row to its target (the row stays where it was).
+const EVERY_DEPOSIT_STATUS = [...DEPOSIT_STATUSES];
+const refusedFrom = (from: DepositStatus, to: readonly DepositStatus[], why: string) => to.map((status) => [from, status, why] as const);
+const except = (...statuses: DepositStatus[]) => EVERY_DEPOSIT_STATUS.filter((status) => !statuses.includes(status));
+
+const IMPOSSIBLE_DEPOSIT_MOVES = [
+  ...refusedFrom('forwarded', except('forwarded'), 'a forwarded deposit was paid and called back: any move on pays or calls twice'),
+  ...refusedFrom('swept', except('swept'), 'swept dust was paid by the payout that carried it'),
+  ...refusedFrom('seen', ['held', 'forwarding', 'forwarded', 'needs_attention', 'swept'], 'nothing is held or paid from a deposit a reorg can still remove'),
+  ...refusedFrom('final', ['seen', 'orphaned', 'forwarded', 'needs_attention', 'swept'], 'a final block stays; a deposit is paid only through its legs'),
+  ...refusedFrom('orphaned', except('orphaned', 'seen'), 'an orphaned deposit is off the chain: it comes back as seen, and waits for finality again'),
+  ...refusedFrom('held', ['seen', 'final', 'orphaned', 'forwarded', 'needs_attention'], 'held dust leaves only carried by a payout'),
+  ...refusedFrom('forwarding', ['seen', 'final', 'orphaned', 'held', 'swept'], 'a deposit with legs written is never planned from scratch again'),
+  ...refusedFrom('needs_attention', ['seen', 'final', 'orphaned', 'held', 'forwarded', 'swept'], 'a parked deposit leaves only by a re-plan'),
+];
+
+const IMPOSSIBLE_LEG_MOVES: (readonly [PayoutLegStatus, PayoutLegStatus, string])[] = [
+  ...(['planned', 'signed', 'broadcast', 'needs_attention', 'cancelled'] as const).map(
+    (to) => ['confirmed', to, 'a confirmed leg is paid: moving it on would pay it again'] as const,
+  ),
+  ...(['planned', 'signed', 'broadcast', 'needs_attention', 'confirmed'] as const).map(
+    (to) => ['cancelled', to, 'its authorization was cancelled on chain, or its deposit re-planned: it never pays'] as const,
+  ),
+  ['broadcast', 'planned', 'a transaction carrying it may be on the chain'],
+  ['broadcast', 'signed', 'a transaction carrying it may be on the chain'],
+  ['signed', 'planned', 'its signature exists'],
+  ...(['planned', 'signed', 'broadcast'] as const).map((to) => ['needs_attention', to, 'a leg that needs attention is never sent again'] as const),
+];
+
+const IMPOSSIBLE_TRANSACTION_MOVES: (readonly [PayoutTransactionStatus, PayoutTransactionStatus, string])[] = [
+  ...(['mined', 'reverted', 'replaced'] as const).flatMap((from) =>
+    PAYOUT_TRANSACTION_STATUSES.filter((to) => to !== from).map((to) => [from, to, 'a late answer never undoes a receipt'] as const),
+  ),
+  ['sent', 'recorded', 'the node has it'],
+];
+
+describe('moves that must be impossible', () => {
+  describe('deposits', () => {
+    it.each(IMPOSSIBLE_DEPOSIT_MOVES)('%s → %s (%s)', async (from, to) => {
+      expect(canMove(DEPOSIT_MOVES, from, to)).toBe(false);
+      const updates = DEPOSIT_UPDATES.filter(([, move]) => move.to === to);
+      expect(updates.length).toBeGreaterThan(0);
+      for (const [name, , update] of updates) {
+        const row = await depositIn(from);
+        await update(row);
+        expect([name, await depositStatus(row.id)]).toEqual([name, from]);
+      }
+    });
+  });
+
+  describe('payout legs', () => {
+    it.each(IMPOSSIBLE_LEG_MOVES)('%s → %s (%s)', async (from, to) => {
+      expect(canMove(PAYOUT_LEG_MOVES, from, to)).toBe(false);
+      // Legs are written planned and no update writes planned: the module is all there is to check.
+      if (to === 'planned') return;
+      if (to === 'cancelled') {
+        // Only a re-plan cancels, of a parked deposit or of a forwarded one (a fee or affiliate leg).
+        for (const depositStatusNow of ['needs_attention', 'forwarded'] as const) {
+          const { deposit: parked, legId } = await legIn(from, depositStatusNow);
+          await settlements.replan(parked.id, [legId], []);
+          expect([depositStatusNow, await legStatus(legId)]).toEqual([depositStatusNow, from]);
+        }
+        return;
+      }
+      const updates = LEG_UPDATES.filter(([, move]) => move.to === to);
+      expect(updates.length).toBeGreaterThan(0);
+      for (const [name, , update] of updates) {
+        const { legId } = await legIn(from);
+        await update(legId);
+        expect([name, await legStatus(legId)]).toEqual([name, from]);
+      }
+    });
+  });
+
+  describe('payout transactions', () => {
+    it.each(IMPOSSIBLE_TRANSACTION_MOVES)('%s → %s (%s)', async (from, to) => {
+      expect(canMove(PAYOUT_TRANSACTION_MOVES, from, to)).toBe(false);
+      const { legId } = await legIn('signed');
+      const transaction = await payouts.recordReplacement({
+        payoutId: legId,
+        chainId: CHAIN_ID,
+        relayerAddress: hex(20),
+        relayerNonce: ++relayerNonce,
+        reason: 'initial',
+        signed: signedTransaction(),
+      });
+      await db.pool.query('UPDATE payout_transactions SET status = $2 WHERE id = $1', [transaction.id, from]);
+      await payouts.markTransaction(transaction.id, to);
+      expect((await payouts.listTransactions(legId))[0]!.status).toBe(from);
+    });
   });
 });
 

@@ -117,6 +117,7 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
     return {
       hdIndex: index,
       keyFingerprint: 'a1b2c3d4',
+      platformFeeBps: 100,
       polygonAddress: `0x${index.toString(16).padStart(40, '0')}`,
       addressIn: `k1.${randomBytes(8).toString('hex')}`,
       payoutAddress: '0x52908400098527886e0f7030069857d2e4169ee7',

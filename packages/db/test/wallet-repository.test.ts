@@ -12,6 +12,7 @@ function candidate(callbackUrl: string): NewWallet {
   return {
     hdIndex: nextIndex,
     keyFingerprint: 'a1b2c3d4',
+    platformFeeBps: 100,
     polygonAddress: `0x${hex}`,
     addressIn: `k1.${randomBytes(8).toString('hex')}`,
     payoutAddress: '0x52908400098527886e0f7030069857d2e4169ee7',

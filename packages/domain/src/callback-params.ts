@@ -1,6 +1,9 @@
 /**
  * The parameters the gateway adds to a merchant's callback URL, in the order they are appended.
- * The merchant's own parameters come first and are never touched.
+ * The merchant's own parameters come first and are never touched. All of them are inside what the
+ * signature covers (the full URL as sent): `address_out` (the payout address the merchant's share
+ * was paid to) and `value_forwarded_coin` (that share) are what tell a merchant the money reached
+ * it, not only that someone paid a wallet carrying its callback URL.
  */
 export const GATEWAY_CALLBACK_PARAMS = [
   'value_coin',
@@ -10,6 +13,7 @@ export const GATEWAY_CALLBACK_PARAMS = [
   'txid_in',
   'txid_out',
   'address_in',
+  'address_out',
   'ipn_token',
 ] as const;
 

@@ -12,6 +12,8 @@ const PLACEHOLDER_HOSTS = ['localhost', 'example.com', 'example.net', 'example.o
 export interface CallbackUrlRules {
   /** Production refuses placeholder and test domains (spec 4.1); the local stack allows them. */
   readonly allowTestDomains: boolean;
+  /** Production: https only (callbackSchemeRefusal). Outside it http stays allowed (the local stack's demo merchant). */
+  readonly requireHttps?: boolean;
   /**
    * The callback-worker's address rule, applied to a host that is an IP literal. Default:
    * `callbackAddressPolicy(allowTestDomains, [])`, public unicast only (loopback too with test domains).
@@ -36,6 +38,17 @@ const LOCAL_POLICY = createAddressPolicy(LOOPBACK_CIDRS);
 export function callbackAddressPolicy(allowTestDomains: boolean, allowedCidrs: readonly string[]): AddressPolicy {
   if (allowedCidrs.length === 0) return allowTestDomains ? LOCAL_POLICY : STRICT_POLICY;
   return createAddressPolicy(allowTestDomains ? [...LOOPBACK_CIDRS, ...allowedCidrs] : allowedCidrs);
+}
+
+/**
+ * Why a callback may not be sent over this URL's scheme, or undefined: in production only https.
+ * A callback over http travels in clear, so whoever sees one on the way can read it and send it
+ * again. One rule for Create Wallet (which refuses such a callback) and the callback-worker (which
+ * never sends one, e.g. a wallet registered before the rule).
+ */
+export function callbackSchemeRefusal(url: URL, requireHttps: boolean): string | undefined {
+  if (!requireHttps || url.protocol === 'https:') return undefined;
+  return 'must use https in production: a callback sent over http can be read and replayed by anyone on the way';
 }
 
 /**
@@ -69,6 +82,8 @@ export function parseCallbackUrl(input: string, rules: CallbackUrlRules, param =
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw invalidParameter(param, `${param} must use http or https, not ${url.protocol.replace(':', '')}`);
   }
+  const insecure = callbackSchemeRefusal(url, rules.requireHttps ?? false);
+  if (insecure !== undefined) throw invalidParameter(param, `${param} ${insecure}`);
   if (url.username || url.password) {
     throw invalidParameter(param, `${param} must not carry a user name or password; put a secret token in a query parameter instead`);
   }

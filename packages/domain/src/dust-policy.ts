@@ -9,9 +9,11 @@
  *    new deposit is held too.
  *  - An operator's sweep (`sweep-dust`) pays a wallet's held dust on demand when it sums to the
  *    threshold, or whatever it sums to when forced.
+ *  - A payout above the threshold whose platform fee is worth less than its gas at today's gas
+ *    price (payoutGasCheck, below) is held the same way, until the wallet's sum earns its gas.
  */
 
-import { isDustDeposit } from './fee-split';
+import { isDustDeposit, type PayoutLegAmount } from './fee-split';
 
 export interface DustPayout {
   /** Pay now (true), or hold (false). */
@@ -42,6 +44,9 @@ export function sweepOfHeldDust(heldDust: readonly bigint[], dustThreshold: bigi
  */
 export const PAYOUT_RELAY_GAS = 262_738n;
 
+/** Gas of the costliest leg of that measurement: what each leg of a payout is reckoned to cost. */
+export const PAYOUT_LEG_RELAY_GAS = 89_193n;
+
 /**
  * Polygon PoS gas price assumed, in wei: 200 gwei. The protocol floor is 25 gwei (Polygon's gas
  * station documentation: a minimum priority fee of 25 gwei on PoS mainnet) and ordinary blocks pay
@@ -69,3 +74,34 @@ export function relayCostInUsdc(gas: bigint, gasPriceWei: bigint, nativePriceUsd
  * to the next cent: 0.03 USDC. Below it a payout would cost the gateway more gas than it moves.
  */
 export const DEFAULT_DUST_THRESHOLD = 30_000n;
+
+/** The price of the relayer's gas, as settlement weighs a payout before planning it. */
+export interface RelayGasPrice {
+  /** Wei per gas the relayer would sign with now: the fee estimate's maxFeePerGas, at most MAX_FEE_PER_GAS_GWEI. */
+  gasPriceWei: bigint;
+  /** USDC base units per native coin (NATIVE_PRICE_USDC). */
+  nativePriceUsdc: bigint;
+}
+
+/** A payout weighed: what its gas costs the relayer and what the gateway keeps of it, in USDC base units. */
+export interface PayoutGasCheck {
+  /** Every leg at PAYOUT_LEG_RELAY_GAS at the price, rounded up. */
+  gasCostUsdc: bigint;
+  /** The platform's leg: the affiliate's share is the affiliate's, the merchant's the merchant's. */
+  earnedUsdc: bigint;
+  /** The gateway earns at least the gas it pays. */
+  covered: boolean;
+}
+
+/**
+ * Whether a payout of these legs earns the gateway its gas. Each leg is one relayer transaction,
+ * reckoned at the costliest leg measured; the price is the relayer's maximum per gas, so the real
+ * cost (base fee plus tip) is at most this. A payout that is not covered is held like dust (unless
+ * the operator pays such payouts, PAYOUT_BELOW_GAS_COST=pay): otherwise a payer who is their own
+ * payout could recycle small deposits, each returning 99% to them, while the relayer pays the gas.
+ */
+export function payoutGasCheck(legs: readonly PayoutLegAmount[], price: RelayGasPrice): PayoutGasCheck {
+  const gasCostUsdc = relayCostInUsdc(BigInt(legs.length) * PAYOUT_LEG_RELAY_GAS, price.gasPriceWei, price.nativePriceUsdc);
+  const earnedUsdc = legs.find((leg) => leg.kind === 'platform')?.amount ?? 0n;
+  return { gasCostUsdc, earnedUsdc, covered: earnedUsdc >= gasCostUsdc };
+}

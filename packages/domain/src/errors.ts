@@ -18,14 +18,22 @@ export const ERROR_CODES = {
   /** The request itself cannot be read: a URL that is not valid percent-encoding, a bad header or request line. */
   malformed_request: 400,
   unauthorized: 401,
+  /** A payout or affiliate address this gateway does not pay (PAYOUT_ADDRESSES, AFFILIATE_ADDRESSES pin the ones it does). */
+  address_not_allowed: 403,
+  /** The affiliate endpoints are turned off on this gateway (AFFILIATE_WALLETS=off). */
+  affiliate_disabled: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  /** The callback URL belongs to a wallet with another payout address: a callback is only ever fired by its own wallet's payments. */
+  callback_registered_elsewhere: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
   rate_limited: 429,
+  /** The payout address has had its quota of new wallets for this window (PAYOUT_WALLET_QUOTA_MAX). */
+  payout_quota_exceeded: 429,
   headers_too_large: 431,
   internal_error: 500,
   /** The provider answered the checkout request with an error. */

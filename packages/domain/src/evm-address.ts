@@ -1,5 +1,6 @@
 import { getAddress } from 'viem';
 import { invalidParameter } from './errors';
+import { tokenContractAt } from './token-contracts';
 
 export type EvmAddress = `0x${string}`;
 
@@ -14,7 +15,8 @@ export function looksLikeEvmAddress(input: string): boolean {
 /**
  * Validates a payout address for USDC on Polygon. All-lower or all-upper hex is accepted as is
  * (no checksum was claimed); mixed case claims an EIP-55 checksum, which must then be right,
- * because a typo in a checksummed address is exactly what EIP-55 exists to catch.
+ * because a typo in a checksummed address is exactly what EIP-55 exists to catch. The zero address
+ * and token contracts (the configured token and the well-known ones, token-contracts.ts) are refused.
  */
 export function parsePayoutAddress(
   input: string,
@@ -36,8 +38,9 @@ export function parsePayoutAddress(
   if (checksummed === ZERO_ADDRESS) {
     throw invalidParameter(param, `${param} is the zero address; funds sent there are burnt. Send your own USDC wallet address`);
   }
-  if (checksummed.toLowerCase() === options.tokenAddress.toLowerCase()) {
-    throw invalidParameter(param, `${param} is the USDC token contract itself; send the wallet address that should receive USDC`);
+  const token = tokenContractAt(checksummed, options.tokenAddress);
+  if (token !== undefined) {
+    throw invalidParameter(param, `${param} is a token contract (${token}), not a wallet: USDC sent there is lost. Send the wallet address that should receive USDC`);
   }
   return checksummed;
 }

@@ -11,12 +11,14 @@
  * exact share rounded DOWN, and the platform keeps the odd unit (within one base unit of its exact
  * share). A larger deposit never pays the merchant less.
  *
- * Which p and a a wallet's deposits use (splitWalletDeposit):
- *  - no affiliate, or affiliate.php: p is the configured PLATFORM_FEE_BPS, a the share recorded
- *    on the wallet (charged beside the platform fee, not carved out of it);
+ * Which p and a a wallet's deposits use: both are recorded on the wallet when it is created
+ * (walletPlatformFeeBps), and settlement splits by what the wallet records (splitWalletDeposit),
+ * whatever PLATFORM_FEE_BPS says later:
+ *  - no affiliate, or affiliate.php: p is PLATFORM_FEE_BPS at creation, a the affiliate's share
+ *    (charged beside the platform fee, not carved out of it);
  *  - custom-affiliate.php: the wallet records the merchant's and the affiliate's shares; the
- *    platform gets what is left, p = S − m − a, whatever PLATFORM_FEE_BPS says later. The merchant
- *    then gets exactly ceil(A·m/S), the affiliate floor(A·a/S), the platform the rest.
+ *    platform gets what is left, p = S − m − a. The merchant then gets exactly ceil(A·m/S), the
+ *    affiliate floor(A·a/S), the platform the rest.
  */
 
 /** 100% in basis points. */
@@ -73,7 +75,7 @@ export function splitDeposit(amount: bigint, platformFeeBps: number, affiliateFe
   return { merchant, platformFee, affiliateFee, totalFee, legs };
 }
 
-/** What a wallet records about its split (the affiliate columns of `wallets`). */
+/** What a new wallet's request says about its split (the affiliate columns of `wallets`). */
 export interface WalletSplitTerms {
   /** The affiliate's share in basis points; null for a wallet without an affiliate. */
   affiliateFeeBps: number | null;
@@ -81,7 +83,18 @@ export interface WalletSplitTerms {
   merchantFeeBps: number | null;
 }
 
-/** The platform's share of a wallet's deposits: the configured fee, or what a custom split leaves. */
+/** What a wallet records about the fees of its deposits (`wallets.platform_fee_bps`, `affiliate_fee_bps`). */
+export interface WalletFeeTerms {
+  /** The platform's share, recorded when the wallet was created. */
+  platformFeeBps: number;
+  /** The affiliate's share in basis points; null for a wallet without an affiliate. */
+  affiliateFeeBps: number | null;
+}
+
+/**
+ * The platform's share to record on a new wallet: the configured fee (PLATFORM_FEE_BPS), or what a
+ * custom split leaves. Recorded once; a later change of the setting never re-prices the wallet.
+ */
 export function walletPlatformFeeBps(terms: WalletSplitTerms, configuredPlatformFeeBps: number): number {
   if (terms.merchantFeeBps === null) return configuredPlatformFeeBps;
   assertBasisPoints(terms.merchantFeeBps, 'merchantFeeBps');
@@ -92,9 +105,9 @@ export function walletPlatformFeeBps(terms: WalletSplitTerms, configuredPlatform
   return platform;
 }
 
-/** Splits a deposit into a wallet by the terms the wallet was created with (see the rule above). */
-export function splitWalletDeposit(amount: bigint, configuredPlatformFeeBps: number, terms: WalletSplitTerms): FeeSplit {
-  return splitDeposit(amount, walletPlatformFeeBps(terms, configuredPlatformFeeBps), terms.affiliateFeeBps ?? 0);
+/** Splits a deposit into a wallet by the fees the wallet records (see the rule above). */
+export function splitWalletDeposit(amount: bigint, terms: WalletFeeTerms): FeeSplit {
+  return splitDeposit(amount, terms.platformFeeBps, terms.affiliateFeeBps ?? 0);
 }
 
 /** A deposit below the dust threshold is held rather than forwarded: its gas would cost more than it is worth. */

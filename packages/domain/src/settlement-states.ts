@@ -25,11 +25,20 @@ export const DEPOSIT_MOVES = {
   recordSeen: {
     from: ['seen', 'orphaned'],
     to: 'seen',
-    requires: 'the Transfer log read (again) on the canonical chain: an orphaned one came back, or an unfinal one is in another block now',
+    requires:
+      'the Transfer log read (again) on the canonical chain, by eth_getLogs or in its transaction receipt: an orphaned one came back, or an unfinal one is in another block now',
   },
   markFinal: { from: ['seen'], to: 'final', requires: 'its block final by the finality rule (chain-finality: at or below the finalized block, CONFIRMATIONS deep only on a node without the tag) and still canonical' },
-  markOrphaned: { from: ['seen'], to: 'orphaned', requires: 'its block left the canonical chain' },
-  holdDust: { from: ['final'], to: 'held', requires: "an amount below DUST_THRESHOLD, also with its wallet's held dust added" },
+  markOrphaned: {
+    from: ['seen'],
+    to: 'orphaned',
+    requires: "its block answered with another hash, and a second read, its transaction's receipt, without the transfer",
+  },
+  holdDust: {
+    from: ['final'],
+    to: 'held',
+    requires: "an amount below DUST_THRESHOLD, or a fee worth less than the payout's gas (payoutGasCheck), also with its wallet's held dust added",
+  },
   sweepDust: {
     from: ['held'],
     to: 'swept',
@@ -124,8 +133,9 @@ export function sqlStatusList(statuses: readonly MachineStatus[]): string {
 }
 
 /**
- * Why a leg (and its deposit) needs a person: each is a revert the token will repeat however
- * often the leg is sent. A blacklisted recipient is named by its leg.
+ * Why a leg (and its deposit) needs a person: a revert the token will repeat however often the leg
+ * is sent (a blacklisted recipient is named by its leg), or plan_mismatch: the leg's row is not the
+ * leg the wallet's terms give (payout-plan), so settlement refuses to sign or send it.
  */
 export const NEEDS_ATTENTION_REASONS = [
   'payout_address_blacklisted',
@@ -135,6 +145,7 @@ export const NEEDS_ATTENTION_REASONS = [
   'authorization_cancelled',
   'insufficient_balance',
   'transfer_reverted',
+  'plan_mismatch',
 ] as const;
 export type NeedsAttentionReason = (typeof NEEDS_ATTENTION_REASONS)[number];
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseCallbackUrl, type CallbackUrlRules } from './callback-url';
+import { GatewayError } from './errors';
 import { parsePayoutAddress, type EvmAddress } from './evm-address';
 
 export interface WalletRequest {
@@ -21,4 +22,19 @@ export function parseWalletRequest(query: { address: string; callback: string },
 
 export function walletDedupeKey(payoutAddress: string, callbackUrl: string): Buffer {
   return createHash('sha256').update(`${payoutAddress.toLowerCase()}\n${callbackUrl}`).digest();
+}
+
+/**
+ * The 429 of Create Wallet (and its affiliate variants) for a payout address that has had its
+ * quota of new wallets in this window. Wallets it already has are still answered: only new ones
+ * wait for the next window.
+ */
+export function payoutQuotaExceeded(quota: { max: number; windowSeconds: number }, retryAfterSeconds: number): GatewayError {
+  return new GatewayError(
+    'payout_quota_exceeded',
+    `this payout address has had its quota of new wallets: ${quota.max} new wallets per payout address every ${quota.windowSeconds} s (PAYOUT_WALLET_QUOTA_MAX); ` +
+      'the wallets it has are still answered. Try again after Retry-After, or ask the operator to raise the quota',
+    'address',
+    { retryAfterSeconds },
+  );
 }

@@ -8,7 +8,7 @@ import {
   sameAffiliateTerms,
   type AffiliateTerms,
 } from '../src/affiliate-terms';
-import { BASIS_POINTS_SCALE, splitDeposit, splitWalletDeposit, walletPlatformFeeBps } from '../src/fee-split';
+import { BASIS_POINTS_SCALE, splitDeposit, splitWalletDeposit, walletPlatformFeeBps, type WalletSplitTerms } from '../src/fee-split';
 import type { EvmAddress } from '../src/evm-address';
 import { GatewayError } from '../src/errors';
 
@@ -165,11 +165,14 @@ describe('affiliate terms of an existing wallet', () => {
 });
 
 describe('splitting a deposit into a custom-split wallet', () => {
+  // What Create Wallet records on the wallet when PLATFORM_FEE_BPS is `configured`; settlement splits by that.
+  const recorded = (terms: WalletSplitTerms, configured: number) => ({ platformFeeBps: walletPlatformFeeBps(terms, configured), affiliateFeeBps: terms.affiliateFeeBps });
+
   it('pays merchant_fee, affiliate_fee and the platform the rest, whatever the configured fee is now', () => {
     const terms = { affiliateFeeBps: 100, merchantFeeBps: 9_800 };
     for (const configured of [0, 100, 250]) {
       expect(walletPlatformFeeBps(terms, configured)).toBe(100);
-      expect(splitWalletDeposit(10_000_000n, configured, terms).legs).toEqual([
+      expect(splitWalletDeposit(10_000_000n, recorded(terms, configured)).legs).toEqual([
         { kind: 'merchant', amount: 9_800_000n },
         { kind: 'platform', amount: 100_000n },
         { kind: 'affiliate', amount: 100_000n },
@@ -177,21 +180,21 @@ describe('splitting a deposit into a custom-split wallet', () => {
     }
   });
 
-  it('uses the configured platform fee for wallets without a custom split', () => {
-    expect(splitWalletDeposit(10_000_000n, 100, { affiliateFeeBps: null, merchantFeeBps: null })).toEqual(splitDeposit(10_000_000n, 100));
-    expect(splitWalletDeposit(10_000_000n, 250, { affiliateFeeBps: 50, merchantFeeBps: null })).toEqual(splitDeposit(10_000_000n, 250, 50));
+  it('records the configured platform fee on wallets without a custom split', () => {
+    expect(splitWalletDeposit(10_000_000n, recorded({ affiliateFeeBps: null, merchantFeeBps: null }, 100))).toEqual(splitDeposit(10_000_000n, 100));
+    expect(splitWalletDeposit(10_000_000n, recorded({ affiliateFeeBps: 50, merchantFeeBps: null }, 250))).toEqual(splitDeposit(10_000_000n, 250, 50));
   });
 
   it('rounds the merchant up, the affiliate down, and gives the platform the odd unit', () => {
     // 12.345679 USDC at 97.75% / 1.25% / 1%: 12067901.2225 → 12067902, 154320.9875 → 154320, 123456.79 → 123457.
-    expect(splitWalletDeposit(12_345_679n, 100, { affiliateFeeBps: 125, merchantFeeBps: 9_775 })).toMatchObject({
+    expect(splitWalletDeposit(12_345_679n, recorded({ affiliateFeeBps: 125, merchantFeeBps: 9_775 }, 100))).toMatchObject({
       merchant: 12_067_902n,
       affiliateFee: 154_320n,
       platformFee: 123_457n,
       totalFee: 277_777n,
     });
     // One base unit: the merchant's 0.9775 rounds up to all of it.
-    expect(splitWalletDeposit(1n, 100, { affiliateFeeBps: 125, merchantFeeBps: 9_775 }).legs).toEqual([{ kind: 'merchant', amount: 1n }]);
+    expect(splitWalletDeposit(1n, recorded({ affiliateFeeBps: 125, merchantFeeBps: 9_775 }, 100)).legs).toEqual([{ kind: 'merchant', amount: 1n }]);
   });
 
   it('refuses a recorded split over 100%', () => {
@@ -203,7 +206,7 @@ describe('splitting a deposit into a custom-split wallet', () => {
     const S = BigInt(BASIS_POINTS_SCALE);
     const broken: string[] = [];
     const check = (amount: bigint, merchant: number, affiliateShare: number) => {
-      const split = splitWalletDeposit(amount, 100, { affiliateFeeBps: affiliateShare, merchantFeeBps: merchant });
+      const split = splitWalletDeposit(amount, recorded({ affiliateFeeBps: affiliateShare, merchantFeeBps: merchant }, 100));
       const platform = BASIS_POINTS_SCALE - merchant - affiliateShare;
       const m = BigInt(merchant);
       const a = BigInt(affiliateShare);

@@ -14,12 +14,14 @@ const params: GatewayCallbackParams = {
   txid_in: '0xaaa',
   txid_out: '0xbbb',
   address_in: '0x1111111111111111111111111111111111111111',
+  address_out: '0x2222222222222222222222222222222222222222',
   ipn_token: 'tok_1',
 };
 
 const ours =
   'value_coin=12.5&value_forwarded_coin=12.375&fee_coin=0.125&coin=polygon_usdc' +
-  '&txid_in=0xaaa&txid_out=0xbbb&address_in=0x1111111111111111111111111111111111111111&ipn_token=tok_1';
+  '&txid_in=0xaaa&txid_out=0xbbb&address_in=0x1111111111111111111111111111111111111111' +
+  '&address_out=0x2222222222222222222222222222222222222222&ipn_token=tok_1';
 
 describe('buildCallbackUrl', () => {
   it('keeps encoded values exactly as the merchant wrote them', () => {
@@ -30,6 +32,12 @@ describe('buildCallbackUrl', () => {
   it('keeps repeated parameters and their order', () => {
     const registered = 'https://shop.example/cb?b=2&a=1&a=2&c=3&a=3';
     expect(buildCallbackUrl(registered, params)).toBe(`${registered}&${ours}`);
+  });
+
+  it('keeps identical repeats: each one is the merchant\'s, and a framework may count them', () => {
+    const registered = 'https://shop.example/cb?tag=x&tag=x&order=7&tag=x&&&';
+    expect(buildCallbackUrl(registered, params)).toBe(`${registered}${ours}`);
+    expect(new URL(buildCallbackUrl(registered, params)).searchParams.getAll('tag')).toEqual(['x', 'x', 'x']);
   });
 
   it('keeps empty values and names without a value', () => {

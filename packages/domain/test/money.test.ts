@@ -66,3 +66,42 @@ describe('convertToUsdMinorUnits', () => {
     expect(convertToUsdMinorUnits(1n, parseRate('83.1'))).toBe(1n);
   });
 });
+
+// The words of each refusal (they reach the API's 400 answers) and the edges of formatting,
+// case by case (found by mutation testing: `pnpm mutate`).
+describe('what money refusals say', () => {
+  const messageOf = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return undefined;
+  };
+
+  it('parseFiatAmount names the parameter and the rule broken', () => {
+    expect(messageOf(() => parseFiatAmount('1e3', 'value'))).toBe(
+      'value must be a plain positive decimal with a dot and at most 2 decimals, e.g. 49.99 (got "1e3")',
+    );
+    expect(messageOf(() => parseFiatAmount('1.234'))).toBe('amount has more than 2 decimals; round it to cents, e.g. 49.99');
+    expect(messageOf(() => parseFiatAmount('0.00'))).toBe('amount must be greater than 0');
+    expect(messageOf(() => parseFiatAmount('1000000.01'))).toBe('amount must be at most 1000000');
+  });
+
+  it('quotes at most 40 characters of what it refuses', () => {
+    const forty = '9'.repeat(39) + 'x';
+    expect(messageOf(() => parseUsdc(forty))).toBe(`"${forty}" is not a USDC amount with at most 6 decimals`);
+    expect(messageOf(() => parseUsdc(`${forty}y`))).toBe(`"${forty}…" is not a USDC amount with at most 6 decimals`);
+  });
+
+  it('parseRate says why a rate is refused, and reads a whole number', () => {
+    expect(messageOf(() => parseRate('1e2'))).toBe('"1e2" is not a decimal exchange rate');
+    expect(messageOf(() => parseRate('0.000'))).toBe('exchange rate "0.000" must be greater than 0');
+    expect(parseRate('83')).toEqual({ numerator: 83n, denominator: 1n });
+  });
+
+  it('formats zero and negative amounts', () => {
+    expect(formatUsdc(0n)).toBe('0');
+    expect(formatUsdc(-1_500_000n)).toBe('-1.5');
+  });
+});

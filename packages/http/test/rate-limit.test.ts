@@ -65,6 +65,35 @@ describe('rate limits in Redis', () => {
   });
 });
 
+describe('who counts as one client', () => {
+  const statusesOf = async (app: FastifyInstance, addresses: string[]) => {
+    const statuses = [];
+    for (const address of addresses) statuses.push((await hello(app, {}, address)).statusCode);
+    return statuses;
+  };
+
+  it('an IPv6 /64 is one client: a host hands itself any address of its /64', async () => {
+    const app = track(await replica(cache.redis, cache.prefix, { max: 2 }));
+    expect(await statusesOf(app, ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:fffe', '2001:db8:1:2:a:b:c:d'])).toEqual([200, 200, 429]);
+    // The same /64 however it is written; the next /64 is someone else.
+    expect(await statusesOf(app, ['2001:0DB8:0001:0002:0000:0000:0000:0009'])).toEqual([429]);
+    expect(await statusesOf(app, ['2001:db8:1:3::1', '2001:db8:1:1:ffff:ffff:ffff:ffff'])).toEqual([200, 200]);
+  });
+
+  it('an IPv4 address is one client, also when it arrives IPv4-mapped', async () => {
+    const app = track(await replica(cache.redis, cache.prefix, { max: 2 }));
+    expect(await statusesOf(app, ['203.0.113.9', '::ffff:203.0.113.9', '::ffff:cb00:7109'])).toEqual([200, 200, 429]);
+    expect(await statusesOf(app, ['203.0.113.10', '203.0.113.8'])).toEqual([200, 200]);
+  });
+
+  it('counts the client the trusted proxy saw, by its /64', async () => {
+    const app = track(await replica(cache.redis, cache.prefix, { trustProxy: 1, max: 1 }));
+    const viaProxy = (client: string) => hello(app, { 'x-forwarded-for': client }, '10.0.0.5');
+    expect((await viaProxy('2001:db8:5:6::1')).statusCode).toBe(200);
+    expect((await viaProxy('2001:db8:5:6::2')).statusCode).toBe(429);
+  });
+});
+
 describe('behind a proxy', () => {
   const PROXY = '10.0.0.5';
 

@@ -1,8 +1,20 @@
-import { Queue } from 'bullmq';
+import { Queue, type JobsOptions } from 'bullmq';
 import { redisConnection, type RedisSettings } from './connection';
-import { callbackJobOptions } from './default-job-options';
 import { callbackJobId, type CallbackJob } from './job-payloads';
 import { CALLBACK_JOB_NAME, QUEUE_NAMES } from './queue-names';
+
+/**
+ * A callback job is one attempt at a time. The schedule of retries (about three days) lives in
+ * callback_deliveries.next_attempt_at, so it survives Redis being flushed; between attempts the
+ * worker moves the same job (same id, the delivery's) to `delayed`, so a delivery never has two jobs.
+ * BullMQ's own retries stay off: a job that fails (worker error) is removed, and the reconciler
+ * recreates it from PostgreSQL.
+ */
+export const callbackJobOptions: JobsOptions = {
+  attempts: 1,
+  removeOnComplete: true,
+  removeOnFail: true,
+};
 
 export type CallbackQueue = Queue<CallbackJob, void, typeof CALLBACK_JOB_NAME>;
 

@@ -1,5 +1,5 @@
 export * from './queue-names';
 export * from './job-payloads';
 export * from './connection';
-export * from './default-job-options';
 export * from './callback-queue';
+export * from './settlement-queue';

@@ -14,6 +14,7 @@ const UNIX_SECONDS = /^(0|[1-9]\d{0,14})$/;
 // The gateway's delivery ids are UUIDs. No "." (the separator of the signed text), no "," or space
 // (two headers folded into one), so the signed text splits into t, id and URL one way only.
 const DELIVERY_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 export type CallbackSignatureScheme = 'v1' | 'v2';
 
@@ -52,12 +53,20 @@ export interface VerifyCallbackSignatureInput {
   deliveryId?: string | readonly string[] | undefined;
   publicKeys: readonly CallbackPublicKey[];
   /**
-   * Refuse a header without `v2` (`reason: 'v2_required'`) instead of falling back to `v1`. Set it
-   * once your gateway sends v2: otherwise someone who strips the v2 entries from a captured header
-   * is checked against v1 alone, which does not cover the delivery id. It becomes the default
-   * when v1 is retired.
+   * The payout address you registered the wallet with (Create Wallet's `address`), any case. The
+   * callback's `address_out` must be it: a valid signature only proves the gateway sent the
+   * callback, and whoever registered your callback URL with their own payout address first would
+   * get you a signed callback for money paid to them. Required; not an address: a TypeError.
    */
-  requireV2?: boolean;
+  payoutAddress: string;
+  /** The `ipn_token` Create Wallet answered for this order, if you kept it: the callback's must be it. */
+  ipnToken?: string;
+  /**
+   * Also accept a header with only `v1` signatures (a gateway older than v2). Off by default: anyone
+   * who strips the v2 entries from a captured header would otherwise be checked against v1 alone,
+   * which does not cover the delivery id, so a replay under a fresh id would pass.
+   */
+  allowV1?: boolean;
   /** How far the signature time may be from now, in either direction. */
   toleranceSeconds?: number;
   /** Unix seconds; defaults to now. */
@@ -70,8 +79,12 @@ export type CallbackSignatureFailure =
   | 'no_matching_signature'
   /** The header has a v2 signature but the delivery id header is missing or not a delivery id. */
   | 'invalid_delivery_id'
-  /** `requireV2` is set and the header has no v2 signature. */
-  | 'v2_required';
+  /** The header has no v2 signature, and `allowV1` is not set. */
+  | 'v2_required'
+  /** The signed URL has no `address_out`, more than one, or one that is not your `payoutAddress`: the money went elsewhere. */
+  | 'address_out_mismatch'
+  /** The signed URL's `ipn_token` is not the `ipnToken` given: a callback of another wallet. */
+  | 'ipn_token_mismatch';
 
 export type VerifyCallbackSignatureResult =
   | {
@@ -81,6 +94,8 @@ export type VerifyCallbackSignatureResult =
       scheme: CallbackSignatureScheme;
       /** With `v2`: the verified delivery id, the one to deduplicate on. */
       deliveryId?: string;
+      /** The payout address the merchant's share was paid to, as the signed URL has it (it is yours). */
+      addressOut: string;
     }
   | { ok: false; reason: CallbackSignatureFailure };
 
@@ -144,21 +159,29 @@ export function parseSignatureHeader(header: unknown): ParsedSignatureHeader | u
 }
 
 /**
- * Accepts when a signature verifies with any of the keys: a `v2` (which covers the delivery id)
- * when the header has any, `v1` only when it has none (an older gateway) and `requireV2` is not set.
- * A failing v2 never falls back to v1. Every signature-key pair of the scheme is checked, so the time
- * taken does not depend on which one matched. Throws only for a key that is not an Ed25519 public
- * key (a configuration error), never because of what the request carries.
+ * What a merchant checks, in order: the signature (a `v2`, which covers the delivery id; `v1` only
+ * for a header without any v2 and with `allowV1`; a failing v2 never falls back to v1), its time,
+ * then what the signed URL says: `address_out` must be your payout address and, when given,
+ * `ipn_token` your wallet's. Every signature-key pair of the scheme is checked, so the time taken
+ * does not depend on which one matched. Throws only for a configuration error (a key that is not an
+ * Ed25519 public key, a `payoutAddress` that is not an address), never because of what the request
+ * carries. Then compare `value_forwarded_coin` (your share) with the order, and deduplicate on the
+ * returned delivery id.
  */
 export function verifyCallbackSignature({
   url,
   header,
   deliveryId,
   publicKeys,
-  requireV2 = false,
+  payoutAddress,
+  ipnToken,
+  allowV1 = false,
   toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
   now = nowInSeconds(),
 }: VerifyCallbackSignatureInput): VerifyCallbackSignatureResult {
+  if (typeof payoutAddress !== 'string' || !EVM_ADDRESS.test(payoutAddress)) {
+    throw new TypeError('payoutAddress must be your payout address (0x and 40 hexadecimal characters), the one the wallet was registered with');
+  }
   const keys = publicKeys.map(toEd25519PublicKey);
   const parsed = parseSignatureHeader(header);
   if (parsed === undefined) return { ok: false, reason: 'malformed_header' };
@@ -166,17 +189,26 @@ export function verifyCallbackSignature({
   if (!(Math.abs(now - parsed.timestamp) <= toleranceSeconds)) {
     return { ok: false, reason: 'timestamp_out_of_tolerance' };
   }
+  let signed: { scheme: CallbackSignatureScheme; deliveryId?: string };
   if (parsed.v2.length > 0) {
     const id = singleHeaderValue(deliveryId);
     if (id === undefined || !DELIVERY_ID.test(id)) return { ok: false, reason: 'invalid_delivery_id' };
-    return anyVerifies(parsed.v2, signedBytes('v2', parsed.timestamp, url, id), keys)
-      ? { ok: true, timestamp: parsed.timestamp, scheme: 'v2', deliveryId: id }
-      : { ok: false, reason: 'no_matching_signature' };
+    if (!anyVerifies(parsed.v2, signedBytes('v2', parsed.timestamp, url, id), keys)) return { ok: false, reason: 'no_matching_signature' };
+    signed = { scheme: 'v2', deliveryId: id };
+  } else {
+    if (!allowV1) return { ok: false, reason: 'v2_required' };
+    if (!anyVerifies(parsed.v1, signedBytes('v1', parsed.timestamp, url), keys)) return { ok: false, reason: 'no_matching_signature' };
+    signed = { scheme: 'v1' };
   }
-  if (requireV2) return { ok: false, reason: 'v2_required' };
-  return anyVerifies(parsed.v1, signedBytes('v1', parsed.timestamp, url), keys)
-    ? { ok: true, timestamp: parsed.timestamp, scheme: 'v1' }
-    : { ok: false, reason: 'no_matching_signature' };
+  // The URL is signed as sent: read from it, the gateway's parameters are what the gateway wrote
+  // (it appends each once, and drops any merchant parameter of the same name).
+  const query = URL.canParse(url) ? new URL(url).searchParams : new URLSearchParams();
+  const addressOut = query.getAll('address_out');
+  if (addressOut.length !== 1 || addressOut[0]!.toLowerCase() !== payoutAddress.toLowerCase()) return { ok: false, reason: 'address_out_mismatch' };
+  if (ipnToken !== undefined && (query.getAll('ipn_token').length !== 1 || query.get('ipn_token') !== ipnToken)) {
+    return { ok: false, reason: 'ipn_token_mismatch' };
+  }
+  return { ok: true, timestamp: parsed.timestamp, ...signed, addressOut: addressOut[0]! };
 }
 
 /** The public half of an Ed25519 key given as a KeyObject (public or private), PEM text or a JWK. */

@@ -8,8 +8,12 @@ import {
   verifyCallbackSignature,
 } from '../src';
 
-const url = 'https://shop.example/cb.php?order=7&value_coin=12.5&ipn_token=tok_1';
+const payoutAddress = '0x52908400098527886E0F7030069857D2E4169EE7';
+const url = `https://shop.example/cb.php?order=7&value_coin=12.5&address_out=${payoutAddress}&ipn_token=tok_1`;
 const t = 1_700_000_000;
+// The signature mechanics below, checked on v1 headers (signed without a delivery id): v1 is
+// accepted only with allowV1 (callback-trust.test.ts has the merchant's checks).
+const v1 = { payoutAddress, allowV1: true };
 
 function ed25519(): { privateKey: KeyObject; publicKey: KeyObject } {
   return generateKeyPairSync('ed25519');
@@ -27,22 +31,23 @@ describe('callback signatures', () => {
   it('verifies what it signs', () => {
     const header = signCallback({ url, privateKeys: [{ keyId: 'k1', key: current.privateKey }], timestamp: t });
     expect(header).toMatch(/^t=1700000000,v1=[A-Za-z0-9+/]{86}==$/);
-    expect(verifyCallbackSignature({ url, header, publicKeys: [current.publicKey], now: t })).toEqual({
+    expect(verifyCallbackSignature({ ...v1, url, header, publicKeys: [current.publicKey], now: t })).toEqual({
       ok: true,
       timestamp: t,
       scheme: 'v1',
+      addressOut: payoutAddress,
     });
   });
 
   it('defaults the timestamp to now', () => {
     const header = signCallback({ url, privateKeys: [{ key: current.privateKey }] });
-    expect(verifyCallbackSignature({ url, header, publicKeys: [current.publicKey] }).ok).toBe(true);
+    expect(verifyCallbackSignature({ ...v1, url, header, publicKeys: [current.publicKey] }).ok).toBe(true);
   });
 
   it('fails for a tampered URL', () => {
     const header = signCallback({ url, privateKeys: [{ key: current.privateKey }], timestamp: t });
     for (const tampered of [url.replace('12.5', '125'), `${url}&x=1`, url.replace('https:', 'http:')]) {
-      expect(verifyCallbackSignature({ url: tampered, header, publicKeys: [current.publicKey], now: t })).toEqual({
+      expect(verifyCallbackSignature({ ...v1, url: tampered, header, publicKeys: [current.publicKey], now: t })).toEqual({
         ok: false,
         reason: 'no_matching_signature',
       });
@@ -52,7 +57,7 @@ describe('callback signatures', () => {
   it('fails for a tampered timestamp', () => {
     const header = signCallback({ url, privateKeys: [{ key: current.privateKey }], timestamp: t });
     const tampered = header.replace(`t=${t}`, `t=${t + 1}`);
-    expect(verifyCallbackSignature({ url, header: tampered, publicKeys: [current.publicKey], now: t })).toEqual({
+    expect(verifyCallbackSignature({ ...v1, url, header: tampered, publicKeys: [current.publicKey], now: t })).toEqual({
       ok: false,
       reason: 'no_matching_signature',
     });
@@ -60,27 +65,27 @@ describe('callback signatures', () => {
 
   it('fails for the wrong key', () => {
     const header = signCallback({ url, privateKeys: [{ key: current.privateKey }], timestamp: t });
-    expect(verifyCallbackSignature({ url, header, publicKeys: [previous.publicKey], now: t }).ok).toBe(false);
+    expect(verifyCallbackSignature({ ...v1, url, header, publicKeys: [previous.publicKey], now: t }).ok).toBe(false);
   });
 
   it('accepts within the tolerance, in both directions, and not beyond', () => {
     const header = signCallback({ url, privateKeys: [{ key: current.privateKey }], timestamp: t });
-    const at = (now: number) => verifyCallbackSignature({ url, header, publicKeys: [current.publicKey], now });
+    const at = (now: number) => verifyCallbackSignature({ ...v1, url, header, publicKeys: [current.publicKey], now });
     expect(at(t + 299).ok).toBe(true);
     expect(at(t + 300).ok).toBe(true);
     expect(at(t + 301)).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
     expect(at(t - 299).ok).toBe(true);
     expect(at(t - 301)).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
     expect(
-      verifyCallbackSignature({ url, header, publicKeys: [current.publicKey], now: t + 30, toleranceSeconds: 10 }),
+      verifyCallbackSignature({ ...v1, url, header, publicKeys: [current.publicKey], now: t + 30, toleranceSeconds: 10 }),
     ).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
   });
 
   it('refuses rather than accepts when the tolerance or the clock is not a number', () => {
     const header = signCallback({ url, privateKeys: [{ key: current.privateKey }], timestamp: t });
     const publicKeys = [current.publicKey];
-    expect(verifyCallbackSignature({ url, header, publicKeys, now: t, toleranceSeconds: Number.NaN }).ok).toBe(false);
-    expect(verifyCallbackSignature({ url, header, publicKeys, now: Number.NaN }).ok).toBe(false);
+    expect(verifyCallbackSignature({ ...v1, url, header, publicKeys, now: t, toleranceSeconds: Number.NaN }).ok).toBe(false);
+    expect(verifyCallbackSignature({ ...v1, url, header, publicKeys, now: Number.NaN }).ok).toBe(false);
   });
 
   it('carries one signature per key during a rotation, and either public key verifies', () => {
@@ -93,9 +98,9 @@ describe('callback signatures', () => {
       timestamp: t,
     });
     expect(parseSignatureHeader(header)?.v1).toHaveLength(2);
-    expect(verifyCallbackSignature({ url, header, publicKeys: [current.publicKey], now: t }).ok).toBe(true);
-    expect(verifyCallbackSignature({ url, header, publicKeys: [previous.publicKey], now: t }).ok).toBe(true);
-    expect(verifyCallbackSignature({ url, header, publicKeys: [ed25519().publicKey], now: t }).ok).toBe(false);
+    expect(verifyCallbackSignature({ ...v1, url, header, publicKeys: [current.publicKey], now: t }).ok).toBe(true);
+    expect(verifyCallbackSignature({ ...v1, url, header, publicKeys: [previous.publicKey], now: t }).ok).toBe(true);
+    expect(verifyCallbackSignature({ ...v1, url, header, publicKeys: [ed25519().publicKey], now: t }).ok).toBe(false);
   });
 
   it('takes PEM and JWK keys as well as KeyObjects', () => {
@@ -106,7 +111,7 @@ describe('callback signatures', () => {
     expect(jwk).toEqual({ kty: 'OKP', crv: 'Ed25519', x: expect.any(String), kid: 'k1', use: 'sig', alg: 'EdDSA' });
     expect(publicKeyToJwk(current.privateKey, 'k1')).toEqual(jwk);
     for (const publicKey of [publicPem, jwk, current.publicKey]) {
-      expect(verifyCallbackSignature({ url, header, publicKeys: [publicKey], now: t }).ok).toBe(true);
+      expect(verifyCallbackSignature({ ...v1, url, header, publicKeys: [publicKey], now: t }).ok).toBe(true);
     }
   });
 
@@ -135,7 +140,7 @@ describe('callback signatures', () => {
     ];
     for (const header of malformed) {
       expect(
-        verifyCallbackSignature({ url, header: header as string, publicKeys: [current.publicKey], now: t }),
+        verifyCallbackSignature({ ...v1, url, header: header as string, publicKeys: [current.publicKey], now: t }),
       ).toEqual({ ok: false, reason: 'malformed_header' });
     }
   });
@@ -156,7 +161,7 @@ describe('callback signatures', () => {
     expect(() => signCallback({ url, privateKeys: [{ key: current.publicKey }] })).toThrow(TypeError);
     expect(() => signCallback({ url, privateKeys: [] })).toThrow(RangeError);
     expect(() =>
-      verifyCallbackSignature({ url, header: 'x', publicKeys: [rsa.publicKey], now: t }),
+      verifyCallbackSignature({ ...v1, url, header: 'x', publicKeys: [rsa.publicKey], now: t }),
     ).toThrow(/Ed25519/);
   });
 });
@@ -188,15 +193,15 @@ describe('v2 signatures: the delivery id is signed too', () => {
   });
 
   it('verifies v2 with the delivery id header, and returns the id it verified', () => {
-    const result = verifyCallbackSignature({ url, header: sign(), deliveryId, publicKeys: [current.publicKey], now: t });
-    expect(result).toEqual({ ok: true, timestamp: t, scheme: 'v2', deliveryId });
+    const result = verifyCallbackSignature({ payoutAddress, url, header: sign(), deliveryId, publicKeys: [current.publicKey], now: t });
+    expect(result).toEqual({ ok: true, timestamp: t, scheme: 'v2', deliveryId, addressOut: payoutAddress });
   });
 
   it('refuses a captured callback replayed under a fresh delivery id', () => {
     const header = sign();
     for (const replayedId of [freshId, deliveryId.toUpperCase(), `${deliveryId}0`]) {
       expect(
-        verifyCallbackSignature({ url, header, deliveryId: replayedId, publicKeys: [current.publicKey], now: t }),
+        verifyCallbackSignature({ payoutAddress, url, header, deliveryId: replayedId, publicKeys: [current.publicKey], now: t }),
       ).toEqual({ ok: false, reason: 'no_matching_signature' });
     }
   });
@@ -205,7 +210,7 @@ describe('v2 signatures: the delivery id is signed too', () => {
     // v1 alone would verify (it does not cover the id); the v2 beside it decides.
     const header = sign();
     expect(
-      verifyCallbackSignature({ url, header, deliveryId: freshId, publicKeys: [current.publicKey], now: t }).ok,
+      verifyCallbackSignature({ payoutAddress, url, header, deliveryId: freshId, publicKeys: [current.publicKey], now: t }).ok,
     ).toBe(false);
   });
 
@@ -213,31 +218,30 @@ describe('v2 signatures: the delivery id is signed too', () => {
     const header = sign();
     for (const missing of [undefined, '', 'a.b', 'a,b', `${deliveryId}, ${freshId}`, [deliveryId, freshId]]) {
       expect(
-        verifyCallbackSignature({ url, header, deliveryId: missing, publicKeys: [current.publicKey], now: t }),
+        verifyCallbackSignature({ payoutAddress, url, header, deliveryId: missing, publicKeys: [current.publicKey], now: t }),
       ).toEqual({ ok: false, reason: 'invalid_delivery_id' });
     }
     // Node's req.headers value can be passed as it is.
-    expect(verifyCallbackSignature({ url, header, deliveryId: [deliveryId], publicKeys: [current.publicKey], now: t }).ok).toBe(true);
+    expect(verifyCallbackSignature({ payoutAddress, url, header, deliveryId: [deliveryId], publicKeys: [current.publicKey], now: t }).ok).toBe(true);
   });
 
-  it('falls back to v1 when no v2 is present (an older gateway), unless the merchant requires v2', () => {
+  it('refuses a header without v2 (stripped, or an older gateway) unless the merchant allows v1', () => {
     const v1Only = only(sign(), 'v1');
-    expect(verifyCallbackSignature({ url, header: v1Only, deliveryId: freshId, publicKeys: [current.publicKey], now: t })).toEqual({
-      ok: true,
-      timestamp: t,
-      scheme: 'v1',
+    expect(verifyCallbackSignature({ payoutAddress, url, header: v1Only, deliveryId: freshId, publicKeys: [current.publicKey], now: t })).toEqual({
+      ok: false,
+      reason: 'v2_required',
     });
     expect(
-      verifyCallbackSignature({ url, header: v1Only, deliveryId, publicKeys: [current.publicKey], now: t, requireV2: true }),
-    ).toEqual({ ok: false, reason: 'v2_required' });
+      verifyCallbackSignature({ payoutAddress, url, header: v1Only, deliveryId, publicKeys: [current.publicKey], now: t, allowV1: true }),
+    ).toEqual({ ok: true, timestamp: t, scheme: 'v1', addressOut: payoutAddress });
     expect(
-      verifyCallbackSignature({ url, header: sign(), deliveryId, publicKeys: [current.publicKey], now: t, requireV2: true }),
+      verifyCallbackSignature({ payoutAddress, url, header: sign(), deliveryId, publicKeys: [current.publicKey], now: t, allowV1: true }),
     ).toMatchObject({ ok: true, scheme: 'v2' });
   });
 
   it('accepts a header with v2 only (after v1 is retired)', () => {
     const v2Only = only(sign(), 'v2');
-    expect(verifyCallbackSignature({ url, header: v2Only, deliveryId, publicKeys: [current.publicKey], now: t })).toMatchObject({
+    expect(verifyCallbackSignature({ payoutAddress, url, header: v2Only, deliveryId, publicKeys: [current.publicKey], now: t })).toMatchObject({
       ok: true,
       scheme: 'v2',
     });
@@ -246,11 +250,11 @@ describe('v2 signatures: the delivery id is signed too', () => {
   it('verifies v2 with either key during a rotation, and fails for a tampered URL or time', () => {
     const header = sign([current, previous]);
     for (const key of [current, previous]) {
-      expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [key.publicKey], now: t }).ok).toBe(true);
+      expect(verifyCallbackSignature({ payoutAddress, url, header, deliveryId, publicKeys: [key.publicKey], now: t }).ok).toBe(true);
     }
-    expect(verifyCallbackSignature({ url: `${url}&x=1`, header, deliveryId, publicKeys: [current.publicKey], now: t }).ok).toBe(false);
+    expect(verifyCallbackSignature({ payoutAddress, url: `${url}&x=1`, header, deliveryId, publicKeys: [current.publicKey], now: t }).ok).toBe(false);
     const later = header.replace(`t=${t}`, `t=${t + 1}`);
-    expect(verifyCallbackSignature({ url, header: later, deliveryId, publicKeys: [current.publicKey], now: t }).ok).toBe(false);
+    expect(verifyCallbackSignature({ payoutAddress, url, header: later, deliveryId, publicKeys: [current.publicKey], now: t }).ok).toBe(false);
   });
 
   it('refuses to sign a delivery id that could be confused with the URL', () => {
@@ -263,7 +267,7 @@ describe('v2 signatures: the delivery id is signed too', () => {
     const good = sign();
     const v2 = good.slice(good.indexOf('v2='));
     for (const header of [`t=${t},v2=not-base64!`, `t=${t},${Array.from({ length: 9 }, () => v2).join(',')}`]) {
-      expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [current.publicKey], now: t })).toEqual({
+      expect(verifyCallbackSignature({ payoutAddress, url, header, deliveryId, publicKeys: [current.publicKey], now: t })).toEqual({
         ok: false,
         reason: 'malformed_header',
       });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
+import type { DatabaseApp } from '@gateway/db';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { createTestRedis, type TestRedis } from './test-redis';
 import { testKeyEnv } from './test-keys';
@@ -16,11 +17,16 @@ export interface ApiAppFixture<Config> {
   env(overrides?: EnvOverrides): Record<string, string>;
   /** The loaded (validated) configuration of `env(overrides)`: throws as the app would on a bad setting. */
   config(overrides?: EnvOverrides): Config;
-  /** Builds an app on the file's database and Redis (or those given); the fixture closes it after the file. */
+  /**
+   * Builds an app on the file's database (connected as the app's role, as in production) and Redis,
+   * or those given; the fixture closes it after the file.
+   */
   build(config?: Config, deps?: { pool?: Pool; redis?: TestRedis }): Promise<FastifyInstance>;
 }
 
 export interface ApiAppFixtureOptions<Config> {
+  /** Whose role the app's pool takes (migration 014): what the app may not do fails in its tests too. */
+  app: DatabaseApp;
   /** Settings of the whole test file, on top of the defaults. */
   fileEnv?: EnvOverrides;
   load(env: Record<string, string>): Config;
@@ -66,7 +72,12 @@ export function apiAppFixture<Config>(label: string, options: ApiAppFixtureOptio
       return options.load(fixture.env(overrides));
     },
     async build(config = fixture.config(), deps = {}) {
-      const app = await options.build({ config, pool: deps.pool ?? fixture.db.pool, redis: (deps.redis ?? fixture.cache).redis, logger: false });
+      const app = await options.build({
+        config,
+        pool: deps.pool ?? fixture.db.appPool(options.app),
+        redis: (deps.redis ?? fixture.cache).redis,
+        logger: false,
+      });
       apps.push(app);
       return app;
     },

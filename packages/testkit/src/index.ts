@@ -6,3 +6,4 @@ export * from './tcp-forwarder';
 export * from './rpc-proxy';
 export * from './test-redis';
 export * from './api-app-fixture';
+export * from './app-login-users';

@@ -33,6 +33,13 @@ interface JsonRpcError {
 
 interface JsonRpcReply {
   id: CallId;
+  result?: unknown;
+}
+
+/** A call the proxy waits on before it forwards it (see `beforeCall`). */
+interface CallHook {
+  matches: (call: JsonRpcCall) => boolean;
+  run: () => Promise<void>;
 }
 
 // What geth before the merge answered for a block tag it did not know.
@@ -43,7 +50,8 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 /**
  * A JSON-RPC endpoint in front of a node for tests: it takes the node away (down, hang, a lost
  * send) and heals it, and it plays a node with limits (no `finalized` tag or a stalled one, a
- * narrow eth_getLogs range, sends it refuses). Batches are judged call by call.
+ * narrow eth_getLogs range, sends it refuses) or a load balancer with a backend on another fork
+ * (a wrong block hash, a missing receipt, now and then). Batches are judged call by call.
  */
 export class RpcProxy {
   finalizedTag: FinalizedTagMode = 'pass';
@@ -61,8 +69,14 @@ export class RpcProxy {
   withheldSends = 0;
   /** The block ranges of every eth_getLogs answered while `maxLogRange` is set, inclusive. */
   readonly logRangesServed: [bigint, bigint][] = [];
+  /** Answers altered by `misreportBlockHash` and `hideReceipt`. */
+  misreported = 0;
   private currentMode: RpcProxyMode = 'pass';
   private finalizedTagRefusalsLeft = 0;
+  // Block height (hex) → wrong answers left; tx hash (lower-case) → null answers left.
+  private readonly wrongBlockHashes = new Map<string, number>();
+  private readonly hiddenReceipts = new Map<string, number>();
+  private readonly hooks: CallHook[] = [];
   private readonly hanging = new Set<http.ServerResponse>();
   private readonly server: http.Server;
 
@@ -97,6 +111,28 @@ export class RpcProxy {
     this.finalizedTagRefusalsLeft = times;
   }
 
+  /**
+   * The next `times` answers to eth_getBlockByNumber for block `number` carry another hash, as
+   * from a backend that lags on another fork; the node itself is left as it is.
+   */
+  misreportBlockHash(number: bigint, times = 1): void {
+    this.wrongBlockHashes.set(`0x${number.toString(16)}`, times);
+  }
+
+  /** The next `times` answers to eth_getTransactionReceipt for `txHash` are null, as from a backend that has not seen it. */
+  hideReceipt(txHash: string, times = 1): void {
+    this.hiddenReceipts.set(txHash.toLowerCase(), times);
+  }
+
+  /**
+   * Runs `run` (e.g. a reorg of the node) once, right before the first call that `matches` is
+   * forwarded: the caller gets the answer of the node as `run` left it, and every call before
+   * it the answer of the node as it was.
+   */
+  beforeCall(matches: (call: { method: string; params?: unknown[] }) => boolean, run: () => Promise<void>): void {
+    this.hooks.push({ matches, run });
+  }
+
   async close(): Promise<void> {
     this.releaseHanging();
     this.server.closeAllConnections();
@@ -129,6 +165,8 @@ export class RpcProxy {
       if (refusal) refusals.set(call.id, refusal);
     }
     const forwarded = calls.filter((call) => !refusals.has(call.id)).map((call) => this.rewrite(call));
+    for (const call of forwarded) await this.runHooks(call);
+    const altered = forwarded.filter((call) => this.takeMisreport(call));
     let replies: JsonRpcReply[] = [];
     if (forwarded.length > 0) {
       const upstream = await this.post(Array.isArray(parsed) ? forwarded : forwarded[0]);
@@ -138,12 +176,16 @@ export class RpcProxy {
         response.writeHead(502).end('bad gateway');
         return;
       }
-      if (refusals.size === 0) {
+      if (refusals.size === 0 && altered.length === 0) {
         response.writeHead(upstream.status, JSON_HEADERS).end(upstream.text);
         return;
       }
       const answered = JSON.parse(upstream.text) as JsonRpcReply | JsonRpcReply[];
       replies = Array.isArray(answered) ? answered : [answered];
+      for (const call of altered) {
+        const reply = replies.find((candidate) => candidate.id === call.id);
+        if (reply) reply.result = misreportedAnswer(call, reply.result);
+      }
     }
     const byId = new Map(replies.map((reply) => [reply.id, reply]));
     const answers = calls.map((call) => {
@@ -179,6 +221,29 @@ export class RpcProxy {
     return undefined;
   }
 
+  private async runHooks(call: JsonRpcCall): Promise<void> {
+    const index = this.hooks.findIndex((hook) => hook.matches(call));
+    if (index < 0) return;
+    const [hook] = this.hooks.splice(index, 1);
+    await hook!.run();
+  }
+
+  /** True when this call's answer is to be altered (and counts it against what is left to alter). */
+  private takeMisreport(call: JsonRpcCall): boolean {
+    const pending =
+      call.method === 'eth_getBlockByNumber'
+        ? { map: this.wrongBlockHashes, key: String(call.params?.[0]) }
+        : call.method === 'eth_getTransactionReceipt'
+          ? { map: this.hiddenReceipts, key: String(call.params?.[0]).toLowerCase() }
+          : undefined;
+    const left = pending?.map.get(pending.key) ?? 0;
+    if (!pending || left === 0) return false;
+    if (left === 1) pending.map.delete(pending.key);
+    else pending.map.set(pending.key, left - 1);
+    this.misreported += 1;
+    return true;
+  }
+
   /** The call with a stalled finalized tag pointed at its block. */
   private rewrite(call: JsonRpcCall): JsonRpcCall {
     if (!isFinalizedTagQuery(call) || typeof this.finalizedTag !== 'object') return call;
@@ -206,6 +271,14 @@ export class RpcProxy {
       request.end(JSON.stringify(payload));
     });
   }
+}
+
+/** A block with another hash (the bytes of the real one reversed), or no receipt. */
+function misreportedAnswer(call: JsonRpcCall, result: unknown): unknown {
+  if (call.method === 'eth_getTransactionReceipt' || result === null || typeof result !== 'object') return null;
+  const block = result as { hash?: string };
+  if (typeof block.hash !== 'string') return result;
+  return { ...block, hash: `0x${[...block.hash.slice(2)].reverse().join('')}` };
 }
 
 function isFinalizedTagQuery(call: JsonRpcCall): boolean {

@@ -6,19 +6,23 @@ export interface TestWallet {
   id: string;
   /** Lower-case, as stored. */
   polygonAddress: string;
+  /** Lower-case, as stored. */
+  payoutAddress: string;
   ipnToken: string;
   callbackUrl: string;
 }
 
+/** A wallet owning `callbackUrl` (a URL has one live wallet: migration 013). */
 export async function insertWallet(pool: Pool, callbackUrl: string): Promise<TestWallet> {
   const polygonAddress = `0x${randomBytes(20).toString('hex')}`;
+  const payoutAddress = `0x${randomBytes(20).toString('hex')}`;
   const ipnToken = randomBytes(24).toString('base64url');
   const { rows } = await pool.query<{ id: string }>(
     `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
      VALUES (nextval('wallet_hd_index_seq'), $1, $2, $3, $4, $5, $6) RETURNING id::text`,
-    [polygonAddress, `test.${randomBytes(16).toString('hex')}`, `0x${randomBytes(20).toString('hex')}`, callbackUrl, randomBytes(32), ipnToken],
+    [polygonAddress, `test.${randomBytes(16).toString('hex')}`, payoutAddress, callbackUrl, randomBytes(32), ipnToken],
   );
-  return { id: rows[0]!.id, polygonAddress, ipnToken, callbackUrl };
+  return { id: rows[0]!.id, polygonAddress, payoutAddress, ipnToken, callbackUrl };
 }
 
 export interface DeliveryValues {

@@ -12,6 +12,7 @@ import {
   type Hex,
   type PublicClient,
 } from 'viem';
+import { tokenDecimalsProblem } from '@gateway/chain';
 import type { FinalizedTagAnswer } from '@gateway/domain';
 import type { WatcherMetrics } from '../metrics';
 
@@ -26,6 +27,14 @@ export interface TransferLog {
   from: Address;
   to: Address;
   value: bigint;
+}
+
+/** What a transaction's receipt says: the block it is in, and the token's Transfer logs it emitted. */
+export interface TransactionPlace {
+  blockNumber: bigint;
+  blockHash: Hash;
+  /** Empty when the transaction reverted (it moved nothing). */
+  transfers: TransferLog[];
 }
 
 export interface ChainTip {
@@ -71,6 +80,11 @@ export class ChainReader {
     return hexToNumber(await this.call('eth_chainId', () => this.client.request({ method: 'eth_chainId' })));
   }
 
+  /** Why the gateway cannot count in `token` (its decimals() is not 6), or undefined. */
+  tokenDecimalsProblem(token: Address): Promise<string | undefined> {
+    return this.call('eth_call', () => tokenDecimalsProblem(this.client, token));
+  }
+
   async tip(): Promise<ChainTip> {
     const [head, finalizedTag] = await Promise.all([
       this.call('eth_blockNumber', () => this.client.request({ method: 'eth_blockNumber' })),
@@ -100,22 +114,24 @@ export class ChainReader {
         params: [{ address: token, fromBlock: toHex(from), toBlock: toHex(to), topics: [TRANSFER_TOPIC] }],
       }),
     );
-    const transfers: TransferLog[] = [];
-    for (const log of logs) {
-      // An ERC-20 Transfer has from and to indexed; anything else with this topic is not one.
-      if (log.removed || log.topics.length !== 3 || log.blockHash === null || log.transactionHash === null) continue;
-      if (log.blockNumber === null || log.logIndex === null || log.data.length !== 66) continue;
-      transfers.push({
-        txHash: log.transactionHash.toLowerCase() as Hash,
-        logIndex: hexToNumber(log.logIndex),
-        blockNumber: hexToBigInt(log.blockNumber),
-        blockHash: log.blockHash.toLowerCase() as Hash,
-        from: topicAddress(log.topics[1]),
-        to: topicAddress(log.topics[2]),
-        value: hexToBigInt(log.data),
-      });
-    }
-    return transfers;
+    return logs.map(toTransferLog).filter((log) => log !== undefined);
+  }
+
+  /**
+   * Where the transaction is, by its receipt (a read independent of the block-hash answers), with
+   * the Transfer logs of `token` it emitted; undefined when the node knows no receipt for it.
+   */
+  async transactionPlace(txHash: Hash, token: Address): Promise<TransactionPlace | undefined> {
+    const receipt = await this.call('eth_getTransactionReceipt', () =>
+      this.client.request({ method: 'eth_getTransactionReceipt', params: [txHash] }),
+    );
+    if (!receipt?.blockHash || !receipt.blockNumber) return undefined;
+    const ours = receipt.status === '0x1' ? receipt.logs.filter((log) => log.address.toLowerCase() === token.toLowerCase()) : [];
+    return {
+      blockNumber: hexToBigInt(receipt.blockNumber),
+      blockHash: receipt.blockHash.toLowerCase() as Hash,
+      transfers: ours.filter((log) => log.topics[0] === TRANSFER_TOPIC).map(toTransferLog).filter((log) => log !== undefined),
+    };
   }
 
   /**
@@ -142,6 +158,31 @@ export class ChainReader {
       throw new RpcCallError(method, error instanceof RpcError || error instanceof RpcRequestError, error);
     }
   }
+}
+
+type RpcLog = {
+  removed?: boolean;
+  topics: Hex[];
+  data: Hex;
+  blockHash: Hash | null;
+  blockNumber: Hex | null;
+  transactionHash: Hash | null;
+  logIndex: Hex | null;
+};
+
+function toTransferLog(log: RpcLog): TransferLog | undefined {
+  // An ERC-20 Transfer has from and to indexed; anything else with this topic is not one.
+  if (log.removed || log.topics.length !== 3 || log.blockHash === null || log.transactionHash === null) return undefined;
+  if (log.blockNumber === null || log.logIndex === null || log.data.length !== 66) return undefined;
+  return {
+    txHash: log.transactionHash.toLowerCase() as Hash,
+    logIndex: hexToNumber(log.logIndex),
+    blockNumber: hexToBigInt(log.blockNumber),
+    blockHash: log.blockHash.toLowerCase() as Hash,
+    from: topicAddress(log.topics[1]),
+    to: topicAddress(log.topics[2]),
+    value: hexToBigInt(log.data),
+  };
 }
 
 function topicAddress(topic: Hex | undefined): Address {

@@ -1,13 +1,4 @@
-import { Queue } from 'bullmq';
-import {
-  QUEUE_NAMES,
-  redisConnection,
-  SETTLEMENT_JOB_NAME,
-  settlementJobId,
-  settlementJobOptions,
-  type RedisSettings,
-  type SettlementJob,
-} from '@gateway/queue';
+import { enqueueSettlements, openSettlementQueue, type RedisSettings, type SettlementQueue } from '@gateway/queue';
 
 const ADD_BULK_CHUNK = 500;
 // ioredis reports every failed reconnect; one report per period is enough for a log.
@@ -21,7 +12,7 @@ const ERROR_REPORT_INTERVAL_MS = 30_000;
  * PostgreSQL still finds the deposits.
  */
 export class SettlementEnqueuer {
-  private readonly queue: Queue<SettlementJob>;
+  private readonly queue: SettlementQueue;
   private readonly pending = new Set<string>();
   private flushing: Promise<void> | undefined;
   private lastErrorReport = 0;
@@ -30,10 +21,7 @@ export class SettlementEnqueuer {
     redis: RedisSettings,
     private readonly onError: (error: Error) => void,
   ) {
-    this.queue = new Queue<SettlementJob>(QUEUE_NAMES.settlement, {
-      connection: redisConnection(redis, 'producer'),
-      prefix: redis.prefix,
-    });
+    this.queue = openSettlementQueue(redis);
     this.queue.on('error', (error) => this.report(error));
   }
 
@@ -60,13 +48,7 @@ export class SettlementEnqueuer {
     const ids = [...this.pending];
     for (let start = 0; start < ids.length; start += ADD_BULK_CHUNK) {
       const chunk = ids.slice(start, start + ADD_BULK_CHUNK);
-      await this.queue.addBulk(
-        chunk.map((depositId) => ({
-          name: SETTLEMENT_JOB_NAME,
-          data: { depositId },
-          opts: { ...settlementJobOptions, jobId: settlementJobId(depositId) },
-        })),
-      );
+      await enqueueSettlements(this.queue, chunk);
       for (const id of chunk) this.pending.delete(id);
     }
   }

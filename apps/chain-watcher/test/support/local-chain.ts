@@ -29,6 +29,10 @@ export interface LocalChain {
   publicClient: PublicClient;
   /** Sends `amount` base units from the sender to `to` (mined at once); returns the receipt. */
   sendUsdc(to: string, amount: bigint): Promise<TransactionReceipt>;
+  /** Deploys another ERC-20 (a second TestUSDC, not the watched token) and funds the sender with it. */
+  deployForeignToken(): Promise<Address>;
+  /** Like sendUsdc, in another token. */
+  sendToken(token: Address, to: string, amount: bigint): Promise<TransactionReceipt>;
   /** The signed raw transfer, to broadcast (again) with `broadcast`. */
   signUsdcTransfer(to: string, amount: bigint): Promise<Hex>;
   broadcast(raw: Hex): Promise<TransactionReceipt>;
@@ -59,22 +63,30 @@ export async function startLocalChain(): Promise<LocalChain> {
     return receipt;
   };
 
+  const sendToken = async (tokenAddress: Address, to: string, amount: bigint) => {
+    const hash = await walletClient.writeContract({
+      address: tokenAddress,
+      abi: transferAbi,
+      functionName: 'transfer',
+      args: [to as Address, amount],
+      account: walletClient.account!,
+      chain,
+    });
+    return receiptOf(hash);
+  };
+
   return {
     anvil,
     token,
     sender: SENDER.address,
     publicClient,
-    async sendUsdc(to, amount) {
-      const hash = await walletClient.writeContract({
-        address: token,
-        abi: transferAbi,
-        functionName: 'transfer',
-        args: [to as Address, amount],
-        account: walletClient.account!,
-        chain,
-      });
-      return receiptOf(hash);
+    sendUsdc: (to, amount) => sendToken(token, to, amount),
+    async deployForeignToken() {
+      const foreign = await deployTestUsdc({ ...target, deployerKey });
+      await mintTestUsdc({ ...target, token: foreign, ownerKey: deployerKey, to: SENDER.address, amount: SENDER_FUNDS });
+      return foreign;
     },
+    sendToken,
     async signUsdcTransfer(to, amount) {
       const prepared = await walletClient.prepareTransactionRequest({
         to: token,

@@ -38,7 +38,8 @@ export async function startWatcher(target: WatcherTarget, env: Record<string, st
   });
   const app = await buildChainWatcherApp({
     config,
-    pool: target.db.pool,
+    // The chain-watcher's role, as in production.
+    pool: target.db.appPool('chain-watcher'),
     logger: process.env.WATCHER_TEST_LOG ? { level: process.env.WATCHER_TEST_LOG } : false,
   });
   app.chainWatcher.start();

@@ -25,6 +25,7 @@ export interface ReceiptView {
   step: ReceiptStep;
   headline: string;
   steps: ReceiptStepView[];
+  /** USDC that arrived in the temporary wallet: the merchant is paid this less the fee (and any affiliate's share), never this. */
   receivedUsdc: string | null;
   transactions: ReceiptTransactionView[];
   declined: { reason: string } | null;

@@ -29,11 +29,16 @@ export interface PaymentRedirectFixture extends ApiAppFixture<PaymentRedirectCon
 /** A payment-redirect test file's database, Redis prefix, settings and apps (see apiAppFixture), and its wallets. */
 export function paymentRedirectFixture(label: string, fileEnv: EnvOverrides = {}): PaymentRedirectFixture {
   // The sandbox stands in for every provider, as on the local stack; tests of real providers set their credentials.
-  const base = apiAppFixture(label, { fileEnv: { SANDBOX_CHECKOUT: 'on', ...fileEnv }, load: loadPaymentRedirectConfig, build: buildPaymentRedirectApp });
+  const base = apiAppFixture(label, {
+    app: 'payment-redirect',
+    fileEnv: { SANDBOX_CHECKOUT: 'on', ...fileEnv },
+    load: loadPaymentRedirectConfig,
+    build: buildPaymentRedirectApp,
+  });
   return Object.assign(base, {
     async insertWallet({ temporary, addressIn, callbackUrl, payout: payoutAddress = payout, hdIndex = 0n, ipnToken = randomBytes(24).toString('base64url') }: TestWallet) {
       await new WalletRepository(base.db.pool).createOrGetMany([
-        { hdIndex, polygonAddress: temporary, addressIn, payoutAddress, callbackUrl, dedupeKey: walletDedupeKey(payoutAddress, callbackUrl), ipnToken, keyFingerprint: 'a1b2c3d4' },
+        { hdIndex, polygonAddress: temporary, addressIn, payoutAddress, callbackUrl, dedupeKey: walletDedupeKey(payoutAddress, callbackUrl), ipnToken, keyFingerprint: 'a1b2c3d4', platformFeeBps: 100 },
       ]);
       // createOrGetMany returns no id; deposits and payments in the tests need it.
       const { rows } = await base.db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE polygon_address = $1', [temporary.toLowerCase()]);

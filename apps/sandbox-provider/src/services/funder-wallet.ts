@@ -18,7 +18,7 @@ import {
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { defineLocalChain } from '@gateway/chain';
+import { defineLocalChain, tokenDecimalsProblem } from '@gateway/chain';
 import type { SandboxProviderConfig } from '../config';
 
 export interface FunderWalletOptions {
@@ -66,6 +66,11 @@ export class FunderWallet {
   async hasCode(address: Address): Promise<boolean> {
     const code = await this.publicClient.getCode({ address });
     return code !== undefined && code !== '0x';
+  }
+
+  /** Why the gateway could not count in the token (its decimals() is not 6), or undefined. */
+  tokenDecimalsProblem(): Promise<string | undefined> {
+    return tokenDecimalsProblem(this.publicClient, this.token);
   }
 
   tokenBalance(): Promise<bigint> {

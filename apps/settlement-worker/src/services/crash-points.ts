@@ -8,6 +8,8 @@
  *  before-broadcast  a relayer transaction recorded, not yet sent
  *  after-broadcast   a relayer transaction sent, the send not yet noted
  *  before-receipt    transactions sent, their outcome not yet looked at
+ * The two broadcast points are the RelayerOutbox's, so they also stop the replan command while it
+ * sends a cancellation: run again, it must send the recorded one, never a second.
  */
 export const CRASH_POINTS = ['before-sign', 'before-broadcast', 'after-broadcast', 'before-receipt'] as const;
 

@@ -1,10 +1,10 @@
 import { getAddress, parseTransaction, type Address, type Hash, type Hex, type LocalAccount } from 'viem';
 import { encodeCancelAuthorization, randomAuthorizationNonce, signCancelAuthorization } from '@gateway/chain';
 import type { NewPayoutLeg, PayoutLegRow, PayoutRepository, PayoutTransactionRow, SettlementDeposit, SettlementRepository } from '@gateway/db';
-import type { PayoutLegKind } from '@gateway/domain';
-import { isTransportError } from './chain-errors';
+import type { PayoutLegKind, PlannedLeg } from '@gateway/domain';
 import type { PayoutFinality } from './payout-finality';
-import type { Relayer } from './relayer';
+import { depositPlan } from './payout-planner';
+import type { Outgoing, RelayerCallFor, RelayerOutbox } from './relayer-outbox';
 import type { SettlementChain } from './settlement-chain';
 import type { TemporaryWalletKeys } from './temporary-wallet-keys';
 
@@ -29,7 +29,7 @@ export interface ReplanDeps {
   settlements: SettlementRepository;
   payouts: PayoutRepository;
   chain: SettlementChain;
-  relayer: Relayer;
+  outbox: RelayerOutbox;
   keys: TemporaryWalletKeys;
   finality: PayoutFinality;
   settings: ReplanSettings;
@@ -45,9 +45,6 @@ export type ReplanResult =
 // How a leg of the old plan ended on chain.
 type LegEnd = 'paid' | 'cancelled' | 'pending';
 
-// eth_estimateGas is exact for the state it ran against; a little headroom for what changes before mining.
-const GAS_HEADROOM_PERCENT = 25n;
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -60,9 +57,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  *     like a payout, recorded before it is broadcast), unless it was never signed. A leg whose
  *     authorization turns out to have been used is paid: it is confirmed, not re-planned.
  *  3. Only when every cancellation is final (the payouts' finality rule) does one transaction mark
- *     the old legs cancelled, write new legs with fresh nonces to the recipients configured now
- *     (the wallet's payout address, PLATFORM_FEE_ADDRESS, the affiliate), each naming the leg it
+ *     the old legs cancelled, write new legs with fresh nonces as the deposit's plan has them now
+ *     (payout-plan: the wallet's terms, PLATFORM_FEE_ADDRESS; a leg rewritten in the database is
+ *     planned again from the terms, one the terms do not have is not), each naming the leg it
  *     replaces, and put the deposit back to forwarding. The old authorizations can then never pay.
+ * Its relayer transactions go through the RelayerOutbox, as payouts do: recorded before they are
+ * broadcast, with the same crash points and metrics.
  * Interrupted or timed out, it is run again: recorded cancellations are looked up, not sent twice.
  */
 export class DepositReplanner {
@@ -101,7 +101,8 @@ export class DepositReplanner {
       await sleep(settings.pollIntervalMs);
     }
     const cancelled = old.filter((_, i) => ends[i] === 'cancelled');
-    const replaced = cancelled.map((leg) => this.newLeg(leg, deposit));
+    const plan = depositPlan(deposit, settings.platformFeeAddress);
+    const replaced = cancelled.flatMap((leg) => this.newLeg(leg, plan) ?? []);
     if (!(await settlements.replan(depositId, cancelled.map((leg) => leg.id), replaced))) {
       throw new Error(`deposit ${depositId} or one of its legs changed while it was being re-planned; run replan again`);
     }
@@ -150,23 +151,13 @@ export class DepositReplanner {
   }
 
   private async sendCancellation(leg: PayoutLegRow, signer: LocalAccount, report: ReplanRun['report']): Promise<void> {
-    const { chain, relayer, payouts } = this.deps;
+    const { chain, outbox } = this.deps;
     const from = getAddress(leg.fromAddress);
     const data = encodeCancelAuthorization(from, leg.authorizationNonce as Hex, await signCancelAuthorization(signer, chain.domain, from, leg.authorizationNonce as Hex));
-    // Estimated first: a token that refuses the cancellation (paused) costs no gas and says why.
-    const estimate = await chain.estimateGas(relayer.address, data);
-    const gasLimit = estimate + (estimate * GAS_HEADROOM_PERCENT) / 100n;
-    const fees = relayer.firstFees(await chain.estimateFees()).fees;
-    const transaction = await payouts.recordWithNewNonce({
-      payoutId: leg.id,
-      chainId: chain.chainId,
-      relayerAddress: relayer.address,
-      reason: 'cancel',
-      readPendingNonce: () => chain.transactionCount(relayer.address, 'pending'),
-      sign: (nonce) => relayer.sign({ to: chain.token, data, nonce, gasLimit, fees }),
-    });
-    report(`${leg.leg} leg: cancelling its authorization (tx ${transaction.txHash})`);
-    await this.broadcast(transaction, report);
+    // The outbox estimates it first: a token that refuses the cancellation (paused) costs no gas and says why.
+    const sent = await outbox.send(this.cancellation(leg, data), 'cancel');
+    report(`${leg.leg} leg: cancelling its authorization (tx ${sent.transaction.txHash})`);
+    this.reportRefusal(sent, report);
   }
 
   /** A recorded cancellation not known to be mined: read its receipt, send it again, or re-price it. */
@@ -176,7 +167,7 @@ export class DepositReplanner {
     cancellations: PayoutTransactionRow[],
     report: ReplanRun['report'],
   ): Promise<void> {
-    const { chain, relayer, payouts, settings } = this.deps;
+    const { chain, outbox, payouts, settings } = this.deps;
     const sameNonce = cancellations.filter((transaction) => transaction.relayerNonce === latest.relayerNonce);
     for (const transaction of sameNonce) {
       const receipt = await chain.receiptOf(transaction.txHash as Hash);
@@ -186,60 +177,47 @@ export class DepositReplanner {
       await payouts.markTransaction(transaction.id, receipt.status === 'success' ? 'mined' : 'reverted');
       return;
     }
-    const relayerMined = await chain.transactionCount(relayer.address, 'latest');
+    const relayerMined = await outbox.minedCount();
     if (relayerMined > latest.relayerNonce) {
       // Another transaction took the relayer nonce: this cancellation will never be mined.
       for (const transaction of sameNonce) await payouts.markTransaction(transaction.id, 'replaced');
       return;
     }
     if (!(await chain.isKnown(latest.txHash as Hash))) {
-      await this.broadcast(latest, report);
+      const refused = await outbox.broadcast(latest, 'cancel-rebroadcast');
+      this.reportRefusal({ transaction: latest, refused }, report);
       return;
     }
     const atHead = relayerMined === latest.relayerNonce;
     if (!atHead || Date.now() - latest.createdAt.getTime() < settings.stuckTxTimeoutMs) return;
-    const priced = relayer.replacementFees(latest, await chain.estimateFees());
-    if (!priced) return;
     const data = parseTransaction(latest.rawTx as Hex).data ?? '0x';
-    const signed = await relayer.sign({ to: chain.token, data, nonce: latest.relayerNonce, gasLimit: latest.gasLimit, fees: priced.fees });
-    const replacement = await payouts.recordReplacement({
-      payoutId: leg.id,
-      chainId: chain.chainId,
-      relayerAddress: relayer.address,
-      relayerNonce: latest.relayerNonce,
-      reason: 'cancel',
-      signed,
-    });
-    report(`${leg.leg} leg: cancellation pending too long, sent again with higher fees (tx ${replacement.txHash})`);
-    await this.broadcast(replacement, report);
+    const replacement = await outbox.replace(this.cancellation(leg, data), latest, 'cancel-fee-bump');
+    if (!replacement) return;
+    report(`${leg.leg} leg: cancellation pending too long, sent again with higher fees (tx ${replacement.transaction.txHash})`);
+    this.reportRefusal(replacement, report);
   }
 
-  /** Sends a recorded cancellation; a refusal is read off the chain on the next look, an unreachable node is thrown. */
-  private async broadcast(transaction: PayoutTransactionRow, report: ReplanRun['report']): Promise<void> {
-    try {
-      await this.deps.chain.sendRawTransaction(transaction.rawTx as Hex);
-    } catch (error) {
-      if (isTransportError(error)) throw error;
-      report(`the node refused tx ${transaction.txHash}: ${(error as Error).message.split('\n')[0]}`);
-      return;
-    }
-    await this.deps.payouts.markTransaction(transaction.id, 'sent');
+  private cancellation(leg: PayoutLegRow, data: Hex): RelayerCallFor {
+    return { payoutId: leg.id, depositId: leg.depositId, leg: leg.leg, reason: 'cancel', data };
   }
 
-  /** The leg of the new plan taking over from `old`: same kind and amount, fresh nonce, today's recipient. */
-  private newLeg(old: PayoutLegRow, deposit: SettlementDeposit): NewPayoutLeg {
-    const recipients: Record<PayoutLegKind, string | null> = {
-      merchant: deposit.payoutAddress,
-      platform: this.deps.settings.platformFeeAddress,
-      affiliate: deposit.affiliateAddress,
-    };
-    const toAddress = recipients[old.leg];
-    if (!toAddress) throw new Error(`wallet ${deposit.walletId} has an affiliate leg but no affiliate address any more`);
+  /** A refusal is read off the chain on the next look; the operator is told of it now. */
+  private reportRefusal({ transaction, refused }: Outgoing, report: ReplanRun['report']): void {
+    if (refused !== undefined) report(`the node refused tx ${transaction.txHash}: ${refused}`);
+  }
+
+  /**
+   * The leg of the new plan taking over from `old`: the plan's leg of the same kind (recipient and
+   * amount from the wallet's terms now), a fresh nonce; undefined when the terms have no such leg.
+   */
+  private newLeg(old: PayoutLegRow, plan: readonly PlannedLeg[]): NewPayoutLeg | undefined {
+    const planned = plan.find((leg) => leg.kind === old.leg);
+    if (!planned) return undefined;
     return {
-      leg: old.leg,
-      fromAddress: old.fromAddress,
-      toAddress,
-      amount: old.amount,
+      leg: planned.kind,
+      fromAddress: planned.from,
+      toAddress: planned.to,
+      amount: planned.amount,
       authorizationNonce: randomAuthorizationNonce(),
       validBefore: BigInt(Math.floor(Date.now() / 1000) + this.deps.settings.authorizationValiditySeconds),
       replacesPayoutId: old.id,

@@ -6,15 +6,14 @@ import {
   type TransferAuthorization,
 } from '@gateway/chain';
 import type { PayoutLegRow, PayoutRepository, PayoutTransactionReason, PayoutTransactionRow } from '@gateway/db';
-import type { NeedsAttentionReason } from '@gateway/domain';
+import { legMismatch, type NeedsAttentionReason, type PlannedLeg } from '@gateway/domain';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CrashHook } from './crash-points';
-import type { Relayer } from './relayer';
 import type { AuthorizationUse, SettlementChain } from './settlement-chain';
 import type { PayoutFinality } from './payout-finality';
-import { classifyTokenRevert, isTransportError } from './chain-errors';
 import { LegFailureJudge } from './leg-failure';
-import type { RelayerSendKind, SettlementMetrics } from '../metrics';
+import type { RelayerCallFor, RelayerOutbox } from './relayer-outbox';
+import type { SettlementMetrics } from '../metrics';
 
 /** needs-attention: the token will refuse the leg however often it is sent; nothing more is sent for it. */
 export type LegProgress = 'confirmed' | 'in-flight' | 'needs-attention';
@@ -32,27 +31,27 @@ export interface LegDriverDeps {
   chain: SettlementChain;
   /** When the paying transaction counts as final (the chain watcher's rule). */
   finality: PayoutFinality;
-  relayer: Relayer;
+  outbox: RelayerOutbox;
   metrics: SettlementMetrics;
   log: FastifyBaseLogger;
   crash: CrashHook;
   settings: LegDriverSettings;
 }
 
-/** What a leg is being paid for: the deposit's block (no payout can be older) and the temporary wallet's key. */
+/**
+ * What a leg is being paid for: the deposit's block (no payout can be older), the temporary
+ * wallet's key, and the deposit's payout plan derived from its wallet's terms now (payout-plan).
+ */
 export interface LegContext {
   depositBlock: bigint;
   signer: LocalAccount;
+  plan: readonly PlannedLeg[];
 }
 
 interface CurrentAuthorization {
   authorization: TransferAuthorization;
   signature: Hex;
 }
-
-// eth_estimateGas is exact for the state it ran against; a recipient's balance can change before
-// the transaction lands (first USDC it receives costs a fresh storage slot).
-const GAS_HEADROOM_PERCENT = 25n;
 
 /**
  * Moves one payout leg one step closer to paid, from what the chain and the database say now.
@@ -62,8 +61,12 @@ const GAS_HEADROOM_PERCENT = 25n;
  * Why a leg is paid at most once: its EIP-3009 authorization nonce is fixed when the leg is
  * planned and every signature of the leg (including renewals of an expired validBefore) uses it,
  * so the token executes at most one of them however many relayer transactions carry them.
+ * Why it is paid to whom the wallet's terms say: before anything is signed or sent for an unpaid
+ * leg, its row is compared with the plan derived again from the wallet (payout-plan); a leg that
+ * differs (recipient, amount, temporary wallet: rewritten by whoever could write to `payouts`)
+ * moves to needs_attention (plan_mismatch) and nothing is signed or sent for it.
  * Why it is paid at least once: every relayer transaction is recorded (raw, with its hash and
- * relayer nonce) before it is broadcast, and each call re-reads the chain:
+ * relayer nonce) before it is broadcast (RelayerOutbox), and each call re-reads the chain:
  *  - authorization used: find the paying transaction (our receipts, else its AuthorizationUsed
  *    log, e.g. someone else relayed our signature) and confirm the leg with it once it is final
  *    (PayoutFinality); ours is never sent again, and a relayer nonce it leaves unspent is filled;
@@ -80,8 +83,6 @@ const GAS_HEADROOM_PERCENT = 25n;
  */
 export class PayoutLegDriver {
   private readonly failures: LegFailureJudge;
-  // Stuck transactions already reported as held at the fee ceiling (reporting only, no decision).
-  private readonly reportedAtCeiling = new Set<string>();
 
   constructor(private readonly deps: LegDriverDeps) {
     this.failures = new LegFailureJudge(deps.chain);
@@ -90,6 +91,8 @@ export class PayoutLegDriver {
   async advance(leg: PayoutLegRow, context: LegContext): Promise<LegProgress> {
     if (leg.status === 'confirmed') return 'confirmed';
     if (leg.status === 'needs_attention') return 'needs-attention';
+    const mismatch = legMismatch(context.plan, { kind: leg.leg, from: leg.fromAddress, to: leg.toAddress, amount: leg.amount });
+    if (mismatch) return this.needAttention(leg, 'plan_mismatch', mismatch);
     try {
       const transactions = await this.deps.payouts.listTransactions(leg.id);
       if (transactions.length > 0) this.deps.crash('before-receipt');
@@ -157,24 +160,16 @@ export class PayoutLegDriver {
    * Sent before the leg is confirmed, so a crash in between sends it again rather than never.
    */
   private async releaseRelayerNonce(leg: PayoutLegRow, transactions: PayoutTransactionRow[]): Promise<void> {
-    const { chain, relayer, log, metrics } = this.deps;
+    const { chain, outbox, log } = this.deps;
     const current = transactions.at(-1);
-    if (!current || (await this.relayerNonceSpent(current.relayerNonce))) return;
+    if (!current || (await outbox.minedCount()) > current.relayerNonce) return;
     for (const holder of transactions.filter((transaction) => transaction.relayerNonce === current.relayerNonce)) {
       if (await chain.isKnown(holder.txHash as Hash)) return;
     }
-    const filler = await relayer.signNonceFiller(current.relayerNonce, await chain.estimateFees());
-    try {
-      await chain.sendRawTransaction(filler.rawTx as Hex);
-    } catch (error) {
-      if (isTransportError(error)) throw error;
-      // Already sent (a round before a crash), or the nonce was spent meanwhile: nothing to fill.
-      log.warn({ txHash: filler.txHash, reason: (error as Error).message.split('\n')[0] }, 'node refused the relayer nonce filler');
-      return;
-    }
-    metrics.transactionsSent.inc({ kind: 'nonce-filler' });
+    const filler = await outbox.fillNonce(current.relayerNonce);
+    if (!filler) return;
     log.warn(
-      { depositId: leg.depositId, leg: leg.leg, relayerNonce: current.relayerNonce.toString(), txHash: filler.txHash },
+      { depositId: leg.depositId, leg: leg.leg, relayerNonce: current.relayerNonce.toString(), txHash: filler },
       'leg paid by a transaction someone else relayed; our dropped one is not sent again, a 0-value transfer takes its relayer nonce',
     );
   }
@@ -211,7 +206,7 @@ export class PayoutLegDriver {
       }
       return 'in-flight';
     }
-    const relayerMined = await this.relayerMinedCount();
+    const relayerMined = await this.deps.outbox.minedCount();
     if (relayerMined > latest.relayerNonce) {
       // Spent by none of ours as far as the receipts said a moment ago; ask once more, since one
       // may have been mined in between, before concluding another transaction took the nonce.
@@ -228,7 +223,7 @@ export class PayoutLegDriver {
       return 'in-flight';
     }
     if (!(await this.deps.chain.isKnown(latest.txHash as Hash))) {
-      await this.broadcast(latest, 'rebroadcast');
+      await this.deps.outbox.broadcast(latest, 'rebroadcast');
       return 'in-flight';
     }
     // Only the relayer's next transaction to be mined is bumped: one waiting behind another
@@ -272,105 +267,18 @@ export class PayoutLegDriver {
     return encodeTransferWithAuthorization(authorization, splitSignature(signature));
   }
 
+  /** The relayer call carrying the leg's current authorization. */
+  private callFor(leg: PayoutLegRow, current: CurrentAuthorization, reason: LegTransactionReason): RelayerCallFor {
+    return { payoutId: leg.id, depositId: leg.depositId, leg: leg.leg, reason, data: this.calldata(current) };
+  }
+
   private async sendUnderNewNonce(leg: PayoutLegRow, current: CurrentAuthorization, reason: LegTransactionReason): Promise<void> {
-    const { chain, relayer, payouts } = this.deps;
-    const data = this.calldata(current);
-    const estimate = await chain.estimateGas(relayer.address, data);
-    const gasLimit = estimate + (estimate * GAS_HEADROOM_PERCENT) / 100n;
-    const { fees, capped } = relayer.firstFees(await chain.estimateFees());
-    const transaction = await payouts.recordWithNewNonce({
-      payoutId: leg.id,
-      chainId: chain.chainId,
-      relayerAddress: relayer.address,
-      reason,
-      readPendingNonce: () => chain.transactionCount(relayer.address, 'pending'),
-      sign: (nonce) => relayer.sign({ to: chain.token, data, nonce, gasLimit, fees }),
-    });
-    if (capped) this.signedAtCeiling(leg, transaction);
-    await this.broadcast(transaction, reason);
+    await this.deps.outbox.send(this.callFor(leg, current, reason), reason);
   }
 
-  private async replace(
-    leg: PayoutLegRow,
-    previous: PayoutTransactionRow,
-    current: CurrentAuthorization,
-    reason: LegTransactionReason,
-  ): Promise<void> {
-    const { chain, relayer, payouts } = this.deps;
-    const priced = relayer.replacementFees(previous, await chain.estimateFees());
-    if (!priced) {
-      this.heldAtCeiling(leg, previous, reason);
-      return;
-    }
-    const signed = await relayer.sign({
-      to: chain.token,
-      data: this.calldata(current),
-      nonce: previous.relayerNonce,
-      gasLimit: previous.gasLimit,
-      fees: priced.fees,
-    });
-    const transaction = await payouts.recordReplacement({
-      payoutId: leg.id,
-      chainId: chain.chainId,
-      relayerAddress: relayer.address,
-      relayerNonce: previous.relayerNonce,
-      reason,
-      signed,
-    });
-    this.deps.log.warn(
-      { depositId: leg.depositId, leg: leg.leg, replaced: previous.txHash, txHash: transaction.txHash, reason },
-      'replacing payout transaction',
-    );
-    if (priced.capped) this.signedAtCeiling(leg, transaction);
-    await this.broadcast(transaction, reason);
-  }
-
-  private signedAtCeiling(leg: PayoutLegRow, transaction: PayoutTransactionRow): void {
-    this.deps.metrics.feeCeiling.inc({ outcome: 'capped' });
-    this.deps.log.warn(
-      { depositId: leg.depositId, leg: leg.leg, txHash: transaction.txHash, maxFeePerGas: transaction.maxFeePerGas },
-      'payout transaction signed at the fee ceiling (MAX_FEE_PER_GAS_GWEI), below what the fee estimate asked',
-    );
-  }
-
-  /** Said once per transaction: it is asked again every round while the transaction stays stuck. */
-  private heldAtCeiling(leg: PayoutLegRow, stuck: PayoutTransactionRow, reason: LegTransactionReason): void {
-    if (this.reportedAtCeiling.has(stuck.txHash)) return;
-    this.reportedAtCeiling.add(stuck.txHash);
-    this.deps.metrics.feeCeiling.inc({ outcome: 'held' });
-    this.deps.log.warn(
-      { depositId: leg.depositId, leg: leg.leg, txHash: stuck.txHash, maxFeePerGas: stuck.maxFeePerGas, reason },
-      'payout transaction is at the fee ceiling (MAX_FEE_PER_GAS_GWEI); not replacing it, it waits for fees to fall or the ceiling to rise',
-    );
-  }
-
-  /**
-   * Sends a recorded transaction. A refusal by the node is not an error here (it may know the
-   * transaction already, the nonce may be spent, a replacement may be underpriced): the next
-   * round reads the outcome off the chain. Thrown: an unreachable node, for the caller's back-off,
-   * and the token's revert from a node that simulates what it is sent, for advance() to judge.
-   */
-  private async broadcast(transaction: PayoutTransactionRow, kind: RelayerSendKind): Promise<void> {
-    this.deps.crash('before-broadcast');
-    try {
-      await this.deps.chain.sendRawTransaction(transaction.rawTx as Hex);
-    } catch (error) {
-      if (isTransportError(error) || classifyTokenRevert(error)) throw error;
-      this.deps.log.warn({ txHash: transaction.txHash, reason: (error as Error).message.split('\n')[0] }, 'node refused payout transaction');
-      return;
-    }
-    this.deps.crash('after-broadcast');
-    await this.deps.payouts.markTransaction(transaction.id, 'sent');
-    this.deps.metrics.transactionsSent.inc({ kind });
-  }
-
-  private async relayerNonceSpent(relayerNonce: bigint): Promise<boolean> {
-    return (await this.relayerMinedCount()) > relayerNonce;
-  }
-
-  /** Transactions of the relayer mined so far: every nonce below this is spent. */
-  private relayerMinedCount(): Promise<bigint> {
-    return this.deps.chain.transactionCount(this.deps.relayer.address, 'latest');
+  /** Same relayer nonce as `previous`, higher fees; left as it is when the fee ceiling allows no replacement. */
+  private async replace(leg: PayoutLegRow, previous: PayoutTransactionRow, current: CurrentAuthorization, reason: LegTransactionReason): Promise<void> {
+    await this.deps.outbox.replace(this.callFor(leg, current, reason), previous, reason);
   }
 
   private async minedAmong(

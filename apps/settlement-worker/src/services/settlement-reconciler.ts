@@ -1,7 +1,6 @@
-import type { Job, Queue } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import { formatEther } from 'viem';
-import { SETTLEMENT_JOB_NAME, SETTLEMENT_RETRY_MAX_DELAY_MS, settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
+import { ensureLiveSettlementJob, type SettlementQueue } from '@gateway/queue';
 import type { SettlementRepository } from '@gateway/db';
 import type { SettlementMetrics } from '../metrics';
 import type { Relayer } from './relayer';
@@ -9,7 +8,7 @@ import type { SettlementChain } from './settlement-chain';
 
 export interface ReconcilerDeps {
   settlements: SettlementRepository;
-  queue: Queue<SettlementJob>;
+  queue: SettlementQueue;
   chain: SettlementChain;
   relayer: Relayer;
   metrics: SettlementMetrics;
@@ -19,46 +18,6 @@ export interface ReconcilerDeps {
 
 // Deposits read per query; a pass pages through all of them, whatever the backlog.
 const PAGE = 500;
-
-/**
- * The earliest a delayed job can be due. BullMQ records the delay of the last move to `delayed`
- * (a retry's backoff, or the delay it was added with) but not when that move happened, which was
- * no earlier than the job's creation or its last start: so this is a lower bound of its due time.
- */
-function dueNoEarlierThan(job: Job<SettlementJob>): number {
-  return Math.max(job.timestamp, job.processedOn ?? 0) + job.delay;
-}
-
-/**
- * Makes sure a deposit that owes settlement has a job that will run in time: adds it when Redis
- * lost it, retries it when it failed, adds it again when it completed (a held deposit an operator
- * sweeps, a forwarded one with a leg unpaid), promotes it when it is delayed past the retry schedule.
- */
-export async function ensureLiveSettlementJob(queue: Queue<SettlementJob>, depositId: string): Promise<'enqueued' | 'promoted' | 'live'> {
-  const jobId = settlementJobId(depositId);
-  const state = await queue.getJobState(jobId);
-  switch (state) {
-    case 'failed':
-      await (await queue.getJob(jobId))?.retry('failed');
-      return 'enqueued';
-    case 'completed':
-    case 'unknown':
-      if (state === 'completed') await (await queue.getJob(jobId))?.remove();
-      await queue.add(SETTLEMENT_JOB_NAME, { depositId }, { ...settlementJobOptions, jobId });
-      return 'enqueued';
-    case 'delayed': {
-      const job = await queue.getJob(jobId);
-      if (!job || dueNoEarlierThan(job) <= Date.now() + SETTLEMENT_RETRY_MAX_DELAY_MS) return 'live';
-      // Refused only when the job left `delayed` meanwhile (it started, or another reconciler promoted it).
-      return job.promote().then(
-        () => 'promoted',
-        () => 'live',
-      );
-    }
-    default:
-      return 'live';
-  }
-}
 
 /**
  * PostgreSQL is the source of truth and Redis only carries work in flight. Every interval this

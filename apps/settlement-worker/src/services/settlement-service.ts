@@ -6,7 +6,8 @@ import type { PayoutLegRow, PayoutRepository, SettlementDeposit, SettlementRepos
 import type { SettlementMetrics, SettlementOutcome } from '../metrics';
 import { isChainError } from './chain-errors';
 import type { LegProgress, PayoutLegDriver } from './payout-leg-driver';
-import { PayoutPlanner } from './payout-planner';
+import type { PayoutCosting } from './payout-costing';
+import { depositPlan, PayoutPlanner } from './payout-planner';
 import type { TemporaryWalletKeys } from './temporary-wallet-keys';
 
 /** Puts a callback delivery on the callback queue (idempotent: job id = delivery id). */
@@ -15,7 +16,6 @@ export interface CallbackEnqueuer {
 }
 
 export interface SettlementServiceSettings {
-  platformFeeBps: number;
   platformFeeAddress: Address;
   dustThreshold: bigint;
   authorizationValiditySeconds: number;
@@ -27,6 +27,7 @@ export interface SettlementServiceDeps {
   legs: PayoutLegDriver;
   keys: TemporaryWalletKeys;
   callbacks: CallbackEnqueuer;
+  costing: PayoutCosting;
   metrics: SettlementMetrics;
   log: FastifyBaseLogger;
   settings: SettlementServiceSettings;
@@ -55,10 +56,12 @@ export class DepositNotFound extends Error {
  *  1. Only one worker at a time works on a deposit (an advisory lock held for the run, on top of
  *     BullMQ's job id = deposit id); each state change is also guarded by the status it starts from.
  *  2. Planning, before anything is signed, is one database transaction: the deposit goes
- *     final -> forwarding and its legs are written, each with a fresh random EIP-3009 nonce and
- *     validBefore. A deposit below the dust threshold goes final -> held instead.
- *  3. A round moves each unconfirmed leg one step with PayoutLegDriver (see there for why a leg is
- *     paid exactly once), then gives the deposit back: 'in_flight' asks for another run later, so
+ *     final -> forwarding and its legs are written from its wallet's terms (depositPlan), each with
+ *     a fresh random EIP-3009 nonce and validBefore. A deposit below the dust threshold, or whose
+ *     platform fee is worth less than the gas of its payout, goes final -> held instead.
+ *  3. A round derives the plan from the wallet's terms again and moves each unconfirmed leg one
+ *     step with PayoutLegDriver (see there for why a leg is paid exactly once, and only as the plan
+ *     says), then gives the deposit back: 'in_flight' asks for another run later, so
  *     no worker slot or lock is held while a payout waits to be final.
  *  4. Once the merchant's leg is confirmed, one transaction marks the deposit forwarded and writes
  *     its callback delivery; after the commit the callback job is enqueued (the callback worker's
@@ -112,25 +115,23 @@ export class SettlementService {
     return this.advanceLegs(deposit);
   }
 
-  /** final → held: even with its wallet's held dust, the deposit is not worth the gas of a payout. */
-  private async holdDust(deposit: SettlementDeposit, withHeldDust: bigint): Promise<void> {
-    if (await this.deps.settlements.holdDust(deposit.id)) {
-      this.deps.log.warn(
-        {
-          depositId: deposit.id,
-          amount: deposit.amount.toString(),
-          withHeldDust: withHeldDust.toString(),
-          dustThreshold: this.deps.settings.dustThreshold.toString(),
-        },
-        'deposit below the dust threshold is held until the next payout of its wallet (or sweep-dust)',
-      );
-    }
+  /** final → held, with why: the payout would cost more than it is worth (dust), or more gas than the platform earns on it. */
+  private async hold(deposit: SettlementDeposit, reason: 'dust' | 'below_gas_cost', details: Record<string, string>): Promise<void> {
+    if (!(await this.deps.settlements.holdDust(deposit.id))) return;
+    this.deps.metrics.payoutsHeld.inc({ reason });
+    this.deps.log.warn(
+      { depositId: deposit.id, amount: deposit.amount.toString(), reason, ...details },
+      reason === 'dust'
+        ? 'deposit below the dust threshold is held until the next payout of its wallet (or sweep-dust)'
+        : "deposit held: the platform fee of its payout is worth less than the payout's gas; it goes with the next payout of its wallet that earns its gas (or sweep-dust)",
+    );
   }
 
   /**
    * Plans the payout of a final deposit together with its wallet's held dust (dust-policy in
    * @gateway/domain): one payout of the sum, the held deposits swept by this one; or, while the sum
-   * is still dust, holds the deposit too. Returns the deposit as planned, or undefined when held.
+   * is still dust or its platform fee does not pay for its gas, holds the deposit too. Returns the
+   * deposit as planned, or undefined when held.
    */
   private async plan(deposit: SettlementDeposit): Promise<SettlementDeposit | undefined> {
     const { settlements, settings, log } = this.deps;
@@ -141,10 +142,19 @@ export class SettlementService {
       settings.dustThreshold,
     );
     if (!payout.pay) {
-      await this.holdDust(deposit, payout.payable);
+      await this.hold(deposit, 'dust', { withHeldDust: payout.payable.toString(), dustThreshold: settings.dustThreshold.toString() });
       return undefined;
     }
     const legs = this.planner.legs(deposit, payout.payable);
+    const gas = await this.deps.costing.weigh(legs);
+    if (gas && !gas.covered) {
+      await this.hold(deposit, 'below_gas_cost', {
+        withHeldDust: payout.payable.toString(),
+        gasCostUsdc: gas.gasCostUsdc.toString(),
+        earnedUsdc: gas.earnedUsdc.toString(),
+      });
+      return undefined;
+    }
     const sweptDepositIds = held.map((dust) => dust.id);
     if (!(await settlements.startForwarding(deposit.id, legs, { sweptDepositIds, from: 'final' }))) {
       throw new SettlementRetryLater(`deposit ${deposit.id} left final, or its wallet's held dust was swept, while it was being planned`, 'busy');
@@ -162,8 +172,12 @@ export class SettlementService {
    * that, for the queue's back-off.
    */
   private async advanceLegs(deposit: SettlementDeposit): Promise<SettlementOutcome> {
-    const { payouts, legs: driver, keys, metrics, log } = this.deps;
-    const context = { depositBlock: deposit.blockNumber, signer: keys.accountAt(deposit.hdIndex, deposit.temporaryAddress) };
+    const { payouts, legs: driver, keys, metrics, log, settings } = this.deps;
+    const context = {
+      depositBlock: deposit.blockNumber,
+      signer: keys.accountAt(deposit.hdIndex, deposit.temporaryAddress),
+      plan: depositPlan(deposit, settings.platformFeeAddress),
+    };
     const legs = await payouts.listLegs(deposit.id);
     const progress: LegProgress[] = [];
     let chainError: Error | undefined;

@@ -4,6 +4,8 @@ import type { TemporaryAddressDeriver } from '@gateway/chain';
 export interface AddressSupplyOptions {
   /** HD indexes reserved from the sequence in one round trip. */
   reserveBatch: number;
+  /** Told the highest index of each batch reserved (the HD index space gauge). */
+  onReserved?: (highestIndex: bigint) => void;
 }
 
 /**
@@ -34,7 +36,11 @@ export class AddressSupply {
     while (this.indexes.length === 0) {
       this.reserving ??= this.wallets
         .reserveHdIndexes(this.options.reserveBatch)
-        .then((indexes) => void this.indexes.push(...indexes))
+        .then((indexes) => {
+          this.indexes.push(...indexes);
+          const highest = indexes.reduce((max, index) => (index > max ? index : max), -1n);
+          if (highest >= 0n) this.options.onReserved?.(highest);
+        })
         .finally(() => (this.reserving = undefined));
       await this.reserving;
     }

@@ -1,25 +1,29 @@
 import { LRUCache } from 'lru-cache';
 import { getAddress } from 'viem';
 import {
-  affiliateTermsConflict,
   affiliateTermsOf,
+  affiliateWalletsDisabled,
   callbackAddressPolicy,
+  callbackOwnerRefusal,
   openAddressIn,
   parseAffiliateWalletRequest,
   parseCustomAffiliateWalletRequest,
   parseWalletRequest,
+  pinnedAddressRefusal,
   randomBytesFromPool,
   payoutToTemporaryWallet,
-  sameAffiliateTerms,
   sealAddressIn,
+  type AddressPin,
   type AddressPolicy,
   type AffiliateTerms,
   type EvmAddress,
   type SealingKeyRing,
   type WalletRequest,
+  walletPlatformFeeBps,
 } from '@gateway/domain';
 import { createBatcher, type NewWallet, type WalletRepository, type WalletRow } from '@gateway/db';
 import type { AddressSupply } from './address-supply';
+import type { PayoutQuota } from './payout-quota';
 
 export interface WalletControlData {
   address_in: string;
@@ -36,15 +40,24 @@ export interface WalletServiceDeps {
   allowTestDomains: boolean;
   /** CALLBACK_ALLOWED_CIDRS: the ranges the callback-worker is told to exempt (checked by the config). */
   callbackAllowedCidrs?: readonly string[];
-  /** PLATFORM_FEE_BPS: custom splits must leave exactly this for the platform. */
+  /** PLATFORM_FEE_BPS: recorded on each new wallet; custom splits must leave exactly this for the platform. */
   platformFeeBps: number;
   /** AFFILIATE_SHARE_BPS: what affiliate.php wallets pay their affiliate. */
   affiliateShareBps: number;
+  /** Production: https callbacks only. */
+  requireHttps?: boolean;
+  /** PAYOUT_ADDRESSES, AFFILIATE_ADDRESSES: the only addresses paid, when set. */
+  pins?: { payout?: AddressPin; affiliate?: AddressPin };
+  /** AFFILIATE_WALLETS=off: the affiliate endpoints refuse. Default on. */
+  affiliateWallets?: boolean;
+  /** New wallets per payout address per window; none: no quota. */
+  quota?: PayoutQuota;
 }
 
-/** What a repeat is answered with: the answer as it stands under the current key, and the split it was created with. */
+/** What a repeat is answered with: the answer as it stands under the current key, and the terms it was created with. */
 interface RememberedWallet {
   answer: WalletControlData;
+  payoutAddress: string;
   terms: AffiliateTerms | null;
 }
 
@@ -57,11 +70,15 @@ export interface CreatedWallet {
 const BATCHING = { maxBatchSize: 64, maxInFlight: 4, lingerMs: 1 };
 // Wallets this process answered recently (~0.5 KB each): plugins ask again for the same order.
 const REMEMBERED_WALLETS = 20_000;
+// A callback the operator released is answered from memory no longer than this by a replica that
+// answered it before (release-callback, README): plugins ask again within seconds, not minutes.
+const REMEMBERED_FOR_MS = 60_000;
 
 /**
- * Create Wallet (spec 4.1), and its affiliate variants: one temporary wallet per (payout address,
- * callback URL). The affiliate terms are part of the wallet, not of its identity: a repeat with
- * other terms for the same pair gets a 409, never a second wallet or a changed split.
+ * Create Wallet (spec 4.1), and its affiliate variants: one temporary wallet per callback URL,
+ * owned by the first wallet registered with it (callbackOwnerRefusal in @gateway/domain). A repeat
+ * with the owner's payout address and terms gets the owner back; another payout address or other
+ * terms get a 409, never a second wallet or a changed split.
  */
 export class WalletService {
   private readonly createOrGetWallet: (candidate: NewWallet) => Promise<{ row: WalletRow; created: boolean }>;
@@ -75,7 +92,7 @@ export class WalletService {
    * A wallet never changes once created (its address, token, callback and split are fixed), so a
    * repeat this process has seen is answered from memory: no statement, no derivation.
    */
-  private readonly remembered = new LRUCache<string, RememberedWallet>({ max: REMEMBERED_WALLETS });
+  private readonly remembered = new LRUCache<string, RememberedWallet>({ max: REMEMBERED_WALLETS, ttl: REMEMBERED_FOR_MS });
 
   constructor(private readonly deps: WalletServiceDeps) {
     // Requests are validated before they join a batch (a NUL, say, is a 400 of its own); a row
@@ -93,6 +110,7 @@ export class WalletService {
 
   /** affiliate.php: the affiliate earns the configured share (AFFILIATE_SHARE_BPS, recorded on the wallet). */
   createOrGetAffiliate(query: { address: string; callback: string; affiliate: string }): Promise<CreatedWallet> {
+    if (this.deps.affiliateWallets === false) throw affiliateWalletsDisabled();
     const request = parseAffiliateWalletRequest(query, { ...this.rules(), affiliateShareBps: this.deps.affiliateShareBps });
     return this.createOrGetWith(request, request.affiliate);
   }
@@ -105,25 +123,47 @@ export class WalletService {
     affiliate_fee: string;
     merchant_fee: string;
   }): Promise<CreatedWallet> {
+    if (this.deps.affiliateWallets === false) throw affiliateWalletsDisabled();
     const request = parseCustomAffiliateWalletRequest(query, { ...this.rules(), platformFeeBps: this.deps.platformFeeBps });
     return this.createOrGetWith(request, request.affiliate);
   }
 
   private rules() {
-    return { tokenAddress: this.deps.tokenAddress, allowTestDomains: this.deps.allowTestDomains, addressPolicy: this.addressPolicy };
+    return {
+      tokenAddress: this.deps.tokenAddress,
+      allowTestDomains: this.deps.allowTestDomains,
+      requireHttps: this.deps.requireHttps ?? false,
+      addressPolicy: this.addressPolicy,
+    };
   }
 
   private async createOrGetWith(request: WalletRequest, terms: AffiliateTerms | null): Promise<CreatedWallet> {
+    const pinned =
+      pinnedAddressRefusal(request.payoutAddress, this.deps.pins?.payout, 'address') ??
+      (terms ? pinnedAddressRefusal(terms.address, this.deps.pins?.affiliate, 'affiliate') : undefined);
+    if (pinned) throw pinned;
+    const requested = { payoutAddress: request.payoutAddress, terms };
     const key = request.dedupeKey.toString('base64');
     const known = this.remembered.get(key);
-    if (known) return { created: false, data: this.answerRepeat(known, terms) };
-    // Payout rule (own-wallets in @gateway/domain), asked while the address is derived; a repeat
-    // answered from memory passed it when it was created. An index taken for a refused request is
-    // handed out next (one lost to an error is a harmless gap).
-    const [payoutIsTemporaryWallet, candidate] = await Promise.all([this.isTemporaryWallet(request.payoutAddress), this.deps.addresses.take()]);
-    if (payoutIsTemporaryWallet) {
+    if (known) return { created: false, data: this.answerRepeat(key, known, requested, { remember: false }) };
+    // Payout and affiliate rule (own-wallets in @gateway/domain) and the payout's quota, asked
+    // while the address is derived; a repeat answered from memory passed them when it was created.
+    // An index taken for a refused request is handed out next (one lost to an error is a harmless gap).
+    const [payoutIsTemporaryWallet, affiliateIsTemporaryWallet, overQuota, candidate] = await Promise.all([
+      this.isTemporaryWallet(request.payoutAddress),
+      terms ? this.isTemporaryWallet(terms.address) : false,
+      this.deps.quota?.refusal(request.payoutAddress),
+      this.deps.addresses.take(),
+    ]);
+    if (payoutIsTemporaryWallet || affiliateIsTemporaryWallet || overQuota) {
       this.deps.addresses.giveBack(candidate);
-      throw payoutToTemporaryWallet();
+      if (payoutIsTemporaryWallet || affiliateIsTemporaryWallet) {
+        throw payoutToTemporaryWallet(payoutIsTemporaryWallet ? 'address' : 'affiliate');
+      }
+      // Over the quota: a wallet that exists is still answered, only a new one waits.
+      const [owner] = await this.deps.wallets.findOwners([request.callbackUrl]);
+      if (owner) return { created: false, data: this.answerRepeat(key, this.walletOf(owner, false), requested) };
+      throw overQuota;
     }
     const { row, created } = await this.createOrGetWallet({
         hdIndex: candidate.hdIndex,
@@ -140,27 +180,57 @@ export class WalletService {
           affiliateFeeBps: terms.affiliateFeeBps,
           merchantFeeBps: terms.kind === 'custom' ? terms.merchantFeeBps : null,
         },
+        // Recorded on the wallet: its deposits pay this, whatever PLATFORM_FEE_BPS says later.
+        platformFeeBps: walletPlatformFeeBps(
+          { affiliateFeeBps: terms?.affiliateFeeBps ?? null, merchantFeeBps: terms?.kind === 'custom' ? terms.merchantFeeBps : null },
+          this.deps.platformFeeBps,
+        ),
       }).catch((error: unknown) => {
         this.deps.addresses.giveBack(candidate);
         throw error;
       });
-    if (!created) this.deps.addresses.giveBack(candidate);
-    const wallet: RememberedWallet = {
+    if (created) this.deps.quota?.count(request.payoutAddress);
+    else this.deps.addresses.giveBack(candidate);
+    const wallet = this.walletOf(row, created, created ? candidate.polygonAddress : undefined);
+    if (created) {
+      this.remembered.set(key, wallet);
+      return { created, data: wallet.answer };
+    }
+    return { created, data: this.answerRepeat(key, wallet, requested) };
+  }
+
+  /** What a request for this wallet is answered with. `derivedAddress`: the checksummed address just derived for a new wallet (it saves a keccak). */
+  private walletOf(row: WalletRow, created: boolean, derivedAddress?: string): RememberedWallet {
+    return {
       answer: {
         address_in: created ? row.addressIn : this.addressInUnderCurrentKey(row),
-        polygon_address_in: created ? candidate.polygonAddress : getAddress(row.polygonAddress),
+        polygon_address_in: derivedAddress ?? getAddress(row.polygonAddress),
         callback_url: row.callbackUrl,
         ipn_token: row.ipnToken,
       },
+      payoutAddress: row.payoutAddress,
       terms: affiliateTermsOf(row),
     };
-    this.remembered.set(key, wallet);
-    return created ? { created, data: wallet.answer } : { created, data: this.answerRepeat(wallet, terms) };
   }
 
-  /** The pair existed (or an identical request won the race): same terms, same wallet; other terms, 409. */
-  private answerRepeat(wallet: RememberedWallet, terms: AffiliateTerms | null): WalletControlData {
-    if (!sameAffiliateTerms(terms, wallet.terms)) throw affiliateTermsConflict(wallet.terms);
+  /**
+   * The callback had an owner (or an identical request won the race): the owner's own payout
+   * address and terms get it, and it is remembered for their repeats; anything else gets a 409 and
+   * is not remembered, so a callback the operator releases is free at once for a new owner.
+   */
+  private answerRepeat(
+    key: string,
+    wallet: RememberedWallet,
+    requested: { payoutAddress: string; terms: AffiliateTerms | null },
+    { remember = true } = {},
+  ): WalletControlData {
+    const refusal = callbackOwnerRefusal(
+      { payoutAddress: requested.payoutAddress, affiliate: requested.terms },
+      { payoutAddress: wallet.payoutAddress, affiliate: wallet.terms },
+    );
+    if (refusal) throw refusal;
+    // Set once, not on every hit, so the entry still expires (REMEMBERED_FOR_MS) however often it is asked for.
+    if (remember) this.remembered.set(key, wallet);
     return wallet.answer;
   }
 

@@ -7,5 +7,5 @@ export type WalletControlFixture = ApiAppFixture<WalletControlConfig>;
 
 /** A wallet-control test file's database, Redis prefix, settings and apps (see apiAppFixture). */
 export function walletControlFixture(label: string, fileEnv: EnvOverrides = {}): WalletControlFixture {
-  return apiAppFixture(label, { fileEnv, load: loadWalletControlConfig, build: buildWalletControlApp });
+  return apiAppFixture(label, { app: 'wallet-control', fileEnv, load: loadWalletControlConfig, build: buildWalletControlApp });
 }

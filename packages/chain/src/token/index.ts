@@ -4,6 +4,7 @@ export * from './test-usdc-artifact';
 export * from './test-usdc-deploy';
 export * from './test-usdc-admin';
 export * from './token-domain';
+export * from './token-decimals';
 export * from './transfer-authorization';
 export * from './cancel-authorization';
 export * from './usdc-abi';

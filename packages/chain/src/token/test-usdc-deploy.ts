@@ -12,6 +12,10 @@ import {
   type PublicClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { readFileSync } from 'node:fs';
+import { USDC_DECIMALS } from '@gateway/domain';
+import { compileSolidity, testUsdcSourcePath } from './compile-solidity';
+import type { ContractArtifact } from './contract-artifact';
 import { testUsdcArtifact } from './test-usdc-artifact';
 
 export interface LocalChainTarget {
@@ -71,10 +75,26 @@ async function requireSuccess(publicClient: PublicClient, hash: Hash, what: stri
  * producing a token whose signatures are valid elsewhere.
  */
 export async function deployTestUsdc(options: DeployTestUsdcOptions): Promise<Address> {
+  return deployArtifact(options, testUsdcArtifact);
+}
+
+/**
+ * Deploys TestUSDC with `decimals` decimals instead of 6 (compiled on the spot with solc, about
+ * two seconds): a token the gateway must refuse to boot with. For tests only.
+ */
+export async function deployTestTokenWithDecimals(options: DeployTestUsdcOptions & { decimals: number }): Promise<Address> {
+  const declaration = `uint8 public constant decimals = ${USDC_DECIMALS};`;
+  const source = readFileSync(testUsdcSourcePath, 'utf8');
+  if (!source.includes(declaration)) throw new Error(`TestUSDC.sol no longer declares "${declaration}"`);
+  const variant = source.replace(declaration, `uint8 public constant decimals = ${options.decimals};`);
+  return deployArtifact(options, compileSolidity('TestUSDC.sol', variant, 'TestUSDC'));
+}
+
+async function deployArtifact(options: DeployTestUsdcOptions, artifact: ContractArtifact): Promise<Address> {
   const { publicClient, walletClient } = localClients(options, options.deployerKey);
   const hash = await walletClient.deployContract({
-    abi: testUsdcArtifact.abi,
-    bytecode: testUsdcArtifact.bytecode,
+    abi: artifact.abi,
+    bytecode: artifact.bytecode,
   });
   const receipt = await requireSuccess(publicClient, hash, 'TestUSDC deployment');
   if (!receipt.contractAddress) throw new Error(`TestUSDC deployment created no contract (tx ${hash})`);

@@ -23,7 +23,7 @@ export interface TokenDomain {
 const NAME_VERSION_CHAIN_CONTRACT_FIELDS = '0x0f';
 
 /** True when a contract read failed because the function is not there (revert or empty return). */
-function isMissingFunctionError(error: unknown): boolean {
+export function isMissingFunctionError(error: unknown): boolean {
   return (
     error instanceof BaseError &&
     error.walk((cause) => cause instanceof ContractFunctionRevertedError || cause instanceof ContractFunctionZeroDataError) !== null

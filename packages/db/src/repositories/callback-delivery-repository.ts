@@ -14,6 +14,10 @@ export interface ClaimedCallbackDelivery {
   callbackUrl: string;
   /** The temporary receiving address, lower-case hex as stored. */
   temporaryAddress: string;
+  /** The wallet's payout address (the merchant's share went there), lower-case hex as stored. */
+  payoutAddress: string;
+  /** The operator released the wallet's callback URL (release-callback): it is never called for this wallet again. */
+  callbackReleased: boolean;
   ipnToken: string;
   /** USDC base units. */
   valueCoin: bigint;
@@ -91,6 +95,7 @@ export class CallbackDeliveryRepository {
              RETURNING d.id::text AS "id", d.attempt_count AS "attemptNo",
                d.attempt_count - 1 - d.round_start_attempts AS "failedInRound", due.next_attempt_at AS "dueAt",
                w.callback_url AS "callbackUrl", w.polygon_address AS "temporaryAddress", w.ipn_token AS "ipnToken",
+               w.payout_address AS "payoutAddress", w.callback_released_at IS NOT NULL AS "callbackReleased",
                d.value_coin::text AS "valueCoin", d.value_forwarded_coin::text AS "valueForwardedCoin",
                d.fee_coin::text AS "feeCoin", d.txid_in AS "txidIn", d.txid_out AS "txidOut"`,
       values: [ids, leaseMs],

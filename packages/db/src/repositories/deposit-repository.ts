@@ -29,6 +29,20 @@ export interface DepositBlock {
   blockHash: string;
 }
 
+/**
+ * A deposit as the finality pass reads it back to check it against its transaction's receipt: a
+ * `seen` one whose block the chain answered with another hash, or an `orphaned` one.
+ */
+export interface RecordedDeposit extends NewDeposit {
+  id: string;
+  /** The temporary wallet's address (the Transfer's `to`), lower-case. */
+  walletAddress: string;
+}
+
+const RECORDED_DEPOSIT_COLUMNS = `d.id::text AS id, d.tx_hash AS "txHash", d.log_index AS "logIndex",
+  d.block_number::text AS "blockNumber", d.block_hash AS "blockHash", d.wallet_id::text AS "walletId",
+  w.polygon_address AS "walletAddress", d.from_address AS "fromAddress", d.amount::text AS amount`;
+
 // Callers pass at most a few thousand blocks; unnest keeps each statement one round trip.
 const BLOCK_PAIRS = `unnest($2::bigint[], $3::text[]) AS b(block_number, block_hash)`;
 
@@ -116,6 +130,34 @@ export class DepositRepository {
     return rows.map(toDepositBlock);
   }
 
+  /** The `seen` deposits read from these blocks (by the hash recorded), with their wallets' addresses. */
+  async seenInBlocks(blocks: readonly DepositBlock[]): Promise<RecordedDeposit[]> {
+    if (blocks.length === 0) return [];
+    const { rows } = await this.pool.query<RecordedRow>({
+      name: 'deposit-seen-in-blocks',
+      text: `SELECT ${RECORDED_DEPOSIT_COLUMNS} FROM deposits d JOIN wallets w ON w.id = d.wallet_id, ${BLOCK_PAIRS}
+             WHERE d.chain_id = $1 AND d.status = 'seen' AND d.block_number = b.block_number AND d.block_hash = b.block_hash
+             ORDER BY d.id`,
+      values: [this.chainId, blocks.map((b) => b.blockNumber.toString()), blocks.map((b) => b.blockHash.toLowerCase())],
+    });
+    return rows.map(toRecordedDeposit);
+  }
+
+  /**
+   * Orphaned deposits whose block is above `finalized` (all of them while no block is final yet),
+   * newest first: they are read again until the finalized block passes them.
+   */
+  async orphansAbove(finalized: bigint | undefined, limit = 200): Promise<RecordedDeposit[]> {
+    const { rows } = await this.pool.query<RecordedRow>({
+      name: 'deposit-orphans-above',
+      text: `SELECT ${RECORDED_DEPOSIT_COLUMNS} FROM deposits d JOIN wallets w ON w.id = d.wallet_id
+             WHERE d.chain_id = $1 AND d.status = 'orphaned' AND ($2::bigint IS NULL OR d.block_number > $2)
+             ORDER BY d.block_number DESC, d.id DESC LIMIT $3`,
+      values: [this.chainId, finalized?.toString() ?? null, limit],
+    });
+    return rows.map(toRecordedDeposit);
+  }
+
   /**
    * Blocks strictly between `above` and `below` that hold deposits which are not orphaned,
    * newest first: after a reorg, the newest of them still canonical is a common ancestor.
@@ -153,6 +195,12 @@ export class DepositRepository {
     });
     return rows.map((row) => row.id);
   }
+}
+
+type RecordedRow = Omit<RecordedDeposit, 'blockNumber' | 'amount'> & { blockNumber: string; amount: string };
+
+function toRecordedDeposit(row: RecordedRow): RecordedDeposit {
+  return { ...row, blockNumber: BigInt(row.blockNumber), amount: BigInt(row.amount) };
 }
 
 function toDepositBlock(row: { blockNumber: string; blockHash: string }): DepositBlock {

@@ -31,8 +31,8 @@ export interface SettlementDeposit {
   payoutAddress: string;
   affiliateAddress: string | null;
   affiliateFeeBps: number | null;
-  /** Set only for a custom split (custom-affiliate.php): the merchant's share, fixed at creation. */
-  merchantFeeBps: number | null;
+  /** The platform's share, recorded on the wallet when it was created: what its deposits pay, whatever PLATFORM_FEE_BPS says now. */
+  platformFeeBps: number;
   /** Held dust of its wallet that its payout carries (deposits it swept); its legs pay amount + sweptAmount. */
   sweptAmount: bigint;
 }
@@ -144,7 +144,7 @@ export class SettlementRepository {
                     d.amount::text AS amount, d.status, w.id::text AS "walletId", w.hd_index::text AS "hdIndex",
                     w.polygon_address AS "temporaryAddress", w.payout_address AS "payoutAddress",
                     w.affiliate_address AS "affiliateAddress", w.affiliate_fee_bps AS "affiliateFeeBps",
-                    w.merchant_fee_bps AS "merchantFeeBps",
+                    w.platform_fee_bps AS "platformFeeBps",
                     (SELECT coalesce(sum(s.amount), 0)::text FROM deposits s
                      WHERE s.swept_by_deposit_id = d.id AND s.status = 'swept') AS "sweptAmount"
              FROM deposits d JOIN wallets w ON w.id = d.wallet_id WHERE d.id = $1`,

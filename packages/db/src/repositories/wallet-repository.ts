@@ -1,9 +1,11 @@
 import type { Pool } from 'pg';
 
-/** What Create Wallet answers with, and the affiliate terms a repeat is compared against. */
+/** What Create Wallet answers with, and the payout address and affiliate terms a repeat is compared against. */
 export interface WalletRow {
   polygonAddress: string;
   addressIn: string;
+  /** Lower-case hex. */
+  payoutAddress: string;
   callbackUrl: string;
   ipnToken: string;
   /** Lower-case hex; null for a wallet without an affiliate. */
@@ -33,6 +35,8 @@ export interface NewWallet {
   keyFingerprint: string;
   /** Absent or null: no affiliate (wallet.php). */
   affiliate?: NewWalletAffiliate | null;
+  /** The platform's share of its deposits (walletPlatformFeeBps in @gateway/domain): settlement pays what the wallet records. */
+  platformFeeBps: number;
 }
 
 export interface DerivedAddress {
@@ -41,32 +45,42 @@ export interface DerivedAddress {
   polygonAddress: string;
 }
 
-const COLUMNS = `polygon_address AS "polygonAddress", address_in AS "addressIn", callback_url AS "callbackUrl",
-  ipn_token AS "ipnToken", affiliate_address AS "affiliateAddress", affiliate_fee_bps AS "affiliateFeeBps",
-  merchant_fee_bps AS "merchantFeeBps"`;
+/** A wallet whose callback an operator released (release-callback), or migration 013 did. */
+export interface ReleasedWallet {
+  polygonAddress: string;
+  payoutAddress: string;
+  callbackUrl: string;
+  releasedAt: Date;
+}
+
+const COLUMNS = `polygon_address AS "polygonAddress", address_in AS "addressIn", payout_address AS "payoutAddress",
+  callback_url AS "callbackUrl", ipn_token AS "ipnToken", affiliate_address AS "affiliateAddress",
+  affiliate_fee_bps AS "affiliateFeeBps", merchant_fee_bps AS "merchantFeeBps"`;
 
 export class WalletRepository {
   constructor(private readonly pool: Pool) {}
 
   /**
-   * Returns the wallet of each candidate's (payout, callback) pair, creating it from the candidate
-   * when there is none, in one statement for the whole batch (concurrent Create Wallet calls are
-   * batched: a statement costs PostgreSQL far more than a row). `created` tells whether that
-   * candidate's address was used; identical candidates in one batch get one wallet. An existing
-   * wallet is returned with the affiliate terms it was created with, which may differ from the
-   * candidate's: the caller compares them.
+   * Returns the wallet that owns each candidate's callback URL, creating it from the candidate when
+   * no live wallet has that URL, in one statement for the whole batch (concurrent Create Wallet
+   * calls are batched: a statement costs PostgreSQL far more than a row). `created` tells whether
+   * that candidate's address was used; candidates with one URL in one batch get one wallet. An
+   * existing wallet is returned as it is, with its own payout address and affiliate terms, which may
+   * differ from the candidate's: the caller compares them (callbackOwnerRefusal in @gateway/domain).
    */
   async createOrGetMany(candidates: readonly NewWallet[]): Promise<Array<{ row: WalletRow; created: boolean }>> {
-    // New pairs are the common case: insert first, and read back only the pairs that existed
-    // (one more statement for a batch with repeats, one index probe less for every new row).
-    const { rows } = await this.pool.query<WalletRow & { dedupeKey: Buffer; hdIndex: string | null }>({
+    // New callbacks are the common case: insert first, and read back only the URLs that had an
+    // owner (one more statement for a batch with repeats, one index probe less for every new row).
+    // No conflict target: a live wallet with the URL (wallets_callback_owner_idx) or the same pair
+    // (dedupe_key) both mean "it exists"; a concurrent insert of the URL is waited for, then seen.
+    const { rows } = await this.pool.query<WalletRow & { hdIndex: string | null }>({
       name: 'wallet-insert-many',
       text: `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
-                                  affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint)
+                                  affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint, platform_fee_bps)
              SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
-                                  $8::text[], $9::int[], $10::int[], $11::text[])
-             ON CONFLICT (dedupe_key) DO NOTHING
-             RETURNING dedupe_key AS "dedupeKey", ${COLUMNS}, hd_index::text AS "hdIndex"`,
+                                  $8::text[], $9::int[], $10::int[], $11::text[], $12::int[])
+             ON CONFLICT DO NOTHING
+             RETURNING ${COLUMNS}, hd_index::text AS "hdIndex"`,
       values: [
         candidates.map((c) => c.hdIndex.toString()),
         candidates.map((c) => c.polygonAddress.toLowerCase()),
@@ -79,29 +93,63 @@ export class WalletRepository {
         candidates.map((c) => c.affiliate?.affiliateFeeBps ?? null),
         candidates.map((c) => c.affiliate?.merchantFeeBps ?? null),
         candidates.map((c) => c.keyFingerprint),
+        candidates.map((c) => c.platformFeeBps),
       ],
     });
-    const byKey = new Map(rows.map((row) => [row.dedupeKey.toString('hex'), row]));
-    const missing = candidates.filter((c) => !byKey.has(c.dedupeKey.toString('hex')));
+    const byUrl = new Map<string, WalletRow & { hdIndex: string | null }>(rows.map((row) => [row.callbackUrl, row]));
+    const missing = candidates.filter((c) => !byUrl.has(c.callbackUrl));
     if (missing.length > 0) {
-      // The pair existed, or a concurrent identical request committed first (ON CONFLICT waited
-      // for it, so a fresh read sees its row), or an identical candidate earlier in this batch won.
-      for (const row of await this.findByDedupeKeys(missing.map((c) => c.dedupeKey))) byKey.set(row.dedupeKey.toString('hex'), { ...row, hdIndex: null });
+      // The URL had an owner, or a concurrent request for it committed first (the insert waited
+      // for it, so a fresh read sees its row), or a candidate earlier in this batch won.
+      for (const row of await this.findOwners(missing.map((c) => c.callbackUrl))) byUrl.set(row.callbackUrl, { ...row, hdIndex: null });
     }
     return candidates.map((candidate) => {
-      const found = byKey.get(candidate.dedupeKey.toString('hex'));
-      if (!found) throw new Error('wallet missing after a dedupe conflict');
-      const { dedupeKey: _key, hdIndex, ...row } = found;
+      const found = byUrl.get(candidate.callbackUrl);
+      if (!found) throw new Error('wallet missing after a conflict: no live wallet owns the callback URL');
+      const { hdIndex, ...row } = found;
       return { row, created: hdIndex === candidate.hdIndex.toString() };
     });
   }
 
-  private async findByDedupeKeys(keys: Buffer[]): Promise<Array<WalletRow & { dedupeKey: Buffer }>> {
-    const { rows } = await this.pool.query<WalletRow & { dedupeKey: Buffer }>({
-      name: 'wallets-by-dedupe-keys',
-      text: `SELECT dedupe_key AS "dedupeKey", ${COLUMNS} FROM wallets WHERE dedupe_key = ANY($1::bytea[])`,
-      values: [keys],
+  /** The live wallets (callback not released) that own these callback URLs, compared byte for byte. */
+  async findOwners(callbackUrls: readonly string[]): Promise<WalletRow[]> {
+    const { rows } = await this.pool.query<WalletRow>({
+      // The join probes wallets_callback_owner_idx (its expression and predicate) once per URL.
+      // Not a named statement, for the reason areTemporaryWallets gives: a generic plan made on a
+      // nearly empty table would keep scanning it as it grows.
+      text: `SELECT ${COLUMNS}
+             FROM unnest($1::text[]) AS wanted(url)
+             JOIN wallets w ON callback_url_key(w.callback_url) = callback_url_key(wanted.url)
+                           AND w.callback_url = wanted.url AND w.callback_released_at IS NULL`,
+      values: [callbackUrls],
     });
+    return rows;
+  }
+
+  /**
+   * release-callback: the live wallet owning this callback URL gives it up (callback_released_at,
+   * and its (payout, callback) key), so the URL can be registered again. The wallet keeps its
+   * address, payout and split; the callback-worker never calls the URL for it again. Returns the
+   * wallet released, or undefined when no live wallet owns the URL.
+   */
+  async releaseCallback(callbackUrl: string): Promise<ReleasedWallet | undefined> {
+    const { rows } = await this.pool.query<ReleasedWallet>({
+      text: `UPDATE wallets SET callback_released_at = now(), dedupe_key = NULL
+             WHERE callback_url_key(callback_url) = callback_url_key($1) AND callback_url = $1 AND callback_released_at IS NULL
+             RETURNING polygon_address AS "polygonAddress", payout_address AS "payoutAddress", callback_url AS "callbackUrl",
+                       callback_released_at AS "releasedAt"`,
+      values: [callbackUrl],
+    });
+    return rows[0];
+  }
+
+  /** Every wallet whose callback was released, newest release first. */
+  async listReleased(): Promise<ReleasedWallet[]> {
+    const { rows } = await this.pool.query<ReleasedWallet>(
+      `SELECT polygon_address AS "polygonAddress", payout_address AS "payoutAddress", callback_url AS "callbackUrl",
+              callback_released_at AS "releasedAt"
+       FROM wallets WHERE callback_released_at IS NOT NULL ORDER BY callback_released_at DESC, id DESC`,
+    );
     return rows;
   }
 

@@ -4,6 +4,7 @@ import RedisStore from '@fastify/rate-limit/store/RedisStore';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type IORedis from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
+import { rateLimitClientOf } from '@gateway/domain';
 
 export interface RateLimitOptions {
   max: number;
@@ -68,7 +69,10 @@ function storeErrorReporter(log: FastifyBaseLogger, registry: Registry): (error:
   };
 }
 
-/** Per client IP (as trustProxy resolves it), shared through Redis when one is given. */
+/**
+ * Per client (as trustProxy resolves its address): an IPv4 address, or an IPv6 /64, since a host
+ * may use any address of its /64 (rateLimitClientOf). Shared through Redis when one is given.
+ */
 export const rateLimitPlugin = fp(async (app: FastifyInstance, options: RateLimitOptions) => {
   const { redis } = options;
   const reportError = storeErrorReporter(app.log, app.metrics);
@@ -77,6 +81,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, options: RateLimi
     max: options.max,
     timeWindow: options.windowMs,
     skipOnError: true,
+    keyGenerator: (request) => rateLimitClientOf(request.ip),
     ...(redis ? { store: failOpenRedisStore(redis, `${options.keyPrefix ?? 'gw'}:rate-limit:`, reportError) } : {}),
     allowList: (request) => UNLIMITED.has(request.url),
     errorResponseBuilder: (_request, context) => ({

@@ -13,10 +13,11 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Create Wallet – Affiliate',
         description:
           'As Create Wallet, plus an affiliate wallet that earns the configured affiliate share of every payment into this wallet (beside the platform fee; the payout wallet gets the rest). ' +
-          'The same address, callback and affiliate return the same wallet; the same address and callback with other affiliate terms (or none) get 409.',
+          'The same address, callback and affiliate return the same wallet; the same address and callback with other affiliate terms (or none) get 409, another address callback_registered_elsewhere (409). ' +
+          '403: an address the operator did not pin, or affiliate wallets turned off.',
         tags: ['wallet'],
         querystring: affiliateWalletQuery,
-        response: { 200: walletControlData, 400: errorBody, 409: errorBody },
+        response: { 200: walletControlData, 400: errorBody, 403: errorBody, 409: errorBody, 429: errorBody },
       },
     },
     async (request, reply) => {
@@ -40,7 +41,7 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'The split is fixed with the wallet: the same address and callback with another split, affiliate or none get 409.',
         tags: ['wallet'],
         querystring: customAffiliateWalletQuery,
-        response: { 200: walletControlData, 400: errorBody, 409: errorBody },
+        response: { 200: walletControlData, 400: errorBody, 403: errorBody, 409: errorBody, 429: errorBody },
       },
     },
     async (request, reply) => {

@@ -1,0 +1,118 @@
+import type { FastifyInstance } from 'fastify';
+import type { Queue } from 'bullmq';
+import type { Hash } from 'viem';
+import { settlementJobId, type SettlementJob } from '@gateway/queue';
+import { createTestDatabase, RpcProxy, type TestDatabase } from '@gateway/testkit';
+import { FINALIZED_LAG, startLocalChain, type LocalChain } from './support/local-chain';
+import { insertWallet } from './support/wallets';
+import { depositsOf, metricValue, settlementQueue, startWatcher, uniqueRedisPrefix, waitFor, type WatcherTarget } from './support/watcher-fixture';
+
+// Behind a load balancer one backend can lag on another fork: it answers one block-hash query (or
+// one receipt query) from a chain the others have left. A deposit is orphaned only when a second
+// read, its transaction's receipt, agrees; an orphaned deposit is read again every round until the
+// finalized block passes it, and comes back when its transaction is in a canonical block.
+
+jest.setTimeout(60_000);
+
+let db: TestDatabase;
+let chain: LocalChain;
+let proxy: RpcProxy;
+let target: WatcherTarget;
+let queue: Queue<SettlementJob>;
+let app: FastifyInstance;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+beforeAll(async () => {
+  [db, chain] = await Promise.all([createTestDatabase('watcher_orphans'), startLocalChain()]);
+  proxy = await RpcProxy.start(chain.anvil.rpcUrl);
+  target = { db, rpcUrl: proxy.url, token: chain.token, redisPrefix: uniqueRedisPrefix() };
+  queue = settlementQueue(target.redisPrefix);
+  app = await startWatcher(target);
+  await waitFor('the first cursor', async () => app.chainWatcher.status().cursorBlock !== null);
+});
+
+afterAll(async () => {
+  await app?.close();
+  await queue?.obliterate({ force: true });
+  await queue?.close();
+  await proxy?.close();
+  await chain?.stop();
+  await db?.drop();
+});
+
+async function statusOf(walletId: string): Promise<string | undefined> {
+  return (await depositsOf(db.pool, walletId))[0]?.status;
+}
+
+/** A deposit seen, with the cursor a few blocks past it, so only the finality pass asks for its block. */
+async function depositBehindTheCursor(amount: bigint): Promise<{ walletId: string; block: bigint; txHash: Hash }> {
+  const wallet = await insertWallet(db.pool);
+  const receipt = await chain.sendUsdc(wallet.address, amount);
+  await chain.mine(3);
+  const head = await chain.head();
+  await waitFor('the deposit seen and the cursor at the head', async () =>
+    (await statusOf(wallet.id)) === 'seen' && BigInt(app.chainWatcher.status().cursorBlock ?? -1) >= head,
+  );
+  return { walletId: wallet.id, block: receipt.blockNumber, txHash: receipt.transactionHash };
+}
+
+async function finalAndQueued(walletId: string): Promise<void> {
+  await chain.mine(FINALIZED_LAG);
+  await waitFor('the deposit final', async () => (await statusOf(walletId)) === 'final');
+  const [deposit] = await depositsOf(db.pool, walletId);
+  const job = await waitFor('its settlement job', async () => queue.getJob(settlementJobId(deposit!.id)));
+  expect(job.data).toEqual({ depositId: deposit!.id });
+}
+
+it('one wrong block-hash answer does not orphan a deposit: it becomes final and is queued for settlement', async () => {
+  const orphanedBefore = await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' });
+  const { walletId, block } = await depositBehindTheCursor(5_000_000n);
+
+  const misreported = proxy.misreported;
+  proxy.misreportBlockHash(block);
+  await waitFor('the wrong answer given', async () => proxy.misreported > misreported);
+  await sleep(500);
+  expect(await statusOf(walletId)).toBe('seen');
+  expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' })).toBe(orphanedBefore);
+
+  await finalAndQueued(walletId);
+});
+
+it('a deposit orphaned on two answers that agree (a backend on another fork) comes back when the chain shows it again, and settles', async () => {
+  const orphanedBefore = await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' });
+  const { walletId, block, txHash } = await depositBehindTheCursor(6_000_000n);
+
+  const misreported = proxy.misreported;
+  proxy.hideReceipt(txHash);
+  proxy.misreportBlockHash(block);
+  await waitFor('the wrong block hash given', async () => proxy.misreported > misreported);
+  // Orphaned on the two answers (counted: an alert rule reads it), then read again and brought back.
+  await waitFor('the orphan counted', async () =>
+    (await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' })) === orphanedBefore + 1,
+  );
+  await waitFor('the deposit back to seen', async () => (await statusOf(walletId)) === 'seen');
+  expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'restored' })).toBe(1);
+  const [deposit] = await depositsOf(db.pool, walletId);
+  expect(deposit).toMatchObject({ txHash, blockNumber: block.toString(), blockHash: await chain.blockHash(block) });
+
+  await finalAndQueued(walletId);
+});
+
+it('a deposit whose transaction a reorg really dropped stays orphaned, once the finalized block has passed it', async () => {
+  const wallet = await insertWallet(db.pool);
+  const snapshot = await chain.snapshot();
+  await chain.sendUsdc(wallet.address, 7_000_000n);
+  await waitFor('the deposit seen', async () => (await statusOf(wallet.id)) === 'seen');
+
+  await chain.revert(snapshot);
+  await chain.mine(2);
+  await waitFor('the deposit orphaned', async () => (await statusOf(wallet.id)) === 'orphaned');
+  await chain.mine(FINALIZED_LAG + 2);
+  const head = await chain.head();
+  await waitFor('the cursor at the head', async () => BigInt(app.chainWatcher.status().cursorBlock ?? -1) >= head);
+  await sleep(500);
+  expect(await statusOf(wallet.id)).toBe('orphaned');
+  const [deposit] = await depositsOf(db.pool, wallet.id);
+  expect(await queue.getJob(settlementJobId(deposit!.id))).toBeUndefined();
+});

@@ -1,0 +1,180 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { WalletControlConfig } from '../src/config';
+import { walletControlFixture } from './support/wallet-control-fixture';
+
+// The review's proof (issue 17, section 1): anyone could register the merchant's callback URL with
+// their own payout address, pay the wallet, and have the shop receive a validly signed "paid"
+// callback for money that went to them. A callback URL now belongs to the first wallet registered
+// with it.
+const merchant = '0x52908400098527886E0F7030069857D2E4169EE7';
+const attacker = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
+const attackerAffiliate = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
+const ROOT = path.resolve(__dirname, '../../..');
+
+const fixture = walletControlFixture('callback_owner');
+let app: FastifyInstance;
+let config: WalletControlConfig;
+
+let order = 0;
+const nextCallback = () => `https://shop.io/ipn?order_id=own-${++order}`;
+const get = (url: string, query: Record<string, string>) => app.inject({ method: 'GET', url, query });
+const wallet = (address: string, callback: string) => get('/control/wallet.php', { address, callback });
+const customAffiliate = (address: string, callback: string, split: { merchant_fee: string; affiliate_fee: string }) =>
+  get('/control/custom-affiliate.php', { address, callback, affiliate: attackerAffiliate, ...split });
+
+async function walletsOf(callback: string) {
+  const { rows } = await fixture.db.pool.query<{ payout_address: string; ipn_token: string; callback_released_at: Date | null }>(
+    'SELECT payout_address, ipn_token, callback_released_at FROM wallets WHERE callback_url = $1 ORDER BY id',
+    [callback],
+  );
+  return rows;
+}
+
+beforeAll(async () => {
+  config = fixture.config();
+  app = await fixture.build(config);
+});
+
+describe('a callback URL belongs to the first wallet registered with it', () => {
+  it('the hijack: the merchant\'s callback with another payout address gets 409 callback_registered_elsewhere', async () => {
+    const callback = nextCallback();
+    const shop = await wallet(merchant, callback);
+    expect(shop.statusCode).toBe(200);
+
+    const hijack = await wallet(attacker, callback);
+    expect(hijack.statusCode).toBe(409);
+    expect(hijack.json()).toMatchObject({ status: 'error', code: 'callback_registered_elsewhere', param: 'callback' });
+    expect(hijack.json().error).toMatch(/already registered .*another payout address/);
+    expect(hijack.json().error).toMatch(/new callback URL/);
+    // Nothing of the merchant's wallet leaks to whoever tries.
+    expect(hijack.body).not.toContain(shop.json().ipn_token);
+    expect(hijack.body).not.toContain(merchant.slice(2).toLowerCase());
+    expect(await walletsOf(callback)).toEqual([expect.objectContaining({ payout_address: merchant.toLowerCase() })]);
+    // The merchant's repeat still gets its wallet.
+    expect((await wallet(merchant, callback)).json()).toEqual(shop.json());
+  });
+
+  it('custom-affiliate.php with merchant_fee=0 and another payout address gets the same 409', async () => {
+    const callback = nextCallback();
+    expect((await wallet(merchant, callback)).statusCode).toBe(200);
+    const hijack = await customAffiliate(attacker, callback, { merchant_fee: '0', affiliate_fee: '0.99' });
+    expect(hijack.statusCode).toBe(409);
+    expect(hijack.json()).toMatchObject({ code: 'callback_registered_elsewhere', param: 'callback' });
+  });
+
+  it('the merchant\'s own payout address with other affiliate terms gets 409 conflict (the terms never change)', async () => {
+    const callback = nextCallback();
+    expect((await wallet(merchant, callback)).statusCode).toBe(200);
+    const other = await customAffiliate(merchant, callback, { merchant_fee: '0', affiliate_fee: '0.99' });
+    expect(other.statusCode).toBe(409);
+    expect(other.json()).toMatchObject({ code: 'conflict', param: 'callback' });
+  });
+
+  it('a repeat with the same terms returns the same wallet, also from another replica (no memory of it)', async () => {
+    const callback = nextCallback();
+    const first = (await wallet(merchant, callback)).json();
+    const replica = await fixture.build(config);
+    const again = await replica.inject({ method: 'GET', url: '/control/wallet.php', query: { address: merchant.toLowerCase(), callback } });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual(first);
+    const hijack = await replica.inject({ method: 'GET', url: '/control/wallet.php', query: { address: attacker, callback } });
+    expect(hijack.statusCode).toBe(409);
+  });
+
+  it('concurrent requests for one callback with different payout addresses: one wins, the others 409, never 5xx', async () => {
+    const callback = nextCallback();
+    const payouts = [merchant, attacker, '0x000000000000000000000000000000000000bEEF'];
+    const replica = await fixture.build(config);
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        (i % 2 ? replica : app).inject({ method: 'GET', url: '/control/wallet.php', query: { address: payouts[i % 3]!, callback } }),
+      ),
+    );
+    const rows = await walletsOf(callback);
+    expect(rows).toHaveLength(1);
+    const winner = rows[0]!.payout_address;
+    for (const [i, response] of responses.entries()) {
+      const sent = payouts[i % 3]!.toLowerCase();
+      if (sent === winner) {
+        expect(response.statusCode).toBe(200);
+        expect(response.json().ipn_token).toBe(rows[0]!.ipn_token);
+      } else {
+        expect([response.statusCode, response.json().code]).toEqual([409, 'callback_registered_elsewhere']);
+      }
+    }
+  });
+
+  it('the database refuses a second live wallet for a callback, whoever writes it (migration 013)', async () => {
+    const callback = nextCallback();
+    expect((await wallet(merchant, callback)).statusCode).toBe(200);
+    await expect(
+      fixture.db.pool.query(
+        `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
+         VALUES (nextval('wallet_hd_index_seq'), '0x${'12'.repeat(20)}', 'x', $1, $2, '\\x00', 'tok-raw-insert')`,
+        [attacker.toLowerCase(), callback],
+      ),
+    ).rejects.toMatchObject({ code: '23505', constraint: 'wallets_callback_owner_idx' });
+  });
+
+  it('compares the callback byte for byte: another order id is another callback', async () => {
+    const callback = nextCallback();
+    expect((await wallet(merchant, callback)).statusCode).toBe(200);
+    expect((await wallet(attacker, `${callback}0`)).statusCode).toBe(200);
+    expect((await wallet(attacker, callback.replace('shop.io', 'SHOP.io'))).statusCode).toBe(200);
+  });
+});
+
+describe('release-callback: the operator frees a callback URL', () => {
+  it('releases the owner, which keeps its payout; the callback can then be registered again', async () => {
+    const callback = nextCallback();
+    const squatted = (await wallet(attacker, callback)).json();
+    expect((await wallet(merchant, callback)).statusCode).toBe(409);
+
+    const released = await runReleaseCommand([callback]);
+    expect(released).toMatchObject({ code: 0 });
+    expect(released.stdout).toContain(squatted.polygon_address_in);
+    expect(released.stdout).toMatch(/released/);
+
+    const shop = await wallet(merchant, callback);
+    expect(shop.statusCode).toBe(200);
+    expect(shop.json().polygon_address_in).not.toBe(squatted.polygon_address_in);
+    const rows = await walletsOf(callback);
+    expect(rows.map((row) => [row.payout_address, row.callback_released_at === null])).toEqual([
+      [attacker.toLowerCase(), false],
+      [merchant.toLowerCase(), true],
+    ]);
+    // The released wallet keeps its payout address and terms: only its callback is detached.
+    expect(rows[0]!.ipn_token).toBe(squatted.ipn_token);
+  });
+
+  it('the same payout address and callback after a release get a new wallet, not the released one', async () => {
+    const callback = nextCallback();
+    const old = (await wallet(merchant, callback)).json();
+    expect((await runReleaseCommand([callback])).code).toBe(0);
+    const replica = await fixture.build(config);
+    const fresh = (await replica.inject({ method: 'GET', url: '/control/wallet.php', query: { address: merchant, callback } })).json();
+    expect(fresh.polygon_address_in).not.toBe(old.polygon_address_in);
+  });
+
+  it('says so, with exit 1, for a callback no live wallet holds; exit 2 without one', async () => {
+    const unknown = await runReleaseCommand(['https://shop.io/ipn?order_id=never']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no wallet holds/);
+    expect((await runReleaseCommand([])).code).toBe(2);
+  });
+});
+
+function runReleaseCommand(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/wallet-control/src/release-callback.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...fixture.env(), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}

@@ -1,0 +1,93 @@
+-- What each app may do in the database: the whole truth, applied by migrate() after the numbered
+-- migrations on every run (everything revoked first, then granted, in one transaction, so a
+-- privilege added here by hand elsewhere does not survive the next migration). A table or column
+-- an app needs is granted here, in the change that makes it need it; nothing is granted by default.
+-- packages/db/test/app-roles.test.ts runs every repository statement of each app as its role, and
+-- what it must never do.
+--
+-- :"wallet_control" … are the apps' roles (<DATABASE_ROLE_PREFIX>_<app>, migration 014, from
+-- app_roles) and :"schema" the schema migrated, as psql variables: the file also runs as is with
+-- psql -v schema=public -v wallet_control=gateway_wallet_control … -f app-privileges.sql.
+--
+-- Read-only access is SELECT on the table (or the columns the app reads, where the rest is none of
+-- its business); writes are INSERT of whole rows the app creates, and UPDATE of the columns it
+-- moves. No app may DELETE or TRUNCATE anything. No app may change a wallet (the owner may not
+-- either: migration 014). Only the settlement-worker plans, signs and records payouts.
+
+REVOKE ALL ON ALL TABLES IN SCHEMA :"schema"
+  FROM :"wallet_control", :"payment_redirect", :"callback_worker", :"chain_watcher", :"settlement_worker";
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA :"schema"
+  FROM :"wallet_control", :"payment_redirect", :"callback_worker", :"chain_watcher", :"settlement_worker";
+GRANT USAGE ON SCHEMA :"schema"
+  TO :"wallet_control", :"payment_redirect", :"callback_worker", :"chain_watcher", :"settlement_worker";
+
+-- Every app records the token it is configured with when the database knows none, and refuses to
+-- boot with another (migration 016).
+GRANT SELECT, INSERT ON chain_tokens
+  TO :"wallet_control", :"payment_redirect", :"callback_worker", :"chain_watcher", :"settlement_worker";
+
+-- wallet-control (internet-facing, holds the xpub): Create Wallet and the affiliate endpoints
+-- insert wallets with the HD indexes they reserve; Check Payment Status reads a wallet's
+-- payments, deposits and callbacks; the admin route resends a failed callback.
+GRANT SELECT, INSERT ON wallets TO :"wallet_control";
+GRANT USAGE ON SEQUENCE wallet_hd_index_seq TO :"wallet_control";
+GRANT SELECT, INSERT ON hd_keys TO :"wallet_control";
+GRANT SELECT ON payments, deposits, callback_deliveries TO :"wallet_control";
+GRANT UPDATE (status, next_attempt_at, round_start_attempts, resend_count, resent_at) ON callback_deliveries TO :"wallet_control";
+
+-- payment-redirect (internet-facing, holds the providers' credentials): Process Payment finds the
+-- wallet by its temporary address and records the payment and its checkout; the providers'
+-- webhooks update what the provider says; the receipt page reads the payment, the deposits into
+-- its wallet, the merchant leg's transaction and whether the callback was delivered. It never
+-- sees a wallet's payout address, callback URL or ipn_token.
+GRANT SELECT (id, polygon_address) ON wallets TO :"payment_redirect";
+GRANT SELECT, INSERT ON payments TO :"payment_redirect";
+GRANT UPDATE (status, checkout_url, checkout_error,
+              provider_status, provider_raw_status, provider_reference, provider_reason, provider_updated_at)
+  ON payments TO :"payment_redirect";
+GRANT SELECT ON deposits TO :"payment_redirect";
+GRANT SELECT (deposit_id, leg, tx_hash) ON payouts TO :"payment_redirect";
+GRANT SELECT (deposit_id, status) ON callback_deliveries TO :"payment_redirect";
+
+-- callback-worker (talks to merchants' servers): claims deliveries (with what the callback carries
+-- of the wallet, and whether its callback was released), records attempts, resends.
+GRANT SELECT (id, polygon_address, payout_address, callback_url, callback_released_at, ipn_token) ON wallets TO :"callback_worker";
+GRANT SELECT ON callback_deliveries TO :"callback_worker";
+GRANT UPDATE (status, attempt_count, next_attempt_at, delivered_at, last_error, round_start_attempts, resend_count, resent_at)
+  ON callback_deliveries TO :"callback_worker";
+-- ON CONFLICT (delivery_id, attempt_no) reads the arbiter index's columns.
+GRANT SELECT (delivery_id, attempt_no), INSERT ON callback_attempts TO :"callback_worker";
+
+-- chain-watcher: matches Transfer logs to temporary wallets (and the gateway's own addresses),
+-- records deposits and moves them to final or orphaned, keeps its cursor.
+GRANT SELECT (id, polygon_address) ON wallets TO :"chain_watcher";
+GRANT SELECT ON gateway_addresses TO :"chain_watcher";
+GRANT SELECT, INSERT ON deposits TO :"chain_watcher";
+GRANT UPDATE (status, block_number, block_hash, wallet_id, from_address, amount, seen_at, final_at) ON deposits TO :"chain_watcher";
+GRANT SELECT, INSERT ON chain_cursors TO :"chain_watcher";
+GRANT UPDATE (block_number, block_hash, updated_at) ON chain_cursors TO :"chain_watcher";
+
+-- settlement-worker (holds the seed and the relayer key): reads the wallet's terms, plans,
+-- signs, sends and confirms the legs, moves deposits from final on, writes the callback delivery
+-- with `forwarded`, registers its own addresses. A leg's recipient, amount and nonce, once
+-- planned, are not among the columns it may update.
+GRANT SELECT ON wallets, hd_keys TO :"settlement_worker";
+GRANT SELECT ON deposits TO :"settlement_worker";
+GRANT UPDATE (status, held_at, swept_by_deposit_id, forwarded_at, attention_reason, attention_detail, attention_at)
+  ON deposits TO :"settlement_worker";
+GRANT SELECT, INSERT ON payouts TO :"settlement_worker";
+GRANT UPDATE (signature, valid_before, status, tx_hash, block_number, confirmed_at,
+              attention_reason, attention_detail, attention_at, cancelled_at)
+  ON payouts TO :"settlement_worker";
+GRANT SELECT, INSERT ON payout_transactions TO :"settlement_worker";
+GRANT UPDATE (status, sent_at) ON payout_transactions TO :"settlement_worker";
+GRANT SELECT, INSERT ON relayer_nonces TO :"settlement_worker";
+GRANT UPDATE (next_nonce, updated_at) ON relayer_nonces TO :"settlement_worker";
+-- The delivery's upsert (ON CONFLICT (deposit_id) DO UPDATE SET deposit_id = deposit_id) updates that column to itself.
+GRANT SELECT, INSERT ON callback_deliveries TO :"settlement_worker";
+GRANT UPDATE (deposit_id) ON callback_deliveries TO :"settlement_worker";
+GRANT SELECT, INSERT ON gateway_addresses TO :"settlement_worker";
+
+-- Every app that counts in the token records it when the database knows none yet and reads it at
+-- boot, refusing to run with another (migration 016).
+GRANT SELECT, INSERT ON chain_tokens TO :"wallet_control", :"payment_redirect", :"chain_watcher", :"settlement_worker";

@@ -1,0 +1,422 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Pool } from 'pg';
+import { createTestDatabase, ensureAppLoginUsers, TEST_DATABASE_URL, type TestDatabase } from '@gateway/testkit';
+import * as db from '../src';
+import { createPool } from '../src/pool';
+import { DATABASE_APPS, type DatabaseApp } from '../src/app-roles';
+
+// Every statement of every repository method an app runs, run as that app's role (migration 014,
+// app-privileges.sql), on rows that take each method down its writing path; then what the app must
+// never do. Two guards keep the list whole: the repositories each app's source uses are the ones
+// listed here, and every method of every repository is listed for some app (or for the owner).
+// A method added without its grant, or a grant forgotten for a new column, fails here.
+
+const ROOT = join(__dirname, '..', '..', '..');
+const CHAIN_ID = 137;
+const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
+
+type RepositoryClass = new (pool: Pool, ...rest: never[]) => object;
+const repositoryClasses = Object.entries(db as Record<string, unknown>).filter(
+  (entry): entry is [string, RepositoryClass] => entry[0].endsWith('Repository') && typeof entry[1] === 'function',
+);
+
+/**
+ * Which methods of which repositories each app runs. `owner`: operator commands that change what
+ * no app may (release-callback), run with the owner's credentials.
+ */
+const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
+  'wallet-control': {
+    WalletRepository: ['createOrGetMany', 'findOwners', 'areTemporaryWallets', 'reserveHdIndexes'],
+    HdKeyRepository: ['registerAndList', 'list'],
+    TokenRepository: ['register', 'list'],
+    PaymentStatusRepository: ['findByIpnToken'],
+    CallbackDeliveryRepository: ['resendFailed', 'findStates'],
+  },
+  'payment-redirect': {
+    WalletLookupRepository: ['hasTemporaryAddress'],
+    PaymentRepository: ['insertManyForWallets', 'recordCheckouts', 'failCheckout'],
+    PaymentReceiptRepository: ['findReceipt', 'recordProviderStatus'],
+    TokenRepository: ['register', 'list'],
+  },
+  'callback-worker': {
+    CallbackDeliveryRepository: ['claimDue', 'findStates', 'releaseClaim', 'recordAttempts', 'overdueCutoff', 'listOverdue', 'oldestDueAgeSeconds', 'resendFailed'],
+  },
+  'chain-watcher': {
+    DepositRepository: [
+      'matchTemporaryWallets', 'gatewaySenders', 'recordSeen', 'unfinalBlocks', 'recordedBlocksBetween', 'markOrphaned', 'markFinal', 'moveSeen',
+      'seenInBlocks', 'orphansAbove',
+    ],
+    ChainCursorRepository: ['get', 'initialize', 'move', 'set'],
+    TokenRepository: ['register', 'list'],
+  },
+  'settlement-worker': {
+    SettlementRepository: [
+      'findDeposit', 'tryLockDeposit', 'holdDust', 'startForwarding', 'heldDust', 'walletsWithHeldDust', 'completeForwarding', 'needAttention',
+      'replan', 'listNeedingAttention', 'findCallbackDelivery', 'listUnsettled', 'backlog',
+    ],
+    PayoutRepository: [
+      'listLegs', 'listTransactions', 'saveSignature', 'recordWithNewNonce', 'recordReplacement', 'markTransaction', 'markLegNeedsAttention', 'confirmLeg',
+    ],
+    HdKeyRepository: ['list'],
+    GatewayAddressRepository: ['register'],
+    WalletLookupRepository: ['hasTemporaryAddress'],
+    TokenRepository: ['register', 'list'],
+  },
+  owner: {
+    WalletRepository: ['releaseCallback', 'listReleased'],
+  },
+};
+
+let database: TestDatabase;
+const called = new Map<string, Set<string>>();
+/** The token every app of this database is configured with (migration 016). */
+const token = { chainId: CHAIN_ID, address: hex(20) };
+
+/** The repository on `app`'s pool (the owner's for `owner`), recording every method called on it. */
+function repository<T extends object>(app: DatabaseApp | 'owner', Class: new (pool: Pool, ...rest: never[]) => T, ...rest: unknown[]): T {
+  const pool = app === 'owner' ? database.pool : database.appPool(app);
+  const instance = new (Class as unknown as new (...args: unknown[]) => T)(pool, ...rest);
+  const key = `${app} ${Class.name}`;
+  if (!called.has(key)) called.set(key, new Set());
+  return new Proxy(instance, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value === 'function' && typeof property === 'string') called.get(key)!.add(property);
+      return value;
+    },
+  });
+}
+
+let hdIndex = 0;
+async function ownerWallet(): Promise<{ id: string; address: string; ipnToken: string; callbackUrl: string }> {
+  const address = hex(20);
+  const ipnToken = randomUUID();
+  const callbackUrl = `https://shop.example/ipn?order=${randomUUID()}`;
+  const { rows } = await database.pool.query<{ id: string }>(
+    `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
+     VALUES ($1, $2, 'sealed', $3, $4, $5, $6) RETURNING id::text AS id`,
+    [hdIndex++, address, hex(20), callbackUrl, randomBytes(32), ipnToken],
+  );
+  return { id: rows[0]!.id, address, ipnToken, callbackUrl };
+}
+
+async function ownerDeposit(walletId: string, status: string, amount = 25_000_000n): Promise<{ id: string; blockHash: string }> {
+  const blockHash = hex(32);
+  const { rows } = await database.pool.query<{ id: string }>(
+    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, final_at)
+     VALUES ($1, $2, 0, 10, $3, $4, $5, $6, $7, now()) RETURNING id::text AS id`,
+    [CHAIN_ID, hex(32), blockHash, walletId, hex(20), amount.toString(), status],
+  );
+  return { id: rows[0]!.id, blockHash };
+}
+
+async function ownerDelivery(walletId: string, depositId: string | null, status: 'pending' | 'delivered' | 'failed' = 'pending'): Promise<string> {
+  const id = randomUUID();
+  await database.pool.query(
+    `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, status, next_attempt_at)
+     VALUES ($1, $2, $3, 25000000, 24750000, 250000, $4, $5, $6, now() - interval '1 minute')`,
+    [id, walletId, depositId, hex(32), hex(32), status],
+  );
+  return id;
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase('app_roles');
+});
+afterAll(() => database.drop());
+
+describe('wallet-control, as its role', () => {
+  it('creates wallets (new, and a repeat of one), reserves HD indexes, checks addresses, registers and lists its key', async () => {
+    const wallets = repository('wallet-control', db.WalletRepository);
+    const [index] = await wallets.reserveHdIndexes(1);
+    const candidate = {
+      hdIndex: index!,
+      polygonAddress: hex(20),
+      addressIn: 'sealed',
+      payoutAddress: hex(20),
+      callbackUrl: 'https://shop.example/ipn?order=wc',
+      dedupeKey: randomBytes(32),
+      ipnToken: randomUUID(),
+      keyFingerprint: 'a1b2c3d4',
+      platformFeeBps: 100,
+      affiliate: { affiliateAddress: hex(20), affiliateFeeBps: 50, merchantFeeBps: null },
+    };
+    const [created] = await wallets.createOrGetMany([candidate]);
+    expect(created!.created).toBe(true);
+    const [repeat] = await wallets.createOrGetMany([{ ...candidate, hdIndex: index! + 1n, polygonAddress: hex(20), ipnToken: randomUUID() }]);
+    expect(repeat).toMatchObject({ created: false, row: { ipnToken: candidate.ipnToken } });
+    expect(await wallets.areTemporaryWallets([candidate.polygonAddress, hex(20)])).toEqual([true, false]);
+    expect(await repository('wallet-control', db.TokenRepository).register(token)).toBeUndefined();
+    const keys = repository('wallet-control', db.HdKeyRepository);
+    expect(await keys.registerAndList('a1b2c3d4')).toEqual(['a1b2c3d4']);
+    expect(await keys.list()).toEqual(['a1b2c3d4']);
+  });
+
+  it('reports a wallet with its payments, deposits and callbacks (Check Payment Status), and resends a failed callback', async () => {
+    const wallet = await ownerWallet();
+    const forwarded = await ownerDeposit(wallet.id, 'forwarded');
+    await ownerDelivery(wallet.id, forwarded.id, 'delivered');
+    await database.pool.query(`INSERT INTO payments (id, wallet_id, amount, currency, provider, email) VALUES ($1, $2, 25, 'USD', 'moonpay', 'a@b.io')`, [
+      randomUUID(),
+      wallet.id,
+    ]);
+    const status = await repository('wallet-control', db.PaymentStatusRepository).findByIpnToken(wallet.ipnToken);
+    expect(status).toMatchObject({ depositCount: 1, paymentCount: 1, forwarded: { count: 1 } });
+
+    const deliveries = repository('wallet-control', db.CallbackDeliveryRepository);
+    const failed = await ownerDelivery(wallet.id, null, 'failed');
+    expect(await deliveries.resendFailed(failed)).toMatchObject({ result: 'resent' });
+    expect(await deliveries.resendFailed(failed)).toEqual({ result: 'not_failed', status: 'pending' });
+  });
+});
+
+describe('payment-redirect, as its role', () => {
+  it('records payments and their checkouts, the providers\' statuses, and reads receipts', async () => {
+    expect(await repository('payment-redirect', db.TokenRepository).register(token)).toBeUndefined();
+    const wallet = await ownerWallet();
+    expect(await repository('payment-redirect', db.WalletLookupRepository).hasTemporaryAddress(wallet.address)).toBe(true);
+    const payments = repository('payment-redirect', db.PaymentRepository);
+    const [paid, failed] = [randomUUID(), randomUUID()];
+    const base = { polygonAddress: wallet.address, amount: '25', currency: 'USD', provider: 'moonpay', email: 'jane@shop.io' };
+    expect(await payments.insertManyForWallets([{ id: paid, ...base }, { id: failed, ...base }])).toEqual([true, true]);
+    expect(await payments.recordCheckouts([{ id: paid, checkoutUrl: 'https://buy.moonpay.com/?x=1', providerReference: 'mp-1' }])).toEqual([true]);
+    expect(await payments.failCheckout(failed, 'provider answered 503')).toBe(true);
+
+    const receipts = repository('payment-redirect', db.PaymentReceiptRepository);
+    const update = { providers: ['moonpay'], status: 'pending' as const, rawStatus: 'waitingPayment' };
+    expect(await receipts.recordProviderStatus({ ...update, match: { paymentId: paid } })).toBe('updated');
+    expect(await receipts.recordProviderStatus({ ...update, status: 'paid', match: { providerReference: 'mp-1', walletAddress: wallet.address } })).toBe(
+      'updated',
+    );
+    const deposit = await ownerDeposit(wallet.id, 'forwarded');
+    await ownerDelivery(wallet.id, deposit.id);
+    await database.pool.query(
+      `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, status, tx_hash)
+       VALUES ($1, 'merchant', $2, $3, 24750000, $4, 2000000000, 'confirmed', $5)`,
+      [deposit.id, wallet.address, hex(20), hex(32), hex(32)],
+    );
+    const receipt = await receipts.findReceipt(paid);
+    expect(receipt).toMatchObject({ id: paid, providerStatus: 'paid', deposits: [{ status: 'forwarded', merchantNotified: false }] });
+    expect(receipt!.deposits[0]!.forwardedTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+});
+
+describe('callback-worker, as its role', () => {
+  it('claims, defers, records and resends deliveries, and reads the backlog', async () => {
+    const wallet = await ownerWallet();
+    const deliveries = repository('callback-worker', db.CallbackDeliveryRepository);
+    const [first, second] = [await ownerDelivery(wallet.id, null), await ownerDelivery(wallet.id, null)];
+    expect(await deliveries.oldestDueAgeSeconds()).toBeGreaterThan(0);
+    const cutoff = await deliveries.overdueCutoff(0);
+    const overdue = (await deliveries.listOverdue(100, { until: cutoff })).map((d) => d.id);
+    expect(overdue).toEqual(expect.arrayContaining([first, second]));
+    const claimed = await deliveries.claimDue([first, second], 30_000);
+    expect(claimed.map((c) => c.callbackUrl)).toEqual([wallet.callbackUrl, wallet.callbackUrl]);
+    expect(await deliveries.releaseClaim(second, 1, new Date())).toBe(true);
+    const attempt = { attemptNo: 1, startedAt: new Date(), durationMs: 12, responseExcerpt: '' };
+    await deliveries.recordAttempts([{ ...attempt, deliveryId: first, statusCode: 500, outcome: { kind: 'failed' } }]);
+    expect(await deliveries.findStates([first])).toMatchObject([{ status: 'failed' }]);
+    expect(await deliveries.resendFailed(first)).toMatchObject({ result: 'resent' });
+  });
+});
+
+describe('chain-watcher, as its role', () => {
+  it('records deposits, moves them final or orphaned, brings one back, and keeps its cursor', async () => {
+    const wallet = await ownerWallet();
+    const deposits = repository('chain-watcher', db.DepositRepository, CHAIN_ID);
+    expect(await deposits.matchTemporaryWallets([wallet.address])).toEqual(new Map([[wallet.address, wallet.id]]));
+    expect(await deposits.gatewaySenders([wallet.address])).toEqual(new Map([[wallet.address, 'temporary_wallet']]));
+    const log = (blockHash: string, logIndex: number) => ({
+      txHash: hex(32), logIndex, blockNumber: 20n, blockHash, walletId: wallet.id, fromAddress: hex(20), amount: 5_000_000n,
+    });
+    const [a, b] = [log(hex(32), 0), log(hex(32), 1)];
+    expect(await deposits.recordSeen(database.appPool('chain-watcher'), [a, b])).toHaveLength(2);
+    const blocks = await deposits.unfinalBlocks();
+    expect(blocks.map((block) => block.blockHash).sort()).toEqual([a.blockHash, b.blockHash].sort());
+    expect(await deposits.recordedBlocksBetween(15n, 25n)).toHaveLength(2);
+    expect(await deposits.seenInBlocks(blocks)).toHaveLength(2);
+    const pool = database.appPool('chain-watcher');
+    expect(await deposits.markOrphaned(pool, [{ blockNumber: 20n, blockHash: a.blockHash }])).toHaveLength(1);
+    expect(await deposits.orphansAbove(undefined)).toHaveLength(1);
+    // The orphaned log read again from the canonical chain: back to seen, then final.
+    expect(await deposits.recordSeen(pool, [{ ...a, blockHash: hex(32) }])).toMatchObject([{ inserted: false }]);
+    expect(await deposits.markFinal(pool, [{ blockNumber: 20n, blockHash: b.blockHash }])).toHaveLength(1);
+
+    const cursors = repository('chain-watcher', db.ChainCursorRepository);
+    const key = { chainId: CHAIN_ID, token: hex(20) };
+    const start = { blockNumber: 1n, blockHash: hex(32) };
+    expect(await cursors.initialize(key, start)).toEqual(start);
+    expect(await cursors.move(pool, key, start, { blockNumber: 2n, blockHash: hex(32) })).toBe(true);
+    await cursors.set(key, start);
+    expect(await cursors.get(key)).toEqual(start);
+    expect(await repository('chain-watcher', db.TokenRepository).register(token)).toBeUndefined();
+  });
+});
+
+describe('settlement-worker, as its role', () => {
+  const legs = (from: string, amount: bigint) =>
+    (['merchant', 'platform'] as const).map((leg, i) => ({
+      leg, fromAddress: from, toAddress: hex(20), amount: i === 0 ? amount - 250_000n : 250_000n, authorizationNonce: hex(32), validBefore: 2_000_000_000n,
+    }));
+  const signed = () => ({ txHash: hex(32), rawTx: hex(100), gasLimit: 90_000n, maxFeePerGas: 40n, maxPriorityFeePerGas: 30n });
+
+  it('plans, signs, sends and confirms a payout, completes it with its callback, and reads its backlog', async () => {
+    const wallet = await ownerWallet();
+    const settlements = repository('settlement-worker', db.SettlementRepository);
+    const payouts = repository('settlement-worker', db.PayoutRepository);
+    const dust = await ownerDeposit(wallet.id, 'final', 1_000n);
+    expect(await settlements.holdDust(dust.id)).toBe(true);
+    expect(await settlements.heldDust(CHAIN_ID, wallet.id)).toEqual([{ id: dust.id, amount: 1_000n }]);
+    expect(await settlements.walletsWithHeldDust(CHAIN_ID, wallet.address)).toHaveLength(1);
+    const deposit = await ownerDeposit(wallet.id, 'final');
+    expect(await settlements.findDeposit(deposit.id)).toMatchObject({ status: 'final', payoutAddress: expect.any(String) });
+    const lock = await settlements.tryLockDeposit(deposit.id);
+    expect(lock).toBeDefined();
+    expect(await settlements.startForwarding(deposit.id, legs(wallet.address, 25_001_000n), { sweptDepositIds: [dust.id], from: 'final' })).toBe(true);
+    const [merchant, platform] = await payouts.listLegs(deposit.id);
+    await payouts.saveSignature(merchant!.id, 2_000_000_100n, hex(65));
+    const sent = await payouts.recordWithNewNonce({
+      payoutId: merchant!.id, chainId: CHAIN_ID, relayerAddress: hex(20), reason: 'initial', readPendingNonce: async () => 0n, sign: async () => signed(),
+    });
+    await payouts.markTransaction(sent.id, 'sent');
+    const bump = await payouts.recordReplacement({
+      payoutId: merchant!.id, chainId: CHAIN_ID, relayerAddress: sent.relayerAddress, relayerNonce: sent.relayerNonce, reason: 'fee-bump', signed: signed(),
+    });
+    expect(await payouts.listTransactions(merchant!.id)).toHaveLength(2);
+    await payouts.confirmLeg(merchant!.id, bump.txHash, 30n);
+    expect(await payouts.markLegNeedsAttention(platform!.id, 'fee_address_blacklisted', 'Blacklistable: account is blacklisted')).toBe(true);
+    expect(await settlements.listUnsettled(CHAIN_ID, '0', 10)).toContain(deposit.id);
+    const delivery = { id: randomUUID(), walletId: wallet.id, depositId: deposit.id, valueCoin: 25_001_000n, valueForwardedCoin: 24_751_000n, feeCoin: 250_000n, txidIn: hex(32), txidOut: bump.txHash };
+    expect(await settlements.completeForwarding(delivery)).toEqual({ id: delivery.id, status: 'pending' });
+    expect(await settlements.completeForwarding({ ...delivery, id: randomUUID() })).toEqual({ id: delivery.id, status: 'pending' });
+    expect(await settlements.findCallbackDelivery(deposit.id)).toEqual({ id: delivery.id, status: 'pending' });
+    expect(await settlements.listNeedingAttention(CHAIN_ID)).toMatchObject([{ depositId: deposit.id }]);
+    expect(await settlements.backlog(CHAIN_ID)).toMatchObject({ needingAttention: 0 });
+    await lock!.release();
+  });
+
+  it('parks a deposit that needs a person and re-plans it', async () => {
+    const wallet = await ownerWallet();
+    const settlements = repository('settlement-worker', db.SettlementRepository);
+    const payouts = repository('settlement-worker', db.PayoutRepository);
+    const deposit = await ownerDeposit(wallet.id, 'final');
+    expect(await settlements.startForwarding(deposit.id, legs(wallet.address, 25_000_000n))).toBe(true);
+    const [merchant] = await payouts.listLegs(deposit.id);
+    expect(await payouts.markLegNeedsAttention(merchant!.id, 'payout_address_blacklisted', 'blacklisted')).toBe(true);
+    expect(await settlements.needAttention(deposit.id, 'payout_address_blacklisted', 'blacklisted')).toBe(true);
+    const active = await payouts.listLegs(deposit.id);
+    expect(await settlements.replan(deposit.id, active.map((leg) => leg.id), legs(wallet.address, 25_000_000n))).toBe(true);
+  });
+
+  it('registers its own addresses, checks the token, reads the HD key and looks up a temporary wallet', async () => {
+    expect(await repository('settlement-worker', db.TokenRepository).register(token)).toBeUndefined();
+    await repository('settlement-worker', db.GatewayAddressRepository).register([{ address: hex(20), role: 'relayer' }]);
+    expect(await repository('settlement-worker', db.HdKeyRepository).list()).toEqual(expect.any(Array));
+    expect(await repository('settlement-worker', db.WalletLookupRepository).hasTemporaryAddress(hex(20))).toBe(false);
+  });
+});
+
+describe('the owner', () => {
+  it('releases a callback (release-callback): no app may', async () => {
+    const wallet = await ownerWallet();
+    const wallets = repository('owner', db.WalletRepository);
+    await expect(wallets.releaseCallback(wallet.callbackUrl)).resolves.toMatchObject({ polygonAddress: wallet.address });
+    expect(await wallets.listReleased()).toMatchObject([{ polygonAddress: wallet.address }]);
+  });
+});
+
+describe('what each app must never do', () => {
+  const denied = { code: '42501' };
+  const everyApp = DATABASE_APPS;
+  it.each([
+    ...everyApp.map((app) => [app, 'change a wallet', `UPDATE wallets SET payout_address = '${hex(20)}'`] as const),
+    ...everyApp.map((app) => [app, 'delete a wallet', 'DELETE FROM wallets'] as const),
+    ...everyApp.filter((app) => app !== 'settlement-worker').flatMap((app) => [
+      [app, 'plan a payout leg', `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before) VALUES (1, 'merchant', '${hex(20)}', '${hex(20)}', 1, '${hex(32)}', 1)`] as const,
+      [app, 'change a payout leg', `UPDATE payouts SET status = 'planned'`] as const,
+      [app, 'record a relayer transaction', `UPDATE payout_transactions SET status = 'sent'`] as const,
+      [app, 'allocate a relayer nonce', 'UPDATE relayer_nonces SET next_nonce = 0'] as const,
+      [app, 'register a gateway address', `INSERT INTO gateway_addresses (address, role) VALUES ('${hex(20)}', 'relayer')`] as const,
+    ]),
+    ['settlement-worker', 'redirect a planned leg', `UPDATE payouts SET to_address = '${hex(20)}'`],
+    ['settlement-worker', 'raise a planned leg', 'UPDATE payouts SET amount = amount + 1'],
+    ['settlement-worker', 'change a deposit amount', 'UPDATE deposits SET amount = amount + 1'],
+    ['wallet-control', 'release a callback (the owner does)', 'UPDATE wallets SET callback_released_at = now(), dedupe_key = NULL'],
+    ['wallet-control', 'read a payout leg', 'SELECT to_address FROM payouts'],
+    ['payment-redirect', 'read a payout address', 'SELECT payout_address FROM wallets'],
+    ['payment-redirect', 'read an ipn_token', 'SELECT ipn_token FROM wallets'],
+    ['payment-redirect', 'read where a leg pays', 'SELECT to_address, amount FROM payouts'],
+    ['payment-redirect', 'create a wallet', `INSERT INTO wallets (hd_index) VALUES (1)`],
+    ['payment-redirect', 'mark a callback delivered', `UPDATE callback_deliveries SET status = 'delivered'`],
+    ['callback-worker', 'create a payment', `INSERT INTO payments (id) VALUES ('${randomUUID()}')`],
+    ['callback-worker', 'write a delivery', `INSERT INTO callback_deliveries (id) VALUES ('${randomUUID()}')`],
+    ['callback-worker', 'change what a callback reports', 'UPDATE callback_deliveries SET value_coin = value_coin + 1'],
+    ['chain-watcher', 'move a deposit to forwarding', `UPDATE deposits SET forwarded_at = now()`],
+    ['chain-watcher', 'write a delivery', `INSERT INTO callback_deliveries (id) VALUES ('${randomUUID()}')`],
+    ['wallet-control', 'record a deposit', `INSERT INTO deposits (chain_id) VALUES (1)`],
+    ['payment-redirect', 'record a deposit', `INSERT INTO deposits (chain_id) VALUES (1)`],
+    ['callback-worker', 'record a deposit', `INSERT INTO deposits (chain_id) VALUES (1)`],
+    ['settlement-worker', 'record a deposit', `INSERT INTO deposits (chain_id) VALUES (1)`],
+    ['wallet-control', 'read the migrations or the roles', 'SELECT * FROM app_roles'],
+  ] as Array<readonly [DatabaseApp, string, string]>)('%s may not %s', async (app, _what, sql) => {
+    await expect(database.appPool(app).query(sql)).rejects.toMatchObject(denied);
+  });
+
+  it('connected as its login user (a member of its role only), cannot take another role nor leave its own for more', async () => {
+    const urls = await ensureAppLoginUsers(TEST_DATABASE_URL, TEST_DATABASE_URL);
+    const pool = createPool({ connectionString: urls['wallet-control'], schema: database.schema, max: 1, app: 'wallet-control' });
+    const session = await pool.connect();
+    try {
+      expect((await session.query('SELECT current_user AS name')).rows[0].name).toBe('gateway_wallet_control');
+      await expect(session.query('SET ROLE gateway_settlement_worker')).rejects.toMatchObject(denied);
+      // RESET ROLE comes back to the role taken at connect; SET ROLE NONE to the login user, who
+      // has nothing of its own: only what it inherits from its app's role.
+      await session.query('RESET ROLE');
+      expect((await session.query('SELECT current_user AS name')).rows[0].name).toBe('gateway_wallet_control');
+      await session.query('SET ROLE NONE');
+      expect((await session.query('SELECT current_user AS name')).rows[0].name).toBe('gateway_wallet_control_login');
+      await expect(session.query(`UPDATE wallets SET payout_address = '${hex(20)}'`)).rejects.toMatchObject(denied);
+      await expect(session.query(`UPDATE payouts SET to_address = '${hex(20)}'`)).rejects.toMatchObject(denied);
+    } finally {
+      session.release();
+      await pool.end();
+    }
+    // A login user of one app cannot connect as another app's role.
+    const other = createPool({ connectionString: urls['payment-redirect'], schema: database.schema, max: 1, app: 'settlement-worker' });
+    await expect(other.query('SELECT 1')).rejects.toMatchObject({ message: expect.stringMatching(/permission denied to set role/) });
+    await other.end();
+  });
+});
+
+describe('the list above is whole', () => {
+  it('every method was run, as the app that runs it', () => {
+    for (const [app, classes] of Object.entries(USES)) {
+      for (const [name, methods] of Object.entries(classes)) {
+        expect({ app, name, run: [...(called.get(`${app} ${name}`) ?? [])].sort() }).toEqual({ app, name, run: [...methods].sort() });
+      }
+    }
+  });
+
+  it('every method of every repository is listed for an app or the owner', () => {
+    for (const [name, Class] of repositoryClasses) {
+      const listed = new Set(Object.values(USES).flatMap((classes) => classes[name] ?? []));
+      const methods = Object.getOwnPropertyNames(Class.prototype).filter((method) => method !== 'constructor');
+      expect({ name, unlisted: methods.filter((method) => !listed.has(method)) }).toEqual({ name, unlisted: [] });
+    }
+  });
+
+  it.each(DATABASE_APPS)('%s uses exactly the repositories listed for it', (app) => {
+    const source = sourceOf(join(ROOT, 'apps', app, 'src'));
+    const used = repositoryClasses.map(([name]) => name).filter((name) => new RegExp(`\\b${name}\\b`).test(source));
+    expect(used.sort()).toEqual(Object.keys(USES[app]).sort());
+  });
+});
+
+function sourceOf(dir: string): string {
+  return readdirSync(dir)
+    .map((entry) => join(dir, entry))
+    .map((path) => (statSync(path).isDirectory() ? sourceOf(path) : path.endsWith('.ts') ? readFileSync(path, 'utf8') : ''))
+    .join('\n');
+}
