@@ -47,7 +47,12 @@ function waitUntilReady(url: string): Promise<true> {
   return waitFor(`${url}/readyz`, async () => ((await fetch(`${url}/readyz`)).ok ? true : undefined));
 }
 
-export async function startGatewayStack(label: string): Promise<GatewayStack> {
+export interface GatewayStackOptions {
+  /** The chain-watcher's RPC, given the chain's (e.g. a fault-injecting proxy in front of it). */
+  watcherRpcUrl?: (chainRpcUrl: string) => Promise<string>;
+}
+
+export async function startGatewayStack(label: string, options: GatewayStackOptions = {}): Promise<GatewayStack> {
   // `finalized` two blocks behind the head (anvil: head − 2 × slots per epoch), as on the local stack.
   const chain = await startAnvil({ chainId: LOCAL_CHAIN_ID, blockTime: 1, slotsInAnEpoch: 1 });
   const target = { rpcUrl: chain.rpcUrl, chainId: chain.chainId };
@@ -134,8 +139,10 @@ export async function startGatewayStack(label: string): Promise<GatewayStack> {
     GATEWAY_WEBHOOK_BASE_URL: url(ports.payment),
     RATE_FILE,
   });
+  const watcherRpcUrl = options.watcherRpcUrl ? await options.watcherRpcUrl(chain.rpcUrl) : chain.rpcUrl;
   startApp('apps/chain-watcher/src/main.ts', {
     DATABASE_URL: databaseUrls['chain-watcher'],
+    CHAIN_RPC_URL: watcherRpcUrl,
     METRICS_PORT: String(ports.watcher),
     CONFIRMATIONS: '2',
     START_BLOCK: '0',
