@@ -75,9 +75,10 @@ function rulesOf(file: string): Rule[] {
 }
 
 describe('Prometheus alert rules (infra/prometheus)', () => {
-  it('prometheus.yml loads the settlement rules', () => {
+  it('prometheus.yml loads the settlement, chain-watcher and wallet-control rules', () => {
     expect(ruleFiles()).toContain(path.join(PROMETHEUS_DIR, 'rules/settlement.yml'));
     expect(ruleFiles()).toContain(path.join(PROMETHEUS_DIR, 'rules/chain-watcher.yml'));
+    expect(ruleFiles()).toContain(path.join(PROMETHEUS_DIR, 'rules/wallet-control.yml'));
     for (const file of ruleFiles()) expect(statSync(file).isFile()).toBe(true);
   });
 
@@ -99,7 +100,7 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('alerts on the settlement backlog, held dust, deposits needing a person, own transfers and orphaned deposits', () => {
+  it('alerts on the settlement backlog, held dust, deposits needing a person, own transfers, orphaned deposits and the HD index space', () => {
     const read = new Set(ruleFiles().flatMap((file) => rulesOf(file).flatMap((rule) => metricsIn(rule.expr))));
     for (const metric of [
       'settlement_oldest_unsettled_deposit_seconds',
@@ -109,6 +110,7 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
       'settlement_needs_attention_total',
       'chain_watcher_own_transfers_total',
       'chain_watcher_deposits_total',
+      'wallet_hd_index_space_used_ratio',
     ]) {
       expect(read).toContain(metric);
     }
