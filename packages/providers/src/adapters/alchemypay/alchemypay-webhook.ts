@@ -1,5 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import { paymentEvent } from '../../support/webhook-event';
 
 /**
  * Alchemy Pay's webhooks (https://alchemypay.readme.io/docs/webhook): a flat JSON object of
@@ -61,14 +62,5 @@ export function alchemyPayWebhookEvent(body: AlchemyPayWebhookBody): { kind: 'ev
   const walletAddress = text(body.address);
   // `message` says why a card payment failed; failed notifications may add returnMsg.
   const reason = status === 'declined' || status === 'failed' ? (text(body.message) ?? text(body.returnMsg)) : undefined;
-  return {
-    kind: 'event',
-    event: {
-      match: { ...(paymentId ? { paymentId } : {}), ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
-      status,
-      rawStatus,
-      ...(providerReference ? { providerReference } : {}),
-      ...(reason ? { reason } : {}),
-    },
-  };
+  return paymentEvent({ status, rawStatus, paymentId, providerReference, walletAddress, reason });
 }

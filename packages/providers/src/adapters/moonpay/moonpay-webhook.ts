@@ -1,5 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import { paymentEvent } from '../../support/webhook-event';
 
 /**
  * MoonPay's transaction webhooks (https://dev.moonpay.com/reference/reference-webhooks-buy):
@@ -32,14 +33,5 @@ export function moonpayWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pr
   const providerReference = text(data.id);
   const walletAddress = text(data.walletAddress);
   const reason = text(data.failureReason);
-  return {
-    kind: 'event',
-    event: {
-      match: { ...(paymentId ? { paymentId } : {}), ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
-      status,
-      rawStatus,
-      ...(providerReference ? { providerReference } : {}),
-      ...(reason ? { reason } : {}),
-    },
-  };
+  return paymentEvent({ status, rawStatus, paymentId, providerReference, walletAddress, reason });
 }

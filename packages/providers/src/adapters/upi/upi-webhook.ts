@@ -1,5 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
+import { paymentEvent } from '../../support/webhook-event';
 
 /**
  * Onramp.money's webhook data (https://docs.onramp.money/onramp/onramp-widget-integration/webhook-updates):
@@ -44,14 +45,5 @@ export function onrampMoneyWebhookEvent(data: Readonly<Record<string, unknown>>)
   const providerReference = text(data.orderId);
   const walletAddress = text(data.walletAddress);
   const reason = REASON[rawStatus];
-  return {
-    kind: 'event',
-    event: {
-      match: { ...(paymentId ? { paymentId } : {}), ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
-      status,
-      rawStatus,
-      ...(providerReference ? { providerReference } : {}),
-      ...(reason ? { reason } : {}),
-    },
-  };
+  return paymentEvent({ status, rawStatus, paymentId, providerReference, walletAddress, reason });
 }
