@@ -9,6 +9,9 @@ import { countByStatus, deleteRedisKeys, insertDeliveries, insertWallet, signing
 import { MerchantStub } from './support/merchant-stub';
 import { workerEnv } from './support/worker-env';
 
+// Under a loaded CI runner the 300 deliveries and the retries after the outage take longer than jest's default.
+jest.setTimeout(120_000);
+
 const redisPrefix = testRedisPrefix();
 let db: TestDatabase;
 let stub: MerchantStub;
