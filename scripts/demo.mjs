@@ -1,7 +1,8 @@
-// `pnpm demo`: installs the locked dependencies if needed, then starts the local stack.
-// Plain Node on purpose: it must run on a fresh clone before anything is installed.
+// `npm run demo` (or `pnpm demo`): makes sure PostgreSQL and Redis answer, installs the locked
+// dependencies if needed (with the pinned pnpm, brought by npx when it is not installed), then
+// starts the local stack. Plain Node on purpose: it must run on a fresh clone before anything is installed.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { ensureDependencies } from './package-manager.mjs';
 
 const step = (command, args) => {
   const { status } = spawnSync(command, args, { stdio: 'inherit' });
@@ -9,7 +10,5 @@ const step = (command, args) => {
 };
 
 step('bash', ['scripts/ensure-services.sh']);
-if (!existsSync('node_modules/.pnpm/lock.yaml') && !existsSync('node_modules/.modules.yaml')) {
-  step('pnpm', ['install', '--frozen-lockfile', '--trust-lockfile']);
-}
+ensureDependencies();
 step(process.execPath, ['--import', 'tsx', 'scripts/local-stack.ts', ...process.argv.slice(2)]);
