@@ -4,18 +4,16 @@
 // link → the sandbox checkout with a test card → USDC on chain → settlement → signed callback at
 // the demo merchant), checks the amounts, and stops.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { Client } from 'pg';
-import { generateMnemonic, english } from 'viem/accounts';
 import { appNodeArguments } from '@gateway/config';
-import { createPool, DEFAULT_ROLE_PREFIX, migrate, type DatabaseApp } from '@gateway/db';
-import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
+import { DEFAULT_ROLE_PREFIX } from '@gateway/db';
 import { formatUsdc, parseFiatAmount, quoteOnRamp } from '@gateway/domain';
-import { verifyCallbackSignature, CALLBACK_SIGNATURE_HEADER, CALLBACK_DELIVERY_ID_HEADER } from '@gateway/sdk';
-import { anvilAccounts, ensureAppLoginUsers, startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { startAnvil, type RunningAnvil } from '@gateway/testkit';
+// The setup `docker compose up` does too (its init service): one module, so the two stacks agree.
+import { deployLocalTestUsdc, LOCAL_CHAIN_ID, localAccounts, loadOrCreateLocalKeys, prepareLocalDatabase, withDatabase } from '../infra/docker/src/local-setup';
+import { createDemoOrder as createDemoShopOrder, startDemoMerchant } from '../infra/docker/src/demo-merchant';
 // The sandbox's own list, so the printed cards are the ones its checkout knows.
 import { TEST_CARDS } from '../apps/sandbox-provider/src/services/card-check';
 
@@ -24,21 +22,17 @@ const ROOT = join(__dirname, '..');
 const LOCAL = process.env.LOCAL_STATE_DIR ?? join(ROOT, '.local');
 const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE_NAME = process.env.LOCAL_DATABASE ?? 'gateway_local';
-const DATABASE_URL = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${DATABASE_NAME}`);
+const DATABASE_URL = withDatabase(PG_ADMIN_URL, DATABASE_NAME);
 // The apps' roles (migration 014) are named <prefix>_<app>; each app connects as a login user of its
 // own, a member of its role only, as in production.
 const ROLE_PREFIX = process.env.DATABASE_ROLE_PREFIX || DEFAULT_ROLE_PREFIX;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REDIS_PREFIX = process.env.LOCAL_REDIS_PREFIX ?? 'gw-local';
-// Anvil's own chain id, never Polygon's 137: nothing signed here is valid on mainnet, and the
-// sandbox provider refuses to run against 137.
-const CHAIN_ID = 31337;
+const CHAIN_ID = LOCAL_CHAIN_ID;
 const SANDBOX_SCHEMA = 'sandbox';
 // Exchange rates from the sample table (no network); the sandbox converts card amounts with the same one.
 const RATE_FILE = join(ROOT, 'packages', 'rates', 'data', 'local-rates.json');
 const MERCHANT_LOG = join(LOCAL, 'merchant-callbacks.log');
-// The demo shop's payout wallet: its orders are registered with it, and its callbacks must name it.
-const DEMO_PAYOUT_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const smoke = process.argv.includes('--smoke');
 
 const PORTS = {
@@ -55,18 +49,9 @@ const PORTS = {
   sandboxMetrics: port('SANDBOX_PROVIDER_METRICS_PORT', 3106),
   chain: port('LOCAL_CHAIN_PORT', 8545),
 };
+const MERCHANT_URL = `http://127.0.0.1:${PORTS.merchant}`;
 
-// Public anvil accounts: fine on a throw-away chain, refused by every app in production.
-// The sandbox pays from an account of its own, so `pnpm demo:pay` never races it for a nonce.
-const [deployer, customer, relayer, platformFee, sandboxFunder] = anvilAccounts;
-
-interface LocalKeys {
-  addressInKeys: string;
-  mnemonic: string;
-  xpub: string;
-  sandboxSigningSecret: string;
-  callbackSigningKey: { kid: string; privatePkcs8: string; publicSpki: string };
-}
+const { customer, relayer, platformFee, sandboxFunder } = localAccounts;
 
 interface AppSpec {
   name: string;
@@ -84,17 +69,25 @@ let merchant: Server | undefined;
 
 async function main(): Promise<void> {
   mkdirSync(LOCAL, { recursive: true });
-  const keys = loadOrCreateKeys();
-  const databaseUrls = await freshDatabase();
+  const keysFile = join(LOCAL, 'keys.json');
+  const { keys, created } = loadOrCreateLocalKeys(keysFile);
+  if (created) console.log(`generated throw-away local keys in ${keysFile}`);
+  // The chain starts empty every run, so the database does too: old cursors and deposits would lie.
+  const database = await prepareLocalDatabase({ adminUrl: PG_ADMIN_URL, database: DATABASE_NAME, rolePrefix: ROLE_PREFIX, fresh: true });
+  console.log(`database ${DATABASE_NAME}: migrations applied: ${database.applied.join(', ')}`);
+  const databaseUrls = database.apps;
   clearRedisPrefix();
 
   // Anvil answers `finalized` as head − 2 × slots per epoch; one slot makes a block final two blocks (~2 s) later.
   chain = await startAnvil({ port: PORTS.chain, chainId: CHAIN_ID, blockTime: 1, slotsInAnEpoch: 1 });
-  const token = await deployTestUsdc({ rpcUrl: chain.rpcUrl, chainId: CHAIN_ID, deployerKey: deployer.privateKey });
-  for (const holder of [customer, sandboxFunder]) {
-    await mintTestUsdc({ rpcUrl: chain.rpcUrl, chainId: CHAIN_ID, token, ownerKey: deployer.privateKey, to: holder.address, amount: 1_000_000n * 10n ** 6n });
-  }
-  merchant = await startDemoMerchant(keys.callbackSigningKey.publicSpki);
+  const token = await deployLocalTestUsdc(chain.rpcUrl, CHAIN_ID);
+  merchant = await startDemoMerchant({
+    port: PORTS.merchant,
+    host: '127.0.0.1',
+    publicUrl: MERCHANT_URL,
+    publicSpki: keys.callbackSigningKey.publicSpki,
+    logFile: MERCHANT_LOG,
+  });
 
   const common = {
     NODE_ENV: 'development',
@@ -240,93 +233,11 @@ async function main(): Promise<void> {
   await new Promise(() => undefined);
 }
 
-function loadOrCreateKeys(): LocalKeys {
-  const file = join(LOCAL, 'keys.json');
-  if (existsSync(file)) {
-    const keys = JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalKeys>;
-    if (keys.callbackSigningKey) return keys as LocalKeys;
-  }
-  const mnemonic = generateMnemonic(english);
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const keys: LocalKeys = {
-    addressInKeys: `local1:${randomBytes(32).toString('base64')}`,
-    mnemonic,
-    xpub: xpubFromMnemonic(mnemonic),
-    sandboxSigningSecret: randomBytes(32).toString('base64'),
-    callbackSigningKey: {
-      kid: 'local1',
-      privatePkcs8: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
-      publicSpki: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
-    },
-  };
-  writeFileSync(file, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
-  console.log(`generated throw-away local keys in ${file}`);
-  return keys;
-}
-
-/**
- * The chain starts empty every run, so the database does too: old cursors and deposits would lie.
- * Migrated as the owner (creating the apps' roles if this cluster has none yet); then each app gets
- * a login user that is a member of its role only, and the sandbox one that may create its schema.
- * Returns the connection string of each.
- */
-async function freshDatabase(): Promise<Record<DatabaseApp | 'sandbox', string>> {
-  const admin = new Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${DATABASE_NAME}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${DATABASE_NAME}"`);
-  await admin.end();
-  const pool = createPool({ connectionString: DATABASE_URL, max: 1, applicationName: 'local-stack' });
-  try {
-    const applied = await migrate(pool, 'public', { rolePrefix: ROLE_PREFIX });
-    console.log(`database ${DATABASE_NAME}: migrations applied: ${applied.join(', ')}`);
-    const sandboxUser = `${ROLE_PREFIX}_sandbox_provider_login`;
-    await pool.query(`DO $$ BEGIN
-        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${sandboxUser}') THEN CREATE ROLE "${sandboxUser}" LOGIN; END IF;
-      EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-      END $$`);
-    // It creates its schema at boot (and owns it); the gateway's tables are not granted to it.
-    await pool.query(`GRANT CREATE ON DATABASE "${DATABASE_NAME}" TO "${sandboxUser}"`);
-    const sandbox = new URL(DATABASE_URL);
-    sandbox.username = sandboxUser;
-    return { ...(await ensureAppLoginUsers(PG_ADMIN_URL, DATABASE_URL, ROLE_PREFIX)), sandbox: sandbox.toString() };
-  } finally {
-    await pool.end();
-  }
-}
-
 function clearRedisPrefix(): void {
   const url = new URL(REDIS_URL);
   const cli = ['-h', url.hostname, '-p', url.port || '6379'];
   const keys = spawnSync('redis-cli', [...cli, '--scan', '--pattern', `${REDIS_PREFIX}:*`], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
   for (let i = 0; i < keys.length; i += 500) spawnSync('redis-cli', [...cli, 'DEL', ...keys.slice(i, i + 500)]);
-}
-
-/** A merchant endpoint that checks each callback's signature and logs it, answering like a plugin. */
-function startDemoMerchant(publicSpkiBase64: string): Promise<Server> {
-  const publicKey = `-----BEGIN PUBLIC KEY-----\n${publicSpkiBase64}\n-----END PUBLIC KEY-----\n`;
-  const server = createServer((request, response) => {
-    const url = `http://127.0.0.1:${PORTS.merchant}${request.url ?? '/'}`;
-    // As a shop checks: the v2 signature (a header stripped down to v1 is refused), then that the
-    // money went to its own payout address (address_out), not to whoever registered its callback.
-    const verdict = verifyCallbackSignature({
-      url,
-      header: request.headers[CALLBACK_SIGNATURE_HEADER],
-      deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
-      publicKeys: [publicKey],
-      payoutAddress: DEMO_PAYOUT_ADDRESS,
-    });
-    const entry = {
-      receivedAt: new Date().toISOString(),
-      deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
-      signatureValid: verdict.ok,
-      query: Object.fromEntries(new URL(url).searchParams),
-    };
-    appendFileSync(MERCHANT_LOG, `${JSON.stringify(entry)}\n`);
-    console.log(`demo merchant: callback ${entry.query.order ?? ''} value_coin=${entry.query.value_coin} ${verdict.ok ? 'verified' : `REFUSED (${verdict.reason})`}`);
-    response.writeHead(verdict.ok ? 200 : 400, { 'content-type': 'text/plain' }).end(verdict.ok ? '*ok*' : verdict.reason);
-  });
-  return new Promise((resolve) => server.listen(PORTS.merchant, '127.0.0.1', () => resolve(server)));
 }
 
 function start(app: AppSpec, restartDelayMs = RESTART_DELAY_MS.first): void {
@@ -376,20 +287,14 @@ function printSummary(apps: AppSpec[], rpcUrl: string, token: string, payment: {
   console.log(`  test cards: ${TEST_CARDS.map((card) => `${card.number} ${card.description}`).join('; ')}; any future expiry, any 3-digit CVC\n`);
 }
 
-/** A wallet for a demo order whose callback goes to the demo merchant, and its payment link. */
-async function createDemoOrder(order: string): Promise<{ link: string; hostedLink: string }> {
-  const callback = `http://127.0.0.1:${PORTS.merchant}/ipn?order=${order}&shop=demo`;
-  const response = await fetch(
-    `http://127.0.0.1:${PORTS.walletControl}/control/wallet.php?address=${DEMO_PAYOUT_ADDRESS}&callback=${encodeURIComponent(callback)}`,
-  );
-  if (!response.ok) throw new Error(`Create Wallet answered ${response.status}: ${await response.text()}`);
-  const wallet = (await response.json()) as { address_in: string };
-  const demoOrder = { address: wallet.address_in, amount: '25', email: 'jane@shop.io', currency: 'USD' };
-  const base = `http://127.0.0.1:${PORTS.paymentRedirect}`;
-  return {
-    link: `${base}/process-payment.php?${new URLSearchParams({ ...demoOrder, provider: 'moonpay' })}`,
-    hostedLink: `${base}/pay.php?${new URLSearchParams(demoOrder)}`,
-  };
+/** A wallet for a demo order whose callback goes to the demo merchant, and its payment links. */
+function createDemoOrder(order: string): Promise<{ link: string; hostedLink: string }> {
+  return createDemoShopOrder({
+    walletControlUrl: `http://127.0.0.1:${PORTS.walletControl}`,
+    paymentUrl: `http://127.0.0.1:${PORTS.paymentRedirect}`,
+    merchantUrl: MERCHANT_URL,
+    order,
+  });
 }
 
 function demoPaymentLinks(): Promise<{ link: string; hostedLink: string }> {

@@ -1,0 +1,2 @@
+export * from './local-setup';
+export * from './demo-merchant';
