@@ -8,6 +8,9 @@ module.exports = function preset(dir, name) {
     displayName: name,
     rootDir: dir,
     testEnvironment: 'node',
+    // Workspace packages resolve to their TypeScript sources (package.json exports), so tests never
+    // need a build; jest's own defaults follow.
+    testEnvironmentOptions: { customExportConditions: ['@gateway/source', 'node', 'node-addons'] },
     testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
     transform: {
       '^.+\\.(t|mj|j)s$': [

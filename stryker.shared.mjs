@@ -18,11 +18,11 @@ export function mutationConfig(name) {
     jest: { projectType: 'custom', configFile: `packages/${name}/jest.config.js`, enableFindRelatedTests: true },
     // A mutant that does not compile is no test gap: the type checker rules it out before any test runs.
     checkers: ['typescript'],
-    tsconfigFile: `packages/${name}/tsconfig.json`,
+    tsconfigFile: `packages/${name}/tsconfig.stryker.json`,
     coverageAnalysis: 'perTest',
     mutate: [`packages/${name}/src/**/*.ts`],
     // Copy only what the package's tests need into the sandbox; every node_modules is linked, not copied.
-    ignorePatterns: ['/*', '!/package.json', '!/jest.preset.js', '!/tsconfig.json', '!/tsconfig.base.json', '!/packages', '/packages/*', `!/packages/${name}`],
+    ignorePatterns: ['/*', '!/package.json', '!/jest.preset.js', '!/tsconfig.base.json', '!/tsconfig.test.json', '!/packages', '/packages/*', `!/packages/${name}`],
     concurrency: 2,
     // Re-runs test only the mutants whose code or tests changed since the last run on this machine.
     incremental: true,

@@ -15,7 +15,7 @@ import { startAnvil, type RunningAnvil } from '@gateway/testkit';
 import { deployLocalTestUsdc, LOCAL_CHAIN_ID, localAccounts, loadOrCreateLocalKeys, prepareLocalDatabase, withDatabase } from '../infra/docker/src/local-setup';
 import { createDemoOrder as createDemoShopOrder, startDemoMerchant } from '../infra/docker/src/demo-merchant';
 // The sandbox's own list, so the printed cards are the ones its checkout knows.
-import { TEST_CARDS } from '../apps/sandbox-provider/src/services/card-check';
+import { TEST_CARDS } from '@gateway/sandbox-provider';
 
 const ROOT = join(__dirname, '..');
 // A second stack on the same machine gets its own folder, database, Redis prefix and ports.

@@ -160,7 +160,7 @@ async function plainGets(url: string, count: number, dispatcher?: Agent): Promis
 async function queueFloor(url: string): Promise<RunResult> {
   const title = 'queue floor: BullMQ job + plain GET, nothing else';
   const floorQueue = new Queue(FLOOR_QUEUE, { connection: redisOptions(), prefix: redisPrefix });
-  const worker = spawnChild(['--import', 'tsx', __filename, FLOOR_WORKER_MODE, url, String(DELIVERIES + WARMUP)], { REDIS_URL, REDIS_PREFIX: redisPrefix }, 'pipe');
+  const worker = spawnChild(['--conditions=@gateway/source', '--import', 'tsx', __filename, FLOOR_WORKER_MODE, url, String(DELIVERIES + WARMUP)], { REDIS_URL, REDIS_PREFIX: redisPrefix }, 'pipe');
   const lines = createInterface({ input: worker.stdout! });
   // The iterator buffers lines, so one printed before we ask for it is not lost.
   const reader = lines[Symbol.asyncIterator]();
@@ -367,7 +367,7 @@ async function startWorker(): Promise<void> {
   const privateKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
   // e.g. BENCH_WORKER_NODE_ARGS=--cpu-prof to profile the worker (the profile is written when it stops).
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const worker = spawnChild([...nodeArgs, '--import', 'tsx', 'apps/callback-worker/src/main.ts'], {
+  const worker = spawnChild([...nodeArgs, '--conditions=@gateway/source', '--import', 'tsx', 'apps/callback-worker/src/main.ts'], {
     NODE_ENV: 'development',
     LOG_LEVEL: 'warn',
     DATABASE_URL,
@@ -395,7 +395,7 @@ async function startWorker(): Promise<void> {
 
 /** The merchant: a bare Fastify route answering "ok", in its own process like a real shop. */
 async function startMerchantStub(): Promise<string> {
-  const child = spawnChild(['--import', 'tsx', __filename, STUB_MODE], {}, 'pipe');
+  const child = spawnChild(['--conditions=@gateway/source', '--import', 'tsx', __filename, STUB_MODE], {}, 'pipe');
   stubPid = child.pid!;
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);

@@ -143,7 +143,7 @@ function workerEnv(options: { anvil: RunningAnvil; token: Address; schema: strin
 }
 
 function spawnWorker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: WORKER_DIR, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/main.ts'], { cwd: WORKER_DIR, env, stdio: ['ignore', 'inherit', 'inherit'] });
   child.on('error', () => undefined);
   return child;
 }

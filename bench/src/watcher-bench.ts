@@ -14,7 +14,7 @@ import { ChainCursorRepository, createPool, DepositRepository, migrate, type Cha
 import { compileSolidity, defineLocalChain, deployTestUsdc, mintTestUsdc } from '@gateway/chain';
 import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
 // The bench drives the watcher's own range reader in-process, to time exactly one range.
-import { ChainReader, DepositScanner, WatcherMetrics, type ScanResult } from '../../apps/chain-watcher/src';
+import { ChainReader, DepositScanner, WatcherMetrics, type ScanResult } from '@gateway/chain-watcher';
 
 const RESULTS_FILE = join(__dirname, '..', 'results', 'watcher.json');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -9,8 +9,7 @@ import { sealAddressIn, walletDedupeKey, type EvmAddress } from '@gateway/domain
 import { WalletRepository } from '@gateway/db';
 import { ProviderCheckoutError, ProviderUnreachableError } from '@gateway/providers';
 import { apiAppFixture } from '@gateway/testkit';
-import { buildPaymentRedirectApp } from '@gateway/payment-redirect';
-import { loadPaymentRedirectConfig } from '@gateway/payment-redirect/src/config';
+import { buildPaymentRedirectApp, loadPaymentRedirectConfig } from '@gateway/payment-redirect';
 import { launchChromium, screenshot } from './support/browser';
 
 const fixture = apiAppFixture('checkout-failed', {
@@ -58,7 +57,7 @@ it('MoonPay not answering: a page that says so, with "Try again" and "Choose ano
   // Choosing another provider: the hosted checkout for the same order, MoonPay still listed.
   await page.locator('#choose-another').click();
   await page.waitForURL(/\/pay\.php\?/);
-  const listed = await page.locator('a.provider').evaluateAll((elements: any[]) => elements.map((element) => element.getAttribute('data-provider')));
+  const listed = await page.locator('a.provider').evaluateAll((elements: HTMLElement[]) => elements.map((element) => element.getAttribute('data-provider')));
   expect(listed).toEqual(expect.arrayContaining(['moonpay', 'banxa', 'mercuryo']));
   expect(await page.locator('body').innerText()).toContain('49.99 USD');
 

@@ -37,7 +37,7 @@ beforeAll(async () => {
   for (const name of ['WALLET_CONTROL_PORT', 'PAYMENT_REDIRECT_PORT', 'SANDBOX_PROVIDER_PORT', 'DEMO_MERCHANT_PORT', 'CHAIN_WATCHER_PORT', 'SETTLEMENT_WORKER_PORT', 'CALLBACK_WORKER_PORT', 'LOCAL_CHAIN_PORT', 'WALLET_CONTROL_METRICS_PORT', 'PAYMENT_REDIRECT_METRICS_PORT', 'SANDBOX_PROVIDER_METRICS_PORT']) {
     ports[name] = await findFreePort();
   }
-  stack = spawn(process.execPath, ['--import', 'tsx', 'scripts/local-stack.ts'], {
+  stack = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'scripts/local-stack.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

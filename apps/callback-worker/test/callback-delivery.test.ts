@@ -292,7 +292,7 @@ describe('recovery and observability', () => {
 });
 
 function runResendCommand(id: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/callback-worker/src/resend-delivery.ts', id], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'apps/callback-worker/src/resend-delivery.ts', id], {
     cwd: ROOT,
     env: { ...process.env, ...workerEnv(db, redisPrefix, [newKey]) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -39,7 +39,7 @@ it('on SIGTERM lets the attempt in flight finish, commits its record and exits 0
     CALLBACK_HEADERS_TIMEOUT_SECONDS: '15',
     CALLBACK_ATTEMPT_TIMEOUT_SECONDS: '20',
   });
-  const worker = spawn(process.execPath, ['--import', 'tsx', 'apps/callback-worker/src/main.ts'], {
+  const worker = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'apps/callback-worker/src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -17,7 +17,7 @@ let stub: MerchantStub;
 
 /** The real worker process, as `pnpm --filter @gateway/callback-worker start` runs it. */
 function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/callback-worker/src/main.ts'], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'apps/callback-worker/src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, ...workerEnv(db, redisPrefix, [key], { WORKER_CONCURRENCY: String(CONCURRENCY), PER_HOST_CONCURRENCY: String(CONCURRENCY) }) },
     stdio: ['ignore', 'ignore', 'inherit'],

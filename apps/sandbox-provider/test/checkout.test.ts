@@ -1,5 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { parse, type HTMLElement } from 'node-html-parser';
+// app.metrics is declared by @gateway/http (its createServer registers the registry).
+import type {} from '@gateway/http';
 import { signSandboxFields, SANDBOX_SIGNED_FIELDS } from '@gateway/providers';
 import { createTestDatabase, startAnvil, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
 import { startSandboxProvider } from '../src/boot';

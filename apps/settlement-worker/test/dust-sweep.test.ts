@@ -50,7 +50,7 @@ async function sweptBy(depositId: string): Promise<string | null> {
 
 /** Runs the operator command as an operator would, in the settlement worker's environment. */
 function sweepDust(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sweep-dust.ts', ...args], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/sweep-dust.ts', ...args], {
     cwd: APP_DIR,
     env: { PATH: process.env.PATH ?? '', ...fixture.env({ ...PAY_BELOW_GAS_COST, ...env }) },
     stdio: ['ignore', 'pipe', 'pipe'],

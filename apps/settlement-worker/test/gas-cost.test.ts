@@ -37,7 +37,7 @@ async function congest(gwei: string): Promise<void> {
 
 /** The operator command, in the settlement worker's environment. */
 function sweepDust(args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sweep-dust.ts', ...args], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/sweep-dust.ts', ...args], {
     cwd: APP_DIR,
     env: { PATH: process.env.PATH ?? '', ...fixture.env({ NATIVE_PRICE_USDC: '0.50' }) },
     stdio: ['ignore', 'pipe', 'pipe'],

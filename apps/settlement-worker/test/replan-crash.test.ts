@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { setTestUsdcBlacklisted } from '@gateway/chain';
-import { SettlementFixture, settlementFixtureForFile, USDC, waitFor } from './settlement-fixture';
+import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor } from './settlement-fixture';
 
 jest.setTimeout(180_000);
 
@@ -14,7 +14,7 @@ settlementFixtureForFile('replan-crash', (started) => (fixture = started));
 afterEach(() => fixture.settlementQueue.obliterate({ force: true }));
 
 function replanCommand(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/replan-deposit.ts', ...args], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/replan-deposit.ts', ...args], {
     cwd: APP_DIR,
     env: { PATH: process.env.PATH ?? '', ...fixture.env(env) },
     stdio: ['ignore', 'pipe', 'pipe'],

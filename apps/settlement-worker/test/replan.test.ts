@@ -11,7 +11,7 @@ import {
   usdcAbi,
 } from '@gateway/chain';
 import { anvilAccounts } from '@gateway/testkit';
-import { freshAddress, SettlementFixture, settlementFixtureForFile, USDC, waitFor } from './settlement-fixture';
+import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC, waitFor } from './settlement-fixture';
 
 jest.setTimeout(180_000);
 
@@ -31,7 +31,7 @@ interface CommandRun {
 
 /** The operator command, as an operator runs it (`pnpm --filter @gateway/settlement-worker replan …`). */
 function replanCommand(args: string[], env: Record<string, string> = fixture.env()): Promise<CommandRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/replan-deposit.ts', ...args], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/replan-deposit.ts', ...args], {
     cwd: APP_DIR,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

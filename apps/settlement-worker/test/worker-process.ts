@@ -15,7 +15,7 @@ export interface WorkerProcess {
 
 /** Starts the real settlement worker (src/main.ts) as a child process, as production runs it. */
 export function spawnWorker(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/main.ts'], {
     cwd: APP_DIR,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -167,7 +167,7 @@ describe('release-callback: the operator frees a callback URL', () => {
 });
 
 function runReleaseCommand(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/wallet-control/src/release-callback.ts', ...args], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'apps/wallet-control/src/release-callback.ts', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...fixture.env(), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,7 +6,7 @@ import { walletControlFixture } from './support/wallet-control-fixture';
 const MAIN = join(__dirname, '..', 'src', 'main.ts');
 
 function runMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', MAIN], {
     cwd: join(__dirname, '..'),
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

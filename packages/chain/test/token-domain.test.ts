@@ -1,7 +1,6 @@
 import { createPublicClient, createWalletClient, getAddress, http, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-// @gateway/testkit depends on @gateway/chain, so chain's own tests reach its anvil helper by path.
-import { anvilAccounts, startAnvil, type RunningAnvil } from '../../testkit/src/anvil';
+import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
 import { compileSolidity, defineLocalChain, deployTestUsdc, readTokenDomain } from '../src/token';
 
 // Tokens that are not FiatTokenV2-shaped, to exercise readTokenDomain's other paths.

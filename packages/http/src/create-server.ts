@@ -10,6 +10,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import pino from 'pino';
+import type { Registry } from 'prom-client';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ErrorBody } from '@gateway/domain';
 import { errorBody, errorHandlerPlugin, frameworkErrorBody } from './plugins/error-handler';
@@ -23,8 +24,12 @@ import { openApiPlugin } from './plugins/openapi';
 import { redactUrl } from './log-redaction';
 import { AccessLogController } from './access-log';
 
+// Declared here rather than beside each plugin: a program that uses this package sees only what
+// the entry point's declarations reach, and every server made by createServer has both.
 declare module 'fastify' {
   interface FastifyInstance {
+    /** The registry of metricsPlugin: process metrics and the request histogram. */
+    metrics: Registry;
     /** The checks behind `/readyz`, so the metrics server answers `/readyz` the same way. */
     readinessChecks: Record<string, ReadinessCheck>;
   }

@@ -74,8 +74,8 @@ const platformPackageSuffix: Record<string, Record<string, string>> = {
 };
 
 /**
- * Path of the anvil binary inside `@foundry-rs/anvil-<platform>` (a dependency of
- * `@foundry-rs/anvil`, which `@gateway/chain` depends on). We run the binary itself rather than
+ * Path of the anvil binary inside `@foundry-rs/anvil-<platform>` (an optional dependency of
+ * `@foundry-rs/anvil`, a dependency of this package). We run the binary itself rather than
  * the `anvil` bin script so that killing the pid we hold kills anvil, with no wrapper left over.
  */
 export function resolveAnvilBinary(): string {
@@ -84,8 +84,7 @@ export function resolveAnvilBinary(): string {
     throw new Error(`anvil: no @foundry-rs/anvil binary package for ${process.platform}/${process.arch}`);
   }
   const platformPackage = `@foundry-rs/anvil-${suffix}`;
-  const requireFromChain = createRequire(require.resolve('@gateway/chain/package.json'));
-  const requireFromAnvil = createRequire(requireFromChain.resolve('@foundry-rs/anvil/package.json'));
+  const requireFromAnvil = createRequire(require.resolve('@foundry-rs/anvil/package.json'));
   let manifestPath: string;
   try {
     manifestPath = requireFromAnvil.resolve(`${platformPackage}/package.json`);

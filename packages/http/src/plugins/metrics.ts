@@ -2,12 +2,6 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    metrics: Registry;
-  }
-}
-
 export interface MetricsPluginOptions {
   serviceName: string;
   registry?: Registry;

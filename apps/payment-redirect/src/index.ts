@@ -1,0 +1,2 @@
+export { buildPaymentRedirectApp, type PaymentRedirectDeps } from './app';
+export { loadPaymentRedirectConfig, type PaymentRedirectConfig } from './config';
