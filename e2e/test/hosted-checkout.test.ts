@@ -29,11 +29,10 @@ interface Row {
 }
 
 async function rows(page: Page, selector: string): Promise<Row[]> {
-  // DOM values are typed `any` here: this project compiles without the DOM library.
-  return page.locator(selector).evaluateAll((elements: any[]) =>
+  return page.locator(selector).evaluateAll((elements: HTMLElement[]) =>
     elements.map((element) => ({
       id: element.getAttribute('data-provider') ?? '',
-      text: String(element.innerText).replace(/\s+/g, ' ').trim(),
+      text: element.innerText.replace(/\s+/g, ' ').trim(),
       href: element.getAttribute('href') ?? undefined,
     })),
   );
@@ -77,10 +76,10 @@ it('lists the providers for USD, EUR, CAD and INR orders, readable on a 390-px p
     // The phone: nothing wider than the screen, every choice a comfortable tap target.
     await page.setViewportSize(PHONE);
     expect(Number(await page.evaluate('document.documentElement.scrollWidth'))).toBeLessThanOrEqual(PHONE.width);
-    const boxes = await page.locator('a.provider').evaluateAll((links: any[]) =>
+    const boxes = await page.locator('a.provider').evaluateAll((links: HTMLElement[]) =>
       links.map((link) => {
         const rect = link.getBoundingClientRect();
-        return { height: Number(rect.height), right: Number(rect.right) };
+        return { height: rect.height, right: rect.right };
       }),
     );
     for (const box of boxes) {
@@ -153,11 +152,11 @@ it('applies the merchant\'s branding: name, https logo (allowed by the page CSP)
     if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
   });
   await page.goto(payLink('49.99', 'EUR', { domain: 'Greenleaf Tea', logo: 'https://cdn.greenleaf-shop.test/logo.svg', background: '#eef5f0', button: '#0b6e4f' }));
-  await expect(page.locator('img.brand-logo').evaluate((img: any) => img.complete && img.naturalWidth > 0)).resolves.toBe(true);
+  await expect(page.locator('img.brand-logo').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).resolves.toBe(true);
   expect(logoRequested).toBe(1);
   expect(blocked).toEqual([]);
   await expect(page.locator('header.site .brand').innerText()).resolves.toContain('Greenleaf Tea');
-  const background = (element: any) => String(element.ownerDocument.defaultView.getComputedStyle(element).backgroundColor);
+  const background = (element: HTMLElement) => getComputedStyle(element).backgroundColor;
   expect(await page.locator('.provider-go').first().evaluate(background)).toBe('rgb(11, 110, 79)');
   expect(await page.locator('body').evaluate(background)).toBe('rgb(238, 245, 240)');
   await screenshot(page, 'hosted-branded');

@@ -80,7 +80,13 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     logger,
     trustProxy: parseTrustProxy(raw.TRUST_PROXY),
     rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS, redis, keyPrefix: raw.REDIS_PREFIX },
-    readiness: { postgres: async () => (await isDatabaseReachable(pool)) && (tokenChecked ||= await tokenCounted()) },
+    readiness: {
+      postgres: async () => {
+        if (!(await isDatabaseReachable(pool))) return false;
+        if (!tokenChecked) tokenChecked = await tokenCounted();
+        return tokenChecked;
+      },
+    },
   });
   app.addHook('onClose', () => providerHttp.close());
   logLostConnections(pool, app.log);

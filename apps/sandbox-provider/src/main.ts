@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db';
 import { runServer } from '@gateway/http';
@@ -8,7 +9,7 @@ async function main(): Promise<void> {
   const config = loadSandboxProviderConfig();
   const { raw } = config;
   const pool = createPool(databasePoolOptions(raw, 'sandbox-provider'));
-  let app;
+  let app: FastifyInstance;
   try {
     app = await startSandboxProvider({ config, pool });
   } catch (error) {

@@ -31,13 +31,13 @@ function sourceFiles(dir: string): string[] {
  */
 function registeredMetrics(): Set<string> {
   const names = new Set<string>();
-  const constructor = /new (Counter|Gauge|Histogram|Summary)\(\{\s*name: '([a-z_:][a-z0-9_:]*)'/g;
+  const metricConstructor = /new (Counter|Gauge|Histogram|Summary)\(\{\s*name: '([a-z_:][a-z0-9_:]*)'/g;
   for (const top of ['apps', 'packages']) {
     for (const pkg of readdirSync(path.join(ROOT, top))) {
       const src = path.join(ROOT, top, pkg, 'src');
       if (!statSync(src, { throwIfNoEntry: false })?.isDirectory()) continue;
       for (const file of sourceFiles(src)) {
-        for (const [, kind, name] of readFileSync(file, 'utf8').matchAll(constructor)) {
+        for (const [, kind, name] of readFileSync(file, 'utf8').matchAll(metricConstructor)) {
           names.add(name!);
           if (kind === 'Histogram' || kind === 'Summary') for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${name}${suffix}`);
         }

@@ -1,6 +1,6 @@
 import type { Hash } from 'viem';
 import { RpcProxy } from '@gateway/testkit';
-import { SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
+import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
 
 jest.setTimeout(180_000);
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { SettlementRepository } from '@gateway/db';
 import { settlementJobId } from '@gateway/queue';
 import { RpcProxy } from '@gateway/testkit';
-import { SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from './settlement-fixture';
+import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from './settlement-fixture';
 
 jest.setTimeout(120_000);
 

@@ -13,7 +13,7 @@ import {
   testUsdcAdminAbi,
 } from '@gateway/chain';
 import { anvilAccounts, TEST_MNEMONIC } from '@gateway/testkit';
-import { freshAddress, SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestWallet } from './settlement-fixture';
+import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestWallet } from './settlement-fixture';
 
 jest.setTimeout(180_000);
 

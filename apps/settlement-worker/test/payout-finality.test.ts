@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { RpcProxy } from '@gateway/testkit';
-import { SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from './settlement-fixture';
+import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from './settlement-fixture';
 
 jest.setTimeout(120_000);
 

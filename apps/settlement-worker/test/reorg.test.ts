@@ -2,7 +2,7 @@ import { getAddress, type Address, type Hash, type Hex } from 'viem';
 import { encodeTransferWithAuthorization, setTestUsdcBlacklisted, splitSignature, usdcAbi } from '@gateway/chain';
 import { settlementJobId } from '@gateway/queue';
 import { anvilAccounts, RpcProxy } from '@gateway/testkit';
-import { SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
+import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
 
 // The workers meet a chain that changes its mind: a block holding a payout leg's transaction, or
 // a replan's cancellation, is replaced by a reorg. Nothing may count as paid (or cancelled) until

@@ -11,7 +11,7 @@ import {
 } from '@gateway/chain';
 import { anvilAccounts, RpcProxy, TEST_MNEMONIC } from '@gateway/testkit';
 import { SettlementChain } from '../src/services/settlement-chain';
-import { relayerAccount, SettlementFixture, settlementFixtureForFile, USDC } from './settlement-fixture';
+import { relayerAccount, type SettlementFixture, settlementFixtureForFile, USDC } from './settlement-fixture';
 
 jest.setTimeout(120_000);
 

@@ -5,7 +5,7 @@ import { secp256k1 } from '@noble/curves/secp256k1';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { derivePublicChild, ethereumAddress, fingerprintFromMnemonic, TemporaryAddressDeriver, xpubFromMnemonic } from '../src/hd-wallet';
-import { keccakBackend, secp256k1Backend } from '../src/crypto-backends';
+import { keccakBackend, type secp256k1Backend } from '../src/crypto-backends';
 
 const mnemonic = 'test test test test test test test test test test test junk';
 

@@ -1,4 +1,4 @@
-import { BaseError, createPublicClient, ExecutionRevertedError, createWalletClient, http, parseAbi, type Address, type Hex } from 'viem';
+import { type BaseError, createPublicClient, ExecutionRevertedError, createWalletClient, http, parseAbi, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 // @gateway/testkit depends on @gateway/chain, so chain's own tests reach its anvil helper by path.
 import { anvilAccounts, startAnvil, type RunningAnvil } from '../../testkit/src/anvil';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type Static, type TObject } from '@sinclair/typebox';
+import type { Static, TObject } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
 export class ConfigError extends Error {

@@ -61,16 +61,18 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
         await settle(batch.slice(0, middle));
         await settle(batch.slice(middle));
       } else {
-        batch.forEach((entry) => entry.reject(error));
+        for (const entry of batch) entry.reject(error);
       }
       return;
     }
     if (results.length !== batch.length) {
       const error = new Error(`batch of ${batch.length} returned ${results.length} results`);
-      batch.forEach((entry) => entry.reject(error));
+      for (const entry of batch) entry.reject(error);
       return;
     }
-    batch.forEach((entry, index) => entry.resolve(results[index] as O));
+    batch.forEach((entry, index) => {
+      entry.resolve(results[index] as O);
+    });
   };
 
   const flush = (): void => {
@@ -80,7 +82,9 @@ export function createBatcher<I, O>(run: (items: I[]) => Promise<O[]>, options: 
       const batch = queued.splice(0, options.maxBatchSize);
       inFlight += 1;
       settle(batch)
-        .catch((error: unknown) => batch.forEach((entry) => entry.reject(error)))
+        .catch((error: unknown) => {
+          for (const entry of batch) entry.reject(error);
+        })
         .finally(() => {
           inFlight -= 1;
           flush();

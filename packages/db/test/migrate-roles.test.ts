@@ -64,7 +64,7 @@ describe('the apps\' roles', () => {
         }),
       );
     } finally {
-      sessions.forEach((session) => session.release());
+      for (const session of sessions) session.release();
     }
     expect(await rolesOf(prefix)).toEqual(expectedRoles(prefix));
     for (const { pool } of targets) {

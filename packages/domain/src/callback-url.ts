@@ -24,6 +24,7 @@ export interface CallbackUrlRules {
 // Whitespace (any Unicode White_Space, and the invisible U+180E, U+200B and BOM) and controls (C0, DEL, C1). The WHATWG
 // parser drops tabs and line feeds and trims the ends silently, PostgreSQL refuses a NUL: the URL
 // is kept byte for byte, so such a character must be refused, never fixed up.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
 const CONTROL_OR_WHITESPACE = /[\u0000-\u0020\u007f-\u00a0\u1680\u180e\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]/;
 const LONE_SURROGATE = /\p{Cs}/u;
 

@@ -11,6 +11,7 @@ const MAX_EMAIL_LENGTH = 254;
  */
 export function parseEmail(input: string, param = 'email'): string {
   if (input.length > MAX_EMAIL_LENGTH || !EMAIL.test(input)) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
     const spaced = /[\s\u0000-\u001f\u007f-\u009f]/.test(input);
     throw invalidParameter(
       param,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import IORedis from 'ioredis';
+import type IORedis from 'ioredis';
 import { createTestRedis, startRedisServer, type TestRedis } from '@gateway/testkit';
 import { createApiRedis, createServer } from '../src';
 
@@ -25,7 +25,10 @@ const hello = (app: FastifyInstance, headers: Record<string, string> = {}, remot
 
 let cache: TestRedis;
 const apps: FastifyInstance[] = [];
-const track = (app: FastifyInstance) => (apps.push(app), app);
+const track = (app: FastifyInstance) => {
+  apps.push(app);
+  return app;
+};
 
 beforeEach(() => {
   cache = createTestRedis('ratelimit');

@@ -107,7 +107,13 @@ describe('createProviderRegistry', () => {
 
   it('gives each adapter its webhook URL under PUBLIC_URL', async () => {
     let seen = '';
-    const recording: ProviderModule = { ...bridgedProvider, create: (values, context) => ((seen = context.webhookUrl), bridgedProvider.create(values, context)) };
+    const recording: ProviderModule = {
+      ...bridgedProvider,
+      create: (values, context) => {
+        seen = context.webhookUrl;
+        return bridgedProvider.create(values, context);
+      },
+    };
     await build({ modules: [recording], env: { PROVIDER_BRIDGEDRAMP_KEY: 'k' }, token: { chainId: 137, address: POLYGON_USDC.bridged } });
     expect(seen).toBe('https://pay.example.org/webhooks/bridgedramp');
   });

@@ -248,6 +248,7 @@ export function parseBranding(query: RawQuery): Branding {
 
 /** A merchant's name as plain text: control characters dropped, whitespace collapsed, length capped. */
 function shopName(input: string): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
   const cleaned = input.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, ' ').replace(/\s+/g, ' ').trim();
   if (!cleaned) return undefined;
   const characters = [...cleaned];

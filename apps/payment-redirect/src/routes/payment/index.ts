@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { prefersJson, recordOutcome } from '@gateway/http';
-import { CheckoutFailedError } from '../../services/payment-service';
+import { CheckoutFailedError, type StartedPayment } from '../../services/payment-service';
 import { checkoutCreated, errorBody, processPaymentQuery } from './schemas';
 
 export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -24,7 +24,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // nothing fits) and application/json, q-values honoured (application/json;q=0 is a "no").
       reply.header('vary', 'Accept');
       const json = prefersJson(request.headers.accept);
-      let started;
+      let started: StartedPayment;
       try {
         started = await app.paymentService.start(request.query, request.ip);
       } catch (error) {

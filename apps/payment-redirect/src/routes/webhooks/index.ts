@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { GatewayError } from '@gateway/domain';
-import { ProviderWebhookError } from '@gateway/providers';
+import { ProviderWebhookError, type WebhookOutcome } from '@gateway/providers';
 import { webhookParams } from './schemas';
 
 /** Says what the gateway did with an accepted webhook; the body is the one the provider expects. */
@@ -37,7 +37,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const { adapter } = receiver;
       const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      let verified;
+      let verified: WebhookOutcome;
       try {
         verified = await adapter.verifyWebhook(rawBody, request.headers);
       } catch (error) {
