@@ -11,4 +11,4 @@ const step = (command, args) => {
 
 step('bash', ['scripts/ensure-services.sh']);
 ensureDependencies();
-step(process.execPath, ['--import', 'tsx', 'scripts/local-stack.ts', ...process.argv.slice(2)]);
+step(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'scripts/local-stack.ts', ...process.argv.slice(2)]);

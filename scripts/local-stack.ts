@@ -12,8 +12,16 @@ import { DEFAULT_ROLE_PREFIX } from '@gateway/db';
 import { formatUsdc, parseFiatAmount, quoteOnRamp } from '@gateway/domain';
 import { startAnvil, type RunningAnvil } from '@gateway/testkit';
 // The setup `docker compose up` does too (its init service): one module, so the two stacks agree.
-import { deployLocalTestUsdc, LOCAL_CHAIN_ID, localAccounts, loadOrCreateLocalKeys, prepareLocalDatabase, withDatabase } from '../infra/docker/src/local-setup';
-import { createDemoOrder as createDemoShopOrder, startDemoMerchant } from '../infra/docker/src/demo-merchant';
+import {
+  createDemoOrder as createDemoShopOrder,
+  deployLocalTestUsdc,
+  LOCAL_CHAIN_ID,
+  localAccounts,
+  loadOrCreateLocalKeys,
+  prepareLocalDatabase,
+  startDemoMerchant,
+  withDatabase,
+} from '@gateway/images';
 // The sandbox's own list, so the printed cards are the ones its checkout knows.
 import { TEST_CARDS } from '@gateway/sandbox-provider';
 

@@ -1,19 +1,31 @@
-// `pnpm test`: typecheck, then every jest project once, then one plain closing line
-// ("N passed, N failed") that CI reads, since it does not read jest's own summary.
+// `npm test` (or `pnpm test`): makes sure PostgreSQL and Redis answer and the locked dependencies
+// are installed, then the type check (tsc -b over every project), the lint (Biome), every jest
+// project once, and one plain closing line ("N passed, N failed") that CI reads, since it does not
+// read jest's own summary. A failed type check or lint counts as one failure each.
+// Plain Node on purpose: it must run on a fresh clone before anything is installed.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureDependencies } from './package-manager.mjs';
 
-const resultsFile = '.local/test-results.json';
-mkdirSync('.local', { recursive: true });
+const ROOT = join(import.meta.dirname, '..');
+const resultsFile = join(ROOT, '.local', 'test-results.json');
+const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
+const run = (command, args) => spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } }).status ?? 1;
+
+if (run('bash', ['scripts/ensure-services.sh']) !== 0) process.exit(1);
+ensureDependencies();
+mkdirSync(join(ROOT, '.local'), { recursive: true });
 rmSync(resultsFile, { force: true });
 
-const run = (command, args) => spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } }).status ?? 1;
+console.log('> typecheck (tsc -b)');
+const typecheck = run(bin('tsc'), ['-b']);
 
-console.log('> typecheck');
-const typecheck = run('pnpm', ['exec', 'tsc', '-p', 'tsconfig.json', '--noEmit']);
+console.log('> lint (biome check)');
+const lint = run(bin('biome'), ['check', '--error-on-warnings']);
 
 console.log('> jest');
-run('pnpm', ['exec', 'jest', '--maxWorkers=2', '--json', `--outputFile=${resultsFile}`, ...process.argv.slice(2)]);
+run(bin('jest'), ['--maxWorkers=2', '--json', `--outputFile=${resultsFile}`, ...process.argv.slice(2)]);
 
 let passed = 0;
 let failed = 0;
@@ -27,6 +39,10 @@ try {
 }
 if (typecheck !== 0) {
   console.log('typecheck failed');
+  failed += 1;
+}
+if (lint !== 0) {
+  console.log('lint failed');
   failed += 1;
 }
 console.log(`${passed} passed, ${failed} failed`);
