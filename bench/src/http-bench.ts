@@ -1,20 +1,20 @@
 // HTTP benchmark of the gateway's two hot endpoints against reference servers, all in one run on
 // one machine so the ratios mean something: absolute req/s depend on the box, the share of a
 // bare "Fastify + one INSERT" server does not (much). `pnpm bench`; results in bench/results/http.json.
+// The apps run from their TypeScript sources; BENCH_RUNTIME=dist (`bench:dist`, after `pnpm build`)
+// runs the compiled dist/ as the images do, with results in bench/results/http-dist.json.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { constants, cpus, loadavg, release, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
-import { english, generateMnemonic } from 'viem/accounts';
 import { appNodeArguments } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
-import { xpubFromMnemonic } from '@gateway/chain';
+import { apiAppEnvironments, appCommand, benchRuntime, freePort, residentMb, ROOT } from './bench-apps';
 
-const ROOT = join(__dirname, '..', '..');
-const RESULTS_FILE = join(__dirname, '..', 'results', 'http.json');
+const RUNTIME = benchRuntime();
+const RESULTS_FILE = join(__dirname, '..', 'results', RUNTIME === 'dist' ? 'http-dist.json' : 'http.json');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
 const SECONDS = envInt('BENCH_SECONDS', 10);
@@ -72,21 +72,22 @@ async function main(): Promise<void> {
   console.log(
     `machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, node ${machine.node}, ${machine.postgres}\n` +
       `load average at start: ${machine.loadAverage.join(' ')}   connections: ${CONNECTIONS}   ` +
-      `${SECONDS} s per scenario after ${WARMUP_SECONDS} s warm-up   schema: ${schema}\n`,
+      `${SECONDS} s per scenario after ${WARMUP_SECONDS} s warm-up   schema: ${schema}   apps from: ${RUNTIME}\n`,
   );
   await migrate(admin, schema);
-  const env = benchEnvironment();
+  const env = { baseline: { DATABASE_URL, DATABASE_SCHEMA: schema }, ...apiAppEnvironments(DATABASE_URL, schema) };
   const measurements: Measurement[] = [];
 
-  const baseline = await startService('baseline', 'bench/src/baseline-server.ts', env.baseline);
+  // The reference server always runs from source: it is the bench's own, never built.
+  const baseline = await startService('baseline', [...appNodeArguments('bench', 'source'), 'bench/src/baseline-server.ts'], env.baseline);
   measurements.push(await measure(baseline, { id: 'baseline-bare', title: 'baseline: bare Fastify', path: '/bare', seconds: SECONDS }));
   const insert = await measure(baseline, { id: 'baseline-insert', title: 'baseline: Fastify + one INSERT', path: '/insert', seconds: SECONDS });
   measurements.push(insert);
   await stop(baseline.child);
 
   const [wallets, payments] = await Promise.all([
-    startService('wallet-control', 'apps/wallet-control/src/main.ts', env.walletControl),
-    startService('payment-redirect', 'apps/payment-redirect/src/main.ts', env.paymentRedirect),
+    startService('wallet-control', appCommand('wallet-control', RUNTIME), env.walletControl),
+    startService('payment-redirect', appCommand('payment-redirect', RUNTIME), env.paymentRedirect),
   ]);
   // A cold start: every address is derived on the spot, nothing is prepared ahead.
   measurements.push(
@@ -135,7 +136,7 @@ async function main(): Promise<void> {
       seconds: SECONDS,
     }),
   );
-  const memory = { 'wallet-control': residentMb(wallets), 'payment-redirect': residentMb(payments) };
+  const memory = { 'wallet-control': residentMb(wallets.child.pid), 'payment-redirect': residentMb(payments.child.pid) };
 
   for (const measurement of measurements) judge(measurement, insert.requestsPerSecond);
   printTable(measurements);
@@ -149,7 +150,7 @@ async function main(): Promise<void> {
   const report = {
     finishedAt: new Date().toISOString(),
     machine,
-    settings: { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, logLevel: 'info', p99TargetMs: P99_TARGET_MS },
+    settings: { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, logLevel: 'info', p99TargetMs: P99_TARGET_MS, runtime: RUNTIME },
     residentMemoryMb: memory,
     scenarios: measurements,
   };
@@ -183,40 +184,6 @@ function postgresCpuMicros(): number {
     }
   }
   return total;
-}
-
-/** The resident set of a running service, from the kernel (VmRSS), in MB. */
-function residentMb(service: Service): number {
-  const status = readFileSync(`/proc/${service.child.pid}/status`, 'utf8');
-  return Math.round(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024);
-}
-
-/** Throw-away keys and settings close to production, except what a local bench needs. */
-function benchEnvironment(): { baseline: Record<string, string>; walletControl: Record<string, string>; paymentRedirect: Record<string, string> } {
-  const common = {
-    NODE_ENV: 'development',
-    // As operators run it: request logs on.
-    LOG_LEVEL: 'info',
-    HOST: '127.0.0.1',
-    DATABASE_URL,
-    DATABASE_SCHEMA: schema,
-    DATABASE_POOL_SIZE: '10',
-    ADDRESS_IN_KEYS: `bench1:${randomBytes(32).toString('base64')}`,
-    // One client IP sends everything; the limiter still runs (in Redis), it just never says no.
-    RATE_LIMIT_MAX: '1000000000',
-    REDIS_PREFIX: `bench-${randomBytes(4).toString('hex')}`,
-  };
-  return {
-    baseline: { DATABASE_URL, DATABASE_SCHEMA: schema },
-    walletControl: {
-      ...common,
-      HD_XPUB: xpubFromMnemonic(generateMnemonic(english)),
-      CALLBACK_ALLOW_TEST_DOMAINS: 'false',
-      // One payout address gets every new wallet; the quota still counts (in Redis), it just never says no.
-      PAYOUT_WALLET_QUOTA_MAX: '1000000000',
-    },
-    paymentRedirect: { ...common, SANDBOX_CHECKOUT: 'on', SANDBOX_SIGNING_SECRET: randomBytes(32).toString('base64') },
-  };
 }
 
 async function measure(service: Service, scenario: Scenario): Promise<Measurement> {
@@ -306,10 +273,9 @@ async function describeMachine() {
   };
 }
 
-function spawnTs(entry: string, env: Record<string, string>): ChildProcess {
-  // Started as the local stack and the images start it (the baseline server as any other process).
-  const app = /^apps\/([^/]+)\//.exec(entry)?.[1] ?? 'bench';
-  const child = spawn(process.execPath, [...appNodeArguments(app), entry], {
+function spawnApp(command: string[], env: Record<string, string>): ChildProcess {
+  // Started as the local stack (source) or the images (dist) start it.
+  const child = spawn(process.execPath, command, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -319,10 +285,10 @@ function spawnTs(entry: string, env: Record<string, string>): ChildProcess {
   return child;
 }
 
-async function startService(name: string, entry: string, env: Record<string, string>): Promise<Service> {
+async function startService(name: string, command: string[], env: Record<string, string>): Promise<Service> {
   const port = await freePort();
   const metricsPort = await freePort();
-  const service = { name, url: `http://127.0.0.1:${port}`, child: spawnTs(entry, { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) }) };
+  const service = { name, url: `http://127.0.0.1:${port}`, child: spawnApp(command, { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) }) };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     assertRunning(service);
@@ -340,17 +306,6 @@ function assertRunning(service: Service): void {
   if (service.child.exitCode !== null || service.child.signalCode !== null) {
     throw new Error(`${service.name} exited (${service.child.signalCode ?? service.child.exitCode})`);
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 async function stop(child: ChildProcess): Promise<void> {

@@ -1,0 +1,69 @@
+// What the benches that start the API apps share: their settings and how they are started, from
+// TypeScript sources (tsx, as `pnpm dev` and the tests) or from the compiled dist/ (as the images).
+import { existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { english, generateMnemonic } from 'viem/accounts';
+import { type AppRuntime, appEntry, appNodeArguments } from '@gateway/config';
+import { xpubFromMnemonic } from '@gateway/chain';
+
+export const ROOT = join(__dirname, '..', '..');
+
+/** BENCH_RUNTIME: `source` (the default) or `dist`, which needs `pnpm build` first. */
+export function benchRuntime(): AppRuntime {
+  const runtime = process.env.BENCH_RUNTIME ?? 'source';
+  if (runtime !== 'source' && runtime !== 'dist') throw new Error(`BENCH_RUNTIME must be source or dist (got "${runtime}")`);
+  return runtime;
+}
+
+/** Node's arguments that start `app` (a folder under apps/) from `runtime`. */
+export function appCommand(app: string, runtime: AppRuntime): string[] {
+  const entry = appEntry(app, runtime);
+  if (!existsSync(join(ROOT, entry))) throw new Error(`${entry} is missing: run pnpm build first`);
+  return [...appNodeArguments(app, runtime), entry];
+}
+
+/** Throw-away keys and settings close to production for the two API apps, except what a local bench needs. */
+export function apiAppEnvironments(databaseUrl: string, schema: string): { walletControl: Record<string, string>; paymentRedirect: Record<string, string> } {
+  const common = {
+    NODE_ENV: 'development',
+    // As operators run it: request logs on.
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    DATABASE_SCHEMA: schema,
+    DATABASE_POOL_SIZE: '10',
+    ADDRESS_IN_KEYS: `bench1:${randomBytes(32).toString('base64')}`,
+    // One client IP sends everything; the limiter still runs (in Redis), it just never says no.
+    RATE_LIMIT_MAX: '1000000000',
+    REDIS_PREFIX: `bench-${randomBytes(4).toString('hex')}`,
+  };
+  return {
+    walletControl: {
+      ...common,
+      HD_XPUB: xpubFromMnemonic(generateMnemonic(english)),
+      CALLBACK_ALLOW_TEST_DOMAINS: 'false',
+      // One payout address gets every new wallet; the quota still counts (in Redis), it just never says no.
+      PAYOUT_WALLET_QUOTA_MAX: '1000000000',
+    },
+    paymentRedirect: { ...common, SANDBOX_CHECKOUT: 'on', SANDBOX_SIGNING_SECRET: randomBytes(32).toString('base64') },
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** The resident set of a running process, from the kernel (VmRSS), in MB. */
+export function residentMb(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024);
+}

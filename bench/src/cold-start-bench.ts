@@ -1,0 +1,114 @@
+// Cold start of the two API apps, from spawn to the first 200 of /healthz, and their resident
+// memory at that moment: from TypeScript sources through tsx (development, tests, the local stack)
+// and from the compiled dist/ with plain node (the images). Runs alternate between the two so both
+// see the same machine. `pnpm build`, then `pnpm --filter @gateway/bench bench:cold-start`;
+// results in bench/results/cold-start.json.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { AppRuntime } from '@gateway/config';
+import { createPool, migrate } from '@gateway/db';
+import { apiAppEnvironments, appCommand, freePort, residentMb, ROOT } from './bench-apps';
+
+const RESULTS_FILE = join(__dirname, '..', 'results', 'cold-start.json');
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const RUNS = envInt('BENCH_RUNS', 5);
+const READY_TIMEOUT_MS = 60_000;
+const APPS = ['wallet-control', 'payment-redirect'] as const;
+const RUNTIMES: AppRuntime[] = ['source', 'dist'];
+
+interface Start {
+  ms: number;
+  rssMb: number;
+}
+
+const schema = `bench_${randomBytes(4).toString('hex')}`;
+const admin = createPool({ connectionString: DATABASE_URL, schema, max: 1, applicationName: 'bench' });
+
+async function main(): Promise<void> {
+  await migrate(admin, schema);
+  const environments = apiAppEnvironments(DATABASE_URL, schema);
+  const env = { 'wallet-control': environments.walletControl, 'payment-redirect': environments.paymentRedirect };
+  const starts = new Map<string, Start[]>();
+  console.log(`${RUNS} cold starts of each app from each runtime, ${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(2)}`);
+  for (let run = 0; run < RUNS; run += 1) {
+    for (const app of APPS) {
+      for (const runtime of RUNTIMES) {
+        const start = await coldStart(appCommand(app, runtime), { ...env[app], LOG_LEVEL: 'warn' });
+        const key = `${app} ${runtime}`;
+        starts.set(key, [...(starts.get(key) ?? []), start]);
+      }
+    }
+  }
+  const results = [...starts].map(([key, runs]) => {
+    const [app = '', runtime = ''] = key.split(' ');
+    const ms = runs.map((start) => start.ms);
+    return { app, runtime, runsMs: ms, medianMs: median(ms), minMs: Math.min(...ms), maxMs: Math.max(...ms), medianRssMb: median(runs.map((start) => start.rssMb)) };
+  });
+  printTable(results);
+  mkdirSync(dirname(RESULTS_FILE), { recursive: true });
+  const report = { finishedAt: new Date().toISOString(), machine: { cpus: cpus().length, node: process.version }, settings: { runs: RUNS }, results };
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`results: ${RESULTS_FILE}`);
+}
+
+/** Spawns the app, waits for /healthz to answer 200, reads its RSS, stops it. */
+async function coldStart(command: string[], env: Record<string, string>): Promise<Start> {
+  const port = await freePort();
+  const metricsPort = await freePort();
+  const began = performance.now();
+  const child = spawn(process.execPath, command, {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), METRICS_PORT: String(metricsPort) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    while (performance.now() - began < READY_TIMEOUT_MS) {
+      if (child.exitCode !== null) throw new Error(`${command.join(' ')} exited with ${child.exitCode}`);
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      );
+      if (ok) return { ms: Math.round(performance.now() - began), rssMb: residentMb(child.pid) };
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error(`${command.join(' ')}: no 200 from /healthz within ${READY_TIMEOUT_MS} ms`);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[middle] ?? 0) : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
+}
+
+function printTable(results: { app: string; runtime: string; medianMs: number; minMs: number; maxMs: number; medianRssMb: number }[]): void {
+  const header = ['app', 'runs from', 'spawn → /healthz 200, median ms', 'min–max ms', 'RSS at ready, MB'];
+  const rows = results.map((r) => [r.app, r.runtime === 'dist' ? 'dist (node)' : 'source (tsx)', String(r.medianMs), `${r.minMs}–${r.maxMs}`, String(r.medianRssMb)]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  console.log(`\n${line(header)}\n${line(widths.map((width) => '-'.repeat(width)))}`);
+  for (const row of rows) console.log(line(row));
+}
+
+function envInt(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+main()
+  .catch((error: Error) => {
+    console.error(`bench failed: ${error.message}`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch((error: Error) => console.error(`could not drop schema ${schema}: ${error.message}`));
+    await admin.end();
+  });
