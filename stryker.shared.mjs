@@ -22,7 +22,16 @@ export function mutationConfig(name) {
     coverageAnalysis: 'perTest',
     mutate: [`packages/${name}/src/**/*.ts`],
     // Copy only what the package's tests need into the sandbox; every node_modules is linked, not copied.
-    ignorePatterns: ['/*', '!/package.json', '!/jest.preset.js', '!/tsconfig.base.json', '!/tsconfig.test.json', '!/packages', '/packages/*', `!/packages/${name}`],
+    ignorePatterns: [
+      '/*',
+      '!/package.json',
+      '!/jest.preset.js',
+      '!/tsconfig.base.json',
+      '!/tsconfig.test.json',
+      '!/packages',
+      '/packages/*',
+      `!/packages/${name}`,
+    ],
     concurrency: 2,
     // Re-runs test only the mutants whose code or tests changed since the last run on this machine.
     incremental: true,

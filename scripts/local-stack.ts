@@ -217,17 +217,33 @@ async function main(): Promise<void> {
     // url: the owner's (migrations, looking around); apps: each app's login user.
     database: { url: DATABASE_URL, rolePrefix: ROLE_PREFIX, apps: databaseUrls },
     redis: { url: REDIS_URL, prefix: REDIS_PREFIX },
-    rates: { source: 'file', file: RATE_FILE, note: 'sample rates, units per 1 USD; edit the file and they apply within RATE_REFRESH_SECONDS' },
+    rates: {
+      source: 'file',
+      file: RATE_FILE,
+      note: 'sample rates, units per 1 USD; edit the file and they apply within RATE_REFRESH_SECONDS',
+    },
     chain: { rpcUrl: chain.rpcUrl, chainId: CHAIN_ID, blockTimeSeconds: 1, confirmations: 3 },
     token: { address: token, symbol: 'USDC', decimals: 6 },
-    testAccount: { address: customer.address, privateKey: customer.privateKey, usdc: '1000000', note: 'public anvil key: local chain only' },
+    testAccount: {
+      address: customer.address,
+      privateKey: customer.privateKey,
+      usdc: '1000000',
+      note: 'public anvil key: local chain only',
+    },
     relayer: { address: relayer.address },
     platformFeeAddress: platformFee.address,
     apps: Object.fromEntries(
-      apps.map((app) => [app.name, { url: `http://127.0.0.1:${app.port}`, metrics: `http://127.0.0.1:${app.env.METRICS_PORT ?? app.port}/metrics` }]),
+      apps.map((app) => [
+        app.name,
+        { url: `http://127.0.0.1:${app.port}`, metrics: `http://127.0.0.1:${app.env.METRICS_PORT ?? app.port}/metrics` },
+      ]),
     ),
     demoMerchant: { url: `http://127.0.0.1:${PORTS.merchant}`, callbackLog: MERCHANT_LOG },
-    sandboxProvider: { url: `http://127.0.0.1:${PORTS.sandbox}`, funder: sandboxFunder.address, testCards: TEST_CARDS.map(({ number, description }) => `${number} ${description}`) },
+    sandboxProvider: {
+      url: `http://127.0.0.1:${PORTS.sandbox}`,
+      funder: sandboxFunder.address,
+      testCards: TEST_CARDS.map(({ number, description }) => `${number} ${description}`),
+    },
     demoPayment: await demoPaymentLinks(),
   };
   writeFileSync(join(LOCAL, 'stack.json'), `${JSON.stringify(stack, null, 2)}\n`);
@@ -244,7 +260,9 @@ async function main(): Promise<void> {
 function clearRedisPrefix(): void {
   const url = new URL(REDIS_URL);
   const cli = ['-h', url.hostname, '-p', url.port || '6379'];
-  const keys = spawnSync('redis-cli', [...cli, '--scan', '--pattern', `${REDIS_PREFIX}:*`], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+  const keys = spawnSync('redis-cli', [...cli, '--scan', '--pattern', `${REDIS_PREFIX}:*`], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean);
   for (let i = 0; i < keys.length; i += 500) spawnSync('redis-cli', [...cli, 'DEL', ...keys.slice(i, i + 500)]);
 }
 
@@ -292,7 +310,9 @@ function printSummary(apps: AppSpec[], rpcUrl: string, token: string, payment: {
   console.log(`  ${payment.link}`);
   console.log('or let the customer choose the provider (hosted checkout):');
   console.log(`  ${payment.hostedLink}`);
-  console.log(`  test cards: ${TEST_CARDS.map((card) => `${card.number} ${card.description}`).join('; ')}; any future expiry, any 3-digit CVC\n`);
+  console.log(
+    `  test cards: ${TEST_CARDS.map((card) => `${card.number} ${card.description}`).join('; ')}; any future expiry, any 3-digit CVC\n`,
+  );
 }
 
 /** A wallet for a demo order whose callback goes to the demo merchant, and its payment links. */
@@ -324,7 +344,12 @@ function fillCheckoutForm(html: string, card: Record<string, string>): URLSearch
 }
 
 function decodeHtml(text: string): string {
-  return text.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code))).replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return text
+    .replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)))
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 async function smokeTest(): Promise<void> {
@@ -346,14 +371,19 @@ async function smokeTest(): Promise<void> {
   // The approval page sends the browser on to the receipt by itself (a meta refresh).
   const approval = await paid.text();
   const receiptUrl = decodeHtml(/<meta http-equiv="refresh" content="\d+;url=([^"]+)">/.exec(approval)?.[1] ?? '');
-  if (paid.status !== 200 || !receiptUrl) throw new Error(`smoke: paying with the test card answered ${paid.status}: ${approval.slice(0, 300)}`);
+  if (paid.status !== 200 || !receiptUrl)
+    throw new Error(`smoke: paying with the test card answered ${paid.status}: ${approval.slice(0, 300)}`);
   console.log(`smoke: paid at the sandbox checkout; following ${receiptUrl}`);
   const expected = formatUsdc(quoteOnRamp(parseFiatAmount('25'), 'USD', new Map(), 150).netUsdc);
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     const receipt = await (await fetch(receiptUrl)).text();
     const entry = existsSync(MERCHANT_LOG)
-      ? readFileSync(MERCHANT_LOG, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((e) => e.query.order === order)
+      ? readFileSync(MERCHANT_LOG, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line))
+          .find((e) => e.query.order === order)
       : undefined;
     if (entry && receipt.includes('data-step="sent_to_merchant"')) {
       const q = entry.query as Record<string, string>;
@@ -361,7 +391,9 @@ async function smokeTest(): Promise<void> {
         throw new Error(`smoke: callback value_coin=${q.value_coin} coin=${q.coin}, expected value_coin=${expected}`);
       }
       if (!entry.signatureValid) throw new Error('smoke: callback signature did not verify');
-      console.log(`smoke test passed: the receipt says sent to the merchant; callback for ${order} arrived signed, value_coin=${q.value_coin} forwarded=${q.value_forwarded_coin} fee=${q.fee_coin}`);
+      console.log(
+        `smoke test passed: the receipt says sent to the merchant; callback for ${order} arrived signed, value_coin=${q.value_coin} forwarded=${q.value_forwarded_coin} fee=${q.fee_coin}`,
+      );
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 500));

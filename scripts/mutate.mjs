@@ -40,7 +40,9 @@ let failed = false;
 const rows = [];
 for (const name of chosen.length > 0 ? chosen : PACKAGES) {
   console.log(`> stryker: packages/${name}`);
-  const status = spawnSync('node_modules/.bin/stryker', ['run', `packages/${name}/stryker.config.mjs`, ...strykerFlags], { stdio: 'inherit' }).status;
+  const status = spawnSync('node_modules/.bin/stryker', ['run', `packages/${name}/stryker.config.mjs`, ...strykerFlags], {
+    stdio: 'inherit',
+  }).status;
   if (status !== 0) {
     failed = true;
     continue;
@@ -48,7 +50,10 @@ for (const name of chosen.length > 0 ? chosen : PACKAGES) {
   rows.push([name, countsOf(name)]);
 }
 
-const total = rows.reduce((sum, [, counts]) => ({ detected: sum.detected + counts.detected, undetected: sum.undetected + counts.undetected }), { detected: 0, undetected: 0 });
+const total = rows.reduce(
+  (sum, [, counts]) => ({ detected: sum.detected + counts.detected, undetected: sum.undetected + counts.undetected }),
+  { detected: 0, undetected: 0 },
+);
 for (const [name, counts] of [...rows, ['total', total]]) {
   console.log(`${name.padEnd(14)} ${score(counts).padStart(6)} %  (${counts.detected} detected, ${counts.undetected} undetected)`);
 }

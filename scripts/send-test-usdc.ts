@@ -7,7 +7,14 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { parseUsdc } from '@gateway/domain';
 import { defineLocalChain } from '@gateway/chain';
 
-export async function sendTestUsdc(options: { rpcUrl: string; chainId: number; token: Address; fromKey: Hex; to: Address; amount: string }): Promise<Hash> {
+export async function sendTestUsdc(options: {
+  rpcUrl: string;
+  chainId: number;
+  token: Address;
+  fromKey: Hex;
+  to: Address;
+  amount: string;
+}): Promise<Hash> {
   const chain = defineLocalChain({ rpcUrl: options.rpcUrl, chainId: options.chainId });
   const transport = http(options.rpcUrl, { retryCount: 0 });
   const wallet = createWalletClient({ account: privateKeyToAccount(options.fromKey), chain, transport });
@@ -28,7 +35,14 @@ if (require.main === module) {
     process.exit(2);
   }
   const stack = JSON.parse(readFileSync(join(__dirname, '..', '.local', 'stack.json'), 'utf8'));
-  sendTestUsdc({ rpcUrl: stack.chain.rpcUrl, chainId: stack.chain.chainId, token: stack.token.address, fromKey: stack.testAccount.privateKey, to: to as Address, amount })
+  sendTestUsdc({
+    rpcUrl: stack.chain.rpcUrl,
+    chainId: stack.chain.chainId,
+    token: stack.token.address,
+    fromKey: stack.testAccount.privateKey,
+    to: to as Address,
+    amount,
+  })
     .then((hash) => console.log(`sent ${amount} test USDC to ${to}: ${hash}`))
     .catch((error: Error) => {
       console.error(`failed: ${error.message}`);

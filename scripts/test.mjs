@@ -11,7 +11,8 @@ import { ensureDependencies } from './package-manager.mjs';
 const ROOT = join(import.meta.dirname, '..');
 const resultsFile = join(ROOT, '.local', 'test-results.json');
 const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
-const run = (command, args) => spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } }).status ?? 1;
+const run = (command, args) =>
+  spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } }).status ?? 1;
 
 if (run('bash', ['scripts/ensure-services.sh']) !== 0) process.exit(1);
 ensureDependencies();

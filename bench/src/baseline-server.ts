@@ -18,7 +18,11 @@ async function main(): Promise<void> {
   app.get('/bare', async () => ({ ok: true }));
   // A named statement, as the gateway's repositories use: the comparison is like for like.
   app.get('/insert', async () => {
-    await pool.query({ name: 'bench-insert', text: 'INSERT INTO bench_inserts (id, note) VALUES ($1, $2)', values: [randomUUID(), 'bench'] });
+    await pool.query({
+      name: 'bench-insert',
+      text: 'INSERT INTO bench_inserts (id, note) VALUES ($1, $2)',
+      values: [randomUUID(), 'bench'],
+    });
     return { ok: true };
   });
   app.get('/readyz', async () => ({ status: 'ok' }));

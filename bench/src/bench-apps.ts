@@ -25,7 +25,10 @@ export function appCommand(app: string, runtime: AppRuntime): string[] {
 }
 
 /** Throw-away keys and settings close to production for the two API apps, except what a local bench needs. */
-export function apiAppEnvironments(databaseUrl: string, schema: string): { walletControl: Record<string, string>; paymentRedirect: Record<string, string> } {
+export function apiAppEnvironments(
+  databaseUrl: string,
+  schema: string,
+): { walletControl: Record<string, string>; paymentRedirect: Record<string, string> } {
   const common = {
     NODE_ENV: 'development',
     // As operators run it: request logs on.

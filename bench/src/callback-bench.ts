@@ -108,7 +108,14 @@ async function main(): Promise<void> {
       {
         date: new Date().toISOString(),
         machine,
-        settings: { concurrency: CONCURRENCY, workerProcesses: WORKERS, deliveries: DELIVERIES, warmup: WARMUP, pacedRate: PACED_RATE, pacedSeconds: PACED_SECONDS },
+        settings: {
+          concurrency: CONCURRENCY,
+          workerProcesses: WORKERS,
+          deliveries: DELIVERIES,
+          warmup: WARMUP,
+          pacedRate: PACED_RATE,
+          pacedSeconds: PACED_SECONDS,
+        },
         baselinePerSecond: reference,
         queueFloorPerSecond: floor.perSecond,
         target: { shareOfBaseline: TARGET_SHARE, verdict },
@@ -131,7 +138,14 @@ async function baseline(url: string, id: string, title: string): Promise<RunResu
   const seconds = (performance.now() - startedAt) / 1000;
   const cpuMicrosPerItem = cpuPerItem(cpuBefore, await cpuSnapshot(), DELIVERIES);
   await agent.close();
-  const result = { id, title, deliveries: DELIVERIES, seconds: round(seconds, 3), perSecond: Math.round(DELIVERIES / seconds), cpuMicrosPerItem };
+  const result = {
+    id,
+    title,
+    deliveries: DELIVERIES,
+    seconds: round(seconds, 3),
+    perSecond: Math.round(DELIVERIES / seconds),
+    cpuMicrosPerItem,
+  };
   console.log(`${title}: ${result.perSecond}/s`);
   return result;
 }
@@ -160,7 +174,11 @@ async function plainGets(url: string, count: number, dispatcher?: Agent): Promis
 async function queueFloor(url: string): Promise<RunResult> {
   const title = 'queue floor: BullMQ job + plain GET, nothing else';
   const floorQueue = new Queue(FLOOR_QUEUE, { connection: redisOptions(), prefix: redisPrefix });
-  const worker = spawnChild(['--conditions=@gateway/source', '--import', 'tsx', __filename, FLOOR_WORKER_MODE, url, String(DELIVERIES + WARMUP)], { REDIS_URL, REDIS_PREFIX: redisPrefix }, 'pipe');
+  const worker = spawnChild(
+    ['--conditions=@gateway/source', '--import', 'tsx', __filename, FLOOR_WORKER_MODE, url, String(DELIVERIES + WARMUP)],
+    { REDIS_URL, REDIS_PREFIX: redisPrefix },
+    'pipe',
+  );
   const lines = createInterface({ input: worker.stdout! });
   // The iterator buffers lines, so one printed before we ask for it is not lost.
   const reader = lines[Symbol.asyncIterator]();
@@ -175,7 +193,11 @@ async function queueFloor(url: string): Promise<RunResult> {
       for (let start = 0; start < count; start += 1000) {
         const size = Math.min(1000, count - start);
         await floorQueue.addBulk(
-          Array.from({ length: size }, (_, i) => ({ name: 'get', data: { deliveryId: `floor-${from + start + i}` }, opts: { ...callbackJobOptions, jobId: `floor-${from + start + i}` } })),
+          Array.from({ length: size }, (_, i) => ({
+            name: 'get',
+            data: { deliveryId: `floor-${from + start + i}` },
+            opts: { ...callbackJobOptions, jobId: `floor-${from + start + i}` },
+          })),
         );
       }
     };
@@ -187,7 +209,14 @@ async function queueFloor(url: string): Promise<RunResult> {
     await nextLine();
     const seconds = (performance.now() - startedAt) / 1000;
     const cpuMicrosPerItem = cpuPerItem(cpuBefore, await cpuSnapshot(worker.pid), DELIVERIES);
-    const result = { id: 'queue-floor', title, deliveries: DELIVERIES, seconds: round(seconds, 3), perSecond: Math.round(DELIVERIES / seconds), cpuMicrosPerItem };
+    const result = {
+      id: 'queue-floor',
+      title,
+      deliveries: DELIVERIES,
+      seconds: round(seconds, 3),
+      perSecond: Math.round(DELIVERIES / seconds),
+      cpuMicrosPerItem,
+    };
     console.log(`${title}: ${result.perSecond}/s`);
     return result;
   } finally {
@@ -251,7 +280,9 @@ async function recovery(walletId: string): Promise<RunResult> {
 async function finish(walletId: string, id: string, title: string): Promise<RunResult> {
   const deadline = Date.now() + 300_000;
   for (;;) {
-    const { rows } = await pool.query<{ pending: number }>(`SELECT count(*)::int AS pending FROM callback_deliveries WHERE status = 'pending'`);
+    const { rows } = await pool.query<{ pending: number }>(
+      `SELECT count(*)::int AS pending FROM callback_deliveries WHERE status = 'pending'`,
+    );
     if (rows[0]?.pending === 0) break;
     if (Date.now() > deadline) throw new Error(`${title}: ${rows[0]?.pending} deliveries still not delivered`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -273,7 +304,9 @@ async function finish(walletId: string, id: string, title: string): Promise<RunR
     perSecond: Math.round(stats.deliveries / stats.seconds),
     dueToDeliveredMs: { p50: round(stats.p50, 1), p99: round(stats.p99, 1), max: round(Number(stats.max), 1) },
   };
-  console.log(`${title}: ${result.perSecond}/s, due→delivered p50 ${result.dueToDeliveredMs!.p50} ms, p99 ${result.dueToDeliveredMs!.p99} ms`);
+  console.log(
+    `${title}: ${result.perSecond}/s, due→delivered p50 ${result.dueToDeliveredMs!.p50} ms, p99 ${result.dueToDeliveredMs!.p99} ms`,
+  );
   return result;
 }
 
@@ -281,7 +314,14 @@ async function insertWallet(callbackUrl: string): Promise<string> {
   const { rows } = await pool.query<{ id: string }>(
     `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
      VALUES (nextval('wallet_hd_index_seq'), $1, $2, $3, $4, $5, $6) RETURNING id::text`,
-    [`0x${randomBytes(20).toString('hex')}`, `bench.${randomBytes(8).toString('hex')}`, `0x${randomBytes(20).toString('hex')}`, callbackUrl, randomBytes(32), randomBytes(24).toString('base64url')],
+    [
+      `0x${randomBytes(20).toString('hex')}`,
+      `bench.${randomBytes(8).toString('hex')}`,
+      `0x${randomBytes(20).toString('hex')}`,
+      callbackUrl,
+      randomBytes(32),
+      randomBytes(24).toString('base64url'),
+    ],
   );
   return rows[0]!.id;
 }
@@ -303,7 +343,9 @@ async function enqueue(ids: string[]): Promise<void> {
   queue ??= new Queue(QUEUE_NAMES.callbacks, { connection: redisOptions(), prefix: redisPrefix });
   for (let start = 0; start < ids.length; start += 1000) {
     await queue.addBulk(
-      ids.slice(start, start + 1000).map((id) => ({ name: CALLBACK_JOB_NAME, data: { deliveryId: id }, opts: { ...callbackJobOptions, jobId: callbackJobId(id) } })),
+      ids
+        .slice(start, start + 1000)
+        .map((id) => ({ name: CALLBACK_JOB_NAME, data: { deliveryId: id }, opts: { ...callbackJobOptions, jobId: callbackJobId(id) } })),
     );
   }
 }
@@ -324,7 +366,10 @@ async function cpuSnapshot(floorWorkerPid?: number): Promise<Map<string, number>
   snapshot.set('bench process (undici client, enqueue)', (own.user + own.system) / 1e6);
   if (!existsSync('/proc/self/stat')) return snapshot;
   snapshot.set('merchant stub', processCpuSeconds(stubPid));
-  snapshot.set('callback-worker', workerPids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0));
+  snapshot.set(
+    'callback-worker',
+    workerPids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0),
+  );
   if (floorWorkerPid !== undefined) snapshot.set('queue-floor worker', processCpuSeconds(floorWorkerPid));
   const { rows } = await pool.query<{ pid: number }>(
     `SELECT pid FROM pg_stat_activity WHERE application_name = 'callback-worker' AND datname = current_database()`,
@@ -386,7 +431,10 @@ async function startWorker(): Promise<void> {
   workerPids.push(worker.pid!);
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -428,7 +476,8 @@ function printTable(results: RunResult[]): void {
   ]);
   const header = ['run', 'per second', 'due→delivered p50 ms', 'p99 ms', 'share of baseline'];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
   console.log(`\n${line(header)}\n|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
   for (const row of rows) console.log(line(row));
 }

@@ -45,11 +45,24 @@ async function main(): Promise<void> {
   const results = [...starts].map(([key, runs]) => {
     const [app = '', runtime = ''] = key.split(' ');
     const ms = runs.map((start) => start.ms);
-    return { app, runtime, runsMs: ms, medianMs: median(ms), minMs: Math.min(...ms), maxMs: Math.max(...ms), medianRssMb: median(runs.map((start) => start.rssMb)) };
+    return {
+      app,
+      runtime,
+      runsMs: ms,
+      medianMs: median(ms),
+      minMs: Math.min(...ms),
+      maxMs: Math.max(...ms),
+      medianRssMb: median(runs.map((start) => start.rssMb)),
+    };
   });
   printTable(results);
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
-  const report = { finishedAt: new Date().toISOString(), machine: { cpus: cpus().length, node: process.version }, settings: { runs: RUNS }, results };
+  const report = {
+    finishedAt: new Date().toISOString(),
+    machine: { cpus: cpus().length, node: process.version },
+    settings: { runs: RUNS },
+    results,
+  };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`results: ${RESULTS_FILE}`);
 }
@@ -88,9 +101,17 @@ function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[middle] ?? 0) : Math.round(((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2);
 }
 
-function printTable(results: { app: string; runtime: string; medianMs: number; minMs: number; maxMs: number; medianRssMb: number }[]): void {
+function printTable(
+  results: { app: string; runtime: string; medianMs: number; minMs: number; maxMs: number; medianRssMb: number }[],
+): void {
   const header = ['app', 'runs from', 'spawn → /healthz 200, median ms', 'min–max ms', 'RSS at ready, MB'];
-  const rows = results.map((r) => [r.app, r.runtime === 'dist' ? 'dist (node)' : 'source (tsx)', String(r.medianMs), `${r.minMs}–${r.maxMs}`, String(r.medianRssMb)]);
+  const rows = results.map((r) => [
+    r.app,
+    r.runtime === 'dist' ? 'dist (node)' : 'source (tsx)',
+    String(r.medianMs),
+    `${r.minMs}–${r.maxMs}`,
+    String(r.medianRssMb),
+  ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
   console.log(`\n${line(header)}\n${line(widths.map((width) => '-'.repeat(width)))}`);
@@ -109,6 +130,8 @@ main()
     process.exitCode = 1;
   })
   .finally(async () => {
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch((error: Error) => console.error(`could not drop schema ${schema}: ${error.message}`));
+    await admin
+      .query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+      .catch((error: Error) => console.error(`could not drop schema ${schema}: ${error.message}`));
     await admin.end();
   });

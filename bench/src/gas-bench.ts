@@ -89,7 +89,14 @@ class GasBench {
   /** A temporary wallet holding one deposit, as the customer's provider leaves it. */
   private async depositInto(): Promise<LocalAccount> {
     const wallet = freshAccount();
-    await mintTestUsdc({ rpcUrl: this.anvil.rpcUrl, chainId: this.anvil.chainId, token: this.token, ownerKey: anvilAccounts[0].privateKey, to: wallet.address, amount: DEPOSIT });
+    await mintTestUsdc({
+      rpcUrl: this.anvil.rpcUrl,
+      chainId: this.anvil.chainId,
+      token: this.token,
+      ownerKey: anvilAccounts[0].privateKey,
+      to: wallet.address,
+      amount: DEPOSIT,
+    });
     return wallet;
   }
 
@@ -110,7 +117,14 @@ class GasBench {
     const validBefore = (await this.publicClient.getBlock()).timestamp + 3_600n;
     const steps: Step[] = [];
     for (const leg of this.split(legs, to)) {
-      const authorization = { from: wallet.address, to: leg.to, value: leg.value, validAfter: 0n, validBefore, nonce: randomAuthorizationNonce() };
+      const authorization = {
+        from: wallet.address,
+        to: leg.to,
+        value: leg.value,
+        validAfter: 0n,
+        validBefore,
+        nonce: randomAuthorizationNonce(),
+      };
       const signature = await signTransferAuthorization(wallet, this.domain, authorization);
       const hash = await relayerClient.sendTransaction({ to: this.token, data: encodeTransferWithAuthorization(authorization, signature) });
       steps.push({ what: `transferWithAuthorization: ${leg.what}`, gasUsed: (await this.gasOf(hash)).gasUsed });
@@ -128,7 +142,12 @@ class GasBench {
     const steps: Step[] = [{ what: 'fund temporary wallet with native gas', gasUsed: (await this.gasOf(fundHash)).gasUsed }];
     const walletClient = this.walletClient(wallet);
     for (const leg of payouts) {
-      const hash = await walletClient.writeContract({ address: this.token, abi: transferAbi, functionName: 'transfer', args: [leg.to, leg.value] });
+      const hash = await walletClient.writeContract({
+        address: this.token,
+        abi: transferAbi,
+        functionName: 'transfer',
+        args: [leg.to, leg.value],
+      });
       steps.push({ what: `transfer: ${leg.what}`, gasUsed: (await this.gasOf(hash)).gasUsed });
     }
     return this.scenario('fund-then-transfer', recipients, legs, steps, await this.publicClient.getBalance({ address: wallet.address }));

@@ -81,7 +81,12 @@ async function main(): Promise<void> {
   // The reference server always runs from source: it is the bench's own, never built.
   const baseline = await startService('baseline', [...appNodeArguments('bench', 'source'), 'bench/src/baseline-server.ts'], env.baseline);
   measurements.push(await measure(baseline, { id: 'baseline-bare', title: 'baseline: bare Fastify', path: '/bare', seconds: SECONDS }));
-  const insert = await measure(baseline, { id: 'baseline-insert', title: 'baseline: Fastify + one INSERT', path: '/insert', seconds: SECONDS });
+  const insert = await measure(baseline, {
+    id: 'baseline-insert',
+    title: 'baseline: Fastify + one INSERT',
+    path: '/insert',
+    seconds: SECONDS,
+  });
   measurements.push(insert);
   await stop(baseline.child);
 
@@ -150,7 +155,14 @@ async function main(): Promise<void> {
   const report = {
     finishedAt: new Date().toISOString(),
     machine,
-    settings: { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, logLevel: 'info', p99TargetMs: P99_TARGET_MS, runtime: RUNTIME },
+    settings: {
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+      logLevel: 'info',
+      p99TargetMs: P99_TARGET_MS,
+      runtime: RUNTIME,
+    },
     residentMemoryMb: memory,
     scenarios: measurements,
   };
@@ -208,7 +220,13 @@ async function measure(service: Service, scenario: Scenario): Promise<Measuremen
     seconds: scenario.seconds,
     requestsPerSecond: result.requests.average,
     requests: result.requests.total,
-    latencyMs: { mean: result.latency.average, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    latencyMs: {
+      mean: result.latency.average,
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+    },
     cpuMicrosPerRequest: {
       server: perRequest(processCpuMicros(service.child.pid) - cpuBefore.server),
       postgres: perRequest(postgresCpuMicros() - cpuBefore.postgres),
@@ -237,7 +255,16 @@ function judge(measurement: Measurement, insertBaseline: number): void {
 }
 
 function printTable(measurements: Measurement[]): void {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req: server + PostgreSQL + load gen', '% of one-INSERT baseline', 'target', 'verdict'];
+  const header = [
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'CPU µs/req: server + PostgreSQL + load gen',
+    '% of one-INSERT baseline',
+    'target',
+    'verdict',
+  ];
   const rows = measurements.map((m) => [
     m.title,
     String(Math.round(m.requestsPerSecond)),
@@ -288,7 +315,11 @@ function spawnApp(command: string[], env: Record<string, string>): ChildProcess 
 async function startService(name: string, command: string[], env: Record<string, string>): Promise<Service> {
   const port = await freePort();
   const metricsPort = await freePort();
-  const service = { name, url: `http://127.0.0.1:${port}`, child: spawnApp(command, { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) }) };
+  const service = {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    child: spawnApp(command, { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) }),
+  };
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     assertRunning(service);

@@ -104,22 +104,52 @@ async function makeDeposits(pool: Pool, anvil: RunningAnvil, token: Address): Pr
     const { rows: wallets } = await pool.query<{ id: string }>(
       `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text AS id`,
-      [hdIndex, address.toLowerCase(), `bench-${hdIndex}`, payout.toLowerCase(), `https://shop.example/ipn?order=${hdIndex}`, randomBytes(32), randomBytes(24).toString('hex')],
+      [
+        hdIndex,
+        address.toLowerCase(),
+        `bench-${hdIndex}`,
+        payout.toLowerCase(),
+        `https://shop.example/ipn?order=${hdIndex}`,
+        randomBytes(32),
+        randomBytes(24).toString('hex'),
+      ],
     );
-    const txHash = await mintTestUsdc({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, token, ownerKey: anvilAccounts[0].privateKey, to: address, amount: DEPOSIT_AMOUNT });
+    const txHash = await mintTestUsdc({
+      rpcUrl: anvil.rpcUrl,
+      chainId: anvil.chainId,
+      token,
+      ownerKey: anvilAccounts[0].privateKey,
+      to: address,
+      amount: DEPOSIT_AMOUNT,
+    });
     const receipt = await rpc.getTransactionReceipt({ hash: txHash });
     const [transfer] = parseEventLogs({ abi: usdcAbi, eventName: 'Transfer', logs: receipt.logs });
     const { rows } = await pool.query<{ id: string }>(
       `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, final_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'final', now()) RETURNING id::text AS id`,
-      [anvil.chainId, txHash, transfer!.logIndex, receipt.blockNumber.toString(), receipt.blockHash, wallets[0]!.id, transfer!.args.from.toLowerCase(), DEPOSIT_AMOUNT.toString()],
+      [
+        anvil.chainId,
+        txHash,
+        transfer!.logIndex,
+        receipt.blockNumber.toString(),
+        receipt.blockHash,
+        wallets[0]!.id,
+        transfer!.args.from.toLowerCase(),
+        DEPOSIT_AMOUNT.toString(),
+      ],
     );
     ids.push(rows[0]!.id);
   }
   return ids;
 }
 
-function workerEnv(options: { anvil: RunningAnvil; token: Address; schema: string; prefix: string; metricsPort: number }): Record<string, string> {
+function workerEnv(options: {
+  anvil: RunningAnvil;
+  token: Address;
+  schema: string;
+  prefix: string;
+  metricsPort: number;
+}): Record<string, string> {
   // Only what has no default, or must point at this run's chain, database and Redis: concurrency,
   // polling, pool size and lock times are the worker's defaults.
   return {
@@ -143,7 +173,11 @@ function workerEnv(options: { anvil: RunningAnvil; token: Address; schema: strin
 }
 
 function spawnWorker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/main.ts'], { cwd: WORKER_DIR, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/main.ts'], {
+    cwd: WORKER_DIR,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   child.on('error', () => undefined);
   return child;
 }
@@ -152,7 +186,10 @@ async function waitUntilReady(worker: ChildProcess, port: number): Promise<void>
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (worker.exitCode !== null) throw new Error(`settlement worker exited with code ${worker.exitCode} before it was ready`);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((response) => response.ok, () => false);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) return;
     await sleep(200);
   }
@@ -196,7 +233,12 @@ async function measure(pool: Pool, t0: Date, env: Record<string, string>): Promi
     measuredAt: new Date().toISOString(),
     gitHead: git(['rev-parse', 'HEAD']),
     workingTreeChanges: git(['status', '--porcelain']).split('\n').filter(Boolean),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, loadAverage: loadavg().map((load) => round(load, 2)), node: process.version },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      loadAverage: loadavg().map((load) => round(load, 2)),
+      node: process.version,
+    },
     setup: {
       deposits: DEPOSITS,
       confirmations: CONFIRMATIONS,
@@ -208,7 +250,11 @@ async function measure(pool: Pool, t0: Date, env: Record<string, string>): Promi
     depositsForwardedPerMinute: round((DEPOSITS / allForwarded) * 60, 1),
     allLegsConfirmedSeconds: round(allPaid, 1),
     depositsFullyPaidPerMinute: round((DEPOSITS / allPaid) * 60, 1),
-    forwardedLatencySeconds: { p50: round(percentile(forwarded, 0.5), 1), p95: round(percentile(forwarded, 0.95), 1), max: round(allForwarded, 1) },
+    forwardedLatencySeconds: {
+      p50: round(percentile(forwarded, 0.5), 1),
+      p95: round(percentile(forwarded, 0.95), 1),
+      max: round(allForwarded, 1),
+    },
   };
 }
 
@@ -232,7 +278,20 @@ function saveRun(run: Run): Run[] {
 }
 
 function printTable(runs: Run[]): void {
-  const header = ['run', 'commit', 'measured at', 'deposits', 'conf.', 'block s', 'all forwarded s', 'forwarded/min', 'all legs paid s', 'fully paid/min', 'p50 s', 'p95 s'];
+  const header = [
+    'run',
+    'commit',
+    'measured at',
+    'deposits',
+    'conf.',
+    'block s',
+    'all forwarded s',
+    'forwarded/min',
+    'all legs paid s',
+    'fully paid/min',
+    'p50 s',
+    'p95 s',
+  ];
   const rows = runs.map((run) => [
     run.label,
     run.gitHead.slice(0, 7) + (run.workingTreeChanges.length > 0 ? '+' : ''),
@@ -264,7 +323,11 @@ async function stopWorker(worker: ChildProcess): Promise<void> {
 }
 
 function publicClient(anvil: RunningAnvil): PublicClient {
-  return createPublicClient({ chain: defineLocalChain(anvil), transport: http(anvil.rpcUrl, { retryCount: 0 }), pollingInterval: 50 }) as PublicClient;
+  return createPublicClient({
+    chain: defineLocalChain(anvil),
+    transport: http(anvil.rpcUrl, { retryCount: 0 }),
+    pollingInterval: 50,
+  }) as PublicClient;
 }
 
 function git(args: string[]): string {

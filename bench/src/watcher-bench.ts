@@ -153,7 +153,14 @@ class LocalChain {
     if (!receipt.contractAddress) throw new Error('BatchSender deployment created no contract');
     this.batchSender = receipt.contractAddress;
     const supply = BigInt(BLOCK_SIZES.reduce((sum, size) => sum + size, 0));
-    await mintTestUsdc({ rpcUrl: this.anvil.rpcUrl, chainId: CHAIN_ID, token, ownerKey: anvilAccounts[0].privateKey, to: this.batchSender, amount: supply });
+    await mintTestUsdc({
+      rpcUrl: this.anvil.rpcUrl,
+      chainId: CHAIN_ID,
+      token,
+      ownerKey: anvilAccounts[0].privateKey,
+      to: this.batchSender,
+      amount: supply,
+    });
     return token;
   }
 
@@ -264,7 +271,17 @@ async function measure(pool: Pool, anvil: RunningAnvil, token: Address, block: B
 }
 
 function printTable(measurements: Measurement[]): void {
-  const header = ['block transfers', 'wallet rows', 'matched', 'seconds', 'transfers matched/s', 'deposits written/s', 'getLogs ms', 'match ms', 'insert ms'];
+  const header = [
+    'block transfers',
+    'wallet rows',
+    'matched',
+    'seconds',
+    'transfers matched/s',
+    'deposits written/s',
+    'getLogs ms',
+    'match ms',
+    'insert ms',
+  ];
   const rows = measurements.map((m) => [
     m.blockTransfers.toLocaleString('en'),
     m.walletRows.toLocaleString('en'),
@@ -278,11 +295,15 @@ function printTable(measurements: Measurement[]): void {
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padStart(widths[i]!)).join(' | ')} |`;
-  console.log(`\nChain-watcher throughput (median of ${RUNS} runs; one block range = getLogs + one wallet match query + insert/cursor transaction)`);
+  console.log(
+    `\nChain-watcher throughput (median of ${RUNS} runs; one block range = getLogs + one wallet match query + insert/cursor transaction)`,
+  );
   console.log(line(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const row of rows) console.log(line(row));
-  console.log('transfers matched/s: Transfer logs read and matched against the wallet rows per second; deposits written/s: those into wallets.');
+  console.log(
+    'transfers matched/s: Transfer logs read and matched against the wallet rows per second; deposits written/s: those into wallets.',
+  );
 }
 
 function writeResults(measurements: Measurement[], walletLoadSeconds: number, totalSeconds: number): void {
@@ -290,8 +311,20 @@ function writeResults(measurements: Measurement[], walletLoadSeconds: number, to
   const report = {
     benchmark: 'chain-watcher throughput',
     measuredAt: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: round(totalmem() / 2 ** 30, 1), loadAverage: loadavg(), node: process.version },
-    setup: { walletRows: WALLET_ROWS, walletShare: WALLET_SHARE, runs: RUNS, walletLoadSeconds: round(walletLoadSeconds, 1), totalSeconds: round(totalSeconds, 1) },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memoryGb: round(totalmem() / 2 ** 30, 1),
+      loadAverage: loadavg(),
+      node: process.version,
+    },
+    setup: {
+      walletRows: WALLET_ROWS,
+      walletShare: WALLET_SHARE,
+      runs: RUNS,
+      walletLoadSeconds: round(walletLoadSeconds, 1),
+      totalSeconds: round(totalSeconds, 1),
+    },
     results: measurements,
   };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);

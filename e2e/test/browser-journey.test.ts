@@ -27,7 +27,9 @@ const received: ReceivedCallback[] = [];
 
 async function paymentLink(order: string, amount: string): Promise<{ link: string; temporary: Address }> {
   const callback = `${merchantUrl}/ipn?order=${order}`;
-  const wallet = (await (await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(callback)}`)).json()) as {
+  const wallet = (await (
+    await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(callback)}`)
+  ).json()) as {
     address_in: string;
     polygon_address_in: Address;
   };
@@ -39,7 +41,10 @@ async function payWithCard(page: Page, card: string): Promise<void> {
   const expiry = new Date(Date.now() + 400 * 86_400_000);
   await page.fill('input[autocomplete="cc-name"]', 'Jane Doe');
   await page.fill('input[autocomplete="cc-number"]', card);
-  await page.fill('input[autocomplete="cc-exp"]', `${String(expiry.getUTCMonth() + 1).padStart(2, '0')}/${String(expiry.getUTCFullYear() % 100).padStart(2, '0')}`);
+  await page.fill(
+    'input[autocomplete="cc-exp"]',
+    `${String(expiry.getUTCMonth() + 1).padStart(2, '0')}/${String(expiry.getUTCFullYear() % 100).padStart(2, '0')}`,
+  );
   await page.fill('input[autocomplete="cc-csc"]', '123');
   await page.click('button[type="submit"]');
 }
@@ -63,9 +68,11 @@ beforeAll(async () => {
     }
     // Another site trying to show the payment page inside its own.
     const link = new URL(request.url ?? '/', merchantUrl).searchParams.get('link') ?? '';
-    response.writeHead(200, { 'content-type': 'text/html' }).end(
-      `<!doctype html><title>Some shop</title><h1>Some shop</h1><iframe id="pay" src="${link.replace(/"/g, '&quot;')}" width="600" height="700"></iframe>`,
-    );
+    response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(
+        `<!doctype html><title>Some shop</title><h1>Some shop</h1><iframe id="pay" src="${link.replace(/"/g, '&quot;')}" width="600" height="700"></iframe>`,
+      );
   });
   await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
   merchantUrl = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}`;
@@ -107,7 +114,13 @@ it('pays with the test card and follows the receipt until the merchant has the U
   expect(callback.signatureValid).toBe(true);
   const chain = defineLocalChain({ rpcUrl: stack.chain.rpcUrl, chainId: stack.chain.chainId });
   const reader = createPublicClient({ chain, transport: http(stack.chain.rpcUrl, { retryCount: 0 }) });
-  const transfers = await reader.getContractEvents({ address: stack.token, abi: erc20Abi, eventName: 'Transfer', args: { to: temporary }, fromBlock: 0n });
+  const transfers = await reader.getContractEvents({
+    address: stack.token,
+    abi: erc20Abi,
+    eventName: 'Transfer',
+    args: { to: temporary },
+    fromBlock: 0n,
+  });
   const arrived = transfers.reduce((sum, log) => sum + (log.args.value ?? 0n), 0n);
   expect(arrived).toBeGreaterThan(0n);
   expect(new URL(callback.url).searchParams.get('value_coin')).toBe(formatUsdc(arrived));
@@ -131,13 +144,17 @@ it('says a declined card is declined, charges nothing and sends no callback', as
   await screenshot(page, '04-sandbox-declined');
 
   // The gateway's receipt for this payment says so too (the provider's signed webhook).
-  const paymentId = await waitFor('the declined payment', async () => {
-    const { rows } = await stack.db.pool.query<{ id: string }>(
-      `SELECT p.id FROM payments p JOIN wallets w ON w.id = p.wallet_id WHERE w.polygon_address = $1 AND p.provider_status = 'declined'`,
-      [temporary.toLowerCase()],
-    );
-    return rows[0]?.id;
-  }, 15_000);
+  const paymentId = await waitFor(
+    'the declined payment',
+    async () => {
+      const { rows } = await stack.db.pool.query<{ id: string }>(
+        `SELECT p.id FROM payments p JOIN wallets w ON w.id = p.wallet_id WHERE w.polygon_address = $1 AND p.provider_status = 'declined'`,
+        [temporary.toLowerCase()],
+      );
+      return rows[0]?.id;
+    },
+    15_000,
+  );
   await page.goto(`${stack.paymentUrl}/payment/${paymentId}`);
   await expect(page.locator('h1').innerText()).resolves.toBe('The payment did not go through');
   await screenshot(page, '05-receipt-declined');
@@ -150,7 +167,7 @@ it('says a declined card is declined, charges nothing and sends no callback', as
   await page.close();
 }, 120_000);
 
-it('does not render the payment link inside another site\'s frame', async () => {
+it("does not render the payment link inside another site's frame", async () => {
   const { link } = await paymentLink(`f${Date.now()}`, '25');
   const page = await browser.newPage({ viewport: DESKTOP });
   await page.goto(`${merchantUrl}/framing-shop?link=${encodeURIComponent(link)}`);

@@ -32,7 +32,17 @@ beforeAll(async () => {
   const addressIn = sealAddressIn(temporary, config.keys);
   const callbackUrl = 'https://shop.io/ipn?order=failed-1';
   await new WalletRepository(fixture.db.pool).createOrGetMany([
-    { hdIndex: 0n, polygonAddress: temporary, addressIn, payoutAddress: '0x52908400098527886E0F7030069857D2E4169EE7', callbackUrl, dedupeKey: walletDedupeKey('0x52908400098527886E0F7030069857D2E4169EE7', callbackUrl), ipnToken: 'tok-failed-1', keyFingerprint: 'a1b2c3d4', platformFeeBps: 100 },
+    {
+      hdIndex: 0n,
+      polygonAddress: temporary,
+      addressIn,
+      payoutAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+      callbackUrl,
+      dedupeKey: walletDedupeKey('0x52908400098527886E0F7030069857D2E4169EE7', callbackUrl),
+      ipnToken: 'tok-failed-1',
+      keyFingerprint: 'a1b2c3d4',
+      platformFeeBps: 100,
+    },
   ]);
   link = `${origin}/process-payment.php?${new URLSearchParams({ address: addressIn, amount: '49.99', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' })}`;
   browser = await launchChromium();
@@ -45,7 +55,9 @@ afterAll(async () => {
 afterEach(() => jest.restoreAllMocks());
 
 it('MoonPay not answering: a page that says so, with "Try again" and "Choose another payment provider"', async () => {
-  jest.spyOn(app.providers.adapter('moonpay')!, 'createCheckout').mockRejectedValue(new ProviderUnreachableError('buy.moonpay.com did not answer: ECONNRESET'));
+  jest
+    .spyOn(app.providers.adapter('moonpay')!, 'createCheckout')
+    .mockRejectedValue(new ProviderUnreachableError('buy.moonpay.com did not answer: ECONNRESET'));
   const page = await browser.newPage();
   const response = await page.goto(link);
   expect(response?.status()).toBe(503);
@@ -57,7 +69,9 @@ it('MoonPay not answering: a page that says so, with "Try again" and "Choose ano
   // Choosing another provider: the hosted checkout for the same order, MoonPay still listed.
   await page.locator('#choose-another').click();
   await page.waitForURL(/\/pay\.php\?/);
-  const listed = await page.locator('a.provider').evaluateAll((elements: HTMLElement[]) => elements.map((element) => element.getAttribute('data-provider')));
+  const listed = await page
+    .locator('a.provider')
+    .evaluateAll((elements: HTMLElement[]) => elements.map((element) => element.getAttribute('data-provider')));
   expect(listed).toEqual(expect.arrayContaining(['moonpay', 'banxa', 'mercuryo']));
   expect(await page.locator('body').innerText()).toContain('49.99 USD');
 
@@ -70,7 +84,9 @@ it('MoonPay not answering: a page that says so, with "Try again" and "Choose ano
 });
 
 it('MoonPay refusing the order: no "Try again", another provider offered', async () => {
-  jest.spyOn(app.providers.adapter('moonpay')!, 'createCheckout').mockRejectedValue(new ProviderCheckoutError('422 unsupported region', 'refused'));
+  jest
+    .spyOn(app.providers.adapter('moonpay')!, 'createCheckout')
+    .mockRejectedValue(new ProviderCheckoutError('422 unsupported region', 'refused'));
   const page = await browser.newPage();
   const response = await page.goto(link);
   expect(response?.status()).toBe(502);

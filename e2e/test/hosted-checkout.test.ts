@@ -42,9 +42,11 @@ beforeAll(async () => {
   // Another site that puts the checkout in an <iframe>.
   framingSite = createServer((request, response) => {
     const link = new URL(request.url ?? '/', 'http://x').searchParams.get('link') ?? '';
-    response.writeHead(200, { 'content-type': 'text/html' }).end(
-      `<!doctype html><title>Some shop</title><h1>Some shop</h1><iframe id="pay" src="${link.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}" width="600" height="600"></iframe>`,
-    );
+    response
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(
+        `<!doctype html><title>Some shop</title><h1>Some shop</h1><iframe id="pay" src="${link.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}" width="600" height="600"></iframe>`,
+      );
   });
   await new Promise<void>((resolve) => framingSite.listen(0, '127.0.0.1', resolve));
   framingUrl = `http://127.0.0.1:${(framingSite.address() as AddressInfo).port}`;
@@ -52,7 +54,9 @@ beforeAll(async () => {
   stack = started;
   browser = launched;
   const callback = `${framingUrl}/ipn?order=h${Date.now()}`;
-  const wallet = (await (await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(callback)}`)).json()) as { address_in: string };
+  const wallet = (await (
+    await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(callback)}`)
+  ).json()) as { address_in: string };
   addressIn = wallet.address_in;
 }, 90_000);
 
@@ -65,11 +69,18 @@ afterAll(async () => {
 it('lists the providers for USD, EUR, CAD and INR orders, readable on a 390-px phone', async () => {
   const page = await browser.newPage({ viewport: DESKTOP });
   const seen: Record<string, { available: Row[]; unavailable: Row[] }> = {};
-  for (const [currency, amount] of [['USD', '49.99'], ['EUR', '49.99'], ['CAD', '150'], ['INR', '2500']] as const) {
+  for (const [currency, amount] of [
+    ['USD', '49.99'],
+    ['EUR', '49.99'],
+    ['CAD', '150'],
+    ['INR', '2500'],
+  ] as const) {
     const response = await page.goto(payLink(amount, currency));
     expect(response?.status()).toBe(200);
     expect(response?.headers()['x-frame-options']).toBe('DENY');
-    await expect(page.locator('#order-amount').innerText()).resolves.toMatch(new RegExp(`${amount.replace('.', '\\.')}(\\.00)?\\s*${currency}`));
+    await expect(page.locator('#order-amount').innerText()).resolves.toMatch(
+      new RegExp(`${amount.replace('.', '\\.')}(\\.00)?\\s*${currency}`),
+    );
     seen[currency] = { available: await rows(page, 'a.provider'), unavailable: await rows(page, 'ul.unavailable li') };
     await screenshot(page, `hosted-${currency.toLowerCase()}`);
 
@@ -93,21 +104,26 @@ it('lists the providers for USD, EUR, CAD and INR orders, readable on a 390-px p
 
   expect(ids(seen.USD!.available)).toContain('wert');
   expect(ids(seen.USD!.unavailable)).toEqual(['utorg', 'simplex', 'transfi']);
-  expect(seen.USD!.unavailable.map((r) => r.text)).toEqual(['UTORG Minimum 50.00 USD', 'Simplex Minimum 50.00 USD', 'TransFi Minimum 70.00 USD']);
+  expect(seen.USD!.unavailable.map((r) => r.text)).toEqual([
+    'UTORG Minimum 50.00 USD',
+    'Simplex Minimum 50.00 USD',
+    'TransFi Minimum 70.00 USD',
+  ]);
   // USD-only providers charge a non-USD order converted to USD, shown beside the order amount.
   expect(row('EUR', 'wert')?.text).toMatch(/^Pay with Wert \d+\.\d\d USD \(49\.99 EUR\)/);
   expect(row('EUR', 'moonpay')?.text).toMatch(/^Pay with MoonPay 49\.99 EUR/);
   for (const currency of ['USD', 'EUR', 'INR']) {
     expect([...ids(seen[currency]!.available), ...ids(seen[currency]!.unavailable)]).not.toContain('interac');
   }
-  for (const currency of ['USD', 'EUR', 'CAD']) expect([...ids(seen[currency]!.available), ...ids(seen[currency]!.unavailable)]).not.toContain('upi');
+  for (const currency of ['USD', 'EUR', 'CAD'])
+    expect([...ids(seen[currency]!.available), ...ids(seen[currency]!.unavailable)]).not.toContain('upi');
   expect(row('CAD', 'interac')?.text).toMatch(/^Pay with Interac e-Transfer \(via MoonPay\) 150\.00 CAD/);
   expect(row('INR', 'upi')?.text).toMatch(/^Pay with UPI \(via Onramp\.money\) 2500\.00 INR/);
   expect(row('INR', 'wert')?.text).toMatch(/^Pay with Wert \d+\.\d\d USD \(2500\.00 INR\)/);
   await page.close();
 }, 40_000);
 
-it('keyboard only: Tab to a provider, Enter, and land on that provider\'s sandbox checkout with its amount', async () => {
+it("keyboard only: Tab to a provider, Enter, and land on that provider's sandbox checkout with its amount", async () => {
   const page = await browser.newPage({ viewport: DESKTOP });
   await page.goto(payLink('49.99', 'EUR'));
   const wertText = await page.locator('a.provider[data-provider="wert"]').innerText();
@@ -119,7 +135,9 @@ it('keyboard only: Tab to a provider, Enter, and land on that provider\'s sandbo
   // Each Tab moves to the next provider, in the order shown: the first Tab stop is the first provider.
   for (let presses = 0; presses <= target; presses += 1) {
     await page.keyboard.press('Tab');
-    const focused = String(await page.evaluate("document.activeElement?.getAttribute('data-provider') ?? document.activeElement?.tagName ?? ''"));
+    const focused = String(
+      await page.evaluate("document.activeElement?.getAttribute('data-provider') ?? document.activeElement?.tagName ?? ''"),
+    );
     expect(focused).toBe(order[presses]);
   }
   // The focus is visible (an outline drawn around the link).
@@ -139,7 +157,7 @@ it('keyboard only: Tab to a provider, Enter, and land on that provider\'s sandbo
   await page.close();
 }, 30_000);
 
-it('applies the merchant\'s branding: name, https logo (allowed by the page CSP), colours, dark theme', async () => {
+it("applies the merchant's branding: name, https logo (allowed by the page CSP), colours, dark theme", async () => {
   const page = await browser.newPage({ viewport: DESKTOP });
   // The logo's host does not exist here: the browser's request for it is answered by the test.
   let logoRequested = 0;
@@ -151,8 +169,17 @@ it('applies the merchant\'s branding: name, https logo (allowed by the page CSP)
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
   });
-  await page.goto(payLink('49.99', 'EUR', { domain: 'Greenleaf Tea', logo: 'https://cdn.greenleaf-shop.test/logo.svg', background: '#eef5f0', button: '#0b6e4f' }));
-  await expect(page.locator('img.brand-logo').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).resolves.toBe(true);
+  await page.goto(
+    payLink('49.99', 'EUR', {
+      domain: 'Greenleaf Tea',
+      logo: 'https://cdn.greenleaf-shop.test/logo.svg',
+      background: '#eef5f0',
+      button: '#0b6e4f',
+    }),
+  );
+  await expect(page.locator('img.brand-logo').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).resolves.toBe(
+    true,
+  );
   expect(logoRequested).toBe(1);
   expect(blocked).toEqual([]);
   await expect(page.locator('header.site .brand').innerText()).resolves.toContain('Greenleaf Tea');
@@ -161,7 +188,9 @@ it('applies the merchant\'s branding: name, https logo (allowed by the page CSP)
   expect(await page.locator('body').evaluate(background)).toBe('rgb(238, 245, 240)');
   await screenshot(page, 'hosted-branded');
 
-  await page.goto(payLink('150', 'CAD', { domain: 'Greenleaf Tea', theme: 'dark', button: 'red', logo: 'http://cdn.greenleaf-shop.test/logo.svg' }));
+  await page.goto(
+    payLink('150', 'CAD', { domain: 'Greenleaf Tea', theme: 'dark', button: 'red', logo: 'http://cdn.greenleaf-shop.test/logo.svg' }),
+  );
   expect(await page.locator('img').count()).toBe(0);
   expect(await page.locator('body').getAttribute('class')).toBe('gateway checkout theme-dark');
   expect(await page.locator('body').getAttribute('style')).toBeNull();
@@ -171,7 +200,9 @@ it('applies the merchant\'s branding: name, https logo (allowed by the page CSP)
 
 it('shows a clear HTML page for a bad link: 400 naming the parameter, 404 for an unknown wallet', async () => {
   const page = await browser.newPage({ viewport: DESKTOP });
-  const bad = await page.goto(`${stack.paymentUrl}/pay.php?${new URLSearchParams({ address: PAYOUT, amount: '49,99', email: 'jane@shop.io', currency: 'EUR' })}`);
+  const bad = await page.goto(
+    `${stack.paymentUrl}/pay.php?${new URLSearchParams({ address: PAYOUT, amount: '49,99', email: 'jane@shop.io', currency: 'EUR' })}`,
+  );
   expect(bad?.status()).toBe(400);
   const text = await page.locator('main').innerText();
   expect(text).toContain('This payment link is not valid');
@@ -180,23 +211,34 @@ it('shows a clear HTML page for a bad link: 400 naming the parameter, 404 for an
   await screenshot(page, 'hosted-error-400');
 
   // An address_in that opens here but belongs to no wallet: a real token whose wallet is removed.
-  const other = (await (await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(`${framingUrl}/ipn?order=gone`)}`)).json()) as { address_in: string };
+  const other = (await (
+    await fetch(
+      `${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(`${framingUrl}/ipn?order=gone`)}`,
+    )
+  ).json()) as { address_in: string };
   await stack.db.pool.query('DELETE FROM wallets WHERE address_in = $1', [other.address_in]);
-  const unknown = await page.goto(`${stack.paymentUrl}/pay.php?${new URLSearchParams({ address: other.address_in, amount: '10', email: 'jane@shop.io', currency: 'USD' })}`);
+  const unknown = await page.goto(
+    `${stack.paymentUrl}/pay.php?${new URLSearchParams({ address: other.address_in, amount: '10', email: 'jane@shop.io', currency: 'USD' })}`,
+  );
   expect(unknown?.status()).toBe(404);
   await expect(page.locator('h1').innerText()).resolves.toBe('This payment link points to an unknown wallet');
   await screenshot(page, 'hosted-error-404');
   await page.close();
 }, 30_000);
 
-it('does not render inside another site\'s frame, and hides itself if a browser renders it framed anyway', async () => {
+it("does not render inside another site's frame, and hides itself if a browser renders it framed anyway", async () => {
   const page = await browser.newPage({ viewport: DESKTOP });
   const link = payLink('49.99', 'USD');
   await page.goto(`${framingUrl}/shop?link=${encodeURIComponent(link)}`);
   const frame = page.frameLocator('#pay');
   await page.waitForTimeout(1000);
   expect(await frame.locator('a.provider').count()).toBe(0);
-  expect(page.frames().find((candidate) => candidate !== page.mainFrame())?.url()).not.toContain('/pay.php');
+  expect(
+    page
+      .frames()
+      .find((candidate) => candidate !== page.mainFrame())
+      ?.url(),
+  ).not.toContain('/pay.php');
   await screenshot(page, 'hosted-framed-refused');
 
   // A browser that ignores frame-ancestors and X-Frame-Options (simulated by dropping them):

@@ -51,7 +51,12 @@ it('a block answered with another hash does not strand the deposit: it is paid o
   const viemChain = defineLocalChain({ rpcUrl: stack.chain.rpcUrl, chainId: stack.chain.chainId });
   const transport = http(stack.chain.rpcUrl, { retryCount: 0 });
   const sender = createWalletClient({ chain: viemChain, transport, account: privateKeyToAccount(stack.customer.privateKey) });
-  const txIn = await sender.writeContract({ address: stack.token, abi: erc20Abi, functionName: 'transfer', args: [wallet.polygon_address_in, 10_000_000n] });
+  const txIn = await sender.writeContract({
+    address: stack.token,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [wallet.polygon_address_in, 10_000_000n],
+  });
   const receipt = await createPublicClient({ chain: viemChain, transport }).waitForTransactionReceipt({ hash: txIn, pollingInterval: 100 });
   // Every read of that block through the watcher's RPC, for a while, carries another hash.
   proxy.misreportBlockHash(receipt.blockNumber, 20);

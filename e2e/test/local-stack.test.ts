@@ -34,7 +34,19 @@ const ready = (url: string) => fetch(`${url}/readyz`).then((r) => (r.ok ? true :
 
 beforeAll(async () => {
   ports = {};
-  for (const name of ['WALLET_CONTROL_PORT', 'PAYMENT_REDIRECT_PORT', 'SANDBOX_PROVIDER_PORT', 'DEMO_MERCHANT_PORT', 'CHAIN_WATCHER_PORT', 'SETTLEMENT_WORKER_PORT', 'CALLBACK_WORKER_PORT', 'LOCAL_CHAIN_PORT', 'WALLET_CONTROL_METRICS_PORT', 'PAYMENT_REDIRECT_METRICS_PORT', 'SANDBOX_PROVIDER_METRICS_PORT']) {
+  for (const name of [
+    'WALLET_CONTROL_PORT',
+    'PAYMENT_REDIRECT_PORT',
+    'SANDBOX_PROVIDER_PORT',
+    'DEMO_MERCHANT_PORT',
+    'CHAIN_WATCHER_PORT',
+    'SETTLEMENT_WORKER_PORT',
+    'CALLBACK_WORKER_PORT',
+    'LOCAL_CHAIN_PORT',
+    'WALLET_CONTROL_METRICS_PORT',
+    'PAYMENT_REDIRECT_METRICS_PORT',
+    'SANDBOX_PROVIDER_METRICS_PORT',
+  ]) {
     ports[name] = await findFreePort();
   }
   stack = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'scripts/local-stack.ts'], {
@@ -62,7 +74,9 @@ afterAll(async () => {
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   await admin.end();
-  const keys = spawnSync('redis-cli', ['--scan', '--pattern', `${redisPrefix}:*`], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+  const keys = spawnSync('redis-cli', ['--scan', '--pattern', `${redisPrefix}:*`], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean);
   if (keys.length > 0) spawnSync('redis-cli', ['DEL', ...keys]);
   rmSync(stateDir, { recursive: true, force: true });
 }, 60_000);
@@ -72,7 +86,7 @@ it('uses the Redis prefix it is given, so two stacks on one Redis keep their que
   expect(described.redis.prefix).toBe(redisPrefix);
 });
 
-it('connects each app as a login user of its own, a member of its app\'s role only', async () => {
+it("connects each app as a login user of its own, a member of its app's role only", async () => {
   // /readyz asks PostgreSQL: every app has a connection open (an idle one closes after 30 s).
   const described = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as StackFile;
   for (const app of Object.values(described.apps)) expect(await ready(app.url)).toBe(true);
@@ -86,15 +100,17 @@ it('connects each app as a login user of its own, a member of its app\'s role on
        ORDER BY 1`,
       [database],
     );
-    expect(rows).toEqual(expect.arrayContaining([
-      { app: 'wallet-control', login: 'gateway_wallet_control_login', member_of: ['gateway_wallet_control'] },
-      { app: 'payment-redirect', login: 'gateway_payment_redirect_login', member_of: ['gateway_payment_redirect'] },
-      { app: 'chain-watcher', login: 'gateway_chain_watcher_login', member_of: ['gateway_chain_watcher'] },
-      { app: 'settlement-worker', login: 'gateway_settlement_worker_login', member_of: ['gateway_settlement_worker'] },
-      { app: 'callback-worker', login: 'gateway_callback_worker_login', member_of: ['gateway_callback_worker'] },
-      // Not part of the gateway: no role of the gateway's.
-      { app: 'sandbox-provider', login: 'gateway_sandbox_provider_login', member_of: [] },
-    ]));
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { app: 'wallet-control', login: 'gateway_wallet_control_login', member_of: ['gateway_wallet_control'] },
+        { app: 'payment-redirect', login: 'gateway_payment_redirect_login', member_of: ['gateway_payment_redirect'] },
+        { app: 'chain-watcher', login: 'gateway_chain_watcher_login', member_of: ['gateway_chain_watcher'] },
+        { app: 'settlement-worker', login: 'gateway_settlement_worker_login', member_of: ['gateway_settlement_worker'] },
+        { app: 'callback-worker', login: 'gateway_callback_worker_login', member_of: ['gateway_callback_worker'] },
+        // Not part of the gateway: no role of the gateway's.
+        { app: 'sandbox-provider', login: 'gateway_sandbox_provider_login', member_of: [] },
+      ]),
+    );
   } finally {
     await admin.end();
   }
@@ -107,10 +123,14 @@ it('restarts a crashed app; the chain, the database and the other apps keep runn
   expect(crashed).toBeDefined();
   process.kill(crashed!, 'SIGKILL');
 
-  await waitFor('payment-redirect to be restarted', async () => {
-    const pid = listenerPid(ports.PAYMENT_REDIRECT_PORT!);
-    return pid !== undefined && pid !== crashed ? ready(paymentUrl) : undefined;
-  }, 60_000);
+  await waitFor(
+    'payment-redirect to be restarted',
+    async () => {
+      const pid = listenerPid(ports.PAYMENT_REDIRECT_PORT!);
+      return pid !== undefined && pid !== crashed ? ready(paymentUrl) : undefined;
+    },
+    60_000,
+  );
   expect(stack.exitCode).toBeNull();
   expect(await requestChainId(described.chain.rpcUrl)).toBe(31337);
   expect(await ready(described.apps['wallet-control']!.url)).toBe(true);
@@ -122,7 +142,7 @@ it('restarts a crashed app; the chain, the database and the other apps keep runn
   expect(Number(rows[0]!.wallets)).toBeGreaterThan(0);
 }, 120_000);
 
-it('refuses the review\'s hijack: the demo order\'s callback URL registered with another payout address gets 409', async () => {
+it("refuses the review's hijack: the demo order's callback URL registered with another payout address gets 409", async () => {
   const described = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as StackFile;
   const admin = new Client({ connectionString: TEST_DATABASE_URL.replace(/\/[^/]*$/, `/${database}`) });
   await admin.connect();

@@ -58,7 +58,12 @@ it('turns USDC sent to a temporary wallet into a payout and one signed callback 
   const transport = http(chain.rpcUrl, { retryCount: 0 });
   const reader = createPublicClient({ chain: viemChain, transport });
   const sender = createWalletClient({ chain: viemChain, transport, account: privateKeyToAccount(customer.privateKey) });
-  const txIn = await sender.writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [wallet.polygon_address_in, 25_000_001n] });
+  const txIn = await sender.writeContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [wallet.polygon_address_in, 25_000_001n],
+  });
 
   const delivered = await waitFor('the callback', async () => received.find((entry) => entry.url.includes(`order=${order}`)));
   const query = new URL(delivered.url).searchParams;

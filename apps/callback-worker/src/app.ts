@@ -78,7 +78,9 @@ export async function startCallbackWorker({ config, pool, logger, lookup }: Call
   worker.on('error', (error) => app.log.error({ err: error }, 'callback worker error'));
   // The reconciler's and the metrics' connection: while Redis is away it reports every reconnect try.
   queue.on('error', (error) => app.log.warn({ err: error }, 'callback queue connection error; the reconciler retries at its next pass'));
-  worker.on('failed', (job, error) => app.log.warn({ jobId: job?.id, err: error }, 'callback job failed; the reconciler will recreate it when due'));
+  worker.on('failed', (job, error) =>
+    app.log.warn({ jobId: job?.id, err: error }, 'callback job failed; the reconciler will recreate it when due'),
+  );
   const reconciler = new Reconciler(deliveries, queue, app.log, { intervalMs: raw.RECONCILE_INTERVAL_MS }, (count) =>
     metrics.reconcilerEnqueued.inc(count),
   );
@@ -117,7 +119,10 @@ export async function startCallbackWorker({ config, pool, logger, lookup }: Call
     stopping ??= stopWorking().catch((error: unknown) => app.log.error({ err: error }, 'callback worker did not stop cleanly'));
     const closed = stopping.then(() => closeServer());
     if (listener === undefined) return closed;
-    closed.then(() => listener(), () => listener());
+    closed.then(
+      () => listener(),
+      () => listener(),
+    );
     return undefined;
   } as FastifyInstance['close'];
   return app;

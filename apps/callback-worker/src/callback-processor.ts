@@ -2,12 +2,7 @@ import { DelayedError, type Job } from 'bullmq';
 import { backOff } from 'exponential-backoff';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CallbackHttpClient, CallbackHttpErrorCode, CallbackHttpResult } from '@gateway/callback-http';
-import type {
-  CallbackAttemptOutcome,
-  CallbackAttemptRecord,
-  CallbackDeliveryRepository,
-  ClaimedCallbackDelivery,
-} from '@gateway/db';
+import type { CallbackAttemptOutcome, CallbackAttemptRecord, CallbackDeliveryRepository, ClaimedCallbackDelivery } from '@gateway/db';
 import { callbackRetryDelayMs, callbackSchemeRefusal, type CallbackRetrySchedule, type RandomSource } from '@gateway/domain';
 import type { CallbackJob } from '@gateway/queue';
 import type { CallbackSigningKey } from '@gateway/sdk';
@@ -113,7 +108,10 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
   const send = async (delivery: ClaimedCallbackDelivery): Promise<AttemptResult> => {
     if (delivery.callbackReleased) {
       // The URL may belong to another wallet now: this wallet's payments must never fire it.
-      return notSent('callback_released', "the wallet's callback URL was released by the operator (release-callback): it is never called for this wallet again");
+      return notSent(
+        'callback_released',
+        "the wallet's callback URL was released by the operator (release-callback): it is never called for this wallet again",
+      );
     }
     let request: CallbackRequest;
     try {
@@ -159,7 +157,10 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
         log.debug(context, 'callback delivered');
         return;
       case 'retry':
-        log.info({ ...context, error: result.error?.message, nextAttemptAt: outcome.nextAttemptAt }, 'callback attempt failed; retry scheduled');
+        log.info(
+          { ...context, error: result.error?.message, nextAttemptAt: outcome.nextAttemptAt },
+          'callback attempt failed; retry scheduled',
+        );
         return;
       case 'failed':
         metrics.deliveries.inc({ outcome: 'failed' });

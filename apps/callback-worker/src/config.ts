@@ -39,15 +39,41 @@ export const callbackWorkerSettings = Type.Object({
     exclusiveMinimum: 0,
     maximum: 3600,
     description:
-      'on SIGTERM, how long attempts in flight and their records may take before the process exits anyway; must exceed CALLBACK_ATTEMPT_TIMEOUT_SECONDS + 5 (and stay below the orchestrator\'s own kill delay)',
+      "on SIGTERM, how long attempts in flight and their records may take before the process exits anyway; must exceed CALLBACK_ATTEMPT_TIMEOUT_SECONDS + 5 (and stay below the orchestrator's own kill delay)",
   }),
-  CALLBACK_MAX_RESPONSE_BYTES: Type.Integer({ default: 65_536, minimum: 1024, description: 'reading a response stops past this many bytes' }),
+  CALLBACK_MAX_RESPONSE_BYTES: Type.Integer({
+    default: 65_536,
+    minimum: 1024,
+    description: 'reading a response stops past this many bytes',
+  }),
   WORKER_CONCURRENCY: Type.Integer({ default: 50, minimum: 1, maximum: 1000, description: 'callbacks in flight per process' }),
-  PER_HOST_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 1000, description: 'callbacks in flight per merchant host per process' }),
-  RECONCILE_INTERVAL_MS: Type.Integer({ default: 5000, minimum: 50, description: 'how often due deliveries without a queued job are re-enqueued' }),
-  CALLBACK_RETRY_FIRST_DELAY_MS: Type.Integer({ default: DEFAULT_CALLBACK_RETRY_SCHEDULE.firstDelayMs, minimum: 1, description: 'delay before the first retry; later ones double' }),
-  CALLBACK_RETRY_MAX_DELAY_MS: Type.Integer({ default: DEFAULT_CALLBACK_RETRY_SCHEDULE.maxDelayMs, minimum: 1, description: 'longest delay between two retries' }),
-  CALLBACK_RETRY_MAX_RETRIES: Type.Integer({ default: DEFAULT_CALLBACK_RETRY_SCHEDULE.maxRetries, minimum: 0, maximum: 1000, description: 'retries before a delivery is failed (default: about three days)' }),
+  PER_HOST_CONCURRENCY: Type.Integer({
+    default: 4,
+    minimum: 1,
+    maximum: 1000,
+    description: 'callbacks in flight per merchant host per process',
+  }),
+  RECONCILE_INTERVAL_MS: Type.Integer({
+    default: 5000,
+    minimum: 50,
+    description: 'how often due deliveries without a queued job are re-enqueued',
+  }),
+  CALLBACK_RETRY_FIRST_DELAY_MS: Type.Integer({
+    default: DEFAULT_CALLBACK_RETRY_SCHEDULE.firstDelayMs,
+    minimum: 1,
+    description: 'delay before the first retry; later ones double',
+  }),
+  CALLBACK_RETRY_MAX_DELAY_MS: Type.Integer({
+    default: DEFAULT_CALLBACK_RETRY_SCHEDULE.maxDelayMs,
+    minimum: 1,
+    description: 'longest delay between two retries',
+  }),
+  CALLBACK_RETRY_MAX_RETRIES: Type.Integer({
+    default: DEFAULT_CALLBACK_RETRY_SCHEDULE.maxRetries,
+    minimum: 0,
+    maximum: 1000,
+    description: 'retries before a delivery is failed (default: about three days)',
+  }),
   METRICS_HOST: Type.String({ default: '0.0.0.0', description: 'interface for /healthz, /readyz and /metrics' }),
   METRICS_PORT: Type.Integer({ default: 3103, minimum: 0, maximum: 65535, description: 'port for /healthz, /readyz and /metrics' }),
 });

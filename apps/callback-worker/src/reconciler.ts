@@ -82,9 +82,15 @@ export class Reconciler {
     for (;;) {
       const overdue = await this.deliveries.listOverdue(pageSize, window, page);
       if (overdue.length === 0) break;
-      const queued = await haveJobs(this.queue, overdue.map((delivery) => delivery.id));
+      const queued = await haveJobs(
+        this.queue,
+        overdue.map((delivery) => delivery.id),
+      );
       const missing = overdue.filter((_, index) => !queued[index]);
-      await enqueueDeliveries(this.queue, missing.map((delivery) => delivery.id));
+      await enqueueDeliveries(
+        this.queue,
+        missing.map((delivery) => delivery.id),
+      );
       enqueued += missing.length;
       if (overdue.length < pageSize || this.stopped) break;
       page = overdue[overdue.length - 1];

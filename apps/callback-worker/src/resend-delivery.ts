@@ -32,7 +32,9 @@ async function main(): Promise<number> {
       await enqueueDeliveries(queue, [deliveryId]);
       console.log(`delivery ${deliveryId} is pending again and queued now`);
     } catch (error) {
-      console.log(`delivery ${deliveryId} is pending again; Redis did not take the job (${(error as Error).message}), the worker's reconciler will queue it`);
+      console.log(
+        `delivery ${deliveryId} is pending again; Redis did not take the job (${(error as Error).message}), the worker's reconciler will queue it`,
+      );
     } finally {
       await queue.close();
     }

@@ -30,7 +30,9 @@ describe('CALLBACK_ALLOWED_CIDRS in production', () => {
     '::ffff:0:0/96',
   ])('refuses %s', (cidrs) => {
     expect(problemsOf({ NODE_ENV: 'production', CALLBACK_ALLOWED_CIDRS: cidrs })).toEqual([
-      expect.stringMatching(new RegExp(`^CALLBACK_ALLOWED_CIDRS: ${cidrs.replaceAll('.', '\\.')} lets callbacks reach .*, refused in production$`)),
+      expect.stringMatching(
+        new RegExp(`^CALLBACK_ALLOWED_CIDRS: ${cidrs.replaceAll('.', '\\.')} lets callbacks reach .*, refused in production$`),
+      ),
     ]);
   });
 

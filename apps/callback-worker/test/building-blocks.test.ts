@@ -4,10 +4,13 @@ import { HostLimiter, merchantKeyOf } from '../src/host-limiter';
 describe('createBatcher', () => {
   it('sends the calls made together as one batch and hands each caller its own result', async () => {
     const batches: number[][] = [];
-    const double = createBatcher(async (items: number[]) => {
-      batches.push(items);
-      return items.map((item) => item * 2);
-    }, { maxBatchSize: 10, maxInFlight: 1, lingerMs: 0 });
+    const double = createBatcher(
+      async (items: number[]) => {
+        batches.push(items);
+        return items.map((item) => item * 2);
+      },
+      { maxBatchSize: 10, maxInFlight: 1, lingerMs: 0 },
+    );
     expect(await Promise.all([1, 2, 3].map(double))).toEqual([2, 4, 6]);
     expect(batches).toEqual([[1, 2, 3]]);
   });
@@ -15,11 +18,14 @@ describe('createBatcher', () => {
   it('collects the calls made while a batch runs into the next one, up to the batch size', async () => {
     const batches: number[][] = [];
     let finishFirst: () => void = () => undefined;
-    const run = createBatcher(async (items: number[]) => {
-      batches.push(items);
-      if (batches.length === 1) await new Promise<void>((resolve) => (finishFirst = resolve));
-      return items;
-    }, { maxBatchSize: 2, maxInFlight: 1, lingerMs: 0 });
+    const run = createBatcher(
+      async (items: number[]) => {
+        batches.push(items);
+        if (batches.length === 1) await new Promise<void>((resolve) => (finishFirst = resolve));
+        return items;
+      },
+      { maxBatchSize: 2, maxInFlight: 1, lingerMs: 0 },
+    );
     const first = run(1);
     await new Promise((resolve) => setTimeout(resolve, 10));
     const later = [2, 3, 4].map(run);
@@ -30,25 +36,34 @@ describe('createBatcher', () => {
 
   it('lets a batch that is not full wait `lingerMs` for more items, and sends a full one at once', async () => {
     const batches: number[][] = [];
-    const run = createBatcher(async (items: number[]) => {
-      batches.push(items);
-      return items;
-    }, { maxBatchSize: 3, maxInFlight: 1, lingerMs: 30 });
+    const run = createBatcher(
+      async (items: number[]) => {
+        batches.push(items);
+        return items;
+      },
+      { maxBatchSize: 3, maxInFlight: 1, lingerMs: 30 },
+    );
     const first = run(1);
     await new Promise((resolve) => setTimeout(resolve, 10));
     const second = run(2);
     await Promise.all([first, second]);
     expect(batches).toEqual([[1, 2]]);
     await Promise.all([run(3), run(4), run(5)]);
-    expect(batches).toEqual([[1, 2], [3, 4, 5]]);
+    expect(batches).toEqual([
+      [1, 2],
+      [3, 4, 5],
+    ]);
   });
 
   it('fails every call of a batch that fails, and keeps working', async () => {
     let fail = true;
-    const run = createBatcher(async (items: number[]) => {
-      if (fail) throw new Error('database down');
-      return items;
-    }, { maxBatchSize: 10, maxInFlight: 1, lingerMs: 0 });
+    const run = createBatcher(
+      async (items: number[]) => {
+        if (fail) throw new Error('database down');
+        return items;
+      },
+      { maxBatchSize: 10, maxInFlight: 1, lingerMs: 0 },
+    );
     await expect(Promise.all([run(1), run(2)])).rejects.toThrow('database down');
     fail = false;
     await expect(run(3)).resolves.toBe(3);
@@ -87,7 +102,13 @@ describe('HostLimiter', () => {
 
 describe('merchantKeyOf: what the per-host limit counts', () => {
   it('counts a name by its registrable domain, so wildcard subdomains share one limit', () => {
-    for (const url of ['https://a.evil.com/cb', 'https://b.evil.com/cb', 'http://x.y.evil.com:8080/cb', 'https://EVIL.com./cb', 'https://evil.com/cb']) {
+    for (const url of [
+      'https://a.evil.com/cb',
+      'https://b.evil.com/cb',
+      'http://x.y.evil.com:8080/cb',
+      'https://EVIL.com./cb',
+      'https://evil.com/cb',
+    ]) {
       expect(merchantKeyOf(url)).toBe('evil.com');
     }
     expect(merchantKeyOf('https://a.shop.co.uk/ipn')).toBe('shop.co.uk');

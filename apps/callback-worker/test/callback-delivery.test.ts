@@ -95,7 +95,9 @@ describe('the callback a merchant receives', () => {
     expect(header).toMatch(/^t=\d+(,v1=[^,]+,v2=[^,]+){2}$/);
     const url = `${stub.origin}${request?.url}`;
     for (const key of [newKey, oldKey]) {
-      expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [key.publicKey], payoutAddress: wallet.payoutAddress })).toMatchObject({
+      expect(
+        verifyCallbackSignature({ url, header, deliveryId, publicKeys: [key.publicKey], payoutAddress: wallet.payoutAddress }),
+      ).toMatchObject({
         ok: true,
         scheme: 'v2',
         deliveryId: ids[0],
@@ -104,7 +106,13 @@ describe('the callback a merchant receives', () => {
     const tampered = url.replace('value_coin=10', 'value_coin=99');
     expect(tampered).not.toBe(url);
     expect(
-      verifyCallbackSignature({ url: tampered, header, deliveryId, publicKeys: [newKey.publicKey, oldKey.publicKey], payoutAddress: wallet.payoutAddress }),
+      verifyCallbackSignature({
+        url: tampered,
+        header,
+        deliveryId,
+        publicKeys: [newKey.publicKey, oldKey.publicKey],
+        payoutAddress: wallet.payoutAddress,
+      }),
     ).toEqual({ ok: false, reason: 'no_matching_signature' });
   });
 
@@ -171,7 +179,11 @@ describe('retries', () => {
     const { ids } = await deliver(`http://127.0.0.1:${port}/down?order=9`);
     const id = ids[0]!;
 
-    await waitUntil(async () => (await deliveryRow(db.pool, id)).attempt_count >= 1 && (await attemptRows(db.pool, id)).length >= 1, 10_000, 'a first attempt');
+    await waitUntil(
+      async () => (await deliveryRow(db.pool, id)).attempt_count >= 1 && (await attemptRows(db.pool, id)).length >= 1,
+      10_000,
+      'a first attempt',
+    );
     const afterFirst = await deliveryRow(db.pool, id);
     const [first] = await attemptRows(db.pool, id);
     expect(afterFirst.status).toBe('pending');
@@ -208,7 +220,7 @@ describe('retries', () => {
 });
 
 describe('callbacks whose URL holds a name the gateway reserved later', () => {
-  it('delivers them: the gateway\'s value wins, the merchant\'s same-named parameter is dropped, the signature holds', async () => {
+  it("delivers them: the gateway's value wins, the merchant's same-named parameter is dropped, the signature holds", async () => {
     // Create Wallet refuses such a URL today; this row stands for a wallet registered before the
     // name was reserved (written directly, around Create Wallet).
     const { wallet, ids } = await deliver(`${stub.origin}/clash?order=5&coin=eth&value%5Fcoin=1000&note=x`);
@@ -292,11 +304,15 @@ describe('recovery and observability', () => {
 });
 
 function runResendCommand(id: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'apps/callback-worker/src/resend-delivery.ts', id], {
-    cwd: ROOT,
-    env: { ...process.env, ...workerEnv(db, redisPrefix, [newKey]) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@gateway/source', '--import', 'tsx', 'apps/callback-worker/src/resend-delivery.ts', id],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...workerEnv(db, redisPrefix, [newKey]) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));

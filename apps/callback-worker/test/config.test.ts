@@ -67,7 +67,12 @@ describe('callback-worker configuration', () => {
     expect(problemsOf({ ...keys, CALLBACK_ATTEMPT_TIMEOUT_SECONDS: '30', CALLBACK_SHUTDOWN_GRACE_SECONDS: '35' })).toEqual([
       'CALLBACK_SHUTDOWN_GRACE_SECONDS: must be longer than CALLBACK_ATTEMPT_TIMEOUT_SECONDS + 5 (36 or more here), so an attempt in flight and its record finish before the process exits',
     ]);
-    const config = loadCallbackWorkerConfig({ ...base, ...keys, CALLBACK_ATTEMPT_TIMEOUT_SECONDS: '30', CALLBACK_SHUTDOWN_GRACE_SECONDS: '36' });
+    const config = loadCallbackWorkerConfig({
+      ...base,
+      ...keys,
+      CALLBACK_ATTEMPT_TIMEOUT_SECONDS: '30',
+      CALLBACK_SHUTDOWN_GRACE_SECONDS: '36',
+    });
     expect(config).toMatchObject({ attemptLeaseMs: 35_000, shutdownGraceMs: 36_000, http: { attemptTimeoutMs: 30_000 } });
   });
 });

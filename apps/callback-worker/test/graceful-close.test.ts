@@ -3,7 +3,16 @@ import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { startCallbackWorker } from '../src/app';
 import { enqueueDeliveries } from '@gateway/queue';
 import { loadCallbackWorkerConfig } from '../src/config';
-import { attemptRows, countByStatus, deleteRedisKeys, insertDeliveries, insertWallet, signingKeyPair, testRedisPrefix, waitUntil } from './support/fixtures';
+import {
+  attemptRows,
+  countByStatus,
+  deleteRedisKeys,
+  insertDeliveries,
+  insertWallet,
+  signingKeyPair,
+  testRedisPrefix,
+  waitUntil,
+} from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
 import { workerEnv } from './support/worker-env';
 

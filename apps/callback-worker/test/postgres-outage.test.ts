@@ -5,7 +5,15 @@ import { createTestDatabase, findFreePort, startTcpForwarder, type TestDatabase 
 import { startCallbackWorker } from '../src/app';
 import { enqueueDeliveries } from '@gateway/queue';
 import { loadCallbackWorkerConfig } from '../src/config';
-import { countByStatus, deleteRedisKeys, insertDeliveries, insertWallet, signingKeyPair, testRedisPrefix, waitUntil } from './support/fixtures';
+import {
+  countByStatus,
+  deleteRedisKeys,
+  insertDeliveries,
+  insertWallet,
+  signingKeyPair,
+  testRedisPrefix,
+  waitUntil,
+} from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
 import { workerEnv } from './support/worker-env';
 

@@ -14,7 +14,11 @@ let walletId: string;
 
 // No worker here: the reconciler's passes are run by hand and the queue is inspected directly.
 function reconciler(fullPassEveryMs = 3_600_000): Reconciler {
-  return new Reconciler(new CallbackDeliveryRepository(db.appPool('callback-worker')), queue, silentLog, { intervalMs: INTERVAL_MS, fullPassEveryMs, pageSize: 3 });
+  return new Reconciler(new CallbackDeliveryRepository(db.appPool('callback-worker')), queue, silentLog, {
+    intervalMs: INTERVAL_MS,
+    fullPassEveryMs,
+    pageSize: 3,
+  });
 }
 
 async function overdueDeliveries(count: number): Promise<string[]> {

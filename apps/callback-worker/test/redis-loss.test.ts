@@ -36,7 +36,11 @@ async function startBatch(order: string): Promise<string[]> {
   const wallet = await insertWallet(db.pool, `${stub.origin}/ipn?order=${order}`);
   const ids = await insertDeliveries(db.pool, wallet.id, 500);
   await enqueueDeliveries(worker.callbackQueue, ids);
-  await waitUntil(() => stub.receivedOn('/ipn').filter((r) => r.url.includes(`order=${order}&`)).length >= 50, 20_000, 'the batch to be under way');
+  await waitUntil(
+    () => stub.receivedOn('/ipn').filter((r) => r.url.includes(`order=${order}&`)).length >= 50,
+    20_000,
+    'the batch to be under way',
+  );
   return ids;
 }
 

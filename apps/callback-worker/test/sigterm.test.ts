@@ -2,7 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
-import { attemptRows, deleteRedisKeys, deliveryRow, insertDeliveries, insertWallet, signingKeyPair, testRedisPrefix, waitUntil } from './support/fixtures';
+import {
+  attemptRows,
+  deleteRedisKeys,
+  deliveryRow,
+  insertDeliveries,
+  insertWallet,
+  signingKeyPair,
+  testRedisPrefix,
+  waitUntil,
+} from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
 import { workerEnv } from './support/worker-env';
 

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@gateway/sdk';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
-import { countByStatus, deleteRedisKeys, insertDeliveries, insertWallet, signingKeyPair, testRedisPrefix, waitUntil } from './support/fixtures';
+import {
+  countByStatus,
+  deleteRedisKeys,
+  insertDeliveries,
+  insertWallet,
+  signingKeyPair,
+  testRedisPrefix,
+  waitUntil,
+} from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
 import { workerEnv } from './support/worker-env';
 
@@ -19,7 +27,10 @@ let stub: MerchantStub;
 function startWorkerProcess(): ChildProcess {
   const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'apps/callback-worker/src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, ...workerEnv(db, redisPrefix, [key], { WORKER_CONCURRENCY: String(CONCURRENCY), PER_HOST_CONCURRENCY: String(CONCURRENCY) }) },
+    env: {
+      ...process.env,
+      ...workerEnv(db, redisPrefix, [key], { WORKER_CONCURRENCY: String(CONCURRENCY), PER_HOST_CONCURRENCY: String(CONCURRENCY) }),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
@@ -57,7 +68,10 @@ it('delivers everything after the worker is killed with SIGKILL mid-batch; a rep
   startWorkerProcess();
   await waitUntil(async () => (await countByStatus(db.pool, ids)).delivered === 300, 90_000, 'all 300 to be delivered');
 
-  const { rows } = await db.pool.query<{ id: string; txid_in: string }>('SELECT id, txid_in FROM callback_deliveries WHERE id = ANY($1::uuid[])', [ids]);
+  const { rows } = await db.pool.query<{ id: string; txid_in: string }>(
+    'SELECT id, txid_in FROM callback_deliveries WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
   const idByTxid = new Map(rows.map((row) => [row.txid_in, row.id]));
   const headersByDelivery = new Map<string, string[]>();
   for (const request of stub.received) {

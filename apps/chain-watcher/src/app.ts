@@ -3,7 +3,14 @@ import type { Pool } from 'pg';
 import type { Address } from 'viem';
 import { createServer } from '@gateway/http';
 import { ConfigError } from '@gateway/config';
-import { ChainCursorRepository, DepositRepository, isDatabaseReachable, logLostConnections, TokenRepository, type RecordedToken } from '@gateway/db';
+import {
+  ChainCursorRepository,
+  DepositRepository,
+  isDatabaseReachable,
+  logLostConnections,
+  TokenRepository,
+  type RecordedToken,
+} from '@gateway/db';
 import type { ChainWatcherConfig } from './config';
 import { WatcherMetrics } from './metrics';
 import { ChainReader } from './services/chain-reader';

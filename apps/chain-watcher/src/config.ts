@@ -1,12 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  chainIdentitySettings,
-  chainRpcSettings,
-  databaseSettings,
-  loadConfig,
-  redisSettings,
-  runtimeSettings,
-} from '@gateway/config';
+import { chainIdentitySettings, chainRpcSettings, databaseSettings, loadConfig, redisSettings, runtimeSettings } from '@gateway/config';
 import { DEFAULT_MAX_BLOCK_RANGE } from '@gateway/chain';
 
 export const chainWatcherSettings = Type.Object({
@@ -18,10 +11,19 @@ export const chainWatcherSettings = Type.Object({
   START_BLOCK: Type.Optional(
     Type.Integer({ minimum: 0, description: 'first block to scan when no cursor is stored yet (default: blocks after the current head)' }),
   ),
-  MAX_BLOCK_RANGE: Type.Integer({ default: DEFAULT_MAX_BLOCK_RANGE, minimum: 1, maximum: 100_000, description: 'most blocks per eth_getLogs call' }),
+  MAX_BLOCK_RANGE: Type.Integer({
+    default: DEFAULT_MAX_BLOCK_RANGE,
+    minimum: 1,
+    maximum: 100_000,
+    description: 'most blocks per eth_getLogs call',
+  }),
   POLL_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 50, description: 'pause between rounds once caught up with the head' }),
   RPC_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, description: 'time limit of one JSON-RPC call' }),
-  RPC_BACKOFF_MAX_MS: Type.Integer({ default: 30_000, minimum: 100, description: 'longest pause between retries after RPC or database errors' }),
+  RPC_BACKOFF_MAX_MS: Type.Integer({
+    default: 30_000,
+    minimum: 100,
+    description: 'longest pause between retries after RPC or database errors',
+  }),
   LEADER_RETRY_MS: Type.Integer({ default: 5000, minimum: 50, description: 'how often a standby tries to take the lead' }),
   METRICS_HOST: Type.String({ default: '0.0.0.0', description: 'interface for /healthz, /readyz and /metrics' }),
   METRICS_PORT: Type.Integer({ default: 3101, minimum: 0, maximum: 65535, description: 'port for /healthz, /readyz and /metrics' }),

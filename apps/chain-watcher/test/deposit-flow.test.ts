@@ -90,7 +90,14 @@ describe('chain-watcher on a real chain', () => {
     const sent = await chain.sendToken(foreign, wallet.address, 25_000_000n);
     // The same Transfer event, from the same sender, as a USDC deposit: only the contract differs.
     expect(sent.logs[0]!.address.toLowerCase()).toBe(foreign.toLowerCase());
-    await mintTestUsdc({ rpcUrl: chain.anvil.rpcUrl, chainId: chain.anvil.chainId, token: foreign, ownerKey: anvilAccounts[0].privateKey, to: wallet.address as Address, amount: 1_000_000n });
+    await mintTestUsdc({
+      rpcUrl: chain.anvil.rpcUrl,
+      chainId: chain.anvil.chainId,
+      token: foreign,
+      ownerKey: anvilAccounts[0].privateKey,
+      to: wallet.address as Address,
+      amount: 1_000_000n,
+    });
     // A USDC deposit after them: once it is seen, the blocks before it have been read.
     const usdc = await insertWallet(db.pool);
     await chain.sendUsdc(usdc.address, 1_000_000n);

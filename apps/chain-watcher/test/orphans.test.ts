@@ -5,7 +5,15 @@ import { settlementJobId, type SettlementJob } from '@gateway/queue';
 import { createTestDatabase, RpcProxy, type TestDatabase } from '@gateway/testkit';
 import { FINALIZED_LAG, startLocalChain, type LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import { depositsOf, metricValue, settlementQueue, startWatcher, uniqueRedisPrefix, waitFor, type WatcherTarget } from './support/watcher-fixture';
+import {
+  depositsOf,
+  metricValue,
+  settlementQueue,
+  startWatcher,
+  uniqueRedisPrefix,
+  waitFor,
+  type WatcherTarget,
+} from './support/watcher-fixture';
 
 // Behind a load balancer one backend can lag on another fork: it answers one block-hash query (or
 // one receipt query) from a chain the others have left. A deposit is orphaned only when a second
@@ -51,8 +59,9 @@ async function depositBehindTheCursor(amount: bigint): Promise<{ walletId: strin
   const receipt = await chain.sendUsdc(wallet.address, amount);
   await chain.mine(3);
   const head = await chain.head();
-  await waitFor('the deposit seen and the cursor at the head', async () =>
-    (await statusOf(wallet.id)) === 'seen' && BigInt(app.chainWatcher.status().cursorBlock ?? -1) >= head,
+  await waitFor(
+    'the deposit seen and the cursor at the head',
+    async () => (await statusOf(wallet.id)) === 'seen' && BigInt(app.chainWatcher.status().cursorBlock ?? -1) >= head,
   );
   return { walletId: wallet.id, block: receipt.blockNumber, txHash: receipt.transactionHash };
 }
@@ -88,8 +97,9 @@ it('a deposit orphaned on two answers that agree (a backend on another fork) com
   proxy.misreportBlockHash(block);
   await waitFor('the wrong block hash given', async () => proxy.misreported > misreported);
   // Orphaned on the two answers (counted: an alert rule reads it), then read again and brought back.
-  await waitFor('the orphan counted', async () =>
-    (await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' })) === orphanedBefore + 1,
+  await waitFor(
+    'the orphan counted',
+    async () => (await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' })) === orphanedBefore + 1,
   );
   await waitFor('the deposit back to seen', async () => (await statusOf(walletId)) === 'seen');
   expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'restored' })).toBe(1);

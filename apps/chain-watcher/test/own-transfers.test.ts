@@ -39,9 +39,21 @@ async function temporaryWalletWithKey(): Promise<{ id: string; account: PrivateK
 
 /** Gives `account` gas and USDC, then has it send `amount` USDC to `to`; resolves once mined. */
 async function sendFrom(account: PrivateKeyAccount, to: string, amount: bigint): Promise<Hex> {
-  await chain.publicClient.request({ method: 'anvil_setBalance' as 'eth_chainId', params: [account.address, `0x${parseEther('1').toString(16)}`] as never });
-  const client = createWalletClient({ account, chain: defineLocalChain(chain.anvil), transport: http(chain.anvil.rpcUrl, { retryCount: 0 }) });
-  const hash = await client.writeContract({ address: chain.token, abi: transferAbi, functionName: 'transfer', args: [to as Address, amount] });
+  await chain.publicClient.request({
+    method: 'anvil_setBalance' as 'eth_chainId',
+    params: [account.address, `0x${parseEther('1').toString(16)}`] as never,
+  });
+  const client = createWalletClient({
+    account,
+    chain: defineLocalChain(chain.anvil),
+    transport: http(chain.anvil.rpcUrl, { retryCount: 0 }),
+  });
+  const hash = await client.writeContract({
+    address: chain.token,
+    abi: transferAbi,
+    functionName: 'transfer',
+    args: [to as Address, amount],
+  });
   const receipt = await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   if (receipt.status !== 'success') throw new Error(`transfer ${hash} reverted`);
   return hash;

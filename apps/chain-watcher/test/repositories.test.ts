@@ -25,7 +25,8 @@ const recordOne = async (log: NewDeposit): Promise<string> => {
   return written.id;
 };
 const statusOf = async (id: string) =>
-  (await db.pool.query<{ status: string; block: string }>('SELECT status, block_number::text AS block FROM deposits WHERE id = $1', [id])).rows[0];
+  (await db.pool.query<{ status: string; block: string }>('SELECT status, block_number::text AS block FROM deposits WHERE id = $1', [id]))
+    .rows[0];
 
 beforeAll(async () => {
   db = await createTestDatabase('watcher_repos');

@@ -31,7 +31,9 @@ it('refuses to boot with a token whose decimals() is not 6, or none, and records
   );
   // No contract at all there: no decimals() to read.
   const nothing = strangerAddress();
-  await expect(startWatcher({ ...target, token: nothing })).rejects.toThrow(/USDC_TOKEN_ADDRESS: token 0x[0-9a-fA-F]{40} answers no decimals\(\)/);
+  await expect(startWatcher({ ...target, token: nothing })).rejects.toThrow(
+    /USDC_TOKEN_ADDRESS: token 0x[0-9a-fA-F]{40} answers no decimals\(\)/,
+  );
   expect(await new TokenRepository(db.pool).list()).toEqual([]);
 });
 
@@ -42,7 +44,9 @@ it('records the token at its first boot, and refuses to boot with another token 
 
   const other = await chain.deployForeignToken();
   await expect(startWatcher({ ...target, token: other })).rejects.toThrow(
-    new RegExp(`USDC_TOKEN_ADDRESS: ${other.toLowerCase()} on chain 137 is not the token this database counts in \\(${chain.token.toLowerCase()} on chain 137\\)`),
+    new RegExp(
+      `USDC_TOKEN_ADDRESS: ${other.toLowerCase()} on chain 137 is not the token this database counts in \\(${chain.token.toLowerCase()} on chain 137\\)`,
+    ),
   );
   await expect(startWatcher(target, { CHAIN_ID: '80002' })).rejects.toThrow(/on chain 80002 is not the token this database counts in/);
   // The recorded token still boots.

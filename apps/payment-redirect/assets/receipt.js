@@ -3,12 +3,16 @@
 // the same, so the page never depends on this file.
 (function () {
   var INTERVAL_MS = 2000;
-  function current() { return document.getElementById('receipt'); }
+  function current() {
+    return document.getElementById('receipt');
+  }
   function poll() {
     var receipt = current();
     if (!receipt || receipt.getAttribute('data-final') === 'true') return;
     fetch(window.location.href, { cache: 'no-store', headers: { accept: 'text/html' } })
-      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (response) {
+        return response.ok ? response.text() : null;
+      })
       .then(function (html) {
         if (!html) return;
         var page = new DOMParser().parseFromString(html, 'text/html');
@@ -19,8 +23,12 @@
           document.title = page.title || document.title;
         }
       })
-      .catch(function () { /* offline for a moment: the next poll tries again */ })
-      .then(function () { setTimeout(poll, INTERVAL_MS); });
+      .catch(function () {
+        /* offline for a moment: the next poll tries again */
+      })
+      .then(function () {
+        setTimeout(poll, INTERVAL_MS);
+      });
   }
   setTimeout(poll, INTERVAL_MS);
 })();

@@ -6,7 +6,14 @@ import type { Pool } from 'pg';
 import { Counter } from 'prom-client';
 import { createServer } from '@gateway/http';
 import { pagesPlugin } from '@gateway/pages';
-import { isDatabaseReachable, logLostConnections, PaymentReceiptRepository, PaymentRepository, TokenRepository, WalletLookupRepository } from '@gateway/db';
+import {
+  isDatabaseReachable,
+  logLostConnections,
+  PaymentReceiptRepository,
+  PaymentRepository,
+  TokenRepository,
+  WalletLookupRepository,
+} from '@gateway/db';
 import { createProviderHttpClient, createProviderRegistry, type ProviderRegistry } from '@gateway/providers';
 import { createRateReader, registerRateMetrics, type RateReader } from '@gateway/rates';
 import type { PaymentRedirectConfig } from './config';
@@ -75,7 +82,8 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   });
   const app = await createServer({
     serviceName: 'payment-redirect',
-    description: 'Payment links: validates the order, redirects the customer to the provider, and shows the live receipt (the {payment_url} host).',
+    description:
+      'Payment links: validates the order, redirects the customer to the provider, and shows the live receipt (the {payment_url} host).',
     logLevel: raw.LOG_LEVEL,
     logger,
     trustProxy: parseTrustProxy(raw.TRUST_PROXY),
@@ -91,7 +99,11 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   app.addHook('onClose', () => providerHttp.close());
   logLostConnections(pool, app.log);
   for (const adapter of providers.adapters) {
-    if (adapter.mode !== 'live') app.log.warn({ provider: adapter.descriptor.id, mode: adapter.mode }, 'provider in a non-live mode: its checkouts take no real money');
+    if (adapter.mode !== 'live')
+      app.log.warn(
+        { provider: adapter.descriptor.id, mode: adapter.mode },
+        'provider in a non-live mode: its checkouts take no real money',
+      );
   }
   app.log.info({ offered: providers.offered.map((provider) => provider.id) }, 'providers offered');
   const receipts = new PaymentReceiptRepository(pool);

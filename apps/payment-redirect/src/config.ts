@@ -43,7 +43,8 @@ export const paymentRedirectSettings = Type.Object({
     default: 10_000,
     minimum: 1000,
     maximum: 60_000,
-    description: "how long Process Payment waits for a provider's checkout (a session call, retries included) before it shows the customer the error page",
+    description:
+      "how long Process Payment waits for a provider's checkout (a session call, retries included) before it shows the customer the error page",
   }),
   SANDBOX_CHECKOUT: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'off',
@@ -102,7 +103,8 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
   const rates = attempt(() => parseRateSourceSettings(raw, { sampleFile: SAMPLE_RATE_FILE }));
   let sandbox: PaymentRedirectConfig['sandbox'];
   if (raw.SANDBOX_CHECKOUT === 'on') {
-    if (production) problems.push('SANDBOX_CHECKOUT: on is refused in production (a simulated checkout must never be linked from a real gateway)');
+    if (production)
+      problems.push('SANDBOX_CHECKOUT: on is refused in production (a simulated checkout must never be linked from a real gateway)');
     if (raw.SANDBOX_SIGNING_SECRET === undefined) problems.push('SANDBOX_SIGNING_SECRET: required with SANDBOX_CHECKOUT=on');
     else {
       const signingSecret = attempt(() => parseSecretBytes(raw.SANDBOX_SIGNING_SECRET!, 'SANDBOX_SIGNING_SECRET'));

@@ -13,9 +13,28 @@ import {
 } from '../src/services/hosted-checkout-service';
 
 // The specification's twenty providers, with the terms their descriptors declare.
-const SPEC_PROVIDERS = ['wert', 'stripe', 'robinhood', 'transak', 'moonpay', 'rampnetwork', 'guardarian', 'particle', 'coinbase', 'sardine', 'banxa', 'utorg', 'simplex', 'alchemypay', 'mercuryo', 'topper', 'unlimit', 'transfi', 'interac', 'upi'].map(
-  (id) => knownProviderTerms(id) ?? { id, displayName: id, currency: 'any' as const, minimum: '1', minimumCurrency: 'USD' as const },
-);
+const SPEC_PROVIDERS = [
+  'wert',
+  'stripe',
+  'robinhood',
+  'transak',
+  'moonpay',
+  'rampnetwork',
+  'guardarian',
+  'particle',
+  'coinbase',
+  'sardine',
+  'banxa',
+  'utorg',
+  'simplex',
+  'alchemypay',
+  'mercuryo',
+  'topper',
+  'unlimit',
+  'transfi',
+  'interac',
+  'upi',
+].map((id) => knownProviderTerms(id) ?? { id, displayName: id, currency: 'any' as const, minimum: '1', minimumCurrency: 'USD' as const });
 const keys = createSealingKeyRing([{ id: 't1', key: randomBytes(32) }]);
 const temporary = `0x${'ab'.repeat(20)}` as const;
 const addressIn = sealAddressIn(temporary, keys);
@@ -30,12 +49,21 @@ describe('parseCheckoutLink', () => {
   it('accepts a valid link and keeps the address_in as given', () => {
     const parsed = parseCheckoutLink(query, keys);
     expect(parsed).toEqual({
-      link: { addressIn, temporaryAddress: temporary, amount: { text: '49.99', minorUnits: 4999n }, currency: 'EUR', email: 'jane@shop.io' },
+      link: {
+        addressIn,
+        temporaryAddress: temporary,
+        amount: { text: '49.99', minorUnits: 4999n },
+        currency: 'EUR',
+        email: 'jane@shop.io',
+      },
     });
   });
 
   it('names every bad parameter at once, with how to fix it', () => {
-    const parsed = parseCheckoutLink({ address: '0x52908400098527886E0F7030069857D2E4169EE7', amount: '1e3', currency: 'XYZ', email: ['a@b.io', 'c@d.io'] }, keys);
+    const parsed = parseCheckoutLink(
+      { address: '0x52908400098527886E0F7030069857D2E4169EE7', amount: '1e3', currency: 'XYZ', email: ['a@b.io', 'c@d.io'] },
+      keys,
+    );
     expect('problems' in parsed && parsed.problems).toEqual([
       { param: 'address', message: expect.stringMatching(/address_in returned by Create Wallet.*plain 0x wallet address is not accepted/) },
       { param: 'amount', message: expect.stringMatching(/plain positive decimal.*\(got "1e3"\)/) },
@@ -54,7 +82,13 @@ describe('parseCheckoutLink', () => {
 
 describe('parseBranding', () => {
   it('keeps valid branding, normalised', () => {
-    const branding = parseBranding({ domain: '  My   Shop\u0007 ', logo: 'https://cdn.shop.io/logo.png?v=2', background: '#FAFAFA', button: '#0a7', theme: 'Dark' });
+    const branding = parseBranding({
+      domain: '  My   Shop\u0007 ',
+      logo: 'https://cdn.shop.io/logo.png?v=2',
+      background: '#FAFAFA',
+      button: '#0a7',
+      theme: 'Dark',
+    });
     expect(branding).toEqual({
       shopName: 'My Shop',
       logoUrl: 'https://cdn.shop.io/logo.png?v=2',
@@ -75,7 +109,14 @@ describe('parseBranding', () => {
       domain: ['a', 'b'],
     });
     expect(branding).toEqual({ theme: 'light', ignored: ['domain', 'logo', 'theme', 'background', 'button'] });
-    for (const logo of ['http://cdn.shop.io/logo.png', 'https://user:pw@cdn.shop.io/l.png', 'https://[::1]/l.png', 'https://localhost/l.png', '//cdn.shop.io/l.png', 'data:image/png;base64,AAAA']) {
+    for (const logo of [
+      'http://cdn.shop.io/logo.png',
+      'https://user:pw@cdn.shop.io/l.png',
+      'https://[::1]/l.png',
+      'https://localhost/l.png',
+      '//cdn.shop.io/l.png',
+      'data:image/png;base64,AAAA',
+    ]) {
       expect(parseBranding({ logo }).logoUrl).toBeUndefined();
     }
     for (const colour of ['#12', '#12345', '#1234567', 'fff', '#ggg', '#fff;color:red', 'rgb(0,0,0)']) {
@@ -91,7 +132,9 @@ describe('parseBranding', () => {
   });
 
   it('turns colours into custom properties with readable text on them', () => {
-    expect(brandingStyle(parseBranding({ background: '#000', button: '#ffff00' }))).toBe('--bg:#000000;--page-ink:#ffffff;--accent:#ffff00;--accent-ink:#111827');
+    expect(brandingStyle(parseBranding({ background: '#000', button: '#ffff00' }))).toBe(
+      '--bg:#000000;--page-ink:#ffffff;--accent:#ffff00;--accent-ink:#111827',
+    );
     expect(brandingStyle(parseBranding({}))).toBeUndefined();
     expect(readableInk('#1f5eff')).toBe('#ffffff');
     expect(readableInk('#ffffff')).toBe('#111827');
@@ -99,12 +142,17 @@ describe('parseBranding', () => {
 });
 
 describe('allowImageOrigin', () => {
-  const policy = "default-src 'self';frame-ancestors 'none';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data:;form-action 'self';base-uri 'none';object-src 'none'";
+  const policy =
+    "default-src 'self';frame-ancestors 'none';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data:;form-action 'self';base-uri 'none';object-src 'none'";
   it('adds one origin to img-src and changes nothing else', () => {
-    expect(allowImageOrigin(policy, 'https://cdn.shop.io')).toBe(policy.replace("img-src 'self' data:", "img-src 'self' data: https://cdn.shop.io"));
+    expect(allowImageOrigin(policy, 'https://cdn.shop.io')).toBe(
+      policy.replace("img-src 'self' data:", "img-src 'self' data: https://cdn.shop.io"),
+    );
   });
   it('adds img-src when the policy has none', () => {
-    expect(allowImageOrigin("default-src 'self'", 'https://cdn.shop.io')).toBe("default-src 'self';img-src 'self' data: https://cdn.shop.io");
+    expect(allowImageOrigin("default-src 'self'", 'https://cdn.shop.io')).toBe(
+      "default-src 'self';img-src 'self' data: https://cdn.shop.io",
+    );
   });
 });
 
@@ -119,7 +167,13 @@ describe('HostedCheckoutService', () => {
     expect(wert).toMatchObject({ amount: '54.34', currency: 'USD', orderAmount: '49.99 EUR' });
     const href = new URL(wert!.href, 'https://pay.example');
     expect(href.pathname).toBe('/process-payment.php');
-    expect(Object.fromEntries(href.searchParams)).toEqual({ address: addressIn, amount: '54.34', provider: 'wert', email: 'jane@shop.io', currency: 'USD' });
+    expect(Object.fromEntries(href.searchParams)).toEqual({
+      address: addressIn,
+      amount: '54.34',
+      provider: 'wert',
+      email: 'jane@shop.io',
+      currency: 'USD',
+    });
     expect(outcome.view.title).toBe('Pay 49.99 EUR · shop.io');
     expect(outcome.view.groups.map((group) => [group.heading, group.providers.length])).toEqual([
       ['Charged in EUR', 13],
@@ -129,17 +183,30 @@ describe('HostedCheckoutService', () => {
 
   it('unknown wallet: 404; wallet lookup failing: 503', async () => {
     expect(await service(false).prepare(query)).toMatchObject({ kind: 'error', status: 404, problems: [{ param: 'address' }] });
-    const failing = new HostedCheckoutService({ keys, wallets: { hasTemporaryAddress: async () => Promise.reject(new Error('ECONNREFUSED')) }, rates: fixedRateReader(rates), providers: SPEC_PROVIDERS });
+    const failing = new HostedCheckoutService({
+      keys,
+      wallets: { hasTemporaryAddress: async () => Promise.reject(new Error('ECONNREFUSED')) },
+      rates: fixedRateReader(rates),
+      providers: SPEC_PROVIDERS,
+    });
     expect(await failing.prepare(query)).toMatchObject({ kind: 'error', status: 503 });
   });
 
   it('rates unavailable: offers what needs no rate and says why the USD-only providers are missing', async () => {
     const stale = new GatewayError('service_unavailable', 'rates too old');
-    const outcome = await service(true, { current: async () => Promise.reject(stale) }).prepare({ ...query, currency: 'CAD', amount: '150' });
+    const outcome = await service(true, { current: async () => Promise.reject(stale) }).prepare({
+      ...query,
+      currency: 'CAD',
+      amount: '150',
+    });
     if (outcome.kind !== 'page') throw new Error('expected a page');
     expect(outcome.ratesError).toBe(stale);
     expect(outcome.view.available.map((provider) => provider.id)).toEqual(['interac']);
-    expect(outcome.view.unavailable.find((provider) => provider.id === 'moonpay')).toEqual({ id: 'moonpay', name: 'MoonPay', reason: 'Exchange rate unavailable right now' });
+    expect(outcome.view.unavailable.find((provider) => provider.id === 'moonpay')).toEqual({
+      id: 'moonpay',
+      name: 'MoonPay',
+      reason: 'Exchange rate unavailable right now',
+    });
     expect(outcome.view.withheldNote).toBe(
       'Wert, Stripe, Robinhood, Ramp Network and TransFi take USD only, and the exchange rate to convert CAD is not available right now. Try again in a few minutes to see them here.',
     );

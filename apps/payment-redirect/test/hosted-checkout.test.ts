@@ -26,8 +26,15 @@ const order = (amount: string, currency: string, extra: Record<string, string> =
 const decode = (text: string) =>
   text
     .replace(/&#(\d+);/g, (_entity, code: string) => String.fromCodePoint(Number(code)))
-    .replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
-const strip = (html: string) => decode(html.replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ').trim();
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'");
+const strip = (html: string) =>
+  decode(html.replace(/<[^>]+>/g, ' '))
+    .replace(/\s+/g, ' ')
+    .trim();
 
 interface Listed {
   available: Map<string, { href: URL; text: string }>;
@@ -38,7 +45,10 @@ interface Listed {
 function providers(html: string): Listed {
   const available = new Map<string, { href: URL; text: string }>();
   for (const match of html.matchAll(/<a class="provider" href="([^"]+)" data-provider="([a-z]+)">(.*?)<\/a>/g)) {
-    available.set(match[2]!, { href: new URL(decode(match[1]!), 'http://pay.test'), text: strip(match[3]!.replace(/<span class="visually-hidden">.*?<\/span>/, '')) });
+    available.set(match[2]!, {
+      href: new URL(decode(match[1]!), 'http://pay.test'),
+      text: strip(match[3]!.replace(/<span class="visually-hidden">.*?<\/span>/, '')),
+    });
   }
   const unavailable = new Map<string, string>();
   for (const match of html.matchAll(/<li data-provider="([a-z]+)">.*?<span class="provider-reason">(.*?)<\/span><\/li>/g)) {
@@ -69,13 +79,32 @@ describe('GET /pay.php: the providers for the order', () => {
     const { available, unavailable } = providers(html);
     // One group (no conversion): the providers made for USD first, then those that take any currency.
     expect([...available.keys()]).toEqual([
-      'wert', 'stripe', 'robinhood', 'rampnetwork', 'transak', 'moonpay', 'guardarian', 'particle', 'coinbase',
-      'sardine', 'banxa', 'alchemypay', 'mercuryo', 'topper', 'unlimit',
+      'wert',
+      'stripe',
+      'robinhood',
+      'rampnetwork',
+      'transak',
+      'moonpay',
+      'guardarian',
+      'particle',
+      'coinbase',
+      'sardine',
+      'banxa',
+      'alchemypay',
+      'mercuryo',
+      'topper',
+      'unlimit',
       // The providers the plugins add, after the specification's.
-      'revolut', 'swipelux', 'kado',
+      'revolut',
+      'swipelux',
+      'kado',
     ]);
     expect(html).not.toContain('group-heading');
-    expect(Object.fromEntries(unavailable)).toEqual({ utorg: 'Minimum 50.00 USD', simplex: 'Minimum 50.00 USD', transfi: 'Minimum 70.00 USD' });
+    expect(Object.fromEntries(unavailable)).toEqual({
+      utorg: 'Minimum 50.00 USD',
+      simplex: 'Minimum 50.00 USD',
+      transfi: 'Minimum 70.00 USD',
+    });
     expect(available.get('wert')?.text).toBe('Wert 49.99 USD ›');
     expect(available.get('rampnetwork')?.text).toBe('Ramp Network 49.99 USD ›');
     for (const [, { text }] of available) expect(text).toMatch(/^[A-Za-z ]+ 49\.99 USD ›$/);
@@ -116,19 +145,29 @@ describe('GET /pay.php: the providers for the order', () => {
     expect(Object.fromEntries(unavailable)).toEqual({ transfi: 'Minimum 70.00 USD' });
     // Two groups: what is charged in EUR first, then the USD-only providers with the conversion explained.
     expect([...available.keys()].slice(-4)).toEqual(['wert', 'stripe', 'robinhood', 'rampnetwork']);
-    expect(strip(html)).toMatch(/Charged in EUR .*Charged in US dollars These providers take USD only: they charge the 49\.99 EUR order converted at the current exchange rate, rounded up to the cent\./);
+    expect(strip(html)).toMatch(
+      /Charged in EUR .*Charged in US dollars These providers take USD only: they charge the 49\.99 EUR order converted at the current exchange rate, rounded up to the cent\./,
+    );
 
     const low = providers((await order('30', 'EUR')).body);
     // 30 / 0.92 = 32.6086… → 32.61 USD; 50 USD minimums are 46.00 EUR
     expect(low.available.get('stripe')?.text).toBe('Stripe 32.61 USD (30.00 EUR) ›');
-    expect(Object.fromEntries(low.unavailable)).toEqual({ utorg: 'Minimum 46.00 EUR', simplex: 'Minimum 46.00 EUR', transfi: 'Minimum 70.00 USD' });
+    expect(Object.fromEntries(low.unavailable)).toEqual({
+      utorg: 'Minimum 46.00 EUR',
+      simplex: 'Minimum 46.00 EUR',
+      transfi: 'Minimum 70.00 USD',
+    });
   });
 
   it('CAD: Interac appears with its own minimum, UPI does not', async () => {
     const { available, unavailable } = providers(expectHtml(await order('150', 'CAD'), 200));
     expect(available.get('interac')?.text).toBe('Interac e-Transfer (via MoonPay) 150.00 CAD ›');
     expect([...available.keys()][0]).toBe('interac'); // made for CAD: at the top
-    expect(Object.fromEntries(available.get('interac')!.href.searchParams)).toMatchObject({ amount: '150.00', currency: 'CAD', provider: 'interac' });
+    expect(Object.fromEntries(available.get('interac')!.href.searchParams)).toMatchObject({
+      amount: '150.00',
+      currency: 'CAD',
+      provider: 'interac',
+    });
     // 150 / 1.37 = 109.4890… → 109.49 USD
     expect(available.get('transfi')?.text).toBe('TransFi 109.49 USD (150.00 CAD) ›');
     expect(available.has('upi') || unavailable.has('upi')).toBe(false);
@@ -154,7 +193,11 @@ describe('GET /pay.php: the providers for the order', () => {
     expect(available.get('wert')?.text).toBe('Wert 30.09 USD (2500.00 INR) ›');
     expect(available.has('interac') || unavailable.has('interac')).toBe(false);
     // 50 USD × 83.1 = 4155 INR; 30 USD = 2493 INR (Particle, Sardine, Mercuryo take it)
-    expect(Object.fromEntries(unavailable)).toEqual({ utorg: 'Minimum 4155.00 INR', simplex: 'Minimum 4155.00 INR', transfi: 'Minimum 70.00 USD' });
+    expect(Object.fromEntries(unavailable)).toEqual({
+      utorg: 'Minimum 4155.00 INR',
+      simplex: 'Minimum 4155.00 INR',
+      transfi: 'Minimum 70.00 USD',
+    });
     expect(available.has('particle')).toBe(true);
   });
 
@@ -163,7 +206,9 @@ describe('GET /pay.php: the providers for the order', () => {
     const link = available.get('wert')!.href;
     const response = await app.inject({ url: `${link.pathname}${link.search}`, headers: { accept: 'application/json' } });
     expect(response.statusCode).toBe(200);
-    const { rows } = await fixture.db.pool.query('SELECT amount::text, currency, provider, email FROM payments WHERE id = $1', [response.json().payment_id]);
+    const { rows } = await fixture.db.pool.query('SELECT amount::text, currency, provider, email FROM payments WHERE id = $1', [
+      response.json().payment_id,
+    ]);
     expect(rows[0]).toEqual({ amount: '54.34', currency: 'USD', provider: 'wert', email: EMAIL });
     const redirect = await app.inject({ url: `${link.pathname}${link.search}`, headers: { accept: 'text/html' } });
     expect(redirect.statusCode).toBe(302);
@@ -177,13 +222,21 @@ describe('GET /pay.php: the providers for the order', () => {
     expect([...available.keys()]).toEqual(['interac']);
     expect(unavailable.get('moonpay')).toBe('Exchange rate unavailable right now');
     expect(unavailable.has('wert')).toBe(false);
-    expect(strip(html)).toContain('Wert, Stripe, Robinhood, Ramp Network and TransFi take USD only, and the exchange rate to convert CAD is not available right now.');
+    expect(strip(html)).toContain(
+      'Wert, Stripe, Robinhood, Ramp Network and TransFi take USD only, and the exchange rate to convert CAD is not available right now.',
+    );
     // What the page offers, Process Payment takes without a rate; what it does not, Process Payment refuses.
     jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
     const interac = available.get('interac')!.href;
-    expect((await app.inject({ url: `${interac.pathname}${interac.search}`, headers: { accept: 'application/json' } })).statusCode).toBe(200);
+    expect((await app.inject({ url: `${interac.pathname}${interac.search}`, headers: { accept: 'application/json' } })).statusCode).toBe(
+      200,
+    );
     jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
-    const moonpay = await app.inject({ url: '/process-payment.php', query: { address: addressIn, amount: '150', provider: 'moonpay', email: EMAIL, currency: 'CAD' }, headers: { accept: 'application/json' } });
+    const moonpay = await app.inject({
+      url: '/process-payment.php',
+      query: { address: addressIn, amount: '150', provider: 'moonpay', email: EMAIL, currency: 'CAD' },
+      headers: { accept: 'application/json' },
+    });
     expect(moonpay.statusCode).toBe(503);
 
     // EUR: nothing can be offered without a rate; the page says so instead of offering links that fail.
@@ -210,12 +263,18 @@ describe('GET /pay.php: branding', () => {
       theme: 'dark',
     });
     const html = expectHtml(response, 200);
-    expect(html).toContain('<body class="gateway checkout theme-dark" style="--bg:#f4f1ea;--page-ink:#111827;--accent:#00aa77;--accent-ink:#111827">');
-    expect(html).toContain('<img class="brand-logo" src="https://cdn.shop.io/logo.png" alt="" height="32" referrerpolicy="no-referrer">Shop.io');
+    expect(html).toContain(
+      '<body class="gateway checkout theme-dark" style="--bg:#f4f1ea;--page-ink:#111827;--accent:#00aa77;--accent-ink:#111827">',
+    );
+    expect(html).toContain(
+      '<img class="brand-logo" src="https://cdn.shop.io/logo.png" alt="" height="32" referrerpolicy="no-referrer">Shop.io',
+    );
     expect(html).toContain('<title>Pay 49.99 USD · Shop.io</title>');
     const policy = String(plain.headers['content-security-policy']);
     expect(policy).toMatch(/img-src 'self' data:(;|$)/);
-    expect(response.headers['content-security-policy']).toBe(policy.replace("img-src 'self' data:", "img-src 'self' data: https://cdn.shop.io"));
+    expect(response.headers['content-security-policy']).toBe(
+      policy.replace("img-src 'self' data:", "img-src 'self' data: https://cdn.shop.io"),
+    );
     expect(response.headers['referrer-policy']).toBe('no-referrer');
   });
 
@@ -272,7 +331,10 @@ describe('GET /pay.php: bad links get an HTML page that says what to fix', () =>
     ['an unknown currency', { currency: 'XYZ' }, 'currency', /XYZ is not supported; use one of USD, EUR/],
     ['a currency that is not a code', { currency: 'euro' }, 'currency', /three-letter ISO 4217 code/],
   ])('%s: 400', async (_case, change, param, message) => {
-    const query = Object.fromEntries(Object.entries({ ...valid(), ...change }).filter(([, value]) => value !== undefined)) as Record<string, string>;
+    const query = Object.fromEntries(Object.entries({ ...valid(), ...change }).filter(([, value]) => value !== undefined)) as Record<
+      string,
+      string
+    >;
     const html = expectHtml(await checkout(query), 400);
     expect(html).toContain('<h1>This payment link is not valid</h1>');
     expect(problem(html, param)).toMatch(message);
@@ -300,7 +362,11 @@ describe('GET /pay.php: bad links get an HTML page that says what to fix', () =>
   });
 
   it('is HTML even for a client that asks for JSON, and never echoes markup', async () => {
-    const response = await app.inject({ url: '/pay.php', query: { ...valid(), amount: '<b>1</b>' }, headers: { accept: 'application/json' } });
+    const response = await app.inject({
+      url: '/pay.php',
+      query: { ...valid(), amount: '<b>1</b>' },
+      headers: { accept: 'application/json' },
+    });
     const html = expectHtml(response, 400);
     expect(html).not.toContain('<b>1</b>');
     expect(html).toContain('&lt;b&gt;1&lt;/b&gt;');
@@ -322,8 +388,20 @@ describe('GET /pay.php: frames and documentation', () => {
     const spec = (await app.inject({ url: '/docs/json' })).json();
     const operation = spec.paths['/pay.php'].get;
     expect(operation.summary).toBe('Process Payment - Multi-Providers (hosted checkout)');
-    const params = Object.fromEntries(operation.parameters.map((p: { name: string; required: boolean; description: string }) => [p.name, p]));
-    expect(Object.keys(params).sort()).toEqual(['address', 'amount', 'background', 'button', 'currency', 'domain', 'email', 'logo', 'theme']);
+    const params = Object.fromEntries(
+      operation.parameters.map((p: { name: string; required: boolean; description: string }) => [p.name, p]),
+    );
+    expect(Object.keys(params).sort()).toEqual([
+      'address',
+      'amount',
+      'background',
+      'button',
+      'currency',
+      'domain',
+      'email',
+      'logo',
+      'theme',
+    ]);
     expect(params.address).toMatchObject({ required: true, description: expect.stringContaining('address_in') });
     expect(params.logo).toMatchObject({ required: false, description: expect.stringContaining('https') });
   });

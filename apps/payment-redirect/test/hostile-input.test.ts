@@ -47,12 +47,20 @@ describe('parameters are compared as ASCII only; anything else is refused, never
   });
 
   it('still takes ASCII in any case', async () => {
-    for (const change of [{ currency: 'usd' }, { currency: 'Usd' }, { provider: 'MoonPay' }, { provider: 'upi', currency: 'inr', amount: '100' }]) {
+    for (const change of [
+      { currency: 'usd' },
+      { currency: 'Usd' },
+      { provider: 'MoonPay' },
+      { provider: 'upi', currency: 'inr', amount: '100' },
+    ]) {
       const response = await pay({ ...valid(), ...change });
       expect([change, response.statusCode]).toEqual([change, 200]);
     }
     const { rows } = await fixture.db.pool.query(`SELECT DISTINCT provider, currency FROM payments ORDER BY 1, 2`);
-    expect(rows).toEqual([{ provider: 'moonpay', currency: 'USD' }, { provider: 'upi', currency: 'INR' }]);
+    expect(rows).toEqual([
+      { provider: 'moonpay', currency: 'USD' },
+      { provider: 'upi', currency: 'INR' },
+    ]);
   });
 });
 

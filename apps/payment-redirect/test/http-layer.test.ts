@@ -36,7 +36,11 @@ describe('HEAD', () => {
   });
 
   it('on the read-only pages (hosted checkout, receipt) answers as GET would, without a body', async () => {
-    const checkout = await app.inject({ method: 'HEAD', url: '/pay.php', query: { address: addressIn, amount: '49.99', email: 'jane@shop.io', currency: 'USD' } });
+    const checkout = await app.inject({
+      method: 'HEAD',
+      url: '/pay.php',
+      query: { address: addressIn, amount: '49.99', email: 'jane@shop.io', currency: 'USD' },
+    });
     expect(checkout.statusCode).toBe(200);
     expect(checkout.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(checkout.headers['x-frame-options']).toBe('DENY');

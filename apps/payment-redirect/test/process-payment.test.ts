@@ -80,7 +80,11 @@ describe('GET /process-payment.php', () => {
 
   describe('refuses each wrong or missing parameter with a 400 naming it', () => {
     const cases: Array<[Record<string, string>, string, string]> = [
-      ...['1e3', '-1', '0', 'NaN', '1,5', '1.999', ''].map((amount): [Record<string, string>, string, string] => [{ amount }, 'amount', 'invalid_parameter']),
+      ...['1e3', '-1', '0', 'NaN', '1,5', '1.999', ''].map((amount): [Record<string, string>, string, string] => [
+        { amount },
+        'amount',
+        'invalid_parameter',
+      ]),
       [{ amount: '19.99' }, 'amount', 'amount_below_minimum'],
       [{ provider: 'paypal' }, 'provider', 'provider_not_offered'],
       [{ provider: 'cryptix' }, 'provider', 'provider_not_offered'],
@@ -121,7 +125,12 @@ describe('GET /process-payment.php', () => {
   });
 
   it('forbids framing on every response of the payment host, errors and 404s included', async () => {
-    for (const response of [await pay(valid()), await pay({ ...valid(), amount: 'x' }), await app.inject({ url: '/missing' }), await app.inject({ url: '/healthz' })]) {
+    for (const response of [
+      await pay(valid()),
+      await pay({ ...valid(), amount: 'x' }),
+      await app.inject({ url: '/missing' }),
+      await app.inject({ url: '/healthz' }),
+    ]) {
       expect(response.headers['x-frame-options']).toBe('DENY');
       expect(response.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
     }
@@ -131,7 +140,11 @@ describe('GET /process-payment.php', () => {
     expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
     const doc = (await app.inject({ url: '/docs/json' })).json();
     expect(doc.paths['/process-payment.php'].get.parameters.map((p: { name: string }) => p.name)).toEqual([
-      'address', 'amount', 'provider', 'email', 'currency',
+      'address',
+      'amount',
+      'provider',
+      'email',
+      'currency',
     ]);
   });
 });
@@ -161,12 +174,23 @@ describe('a provider that gives no checkout', () => {
     expect(Object.fromEntries(retry.searchParams)).toEqual(valid());
     const choose = new URL(/id="choose-another" href="([^"]+)"/.exec(response.body)![1]!.replaceAll('&amp;', '&'), 'https://pay.example');
     expect(choose.pathname).toBe('/pay.php');
-    expect(Object.fromEntries(choose.searchParams)).toEqual({ address: addressIn, amount: '49.99', email: 'jane@shop.io', currency: 'USD' });
-    expect(await checkoutRow(await lastPaymentId())).toEqual({ status: 'checkout_failed', checkout_url: null, checkout_error: 'unavailable: buy.moonpay.com did not answer: ECONNRESET' });
+    expect(Object.fromEntries(choose.searchParams)).toEqual({
+      address: addressIn,
+      amount: '49.99',
+      email: 'jane@shop.io',
+      currency: 'USD',
+    });
+    expect(await checkoutRow(await lastPaymentId())).toEqual({
+      status: 'checkout_failed',
+      checkout_url: null,
+      checkout_error: 'unavailable: buy.moonpay.com did not answer: ECONNRESET',
+    });
   });
 
   it('refusing: 502 with another provider offered, no retry link; JSON clients get the error shape', async () => {
-    jest.spyOn(adapter(), 'createCheckout').mockRejectedValue(new ProviderCheckoutError('session refused: 422 unsupported country', 'refused'));
+    jest
+      .spyOn(adapter(), 'createCheckout')
+      .mockRejectedValue(new ProviderCheckoutError('session refused: 422 unsupported country', 'refused'));
     const page = await pay(valid());
     expect(page.statusCode).toBe(502);
     expect(page.body).toContain('MoonPay could not start your payment');
@@ -174,7 +198,12 @@ describe('a provider that gives no checkout', () => {
     expect(page.body).toContain('id="choose-another"');
     const json = await pay(valid(), { accept: 'application/json' });
     expect(json.statusCode).toBe(502);
-    expect(json.json()).toEqual({ status: 'error', code: 'provider_error', error: expect.stringMatching(/MoonPay could not start the checkout/), param: 'provider' });
+    expect(json.json()).toEqual({
+      status: 'error',
+      code: 'provider_error',
+      error: expect.stringMatching(/MoonPay could not start the checkout/),
+      param: 'provider',
+    });
     expect((await checkoutRow(await lastPaymentId())).status).toBe('checkout_failed');
   });
 
@@ -199,7 +228,12 @@ describe('a provider that gives no checkout', () => {
         ),
     );
     const order = { ...valid(), address: sealAddressIn(temporary, slowConfig.keys) };
-    const response = await slow.inject({ method: 'GET', url: '/process-payment.php', query: order, headers: { accept: 'application/json' } });
+    const response = await slow.inject({
+      method: 'GET',
+      url: '/process-payment.php',
+      query: order,
+      headers: { accept: 'application/json' },
+    });
     expect(response.statusCode).toBe(503);
     expect(response.json()).toMatchObject({ code: 'provider_unavailable', param: 'provider' });
     expect(aborted).toBe(true);
@@ -214,7 +248,9 @@ describe('a provider that gives no checkout', () => {
     const response = await pay(valid(), { accept: 'application/json' });
     expect(response.statusCode).toBe(200);
     expect(statusWhileAsked).toBe('creating');
-    const { rows } = await fixture.db.pool.query('SELECT status, provider_reference FROM payments WHERE id = $1', [response.json().payment_id]);
+    const { rows } = await fixture.db.pool.query('SELECT status, provider_reference FROM payments WHERE id = $1', [
+      response.json().payment_id,
+    ]);
     expect(rows[0]).toEqual({ status: 'redirected', provider_reference: 'mp_42' });
   });
 

@@ -95,7 +95,9 @@ describe('payment-redirect booted as the image runs it', () => {
       expect((await fetch(`${origin}/readyz`)).status).toBe(200);
 
       const order = { address: addressIn, amount: '49.99', provider: 'moonpay', email: 'jane@shop.io', currency: 'EUR' };
-      const response = await fetch(`${origin}/process-payment.php?${new URLSearchParams(order)}`, { headers: { accept: 'application/json' } });
+      const response = await fetch(`${origin}/process-payment.php?${new URLSearchParams(order)}`, {
+        headers: { accept: 'application/json' },
+      });
       expect(response.status).toBe(200);
       const body = (await response.json()) as { payment_id: string; checkout_url: string };
       const link = new URL(body.checkout_url);
@@ -107,21 +109,46 @@ describe('payment-redirect booted as the image runs it', () => {
       expect(decodeURIComponent(signature)).toBe(createHmac('sha256', MOONPAY.SECRET_KEY).update(unsigned).digest('base64'));
 
       // A provider without credentials is not offered, in words; pay.php lists MoonPay alone.
-      const other = await fetch(`${origin}/process-payment.php?${new URLSearchParams({ ...order, provider: 'mercuryo' })}`, { headers: { accept: 'application/json' } });
+      const other = await fetch(`${origin}/process-payment.php?${new URLSearchParams({ ...order, provider: 'mercuryo' })}`, {
+        headers: { accept: 'application/json' },
+      });
       expect(other.status).toBe(400);
-      expect(await other.json()).toMatchObject({ code: 'provider_not_offered', param: 'provider', error: expect.stringMatching(/Mercuryo is not offered by this gateway/) });
-      const page = await (await fetch(`${origin}/pay.php?${new URLSearchParams({ address: addressIn, amount: '49.99', email: 'jane@shop.io', currency: 'EUR' })}`)).text();
+      expect(await other.json()).toMatchObject({
+        code: 'provider_not_offered',
+        param: 'provider',
+        error: expect.stringMatching(/Mercuryo is not offered by this gateway/),
+      });
+      const page = await (
+        await fetch(
+          `${origin}/pay.php?${new URLSearchParams({ address: addressIn, amount: '49.99', email: 'jane@shop.io', currency: 'EUR' })}`,
+        )
+      ).text();
       expect([...page.matchAll(/data-provider="([a-z0-9]+)"/g)].map((match) => match[1])).toEqual(['moonpay']);
 
       // MoonPay's signed webhook for that payment is recorded.
-      const webhook = JSON.stringify({ type: 'transaction_updated', data: { id: 'mp_1', status: 'completed', externalTransactionId: body.payment_id, walletAddress: temporary } });
+      const webhook = JSON.stringify({
+        type: 'transaction_updated',
+        data: { id: 'mp_1', status: 'completed', externalTransactionId: body.payment_id, walletAddress: temporary },
+      });
       const t = Math.floor(Date.now() / 1000);
       const s = createHmac('sha256', MOONPAY.WEBHOOK_KEY).update(`${t}.${webhook}`).digest('hex');
-      const delivered = await fetch(`${origin}/webhooks/moonpay`, { method: 'POST', body: webhook, headers: { 'content-type': 'application/json', 'moonpay-signature-v2': `t=${t},s=${s}` } });
+      const delivered = await fetch(`${origin}/webhooks/moonpay`, {
+        method: 'POST',
+        body: webhook,
+        headers: { 'content-type': 'application/json', 'moonpay-signature-v2': `t=${t},s=${s}` },
+      });
       expect(delivered.status).toBe(200);
       expect(delivered.headers.get('x-webhook-outcome')).toBe('updated');
-      const { rows } = await fixture.db.pool.query('SELECT status, provider_status, provider_raw_status, provider_reference FROM payments WHERE id = $1', [body.payment_id]);
-      expect(rows[0]).toEqual({ status: 'redirected', provider_status: 'paid', provider_raw_status: 'completed', provider_reference: 'mp_1' });
+      const { rows } = await fixture.db.pool.query(
+        'SELECT status, provider_status, provider_raw_status, provider_reference FROM payments WHERE id = $1',
+        [body.payment_id],
+      );
+      expect(rows[0]).toEqual({
+        status: 'redirected',
+        provider_status: 'paid',
+        provider_raw_status: 'completed',
+        provider_reference: 'mp_1',
+      });
       expect(run.output().stdout).not.toContain(MOONPAY.SECRET_KEY);
     } finally {
       run.child.kill('SIGTERM');
@@ -140,7 +167,9 @@ describe('payment-redirect booted as the image runs it', () => {
     });
     expect(await run.exited).toBe(1);
     const { stderr } = run.output();
-    expect(stderr).toMatch(/PUBLIC_URL: must be the https URL customers and providers reach this host at in production \(got http:\/\/127\.0\.0\.1:3200\)/);
+    expect(stderr).toMatch(
+      /PUBLIC_URL: must be the https URL customers and providers reach this host at in production \(got http:\/\/127\.0\.0\.1:3200\)/,
+    );
     expect(stderr).toMatch(/SANDBOX_CHECKOUT: on is refused in production/);
     expect(stderr).toMatch(/SANDBOX_SIGNING_SECRET: must be base64 of at least 32 random bytes \(decodes to 0 byte/);
     expect(stderr).toMatch(/RATE_FILE: the bundled sample rates are refused in production/);

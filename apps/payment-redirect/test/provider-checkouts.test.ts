@@ -71,23 +71,31 @@ describe('Process Payment with each provider configured with its test credential
     expect(Object.keys(TEST_CREDENTIALS).sort()).toEqual(PROVIDER_MODULES.map((module) => module.descriptor.id).sort());
   });
 
-  it.each(PROVIDER_MODULES.map((module) => [module.descriptor.id, module] as const))('%s: redirects to its documented test host, and offers nothing else', async (id, module) => {
-    const { app, config } = await productionWith(id);
-    const addressIn = sealAddressIn(temporary, config.keys);
-    await fixture.insertWallet({ temporary, addressIn, callbackUrl: `https://shop.io/ipn?order=${id}-${randomBytes(4).toString('hex')}` }).catch(() => undefined);
-    const currency = module.descriptor.currency === 'any' ? 'USD' : module.descriptor.currency;
-    const order = { address: addressIn, amount: '2500.00', provider: id, email: 'jane@shop.io', currency };
-    const response = await app.inject({ url: '/process-payment.php', query: order });
-    expect([response.statusCode, response.body]).toEqual([302, '']);
-    const location = new URL(response.headers.location as string);
-    const host = new URL(module.descriptor.hosts.test).hostname;
-    expect(location.protocol).toBe('https:');
-    expect(location.hostname === host || location.hostname.endsWith(`.${host}`)).toBe(true);
-    // Every other provider id is answered as not offered.
-    const other = PROVIDER_MODULES.find((candidate) => candidate.descriptor.id !== id && candidate.descriptor.currency === 'any')!;
-    const refused = await app.inject({ url: '/process-payment.php', query: { ...order, provider: other.descriptor.id, currency: 'USD' } });
-    expect(refused.statusCode).toBe(400);
-    expect(refused.json()).toMatchObject({ code: 'provider_not_offered', param: 'provider' });
-    await app.close();
-  });
+  it.each(PROVIDER_MODULES.map((module) => [module.descriptor.id, module] as const))(
+    '%s: redirects to its documented test host, and offers nothing else',
+    async (id, module) => {
+      const { app, config } = await productionWith(id);
+      const addressIn = sealAddressIn(temporary, config.keys);
+      await fixture
+        .insertWallet({ temporary, addressIn, callbackUrl: `https://shop.io/ipn?order=${id}-${randomBytes(4).toString('hex')}` })
+        .catch(() => undefined);
+      const currency = module.descriptor.currency === 'any' ? 'USD' : module.descriptor.currency;
+      const order = { address: addressIn, amount: '2500.00', provider: id, email: 'jane@shop.io', currency };
+      const response = await app.inject({ url: '/process-payment.php', query: order });
+      expect([response.statusCode, response.body]).toEqual([302, '']);
+      const location = new URL(response.headers.location as string);
+      const host = new URL(module.descriptor.hosts.test).hostname;
+      expect(location.protocol).toBe('https:');
+      expect(location.hostname === host || location.hostname.endsWith(`.${host}`)).toBe(true);
+      // Every other provider id is answered as not offered.
+      const other = PROVIDER_MODULES.find((candidate) => candidate.descriptor.id !== id && candidate.descriptor.currency === 'any')!;
+      const refused = await app.inject({
+        url: '/process-payment.php',
+        query: { ...order, provider: other.descriptor.id, currency: 'USD' },
+      });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toMatchObject({ code: 'provider_not_offered', param: 'provider' });
+      await app.close();
+    },
+  );
 });

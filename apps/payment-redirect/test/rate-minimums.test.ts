@@ -57,7 +57,11 @@ describe("Process Payment's provider minimums follow the rate reader", () => {
     const eur = await pay(app, { amount: '50', currency: 'EUR' });
     expect(eur.statusCode).toBe(503);
     expect(Number(eur.headers['retry-after'])).toBeGreaterThan(0);
-    expect(eur.json()).toMatchObject({ status: 'error', code: 'service_unavailable', error: expect.stringMatching(/exchange rates are too old to use/) });
+    expect(eur.json()).toMatchObject({
+      status: 'error',
+      code: 'service_unavailable',
+      error: expect.stringMatching(/exchange rates are too old to use/),
+    });
     const usd = await pay(app, { amount: '50', currency: 'USD' });
     expect(usd.statusCode).toBe(200);
     expect(usd.json()).toMatchObject({ status: 'success', provider: 'moonpay' });

@@ -44,7 +44,15 @@ async function addDeposit(order: Order, status: string, amount: bigint): Promise
   const { rows } = await fixture.db.pool.query<{ id: string }>(
     `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, attention_reason)
      VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6, $7) RETURNING id::text`,
-    [txHash, logIndex, `0x${'b'.repeat(64)}`, order.walletId, amount.toString(), status, status === 'needs_attention' ? 'payout_address_blacklisted' : null],
+    [
+      txHash,
+      logIndex,
+      `0x${'b'.repeat(64)}`,
+      order.walletId,
+      amount.toString(),
+      status,
+      status === 'needs_attention' ? 'payout_address_blacklisted' : null,
+    ],
   );
   return { id: rows[0]!.id, txHash };
 }
@@ -82,7 +90,7 @@ beforeAll(async () => {
 });
 
 describe('GET /payment/<id>: the receipt page', () => {
-  it('is every checkout link\'s return page', async () => {
+  it("is every checkout link's return page", async () => {
     const order = await newOrder();
     const response = await app.inject({
       url: '/process-payment.php',
@@ -196,7 +204,12 @@ describe('POST /webhooks/<provider>', () => {
   it('shows a declined card on the receipt, and a later success replaces it; paid is final', async () => {
     const order = await newOrder();
     const paymentId = await startPayment(order);
-    const declined = await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_1', reason: 'Your card was declined.' });
+    const declined = await webhook('moonpay', {
+      payment_id: paymentId,
+      status: 'declined',
+      order_id: 'sbx_1',
+      reason: 'Your card was declined.',
+    });
     expect(declined.statusCode).toBe(200);
     expect(declined.json()).toEqual({ received: true });
     expect(declined.headers['x-webhook-outcome']).toBe('updated');
@@ -204,11 +217,18 @@ describe('POST /webhooks/<provider>', () => {
     expect(page.body).toContain('The payment did not go through');
     expect(page.body).toContain('Your card was declined.');
 
-    expect((await webhook('moonpay', { payment_id: paymentId, status: 'paid', order_id: 'sbx_1' })).headers['x-webhook-outcome']).toBe('updated');
-    expect((await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_1' })).headers['x-webhook-outcome']).toBe('unchanged');
+    expect((await webhook('moonpay', { payment_id: paymentId, status: 'paid', order_id: 'sbx_1' })).headers['x-webhook-outcome']).toBe(
+      'updated',
+    );
+    expect((await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_1' })).headers['x-webhook-outcome']).toBe(
+      'unchanged',
+    );
     page = await receipt(paymentId);
     expect(page.body).toContain('Waiting for the payment provider');
-    const { rows } = await fixture.db.pool.query('SELECT provider_status, provider_raw_status, provider_reference FROM payments WHERE id = $1', [paymentId]);
+    const { rows } = await fixture.db.pool.query(
+      'SELECT provider_status, provider_raw_status, provider_reference FROM payments WHERE id = $1',
+      [paymentId],
+    );
     expect(rows[0]).toEqual({ provider_status: 'paid', provider_raw_status: 'paid', provider_reference: 'sbx_1' });
   });
 
@@ -220,12 +240,21 @@ describe('POST /webhooks/<provider>', () => {
     expect(forged.json()).toMatchObject({ status: 'error', code: 'unauthorized' });
     expect((await webhook('nosuch', { payment_id: paymentId, status: 'paid', order_id: 'x' })).statusCode).toBe(404);
     // Authentic, so answered as the provider expects (a retry would not find it either); nothing recorded.
-    for (const [provider, id] of [['moonpay', randomUUID()], ['transak', paymentId], ['moonpay', 'not-a-uuid']] as const) {
+    for (const [provider, id] of [
+      ['moonpay', randomUUID()],
+      ['transak', paymentId],
+      ['moonpay', 'not-a-uuid'],
+    ] as const) {
       const unknown = await webhook(provider, { payment_id: id, status: 'paid', order_id: 'x' });
       expect(unknown.statusCode).toBe(200);
       expect(unknown.headers['x-webhook-outcome']).toBe('unknown_payment');
     }
-    const junk = await app.inject({ method: 'POST', url: '/webhooks/moonpay', payload: '{', headers: { 'content-type': 'application/json' } });
+    const junk = await app.inject({
+      method: 'POST',
+      url: '/webhooks/moonpay',
+      payload: '{',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(junk.statusCode).toBe(401);
     const { rows } = await fixture.db.pool.query('SELECT provider_status FROM payments WHERE id = $1', [paymentId]);
     expect(rows[0].provider_status).toBeNull();
@@ -234,8 +263,15 @@ describe('POST /webhooks/<provider>', () => {
 
 describe('a webhook the adapter cannot process now', () => {
   it('answers 503 with Retry-After, so the provider sends it again', async () => {
-    const spy = jest.spyOn(app.providers.adapter('banxa')!, 'verifyWebhook').mockRejectedValue(new Error('Banxa Get Order for b1 answered HTTP 500'));
-    const response = await app.inject({ method: 'POST', url: '/webhooks/banxa', payload: '{"order_id":"b1"}', headers: { 'content-type': 'application/json' } });
+    const spy = jest
+      .spyOn(app.providers.adapter('banxa')!, 'verifyWebhook')
+      .mockRejectedValue(new Error('Banxa Get Order for b1 answered HTTP 500'));
+    const response = await app.inject({
+      method: 'POST',
+      url: '/webhooks/banxa',
+      payload: '{"order_id":"b1"}',
+      headers: { 'content-type': 'application/json' },
+    });
     spy.mockRestore();
     expect(response.statusCode).toBe(503);
     expect(response.headers['retry-after']).toBe('60');
@@ -246,6 +282,8 @@ describe('a webhook the adapter cannot process now', () => {
 
 describe('production', () => {
   it('refuses to boot with the sandbox on', () => {
-    expect(() => fixture.config({ NODE_ENV: 'production', PUBLIC_URL: 'https://pay.example.org', RATE_SOURCE: 'ecb' })).toThrow(/SANDBOX_CHECKOUT: on is refused in production/);
+    expect(() => fixture.config({ NODE_ENV: 'production', PUBLIC_URL: 'https://pay.example.org', RATE_SOURCE: 'ecb' })).toThrow(
+      /SANDBOX_CHECKOUT: on is refused in production/,
+    );
   });
 });

@@ -33,7 +33,9 @@ export async function checkSandboxSafety(config: SandboxProviderConfig, funder: 
   }
   const realToken = Object.keys(REAL_POLYGON_USDC).find((address) => sameAddress(address, config.token));
   if (realToken) {
-    throw new SandboxBootRefusedError(`USDC_TOKEN_ADDRESS is the ${REAL_POLYGON_USDC[realToken]}; deploy the test USDC on the local chain and use its address`);
+    throw new SandboxBootRefusedError(
+      `USDC_TOKEN_ADDRESS is the ${REAL_POLYGON_USDC[realToken]}; deploy the test USDC on the local chain and use its address`,
+    );
   }
   let rpcChainId: number;
   try {
@@ -46,10 +48,14 @@ export async function checkSandboxSafety(config: SandboxProviderConfig, funder: 
     throw new SandboxBootRefusedError('the chain at CHAIN_RPC_URL answers chain id 137 (Polygon mainnet); use a local test chain');
   }
   if (rpcChainId !== raw.CHAIN_ID) {
-    throw new SandboxBootRefusedError(`the chain at CHAIN_RPC_URL answers chain id ${rpcChainId}, which differs from CHAIN_ID ${raw.CHAIN_ID}`);
+    throw new SandboxBootRefusedError(
+      `the chain at CHAIN_RPC_URL answers chain id ${rpcChainId}, which differs from CHAIN_ID ${raw.CHAIN_ID}`,
+    );
   }
   if (!(await funder.hasCode(config.token))) {
-    throw new SandboxBootRefusedError(`no test token: there is no contract code at USDC_TOKEN_ADDRESS ${config.token} on chain ${rpcChainId}`);
+    throw new SandboxBootRefusedError(
+      `no test token: there is no contract code at USDC_TOKEN_ADDRESS ${config.token} on chain ${rpcChainId}`,
+    );
   }
   // The gateway counts in 6-decimal base units: a token with other decimals would pay orders off by powers of ten.
   const decimalsProblem = await funder.tokenDecimalsProblem();

@@ -1,7 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Address, Hex } from 'viem';
 import { resolve } from 'node:path';
-import { ConfigError, databaseSettings, parseSecretBytes, loadConfig, metricsServerSettings, runtimeSettings, serverSettings } from '@gateway/config';
+import {
+  ConfigError,
+  databaseSettings,
+  parseSecretBytes,
+  loadConfig,
+  metricsServerSettings,
+  runtimeSettings,
+  serverSettings,
+} from '@gateway/config';
 import type { RateTable } from '@gateway/domain';
 import { readRateFileSync, RateSourceError } from '@gateway/rates';
 

@@ -11,10 +11,15 @@ let db: TestDatabase;
 let env: NodeJS.ProcessEnv;
 const secret = newSecret();
 
-const boot = (changes: NodeJS.ProcessEnv) => startSandboxProvider({ config: loadSandboxProviderConfig({ ...env, ...changes }), pool: db.pool, logger: false });
+const boot = (changes: NodeJS.ProcessEnv) =>
+  startSandboxProvider({ config: loadSandboxProviderConfig({ ...env, ...changes }), pool: db.pool, logger: false });
 
 beforeAll(async () => {
-  [anvil, polygonLookalike, db] = await Promise.all([startAnvil({ chainId: 31337 }), startAnvil({ chainId: 137 }), createTestDatabase('sandbox_boot')]);
+  [anvil, polygonLookalike, db] = await Promise.all([
+    startAnvil({ chainId: 31337 }),
+    startAnvil({ chainId: 137 }),
+    createTestDatabase('sandbox_boot'),
+  ]);
   const token = await deployFundedToken(anvil);
   env = sandboxEnv({ anvil, token, secret, schema: db.schema, databaseUrl: db.connectionString });
 });
@@ -38,7 +43,11 @@ describe('startSandboxProvider', () => {
   it.each<[string, NodeJS.ProcessEnv, RegExp]>([
     ['in production', { NODE_ENV: 'production' }, /NODE_ENV is production/],
     ['when CHAIN_ID is Polygon mainnet', { CHAIN_ID: '137' }, /CHAIN_ID is 137/],
-    ['when the token is the real USDC on Polygon', { USDC_TOKEN_ADDRESS: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' }, /native USDC on Polygon/],
+    [
+      'when the token is the real USDC on Polygon',
+      { USDC_TOKEN_ADDRESS: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' },
+      /native USDC on Polygon/,
+    ],
     ['when the token is bridged USDC.e', { USDC_TOKEN_ADDRESS: '0x2791bca1f2de4661ed88a30c99a7a9449aa84174' }, /USDC\.e/],
     ['when there is no contract at the token address', { USDC_TOKEN_ADDRESS: freshAddress() }, /no test token/],
     ['when the chain differs from CHAIN_ID', { CHAIN_ID: '31338' }, /answers chain id 31337, which differs from CHAIN_ID 31338/],
@@ -67,7 +76,9 @@ describe('loadSandboxProviderConfig', () => {
   it('requires the token address and the funder key, and never prints a secret', () => {
     const { USDC_TOKEN_ADDRESS: _token, SANDBOX_FUNDER_PRIVATE_KEY: _key, ...rest } = env;
     expect(() => loadSandboxProviderConfig(rest)).toThrow(ConfigError);
-    expect(() => loadSandboxProviderConfig(rest)).toThrow(/USDC_TOKEN_ADDRESS[\s\S]*SANDBOX_FUNDER_PRIVATE_KEY|SANDBOX_FUNDER_PRIVATE_KEY[\s\S]*USDC_TOKEN_ADDRESS/);
+    expect(() => loadSandboxProviderConfig(rest)).toThrow(
+      /USDC_TOKEN_ADDRESS[\s\S]*SANDBOX_FUNDER_PRIVATE_KEY|SANDBOX_FUNDER_PRIVATE_KEY[\s\S]*USDC_TOKEN_ADDRESS/,
+    );
     const badKey = '0x' + 'ab'.repeat(31);
     expect(() => loadSandboxProviderConfig({ ...env, SANDBOX_FUNDER_PRIVATE_KEY: badKey })).toThrow(ConfigError);
     expect(() => loadSandboxProviderConfig({ ...env, SANDBOX_FUNDER_PRIVATE_KEY: badKey })).not.toThrow(badKey);
@@ -75,7 +86,9 @@ describe('loadSandboxProviderConfig', () => {
 
   it('refuses a signing secret shorter than 32 bytes', () => {
     const short = Buffer.alloc(31, 7).toString('base64');
-    expect(() => loadSandboxProviderConfig({ ...env, SANDBOX_SIGNING_SECRET: short })).toThrow(/SANDBOX_SIGNING_SECRET: .*decodes to 31 byte/);
+    expect(() => loadSandboxProviderConfig({ ...env, SANDBOX_SIGNING_SECRET: short })).toThrow(
+      /SANDBOX_SIGNING_SECRET: .*decodes to 31 byte/,
+    );
   });
 
   it('defaults to the local chain, a 1.5% fee and development', () => {

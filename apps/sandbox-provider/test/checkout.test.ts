@@ -30,10 +30,20 @@ const secret = newSecret();
 
 const page = (response: LightMyRequestResponse) => parse(response.body);
 const post = (fields: Record<string, string>, contentType = 'application/x-www-form-urlencoded') =>
-  app.inject({ method: 'POST', url: '/checkout', payload: new URLSearchParams(fields).toString(), headers: { 'content-type': contentType } });
+  app.inject({
+    method: 'POST',
+    url: '/checkout',
+    payload: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': contentType },
+  });
 const pay = (link: SignedLink, card: Partial<typeof GOOD_CARD> = {}) => post({ ...link.params, ...GOOD_CARD, ...card });
 const orderRows = async (paymentId: string) =>
-  (await db.pool.query('SELECT status, usdc_amount::text, tx_hash, raw_tx IS NOT NULL AS signed FROM sandbox_orders WHERE payment_id = $1', [paymentId])).rows;
+  (
+    await db.pool.query(
+      'SELECT status, usdc_amount::text, tx_hash, raw_tx IS NOT NULL AS signed FROM sandbox_orders WHERE payment_id = $1',
+      [paymentId],
+    )
+  ).rows;
 
 function input(html: HTMLElement, name: string): HTMLElement {
   const element = html.querySelector(`input[name="${name}"]`);
@@ -224,7 +234,12 @@ describe('POST /checkout', () => {
     expect(await orderRows(link.paymentId)).toEqual([]);
     const [hook] = await eventually(() => webhooks.for(link.paymentId).length > 0 && webhooks.for(link.paymentId));
     expect(hook?.verified).toBe(true);
-    expect(hook?.body).toEqual({ payment_id: link.paymentId, status: 'declined', order_id: expect.stringMatching(/^sbx_/), reason: message });
+    expect(hook?.body).toEqual({
+      payment_id: link.paymentId,
+      status: 'declined',
+      order_id: expect.stringMatching(/^sbx_/),
+      reason: message,
+    });
   });
 
   it.each([
@@ -279,7 +294,12 @@ describe('POST /checkout', () => {
       await post({ ...GOOD_CARD }),
       await app.inject({ method: 'POST', url: '/checkout', payload: `${new URLSearchParams({ ...link.params, ...GOOD_CARD })}&amount=1` }),
       await app.inject({ method: 'POST', url: '/checkout', payload: { ...link.params, ...GOOD_CARD } }),
-      await app.inject({ method: 'POST', url: '/checkout', payload: 'x'.repeat(20_000), headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      await app.inject({
+        method: 'POST',
+        url: '/checkout',
+        payload: 'x'.repeat(20_000),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
       await post({ ...link.params, ...GOOD_CARD, number: '4'.repeat(1000) }),
     ];
     for (const response of cases) {
@@ -292,7 +312,8 @@ describe('POST /checkout', () => {
 
   it('counts outcomes in sandbox_checkouts_total', async () => {
     const metrics = await app.metrics.metrics();
-    const count = (outcome: string) => Number(new RegExp(`^sandbox_checkouts_total\\{outcome="${outcome}"[^}]*\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
+    const count = (outcome: string) =>
+      Number(new RegExp(`^sandbox_checkouts_total\\{outcome="${outcome}"[^}]*\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
     expect(count('paid')).toBeGreaterThanOrEqual(3);
     expect(count('replayed')).toBeGreaterThanOrEqual(6);
     expect(count('declined')).toBeGreaterThanOrEqual(2);

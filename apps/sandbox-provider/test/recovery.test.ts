@@ -39,7 +39,14 @@ const start = async (receiptTimeoutMs?: number) => {
 
 /** What a crash right after "store the signed transfer" leaves behind: a row with a transfer nobody broadcast. */
 async function interruptedOrder(link: SignedLink): Promise<SignedTransfer> {
-  await orders.claim({ paymentId: link.paymentId, provider: 'moonpay', walletAddress: link.address, fiatAmount: '49.99', currency: 'EUR', usdcAmount: NET_USDC_FOR_49_99_EUR });
+  await orders.claim({
+    paymentId: link.paymentId,
+    provider: 'moonpay',
+    walletAddress: link.address,
+    fiatAmount: '49.99',
+    currency: 'EUR',
+    usdcAmount: NET_USDC_FOR_49_99_EUR,
+  });
   const signed = await funder.signTransfer(link.address, NET_USDC_FOR_49_99_EUR);
   expect(await orders.recordSignedTransfer(link.paymentId, signed, null)).toBe(true);
   return signed;
@@ -60,7 +67,9 @@ beforeAll(async () => {
   [anvil, db] = await Promise.all([startAnvil({ chainId: 31337 }), createTestDatabase('sandbox_recovery')]);
   const token = await deployFundedToken(anvil);
   webhooks = await startWebhookReceiver(secret);
-  config = loadSandboxProviderConfig(sandboxEnv({ anvil, token, secret, schema: db.schema, databaseUrl: db.connectionString, webhookBaseUrl: webhooks.baseUrl }));
+  config = loadSandboxProviderConfig(
+    sandboxEnv({ anvil, token, secret, schema: db.schema, databaseUrl: db.connectionString, webhookBaseUrl: webhooks.baseUrl }),
+  );
   funder = createFunderWallet(config);
   orders = new SandboxOrderRepository(db.pool);
   await orders.ensureTable(db.schema);

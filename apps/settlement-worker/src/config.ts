@@ -33,7 +33,10 @@ export const settlementSettings = Type.Object({
     description: "BIP-39 seed of the temporary wallets (m/44'/60'/0'/0/i); only this app holds it",
   }),
   RELAYER_PRIVATE_KEY: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'key of the gas wallet that relays every payout' }),
-  PLATFORM_FEE_ADDRESS: Type.String({ pattern: ADDRESS, description: 'receives the platform fee leg (its share is what each wallet recorded at creation)' }),
+  PLATFORM_FEE_ADDRESS: Type.String({
+    pattern: ADDRESS,
+    description: 'receives the platform fee leg (its share is what each wallet recorded at creation)',
+  }),
   DUST_THRESHOLD: Type.String({
     // The costliest payout's measured gas at a stated gas and POL price (dust-policy in @gateway/domain).
     default: DEFAULT_DUST_THRESHOLD.toString(),
@@ -51,7 +54,12 @@ export const settlementSettings = Type.Object({
     pattern: '^[0-9]{1,12}(\\.[0-9]{1,6})?$',
     description: 'USDC per POL (the native coin) that payouts are weighed at against their fee; set it at or above the market price',
   }),
-  WORKER_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 64, description: 'settlement job runs in parallel per process (a payout waiting for confirmations holds no slot between runs)' }),
+  WORKER_CONCURRENCY: Type.Integer({
+    default: 4,
+    minimum: 1,
+    maximum: 64,
+    description: 'settlement job runs in parallel per process (a payout waiting for confirmations holds no slot between runs)',
+  }),
   STUCK_TX_TIMEOUT_MS: Type.Integer({
     default: 120_000,
     minimum: 100,
@@ -79,7 +87,11 @@ export const settlementSettings = Type.Object({
     minimum: 120,
     description: 'validBefore of each EIP-3009 authorization; renewed (same nonce) when it runs out unpaid',
   }),
-  POLL_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 10, description: 'a deposit whose payout is in flight has its job run again (one round over its legs) after this long' }),
+  POLL_INTERVAL_MS: Type.Integer({
+    default: 2000,
+    minimum: 10,
+    description: 'a deposit whose payout is in flight has its job run again (one round over its legs) after this long',
+  }),
   RECONCILE_INTERVAL_MS: Type.Integer({
     default: 60_000,
     minimum: 100,
@@ -152,7 +164,8 @@ export function loadSettlementConfig(env: NodeJS.ProcessEnv = process.env): Sett
   }
   const maxFeePerGas = parseGwei(raw.MAX_FEE_PER_GAS_GWEI);
   const nativePriceUsdc = parseUsdc(raw.NATIVE_PRICE_USDC);
-  if (nativePriceUsdc === 0n) problems.push('NATIVE_PRICE_USDC: must be above 0, or every payout would look free (PAYOUT_BELOW_GAS_COST=pay pays them anyway)');
+  if (nativePriceUsdc === 0n)
+    problems.push('NATIVE_PRICE_USDC: must be above 0, or every payout would look free (PAYOUT_BELOW_GAS_COST=pay pays them anyway)');
   if (maxFeePerGas === 0n) problems.push('MAX_FEE_PER_GAS_GWEI: must be above 0, or no payout could ever be sent');
   const tokenAddress = getAddress(raw.USDC_TOKEN_ADDRESS);
   const platformFeeAddress = getAddress(raw.PLATFORM_FEE_ADDRESS);

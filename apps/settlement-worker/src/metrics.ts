@@ -54,7 +54,7 @@ export class SettlementMetrics {
     for (const outcome of ['capped', 'held']) this.feeCeiling.inc({ outcome }, 0);
     this.jobRuns = new Counter({
       name: 'settlement_job_runs_total',
-      help: 'Runs of settlement jobs (each one round over a deposit\'s payout legs), by outcome (forwarded: every leg confirmed, in_flight: runs again, held, orphaned, not_final, busy elsewhere, error)',
+      help: "Runs of settlement jobs (each one round over a deposit's payout legs), by outcome (forwarded: every leg confirmed, in_flight: runs again, held, orphaned, not_final, busy elsewhere, error)",
       labelNames: ['outcome'],
       registers,
     });

@@ -73,7 +73,8 @@ async function main(): Promise<number> {
     }
     let failed = 0;
     for (const wallet of wallets) {
-      if (!(await sweepWallet(wallet, { settlements, planner, queue, costing, dustThreshold: config.dustThreshold, force: request.force }))) failed += 1;
+      if (!(await sweepWallet(wallet, { settlements, planner, queue, costing, dustThreshold: config.dustThreshold, force: request.force })))
+        failed += 1;
     }
     return failed === 0 ? 0 : 1;
   } finally {
@@ -93,7 +94,10 @@ interface SweepDeps {
 }
 
 /** Plans one wallet's payout of its held dust and queues it; false when it could not be planned. */
-async function sweepWallet(wallet: WalletHeldDust, { settlements, planner, queue, costing, dustThreshold, force }: SweepDeps): Promise<boolean> {
+async function sweepWallet(
+  wallet: WalletHeldDust,
+  { settlements, planner, queue, costing, dustThreshold, force }: SweepDeps,
+): Promise<boolean> {
   const amounts = wallet.held.map((dust) => dust.amount);
   const sweep = sweepOfHeldDust(amounts, dustThreshold, force);
   const what = `${wallet.temporaryAddress}: ${wallet.held.length} held deposit(s), ${formatUsdc(sweep.payable)} USDC`;
@@ -122,7 +126,9 @@ async function sweepWallet(wallet: WalletHeldDust, { settlements, planner, queue
     await ensureLiveSettlementJob(queue, carrier.id);
     console.log(`${what}: paid out by deposit ${carrier.id} (${plan}); queued`);
   } catch (error) {
-    console.log(`${what}: paid out by deposit ${carrier.id} (${plan}); Redis did not take the job (${(error as Error).message}), the worker's reconciler will queue it`);
+    console.log(
+      `${what}: paid out by deposit ${carrier.id} (${plan}); Redis did not take the job (${(error as Error).message}), the worker's reconciler will queue it`,
+    );
   }
   return true;
 }

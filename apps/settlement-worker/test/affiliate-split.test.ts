@@ -35,7 +35,10 @@ interface CustomWallet extends TestWallet {
  * (against the platform fee wallet-control was configured with at the time), written by the
  * wallet repository with the platform's share it leaves.
  */
-async function customAffiliateWallet(split: { affiliate_fee: string; merchant_fee: string }, platformFeeBpsAtCreation = 100): Promise<CustomWallet> {
+async function customAffiliateWallet(
+  split: { affiliate_fee: string; merchant_fee: string },
+  platformFeeBpsAtCreation = 100,
+): Promise<CustomWallet> {
   const hdIndex = nextHdIndex++;
   const address = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: hdIndex }).address;
   const payoutAddress = freshAddress();

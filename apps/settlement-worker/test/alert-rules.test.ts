@@ -50,7 +50,21 @@ function registeredMetrics(): Set<string> {
   return names;
 }
 
-const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
+const PROMQL_WORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'inf',
+  'nan',
+]);
 
 /** The metric names a PromQL expression reads: what is left once label matchers, ranges, groupings, strings, numbers and function calls are gone. */
 function metricsIn(expr: string): string[] {
@@ -85,7 +99,9 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
   it('every metric an expression reads is one an app registers', () => {
     const registered = registeredMetrics();
     // The extraction itself: a name in a function call, beside label matchers and a grouping, is found.
-    expect(metricsIn('sum by (reason) (increase(settlement_needs_attention_total{reason="x"}[15m])) > 0')).toEqual(['settlement_needs_attention_total']);
+    expect(metricsIn('sum by (reason) (increase(settlement_needs_attention_total{reason="x"}[15m])) > 0')).toEqual([
+      'settlement_needs_attention_total',
+    ]);
     const unknown: string[] = [];
     let read = 0;
     for (const file of ruleFiles()) {

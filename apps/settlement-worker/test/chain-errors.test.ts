@@ -39,7 +39,14 @@ afterAll(async () => {
 
 async function transfer(to: Address, value: bigint, validBefore?: bigint): Promise<Hex> {
   const { timestamp } = await fixture.rpc.getBlock();
-  const authorization = { from: holder.address, to, value, validAfter: 0n, validBefore: validBefore ?? timestamp + 3_600n, nonce: randomAuthorizationNonce() };
+  const authorization = {
+    from: holder.address,
+    to,
+    value,
+    validAfter: 0n,
+    validBefore: validBefore ?? timestamp + 3_600n,
+    nonce: randomAuthorizationNonce(),
+  };
   const domain = await readTokenDomain(fixture.rpc, fixture.token);
   return encodeTransferWithAuthorization(authorization, await signTransferAuthorization(holder, domain, authorization));
 }
@@ -66,10 +73,16 @@ describe('token reverts from eth_estimateGas', () => {
       reason: 'ERC20: transfer amount exceeds balance',
     });
     const { timestamp } = await fixture.rpc.getBlock();
-    expect(classifyTokenRevert(await estimateError(await transfer(freshAddress(), 1n, timestamp)))).toMatchObject({ revert: 'authorization_expired' });
+    expect(classifyTokenRevert(await estimateError(await transfer(freshAddress(), 1n, timestamp)))).toMatchObject({
+      revert: 'authorization_expired',
+    });
 
     const used = await transfer(freshAddress(), 1n);
-    const hash = await createWalletClient({ account: relayer, chain: defineLocalChain(fixture.anvil), transport: httpTransport(fixture.anvil.rpcUrl) }).sendTransaction({
+    const hash = await createWalletClient({
+      account: relayer,
+      chain: defineLocalChain(fixture.anvil),
+      transport: httpTransport(fixture.anvil.rpcUrl),
+    }).sendTransaction({
       to: fixture.token,
       data: used,
     });
@@ -78,7 +91,10 @@ describe('token reverts from eth_estimateGas', () => {
 
     await setTestUsdcPaused(admin, true);
     try {
-      expect(classifyTokenRevert(await estimateError(await transfer(freshAddress(), 1n)))).toEqual({ revert: 'paused', reason: 'Pausable: paused' });
+      expect(classifyTokenRevert(await estimateError(await transfer(freshAddress(), 1n)))).toEqual({
+        revert: 'paused',
+        reason: 'Pausable: paused',
+      });
     } finally {
       await setTestUsdcPaused(admin, false);
     }
@@ -88,7 +104,10 @@ describe('token reverts from eth_estimateGas', () => {
     const data = await transfer(freshAddress(), 1n);
     // Flip a byte of s: the signature no longer recovers the holder.
     const tampered = `${data.slice(0, -2)}${data.endsWith('00') ? '01' : '00'}` as Hex;
-    expect(classifyTokenRevert(await estimateError(tampered))).toMatchObject({ revert: 'other', reason: expect.stringMatching(/invalid signature/) });
+    expect(classifyTokenRevert(await estimateError(tampered))).toMatchObject({
+      revert: 'other',
+      reason: expect.stringMatching(/invalid signature/),
+    });
   });
 });
 
@@ -97,13 +116,21 @@ describe('failures that are not token reverts: retried', () => {
     const unreachable = createPublicClient({ transport: httpTransport('http://127.0.0.1:9', { retryCount: 0, timeout: 2_000 }) });
     expect(classifyTokenRevert(await unreachable.getBlockNumber().catch((error: unknown) => error))).toBeUndefined();
 
-    const wallet = createWalletClient({ account: relayer, chain: defineLocalChain(fixture.anvil), transport: httpTransport(fixture.anvil.rpcUrl) });
+    const wallet = createWalletClient({
+      account: relayer,
+      chain: defineLocalChain(fixture.anvil),
+      transport: httpTransport(fixture.anvil.rpcUrl),
+    });
     const nonce = await fixture.rpc.getTransactionCount({ address: relayer.address });
     const tooLow = await wallet.sendTransaction({ to: relayer.address, value: 0n, nonce: nonce - 1 }).catch((error: unknown) => error);
     expect(classifyTokenRevert(tooLow)).toBeUndefined();
 
     const broke = privateKeyToAccount(generatePrivateKey());
-    const noGas = await createWalletClient({ account: broke, chain: defineLocalChain(fixture.anvil), transport: httpTransport(fixture.anvil.rpcUrl) })
+    const noGas = await createWalletClient({
+      account: broke,
+      chain: defineLocalChain(fixture.anvil),
+      transport: httpTransport(fixture.anvil.rpcUrl),
+    })
       .sendTransaction({ to: relayer.address, value: 0n, gas: 21_000n })
       .catch((error: unknown) => error);
     expect(classifyTokenRevert(noGas)).toBeUndefined();
@@ -133,13 +160,13 @@ describe('a node that simulates what it is sent (eth_sendRawTransaction answered
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const nodeClient = () => createPublicClient({ transport: httpTransport(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { retryCount: 0 }) });
+  const nodeClient = () =>
+    createPublicClient({ transport: httpTransport(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { retryCount: 0 }) });
   const send = () =>
     nodeClient()
       .sendRawTransaction({ serializedTransaction: '0x02f8' })
       .catch((error: unknown) => error);
-  const errorString = (reason: string) =>
-    `0x08c379a0${encodeAbiParameters([{ type: 'string' }], [reason]).slice(2)}` as Hex;
+  const errorString = (reason: string) => `0x08c379a0${encodeAbiParameters([{ type: 'string' }], [reason]).slice(2)}` as Hex;
 
   it('reads the reason from the revert data, else from the message', async () => {
     answer = { code: 3, message: 'execution reverted', data: errorString('Blacklistable: account is blacklisted') };

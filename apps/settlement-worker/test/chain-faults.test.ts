@@ -100,7 +100,11 @@ describe('transactions that do not get mined', () => {
     const hash = merchant!.tx_hash as Hash;
     await client.dropTransaction({ hash });
     await waitFor(
-      async () => fixture.rpc.getTransaction({ hash }).then(() => true, () => false),
+      async () =>
+        fixture.rpc.getTransaction({ hash }).then(
+          () => true,
+          () => false,
+        ),
       20_000,
       'the dropped transaction to be back in the pool',
     );

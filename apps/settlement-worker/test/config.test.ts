@@ -85,7 +85,12 @@ describe('settlement worker configuration', () => {
     writeFileSync(path.join(dir, 'seed'), `${realMnemonic}\n`);
     writeFileSync(path.join(dir, 'relayer'), realKey);
     const config = loadSettlementConfig(
-      env({ SETTLEMENT_MNEMONIC: undefined, RELAYER_PRIVATE_KEY: undefined, SETTLEMENT_MNEMONIC_FILE: path.join(dir, 'seed'), RELAYER_PRIVATE_KEY_FILE: path.join(dir, 'relayer') }),
+      env({
+        SETTLEMENT_MNEMONIC: undefined,
+        RELAYER_PRIVATE_KEY: undefined,
+        SETTLEMENT_MNEMONIC_FILE: path.join(dir, 'seed'),
+        RELAYER_PRIVATE_KEY_FILE: path.join(dir, 'relayer'),
+      }),
     );
     expect(config.mnemonic).toBe(realMnemonic);
     expect(config.relayerKey).toBe(realKey);

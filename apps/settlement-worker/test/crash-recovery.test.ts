@@ -41,10 +41,12 @@ async function expectStateAtCrash(point: CrashPoint, depositId: string): Promise
       // The merchant leg's transaction is recorded (and, after-broadcast, on chain), but the
       // process died before noting that it was sent.
       expect(transactions.map((t) => [t.leg, t.status])).toEqual([['merchant', 'recorded']]);
-      expect(await fixture.rpc.getTransactionReceipt({ hash: transactions[0]!.tx_hash as `0x${string}` }).then(
-        () => 'mined',
-        () => 'unknown',
-      )).toBe(point === 'after-broadcast' ? 'mined' : 'unknown');
+      expect(
+        await fixture.rpc.getTransactionReceipt({ hash: transactions[0]!.tx_hash as `0x${string}` }).then(
+          () => 'mined',
+          () => 'unknown',
+        ),
+      ).toBe(point === 'after-broadcast' ? 'mined' : 'unknown');
       break;
     case 'before-receipt':
       // Both legs sent and mined, neither confirmed in the database.

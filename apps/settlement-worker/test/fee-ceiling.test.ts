@@ -23,7 +23,12 @@ async function feesOf(deposit: TestDeposit): Promise<RecordedFees[]> {
      FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id WHERE p.deposit_id = $1 ORDER BY t.id`,
     [deposit.id],
   );
-  return rows.map((row) => ({ leg: row.leg, reason: row.reason, maxFeePerGas: BigInt(row.max_fee), maxPriorityFeePerGas: BigInt(row.max_priority) }));
+  return rows.map((row) => ({
+    leg: row.leg,
+    reason: row.reason,
+    maxFeePerGas: BigInt(row.max_fee),
+    maxPriorityFeePerGas: BigInt(row.max_priority),
+  }));
 }
 
 describe('the fee ceiling (MAX_FEE_PER_GAS_GWEI)', () => {

@@ -118,7 +118,9 @@ describe('a payout never costs the relayer more gas than the platform earns on i
     await congest('300');
     const weighed = await sweepDust(['--wallet', wallet.address]);
     expect(weighed).toMatchObject({ code: 0 });
-    expect(weighed.output).toMatch(/platform fee \(0\.0005 USDC\) is worth less than the payout's gas \(0\.0[0-9]+ USDC at today's gas price\): left held/);
+    expect(weighed.output).toMatch(
+      /platform fee \(0\.0005 USDC\) is worth less than the payout's gas \(0\.0[0-9]+ USDC at today's gas price\): left held/,
+    );
     expect(await fixture.depositStatus(small.id)).toBe('held');
 
     const forced = await sweepDust(['--wallet', wallet.address, '--force']);

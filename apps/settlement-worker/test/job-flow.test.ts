@@ -52,7 +52,11 @@ describe('what is not a failure', () => {
       // The run is counted when it ends, after BullMQ counted its start: wait for the count, not the start.
       await waitFor(async () => (await fixture.metric('settlement_job_runs_total', 'outcome="busy"')) >= 3, 20_000, 'three busy runs');
       expect((await jobOf(deposit.id)).attemptsStarted).toBeGreaterThanOrEqual(3);
-      expect(await jobSummary(deposit.id)).toEqual({ state: expect.stringMatching(/^(delayed|active|waiting)$/), attemptsMade: 0, failedReason: undefined });
+      expect(await jobSummary(deposit.id)).toEqual({
+        state: expect.stringMatching(/^(delayed|active|waiting)$/),
+        attemptsMade: 0,
+        failedReason: undefined,
+      });
     } finally {
       await otherWorker!.release();
     }
@@ -91,7 +95,11 @@ describe('one round per run', () => {
 
     // Held for a whole payout, the one slot would keep the 2nd and 3rd deposit waiting until the
     // 1st is 20 blocks deep, which it never gets while nobody mines.
-    await waitFor(async () => (await Promise.all(deposits.map((deposit) => fixture.legsSent(deposit.id)))).every(Boolean), 20_000, 'every deposit to have both legs sent');
+    await waitFor(
+      async () => (await Promise.all(deposits.map((deposit) => fixture.legsSent(deposit.id)))).every(Boolean),
+      20_000,
+      'every deposit to have both legs sent',
+    );
     const locks = new SettlementRepository(fixture.db.pool);
     await waitFor(
       async () => {

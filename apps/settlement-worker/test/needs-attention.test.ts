@@ -49,12 +49,22 @@ function temporaryKey(wallet: TestWallet) {
 }
 
 const clientOf = (key: Hex) =>
-  createWalletClient({ account: privateKeyToAccount(key), chain: defineLocalChain(fixture.anvil), transport: http(fixture.anvil.rpcUrl, { retryCount: 0 }) });
+  createWalletClient({
+    account: privateKeyToAccount(key),
+    chain: defineLocalChain(fixture.anvil),
+    transport: http(fixture.anvil.rpcUrl, { retryCount: 0 }),
+  });
 
 /** Puts a transaction in the pool with a tip far above the relayer's, so the next block mines it first. */
 async function sendAhead(key: Hex, data: Hex): Promise<void> {
   // A fixed gas limit: estimating would run against the pending block, which already holds the payout.
-  await clientOf(key).sendTransaction({ to: fixture.token, data, gas: 200_000n, maxPriorityFeePerGas: 50_000_000_000n, maxFeePerGas: 100_000_000_000n });
+  await clientOf(key).sendTransaction({
+    to: fixture.token,
+    data,
+    gas: 200_000n,
+    maxPriorityFeePerGas: 50_000_000_000n,
+    maxFeePerGas: 100_000_000_000n,
+  });
 }
 
 /** Moves `amount` out of the temporary wallet with its own key (an EIP-3009 transfer an outsider relays). */
@@ -108,7 +118,10 @@ describe('a leg the token will refuse however often it is sent', () => {
     await fixture.waitForSent(deposit.id, ['merchant']);
 
     // The blacklister's transaction pays a higher tip than the relayer's: mined first, in the same block.
-    await sendAhead(anvilAccounts[0].privateKey, encodeFunctionData({ abi: testUsdcAdminAbi, functionName: 'blacklist', args: [wallet.payoutAddress] }));
+    await sendAhead(
+      anvilAccounts[0].privateKey,
+      encodeFunctionData({ abi: testUsdcAdminAbi, functionName: 'blacklist', args: [wallet.payoutAddress] }),
+    );
     await client.mine({ blocks: 1 });
     await client.setAutomine(true);
 
@@ -151,7 +164,11 @@ describe('a leg the token will refuse however often it is sent', () => {
     const merchantLeg = (await fixture.legsOf(deposit.id)).find((leg) => leg.leg === 'merchant')!;
     const nonce = merchantLeg.authorization_nonce as Hex;
     const domain = await readTokenDomain(fixture.rpc, fixture.token);
-    const cancel = encodeCancelAuthorization(wallet.address, nonce, await signCancelAuthorization(temporaryKey(wallet), domain, wallet.address, nonce));
+    const cancel = encodeCancelAuthorization(
+      wallet.address,
+      nonce,
+      await signCancelAuthorization(temporaryKey(wallet), domain, wallet.address, nonce),
+    );
     await sendAhead(outsider, cancel);
     await client.mine({ blocks: 1 });
     await client.setAutomine(true);

@@ -31,7 +31,9 @@ async function waitForBothMined(deposit: TestDeposit): Promise<void> {
     async () => {
       const transactions = await fixture.transactionsOf(deposit.id);
       if (transactions.length < 2) return false;
-      const receipts = await Promise.all(transactions.map((t) => fixture.rpc.getTransactionReceipt({ hash: t.tx_hash as `0x${string}` }).catch(() => null)));
+      const receipts = await Promise.all(
+        transactions.map((t) => fixture.rpc.getTransactionReceipt({ hash: t.tx_hash as `0x${string}` }).catch(() => null)),
+      );
       return receipts.filter((receipt) => receipt?.status === 'success').length === 2;
     },
     20_000,
@@ -39,7 +41,8 @@ async function waitForBothMined(deposit: TestDeposit): Promise<void> {
   );
 }
 
-const unconfirmedLegs = async (deposit: TestDeposit) => (await fixture.legsOf(deposit.id)).filter((leg) => leg.status !== 'confirmed').length;
+const unconfirmedLegs = async (deposit: TestDeposit) =>
+  (await fixture.legsOf(deposit.id)).filter((leg) => leg.status !== 'confirmed').length;
 
 describe('payout legs on a node that serves the finalized tag', () => {
   it('stay unconfirmed while the finalized block has not reached them, however deep they are', async () => {

@@ -40,7 +40,11 @@ async function plannedDeposit(amount: bigint): Promise<{ wallet: TestWallet; dep
 
 /** Today every app connects with the same credentials, so any of them can do this (the API apps, after a compromise). */
 async function rewriteLeg(depositId: string, leg: string, set: string, values: unknown[]): Promise<void> {
-  const { rowCount } = await fixture.db.pool.query(`UPDATE payouts SET ${set} WHERE deposit_id = $1 AND leg = $2`, [depositId, leg, ...values]);
+  const { rowCount } = await fixture.db.pool.query(`UPDATE payouts SET ${set} WHERE deposit_id = $1 AND leg = $2`, [
+    depositId,
+    leg,
+    ...values,
+  ]);
   expect(rowCount).toBe(1);
 }
 
@@ -106,7 +110,10 @@ describe('settlement recomputes every leg from the wallet before it signs', () =
     });
     await ensureLiveSettlementJob(fixture.settlementQueue, deposit.id);
     await settle(deposit.id);
-    expect(await attentionOf(deposit.id)).toMatchObject({ deposit: { status: 'forwarded' }, legs: [{ status: 'confirmed' }, { status: 'confirmed' }] });
+    expect(await attentionOf(deposit.id)).toMatchObject({
+      deposit: { status: 'forwarded' },
+      legs: [{ status: 'confirmed' }, { status: 'confirmed' }],
+    });
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(4_950_000n);
     expect(await fixture.usdcBalance(attacker)).toBe(0n);
     expect(await fixture.usdcBalance(wallet.address)).toBe(0n);

@@ -30,7 +30,11 @@ beforeEach(async () => {
 });
 
 /** `count` deposits of `amount` in one status, written straight to PostgreSQL (no chain needed: nothing is paid here). */
-async function insertDeposits(count: number, status: string, options: { amount?: bigint; finalAgoSeconds?: number } = {}): Promise<string[]> {
+async function insertDeposits(
+  count: number,
+  status: string,
+  options: { amount?: bigint; finalAgoSeconds?: number } = {},
+): Promise<string[]> {
   const { rows } = await fixture.db.pool.query<{ id: string }>(
     `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, final_at)
      SELECT $1, '0x' || encode(sha256(($2 || i)::bytea), 'hex'), 0, 1, '0x' || repeat('0', 64), $3, '0x' || repeat('1', 40), $4, $5,
@@ -92,9 +96,17 @@ describe('settlement reconciler', () => {
 
   it('promotes a job delayed by days, past anything the retry schedule allows', async () => {
     const [stuck, scheduled] = await insertDeposits(2, 'forwarding');
-    await fixture.settlementQueue.add('settle-deposit', { depositId: stuck! }, { ...settlementJobOptions, jobId: settlementJobId(stuck!), delay: 3 * DAY_MS });
+    await fixture.settlementQueue.add(
+      'settle-deposit',
+      { depositId: stuck! },
+      { ...settlementJobOptions, jobId: settlementJobId(stuck!), delay: 3 * DAY_MS },
+    );
     // A retry a few seconds away is what the schedule does: left alone.
-    await fixture.settlementQueue.add('settle-deposit', { depositId: scheduled! }, { ...settlementJobOptions, jobId: settlementJobId(scheduled!), delay: 5_000 });
+    await fixture.settlementQueue.add(
+      'settle-deposit',
+      { depositId: scheduled! },
+      { ...settlementJobOptions, jobId: settlementJobId(scheduled!), delay: 5_000 },
+    );
 
     await app.settlement.reconciler.reconcile();
 
@@ -160,7 +172,9 @@ describe('settlement reconciler', () => {
 
 describe("the gateway's own addresses", () => {
   it('are registered at boot (relayer and platform fee address), so the chain watcher never takes their transfers for deposits', async () => {
-    const { rows } = await fixture.db.pool.query<{ address: string; role: string }>('SELECT address, role FROM gateway_addresses ORDER BY role');
+    const { rows } = await fixture.db.pool.query<{ address: string; role: string }>(
+      'SELECT address, role FROM gateway_addresses ORDER BY role',
+    );
     expect(rows).toEqual([
       { address: fixture.platformFeeAddress.toLowerCase(), role: 'platform_fee' },
       { address: relayerAccount.address.toLowerCase(), role: 'relayer' },

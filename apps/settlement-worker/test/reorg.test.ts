@@ -33,7 +33,9 @@ async function bothLegsMined(deposit: TestDeposit): Promise<bigint[]> {
   await waitFor(
     async () => {
       const transactions = await fixture.transactionsOf(deposit.id);
-      const receipts = await Promise.all(transactions.map((t) => fixture.rpc.getTransactionReceipt({ hash: t.tx_hash as Hash }).catch(() => null)));
+      const receipts = await Promise.all(
+        transactions.map((t) => fixture.rpc.getTransactionReceipt({ hash: t.tx_hash as Hash }).catch(() => null)),
+      );
       const mined = receipts.filter((receipt) => receipt?.status === 'success');
       blocks = mined.map((receipt) => receipt!.blockNumber);
       return mined.length === 2;
@@ -145,7 +147,10 @@ describe('a replan whose cancellation a reorg removes', () => {
       // Mined, but not final: the old plan stands, nothing new is planned.
       expect(await cancellations(wallet.address, oldMerchant!.authorization_nonce)).toBe(1);
       expect(await fixture.depositStatus(deposit.id)).toBe('needs_attention');
-      expect((await fixture.legsOf(deposit.id)).map((leg) => leg.status)).toEqual(['needs_attention', expect.not.stringMatching(/cancelled/)]);
+      expect((await fixture.legsOf(deposit.id)).map((leg) => leg.status)).toEqual([
+        'needs_attention',
+        expect.not.stringMatching(/cancelled/),
+      ]);
 
       // The reorg drops the cancellation: the old authorization could pay again.
       await fixture.testClient().revert({ id: beforeCancellation });
@@ -165,7 +170,11 @@ describe('a replan whose cancellation a reorg removes', () => {
     if (finished && ((await finished.isCompleted()) || (await finished.isFailed()))) await finished.remove();
     await fixture.enqueue(deposit.id);
     await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
-    await waitFor(async () => (await fixture.legsOf(deposit.id)).every((leg) => ['cancelled', 'confirmed'].includes(leg.status)), 20_000, 'every leg settled');
+    await waitFor(
+      async () => (await fixture.legsOf(deposit.id)).every((leg) => ['cancelled', 'confirmed'].includes(leg.status)),
+      20_000,
+      'every leg settled',
+    );
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(9_900_000n);
     expect(await fixture.usdcBalance(wallet.address)).toBe(0n);
     expect((await fixture.authorizationUses(wallet.address)).get(oldMerchant!.authorization_nonce)).toBeUndefined();
@@ -204,5 +213,10 @@ async function cancellations(authorizer: Address, nonce: string): Promise<number
 }
 
 function authorizationState(authorizer: Address, nonce: string): Promise<boolean> {
-  return fixture.rpc.readContract({ address: fixture.token, abi: usdcAbi, functionName: 'authorizationState', args: [authorizer, nonce as Hex] });
+  return fixture.rpc.readContract({
+    address: fixture.token,
+    abi: usdcAbi,
+    functionName: 'authorizationState',
+    args: [authorizer, nonce as Hex],
+  });
 }

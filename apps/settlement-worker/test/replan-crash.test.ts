@@ -13,7 +13,10 @@ settlementFixtureForFile('replan-crash', (started) => (fixture = started));
 
 afterEach(() => fixture.settlementQueue.obliterate({ force: true }));
 
-function replanCommand(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+function replanCommand(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
   const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/replan-deposit.ts', ...args], {
     cwd: APP_DIR,
     env: { PATH: process.env.PATH ?? '', ...fixture.env(env) },
@@ -32,35 +35,41 @@ async function cancellations(depositId: string): Promise<Array<{ status: string;
 }
 
 describe('the replan command killed (SIGKILL) while it cancels through the relayer outbox', () => {
-  it.each(['before-broadcast', 'after-broadcast'] as const)('at %s: run again, it sends the recorded cancellation (never a second one) and pays once', async (point) => {
-    const { wallet, deposit } = await fixture.payoutAddressBlocked(4n * USDC);
-    await setTestUsdcBlacklisted(fixture.tokenAdmin, wallet.payoutAddress, false);
+  it.each(['before-broadcast', 'after-broadcast'] as const)(
+    'at %s: run again, it sends the recorded cancellation (never a second one) and pays once',
+    async (point) => {
+      const { wallet, deposit } = await fixture.payoutAddressBlocked(4n * USDC);
+      await setTestUsdcBlacklisted(fixture.tokenAdmin, wallet.payoutAddress, false);
 
-    const killed = await replanCommand([deposit.id], { SETTLEMENT_CRASH_AT: point });
-    expect({ signal: killed.signal, output: killed.signal === 'SIGKILL' ? '' : killed.output }).toEqual({ signal: 'SIGKILL', output: '' });
-    // Recorded before it was broadcast; the process died before noting it sent.
-    const [recorded, ...more] = await cancellations(deposit.id);
-    expect(more).toEqual([]);
-    expect(recorded).toMatchObject({ status: 'recorded' });
-    const mined = await fixture.rpc.getTransactionReceipt({ hash: recorded!.tx_hash as `0x${string}` }).then(
-      () => 'mined',
-      () => 'unknown',
-    );
-    expect(mined).toBe(point === 'after-broadcast' ? 'mined' : 'unknown');
+      const killed = await replanCommand([deposit.id], { SETTLEMENT_CRASH_AT: point });
+      expect({ signal: killed.signal, output: killed.signal === 'SIGKILL' ? '' : killed.output }).toEqual({
+        signal: 'SIGKILL',
+        output: '',
+      });
+      // Recorded before it was broadcast; the process died before noting it sent.
+      const [recorded, ...more] = await cancellations(deposit.id);
+      expect(more).toEqual([]);
+      expect(recorded).toMatchObject({ status: 'recorded' });
+      const mined = await fixture.rpc.getTransactionReceipt({ hash: recorded!.tx_hash as `0x${string}` }).then(
+        () => 'mined',
+        () => 'unknown',
+      );
+      expect(mined).toBe(point === 'after-broadcast' ? 'mined' : 'unknown');
 
-    const resumed = await replanCommand([deposit.id]);
-    expect(resumed.output).toContain(`deposit ${deposit.id} re-planned (2 new leg(s)) and queued`);
-    expect(resumed.code).toBe(0);
-    expect(await cancellations(deposit.id)).toEqual([{ status: 'mined', tx_hash: recorded!.tx_hash }]);
+      const resumed = await replanCommand([deposit.id]);
+      expect(resumed.output).toContain(`deposit ${deposit.id} re-planned (2 new leg(s)) and queued`);
+      expect(resumed.code).toBe(0);
+      expect(await cancellations(deposit.id)).toEqual([{ status: 'mined', tx_hash: recorded!.tx_hash }]);
 
-    await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
-    await waitFor(async () => (await fixture.usdcBalance(wallet.address)) === 0n, 20_000, 'the temporary wallet emptied');
-    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(3_960_000n);
-    const legs = (await fixture.legsOf(deposit.id)).filter((leg) => leg.status !== 'cancelled');
-    const uses = await fixture.authorizationUses(wallet.address);
-    expect(legs.map((leg) => uses.get(leg.authorization_nonce))).toEqual([1, 1]);
-    expect(uses.size).toBe(2);
-  });
+      await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
+      await waitFor(async () => (await fixture.usdcBalance(wallet.address)) === 0n, 20_000, 'the temporary wallet emptied');
+      expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(3_960_000n);
+      const legs = (await fixture.legsOf(deposit.id)).filter((leg) => leg.status !== 'cancelled');
+      const uses = await fixture.authorizationUses(wallet.address);
+      expect(legs.map((leg) => uses.get(leg.authorization_nonce))).toEqual([1, 1]);
+      expect(uses.size).toBe(2);
+    },
+  );
 
   it('counts its relayer transactions like the worker does (settlement_relayer_transactions_total{kind="cancel"})', async () => {
     const { wallet, deposit } = await fixture.payoutAddressBlocked(2n * USDC);

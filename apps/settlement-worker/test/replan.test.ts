@@ -91,7 +91,9 @@ describe('replan: the way out of needs_attention', () => {
     const listed = await replanCommand(['--list']);
     expect(listed).toMatchObject({ code: 0, stderr: '' });
     expect(listed.stdout).toContain(`deposit ${deposit.id}  needs_attention  payout_address_blacklisted  10 USDC`);
-    expect(listed.stdout).toMatch(/merchant\s+needs_attention\s+9\.9 USDC to 0x[0-9a-f]{40}\s+payout_address_blacklisted \(Blacklistable: account is blacklisted\)/);
+    expect(listed.stdout).toMatch(
+      /merchant\s+needs_attention\s+9\.9 USDC to 0x[0-9a-f]{40}\s+payout_address_blacklisted \(Blacklistable: account is blacklisted\)/,
+    );
 
     // The merchant's address is cleared; the old merchant leg was signed before its estimate failed.
     await setTestUsdcBlacklisted(fixture.tokenAdmin, wallet.payoutAddress, false);
@@ -106,7 +108,11 @@ describe('replan: the way out of needs_attention', () => {
     expect(run.stdout).toContain(`deposit ${deposit.id} re-planned (2 new leg(s)) and queued`);
 
     await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
-    await waitFor(async () => (await payoutRows(deposit.id)).every((row) => ['cancelled', 'confirmed'].includes(row.status)), 20_000, 'every leg settled');
+    await waitFor(
+      async () => (await payoutRows(deposit.id)).every((row) => ['cancelled', 'confirmed'].includes(row.status)),
+      20_000,
+      'every leg settled',
+    );
 
     const rows = await payoutRows(deposit.id);
     expect(rows.map((row) => [row.leg, row.status, row.replaces_payout_id])).toEqual([
@@ -122,7 +128,9 @@ describe('replan: the way out of needs_attention', () => {
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(9_900_000n);
     expect(await fixture.usdcBalance(fixture.platformFeeAddress)).toBeGreaterThanOrEqual(100_000n);
     expect(await fixture.usdcBalance(wallet.address)).toBe(0n);
-    expect(await fixture.deliveryOf(deposit.id)).toEqual([expect.objectContaining({ value_forwarded_coin: '9900000', fee_coin: '100000' })]);
+    expect(await fixture.deliveryOf(deposit.id)).toEqual([
+      expect.objectContaining({ value_forwarded_coin: '9900000', fee_coin: '100000' }),
+    ]);
     const uses = await fixture.authorizationUses(wallet.address);
     expect(uses.get(oldMerchant!.authorization_nonce)).toBeUndefined();
     expect(uses.get(rows[2]!.authorization_nonce)).toBe(1);
@@ -168,7 +176,9 @@ describe('replan: the way out of needs_attention', () => {
 
     await waitFor(async () => (await fixture.usdcBalance(newFeeAddress)) === 50_000n, 30_000, 'the fee paid to the new address');
     await waitFor(
-      async () => (await payoutRows(deposit.id)).map((row) => `${row.leg} ${row.status}`).join() === 'merchant confirmed,platform cancelled,platform confirmed',
+      async () =>
+        (await payoutRows(deposit.id)).map((row) => `${row.leg} ${row.status}`).join() ===
+        'merchant confirmed,platform cancelled,platform confirmed',
       20_000,
       'the new fee leg confirmed',
     );
@@ -194,7 +204,11 @@ describe('replan: the way out of needs_attention', () => {
     expect(run.stdout).toContain(`deposit ${deposit.id} re-planned (1 new leg(s); paid after all: merchant) and queued`);
 
     await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
-    await waitFor(async () => (await payoutRows(deposit.id)).every((row) => ['cancelled', 'confirmed'].includes(row.status)), 20_000, 'every leg settled');
+    await waitFor(
+      async () => (await payoutRows(deposit.id)).every((row) => ['cancelled', 'confirmed'].includes(row.status)),
+      20_000,
+      'every leg settled',
+    );
     expect((await payoutRows(deposit.id)).map((row) => [row.leg, row.status])).toEqual([
       ['merchant', 'confirmed'],
       ['platform', 'cancelled'],
@@ -238,7 +252,10 @@ describe('replan: the way out of needs_attention', () => {
     });
     expect(await replanCommand(['999999'])).toMatchObject({ code: 1, stderr: 'no deposit 999999\n' });
     for (const args of [[], ['abc'], [deposit.id, '--timeout'], [deposit.id, '--timeout', '0'], ['--list', 'x']]) {
-      expect(await replanCommand(args)).toMatchObject({ code: 2, stderr: 'usage: replan --list | replan <deposit-id> [--timeout <seconds>]\n' });
+      expect(await replanCommand(args)).toMatchObject({
+        code: 2,
+        stderr: 'usage: replan --list | replan <deposit-id> [--timeout <seconds>]\n',
+      });
     }
   });
 });

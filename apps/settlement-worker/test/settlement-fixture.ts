@@ -1,16 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Pool } from 'pg';
-import {
-  createPublicClient,
-  createTestClient,
-  getAddress,
-  http,
-  parseEventLogs,
-  type Address,
-  type Hash,
-  type PublicClient,
-} from 'viem';
+import { createPublicClient, createTestClient, getAddress, http, parseEventLogs, type Address, type Hash, type PublicClient } from 'viem';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain, deployTestUsdc, mintTestUsdc, setTestUsdcBlacklisted, usdcAbi, type TestUsdcAdminOptions } from '@gateway/chain';
 import { callbackJobId, enqueueSettlements, openSettlementQueue, QUEUE_NAMES, redisConnection, type SettlementQueue } from '@gateway/queue';
@@ -301,7 +292,8 @@ export class SettlementFixture {
    */
   async waitForPaidOut(depositId: string, timeoutMs = 30_000): Promise<void> {
     await waitFor(
-      async () => (await this.depositStatus(depositId)) === 'forwarded' && (await this.legsOf(depositId)).every((leg) => leg.status === 'confirmed'),
+      async () =>
+        (await this.depositStatus(depositId)) === 'forwarded' && (await this.legsOf(depositId)).every((leg) => leg.status === 'confirmed'),
       timeoutMs,
       `deposit ${depositId} to be forwarded with every leg confirmed`,
     );
@@ -338,9 +330,10 @@ export class SettlementFixture {
       authorization_nonce: string;
       status: string;
       tx_hash: string | null;
-    }>('SELECT id::text, leg, to_address, amount::text, authorization_nonce, status, tx_hash FROM payouts WHERE deposit_id = $1 ORDER BY payouts.id', [
-      depositId,
-    ]);
+    }>(
+      'SELECT id::text, leg, to_address, amount::text, authorization_nonce, status, tx_hash FROM payouts WHERE deposit_id = $1 ORDER BY payouts.id',
+      [depositId],
+    );
     return rows;
   }
 

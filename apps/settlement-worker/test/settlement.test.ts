@@ -82,7 +82,9 @@ describe('settlement of a final deposit', () => {
   it('refuses to boot with a seed whose key did not derive the wallets (the key wallet-control registered)', async () => {
     await fixture.db.pool.query(`INSERT INTO hd_keys (fingerprint) VALUES ('0badf00d')`);
     try {
-      await expect(fixture.buildApp()).rejects.toThrow(/SETTLEMENT_MNEMONIC: its key m\/44'\/60'\/0'\/0 \(fingerprint [0-9a-f]{8}\) is not the key/);
+      await expect(fixture.buildApp()).rejects.toThrow(
+        /SETTLEMENT_MNEMONIC: its key m\/44'\/60'\/0'\/0 \(fingerprint [0-9a-f]{8}\) is not the key/,
+      );
     } finally {
       await fixture.db.pool.query(`DELETE FROM hd_keys`);
     }
@@ -153,7 +155,12 @@ describe('settlement of a final deposit', () => {
 
 describe('concurrency', () => {
   it('two workers racing on the same deposits produce one payout each, and relayer nonces never collide', async () => {
-    const secondPool = createPool({ connectionString: fixture.db.connectionString, schema: fixture.db.schema, max: 6, app: 'settlement-worker' });
+    const secondPool = createPool({
+      connectionString: fixture.db.connectionString,
+      schema: fixture.db.schema,
+      max: 6,
+      app: 'settlement-worker',
+    });
     const second = await fixture.buildApp({}, secondPool);
     try {
       const wallets = await Promise.all([fixture.createWallet(), fixture.createWallet()]);

@@ -98,7 +98,13 @@ describe('an authorization relayed by someone else', () => {
 
     const [merchantTx] = await fixture.transactionsOf(deposit.id);
     await client.dropTransaction({ hash: merchantTx!.tx_hash as Hash });
-    const { rows } = await fixture.db.pool.query<{ to_address: string; amount: string; authorization_nonce: string; valid_before: string; signature: string }>(
+    const { rows } = await fixture.db.pool.query<{
+      to_address: string;
+      amount: string;
+      authorization_nonce: string;
+      valid_before: string;
+      signature: string;
+    }>(
       `SELECT to_address, amount::text, authorization_nonce, valid_before::text, signature FROM payouts WHERE deposit_id = $1 AND leg = 'merchant'`,
       [deposit.id],
     );

@@ -28,7 +28,9 @@ it('refuses to boot with a token whose decimals() is not 6, and records nothing'
 it('records the token at its first boot, and refuses another token than the recorded one', async () => {
   const app = await fixture.buildApp();
   await app.close();
-  expect(await new TokenRepository(fixture.db.pool).list()).toEqual([{ chainId: fixture.anvil.chainId, address: fixture.token.toLowerCase() }]);
+  expect(await new TokenRepository(fixture.db.pool).list()).toEqual([
+    { chainId: fixture.anvil.chainId, address: fixture.token.toLowerCase() },
+  ]);
   const other = await deploy();
   await expect(fixture.buildApp({ USDC_TOKEN_ADDRESS: other })).rejects.toThrow(
     new RegExp(`USDC_TOKEN_ADDRESS: ${other.toLowerCase()} on chain ${fixture.anvil.chainId} is not the token this database counts in`),

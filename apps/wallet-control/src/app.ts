@@ -3,7 +3,14 @@ import { ConfigError, parseTrustProxy } from '@gateway/config';
 import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
-import { HdKeyRepository, isDatabaseReachable, logLostConnections, PaymentStatusRepository, TokenRepository, WalletRepository } from '@gateway/db';
+import {
+  HdKeyRepository,
+  isDatabaseReachable,
+  logLostConnections,
+  PaymentStatusRepository,
+  TokenRepository,
+  WalletRepository,
+} from '@gateway/db';
 import { TemporaryAddressDeriver } from '@gateway/chain';
 import { createRateReader, registerRateMetrics } from '@gateway/rates';
 import type { WalletControlConfig } from './config';

@@ -79,7 +79,8 @@ export const walletControlSettings = Type.Object({
   PAYOUT_WALLET_QUOTA_MAX: Type.Integer({
     default: 1000,
     minimum: 1,
-    description: 'new wallets one payout address may get per window (Create Wallet and the affiliate endpoints together); more get 429 with Retry-After',
+    description:
+      'new wallets one payout address may get per window (Create Wallet and the affiliate endpoints together); more get 429 with Retry-After',
   }),
   PAYOUT_WALLET_QUOTA_WINDOW_SECONDS: Type.Integer({
     default: 3600,
@@ -88,7 +89,10 @@ export const walletControlSettings = Type.Object({
     description: 'the window of PAYOUT_WALLET_QUOTA_MAX, in seconds (fixed windows, counted in Redis)',
   }),
   ADMIN_TOKEN: Type.Optional(
-    Type.String({ minLength: 32, description: 'bearer token of the /admin routes (at least 32 characters); unset, the routes do not exist' }),
+    Type.String({
+      minLength: 32,
+      description: 'bearer token of the /admin routes (at least 32 characters); unset, the routes do not exist',
+    }),
   ),
 });
 
@@ -124,7 +128,9 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
     if (raw.CALLBACK_ALLOW_TEST_DOMAINS) problems.push('CALLBACK_ALLOW_TEST_DOMAINS: must be false in production');
     if (isPublicTestXpub(raw.HD_XPUB)) problems.push('HD_XPUB: is derived from the public test mnemonic; generate a real seed');
     if (callbackPublicKeys.length === 0) {
-      problems.push('CALLBACK_PUBLIC_KEYS: required in production, or merchants cannot verify callbacks (see the callback-worker keygen command)');
+      problems.push(
+        'CALLBACK_PUBLIC_KEYS: required in production, or merchants cannot verify callbacks (see the callback-worker keygen command)',
+      );
     }
   }
   const tokenRules = { tokenAddress: raw.USDC_TOKEN_ADDRESS as EvmAddress };

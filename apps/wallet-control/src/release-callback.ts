@@ -29,7 +29,12 @@ async function main(args: readonly string[]): Promise<number> {
     return 2;
   }
   const raw = loadConfig(releaseSettings);
-  const pool = createPool({ connectionString: raw.DATABASE_URL, schema: raw.DATABASE_SCHEMA, max: 1, applicationName: 'wallet-control-release-callback' });
+  const pool = createPool({
+    connectionString: raw.DATABASE_URL,
+    schema: raw.DATABASE_SCHEMA,
+    max: 1,
+    applicationName: 'wallet-control-release-callback',
+  });
   try {
     const wallets = new WalletRepository(pool);
     if (argument === '--list') {

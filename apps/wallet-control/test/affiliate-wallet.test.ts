@@ -17,7 +17,8 @@ let order = 0;
 const nextCallback = () => `https://shop.io/ipn?order_id=aff-${++order}`;
 
 const get = (url: string, query: Record<string, string>, on = app) => on.inject({ method: 'GET', url, query });
-const wallet = (callback: string, extra: Record<string, string> = {}) => get('/control/wallet.php', { address: payout, callback, ...extra });
+const wallet = (callback: string, extra: Record<string, string> = {}) =>
+  get('/control/wallet.php', { address: payout, callback, ...extra });
 const affiliateWallet = (callback: string, extra: Record<string, string> = {}) =>
   get('/control/affiliate.php', { address: payout, callback, affiliate, ...extra });
 const customWallet = (callback: string, extra: Record<string, string> = {}, on = app) =>
@@ -39,7 +40,7 @@ beforeAll(async () => {
 });
 
 describe('GET /control/affiliate.php', () => {
-  it('returns a wallet in Create Wallet\'s shape, recording the affiliate and the configured share (0.5% by default)', async () => {
+  it("returns a wallet in Create Wallet's shape, recording the affiliate and the configured share (0.5% by default)", async () => {
     const callback = nextCallback();
     const response = await affiliateWallet(callback);
     expect(response.statusCode).toBe(200);
@@ -109,14 +110,39 @@ describe('GET /control/custom-affiliate.php', () => {
   });
 });
 
-describe('a wallet\'s affiliate terms never change', () => {
+describe("a wallet's affiliate terms never change", () => {
   const cases: Array<[string, (cb: string) => ReturnType<typeof wallet>, (cb: string) => ReturnType<typeof wallet>, RegExp]> = [
     ['wallet.php, then affiliate.php', (cb) => wallet(cb), (cb) => affiliateWallet(cb), /no affiliate \(it was created by wallet\.php\)/],
-    ['affiliate.php, then wallet.php', (cb) => affiliateWallet(cb), (cb) => wallet(cb), /configured affiliate share for 0x8ba1f109551bD432803012645Ac136ddd64DBA72/],
-    ['affiliate.php, then another affiliate', (cb) => affiliateWallet(cb), (cb) => affiliateWallet(cb, { affiliate: otherAffiliate }), /affiliate\.php/],
-    ['affiliate.php, then custom-affiliate.php', (cb) => affiliateWallet(cb), (cb) => customWallet(cb, { affiliate_fee: '0.005', merchant_fee: '0.985' }), /affiliate\.php/],
-    ['custom-affiliate.php, then another split', (cb) => customWallet(cb), (cb) => customWallet(cb, { affiliate_fee: '0.02', merchant_fee: '0.97' }), /merchant_fee=0\.98, affiliate_fee=0\.01/],
-    ['custom-affiliate.php, then another affiliate', (cb) => customWallet(cb), (cb) => customWallet(cb, { affiliate: otherAffiliate }), /custom-affiliate\.php/],
+    [
+      'affiliate.php, then wallet.php',
+      (cb) => affiliateWallet(cb),
+      (cb) => wallet(cb),
+      /configured affiliate share for 0x8ba1f109551bD432803012645Ac136ddd64DBA72/,
+    ],
+    [
+      'affiliate.php, then another affiliate',
+      (cb) => affiliateWallet(cb),
+      (cb) => affiliateWallet(cb, { affiliate: otherAffiliate }),
+      /affiliate\.php/,
+    ],
+    [
+      'affiliate.php, then custom-affiliate.php',
+      (cb) => affiliateWallet(cb),
+      (cb) => customWallet(cb, { affiliate_fee: '0.005', merchant_fee: '0.985' }),
+      /affiliate\.php/,
+    ],
+    [
+      'custom-affiliate.php, then another split',
+      (cb) => customWallet(cb),
+      (cb) => customWallet(cb, { affiliate_fee: '0.02', merchant_fee: '0.97' }),
+      /merchant_fee=0\.98, affiliate_fee=0\.01/,
+    ],
+    [
+      'custom-affiliate.php, then another affiliate',
+      (cb) => customWallet(cb),
+      (cb) => customWallet(cb, { affiliate: otherAffiliate }),
+      /custom-affiliate\.php/,
+    ],
     ['custom-affiliate.php, then wallet.php', (cb) => customWallet(cb), (cb) => wallet(cb), /custom split/],
     ['custom-affiliate.php, then affiliate.php', (cb) => customWallet(cb), (cb) => affiliateWallet(cb), /custom split/],
   ];
@@ -139,7 +165,9 @@ describe('a wallet\'s affiliate terms never change', () => {
 
   it('concurrent requests with different terms: one wallet, the others refused with 409, none with 5xx', async () => {
     const callback = nextCallback();
-    const requests = Array.from({ length: 30 }, (_, i) => [() => wallet(callback), () => affiliateWallet(callback), () => customWallet(callback)][i % 3]!());
+    const requests = Array.from({ length: 30 }, (_, i) =>
+      [() => wallet(callback), () => affiliateWallet(callback), () => customWallet(callback)][i % 3]!(),
+    );
     const responses = await Promise.all(requests);
     const rows = await walletRows(callback);
     expect(rows).toHaveLength(1);
@@ -155,25 +183,151 @@ describe('bad input: 400 naming the parameter', () => {
   const base = { address: payout, callback, affiliate };
   const custom = { ...base, affiliate_fee: '0.01', merchant_fee: '0.98' };
   const cases: Array<[string, string, Record<string, string>, string, string, RegExp]> = [
-    ['affiliate.php without affiliate', '/control/affiliate.php', { address: payout, callback }, 'missing_parameter', 'affiliate', /affiliate is required: the affiliate's own USDC wallet/],
+    [
+      'affiliate.php without affiliate',
+      '/control/affiliate.php',
+      { address: payout, callback },
+      'missing_parameter',
+      'affiliate',
+      /affiliate is required: the affiliate's own USDC wallet/,
+    ],
     ['affiliate.php without address', '/control/affiliate.php', { callback, affiliate }, 'missing_parameter', 'address', /required/],
-    ['affiliate.php with a short affiliate', '/control/affiliate.php', { ...base, affiliate: '0x1234' }, 'invalid_parameter', 'affiliate', /40 hexadecimal/],
-    ['affiliate.php with a bad checksum', '/control/affiliate.php', { ...base, affiliate: affiliate.replace('bD4', 'bd4') }, 'invalid_parameter', 'affiliate', /EIP-55/],
-    ['affiliate.php with the zero address', '/control/affiliate.php', { ...base, affiliate: `0x${'0'.repeat(40)}` }, 'invalid_parameter', 'affiliate', /zero address/],
-    ['affiliate.php with the token contract', '/control/affiliate.php', { ...base, affiliate: USDC }, 'invalid_parameter', 'affiliate', /token contract/],
-    ['affiliate.php with the payout address', '/control/affiliate.php', { ...base, affiliate: payout.toLowerCase() }, 'invalid_parameter', 'affiliate', /must differ from address/],
-    ['affiliate.php with a bad callback', '/control/affiliate.php', { ...base, callback: '/ipn' }, 'invalid_parameter', 'callback', /absolute/],
-    ['custom without affiliate_fee', '/control/custom-affiliate.php', { ...base, merchant_fee: '0.98' }, 'missing_parameter', 'affiliate_fee', /required/],
-    ['custom without merchant_fee', '/control/custom-affiliate.php', { ...base, affiliate_fee: '0.01' }, 'missing_parameter', 'merchant_fee', /required/],
-    ['custom without affiliate', '/control/custom-affiliate.php', { address: payout, callback, affiliate_fee: '0.01', merchant_fee: '0.98' }, 'missing_parameter', 'affiliate', /required/],
-    ['a split that does not add up', '/control/custom-affiliate.php', { ...custom, merchant_fee: '0.99' }, 'invalid_parameter', 'merchant_fee', /must equal 0\.99 .*got 0\.99 \+ 0\.01 = 1/],
-    ['a split of the whole payment', '/control/custom-affiliate.php', { ...custom, affiliate_fee: '0.5', merchant_fee: '0.5' }, 'invalid_parameter', 'merchant_fee', /must equal 0\.99/],
-    ['more than 4 decimals', '/control/custom-affiliate.php', { ...custom, affiliate_fee: '0.00995', merchant_fee: '0.98005' }, 'invalid_parameter', 'affiliate_fee', /more than 4 decimals/],
-    ['a fee above 1', '/control/custom-affiliate.php', { ...custom, merchant_fee: '1.5' }, 'invalid_parameter', 'merchant_fee', /between 0 and 1/],
-    ['a negative fee', '/control/custom-affiliate.php', { ...custom, affiliate_fee: '-0.01', merchant_fee: '1' }, 'invalid_parameter', 'affiliate_fee', /plain decimal fraction/],
-    ['a percentage', '/control/custom-affiliate.php', { ...custom, affiliate_fee: '1%' }, 'invalid_parameter', 'affiliate_fee', /plain decimal fraction/],
-    ['an exponent', '/control/custom-affiliate.php', { ...custom, affiliate_fee: '1e-2' }, 'invalid_parameter', 'affiliate_fee', /plain decimal fraction/],
-    ['the payout address as affiliate', '/control/custom-affiliate.php', { ...custom, affiliate: payout }, 'invalid_parameter', 'affiliate', /must differ from address/],
+    [
+      'affiliate.php with a short affiliate',
+      '/control/affiliate.php',
+      { ...base, affiliate: '0x1234' },
+      'invalid_parameter',
+      'affiliate',
+      /40 hexadecimal/,
+    ],
+    [
+      'affiliate.php with a bad checksum',
+      '/control/affiliate.php',
+      { ...base, affiliate: affiliate.replace('bD4', 'bd4') },
+      'invalid_parameter',
+      'affiliate',
+      /EIP-55/,
+    ],
+    [
+      'affiliate.php with the zero address',
+      '/control/affiliate.php',
+      { ...base, affiliate: `0x${'0'.repeat(40)}` },
+      'invalid_parameter',
+      'affiliate',
+      /zero address/,
+    ],
+    [
+      'affiliate.php with the token contract',
+      '/control/affiliate.php',
+      { ...base, affiliate: USDC },
+      'invalid_parameter',
+      'affiliate',
+      /token contract/,
+    ],
+    [
+      'affiliate.php with the payout address',
+      '/control/affiliate.php',
+      { ...base, affiliate: payout.toLowerCase() },
+      'invalid_parameter',
+      'affiliate',
+      /must differ from address/,
+    ],
+    [
+      'affiliate.php with a bad callback',
+      '/control/affiliate.php',
+      { ...base, callback: '/ipn' },
+      'invalid_parameter',
+      'callback',
+      /absolute/,
+    ],
+    [
+      'custom without affiliate_fee',
+      '/control/custom-affiliate.php',
+      { ...base, merchant_fee: '0.98' },
+      'missing_parameter',
+      'affiliate_fee',
+      /required/,
+    ],
+    [
+      'custom without merchant_fee',
+      '/control/custom-affiliate.php',
+      { ...base, affiliate_fee: '0.01' },
+      'missing_parameter',
+      'merchant_fee',
+      /required/,
+    ],
+    [
+      'custom without affiliate',
+      '/control/custom-affiliate.php',
+      { address: payout, callback, affiliate_fee: '0.01', merchant_fee: '0.98' },
+      'missing_parameter',
+      'affiliate',
+      /required/,
+    ],
+    [
+      'a split that does not add up',
+      '/control/custom-affiliate.php',
+      { ...custom, merchant_fee: '0.99' },
+      'invalid_parameter',
+      'merchant_fee',
+      /must equal 0\.99 .*got 0\.99 \+ 0\.01 = 1/,
+    ],
+    [
+      'a split of the whole payment',
+      '/control/custom-affiliate.php',
+      { ...custom, affiliate_fee: '0.5', merchant_fee: '0.5' },
+      'invalid_parameter',
+      'merchant_fee',
+      /must equal 0\.99/,
+    ],
+    [
+      'more than 4 decimals',
+      '/control/custom-affiliate.php',
+      { ...custom, affiliate_fee: '0.00995', merchant_fee: '0.98005' },
+      'invalid_parameter',
+      'affiliate_fee',
+      /more than 4 decimals/,
+    ],
+    [
+      'a fee above 1',
+      '/control/custom-affiliate.php',
+      { ...custom, merchant_fee: '1.5' },
+      'invalid_parameter',
+      'merchant_fee',
+      /between 0 and 1/,
+    ],
+    [
+      'a negative fee',
+      '/control/custom-affiliate.php',
+      { ...custom, affiliate_fee: '-0.01', merchant_fee: '1' },
+      'invalid_parameter',
+      'affiliate_fee',
+      /plain decimal fraction/,
+    ],
+    [
+      'a percentage',
+      '/control/custom-affiliate.php',
+      { ...custom, affiliate_fee: '1%' },
+      'invalid_parameter',
+      'affiliate_fee',
+      /plain decimal fraction/,
+    ],
+    [
+      'an exponent',
+      '/control/custom-affiliate.php',
+      { ...custom, affiliate_fee: '1e-2' },
+      'invalid_parameter',
+      'affiliate_fee',
+      /plain decimal fraction/,
+    ],
+    [
+      'the payout address as affiliate',
+      '/control/custom-affiliate.php',
+      { ...custom, affiliate: payout },
+      'invalid_parameter',
+      'affiliate',
+      /must differ from address/,
+    ],
   ];
 
   it.each(cases)('%s', async (_name, url, query, code, param, message) => {
@@ -224,7 +378,15 @@ describe('configuration and documentation', () => {
         `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
                               affiliate_address, affiliate_fee_bps, merchant_fee_bps)
          VALUES (999999, $1, 'x', $2, 'https://shop.io/x', $3, $4, $5, $6, $7)`,
-        [`0x${'9'.repeat(40)}`, payout.toLowerCase(), randomBytes(32), randomBytes(24).toString('hex'), affiliateAddress, affiliateBps, merchantBps],
+        [
+          `0x${'9'.repeat(40)}`,
+          payout.toLowerCase(),
+          randomBytes(32),
+          randomBytes(24).toString('hex'),
+          affiliateAddress,
+          affiliateBps,
+          merchantBps,
+        ],
       );
     await expect(insert(payout.toLowerCase(), 50, null)).rejects.toThrow(/wallets_affiliate_not_payout/);
     await expect(insert(affiliate.toLowerCase(), 300, 9_800)).rejects.toThrow(/wallets_custom_split/);
@@ -234,7 +396,11 @@ describe('configuration and documentation', () => {
   it('publishes both operations in OpenAPI, every parameter documented', async () => {
     const doc = (await app.inject({ url: '/docs/json' })).json();
     const params = (path: string) =>
-      doc.paths[path].get.parameters.map((p: { name: string; required: boolean; description?: string }) => [p.name, p.required, Boolean(p.description)]);
+      doc.paths[path].get.parameters.map((p: { name: string; required: boolean; description?: string }) => [
+        p.name,
+        p.required,
+        Boolean(p.description),
+      ]);
     expect(params('/control/affiliate.php')).toEqual([
       ['address', true, true],
       ['callback', true, true],

@@ -38,7 +38,7 @@ beforeAll(async () => {
 });
 
 describe('a callback URL belongs to the first wallet registered with it', () => {
-  it('the hijack: the merchant\'s callback with another payout address gets 409 callback_registered_elsewhere', async () => {
+  it("the hijack: the merchant's callback with another payout address gets 409 callback_registered_elsewhere", async () => {
     const callback = nextCallback();
     const shop = await wallet(merchant, callback);
     expect(shop.statusCode).toBe(200);
@@ -64,7 +64,7 @@ describe('a callback URL belongs to the first wallet registered with it', () => 
     expect(hijack.json()).toMatchObject({ code: 'callback_registered_elsewhere', param: 'callback' });
   });
 
-  it('the merchant\'s own payout address with other affiliate terms gets 409 conflict (the terms never change)', async () => {
+  it("the merchant's own payout address with other affiliate terms gets 409 conflict (the terms never change)", async () => {
     const callback = nextCallback();
     expect((await wallet(merchant, callback)).statusCode).toBe(200);
     const other = await customAffiliate(merchant, callback, { merchant_fee: '0', affiliate_fee: '0.99' });
@@ -167,11 +167,15 @@ describe('release-callback: the operator frees a callback URL', () => {
 });
 
 function runReleaseCommand(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'apps/wallet-control/src/release-callback.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...fixture.env(), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@gateway/source', '--import', 'tsx', 'apps/wallet-control/src/release-callback.ts', ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...fixture.env(), LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));

@@ -17,7 +17,8 @@ let app: FastifyInstance;
 async function buildApp(rates: object | { url: string }): Promise<FastifyInstance> {
   const file = join(dir, `rates-${built++}.json`);
   writeFileSync(file, JSON.stringify(rates));
-  const source: Record<string, string> = 'url' in rates ? { RATE_SOURCE: 'ecb', RATE_SOURCE_URL: rates.url } : { RATE_SOURCE: 'file', RATE_FILE: file };
+  const source: Record<string, string> =
+    'url' in rates ? { RATE_SOURCE: 'ecb', RATE_SOURCE_URL: rates.url } : { RATE_SOURCE: 'file', RATE_FILE: file };
   return fixture.build(fixture.config(source));
 }
 
@@ -109,9 +110,15 @@ describe('GET /control/convert.php', () => {
     expect(response.json()).toEqual({
       status: 'error',
       code: 'service_unavailable',
-      error: expect.stringMatching(/^exchange rates are too old to use: the newest from file are of .*, 6 days ago, and this gateway refuses rates older than 5 days; retry later$/),
+      error: expect.stringMatching(
+        /^exchange rates are too old to use: the newest from file are of .*, 6 days ago, and this gateway refuses rates older than 5 days; retry later$/,
+      ),
     });
-    expect((await convert({ from: 'usd', value: '49.9' }, stale)).json()).toEqual({ status: 'success', value_coin: '49.90', exchange_rate: '1' });
+    expect((await convert({ from: 'usd', value: '49.9' }, stale)).json()).toEqual({
+      status: 'success',
+      value_coin: '49.90',
+      exchange_rate: '1',
+    });
     const metrics = await stale.metrics.metrics();
     expect(metrics).toMatch(/^exchange_rates_usable\{[^}]*\} 0$/m);
     expect(Number(/^exchange_rates_age_seconds\{[^}]*source="file"[^}]*\} (\S+)$/m.exec(metrics)?.[1])).toBeGreaterThan(5 * 86_400);
@@ -119,7 +126,10 @@ describe('GET /control/convert.php', () => {
   });
 
   it("converts with the ECB's reference rates end to end (a recorded eurofxref-daily.xml, re-dated)", async () => {
-    const recorded = readFileSync(join(__dirname, '..', '..', '..', 'packages', 'rates', 'test', 'fixtures', 'eurofxref-daily.xml'), 'utf8');
+    const recorded = readFileSync(
+      join(__dirname, '..', '..', '..', 'packages', 'rates', 'test', 'fixtures', 'eurofxref-daily.xml'),
+      'utf8',
+    );
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     let body = recorded.replace("time='2025-03-14'", `time='${yesterday}'`);
     const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/xml' }).end(body));
@@ -128,9 +138,17 @@ describe('GET /control/convert.php', () => {
     try {
       const ecb = await buildApp({ url: url('/eurofxref-daily.xml') });
       // USD 1.0890 per EUR: 49.9 EUR = 54.3411 USD → 54.35, and the rate is the ECB's own, exactly.
-      expect((await convert({ from: 'eur', value: '49.9' }, ecb)).json()).toEqual({ status: 'success', value_coin: '54.35', exchange_rate: '1.089' });
+      expect((await convert({ from: 'eur', value: '49.9' }, ecb)).json()).toEqual({
+        status: 'success',
+        value_coin: '54.35',
+        exchange_rate: '1.089',
+      });
       // CAD per USD = 1.5664/1.0890 = 712/495: 150 CAD = 150 × 495/712 = 104.2837… → 104.29 USD.
-      expect((await convert({ from: 'cad', value: '150' }, ecb)).json()).toEqual({ status: 'success', value_coin: '104.29', exchange_rate: '0.6952247191' });
+      expect((await convert({ from: 'cad', value: '150' }, ecb)).json()).toEqual({
+        status: 'success',
+        value_coin: '104.29',
+        exchange_rate: '0.6952247191',
+      });
       // The ECB publishes no AED.
       expect((await convert({ from: 'aed', value: '10' }, ecb)).json().error).toMatch(/its rate source \(ecb\) does not publish one/);
 
@@ -139,7 +157,9 @@ describe('GET /control/convert.php', () => {
       const stale = await buildApp({ url: url('/recorded/eurofxref-daily.xml') });
       const response = await convert({ from: 'eur', value: '49.9' }, stale);
       expect(response.statusCode).toBe(503);
-      expect(response.json().error).toMatch(/^exchange rates are too old to use: the newest from ecb are of 2025-03-14T13:10:00\.000Z, \d+ days ago/);
+      expect(response.json().error).toMatch(
+        /^exchange rates are too old to use: the newest from ecb are of 2025-03-14T13:10:00\.000Z, \d+ days ago/,
+      );
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -150,7 +170,10 @@ describe('GET /control/convert.php', () => {
     const doc = (await app.inject({ url: '/docs/json' })).json();
     const operation = doc.paths['/control/convert.php'].get;
     expect(operation.summary).toBe('Convert to USD');
-    expect(operation.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required])).toEqual([['value', true], ['from', true]]);
+    expect(operation.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required])).toEqual([
+      ['value', true],
+      ['from', true],
+    ]);
     expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '503']);
   });
 });

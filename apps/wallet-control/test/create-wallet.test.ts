@@ -102,7 +102,9 @@ describe('GET /control/wallet.php', () => {
     one.giveBack(taken[0]!);
     expect(await one.take()).toEqual(taken[0]);
     const created = (await createWallet(payout, 'https://shop.io/ipn?order_id=fingerprint')).json();
-    const { rows } = await fixture.db.pool.query('SELECT key_fingerprint FROM wallets WHERE polygon_address = $1', [created.polygon_address_in.toLowerCase()]);
+    const { rows } = await fixture.db.pool.query('SELECT key_fingerprint FROM wallets WHERE polygon_address = $1', [
+      created.polygon_address_in.toLowerCase(),
+    ]);
     expect(rows[0].key_fingerprint).toBe(deriver.fingerprint);
   });
 
@@ -138,7 +140,10 @@ describe('GET /control/wallet.php', () => {
     });
 
     it('a repeated parameter', async () => {
-      const response = await app.inject({ method: 'GET', url: `/control/wallet.php?address=${payout}&address=${payout}&callback=https%3A%2F%2Fshop.io%2Fx` });
+      const response = await app.inject({
+        method: 'GET',
+        url: `/control/wallet.php?address=${payout}&address=${payout}&callback=https%3A%2F%2Fshop.io%2Fx`,
+      });
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ code: 'invalid_parameter', param: 'address' });
     });
@@ -182,7 +187,10 @@ describe('operations', () => {
   it('publishes OpenAPI generated from the validation schemas', async () => {
     const doc = (await app.inject({ url: '/docs/json' })).json();
     const params = doc.paths['/control/wallet.php'].get.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required]);
-    expect(params).toEqual([['address', true], ['callback', true]]);
+    expect(params).toEqual([
+      ['address', true],
+      ['callback', true],
+    ]);
   });
 
   it('echoes a request id and forbids framing', async () => {

@@ -15,7 +15,8 @@ let app: FastifyInstance;
 
 let order = 0;
 const nextCallback = (base = 'https://shop.io/ipn') => `${base}?order_id=h-${++order}`;
-const createWallet = (callback: string, on = app) => on.inject({ method: 'GET', url: '/control/wallet.php', query: { address: payout, callback } });
+const createWallet = (callback: string, on = app) =>
+  on.inject({ method: 'GET', url: '/control/wallet.php', query: { address: payout, callback } });
 
 beforeAll(async () => {
   app = await fixture.build();
@@ -58,7 +59,9 @@ describe('a callback with a control character or whitespace', () => {
   it('40 honest requests beside one NUL request, three rounds: every honest one gets its wallet, the NUL one a 400', async () => {
     for (let round = 0; round < 3; round += 1) {
       const honest = Array.from({ length: 40 }, () => nextCallback());
-      const responses = await Promise.all([...honest.slice(0, 20), 'https://shop.io/\u0000', ...honest.slice(20)].map((callback) => createWallet(callback)));
+      const responses = await Promise.all(
+        [...honest.slice(0, 20), 'https://shop.io/\u0000', ...honest.slice(20)].map((callback) => createWallet(callback)),
+      );
       const statuses = responses.map((r) => r.statusCode);
       expect(statuses.filter((s) => s === 200)).toHaveLength(40);
       expect(statuses[20]).toBe(400);
@@ -69,7 +72,9 @@ describe('a callback with a control character or whitespace', () => {
 describe('a row PostgreSQL refuses fails alone, the rest of its batch is answered', () => {
   beforeAll(async () => {
     // A row that passes every check of the API and that the database still refuses.
-    await fixture.db.pool.query(`ALTER TABLE wallets ADD CONSTRAINT test_refuses_marked CHECK (position('refused-by-db' in callback_url) = 0)`);
+    await fixture.db.pool.query(
+      `ALTER TABLE wallets ADD CONSTRAINT test_refuses_marked CHECK (position('refused-by-db' in callback_url) = 0)`,
+    );
   });
   afterAll(async () => {
     await fixture.db.pool.query('ALTER TABLE wallets DROP CONSTRAINT test_refuses_marked');
@@ -134,14 +139,22 @@ describe('callbacks the callback-worker would always refuse', () => {
   });
 
   it('accepts public addresses and ordinary ports', async () => {
-    for (const callback of ['https://93.184.216.34/ipn?order=pub', 'https://[2606:4700:4700::1111]/ipn?order=pub', 'https://shop.io:8443/ipn?order=pub']) {
+    for (const callback of [
+      'https://93.184.216.34/ipn?order=pub',
+      'https://[2606:4700:4700::1111]/ipn?order=pub',
+      'https://shop.io:8443/ipn?order=pub',
+    ]) {
       expect([callback, (await createWallet(callback)).statusCode]).toEqual([callback, 200]);
     }
   });
 
   it('locally (CALLBACK_ALLOW_TEST_DOMAINS) loopback is allowed, other internal ranges and port 0 are not', async () => {
     const local = await fixture.build(fixture.config({ CALLBACK_ALLOW_TEST_DOMAINS: 'true' }));
-    for (const callback of ['http://127.0.0.1:3400/ipn?order=local', 'http://[::1]:3400/ipn?order=local', 'http://localhost:3400/ipn?order=local']) {
+    for (const callback of [
+      'http://127.0.0.1:3400/ipn?order=local',
+      'http://[::1]:3400/ipn?order=local',
+      'http://localhost:3400/ipn?order=local',
+    ]) {
       expect([callback, (await createWallet(callback, local)).statusCode]).toEqual([callback, 200]);
     }
     for (const callback of ['http://10.0.0.5/ipn?order=local', 'http://169.254.169.254/', 'http://127.0.0.1:0/ipn?order=local']) {
@@ -157,7 +170,7 @@ describe('callbacks the callback-worker would always refuse', () => {
     expect((await createWallet('http://10.21.0.5/ipn?order=cidr', exempt)).statusCode).toBe(400);
   });
 
-  it('CALLBACK_ALLOWED_CIDRS follows the callback-worker\'s production rules', () => {
+  it("CALLBACK_ALLOWED_CIDRS follows the callback-worker's production rules", () => {
     const problemsOf = (env: Record<string, string>): string[] => {
       try {
         fixture.config(env);
@@ -168,7 +181,10 @@ describe('callbacks the callback-worker would always refuse', () => {
       return [];
     };
     for (const cidrs of ['127.0.0.0/8', '0.0.0.0/32', '::/128', '::7f00:1/128', '::ffff:127.0.0.1/128', '169.254.169.254/32']) {
-      expect([cidrs, problemsOf({ NODE_ENV: 'production', CALLBACK_ALLOWED_CIDRS: cidrs })]).toEqual([cidrs, [expect.stringMatching(/refused in production/)]]);
+      expect([cidrs, problemsOf({ NODE_ENV: 'production', CALLBACK_ALLOWED_CIDRS: cidrs })]).toEqual([
+        cidrs,
+        [expect.stringMatching(/refused in production/)],
+      ]);
     }
     expect(problemsOf({ NODE_ENV: 'production', CALLBACK_ALLOWED_CIDRS: '10.20.0.0/16' })).toEqual([]);
     expect(problemsOf({ CALLBACK_ALLOWED_CIDRS: 'localhost' })).toEqual([expect.stringMatching(/not a CIDR range/)]);
@@ -217,7 +233,10 @@ describe('a repeat answers an address_in sealed with the current key', () => {
     expect(afterRetirement).toMatchObject({ polygon_address_in: created.polygon_address_in, ipn_token: created.ipn_token });
     // What Process Payment does with the address parameter, with the keys it now has.
     const processPayment = (address: string) =>
-      parsePaymentRequest({ address, amount: '25', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' }, { keys: retired.keys, rates: new Map(), providers: ONLY_MOONPAY });
+      parsePaymentRequest(
+        { address, amount: '25', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' },
+        { keys: retired.keys, rates: new Map(), providers: ONLY_MOONPAY },
+      );
     expect(processPayment(afterRetirement.address_in).temporaryAddress).toBe(created.polygon_address_in.toLowerCase());
     expect(processPayment(duringRotation.address_in).temporaryAddress).toBe(created.polygon_address_in.toLowerCase());
     expect(() => processPayment(created.address_in)).toThrow(/not an address_in issued by this gateway/);

@@ -18,7 +18,9 @@ const walletCount = async () => Number((await fixture.db.pool.query<{ n: string 
 /** Sends bytes as they are (what app.inject cannot send) and reads the answer until the server closes. */
 function raw(requestLine: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(`${requestLine}\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, 'latin1'));
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(`${requestLine}\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, 'latin1'),
+    );
     let data = '';
     socket.setEncoding('latin1');
     socket.on('data', (chunk) => (data += chunk));
@@ -26,7 +28,9 @@ function raw(requestLine: string): Promise<{ status: number; headers: Record<str
     socket.on('close', () => {
       const end = data.indexOf('\r\n\r\n');
       const [statusLine = '', ...lines] = data.slice(0, end).split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body: data.slice(end + 4) });
     });
   });

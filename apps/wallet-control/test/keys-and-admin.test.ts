@@ -56,7 +56,8 @@ describe('callback public keys', () => {
     expect(blocks).toHaveLength(2);
     expect(blocks.join('')).toBe(response.body);
     expect(blocks[0]).toBe(newKey.publicKey.export({ format: 'pem', type: 'spki' }).toString());
-    for (const pem of blocks) expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [pem], payoutAddress })).toMatchObject({ ok: true });
+    for (const pem of blocks)
+      expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [pem], payoutAddress })).toMatchObject({ ok: true });
   });
 
   it('serves a JWK set with key ids that verifies the same signatures', async () => {
@@ -67,7 +68,8 @@ describe('callback public keys', () => {
     expect(keys.map((key: { kid: string }) => key.kid)).toEqual(['k2', 'k1']);
     expect(keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', use: 'sig', alg: 'EdDSA' });
     expect(keys[0]).not.toHaveProperty('d');
-    for (const jwk of keys) expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [jwk], payoutAddress })).toMatchObject({ ok: true });
+    for (const jwk of keys)
+      expect(verifyCallbackSignature({ url, header, deliveryId, publicKeys: [jwk], payoutAddress })).toMatchObject({ ok: true });
     expect(verifyCallbackSignature({ url: `${url}0`, header, deliveryId, publicKeys: keys, payoutAddress }).ok).toBe(false);
   });
 
@@ -144,7 +146,11 @@ describe('POST /admin/callbacks/:id/resend', () => {
   it('does not exist when no ADMIN_TOKEN is configured', async () => {
     const bare = await fixture.build();
     try {
-      const response = await bare.inject({ method: 'POST', url: `/admin/callbacks/${randomUUID()}/resend`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const response = await bare.inject({
+        method: 'POST',
+        url: `/admin/callbacks/${randomUUID()}/resend`,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       expect(response.statusCode).toBe(404);
       expect(response.json()).toMatchObject({ code: 'not_found' });
     } finally {

@@ -57,7 +57,16 @@ async function forward(
   await fixture.db.pool.query(
     `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [randomUUID(), wallet.id, deposit.id, amounts.value.toString(), amounts.forwarded.toString(), amounts.fee.toString(), deposit.txHash, txOut],
+    [
+      randomUUID(),
+      wallet.id,
+      deposit.id,
+      amounts.value.toString(),
+      amounts.forwarded.toString(),
+      amounts.fee.toString(),
+      deposit.txHash,
+      txOut,
+    ],
   );
   return txOut;
 }
@@ -107,7 +116,12 @@ describe('GET /control/payment-status.php', () => {
 
   it('a forwarded deposit makes it paid, with its amounts and transactions, and the provider status', async () => {
     const wallet = await newWallet();
-    const paymentId = await addPayment(wallet, { provider: 'moonpay', createdAt: '2025-01-01T10:00:00Z', status: 'paid', reference: 'mp_123' });
+    const paymentId = await addPayment(wallet, {
+      provider: 'moonpay',
+      createdAt: '2025-01-01T10:00:00Z',
+      status: 'paid',
+      reference: 'mp_123',
+    });
     const deposit = await addDeposit(wallet, 'forwarding', 49_240_150n, '2025-01-01T10:05:00Z');
     const txOut = await forward(wallet, deposit, { value: 49_240_150n, forwarded: 48_747_749n, fee: 492_401n }, '2025-01-01T10:06:00Z');
 
@@ -177,13 +191,22 @@ describe('GET /control/payment-status.php', () => {
       txid_out: lastOut,
       deposit_count: 4,
     });
-    expect(body.deposits.map((d: { txid_in: string; status: string; amount: string; value_forwarded_coin: string | null }) => [d.txid_in, d.status, d.amount, d.value_forwarded_coin])).toEqual([
+    expect(
+      body.deposits.map((d: { txid_in: string; status: string; amount: string; value_forwarded_coin: string | null }) => [
+        d.txid_in,
+        d.status,
+        d.amount,
+        d.value_forwarded_coin,
+      ]),
+    ).toEqual([
       [orphaned.txHash, 'orphaned', '3', null],
       [pending.txHash, 'seen', '7', null],
       [second.txHash, 'forwarded', '2.500001', '2.475001'],
       [first.txHash, 'forwarded', '10', '9.9'],
     ]);
-    expect(body.payments.map((p: { payment_id: string; provider: string; provider_status: string | null }) => [p.provider, p.provider_status])).toEqual([
+    expect(
+      body.payments.map((p: { payment_id: string; provider: string; provider_status: string | null }) => [p.provider, p.provider_status]),
+    ).toEqual([
       ['transak', null],
       ['moonpay', 'declined'],
     ]);
@@ -237,7 +260,7 @@ describe('GET /control/payment-status.php', () => {
     expect(JSON.stringify(body)).not.toContain('Blacklistable');
   });
 
-  it('reads one wallet only: another wallet\'s deposits never show', async () => {
+  it("reads one wallet only: another wallet's deposits never show", async () => {
     const a = await newWallet();
     const b = await newWallet();
     await addDeposit(b, 'seen', 1_000_000n, '2025-04-01T00:00:00Z');
@@ -287,10 +310,9 @@ describe('GET /control/payment-status.php', () => {
 describe('its own, tighter rate limit', () => {
   it('answers 429 with Retry-After after STATUS_RATE_LIMIT_MAX requests, while wallet.php still answers', async () => {
     const limited = createTestRedis('status-limit');
-    const tight = await fixture.build(
-      fixture.config({ REDIS_PREFIX: limited.prefix, STATUS_RATE_LIMIT_MAX: '3', RATE_LIMIT_MAX: '50' }),
-      { redis: limited },
-    );
+    const tight = await fixture.build(fixture.config({ REDIS_PREFIX: limited.prefix, STATUS_RATE_LIMIT_MAX: '3', RATE_LIMIT_MAX: '50' }), {
+      redis: limited,
+    });
     try {
       const wallet = await newWallet();
       const client = '203.0.113.9';

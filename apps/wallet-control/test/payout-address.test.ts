@@ -51,12 +51,19 @@ describe('an affiliate address that is a temporary wallet of this gateway', () =
       ['/control/affiliate.php', {}],
       ['/control/custom-affiliate.php', { affiliate_fee: '0.01', merchant_fee: '0.98' }],
     ] as const) {
-      const response = await createWallet(path, { address: payout, callback: `https://shop.io/ipn?order=aff-${path}`, affiliate: b.polygon_address_in.toLowerCase(), ...extra });
+      const response = await createWallet(path, {
+        address: payout,
+        callback: `https://shop.io/ipn?order=aff-${path}`,
+        affiliate: b.polygon_address_in.toLowerCase(),
+        ...extra,
+      });
       expect([path, response.statusCode]).toEqual([path, 400]);
       expect(response.json()).toMatchObject({ code: 'invalid_parameter', param: 'affiliate' });
       expect(response.json().error).toMatch(/temporary (receiving )?wallet of this gateway/);
     }
-    const { rows } = await fixture.db.pool.query("SELECT count(*)::int AS n FROM wallets WHERE callback_url LIKE 'https://shop.io/ipn?order=aff-/%'");
+    const { rows } = await fixture.db.pool.query(
+      "SELECT count(*)::int AS n FROM wallets WHERE callback_url LIKE 'https://shop.io/ipn?order=aff-/%'",
+    );
     expect(rows[0].n).toBe(0);
   });
 });
@@ -86,7 +93,11 @@ describe('well-known token contracts are never a payout or affiliate address', (
     ['USDC.e', BRIDGED_USDC_E],
     ['the configured token', TEST_TOKEN],
   ])('%s as address: 400 naming address', async (_name, address) => {
-    const response = await local.inject({ method: 'GET', url: '/control/wallet.php', query: { address, callback: 'https://shop.io/ipn?order=token' } });
+    const response = await local.inject({
+      method: 'GET',
+      url: '/control/wallet.php',
+      query: { address, callback: 'https://shop.io/ipn?order=token' },
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: 'invalid_parameter', param: 'address' });
     expect(response.json().error).toMatch(/token contract/);

@@ -23,7 +23,9 @@ describe('new wallets per payout address per window (PAYOUT_WALLET_QUOTA_MAX)', 
     expect((await createWallet(payout, first)).statusCode).toBe(200);
     // Identical concurrent requests make one wallet and count once.
     const second = nextCallback();
-    expect((await Promise.all(Array.from({ length: 10 }, () => createWallet(payout, second)))).map((r) => r.statusCode)).toEqual(Array(10).fill(200));
+    expect((await Promise.all(Array.from({ length: 10 }, () => createWallet(payout, second)))).map((r) => r.statusCode)).toEqual(
+      Array(10).fill(200),
+    );
     expect((await createWallet(payout, nextCallback())).statusCode).toBe(200);
 
     const refused = await createWallet(payout.toLowerCase(), nextCallback());
@@ -37,7 +39,10 @@ describe('new wallets per payout address per window (PAYOUT_WALLET_QUOTA_MAX)', 
 
   it('still answers the wallets that exist (a plugin asking again), from any replica', async () => {
     const replica = await fixture.build();
-    const { rows } = await fixture.db.pool.query<{ callback_url: string }>('SELECT callback_url FROM wallets WHERE payout_address = $1 LIMIT 1', [payout.toLowerCase()]);
+    const { rows } = await fixture.db.pool.query<{ callback_url: string }>(
+      'SELECT callback_url FROM wallets WHERE payout_address = $1 LIMIT 1',
+      [payout.toLowerCase()],
+    );
     expect((await createWallet(payout, rows[0]!.callback_url, replica)).statusCode).toBe(200);
     expect((await createWallet(payout, nextCallback(), replica)).statusCode).toBe(429);
   });
@@ -48,7 +53,7 @@ describe('new wallets per payout address per window (PAYOUT_WALLET_QUOTA_MAX)', 
     expect((await createWallet(other, nextCallback())).statusCode).toBe(429);
   });
 
-  it('the affiliate routes share the payout address\'s quota', async () => {
+  it("the affiliate routes share the payout address's quota", async () => {
     const response = await app.inject({
       method: 'GET',
       url: '/control/affiliate.php',

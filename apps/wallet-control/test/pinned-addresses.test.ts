@@ -17,9 +17,7 @@ const nextCallback = () => `https://shop.io/ipn?order_id=pin-${++order}`;
 const get = (app: FastifyInstance, url: string, query: Record<string, string>) => app.inject({ method: 'GET', url, query });
 
 beforeAll(async () => {
-  pinned = await fixture.build(
-    fixture.config({ PAYOUT_ADDRESSES: `${shop}, ${secondShop.toLowerCase()}`, AFFILIATE_ADDRESSES: partner }),
-  );
+  pinned = await fixture.build(fixture.config({ PAYOUT_ADDRESSES: `${shop}, ${secondShop.toLowerCase()}`, AFFILIATE_ADDRESSES: partner }));
 });
 
 describe('PAYOUT_ADDRESSES', () => {
@@ -45,7 +43,9 @@ describe('PAYOUT_ADDRESSES', () => {
 
 describe('AFFILIATE_ADDRESSES', () => {
   it('the affiliate routes accept the pinned affiliates and refuse any other with 403 naming affiliate', async () => {
-    expect((await get(pinned, '/control/affiliate.php', { address: shop, callback: nextCallback(), affiliate: partner })).statusCode).toBe(200);
+    expect((await get(pinned, '/control/affiliate.php', { address: shop, callback: nextCallback(), affiliate: partner })).statusCode).toBe(
+      200,
+    );
     for (const [url, extra] of [
       ['/control/affiliate.php', {}],
       ['/control/custom-affiliate.php', { affiliate_fee: '0.99', merchant_fee: '0' }],
@@ -77,7 +77,9 @@ describe('open mode (the default)', () => {
   it('accepts any payout and affiliate address', async () => {
     const open = await fixture.build();
     expect((await get(open, '/control/wallet.php', { address: stranger, callback: nextCallback() })).statusCode).toBe(200);
-    expect((await get(open, '/control/affiliate.php', { address: shop, callback: nextCallback(), affiliate: stranger })).statusCode).toBe(200);
+    expect((await get(open, '/control/affiliate.php', { address: shop, callback: nextCallback(), affiliate: stranger })).statusCode).toBe(
+      200,
+    );
   });
 });
 
@@ -94,8 +96,12 @@ describe('the settings are checked at boot', () => {
 
   it('refuses an entry that is not an address, the zero address or a token contract, naming the setting', () => {
     expect(problemsOf({ PAYOUT_ADDRESSES: `${shop},0x1234` })).toEqual([expect.stringMatching(/^PAYOUT_ADDRESSES: .*0x1234/)]);
-    expect(problemsOf({ PAYOUT_ADDRESSES: '0x0000000000000000000000000000000000000000' })).toEqual([expect.stringMatching(/^PAYOUT_ADDRESSES: .*zero address/)]);
-    expect(problemsOf({ AFFILIATE_ADDRESSES: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' })).toEqual([expect.stringMatching(/^AFFILIATE_ADDRESSES: .*token contract/)]);
+    expect(problemsOf({ PAYOUT_ADDRESSES: '0x0000000000000000000000000000000000000000' })).toEqual([
+      expect.stringMatching(/^PAYOUT_ADDRESSES: .*zero address/),
+    ]);
+    expect(problemsOf({ AFFILIATE_ADDRESSES: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' })).toEqual([
+      expect.stringMatching(/^AFFILIATE_ADDRESSES: .*token contract/),
+    ]);
     expect(problemsOf({ PAYOUT_ADDRESSES: shop, AFFILIATE_ADDRESSES: partner })).toEqual([]);
   });
 });

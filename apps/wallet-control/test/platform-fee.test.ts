@@ -9,7 +9,10 @@ let order = 0;
 const nextCallback = () => `https://shop.io/ipn?order_id=fee-${++order}`;
 
 async function recordedFee(callback: string): Promise<number | undefined> {
-  const { rows } = await fixture.db.pool.query<{ platform_fee_bps: number }>('SELECT platform_fee_bps FROM wallets WHERE callback_url = $1', [callback]);
+  const { rows } = await fixture.db.pool.query<{ platform_fee_bps: number }>(
+    'SELECT platform_fee_bps FROM wallets WHERE callback_url = $1',
+    [callback],
+  );
   return rows[0]?.platform_fee_bps;
 }
 
@@ -32,7 +35,10 @@ describe('the platform fee is recorded on each wallet when it is created', () =>
 
     const at100 = await fixture.build(fixture.config({ PLATFORM_FEE_BPS: '100' }));
     try {
-      expect((await at100.inject({ method: 'GET', url: '/control/wallet.php', query: { address: payout, callback: callbacks.later } })).statusCode).toBe(200);
+      expect(
+        (await at100.inject({ method: 'GET', url: '/control/wallet.php', query: { address: payout, callback: callbacks.later } }))
+          .statusCode,
+      ).toBe(200);
     } finally {
       await at100.close();
     }

@@ -51,9 +51,12 @@ describe('wallet-control process', () => {
       }, 50);
       void run.exited.then(() => reject(new Error(`exited early: ${run.output().stderr}`)));
     });
-    const response = await fetch(`http://127.0.0.1:${port}/control/wallet.php?address=0x52908400098527886E0F7030069857D2E4169EE7&callback=${encodeURIComponent('https://shop.io/cb?o=1&token=s3cr3t')}`, {
-      headers: { 'x-request-id': 'lifecycle-req-1' },
-    });
+    const response = await fetch(
+      `http://127.0.0.1:${port}/control/wallet.php?address=0x52908400098527886E0F7030069857D2E4169EE7&callback=${encodeURIComponent('https://shop.io/cb?o=1&token=s3cr3t')}`,
+      {
+        headers: { 'x-request-id': 'lifecycle-req-1' },
+      },
+    );
     expect(response.status).toBe(200);
     // /metrics on METRICS_PORT only; /healthz and /readyz on both ports.
     const metricsPort = await new Promise<number>((resolve) => {
@@ -71,11 +74,20 @@ describe('wallet-control process', () => {
     for (const p of [port, metricsPort]) expect((await fetch(`http://127.0.0.1:${p}/readyz`)).status).toBe(200);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
-    const lines = run.output().stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = run
+      .output()
+      .stdout.trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     // One line for the request (written asynchronously, flushed at exit): what it did, its status and time.
     const requestLines = lines.filter((line) => line.reqId === 'lifecycle-req-1');
     expect(requestLines).toEqual([
-      expect.objectContaining({ msg: 'request completed', outcome: 'wallet created', ipnToken: expect.stringMatching(/…$/), res: { statusCode: 200 } }),
+      expect.objectContaining({
+        msg: 'request completed',
+        outcome: 'wallet created',
+        ipnToken: expect.stringMatching(/…$/),
+        res: { statusCode: 200 },
+      }),
     ]);
     expect(lines.some((line) => line.msg === 'shutting down' && line.signal === 'SIGTERM')).toBe(true);
     expect(run.output().stdout).not.toContain('s3cr3t');

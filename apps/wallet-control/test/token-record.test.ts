@@ -18,6 +18,8 @@ it('refuses to boot with another token or chain than the one recorded', async ()
   await expect(fixture.build(fixture.config({ USDC_TOKEN_ADDRESS: BRIDGED_USDC }))).rejects.toThrow(
     `USDC_TOKEN_ADDRESS: ${BRIDGED_USDC.toLowerCase()} on chain 137 is not the token this database counts in (${NATIVE_USDC} on chain 137)`,
   );
-  await expect(fixture.build(fixture.config({ CHAIN_ID: '80002' }))).rejects.toThrow(/on chain 80002 is not the token this database counts in/);
+  await expect(fixture.build(fixture.config({ CHAIN_ID: '80002' }))).rejects.toThrow(
+    /on chain 80002 is not the token this database counts in/,
+  );
   expect(await new TokenRepository(fixture.db.pool).list()).toEqual([{ chainId: 137, address: NATIVE_USDC }]);
 });

@@ -6,7 +6,14 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'artifacts');
 // Without the networking flags Chromium floods a closed network with refused connections.
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 export const DESKTOP = { width: 1280, height: 860 };
 export const PHONE = { width: 390, height: 844 };
 

@@ -67,14 +67,7 @@ export interface CallbackHttpClient {
 
 // Failures before any request was sent: TCP or TLS (the merchant's host, not its app). Name
 // resolution fails earlier, as a DnsLookupError from the guarded connector's lookup.
-const CONNECT_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'ETIMEDOUT',
-  'EPROTO',
-]);
+const CONNECT_ERROR_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT', 'EPROTO']);
 const TLS_ERROR_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/;
 
 /**

@@ -84,9 +84,7 @@ interface TcpHandle {
  * which is where names are checked.
  */
 function forbidConnections(): { attempts(): number } {
-  const { TCP } = (process as unknown as { binding(name: 'tcp_wrap'): { TCP: { prototype: TcpHandle } } }).binding(
-    'tcp_wrap',
-  );
+  const { TCP } = (process as unknown as { binding(name: 'tcp_wrap'): { TCP: { prototype: TcpHandle } } }).binding('tcp_wrap');
   const spies = (['connect', 'connect6'] as const).map((method) =>
     jest.spyOn(TCP.prototype, method).mockImplementation(() => {
       throw new Error('a TCP connection was attempted');
@@ -167,13 +165,15 @@ describe('delivery', () => {
 });
 
 describe('response size', () => {
-  const oversized = (statusCode: number): RequestListener => (_request, response) => {
-    response.statusCode = statusCode;
-    response.write('a'.repeat(4096));
-    // Never ends: the client must stop reading on its own.
-    const timer = setInterval(() => response.write('a'.repeat(4096)), 5);
-    response.on('close', () => clearInterval(timer));
-  };
+  const oversized =
+    (statusCode: number): RequestListener =>
+    (_request, response) => {
+      response.statusCode = statusCode;
+      response.write('a'.repeat(4096));
+      // Never ends: the client must stop reading on its own.
+      const timer = setInterval(() => response.write('a'.repeat(4096)), 5);
+      response.on('close', () => clearInterval(timer));
+    };
 
   it('stops reading a huge 2xx body and still counts the callback as delivered', async () => {
     const server = await startServer(oversized(200));
@@ -342,9 +342,7 @@ describe('SSRF policy', () => {
     async (address) => {
       const connections = forbidConnections();
       const asked: string[] = [];
-      const result = await client({ allowedCidrs: [], lookup: resolvingTo([address], asked) }).get(
-        'http://merchant.test/cb',
-      );
+      const result = await client({ allowedCidrs: [], lookup: resolvingTo([address], asked) }).get('http://merchant.test/cb');
       expect(result).toMatchObject({ ok: false, error: { code: 'ssrf_refused', retryable: false } });
       expect(result.error?.message).toContain(`${address} (resolved from merchant.test)`);
       expect(asked).toEqual(['merchant.test']);
@@ -376,9 +374,7 @@ describe('SSRF policy', () => {
   it('connects by name when every resolved address is allowed', async () => {
     const server = await startServer((_request, response) => response.end('ok'));
     const asked: string[] = [];
-    const result = await client({ lookup: resolvingTo(['127.0.0.1'], asked) }).get(
-      `http://merchant.test:${server.port}/cb`,
-    );
+    const result = await client({ lookup: resolvingTo(['127.0.0.1'], asked) }).get(`http://merchant.test:${server.port}/cb`);
     expect(result).toMatchObject({ ok: true, bodyExcerpt: 'ok' });
     expect(asked).toEqual(['merchant.test']);
     expect(server.requests[0]?.host).toBe(`merchant.test:${server.port}`);
@@ -392,10 +388,12 @@ describe('SSRF policy', () => {
 // Boundaries and the words an operator reads in a delivery's record, case by case (found by
 // mutation testing: `pnpm mutate`).
 describe('what each outcome says', () => {
-  const answering = (statusCode: number, body = ''): RequestListener => (_request, response) => {
-    response.statusCode = statusCode;
-    response.end(body);
-  };
+  const answering =
+    (statusCode: number, body = ''): RequestListener =>
+    (_request, response) => {
+      response.statusCode = statusCode;
+      response.end(body);
+    };
 
   it.each([
     [200, true, ''],
@@ -410,12 +408,22 @@ describe('what each outcome says', () => {
     const result = await client().get(server.url);
     expect(result).toMatchObject({ ok, statusCode });
     if (ok) expect(result.error).toBeUndefined();
-    else expect(result.error).toEqual({ code: 'http_error', message: `127.0.0.1:${server.port} answered ${statusCode}${note}`, retryable: true });
+    else
+      expect(result.error).toEqual({
+        code: 'http_error',
+        message: `127.0.0.1:${server.port} answered ${statusCode}${note}`,
+        retryable: true,
+      });
   });
 
   it('reads a body of exactly maxResponseBytes, and stops one byte past it', async () => {
     const exact = await startServer(answering(200, 'a'.repeat(2048)));
-    expect(await client({ maxResponseBytes: 2048 }).get(exact.url)).toEqual({ ok: true, statusCode: 200, durationMs: expect.any(Number), bodyExcerpt: 'a'.repeat(1024) });
+    expect(await client({ maxResponseBytes: 2048 }).get(exact.url)).toEqual({
+      ok: true,
+      statusCode: 200,
+      durationMs: expect.any(Number),
+      bodyExcerpt: 'a'.repeat(1024),
+    });
     const over = await startServer(answering(200, 'a'.repeat(2049)));
     expect((await client({ maxResponseBytes: 2048 }).get(over.url)).error).toEqual({
       code: 'response_too_large',
@@ -498,10 +506,14 @@ describe('what each outcome says', () => {
       'refused to connect to 10.0.0.1 (resolved from shop.example): private address',
     ]);
     const dns = new DnsLookupError('shop.example', 'ENOTFOUND');
-    expect([dns.name, dns.code, dns.message]).toEqual(['DnsLookupError', 'ERR_CALLBACK_DNS_FAILED', 'DNS lookup of shop.example failed (ENOTFOUND)']);
+    expect([dns.name, dns.code, dns.message]).toEqual([
+      'DnsLookupError',
+      'ERR_CALLBACK_DNS_FAILED',
+      'DNS lookup of shop.example failed (ENOTFOUND)',
+    ]);
   });
 
-  it('reports a refused connection in the socket\'s words, its code not repeated', async () => {
+  it("reports a refused connection in the socket's words, its code not repeated", async () => {
     const server = await startServer(() => undefined);
     await server.close();
     const result = await client().get(server.url);

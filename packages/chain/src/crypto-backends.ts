@@ -40,7 +40,10 @@ export function keccakBackend(): KeccakBackend {
     keccak = {
       name: 'native',
       // The binding takes Buffers only; a view over the same memory costs no copy.
-      keccak256: (data) => create('keccak256').update(Buffer.from(data.buffer, data.byteOffset, data.byteLength)).digest(),
+      keccak256: (data) =>
+        create('keccak256')
+          .update(Buffer.from(data.buffer, data.byteOffset, data.byteLength))
+          .digest(),
     };
   } catch {
     keccak = { name: 'javascript', keccak256: (data) => keccak256(data, 'bytes') };

@@ -1,4 +1,11 @@
-import { finalBoundary, nextFinalityState, UNDECIDED_FINALITY, type FinalityState, type FinalityView, type FinalizedTagAnswer } from '@gateway/domain';
+import {
+  finalBoundary,
+  nextFinalityState,
+  UNDECIDED_FINALITY,
+  type FinalityState,
+  type FinalityView,
+  type FinalizedTagAnswer,
+} from '@gateway/domain';
 
 export interface FinalityLog {
   info(details: object, message: string): void;

@@ -40,7 +40,9 @@ describe('searchLogRanges', () => {
     const { read, isRefusal } = node(0n, []);
     await expect(searchLogRanges({ from: 0n, to: 10n, width: new LogRangeWidth(8), read, isRefusal })).rejects.toBeInstanceOf(RangeRefused);
     const down = async () => Promise.reject(new Error('node unreachable'));
-    await expect(searchLogRanges({ from: 0n, to: 10n, width: new LogRangeWidth(8), read: down, isRefusal })).rejects.toThrow('node unreachable');
+    await expect(searchLogRanges({ from: 0n, to: 10n, width: new LogRangeWidth(8), read: down, isRefusal })).rejects.toThrow(
+      'node unreachable',
+    );
   });
 });
 

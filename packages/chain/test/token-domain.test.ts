@@ -87,7 +87,9 @@ describe('readTokenDomain', () => {
 
   it('refuses a domain that does not hash to the token DOMAIN_SEPARATOR()', async () => {
     const token = await deployFixture('WrongSeparatorToken');
-    await expect(readTokenDomain(client, token)).rejects.toThrow(/DOMAIN_SEPARATOR\(\) is 0x[0-9a-f]{64}, but the domain read from it .* hashes to 0x/);
+    await expect(readTokenDomain(client, token)).rejects.toThrow(
+      /DOMAIN_SEPARATOR\(\) is 0x[0-9a-f]{64}, but the domain read from it .* hashes to 0x/,
+    );
   });
 
   it('refuses a salted domain it cannot represent', async () => {

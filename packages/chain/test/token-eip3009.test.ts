@@ -80,7 +80,14 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
     relayerClient = createLocalWalletClient(relayer);
     const deployerKey = anvilAccounts[0].privateKey;
     token = await deployTestUsdc({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, deployerKey });
-    await mintTestUsdc({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, token, ownerKey: deployerKey, to: holder.address, amount: 1_000n * USDC });
+    await mintTestUsdc({
+      rpcUrl: anvil.rpcUrl,
+      chainId: anvil.chainId,
+      token,
+      ownerKey: deployerKey,
+      to: holder.address,
+      amount: 1_000n * USDC,
+    });
     domain = await readTokenDomain(publicClient, token);
   });
 
@@ -134,10 +141,14 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
       keccak256(toHex('Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)')),
     );
     expect(await read('TRANSFER_WITH_AUTHORIZATION_TYPEHASH')).toBe(
-      keccak256(toHex('TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)')),
+      keccak256(
+        toHex('TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)'),
+      ),
     );
     expect(await read('RECEIVE_WITH_AUTHORIZATION_TYPEHASH')).toBe(
-      keccak256(toHex('ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)')),
+      keccak256(
+        toHex('ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)'),
+      ),
     );
     expect(await read('CANCEL_AUTHORIZATION_TYPEHASH')).toBe(keccak256(toHex('CancelAuthorization(address authorizer,bytes32 nonce)')));
   });
@@ -168,7 +179,12 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
       ['Transfer', { from: holder.address, to: payee, value: message.value }],
     ]);
     expect(
-      await publicClient.readContract({ address: token, abi: usdcAbi, functionName: 'authorizationState', args: [holder.address, message.nonce] }),
+      await publicClient.readContract({
+        address: token,
+        abi: usdcAbi,
+        functionName: 'authorizationState',
+        args: [holder.address, message.nonce],
+      }),
     ).toBe(true);
   });
 
@@ -210,7 +226,12 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
     const cancel = splitSignature(
       await holder.signTypedData({
         domain,
-        types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+        types: {
+          CancelAuthorization: [
+            { name: 'authorizer', type: 'address' },
+            { name: 'nonce', type: 'bytes32' },
+          ],
+        },
         primaryType: 'CancelAuthorization',
         message: { authorizer: holder.address, nonce: message.nonce },
       }),
@@ -222,7 +243,9 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
       args: [holder.address, message.nonce, cancel.v, cancel.r, cancel.s],
     });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
-    expect(parseEventLogs({ abi: testUsdcExtraAbi, logs: receipt.logs }).map((event) => event.eventName)).toEqual(['AuthorizationCanceled']);
+    expect(parseEventLogs({ abi: testUsdcExtraAbi, logs: receipt.logs }).map((event) => event.eventName)).toEqual([
+      'AuthorizationCanceled',
+    ]);
     const holderBalance = await usdcBalance(holder.address);
 
     await expect(relay(data)).rejects.toThrow(/authorization is used or canceled/);
@@ -266,7 +289,12 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
 
   it('accepts an EIP-2612 permit and lets the spender pull the allowance', async () => {
     const value = 4n * USDC;
-    const nonce = await publicClient.readContract({ address: token, abi: testUsdcExtraAbi, functionName: 'nonces', args: [holder.address] });
+    const nonce = await publicClient.readContract({
+      address: token,
+      abi: testUsdcExtraAbi,
+      functionName: 'nonces',
+      args: [holder.address],
+    });
     const deadline = (await latestTimestamp()) + 3_600n;
     const { v, r, s } = splitSignature(
       await holder.signTypedData({

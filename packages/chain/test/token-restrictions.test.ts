@@ -1,4 +1,13 @@
-import { type BaseError, createPublicClient, ExecutionRevertedError, createWalletClient, http, parseAbi, type Address, type Hex } from 'viem';
+import {
+  type BaseError,
+  createPublicClient,
+  ExecutionRevertedError,
+  createWalletClient,
+  http,
+  parseAbi,
+  type Address,
+  type Hex,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 // @gateway/testkit depends on @gateway/chain, so chain's own tests reach its anvil helper by path.
 import { anvilAccounts, startAnvil, type RunningAnvil } from '../../testkit/src/anvil';
@@ -21,7 +30,10 @@ import {
 } from '../src/token';
 
 const USDC = 1_000_000n;
-const erc20Abi = parseAbi(['function transfer(address to, uint256 value) returns (bool)', 'function approve(address spender, uint256 value) returns (bool)']);
+const erc20Abi = parseAbi([
+  'function transfer(address to, uint256 value) returns (bool)',
+  'function approve(address spender, uint256 value) returns (bool)',
+]);
 
 // FiatToken v1/v2's reasons (circlefin/stablecoin-evm: Blacklistable.sol, Pausable.sol, FiatTokenV2.sol).
 const BLACKLISTED = 'Blacklistable: account is blacklisted';
@@ -69,16 +81,21 @@ describe('TestUSDC blacklist and pause, as FiatTokenV2 has them', () => {
     return encodeTransferWithAuthorization(authorization, await signTransferAuthorization(holder, domain, authorization));
   }
 
-  const isBlacklisted = (account: Address) => publicClient().readContract({ address: token, abi: usdcAbi, functionName: 'isBlacklisted', args: [account] });
+  const isBlacklisted = (account: Address) =>
+    publicClient().readContract({ address: token, abi: usdcAbi, functionName: 'isBlacklisted', args: [account] });
   const isPaused = () => publicClient().readContract({ address: token, abi: usdcAbi, functionName: 'paused' });
 
   it('gives the deployer the blacklister and pauser roles, and nobody else may use them', async () => {
-    expect(await publicClient().readContract({ address: token, abi: testUsdcAdminAbi, functionName: 'blacklister' })).toBe(deployer.address);
+    expect(await publicClient().readContract({ address: token, abi: testUsdcAdminAbi, functionName: 'blacklister' })).toBe(
+      deployer.address,
+    );
     expect(await publicClient().readContract({ address: token, abi: testUsdcAdminAbi, functionName: 'pauser' })).toBe(deployer.address);
     await expect(setTestUsdcBlacklisted({ ...admin, adminKey: anvilAccounts[1].privateKey }, holder.address, true)).rejects.toThrow(
       /Blacklistable: caller is not the blacklister/,
     );
-    await expect(setTestUsdcPaused({ ...admin, adminKey: anvilAccounts[1].privateKey }, true)).rejects.toThrow(/Pausable: caller is not the pauser/);
+    await expect(setTestUsdcPaused({ ...admin, adminKey: anvilAccounts[1].privateKey }, true)).rejects.toThrow(
+      /Pausable: caller is not the pauser/,
+    );
   });
 
   it('refuses an EIP-3009 transfer to or from a blacklisted account until it is cleared', async () => {
@@ -99,11 +116,12 @@ describe('TestUSDC blacklist and pause, as FiatTokenV2 has them', () => {
   it('refuses plain ERC-20 transfers and approvals of a blacklisted account', async () => {
     const blocked = privateKeyToAccount(generatePrivateKey()).address;
     await setTestUsdcBlacklisted(admin, blocked, true);
-    const transfer = (to: Address) => walletOf(deployer).writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, 1n] });
+    const transfer = (to: Address) =>
+      walletOf(deployer).writeContract({ address: token, abi: erc20Abi, functionName: 'transfer', args: [to, 1n] });
     await expect(transfer(blocked)).rejects.toThrow(BLACKLISTED);
-    await expect(walletOf(deployer).writeContract({ address: token, abi: erc20Abi, functionName: 'approve', args: [blocked, 1n] })).rejects.toThrow(
-      BLACKLISTED,
-    );
+    await expect(
+      walletOf(deployer).writeContract({ address: token, abi: erc20Abi, functionName: 'approve', args: [blocked, 1n] }),
+    ).rejects.toThrow(BLACKLISTED);
     await expect(mintTestUsdc({ ...admin, ownerKey: anvilAccounts[0].privateKey, to: blocked, amount: 1n })).rejects.toThrow(BLACKLISTED);
   });
 

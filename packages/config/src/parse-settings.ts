@@ -69,14 +69,21 @@ export function parseRateSourceSettings(raw: RateSourceRaw, options: { sampleFil
     if (raw.RATE_FILE === undefined && raw.NODE_ENV === 'production') {
       problems.push('RATE_FILE: required for RATE_SOURCE=file in production (the built-in table is a development sample)');
     }
-    if (raw.RATE_FILE !== undefined && raw.NODE_ENV === 'production' && options.sampleFile !== undefined && resolve(raw.RATE_FILE) === resolve(options.sampleFile)) {
+    if (
+      raw.RATE_FILE !== undefined &&
+      raw.NODE_ENV === 'production' &&
+      options.sampleFile !== undefined &&
+      resolve(raw.RATE_FILE) === resolve(options.sampleFile)
+    ) {
       problems.push('RATE_FILE: the bundled sample rates are refused in production; give a table of real rates, or use RATE_SOURCE=ecb');
     }
   } else if (raw.RATE_FILE !== undefined) {
     problems.push(`RATE_FILE: only read by RATE_SOURCE=file (the source is ${kind})`);
   }
   if (maxAgeSeconds <= raw.RATE_REFRESH_SECONDS) {
-    problems.push(`RATE_MAX_AGE_SECONDS: ${maxAgeSeconds} must be longer than RATE_REFRESH_SECONDS (${raw.RATE_REFRESH_SECONDS}), or fresh rates expire between two refreshes`);
+    problems.push(
+      `RATE_MAX_AGE_SECONDS: ${maxAgeSeconds} must be longer than RATE_REFRESH_SECONDS (${raw.RATE_REFRESH_SECONDS}), or fresh rates expire between two refreshes`,
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -108,7 +115,9 @@ export function parseTrustProxy(value: string, name = 'TRUST_PROXY'): TrustProxy
     return prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
   });
   if (bad.length > 0) {
-    throw new ConfigError([`${name}: ${bad.join(', ')} is not an IP address or CIDR range; use false, a number of proxy hops, or proxy addresses/ranges`]);
+    throw new ConfigError([
+      `${name}: ${bad.join(', ')} is not an IP address or CIDR range; use false, a number of proxy hops, or proxy addresses/ranges`,
+    ]);
   }
   return ranges;
 }
@@ -149,9 +158,12 @@ export function checkPublicUrl(value: string, production: boolean, name = 'PUBLI
     throw new ConfigError([`${name}: not a URL`]);
   }
   const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const loopback = host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1' || host === '0.0.0.0' || host === '::';
+  const loopback =
+    host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1' || host === '0.0.0.0' || host === '::';
   if (parsed.protocol !== 'https:' || loopback) {
-    throw new ConfigError([`${name}: must be the https URL customers and providers reach this host at in production (got ${parsed.protocol}//${parsed.host}), e.g. https://pay.example.com`]);
+    throw new ConfigError([
+      `${name}: must be the https URL customers and providers reach this host at in production (got ${parsed.protocol}//${parsed.host}), e.g. https://pay.example.com`,
+    ]);
   }
   return url;
 }

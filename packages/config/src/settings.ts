@@ -15,7 +15,11 @@ export const runtimeSettings = {
 
 export const databaseSettings = {
   DATABASE_URL: Type.String({ minLength: 1, description: 'PostgreSQL connection string, e.g. postgres://postgres@127.0.0.1:5432/gateway' }),
-  DATABASE_SCHEMA: Type.String({ default: 'public', pattern: '^[a-z_][a-z0-9_]{0,62}$', description: 'PostgreSQL schema holding the tables' }),
+  DATABASE_SCHEMA: Type.String({
+    default: 'public',
+    pattern: '^[a-z_][a-z0-9_]{0,62}$',
+    description: 'PostgreSQL schema holding the tables',
+  }),
   DATABASE_POOL_SIZE: Type.Integer({ default: 10, minimum: 1, maximum: 200, description: 'connections per process' }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({
     default: 15_000,
@@ -28,7 +32,8 @@ export const databaseSettings = {
     default: 10_000,
     minimum: 1000,
     maximum: 3_600_000,
-    description: 'TCP keep-alive on every PostgreSQL connection: probes start after this many milliseconds idle, so a silently dropped connection is noticed',
+    description:
+      'TCP keep-alive on every PostgreSQL connection: probes start after this many milliseconds idle, so a silently dropped connection is noticed',
   }),
   DATABASE_ROLE_PREFIX: Type.String({
     default: 'gateway',
@@ -79,7 +84,7 @@ export const serverSettings = (defaultPort: number) => ({
     default: 'false',
     pattern: '^(false|\\d{1,2}|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$',
     description:
-      'which X-Forwarded-For entries to believe: false (none), a number of proxy hops in front of the app (e.g. 1 behind one load balancer), or the proxies\' addresses/CIDR ranges, comma-separated; never the whole header',
+      "which X-Forwarded-For entries to believe: false (none), a number of proxy hops in front of the app (e.g. 1 behind one load balancer), or the proxies' addresses/CIDR ranges, comma-separated; never the whole header",
   }),
   RATE_LIMIT_MAX: Type.Integer({ default: 600, minimum: 1, description: 'requests per client IP per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1000, description: 'rate limit window in milliseconds' }),
@@ -90,12 +95,16 @@ export const serverSettings = (defaultPort: number) => ({
  * off the public one. The workers have the same two settings for their only server.
  */
 export const metricsServerSettings = (defaultPort: number) => ({
-  METRICS_HOST: Type.String({ default: '0.0.0.0', description: 'interface for /metrics, /healthz and /readyz (expose it to the monitoring network only)' }),
+  METRICS_HOST: Type.String({
+    default: '0.0.0.0',
+    description: 'interface for /metrics, /healthz and /readyz (expose it to the monitoring network only)',
+  }),
   METRICS_PORT: Type.Integer({
     default: defaultPort,
     minimum: 0,
     maximum: 65535,
-    description: 'port for /metrics, /healthz and /readyz, apart from PORT (which keeps /healthz and /readyz for load balancers, never /metrics)',
+    description:
+      'port for /metrics, /healthz and /readyz, apart from PORT (which keeps /healthz and /readyz for load balancers, never /metrics)',
   }),
 });
 
@@ -123,13 +132,22 @@ export const hdPublicKeySettings = {
 };
 
 export const redisSettings = {
-  REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379', pattern: '^rediss?://', description: 'Redis for BullMQ (work in flight only); rediss:// connects with TLS' }),
+  REDIS_URL: Type.String({
+    default: 'redis://127.0.0.1:6379',
+    pattern: '^rediss?://',
+    description: 'Redis for BullMQ (work in flight only); rediss:// connects with TLS',
+  }),
   REDIS_PREFIX: Type.String({ default: 'gw', pattern: '^[A-Za-z0-9:_-]{1,64}$', description: 'BullMQ key prefix' }),
 };
 
 export const chainRpcSettings = {
   CHAIN_RPC_URL: Type.String({ pattern: '^(https?|wss?)://', description: 'JSON-RPC endpoint of the chain (Polygon PoS in production)' }),
-  CONFIRMATIONS: Type.Integer({ default: 64, minimum: 0, description: 'blocks on top of a deposit or payout before it is final, only on a node that does not serve the finalized block tag (where it does, the finalized block decides)' }),
+  CONFIRMATIONS: Type.Integer({
+    default: 64,
+    minimum: 0,
+    description:
+      'blocks on top of a deposit or payout before it is final, only on a node that does not serve the finalized block tag (where it does, the finalized block decides)',
+  }),
 };
 
 /** Where the API apps get exchange rates (Convert to USD, provider minimums, the hosted checkout). */
@@ -162,5 +180,10 @@ export const rateSourceSettings = {
         'rates older than this (from the date the source gives them) are refused with a 503, never used; default 432000 (5 days) for ecb and file, 172800 (2 days) for open-er-api',
     }),
   ),
-  RATE_FETCH_TIMEOUT_SECONDS: Type.Integer({ default: 10, minimum: 1, maximum: 120, description: 'time limit of one fetch from the rate source' }),
+  RATE_FETCH_TIMEOUT_SECONDS: Type.Integer({
+    default: 10,
+    minimum: 1,
+    maximum: 120,
+    description: 'time limit of one fetch from the rate source',
+  }),
 };

@@ -28,8 +28,16 @@ export const callbackAllowedCidrsSettings = {
 };
 
 /** CALLBACK_ALLOWED_CIDRS → its ranges, each checked by the one rule both apps apply (allowedCidrProblem); problems are added to `problems`. */
-export function parseCallbackAllowedCidrs(value: string, production: boolean, problems: string[], name = 'CALLBACK_ALLOWED_CIDRS'): string[] {
-  const cidrs = value.split(',').map((part) => part.trim()).filter(Boolean);
+export function parseCallbackAllowedCidrs(
+  value: string,
+  production: boolean,
+  problems: string[],
+  name = 'CALLBACK_ALLOWED_CIDRS',
+): string[] {
+  const cidrs = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
   for (const cidr of cidrs) {
     const problem = allowedCidrProblem(cidr, production);
     if (problem !== undefined) problems.push(`${name}: ${problem}`);
@@ -44,7 +52,10 @@ const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
  * order too; a PEM pasted into one line usually arrives with literal \n.
  */
 function forEachKeyEntry(value: string, name: string, problems: string[], visit: (kid: string, material: string) => void): void {
-  for (const entry of value.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const separator = entry.indexOf(':');
     const kid = separator === -1 ? '' : entry.slice(0, separator);
     if (KEY_ID.test(kid)) visit(kid, entry.slice(separator + 1).replaceAll('\\n', '\n'));

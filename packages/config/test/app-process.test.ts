@@ -24,7 +24,7 @@ describe('how app processes are started', () => {
     expect(appEntry('callback-worker', 'source')).toBe('apps/callback-worker/src/main.ts');
   });
 
-  it('runs dist with plain node, as each app\'s start script and the image do', () => {
+  it("runs dist with plain node, as each app's start script and the image do", () => {
     for (const app of [...API_APPS, ...WORKERS]) {
       expect(appEntry(app, 'dist')).toBe(`apps/${app}/dist/main.js`);
       const start = JSON.parse(read(`apps/${app}/package.json`)).scripts.start;

@@ -11,7 +11,13 @@ const schema = Type.Object({ ...databaseSettings, ...serverSettings(3100), SECRE
 describe('loadConfig', () => {
   it('applies defaults and converts types', () => {
     const config = loadConfig(schema, { DATABASE_URL: 'postgres://x', SECRET: 'abcdefghijkl', PORT: '8080' });
-    expect(config).toMatchObject({ DATABASE_URL: 'postgres://x', PORT: 8080, HOST: '0.0.0.0', DATABASE_SCHEMA: 'public', TRUST_PROXY: 'false' });
+    expect(config).toMatchObject({
+      DATABASE_URL: 'postgres://x',
+      PORT: 8080,
+      HOST: '0.0.0.0',
+      DATABASE_SCHEMA: 'public',
+      TRUST_PROXY: 'false',
+    });
   });
 
   it('reports every bad or missing setting by name, without echoing values', () => {
@@ -34,7 +40,9 @@ describe('loadConfig', () => {
     writeFileSync(join(dir, 'secret'), 'from-a-mounted-file\n');
     const config = loadConfig(schema, { DATABASE_URL: 'postgres://x', SECRET_FILE: join(dir, 'secret') });
     expect(config.SECRET).toBe('from-a-mounted-file');
-    expect(() => loadConfig(schema, { DATABASE_URL: 'postgres://x', SECRET_FILE: join(dir, 'missing') })).toThrow(/SECRET_FILE: cannot read/);
+    expect(() => loadConfig(schema, { DATABASE_URL: 'postgres://x', SECRET_FILE: join(dir, 'missing') })).toThrow(
+      /SECRET_FILE: cannot read/,
+    );
   });
 });
 
@@ -51,19 +59,32 @@ describe('setting parsers', () => {
   it('resolves the rate source: ecb in production, the file source elsewhere, per-source maximum ages', () => {
     const base = { RATE_REFRESH_SECONDS: 3600, RATE_FETCH_TIMEOUT_SECONDS: 10 };
     expect(parseRateSourceSettings({ ...base, NODE_ENV: 'production' })).toEqual({
-      kind: 'ecb', refreshMs: 3_600_000, maxAgeMs: 432_000_000, fetchTimeoutMs: 10_000,
+      kind: 'ecb',
+      refreshMs: 3_600_000,
+      maxAgeMs: 432_000_000,
+      fetchTimeoutMs: 10_000,
     });
     expect(parseRateSourceSettings({ ...base, NODE_ENV: 'test' })).toMatchObject({ kind: 'file', maxAgeMs: 432_000_000 });
-    expect(parseRateSourceSettings({ ...base, NODE_ENV: 'production', RATE_SOURCE: 'open-er-api', RATE_SOURCE_URL: 'https://mirror.test/USD' }))
-      .toMatchObject({ kind: 'open-er-api', url: 'https://mirror.test/USD', maxAgeMs: 172_800_000 });
-    expect(parseRateSourceSettings({ ...base, NODE_ENV: 'production', RATE_SOURCE: 'file', RATE_FILE: 'rates.json', RATE_MAX_AGE_SECONDS: 7200 }))
-      .toMatchObject({ kind: 'file', file: resolve('rates.json'), maxAgeMs: 7_200_000 });
+    expect(
+      parseRateSourceSettings({ ...base, NODE_ENV: 'production', RATE_SOURCE: 'open-er-api', RATE_SOURCE_URL: 'https://mirror.test/USD' }),
+    ).toMatchObject({ kind: 'open-er-api', url: 'https://mirror.test/USD', maxAgeMs: 172_800_000 });
+    expect(
+      parseRateSourceSettings({
+        ...base,
+        NODE_ENV: 'production',
+        RATE_SOURCE: 'file',
+        RATE_FILE: 'rates.json',
+        RATE_MAX_AGE_SECONDS: 7200,
+      }),
+    ).toMatchObject({ kind: 'file', file: resolve('rates.json'), maxAgeMs: 7_200_000 });
   });
 
   it('refuses rate settings that cannot work together', () => {
     const base = { RATE_REFRESH_SECONDS: 3600, RATE_FETCH_TIMEOUT_SECONDS: 10 };
     expect(() => parseRateSourceSettings({ ...base, NODE_ENV: 'production', RATE_SOURCE: 'file' })).toThrow(/RATE_FILE: required/);
-    expect(() => parseRateSourceSettings({ ...base, NODE_ENV: 'test', RATE_SOURCE: 'ecb', RATE_FILE: 'x.json' })).toThrow(/RATE_FILE: only read/);
+    expect(() => parseRateSourceSettings({ ...base, NODE_ENV: 'test', RATE_SOURCE: 'ecb', RATE_FILE: 'x.json' })).toThrow(
+      /RATE_FILE: only read/,
+    );
     expect(() => parseRateSourceSettings({ ...base, NODE_ENV: 'test', RATE_SOURCE_URL: 'https://x.test' })).toThrow(/RATE_SOURCE_URL/);
     expect(() => parseRateSourceSettings({ ...base, NODE_ENV: 'test', RATE_MAX_AGE_SECONDS: 600 })).toThrow(/RATE_MAX_AGE_SECONDS/);
   });

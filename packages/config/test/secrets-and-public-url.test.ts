@@ -14,7 +14,9 @@ describe('parseSecretBytes', () => {
     ['stray characters', `${randomBytes(32).toString('base64')}!`],
     ['a passphrase', 'correct horse battery staple correct horse battery'],
   ])('refuses %s, naming the setting and not the value', (_name, value) => {
-    expect(() => parseSecretBytes(value, 'SANDBOX_SIGNING_SECRET')).toThrow(/^invalid configuration:\n {2}- SANDBOX_SIGNING_SECRET: must be base64 of at least 32 random bytes/);
+    expect(() => parseSecretBytes(value, 'SANDBOX_SIGNING_SECRET')).toThrow(
+      /^invalid configuration:\n {2}- SANDBOX_SIGNING_SECRET: must be base64 of at least 32 random bytes/,
+    );
     try {
       parseSecretBytes(value, 'SANDBOX_SIGNING_SECRET');
     } catch (error) {
@@ -29,16 +31,30 @@ describe('checkPublicUrl', () => {
   });
   it('in production takes an https URL of a real host only', () => {
     expect(checkPublicUrl('https://pay.example.com/', true)).toBe('https://pay.example.com');
-    for (const url of ['http://pay.example.com', 'https://127.0.0.1', 'https://localhost:3200', 'https://[::1]', 'https://0.0.0.0', 'https://app.localhost']) {
+    for (const url of [
+      'http://pay.example.com',
+      'https://127.0.0.1',
+      'https://localhost:3200',
+      'https://[::1]',
+      'https://0.0.0.0',
+      'https://app.localhost',
+    ]) {
       expect(() => checkPublicUrl(url, true)).toThrow(/PUBLIC_URL: must be the https URL customers and providers reach/);
     }
   });
 });
 
 describe('the bundled sample rates', () => {
-  const raw = { RATE_SOURCE: 'file' as const, RATE_FILE: '/srv/packages/rates/data/local-rates.json', RATE_REFRESH_SECONDS: 3600, RATE_FETCH_TIMEOUT_SECONDS: 10 };
+  const raw = {
+    RATE_SOURCE: 'file' as const,
+    RATE_FILE: '/srv/packages/rates/data/local-rates.json',
+    RATE_REFRESH_SECONDS: 3600,
+    RATE_FETCH_TIMEOUT_SECONDS: 10,
+  };
   it('are refused in production by path, and allowed elsewhere', () => {
-    expect(() => parseRateSourceSettings({ ...raw, NODE_ENV: 'production' }, { sampleFile: raw.RATE_FILE })).toThrow(/RATE_FILE: the bundled sample rates are refused in production/);
+    expect(() => parseRateSourceSettings({ ...raw, NODE_ENV: 'production' }, { sampleFile: raw.RATE_FILE })).toThrow(
+      /RATE_FILE: the bundled sample rates are refused in production/,
+    );
     expect(parseRateSourceSettings({ ...raw, NODE_ENV: 'development' }, { sampleFile: raw.RATE_FILE }).file).toBe(raw.RATE_FILE);
   });
 });

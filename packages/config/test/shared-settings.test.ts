@@ -30,15 +30,23 @@ describe('settings two apps must agree on, parsed once', () => {
     const schema = Type.Object(platformFeeSettings);
     expect(loadConfig(schema, {})).toEqual({ PLATFORM_FEE_BPS: 100 });
     expect(loadConfig(schema, { PLATFORM_FEE_BPS: '0' })).toEqual({ PLATFORM_FEE_BPS: 0 });
-    for (const bad of ['10001', '-1', 'x']) expect(() => loadConfig(schema, { PLATFORM_FEE_BPS: bad })).toThrow(/^invalid configuration:\n {2}- PLATFORM_FEE_BPS/);
+    for (const bad of ['10001', '-1', 'x'])
+      expect(() => loadConfig(schema, { PLATFORM_FEE_BPS: bad })).toThrow(/^invalid configuration:\n {2}- PLATFORM_FEE_BPS/);
   });
 
   it('CALLBACK_ALLOWED_CIDRS: the ranges, each checked by the production rule', () => {
     expect(loadConfig(Type.Object(callbackAllowedCidrsSettings), {})).toEqual({ CALLBACK_ALLOWED_CIDRS: '' });
-    expect(parsed((v, p) => parseCallbackAllowedCidrs(v, true, p), ' 10.20.0.0/16 ,, fd12:3456::/32 ')).toEqual({ result: ['10.20.0.0/16', 'fd12:3456::/32'], problems: [] });
-    expect(parsed((v, p) => parseCallbackAllowedCidrs(v, true, p), '127.0.0.0/8').problems).toEqual([expect.stringMatching(/^CALLBACK_ALLOWED_CIDRS: 127\.0\.0\.0\/8 lets callbacks reach .*refused in production$/)]);
+    expect(parsed((v, p) => parseCallbackAllowedCidrs(v, true, p), ' 10.20.0.0/16 ,, fd12:3456::/32 ')).toEqual({
+      result: ['10.20.0.0/16', 'fd12:3456::/32'],
+      problems: [],
+    });
+    expect(parsed((v, p) => parseCallbackAllowedCidrs(v, true, p), '127.0.0.0/8').problems).toEqual([
+      expect.stringMatching(/^CALLBACK_ALLOWED_CIDRS: 127\.0\.0\.0\/8 lets callbacks reach .*refused in production$/),
+    ]);
     expect(parsed((v, p) => parseCallbackAllowedCidrs(v, false, p), '127.0.0.0/8').problems).toEqual([]);
-    expect(parsed((v, p) => parseCallbackAllowedCidrs(v, false, p), 'localhost').problems).toEqual([expect.stringMatching(/not a CIDR range/)]);
+    expect(parsed((v, p) => parseCallbackAllowedCidrs(v, false, p), 'localhost').problems).toEqual([
+      expect.stringMatching(/not a CIDR range/),
+    ]);
   });
 
   it('CALLBACK_SIGNING_KEYS: Ed25519 private keys as kid:key (base64 PKCS#8 or one-line PEM), newest first', () => {
@@ -59,24 +67,52 @@ describe('settings two apps must agree on, parsed once', () => {
       ['k2', 'public'],
       ['k1', 'public'],
     ]);
-    expect(parsed(parseCallbackPublicKeys, `k1:${pair.private}`).problems).toEqual(['CALLBACK_PUBLIC_KEYS: k1 is a private key; wallet-control must only get the public half']);
-    expect(parsed(parseCallbackPublicKeys, `k1:${pair.privatePem}`).problems).toEqual(['CALLBACK_PUBLIC_KEYS: k1 is a private key; wallet-control must only get the public half']);
+    expect(parsed(parseCallbackPublicKeys, `k1:${pair.private}`).problems).toEqual([
+      'CALLBACK_PUBLIC_KEYS: k1 is a private key; wallet-control must only get the public half',
+    ]);
+    expect(parsed(parseCallbackPublicKeys, `k1:${pair.privatePem}`).problems).toEqual([
+      'CALLBACK_PUBLIC_KEYS: k1 is a private key; wallet-control must only get the public half',
+    ]);
     expect(parsed(parseCallbackPublicKeys, '').result).toEqual([]);
   });
 
   it.each<[string, (value: string, problems: string[]) => unknown, string, string[]]>([
     ['a private list with no key', parseCallbackSigningKeys, ' , ', ['CALLBACK_SIGNING_KEYS: at least one key is required']],
-    ['an entry without a kid', parseCallbackSigningKeys, 'nokid', ['CALLBACK_SIGNING_KEYS: every entry must be kid:key with a kid of letters, digits, _ or - (at most 32)']],
-    ['a kid of 33 characters', parseCallbackPublicKeys, `${'k'.repeat(33)}:${ed25519().public}`, ['CALLBACK_PUBLIC_KEYS: every entry must be kid:key with a kid of letters, digits, _ or - (at most 32)']],
-    ['a key that is not Ed25519', parseCallbackSigningKeys, 'k1:bm90IGEga2V5', ['CALLBACK_SIGNING_KEYS: key k1 is not an Ed25519 private key (PEM or base64 PKCS#8)']],
-    ['a public key that is not one', parseCallbackPublicKeys, 'k1:bm90IGEga2V5', ['CALLBACK_PUBLIC_KEYS: k1 is not an Ed25519 public key (PEM or base64 SPKI)']],
+    [
+      'an entry without a kid',
+      parseCallbackSigningKeys,
+      'nokid',
+      ['CALLBACK_SIGNING_KEYS: every entry must be kid:key with a kid of letters, digits, _ or - (at most 32)'],
+    ],
+    [
+      'a kid of 33 characters',
+      parseCallbackPublicKeys,
+      `${'k'.repeat(33)}:${ed25519().public}`,
+      ['CALLBACK_PUBLIC_KEYS: every entry must be kid:key with a kid of letters, digits, _ or - (at most 32)'],
+    ],
+    [
+      'a key that is not Ed25519',
+      parseCallbackSigningKeys,
+      'k1:bm90IGEga2V5',
+      ['CALLBACK_SIGNING_KEYS: key k1 is not an Ed25519 private key (PEM or base64 PKCS#8)'],
+    ],
+    [
+      'a public key that is not one',
+      parseCallbackPublicKeys,
+      'k1:bm90IGEga2V5',
+      ['CALLBACK_PUBLIC_KEYS: k1 is not an Ed25519 public key (PEM or base64 SPKI)'],
+    ],
   ])('refuses %s, naming the setting', (_what, parse, value, problems) => {
     expect(parsed(parse, value).problems).toEqual(problems);
   });
 
   it('refuses a kid twice, in either list', () => {
     const pair = ed25519();
-    expect(parsed(parseCallbackSigningKeys, `k1:${pair.private},k1:${ed25519().private}`).problems).toEqual(['CALLBACK_SIGNING_KEYS: key ids must be unique']);
-    expect(parsed(parseCallbackPublicKeys, `k1:${pair.public},k1:${ed25519().public}`).problems).toEqual(['CALLBACK_PUBLIC_KEYS: key ids must be unique']);
+    expect(parsed(parseCallbackSigningKeys, `k1:${pair.private},k1:${ed25519().private}`).problems).toEqual([
+      'CALLBACK_SIGNING_KEYS: key ids must be unique',
+    ]);
+    expect(parsed(parseCallbackPublicKeys, `k1:${pair.public},k1:${ed25519().public}`).problems).toEqual([
+      'CALLBACK_PUBLIC_KEYS: key ids must be unique',
+    ]);
   });
 });

@@ -81,7 +81,10 @@ export async function migrate(pool: Pool, schema = 'public', options: MigrateOpt
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
     // Back to the pool's own settings (its statement timeout and search_path, set at connect).
-    const reset = await client.query('RESET ALL').then(() => true, () => false);
+    const reset = await client.query('RESET ALL').then(
+      () => true,
+      () => false,
+    );
     client.release(!reset);
   }
   return applied;
@@ -89,7 +92,9 @@ export async function migrate(pool: Pool, schema = 'public', options: MigrateOpt
 
 /** Refuses a schema whose apps' roles (app_roles, migration 014) are not named after DATABASE_ROLE_PREFIX. */
 async function assertRolePrefix(client: PoolClient, schema: string, expected: ReadonlyMap<DatabaseApp, string>): Promise<void> {
-  const { rows: [table] } = await client.query<{ exists: boolean }>(`SELECT to_regclass('app_roles') IS NOT NULL AS exists`);
+  const {
+    rows: [table],
+  } = await client.query<{ exists: boolean }>(`SELECT to_regclass('app_roles') IS NOT NULL AS exists`);
   if (!table?.exists) return;
   const { rows } = await client.query<{ app: DatabaseApp; role_name: string }>('SELECT app, role_name FROM app_roles');
   for (const { app, role_name: recorded } of rows) {

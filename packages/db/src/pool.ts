@@ -45,7 +45,8 @@ export function createPool(options: DatabaseOptions): Pool {
   const schema = options.schema ?? 'public';
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name "${schema}"`);
   const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
-  if (!Number.isSafeInteger(statementTimeoutMs) || statementTimeoutMs < 0) throw new Error(`invalid statement timeout ${statementTimeoutMs}`);
+  if (!Number.isSafeInteger(statementTimeoutMs) || statementTimeoutMs < 0)
+    throw new Error(`invalid statement timeout ${statementTimeoutMs}`);
   const config: PoolConfig = {
     connectionString: options.connectionString,
     max: options.max ?? 10,

@@ -50,7 +50,11 @@ const denied = { code: '42501', message: expect.stringMatching(/permission denie
 describe.each(['wallet-control', 'payment-redirect', 'callback-worker'] as const)('%s cannot redirect funds', (app) => {
   it.each([
     ['rewrite a wallet payout address', 'UPDATE wallets SET payout_address = $1 WHERE id = $2', () => [attacker, seeded.walletId]],
-    ['rewrite a wallet affiliate split', 'UPDATE wallets SET affiliate_address = $1, affiliate_fee_bps = 9900 WHERE id = $2', () => [attacker, seeded.walletId]],
+    [
+      'rewrite a wallet affiliate split',
+      'UPDATE wallets SET affiliate_address = $1, affiliate_fee_bps = 9900 WHERE id = $2',
+      () => [attacker, seeded.walletId],
+    ],
     ['rewrite a wallet merchant share', 'UPDATE wallets SET merchant_fee_bps = 0 WHERE id = $1', () => [seeded.walletId]],
     ['rewrite a wallet callback URL', `UPDATE wallets SET callback_url = 'https://evil.example/' WHERE id = $1`, () => [seeded.walletId]],
     ['redirect a planned leg', 'UPDATE payouts SET to_address = $1 WHERE id = $2', () => [attacker, seeded.payoutId]],

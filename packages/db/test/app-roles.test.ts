@@ -41,23 +41,58 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     TokenRepository: ['register', 'list'],
   },
   'callback-worker': {
-    CallbackDeliveryRepository: ['claimDue', 'findStates', 'releaseClaim', 'recordAttempts', 'overdueCutoff', 'listOverdue', 'oldestDueAgeSeconds', 'resendFailed'],
+    CallbackDeliveryRepository: [
+      'claimDue',
+      'findStates',
+      'releaseClaim',
+      'recordAttempts',
+      'overdueCutoff',
+      'listOverdue',
+      'oldestDueAgeSeconds',
+      'resendFailed',
+    ],
   },
   'chain-watcher': {
     DepositRepository: [
-      'matchTemporaryWallets', 'gatewaySenders', 'recordSeen', 'unfinalBlocks', 'recordedBlocksBetween', 'markOrphaned', 'markFinal', 'moveSeen',
-      'seenInBlocks', 'orphansAbove',
+      'matchTemporaryWallets',
+      'gatewaySenders',
+      'recordSeen',
+      'unfinalBlocks',
+      'recordedBlocksBetween',
+      'markOrphaned',
+      'markFinal',
+      'moveSeen',
+      'seenInBlocks',
+      'orphansAbove',
     ],
     ChainCursorRepository: ['get', 'initialize', 'move', 'set'],
     TokenRepository: ['register', 'list'],
   },
   'settlement-worker': {
     SettlementRepository: [
-      'findDeposit', 'tryLockDeposit', 'holdDust', 'startForwarding', 'heldDust', 'walletsWithHeldDust', 'completeForwarding', 'needAttention',
-      'replan', 'listNeedingAttention', 'findCallbackDelivery', 'listUnsettled', 'backlog',
+      'findDeposit',
+      'tryLockDeposit',
+      'holdDust',
+      'startForwarding',
+      'heldDust',
+      'walletsWithHeldDust',
+      'completeForwarding',
+      'needAttention',
+      'replan',
+      'listNeedingAttention',
+      'findCallbackDelivery',
+      'listUnsettled',
+      'backlog',
     ],
     PayoutRepository: [
-      'listLegs', 'listTransactions', 'saveSignature', 'recordWithNewNonce', 'recordReplacement', 'markTransaction', 'markLegNeedsAttention', 'confirmLeg',
+      'listLegs',
+      'listTransactions',
+      'saveSignature',
+      'recordWithNewNonce',
+      'recordReplacement',
+      'markTransaction',
+      'markLegNeedsAttention',
+      'confirmLeg',
     ],
     HdKeyRepository: ['list'],
     GatewayAddressRepository: ['register'],
@@ -112,7 +147,11 @@ async function ownerDeposit(walletId: string, status: string, amount = 25_000_00
   return { id: rows[0]!.id, blockHash };
 }
 
-async function ownerDelivery(walletId: string, depositId: string | null, status: 'pending' | 'delivered' | 'failed' = 'pending'): Promise<string> {
+async function ownerDelivery(
+  walletId: string,
+  depositId: string | null,
+  status: 'pending' | 'delivered' | 'failed' = 'pending',
+): Promise<string> {
   const id = randomUUID();
   await database.pool.query(
     `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, status, next_attempt_at)
@@ -145,7 +184,9 @@ describe('wallet-control, as its role', () => {
     };
     const [created] = await wallets.createOrGetMany([candidate]);
     expect(created!.created).toBe(true);
-    const [repeat] = await wallets.createOrGetMany([{ ...candidate, hdIndex: index! + 1n, polygonAddress: hex(20), ipnToken: randomUUID() }]);
+    const [repeat] = await wallets.createOrGetMany([
+      { ...candidate, hdIndex: index! + 1n, polygonAddress: hex(20), ipnToken: randomUUID() },
+    ]);
     expect(repeat).toMatchObject({ created: false, row: { ipnToken: candidate.ipnToken } });
     expect(await wallets.areTemporaryWallets([candidate.polygonAddress, hex(20)])).toEqual([true, false]);
     expect(await repository('wallet-control', db.TokenRepository).register(token)).toBeUndefined();
@@ -158,10 +199,10 @@ describe('wallet-control, as its role', () => {
     const wallet = await ownerWallet();
     const forwarded = await ownerDeposit(wallet.id, 'forwarded');
     await ownerDelivery(wallet.id, forwarded.id, 'delivered');
-    await database.pool.query(`INSERT INTO payments (id, wallet_id, amount, currency, provider, email) VALUES ($1, $2, 25, 'USD', 'moonpay', 'a@b.io')`, [
-      randomUUID(),
-      wallet.id,
-    ]);
+    await database.pool.query(
+      `INSERT INTO payments (id, wallet_id, amount, currency, provider, email) VALUES ($1, $2, 25, 'USD', 'moonpay', 'a@b.io')`,
+      [randomUUID(), wallet.id],
+    );
     const status = await repository('wallet-control', db.PaymentStatusRepository).findByIpnToken(wallet.ipnToken);
     expect(status).toMatchObject({ depositCount: 1, paymentCount: 1, forwarded: { count: 1 } });
 
@@ -173,23 +214,34 @@ describe('wallet-control, as its role', () => {
 });
 
 describe('payment-redirect, as its role', () => {
-  it('records payments and their checkouts, the providers\' statuses, and reads receipts', async () => {
+  it("records payments and their checkouts, the providers' statuses, and reads receipts", async () => {
     expect(await repository('payment-redirect', db.TokenRepository).register(token)).toBeUndefined();
     const wallet = await ownerWallet();
     expect(await repository('payment-redirect', db.WalletLookupRepository).hasTemporaryAddress(wallet.address)).toBe(true);
     const payments = repository('payment-redirect', db.PaymentRepository);
     const [paid, failed] = [randomUUID(), randomUUID()];
     const base = { polygonAddress: wallet.address, amount: '25', currency: 'USD', provider: 'moonpay', email: 'jane@shop.io' };
-    expect(await payments.insertManyForWallets([{ id: paid, ...base }, { id: failed, ...base }])).toEqual([true, true]);
-    expect(await payments.recordCheckouts([{ id: paid, checkoutUrl: 'https://buy.moonpay.com/?x=1', providerReference: 'mp-1' }])).toEqual([true]);
+    expect(
+      await payments.insertManyForWallets([
+        { id: paid, ...base },
+        { id: failed, ...base },
+      ]),
+    ).toEqual([true, true]);
+    expect(await payments.recordCheckouts([{ id: paid, checkoutUrl: 'https://buy.moonpay.com/?x=1', providerReference: 'mp-1' }])).toEqual([
+      true,
+    ]);
     expect(await payments.failCheckout(failed, 'provider answered 503')).toBe(true);
 
     const receipts = repository('payment-redirect', db.PaymentReceiptRepository);
     const update = { providers: ['moonpay'], status: 'pending' as const, rawStatus: 'waitingPayment' };
     expect(await receipts.recordProviderStatus({ ...update, match: { paymentId: paid } })).toBe('updated');
-    expect(await receipts.recordProviderStatus({ ...update, status: 'paid', match: { providerReference: 'mp-1', walletAddress: wallet.address } })).toBe(
-      'updated',
-    );
+    expect(
+      await receipts.recordProviderStatus({
+        ...update,
+        status: 'paid',
+        match: { providerReference: 'mp-1', walletAddress: wallet.address },
+      }),
+    ).toBe('updated');
     const deposit = await ownerDeposit(wallet.id, 'forwarded');
     await ownerDelivery(wallet.id, deposit.id);
     await database.pool.query(
@@ -229,7 +281,13 @@ describe('chain-watcher, as its role', () => {
     expect(await deposits.matchTemporaryWallets([wallet.address])).toEqual(new Map([[wallet.address, wallet.id]]));
     expect(await deposits.gatewaySenders([wallet.address])).toEqual(new Map([[wallet.address, 'temporary_wallet']]));
     const log = (blockHash: string, logIndex: number) => ({
-      txHash: hex(32), logIndex, blockNumber: 20n, blockHash, walletId: wallet.id, fromAddress: hex(20), amount: 5_000_000n,
+      txHash: hex(32),
+      logIndex,
+      blockNumber: 20n,
+      blockHash,
+      walletId: wallet.id,
+      fromAddress: hex(20),
+      amount: 5_000_000n,
     });
     const [a, b] = [log(hex(32), 0), log(hex(32), 1)];
     expect(await deposits.recordSeen(database.appPool('chain-watcher'), [a, b])).toHaveLength(2);
@@ -258,7 +316,12 @@ describe('chain-watcher, as its role', () => {
 describe('settlement-worker, as its role', () => {
   const legs = (from: string, amount: bigint) =>
     (['merchant', 'platform'] as const).map((leg, i) => ({
-      leg, fromAddress: from, toAddress: hex(20), amount: i === 0 ? amount - 250_000n : 250_000n, authorizationNonce: hex(32), validBefore: 2_000_000_000n,
+      leg,
+      fromAddress: from,
+      toAddress: hex(20),
+      amount: i === 0 ? amount - 250_000n : 250_000n,
+      authorizationNonce: hex(32),
+      validBefore: 2_000_000_000n,
     }));
   const signed = () => ({ txHash: hex(32), rawTx: hex(100), gasLimit: 90_000n, maxFeePerGas: 40n, maxPriorityFeePerGas: 30n });
 
@@ -274,21 +337,44 @@ describe('settlement-worker, as its role', () => {
     expect(await settlements.findDeposit(deposit.id)).toMatchObject({ status: 'final', payoutAddress: expect.any(String) });
     const lock = await settlements.tryLockDeposit(deposit.id);
     expect(lock).toBeDefined();
-    expect(await settlements.startForwarding(deposit.id, legs(wallet.address, 25_001_000n), { sweptDepositIds: [dust.id], from: 'final' })).toBe(true);
+    expect(
+      await settlements.startForwarding(deposit.id, legs(wallet.address, 25_001_000n), { sweptDepositIds: [dust.id], from: 'final' }),
+    ).toBe(true);
     const [merchant, platform] = await payouts.listLegs(deposit.id);
     await payouts.saveSignature(merchant!.id, 2_000_000_100n, hex(65));
     const sent = await payouts.recordWithNewNonce({
-      payoutId: merchant!.id, chainId: CHAIN_ID, relayerAddress: hex(20), reason: 'initial', readPendingNonce: async () => 0n, sign: async () => signed(),
+      payoutId: merchant!.id,
+      chainId: CHAIN_ID,
+      relayerAddress: hex(20),
+      reason: 'initial',
+      readPendingNonce: async () => 0n,
+      sign: async () => signed(),
     });
     await payouts.markTransaction(sent.id, 'sent');
     const bump = await payouts.recordReplacement({
-      payoutId: merchant!.id, chainId: CHAIN_ID, relayerAddress: sent.relayerAddress, relayerNonce: sent.relayerNonce, reason: 'fee-bump', signed: signed(),
+      payoutId: merchant!.id,
+      chainId: CHAIN_ID,
+      relayerAddress: sent.relayerAddress,
+      relayerNonce: sent.relayerNonce,
+      reason: 'fee-bump',
+      signed: signed(),
     });
     expect(await payouts.listTransactions(merchant!.id)).toHaveLength(2);
     await payouts.confirmLeg(merchant!.id, bump.txHash, 30n);
-    expect(await payouts.markLegNeedsAttention(platform!.id, 'fee_address_blacklisted', 'Blacklistable: account is blacklisted')).toBe(true);
+    expect(await payouts.markLegNeedsAttention(platform!.id, 'fee_address_blacklisted', 'Blacklistable: account is blacklisted')).toBe(
+      true,
+    );
     expect(await settlements.listUnsettled(CHAIN_ID, '0', 10)).toContain(deposit.id);
-    const delivery = { id: randomUUID(), walletId: wallet.id, depositId: deposit.id, valueCoin: 25_001_000n, valueForwardedCoin: 24_751_000n, feeCoin: 250_000n, txidIn: hex(32), txidOut: bump.txHash };
+    const delivery = {
+      id: randomUUID(),
+      walletId: wallet.id,
+      depositId: deposit.id,
+      valueCoin: 25_001_000n,
+      valueForwardedCoin: 24_751_000n,
+      feeCoin: 250_000n,
+      txidIn: hex(32),
+      txidOut: bump.txHash,
+    };
     expect(await settlements.completeForwarding(delivery)).toEqual({ id: delivery.id, status: 'pending' });
     expect(await settlements.completeForwarding({ ...delivery, id: randomUUID() })).toEqual({ id: delivery.id, status: 'pending' });
     expect(await settlements.findCallbackDelivery(deposit.id)).toEqual({ id: delivery.id, status: 'pending' });
@@ -307,7 +393,13 @@ describe('settlement-worker, as its role', () => {
     expect(await payouts.markLegNeedsAttention(merchant!.id, 'payout_address_blacklisted', 'blacklisted')).toBe(true);
     expect(await settlements.needAttention(deposit.id, 'payout_address_blacklisted', 'blacklisted')).toBe(true);
     const active = await payouts.listLegs(deposit.id);
-    expect(await settlements.replan(deposit.id, active.map((leg) => leg.id), legs(wallet.address, 25_000_000n))).toBe(true);
+    expect(
+      await settlements.replan(
+        deposit.id,
+        active.map((leg) => leg.id),
+        legs(wallet.address, 25_000_000n),
+      ),
+    ).toBe(true);
   });
 
   it('registers its own addresses, checks the token, reads the HD key and looks up a temporary wallet', async () => {
@@ -333,13 +425,19 @@ describe('what each app must never do', () => {
   it.each([
     ...everyApp.map((app) => [app, 'change a wallet', `UPDATE wallets SET payout_address = '${hex(20)}'`] as const),
     ...everyApp.map((app) => [app, 'delete a wallet', 'DELETE FROM wallets'] as const),
-    ...everyApp.filter((app) => app !== 'settlement-worker').flatMap((app) => [
-      [app, 'plan a payout leg', `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before) VALUES (1, 'merchant', '${hex(20)}', '${hex(20)}', 1, '${hex(32)}', 1)`] as const,
-      [app, 'change a payout leg', `UPDATE payouts SET status = 'planned'`] as const,
-      [app, 'record a relayer transaction', `UPDATE payout_transactions SET status = 'sent'`] as const,
-      [app, 'allocate a relayer nonce', 'UPDATE relayer_nonces SET next_nonce = 0'] as const,
-      [app, 'register a gateway address', `INSERT INTO gateway_addresses (address, role) VALUES ('${hex(20)}', 'relayer')`] as const,
-    ]),
+    ...everyApp
+      .filter((app) => app !== 'settlement-worker')
+      .flatMap((app) => [
+        [
+          app,
+          'plan a payout leg',
+          `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before) VALUES (1, 'merchant', '${hex(20)}', '${hex(20)}', 1, '${hex(32)}', 1)`,
+        ] as const,
+        [app, 'change a payout leg', `UPDATE payouts SET status = 'planned'`] as const,
+        [app, 'record a relayer transaction', `UPDATE payout_transactions SET status = 'sent'`] as const,
+        [app, 'allocate a relayer nonce', 'UPDATE relayer_nonces SET next_nonce = 0'] as const,
+        [app, 'register a gateway address', `INSERT INTO gateway_addresses (address, role) VALUES ('${hex(20)}', 'relayer')`] as const,
+      ]),
     ['settlement-worker', 'redirect a planned leg', `UPDATE payouts SET to_address = '${hex(20)}'`],
     ['settlement-worker', 'raise a planned leg', 'UPDATE payouts SET amount = amount + 1'],
     ['settlement-worker', 'change a deposit amount', 'UPDATE deposits SET amount = amount + 1'],

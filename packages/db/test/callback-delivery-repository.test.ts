@@ -17,11 +17,24 @@ async function newDelivery(dueInMs = 0): Promise<string> {
 }
 
 function attempt(deliveryId: string, attemptNo: number, outcome: CallbackAttemptRecord['outcome']): CallbackAttemptRecord {
-  return { deliveryId, attemptNo, startedAt: new Date(), durationMs: 12, statusCode: 500, errorCode: 'http_error', error: 'boom', responseExcerpt: 'x\u0000y', outcome };
+  return {
+    deliveryId,
+    attemptNo,
+    startedAt: new Date(),
+    durationMs: 12,
+    statusCode: 500,
+    errorCode: 'http_error',
+    error: 'boom',
+    responseExcerpt: 'x\u0000y',
+    outcome,
+  };
 }
 
 async function row(id: string) {
-  const { rows } = await db.pool.query('SELECT status, attempt_count, next_attempt_at, delivered_at, last_error FROM callback_deliveries WHERE id = $1', [id]);
+  const { rows } = await db.pool.query(
+    'SELECT status, attempt_count, next_attempt_at, delivered_at, last_error FROM callback_deliveries WHERE id = $1',
+    [id],
+  );
   return rows[0];
 }
 

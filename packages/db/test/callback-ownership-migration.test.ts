@@ -33,7 +33,9 @@ async function insertWallet(hdIndex: number, callbackUrl: string): Promise<{ id:
 
 it('keeps the first wallet of a shared callback URL, releases the later ones, and never fails', async () => {
   await pool.query(`CREATE SCHEMA "${schema}"`);
-  await pool.query('CREATE TABLE schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+  await pool.query(
+    'CREATE TABLE schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
   for (const migration of readMigrations().filter((m) => m.name < '013')) {
     await pool.query(migration.sql);
     await pool.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [migration.name, migration.checksum]);

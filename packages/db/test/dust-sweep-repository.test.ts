@@ -51,7 +51,10 @@ describe('sweeping held dust', () => {
     ]);
 
     expect(await settlements.startForwarding(next, oneLeg(w.address, 1_007_000n), { sweptDepositIds: dust, from: 'final' })).toBe(true);
-    const { rows } = await db.pool.query('SELECT id::text, status, swept_by_deposit_id::text AS carrier FROM deposits WHERE wallet_id = $1 ORDER BY id', [w.id]);
+    const { rows } = await db.pool.query(
+      'SELECT id::text, status, swept_by_deposit_id::text AS carrier FROM deposits WHERE wallet_id = $1 ORDER BY id',
+      [w.id],
+    );
     expect(rows).toEqual([
       { id: dust[0], status: 'swept', carrier: next },
       { id: dust[1], status: 'swept', carrier: next },
@@ -87,7 +90,9 @@ describe('sweeping held dust', () => {
     const older = await deposit(w.id, 3_000n, 'held');
     const carrier = await deposit(w.id, 4_000n, 'held');
     const foreign = await deposit(other.id, 4_000n, 'held');
-    expect(await settlements.startForwarding(carrier, oneLeg(w.address, 11_000n), { sweptDepositIds: [older, foreign], from: 'held' })).toBe(false);
+    expect(
+      await settlements.startForwarding(carrier, oneLeg(w.address, 11_000n), { sweptDepositIds: [older, foreign], from: 'held' }),
+    ).toBe(false);
     expect(await settlements.startForwarding(carrier, oneLeg(w.address, 7_000n), { sweptDepositIds: [older], from: 'held' })).toBe(true);
     expect((await settlements.findDeposit(carrier))?.status).toBe('forwarding');
     expect((await settlements.findDeposit(foreign))?.status).toBe('held');

@@ -24,7 +24,9 @@ function schemaPool(label: string): { schema: string; pool: Pool } {
 }
 
 async function rolesOf(rolePrefix: string): Promise<string[]> {
-  const { rows } = await admin.query<{ rolname: string }>(`SELECT rolname FROM pg_roles WHERE rolname LIKE $1 ORDER BY 1`, [`${rolePrefix}\\_%`]);
+  const { rows } = await admin.query<{ rolname: string }>(`SELECT rolname FROM pg_roles WHERE rolname LIKE $1 ORDER BY 1`, [
+    `${rolePrefix}\\_%`,
+  ]);
   return rows.map((row) => row.rolname);
 }
 
@@ -42,8 +44,8 @@ afterAll(async () => {
 
 const expectedRoles = (rolePrefix: string) => DATABASE_APPS.map((app) => appRoleName(rolePrefix, app)).sort();
 
-describe('the apps\' roles', () => {
-  it('are created once however many migrations create them at the same moment, outside migrate()\'s lock', async () => {
+describe("the apps' roles", () => {
+  it("are created once however many migrations create them at the same moment, outside migrate()'s lock", async () => {
     // Four schemas migrated up to 013, then 014 in four transactions that overlap (as migrations of
     // four databases would): each CREATE ROLE after the first waits for it, then finds the role.
     const role014 = readMigrations().find((m) => m.name.startsWith('014_'))!;
@@ -82,7 +84,13 @@ describe('the apps\' roles', () => {
     );
     expect(rows).toEqual(
       expectedRoles(prefix).map((rolname) => ({
-        rolname, rolcanlogin: false, rolsuper: false, rolcreaterole: false, rolcreatedb: false, rolbypassrls: false, rolinherit: true,
+        rolname,
+        rolcanlogin: false,
+        rolsuper: false,
+        rolcreaterole: false,
+        rolcreatedb: false,
+        rolbypassrls: false,
+        rolinherit: true,
       })),
     );
     // The schema's tables are granted to them.
@@ -92,7 +100,9 @@ describe('the apps\' roles', () => {
     ]);
     expect(granted.rows[0]?.ok).toBe(true);
     await expect(migrate(pool, schema, { rolePrefix: `${prefix}x` })).rejects.toThrow(
-      new RegExp(`grants to the roles migration 014 named \\(${prefix}_\\w+, …\\), not to ${prefix}x_\\w+: set DATABASE_ROLE_PREFIX as it was`),
+      new RegExp(
+        `grants to the roles migration 014 named \\(${prefix}_\\w+, …\\), not to ${prefix}x_\\w+: set DATABASE_ROLE_PREFIX as it was`,
+      ),
     );
   });
 
@@ -105,7 +115,7 @@ describe('the apps\' roles', () => {
     );
   });
 
-  it('stay out of an app\'s reach: its role cannot grant itself more, lift the wallet trigger or create anything', async () => {
+  it("stay out of an app's reach: its role cannot grant itself more, lift the wallet trigger or create anything", async () => {
     const { schema, pool } = schemaPool('reach');
     await migrate(pool, schema, { rolePrefix: prefix });
     const role = appRoleName(prefix, 'wallet-control');
@@ -113,7 +123,10 @@ describe('the apps\' roles', () => {
     pools.push(session);
     // PostgreSQL answers a GRANT by a role that holds no grant option with a warning, and grants nothing.
     await session.query(`GRANT UPDATE ON wallets TO ${role}`);
-    const { rows } = await admin.query<{ ok: boolean }>(`SELECT has_table_privilege($1, $2, 'UPDATE') AS ok`, [role, `"${schema}".wallets`]);
+    const { rows } = await admin.query<{ ok: boolean }>(`SELECT has_table_privilege($1, $2, 'UPDATE') AS ok`, [
+      role,
+      `"${schema}".wallets`,
+    ]);
     expect(rows[0]?.ok).toBe(false);
     await expect(session.query('ALTER TABLE wallets DISABLE TRIGGER wallets_row_unchanged')).rejects.toMatchObject({ code: '42501' });
     await expect(session.query('CREATE TABLE wallets_copy (id int)')).rejects.toMatchObject({ code: '42501' });

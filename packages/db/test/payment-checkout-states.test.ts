@@ -31,7 +31,10 @@ async function paymentIn(status: PaymentStatus, provider = 'moonpay'): Promise<s
   const id = randomUUID();
   await payments.insertManyForWallets([{ id, polygonAddress, amount: '25.00', currency: 'USD', provider, email: 'jane@shop.io' }]);
   if (status !== 'creating') {
-    await db.pool.query(`UPDATE payments SET status = $2, checkout_url = CASE WHEN $2 = 'redirected' THEN 'https://x.example/' END WHERE id = $1`, [id, status]);
+    await db.pool.query(
+      `UPDATE payments SET status = $2, checkout_url = CASE WHEN $2 = 'redirected' THEN 'https://x.example/' END WHERE id = $1`,
+      [id, status],
+    );
   }
   return id;
 }
@@ -39,7 +42,9 @@ async function paymentIn(status: PaymentStatus, provider = 'moonpay'): Promise<s
 describe('the payment moves, as the domain defines them', () => {
   it.each(PAYMENT_STATUSES)('recordCheckout from %s: allowed only from creating', async (status) => {
     const id = await paymentIn(status);
-    expect(await payments.recordCheckouts([{ id, checkoutUrl: 'https://checkout.example/1' }])).toEqual([PAYMENT_MOVES.recordCheckout.from.some((from) => from === status)]);
+    expect(await payments.recordCheckouts([{ id, checkoutUrl: 'https://checkout.example/1' }])).toEqual([
+      PAYMENT_MOVES.recordCheckout.from.some((from) => from === status),
+    ]);
   });
 
   it.each(PAYMENT_STATUSES)('failCheckout from %s: allowed only from creating', async (status) => {
@@ -49,7 +54,9 @@ describe('the payment moves, as the domain defines them', () => {
 
   it('never lets a redirected payment lose its URL, nor a checkout_failed one become redirected', async () => {
     const redirected = await paymentIn('redirected');
-    await expect(db.pool.query('UPDATE payments SET checkout_url = NULL WHERE id = $1', [redirected])).rejects.toMatchObject({ code: '23514' });
+    await expect(db.pool.query('UPDATE payments SET checkout_url = NULL WHERE id = $1', [redirected])).rejects.toMatchObject({
+      code: '23514',
+    });
     const failed = await paymentIn('checkout_failed');
     expect(await payments.recordCheckouts([{ id: failed, checkoutUrl: 'https://late.example/' }])).toEqual([false]);
     const { rows } = await db.pool.query('SELECT status, checkout_url FROM payments WHERE id = $1', [failed]);
@@ -59,7 +66,8 @@ describe('the payment moves, as the domain defines them', () => {
 
 describe('a webhook finds its payment', () => {
   const receipts = () => new PaymentReceiptRepository(db.pool);
-  const update = (match: object, provider = 'moonpay') => receipts().recordProviderStatus({ providers: [provider], match, status: 'pending', rawStatus: 'pending' });
+  const update = (match: object, provider = 'moonpay') =>
+    receipts().recordProviderStatus({ providers: [provider], match, status: 'pending', rawStatus: 'pending' });
 
   it('by our id, by the provider reference, or as the latest payment of that provider into the wallet', async () => {
     const older = await paymentIn('redirected', 'rampnetwork');
@@ -69,7 +77,8 @@ describe('a webhook finds its payment', () => {
     await db.pool.query(`UPDATE payments SET provider_reference = 'bx-77' WHERE id = $1`, [byReference]);
 
     expect(await update({ walletAddress: polygonAddress.toUpperCase().replace('0X', '0x') }, 'rampnetwork')).toBe('updated');
-    const status = async (id: string) => (await db.pool.query('SELECT provider_status FROM payments WHERE id = $1', [id])).rows[0].provider_status;
+    const status = async (id: string) =>
+      (await db.pool.query('SELECT provider_status FROM payments WHERE id = $1', [id])).rows[0].provider_status;
     expect(await status(latest)).toBe('pending');
     expect(await status(older)).toBeNull();
     expect(await update({ providerReference: 'bx-77' }, 'banxa')).toBe('updated');
@@ -86,7 +95,9 @@ describe('a webhook finds its payment', () => {
     const newer = await paymentIn('redirected', 'mercuryo');
     await db.pool.query(`UPDATE payments SET created_at = created_at - interval '1 hour' WHERE id = $1`, [named]);
     expect(await update({ paymentId: named, walletAddress: polygonAddress }, 'mercuryo')).toBe('updated');
-    expect((await db.pool.query('SELECT id FROM payments WHERE provider_status IS NOT NULL AND provider = $1', ['mercuryo'])).rows).toEqual([{ id: named }]);
+    expect((await db.pool.query('SELECT id FROM payments WHERE provider_status IS NOT NULL AND provider = $1', ['mercuryo'])).rows).toEqual(
+      [{ id: named }],
+    );
     expect(newer).not.toBe(named);
   });
 });

@@ -152,8 +152,16 @@ describe('PayoutRepository', () => {
     await settlements.startForwarding(depositId, legs(from, [990_000n, 10_000n]));
     const [leg] = await payouts.listLegs(depositId);
     const relayer = hex(20);
-    const request = { payoutId: leg!.id, chainId: CHAIN_ID, relayerAddress: relayer, reason: 'initial' as const, readPendingNonce: async () => 3n };
-    await expect(payouts.recordWithNewNonce({ ...request, sign: async () => Promise.reject(new Error('signer down')) })).rejects.toThrow('signer down');
+    const request = {
+      payoutId: leg!.id,
+      chainId: CHAIN_ID,
+      relayerAddress: relayer,
+      reason: 'initial' as const,
+      readPendingNonce: async () => 3n,
+    };
+    await expect(payouts.recordWithNewNonce({ ...request, sign: async () => Promise.reject(new Error('signer down')) })).rejects.toThrow(
+      'signer down',
+    );
     expect((await payouts.recordWithNewNonce({ ...request, sign: async () => signed() })).relayerNonce).toBe(3n);
   });
 
@@ -164,7 +172,14 @@ describe('PayoutRepository', () => {
     const recorded = [];
     for (let i = 0; i < 12; i += 1) {
       recorded.push(
-        await payouts.recordReplacement({ payoutId: leg!.id, chainId: CHAIN_ID, relayerAddress: RELAYER, relayerNonce: 99n, reason: 'fee-bump', signed: signed() }),
+        await payouts.recordReplacement({
+          payoutId: leg!.id,
+          chainId: CHAIN_ID,
+          relayerAddress: RELAYER,
+          relayerNonce: 99n,
+          reason: 'fee-bump',
+          signed: signed(),
+        }),
       );
     }
     expect((await payouts.listTransactions(leg!.id)).map((t) => t.txHash)).toEqual(recorded.map((t) => t.txHash));

@@ -36,7 +36,14 @@ async function recordedTransaction(): Promise<PayoutTransactionRow> {
   );
   const depositId = rows[0]!.id;
   await settlements.startForwarding(depositId, [
-    { leg: 'merchant', fromAddress: from, toAddress: hex(20), amount: 1_000_000n, authorizationNonce: hex(32), validBefore: 2_000_000_000n },
+    {
+      leg: 'merchant',
+      fromAddress: from,
+      toAddress: hex(20),
+      amount: 1_000_000n,
+      authorizationNonce: hex(32),
+      validBefore: 2_000_000_000n,
+    },
   ]);
   const [leg] = await payouts.listLegs(depositId);
   relayerNonce += 1n;

@@ -34,7 +34,10 @@ describe('createPool', () => {
     const p = pool({ statementTimeoutMs: 200, keepAliveInitialDelayMs: 5_000 });
     expect(p.options).toMatchObject({ keepAlive: true, keepAliveInitialDelayMillis: 5_000 });
     const started = Date.now();
-    await expect(p.query('SELECT pg_sleep(5)')).rejects.toMatchObject({ code: '57014', message: expect.stringMatching(/statement timeout/) });
+    await expect(p.query('SELECT pg_sleep(5)')).rejects.toMatchObject({
+      code: '57014',
+      message: expect.stringMatching(/statement timeout/),
+    });
     expect(Date.now() - started).toBeLessThan(3_000);
     // The connection is fine afterwards.
     expect((await p.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);

@@ -85,7 +85,14 @@ async function depositStatus(id: string): Promise<string> {
 }
 
 function leg(deposit: TestDeposit) {
-  return { leg: 'merchant' as const, fromAddress: deposit.temporaryAddress, toAddress: hex(20), amount: 1_000_000n, authorizationNonce: hex(32), validBefore: 2_000_000_000n };
+  return {
+    leg: 'merchant' as const,
+    fromAddress: deposit.temporaryAddress,
+    toAddress: hex(20),
+    amount: 1_000_000n,
+    authorizationNonce: hex(32),
+    validBefore: 2_000_000_000n,
+  };
 }
 
 /** A leg in `status` of a deposit in `depositStatus`. */
@@ -120,7 +127,11 @@ function signedTransaction() {
 }
 
 /** The statuses from which running `update` leaves a row in `move.to`. */
-async function acceptedFrom<S extends string>(statuses: readonly S[], move: StatusMove<S>, update: (from: S) => Promise<string>): Promise<string[]> {
+async function acceptedFrom<S extends string>(
+  statuses: readonly S[],
+  move: StatusMove<S>,
+  update: (from: S) => Promise<string>,
+): Promise<string[]> {
   const accepted: string[] = [];
   for (const status of statuses) if ((await update(status)) === move.to) accepted.push(status);
   return accepted.sort();
@@ -130,14 +141,30 @@ const expected = <S extends string>(move: StatusMove<S>) => [...new Set<string>(
 
 /** Every guarded update that moves a deposit, with the move it makes. */
 const DEPOSIT_UPDATES: [string, StatusMove<DepositStatus>, (deposit: TestDeposit) => Promise<unknown>][] = [
-  ['DepositRepository.markFinal', DEPOSIT_MOVES.markFinal, (d) => deposits.markFinal(db.pool, [{ blockNumber: 10n, blockHash: d.blockHash }])],
-  ['DepositRepository.markOrphaned', DEPOSIT_MOVES.markOrphaned, (d) => deposits.markOrphaned(db.pool, [{ blockNumber: 10n, blockHash: d.blockHash }])],
+  [
+    'DepositRepository.markFinal',
+    DEPOSIT_MOVES.markFinal,
+    (d) => deposits.markFinal(db.pool, [{ blockNumber: 10n, blockHash: d.blockHash }]),
+  ],
+  [
+    'DepositRepository.markOrphaned',
+    DEPOSIT_MOVES.markOrphaned,
+    (d) => deposits.markOrphaned(db.pool, [{ blockNumber: 10n, blockHash: d.blockHash }]),
+  ],
   [
     'DepositRepository.recordSeen (the log read again from another block)',
     DEPOSIT_MOVES.recordSeen,
     (d) =>
       deposits.recordSeen(db.pool, [
-        { txHash: d.txHash, logIndex: 0, blockNumber: 11n, blockHash: hex(32), walletId: d.walletId, fromAddress: hex(20), amount: 1_000_000n },
+        {
+          txHash: d.txHash,
+          logIndex: 0,
+          blockNumber: 11n,
+          blockHash: hex(32),
+          walletId: d.walletId,
+          fromAddress: hex(20),
+          amount: 1_000_000n,
+        },
       ]),
   ],
   ['SettlementRepository.holdDust', DEPOSIT_MOVES.holdDust, (d) => settlements.holdDust(d.id)],
@@ -192,10 +219,21 @@ const LEG_UPDATES: [string, StatusMove<PayoutLegStatus>, (legId: string) => Prom
     'PayoutRepository.recordReplacement (a payout transaction recorded)',
     PAYOUT_LEG_MOVES.broadcast,
     (legId) =>
-      payouts.recordReplacement({ payoutId: legId, chainId: CHAIN_ID, relayerAddress: hex(20), relayerNonce: ++relayerNonce, reason: 'initial', signed: signedTransaction() }),
+      payouts.recordReplacement({
+        payoutId: legId,
+        chainId: CHAIN_ID,
+        relayerAddress: hex(20),
+        relayerNonce: ++relayerNonce,
+        reason: 'initial',
+        signed: signedTransaction(),
+      }),
   ],
   ['PayoutRepository.confirmLeg', PAYOUT_LEG_MOVES.confirm, (legId) => payouts.confirmLeg(legId, hex(32), 12n)],
-  ['PayoutRepository.markLegNeedsAttention', PAYOUT_LEG_MOVES.needAttention, (legId) => payouts.markLegNeedsAttention(legId, 'transfer_reverted', 'x')],
+  [
+    'PayoutRepository.markLegNeedsAttention',
+    PAYOUT_LEG_MOVES.needAttention,
+    (legId) => payouts.markLegNeedsAttention(legId, 'transfer_reverted', 'x'),
+  ],
 ];
 
 describe('payout leg guards follow PAYOUT_LEG_MOVES', () => {
@@ -219,7 +257,14 @@ describe('payout leg guards follow PAYOUT_LEG_MOVES', () => {
 
   it('a cancellation recorded for a leg does not move the leg', async () => {
     const { legId } = await legIn('needs_attention', 'needs_attention');
-    await payouts.recordReplacement({ payoutId: legId, chainId: CHAIN_ID, relayerAddress: hex(20), relayerNonce: ++relayerNonce, reason: 'cancel', signed: signedTransaction() });
+    await payouts.recordReplacement({
+      payoutId: legId,
+      chainId: CHAIN_ID,
+      relayerAddress: hex(20),
+      relayerNonce: ++relayerNonce,
+      reason: 'cancel',
+      signed: signedTransaction(),
+    });
     expect(await legStatus(legId)).toBe('needs_attention');
   });
 });
@@ -255,12 +300,32 @@ const except = (...statuses: DepositStatus[]) => EVERY_DEPOSIT_STATUS.filter((st
 const IMPOSSIBLE_DEPOSIT_MOVES = [
   ...refusedFrom('forwarded', except('forwarded'), 'a forwarded deposit was paid and called back: any move on pays or calls twice'),
   ...refusedFrom('swept', except('swept'), 'swept dust was paid by the payout that carried it'),
-  ...refusedFrom('seen', ['held', 'forwarding', 'forwarded', 'needs_attention', 'swept'], 'nothing is held or paid from a deposit a reorg can still remove'),
-  ...refusedFrom('final', ['seen', 'orphaned', 'forwarded', 'needs_attention', 'swept'], 'a final block stays; a deposit is paid only through its legs'),
-  ...refusedFrom('orphaned', except('orphaned', 'seen'), 'an orphaned deposit is off the chain: it comes back as seen, and waits for finality again'),
+  ...refusedFrom(
+    'seen',
+    ['held', 'forwarding', 'forwarded', 'needs_attention', 'swept'],
+    'nothing is held or paid from a deposit a reorg can still remove',
+  ),
+  ...refusedFrom(
+    'final',
+    ['seen', 'orphaned', 'forwarded', 'needs_attention', 'swept'],
+    'a final block stays; a deposit is paid only through its legs',
+  ),
+  ...refusedFrom(
+    'orphaned',
+    except('orphaned', 'seen'),
+    'an orphaned deposit is off the chain: it comes back as seen, and waits for finality again',
+  ),
   ...refusedFrom('held', ['seen', 'final', 'orphaned', 'forwarded', 'needs_attention'], 'held dust leaves only carried by a payout'),
-  ...refusedFrom('forwarding', ['seen', 'final', 'orphaned', 'held', 'swept'], 'a deposit with legs written is never planned from scratch again'),
-  ...refusedFrom('needs_attention', ['seen', 'final', 'orphaned', 'held', 'forwarded', 'swept'], 'a parked deposit leaves only by a re-plan'),
+  ...refusedFrom(
+    'forwarding',
+    ['seen', 'final', 'orphaned', 'held', 'swept'],
+    'a deposit with legs written is never planned from scratch again',
+  ),
+  ...refusedFrom(
+    'needs_attention',
+    ['seen', 'final', 'orphaned', 'held', 'forwarded', 'swept'],
+    'a parked deposit leaves only by a re-plan',
+  ),
 ];
 
 const IMPOSSIBLE_LEG_MOVES: (readonly [PayoutLegStatus, PayoutLegStatus, string])[] = [
@@ -273,7 +338,9 @@ const IMPOSSIBLE_LEG_MOVES: (readonly [PayoutLegStatus, PayoutLegStatus, string]
   ['broadcast', 'planned', 'a transaction carrying it may be on the chain'],
   ['broadcast', 'signed', 'a transaction carrying it may be on the chain'],
   ['signed', 'planned', 'its signature exists'],
-  ...(['planned', 'signed', 'broadcast'] as const).map((to) => ['needs_attention', to, 'a leg that needs attention is never sent again'] as const),
+  ...(['planned', 'signed', 'broadcast'] as const).map(
+    (to) => ['needs_attention', to, 'a leg that needs attention is never sent again'] as const,
+  ),
 ];
 
 const IMPOSSIBLE_TRANSACTION_MOVES: (readonly [PayoutTransactionStatus, PayoutTransactionStatus, string])[] = [

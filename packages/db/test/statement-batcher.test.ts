@@ -56,7 +56,14 @@ describe('createBatcher: a row the database refuses fails alone', () => {
     }, together);
     const results = await Promise.allSettled(['a', 'bad1', 'b', 'c', 'bad2', 'd', 'e', 'bad3'].map(run));
     expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
-      'a', 'refused bad1', 'b', 'c', 'refused bad2', 'd', 'e', 'refused bad3',
+      'a',
+      'refused bad1',
+      'b',
+      'c',
+      'refused bad2',
+      'd',
+      'e',
+      'refused bad3',
     ]);
   });
 
@@ -134,7 +141,9 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
     const results = await Promise.allSettled(candidates.map(create));
     expect(results[20]).toMatchObject({ status: 'rejected', reason: { code: '22021' } });
     expect(results.filter((r) => r.status === 'fulfilled' && r.value.created)).toHaveLength(40);
-    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM wallets WHERE callback_url LIKE $1', ['https://shop.io/ipn?order=%']);
+    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM wallets WHERE callback_url LIKE $1', [
+      'https://shop.io/ipn?order=%',
+    ]);
     expect(rows[0].n).toBe(40);
   });
 
@@ -143,14 +152,17 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
     await new WalletRepository(db.pool).createOrGetMany([target]);
     const payments = new PaymentRepository(db.pool);
     const record = createBatcher((batch: NewPayment[]) => payments.insertManyForWallets(batch), together);
-    const batch = Array.from({ length: 41 }, (_, i): NewPayment => ({
-      id: randomUUID(),
-      polygonAddress: target.polygonAddress,
-      amount: '49.99',
-      currency: 'USD',
-      provider: 'moonpay',
-      email: i === 7 ? 'jane\u0000@shop.io' : `jane${i}@shop.io`,
-    }));
+    const batch = Array.from(
+      { length: 41 },
+      (_, i): NewPayment => ({
+        id: randomUUID(),
+        polygonAddress: target.polygonAddress,
+        amount: '49.99',
+        currency: 'USD',
+        provider: 'moonpay',
+        email: i === 7 ? 'jane\u0000@shop.io' : `jane${i}@shop.io`,
+      }),
+    );
     const results = await Promise.allSettled(batch.map(record));
     expect(results[7]).toMatchObject({ status: 'rejected', reason: { code: '22021' } });
     expect(results.filter((r) => r.status === 'fulfilled' && r.value === true)).toHaveLength(40);
@@ -163,14 +175,32 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
     await new WalletRepository(db.pool).createOrGetMany([target]);
     const payments = new PaymentRepository(db.pool);
     const ids = Array.from({ length: 41 }, () => randomUUID());
-    await payments.insertManyForWallets(ids.map((id) => ({ id, polygonAddress: target.polygonAddress, amount: '49.99', currency: 'USD', provider: 'moonpay', email: 'jane@shop.io' })));
+    await payments.insertManyForWallets(
+      ids.map((id) => ({
+        id,
+        polygonAddress: target.polygonAddress,
+        amount: '49.99',
+        currency: 'USD',
+        provider: 'moonpay',
+        email: 'jane@shop.io',
+      })),
+    );
     const record = createBatcher((batch: RecordedCheckout[]) => payments.recordCheckouts(batch), together);
     const results = await Promise.allSettled(
-      ids.map((id, i) => record({ id, checkoutUrl: i === 7 ? 'https://checkout.example/\u0000' : `https://checkout.example/${i}`, providerReference: `ref-${i}` })),
+      ids.map((id, i) =>
+        record({
+          id,
+          checkoutUrl: i === 7 ? 'https://checkout.example/\u0000' : `https://checkout.example/${i}`,
+          providerReference: `ref-${i}`,
+        }),
+      ),
     );
     expect(results[7]).toMatchObject({ status: 'rejected', reason: { code: '22021' } });
     expect(results.filter((r) => r.status === 'fulfilled' && r.value === true)).toHaveLength(40);
-    const { rows } = await db.pool.query(`SELECT status, count(*)::int AS n FROM payments WHERE id = ANY($1::uuid[]) GROUP BY status ORDER BY status`, [ids]);
+    const { rows } = await db.pool.query(
+      `SELECT status, count(*)::int AS n FROM payments WHERE id = ANY($1::uuid[]) GROUP BY status ORDER BY status`,
+      [ids],
+    );
     expect(rows).toEqual([
       { status: 'creating', n: 1 },
       { status: 'redirected', n: 40 },
@@ -194,7 +224,9 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
     beforeAll(async () => {
       const target = wallet('https://shop.io/ipn?order=callbacks');
       await new WalletRepository(db.pool).createOrGetMany([target]);
-      const { rows } = await db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE polygon_address = $1', [target.polygonAddress]);
+      const { rows } = await db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE polygon_address = $1', [
+        target.polygonAddress,
+      ]);
       walletId = rows[0]!.id;
       deliveries = new CallbackDeliveryRepository(db.pool);
     });
@@ -209,7 +241,9 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
       const asked = [...ids.slice(0, 10), 'not-a-uuid', ...ids.slice(10)];
       const results = await Promise.allSettled(asked.map(claim));
       expect(results[10]).toMatchObject({ status: 'rejected', reason: { code: '22P02' } });
-      const claimed = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ id: string } | undefined>).value?.id);
+      const claimed = results
+        .filter((r) => r.status === 'fulfilled')
+        .map((r) => (r as PromiseFulfilledResult<{ id: string } | undefined>).value?.id);
       expect(claimed.sort()).toEqual([...ids].sort());
     });
 
@@ -220,21 +254,26 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
       }, together);
       const ids = await Promise.all(Array.from({ length: 21 }, newDelivery));
       await deliveries.claimDue(ids, 30_000);
-      const attempts = ids.map((deliveryId, i): CallbackAttemptRecord => ({
-        deliveryId,
-        attemptNo: 1,
-        startedAt: new Date(),
-        durationMs: 5,
-        statusCode: 200,
-        // A value PostgreSQL refuses (out of range for int).
-        ...(i === 3 ? { attemptNo: 2 ** 31 } : {}),
-        responseExcerpt: 'ok',
-        outcome: { kind: 'delivered' },
-      }));
+      const attempts = ids.map(
+        (deliveryId, i): CallbackAttemptRecord => ({
+          deliveryId,
+          attemptNo: 1,
+          startedAt: new Date(),
+          durationMs: 5,
+          statusCode: 200,
+          // A value PostgreSQL refuses (out of range for int).
+          ...(i === 3 ? { attemptNo: 2 ** 31 } : {}),
+          responseExcerpt: 'ok',
+          outcome: { kind: 'delivered' },
+        }),
+      );
       const results = await Promise.allSettled(attempts.map(record));
       expect(results[3]).toMatchObject({ status: 'rejected', reason: { code: '22003' } });
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(20);
-      const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM callback_deliveries WHERE id = ANY($1::uuid[]) AND status = 'delivered'`, [ids]);
+      const { rows } = await db.pool.query(
+        `SELECT count(*)::int AS n FROM callback_deliveries WHERE id = ANY($1::uuid[]) AND status = 'delivered'`,
+        [ids],
+      );
       expect(rows[0].n).toBe(20);
     });
   });

@@ -42,8 +42,13 @@ describe('a wallet row, even for the owner', () => {
 
   it('refuses clearing the affiliate (a wallet with a split becoming one without)', async () => {
     await expect(
-      db.pool.query('UPDATE wallets SET affiliate_address = NULL, affiliate_fee_bps = NULL, merchant_fee_bps = NULL WHERE id = $1', [walletId]),
-    ).rejects.toMatchObject({ code: '23001', message: expect.stringMatching(/affiliate_address, affiliate_fee_bps, merchant_fee_bps never change/) });
+      db.pool.query('UPDATE wallets SET affiliate_address = NULL, affiliate_fee_bps = NULL, merchant_fee_bps = NULL WHERE id = $1', [
+        walletId,
+      ]),
+    ).rejects.toMatchObject({
+      code: '23001',
+      message: expect.stringMatching(/affiliate_address, affiliate_fee_bps, merchant_fee_bps never change/),
+    });
   });
 
   it('lets the operator release its callback once (migration 013), and nothing else', async () => {
@@ -57,19 +62,25 @@ describe('a wallet row, even for the owner', () => {
       message: expect.stringContaining('dedupe_key never changes'),
     });
     // release-callback (WalletRepository.releaseCallback): the release time, and the (payout, callback) key given up.
-    await expect(db.pool.query('UPDATE wallets SET callback_released_at = now(), dedupe_key = NULL WHERE id = $1', [released])).resolves.toMatchObject({
+    await expect(
+      db.pool.query('UPDATE wallets SET callback_released_at = now(), dedupe_key = NULL WHERE id = $1', [released]),
+    ).resolves.toMatchObject({
       rowCount: 1,
     });
     await expect(db.pool.query('UPDATE wallets SET callback_released_at = NULL WHERE id = $1', [released])).rejects.toMatchObject({
       message: expect.stringContaining('callback_released_at never changes'),
     });
-    await expect(db.pool.query(`UPDATE wallets SET callback_released_at = now() + interval '1 day' WHERE id = $1`, [released])).rejects.toMatchObject({
+    await expect(
+      db.pool.query(`UPDATE wallets SET callback_released_at = now() + interval '1 day' WHERE id = $1`, [released]),
+    ).rejects.toMatchObject({
       code: '23001',
     });
   });
 
   it('lets an update that changes nothing through, and the terms are as written', async () => {
-    await expect(db.pool.query('UPDATE wallets SET payout_address = payout_address WHERE id = $1', [walletId])).resolves.toMatchObject({ rowCount: 1 });
+    await expect(db.pool.query('UPDATE wallets SET payout_address = payout_address WHERE id = $1', [walletId])).resolves.toMatchObject({
+      rowCount: 1,
+    });
     const { rows } = await db.pool.query('SELECT callback_url, affiliate_fee_bps, merchant_fee_bps FROM wallets WHERE id = $1', [walletId]);
     expect(rows[0]).toEqual({ callback_url: 'https://shop.example/ipn', affiliate_fee_bps: 50, merchant_fee_bps: 9850 });
   });

@@ -26,7 +26,10 @@ export function parseAddressPin(
   rules: { tokenAddress: EvmAddress },
   problems: string[],
 ): AddressPin | undefined {
-  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   if (entries.length === 0) return undefined;
   const addresses = new Set<string>();
   for (const entry of entries) {
@@ -42,7 +45,11 @@ export function parseAddressPin(
 }
 
 /** The 403 for an address a pin leaves out (param `address` or `affiliate`), or undefined when it may be paid. */
-export function pinnedAddressRefusal(address: string, pin: AddressPin | undefined, param: 'address' | 'affiliate'): GatewayError | undefined {
+export function pinnedAddressRefusal(
+  address: string,
+  pin: AddressPin | undefined,
+  param: 'address' | 'affiliate',
+): GatewayError | undefined {
   if (pin === undefined || pin.addresses.has(address.toLowerCase())) return undefined;
   return new GatewayError(
     'address_not_allowed',
@@ -53,5 +60,9 @@ export function pinnedAddressRefusal(address: string, pin: AddressPin | undefine
 
 /** The 403 of the affiliate endpoints when AFFILIATE_WALLETS=off. */
 export function affiliateWalletsDisabled(): GatewayError {
-  return new GatewayError('affiliate_disabled', 'affiliate wallets are turned off on this gateway (AFFILIATE_WALLETS=off); use wallet.php', 'affiliate');
+  return new GatewayError(
+    'affiliate_disabled',
+    'affiliate wallets are turned off on this gateway (AFFILIATE_WALLETS=off); use wallet.php',
+    'affiliate',
+  );
 }

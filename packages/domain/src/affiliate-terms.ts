@@ -41,12 +41,18 @@ const FEE_DECIMALS = 4;
 export function parseFeeFraction(input: string, param: string): number {
   const match = FEE_FRACTION.exec(input);
   if (!match) {
-    throw invalidParameter(param, `${param} must be a plain decimal fraction between 0 and 1 with at most ${FEE_DECIMALS} decimals, e.g. 0.01 for 1% (got "${truncate(input)}")`);
+    throw invalidParameter(
+      param,
+      `${param} must be a plain decimal fraction between 0 and 1 with at most ${FEE_DECIMALS} decimals, e.g. 0.01 for 1% (got "${truncate(input)}")`,
+    );
   }
   const [, whole = '', rawFraction = ''] = match;
   const fraction = rawFraction.replace(/0+$/, '');
   if (fraction.length > FEE_DECIMALS) {
-    throw invalidParameter(param, `${param} has more than ${FEE_DECIMALS} decimals; the split is kept in basis points (0.0001), e.g. 0.0125`);
+    throw invalidParameter(
+      param,
+      `${param} has more than ${FEE_DECIMALS} decimals; the split is kept in basis points (0.0001), e.g. 0.0125`,
+    );
   }
   const bps = Number(whole) * BASIS_POINTS_SCALE + Number(fraction.padEnd(FEE_DECIMALS, '0'));
   if (bps > BASIS_POINTS_SCALE) throw invalidParameter(param, `${param} must be between 0 and 1 (a fraction of the payment, 0.01 = 1%)`);
@@ -56,7 +62,9 @@ export function parseFeeFraction(input: string, param: string): number {
 /** Basis points as the decimal fraction the API speaks: 9900 → "0.99", 10000 → "1", 0 → "0". */
 export function formatFeeFraction(bps: number): string {
   const whole = Math.floor(bps / BASIS_POINTS_SCALE);
-  const fraction = String(bps % BASIS_POINTS_SCALE).padStart(FEE_DECIMALS, '0').replace(/0+$/, '');
+  const fraction = String(bps % BASIS_POINTS_SCALE)
+    .padStart(FEE_DECIMALS, '0')
+    .replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : String(whole);
 }
 
@@ -67,7 +75,10 @@ export function formatFeeFraction(bps: number): string {
 export function parseAffiliateAddress(input: string, payoutAddress: EvmAddress, rules: { tokenAddress: EvmAddress }): EvmAddress {
   const affiliate = parsePayoutAddress(input, rules, 'affiliate');
   if (sameAddress(affiliate, payoutAddress)) {
-    throw invalidParameter('affiliate', 'affiliate must differ from address: the affiliate is paid to a wallet of its own, not to the payout wallet');
+    throw invalidParameter(
+      'affiliate',
+      'affiliate must differ from address: the affiliate is paid to a wallet of its own, not to the payout wallet',
+    );
   }
   return affiliate;
 }
@@ -126,7 +137,11 @@ export function sameAffiliateTerms(requested: AffiliateTerms | null, existing: A
   if (requested === null || existing === null) return requested === existing;
   if (requested.kind !== existing.kind || !sameAddress(requested.address, existing.address)) return false;
   if (requested.kind === 'configured') return true;
-  return existing.kind === 'custom' && requested.affiliateFeeBps === existing.affiliateFeeBps && requested.merchantFeeBps === existing.merchantFeeBps;
+  return (
+    existing.kind === 'custom' &&
+    requested.affiliateFeeBps === existing.affiliateFeeBps &&
+    requested.merchantFeeBps === existing.merchantFeeBps
+  );
 }
 
 /** The 409 for a pair whose wallet was created with other terms; says what it has and how to get a new wallet. */

@@ -74,9 +74,7 @@ export function gatewayParamsIn(url: string): GatewayCallbackParamName[] {
 export function buildCallbackUrl(registeredUrl: string, params: GatewayCallbackParams): string {
   const url = new URL(registeredUrl);
   url.hash = '';
-  const ours = GATEWAY_CALLBACK_PARAMS.map(
-    (name) => `${name}=${encodeURIComponent(params[name])}`,
-  ).join('&');
+  const ours = GATEWAY_CALLBACK_PARAMS.map((name) => `${name}=${encodeURIComponent(params[name])}`).join('&');
   const withoutFragment = url.href;
   const queryStart = withoutFragment.indexOf('?');
   if (queryStart === -1) return `${withoutFragment}?${ours}`;

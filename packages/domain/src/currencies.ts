@@ -6,8 +6,26 @@ import { GatewayError } from './errors';
  * all it takes to accept it.
  */
 export const SUPPORTED_CURRENCIES = [
-  'USD', 'EUR', 'GBP', 'CAD', 'AUD', 'NZD', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK',
-  'INR', 'BRL', 'MXN', 'SGD', 'HKD', 'ZAR', 'TRY', 'AED',
+  'USD',
+  'EUR',
+  'GBP',
+  'CAD',
+  'AUD',
+  'NZD',
+  'CHF',
+  'SEK',
+  'NOK',
+  'DKK',
+  'PLN',
+  'CZK',
+  'INR',
+  'BRL',
+  'MXN',
+  'SGD',
+  'HKD',
+  'ZAR',
+  'TRY',
+  'AED',
 ] as const;
 
 export type CurrencyCode = (typeof SUPPORTED_CURRENCIES)[number];

@@ -18,11 +18,7 @@ export function looksLikeEvmAddress(input: string): boolean {
  * because a typo in a checksummed address is exactly what EIP-55 exists to catch. The zero address
  * and token contracts (the configured token and the well-known ones, token-contracts.ts) are refused.
  */
-export function parsePayoutAddress(
-  input: string,
-  options: { tokenAddress: EvmAddress },
-  param = 'address',
-): EvmAddress {
+export function parsePayoutAddress(input: string, options: { tokenAddress: EvmAddress }, param = 'address'): EvmAddress {
   if (!HEX_ADDRESS.test(input)) {
     throw invalidParameter(param, `${param} must be a Polygon wallet address: 0x followed by 40 hexadecimal characters`);
   }
@@ -30,17 +26,17 @@ export function parsePayoutAddress(
   const mixedCase = body !== body.toLowerCase() && body !== body.toUpperCase();
   const checksummed = getAddress(input.toLowerCase());
   if (mixedCase && checksummed !== input) {
-    throw invalidParameter(
-      param,
-      `${param} fails its EIP-55 checksum; copy the address again from the wallet (or send it in lower case)`,
-    );
+    throw invalidParameter(param, `${param} fails its EIP-55 checksum; copy the address again from the wallet (or send it in lower case)`);
   }
   if (checksummed === ZERO_ADDRESS) {
     throw invalidParameter(param, `${param} is the zero address; funds sent there are burnt. Send your own USDC wallet address`);
   }
   const token = tokenContractAt(checksummed, options.tokenAddress);
   if (token !== undefined) {
-    throw invalidParameter(param, `${param} is a token contract (${token}), not a wallet: USDC sent there is lost. Send the wallet address that should receive USDC`);
+    throw invalidParameter(
+      param,
+      `${param} is a token contract (${token}), not a wallet: USDC sent there is lost. Send the wallet address that should receive USDC`,
+    );
   }
   return checksummed;
 }

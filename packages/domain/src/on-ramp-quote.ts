@@ -29,7 +29,11 @@ export function quoteOnRamp(amount: FiatAmount, currency: CurrencyCode, rates: R
   if (currency !== 'USD') {
     const rate = rates.get(currency);
     if (!rate) {
-      throw new GatewayError('unsupported_currency', `currency ${currency} has no exchange rate configured; pay in USD or ask the operator to add a rate`, 'currency');
+      throw new GatewayError(
+        'unsupported_currency',
+        `currency ${currency} has no exchange rate configured; pay in USD or ask the operator to add a rate`,
+        'currency',
+      );
     }
     grossUsdc = (grossUsdc * rate.denominator) / rate.numerator;
   }

@@ -27,7 +27,10 @@ export interface PaymentRequest {
  * token first (the most common integration mistake is sending the payout address), then the
  * order itself.
  */
-export function parsePaymentRequest(query: PaymentRequestQuery, context: { keys: SealingKeyRing; rates: RateTable; providers: ProviderCatalogue }): PaymentRequest {
+export function parsePaymentRequest(
+  query: PaymentRequestQuery,
+  context: { keys: SealingKeyRing; rates: RateTable; providers: ProviderCatalogue },
+): PaymentRequest {
   const temporaryAddress = openTemporaryAddress(query.address, context.keys);
   const amount = parseFiatAmount(query.amount);
   const provider = resolveProvider(query.provider, context.providers);

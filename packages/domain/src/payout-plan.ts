@@ -50,7 +50,8 @@ export function legMismatch(plan: readonly PlannedLeg[], leg: PlannedLeg): strin
   const planned = plan.find((candidate) => candidate.kind === leg.kind);
   if (!planned) return `the wallet's terms have no ${leg.kind} leg, yet one pays ${leg.amount} base units to ${leg.to.toLowerCase()}`;
   const problems: string[] = [];
-  if (leg.from.toLowerCase() !== planned.from) problems.push(`pays from ${leg.from.toLowerCase()}, not the deposit's temporary wallet ${planned.from}`);
+  if (leg.from.toLowerCase() !== planned.from)
+    problems.push(`pays from ${leg.from.toLowerCase()}, not the deposit's temporary wallet ${planned.from}`);
   if (leg.to.toLowerCase() !== planned.to) problems.push(`pays ${leg.to.toLowerCase()}, where the wallet's terms say ${planned.to}`);
   if (leg.amount !== planned.amount) problems.push(`pays ${leg.amount} base units, where the wallet's terms say ${planned.amount}`);
   return problems.length > 0 ? `the ${leg.kind} leg ${problems.join(' and ')}` : undefined;

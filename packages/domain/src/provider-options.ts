@@ -66,7 +66,12 @@ export function providerOptions(
   return options;
 }
 
-function ownCurrencyOption(provider: ProviderTerms, amount: FiatAmount, currency: CurrencyCode, rates: RateTable | undefined): ProviderOption {
+function ownCurrencyOption(
+  provider: ProviderTerms,
+  amount: FiatAmount,
+  currency: CurrencyCode,
+  rates: RateTable | undefined,
+): ProviderOption {
   const charge = { amount, currency };
   if (provider.minimumCurrency !== currency && rates === undefined) {
     return { status: 'unavailable', provider, reason: 'Exchange rate unavailable right now' };
@@ -77,9 +82,18 @@ function ownCurrencyOption(provider: ProviderTerms, amount: FiatAmount, currency
   return checkMinimum(provider, charge, false, rates ?? new Map());
 }
 
-function convertedOption(provider: ProviderTerms, amount: FiatAmount, currency: CurrencyCode, rates: RateTable | undefined): ProviderOption {
+function convertedOption(
+  provider: ProviderTerms,
+  amount: FiatAmount,
+  currency: CurrencyCode,
+  rates: RateTable | undefined,
+): ProviderOption {
   if (rates === undefined) {
-    return { status: 'withheld', provider, reason: `${provider.displayName} takes USD only, and no exchange rate to convert ${currency} is available right now` };
+    return {
+      status: 'withheld',
+      provider,
+      reason: `${provider.displayName} takes USD only, and no exchange rate to convert ${currency} is available right now`,
+    };
   }
   const rate = rates.get(currency);
   if (!rate) return { status: 'withheld', provider, reason: `${provider.displayName} takes USD only; ${noRateReason(currency)}` };

@@ -40,7 +40,11 @@ export interface ProviderCatalogue {
 export function resolveProvider(input: string, catalogue: ProviderCatalogue, param = 'provider'): ProviderTerms {
   const offeredIds = (): string => catalogue.offered.map((p) => p.id).join(', ') || 'none (the operator has configured no provider)';
   if (!/^[A-Za-z0-9]{1,40}$/.test(input)) {
-    throw new GatewayError('invalid_parameter', `${param} must be a provider id of ASCII letters and digits, without spaces: one of ${offeredIds()}`, param);
+    throw new GatewayError(
+      'invalid_parameter',
+      `${param} must be a provider id of ASCII letters and digits, without spaces: one of ${offeredIds()}`,
+      param,
+    );
   }
   const id = input.toLowerCase();
   const offered = catalogue.offered.find((provider) => provider.id === id);
@@ -48,9 +52,17 @@ export function resolveProvider(input: string, catalogue: ProviderCatalogue, par
   const reason = catalogue.notOfferedReason(id);
   if (reason !== undefined) {
     const name = catalogue.describe(id)?.displayName ?? id;
-    throw new GatewayError('provider_not_offered', `${param} ${id}: ${name} is not offered by this gateway (${reason}); choose another provider: ${offeredIds()}`, param);
+    throw new GatewayError(
+      'provider_not_offered',
+      `${param} ${id}: ${name} is not offered by this gateway (${reason}); choose another provider: ${offeredIds()}`,
+      param,
+    );
   }
-  throw new GatewayError('unsupported_provider', `${param} "${input.slice(0, 40)}" is not a provider id this gateway knows; use one of ${offeredIds()}`, param);
+  throw new GatewayError(
+    'unsupported_provider',
+    `${param} "${input.slice(0, 40)}" is not a provider id this gateway knows; use one of ${offeredIds()}`,
+    param,
+  );
 }
 
 /** Units of each currency per 1 USD, used to compare amounts with USD minimums. */
@@ -86,7 +98,8 @@ export function checkProviderOrder(provider: ProviderTerms, amount: FiatAmount, 
 export function providerMinimum(provider: ProviderTerms, currency: CurrencyCode, rates: RateTable): bigint {
   const minimumInOwnCurrency = parseFiatAmount(provider.minimum).minorUnits;
   if (provider.minimumCurrency === currency) return minimumInOwnCurrency;
-  if (provider.minimumCurrency !== 'USD') throw new Error(`${provider.id}'s minimum is in ${provider.minimumCurrency}, which has no rate to ${currency}`);
+  if (provider.minimumCurrency !== 'USD')
+    throw new Error(`${provider.id}'s minimum is in ${provider.minimumCurrency}, which has no rate to ${currency}`);
   const rate = rates.get(currency);
   if (!rate) {
     throw new GatewayError(

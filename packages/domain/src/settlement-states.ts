@@ -28,7 +28,12 @@ export const DEPOSIT_MOVES = {
     requires:
       'the Transfer log read (again) on the canonical chain, by eth_getLogs or in its transaction receipt: an orphaned one came back, or an unfinal one is in another block now',
   },
-  markFinal: { from: ['seen'], to: 'final', requires: 'its block final by the finality rule (chain-finality: at or below the finalized block, CONFIRMATIONS deep only on a node without the tag) and still canonical' },
+  markFinal: {
+    from: ['seen'],
+    to: 'final',
+    requires:
+      'its block final by the finality rule (chain-finality: at or below the finalized block, CONFIRMATIONS deep only on a node without the tag) and still canonical',
+  },
   markOrphaned: {
     from: ['seen'],
     to: 'orphaned',
@@ -37,7 +42,8 @@ export const DEPOSIT_MOVES = {
   holdDust: {
     from: ['final'],
     to: 'held',
-    requires: "an amount below DUST_THRESHOLD, or a fee worth less than the payout's gas (payoutGasCheck), also with its wallet's held dust added",
+    requires:
+      "an amount below DUST_THRESHOLD, or a fee worth less than the payout's gas (payoutGasCheck), also with its wallet's held dust added",
   },
   sweepDust: {
     from: ['held'],
@@ -98,7 +104,13 @@ export const PAYOUT_LEG_MOVES = {
 } as const satisfies Record<string, StatusMove<PayoutLegStatus>>;
 
 /** Legs the settlement loop drives and whose amounts make up the deposit; the others are kept for the record. */
-export const ACTIVE_PAYOUT_LEG_STATUSES = ['planned', 'signed', 'broadcast', 'confirmed', 'needs_attention'] as const satisfies readonly PayoutLegStatus[];
+export const ACTIVE_PAYOUT_LEG_STATUSES = [
+  'planned',
+  'signed',
+  'broadcast',
+  'confirmed',
+  'needs_attention',
+] as const satisfies readonly PayoutLegStatus[];
 
 /**
  * Active legs not paid yet, which settlement drives on its own: a forwarded deposit with one still

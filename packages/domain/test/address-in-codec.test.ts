@@ -60,7 +60,12 @@ describe('address_in codec', () => {
     // Node's base64url decoder skips characters outside the alphabet: a genuine body one character
     // short, padded back to length with such a character, would decode to a 15-byte tag.
     it('a genuine body one character short, padded with a character outside the alphabet', () => {
-      for (const padded of [`${body.slice(0, -1)}!`, `!${body.slice(0, -1)}`, `${body.slice(0, -1)}=`, `${body.slice(0, 31)}.${body.slice(31, -1)}`]) {
+      for (const padded of [
+        `${body.slice(0, -1)}!`,
+        `!${body.slice(0, -1)}`,
+        `${body.slice(0, -1)}=`,
+        `${body.slice(0, 31)}.${body.slice(31, -1)}`,
+      ]) {
         expect([padded, openAddressIn(`k1.${padded}`, ring)]).toEqual([padded, undefined]);
       }
     });
@@ -87,7 +92,9 @@ describe('address_in codec', () => {
       expect(openAddressIn(sealAddressIn(address, ring), ring)).toBe(address.toLowerCase());
     }
     for (const id of ['', 'a'.repeat(17), 'k1!', '!k1', 'k 1', 'k.1']) {
-      expect(() => createSealingKeyRing([{ id, key: randomBytes(32) }])).toThrow(`sealing key id "${id}" must be 1-16 characters of A-Z a-z 0-9 _ -`);
+      expect(() => createSealingKeyRing([{ id, key: randomBytes(32) }])).toThrow(
+        `sealing key id "${id}" must be 1-16 characters of A-Z a-z 0-9 _ -`,
+      );
     }
   });
 

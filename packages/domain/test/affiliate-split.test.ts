@@ -98,14 +98,27 @@ describe('parseCustomAffiliateWalletRequest', () => {
   });
 
   it('accepts any split that leaves exactly the platform fee, including 0 for one side', () => {
-    expect(parseCustomAffiliateWalletRequest({ ...query, affiliate_fee: '0', merchant_fee: '0.99' }, rules).affiliate).toMatchObject({ affiliateFeeBps: 0, merchantFeeBps: 9_900 });
-    expect(parseCustomAffiliateWalletRequest({ ...query, affiliate_fee: '0.0001', merchant_fee: '0.9899' }, rules).affiliate).toMatchObject({ affiliateFeeBps: 1 });
+    expect(parseCustomAffiliateWalletRequest({ ...query, affiliate_fee: '0', merchant_fee: '0.99' }, rules).affiliate).toMatchObject({
+      affiliateFeeBps: 0,
+      merchantFeeBps: 9_900,
+    });
+    expect(parseCustomAffiliateWalletRequest({ ...query, affiliate_fee: '0.0001', merchant_fee: '0.9899' }, rules).affiliate).toMatchObject(
+      { affiliateFeeBps: 1 },
+    );
     // Another platform fee moves the target.
-    expect(parseCustomAffiliateWalletRequest({ ...query, affiliate_fee: '0.02', merchant_fee: '0.98' }, { ...rules, platformFeeBps: 0 }).affiliate).toMatchObject({ merchantFeeBps: 9_800 });
+    expect(
+      parseCustomAffiliateWalletRequest({ ...query, affiliate_fee: '0.02', merchant_fee: '0.98' }, { ...rules, platformFeeBps: 0 })
+        .affiliate,
+    ).toMatchObject({ merchantFeeBps: 9_800 });
   });
 
   it.each([
-    ['a split adding up to 1', { affiliate_fee: '0.02', merchant_fee: '0.98' }, 'merchant_fee', /must equal 0\.99 .*got 0\.98 \+ 0\.02 = 1$/],
+    [
+      'a split adding up to 1',
+      { affiliate_fee: '0.02', merchant_fee: '0.98' },
+      'merchant_fee',
+      /must equal 0\.99 .*got 0\.98 \+ 0\.02 = 1$/,
+    ],
     ['a split adding up to less', { affiliate_fee: '0.01', merchant_fee: '0.97' }, 'merchant_fee', /must equal 0\.99/],
     ['percentages', { affiliate_fee: '1', merchant_fee: '98' }, 'merchant_fee', /between 0 and 1/],
     ['more than 4 decimals', { affiliate_fee: '0.00995', merchant_fee: '0.98005' }, 'affiliate_fee', /more than 4 decimals/],
@@ -129,7 +142,12 @@ describe('parseAffiliateWalletRequest', () => {
   });
 
   it('refuses the payout address as affiliate, in any case', () => {
-    const error = errorOf(() => parseAffiliateWalletRequest({ address: payout, callback, affiliate: payout.toUpperCase().replace('0X', '0x') }, { ...rules, affiliateShareBps: 50 }));
+    const error = errorOf(() =>
+      parseAffiliateWalletRequest(
+        { address: payout, callback, affiliate: payout.toUpperCase().replace('0X', '0x') },
+        { ...rules, affiliateShareBps: 50 },
+      ),
+    );
     expect(error).toMatchObject({ param: 'affiliate' });
   });
 });
@@ -140,8 +158,14 @@ describe('affiliate terms of an existing wallet', () => {
 
   it('reads them back from the row', () => {
     expect(affiliateTermsOf({ affiliateAddress: null, affiliateFeeBps: null, merchantFeeBps: null })).toBeNull();
-    expect(affiliateTermsOf({ affiliateAddress: affiliate.toLowerCase(), affiliateFeeBps: 50, merchantFeeBps: null })).toMatchObject({ kind: 'configured', affiliateFeeBps: 50 });
-    expect(affiliateTermsOf({ affiliateAddress: affiliate.toLowerCase(), affiliateFeeBps: 100, merchantFeeBps: 9_800 })).toMatchObject({ kind: 'custom', merchantFeeBps: 9_800 });
+    expect(affiliateTermsOf({ affiliateAddress: affiliate.toLowerCase(), affiliateFeeBps: 50, merchantFeeBps: null })).toMatchObject({
+      kind: 'configured',
+      affiliateFeeBps: 50,
+    });
+    expect(affiliateTermsOf({ affiliateAddress: affiliate.toLowerCase(), affiliateFeeBps: 100, merchantFeeBps: 9_800 })).toMatchObject({
+      kind: 'custom',
+      merchantFeeBps: 9_800,
+    });
   });
 
   it('are the same only for the same kind, affiliate (any case) and split', () => {
@@ -160,13 +184,18 @@ describe('affiliate terms of an existing wallet', () => {
   it('a conflict is a 409 that says what the wallet has', () => {
     expect(affiliateTermsConflict(null)).toMatchObject({ code: 'conflict', statusCode: 409, param: 'callback' });
     expect(affiliateTermsConflict(null).message).toMatch(/no affiliate .*wallet\.php/);
-    expect(affiliateTermsConflict(custom).message).toMatch(/merchant_fee=0\.98, affiliate_fee=0\.01 for 0x8ba1f109551bD432803012645Ac136ddd64DBA72/);
+    expect(affiliateTermsConflict(custom).message).toMatch(
+      /merchant_fee=0\.98, affiliate_fee=0\.01 for 0x8ba1f109551bD432803012645Ac136ddd64DBA72/,
+    );
   });
 });
 
 describe('splitting a deposit into a custom-split wallet', () => {
   // What Create Wallet records on the wallet when PLATFORM_FEE_BPS is `configured`; settlement splits by that.
-  const recorded = (terms: WalletSplitTerms, configured: number) => ({ platformFeeBps: walletPlatformFeeBps(terms, configured), affiliateFeeBps: terms.affiliateFeeBps });
+  const recorded = (terms: WalletSplitTerms, configured: number) => ({
+    platformFeeBps: walletPlatformFeeBps(terms, configured),
+    affiliateFeeBps: terms.affiliateFeeBps,
+  });
 
   it('pays merchant_fee, affiliate_fee and the platform the rest, whatever the configured fee is now', () => {
     const terms = { affiliateFeeBps: 100, merchantFeeBps: 9_800 };
@@ -181,8 +210,12 @@ describe('splitting a deposit into a custom-split wallet', () => {
   });
 
   it('records the configured platform fee on wallets without a custom split', () => {
-    expect(splitWalletDeposit(10_000_000n, recorded({ affiliateFeeBps: null, merchantFeeBps: null }, 100))).toEqual(splitDeposit(10_000_000n, 100));
-    expect(splitWalletDeposit(10_000_000n, recorded({ affiliateFeeBps: 50, merchantFeeBps: null }, 250))).toEqual(splitDeposit(10_000_000n, 250, 50));
+    expect(splitWalletDeposit(10_000_000n, recorded({ affiliateFeeBps: null, merchantFeeBps: null }, 100))).toEqual(
+      splitDeposit(10_000_000n, 100),
+    );
+    expect(splitWalletDeposit(10_000_000n, recorded({ affiliateFeeBps: 50, merchantFeeBps: null }, 250))).toEqual(
+      splitDeposit(10_000_000n, 250, 50),
+    );
   });
 
   it('rounds the merchant up, the affiliate down, and gives the platform the odd unit', () => {
@@ -194,7 +227,9 @@ describe('splitting a deposit into a custom-split wallet', () => {
       totalFee: 277_777n,
     });
     // One base unit: the merchant's 0.9775 rounds up to all of it.
-    expect(splitWalletDeposit(1n, recorded({ affiliateFeeBps: 125, merchantFeeBps: 9_775 }, 100)).legs).toEqual([{ kind: 'merchant', amount: 1n }]);
+    expect(splitWalletDeposit(1n, recorded({ affiliateFeeBps: 125, merchantFeeBps: 9_775 }, 100)).legs).toEqual([
+      { kind: 'merchant', amount: 1n },
+    ]);
   });
 
   it('refuses a recorded split over 100%', () => {

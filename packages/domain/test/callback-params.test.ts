@@ -34,7 +34,7 @@ describe('buildCallbackUrl', () => {
     expect(buildCallbackUrl(registered, params)).toBe(`${registered}&${ours}`);
   });
 
-  it('keeps identical repeats: each one is the merchant\'s, and a framework may count them', () => {
+  it("keeps identical repeats: each one is the merchant's, and a framework may count them", () => {
     const registered = 'https://shop.example/cb?tag=x&tag=x&order=7&tag=x&&&';
     expect(buildCallbackUrl(registered, params)).toBe(`${registered}${ours}`);
     expect(new URL(buildCallbackUrl(registered, params)).searchParams.getAll('tag')).toEqual(['x', 'x', 'x']);
@@ -55,9 +55,7 @@ describe('buildCallbackUrl', () => {
   });
 
   it('drops a fragment, including a "?" inside it', () => {
-    expect(buildCallbackUrl('https://shop.example/cb?order=7#top', params)).toBe(
-      `https://shop.example/cb?order=7&${ours}`,
-    );
+    expect(buildCallbackUrl('https://shop.example/cb?order=7#top', params)).toBe(`https://shop.example/cb?order=7&${ours}`);
     expect(buildCallbackUrl('https://shop.example/cb#x?y=1', params)).toBe(`https://shop.example/cb?${ours}`);
   });
 
@@ -80,16 +78,13 @@ describe('buildCallbackUrl', () => {
   });
 
   describe('a registered URL that already uses a gateway name (registered before the name was reserved)', () => {
-    it('drops the merchant\'s same-named parameter, so every framework reads the gateway\'s value, and never throws', () => {
+    it("drops the merchant's same-named parameter, so every framework reads the gateway's value, and never throws", () => {
       expect(buildCallbackUrl('https://shop.example/cb?value_coin=999', params)).toBe(`https://shop.example/cb?${ours}`);
-      expect(buildCallbackUrl('https://shop.example/cb?a=1&ipn_token=x&b=2', params)).toBe(
-        `https://shop.example/cb?a=1&b=2&${ours}`,
-      );
+      expect(buildCallbackUrl('https://shop.example/cb?a=1&ipn_token=x&b=2', params)).toBe(`https://shop.example/cb?a=1&b=2&${ours}`);
     });
 
     it('drops every spelling a framework reads as that name, and every repeat', () => {
-      const registered =
-        'https://shop.example/cb?order=7&coin=eth&value%5Fcoin=1&value.coin=2&value+coin=3&coin=btc&%63oin=x&keep=coin';
+      const registered = 'https://shop.example/cb?order=7&coin=eth&value%5Fcoin=1&value.coin=2&value+coin=3&coin=btc&%63oin=x&keep=coin';
       expect(buildCallbackUrl(registered, params)).toBe(`https://shop.example/cb?order=7&keep=coin&${ours}`);
     });
 

@@ -18,8 +18,10 @@ const testToken = '0x5FbDB2315678afecb367f032d93F642f64180aa3' as EvmAddress;
 
 describe('callbackOwnerRefusal', () => {
   const custom: AffiliateTerms = { kind: 'custom', address: affiliate, affiliateFeeBps: 9900, merchantFeeBps: 0 };
-  it('answers the owner\'s own payout address and terms (any case) as a repeat', () => {
-    expect(callbackOwnerRefusal({ payoutAddress: merchant.toLowerCase(), affiliate: null }, { payoutAddress: merchant, affiliate: null })).toBeUndefined();
+  it("answers the owner's own payout address and terms (any case) as a repeat", () => {
+    expect(
+      callbackOwnerRefusal({ payoutAddress: merchant.toLowerCase(), affiliate: null }, { payoutAddress: merchant, affiliate: null }),
+    ).toBeUndefined();
   });
   it('refuses another payout address with callback_registered_elsewhere, whatever the terms', () => {
     for (const terms of [null, custom]) {
@@ -30,15 +32,21 @@ describe('callbackOwnerRefusal', () => {
       });
     }
   });
-  it('refuses the owner\'s payout address with other terms with the terms\' own conflict', () => {
-    expect(callbackOwnerRefusal({ payoutAddress: merchant, affiliate: custom }, { payoutAddress: merchant, affiliate: null })).toMatchObject({ code: 'conflict', statusCode: 409 });
+  it("refuses the owner's payout address with other terms with the terms' own conflict", () => {
+    expect(
+      callbackOwnerRefusal({ payoutAddress: merchant, affiliate: custom }, { payoutAddress: merchant, affiliate: null }),
+    ).toMatchObject({ code: 'conflict', statusCode: 409 });
   });
 });
 
 describe('token contracts', () => {
-  it.each(WELL_KNOWN_TOKEN_CONTRACTS.map((token) => [token.name, token.address]))('%s is refused as a payout address on any chain setting', (_name, address) => {
-    for (const input of [address, address.toLowerCase()]) expect(() => parsePayoutAddress(input, { tokenAddress: testToken })).toThrow(/is a token contract/);
-  });
+  it.each(WELL_KNOWN_TOKEN_CONTRACTS.map((token) => [token.name, token.address]))(
+    '%s is refused as a payout address on any chain setting',
+    (_name, address) => {
+      for (const input of [address, address.toLowerCase()])
+        expect(() => parsePayoutAddress(input, { tokenAddress: testToken })).toThrow(/is a token contract/);
+    },
+  );
   it('names the configured token too, and nothing else', () => {
     expect(tokenContractAt(testToken.toLowerCase(), testToken)).toMatch(/configured token/);
     expect(tokenContractAt(merchant, testToken)).toBeUndefined();
@@ -51,8 +59,10 @@ describe('https callbacks in production', () => {
     expect(callbackSchemeRefusal(new URL('https://shop.io/ipn'), true)).toBeUndefined();
     expect(callbackSchemeRefusal(new URL('http://shop.io/ipn'), false)).toBeUndefined();
   });
-  it('Create Wallet\'s callback check applies it', () => {
-    expect(() => parseCallbackUrl('http://shop.io/ipn', { allowTestDomains: false, requireHttps: true })).toThrow(/callback must use https in production/);
+  it("Create Wallet's callback check applies it", () => {
+    expect(() => parseCallbackUrl('http://shop.io/ipn', { allowTestDomains: false, requireHttps: true })).toThrow(
+      /callback must use https in production/,
+    );
     expect(parseCallbackUrl('http://shop.io/ipn', { allowTestDomains: false })).toBe('http://shop.io/ipn');
   });
 });
@@ -65,12 +75,19 @@ describe('pinned addresses', () => {
     expect(problems).toEqual([]);
     expect(pinnedAddressRefusal(merchant.toLowerCase(), pin, 'address')).toBeUndefined();
     expect(pinnedAddressRefusal(other, pin, 'address')).toBeUndefined();
-    expect(pinnedAddressRefusal(affiliate, pin, 'address')).toMatchObject({ code: 'address_not_allowed', statusCode: 403, param: 'address' });
+    expect(pinnedAddressRefusal(affiliate, pin, 'address')).toMatchObject({
+      code: 'address_not_allowed',
+      statusCode: 403,
+      param: 'address',
+    });
     expect(pinnedAddressRefusal(affiliate, undefined, 'affiliate')).toBeUndefined();
   });
   it('names the setting and the entry for an entry that is not a payout address', () => {
     const problems: string[] = [];
     parseAddressPin(`0x1234,${WELL_KNOWN_TOKEN_CONTRACTS[1]!.address}`, 'AFFILIATE_ADDRESSES', { tokenAddress: testToken }, problems);
-    expect(problems).toEqual([expect.stringMatching(/^AFFILIATE_ADDRESSES: 0x1234 must be/), expect.stringMatching(/^AFFILIATE_ADDRESSES: .*token contract/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/^AFFILIATE_ADDRESSES: 0x1234 must be/),
+      expect.stringMatching(/^AFFILIATE_ADDRESSES: .*token contract/),
+    ]);
   });
 });

@@ -59,7 +59,12 @@ describe('parseCallbackUrl: exact messages, naming the parameter', () => {
   );
 
   it('keeps characters just outside the refused ranges', () => {
-    for (const url of ['https://shop.io/?a=\u00a1', 'https://shop.io/?a=\u200c', 'https://shop.io/?a=\u2030', 'https://shop.io/?a=\ud83d\ude00']) {
+    for (const url of [
+      'https://shop.io/?a=\u00a1',
+      'https://shop.io/?a=\u200c',
+      'https://shop.io/?a=\u2030',
+      'https://shop.io/?a=\ud83d\ude00',
+    ]) {
       expect(parseCallbackUrl(url, prod)).toBe(url);
     }
   });
@@ -100,7 +105,21 @@ describe('parseCallbackUrl: exact messages, naming the parameter', () => {
   });
 
   it('refuses every placeholder name in production, naming the host', () => {
-    for (const host of ['localhost', 'example.net', 'example.org', 'a.example.com', 'b.example.net', 'c.example.org', 'shop.example', 'shop.invalid', 'app.localhost', 'printer.local', 'shop.test', 'EXAMPLE.COM', 'example.com.']) {
+    for (const host of [
+      'localhost',
+      'example.net',
+      'example.org',
+      'a.example.com',
+      'b.example.net',
+      'c.example.org',
+      'shop.example',
+      'shop.invalid',
+      'app.localhost',
+      'printer.local',
+      'shop.test',
+      'EXAMPLE.COM',
+      'example.com.',
+    ]) {
       const url = `https://${host}/ipn`;
       const hostname = new URL(url).hostname;
       expect(thrown(() => parseCallbackUrl(url, prod))).toMatchObject({
@@ -112,7 +131,13 @@ describe('parseCallbackUrl: exact messages, naming the parameter', () => {
   });
 
   it('lets names that merely contain a placeholder through', () => {
-    for (const url of ['https://myexample.com/ipn', 'https://example.com.shop.io/ipn', 'https://shoptest/ipn', 'https://local.shop.io/ipn', 'https://notlocalhost/ipn']) {
+    for (const url of [
+      'https://myexample.com/ipn',
+      'https://example.com.shop.io/ipn',
+      'https://shoptest/ipn',
+      'https://local.shop.io/ipn',
+      'https://notlocalhost/ipn',
+    ]) {
       expect(parseCallbackUrl(url, prod)).toBe(url);
     }
   });

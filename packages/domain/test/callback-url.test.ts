@@ -78,7 +78,12 @@ describe('parseCallbackUrl', () => {
       expect(() => parseCallbackUrl('http://169.254.169.254/', local)).toThrow(/linkLocal/);
     });
     it('lets public addresses and names through (names are checked by the callback-worker, after DNS)', () => {
-      for (const url of ['https://93.184.216.34/ipn', 'https://[2606:4700:4700::1111]/ipn', 'https://127.0.0.1.nip.io/ipn', 'https://10.shop.io/ipn']) {
+      for (const url of [
+        'https://93.184.216.34/ipn',
+        'https://[2606:4700:4700::1111]/ipn',
+        'https://127.0.0.1.nip.io/ipn',
+        'https://10.shop.io/ipn',
+      ]) {
         expect(parseCallbackUrl(url, prod)).toBe(url);
       }
     });

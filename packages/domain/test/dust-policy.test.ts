@@ -30,9 +30,12 @@ describe('dust: a deposit is paid out with its wallet held dust', () => {
     expect(payoutOfDeposit(6_000n, [4_000n], threshold)).toEqual({ pay: true, payable: 10_000n });
   });
 
-  it("shows swept dust on the receipt page as sent to the merchant once the payout carrying it is", () => {
+  it('shows swept dust on the receipt page as sent to the merchant once the payout carrying it is', () => {
     const dust = { status: 'swept' as const, amount: 4_000n };
-    expect(receiptProgress('paid', [dust, { status: 'forwarding', amount: 10_000_000n }])).toMatchObject({ step: 'confirmed', final: false });
+    expect(receiptProgress('paid', [dust, { status: 'forwarding', amount: 10_000_000n }])).toMatchObject({
+      step: 'confirmed',
+      final: false,
+    });
     expect(receiptProgress('paid', [dust, { status: 'forwarded', amount: 10_000_000n }])).toMatchObject({
       step: 'sent_to_merchant',
       waitingOn: null,

@@ -60,8 +60,15 @@ describe('parseConvertValue: exact rules and messages', () => {
       param: 'value',
       message: 'value has more than 18 decimals',
     });
-    expect(thrown(() => parseConvertValue('0.0000000000000000001', 'amount'))).toMatchObject({ param: 'amount', message: 'amount has more than 18 decimals' });
-    expect(thrown(() => parseConvertValue('0.000'))).toMatchObject({ code: 'invalid_parameter', param: 'value', message: 'value must be greater than 0' });
+    expect(thrown(() => parseConvertValue('0.0000000000000000001', 'amount'))).toMatchObject({
+      param: 'amount',
+      message: 'amount has more than 18 decimals',
+    });
+    expect(thrown(() => parseConvertValue('0.000'))).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'value',
+      message: 'value must be greater than 0',
+    });
     expect(thrown(() => parseConvertValue('0', 'amount'))).toMatchObject({ param: 'amount', message: 'amount must be greater than 0' });
   });
 });
@@ -101,7 +108,12 @@ describe('exact rate fractions', () => {
     { numerator: 1n, denominator: -1n },
   ])('refuses the non-positive rate %p as an internal error', (rate) => {
     const message = `exchange rate ${rate.numerator}/${rate.denominator} is not positive`;
-    for (const fn of [() => reduceRate(rate), () => ratioOfRates(rate, UNIT_RATE), () => ratioOfRates(UNIT_RATE, rate), () => formatSignificant(rate)]) {
+    for (const fn of [
+      () => reduceRate(rate),
+      () => ratioOfRates(rate, UNIT_RATE),
+      () => ratioOfRates(UNIT_RATE, rate),
+      () => formatSignificant(rate),
+    ]) {
       const error = thrown(fn);
       expect(error).toBeInstanceOf(GatewayError);
       expect(error).toMatchObject({ code: 'internal_error', message });

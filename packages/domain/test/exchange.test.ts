@@ -18,12 +18,27 @@ describe('parseConvertValue', () => {
     expect(parseConvertValue('0.000000000000000001')).toMatchObject({ numerator: 1n, denominator: 10n ** 18n });
   });
 
-  it.each(['', '0', '0.00', '-5', '+5', '1e3', '1E3', 'abc', 'NaN', '1,5', '1 000', ' 5', '5.', '.5', '0x10', '1.0000000000000000001', '1234567890123456'])(
-    'refuses %j with a message naming value',
-    (input) => {
-      expect(() => parseConvertValue(input)).toThrow(expect.objectContaining({ code: 'invalid_parameter', param: 'value' }));
-    },
-  );
+  it.each([
+    '',
+    '0',
+    '0.00',
+    '-5',
+    '+5',
+    '1e3',
+    '1E3',
+    'abc',
+    'NaN',
+    '1,5',
+    '1 000',
+    ' 5',
+    '5.',
+    '.5',
+    '0x10',
+    '1.0000000000000000001',
+    '1234567890123456',
+  ])('refuses %j with a message naming value', (input) => {
+    expect(() => parseConvertValue(input)).toThrow(expect.objectContaining({ code: 'invalid_parameter', param: 'value' }));
+  });
 });
 
 describe('convertAmountToUsd', () => {

@@ -85,12 +85,17 @@ describe('splitDeposit', () => {
 
     /** Runs `check` over every case and reports the first few that break it, with their inputs. */
     function expectForAll(check: (split: FeeSplit, amount: bigint, platform: number, affiliate: number) => boolean) {
-      const broken = cases.filter(({ amount, platform, affiliate }) => !check(splitDeposit(amount, platform, affiliate), amount, platform, affiliate));
+      const broken = cases.filter(
+        ({ amount, platform, affiliate }) => !check(splitDeposit(amount, platform, affiliate), amount, platform, affiliate),
+      );
       expect(broken.slice(0, 5)).toEqual([]);
     }
 
     it('the legs always sum to the deposit exactly, and every leg is positive', () => {
-      expectForAll((split, amount) => legTotal(split) === amount && split.merchant + split.totalFee === amount && split.legs.every((leg) => leg.amount > 0n));
+      expectForAll(
+        (split, amount) =>
+          legTotal(split) === amount && split.merchant + split.totalFee === amount && split.legs.every((leg) => leg.amount > 0n),
+      );
     });
 
     it('the total fee is the exact combined share rounded down, so the merchant never gets less than its share', () => {

@@ -1,15 +1,26 @@
 import { parseFiatAmount, parseRate, quoteOnRamp, type RateTable } from '../src';
 
-const rates: RateTable = new Map([['EUR', parseRate('0.92')], ['INR', parseRate('83.1')]]);
+const rates: RateTable = new Map([
+  ['EUR', parseRate('0.92')],
+  ['INR', parseRate('83.1')],
+]);
 
 describe('quoteOnRamp', () => {
   it('delivers dollars 1:1 less the fee', () => {
-    expect(quoteOnRamp(parseFiatAmount('100'), 'USD', rates, 150)).toEqual({ grossUsdc: 100_000_000n, feeUsdc: 1_500_000n, netUsdc: 98_500_000n });
+    expect(quoteOnRamp(parseFiatAmount('100'), 'USD', rates, 150)).toEqual({
+      grossUsdc: 100_000_000n,
+      feeUsdc: 1_500_000n,
+      netUsdc: 98_500_000n,
+    });
   });
 
   it('converts through the rate table, rounding the conversion down and the fee up', () => {
     // 49.99 EUR / 0.92 = 54.336956…: 54.336956 USDC; 1.5% of it = 0.81505434 → 0.815055.
-    expect(quoteOnRamp(parseFiatAmount('49.99'), 'EUR', rates, 150)).toEqual({ grossUsdc: 54_336_956n, feeUsdc: 815_055n, netUsdc: 53_521_901n });
+    expect(quoteOnRamp(parseFiatAmount('49.99'), 'EUR', rates, 150)).toEqual({
+      grossUsdc: 54_336_956n,
+      feeUsdc: 815_055n,
+      netUsdc: 53_521_901n,
+    });
   });
 
   it('takes no fee at 0 bps and refuses a currency without a rate', () => {

@@ -8,7 +8,11 @@ describe('receiptProgress', () => {
   });
 
   it('follows a deposit from received to sent, whatever the provider said', () => {
-    expect(receiptProgress('declined', [{ status: 'seen', amount: 5n }])).toMatchObject({ step: 'usdc_received', declined: false, receivedUsdc: 5n });
+    expect(receiptProgress('declined', [{ status: 'seen', amount: 5n }])).toMatchObject({
+      step: 'usdc_received',
+      declined: false,
+      receivedUsdc: 5n,
+    });
     expect(receiptProgress(null, [{ status: 'final', amount: 5n }]).step).toBe('confirmed');
     expect(receiptProgress(null, [{ status: 'forwarding', amount: 5n }]).step).toBe('confirmed');
     expect(receiptProgress('paid', [{ status: 'forwarded', amount: 5n }])).toMatchObject({ step: 'sent_to_merchant', final: true });
@@ -25,12 +29,25 @@ describe('receiptProgress', () => {
   });
 
   it('says a held deposit waits for the next deposit into its wallet, and stops following it', () => {
-    expect(receiptProgress(null, [{ status: 'held', amount: 1n }])).toMatchObject({ step: 'confirmed', waitingOn: 'next_deposit', final: true });
+    expect(receiptProgress(null, [{ status: 'held', amount: 1n }])).toMatchObject({
+      step: 'confirmed',
+      waitingOn: 'next_deposit',
+      final: true,
+    });
   });
 
   it('says a deposit whose payout will not succeed (needs_attention) waits for the operator, not that it was sent', () => {
-    expect(receiptProgress('paid', [{ status: 'needs_attention', amount: 5n }])).toMatchObject({ step: 'confirmed', waitingOn: 'operator', final: true });
-    expect(receiptProgress('paid', [{ status: 'held', amount: 1n }, { status: 'needs_attention', amount: 5n }]).waitingOn).toBe('operator');
+    expect(receiptProgress('paid', [{ status: 'needs_attention', amount: 5n }])).toMatchObject({
+      step: 'confirmed',
+      waitingOn: 'operator',
+      final: true,
+    });
+    expect(
+      receiptProgress('paid', [
+        { status: 'held', amount: 1n },
+        { status: 'needs_attention', amount: 5n },
+      ]).waitingOn,
+    ).toBe('operator');
     expect(receiptProgress('paid', [{ status: 'forwarded', amount: 5n }]).waitingOn).toBeNull();
   });
 });

@@ -16,11 +16,16 @@ describe('parsePayoutAddress refuses anything around the 40 hex digits', () => {
       refusal = error;
     }
     expect(refusal).toBeInstanceOf(GatewayError);
-    expect(refusal).toMatchObject({ param: 'address', message: 'address must be a Polygon wallet address: 0x followed by 40 hexadecimal characters' });
+    expect(refusal).toMatchObject({
+      param: 'address',
+      message: 'address must be a Polygon wallet address: 0x followed by 40 hexadecimal characters',
+    });
   });
 
   it('accepts all-upper hex as no checksum claimed, and checks a mixed-case one', () => {
-    expect(parsePayoutAddress(`0x${lower.slice(2).toUpperCase()}`, { tokenAddress: token })).toBe('0x52908400098527886E0F7030069857D2E4169EE7');
+    expect(parsePayoutAddress(`0x${lower.slice(2).toUpperCase()}`, { tokenAddress: token })).toBe(
+      '0x52908400098527886E0F7030069857D2E4169EE7',
+    );
     expect(() => parsePayoutAddress('0x52908400098527886E0F7030069857D2E4169Ee7', { tokenAddress: token })).toThrow(/EIP-55 checksum/);
   });
 });

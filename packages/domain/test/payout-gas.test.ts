@@ -27,12 +27,20 @@ describe('a payout earns the gateway its gas, or it is held', () => {
   it('pays once the platform leg is worth the gas, exactly at it too', () => {
     // 1% must reach 17,839 base units: 1,783,900 base units (1.7839 USDC) and more.
     expect(payoutGasCheck(splitDeposit(1_783_899n, 100).legs, at200Gwei).covered).toBe(false);
-    expect(payoutGasCheck(splitDeposit(1_783_900n, 100).legs, at200Gwei)).toEqual({ gasCostUsdc: 17_839n, earnedUsdc: 17_839n, covered: true });
+    expect(payoutGasCheck(splitDeposit(1_783_900n, 100).legs, at200Gwei)).toEqual({
+      gasCostUsdc: 17_839n,
+      earnedUsdc: 17_839n,
+      covered: true,
+    });
   });
 
   it('counts only what the gateway keeps: an affiliate leg adds gas, not earnings', () => {
     const withAffiliate = payoutGasCheck(splitDeposit(1_783_900n, 100, 9_800).legs, at200Gwei);
-    expect(withAffiliate).toEqual({ gasCostUsdc: relayCostInUsdc(3n * PAYOUT_LEG_RELAY_GAS, gwei(200n), ASSUMED_NATIVE_PRICE_USDC), earnedUsdc: 17_839n, covered: false });
+    expect(withAffiliate).toEqual({
+      gasCostUsdc: relayCostInUsdc(3n * PAYOUT_LEG_RELAY_GAS, gwei(200n), ASSUMED_NATIVE_PRICE_USDC),
+      earnedUsdc: 17_839n,
+      covered: false,
+    });
   });
 
   it('never covers a payout that earns nothing (no platform fee), whatever the amount', () => {

@@ -23,7 +23,9 @@ describe('the payout plan of a deposit, from the wallet it was paid into', () =>
   });
 
   it('refuses an affiliate share without an affiliate address', () => {
-    expect(() => payoutPlan(10_000_000n, TEMPORARY, { platformFeeBps: 100, affiliateFeeBps: 50 }, { ...recipients, affiliate: null })).toThrow(/affiliate address/);
+    expect(() =>
+      payoutPlan(10_000_000n, TEMPORARY, { platformFeeBps: 100, affiliateFeeBps: 50 }, { ...recipients, affiliate: null }),
+    ).toThrow(/affiliate address/);
   });
 });
 
@@ -39,9 +41,17 @@ describe('a leg on record compared with the plan', () => {
 
   it.each<[string, PlannedLeg, RegExp]>([
     ['another recipient', { ...merchant, to: ATTACKER }, /merchant leg pays 0x4444.*where the wallet's terms say 0xaaaa/],
-    ['another amount', { ...platform, amount: platform.amount + 1n }, /platform leg pays 50001 base units, where the wallet's terms say 50000/],
+    [
+      'another amount',
+      { ...platform, amount: platform.amount + 1n },
+      /platform leg pays 50001 base units, where the wallet's terms say 50000/,
+    ],
     ['another temporary wallet', { ...merchant, from: ATTACKER }, /pays from 0x4444.*not the deposit's temporary wallet 0x1111/],
-    ['a kind the terms do not have', { kind: 'affiliate', from: TEMPORARY, to: ATTACKER, amount: 1n }, /no affiliate leg, yet one pays 1 base units to 0x4444/],
+    [
+      'a kind the terms do not have',
+      { kind: 'affiliate', from: TEMPORARY, to: ATTACKER, amount: 1n },
+      /no affiliate leg, yet one pays 1 base units to 0x4444/,
+    ],
   ])('refuses %s, saying what differs', (_what, leg, words) => {
     expect(legMismatch(plan, leg)).toMatch(words);
   });

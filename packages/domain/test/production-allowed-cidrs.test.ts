@@ -76,7 +76,8 @@ describe('CALLBACK_ALLOWED_CIDRS in production (allowedCidrProblem)', () => {
   });
 
   it('refuses the ranges that hold everything', () => {
-    for (const cidr of ['0.0.0.0/0', '::/0', '::ffff:0:0/96']) expect([cidr, allowedCidrProblem(cidr, true)]).toEqual([cidr, expect.stringMatching(/refused in production/)]);
+    for (const cidr of ['0.0.0.0/0', '::/0', '::ffff:0:0/96'])
+      expect([cidr, allowedCidrProblem(cidr, true)]).toEqual([cidr, expect.stringMatching(/refused in production/)]);
   });
 
   it('outside production, lets any range through but still refuses what is not a range', () => {

@@ -45,11 +45,15 @@ describe('providerOptions: which provider the hosted checkout offers', () => {
     expect(summary(options.get('moonpay'))).toBe('49.99 EUR');
     expect(summary(options.get('simplex'))).toBe('49.99 EUR');
     // 50 USD × 0.92 = 46.00 EUR
-    expect(summary(byId(providerOptions(parseFiatAmount('45.99'), 'EUR', rates, SAMPLE_PROVIDERS)).get('simplex'))).toBe('unavailable: Minimum 46.00 EUR');
+    expect(summary(byId(providerOptions(parseFiatAmount('45.99'), 'EUR', rates, SAMPLE_PROVIDERS)).get('simplex'))).toBe(
+      'unavailable: Minimum 46.00 EUR',
+    );
     // TransFi's 70 USD minimum, compared with the converted amount.
     expect(summary(options.get('transfi'))).toBe('unavailable: Minimum 70.00 USD');
     expect(options.has('interac')).toBe(false);
-    expect(list.map((option) => option.provider.id)).toEqual(SAMPLE_PROVIDERS.filter((p) => p.currency === 'any' || p.currency === 'USD').map((p) => p.id));
+    expect(list.map((option) => option.provider.id)).toEqual(
+      SAMPLE_PROVIDERS.filter((p) => p.currency === 'any' || p.currency === 'USD').map((p) => p.id),
+    );
   });
 
   it('rounds a conversion up exactly, also when it falls on the cent', () => {
@@ -57,7 +61,9 @@ describe('providerOptions: which provider the hosted checkout offers', () => {
     expect(summary(byId(providerOptions(parseFiatAmount('9.20'), 'EUR', rates, SAMPLE_PROVIDERS)).get('wert'))).toBe('10.00 USD');
     expect(summary(byId(providerOptions(parseFiatAmount('9.21'), 'EUR', rates, SAMPLE_PROVIDERS)).get('wert'))).toBe('10.02 USD');
     // 0.01 INR / 83.1 → 0.0001… USD → 0.01 USD, then under Wert's minimum of 1 USD.
-    expect(summary(byId(providerOptions(parseFiatAmount('0.01'), 'INR', rates, SAMPLE_PROVIDERS)).get('wert'))).toBe('unavailable: Minimum 1.00 USD');
+    expect(summary(byId(providerOptions(parseFiatAmount('0.01'), 'INR', rates, SAMPLE_PROVIDERS)).get('wert'))).toBe(
+      'unavailable: Minimum 1.00 USD',
+    );
   });
 
   it('CAD order: Interac appears, charging CAD with its own minimum', () => {
@@ -80,7 +86,9 @@ describe('providerOptions: which provider the hosted checkout offers', () => {
     // 20 USD × 83.1 = 1662 INR
     expect(summary(options.get('moonpay'))).toBe('2500.00 INR');
     expect(summary(options.get('simplex'))).toBe('unavailable: Minimum 4155.00 INR');
-    expect(summary(byId(providerOptions(parseFiatAmount('99'), 'INR', rates, SAMPLE_PROVIDERS)).get('upi'))).toBe('unavailable: Minimum 100.00 INR');
+    expect(summary(byId(providerOptions(parseFiatAmount('99'), 'INR', rates, SAMPLE_PROVIDERS)).get('upi'))).toBe(
+      'unavailable: Minimum 100.00 INR',
+    );
   });
 
   it('without rates: what needs no rate is offered, USD-only providers withheld, any-currency ones unavailable', () => {
@@ -91,7 +99,9 @@ describe('providerOptions: which provider the hosted checkout offers', () => {
     // CAD-only Interac has its minimum in CAD: no rate needed.
     const cad = byId(providerOptions(parseFiatAmount('150'), 'CAD', undefined, SAMPLE_PROVIDERS));
     expect(summary(cad.get('interac'))).toBe('150.00 CAD');
-    expect(summary(byId(providerOptions(parseFiatAmount('99'), 'CAD', undefined, SAMPLE_PROVIDERS)).get('interac'))).toBe('unavailable: Minimum 100.00 CAD');
+    expect(summary(byId(providerOptions(parseFiatAmount('99'), 'CAD', undefined, SAMPLE_PROVIDERS)).get('interac'))).toBe(
+      'unavailable: Minimum 100.00 CAD',
+    );
     expect(summary(byId(providerOptions(parseFiatAmount('2500'), 'INR', undefined, SAMPLE_PROVIDERS)).get('upi'))).toBe('2500.00 INR');
     // A USD order needs no rate at all.
     const usd = byId(providerOptions(parseFiatAmount('25'), 'USD', undefined, SAMPLE_PROVIDERS));
@@ -112,7 +122,23 @@ describe('providerOptions: which provider the hosted checkout offers', () => {
   });
 
   it('offers exactly what Process Payment accepts, for every currency and a spread of amounts', () => {
-    const amounts = ['0.01', '1', '4.99', '13.79', '13.80', '18.40', '27.59', '27.60', '45.99', '46', '99.99', '100', '1661.99', '1662', '5000'];
+    const amounts = [
+      '0.01',
+      '1',
+      '4.99',
+      '13.79',
+      '13.80',
+      '18.40',
+      '27.59',
+      '27.60',
+      '45.99',
+      '46',
+      '99.99',
+      '100',
+      '1661.99',
+      '1662',
+      '5000',
+    ];
     for (const currency of SUPPORTED_CURRENCIES) {
       for (const text of amounts) {
         const amount = parseFiatAmount(text);

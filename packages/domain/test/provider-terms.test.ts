@@ -20,11 +20,21 @@ describe('resolveProvider', () => {
     expect(() => find('paypal')).toThrow(expect.objectContaining({ code: 'provider_not_offered', param: 'provider', statusCode: 400 }));
     expect(() => find('PayPal')).toThrow(/PayPal is not offered by this gateway \(not integrated\)/);
     const withoutMoonpay = sampleCatalogue(SAMPLE_PROVIDERS.filter((p) => p.id !== 'moonpay'));
-    expect(() => resolveProvider('moonpay', withoutMoonpay)).toThrow(expect.objectContaining({ code: 'provider_not_offered', message: expect.stringMatching(/MoonPay is not offered by this gateway \(not configured\)/) }));
+    expect(() => resolveProvider('moonpay', withoutMoonpay)).toThrow(
+      expect.objectContaining({
+        code: 'provider_not_offered',
+        message: expect.stringMatching(/MoonPay is not offered by this gateway \(not configured\)/),
+      }),
+    );
   });
 
   it('answers an id nobody knows with unsupported_provider, listing what is offered', () => {
-    expect(() => find('moonpayy')).toThrow(expect.objectContaining({ code: 'unsupported_provider', message: expect.stringMatching(/not a provider id this gateway knows; use one of wert, stripe/) }));
+    expect(() => find('moonpayy')).toThrow(
+      expect.objectContaining({
+        code: 'unsupported_provider',
+        message: expect.stringMatching(/not a provider id this gateway knows; use one of wert, stripe/),
+      }),
+    );
     expect(() => resolveProvider('moonpay', sampleCatalogue([]))).toThrow(/none \(the operator has configured no provider\)/);
   });
 

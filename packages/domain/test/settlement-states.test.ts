@@ -88,7 +88,9 @@ describe('payout leg moves', () => {
   });
 
   it('a leg that needs attention is either found paid or cancelled, never sent again', () => {
-    const outOf = PAYOUT_LEG_STATUSES.filter((status) => status !== 'needs_attention' && canMove(PAYOUT_LEG_MOVES, 'needs_attention', status));
+    const outOf = PAYOUT_LEG_STATUSES.filter(
+      (status) => status !== 'needs_attention' && canMove(PAYOUT_LEG_MOVES, 'needs_attention', status),
+    );
     expect(outOf.sort()).toEqual(['cancelled', 'confirmed']);
     expect(PAYOUT_LEG_MOVES.broadcast.from).not.toContain('needs_attention');
     expect(PAYOUT_LEG_MOVES.sign.from).not.toContain('needs_attention');

@@ -157,7 +157,10 @@ export async function createBaseServer(options: {
 }
 
 function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, headers: Record<string, string>): void {
-  const known = frameworkErrorBody(error, request) ?? { status: 500, body: errorBody('internal_error', 'internal error; quote the x-request-id header to support') };
+  const known = frameworkErrorBody(error, request) ?? {
+    status: 500,
+    body: errorBody('internal_error', 'internal error; quote the x-request-id header to support'),
+  };
   request.log.info({ code: error.code, status: known.status }, 'request refused by the router');
   reply.headers(headers).header('x-request-id', request.id).status(known.status).send(known.body);
 }
@@ -167,19 +170,30 @@ function clientErrorAnswer(code: string | undefined): { status: number; body: Er
     case 'HPE_HEADER_OVERFLOW':
       return {
         status: 431,
-        body: errorBody('headers_too_large', 'the request line and headers are larger than this server takes (16 KB); shorten the URL or the headers'),
+        body: errorBody(
+          'headers_too_large',
+          'the request line and headers are larger than this server takes (16 KB); shorten the URL or the headers',
+        ),
       };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return { status: 408, body: errorBody('request_timeout', 'the request was not received in time') };
     default:
       return {
         status: 400,
-        body: errorBody('malformed_request', 'the request could not be parsed (its request line, method or a header is malformed); send a well-formed HTTP/1.1 request'),
+        body: errorBody(
+          'malformed_request',
+          'the request could not be parsed (its request line, method or a header is malformed); send a well-formed HTTP/1.1 request',
+        ),
       };
   }
 }
 
-function answerClientError(error: Error & { code?: string }, socket: Socket, headers: Record<string, string>, log: FastifyBaseLogger): void {
+function answerClientError(
+  error: Error & { code?: string },
+  socket: Socket,
+  headers: Record<string, string>,
+  log: FastifyBaseLogger,
+): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, body } = clientErrorAnswer(error.code);
   const id = randomUUID();

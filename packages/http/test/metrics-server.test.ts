@@ -41,7 +41,9 @@ describe('/metrics on a port of its own', () => {
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await metrics.text();
-    const things = text.split('\n').find((line) => line.startsWith('http_request_duration_seconds_count{') && line.includes('route="/things"'));
+    const things = text
+      .split('\n')
+      .find((line) => line.startsWith('http_request_duration_seconds_count{') && line.includes('route="/things"'));
     expect(things).toMatch(/service="metrics-test".* 1$/);
     expect(text).toContain('process_cpu_seconds_total');
     expect((await fetch(`${apiUrl}/metrics`)).status).toBe(404);
@@ -62,7 +64,13 @@ describe('/metrics on a port of its own', () => {
   });
 
   it('stays on the one server of a worker that asks for it (metricsRoute)', async () => {
-    const worker = await createServer({ serviceName: 'worker-test', description: 'test', logger: false, readiness: {}, metricsRoute: true });
+    const worker = await createServer({
+      serviceName: 'worker-test',
+      description: 'test',
+      logger: false,
+      readiness: {},
+      metricsRoute: true,
+    });
     closing.push(worker);
     const response = await worker.inject({ url: '/metrics' });
     expect(response.statusCode).toBe(200);

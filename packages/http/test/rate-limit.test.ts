@@ -5,7 +5,11 @@ import { createApiRedis, createServer } from '../src';
 
 type TrustProxy = false | number | string[];
 
-async function replica(redis: IORedis | undefined, prefix: string, options: { max?: number; trustProxy?: TrustProxy } = {}): Promise<FastifyInstance> {
+async function replica(
+  redis: IORedis | undefined,
+  prefix: string,
+  options: { max?: number; trustProxy?: TrustProxy } = {},
+): Promise<FastifyInstance> {
   const app = await createServer({
     serviceName: 'rate-limit-test',
     description: 'test',

@@ -1,7 +1,7 @@
 import { securityHeaders } from '../src/plugins/security-headers';
 
 describe('securityHeaders', () => {
-  it('forbids framing and sets helmet\'s hardening headers', () => {
+  it("forbids framing and sets helmet's hardening headers", () => {
     const headers = securityHeaders();
     expect(headers['x-frame-options']).toBe('DENY');
     expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");

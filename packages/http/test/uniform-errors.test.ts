@@ -9,7 +9,9 @@ let sideEffects = 0;
 
 beforeAll(async () => {
   app = await createServer({ serviceName: 'errors-test', description: 'test', logger: false, readiness: {} });
-  app.get('/things', { schema: { querystring: Type.Object({ a: Type.Optional(Type.String()) }) } }, async (request) => ({ query: request.query }));
+  app.get('/things', { schema: { querystring: Type.Object({ a: Type.Optional(Type.String()) }) } }, async (request) => ({
+    query: request.query,
+  }));
   app.get('/things/:id', async (request) => ({ params: request.params }));
   app.post('/things', async (request) => ({ body: request.body }));
   // A GET with a side effect (as Create Wallet and Process Payment are): HEAD must not run it.

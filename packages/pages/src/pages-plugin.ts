@@ -28,6 +28,9 @@ export const pagesPlugin = fp(async (app: FastifyInstance, options: PagesPluginO
     schemaHide: true,
   });
   app.decorateReply('page', function page(this: import('fastify').FastifyReply, template: string, data: object, statusCode = 200) {
-    return this.status(statusCode).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(renderer.render(template, data));
+    return this.status(statusCode)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(renderer.render(template, data));
   });
 });

@@ -10,8 +10,26 @@ const terms = (id: string, displayName: string, currency: ProviderTerms['currenc
 
 /** The specification's table of providers, in its order: the hosted checkout lists them so, the others after. */
 export const SPECIFICATION_ORDER: readonly string[] = [
-  'wert', 'stripe', 'robinhood', 'transak', 'moonpay', 'rampnetwork', 'guardarian', 'particle', 'coinbase', 'sardine',
-  'banxa', 'utorg', 'simplex', 'alchemypay', 'mercuryo', 'topper', 'unlimit', 'transfi', 'interac', 'upi',
+  'wert',
+  'stripe',
+  'robinhood',
+  'transak',
+  'moonpay',
+  'rampnetwork',
+  'guardarian',
+  'particle',
+  'coinbase',
+  'sardine',
+  'banxa',
+  'utorg',
+  'simplex',
+  'alchemypay',
+  'mercuryo',
+  'topper',
+  'unlimit',
+  'transfi',
+  'interac',
+  'upi',
 ];
 
 /**
@@ -42,7 +60,11 @@ export const PLUGIN_PROVIDERS_NOT_INTEGRATED: readonly { id: string; displayName
   { id: 'paypal', displayName: 'PayPal', reason: 'PayPal is not a card on-ramp this gateway integrates' },
   { id: 'binance', displayName: 'Binance', reason: 'no integration for Binance in this gateway' },
   { id: 'bitnovo', displayName: 'Bitnovo', reason: 'no integration for Bitnovo in this gateway' },
-  { id: 'werteur', displayName: 'Wert (EUR)', reason: "Wert's euro checkout is not integrated; Wert is offered in USD as provider=wert where configured" },
+  {
+    id: 'werteur',
+    displayName: 'Wert (EUR)',
+    reason: "Wert's euro checkout is not integrated; Wert is offered in USD as provider=wert where configured",
+  },
   { id: 'simpleswap', displayName: 'SimpleSwap', reason: 'no integration for SimpleSwap in this gateway' },
   { id: 'changenow', displayName: 'ChangeNOW', reason: 'no integration for ChangeNOW in this gateway' },
   { id: 'itez', displayName: 'Itez', reason: 'no integration for Itez in this gateway' },

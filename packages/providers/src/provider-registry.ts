@@ -1,6 +1,11 @@
 import type { ProviderCatalogue, ProviderTerms } from '@gateway/domain';
 import { POLYGON_USDC, type ProviderAdapter, type ProviderModule } from './provider-contract';
-import { PLUGIN_PROVIDERS_NOT_INTEGRATED, SESSION_PROVIDER_NOT_YET, SESSION_PROVIDERS_TO_COME, SPECIFICATION_ORDER } from './known-providers';
+import {
+  PLUGIN_PROVIDERS_NOT_INTEGRATED,
+  SESSION_PROVIDER_NOT_YET,
+  SESSION_PROVIDERS_TO_COME,
+  SPECIFICATION_ORDER,
+} from './known-providers';
 import { PROVIDER_MODULES } from './provider-modules';
 import { providerEnvName, readProviderSettings } from './provider-settings';
 import { createSandboxAdapter, type SandboxAdapterOptions } from './sandbox-adapter';
@@ -63,7 +68,9 @@ export async function createProviderRegistry(options: ProviderRegistryOptions): 
   const modules = options.modules ?? PROVIDER_MODULES;
   const problems: string[] = [];
   if (options.sandbox && options.production) {
-    problems.push('SANDBOX_CHECKOUT: the sandbox (a simulated checkout) is refused in production; configure real providers (PROVIDER_<ID>_...) instead');
+    problems.push(
+      'SANDBOX_CHECKOUT: the sandbox (a simulated checkout) is refused in production; configure real providers (PROVIDER_<ID>_...) instead',
+    );
   }
   const { configured, problems: settingProblems } = readProviderSettings(modules, options.env);
   problems.push(...settingProblems);
@@ -116,7 +123,8 @@ export async function createProviderRegistry(options: ProviderRegistryOptions): 
   // Stable: providers outside the specification keep the order of PROVIDER_MODULES, after it.
   offered.sort((a, b) => rank(a) - rank(b));
   const byId = new Map(offered.map((adapter) => [adapter.descriptor.id, adapter]));
-  const endpointOf = (adapter: ProviderAdapter) => (adapter.mode === 'sandbox' ? adapter.descriptor.id : (adapter.descriptor.account ?? adapter.descriptor.id));
+  const endpointOf = (adapter: ProviderAdapter) =>
+    adapter.mode === 'sandbox' ? adapter.descriptor.id : (adapter.descriptor.account ?? adapter.descriptor.id);
   return {
     offered: offered.map((adapter) => adapter.descriptor),
     adapters: offered,

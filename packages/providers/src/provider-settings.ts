@@ -22,7 +22,9 @@ export function providerEnvironmentSchema(modules: readonly ProviderModule[]): R
   for (const { descriptor } of modules) {
     for (const [name, schema] of Object.entries(descriptor.settings.properties)) {
       const description = (schema as { description?: string }).description;
-      properties[providerEnvName(descriptor.id, name)] = Type.Optional(Type.String({ description: `${descriptor.displayName}: ${description ?? name}` }));
+      properties[providerEnvName(descriptor.id, name)] = Type.Optional(
+        Type.String({ description: `${descriptor.displayName}: ${description ?? name}` }),
+      );
     }
     properties[providerEnvName(descriptor.id, 'MODE')] = Type.Optional(MODE);
   }
@@ -56,7 +58,8 @@ export function readProviderSettings(modules: readonly ProviderModule[], env: Re
     if (Object.keys(settings).length === 0) {
       // A provider that takes no credentials (Particle) is switched on by its MODE alone.
       const needsCredentials = (schema.required ?? []).length > 0;
-      if (mode !== undefined && needsCredentials) problems.push(`${providerEnvName(id, 'MODE')}: set, but none of ${id}'s credentials are (${requiredNames(schema, id).join(', ')})`);
+      if (mode !== undefined && needsCredentials)
+        problems.push(`${providerEnvName(id, 'MODE')}: set, but none of ${id}'s credentials are (${requiredNames(schema, id).join(', ')})`);
       if (mode === undefined || needsCredentials) continue;
     }
     const errors = [...Value.Errors(schema, settings)];

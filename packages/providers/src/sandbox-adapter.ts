@@ -122,7 +122,12 @@ export function signSandboxWebhook(rawBody: Buffer | string, secret: Buffer, now
   return `t=${nowSeconds},v1=${webhookMac(String(nowSeconds), rawBody, secret)}`;
 }
 
-export function verifySandboxWebhook(rawBody: Buffer, header: string | undefined, secret: Buffer, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
+export function verifySandboxWebhook(
+  rawBody: Buffer,
+  header: string | undefined,
+  secret: Buffer,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): boolean {
   const match = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/.exec(header ?? '');
   if (!match) return false;
   const [, t = '', mac = ''] = match;
@@ -146,5 +151,10 @@ function parseWebhookBody(rawBody: Buffer): SandboxWebhookBody {
   if (typeof payment_id !== 'string' || typeof order_id !== 'string' || !WEBHOOK_STATUSES.includes(status as ProviderPaymentStatus)) {
     throw new ProviderWebhookError('webhook body needs payment_id, order_id and a known status');
   }
-  return { payment_id, order_id, status: status as ProviderPaymentStatus, ...(typeof reason === 'string' ? { reason: reason.slice(0, 200) } : {}) };
+  return {
+    payment_id,
+    order_id,
+    status: status as ProviderPaymentStatus,
+    ...(typeof reason === 'string' ? { reason: reason.slice(0, 200) } : {}),
+  };
 }

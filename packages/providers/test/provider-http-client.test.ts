@@ -1,6 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createProviderHttpClient, ProviderUnreachableError, RetryBudget, type ProviderHttpClient } from '../src/support/provider-http-client';
+import {
+  createProviderHttpClient,
+  ProviderUnreachableError,
+  RetryBudget,
+  type ProviderHttpClient,
+} from '../src/support/provider-http-client';
 
 /** A local fake provider answering with what each test queues, recording what it received. */
 function fakeProvider() {
@@ -18,15 +23,20 @@ function fakeProvider() {
   return {
     received,
     answers,
-    start: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
+    start: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+      ),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
-const status = (code: number, body = '') => (res: http.ServerResponse) => {
-  res.statusCode = code;
-  res.end(body);
-};
+const status =
+  (code: number, body = '') =>
+  (res: http.ServerResponse) => {
+    res.statusCode = code;
+    res.end(body);
+  };
 const signal = () => new AbortController().signal;
 
 describe('provider HTTP client', () => {
@@ -46,9 +56,18 @@ describe('provider HTTP client', () => {
 
   it('sends the request as given and returns status, headers and body', async () => {
     fake.answers.push(status(201, '{"id":"s1"}'));
-    const response = await client.request({ method: 'POST', url: `${base}/session`, headers: { 'content-type': 'application/json', 'x-api-key': 'k' }, body: '{"a":1}', signal: signal(), retryable: false });
+    const response = await client.request({
+      method: 'POST',
+      url: `${base}/session`,
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
+      body: '{"a":1}',
+      signal: signal(),
+      retryable: false,
+    });
     expect(response).toMatchObject({ statusCode: 201, body: '{"id":"s1"}' });
-    expect(fake.received).toEqual([expect.objectContaining({ method: 'POST', url: '/session', body: '{"a":1}', headers: expect.objectContaining({ 'x-api-key': 'k' }) })]);
+    expect(fake.received).toEqual([
+      expect.objectContaining({ method: 'POST', url: '/session', body: '{"a":1}', headers: expect.objectContaining({ 'x-api-key': 'k' }) }),
+    ]);
   });
 
   it('retries a retryable call on 503 and on a timeout, then answers', async () => {
@@ -76,7 +95,9 @@ describe('provider HTTP client', () => {
   it("stops at the caller's deadline", async () => {
     fake.answers.push(() => undefined);
     const started = Date.now();
-    const error = await client.request({ method: 'GET', url: `${base}/slow`, signal: AbortSignal.timeout(100), retryable: true }).catch((e: unknown) => e);
+    const error = await client
+      .request({ method: 'GET', url: `${base}/slow`, signal: AbortSignal.timeout(100), retryable: true })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderUnreachableError);
     expect(Date.now() - started).toBeLessThan(1000);
   });
@@ -84,7 +105,9 @@ describe('provider HTTP client', () => {
   it('refuses a body larger than its limit', async () => {
     const small = createProviderHttpClient({ maxResponseBytes: 10 });
     fake.answers.push(status(200, 'x'.repeat(100)));
-    await expect(small.request({ method: 'GET', url: `${base}/big`, signal: signal(), retryable: false })).rejects.toThrow(/more than 10 bytes/);
+    await expect(small.request({ method: 'GET', url: `${base}/big`, signal: signal(), retryable: false })).rejects.toThrow(
+      /more than 10 bytes/,
+    );
     await small.close();
   });
 });

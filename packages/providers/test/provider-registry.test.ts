@@ -15,7 +15,11 @@ import { NO_HTTP } from './support/adapter-contract';
 
 const sandbox = { baseUrl: 'http://127.0.0.1:3300', signingSecret: randomBytes(32) };
 const polygon = { chainId: 137, address: POLYGON_USDC.native };
-const moonpayTest = { PROVIDER_MOONPAY_API_KEY: 'pk_test_123456789abc', PROVIDER_MOONPAY_SECRET_KEY: 'sk_test_abcdefgh1234', PROVIDER_MOONPAY_WEBHOOK_KEY: 'wk_test_zyxwvuts9876' };
+const moonpayTest = {
+  PROVIDER_MOONPAY_API_KEY: 'pk_test_123456789abc',
+  PROVIDER_MOONPAY_SECRET_KEY: 'sk_test_abcdefgh1234',
+  PROVIDER_MOONPAY_WEBHOOK_KEY: 'wk_test_zyxwvuts9876',
+};
 
 const build = (options: Partial<ProviderRegistryOptions>) =>
   createProviderRegistry({ env: {}, production: true, publicUrl: 'https://pay.example.org', token: polygon, http: NO_HTTP, ...options });
@@ -48,7 +52,11 @@ const bridgedProvider: ProviderModule = defineProvider({
 
 describe('createProviderRegistry', () => {
   it('on a local stack, the sandbox stands in for every provider without credentials; plugin ids it has no integration for are not offered', async () => {
-    const registry = await build({ production: false, sandbox, token: { chainId: 31337, address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' } });
+    const registry = await build({
+      production: false,
+      sandbox,
+      token: { chainId: 31337, address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
+    });
     const ids = registry.offered.map((provider) => provider.id);
     for (const { descriptor } of PROVIDER_MODULES) expect(ids).toContain(descriptor.id);
     expect(ids).toEqual(expect.arrayContaining(['wert', 'transak', 'coinbase', 'transfi']));
@@ -79,7 +87,9 @@ describe('createProviderRegistry', () => {
 
   it('names every problem of a half-configured or malformed provider, never a value', async () => {
     const secret = 'sk_live_THISISSECRET99';
-    const error = await build({ env: { PROVIDER_MOONPAY_API_KEY: 'pk_live_123456789abc', PROVIDER_MOONPAY_SECRET_KEY: `${secret} `, PROVIDER_MERCURYO_MODE: 'test' } }).catch((e: unknown) => e);
+    const error = await build({
+      env: { PROVIDER_MOONPAY_API_KEY: 'pk_live_123456789abc', PROVIDER_MOONPAY_SECRET_KEY: `${secret} `, PROVIDER_MERCURYO_MODE: 'test' },
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderConfigurationError);
     const message = (error as Error).message;
     expect(message).toMatch(/PROVIDER_MOONPAY_SECRET_KEY: not in the form expected/);
@@ -94,14 +104,20 @@ describe('createProviderRegistry', () => {
   });
 
   it("refuses a MODE that contradicts MoonPay's keys", async () => {
-    await expect(build({ env: { ...moonpayTest, PROVIDER_MOONPAY_MODE: 'live' } })).rejects.toThrow(/PROVIDER_MOONPAY_\*: PROVIDER_MOONPAY_MODE=live contradicts the test keys/);
+    await expect(build({ env: { ...moonpayTest, PROVIDER_MOONPAY_MODE: 'live' } })).rejects.toThrow(
+      /PROVIDER_MOONPAY_\*: PROVIDER_MOONPAY_MODE=live contradicts the test keys/,
+    );
   });
 
   it('refuses a live provider delivering a USDC the chain watcher does not follow, on Polygon only', async () => {
     const modules = [moonpay, bridgedProvider];
     const env = { PROVIDER_BRIDGEDRAMP_KEY: 'k' };
-    await expect(build({ modules, env })).rejects.toThrow(/Bridged Ramp delivers USDC\.e \(0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174\) but USDC_TOKEN_ADDRESS is 0x3c49/);
-    expect((await build({ modules, env, token: { chainId: 137, address: POLYGON_USDC.bridged } })).offered.map((p) => p.id)).toEqual(['bridgedramp']);
+    await expect(build({ modules, env })).rejects.toThrow(
+      /Bridged Ramp delivers USDC\.e \(0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174\) but USDC_TOKEN_ADDRESS is 0x3c49/,
+    );
+    expect((await build({ modules, env, token: { chainId: 137, address: POLYGON_USDC.bridged } })).offered.map((p) => p.id)).toEqual([
+      'bridgedramp',
+    ]);
     expect((await build({ modules, env: { ...env, PROVIDER_BRIDGEDRAMP_MODE: 'test' } })).adapter('bridgedramp')?.mode).toBe('test');
   });
 

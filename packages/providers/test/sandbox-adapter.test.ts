@@ -38,7 +38,12 @@ describe('sandbox adapter', () => {
 
   it('refuses a link whose amount, wallet, return page or expiry was changed, or signed with another key', async () => {
     const url = await link();
-    const changes = [['amount', '0.01'], ['address', '0x0000000000000000000000000000000000000001'], ['expires', '9999999999'], ['return_url', 'https://evil.example/']];
+    const changes = [
+      ['amount', '0.01'],
+      ['address', '0x0000000000000000000000000000000000000001'],
+      ['expires', '9999999999'],
+      ['return_url', 'https://evil.example/'],
+    ];
     for (const [name, value] of changes) {
       const tampered = new URLSearchParams(url.searchParams);
       tampered.set(name as string, value as string);
@@ -55,11 +60,19 @@ describe('sandbox adapter', () => {
   });
 
   it('reads a signed webhook and refuses an altered, unsigned or stale one', async () => {
-    const body = Buffer.from(JSON.stringify({ payment_id: request.paymentId, status: 'declined', order_id: 'sbx_1', reason: 'Card declined' }));
+    const body = Buffer.from(
+      JSON.stringify({ payment_id: request.paymentId, status: 'declined', order_id: 'sbx_1', reason: 'Card declined' }),
+    );
     const headers = { [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(body, secret) };
     expect(await adapter.verifyWebhook(body, headers)).toMatchObject({
       kind: 'event',
-      event: { match: { paymentId: request.paymentId }, status: 'declined', rawStatus: 'declined', providerReference: 'sbx_1', reason: 'Card declined' },
+      event: {
+        match: { paymentId: request.paymentId },
+        status: 'declined',
+        rawStatus: 'declined',
+        providerReference: 'sbx_1',
+        reason: 'Card declined',
+      },
       acknowledgement: { statusCode: 200 },
     });
     const altered = Buffer.from(body.toString().replace('declined', 'paid'));
@@ -68,6 +81,8 @@ describe('sandbox adapter', () => {
     const stale = { [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(body, secret, Math.floor(Date.now() / 1000) - 3600) };
     await expect(adapter.verifyWebhook(body, stale)).rejects.toThrow(ProviderWebhookError);
     const unknownStatus = Buffer.from(JSON.stringify({ payment_id: 'x', status: 'refunded', order_id: 'y' }));
-    await expect(adapter.verifyWebhook(unknownStatus, { [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(unknownStatus, secret) })).rejects.toThrow(/known status/);
+    await expect(
+      adapter.verifyWebhook(unknownStatus, { [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(unknownStatus, secret) }),
+    ).rejects.toThrow(/known status/);
   });
 });

@@ -7,10 +7,14 @@ const openssl = (args: string[], input: string) => execFileSync('openssl', args,
 
 describe('digests and MACs, against openssl', () => {
   it('HMAC-SHA256 in hex and base64 (RFC 4231 case 2 as well)', () => {
-    expect(hmacSha256('Jefe', 'what do ya want for nothing?', 'hex')).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+    expect(hmacSha256('Jefe', 'what do ya want for nothing?', 'hex')).toBe(
+      '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    );
     const message = '1538054050234GET/index/rampPageBuy?appId=a&b=c';
     expect(hmacSha256('k3y', message, 'hex')).toBe(openssl(['dgst', '-sha256', '-hmac', 'k3y'], message));
-    expect(hmacSha256('k3y', message, 'base64')).toBe(execFileSync('openssl', ['dgst', '-sha256', '-hmac', 'k3y', '-binary'], { input: message }).toString('base64'));
+    expect(hmacSha256('k3y', message, 'base64')).toBe(
+      execFileSync('openssl', ['dgst', '-sha256', '-hmac', 'k3y', '-binary'], { input: message }).toString('base64'),
+    );
   });
   it('SHA-256 and SHA-512', () => {
     expect(sha256('abc', 'hex')).toBe(openssl(['dgst', '-sha256'], 'abc'));
@@ -55,11 +59,30 @@ describe('ES256 JWTs and detached JWS', () => {
 
   it('signs a JWT that node:crypto verifies independently, with kid, iat, exp, jti and sub', async () => {
     const key = await importEs256PrivateKey(pem);
-    const token = await signEs256Jwt({ hello: 'world' }, key, { keyId: 'k1', issuedAt: 1_700_000_000, lifetimeSeconds: 180, jwtId: 'j1', subject: 'widget' });
+    const token = await signEs256Jwt({ hello: 'world' }, key, {
+      keyId: 'k1',
+      issuedAt: 1_700_000_000,
+      lifetimeSeconds: 180,
+      jwtId: 'j1',
+      subject: 'widget',
+    });
     const [header, payload, signature] = token.split('.') as [string, string, string];
     expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toEqual({ alg: 'ES256', typ: 'JWT', kid: 'k1' });
-    expect(JSON.parse(Buffer.from(payload, 'base64url').toString())).toEqual({ hello: 'world', iat: 1_700_000_000, exp: 1_700_000_180, jti: 'j1', sub: 'widget' });
-    expect(verify('sha256', Buffer.from(`${header}.${payload}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'))).toBe(true);
+    expect(JSON.parse(Buffer.from(payload, 'base64url').toString())).toEqual({
+      hello: 'world',
+      iat: 1_700_000_000,
+      exp: 1_700_000_180,
+      jti: 'j1',
+      sub: 'widget',
+    });
+    expect(
+      verify(
+        'sha256',
+        Buffer.from(`${header}.${payload}`),
+        { key: publicKey, dsaEncoding: 'ieee-p1363' },
+        Buffer.from(signature, 'base64url'),
+      ),
+    ).toBe(true);
   });
 
   it('reads a private key given as a JWK too', async () => {
@@ -69,7 +92,14 @@ describe('ES256 JWTs and detached JWS', () => {
 
   it("verifies Topper's published detached-payload example, and refuses it over another body", async () => {
     const key = await importPublicJwk(
-      JSON.stringify({ x: '7-INQ150R-MCWlj5X_wyGLRIRYAA-o8NakJiUq7gOGg', y: 'dM-GsyJvdDOuALE3l-U9lPL8V3gY_5BPjLH539yTdKU', alg: 'ES256', crv: 'P-256', kid: '15a5142e-c20f-466e-8132-234dbdae97e7', kty: 'EC' }),
+      JSON.stringify({
+        x: '7-INQ150R-MCWlj5X_wyGLRIRYAA-o8NakJiUq7gOGg',
+        y: 'dM-GsyJvdDOuALE3l-U9lPL8V3gY_5BPjLH539yTdKU',
+        alg: 'ES256',
+        crv: 'P-256',
+        kid: '15a5142e-c20f-466e-8132-234dbdae97e7',
+        kty: 'EC',
+      }),
       'ES256',
     );
     const jws = 'eyJhbGciOiJFUzI1NiJ9..2H0Ypm5sVzuSpgyZySdAJan05lYxctqhmO8btghFQQzkisvSlNvNWzQ1kqTPXTLP_dR4zQZrTsSsShAK51I4EQ';

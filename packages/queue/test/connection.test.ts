@@ -16,7 +16,10 @@ describe('redisConnection', () => {
 
   it('uses TLS for rediss:// and not for redis://', () => {
     for (const role of ['producer', 'worker'] as const) {
-      expect(redisConnection({ url: 'rediss://redis.example.com:6380', prefix: 'gw' }, role)).toMatchObject({ host: 'redis.example.com', tls: {} });
+      expect(redisConnection({ url: 'rediss://redis.example.com:6380', prefix: 'gw' }, role)).toMatchObject({
+        host: 'redis.example.com',
+        tls: {},
+      });
       expect(redisConnection({ url: 'redis://redis.example.com:6380', prefix: 'gw' }, role)).not.toHaveProperty('tls');
     }
   });

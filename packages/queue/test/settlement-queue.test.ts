@@ -68,7 +68,11 @@ describe('the settlement queue, defined once', () => {
   });
 
   it('promotes a job delayed past the retry schedule, and leaves one delayed within it', async () => {
-    await queue.add(SETTLEMENT_JOB_NAME, { depositId: '31' }, { jobId: settlementJobId('31'), delay: SETTLEMENT_RETRY_MAX_DELAY_MS + 60_000 });
+    await queue.add(
+      SETTLEMENT_JOB_NAME,
+      { depositId: '31' },
+      { jobId: settlementJobId('31'), delay: SETTLEMENT_RETRY_MAX_DELAY_MS + 60_000 },
+    );
     await queue.add(SETTLEMENT_JOB_NAME, { depositId: '32' }, { jobId: settlementJobId('32'), delay: 1_000 });
     expect(await ensureLiveSettlementJob(queue, '31')).toBe('promoted');
     expect(await queue.getJobState(settlementJobId('31'))).toBe('waiting');

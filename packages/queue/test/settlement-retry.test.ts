@@ -4,7 +4,13 @@ import { settlementJobOptions, settlementWorkerSettings, SETTLEMENT_RETRY_MAX_DE
 /** The delay BullMQ waits before retrying a settlement job that failed `attemptsMade` times. */
 async function retryDelayAfter(attemptsMade: number): Promise<number> {
   const backoff = Backoffs.normalize(settlementJobOptions.backoff!)!;
-  const delay = await Backoffs.calculate(backoff, attemptsMade, new Error('chain request failed'), {} as MinimalJob, settlementWorkerSettings.backoffStrategy);
+  const delay = await Backoffs.calculate(
+    backoff,
+    attemptsMade,
+    new Error('chain request failed'),
+    {} as MinimalJob,
+    settlementWorkerSettings.backoffStrategy,
+  );
   return delay!;
 }
 
@@ -12,7 +18,8 @@ describe('settlement job retries', () => {
   it('never wait more than a few minutes, however often the job failed', async () => {
     // Uncapped, 2 s · 2^(n-1) is 9 hours after 15 failures and 34 years after 30.
     expect(await retryDelayAfter(30)).toBeLessThanOrEqual(5 * 60_000);
-    for (const attemptsMade of [15, 16, 20, 30, 999, 5_000]) expect(await retryDelayAfter(attemptsMade)).toBe(SETTLEMENT_RETRY_MAX_DELAY_MS);
+    for (const attemptsMade of [15, 16, 20, 30, 999, 5_000])
+      expect(await retryDelayAfter(attemptsMade)).toBe(SETTLEMENT_RETRY_MAX_DELAY_MS);
   });
 
   it('start at about two seconds and grow, so a node that is down is not hammered', async () => {

@@ -117,7 +117,13 @@ export class CachedRateReader implements RateReader {
   status(): { source: string; asOf: Date; fetchedAt: Date; ageMs: number; usable: boolean } | undefined {
     if (!this.held) return undefined;
     const ageMs = this.now() - this.held.snapshot.asOf.getTime();
-    return { source: this.held.snapshot.source, asOf: this.held.snapshot.asOf, fetchedAt: new Date(this.held.fetchedAt), ageMs, usable: ageMs <= this.maxAgeMs };
+    return {
+      source: this.held.snapshot.source,
+      asOf: this.held.snapshot.asOf,
+      fetchedAt: new Date(this.held.fetchedAt),
+      ageMs,
+      usable: ageMs <= this.maxAgeMs,
+    };
   }
 
   /** Loads the rates once (waiting briefly for Redis to connect), then keeps refreshing them in the background until stop(). */
@@ -192,7 +198,10 @@ export class CachedRateReader implements RateReader {
       const snapshot = previous && previous.asOf > fetched.asOf ? previous : fetched;
       this.held = { snapshot, fetchedAt: this.now() };
       if (snapshot.asOf.getTime() !== previous?.asOf.getTime()) {
-        this.log.info({ source: snapshot.source, asOf: snapshot.asOf.toISOString(), currencies: snapshot.rates.size }, 'exchange rates updated');
+        this.log.info(
+          { source: snapshot.source, asOf: snapshot.asOf.toISOString(), currencies: snapshot.rates.size },
+          'exchange rates updated',
+        );
       }
       if (redisUp) {
         try {
@@ -211,13 +220,15 @@ export class CachedRateReader implements RateReader {
     const asOf = snapshot.asOf.getTime();
     if (Number.isNaN(asOf)) throw new Error(`${this.source.name} gave rates without a valid date`);
     // A clock a little ahead is fine; rates dated tomorrow or later are not believed.
-    if (asOf > this.now() + 86_400_000) throw new Error(`${this.source.name} gave rates dated in the future (${snapshot.asOf.toISOString()})`);
+    if (asOf > this.now() + 86_400_000)
+      throw new Error(`${this.source.name} gave rates dated in the future (${snapshot.asOf.toISOString()})`);
   }
 
   private adopt(cached: Held): void {
     const held = this.held;
     const newer = !held || cached.snapshot.asOf > held.snapshot.asOf;
-    const sameButFetchedLater = held && cached.snapshot.asOf.getTime() === held.snapshot.asOf.getTime() && cached.fetchedAt > held.fetchedAt;
+    const sameButFetchedLater =
+      held && cached.snapshot.asOf.getTime() === held.snapshot.asOf.getTime() && cached.fetchedAt > held.fetchedAt;
     if (newer || sameButFetchedLater) this.held = cached;
   }
 
@@ -280,7 +291,8 @@ function serialize({ snapshot, fetchedAt }: Held): string {
 function deserialize(text: string): Held | undefined {
   try {
     const stored = JSON.parse(text) as Partial<Stored>;
-    if (stored.v !== 1 || typeof stored.source !== 'string' || !Number.isFinite(stored.asOf) || !Number.isFinite(stored.fetchedAt)) return undefined;
+    if (stored.v !== 1 || typeof stored.source !== 'string' || !Number.isFinite(stored.asOf) || !Number.isFinite(stored.fetchedAt))
+      return undefined;
     if (typeof stored.rates !== 'object' || stored.rates === null) return undefined;
     const rates = new Map<CurrencyCode, ExactRate>();
     for (const [code, value] of Object.entries(stored.rates)) {
@@ -289,7 +301,10 @@ function deserialize(text: string): Held | undefined {
       rates.set(code, { numerator: BigInt(match[1] as string), denominator: BigInt(match[2] as string) });
     }
     const table: RateTable = rates;
-    return { snapshot: { rates: table, asOf: new Date(stored.asOf as number), source: stored.source }, fetchedAt: stored.fetchedAt as number };
+    return {
+      snapshot: { rates: table, asOf: new Date(stored.asOf as number), source: stored.source },
+      fetchedAt: stored.fetchedAt as number,
+    };
   } catch {
     return undefined;
   }

@@ -8,7 +8,7 @@ import type { CachedRateReader } from './cached-rate-reader';
 export function registerRateMetrics(reader: CachedRateReader, registry: Registry): void {
   new Gauge({
     name: 'exchange_rates_age_seconds',
-    help: 'Age of the exchange rates in use, from the source\'s own date (absent until rates were loaded)',
+    help: "Age of the exchange rates in use, from the source's own date (absent until rates were loaded)",
     labelNames: ['source'] as const,
     registers: [registry],
     collect() {

@@ -11,7 +11,10 @@ const MONDAY_MORNING = Date.parse('2025-03-17T07:00:00Z'); // …still the newes
 
 const rate = (numerator: bigint, denominator: bigint): ExactRate => ({ numerator, denominator });
 const snapshotOf = (asOf: Date, eur = rate(1000n, 1089n)): RateSnapshot => ({
-  rates: new Map<CurrencyCode, ExactRate>([['USD', rate(1n, 1n)], ['EUR', eur]]),
+  rates: new Map<CurrencyCode, ExactRate>([
+    ['USD', rate(1n, 1n)],
+    ['EUR', eur],
+  ]),
   asOf,
   source: 'fake',
 });

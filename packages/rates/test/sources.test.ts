@@ -53,9 +53,27 @@ describe('ECB daily reference rates (eurofxref-daily.xml)', () => {
     expect(snapshot.rates.get('USD')).toEqual(rate(1n, 1n));
     // The ECB publishes no AED; JPY, HUF, … are not currencies this gateway takes.
     expect(snapshot.rates.has('AED')).toBe(false);
-    expect([...snapshot.rates.keys()].sort()).toEqual(
-      ['AUD', 'BRL', 'CAD', 'CHF', 'CZK', 'DKK', 'EUR', 'GBP', 'HKD', 'INR', 'MXN', 'NOK', 'NZD', 'PLN', 'SEK', 'SGD', 'TRY', 'USD', 'ZAR'],
-    );
+    expect([...snapshot.rates.keys()].sort()).toEqual([
+      'AUD',
+      'BRL',
+      'CAD',
+      'CHF',
+      'CZK',
+      'DKK',
+      'EUR',
+      'GBP',
+      'HKD',
+      'INR',
+      'MXN',
+      'NOK',
+      'NZD',
+      'PLN',
+      'SEK',
+      'SGD',
+      'TRY',
+      'USD',
+      'ZAR',
+    ]);
   });
 
   it('takes the newest day of a multi-day file, dated 14:10 CEST in summer', () => {
@@ -98,10 +116,14 @@ describe('ExchangeRate-API open endpoint (open-er-api)', () => {
     await expect(source.fetch()).rejects.toThrow(/open-er-api: the API answered result="error" \(unsupported-code\)/);
     const eurBased = fixture('open-er-api-latest-usd.json').replace('"base_code":"USD"', '"base_code":"EUR"');
     server.route('/v6/latest/EUR', serve(eurBased, 'application/json'));
-    await expect(track(openErApiSource({ url: server.url('/v6/latest/EUR'), timeoutMs: 2000 })).fetch()).rejects.toThrow(/against EUR, not USD/);
+    await expect(track(openErApiSource({ url: server.url('/v6/latest/EUR'), timeoutMs: 2000 })).fetch()).rejects.toThrow(
+      /against EUR, not USD/,
+    );
     const undated = fixture('open-er-api-latest-usd.json').replace('"time_last_update_unix":1741910551,', '');
     server.route('/v6/latest/undated', serve(undated, 'application/json'));
-    await expect(track(openErApiSource({ url: server.url('/v6/latest/undated'), timeoutMs: 2000 })).fetch()).rejects.toThrow(/time_last_update_unix is missing/);
+    await expect(track(openErApiSource({ url: server.url('/v6/latest/undated'), timeoutMs: 2000 })).fetch()).rejects.toThrow(
+      /time_last_update_unix is missing/,
+    );
   });
 });
 
@@ -109,8 +131,12 @@ describe('HTTP failures are clear and bounded', () => {
   it('names the status, and never follows a redirect', async () => {
     server.route('/down', serve('Service Unavailable', 'text/plain', 503));
     server.route('/moved', (_request, response) => response.writeHead(301, { location: 'https://elsewhere.test/rates.xml' }).end());
-    await expect(track(ecbSource({ url: server.url('/down'), timeoutMs: 2000 })).fetch()).rejects.toThrow(/ecb: GET http:\/\/127\.0\.0\.1:\d+\/down answered 503/);
-    await expect(track(ecbSource({ url: server.url('/moved'), timeoutMs: 2000 })).fetch()).rejects.toThrow(/answered 301 \(redirect to https:\/\/elsewhere\.test\/rates\.xml; set RATE_SOURCE_URL/);
+    await expect(track(ecbSource({ url: server.url('/down'), timeoutMs: 2000 })).fetch()).rejects.toThrow(
+      /ecb: GET http:\/\/127\.0\.0\.1:\d+\/down answered 503/,
+    );
+    await expect(track(ecbSource({ url: server.url('/moved'), timeoutMs: 2000 })).fetch()).rejects.toThrow(
+      /answered 301 \(redirect to https:\/\/elsewhere\.test\/rates\.xml; set RATE_SOURCE_URL/,
+    );
   });
 
   it('gives up on a silent server within the time limit', async () => {

@@ -180,7 +180,9 @@ export function verifyCallbackSignature({
   now = nowInSeconds(),
 }: VerifyCallbackSignatureInput): VerifyCallbackSignatureResult {
   if (typeof payoutAddress !== 'string' || !EVM_ADDRESS.test(payoutAddress)) {
-    throw new TypeError('payoutAddress must be your payout address (0x and 40 hexadecimal characters), the one the wallet was registered with');
+    throw new TypeError(
+      'payoutAddress must be your payout address (0x and 40 hexadecimal characters), the one the wallet was registered with',
+    );
   }
   const keys = publicKeys.map(toEd25519PublicKey);
   const parsed = parseSignatureHeader(header);
@@ -204,7 +206,8 @@ export function verifyCallbackSignature({
   // (it appends each once, and drops any merchant parameter of the same name).
   const query = URL.canParse(url) ? new URL(url).searchParams : new URLSearchParams();
   const addressOut = query.getAll('address_out');
-  if (addressOut.length !== 1 || addressOut[0]!.toLowerCase() !== payoutAddress.toLowerCase()) return { ok: false, reason: 'address_out_mismatch' };
+  if (addressOut.length !== 1 || addressOut[0]!.toLowerCase() !== payoutAddress.toLowerCase())
+    return { ok: false, reason: 'address_out_mismatch' };
   if (ipnToken !== undefined && (query.getAll('ipn_token').length !== 1 || query.get('ipn_token') !== ipnToken)) {
     return { ok: false, reason: 'ipn_token_mismatch' };
   }

@@ -76,9 +76,10 @@ describe('callback signatures', () => {
     expect(at(t + 301)).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
     expect(at(t - 299).ok).toBe(true);
     expect(at(t - 301)).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
-    expect(
-      verifyCallbackSignature({ ...v1, url, header, publicKeys: [current.publicKey], now: t + 30, toleranceSeconds: 10 }),
-    ).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
+    expect(verifyCallbackSignature({ ...v1, url, header, publicKeys: [current.publicKey], now: t + 30, toleranceSeconds: 10 })).toEqual({
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
   });
 
   it('refuses rather than accepts when the tolerance or the clock is not a number', () => {
@@ -139,9 +140,10 @@ describe('callback signatures', () => {
       42,
     ];
     for (const header of malformed) {
-      expect(
-        verifyCallbackSignature({ ...v1, url, header: header as string, publicKeys: [current.publicKey], now: t }),
-      ).toEqual({ ok: false, reason: 'malformed_header' });
+      expect(verifyCallbackSignature({ ...v1, url, header: header as string, publicKeys: [current.publicKey], now: t })).toEqual({
+        ok: false,
+        reason: 'malformed_header',
+      });
     }
   });
 
@@ -160,9 +162,7 @@ describe('callback signatures', () => {
     expect(() => signCallback({ url, privateKeys: [{ keyId: 'bad', key: rsa.privateKey }] })).toThrow(/bad/);
     expect(() => signCallback({ url, privateKeys: [{ key: current.publicKey }] })).toThrow(TypeError);
     expect(() => signCallback({ url, privateKeys: [] })).toThrow(RangeError);
-    expect(() =>
-      verifyCallbackSignature({ ...v1, url, header: 'x', publicKeys: [rsa.publicKey], now: t }),
-    ).toThrow(/Ed25519/);
+    expect(() => verifyCallbackSignature({ ...v1, url, header: 'x', publicKeys: [rsa.publicKey], now: t })).toThrow(/Ed25519/);
   });
 });
 
@@ -175,7 +175,10 @@ describe('v2 signatures: the delivery id is signed too', () => {
     signCallback({ url, deliveryId, privateKeys: keys.map((key) => ({ key: key.privateKey })), timestamp: t });
   /** The header with only the signatures of one scheme left, as an attacker might strip it. */
   const only = (header: string, scheme: 'v1' | 'v2') =>
-    header.split(',').filter((part) => part.startsWith('t=') || part.startsWith(`${scheme}=`)).join(',');
+    header
+      .split(',')
+      .filter((part) => part.startsWith('t=') || part.startsWith(`${scheme}=`))
+      .join(',');
 
   it('carries t, then one v1 and one v2 per key, newest key first', () => {
     const header = sign([current, previous]);
@@ -209,25 +212,29 @@ describe('v2 signatures: the delivery id is signed too', () => {
   it('does not fall back to v1 when a v2 is present but fails', () => {
     // v1 alone would verify (it does not cover the id); the v2 beside it decides.
     const header = sign();
-    expect(
-      verifyCallbackSignature({ payoutAddress, url, header, deliveryId: freshId, publicKeys: [current.publicKey], now: t }).ok,
-    ).toBe(false);
+    expect(verifyCallbackSignature({ payoutAddress, url, header, deliveryId: freshId, publicKeys: [current.publicKey], now: t }).ok).toBe(
+      false,
+    );
   });
 
   it('needs the delivery id header when the signature has a v2', () => {
     const header = sign();
     for (const missing of [undefined, '', 'a.b', 'a,b', `${deliveryId}, ${freshId}`, [deliveryId, freshId]]) {
-      expect(
-        verifyCallbackSignature({ payoutAddress, url, header, deliveryId: missing, publicKeys: [current.publicKey], now: t }),
-      ).toEqual({ ok: false, reason: 'invalid_delivery_id' });
+      expect(verifyCallbackSignature({ payoutAddress, url, header, deliveryId: missing, publicKeys: [current.publicKey], now: t })).toEqual(
+        { ok: false, reason: 'invalid_delivery_id' },
+      );
     }
     // Node's req.headers value can be passed as it is.
-    expect(verifyCallbackSignature({ payoutAddress, url, header, deliveryId: [deliveryId], publicKeys: [current.publicKey], now: t }).ok).toBe(true);
+    expect(
+      verifyCallbackSignature({ payoutAddress, url, header, deliveryId: [deliveryId], publicKeys: [current.publicKey], now: t }).ok,
+    ).toBe(true);
   });
 
   it('refuses a header without v2 (stripped, or an older gateway) unless the merchant allows v1', () => {
     const v1Only = only(sign(), 'v1');
-    expect(verifyCallbackSignature({ payoutAddress, url, header: v1Only, deliveryId: freshId, publicKeys: [current.publicKey], now: t })).toEqual({
+    expect(
+      verifyCallbackSignature({ payoutAddress, url, header: v1Only, deliveryId: freshId, publicKeys: [current.publicKey], now: t }),
+    ).toEqual({
       ok: false,
       reason: 'v2_required',
     });
@@ -241,7 +248,9 @@ describe('v2 signatures: the delivery id is signed too', () => {
 
   it('accepts a header with v2 only (after v1 is retired)', () => {
     const v2Only = only(sign(), 'v2');
-    expect(verifyCallbackSignature({ payoutAddress, url, header: v2Only, deliveryId, publicKeys: [current.publicKey], now: t })).toMatchObject({
+    expect(
+      verifyCallbackSignature({ payoutAddress, url, header: v2Only, deliveryId, publicKeys: [current.publicKey], now: t }),
+    ).toMatchObject({
       ok: true,
       scheme: 'v2',
     });
@@ -252,9 +261,13 @@ describe('v2 signatures: the delivery id is signed too', () => {
     for (const key of [current, previous]) {
       expect(verifyCallbackSignature({ payoutAddress, url, header, deliveryId, publicKeys: [key.publicKey], now: t }).ok).toBe(true);
     }
-    expect(verifyCallbackSignature({ payoutAddress, url: `${url}&x=1`, header, deliveryId, publicKeys: [current.publicKey], now: t }).ok).toBe(false);
+    expect(
+      verifyCallbackSignature({ payoutAddress, url: `${url}&x=1`, header, deliveryId, publicKeys: [current.publicKey], now: t }).ok,
+    ).toBe(false);
     const later = header.replace(`t=${t}`, `t=${t + 1}`);
-    expect(verifyCallbackSignature({ payoutAddress, url, header: later, deliveryId, publicKeys: [current.publicKey], now: t }).ok).toBe(false);
+    expect(verifyCallbackSignature({ payoutAddress, url, header: later, deliveryId, publicKeys: [current.publicKey], now: t }).ok).toBe(
+      false,
+    );
   });
 
   it('refuses to sign a delivery id that could be confused with the URL', () => {

@@ -18,14 +18,19 @@ const callbackUrl = (addressOut: string | undefined, extra = '') =>
 
 function signed(url: string, options: { v1Only?: boolean } = {}) {
   const header = signCallback({ url, deliveryId, privateKeys: [{ key: key.privateKey }], timestamp: t });
-  return options.v1Only ? header.split(',').filter((part) => !part.startsWith('v2=')).join(',') : header;
+  return options.v1Only
+    ? header
+        .split(',')
+        .filter((part) => !part.startsWith('v2='))
+        .join(',')
+    : header;
 }
 
 const check = (url: string, input: Partial<VerifyCallbackSignatureInput> = {}) =>
   verifyCallbackSignature({ url, header: signed(url), deliveryId, publicKeys: [key.publicKey], now: t, payoutAddress: merchant, ...input });
 
 describe('verifyCallbackSignature checks what was paid to whom, not only who signed', () => {
-  it('accepts the merchant\'s own address_out, in any case, and returns it', () => {
+  it("accepts the merchant's own address_out, in any case, and returns it", () => {
     for (const addressOut of [merchant, merchant.toLowerCase()]) {
       expect(check(callbackUrl(addressOut))).toEqual({ ok: true, timestamp: t, scheme: 'v2', deliveryId, addressOut });
     }
@@ -37,20 +42,34 @@ describe('verifyCallbackSignature checks what was paid to whom, not only who sig
   });
 
   it('refuses a callback without address_out, with two of them, or with one that is not an address', () => {
-    for (const url of [callbackUrl(undefined), callbackUrl(merchant, `&address_out=${attacker}`), callbackUrl(merchant, `&address_out=${merchant}`), callbackUrl('0x1234')]) {
+    for (const url of [
+      callbackUrl(undefined),
+      callbackUrl(merchant, `&address_out=${attacker}`),
+      callbackUrl(merchant, `&address_out=${merchant}`),
+      callbackUrl('0x1234'),
+    ]) {
       expect([url, check(url)]).toEqual([url, { ok: false, reason: 'address_out_mismatch' }]);
     }
   });
 
   it('checks the signature first: a forged callback is refused for its signature, whatever it names', () => {
     const forged = callbackUrl(attacker);
-    expect(verifyCallbackSignature({ url: forged, header: signed(callbackUrl(merchant)), deliveryId, publicKeys: [key.publicKey], now: t, payoutAddress: merchant })).toEqual({
+    expect(
+      verifyCallbackSignature({
+        url: forged,
+        header: signed(callbackUrl(merchant)),
+        deliveryId,
+        publicKeys: [key.publicKey],
+        now: t,
+        payoutAddress: merchant,
+      }),
+    ).toEqual({
       ok: false,
       reason: 'no_matching_signature',
     });
   });
 
-  it('refuses another wallet\'s ipn_token when the merchant gives the one it stored', () => {
+  it("refuses another wallet's ipn_token when the merchant gives the one it stored", () => {
     expect(check(callbackUrl(merchant), { ipnToken: 'tok_1' }).ok).toBe(true);
     expect(check(callbackUrl(merchant), { ipnToken: 'tok_2' })).toEqual({ ok: false, reason: 'ipn_token_mismatch' });
   });

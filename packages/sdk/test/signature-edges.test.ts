@@ -27,8 +27,12 @@ describe('signCallback refuses what it cannot sign', () => {
     );
     expect(() => signCallback({ url, privateKeys: [] })).toThrow(new RangeError('at least one signing key is required'));
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-    expect(() => signCallback({ url, privateKeys: [{ key: ec }] })).toThrow(new TypeError('signing key (no key id) is not an Ed25519 private key'));
-    expect(() => signCallback({ url, privateKeys: [{ keyId: 'k9', key: publicKey }] })).toThrow(new TypeError('signing key k9 is not an Ed25519 private key'));
+    expect(() => signCallback({ url, privateKeys: [{ key: ec }] })).toThrow(
+      new TypeError('signing key (no key id) is not an Ed25519 private key'),
+    );
+    expect(() => signCallback({ url, privateKeys: [{ keyId: 'k9', key: publicKey }] })).toThrow(
+      new TypeError('signing key k9 is not an Ed25519 private key'),
+    );
   });
 });
 
@@ -38,7 +42,10 @@ describe('what is signed, computed here independently', () => {
       `t=${t},v1=${signature(`${t}.${url}`)},v2=${signature(`${t}.d-1.${url}`)}`,
     );
     const v1Only = `t=${t},v1=${signature(`${t}.${url}`)}`;
-    expect(verifyCallbackSignature({ url, header: v1Only, publicKeys: [publicKey], payoutAddress, allowV1: true, now: t })).toMatchObject({ ok: true, scheme: 'v1' });
+    expect(verifyCallbackSignature({ url, header: v1Only, publicKeys: [publicKey], payoutAddress, allowV1: true, now: t })).toMatchObject({
+      ok: true,
+      scheme: 'v1',
+    });
   });
 });
 
@@ -82,8 +89,12 @@ describe('verifyCallbackSignature', () => {
   it('refuses a payoutAddress with anything around its 40 hex digits as a configuration error', () => {
     const header = signCallback({ url, privateKeys: keys, deliveryId: 'd-1', timestamp: t });
     for (const wrong of [`x${payoutAddress}`, `${payoutAddress}0`, payoutAddress.slice(0, -1)]) {
-      expect(() => verifyCallbackSignature({ url, header, deliveryId: 'd-1', publicKeys: [publicKey], payoutAddress: wrong, now: t })).toThrow(
-        new TypeError('payoutAddress must be your payout address (0x and 40 hexadecimal characters), the one the wallet was registered with'),
+      expect(() =>
+        verifyCallbackSignature({ url, header, deliveryId: 'd-1', publicKeys: [publicKey], payoutAddress: wrong, now: t }),
+      ).toThrow(
+        new TypeError(
+          'payoutAddress must be your payout address (0x and 40 hexadecimal characters), the one the wallet was registered with',
+        ),
       );
     }
   });
@@ -107,7 +118,9 @@ describe('buildPaymentLink', () => {
   const input = { addressIn: 'k1.x', amount: '1', provider: 'sandbox', email: 'a@example.com', currency: 'USD' };
 
   it('names what is wrong with the payment URL', () => {
-    expect(() => buildPaymentLink({ ...input, paymentUrl: 'ftp://pay.example' })).toThrow(new TypeError('paymentUrl must be an http(s) URL, got ftp:'));
+    expect(() => buildPaymentLink({ ...input, paymentUrl: 'ftp://pay.example' })).toThrow(
+      new TypeError('paymentUrl must be an http(s) URL, got ftp:'),
+    );
     for (const paymentUrl of ['https://pay.example/?x=1', 'https://pay.example/#top']) {
       expect(() => buildPaymentLink({ ...input, paymentUrl })).toThrow(
         new TypeError('paymentUrl must be the payment host (and optional path) without a query or fragment'),
@@ -116,6 +129,8 @@ describe('buildPaymentLink', () => {
   });
 
   it('drops every trailing slash of the path prefix', () => {
-    expect(buildPaymentLink({ ...input, paymentUrl: 'https://pay.example/gateway///' })).toMatch(/^https:\/\/pay\.example\/gateway\/process-payment\.php\?/);
+    expect(buildPaymentLink({ ...input, paymentUrl: 'https://pay.example/gateway///' })).toMatch(
+      /^https:\/\/pay\.example\/gateway\/process-payment\.php\?/,
+    );
   });
 });

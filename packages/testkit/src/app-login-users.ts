@@ -13,7 +13,11 @@ export function appLoginUser(app: DatabaseApp, prefix = DEFAULT_ROLE_PREFIX): st
  * connections. Safe to run concurrently and again. Returns each app's connection string for
  * `databaseUrl` (same host and database, the app's user).
  */
-export async function ensureAppLoginUsers(adminUrl: string, databaseUrl: string, prefix = DEFAULT_ROLE_PREFIX): Promise<Record<DatabaseApp, string>> {
+export async function ensureAppLoginUsers(
+  adminUrl: string,
+  databaseUrl: string,
+  prefix = DEFAULT_ROLE_PREFIX,
+): Promise<Record<DatabaseApp, string>> {
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
   try {

@@ -77,7 +77,11 @@ describe('startAnvil', () => {
   });
 
   it('reports the finalized block two epochs behind the head, or the head itself with slotsInAnEpoch 0', async () => {
-    for (const [slotsInAnEpoch, lag] of [[undefined, 64n], [1, 2n], [0, 0n]] as const) {
+    for (const [slotsInAnEpoch, lag] of [
+      [undefined, 64n],
+      [1, 2n],
+      [0, 0n],
+    ] as const) {
       const anvil = await start({ slotsInAnEpoch });
       const client = createPublicClient({ transport: http(anvil.rpcUrl, { retryCount: 0 }) });
       await client.request({ method: 'anvil_mine' as 'eth_chainId', params: ['0x64'] as never });
@@ -87,6 +91,8 @@ describe('startAnvil', () => {
   });
 
   it('fails with a clear error when anvil does not answer in time', async () => {
-    await expect(startAnvil({ readyTimeoutMs: 1 })).rejects.toThrow(/anvil did not answer eth_chainId on http:\/\/127\.0\.0\.1:\d+ within 1 ms/);
+    await expect(startAnvil({ readyTimeoutMs: 1 })).rejects.toThrow(
+      /anvil did not answer eth_chainId on http:\/\/127\.0\.0\.1:\d+ within 1 ms/,
+    );
   });
 });

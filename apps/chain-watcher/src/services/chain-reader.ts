@@ -130,7 +130,10 @@ export class ChainReader {
     return {
       blockNumber: hexToBigInt(receipt.blockNumber),
       blockHash: receipt.blockHash.toLowerCase() as Hash,
-      transfers: ours.filter((log) => log.topics[0] === TRANSFER_TOPIC).map(toTransferLog).filter((log) => log !== undefined),
+      transfers: ours
+        .filter((log) => log.topics[0] === TRANSFER_TOPIC)
+        .map(toTransferLog)
+        .filter((log) => log !== undefined),
     };
   }
 

@@ -172,7 +172,10 @@ export class ChainWatcher {
 
     const { orphaned, restored, finalIds } = await this.deps.finality.update(finality);
     if (orphaned > 0) {
-      log.warn({ orphaned }, 'deposits orphaned: their block left the chain and no receipt has their transfer; looked up again each round until the finalized block passes them');
+      log.warn(
+        { orphaned },
+        'deposits orphaned: their block left the chain and no receipt has their transfer; looked up again each round until the finalized block passes them',
+      );
     }
     if (restored > 0) log.warn({ restored }, 'orphaned deposits back to seen: their transaction is in a canonical block');
     if (finalIds.length > 0) log.info({ final: finalIds.length }, 'deposits final');

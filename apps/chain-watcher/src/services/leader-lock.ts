@@ -15,9 +15,7 @@ const SERVER_KEEPALIVE = '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5
 
 /** A signed 64-bit advisory lock key (as a decimal string) for one watcher scope. */
 export function leaderLockKey(scope: LeaderLockOptions['scope']): string {
-  const digest = createHash('sha256')
-    .update(`chain-watcher\n${scope.schema}\n${scope.chainId}\n${scope.token.toLowerCase()}`)
-    .digest();
+  const digest = createHash('sha256').update(`chain-watcher\n${scope.schema}\n${scope.chainId}\n${scope.token.toLowerCase()}`).digest();
   return BigInt.asIntN(64, digest.readBigUInt64BE(0)).toString();
 }
 

@@ -156,7 +156,12 @@ export class HostedCheckoutService {
             'address opens, but no wallet of this gateway has it (a wallet from another installation or one since removed); call Create Wallet (/control/wallet.php) again and send its address_in',
         },
       ];
-      return { kind: 'error', status: 404, problems, view: linkErrorView(problems, branding, 'This payment link points to an unknown wallet') };
+      return {
+        kind: 'error',
+        status: 404,
+        problems,
+        view: linkErrorView(problems, branding, 'This payment link points to an unknown wallet'),
+      };
     }
     let rates: RateTable | undefined;
     let ratesError: unknown;
@@ -246,13 +251,21 @@ export function parseBranding(query: RawQuery): Branding {
   return branding;
 }
 
+// Controls (C0, DEL, C1), zero-width characters and bidirectional overrides.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g;
+
 /** A merchant's name as plain text: control characters dropped, whitespace collapsed, length capped. */
 function shopName(input: string): string | undefined {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes.
-  const cleaned = input.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, ' ').replace(/\s+/g, ' ').trim();
+  const cleaned = input.replace(UNPRINTABLE, ' ').replace(/\s+/g, ' ').trim();
   if (!cleaned) return undefined;
   const characters = [...cleaned];
-  return characters.length > MAX_SHOP_NAME ? `${characters.slice(0, MAX_SHOP_NAME - 1).join('').trimEnd()}…` : cleaned;
+  return characters.length > MAX_SHOP_NAME
+    ? `${characters
+        .slice(0, MAX_SHOP_NAME - 1)
+        .join('')
+        .trimEnd()}…`
+    : cleaned;
 }
 
 /** An absolute https URL on a named host, with no credentials: anything else is never loaded. */
@@ -265,7 +278,8 @@ function httpsImageUrl(input: string): URL | undefined {
   } catch {
     return undefined;
   }
-  if (url.protocol !== 'https:' || url.username || url.password || !HOST_NAME.test(url.hostname) || !url.hostname.includes('.')) return undefined;
+  if (url.protocol !== 'https:' || url.username || url.password || !HOST_NAME.test(url.hostname) || !url.hostname.includes('.'))
+    return undefined;
   return url;
 }
 
@@ -334,7 +348,8 @@ export function checkoutPageView(link: CheckoutLink, options: readonly ProviderO
   const order = `${link.amount.text} ${link.currency}`;
   const groups: ProviderGroupView[] = [];
   const own = [...dedicated, ...anyCurrency];
-  if (own.length > 0) groups.push({ id: 'charged-in-order-currency', currency: link.currency, heading: `Charged in ${link.currency}`, providers: own });
+  if (own.length > 0)
+    groups.push({ id: 'charged-in-order-currency', currency: link.currency, heading: `Charged in ${link.currency}`, providers: own });
   if (converted.length > 0) {
     groups.push({
       id: 'charged-in-usd',
@@ -395,7 +410,10 @@ function unavailableView(branding: Branding): CheckoutErrorView {
  * other directive exactly as the host's policy has it.
  */
 export function allowImageOrigin(policy: string, origin: string): string {
-  const directives = policy.split(';').map((directive) => directive.trim()).filter(Boolean);
+  const directives = policy
+    .split(';')
+    .map((directive) => directive.trim())
+    .filter(Boolean);
   const index = directives.findIndex((directive) => directive.split(/\s+/)[0]?.toLowerCase() === 'img-src');
   if (index === -1) return [...directives, `img-src 'self' data: ${origin}`].join(';');
   directives[index] = `${directives[index]} ${origin}`;

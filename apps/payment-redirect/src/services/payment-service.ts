@@ -87,24 +87,38 @@ export class PaymentService {
       returnUrl: receiptUrl(this.deps.publicUrl, paymentId),
       customerIp,
     });
-    if (!(await this.recordCheckout({ id: paymentId, checkoutUrl: checkout.url, ...(checkout.providerReference ? { providerReference: checkout.providerReference } : {}) }))) {
+    if (
+      !(await this.recordCheckout({
+        id: paymentId,
+        checkoutUrl: checkout.url,
+        ...(checkout.providerReference ? { providerReference: checkout.providerReference } : {}),
+      }))
+    ) {
       throw new Error(`payment ${paymentId} left 'creating' before its checkout was recorded`);
     }
     this.deps.countCheckout(request.provider.id, 'created');
     return { paymentId, provider: request.provider.id, checkoutUrl: checkout.url };
   }
 
-  private async createCheckout(adapter: ProviderAdapter, paymentId: string, order: Parameters<ProviderAdapter['createCheckout']>[0]): Promise<CreatedCheckout> {
+  private async createCheckout(
+    adapter: ProviderAdapter,
+    paymentId: string,
+    order: Parameters<ProviderAdapter['createCheckout']>[0],
+  ): Promise<CreatedCheckout> {
     const provider = adapter.descriptor;
     try {
-      const checkout = await adapter.createCheckout(order, { idempotencyKey: paymentId, signal: AbortSignal.timeout(this.deps.checkoutTimeoutMs) });
+      const checkout = await adapter.createCheckout(order, {
+        idempotencyKey: paymentId,
+        signal: AbortSignal.timeout(this.deps.checkoutTimeoutMs),
+      });
       checkUrl(checkout.url, adapter);
       return checkout;
     } catch (error) {
       // An adapter fault is the provider integration failing this order: the customer still gets the page, the operator the log.
       const kind = error instanceof ProviderCheckoutError ? error.kind : 'refused';
       const reason = error instanceof Error ? error.message : String(error);
-      if (error instanceof ProviderCheckoutError) this.deps.log.warn({ paymentId, provider: provider.id, kind, reason }, 'provider gave no checkout');
+      if (error instanceof ProviderCheckoutError)
+        this.deps.log.warn({ paymentId, provider: provider.id, kind, reason }, 'provider gave no checkout');
       else this.deps.log.error({ paymentId, provider: provider.id, err: error }, 'provider adapter failed');
       this.deps.countCheckout(provider.id, kind);
       await this.deps.payments.failCheckout(paymentId, `${kind}: ${reason}`).catch((failure: unknown) => {

@@ -1,4 +1,11 @@
-import { formatUsdc, type ProviderCatalogue, receiptProgress, RECEIPT_STEPS, type ReceiptProgress, type ReceiptStep } from '@gateway/domain';
+import {
+  formatUsdc,
+  type ProviderCatalogue,
+  receiptProgress,
+  RECEIPT_STEPS,
+  type ReceiptProgress,
+  type ReceiptStep,
+} from '@gateway/domain';
 import type { PaymentReceiptRepository } from '@gateway/db';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -89,7 +96,12 @@ export class ReceiptService {
       steps: RECEIPT_STEPS.map((step, index) => ({
         label: progress.declined && step === 'waiting_for_provider' ? 'Card payment declined' : STEP_LABELS[step],
         ...(details[step] ? { detail: details[step] } : {}),
-        state: index < stepIndex || (progress.final && index === stepIndex && !progress.waitingOn) ? 'done' : index === stepIndex ? 'current' : 'todo',
+        state:
+          index < stepIndex || (progress.final && index === stepIndex && !progress.waitingOn)
+            ? 'done'
+            : index === stepIndex
+              ? 'current'
+              : 'todo',
       })),
       receivedUsdc: received,
       transactions: counted.map((deposit) => ({

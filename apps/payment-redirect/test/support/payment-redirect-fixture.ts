@@ -36,12 +36,31 @@ export function paymentRedirectFixture(label: string, fileEnv: EnvOverrides = {}
     build: buildPaymentRedirectApp,
   });
   return Object.assign(base, {
-    async insertWallet({ temporary, addressIn, callbackUrl, payout: payoutAddress = payout, hdIndex = 0n, ipnToken = randomBytes(24).toString('base64url') }: TestWallet) {
+    async insertWallet({
+      temporary,
+      addressIn,
+      callbackUrl,
+      payout: payoutAddress = payout,
+      hdIndex = 0n,
+      ipnToken = randomBytes(24).toString('base64url'),
+    }: TestWallet) {
       await new WalletRepository(base.db.pool).createOrGetMany([
-        { hdIndex, polygonAddress: temporary, addressIn, payoutAddress, callbackUrl, dedupeKey: walletDedupeKey(payoutAddress, callbackUrl), ipnToken, keyFingerprint: 'a1b2c3d4', platformFeeBps: 100 },
+        {
+          hdIndex,
+          polygonAddress: temporary,
+          addressIn,
+          payoutAddress,
+          callbackUrl,
+          dedupeKey: walletDedupeKey(payoutAddress, callbackUrl),
+          ipnToken,
+          keyFingerprint: 'a1b2c3d4',
+          platformFeeBps: 100,
+        },
       ]);
       // createOrGetMany returns no id; deposits and payments in the tests need it.
-      const { rows } = await base.db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE polygon_address = $1', [temporary.toLowerCase()]);
+      const { rows } = await base.db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE polygon_address = $1', [
+        temporary.toLowerCase(),
+      ]);
       return { walletId: rows[0]!.id, ipnToken };
     },
   });

@@ -55,7 +55,8 @@ export function readCheckoutLink(params: Readonly<Record<string, string | undefi
 
 function orderFrom(fields: SandboxLinkFields, sig: string, options: CheckoutLinkOptions): CheckoutOrder | undefined {
   const provider = knownProviderTerms(fields.provider);
-  if (!provider || !UUID.test(fields.payment) || !isAddress(fields.address, { strict: false }) || !isWebUrl(fields.return_url)) return undefined;
+  if (!provider || !UUID.test(fields.payment) || !isAddress(fields.address, { strict: false }) || !isWebUrl(fields.return_url))
+    return undefined;
   try {
     const amount = parseFiatAmount(fields.amount);
     const currency = parseCurrency(fields.currency);

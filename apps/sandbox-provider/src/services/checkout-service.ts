@@ -79,7 +79,10 @@ export class CheckoutService {
       try {
         await this.complete(order.paymentId, order.provider);
       } catch (error) {
-        this.deps.log.error({ paymentId: order.paymentId, err: error }, 'could not finish an interrupted order; the next post for it retries');
+        this.deps.log.error(
+          { paymentId: order.paymentId, err: error },
+          'could not finish an interrupted order; the next post for it retries',
+        );
       }
     }
   }

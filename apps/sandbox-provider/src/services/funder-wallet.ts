@@ -116,5 +116,10 @@ export class FunderWallet {
 
 /** The wallet the configuration describes: the funded test account on CHAIN_RPC_URL. */
 export function createFunderWallet(config: SandboxProviderConfig): FunderWallet {
-  return new FunderWallet({ rpcUrl: config.raw.CHAIN_RPC_URL, chainId: config.raw.CHAIN_ID, privateKey: config.funderKey, token: config.token });
+  return new FunderWallet({
+    rpcUrl: config.raw.CHAIN_RPC_URL,
+    chainId: config.raw.CHAIN_ID,
+    privateKey: config.funderKey,
+    token: config.token,
+  });
 }

@@ -32,9 +32,11 @@ export class OrderPayer {
 
   async deliver(paymentId: string): Promise<Delivery> {
     const txHash = await this.turns.runExclusive(() => this.broadcastOnce(paymentId));
-    const receipt = await this.deps.funder.waitForReceipt(txHash, this.deps.receiptTimeoutMs ?? RECEIPT_TIMEOUT_MS).catch((error: unknown) => {
-      throw error instanceof WaitForTransactionReceiptTimeoutError ? new DeliveryPendingError(txHash) : error;
-    });
+    const receipt = await this.deps.funder
+      .waitForReceipt(txHash, this.deps.receiptTimeoutMs ?? RECEIPT_TIMEOUT_MS)
+      .catch((error: unknown) => {
+        throw error instanceof WaitForTransactionReceiptTimeoutError ? new DeliveryPendingError(txHash) : error;
+      });
     if (receipt.status !== 'success') {
       // Mined and reverted (the funder ran out of test USDC): it can never pay, so let a retry sign anew.
       await this.deps.orders.forgetRevertedTransfer(paymentId, txHash);

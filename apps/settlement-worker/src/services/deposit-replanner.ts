@@ -1,6 +1,13 @@
 import { getAddress, parseTransaction, type Address, type Hash, type Hex, type LocalAccount } from 'viem';
 import { encodeCancelAuthorization, randomAuthorizationNonce, signCancelAuthorization } from '@gateway/chain';
-import type { NewPayoutLeg, PayoutLegRow, PayoutRepository, PayoutTransactionRow, SettlementDeposit, SettlementRepository } from '@gateway/db';
+import type {
+  NewPayoutLeg,
+  PayoutLegRow,
+  PayoutRepository,
+  PayoutTransactionRow,
+  SettlementDeposit,
+  SettlementRepository,
+} from '@gateway/db';
 import type { PayoutLegKind, PlannedLeg } from '@gateway/domain';
 import type { PayoutFinality } from './payout-finality';
 import { depositPlan } from './payout-planner';
@@ -103,7 +110,13 @@ export class DepositReplanner {
     const cancelled = old.filter((_, i) => ends[i] === 'cancelled');
     const plan = depositPlan(deposit, settings.platformFeeAddress);
     const replaced = cancelled.flatMap((leg) => this.newLeg(leg, plan) ?? []);
-    if (!(await settlements.replan(depositId, cancelled.map((leg) => leg.id), replaced))) {
+    if (
+      !(await settlements.replan(
+        depositId,
+        cancelled.map((leg) => leg.id),
+        replaced,
+      ))
+    ) {
       throw new Error(`deposit ${depositId} or one of its legs changed while it was being re-planned; run replan again`);
     }
     for (const leg of replaced) report(`${leg.leg} leg: new plan, ${leg.amount} base units to ${leg.toAddress.toLowerCase()}`);
@@ -111,7 +124,12 @@ export class DepositReplanner {
   }
 
   /** Where an unpaid leg of the old plan stands on chain, moving it on: confirm it, or cancel its authorization. */
-  private async endOnChain(leg: PayoutLegRow, deposit: SettlementDeposit, signer: LocalAccount, report: ReplanRun['report']): Promise<LegEnd> {
+  private async endOnChain(
+    leg: PayoutLegRow,
+    deposit: SettlementDeposit,
+    signer: LocalAccount,
+    report: ReplanRun['report'],
+  ): Promise<LegEnd> {
     const { chain, payouts, finality } = this.deps;
     const from = getAddress(leg.fromAddress);
     const nonce = leg.authorizationNonce as Hex;
@@ -153,7 +171,11 @@ export class DepositReplanner {
   private async sendCancellation(leg: PayoutLegRow, signer: LocalAccount, report: ReplanRun['report']): Promise<void> {
     const { chain, outbox } = this.deps;
     const from = getAddress(leg.fromAddress);
-    const data = encodeCancelAuthorization(from, leg.authorizationNonce as Hex, await signCancelAuthorization(signer, chain.domain, from, leg.authorizationNonce as Hex));
+    const data = encodeCancelAuthorization(
+      from,
+      leg.authorizationNonce as Hex,
+      await signCancelAuthorization(signer, chain.domain, from, leg.authorizationNonce as Hex),
+    );
     // The outbox estimates it first: a token that refuses the cancellation (paused) costs no gas and says why.
     const sent = await outbox.send(this.cancellation(leg, data), 'cancel');
     report(`${leg.leg} leg: cancelling its authorization (tx ${sent.transaction.txHash})`);

@@ -47,7 +47,8 @@ export class LegFailureJudge {
 
   // FiatToken's revert does not say which account is blacklisted: ask the token.
   private async whoIsBlacklisted(leg: PayoutLegRow, detail: string): Promise<LegFailure> {
-    if (await this.isBlacklisted(leg.toAddress)) return { verdict: 'needs-attention', reason: RECIPIENT_BLACKLISTED_REASON[leg.leg], detail };
+    if (await this.isBlacklisted(leg.toAddress))
+      return { verdict: 'needs-attention', reason: RECIPIENT_BLACKLISTED_REASON[leg.leg], detail };
     if (await this.isBlacklisted(leg.fromAddress)) return { verdict: 'needs-attention', reason: 'temporary_wallet_blacklisted', detail };
     // Taken off the blacklist since the revert: send again.
     return RETRY;

@@ -38,6 +38,10 @@ export class PayoutCosting {
 }
 
 /** The rule as configured (PAYOUT_BELOW_GAS_COST, NATIVE_PRICE_USDC): the settlement worker's, and sweep-dust's. */
-export function payoutCosting(config: SettlementConfig, chain: Pick<SettlementChain, 'estimateFees'>, relayer: Pick<Relayer, 'firstFees'>): PayoutCosting {
+export function payoutCosting(
+  config: SettlementConfig,
+  chain: Pick<SettlementChain, 'estimateFees'>,
+  relayer: Pick<Relayer, 'firstFees'>,
+): PayoutCosting {
   return new PayoutCosting(chain, relayer, { belowGasCost: config.raw.PAYOUT_BELOW_GAS_COST, nativePriceUsdc: config.nativePriceUsdc });
 }

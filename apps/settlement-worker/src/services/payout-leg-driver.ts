@@ -1,10 +1,5 @@
 import { getAddress, parseTransaction, type Hash, type Hex, type LocalAccount, type TransactionReceipt } from 'viem';
-import {
-  encodeTransferWithAuthorization,
-  signTransferAuthorization,
-  splitSignature,
-  type TransferAuthorization,
-} from '@gateway/chain';
+import { encodeTransferWithAuthorization, signTransferAuthorization, splitSignature, type TransferAuthorization } from '@gateway/chain';
 import type { PayoutLegRow, PayoutRepository, PayoutTransactionReason, PayoutTransactionRow } from '@gateway/db';
 import { legMismatch, type NeedsAttentionReason, type PlannedLeg } from '@gateway/domain';
 import type { FastifyBaseLogger } from 'fastify';
@@ -114,7 +109,10 @@ export class PayoutLegDriver {
     if (failure.verdict === 'retry') throw error;
     if (failure.verdict === 'wait') {
       this.deps.metrics.legWaits.inc({ reason: failure.reason });
-      this.deps.log.warn({ depositId: leg.depositId, leg: leg.leg, reason: failure.reason }, 'the token refuses every transfer for now; payout leg waits');
+      this.deps.log.warn(
+        { depositId: leg.depositId, leg: leg.leg, reason: failure.reason },
+        'the token refuses every transfer for now; payout leg waits',
+      );
       throw error;
     }
     return this.needAttention(leg, failure.reason, failure.detail);
@@ -201,7 +199,10 @@ export class PayoutLegDriver {
       // node's state lags its receipts; look again next round.
       if (mined.receipt.status === 'reverted') {
         await this.deps.payouts.markTransaction(mined.transaction.id, 'reverted');
-        this.deps.log.warn({ depositId: leg.depositId, leg: leg.leg, txHash: mined.transaction.txHash }, 'payout transaction reverted; sending again');
+        this.deps.log.warn(
+          { depositId: leg.depositId, leg: leg.leg, txHash: mined.transaction.txHash },
+          'payout transaction reverted; sending again',
+        );
         await this.sendUnderNewNonce(leg, current, 'new-nonce');
       }
       return 'in-flight';
@@ -277,7 +278,12 @@ export class PayoutLegDriver {
   }
 
   /** Same relayer nonce as `previous`, higher fees; left as it is when the fee ceiling allows no replacement. */
-  private async replace(leg: PayoutLegRow, previous: PayoutTransactionRow, current: CurrentAuthorization, reason: LegTransactionReason): Promise<void> {
+  private async replace(
+    leg: PayoutLegRow,
+    previous: PayoutTransactionRow,
+    current: CurrentAuthorization,
+    reason: LegTransactionReason,
+  ): Promise<void> {
     await this.deps.outbox.replace(this.callFor(leg, current, reason), previous, reason);
   }
 

@@ -14,7 +14,11 @@ export interface PayoutPlannerSettings {
  * to the wallet's payout and affiliate addresses and PLATFORM_FEE_ADDRESS. Settlement derives it
  * again before every round, and a leg that differs from it is never signed.
  */
-export function depositPlan(deposit: SettlementDeposit, platformFeeAddress: Address, payable = deposit.amount + deposit.sweptAmount): PlannedLeg[] {
+export function depositPlan(
+  deposit: SettlementDeposit,
+  platformFeeAddress: Address,
+  payable = deposit.amount + deposit.sweptAmount,
+): PlannedLeg[] {
   return payoutPlan(payable, deposit.temporaryAddress, deposit, {
     merchant: deposit.payoutAddress,
     platform: platformFeeAddress,

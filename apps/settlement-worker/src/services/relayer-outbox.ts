@@ -83,7 +83,13 @@ export class RelayerOutbox {
       this.heldAtCeiling(call, previous);
       return undefined;
     }
-    const signed = await relayer.sign({ to: chain.token, data: call.data, nonce: previous.relayerNonce, gasLimit: previous.gasLimit, fees: priced.fees });
+    const signed = await relayer.sign({
+      to: chain.token,
+      data: call.data,
+      nonce: previous.relayerNonce,
+      gasLimit: previous.gasLimit,
+      fees: priced.fees,
+    });
     const transaction = await payouts.recordReplacement({
       payoutId: call.payoutId,
       chainId: chain.chainId,
@@ -92,7 +98,10 @@ export class RelayerOutbox {
       reason: call.reason,
       signed,
     });
-    log.warn({ depositId: call.depositId, leg: call.leg, replaced: previous.txHash, txHash: transaction.txHash, reason: call.reason }, 'replacing relayer transaction');
+    log.warn(
+      { depositId: call.depositId, leg: call.leg, replaced: previous.txHash, txHash: transaction.txHash, reason: call.reason },
+      'replacing relayer transaction',
+    );
     if (priced.capped) this.signedAtCeiling(call, transaction);
     return { transaction, refused: await this.broadcast(transaction, kind) };
   }

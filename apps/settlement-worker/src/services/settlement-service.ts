@@ -157,7 +157,10 @@ export class SettlementService {
     }
     const sweptDepositIds = held.map((dust) => dust.id);
     if (!(await settlements.startForwarding(deposit.id, legs, { sweptDepositIds, from: 'final' }))) {
-      throw new SettlementRetryLater(`deposit ${deposit.id} left final, or its wallet's held dust was swept, while it was being planned`, 'busy');
+      throw new SettlementRetryLater(
+        `deposit ${deposit.id} left final, or its wallet's held dust was swept, while it was being planned`,
+        'busy',
+      );
     }
     log.info(
       { depositId: deposit.id, sweptDepositIds, legs: legs.map((leg) => ({ leg: leg.leg, amount: leg.amount.toString() })) },
@@ -185,7 +188,14 @@ export class SettlementService {
       try {
         const legProgress = await driver.advance(leg, context);
         progress.push(legProgress);
-        if (legProgress === 'needs-attention' && legParksDeposit(leg.leg, legs.map((row) => row.leg))) return await this.park(deposit, leg.id);
+        if (
+          legProgress === 'needs-attention' &&
+          legParksDeposit(
+            leg.leg,
+            legs.map((row) => row.leg),
+          )
+        )
+          return await this.park(deposit, leg.id);
       } catch (error) {
         if (!isChainError(error)) throw error;
         chainError = error as Error;
@@ -206,7 +216,10 @@ export class SettlementService {
   private async park(deposit: SettlementDeposit, legId: string): Promise<SettlementOutcome> {
     const leg = (await this.deps.payouts.listLegs(deposit.id)).find((row) => row.id === legId);
     if (leg?.attentionReason && (await this.deps.settlements.needAttention(deposit.id, leg.attentionReason, leg.attentionDetail))) {
-      this.deps.log.error({ depositId: deposit.id, leg: leg.leg, reason: leg.attentionReason }, 'deposit needs attention: its payout will not succeed (replan)');
+      this.deps.log.error(
+        { depositId: deposit.id, leg: leg.leg, reason: leg.attentionReason },
+        'deposit needs attention: its payout will not succeed (replan)',
+      );
     }
     return 'needs_attention';
   }

@@ -54,7 +54,11 @@ export class PaymentStatusService {
   async statusOf(ipnToken: string): Promise<PaymentStatus> {
     const record = await this.statuses.findByIpnToken(ipnToken);
     if (!record) {
-      throw new GatewayError('not_found', 'no wallet has this ipn_token; use the ipn_token Create Wallet returned (it is also in every callback)', 'ipn_token');
+      throw new GatewayError(
+        'not_found',
+        'no wallet has this ipn_token; use the ipn_token Create Wallet returned (it is also in every callback)',
+        'ipn_token',
+      );
     }
     return toWire(record);
   }

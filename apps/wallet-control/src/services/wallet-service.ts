@@ -166,29 +166,29 @@ export class WalletService {
       throw overQuota;
     }
     const { row, created } = await this.createOrGetWallet({
-        hdIndex: candidate.hdIndex,
-        polygonAddress: candidate.polygonAddress,
-        addressIn: sealAddressIn(candidate.polygonAddress as EvmAddress, this.deps.keys),
-        payoutAddress: request.payoutAddress,
-        callbackUrl: request.callbackUrl,
-        dedupeKey: request.dedupeKey,
-        // 192 random bits: support staff quote it, nobody can guess it.
-        ipnToken: randomBytesFromPool(24).toString('base64url'),
-        keyFingerprint: this.deps.addresses.keyFingerprint,
-        affiliate: terms && {
-          affiliateAddress: terms.address,
-          affiliateFeeBps: terms.affiliateFeeBps,
-          merchantFeeBps: terms.kind === 'custom' ? terms.merchantFeeBps : null,
-        },
-        // Recorded on the wallet: its deposits pay this, whatever PLATFORM_FEE_BPS says later.
-        platformFeeBps: walletPlatformFeeBps(
-          { affiliateFeeBps: terms?.affiliateFeeBps ?? null, merchantFeeBps: terms?.kind === 'custom' ? terms.merchantFeeBps : null },
-          this.deps.platformFeeBps,
-        ),
-      }).catch((error: unknown) => {
-        this.deps.addresses.giveBack(candidate);
-        throw error;
-      });
+      hdIndex: candidate.hdIndex,
+      polygonAddress: candidate.polygonAddress,
+      addressIn: sealAddressIn(candidate.polygonAddress as EvmAddress, this.deps.keys),
+      payoutAddress: request.payoutAddress,
+      callbackUrl: request.callbackUrl,
+      dedupeKey: request.dedupeKey,
+      // 192 random bits: support staff quote it, nobody can guess it.
+      ipnToken: randomBytesFromPool(24).toString('base64url'),
+      keyFingerprint: this.deps.addresses.keyFingerprint,
+      affiliate: terms && {
+        affiliateAddress: terms.address,
+        affiliateFeeBps: terms.affiliateFeeBps,
+        merchantFeeBps: terms.kind === 'custom' ? terms.merchantFeeBps : null,
+      },
+      // Recorded on the wallet: its deposits pay this, whatever PLATFORM_FEE_BPS says later.
+      platformFeeBps: walletPlatformFeeBps(
+        { affiliateFeeBps: terms?.affiliateFeeBps ?? null, merchantFeeBps: terms?.kind === 'custom' ? terms.merchantFeeBps : null },
+        this.deps.platformFeeBps,
+      ),
+    }).catch((error: unknown) => {
+      this.deps.addresses.giveBack(candidate);
+      throw error;
+    });
     if (created) this.deps.quota?.count(request.payoutAddress);
     else this.deps.addresses.giveBack(candidate);
     const wallet = this.walletOf(row, created, created ? candidate.polygonAddress : undefined);

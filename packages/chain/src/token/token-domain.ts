@@ -50,10 +50,9 @@ async function readEip5267Domain(client: Client, token: Address, chainId: number
     reply = await readContract(client, { address: token, abi: usdcAbi, functionName: 'eip712Domain' });
   } catch (error) {
     if (!isMissingFunctionError(error)) throw error;
-    throw new Error(
-      `token ${token} on chain ${chainId} has neither version() nor eip712Domain(): cannot learn its EIP-712 domain`,
-      { cause: error },
-    );
+    throw new Error(`token ${token} on chain ${chainId} has neither version() nor eip712Domain(): cannot learn its EIP-712 domain`, {
+      cause: error,
+    });
   }
   const [fields, name, version, domainChainId, verifyingContract, , extensions] = reply;
   if (fields.toLowerCase() !== NAME_VERSION_CHAIN_CONTRACT_FIELDS || extensions.length > 0) {

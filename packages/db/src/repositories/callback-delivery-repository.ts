@@ -33,10 +33,7 @@ export interface CallbackDeliveryState {
   nextAttemptAt: Date;
 }
 
-export type CallbackAttemptOutcome =
-  | { kind: 'delivered' }
-  | { kind: 'retry'; nextAttemptAt: Date }
-  | { kind: 'failed' };
+export type CallbackAttemptOutcome = { kind: 'delivered' } | { kind: 'retry'; nextAttemptAt: Date } | { kind: 'failed' };
 
 export interface CallbackAttemptRecord {
   deliveryId: string;

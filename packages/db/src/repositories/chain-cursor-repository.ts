@@ -53,14 +53,7 @@ export class ChainCursorRepository {
       name: 'chain-cursor-move',
       text: `UPDATE chain_cursors SET block_number = $5, block_hash = $6, updated_at = now()
              WHERE chain_id = $1 AND token = $2 AND block_number = $3 AND block_hash = $4`,
-      values: [
-        key.chainId,
-        key.token.toLowerCase(),
-        from.blockNumber.toString(),
-        from.blockHash,
-        to.blockNumber.toString(),
-        to.blockHash,
-      ],
+      values: [key.chainId, key.token.toLowerCase(), from.blockNumber.toString(), from.blockHash, to.blockNumber.toString(), to.blockHash],
     });
     return rowCount === 1;
   }

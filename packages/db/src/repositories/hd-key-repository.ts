@@ -9,10 +9,9 @@ export class HdKeyRepository {
    * Two first boots with different keys both register and both see two keys, so both refuse.
    */
   async registerAndList(fingerprint: string): Promise<string[]> {
-    await this.pool.query(
-      `INSERT INTO hd_keys (fingerprint) SELECT $1 WHERE NOT EXISTS (SELECT 1 FROM hd_keys) ON CONFLICT DO NOTHING`,
-      [fingerprint],
-    );
+    await this.pool.query(`INSERT INTO hd_keys (fingerprint) SELECT $1 WHERE NOT EXISTS (SELECT 1 FROM hd_keys) ON CONFLICT DO NOTHING`, [
+      fingerprint,
+    ]);
     return this.list();
   }
 

@@ -168,7 +168,8 @@ export class PaymentReceiptRepository {
     return inTransaction(this.pool, async (client) => {
       const { match } = update;
       const paymentId = match.paymentId !== undefined && UUID.test(match.paymentId) ? match.paymentId.toLowerCase() : null;
-      const walletAddress = match.walletAddress !== undefined && /^0x[0-9a-fA-F]{40}$/.test(match.walletAddress) ? match.walletAddress.toLowerCase() : null;
+      const walletAddress =
+        match.walletAddress !== undefined && /^0x[0-9a-fA-F]{40}$/.test(match.walletAddress) ? match.walletAddress.toLowerCase() : null;
       // One statement, the three ways in order of trust (each an index look-up); the row locked for the move.
       const { rows } = await client.query<{ id: string; provider_status: ProviderPaymentStatus | null }>(
         `SELECT id, provider_status FROM payments
@@ -192,7 +193,13 @@ export class PaymentReceiptRepository {
         `UPDATE payments SET provider_status = $2, provider_raw_status = $3, provider_reference = COALESCE($4, provider_reference),
                 provider_reason = $5, provider_updated_at = now()
          WHERE id = $1`,
-        [current.id, update.status, update.rawStatus.slice(0, 100), update.providerReference?.slice(0, 200) ?? null, update.reason?.slice(0, 200) ?? null],
+        [
+          current.id,
+          update.status,
+          update.rawStatus.slice(0, 100),
+          update.providerReference?.slice(0, 200) ?? null,
+          update.reason?.slice(0, 200) ?? null,
+        ],
       );
       return 'updated';
     });

@@ -97,8 +97,7 @@ interface RawLeg extends Omit<PayoutLegRow, 'amount' | 'validAfter' | 'validBefo
   blockNumber: Numeric | null;
 }
 
-interface RawTransaction
-  extends Omit<PayoutTransactionRow, 'relayerNonce' | 'gasLimit' | 'maxFeePerGas' | 'maxPriorityFeePerGas'> {
+interface RawTransaction extends Omit<PayoutTransactionRow, 'relayerNonce' | 'gasLimit' | 'maxFeePerGas' | 'maxPriorityFeePerGas'> {
   relayerNonce: Numeric;
   gasLimit: Numeric;
   maxFeePerGas: Numeric;
@@ -179,9 +178,10 @@ async function insertTransaction(
   });
   // A cancellation is recorded against the leg it cancels, which it does not move.
   if (tx.reason !== 'cancel') {
-    await client.query(`UPDATE payouts SET status = 'broadcast' WHERE id = $1 AND status IN (${sqlStatusList(PAYOUT_LEG_MOVES.broadcast.from)})`, [
-      tx.payoutId,
-    ]);
+    await client.query(
+      `UPDATE payouts SET status = 'broadcast' WHERE id = $1 AND status IN (${sqlStatusList(PAYOUT_LEG_MOVES.broadcast.from)})`,
+      [tx.payoutId],
+    );
   }
   const row = rows[0];
   if (!row) throw new Error('payout transaction insert returned nothing');
@@ -238,10 +238,10 @@ export class PayoutRepository {
   async recordWithNewNonce(request: NewNonceTransaction): Promise<PayoutTransactionRow> {
     const relayer = request.relayerAddress.toLowerCase();
     return inTransaction(this.pool, async (client) => {
-      await client.query(
-        `INSERT INTO relayer_nonces (chain_id, relayer_address, next_nonce) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING`,
-        [request.chainId, relayer],
-      );
+      await client.query(`INSERT INTO relayer_nonces (chain_id, relayer_address, next_nonce) VALUES ($1, $2, 0) ON CONFLICT DO NOTHING`, [
+        request.chainId,
+        relayer,
+      ]);
       const { rows } = await client.query<{ next: Numeric }>(
         `SELECT next_nonce::text AS next FROM relayer_nonces WHERE chain_id = $1 AND relayer_address = $2 FOR UPDATE`,
         [request.chainId, relayer],
@@ -251,10 +251,11 @@ export class PayoutRepository {
       const relayerNonce = pending > counter ? pending : counter;
       const signed = await request.sign(relayerNonce);
       const row = await insertTransaction(client, { ...request, relayerAddress: relayer, relayerNonce, ...signed });
-      await client.query(
-        `UPDATE relayer_nonces SET next_nonce = $3, updated_at = now() WHERE chain_id = $1 AND relayer_address = $2`,
-        [request.chainId, relayer, (relayerNonce + 1n).toString()],
-      );
+      await client.query(`UPDATE relayer_nonces SET next_nonce = $3, updated_at = now() WHERE chain_id = $1 AND relayer_address = $2`, [
+        request.chainId,
+        relayer,
+        (relayerNonce + 1n).toString(),
+      ]);
       return row;
     });
   }

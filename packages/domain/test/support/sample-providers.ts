@@ -39,6 +39,11 @@ export function sampleCatalogue(offered: readonly ProviderTerms[] = SAMPLE_PROVI
   return {
     offered,
     describe: (id) => [...SAMPLE_PROVIDERS, paypal].find((provider) => provider.id === id),
-    notOfferedReason: (id) => (id === 'paypal' ? 'not integrated' : SAMPLE_PROVIDERS.some((p) => p.id === id) && !offered.some((p) => p.id === id) ? 'not configured' : undefined),
+    notOfferedReason: (id) =>
+      id === 'paypal'
+        ? 'not integrated'
+        : SAMPLE_PROVIDERS.some((p) => p.id === id) && !offered.some((p) => p.id === id)
+          ? 'not configured'
+          : undefined,
   };
 }

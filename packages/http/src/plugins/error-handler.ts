@@ -48,9 +48,7 @@ export const errorHandlerPlugin = fp(async (app: FastifyInstance) => {
 
 export function sendMethodNotAllowed(reply: FastifyReply, method: string, path: string, allowed: readonly string[]): FastifyReply {
   reply.header('allow', allowed.join(', '));
-  return reply
-    .status(405)
-    .send(errorBody('method_not_allowed', `${method} is not allowed on ${path}; use ${allowed.join(' or ')}`));
+  return reply.status(405).send(errorBody('method_not_allowed', `${method} is not allowed on ${path}; use ${allowed.join(' or ')}`));
 }
 
 // Socket errors and PostgreSQL's connection-class states, a statement cancelled by its timeout
@@ -59,7 +57,9 @@ const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'
 
 function isDependencyOutage(error: Error & { code?: unknown }): boolean {
   const code = typeof error.code === 'string' ? error.code : '';
-  return OUTAGE_CODES.has(code) || code.startsWith('08') || /timeout exceeded when trying to connect|Connection terminated/i.test(error.message);
+  return (
+    OUTAGE_CODES.has(code) || code.startsWith('08') || /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)
+  );
 }
 
 export function errorBody(code: ErrorBody['code'], error: string, param?: string): ErrorBody {
@@ -79,7 +79,10 @@ export function frameworkErrorBody(error: FastifyError, request: FastifyRequest)
     case 'FST_ERR_BAD_URL':
       return {
         status: 400,
-        body: errorBody('malformed_request', `the path ${path} is not valid percent-encoding: every % must start a %XX escape of UTF-8 bytes (a literal % is %25)`),
+        body: errorBody(
+          'malformed_request',
+          `the path ${path} is not valid percent-encoding: every % must start a %XX escape of UTF-8 bytes (a literal % is %25)`,
+        ),
       };
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return { status: 414, body: errorBody('uri_too_long', 'a path segment of this URL is too long; see /docs for the API') };
@@ -87,7 +90,10 @@ export function frameworkErrorBody(error: FastifyError, request: FastifyRequest)
       const type = request.headers['content-type'];
       return {
         status: 415,
-        body: errorBody('unsupported_media_type', `a body of type ${type ? echo(type) : '(none given)'} is not accepted by ${request.method} ${path}`),
+        body: errorBody(
+          'unsupported_media_type',
+          `a body of type ${type ? echo(type) : '(none given)'} is not accepted by ${request.method} ${path}`,
+        ),
       };
     }
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -110,7 +116,10 @@ export function frameworkErrorBody(error: FastifyError, request: FastifyRequest)
     case 415:
       return { status, body: errorBody('unsupported_media_type', 'this body type is not accepted here') };
     case 429:
-      return { status, body: errorBody('rate_limited', 'too many requests from this client; slow down and retry after the Retry-After delay') };
+      return {
+        status,
+        body: errorBody('rate_limited', 'too many requests from this client; slow down and retry after the Retry-After delay'),
+      };
     case 431:
       return { status, body: errorBody('headers_too_large', 'the request line and headers are too large') };
     default:
@@ -122,9 +131,7 @@ export function frameworkErrorBody(error: FastifyError, request: FastifyRequest)
 function validationBody(issues: ValidationIssue[], request: FastifyRequest): ErrorBody {
   const issue = issues.find((i) => i.keyword === 'required') ?? issues[0];
   const param =
-    issue?.keyword === 'required'
-      ? String(issue.params.missingProperty)
-      : (issue?.instancePath.split('/').filter(Boolean)[0] ?? 'request');
+    issue?.keyword === 'required' ? String(issue.params.missingProperty) : (issue?.instancePath.split('/').filter(Boolean)[0] ?? 'request');
   const hint = describeParam(request, param);
   if (issue?.keyword === 'required') {
     return errorBody('missing_parameter', `${param} is required${hint ? `: ${hint}` : ''}`, param);
@@ -133,8 +140,6 @@ function validationBody(issues: ValidationIssue[], request: FastifyRequest): Err
 }
 
 function describeParam(request: FastifyRequest, param: string): string | undefined {
-  const schema = request.routeOptions.schema as
-    | { querystring?: { properties?: Record<string, { description?: string }> } }
-    | undefined;
+  const schema = request.routeOptions.schema as { querystring?: { properties?: Record<string, { description?: string }> } } | undefined;
   return schema?.querystring?.properties?.[param]?.description;
 }

@@ -42,10 +42,15 @@ function failOpenRedisStore(redis: IORedis, namespace: string, onError: (error: 
     }
 
     incr(key: string, callback: IncrCallback, timeWindow?: number, max?: number): void {
-      this.inner.incr(key, (error, result) => {
-        if (error) onError(error);
-        callback(error, result);
-      }, timeWindow, max);
+      this.inner.incr(
+        key,
+        (error, result) => {
+          if (error) onError(error);
+          callback(error, result);
+        },
+        timeWindow,
+        max,
+      );
     }
 
     child(routeOptions: unknown): RateLimitStore {

@@ -67,7 +67,11 @@ export class RetryBudget {
   private readonly reserve: number;
   private readonly cap: number;
 
-  constructor(ratio: number, minPerSecond: number, private readonly now: () => number) {
+  constructor(
+    ratio: number,
+    minPerSecond: number,
+    private readonly now: () => number,
+  ) {
     this.perDeposit = Math.round(ratio * RetryBudget.UNIT);
     this.reserve = minPerSecond * RetryBudget.UNIT;
     // A quiet hour must not bank a storm of retries.
@@ -141,8 +145,12 @@ export function createProviderHttpClient(options: ProviderHttpClientOptions = {}
         try {
           outcome = await attempt(request);
         } catch (error) {
-          if (request.signal.aborted) throw new ProviderUnreachableError(`call to ${hostOf(request.url)} given up (${describe(request.signal.reason)})`);
-          outcome = error instanceof ProviderUnreachableError ? error : new ProviderUnreachableError(`${hostOf(request.url)} did not answer: ${describe(error)}`);
+          if (request.signal.aborted)
+            throw new ProviderUnreachableError(`call to ${hostOf(request.url)} given up (${describe(request.signal.reason)})`);
+          outcome =
+            error instanceof ProviderUnreachableError
+              ? error
+              : new ProviderUnreachableError(`${hostOf(request.url)} did not answer: ${describe(error)}`);
         }
         const retry =
           request.retryable &&

@@ -35,7 +35,12 @@ export function safeEqual(given: string | Buffer, expected: string | Buffer): bo
  * signed body is refused, and so is one dated in the future beyond the same allowance (clock
  * skew). `timestamp` as the provider sends it, in `unit`.
  */
-export function withinTolerance(timestamp: string | number, unit: 'seconds' | 'milliseconds', nowMs: number, toleranceSeconds: number): boolean {
+export function withinTolerance(
+  timestamp: string | number,
+  unit: 'seconds' | 'milliseconds',
+  nowMs: number,
+  toleranceSeconds: number,
+): boolean {
   const text = String(timestamp);
   if (!/^\d{1,16}$/.test(text)) return false;
   const ms = unit === 'seconds' ? Number(text) * 1000 : Number(text);

@@ -27,7 +27,9 @@ export function urlCheckoutAdapter(
     verifyWebhook:
       verifyWebhook ??
       (async () => {
-        throw new ProviderWebhookError(`${descriptor.displayName} documents no webhook signature this gateway can verify; its webhooks are not accepted`);
+        throw new ProviderWebhookError(
+          `${descriptor.displayName} documents no webhook signature this gateway can verify; its webhooks are not accepted`,
+        );
       }),
   };
 }

@@ -11,11 +11,18 @@ export interface PaymentEventFields {
 }
 
 /** The event of a webhook about a payment: matched by whichever identifiers it carries, empty ones left out. */
-export function paymentEvent({ status, rawStatus, paymentId, providerReference, walletAddress, reason }: PaymentEventFields): { kind: 'event'; event: ProviderWebhookEvent } {
+export function paymentEvent({ status, rawStatus, paymentId, providerReference, walletAddress, reason }: PaymentEventFields): {
+  kind: 'event';
+  event: ProviderWebhookEvent;
+} {
   return {
     kind: 'event',
     event: {
-      match: { ...(paymentId ? { paymentId } : {}), ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
+      match: {
+        ...(paymentId ? { paymentId } : {}),
+        ...(providerReference ? { providerReference } : {}),
+        ...(walletAddress ? { walletAddress } : {}),
+      },
       status,
       rawStatus,
       ...(providerReference ? { providerReference } : {}),

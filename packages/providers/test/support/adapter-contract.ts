@@ -121,27 +121,34 @@ export function describeAdapterContract<S extends TObject>(fixture: AdapterContr
       expect(fixture.module.modeOf(fixture.settings[mode]!, requested)).toBe(mode);
     });
 
-    it.each(modes)('%s mode: the checkout is https on the mode\'s host and carries the wallet, amount, currency and our reference', async (mode) => {
-      const adapter = await build(mode);
-      expect(adapter.mode).toBe(mode);
-      const order = sampleOrder(currency);
-      const created = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
-      const url = new URL(created.url);
-      const host = new URL(descriptor.hosts[mode]).hostname;
-      expect(url.protocol).toBe('https:');
-      expect(url.hostname === host || url.hostname.endsWith(`.${host}`)).toBe(true);
-      const reading = await fixture.readCheckout(url);
-      expect(reading.wallet.toLowerCase()).toBe(order.walletAddress.toLowerCase());
-      expect(Number(reading.amount).toFixed(2)).toBe(order.amount);
-      expect(reading.currency.toUpperCase()).toBe(order.currency);
-      if (fixture.carriesReference === false) expect(created.url).not.toContain(order.paymentId);
-      else expect(reading.reference).toBe(order.paymentId);
-    });
+    it.each(modes)(
+      "%s mode: the checkout is https on the mode's host and carries the wallet, amount, currency and our reference",
+      async (mode) => {
+        const adapter = await build(mode);
+        expect(adapter.mode).toBe(mode);
+        const order = sampleOrder(currency);
+        const created = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
+        const url = new URL(created.url);
+        const host = new URL(descriptor.hosts[mode]).hostname;
+        expect(url.protocol).toBe('https:');
+        expect(url.hostname === host || url.hostname.endsWith(`.${host}`)).toBe(true);
+        const reading = await fixture.readCheckout(url);
+        expect(reading.wallet.toLowerCase()).toBe(order.walletAddress.toLowerCase());
+        expect(Number(reading.amount).toFixed(2)).toBe(order.amount);
+        expect(reading.currency.toUpperCase()).toBe(order.currency);
+        if (fixture.carriesReference === false) expect(created.url).not.toContain(order.paymentId);
+        else expect(reading.reference).toBe(order.paymentId);
+      },
+    );
 
     if (!fixture.signWebhook) return;
     const sign = fixture.signWebhook.bind(fixture);
     const mode = modes[0]!;
-    const sample = (status: WebhookSample['status']): WebhookSample => ({ paymentId: sampleOrder(currency).paymentId, walletAddress: sampleOrder(currency).walletAddress, status });
+    const sample = (status: WebhookSample['status']): WebhookSample => ({
+      paymentId: sampleOrder(currency).paymentId,
+      walletAddress: sampleOrder(currency).walletAddress,
+      status,
+    });
 
     it.each(['paid', 'failed'] as const)('a signed "%s" webhook round-trips to that status and names the payment', async (status) => {
       const adapter = await build(mode);
@@ -153,7 +160,11 @@ export function describeAdapterContract<S extends TObject>(fixture: AdapterContr
       expect(mapped).toBe(status);
       expect(outcome.event.rawStatus.length).toBeGreaterThan(0);
       const { match } = outcome.event;
-      expect(match.paymentId === sample(status).paymentId || match.walletAddress?.toLowerCase() === sample(status).walletAddress.toLowerCase() || match.providerReference !== undefined).toBe(true);
+      expect(
+        match.paymentId === sample(status).paymentId ||
+          match.walletAddress?.toLowerCase() === sample(status).walletAddress.toLowerCase() ||
+          match.providerReference !== undefined,
+      ).toBe(true);
       expect(outcome.acknowledgement.statusCode).toBeGreaterThanOrEqual(200);
       expect(outcome.acknowledgement.statusCode).toBeLessThan(300);
     });

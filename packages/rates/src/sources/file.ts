@@ -57,7 +57,8 @@ export function parseRateFile(text: string, path: string, now: () => number = Da
     throw fail(`not JSON (${(error as Error).message})`);
   }
   if (typeof body !== 'object' || body === null) throw fail('not a JSON object');
-  if (body.base !== undefined && body.base !== 'USD') throw fail(`base must be "USD" (rates are units per 1 USD), not ${JSON.stringify(String(body.base))}`);
+  if (body.base !== undefined && body.base !== 'USD')
+    throw fail(`base must be "USD" (rates are units per 1 USD), not ${JSON.stringify(String(body.base))}`);
   if (typeof body.rates !== 'object' || body.rates === null) throw fail('has no "rates" object');
   const entries: Array<[string, ExactRate]> = [];
   for (const [code, value] of Object.entries(body.rates)) {

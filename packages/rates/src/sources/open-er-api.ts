@@ -41,7 +41,10 @@ export function parseOpenErApiJson(text: string): RateSnapshot {
   }
   if (typeof body !== 'object' || body === null) throw new RateSourceError('open-er-api', 'the answer is not a JSON object');
   if (body.result !== 'success') {
-    throw new RateSourceError('open-er-api', `the API answered result=${JSON.stringify(body.result)}${body['error-type'] ? ` (${String(body['error-type'])})` : ''}`);
+    throw new RateSourceError(
+      'open-er-api',
+      `the API answered result=${JSON.stringify(body.result)}${body['error-type'] ? ` (${String(body['error-type'])})` : ''}`,
+    );
   }
   if (body.base_code !== 'USD') {
     throw new RateSourceError('open-er-api', `the rates are against ${String(body.base_code)}, not USD; use the …/latest/USD endpoint`);

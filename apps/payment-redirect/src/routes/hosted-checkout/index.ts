@@ -24,13 +24,20 @@ export const hostedCheckoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const outcome = await app.hostedCheckoutService.prepare(request.query as RawQuery);
       if (outcome.kind === 'error') {
         if (outcome.cause) request.log.error({ err: outcome.cause }, 'hosted checkout: wallet lookup failed');
-        else request.log.info({ status: outcome.status, params: outcome.problems.map((problem) => problem.param) }, 'hosted checkout link refused');
+        else
+          request.log.info(
+            { status: outcome.status, params: outcome.problems.map((problem) => problem.param) },
+            'hosted checkout link refused',
+          );
         if (outcome.status === 503) reply.header('retry-after', '30');
         return reply.page('pay-error', outcome.view, outcome.status);
       }
       if (outcome.ratesError) {
         const expected = outcome.ratesError instanceof GatewayError && outcome.ratesError.code === 'service_unavailable';
-        request.log[expected ? 'warn' : 'error']({ err: outcome.ratesError }, 'hosted checkout without exchange rates: USD-only providers withheld');
+        request.log[expected ? 'warn' : 'error'](
+          { err: outcome.ratesError },
+          'hosted checkout without exchange rates: USD-only providers withheld',
+        );
       }
       if (outcome.ignoredBranding.length > 0) request.log.info({ ignored: outcome.ignoredBranding }, 'hosted checkout branding ignored');
       if (outcome.logoOrigin) {

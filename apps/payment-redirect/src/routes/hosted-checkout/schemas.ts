@@ -14,9 +14,15 @@ export const hostedCheckoutQuery = Type.Object({
   currency: Type.String({
     description: `ISO 4217 code of the order, one of ${SUPPORTED_CURRENCIES.join(', ')}; USD-only providers are offered the amount converted to USD`,
   }),
-  domain: Type.Optional(Type.String({ description: 'optional: the shop name shown on the page (plain text, at most 60 characters shown)' })),
+  domain: Type.Optional(
+    Type.String({ description: 'optional: the shop name shown on the page (plain text, at most 60 characters shown)' }),
+  ),
   logo: Type.Optional(Type.String({ description: 'optional: an https URL of the shop logo; any other scheme is ignored' })),
-  background: Type.Optional(Type.String({ description: 'optional: page background colour, hex #rgb or #rrggbb (URL-encoded as %23…); anything else is ignored' })),
+  background: Type.Optional(
+    Type.String({ description: 'optional: page background colour, hex #rgb or #rrggbb (URL-encoded as %23…); anything else is ignored' }),
+  ),
   theme: Type.Optional(Type.String({ description: 'optional: light (default) or dark; anything else is ignored' })),
-  button: Type.Optional(Type.String({ description: 'optional: button colour, hex #rgb or #rrggbb (URL-encoded as %23…); anything else is ignored' })),
+  button: Type.Optional(
+    Type.String({ description: 'optional: button colour, hex #rgb or #rrggbb (URL-encoded as %23…); anything else is ignored' }),
+  ),
 });

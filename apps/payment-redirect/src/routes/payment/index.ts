@@ -12,7 +12,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Process Payment - Single Provider',
         description:
-          "Records the payment, asks the provider for the checkout, and redirects the customer (302) to it. Clients that send Accept: application/json get the checkout URL as JSON instead. When the provider gives no checkout (it refused: 502 provider_error; it did not answer in time: 503 provider_unavailable), a browser gets a page that offers to try again or choose another provider (pay.php for the same order), a JSON client the error.",
+          'Records the payment, asks the provider for the checkout, and redirects the customer (302) to it. Clients that send Accept: application/json get the checkout URL as JSON instead. When the provider gives no checkout (it refused: 502 provider_error; it did not answer in time: 503 provider_unavailable), a browser gets a page that offers to try again or choose another provider (pay.php for the same order), a JSON client the error.',
         tags: ['payment'],
         querystring: processPaymentQuery,
         response: { 200: checkoutCreated, 400: errorBody, 502: errorBody, 503: errorBody },
@@ -44,7 +44,10 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 };
 
 /** The page a customer sees when the provider gave no checkout: try again (when it may help), or another provider for the same order. */
-function checkoutFailedView(error: CheckoutFailedError, query: { address: string; amount: string; provider: string; email: string; currency: string }) {
+function checkoutFailedView(
+  error: CheckoutFailedError,
+  query: { address: string; amount: string; provider: string; email: string; currency: string },
+) {
   const order = { address: query.address, amount: query.amount, email: query.email, currency: query.currency };
   const unavailable = error.kind === 'unavailable';
   return {

@@ -3,7 +3,10 @@ import { Type } from '@sinclair/typebox';
 export const processPaymentQuery = Type.Object({
   address: Type.String({ description: 'the address_in returned by Create Wallet, URL-encoded (not a 0x wallet address)' }),
   amount: Type.String({ description: 'amount the customer pays: a positive decimal with a dot and at most 2 decimals, e.g. 49.99' }),
-  provider: Type.String({ description: 'provider id, e.g. moonpay: one this gateway offers (the hosted checkout, pay.php, lists them); an id it knows but does not offer gets 400 provider_not_offered' }),
+  provider: Type.String({
+    description:
+      'provider id, e.g. moonpay: one this gateway offers (the hosted checkout, pay.php, lists them); an id it knows but does not offer gets 400 provider_not_offered',
+  }),
   email: Type.String({ description: "the customer's e-mail address, URL-encoded" }),
   currency: Type.String({ description: 'ISO 4217 code such as USD, EUR or CAD; some providers take one currency only' }),
 });

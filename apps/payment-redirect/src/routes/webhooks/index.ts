@@ -45,7 +45,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           // Authentic or not, it could not be read now (a provider API it needs failed): the provider retries a 5xx.
           app.webhookCounter.inc({ provider, outcome: 'failed' });
           request.log.error({ provider, err: error }, 'provider webhook could not be processed');
-          throw new GatewayError('service_unavailable', `the ${provider} webhook could not be processed right now; send it again later`, undefined, { retryAfterSeconds: 60 });
+          throw new GatewayError(
+            'service_unavailable',
+            `the ${provider} webhook could not be processed right now; send it again later`,
+            undefined,
+            { retryAfterSeconds: 60 },
+          );
         }
         app.webhookCounter.inc({ provider, outcome: 'refused' });
         request.log.warn({ provider, reason: error.message }, 'provider webhook refused');
@@ -66,13 +71,24 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...(event.reason ? { reason: event.reason } : {}),
         });
         request.log[outcome === 'unknown_payment' ? 'warn' : 'info'](
-          { provider, paymentId: event.match.paymentId, providerReference: event.providerReference, status: event.status, rawStatus: event.rawStatus, outcome },
+          {
+            provider,
+            paymentId: event.match.paymentId,
+            providerReference: event.providerReference,
+            status: event.status,
+            rawStatus: event.rawStatus,
+            outcome,
+          },
           'provider webhook',
         );
       }
       app.webhookCounter.inc({ provider, outcome });
       const { acknowledgement } = verified;
-      return reply.code(acknowledgement.statusCode).header(WEBHOOK_OUTCOME_HEADER, outcome).type(acknowledgement.contentType).send(acknowledgement.body);
+      return reply
+        .code(acknowledgement.statusCode)
+        .header(WEBHOOK_OUTCOME_HEADER, outcome)
+        .type(acknowledgement.contentType)
+        .send(acknowledgement.body);
     },
   );
 };

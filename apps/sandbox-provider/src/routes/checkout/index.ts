@@ -67,7 +67,8 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<CheckoutRoutesOptions> = 
     {
       schema: {
         summary: 'Sandbox checkout page',
-        description: 'HTML card form for a checkout link signed by the gateway (payment-redirect). Test cards only; pays test USDC on the local chain.',
+        description:
+          'HTML card form for a checkout link signed by the gateway (payment-redirect). Test cards only; pays test USDC on the local chain.',
         tags: ['checkout'],
         querystring: checkoutQuery,
         produces: ['text/html'],

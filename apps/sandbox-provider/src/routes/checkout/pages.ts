@@ -44,7 +44,8 @@ export const linkProblemPages: Record<'invalid' | 'expired', NoticePage & { stat
   invalid: {
     status: 400,
     heading: 'This payment link is not valid',
-    message: 'This payment link is not valid: it is incomplete or was changed after the shop created it. Go back to the shop and start the payment again.',
+    message:
+      'This payment link is not valid: it is incomplete or was changed after the shop created it. Go back to the shop and start the payment again.',
     tone: 'bad',
   },
   expired: {
@@ -94,6 +95,8 @@ export function paymentUnderWayPage(order: CheckoutOrder): NoticePage {
 
 /** 150 → "1.5%", without floating point. */
 function formatBasisPoints(bps: number): string {
-  const fraction = String(bps % 100).padStart(2, '0').replace(/0+$/, '');
+  const fraction = String(bps % 100)
+    .padStart(2, '0')
+    .replace(/0+$/, '');
   return `${Math.trunc(bps / 100)}${fraction ? `.${fraction}` : ''}%`;
 }

@@ -20,7 +20,8 @@ const resendResponse = Type.Object({
  * a resent delivery is pending and due, and the callback-worker's reconciler queues it, so
  * wallet-control needs no Redis.
  */
-export const adminRoutes = (options: { token: string; pool: Pool }): FastifyPluginAsyncTypebox =>
+export const adminRoutes =
+  (options: { token: string; pool: Pool }): FastifyPluginAsyncTypebox =>
   async (app) => {
     const deliveries = new CallbackDeliveryRepository(options.pool);
     const expected = digest(options.token);

@@ -22,7 +22,9 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { data, created } = await app.walletService.createOrGetAffiliate(request.query);
-      recordOutcome(request, created ? 'affiliate wallet created' : 'affiliate wallet returned', { ipnToken: maskIpnToken(data.ipn_token) });
+      recordOutcome(request, created ? 'affiliate wallet created' : 'affiliate wallet returned', {
+        ipnToken: maskIpnToken(data.ipn_token),
+      });
       // As Create Wallet: the body holds ipn_token and address_in, which no cache may keep.
       reply.header('cache-control', 'no-store');
       return data;
@@ -46,7 +48,9 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { data, created } = await app.walletService.createOrGetCustomAffiliate(request.query);
-      recordOutcome(request, created ? 'custom affiliate wallet created' : 'custom affiliate wallet returned', { ipnToken: maskIpnToken(data.ipn_token) });
+      recordOutcome(request, created ? 'custom affiliate wallet created' : 'custom affiliate wallet returned', {
+        ipnToken: maskIpnToken(data.ipn_token),
+      });
       // As Create Wallet: the body holds ipn_token and address_in, which no cache may keep.
       reply.header('cache-control', 'no-store');
       return data;

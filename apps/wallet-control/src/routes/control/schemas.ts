@@ -14,10 +14,16 @@ export const createWalletQuery = Type.Object({
 
 export const walletControlData = Type.Object(
   {
-    address_in: Type.String({ description: 'sealed temporary wallet address; the only form Process Payment accepts (a repeat answers it sealed with the current key)' }),
+    address_in: Type.String({
+      description:
+        'sealed temporary wallet address; the only form Process Payment accepts (a repeat answers it sealed with the current key)',
+    }),
     polygon_address_in: Type.String({ description: 'plain temporary wallet address, for watching deposits only' }),
     callback_url: Type.String({ description: 'the callback URL, decoded' }),
-    ipn_token: Type.String({ description: 'tracking token to quote to support; it also reads payment-status.php, so keep it private (answers carry Cache-Control: no-store)' }),
+    ipn_token: Type.String({
+      description:
+        'tracking token to quote to support; it also reads payment-status.php, so keep it private (answers carry Cache-Control: no-store)',
+    }),
   },
   { description: 'temporary wallet control data' },
 );

@@ -18,11 +18,13 @@ export const convertResult = Type.Object(
   {
     status: Type.Literal('success'),
     value_coin: Type.String({
-      description: 'the value in USD with exactly 2 decimals, rounded up to the cent (never short of the value); pass it as Process Payment amount with currency=USD',
+      description:
+        'the value in USD with exactly 2 decimals, rounded up to the cent (never short of the value); pass it as Process Payment amount with currency=USD',
       examples: ['54.24'],
     }),
     exchange_rate: Type.String({
-      description: 'USD per 1 unit of from (10 significant digits, for information; value_coin is computed from the exact rate); "1" for USD',
+      description:
+        'USD per 1 unit of from (10 significant digits, for information; value_coin is computed from the exact rate); "1" for USD',
       examples: ['1.086956522'],
     }),
   },

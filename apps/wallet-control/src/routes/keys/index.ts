@@ -28,7 +28,8 @@ const jwkSet = Type.Object(
  * The public keys merchants verify callback signatures with (`x-gateway-signature`, see the SDK):
  * PEM for people and plugins, a JWK set with key ids for libraries.
  */
-export const keyRoutes = (keys: readonly CallbackPublicKey[]): FastifyPluginAsyncTypebox =>
+export const keyRoutes =
+  (keys: readonly CallbackPublicKey[]): FastifyPluginAsyncTypebox =>
   async (app) => {
     const pem = keys.map(({ key }) => key.export({ format: 'pem', type: 'spki' }).toString()).join('');
     const jwks = { keys: keys.map(({ kid, key }) => publicKeyToJwk(key, kid)) };

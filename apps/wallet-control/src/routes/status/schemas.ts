@@ -45,7 +45,9 @@ const payment = Type.Object(
     amount: Type.String({ description: 'the amount asked for, decimal', examples: ['49.99'] }),
     currency: Type.String({ description: 'its currency', examples: ['USD'] }),
     provider_status: nullable(
-      Type.String({ description: "what the provider's signed webhook last said: pending, paid, declined or failed; null when it has said nothing" }),
+      Type.String({
+        description: "what the provider's signed webhook last said: pending, paid, declined or failed; null when it has said nothing",
+      }),
     ),
     provider_reference: nullable(Type.String({ description: "the provider's own order id, for support; null until its webhook" })),
     created_at: Type.String({ format: 'date-time' }),
@@ -70,7 +72,9 @@ export const paymentStatusBody = Type.Object(
     callback_url: Type.String({ description: 'the callback URL registered with the wallet' }),
     deposits: Type.Array(deposit, { description: 'every USDC transfer into the wallet, newest first (at most 100)' }),
     deposit_count: Type.Integer({ description: 'how many deposits the wallet has in all' }),
-    payments: Type.Array(payment, { description: 'Process Payment calls on this wallet, newest first (at most 20), with the provider status' }),
+    payments: Type.Array(payment, {
+      description: 'Process Payment calls on this wallet, newest first (at most 20), with the provider status',
+    }),
   },
   { description: 'what the gateway knows about the payments into one temporary wallet' },
 );

@@ -95,7 +95,9 @@ export const alchemypay = defineProvider({
         const expected = hmacSha256(values.APP_SECRET, alchemyPayWebhookSignContent(timestamp, callbackPath, body), 'base64');
         if (!safeEqual(given, expected)) throw new ProviderWebhookError('newSignature does not match the webhook');
         if (!withinTolerance(timestamp, 'milliseconds', context.now(), ALCHEMYPAY_WEBHOOK_TOLERANCE_SECONDS)) {
-          throw new ProviderWebhookError(`${ALCHEMYPAY_TIMESTAMP_HEADER} is more than ${ALCHEMYPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`);
+          throw new ProviderWebhookError(
+            `${ALCHEMYPAY_TIMESTAMP_HEADER} is more than ${ALCHEMYPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`,
+          );
         }
         return {
           ...alchemyPayWebhookEvent(body),
@@ -116,7 +118,14 @@ export function alchemyPayPageSignContent(timestamp: string, params: Readonly<Re
   return `${timestamp}GET${ALCHEMYPAY_BUY_PAGE_PATH}?${query}`;
 }
 
-export function signedAlchemyPayUrl(host: string, appId: string, appSecret: string, order: CheckoutOrder, callbackUrl: string, nowMs: number): string {
+export function signedAlchemyPayUrl(
+  host: string,
+  appId: string,
+  appSecret: string,
+  order: CheckoutOrder,
+  callbackUrl: string,
+  nowMs: number,
+): string {
   const timestamp = String(nowMs);
   const params: Record<string, string> = {
     appId,

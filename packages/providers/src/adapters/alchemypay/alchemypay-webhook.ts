@@ -34,7 +34,8 @@ export function parseAlchemyPayWebhook(rawBody: Buffer): AlchemyPayWebhookBody {
   } catch {
     throw new ProviderWebhookError('Alchemy Pay webhook body is not JSON');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ProviderWebhookError('Alchemy Pay webhook body is not a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ProviderWebhookError('Alchemy Pay webhook body is not a JSON object');
   return body as AlchemyPayWebhookBody;
 }
 
@@ -52,7 +53,9 @@ export function alchemyPayWebhookSignContent(timestamp: string, requestPath: str
   return `${timestamp}POST${requestPath}{${fields.join(',')}}`;
 }
 
-export function alchemyPayWebhookEvent(body: AlchemyPayWebhookBody): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
+export function alchemyPayWebhookEvent(
+  body: AlchemyPayWebhookBody,
+): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const rawStatus = text(body.status) ?? '';
   const status = ON_RAMP_STATUS[rawStatus];

@@ -70,9 +70,20 @@ describeAdapterContract({
 
 describe('alchemypay page URL signature', () => {
   it("lays out the signed string as the docs' on-ramp example does", () => {
-    const params = { appId: 'f83Is2y7L425rxl8', crypto: 'USDT', network: 'ETH', showTable: 'buy', fiat: 'USD', fiatAmount: '30', timestamp: '1538054050234', email: '' };
+    const params = {
+      appId: 'f83Is2y7L425rxl8',
+      crypto: 'USDT',
+      network: 'ETH',
+      showTable: 'buy',
+      fiat: 'USD',
+      fiatAmount: '30',
+      timestamp: '1538054050234',
+      email: '',
+    };
     const content = alchemyPayPageSignContent('1538054050234', params);
-    expect(content).toBe('1538054050234GET/index/rampPageBuy?appId=f83Is2y7L425rxl8&crypto=USDT&fiat=USD&fiatAmount=30&network=ETH&showTable=buy&timestamp=1538054050234');
+    expect(content).toBe(
+      '1538054050234GET/index/rampPageBuy?appId=f83Is2y7L425rxl8&crypto=USDT&fiat=USD&fiatAmount=30&network=ETH&showTable=buy&timestamp=1538054050234',
+    );
     // The docs' secret is masked (*****): this vector uses our own key, computed with openssl.
     expect(hmacSha256('vector-secret-not-alchemys', content, 'base64')).toBe('JNqUC6qjL7zPa68MfcwNjAH7hHuautNG88P0UdX5n00=');
   });
@@ -111,7 +122,9 @@ describe('alchemypay page URL signature', () => {
   it('uses ramptest in test mode, from PROVIDER_ALCHEMYPAY_MODE', async () => {
     const order = sampleOrder('USD');
     const adapter = await alchemypay.create(test, contractContext('alchemypay', 'test'));
-    const url = new URL((await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url);
+    const url = new URL(
+      (await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
+    );
     expect(url.origin).toBe('https://ramptest.alchemypay.org');
     expect(alchemypay.modeOf(test, 'test')).toBe('test');
     expect(alchemypay.modeOf(live, undefined)).toBe('live');
@@ -161,7 +174,12 @@ describe('alchemypay webhooks', () => {
     const outcome = await adapter.verifyWebhook(webhook.rawBody, webhook.headers);
     expect(outcome).toMatchObject({
       kind: 'event',
-      event: { status: 'paid', rawStatus: 'PAY_SUCCESS', providerReference: '1432224738102983680', match: { paymentId: sampleOrder('EUR').paymentId } },
+      event: {
+        status: 'paid',
+        rawStatus: 'PAY_SUCCESS',
+        providerReference: '1432224738102983680',
+        match: { paymentId: sampleOrder('EUR').paymentId },
+      },
       acknowledgement: { statusCode: 200 },
     });
     expect(JSON.parse(outcome.acknowledgement.body)).toEqual({ success: true, returnCode: '0000', returnMsg: 'SUCCESS', data: null });
@@ -169,7 +187,10 @@ describe('alchemypay webhooks', () => {
 
   it('refuses a webhook signed for another callback path, with another key, or timed more than 5 minutes away', async () => {
     const elsewhere = alchemyPayWebhook(onRampFields('FINISHED'), CONTRACT_NOW_MS);
-    const otherPath = await alchemypay.create(live, contractContext('alchemypay', 'live', { webhookUrl: 'https://pay.example.org/hooks/other' }));
+    const otherPath = await alchemypay.create(
+      live,
+      contractContext('alchemypay', 'live', { webhookUrl: 'https://pay.example.org/hooks/other' }),
+    );
     await expect(otherPath.verifyWebhook(elsewhere.rawBody, elsewhere.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
     const otherKey = alchemyPayWebhook(onRampFields('FINISHED'), CONTRACT_NOW_MS, 'someone-elses-secret');
     await expect(adapter.verifyWebhook(otherKey.rawBody, otherKey.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
@@ -183,7 +204,9 @@ describe('alchemypay webhooks', () => {
 
   it('refuses a webhook whose timestamp header was changed, or that has no newSignature', async () => {
     const webhook = alchemyPayWebhook(onRampFields('FINISHED'), CONTRACT_NOW_MS);
-    await expect(adapter.verifyWebhook(webhook.rawBody, { timestamp: String(CONTRACT_NOW_MS + 1) })).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(adapter.verifyWebhook(webhook.rawBody, { timestamp: String(CONTRACT_NOW_MS + 1) })).rejects.toBeInstanceOf(
+      ProviderWebhookError,
+    );
     const unsigned = Buffer.from(JSON.stringify(onRampFields('FINISHED')));
     await expect(adapter.verifyWebhook(unsigned, webhook.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
     await expect(adapter.verifyWebhook(Buffer.from('[1,2]'), webhook.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
@@ -212,7 +235,13 @@ describe('alchemypay webhooks', () => {
   });
 
   it('ignores an authentic off-ramp webhook (numeric status)', async () => {
-    const webhook = alchemyPayWebhook({ appId: live.APP_ID, orderNo: '1432901579', merchantOrderNo: 'sell-1', crypto: 'USDT', network: 'TRX', status: '4' }, CONTRACT_NOW_MS);
-    await expect(adapter.verifyWebhook(webhook.rawBody, webhook.headers)).resolves.toMatchObject({ kind: 'ignored', acknowledgement: { statusCode: 200 } });
+    const webhook = alchemyPayWebhook(
+      { appId: live.APP_ID, orderNo: '1432901579', merchantOrderNo: 'sell-1', crypto: 'USDT', network: 'TRX', status: '4' },
+      CONTRACT_NOW_MS,
+    );
+    await expect(adapter.verifyWebhook(webhook.rawBody, webhook.headers)).resolves.toMatchObject({
+      kind: 'ignored',
+      acknowledgement: { statusCode: 200 },
+    });
   });
 });

@@ -59,9 +59,13 @@ const GET_ORDER_DEADLINE_MS = 15_000;
 const settings = Type.Object({
   PARTNER_REF: Type.String({
     pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$',
-    description: 'partner reference Banxa assigns on onboarding: the checkout subdomain ({partnerRef}.banxa.com) and the partner in API paths',
+    description:
+      'partner reference Banxa assigns on onboarding: the checkout subdomain ({partnerRef}.banxa.com) and the partner in API paths',
   }),
-  API_KEY: Type.String({ pattern: '^[^:\\s]{8,256}$', description: 'API key (x-api-key of Get Order; the key named in webhook signatures)' }),
+  API_KEY: Type.String({
+    pattern: '^[^:\\s]{8,256}$',
+    description: 'API key (x-api-key of Get Order; the key named in webhook signatures)',
+  }),
   API_SECRET: Type.String({ pattern: '^\\S{8,256}$', description: 'API secret, the HMAC-SHA256 key Banxa signs webhooks with' }),
 });
 export type BanxaSettings = Static<typeof settings>;
@@ -97,9 +101,12 @@ export const banxa = defineProvider({
         const [, key = '', signature = '', nonce = ''] = match;
         if (!safeEqual(key, values.API_KEY)) throw new ProviderWebhookError('Authorization names another API key');
         const expected = banxaWebhookSignature(values.API_SECRET, webhookPath, nonce, rawBody);
-        if (!safeEqual(signature.toLowerCase(), expected)) throw new ProviderWebhookError('Authorization signature does not match the body');
+        if (!safeEqual(signature.toLowerCase(), expected))
+          throw new ProviderWebhookError('Authorization signature does not match the body');
         if (!withinTolerance(...nonceTime(nonce), context.now(), BANXA_WEBHOOK_TOLERANCE_SECONDS)) {
-          throw new ProviderWebhookError(`Authorization nonce is more than ${BANXA_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`);
+          throw new ProviderWebhookError(
+            `Authorization nonce is more than ${BANXA_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`,
+          );
         }
         const acknowledgement = jsonAcknowledgement({ received: true });
         const notice = banxaWebhookNotice(rawBody);

@@ -61,10 +61,14 @@ export function banxaWebhookNotice(rawBody: Buffer): BanxaNotice {
  * The event an order read with Get Order (https://docs.banxa.com/products/hosted-checkout/openapi/other/retrieve-a-specific-order)
  * stands for: `{"id", "orderType", "status", "walletAddress", "crypto": {"id", "blockchain"}, …}`.
  */
-export function banxaOrderEvent(order: unknown, orderId: string): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
+export function banxaOrderEvent(
+  order: unknown,
+  orderId: string,
+): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
   if (!isRecord(order)) throw new Error('Banxa Get Order answered with something other than an order');
   if (order.id !== orderId) throw new Error(`Banxa Get Order answered for another order than ${orderId}`);
-  if (typeof order.orderType === 'string' && order.orderType.toUpperCase() !== 'BUY') return { kind: 'ignored', why: `a ${order.orderType.slice(0, 20)} order` };
+  if (typeof order.orderType === 'string' && order.orderType.toUpperCase() !== 'BUY')
+    return { kind: 'ignored', why: `a ${order.orderType.slice(0, 20)} order` };
   const rawStatus = typeof order.status === 'string' ? order.status : '';
   const status = ORDER_STATUS[rawStatus];
   if (!status) return { kind: 'ignored', why: `order status ${rawStatus.slice(0, 40) || '(none)'}` };

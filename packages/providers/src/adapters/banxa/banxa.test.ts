@@ -132,18 +132,23 @@ describeAdapterContract({
 describe('banxa HMAC', () => {
   // BanxaOfficial/php-sdk tests/Unit/Authentication/AuthenticationTest.php (the POST one also in node-sdk).
   it("reproduces Banxa's published POST vector with the adapter's signing", () => {
-    expect(banxaWebhookSignature('accessKeySecret', 'foo/bar', '-1', Buffer.from('{"test":"data"}'))).toBe('dc0327c28375f930d145cd2545e1fc68f40d008ffbdd80d4f807d4c20d3ef6d3');
+    expect(banxaWebhookSignature('accessKeySecret', 'foo/bar', '-1', Buffer.from('{"test":"data"}'))).toBe(
+      'dc0327c28375f930d145cd2545e1fc68f40d008ffbdd80d4f807d4c20d3ef6d3',
+    );
   });
 
   it("the test's own signer reproduces both published vectors (POST with body, GET without)", () => {
-    expect(banxaHmac('accessKeySecret', ['POST', 'foo/bar', '-1', '{"test":"data"}'])).toBe('dc0327c28375f930d145cd2545e1fc68f40d008ffbdd80d4f807d4c20d3ef6d3');
+    expect(banxaHmac('accessKeySecret', ['POST', 'foo/bar', '-1', '{"test":"data"}'])).toBe(
+      'dc0327c28375f930d145cd2545e1fc68f40d008ffbdd80d4f807d4c20d3ef6d3',
+    );
     expect(banxaHmac('accessKeySecret', ['GET', 'foo/bar', '-1'])).toBe('f4fb557cc803ebeef51b6062389b7143602fa0c076eb8542385a570cba09ef3a');
   });
 });
 
 describe('banxa webhook', () => {
   const orderId = '3526ccb0e20f31de92aec732c37bb683';
-  const build = (mode: ProviderMode, now = CONTRACT_NOW_MS) => banxa.create(settings[mode], contractContext('banxa', mode, { http: fakes[mode].http, now: () => now }));
+  const build = (mode: ProviderMode, now = CONTRACT_NOW_MS) =>
+    banxa.create(settings[mode], contractContext('banxa', mode, { http: fakes[mode].http, now: () => now }));
 
   beforeEach(() => {
     for (const fake of Object.values(fakes)) fake.requests.length = 0;
@@ -151,17 +156,25 @@ describe('banxa webhook', () => {
     fakes.test.orders.set(orderId, banxaOrder(orderId, 'complete'));
   });
 
-  it.each(['live', 'test'] as const)('%s: reads the order back from Get Order with x-api-key and records what the order says', async (mode) => {
-    // The webhook says "pendingPayment"; the order read back says "complete": the order wins.
-    const webhook = banxaWebhook(orderWebhookBody(orderId, 'pendingPayment'), mode, String(CONTRACT_NOW_MS));
-    const outcome = await (await build(mode)).verifyWebhook(webhook.rawBody, webhook.headers);
-    expect(outcome).toMatchObject({
-      kind: 'event',
-      event: { status: 'paid', rawStatus: 'complete', providerReference: orderId, match: { providerReference: orderId, walletAddress: WALLET } },
-      acknowledgement: { statusCode: 200 },
-    });
-    expect(fakes[mode].requests).toEqual([{ path: `/shoppay/v2/orders/${orderId}`, apiKey: settings[mode].API_KEY }]);
-  });
+  it.each(['live', 'test'] as const)(
+    '%s: reads the order back from Get Order with x-api-key and records what the order says',
+    async (mode) => {
+      // The webhook says "pendingPayment"; the order read back says "complete": the order wins.
+      const webhook = banxaWebhook(orderWebhookBody(orderId, 'pendingPayment'), mode, String(CONTRACT_NOW_MS));
+      const outcome = await (await build(mode)).verifyWebhook(webhook.rawBody, webhook.headers);
+      expect(outcome).toMatchObject({
+        kind: 'event',
+        event: {
+          status: 'paid',
+          rawStatus: 'complete',
+          providerReference: orderId,
+          match: { providerReference: orderId, walletAddress: WALLET },
+        },
+        acknowledgement: { statusCode: 200 },
+      });
+      expect(fakes[mode].requests).toEqual([{ path: `/shoppay/v2/orders/${orderId}`, apiKey: settings[mode].API_KEY }]);
+    },
+  );
 
   it.each([
     ['seconds', String(Math.floor(CONTRACT_NOW_MS / 1000))],
@@ -170,7 +183,9 @@ describe('banxa webhook', () => {
   ])('accepts a fresh nonce in %s and refuses it an hour old', async (_unit, nonce) => {
     const webhook = banxaWebhook(orderWebhookBody(orderId, 'complete'), 'live', nonce);
     await expect((await build('live')).verifyWebhook(webhook.rawBody, webhook.headers)).resolves.toMatchObject({ kind: 'event' });
-    await expect((await build('live', CONTRACT_NOW_MS + 3_600_000)).verifyWebhook(webhook.rawBody, webhook.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect((await build('live', CONTRACT_NOW_MS + 3_600_000)).verifyWebhook(webhook.rawBody, webhook.headers)).rejects.toBeInstanceOf(
+      ProviderWebhookError,
+    );
   });
 
   it('refuses a signature over a Banxa API path instead of our webhook path, another API key, and another secret', async () => {
@@ -192,7 +207,10 @@ describe('banxa webhook', () => {
     const adapter = await build('live');
     const nonce = String(CONTRACT_NOW_MS);
     const kyc = banxaWebhook({ event: 'kyc.updated', external_customer_id: 'c-42', status: 'approved' }, 'live', nonce);
-    await expect(adapter.verifyWebhook(kyc.rawBody, kyc.headers)).resolves.toMatchObject({ kind: 'ignored', acknowledgement: { statusCode: 200 } });
+    await expect(adapter.verifyWebhook(kyc.rawBody, kyc.headers)).resolves.toMatchObject({
+      kind: 'ignored',
+      acknowledgement: { statusCode: 200 },
+    });
     const sell = banxaWebhook(orderWebhookBody(orderId, 'complete', 'SELL'), 'live', nonce);
     await expect(adapter.verifyWebhook(sell.rawBody, sell.headers)).resolves.toMatchObject({ kind: 'ignored' });
     expect(fakes.live.requests).toEqual([]);
@@ -200,7 +218,10 @@ describe('banxa webhook', () => {
 
   it('fails (so Banxa sends it again) when Get Order refuses our key or knows no such order', async () => {
     const nonce = String(CONTRACT_NOW_MS);
-    const wrongKey = banxa.create({ ...settings.live, API_KEY: 'banxa-rotated-key-9999' }, contractContext('banxa', 'live', { http: fakes.live.http }));
+    const wrongKey = banxa.create(
+      { ...settings.live, API_KEY: 'banxa-rotated-key-9999' },
+      contractContext('banxa', 'live', { http: fakes.live.http }),
+    );
     const signedForWrongKey = {
       rawBody: Buffer.from(JSON.stringify(orderWebhookBody(orderId, 'complete'))),
       headers: {
@@ -253,7 +274,9 @@ describe('banxa referral URL', () => {
   ] as const)('%s: USDC on Polygon to the wallet, the amount and currency, the e-mail and the return page, on %s', async (mode, origin) => {
     const order = sampleOrder('EUR');
     const adapter = await banxa.create(settings[mode], contractContext('banxa', mode, { http: fakes[mode].http }));
-    const url = new URL((await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url);
+    const url = new URL(
+      (await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
+    );
     expect(url.origin).toBe(origin);
     expect(Object.fromEntries(url.searchParams)).toEqual({
       coinType: 'USDC',

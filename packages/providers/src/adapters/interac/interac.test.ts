@@ -17,24 +17,49 @@ describeAdapterContract({
   }),
   // MoonPay's webhook, as its signature page describes it: the same account signs Interac orders.
   signWebhook: ({ paymentId, walletAddress, status }, nowMs) => {
-    const rawBody = Buffer.from(JSON.stringify({ type: 'transaction_updated', data: { id: 'i1', status: status === 'paid' ? 'completed' : 'failed', externalTransactionId: paymentId, walletAddress } }));
+    const rawBody = Buffer.from(
+      JSON.stringify({
+        type: 'transaction_updated',
+        data: { id: 'i1', status: status === 'paid' ? 'completed' : 'failed', externalTransactionId: paymentId, walletAddress },
+      }),
+    );
     const t = Math.floor(nowMs / 1000);
-    return { rawBody, headers: { 'moonpay-signature-v2': `t=${t},s=${createHmac('sha256', live.WEBHOOK_KEY).update(`${t}.`).update(rawBody).digest('hex')}` } };
+    return {
+      rawBody,
+      headers: {
+        'moonpay-signature-v2': `t=${t},s=${createHmac('sha256', live.WEBHOOK_KEY).update(`${t}.`).update(rawBody).digest('hex')}`,
+      },
+    };
   },
 });
 
 describe('interac', () => {
   it('is a signed MoonPay link with Interac e-Transfer preselected, in CAD', async () => {
-    const adapter = await interac.create(live, { mode: 'live', webhookUrl: 'https://pay.example.org/webhooks/interac', http: undefined as never, now: Date.now });
+    const adapter = await interac.create(live, {
+      mode: 'live',
+      webhookUrl: 'https://pay.example.org/webhooks/interac',
+      http: undefined as never,
+      now: Date.now,
+    });
     const { url } = await adapter.createCheckout(
-      { paymentId: '6f1c2b9e-4d3a-4e8b-9a7c-2f5d8e1b3c40', walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7', amount: '150.00', currency: 'CAD', email: 'a@b.ca', returnUrl: 'https://pay.example.org/payment/x', customerIp: '203.0.113.7' },
+      {
+        paymentId: '6f1c2b9e-4d3a-4e8b-9a7c-2f5d8e1b3c40',
+        walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+        amount: '150.00',
+        currency: 'CAD',
+        email: 'a@b.ca',
+        returnUrl: 'https://pay.example.org/payment/x',
+        customerIp: '203.0.113.7',
+      },
       { idempotencyKey: 'x', signal: new AbortController().signal },
     );
     const link = new URL(url);
     expect(link.searchParams.get('paymentMethod')).toBe('interac');
     expect(link.searchParams.get('baseCurrencyCode')).toBe('cad');
     const [unsigned, signature] = link.search.split('&signature=') as [string, string];
-    expect(decodeURIComponent(signature)).toBe(execFileSync('openssl', ['dgst', '-sha256', '-hmac', live.SECRET_KEY, '-binary'], { input: unsigned }).toString('base64'));
+    expect(decodeURIComponent(signature)).toBe(
+      execFileSync('openssl', ['dgst', '-sha256', '-hmac', live.SECRET_KEY, '-binary'], { input: unsigned }).toString('base64'),
+    );
     expect(interac.descriptor).toMatchObject({ currency: 'CAD', minimum: '100', minimumCurrency: 'CAD', account: 'moonpay' });
   });
 

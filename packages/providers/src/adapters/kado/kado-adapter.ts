@@ -1,10 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  type CheckoutOrder,
-  type ProviderDescriptor,
-} from '../../provider-contract';
+import { defineProvider, modeFromSetting, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 
 /**
@@ -37,7 +32,10 @@ import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
  */
 
 const settings = Type.Object({
-  API_KEY: Type.String({ pattern: '^[A-Za-z0-9-]{8,128}$', description: 'Kado widget API key (apiKey, also sent as X-Widget-Id to Kado\'s API), issued by Kado at onboarding' }),
+  API_KEY: Type.String({
+    pattern: '^[A-Za-z0-9-]{8,128}$',
+    description: "Kado widget API key (apiKey, also sent as X-Widget-Id to Kado's API), issued by Kado at onboarding",
+  }),
 });
 
 /** What Kado names USDC and Polygon in its widget parameters. */

@@ -50,7 +50,9 @@ describe('kado widget URL', () => {
 
   it('accepts no webhook, since Kado documents no signature to verify', async () => {
     const adapter = await kado.create(settings, contractContext('kado', 'live'));
-    await expect(adapter.verifyWebhook(Buffer.from('{"type":"order.completed"}'), { 'x-signature': 'anything' })).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(adapter.verifyWebhook(Buffer.from('{"type":"order.completed"}'), { 'x-signature': 'anything' })).rejects.toBeInstanceOf(
+      ProviderWebhookError,
+    );
   });
 
   it('takes its mode from PROVIDER_KADO_MODE, live unless asked', () => {

@@ -52,8 +52,14 @@ const UUID = '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A
 
 const settings = Type.Object({
   WIDGET_ID: Type.String({ pattern: UUID, description: 'widget ID (Dashboard → Widgets), sent as widget_id' }),
-  SECRET_KEY: Type.String({ pattern: '^\\S{8,256}$', description: "the widget's Secret (Dashboard → Widgets → the widget → Secret), signs the widget URL (signature v2)" }),
-  SIGN_KEY: Type.String({ pattern: '^\\S{8,256}$', description: "the widget's callback Sign Key (Dashboard → Widgets → the widget), verifies X-Signature on callbacks" }),
+  SECRET_KEY: Type.String({
+    pattern: '^\\S{8,256}$',
+    description: "the widget's Secret (Dashboard → Widgets → the widget → Secret), signs the widget URL (signature v2)",
+  }),
+  SIGN_KEY: Type.String({
+    pattern: '^\\S{8,256}$',
+    description: "the widget's callback Sign Key (Dashboard → Widgets → the widget), verifies X-Signature on callbacks",
+  }),
 });
 
 export const MERCURYO_SIGNATURE_HEADER = 'x-signature';

@@ -30,7 +30,10 @@ const WITHDRAW_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
   failed: 'failed',
 };
 
-const STATUS_BY_TYPE: Readonly<Record<string, Readonly<Record<string, ProviderPaymentStatus>>>> = { buy: BUY_STATUS, withdraw: WITHDRAW_STATUS };
+const STATUS_BY_TYPE: Readonly<Record<string, Readonly<Record<string, ProviderPaymentStatus>>>> = {
+  buy: BUY_STATUS,
+  withdraw: WITHDRAW_STATUS,
+};
 
 export function mercuryoWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
   let body: { data?: unknown; payload?: { data?: unknown } };
@@ -57,7 +60,11 @@ export function mercuryoWebhookEvent(rawBody: Buffer): { kind: 'event'; event: P
   return {
     kind: 'event',
     event: {
-      match: { ...(paymentId ? { paymentId } : {}), ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
+      match: {
+        ...(paymentId ? { paymentId } : {}),
+        ...(providerReference ? { providerReference } : {}),
+        ...(walletAddress ? { walletAddress } : {}),
+      },
       status,
       // Both words: a "failed" of the card payment and of the crypto transfer are different stories.
       rawStatus: `${type}:${statusWord}`,

@@ -41,7 +41,9 @@ describeAdapterContract({
   }),
   signWebhook: ({ paymentId, walletAddress, status }) =>
     status === 'paid'
-      ? mercuryoCallback(callbackData('withdraw', 'completed', { merchant_transaction_id: paymentId, tx: { id: '0xabc', address: walletAddress } }))
+      ? mercuryoCallback(
+          callbackData('withdraw', 'completed', { merchant_transaction_id: paymentId, tx: { id: '0xabc', address: walletAddress } }),
+        )
       : mercuryoCallback(callbackData('buy', 'order_failed', { merchant_transaction_id: paymentId })),
   // Mercuryo signs no timestamp: there is no replay window to test.
   webhookHasTimestamp: false,
@@ -60,8 +62,14 @@ describe('mercuryo URL signature v2', () => {
   it('signs the wallet, the secret, the customer IP and our payment id, as sha512sum computes it, and carries the signed values in the URL', async () => {
     const order = sampleOrder('EUR');
     const adapter = await mercuryo.create(live, contractContext('mercuryo', 'live'));
-    const url = new URL((await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url);
-    const bySha512sum = execFileSync('sha512sum', [], { input: `${order.walletAddress}${live.SECRET_KEY}${order.customerIp}${order.paymentId}` }).toString().split(' ')[0];
+    const url = new URL(
+      (await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
+    );
+    const bySha512sum = execFileSync('sha512sum', [], {
+      input: `${order.walletAddress}${live.SECRET_KEY}${order.customerIp}${order.paymentId}`,
+    })
+      .toString()
+      .split(' ')[0];
     expect(url.searchParams.get('signature')).toBe(`v2:${bySha512sum}`);
     expect(url.searchParams.get('address')).toBe(order.walletAddress);
     expect(url.searchParams.get('merchant_transaction_id')).toBe(order.paymentId);
@@ -82,7 +90,9 @@ describe('mercuryo URL signature v2', () => {
   it('uses the sandbox widget host in test mode', async () => {
     const order = sampleOrder('USD');
     const adapter = await mercuryo.create(test, contractContext('mercuryo', 'test'));
-    const url = new URL((await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url);
+    const url = new URL(
+      (await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
+    );
     expect(url.origin).toBe('https://sandbox-exchange.mrcr.io');
     expect(mercuryo.modeOf(test, 'test')).toBe('test');
     expect(mercuryo.modeOf(live, undefined)).toBe('live');
@@ -100,7 +110,11 @@ describe('mercuryo callbacks', () => {
     const outcome = await adapter.verifyWebhook(callback.rawBody, callback.headers);
     expect(outcome).toMatchObject({
       kind: 'event',
-      event: { status: 'paid', rawStatus: 'buy:paid', match: { paymentId: sampleOrder('EUR').paymentId, providerReference: '0de85a1545a175145' } },
+      event: {
+        status: 'paid',
+        rawStatus: 'buy:paid',
+        match: { paymentId: sampleOrder('EUR').paymentId, providerReference: '0de85a1545a175145' },
+      },
       acknowledgement: { statusCode: 200 },
     });
   });
@@ -119,10 +133,12 @@ describe('mercuryo callbacks', () => {
     const callback = mercuryoCallback(callbackData('buy', 'paid'), 'another-sign-key');
     await expect(adapter.verifyWebhook(callback.rawBody, callback.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
     const genuine = mercuryoCallback(callbackData('buy', 'paid'));
-    await expect(adapter.verifyWebhook(genuine.rawBody, { 'x-signature': genuine.headers['x-signature'].toUpperCase() })).rejects.toBeInstanceOf(ProviderWebhookError);
-    await expect(adapter.verifyWebhook(genuine.rawBody, { 'x-signature': [genuine.headers['x-signature'], genuine.headers['x-signature']] })).rejects.toBeInstanceOf(
-      ProviderWebhookError,
-    );
+    await expect(
+      adapter.verifyWebhook(genuine.rawBody, { 'x-signature': genuine.headers['x-signature'].toUpperCase() }),
+    ).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(
+      adapter.verifyWebhook(genuine.rawBody, { 'x-signature': [genuine.headers['x-signature'], genuine.headers['x-signature']] }),
+    ).rejects.toBeInstanceOf(ProviderWebhookError);
   });
 
   it.each([
@@ -147,7 +163,9 @@ describe('mercuryo callbacks', () => {
   });
 
   it('names the wallet of a withdraw', async () => {
-    const callback = mercuryoCallback(callbackData('withdraw', 'completed', { tx: { id: '0xabc', address: sampleOrder('EUR').walletAddress } }));
+    const callback = mercuryoCallback(
+      callbackData('withdraw', 'completed', { tx: { id: '0xabc', address: sampleOrder('EUR').walletAddress } }),
+    );
     const outcome = await adapter.verifyWebhook(callback.rawBody, callback.headers);
     expect(outcome.kind === 'event' && outcome.event.match.walletAddress).toBe(sampleOrder('EUR').walletAddress);
   });
@@ -155,7 +173,10 @@ describe('mercuryo callbacks', () => {
   it('ignores authentic callbacks that are not about a buy order: a sell, a deposit, a Spend Card event, an unknown status', async () => {
     for (const data of [callbackData('sell', 'succeeded'), callbackData('deposit', 'completed'), callbackData('buy', 'something_new')]) {
       const callback = mercuryoCallback(data);
-      await expect(adapter.verifyWebhook(callback.rawBody, callback.headers)).resolves.toMatchObject({ kind: 'ignored', acknowledgement: { statusCode: 200 } });
+      await expect(adapter.verifyWebhook(callback.rawBody, callback.headers)).resolves.toMatchObject({
+        kind: 'ignored',
+        acknowledgement: { statusCode: 200 },
+      });
     }
     const spendCard = Buffer.from(JSON.stringify({ event_id: '80b5ab73', event_name: 'card_status', status: 'active' }));
     const signature = createHmac('sha256', live.SIGN_KEY).update(spendCard).digest('hex');

@@ -39,7 +39,10 @@ const KEY = (prefix: string) => `^${prefix}_(live|test)_[A-Za-z0-9]{8,128}$`;
 const settings = Type.Object({
   API_KEY: Type.String({ pattern: KEY('pk'), description: 'publishable key, pk_live_… or pk_test_… (Dashboard → Developers)' }),
   SECRET_KEY: Type.String({ pattern: KEY('sk'), description: 'secret key, sk_live_… or sk_test_…, signs the widget URL' }),
-  WEBHOOK_KEY: Type.String({ pattern: '^\\S{8,256}$', description: 'webhook API key (Dashboard → Developers → Webhooks), verifies Moonpay-Signature-V2' }),
+  WEBHOOK_KEY: Type.String({
+    pattern: '^\\S{8,256}$',
+    description: 'webhook API key (Dashboard → Developers → Webhooks), verifies Moonpay-Signature-V2',
+  }),
 });
 
 export const MOONPAY_SIGNATURE_HEADER = 'moonpay-signature-v2';
@@ -107,7 +110,9 @@ export function createMoonpayAdapter(
       const expected = hmacSha256(values.WEBHOOK_KEY, Buffer.concat([Buffer.from(`${t}.`), rawBody]), 'hex');
       if (!safeEqual(signature, expected)) throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} does not match the body`);
       if (!withinTolerance(t, 'seconds', context.now(), MOONPAY_WEBHOOK_TOLERANCE_SECONDS)) {
-        throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} timestamp is more than ${MOONPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`);
+        throw new ProviderWebhookError(
+          `${MOONPAY_SIGNATURE_HEADER} timestamp is more than ${MOONPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`,
+        );
       }
       // MoonPay takes any 2xx.
       return { ...moonpayWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
@@ -116,7 +121,13 @@ export function createMoonpayAdapter(
   };
 }
 
-export function signedMoonpayUrl(host: string, apiKey: string, secretKey: string, order: CheckoutOrder, paymentMethod = 'credit_debit_card'): string {
+export function signedMoonpayUrl(
+  host: string,
+  apiKey: string,
+  secretKey: string,
+  order: CheckoutOrder,
+  paymentMethod = 'credit_debit_card',
+): string {
   const url = new URL(host);
   const query = url.searchParams;
   query.append('apiKey', apiKey);

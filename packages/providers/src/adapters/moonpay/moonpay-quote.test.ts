@@ -1,6 +1,11 @@
 import { MockAgent } from 'undici';
 import { ProviderCheckoutError, type CheckoutOrder, type ProviderMode, type ProviderModule } from '../../provider-contract';
-import { createProviderHttpClient, ProviderUnreachableError, type ProviderHttpClient, type ProviderHttpRequest } from '../../support/provider-http-client';
+import {
+  createProviderHttpClient,
+  ProviderUnreachableError,
+  type ProviderHttpClient,
+  type ProviderHttpRequest,
+} from '../../support/provider-http-client';
 import { sampleOrder } from '../../../test/support/adapter-contract';
 import { interac } from '../interac/interac-adapter';
 import { moonpay } from './moonpay-adapter';
@@ -21,7 +26,12 @@ interface Answer {
  * A body in the documented shape, written as text so the numbers reach the adapter exactly as
  * given (a JS object would pass them through a float on JSON.stringify).
  */
-function buyQuoteBody({ quoteCurrencyAmount = '24.51', totalAmount = '25', baseCurrencyCode = 'usd', quoteCurrencyCode = 'usdc_polygon' } = {}): string {
+function buyQuoteBody({
+  quoteCurrencyAmount = '24.51',
+  totalAmount = '25',
+  baseCurrencyCode = 'usd',
+  quoteCurrencyCode = 'usdc_polygon',
+} = {}): string {
   return `{
     "accountId": "717a8a80-5c17-46f9-84f8-a5253c372f51",
     "baseCurrency": { "type": "fiat", "code": "${baseCurrencyCode}", "precision": 2, "minBuyAmount": 20, "maxBuyAmount": 9000 },
@@ -69,7 +79,12 @@ afterAll(async () => {
   await Promise.all(agents.map(async (agent) => agent.close()));
 });
 
-async function adapterOf(module: ProviderModule<typeof moonpay.descriptor.settings>, settings: typeof live, mode: ProviderMode, http: ProviderHttpClient) {
+async function adapterOf(
+  module: ProviderModule<typeof moonpay.descriptor.settings>,
+  settings: typeof live,
+  mode: ProviderMode,
+  http: ProviderHttpClient,
+) {
   return module.create(settings, { mode, webhookUrl: `https://pay.example.org/webhooks/${module.descriptor.id}`, http, now: Date.now });
 }
 
@@ -129,9 +144,15 @@ describe('moonpay quote', () => {
   });
 
   it('reads numbers with an exponent exactly', async () => {
-    const { quote } = await quoteFrom({ statusCode: 200, body: buyQuoteBody({ quoteCurrencyAmount: '2.4512345678e1', totalAmount: '2.5E+1' }) });
+    const { quote } = await quoteFrom({
+      statusCode: 200,
+      body: buyQuoteBody({ quoteCurrencyAmount: '2.4512345678e1', totalAmount: '2.5E+1' }),
+    });
     await expect(quote).resolves.toEqual({ usdc: 24_512_345n, total: '25.00', currency: 'USD' });
-    const small = await quoteFrom({ statusCode: 200, body: buyQuoteBody({ quoteCurrencyAmount: '2451234567e-8', totalAmount: '2500E-2' }) });
+    const small = await quoteFrom({
+      statusCode: 200,
+      body: buyQuoteBody({ quoteCurrencyAmount: '2451234567e-8', totalAmount: '2500E-2' }),
+    });
     await expect(small.quote).resolves.toEqual({ usdc: 24_512_345n, total: '25.00', currency: 'USD' });
   });
 
@@ -139,12 +160,17 @@ describe('moonpay quote', () => {
     const fake = fakeMoonpayApi({ statusCode: 200, body: buyQuoteBody() });
     agents.push(fake.agent);
     const adapter = await adapterOf(moonpay, test, 'test', fake.http);
-    await expect(adapter.quote!({ amount: '25.00', currency: 'USD' }, { signal: new AbortController().signal })).resolves.toMatchObject({ usdc: 24_510_000n });
+    await expect(adapter.quote!({ amount: '25.00', currency: 'USD' }, { signal: new AbortController().signal })).resolves.toMatchObject({
+      usdc: 24_510_000n,
+    });
     expect(fake.requests[0]?.searchParams.get('apiKey')).toBe(test.API_KEY);
   });
 
   it("quotes Interac e-Transfer as MoonPay's interac payment method, in CAD", async () => {
-    const fake = fakeMoonpayApi({ statusCode: 200, body: buyQuoteBody({ baseCurrencyCode: 'cad', quoteCurrencyAmount: '108.123456789', totalAmount: '150' }) });
+    const fake = fakeMoonpayApi({
+      statusCode: 200,
+      body: buyQuoteBody({ baseCurrencyCode: 'cad', quoteCurrencyAmount: '108.123456789', totalAmount: '150' }),
+    });
     agents.push(fake.agent);
     const adapter = await adapterOf(interac, live, 'live', fake.http);
     await expect(adapter.quote!({ amount: '150.00', currency: 'CAD' }, { signal: new AbortController().signal })).resolves.toEqual({
@@ -152,7 +178,11 @@ describe('moonpay quote', () => {
       total: '150.00',
       currency: 'CAD',
     });
-    expect(Object.fromEntries(fake.requests[0]!.searchParams)).toMatchObject({ paymentMethod: 'interac', baseCurrencyCode: 'cad', baseCurrencyAmount: '150.00' });
+    expect(Object.fromEntries(fake.requests[0]!.searchParams)).toMatchObject({
+      paymentMethod: 'interac',
+      baseCurrencyCode: 'cad',
+      baseCurrencyAmount: '150.00',
+    });
   });
 
   it.each([

@@ -56,7 +56,13 @@ export async function moonpayBuyQuote(
   url.searchParams.append('paymentMethod', paymentMethod);
   url.searchParams.append('areFeesIncluded', 'true');
   // Unreachable or timed out: the client's ProviderUnreachableError passes through as it is.
-  const response = await http.request({ method: 'GET', url: url.toString(), headers: { accept: 'application/json' }, signal, retryable: true });
+  const response = await http.request({
+    method: 'GET',
+    url: url.toString(),
+    headers: { accept: 'application/json' },
+    signal,
+    retryable: true,
+  });
   if (response.statusCode !== 200) {
     throw new ProviderCheckoutError(`MoonPay refused the quote (HTTP ${response.statusCode}${errorMessageOf(response.body)})`, 'refused');
   }
@@ -108,7 +114,9 @@ function scaledDown({ digits, scale }: ExactDecimal, decimals: number): bigint {
 /** The exact value as a plain decimal string with at least `minDecimals` decimals (25 → "25.00"). */
 function plainDecimal(value: ExactDecimal, minDecimals: number): string {
   const decimals = Math.max(value.scale, minDecimals);
-  const units = scaledDown(value, decimals).toString().padStart(decimals + 1, '0');
+  const units = scaledDown(value, decimals)
+    .toString()
+    .padStart(decimals + 1, '0');
   return `${units.slice(0, -decimals)}.${units.slice(-decimals)}`;
 }
 

@@ -24,7 +24,8 @@ export function moonpayWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pr
   }
   if (typeof body !== 'object' || body === null) throw new ProviderWebhookError('MoonPay webhook body is not a JSON object');
   const data = (typeof body.data === 'object' && body.data !== null ? body.data : {}) as Record<string, unknown>;
-  if (typeof body.type !== 'string' || !body.type.startsWith('transaction_')) return { kind: 'ignored', why: `event type ${String(body.type).slice(0, 40)}` };
+  if (typeof body.type !== 'string' || !body.type.startsWith('transaction_'))
+    return { kind: 'ignored', why: `event type ${String(body.type).slice(0, 40)}` };
   const rawStatus = typeof data.status === 'string' ? data.status : '';
   const status = STATUS[rawStatus];
   if (!status) return { kind: 'ignored', why: `transaction status ${rawStatus.slice(0, 40) || '(none)'}` };

@@ -11,7 +11,9 @@ const test = { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh123
 function moonpayWebhook(body: object, key: string, nowMs: number) {
   const rawBody = Buffer.from(JSON.stringify(body));
   const t = Math.floor(nowMs / 1000);
-  const s = createHmac('sha256', key).update(`${t}.${rawBody.toString('utf8')}`).digest('hex');
+  const s = createHmac('sha256', key)
+    .update(`${t}.${rawBody.toString('utf8')}`)
+    .digest('hex');
   return { rawBody, headers: { 'moonpay-signature-v2': `t=${t},s=${s}` } };
 }
 
@@ -28,7 +30,13 @@ describeAdapterContract({
     moonpayWebhook(
       {
         type: status === 'paid' ? 'transaction_updated' : 'transaction_failed',
-        data: { id: 'a1b2c3', status: status === 'paid' ? 'completed' : 'failed', externalTransactionId: paymentId, walletAddress, currencyId: 'usdc_polygon' },
+        data: {
+          id: 'a1b2c3',
+          status: status === 'paid' ? 'completed' : 'failed',
+          externalTransactionId: paymentId,
+          walletAddress,
+          currencyId: 'usdc_polygon',
+        },
       },
       live.WEBHOOK_KEY,
       nowMs,

@@ -1,10 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  type CheckoutOrder,
-  type ProviderDescriptor,
-} from '../../provider-contract';
+import { defineProvider, modeFromSetting, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 
 /**
@@ -64,7 +59,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const particle = defineProvider({
   descriptor,
   modeOf: modeFromSetting,
-  create: (values, context) => urlCheckoutAdapter(descriptor, context, (order, host) => particleRampUrl(host, values.LANGUAGE ?? 'en', order)),
+  create: (values, context) =>
+    urlCheckoutAdapter(descriptor, context, (order, host) => particleRampUrl(host, values.LANGUAGE ?? 'en', order)),
 });
 
 export function particleRampUrl(host: string, language: string, order: CheckoutOrder): string {

@@ -5,7 +5,19 @@ import { particle } from './particle-adapter';
 const settings = { LANGUAGE: 'en' as const };
 
 /** Every parameter Particle's on-ramp page documents; the link may carry no other. */
-const DOCUMENTED = ['network', 'fiatCoin', 'cryptoCoin', 'fiatAmt', 'cryptAmt', 'fixFiatCoin', 'fixCryptoCoin', 'fixFiatAmt', 'walletAddress', 'theme', 'language'];
+const DOCUMENTED = [
+  'network',
+  'fiatCoin',
+  'cryptoCoin',
+  'fiatAmt',
+  'cryptAmt',
+  'fixFiatCoin',
+  'fixCryptoCoin',
+  'fixFiatAmt',
+  'walletAddress',
+  'theme',
+  'language',
+];
 
 describeAdapterContract({
   module: particle,

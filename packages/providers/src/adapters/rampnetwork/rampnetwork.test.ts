@@ -20,7 +20,10 @@ const testPublicKeys: Record<ProviderMode, string> = {
   live: keyPairs.live.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
   test: keyPairs.test.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
 };
-const withTestKeys = { ...rampnetwork, create: (values: RampSettings, context: Parameters<typeof rampnetwork.create>[1]) => createRampAdapter(values, context, testPublicKeys) };
+const withTestKeys = {
+  ...rampnetwork,
+  create: (values: RampSettings, context: Parameters<typeof rampnetwork.create>[1]) => createRampAdapter(values, context, testPublicKeys),
+};
 
 /** The docs' serialisation written out again here: keys sorted at every level, no whitespace. */
 function sortedJson(value: unknown): string {
@@ -45,7 +48,14 @@ function purchaseEvent(type: string, status: string, receiverAddress: string) {
       id: '9q4bwbq4b8d4gjr',
       status,
       receiverAddress,
-      asset: { address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', symbol: 'USDC', chain: 'MATIC', type: 'MATIC_ERC20', name: 'USD Coin', decimals: 6 },
+      asset: {
+        address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+        symbol: 'USDC',
+        chain: 'MATIC',
+        type: 'MATIC_ERC20',
+        name: 'USD Coin',
+        decimals: 6,
+      },
       cryptoAmount: '145120000',
       fiatCurrency: 'USD',
       fiatValue: 149.99,
@@ -68,13 +78,17 @@ describeAdapterContract({
   }),
   // RELEASED is Ramp's "crypto sent"; RETURNED its "money given back" (no purchase webhook says EXPIRED).
   signWebhook: ({ walletAddress, status }) =>
-    rampWebhook(status === 'paid' ? purchaseEvent('RELEASED', 'RELEASED', walletAddress) : purchaseEvent('RETURNED', 'PAYMENT_FAILED', walletAddress), keyPairs.live.privateKey),
+    rampWebhook(
+      status === 'paid' ? purchaseEvent('RELEASED', 'RELEASED', walletAddress) : purchaseEvent('RETURNED', 'PAYMENT_FAILED', walletAddress),
+      keyPairs.live.privateKey,
+    ),
   webhookHasTimestamp: false,
 });
 
 describe('rampnetwork webhook signature', () => {
   const order = sampleOrder('USD');
-  const adapterFor = (mode: ProviderMode) => createRampAdapter(mode === 'live' ? live : test, contractContext('rampnetwork', mode), testPublicKeys);
+  const adapterFor = (mode: ProviderMode) =>
+    createRampAdapter(mode === 'live' ? live : test, contractContext('rampnetwork', mode), testPublicKeys);
 
   it.each(['live', 'test'] as const)('the published %s key is a secp256k1 SPKI key', (mode) => {
     const key = createPublicKey(RAMP_WEBHOOK_PUBLIC_KEYS[mode]);
@@ -102,8 +116,12 @@ describe('rampnetwork webhook signature', () => {
   it('picks the key by mode: the staging key in test mode, the production key in live mode', async () => {
     const body = purchaseEvent('RELEASED', 'RELEASED', order.walletAddress);
     const signedByStaging = rampWebhook(body, keyPairs.test.privateKey);
-    await expect(adapterFor('test').verifyWebhook(signedByStaging.rawBody, signedByStaging.headers)).resolves.toMatchObject({ kind: 'event' });
-    await expect(adapterFor('live').verifyWebhook(signedByStaging.rawBody, signedByStaging.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(adapterFor('test').verifyWebhook(signedByStaging.rawBody, signedByStaging.headers)).resolves.toMatchObject({
+      kind: 'event',
+    });
+    await expect(adapterFor('live').verifyWebhook(signedByStaging.rawBody, signedByStaging.headers)).rejects.toBeInstanceOf(
+      ProviderWebhookError,
+    );
   });
 
   it("the registry's module trusts only Ramp's published keys", async () => {
@@ -115,14 +133,23 @@ describe('rampnetwork webhook signature', () => {
   it('refuses a signature that is not DER, a body that is not JSON, and a repeated header', async () => {
     const adapter = adapterFor('live');
     const webhook = rampWebhook(purchaseEvent('RELEASED', 'RELEASED', order.walletAddress), keyPairs.live.privateKey);
-    await expect(adapter.verifyWebhook(webhook.rawBody, { 'x-body-signature': Buffer.alloc(70, 7).toString('base64') })).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(
+      adapter.verifyWebhook(webhook.rawBody, { 'x-body-signature': Buffer.alloc(70, 7).toString('base64') }),
+    ).rejects.toBeInstanceOf(ProviderWebhookError);
     await expect(adapter.verifyWebhook(Buffer.from('not json'), webhook.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
     const signature = webhook.headers['x-body-signature'];
-    await expect(adapter.verifyWebhook(webhook.rawBody, { 'x-body-signature': [signature, signature] })).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(adapter.verifyWebhook(webhook.rawBody, { 'x-body-signature': [signature, signature] })).rejects.toBeInstanceOf(
+      ProviderWebhookError,
+    );
   });
 
   it('ignores an authentic off-ramp sale', async () => {
-    const sale = { id: '9393916e-c3c5-46c4-9132-18106a192637', type: 'CREATED', mode: 'OFFRAMP', payload: { id: '70b47a42', createdAt: '2026-11-25T11:00:00.000Z' } };
+    const sale = {
+      id: '9393916e-c3c5-46c4-9132-18106a192637',
+      type: 'CREATED',
+      mode: 'OFFRAMP',
+      payload: { id: '70b47a42', createdAt: '2026-11-25T11:00:00.000Z' },
+    };
     const webhook = rampWebhook(sale, keyPairs.live.privateKey);
     await expect(adapterFor('live').verifyWebhook(webhook.rawBody, webhook.headers)).resolves.toMatchObject({ kind: 'ignored' });
   });
@@ -147,7 +174,15 @@ describe('rampnetwork purchase status mapping', () => {
     ['ERROR', 'PAYMENT_FAILED', 'declined', 'PAYMENT_FAILED'],
   ])('%s with purchase status %s maps to %s', (type, purchaseStatus, status, rawStatus) => {
     const outcome = rampWebhookEvent(purchaseEvent(type, purchaseStatus, wallet));
-    expect(outcome).toMatchObject({ kind: 'event', event: { status, rawStatus, providerReference: '9q4bwbq4b8d4gjr', match: { walletAddress: wallet, providerReference: '9q4bwbq4b8d4gjr' } } });
+    expect(outcome).toMatchObject({
+      kind: 'event',
+      event: {
+        status,
+        rawStatus,
+        providerReference: '9q4bwbq4b8d4gjr',
+        match: { walletAddress: wallet, providerReference: '9q4bwbq4b8d4gjr' },
+      },
+    });
   });
 
   it('ignores unknown event types, unknown purchase statuses and events without a purchase', () => {
@@ -162,7 +197,10 @@ describe('rampnetwork checkout URL', () => {
   it('preselects USDC on Polygon by card, passes the e-mail, return page and per-order webhook URL', async () => {
     const order = sampleOrder('USD');
     const context = contractContext('rampnetwork', 'live', { now: () => CONTRACT_NOW_MS });
-    const { url } = await createRampAdapter(live, context, testPublicKeys).createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
+    const { url } = await createRampAdapter(live, context, testPublicKeys).createCheckout(order, {
+      idempotencyKey: order.paymentId,
+      signal: new AbortController().signal,
+    });
     const parsed = new URL(url);
     expect(parsed.origin).toBe('https://app.rampnetwork.com');
     expect(Object.fromEntries(parsed.searchParams)).toEqual({
@@ -182,7 +220,10 @@ describe('rampnetwork checkout URL', () => {
 
   it('uses the demo widget in test mode and leaves hostAppName out when not set', async () => {
     const order = sampleOrder('USD');
-    const { url } = await createRampAdapter(test, contractContext('rampnetwork', 'test'), testPublicKeys).createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
+    const { url } = await createRampAdapter(test, contractContext('rampnetwork', 'test'), testPublicKeys).createCheckout(order, {
+      idempotencyKey: order.paymentId,
+      signal: new AbortController().signal,
+    });
     const parsed = new URL(url);
     expect(parsed.origin).toBe('https://app.demo.rampnetwork.com');
     expect(parsed.searchParams.has('hostAppName')).toBe(false);

@@ -48,7 +48,10 @@ const settings = Type.Object({
     pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
     description: 'partner id Revolut gives at integration (the partnerId of the redirect URL)',
   }),
-  WEBHOOK_SECRET: Type.String({ pattern: '^wsk_[A-Za-z0-9]{8,128}$', description: 'signing_secret of our Crypto Ramp webhook (wsk_…), verifies Revolut-Signature' }),
+  WEBHOOK_SECRET: Type.String({
+    pattern: '^wsk_[A-Za-z0-9]{8,128}$',
+    description: 'signing_secret of our Crypto Ramp webhook (wsk_…), verifies Revolut-Signature',
+  }),
 });
 
 export const REVOLUT_SIGNATURE_HEADER = 'revolut-signature';
@@ -91,7 +94,9 @@ export const revolut = defineProvider({
         const matches = signatures.map((signature) => safeEqual(signature, expected));
         if (!matches.includes(true)) throw new ProviderWebhookError(`${REVOLUT_SIGNATURE_HEADER} does not match the body`);
         if (!withinTolerance(timestamp, 'milliseconds', context.now(), REVOLUT_WEBHOOK_TOLERANCE_SECONDS)) {
-          throw new ProviderWebhookError(`${REVOLUT_TIMESTAMP_HEADER} is more than ${REVOLUT_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`);
+          throw new ProviderWebhookError(
+            `${REVOLUT_TIMESTAMP_HEADER} is more than ${REVOLUT_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`,
+          );
         }
         return { ...revolutWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },

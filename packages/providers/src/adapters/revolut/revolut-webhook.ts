@@ -23,7 +23,8 @@ export function revolutWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pr
   } catch {
     throw new ProviderWebhookError('Revolut webhook body is not JSON');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ProviderWebhookError('Revolut webhook body is not a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ProviderWebhookError('Revolut webhook body is not a JSON object');
   const event = typeof body.event === 'string' ? body.event : '';
   const status = REVOLUT_EVENT_STATUS[event];
   if (!status) return { kind: 'ignored', why: `event ${event.slice(0, 40) || '(none)'}` };

@@ -105,7 +105,9 @@ export const swipelux = defineProvider({
         }
         const claims = await verifiedClaims(rawBody, keys, context.now());
         if (!withinTolerance(eventTsMilliseconds(claims.eventTs), 'milliseconds', context.now(), SWIPELUX_WEBHOOK_TOLERANCE_SECONDS)) {
-          throw new ProviderWebhookError(`Swipelux eventTs is missing or more than ${SWIPELUX_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`);
+          throw new ProviderWebhookError(
+            `Swipelux eventTs is missing or more than ${SWIPELUX_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`,
+          );
         }
         return { ...swipeluxWebhookEvent(claims), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
@@ -158,7 +160,12 @@ interface WebhookKeyCache {
 function webhookKeyCache(context: AdapterContext): WebhookKeyCache {
   let cached: { keys: JWK[]; fetchedAt: number } | undefined;
   async function fetchKeys(): Promise<JWK[]> {
-    const response = await context.http.request({ method: 'GET', url: SWIPELUX_WEBHOOK_KEYS_URL, signal: AbortSignal.timeout(10_000), retryable: true });
+    const response = await context.http.request({
+      method: 'GET',
+      url: SWIPELUX_WEBHOOK_KEYS_URL,
+      signal: AbortSignal.timeout(10_000),
+      retryable: true,
+    });
     if (response.statusCode !== 200) throw new Error(`Swipelux webhook keys: HTTP ${response.statusCode}`);
     let body: { keys?: unknown };
     try {
@@ -202,11 +209,16 @@ async function verifiedClaims(rawBody: Buffer, keys: WebhookKeyCache, nowMs: num
     throw new ProviderWebhookError('Swipelux webhook JWS header is not readable');
   }
   const claims = (await verifyWith(token, await keys.current(), kid, nowMs)) ?? (await retryWithFreshKeys(token, keys, kid, nowMs));
-  if (!claims) throw new ProviderWebhookError('Swipelux webhook signature does not verify with Swipelux\'s webhook keys');
+  if (!claims) throw new ProviderWebhookError("Swipelux webhook signature does not verify with Swipelux's webhook keys");
   return claims;
 }
 
-async function retryWithFreshKeys(token: string, keys: WebhookKeyCache, kid: string | undefined, nowMs: number): Promise<JWTPayload | undefined> {
+async function retryWithFreshKeys(
+  token: string,
+  keys: WebhookKeyCache,
+  kid: string | undefined,
+  nowMs: number,
+): Promise<JWTPayload | undefined> {
   const fresh = await keys.refreshed();
   return fresh ? verifyWith(token, fresh, kid, nowMs) : undefined;
 }

@@ -14,7 +14,9 @@ const STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
   FAILED: 'failed',
 };
 
-export function swipeluxWebhookEvent(claims: Readonly<Record<string, unknown>>): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
+export function swipeluxWebhookEvent(
+  claims: Readonly<Record<string, unknown>>,
+): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const providerReference = text(claims.orderId);
   if (!providerReference) throw new ProviderWebhookError('Swipelux webhook names no orderId');

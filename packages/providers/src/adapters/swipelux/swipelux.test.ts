@@ -36,8 +36,13 @@ function keyServer(keySets: object[][]): ProviderHttpClient & { requests: Provid
 
 /** A flattened JWS of the claims, signed with jose directly, as the docs' verifier reads it. */
 async function swipeluxWebhook(claims: object, privateKey: KeyObject, kid = 'swipelux-webhook-1') {
-  const jws = await new FlattenedSign(Buffer.from(JSON.stringify(claims))).setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid }).sign(privateKey);
-  return { rawBody: Buffer.from(JSON.stringify({ protected: jws.protected, payload: jws.payload, signature: jws.signature })), headers: JSON_HEADERS };
+  const jws = await new FlattenedSign(Buffer.from(JSON.stringify(claims)))
+    .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid })
+    .sign(privateKey);
+  return {
+    rawBody: Buffer.from(JSON.stringify({ protected: jws.protected, payload: jws.payload, signature: jws.signature })),
+    headers: JSON_HEADERS,
+  };
 }
 
 const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
@@ -46,11 +51,14 @@ const base64url = (value: string | Buffer) => Buffer.from(value).toString('base6
 function nodeSignedWebhook(claims: object, privateKey: KeyObject) {
   const header = base64url(JSON.stringify({ alg: 'ES256', typ: 'JWT' }));
   const payload = base64url(JSON.stringify(claims));
-  const signature = sign('sha256', Buffer.from(`${header}.${payload}`), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+  const signature = sign('sha256', Buffer.from(`${header}.${payload}`), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString(
+    'base64url',
+  );
   return Buffer.from(JSON.stringify({ protected: header, payload, signature }));
 }
 
-const context = (overrides: Partial<AdapterContext> = {}) => contractContext('swipelux', 'live', { http: keyServer([[swipeluxKey.jwk]]), ...overrides });
+const context = (overrides: Partial<AdapterContext> = {}) =>
+  contractContext('swipelux', 'live', { http: keyServer([[swipeluxKey.jwk]]), ...overrides });
 
 describeAdapterContract({
   module: swipelux,
@@ -71,7 +79,10 @@ describeAdapterContract({
     };
   },
   signWebhook: ({ paymentId, status }, nowMs) =>
-    swipeluxWebhook({ orderId: 'ord_8Jq2LxV0', externalId: paymentId, status: status === 'paid' ? 'SUCCESS' : 'FAILED', eventTs: nowMs }, swipeluxKey.privateKey),
+    swipeluxWebhook(
+      { orderId: 'ord_8Jq2LxV0', externalId: paymentId, status: status === 'paid' ? 'SUCCESS' : 'FAILED', eventTs: nowMs },
+      swipeluxKey.privateKey,
+    ),
 });
 
 describe('swipelux Payment Link', () => {
@@ -80,7 +91,11 @@ describe('swipelux Payment Link', () => {
     const order = { ...sampleOrder('EUR'), amount };
     const created = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
     const url = new URL(created.url);
-    return { url, raw: url.searchParams.get('specificSettings') ?? '', widget: JSON.parse(url.searchParams.get('specificSettings') ?? '{}') };
+    return {
+      url,
+      raw: url.searchParams.get('specificSettings') ?? '',
+      widget: JSON.parse(url.searchParams.get('specificSettings') ?? '{}'),
+    };
   };
 
   it('carries the widget settings: card only, USDC on Polygon, the wallet locked, our reference', async () => {
@@ -120,18 +135,34 @@ describe('swipelux Payment Link', () => {
 });
 
 describe('swipelux webhook signature', () => {
-  const claims = (overrides: object = {}) => ({ orderId: 'ord_8Jq2LxV0', externalId: sampleOrder('EUR').paymentId, status: 'SUCCESS', eventTs: CONTRACT_NOW_MS, ...overrides });
+  const claims = (overrides: object = {}) => ({
+    orderId: 'ord_8Jq2LxV0',
+    externalId: sampleOrder('EUR').paymentId,
+    status: 'SUCCESS',
+    eventTs: CONTRACT_NOW_MS,
+    ...overrides,
+  });
 
   it('accepts a token signed with node:crypto alone (ES256 over protected.payload, raw r‖s)', async () => {
     const adapter = await swipelux.create(settings, context());
     const outcome = await adapter.verifyWebhook(nodeSignedWebhook(claims(), swipeluxKey.privateKey), JSON_HEADERS);
-    expect(outcome).toMatchObject({ kind: 'event', event: { status: 'paid', rawStatus: 'SUCCESS', providerReference: 'ord_8Jq2LxV0', match: { paymentId: sampleOrder('EUR').paymentId } } });
+    expect(outcome).toMatchObject({
+      kind: 'event',
+      event: {
+        status: 'paid',
+        rawStatus: 'SUCCESS',
+        providerReference: 'ord_8Jq2LxV0',
+        match: { paymentId: sampleOrder('EUR').paymentId },
+      },
+    });
     expect(outcome.acknowledgement.statusCode).toBe(200);
   });
 
   it('refuses a token signed by another key, and one whose signature was moved to another payload', async () => {
     const adapter = await swipelux.create(settings, context());
-    await expect(adapter.verifyWebhook((await swipeluxWebhook(claims(), strangerKey.privateKey)).rawBody, JSON_HEADERS)).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(
+      adapter.verifyWebhook((await swipeluxWebhook(claims(), strangerKey.privateKey)).rawBody, JSON_HEADERS),
+    ).rejects.toBeInstanceOf(ProviderWebhookError);
     const genuine = JSON.parse((await swipeluxWebhook(claims(), swipeluxKey.privateKey)).rawBody.toString()) as Record<string, string>;
     const forged = { ...genuine, payload: base64url(JSON.stringify(claims({ externalId: 'another-payment' }))) };
     await expect(adapter.verifyWebhook(Buffer.from(JSON.stringify(forged)), JSON_HEADERS)).rejects.toBeInstanceOf(ProviderWebhookError);
@@ -143,17 +174,27 @@ describe('swipelux webhook signature', () => {
     const none = { protected: base64url('{"alg":"none"}'), payload, signature: '' };
     await expect(adapter.verifyWebhook(Buffer.from(JSON.stringify(none)), JSON_HEADERS)).rejects.toBeInstanceOf(ProviderWebhookError);
     const header = base64url('{"alg":"HS256"}');
-    const hs = { protected: header, payload, signature: createHmac('sha256', JSON.stringify(swipeluxKey.jwk)).update(`${header}.${payload}`).digest('base64url') };
+    const hs = {
+      protected: header,
+      payload,
+      signature: createHmac('sha256', JSON.stringify(swipeluxKey.jwk)).update(`${header}.${payload}`).digest('base64url'),
+    };
     await expect(adapter.verifyWebhook(Buffer.from(JSON.stringify(hs)), JSON_HEADERS)).rejects.toBeInstanceOf(ProviderWebhookError);
   });
 
   it('refuses a stale eventTs in seconds as in milliseconds, and a token without one', async () => {
     const adapter = await swipelux.create(settings, context());
     const sign = async (overrides: object) => (await swipeluxWebhook(claims(overrides), swipeluxKey.privateKey)).rawBody;
-    await expect(adapter.verifyWebhook(await sign({ eventTs: Math.floor(CONTRACT_NOW_MS / 1000) - 3600 }), JSON_HEADERS)).rejects.toBeInstanceOf(ProviderWebhookError);
-    await expect(adapter.verifyWebhook(await sign({ eventTs: CONTRACT_NOW_MS + 3_600_000 }), JSON_HEADERS)).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(
+      adapter.verifyWebhook(await sign({ eventTs: Math.floor(CONTRACT_NOW_MS / 1000) - 3600 }), JSON_HEADERS),
+    ).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(adapter.verifyWebhook(await sign({ eventTs: CONTRACT_NOW_MS + 3_600_000 }), JSON_HEADERS)).rejects.toBeInstanceOf(
+      ProviderWebhookError,
+    );
     await expect(adapter.verifyWebhook(await sign({ eventTs: undefined }), JSON_HEADERS)).rejects.toBeInstanceOf(ProviderWebhookError);
-    await expect(adapter.verifyWebhook(await sign({ eventTs: Math.floor(CONTRACT_NOW_MS / 1000) - 60 }), JSON_HEADERS)).resolves.toMatchObject({ kind: 'event' });
+    await expect(
+      adapter.verifyWebhook(await sign({ eventTs: Math.floor(CONTRACT_NOW_MS / 1000) - 60 }), JSON_HEADERS),
+    ).resolves.toMatchObject({ kind: 'event' });
   });
 
   it('re-fetches the key set once when a signature verifies with no cached key (rotation), not on every forgery', async () => {
@@ -184,7 +225,9 @@ describe('swipelux webhook signature', () => {
     const adapter = await swipelux.create(settings, context());
     const { rawBody } = await swipeluxWebhook(claims(), swipeluxKey.privateKey);
     await expect(adapter.verifyWebhook(rawBody, { 'content-type': 'text/plain' })).rejects.toBeInstanceOf(ProviderWebhookError);
-    await expect(adapter.verifyWebhook(rawBody, { 'content-type': 'application/json; charset=utf-8' })).resolves.toMatchObject({ kind: 'event' });
+    await expect(adapter.verifyWebhook(rawBody, { 'content-type': 'application/json; charset=utf-8' })).resolves.toMatchObject({
+      kind: 'event',
+    });
   });
 
   it('refuses a body that is not a flattened JWS', async () => {
@@ -200,12 +243,18 @@ describe('swipelux webhook statuses', () => {
     ['SUCCESS', 'paid'],
     ['FAILED', 'failed'],
   ])('%s maps to %s', (rawStatus, status) => {
-    expect(swipeluxWebhookEvent({ orderId: 'ord_1', externalId: 'pay-1', status: rawStatus, eventTs: 1 })).toMatchObject({ kind: 'event', event: { status, rawStatus } });
+    expect(swipeluxWebhookEvent({ orderId: 'ord_1', externalId: 'pay-1', status: rawStatus, eventTs: 1 })).toMatchObject({
+      kind: 'event',
+      event: { status, rawStatus },
+    });
   });
 
   it('ignores an undocumented status, and names the order by Swipelux id when there is no externalId', () => {
     expect(swipeluxWebhookEvent({ orderId: 'ord_1', status: 'SOMETHING_NEW' })).toMatchObject({ kind: 'ignored' });
-    expect(swipeluxWebhookEvent({ orderId: 'ord_1', status: 'SUCCESS' })).toMatchObject({ kind: 'event', event: { match: { providerReference: 'ord_1' } } });
+    expect(swipeluxWebhookEvent({ orderId: 'ord_1', status: 'SUCCESS' })).toMatchObject({
+      kind: 'event',
+      event: { match: { providerReference: 'ord_1' } },
+    });
     expect(() => swipeluxWebhookEvent({ status: 'SUCCESS' })).toThrow(ProviderWebhookError);
   });
 });

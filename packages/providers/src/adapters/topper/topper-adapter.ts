@@ -49,10 +49,22 @@ import { topperWebhookEvent } from './topper-webhook';
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 const settings = Type.Object({
-  WIDGET_ID: Type.String({ pattern: UUID, description: 'widget id Topper assigned at onboarding (differs between sandbox and production); the bootstrap token subject' }),
-  KEY_ID: Type.String({ pattern: UUID, description: 'key id Topper assigned to our registered public signing key; the bootstrap token kid' }),
-  PRIVATE_KEY: Type.String({ minLength: 64, description: 'ES256 (P-256) private signing key of the widget, PEM PKCS#8 or a private JWK in JSON' }),
-  WEBHOOK_PUBLIC_KEY: Type.String({ pattern: '^\\s*\\{[\\s\\S]*\\}\\s*$', description: 'public JWK (JSON) Topper gives for our webhook URL; verifies X-Topper-JWS-Signature' }),
+  WIDGET_ID: Type.String({
+    pattern: UUID,
+    description: 'widget id Topper assigned at onboarding (differs between sandbox and production); the bootstrap token subject',
+  }),
+  KEY_ID: Type.String({
+    pattern: UUID,
+    description: 'key id Topper assigned to our registered public signing key; the bootstrap token kid',
+  }),
+  PRIVATE_KEY: Type.String({
+    minLength: 64,
+    description: 'ES256 (P-256) private signing key of the widget, PEM PKCS#8 or a private JWK in JSON',
+  }),
+  WEBHOOK_PUBLIC_KEY: Type.String({
+    pattern: '^\\s*\\{[\\s\\S]*\\}\\s*$',
+    description: 'public JWK (JSON) Topper gives for our webhook URL; verifies X-Topper-JWS-Signature',
+  }),
 });
 
 export const TOPPER_SIGNATURE_HEADER = 'x-topper-jws-signature';

@@ -55,7 +55,11 @@ export function topperWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pro
   return {
     kind: 'event',
     event: {
-      match: { ...(paymentId ? { paymentId } : {}), ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
+      match: {
+        ...(paymentId ? { paymentId } : {}),
+        ...(providerReference ? { providerReference } : {}),
+        ...(walletAddress ? { walletAddress } : {}),
+      },
       status,
       rawStatus: name,
       ...(providerReference ? { providerReference } : {}),

@@ -21,7 +21,12 @@ const b64url = (value: string | Buffer) => Buffer.from(value).toString('base64ur
 /** Reads a compact ES256 JWT with node:crypto alone: the signature checked (raw r‖s), then header and claims. */
 function readEs256Jwt(token: string, publicKey: KeyObject) {
   const [header = '', payload = '', signature = ''] = token.split('.');
-  const valid = verify('sha256', Buffer.from(`${header}.${payload}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+  const valid = verify(
+    'sha256',
+    Buffer.from(`${header}.${payload}`),
+    { key: publicKey, dsaEncoding: 'ieee-p1363' },
+    Buffer.from(signature, 'base64url'),
+  );
   return {
     valid,
     header: JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as Record<string, unknown>,
@@ -41,7 +46,10 @@ function readEs256Jwt(token: string, publicKey: KeyObject) {
 function topperWebhook(body: object) {
   const rawBody = Buffer.from(JSON.stringify(body));
   const header = b64url(JSON.stringify({ alg: 'ES256' }));
-  const signature = sign('sha256', Buffer.from(`${header}.${b64url(rawBody)}`), { key: topperWebhookKeys.privateKey, dsaEncoding: 'ieee-p1363' });
+  const signature = sign('sha256', Buffer.from(`${header}.${b64url(rawBody)}`), {
+    key: topperWebhookKeys.privateKey,
+    dsaEncoding: 'ieee-p1363',
+  });
   return { rawBody, headers: { 'x-topper-jws-signature': `${header}..${b64url(signature)}` } };
 }
 
@@ -73,7 +81,9 @@ describeAdapterContract({
     return { wallet: claims.target.address, amount: claims.source.amount, currency: claims.source.asset, reference: claims.jti };
   },
   signWebhook: ({ paymentId, walletAddress, status }) =>
-    topperWebhook(onrampEvent(status === 'paid' ? 'order:crypto-onramp:completed' : 'order:crypto-onramp:failed', paymentId, walletAddress)),
+    topperWebhook(
+      onrampEvent(status === 'paid' ? 'order:crypto-onramp:completed' : 'order:crypto-onramp:failed', paymentId, walletAddress),
+    ),
   // The JWS carries no time; see the adapter's header comment.
   webhookHasTimestamp: false,
 });
@@ -108,7 +118,12 @@ describe('topper bootstrap token', () => {
     const adapter = await build('live');
     const first = sampleOrder('USD');
     const second = { ...first, paymentId: '0b7e1c2d-9a3f-4c5e-8d6b-1f2a3b4c5d6e' };
-    const tokens = await Promise.all([first, second].map(async (order) => new URL((await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open })).url).searchParams.get('bt') ?? ''));
+    const tokens = await Promise.all(
+      [first, second].map(
+        async (order) =>
+          new URL((await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open })).url).searchParams.get('bt') ?? '',
+      ),
+    );
     const jtis = tokens.map((token) => readEs256Jwt(token, widgetKeys.publicKey).claims.jti);
     expect(jtis).toEqual([first.paymentId, second.paymentId]);
     const [head = '', , signature = ''] = (tokens[0] ?? '').split('.');
@@ -131,17 +146,22 @@ describe('topper bootstrap token', () => {
   it('refuses at create a key that is not an ES256 private key, and a webhook key that is not a public JWK', async () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
     await expect(build('live', { PRIVATE_KEY: rsa })).rejects.toThrow(/PRIVATE_KEY/);
-    await expect(build('live', { PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----\nnot a key at all, but long enough to pass\n-----END PRIVATE KEY-----' })).rejects.toThrow(/PRIVATE_KEY/);
+    await expect(
+      build('live', { PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----\nnot a key at all, but long enough to pass\n-----END PRIVATE KEY-----' }),
+    ).rejects.toThrow(/PRIVATE_KEY/);
     const privateJwk = JSON.stringify({ alg: 'ES256', ...topperWebhookKeys.privateKey.export({ format: 'jwk' }) });
     await expect(build('live', { WEBHOOK_PUBLIC_KEY: privateJwk })).rejects.toThrow(/private key/);
-    await expect(build('live', { WEBHOOK_PUBLIC_KEY: '{"kty":"EC","crv":"P-256","x":"AA","y":"AA"}' })).rejects.toThrow(/WEBHOOK_PUBLIC_KEY/);
+    await expect(build('live', { WEBHOOK_PUBLIC_KEY: '{"kty":"EC","crv":"P-256","x":"AA","y":"AA"}' })).rejects.toThrow(
+      /WEBHOOK_PUBLIC_KEY/,
+    );
     await expect(build('live', { WEBHOOK_PUBLIC_KEY: '{"alg":"HS256","kty":"oct","k":"c2VjcmV0"}' })).rejects.toThrow(/alg HS256/);
   });
 });
 
 describe('topper webhook signature', () => {
   // docs/webhooks.mdx, "Verifying a request": the published key, body and header.
-  const docsJwk = '{"x":"7-INQ150R-MCWlj5X_wyGLRIRYAA-o8NakJiUq7gOGg","y":"dM-GsyJvdDOuALE3l-U9lPL8V3gY_5BPjLH539yTdKU","alg":"ES256","crv":"P-256","kid":"15a5142e-c20f-466e-8132-234dbdae97e7","kty":"EC"}';
+  const docsJwk =
+    '{"x":"7-INQ150R-MCWlj5X_wyGLRIRYAA-o8NakJiUq7gOGg","y":"dM-GsyJvdDOuALE3l-U9lPL8V3gY_5BPjLH539yTdKU","alg":"ES256","crv":"P-256","kid":"15a5142e-c20f-466e-8132-234dbdae97e7","kty":"EC"}';
   const docsJws = 'eyJhbGciOiJFUzI1NiJ9..2H0Ypm5sVzuSpgyZySdAJan05lYxctqhmO8btghFQQzkisvSlNvNWzQ1kqTPXTLP_dR4zQZrTsSsShAK51I4EQ';
 
   it("accepts Topper's published example (a body that is no event, so ignored) and refuses it on another body", async () => {
@@ -149,24 +169,43 @@ describe('topper webhook signature', () => {
     const outcome = await adapter.verifyWebhook(Buffer.from('{"foo":"bar"}'), { 'x-topper-jws-signature': docsJws });
     expect(outcome.kind).toBe('ignored');
     expect(outcome.acknowledgement.statusCode).toBe(200);
-    await expect(adapter.verifyWebhook(Buffer.from('{"foo":"baz"}'), { 'x-topper-jws-signature': docsJws })).rejects.toBeInstanceOf(ProviderWebhookError);
-    await expect(adapter.verifyWebhook(Buffer.from('{"foo": "bar"}'), { 'x-topper-jws-signature': docsJws })).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(adapter.verifyWebhook(Buffer.from('{"foo":"baz"}'), { 'x-topper-jws-signature': docsJws })).rejects.toBeInstanceOf(
+      ProviderWebhookError,
+    );
+    await expect(adapter.verifyWebhook(Buffer.from('{"foo": "bar"}'), { 'x-topper-jws-signature': docsJws })).rejects.toBeInstanceOf(
+      ProviderWebhookError,
+    );
   });
 
   it('is the published example node:crypto verifies too (so the vector itself is sound)', () => {
     const [header = '', , signature = ''] = docsJws.split('.');
     const key = createPublicKey({ key: JSON.parse(docsJwk) as { kty: string }, format: 'jwk' });
-    expect(verify('sha256', Buffer.from(`${header}.${b64url('{"foo":"bar"}')}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'))).toBe(true);
+    expect(
+      verify(
+        'sha256',
+        Buffer.from(`${header}.${b64url('{"foo":"bar"}')}`),
+        { key, dsaEncoding: 'ieee-p1363' },
+        Buffer.from(signature, 'base64url'),
+      ),
+    ).toBe(true);
   });
 
   it('refuses a JWS whose payload is not detached, one signed by another key, and two signature headers', async () => {
     const adapter = await build('live');
-    const webhook = topperWebhook(onrampEvent('order:crypto-onramp:completed', sampleOrder('EUR').paymentId, sampleOrder('EUR').walletAddress));
+    const webhook = topperWebhook(
+      onrampEvent('order:crypto-onramp:completed', sampleOrder('EUR').paymentId, sampleOrder('EUR').walletAddress),
+    );
     const jws = webhook.headers['x-topper-jws-signature'];
     const [header = '', , signature = ''] = jws.split('.');
-    await expect(adapter.verifyWebhook(webhook.rawBody, { 'x-topper-jws-signature': `${header}.${b64url(webhook.rawBody)}.${signature}` })).rejects.toBeInstanceOf(ProviderWebhookError);
-    await expect(adapter.verifyWebhook(webhook.rawBody, { 'x-topper-jws-signature': [jws, jws] })).rejects.toBeInstanceOf(ProviderWebhookError);
-    const other = await build('live', { WEBHOOK_PUBLIC_KEY: JSON.stringify({ alg: 'ES256', ...widgetKeys.publicKey.export({ format: 'jwk' }) }) });
+    await expect(
+      adapter.verifyWebhook(webhook.rawBody, { 'x-topper-jws-signature': `${header}.${b64url(webhook.rawBody)}.${signature}` }),
+    ).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(adapter.verifyWebhook(webhook.rawBody, { 'x-topper-jws-signature': [jws, jws] })).rejects.toBeInstanceOf(
+      ProviderWebhookError,
+    );
+    const other = await build('live', {
+      WEBHOOK_PUBLIC_KEY: JSON.stringify({ alg: 'ES256', ...widgetKeys.publicKey.export({ format: 'jwk' }) }),
+    });
     await expect(other.verifyWebhook(webhook.rawBody, webhook.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
   });
 
@@ -188,7 +227,8 @@ describe('topper webhook signature', () => {
 
 describe('topper webhook events', () => {
   const order = sampleOrder('EUR');
-  const read = (name: string, extra: Record<string, unknown> = {}) => topperWebhookEvent(Buffer.from(JSON.stringify(onrampEvent(name, order.paymentId, order.walletAddress, extra))));
+  const read = (name: string, extra: Record<string, unknown> = {}) =>
+    topperWebhookEvent(Buffer.from(JSON.stringify(onrampEvent(name, order.paymentId, order.walletAddress, extra))));
 
   it.each([
     ['order:crypto-onramp:committed', 'pending'],

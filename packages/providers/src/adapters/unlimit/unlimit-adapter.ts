@@ -1,10 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  type CheckoutOrder,
-  type ProviderDescriptor,
-} from '../../provider-contract';
+import { defineProvider, modeFromSetting, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 
 /**

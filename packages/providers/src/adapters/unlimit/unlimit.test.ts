@@ -52,7 +52,9 @@ describe('unlimit hosted-mode URL', () => {
 
   it('accepts no webhook, since Unlimit documents no signature to verify', async () => {
     const adapter = await unlimit.create(live, contractContext('unlimit', 'live'));
-    await expect(adapter.verifyWebhook(Buffer.from('{"status":"COMPLETED"}'), { 'x-signature': 'ab'.repeat(32) })).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(adapter.verifyWebhook(Buffer.from('{"status":"COMPLETED"}'), { 'x-signature': 'ab'.repeat(32) })).rejects.toBeInstanceOf(
+      ProviderWebhookError,
+    );
   });
 
   it('takes its mode from PROVIDER_UNLIMIT_MODE, live unless asked', () => {

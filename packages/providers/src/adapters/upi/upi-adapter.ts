@@ -54,8 +54,14 @@ import { onrampMoneyWebhookEvent } from './upi-webhook';
  */
 
 const settings = Type.Object({
-  APP_ID: Type.String({ pattern: '^[0-9]{1,12}$', description: 'Onramp.money appId issued at onboarding (2 is Onramp\'s official sandbox appId)' }),
-  API_SECRET: Type.String({ pattern: '^\\S{8,256}$', description: 'Onramp.money API secret, the HMAC-SHA512 key of x-onramp-signature on webhooks' }),
+  APP_ID: Type.String({
+    pattern: '^[0-9]{1,12}$',
+    description: "Onramp.money appId issued at onboarding (2 is Onramp's official sandbox appId)",
+  }),
+  API_SECRET: Type.String({
+    pattern: '^\\S{8,256}$',
+    description: 'Onramp.money API secret, the HMAC-SHA512 key of x-onramp-signature on webhooks',
+  }),
 });
 
 export const ONRAMP_PAYLOAD_HEADER = 'x-onramp-payload';
@@ -93,9 +99,11 @@ export const upi = defineProvider({
       async (rawBody: Buffer, headers): Promise<WebhookOutcome> => {
         const payload = singleHeader(headers, ONRAMP_PAYLOAD_HEADER) ?? '';
         const signature = singleHeader(headers, ONRAMP_SIGNATURE_HEADER) ?? '';
-        if (payload === '' || !/^[0-9a-fA-F]{128}$/.test(signature)) throw new ProviderWebhookError(`missing or malformed ${ONRAMP_PAYLOAD_HEADER} / ${ONRAMP_SIGNATURE_HEADER}`);
+        if (payload === '' || !/^[0-9a-fA-F]{128}$/.test(signature))
+          throw new ProviderWebhookError(`missing or malformed ${ONRAMP_PAYLOAD_HEADER} / ${ONRAMP_SIGNATURE_HEADER}`);
         const expected = hmacSha512(values.API_SECRET, Buffer.from(payload, 'utf8'), 'hex');
-        if (!safeEqual(signature.toLowerCase(), expected)) throw new ProviderWebhookError(`${ONRAMP_SIGNATURE_HEADER} does not match ${ONRAMP_PAYLOAD_HEADER}`);
+        if (!safeEqual(signature.toLowerCase(), expected))
+          throw new ProviderWebhookError(`${ONRAMP_SIGNATURE_HEADER} does not match ${ONRAMP_PAYLOAD_HEADER}`);
         const data = signedData(payload, rawBody);
         return { ...onrampMoneyWebhookEvent(data), acknowledgement: textAcknowledgement('ok') };
       },
@@ -123,7 +131,8 @@ function signedData(payload: string, rawBody: Buffer): Record<string, unknown> {
   const signed = jsonObject(Buffer.from(payload, 'base64').toString('utf8'));
   const body = jsonObject(rawBody.toString('utf8'));
   if (!signed || !body) throw new ProviderWebhookError('Onramp.money webhook payload or body is not a JSON object');
-  if (stringify(signed) !== stringify(body)) throw new ProviderWebhookError(`Onramp.money webhook body differs from the signed ${ONRAMP_PAYLOAD_HEADER}`);
+  if (stringify(signed) !== stringify(body))
+    throw new ProviderWebhookError(`Onramp.money webhook body differs from the signed ${ONRAMP_PAYLOAD_HEADER}`);
   return signed;
 }
 

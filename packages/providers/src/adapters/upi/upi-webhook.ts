@@ -34,13 +34,17 @@ const REASON: Readonly<Record<string, string>> = {
   '-1': 'the payment was not made in time',
 };
 
-export function onrampMoneyWebhookEvent(data: Readonly<Record<string, unknown>>): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
+export function onrampMoneyWebhookEvent(
+  data: Readonly<Record<string, unknown>>,
+): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
   // The same endpoint receives off-ramp webhooks (eventType "offramp"), whose codes mean other things.
-  if (data.eventType !== undefined && data.eventType !== 'onramp') return { kind: 'ignored', why: `event type ${String(data.eventType).slice(0, 40)}` };
+  if (data.eventType !== undefined && data.eventType !== 'onramp')
+    return { kind: 'ignored', why: `event type ${String(data.eventType).slice(0, 40)}` };
   const rawStatus = typeof data.status === 'number' || typeof data.status === 'string' ? String(data.status) : '';
   const status = STATUS[rawStatus];
   if (!status) return { kind: 'ignored', why: `order status ${rawStatus.slice(0, 40) || '(none)'}` };
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined);
+  const text = (value: unknown) =>
+    typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined;
   const paymentId = text(data.merchantRecognitionId);
   const providerReference = text(data.orderId);
   const walletAddress = text(data.walletAddress);

@@ -46,7 +46,15 @@ describeAdapterContract({
     reference: url.searchParams.get('merchantRecognitionId') ?? '',
   }),
   signWebhook: ({ paymentId, walletAddress, status }) =>
-    onrampWebhook(sampleData({ merchantRecognitionId: paymentId, walletAddress, status: status === 'paid' ? 15 : -1, statusDescription: status === 'paid' ? 'SUCCESS' : 'TIMEOUT' }), live.API_SECRET),
+    onrampWebhook(
+      sampleData({
+        merchantRecognitionId: paymentId,
+        walletAddress,
+        status: status === 'paid' ? 15 : -1,
+        statusDescription: status === 'paid' ? 'SUCCESS' : 'TIMEOUT',
+      }),
+      live.API_SECRET,
+    ),
   // The signed data carries no timestamp a client may rely on (updatedAt is internal).
   webhookHasTimestamp: false,
 });
@@ -74,7 +82,7 @@ describe('upi checkout URL (Onramp.money hosted mode)', () => {
     });
   });
 
-  it('uses the only pair Onramp\'s sandbox has in test mode', async () => {
+  it("uses the only pair Onramp's sandbox has in test mode", async () => {
     const query = (await checkout('test')).searchParams;
     expect([query.get('appId'), query.get('coinCode'), query.get('network')]).toEqual(['2', 'usdt', 'matic20-test']);
   });
@@ -82,17 +90,26 @@ describe('upi checkout URL (Onramp.money hosted mode)', () => {
   it('refuses any currency but INR', async () => {
     const adapter = await upi.create(live, contractContext('upi', 'live'));
     const order = sampleOrder('EUR');
-    await expect(adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).rejects.toThrow(/INR only/);
+    await expect(adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).rejects.toThrow(
+      /INR only/,
+    );
   });
 });
 
 describe('upi webhook signature (x-onramp-signature)', () => {
   it('equals hex HMAC-SHA512 of the x-onramp-payload value as openssl computes it', async () => {
     const webhook = onrampWebhook(sampleData(), live.API_SECRET);
-    const byOpenssl = execFileSync('openssl', ['dgst', '-sha512', '-hmac', live.API_SECRET, '-hex', '-r'], { input: webhook.headers['x-onramp-payload'] }).toString().split(' ')[0];
+    const byOpenssl = execFileSync('openssl', ['dgst', '-sha512', '-hmac', live.API_SECRET, '-hex', '-r'], {
+      input: webhook.headers['x-onramp-payload'],
+    })
+      .toString()
+      .split(' ')[0];
     expect(webhook.headers['x-onramp-signature']).toBe(byOpenssl);
     const adapter = await upi.create(live, contractContext('upi', 'live'));
-    await expect(adapter.verifyWebhook(webhook.rawBody, webhook.headers)).resolves.toMatchObject({ kind: 'event', event: { status: 'paid', rawStatus: '15', providerReference: '918273' } });
+    await expect(adapter.verifyWebhook(webhook.rawBody, webhook.headers)).resolves.toMatchObject({
+      kind: 'event',
+      event: { status: 'paid', rawStatus: '15', providerReference: '918273' },
+    });
   });
 
   it('refuses another secret, a body that differs from the signed payload, and a repeated header', async () => {
@@ -102,7 +119,10 @@ describe('upi webhook signature (x-onramp-signature)', () => {
     const genuine = onrampWebhook(sampleData({ status: 0 }), live.API_SECRET);
     const swapped = Buffer.from(JSON.stringify(sampleData({ status: 15 })));
     await expect(adapter.verifyWebhook(swapped, genuine.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
-    const repeated = { ...genuine.headers, 'x-onramp-signature': [genuine.headers['x-onramp-signature'], genuine.headers['x-onramp-signature']] };
+    const repeated = {
+      ...genuine.headers,
+      'x-onramp-signature': [genuine.headers['x-onramp-signature'], genuine.headers['x-onramp-signature']],
+    };
     await expect(adapter.verifyWebhook(genuine.rawBody, repeated)).rejects.toBeInstanceOf(ProviderWebhookError);
   });
 
@@ -128,7 +148,10 @@ describe('upi webhook statuses (Onramp on-ramp order codes)', () => {
     [-4, 'failed'],
     [-3, 'declined'],
   ])('%s maps to %s', (code, status) => {
-    expect(onrampMoneyWebhookEvent(sampleData({ status: code }))).toMatchObject({ kind: 'event', event: { status, rawStatus: String(code) } });
+    expect(onrampMoneyWebhookEvent(sampleData({ status: code }))).toMatchObject({
+      kind: 'event',
+      event: { status, rawStatus: String(code) },
+    });
   });
 
   it('ignores off-ramp events and unknown codes, and names the payment three ways', () => {
@@ -136,7 +159,9 @@ describe('upi webhook statuses (Onramp on-ramp order codes)', () => {
     expect(onrampMoneyWebhookEvent(sampleData({ status: 99 }))).toMatchObject({ kind: 'ignored' });
     expect(onrampMoneyWebhookEvent(sampleData())).toMatchObject({
       kind: 'event',
-      event: { match: { paymentId: sampleOrder('INR').paymentId, providerReference: '918273', walletAddress: sampleOrder('INR').walletAddress } },
+      event: {
+        match: { paymentId: sampleOrder('INR').paymentId, providerReference: '918273', walletAddress: sampleOrder('INR').walletAddress },
+      },
     });
   });
 });
