@@ -52,7 +52,9 @@ export function startDemoMerchant(options: DemoMerchantOptions): Promise<Server>
       query: Object.fromEntries(new URL(url).searchParams),
     };
     if (options.logFile) appendFileSync(options.logFile, `${JSON.stringify(entry)}\n`);
-    console.log(`demo merchant: callback ${entry.query.order ?? ''} value_coin=${entry.query.value_coin} ${verdict.ok ? 'verified' : `REFUSED (${verdict.reason})`}`);
+    console.log(
+      `demo merchant: callback ${entry.query.order ?? ''} value_coin=${entry.query.value_coin} ${verdict.ok ? 'verified' : `REFUSED (${verdict.reason})`}`,
+    );
     response.writeHead(verdict.ok ? 200 : 400, { 'content-type': 'text/plain' }).end(verdict.ok ? '*ok*' : verdict.reason);
   });
   return new Promise((resolve, reject) => {

@@ -77,7 +77,9 @@ export type LocalDatabaseUrls = Record<DatabaseApp | 'sandbox', string>;
  * role only, and the sandbox one that may create its schema. Safe to run again. Returns each
  * one's connection string.
  */
-export async function prepareLocalDatabase(options: LocalDatabaseOptions): Promise<{ ownerUrl: string; apps: LocalDatabaseUrls; applied: string[] }> {
+export async function prepareLocalDatabase(
+  options: LocalDatabaseOptions,
+): Promise<{ ownerUrl: string; apps: LocalDatabaseUrls; applied: string[] }> {
   const { adminUrl, database, rolePrefix } = options;
   const ownerUrl = withDatabase(adminUrl, database);
   const admin = new Client({ connectionString: adminUrl });

@@ -39,7 +39,9 @@ describe('docker-compose.yml (the local stack)', () => {
     for (const app of APPS) {
       expect(local.services[app]).toMatchObject({ build: { args: { APP: app } }, image: `gateway/${app}:0.1.0`, read_only: true });
     }
-    expect(Object.keys(local.services).sort()).toEqual([...APPS, 'chain', 'demo-merchant', 'demo-order', 'init', 'postgres', 'redis'].sort());
+    expect(Object.keys(local.services).sort()).toEqual(
+      [...APPS, 'chain', 'demo-merchant', 'demo-order', 'init', 'postgres', 'redis'].sort(),
+    );
     expect(local.services.chain!.build?.target).toBe('local-chain');
     for (const tool of ['init', 'demo-merchant', 'demo-order']) expect(local.services[tool]!.build?.target).toBe('local-tools');
   });
@@ -56,7 +58,7 @@ describe('docker-compose.yml (the local stack)', () => {
     for (const app of APPS) expect(Object.keys(local.services[app]!.depends_on ?? {})).toContain('init');
   });
 
-  it('needs nothing from the environment: no ${VARIABLE} in the file', () => {
+  it('needs nothing from the environment: no variable is substituted in the file', () => {
     expect(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')).not.toMatch(/\$\{/);
   });
 
@@ -80,7 +82,8 @@ describe('docker-compose.production.yml', () => {
     expect([...(check.command ?? [])].sort()).toEqual([...secretNames].sort());
     expect([...(check.secrets ?? [])].sort()).toEqual([...secretNames].sort());
     for (const [name, service] of Object.entries(production.services)) {
-      if (name !== 'secrets-check') expect(service.depends_on).toMatchObject({ 'secrets-check': { condition: 'service_completed_successfully' } });
+      if (name !== 'secrets-check')
+        expect(service.depends_on).toMatchObject({ 'secrets-check': { condition: 'service_completed_successfully' } });
     }
   });
 
@@ -92,7 +95,10 @@ describe('docker-compose.production.yml', () => {
         .map(([, path]) => String(path).replace('/run/secrets/', ''));
       expect([app, [...(service.secrets ?? [])].sort()]).toEqual([app, named.sort()]);
     }
-    const holders = (secret: string) => Object.entries(production.services).filter(([name, service]) => name !== 'secrets-check' && service.secrets?.includes(secret)).map(([name]) => name);
+    const holders = (secret: string) =>
+      Object.entries(production.services)
+        .filter(([name, service]) => name !== 'secrets-check' && service.secrets?.includes(secret))
+        .map(([name]) => name);
     expect(holders('settlement_mnemonic')).toEqual(['settlement-worker']);
     expect(holders('relayer_private_key')).toEqual(['settlement-worker']);
     expect(production.services['sandbox-provider']).toBeUndefined();
@@ -103,7 +109,10 @@ describe('docker-compose.production.yml', () => {
     try {
       const [node, flag, script] = check.entrypoint!;
       expect([node, flag]).toEqual(['node', '-e']);
-      const runCheck = () => spawnSync(process.execPath, ['-e', script!.replace("'/run/secrets/'", JSON.stringify(`${dir}/`)), ...secretNames], { encoding: 'utf8' });
+      const runCheck = () =>
+        spawnSync(process.execPath, ['-e', script!.replace("'/run/secrets/'", JSON.stringify(`${dir}/`)), ...secretNames], {
+          encoding: 'utf8',
+        });
       for (const name of secretNames.slice(1)) writeFileSync(join(dir, name), 'value\n');
       writeFileSync(join(dir, secretNames[1]!), '');
       const refused = runCheck();
