@@ -32,13 +32,13 @@ interface ComposeFile {
   services: Record<string, ComposeService>;
 }
 
-const work = mkdtempSync(join(tmpdir(), 'images-'));
-const context = join(work, 'context');
+// Made by the images' beforeAll, so a run that filters those tests out leaves nothing behind.
+let work = '';
 const folders = new Map<string, string>();
 const sizes = new Map<string, string>();
 const id = randomBytes(4).toString('hex');
 const database = `gateway_images_${id}`;
-const keysDir = join(work, 'keys');
+const keysDir = () => join(work, 'keys');
 let chain: RunningAnvil | undefined;
 let redis: TestRedis | undefined;
 const running: ChildProcess[] = [];
@@ -114,7 +114,7 @@ function localEnv(service: string, ports: Ports): Record<string, string> {
     return `http://127.0.0.1:${ports.port}`;
   };
   const rewrite = (value: string): string => {
-    if (value.startsWith('/run/gateway-local/')) return `${keysDir}/${value.slice('/run/gateway-local/'.length)}`;
+    if (value.startsWith('/run/gateway-local/')) return `${keysDir()}/${value.slice('/run/gateway-local/'.length)}`;
     if (value.startsWith('postgres://')) return value.replace('@postgres:5432/gateway', `@127.0.0.1:5432/${database}`);
     if (value === 'redis://redis:6379') return redis!.url;
     if (value === 'http://chain:8545') return chain!.rpcUrl;
@@ -174,44 +174,6 @@ function runCheck(folder: string, command: string[], env: Record<string, string>
   const child = spawn(process.execPath, command.slice(1), { cwd: folder, env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
-
-beforeAll(async () => {
-  copyBuildContext(ROOT, context);
-  // `pnpm fetch` fills the store from the registry; this machine's store has every package already.
-  for (const command of [...stageCommands('deps'), ...stageCommands('build')]) {
-    if (!command.startsWith('pnpm fetch')) run(command, context, { ...process.env, CI: 'true', TURBO_TELEMETRY_DISABLED: '1' });
-  }
-  for (const app of APPS) {
-    const out = join(work, 'images', app);
-    for (const command of stageCommands('app-files', out)) run(command, context, { ...process.env, APP: app });
-    folders.set(app, out);
-  }
-  const tools = join(work, 'images', 'local-tools');
-  for (const command of stageCommands('local-tools-files', tools)) run(command, context);
-  folders.set('local-tools', tools);
-  for (const [name, folder] of folders) sizes.set(name, run(`du -sh ${folder}`, work).split('\t')[0]!);
-  console.log(`what each image holds (du -sh):\n${[...sizes].map(([name, size]) => `  ${name.padEnd(18)} ${size}`).join('\n')}`);
-}, 900_000);
-
-afterAll(async () => {
-  await Promise.all(
-    running.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
-  await chain?.stop();
-  await redis?.close();
-  const admin = new Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-  await admin.end();
-  rmSync(work, { recursive: true, force: true });
-}, 60_000);
 
 describe('the Dockerfile', () => {
   it('builds on a pinned Node 22 slim image that the root engines accept, with the pinned pnpm', () => {
@@ -291,91 +253,133 @@ describe('the build context (.dockerignore)', () => {
   });
 });
 
-describe('each app image', () => {
-  it.each(APPS)('%s: the built app and its production dependencies, nothing else', (app) => {
-    const folder = folders.get(app)!;
-    const { files } = JSON.parse(readFileSync(join(ROOT, 'apps', app, 'package.json'), 'utf8')) as { files: string[] };
-    expect(files).toContain('dist');
-    const published = files.filter((entry) => !entry.startsWith('!'));
-    expect(readdirSync(folder).sort()).toEqual([...published, 'node_modules', 'package.json'].sort());
-    const names: string[] = [];
-    walk(folder, (path) => names.push(relative(folder, path)));
-    expect(names.filter((name) => /(^|\/)(\.git|\.local|\.env[^/]*|keys\.json|[^/]*\.pem|secrets)$/.test(name))).toEqual([]);
-    expect(readdirSync(join(folder, 'node_modules', '.pnpm')).filter((entry) => DEV_ONLY.test(entry))).toEqual([]);
-    const own = ownFiles(folder);
-    expect(own.filter((file) => (file.endsWith('.ts') && !file.endsWith('.d.ts')) || /\.test\.js$/.test(file))).toEqual([]);
-    expect(own.filter((file) => /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(readFileSync(file, 'utf8')))).toEqual([]);
-    const localKeys = join(ROOT, '.local', 'keys.json');
-    if (existsSync(localKeys)) {
-      const { mnemonic } = JSON.parse(readFileSync(localKeys, 'utf8')) as { mnemonic: string };
-      expect(own.filter((file) => readFileSync(file, 'utf8').includes(mnemonic))).toEqual([]);
-    }
-  });
-});
-
-describe('started as docker compose starts them', () => {
+describe('the images, built as the Dockerfile builds them', () => {
   beforeAll(async () => {
-    chain = await startAnvil({ chainId: 31337, blockTime: 1, slotsInAnEpoch: 1 });
-    redis = createTestRedis('images');
-    for (const name of [...APPS, 'demo-merchant']) started.set(name, { port: await findFreePort(), metricsPort: await findFreePort() });
+    work = mkdtempSync(join(tmpdir(), 'images-'));
+    const context = join(work, 'context');
+    copyBuildContext(ROOT, context);
+    // `pnpm fetch` fills the store from the registry; this machine's store has every package already.
+    for (const command of [...stageCommands('deps'), ...stageCommands('build')]) {
+      if (!command.startsWith('pnpm fetch')) run(command, context, { ...process.env, CI: 'true' });
+    }
+    for (const app of APPS) {
+      const out = join(work, 'images', app);
+      for (const command of stageCommands('app-files', out)) run(command, context, { ...process.env, APP: app });
+      folders.set(app, out);
+    }
+    const tools = join(work, 'images', 'local-tools');
+    for (const command of stageCommands('local-tools-files', tools)) run(command, context);
+    folders.set('local-tools', tools);
+    for (const [name, folder] of folders) sizes.set(name, run(`du -sh ${folder}`, work).split('\t')[0]!);
+    console.log(`what each image holds (du -sh):\n${[...sizes].map(([name, size]) => `  ${name.padEnd(18)} ${size}`).join('\n')}`);
+  }, 900_000);
+
+  afterAll(async () => {
+    await Promise.all(
+      running.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    await chain?.stop();
+    await redis?.close();
+    const admin = new Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await admin.end();
+    if (work !== '') rmSync(work, { recursive: true, force: true });
   }, 60_000);
 
-  it('the init makes the keys, deploys the test USDC and prepares the database, and keeps them on its next start', () => {
-    const tools = folders.get('local-tools')!;
-    const init = compose.services.init!;
-    const env = {
-      PATH: process.env.PATH!,
-      ...Object.fromEntries(Object.entries(init.environment ?? {}).map(([name, value]) => [name, String(value)])),
-      PG_ADMIN_URL: TEST_DATABASE_URL,
-      LOCAL_DATABASE: database,
-      CHAIN_RPC_URL: chain!.rpcUrl,
-      LOCAL_KEYS_DIR: keysDir,
-    };
-    const first = run('node dist/local-init.js', tools, env);
-    expect(first).toContain('generated throw-away local keys');
-    expect(first).toContain('test USDC deployed');
-    const keys = readFileSync(join(keysDir, 'keys.json'), 'utf8');
-    const second = run('node dist/local-init.js', tools, env);
-    expect(second).toContain('kept the local keys');
-    expect(second).toContain('chain kept');
-    expect(readFileSync(join(keysDir, 'keys.json'), 'utf8')).toBe(keys);
-  }, 120_000);
-
-  it.each(APPS)(
-    '%s answers /healthz (the image HEALTHCHECK) and /readyz (compose) from node dist/main.js',
-    async (app) => {
+  describe('each app image', () => {
+    it.each(APPS)('%s: the built app and its production dependencies, nothing else', (app) => {
       const folder = folders.get(app)!;
-      const service = compose.services[app]!;
-      expect(service.build?.args?.APP).toBe(app);
-      const ports = started.get(app)!;
-      startProcess(folder, ['node', ...execForm(argsOf(stage(dockerfile, 'app'), 'CMD')[0]!).slice(1)], localEnv(app, ports));
-
-      const healthcheck = execForm(argsOf(stage(dockerfile, 'app'), 'HEALTHCHECK')[0]!);
-      expect(await answers(`http://127.0.0.1:${ports.metricsPort}/healthz`)).toBe(200);
-      expect(await runCheck(folder, healthcheck, { APP: app, METRICS_PORT: String(ports.metricsPort) })).toBe(0);
-
-      // The image's and compose's checks aim at the app's own default ports.
-      const defaults = portDefaults(folder);
-      expect(healthcheck.at(-1)).toContain(`'${app}': ${defaults.metricsPort}`);
-      const composePort = Number(/127\.0\.0\.1:(\d+)\//.exec(service.healthcheck!.test.at(-1)!)![1]);
-      expect([defaults.port, defaults.metricsPort]).toContain(composePort);
-      for (const mapping of service.ports ?? []) expect(Number(mapping.split(':').at(-1))).toBe(defaults.port);
-      const readyPort = composePort === defaults.port ? ports.port : ports.metricsPort;
-      expect(await answers(`http://127.0.0.1:${readyPort}/readyz`)).toBe(200);
-    },
-    120_000,
-  );
-
-  it('the demo merchant answers its health check and the demo order gets payment links from the running apps', async () => {
-    const tools = folders.get('local-tools')!;
-    const merchantPorts = started.get('demo-merchant')!;
-    startProcess(tools, compose.services['demo-merchant']!.command!, localEnv('demo-merchant', merchantPorts));
-    expect(await answers(`http://127.0.0.1:${merchantPorts.port}/healthz`)).toBe(200);
-
-    const order = run(compose.services['demo-order']!.command!.join(' '), tools, {
-      PATH: process.env.PATH,
-      ...localEnv('demo-order', { port: 0, metricsPort: 0 }),
+      const { files } = JSON.parse(readFileSync(join(ROOT, 'apps', app, 'package.json'), 'utf8')) as { files: string[] };
+      expect(files).toContain('dist');
+      const published = files.filter((entry) => !entry.startsWith('!'));
+      expect(readdirSync(folder).sort()).toEqual([...published, 'node_modules', 'package.json'].sort());
+      const names: string[] = [];
+      walk(folder, (path) => names.push(relative(folder, path)));
+      expect(names.filter((name) => /(^|\/)(\.git|\.local|\.env[^/]*|keys\.json|[^/]*\.pem|secrets)$/.test(name))).toEqual([]);
+      expect(readdirSync(join(folder, 'node_modules', '.pnpm')).filter((entry) => DEV_ONLY.test(entry))).toEqual([]);
+      const own = ownFiles(folder);
+      expect(own.filter((file) => (file.endsWith('.ts') && !file.endsWith('.d.ts')) || /\.test\.js$/.test(file))).toEqual([]);
+      expect(own.filter((file) => /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(readFileSync(file, 'utf8')))).toEqual([]);
+      const localKeys = join(ROOT, '.local', 'keys.json');
+      if (existsSync(localKeys)) {
+        const { mnemonic } = JSON.parse(readFileSync(localKeys, 'utf8')) as { mnemonic: string };
+        expect(own.filter((file) => readFileSync(file, 'utf8').includes(mnemonic))).toEqual([]);
+      }
     });
-    expect(order).toContain(`http://127.0.0.1:${started.get('payment-redirect')!.port}/process-payment.php?address=`);
-  }, 60_000);
+  });
+
+  describe('started as docker compose starts them', () => {
+    beforeAll(async () => {
+      chain = await startAnvil({ chainId: 31337, blockTime: 1, slotsInAnEpoch: 1 });
+      redis = createTestRedis('images');
+      for (const name of [...APPS, 'demo-merchant']) started.set(name, { port: await findFreePort(), metricsPort: await findFreePort() });
+    }, 60_000);
+
+    it('the init makes the keys, deploys the test USDC and prepares the database, and keeps them on its next start', () => {
+      const tools = folders.get('local-tools')!;
+      const init = compose.services.init!;
+      const env = {
+        PATH: process.env.PATH!,
+        ...Object.fromEntries(Object.entries(init.environment ?? {}).map(([name, value]) => [name, String(value)])),
+        PG_ADMIN_URL: TEST_DATABASE_URL,
+        LOCAL_DATABASE: database,
+        CHAIN_RPC_URL: chain!.rpcUrl,
+        LOCAL_KEYS_DIR: keysDir(),
+      };
+      const first = run('node dist/local-init.js', tools, env);
+      expect(first).toContain('generated throw-away local keys');
+      expect(first).toContain('test USDC deployed');
+      const keys = readFileSync(join(keysDir(), 'keys.json'), 'utf8');
+      const second = run('node dist/local-init.js', tools, env);
+      expect(second).toContain('kept the local keys');
+      expect(second).toContain('chain kept');
+      expect(readFileSync(join(keysDir(), 'keys.json'), 'utf8')).toBe(keys);
+    }, 120_000);
+
+    it.each(APPS)(
+      '%s answers /healthz (the image HEALTHCHECK) and /readyz (compose) from node dist/main.js',
+      async (app) => {
+        const folder = folders.get(app)!;
+        const service = compose.services[app]!;
+        expect(service.build?.args?.APP).toBe(app);
+        const ports = started.get(app)!;
+        startProcess(folder, ['node', ...execForm(argsOf(stage(dockerfile, 'app'), 'CMD')[0]!).slice(1)], localEnv(app, ports));
+
+        const healthcheck = execForm(argsOf(stage(dockerfile, 'app'), 'HEALTHCHECK')[0]!);
+        expect(await answers(`http://127.0.0.1:${ports.metricsPort}/healthz`)).toBe(200);
+        expect(await runCheck(folder, healthcheck, { APP: app, METRICS_PORT: String(ports.metricsPort) })).toBe(0);
+
+        // The image's and compose's checks aim at the app's own default ports.
+        const defaults = portDefaults(folder);
+        expect(healthcheck.at(-1)).toContain(`'${app}': ${defaults.metricsPort}`);
+        const composePort = Number(/127\.0\.0\.1:(\d+)\//.exec(service.healthcheck!.test.at(-1)!)![1]);
+        expect([defaults.port, defaults.metricsPort]).toContain(composePort);
+        for (const mapping of service.ports ?? []) expect(Number(mapping.split(':').at(-1))).toBe(defaults.port);
+        const readyPort = composePort === defaults.port ? ports.port : ports.metricsPort;
+        expect(await answers(`http://127.0.0.1:${readyPort}/readyz`)).toBe(200);
+      },
+      120_000,
+    );
+
+    it('the demo merchant answers its health check and the demo order gets payment links from the running apps', async () => {
+      const tools = folders.get('local-tools')!;
+      const merchantPorts = started.get('demo-merchant')!;
+      startProcess(tools, compose.services['demo-merchant']!.command!, localEnv('demo-merchant', merchantPorts));
+      expect(await answers(`http://127.0.0.1:${merchantPorts.port}/healthz`)).toBe(200);
+
+      const order = run(compose.services['demo-order']!.command!.join(' '), tools, {
+        PATH: process.env.PATH,
+        ...localEnv('demo-order', { port: 0, metricsPort: 0 }),
+      });
+      expect(order).toContain(`http://127.0.0.1:${started.get('payment-redirect')!.port}/process-payment.php?address=`);
+    }, 60_000);
+  });
 });
