@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
 import { Client } from 'pg';
 import { parse as parseYaml } from 'yaml';
 import { createTestRedis, findFreePort, startAnvil, TEST_DATABASE_URL, type RunningAnvil, type TestRedis } from '@gateway/testkit';
@@ -258,17 +258,22 @@ describe('the images, built as the Dockerfile builds them', () => {
     work = mkdtempSync(join(tmpdir(), 'images-'));
     const context = join(work, 'context');
     copyBuildContext(ROOT, context);
+    // The toolchain stage's pnpm, installed into the work folder rather than globally (CI keeps pnpm off PATH).
+    const toolchain = join(work, 'toolchain');
+    const { packageManager } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { packageManager: string };
+    run(`npm install -g --prefix ${toolchain} ${packageManager}`, work);
+    const env = { ...process.env, CI: 'true', PATH: `${join(toolchain, 'bin')}${delimiter}${process.env.PATH}` };
     // `pnpm fetch` fills the store from the registry; this machine's store has every package already.
     for (const command of [...stageCommands('deps'), ...stageCommands('build')]) {
-      if (!command.startsWith('pnpm fetch')) run(command, context, { ...process.env, CI: 'true' });
+      if (!command.startsWith('pnpm fetch')) run(command, context, env);
     }
     for (const app of APPS) {
       const out = join(work, 'images', app);
-      for (const command of stageCommands('app-files', out)) run(command, context, { ...process.env, APP: app });
+      for (const command of stageCommands('app-files', out)) run(command, context, { ...env, APP: app });
       folders.set(app, out);
     }
     const tools = join(work, 'images', 'local-tools');
-    for (const command of stageCommands('local-tools-files', tools)) run(command, context);
+    for (const command of stageCommands('local-tools-files', tools)) run(command, context, env);
     folders.set('local-tools', tools);
     for (const [name, folder] of folders) sizes.set(name, run(`du -sh ${folder}`, work).split('\t')[0]!);
     console.log(`what each image holds (du -sh):\n${[...sizes].map(([name, size]) => `  ${name.padEnd(18)} ${size}`).join('\n')}`);
