@@ -90,7 +90,6 @@ export function buildCallbackUrl(registeredUrl: string, params: GatewayCallbackP
 }
 
 function isGatewayParam(piece: string): boolean {
-  if (piece === '') return false;
   const [name] = new URLSearchParams(piece).keys();
   return name !== undefined && gatewayNameOf(name) !== undefined;
 }

@@ -60,7 +60,7 @@ export function resolveProvider(input: string, catalogue: ProviderCatalogue, par
   }
   throw new GatewayError(
     'unsupported_provider',
-    `${param} "${input.slice(0, 40)}" is not a provider id this gateway knows; use one of ${offeredIds()}`,
+    `${param} "${input}" is not a provider id this gateway knows; use one of ${offeredIds()}`,
     param,
   );
 }

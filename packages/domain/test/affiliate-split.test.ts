@@ -80,6 +80,25 @@ describe('parseFeeFraction: a fraction of the payment as exact basis points', ()
     expect(error.message).toMatch(message);
   });
 
+  it('tells a number above 1 apart from one that is not a plain decimal', () => {
+    for (const input of ['10', '100.5', '999']) {
+      expect(errorOf(() => parseFeeFraction(input, 'merchant_fee')).message).toBe(
+        'merchant_fee must be between 0 and 1 (a fraction of the payment, 0.01 = 1%)',
+      );
+    }
+  });
+
+  it('quotes the refused input, cut at 40 characters', () => {
+    const message = (input: string) => errorOf(() => parseFeeFraction(input, 'merchant_fee')).message;
+    const forty = `${'x'.repeat(39)}%`;
+    expect(message(forty)).toBe(
+      `merchant_fee must be a plain decimal fraction between 0 and 1 with at most 4 decimals, e.g. 0.01 for 1% (got "${forty}")`,
+    );
+    expect(message(`${forty}y`)).toBe(
+      `merchant_fee must be a plain decimal fraction between 0 and 1 with at most 4 decimals, e.g. 0.01 for 1% (got "${forty}…")`,
+    );
+  });
+
   it('formats basis points back as the API writes them', () => {
     expect([0, 1, 100, 125, 9_900, 9_875, 10_000].map(formatFeeFraction)).toEqual(['0', '0.0001', '0.01', '0.0125', '0.99', '0.9875', '1']);
     for (let bps = 0; bps <= BASIS_POINTS_SCALE; bps += 1) {
@@ -179,6 +198,9 @@ describe('affiliate terms of an existing wallet', () => {
     expect(sameAffiliateTerms(configured, { ...custom, affiliateFeeBps: 50, merchantFeeBps: 9_850 })).toBe(false);
     expect(sameAffiliateTerms(custom, { ...custom, affiliateFeeBps: 200, merchantFeeBps: 9_700 })).toBe(false);
     expect(sameAffiliateTerms(custom, { ...custom, address: payout as EvmAddress })).toBe(false);
+    // Either side of a custom split alone makes it another split.
+    expect(sameAffiliateTerms(custom, { ...custom, affiliateFeeBps: 200 })).toBe(false);
+    expect(sameAffiliateTerms(custom, { ...custom, merchantFeeBps: 9_700 })).toBe(false);
   });
 
   it('a conflict is a 409 that says what the wallet has', () => {
@@ -186,6 +208,10 @@ describe('affiliate terms of an existing wallet', () => {
     expect(affiliateTermsConflict(null).message).toMatch(/no affiliate .*wallet\.php/);
     expect(affiliateTermsConflict(custom).message).toMatch(
       /merchant_fee=0\.98, affiliate_fee=0\.01 for 0x8ba1f109551bD432803012645Ac136ddd64DBA72/,
+    );
+    expect(affiliateTermsConflict({ ...configured, address: affiliate.toLowerCase() as EvmAddress }).message).toBe(
+      `a wallet for this address and callback already exists with the configured affiliate share for ${affiliate} (it was created by affiliate.php); ` +
+        'its split never changes once payments could arrive. Repeat the original request, or use a new callback URL (e.g. another order id) for a wallet with other terms',
     );
   });
 });
@@ -232,8 +258,13 @@ describe('splitting a deposit into a custom-split wallet', () => {
     ]);
   });
 
-  it('refuses a recorded split over 100%', () => {
-    expect(() => walletPlatformFeeBps({ affiliateFeeBps: 300, merchantFeeBps: 9_800 }, 100)).toThrow(RangeError);
+  it('refuses a recorded split over 100%, or a merchant share that is not basis points, naming it', () => {
+    expect(() => walletPlatformFeeBps({ affiliateFeeBps: 300, merchantFeeBps: 9_800 }, 100)).toThrow(
+      new RangeError('merchant (9800) and affiliate (300) shares together exceed 100%'),
+    );
+    expect(() => walletPlatformFeeBps({ affiliateFeeBps: 0, merchantFeeBps: 10_001 }, 100)).toThrow(
+      /^merchantFeeBps must be an integer number of basis points/,
+    );
   });
 
   it('is exact for every split and amount: merchant = ceil(A·m/S), affiliate = floor(A·a/S), platform the rest (within one unit of its share)', () => {

@@ -64,6 +64,6 @@ describe('callbackRetryDelayMs', () => {
 
   it('refuses a failure count that is not a positive integer', () => {
     expect(() => callbackRetryDelayMs(0)).toThrow(RangeError);
-    expect(() => callbackRetryDelayMs(1.5)).toThrow(RangeError);
+    expect(() => callbackRetryDelayMs(1.5)).toThrow(new RangeError('failedAttempts must be a positive integer, got 1.5'));
   });
 });

@@ -23,12 +23,16 @@ describe('callbackOwnerRefusal', () => {
       callbackOwnerRefusal({ payoutAddress: merchant.toLowerCase(), affiliate: null }, { payoutAddress: merchant, affiliate: null }),
     ).toBeUndefined();
   });
-  it('refuses another payout address with callback_registered_elsewhere, whatever the terms', () => {
+  it('refuses another payout address with callback_registered_elsewhere, whatever the terms, saying nothing of the owner', () => {
     for (const terms of [null, custom]) {
       expect(callbackOwnerRefusal({ payoutAddress: other, affiliate: terms }, { payoutAddress: merchant, affiliate: null })).toMatchObject({
         code: 'callback_registered_elsewhere',
         statusCode: 409,
         param: 'callback',
+        message:
+          'this callback URL is already registered to a wallet with another payout address. A callback URL belongs to the first wallet registered with it, ' +
+          'so that no payment to another wallet can ever fire it. Use a new callback URL (e.g. another order id); ' +
+          'if this URL is yours and the other wallet is not, the gateway operator can release it',
       });
     }
   });
@@ -47,6 +51,15 @@ describe('token contracts', () => {
         expect(() => parsePayoutAddress(input, { tokenAddress: testToken })).toThrow(/is a token contract/);
     },
   );
+  it('names each well-known token', () => {
+    expect(WELL_KNOWN_TOKEN_CONTRACTS.map((token) => tokenContractAt(token.address.toLowerCase(), testToken))).toEqual([
+      'USDC (native) on Polygon PoS',
+      'USDC.e (bridged) on Polygon PoS',
+    ]);
+    // Configured as the token, a well-known one keeps its name.
+    const usdc = WELL_KNOWN_TOKEN_CONTRACTS[0]!.address;
+    expect(tokenContractAt(usdc, usdc)).toBe('USDC (native) on Polygon PoS');
+  });
   it('names the configured token too, and nothing else', () => {
     expect(tokenContractAt(testToken.toLowerCase(), testToken)).toMatch(/configured token/);
     expect(tokenContractAt(merchant, testToken)).toBeUndefined();

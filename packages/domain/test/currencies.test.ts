@@ -18,7 +18,19 @@ describe('parseCurrency', () => {
     expect(() => parseCurrency(input)).toThrow(expect.objectContaining({ code: 'invalid_parameter', param: 'currency' }));
     expect(() => parseCurrency(input, 'from')).toThrow(expect.objectContaining({ param: 'from' }));
   });
-  it('refuses well-formed codes it does not support', () => {
-    expect(() => parseCurrency('XYZ')).toThrow(expect.objectContaining({ code: 'unsupported_currency' }));
+  it('refuses well-formed codes it does not support, listing the supported ones', () => {
+    expect(() => parseCurrency('xyz')).toThrow(
+      expect.objectContaining({
+        code: 'unsupported_currency',
+        param: 'currency',
+        message:
+          'currency XYZ is not supported; use one of USD, EUR, GBP, CAD, AUD, NZD, CHF, SEK, NOK, DKK, PLN, CZK, INR, BRL, MXN, SGD, HKD, ZAR, TRY, AED',
+      }),
+    );
+  });
+  it('says what a code looks like', () => {
+    expect(() => parseCurrency('US', 'from')).toThrow(
+      expect.objectContaining({ message: 'from must be a three-letter ISO 4217 code such as USD, EUR or CAD' }),
+    );
   });
 });

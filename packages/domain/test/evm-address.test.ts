@@ -9,6 +9,9 @@ describe('parsePayoutAddress', () => {
     expect(parsePayoutAddress(checksummed, rules)).toBe(checksummed);
     expect(parsePayoutAddress(checksummed.toLowerCase(), rules)).toBe(checksummed);
     expect(parsePayoutAddress(`0x${checksummed.slice(2).toUpperCase()}`, rules)).toBe(checksummed);
+    // This checksum has lower-case letters, so its all-upper spelling claims no checksum either.
+    const other = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
+    expect(parsePayoutAddress(`0x${other.slice(2).toUpperCase()}`, rules)).toBe(other);
   });
   it('refuses a broken checksum', () => {
     const broken = checksummed.replace('E0F', 'e0F');

@@ -67,7 +67,7 @@ describe('splitDeposit', () => {
     [100n, -1, 0, /platformFeeBps/],
     [100n, 1.5, 0, /platformFeeBps/],
     [100n, 100, 10_001, /affiliateFeeBps/],
-    [100n, 6_000, 5_000, /exceed 100%/],
+    [100n, 6_000, 5_000, /^platform \(6000\) and affiliate \(5000\) fees together exceed 100%$/],
   ])('refuses amount %p with fees %p/%p', (amount, platform, affiliate, message) => {
     expect(() => splitDeposit(amount, platform, affiliate)).toThrow(message);
   });

@@ -39,6 +39,7 @@ describe('USDC base units', () => {
   });
   it('parses exactly and round-trips', () => {
     expect(parseUsdc('0.1')).toBe(100_000n);
+    expect(parseUsdc('5')).toBe(5_000_000n);
     expect(parseUsdc('9007199254740993.000001')).toBe(9007199254740993000001n);
     expect(formatUsdc(parseUsdc('0.3'))).toBe('0.3');
     expect(() => parseUsdc('0.0000001')).toThrow(GatewayError);

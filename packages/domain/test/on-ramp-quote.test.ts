@@ -28,4 +28,23 @@ describe('quoteOnRamp', () => {
     expect(() => quoteOnRamp(parseFiatAmount('10'), 'CAD', rates, 150)).toThrow(/CAD has no exchange rate/);
     expect(() => quoteOnRamp(parseFiatAmount('10'), 'USD', rates, 10_000)).toThrow(RangeError);
   });
+
+  it('refuses a fee that is not a whole number of basis points below 100%', () => {
+    expect(quoteOnRamp(parseFiatAmount('1'), 'USD', rates, 9_999).netUsdc).toBe(100n);
+    for (const feeBps of [-1, 1.5, 10_000, Number.NaN]) {
+      expect(() => quoteOnRamp(parseFiatAmount('10'), 'USD', rates, feeBps)).toThrow(
+        new RangeError(`feeBps must be an integer in [0, 10000), got ${feeBps}`),
+      );
+    }
+  });
+
+  it('names the currency parameter when a rate is missing', () => {
+    expect(() => quoteOnRamp(parseFiatAmount('10'), 'CAD', rates, 150)).toThrow(
+      expect.objectContaining({
+        code: 'unsupported_currency',
+        param: 'currency',
+        message: 'currency CAD has no exchange rate configured; pay in USD or ask the operator to add a rate',
+      }),
+    );
+  });
 });

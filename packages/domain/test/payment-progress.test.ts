@@ -5,6 +5,8 @@ describe('receiptProgress', () => {
     expect(receiptProgress(null, [])).toMatchObject({ step: 'waiting_for_provider', declined: false, final: false, receivedUsdc: 0n });
     expect(receiptProgress('pending', [])).toMatchObject({ step: 'waiting_for_provider', declined: false });
     expect(receiptProgress('declined', [])).toMatchObject({ step: 'waiting_for_provider', declined: true, final: false });
+    expect(receiptProgress('failed', [])).toMatchObject({ step: 'waiting_for_provider', declined: true, final: false });
+    expect(receiptProgress('paid', [])).toMatchObject({ step: 'waiting_for_provider', declined: false });
   });
 
   it('follows a deposit from received to sent, whatever the provider said', () => {
@@ -34,6 +36,13 @@ describe('receiptProgress', () => {
       waitingOn: 'next_deposit',
       final: true,
     });
+    // One held deposit beside forwarded ones is enough to wait on.
+    expect(
+      receiptProgress(null, [
+        { status: 'forwarded', amount: 5n },
+        { status: 'held', amount: 1n },
+      ]),
+    ).toMatchObject({ waitingOn: 'next_deposit', final: true });
   });
 
   it('says a deposit whose payout will not succeed (needs_attention) waits for the operator, not that it was sent', () => {
@@ -60,5 +69,7 @@ describe('canMoveProviderStatus', () => {
     expect(canMoveProviderStatus('declined', 'paid')).toBe(true);
     expect(canMoveProviderStatus('failed', 'declined')).toBe(true);
     expect(canMoveProviderStatus('declined', 'pending')).toBe(false);
+    // A repeated pending report changes nothing, and may be recorded.
+    expect(canMoveProviderStatus('pending', 'pending')).toBe(true);
   });
 });

@@ -112,13 +112,21 @@ describe('providerOptions: which provider the hosted checkout offers', () => {
 
   it('a currency missing from the rate table: USD-only withheld, any-currency unavailable', () => {
     const options = byId(providerOptions(parseFiatAmount('100'), 'AED', rates, SAMPLE_PROVIDERS));
-    expect(options.get('wert')?.status).toBe('withheld');
+    expect(options.get('wert')).toMatchObject({
+      status: 'withheld',
+      reason: 'Wert takes USD only; no exchange rate for AED is available right now',
+    });
     expect(summary(options.get('moonpay'))).toBe('unavailable: No exchange rate for AED right now');
   });
 
   it('refuses a conversion above the largest amount Process Payment takes', () => {
     const options = byId(providerOptions(parseFiatAmount('1000000'), 'GBP', rates, SAMPLE_PROVIDERS));
     expect(summary(options.get('wert'))).toBe('unavailable: Maximum 1000000.00 USD');
+    // 920000.00 EUR at 0.92 is the maximum exactly; a cent more rounds up past it.
+    expect(summary(byId(providerOptions(parseFiatAmount('920000'), 'EUR', rates, SAMPLE_PROVIDERS)).get('wert'))).toBe('1000000.00 USD');
+    expect(summary(byId(providerOptions(parseFiatAmount('920000.01'), 'EUR', rates, SAMPLE_PROVIDERS)).get('wert'))).toBe(
+      'unavailable: Maximum 1000000.00 USD',
+    );
   });
 
   it('offers exactly what Process Payment accepts, for every currency and a spread of amounts', () => {

@@ -1,4 +1,4 @@
-import { checkProviderOrder, resolveProvider, type RateTable } from '../src/provider-terms';
+import { checkProviderOrder, providerMinimum, resolveProvider, type RateTable } from '../src/provider-terms';
 import { parseFiatAmount, parseRate } from '../src/money';
 import { SAMPLE_PROVIDERS, sampleCatalogue } from './support/sample-providers';
 
@@ -48,6 +48,15 @@ describe('resolveProvider', () => {
   ])('refuses %s instead of folding it into a provider id', (_name, input) => {
     expect(() => find(input)).toThrow(expect.objectContaining({ code: 'invalid_parameter', param: 'provider', statusCode: 400 }));
   });
+
+  it('says what a provider id looks like, listing the offered ones', () => {
+    expect(() => resolveProvider('moon pay', sampleCatalogue(SAMPLE_PROVIDERS.slice(0, 2)), 'via')).toThrow(
+      expect.objectContaining({
+        param: 'via',
+        message: 'via must be a provider id of ASCII letters and digits, without spaces: one of wert, stripe',
+      }),
+    );
+  });
 });
 
 describe('checkProviderOrder', () => {
@@ -62,5 +71,26 @@ describe('checkProviderOrder', () => {
     expect(() => checkProviderOrder(find('transak'), parseFiatAmount('13.79'), 'EUR', rates)).toThrow(/13.80 EUR/);
     expect(() => checkProviderOrder(find('transak'), parseFiatAmount('14.99'), 'USD', rates)).toThrow(/15.00 USD/);
     expect(() => checkProviderOrder(find('transak'), parseFiatAmount('100'), 'GBP', rates)).toThrow(/no exchange rate/);
+  });
+  it("names the parameter to fix: currency for the provider's currency or a missing rate, amount for the minimum", () => {
+    expect(() => checkProviderOrder(find('wert'), parseFiatAmount('10'), 'EUR', rates)).toThrow(
+      expect.objectContaining({ code: 'currency_not_allowed_for_provider', param: 'currency' }),
+    );
+    expect(() => checkProviderOrder(find('transak'), parseFiatAmount('14.99'), 'USD', rates)).toThrow(
+      expect.objectContaining({ code: 'amount_below_minimum', param: 'amount' }),
+    );
+    expect(() => checkProviderOrder(find('transak'), parseFiatAmount('100'), 'GBP', rates)).toThrow(
+      expect.objectContaining({ code: 'unsupported_currency', param: 'currency' }),
+    );
+  });
+});
+
+describe('providerMinimum', () => {
+  it('converts only a USD minimum: a minimum in another currency has no rate to a third one', () => {
+    const interac = find('interac');
+    expect(providerMinimum(interac, 'CAD', rates)).toBe(10_000n);
+    expect(() => providerMinimum(interac, 'EUR', rates)).toThrow(new Error("interac's minimum is in CAD, which has no rate to EUR"));
+    // 15 USD at 0.92 EUR per USD.
+    expect(providerMinimum(find('transak'), 'EUR', rates)).toBe(1_380n);
   });
 });
