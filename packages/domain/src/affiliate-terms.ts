@@ -54,9 +54,10 @@ export function parseFeeFraction(input: string, param: string): number {
       `${param} has more than ${FEE_DECIMALS} decimals; the split is kept in basis points (0.0001), e.g. 0.0125`,
     );
   }
-  const bps = Number(whole) * BASIS_POINTS_SCALE + Number(fraction.padEnd(FEE_DECIMALS, '0'));
-  if (bps > BASIS_POINTS_SCALE) throw invalidParameter(param, `${param} must be between 0 and 1 (a fraction of the payment, 0.01 = 1%)`);
-  return bps;
+  const bps = BigInt(whole) * BigInt(BASIS_POINTS_SCALE) + BigInt(fraction.padEnd(FEE_DECIMALS, '0'));
+  if (bps > BigInt(BASIS_POINTS_SCALE)) throw invalidParameter(param, `${param} must be between 0 and 1 (a fraction of the payment, 0.01 = 1%)`);
+  // At most 10,000 here: an exact integer as a number.
+  return Number(bps);
 }
 
 /** Basis points as the decimal fraction the API speaks: 9900 → "0.99", 10000 → "1", 0 → "0". */

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { formatEther } from 'viem';
+import { formatUsdc } from '@gateway/domain';
 import { ensureLiveSettlementJob, type SettlementQueue } from '@gateway/queue';
 import type { SettlementRepository } from '@gateway/db';
 import type { SettlementMetrics } from '../metrics';
@@ -80,8 +81,8 @@ export class SettlementReconciler {
     const { metrics } = this.deps;
     metrics.oldestUnsettledSeconds.set(Math.floor(backlog.oldestOwingSeconds));
     metrics.dustHeldDeposits.set(backlog.heldDeposits);
-    // A gauge is a float: whole USDC for people and alerts, never used as money.
-    metrics.dustHeldUsdc.set(Number(backlog.heldAmount) / 1e6);
+    // A gauge is a float: whole USDC for people and alerts, read from the exact decimal, never used as money.
+    metrics.dustHeldUsdc.set(Number(formatUsdc(backlog.heldAmount)));
     metrics.depositsNeedingAttention.set(backlog.needingAttention);
   }
 
