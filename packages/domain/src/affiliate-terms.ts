@@ -55,7 +55,8 @@ export function parseFeeFraction(input: string, param: string): number {
     );
   }
   const bps = BigInt(whole) * BigInt(BASIS_POINTS_SCALE) + BigInt(fraction.padEnd(FEE_DECIMALS, '0'));
-  if (bps > BigInt(BASIS_POINTS_SCALE)) throw invalidParameter(param, `${param} must be between 0 and 1 (a fraction of the payment, 0.01 = 1%)`);
+  if (bps > BigInt(BASIS_POINTS_SCALE))
+    throw invalidParameter(param, `${param} must be between 0 and 1 (a fraction of the payment, 0.01 = 1%)`);
   // At most 10,000 here: an exact integer as a number.
   return Number(bps);
 }
