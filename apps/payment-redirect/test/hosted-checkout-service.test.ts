@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { createSealingKeyRing, GatewayError, parseRate, sealAddressIn, type RateTable } from '@gateway/domain';
 import { fixedRateReader, type RateReader } from '@gateway/rates';
-import { knownProviderTerms } from '@gateway/providers';
+import { knownProviderTerms, SPECIFICATION_ORDER } from '@gateway/providers';
 import {
   allowImageOrigin,
   brandingStyle,
@@ -13,28 +13,9 @@ import {
 } from '../src/services/hosted-checkout-service';
 
 // The specification's twenty providers, with the terms their descriptors declare.
-const SPEC_PROVIDERS = [
-  'wert',
-  'stripe',
-  'robinhood',
-  'transak',
-  'moonpay',
-  'rampnetwork',
-  'guardarian',
-  'particle',
-  'coinbase',
-  'sardine',
-  'banxa',
-  'utorg',
-  'simplex',
-  'alchemypay',
-  'mercuryo',
-  'topper',
-  'unlimit',
-  'transfi',
-  'interac',
-  'upi',
-].map((id) => knownProviderTerms(id) ?? { id, displayName: id, currency: 'any' as const, minimum: '1', minimumCurrency: 'USD' as const });
+const SPEC_PROVIDERS = SPECIFICATION_ORDER.map(
+  (id) => knownProviderTerms(id) ?? { id, displayName: id, currency: 'any' as const, minimum: '1', minimumCurrency: 'USD' as const },
+);
 const keys = createSealingKeyRing([{ id: 't1', key: randomBytes(32) }]);
 const temporary = `0x${'ab'.repeat(20)}` as const;
 const addressIn = sealAddressIn(temporary, keys);
