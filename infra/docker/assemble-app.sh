@@ -16,6 +16,12 @@ if [ ! -d "$package_dir/dist" ]; then
 fi
 # pnpm deploy copies the package as it would be published (its "files") and installs, beside it,
 # its production dependencies, workspace packages included (each as published too: dist, no sources).
-pnpm --filter "./$package_dir" deploy --prod --offline "$out_dir"
+# It installs from the lockfile alone: --offline takes every package from the store the install step
+# filled, and --trust-lockfile skips pnpm 12's supply-chain check of the deployed lockfile. That check
+# reads registry metadata that a lockfile install (`install --frozen-lockfile --trust-lockfile`) never
+# fetches, so without the flag the assembly passed or failed with whatever other pnpm commands had
+# left in the machine's metadata cache (issue 21). Nothing is lost: the deployed lockfile is a subset
+# of the workspace lockfile, whose packages the install step already took by their integrity hashes.
+pnpm --filter "./$package_dir" deploy --prod --offline --trust-lockfile "$out_dir"
 # pnpm's own records of the install: nothing at run time reads them.
 rm -f "$out_dir/pnpm-lock.yaml" "$out_dir/pnpm-workspace.yaml"

@@ -262,18 +262,28 @@ describe('the images, built as the Dockerfile builds them', () => {
     const toolchain = join(work, 'toolchain');
     const { packageManager } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { packageManager: string };
     run(`npm install -g --prefix ${toolchain} ${packageManager}`, work);
-    const env = { ...process.env, CI: 'true', PATH: `${join(toolchain, 'bin')}${delimiter}${process.env.PATH}` };
-    // `pnpm fetch` fills the store from the registry; this machine's store has every package already.
-    for (const command of [...stageCommands('deps'), ...stageCommands('build')]) {
-      if (!command.startsWith('pnpm fetch')) run(command, context, env);
-    }
+    // A pnpm cache and store of its own, empty, as in a fresh build container: what this machine's
+    // pnpm has cached can neither help nor hide anything (issue 21: a warm metadata cache did).
+    const env = {
+      ...process.env,
+      CI: 'true',
+      PATH: `${join(toolchain, 'bin')}${delimiter}${process.env.PATH}`,
+      XDG_CACHE_HOME: join(work, 'pnpm-cache'),
+      XDG_DATA_HOME: join(work, 'pnpm-data'),
+    };
+    const store = run('pnpm store path', context, env).trim();
+    if (!store.startsWith(work)) throw new Error(`pnpm would use the store at ${store}, not one of the test's own`);
+    for (const command of [...stageCommands('deps'), ...stageCommands('build')]) run(command, context, env);
+    // The assembly must need nothing but the lockfile and the store the install filled: it gets an
+    // empty cache, so no registry metadata that `pnpm fetch` happened to leave behind.
+    const assemblyEnv = { ...env, XDG_CACHE_HOME: join(work, 'assembly-cache') };
     for (const app of APPS) {
       const out = join(work, 'images', app);
-      for (const command of stageCommands('app-files', out)) run(command, context, { ...env, APP: app });
+      for (const command of stageCommands('app-files', out)) run(command, context, { ...assemblyEnv, APP: app });
       folders.set(app, out);
     }
     const tools = join(work, 'images', 'local-tools');
-    for (const command of stageCommands('local-tools-files', tools)) run(command, context, env);
+    for (const command of stageCommands('local-tools-files', tools)) run(command, context, assemblyEnv);
     folders.set('local-tools', tools);
     for (const [name, folder] of folders) sizes.set(name, run(`du -sh ${folder}`, work).split('\t')[0]!);
     console.log(`what each image holds (du -sh):\n${[...sizes].map(([name, size]) => `  ${name.padEnd(18)} ${size}`).join('\n')}`);
