@@ -3,6 +3,9 @@
 // starts the local stack. Plain Node on purpose: it must run on a fresh clone before anything is installed.
 import { spawnSync } from 'node:child_process';
 import { ensureDependencies } from './package-manager.mjs';
+import { ensureSupportedNode } from './node-runtime.mjs';
+
+ensureSupportedNode();
 
 const step = (command, args) => {
   const { status } = spawnSync(command, args, { stdio: 'inherit' });

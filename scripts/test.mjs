@@ -7,6 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDependencies } from './package-manager.mjs';
+import { ensureSupportedNode } from './node-runtime.mjs';
+
+ensureSupportedNode();
 
 const ROOT = join(import.meta.dirname, '..');
 const resultsFile = join(ROOT, '.local', 'test-results.json');

@@ -176,7 +176,7 @@ function runCheck(folder: string, command: string[], env: Record<string, string>
 }
 
 describe('the Dockerfile', () => {
-  it('builds on a pinned Node 22 slim image that the root engines accept, with the pinned pnpm', () => {
+  it('builds on the pinned Node of .node-version (22 slim), which the root engines accept, with the pinned pnpm', () => {
     const nodeImage = dockerfile.globalArgs.NODE_IMAGE!;
     expect(nodeImage).toMatch(/^node:22\.\d+\.\d+-bookworm-slim$/);
     const stageNames = dockerfile.stages.map((candidate) => candidate.name);
@@ -185,9 +185,17 @@ describe('the Dockerfile', () => {
       engines: { node: string };
       packageManager: string;
     };
-    const [, major = '', minor = ''] = /^>=(\d+)\.(\d+)$/.exec(rootPackage.engines.node) ?? [];
-    const [, imageMajor = '', imageMinor = ''] = /^node:(\d+)\.(\d+)/.exec(nodeImage) ?? [];
-    expect(Number(imageMajor) > Number(major) || (imageMajor === major && Number(imageMinor) >= Number(minor))).toBe(true);
+    // One Node for development, tests and images: what `npm test` fetches when the machine's is older.
+    const imageVersion = /^node:(\d+\.\d+\.\d+)/.exec(nodeImage)![1]!;
+    expect(readFileSync(join(ROOT, '.node-version'), 'utf8').trim()).toBe(imageVersion);
+    const [oldest = '', image = ''] = [rootPackage.engines.node.replace(/^>=/, ''), imageVersion].map((version) =>
+      version
+        .split('.')
+        .map((part) => part.padStart(4, '0'))
+        .join('.'),
+    );
+    expect(rootPackage.engines.node).toMatch(/^>=\d+\.\d+\.\d+$/);
+    expect(image >= oldest).toBe(true);
     const pnpmVersion = rootPackage.packageManager.replace(/^pnpm@/, '');
     expect(stageCommands('toolchain')).toContain(`npm install -g pnpm@${pnpmVersion} && npm cache clean --force`);
   });
