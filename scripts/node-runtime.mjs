@@ -38,7 +38,11 @@ function pinnedNodeBinary() {
   const staging = `${folder}.partial-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  const pack = spawnSync('npm', ['pack', '--silent', packageName], { cwd: staging, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const pack = spawnSync('npm', ['pack', '--silent', packageName], {
+    cwd: staging,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const tarball = readdirSync(staging).find((name) => name.endsWith('.tgz'));
   if (pack.status !== 0 || tarball === undefined) {
     rmSync(staging, { recursive: true, force: true });
