@@ -109,7 +109,7 @@ export interface WebhookSignatureSlot {
  * for what precedes it, e.g. `/(?<=,s=)[^,]*$/`).
  */
 export function signatureInHeader(name: string, encoding: SignatureEncoding, part = /^.*$/): WebhookSignatureSlot {
-  const valueOf = (webhook: SignedWebhook): string => {
+  const headerOf = (webhook: SignedWebhook): string => {
     const value = webhook.headers[name];
     if (typeof value !== 'string') throw new Error(`the signed webhook has no single ${name} header`);
     return value;
@@ -117,11 +117,11 @@ export function signatureInHeader(name: string, encoding: SignatureEncoding, par
   return {
     encoding,
     read: (webhook) => {
-      const found = part.exec(valueOf(webhook));
+      const found = part.exec(headerOf(webhook));
       if (!found) throw new Error(`${part} finds no signature in ${name}`);
       return found[0];
     },
-    write: (webhook, signature) => ({ ...webhook, headers: { ...webhook.headers, [name]: valueOf(webhook).replace(part, signature) } }),
+    write: (webhook, signature) => ({ ...webhook, headers: { ...webhook.headers, [name]: headerOf(webhook).replace(part, signature) } }),
   };
 }
 
