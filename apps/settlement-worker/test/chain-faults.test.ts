@@ -1,4 +1,4 @@
-import { decodeFunctionData, type Address, type Hash, type Hex } from 'viem';
+import { decodeFunctionData, type Hash } from 'viem';
 import { usdcAbi } from '@gateway/chain';
 import { RpcProxy } from '@gateway/testkit';
 import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
@@ -150,9 +150,10 @@ describe('transactions that do not get mined', () => {
       expect(receipt.status).toBe('success');
       const sent = await fixture.rpc.getTransaction({ hash: renewal.tx_hash as Hash });
       expect(sent.to?.toLowerCase()).toBe(fixture.token.toLowerCase());
-      const { functionName, args } = decodeFunctionData({ abi: usdcAbi, data: sent.input });
-      expect(functionName).toBe('transferWithAuthorization');
-      const [, , , , validBefore, nonce] = args as readonly [Address, Address, bigint, bigint, bigint, Hex];
+      const call = decodeFunctionData({ abi: usdcAbi, data: sent.input });
+      expect(call.functionName).toBe('transferWithAuthorization');
+      if (call.functionName !== 'transferWithAuthorization') return;
+      const [, , , , validBefore, nonce] = call.args;
       const leg = legs.find((candidate) => candidate.leg === renewal.leg)!;
       expect({ leg: renewal.leg, nonce: nonce.toLowerCase() }).toEqual({ leg: renewal.leg, nonce: leg.authorization_nonce.toLowerCase() });
       expect(validBefore).toBeGreaterThan(timestamp + 3_600n);
