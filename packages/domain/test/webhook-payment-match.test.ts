@@ -39,5 +39,6 @@ describe('webhookPaymentLookup: which payment a provider webhook may update', ()
     expect(webhookPaymentLookup({})).toEqual({ by: 'nothing' });
     expect(webhookPaymentLookup({ providerReference: '', walletAddress: `${WALLET}00` })).toEqual({ by: 'nothing' });
     expect(webhookPaymentLookup({ walletAddress: WALLET.slice(0, -1) })).toEqual({ by: 'nothing' });
+    expect(webhookPaymentLookup({ walletAddress: `00${WALLET}` })).toEqual({ by: 'nothing' });
   });
 });
