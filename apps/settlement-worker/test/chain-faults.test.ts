@@ -1,4 +1,5 @@
-import type { Hash } from 'viem';
+import { decodeFunctionData, type Hash } from 'viem';
+import { usdcAbi } from '@gateway/chain';
 import { RpcProxy } from '@gateway/testkit';
 import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
 
@@ -136,8 +137,33 @@ describe('transactions that do not get mined', () => {
     await client.setNextBlockTimestamp({ timestamp: timestamp + 3_600n });
     await client.mine({ blocks: 1 });
     await client.setAutomine(true);
-    await fixture.waitForPaidOut(deposit.id, 30_000);
 
+    // The renewed transactions, read from the chain as sent: each carries its leg's own nonce and
+    // a later validBefore, and paying them used exactly those nonces, once, and moved the money.
+    // Checked before waiting for the deposit to settle, so a renewal under any other nonce fails
+    // here, saying which nonce it carried, rather than as a timeout.
+    const legs = await fixture.legsOf(deposit.id);
+    const renewals = async () => (await fixture.transactionsOf(deposit.id)).filter((t) => t.reason === 'new-nonce');
+    await waitFor(async () => (await renewals()).length === legs.length, 20_000, 'both legs to be sent again');
+    for (const renewal of await renewals()) {
+      const receipt = await fixture.rpc.waitForTransactionReceipt({ hash: renewal.tx_hash as Hash, timeout: 10_000 });
+      expect(receipt.status).toBe('success');
+      const sent = await fixture.rpc.getTransaction({ hash: renewal.tx_hash as Hash });
+      expect(sent.to?.toLowerCase()).toBe(fixture.token.toLowerCase());
+      const call = decodeFunctionData({ abi: usdcAbi, data: sent.input });
+      expect(call.functionName).toBe('transferWithAuthorization');
+      if (call.functionName !== 'transferWithAuthorization') return;
+      const [, , , , validBefore, nonce] = call.args;
+      const leg = legs.find((candidate) => candidate.leg === renewal.leg)!;
+      expect({ leg: renewal.leg, nonce: nonce.toLowerCase() }).toEqual({ leg: renewal.leg, nonce: leg.authorization_nonce.toLowerCase() });
+      expect(validBefore).toBeGreaterThan(timestamp + 3_600n);
+    }
+    const uses = await fixture.authorizationUses(wallet.address);
+    expect(Object.fromEntries(uses)).toEqual(Object.fromEntries(legs.map((leg) => [leg.authorization_nonce.toLowerCase(), 1])));
+    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(deposit.amount - deposit.amount / 100n);
+    expect(await fixture.usdcBalance(wallet.address)).toBe(0n);
+
+    await fixture.waitForPaidOut(deposit.id, 30_000);
     await expectPaidOnce(wallet, deposit);
     expect((await fixture.legsOf(deposit.id)).map((leg) => leg.authorization_nonce)).toEqual(noncesBefore);
     const transactions = await fixture.transactionsOf(deposit.id);

@@ -10,7 +10,7 @@ import {
   splitSignature,
   usdcAbi,
 } from '@gateway/chain';
-import { anvilAccounts } from '@gateway/testkit';
+import { anvilAccounts, RpcProxy } from '@gateway/testkit';
 import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC, waitFor } from './settlement-fixture';
 
 jest.setTimeout(180_000);
@@ -153,6 +153,56 @@ describe('replan: the way out of needs_attention', () => {
     await expect(fixture.rpc.call({ account: anvilAccounts[2].address, to: fixture.token, data: oldTransfer })).rejects.toThrow(
       /authorization is used or canceled/,
     );
+  });
+
+  it('a cancellation mined but not final: no new plan and nothing paid until it is final, then paid once', async () => {
+    const { wallet, deposit } = await fixture.payoutAddressBlocked(6n * USDC);
+    await setTestUsdcBlacklisted(fixture.tokenAdmin, wallet.payoutAddress, false);
+    const [oldMerchant] = await payoutRows(deposit.id);
+    // The command reads the chain through a node whose finality stalls before the cancellation.
+    const proxy = await RpcProxy.start(fixture.anvil.rpcUrl);
+    try {
+      proxy.finalizedTag = { stalledAt: await fixture.rpc.getBlockNumber() };
+      const env = fixture.env({ CHAIN_RPC_URL: proxy.url });
+      const waiting = await replanCommand([deposit.id, '--timeout', '2'], env);
+      expect({ code: waiting.code, stderr: waiting.stderr }).toEqual({
+        code: 3,
+        stderr: `the cancellations of the merchant leg(s) are not final yet; run replan ${deposit.id} again\n`,
+      });
+      expect(waiting.stdout).toContain('merchant leg: cancelling its authorization');
+      expect(waiting.stdout).not.toContain('new plan');
+
+      // The cancellation is mined, so the old authorization cannot pay on this chain; but a reorg
+      // could still drop it, so the old plan stands and nothing new exists or is paid.
+      const cancel = (await fixture.transactionsOf(deposit.id)).filter((t) => t.reason === 'cancel');
+      expect(cancel).toHaveLength(1);
+      expect((await fixture.rpc.getTransactionReceipt({ hash: cancel[0]!.tx_hash as Hex })).status).toBe('success');
+      expect(await fixture.depositStatus(deposit.id)).toBe('needs_attention');
+      expect((await payoutRows(deposit.id)).map((row) => [row.leg, row.status])).toEqual([
+        ['merchant', 'needs_attention'],
+        ['platform', expect.not.stringMatching(/^(cancelled|confirmed)$/)],
+      ]);
+      expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(0n);
+      expect(await fixture.usdcBalance(wallet.address)).toBe(deposit.amount);
+
+      // Final now: the same command finds the mined cancellation (sends no second one) and re-plans.
+      proxy.finalizedTag = 'pass';
+      const replanned = await replanCommand([deposit.id], env);
+      expect({ code: replanned.code, stderr: replanned.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(replanned.stdout).toContain(`deposit ${deposit.id} re-planned (2 new leg(s)) and queued`);
+      expect((await fixture.transactionsOf(deposit.id)).filter((t) => t.reason === 'cancel').map((t) => [t.tx_hash, t.status])).toEqual([
+        [cancel[0]!.tx_hash, 'mined'],
+      ]);
+    } finally {
+      await proxy.close();
+    }
+
+    await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
+    await waitFor(async () => (await fixture.usdcBalance(wallet.address)) === 0n, 20_000, 'the temporary wallet emptied');
+    expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(5_940_000n);
+    const uses = await fixture.authorizationUses(wallet.address);
+    expect(uses.get(oldMerchant!.authorization_nonce)).toBeUndefined();
+    expect(await fixture.deliveryOf(deposit.id)).toHaveLength(1);
   });
 
   it('a fee leg that needs attention on a forwarded deposit: replan pays the fee to the address configured now, no second callback', async () => {

@@ -11,25 +11,30 @@ const polygonAddress = `0x${'7'.repeat(40)}`;
 beforeAll(async () => {
   db = await createTestDatabase('payment_checkout_states');
   payments = new PaymentRepository(db.pool);
+  await walletAt(polygonAddress, 1n);
+});
+
+/** A wallet whose temporary address is `address`. */
+async function walletAt(address: string, hdIndex: bigint): Promise<void> {
   await new WalletRepository(db.pool).createOrGetMany([
     {
-      hdIndex: 1n,
+      hdIndex,
       keyFingerprint: 'a1b2c3d4',
       platformFeeBps: 100,
-      polygonAddress,
-      addressIn: 'k1.x',
+      polygonAddress: address,
+      addressIn: `k1.${hdIndex}`,
       payoutAddress: '0x52908400098527886e0f7030069857d2e4169ee7',
-      callbackUrl: 'https://shop.io/ipn?o=1',
+      callbackUrl: `https://shop.io/ipn?o=${hdIndex}`,
       dedupeKey: randomBytes(32),
       ipnToken: randomBytes(24).toString('base64url'),
     },
   ]);
-});
+}
 afterAll(() => db.drop());
 
-async function paymentIn(status: PaymentStatus, provider = 'moonpay'): Promise<string> {
+async function paymentIn(status: PaymentStatus, provider = 'moonpay', wallet = polygonAddress): Promise<string> {
   const id = randomUUID();
-  await payments.insertManyForWallets([{ id, polygonAddress, amount: '25.00', currency: 'USD', provider, email: 'jane@shop.io' }]);
+  await payments.insertManyForWallets([{ id, polygonAddress: wallet, amount: '25.00', currency: 'USD', provider, email: 'jane@shop.io' }]);
   if (status !== 'creating') {
     await db.pool.query(
       `UPDATE payments SET status = $2, checkout_url = CASE WHEN $2 = 'redirected' THEN 'https://x.example/' END WHERE id = $1`,
@@ -64,10 +69,30 @@ describe('the payment moves, as the domain defines them', () => {
   });
 });
 
+async function status(id: string): Promise<string | null> {
+  return (await db.pool.query('SELECT provider_status FROM payments WHERE id = $1', [id])).rows[0].provider_status;
+}
+
+async function reference(id: string): Promise<string | null> {
+  return (await db.pool.query('SELECT provider_reference FROM payments WHERE id = $1', [id])).rows[0].provider_reference;
+}
+
+async function providerStatuses(): Promise<Record<string, string | null>> {
+  const { rows } = await db.pool.query<{ id: string; provider_status: string | null }>('SELECT id, provider_status FROM payments');
+  return Object.fromEntries(rows.map((row) => [row.id, row.provider_status]));
+}
+
 describe('a webhook finds its payment', () => {
   const receipts = () => new PaymentReceiptRepository(db.pool);
-  const update = (match: object, provider = 'moonpay') =>
-    receipts().recordProviderStatus({ providers: [provider], match, status: 'pending', rawStatus: 'pending' });
+  // As the webhook route passes an adapter's event: the provider's reference both to match by and to record.
+  const update = (match: { paymentId?: string; providerReference?: string; walletAddress?: string }, provider = 'moonpay') =>
+    receipts().recordProviderStatus({
+      providers: [provider],
+      match,
+      status: 'pending',
+      rawStatus: 'pending',
+      ...(match.providerReference ? { providerReference: match.providerReference } : {}),
+    });
 
   it('by our id, by the provider reference, or as the latest payment of that provider into the wallet', async () => {
     const older = await paymentIn('redirected', 'rampnetwork');
@@ -77,8 +102,6 @@ describe('a webhook finds its payment', () => {
     await db.pool.query(`UPDATE payments SET provider_reference = 'bx-77' WHERE id = $1`, [byReference]);
 
     expect(await update({ walletAddress: polygonAddress.toUpperCase().replace('0X', '0x') }, 'rampnetwork')).toBe('updated');
-    const status = async (id: string) =>
-      (await db.pool.query('SELECT provider_status FROM payments WHERE id = $1', [id])).rows[0].provider_status;
     expect(await status(latest)).toBe('pending');
     expect(await status(older)).toBeNull();
     expect(await update({ providerReference: 'bx-77' }, 'banxa')).toBe('updated');
@@ -88,6 +111,83 @@ describe('a webhook finds its payment', () => {
     expect(await update({ paymentId: latest }, 'moonpay')).toBe('unknown_payment');
     // Junk never reaches PostgreSQL as a uuid or an address.
     expect(await update({ paymentId: "x' OR 1=1 --", walletAddress: 'nope' })).toBe('unknown_payment');
+  });
+
+  // A webhook updates only its own provider's payment: never another provider's or another customer's.
+  describe('never relabels a payment it does not name', () => {
+    // Each test its own wallet: which payment is a wallet's latest depends on no other test.
+    let wallet: string;
+    let walletMatch: string;
+    let hdIndex = 100n;
+    beforeEach(async () => {
+      hdIndex += 1n;
+      wallet = `0x${hdIndex.toString(16).padStart(40, 'a')}`;
+      walletMatch = wallet.toUpperCase().replace('0X', '0x');
+      await walletAt(wallet, hdIndex);
+    });
+
+    it('naming our payment id: exactly that payment, or nothing (never the wallet or reference fallback)', async () => {
+      const moonpayPayment = await paymentIn('redirected', 'moonpay', wallet);
+      const topperPayment = await paymentIn('redirected', 'topper', wallet);
+      await db.pool.query(`UPDATE payments SET provider_reference = 'tp-1' WHERE id = $1`, [topperPayment]);
+      const before = await providerStatuses();
+      // Another provider's payment id, an id of no payment, and an id that cannot be ours, each with
+      // the wallet and a reference that would find a topper payment: matched by none of them.
+      for (const paymentId of [moonpayPayment, randomUUID(), 'order-1234']) {
+        expect(await update({ paymentId, providerReference: 'tp-1', walletAddress: walletMatch }, 'topper')).toBe('unknown_payment');
+      }
+      expect(await providerStatuses()).toEqual(before);
+      // Named, and the provider's: updated.
+      expect(await update({ paymentId: topperPayment, walletAddress: walletMatch }, 'topper')).toBe('updated');
+      expect(await status(topperPayment)).toBe('pending');
+      expect(await status(moonpayPayment)).toBeNull();
+    });
+
+    it("by the wallet alone: only the wallet's latest payment of that provider the provider has not named yet", async () => {
+      const unnamed = await paymentIn('redirected', 'rampnetwork', wallet);
+      const named = await paymentIn('redirected', 'rampnetwork', wallet);
+      await db.pool.query(`UPDATE payments SET created_at = created_at - interval '1 hour' WHERE id = $1`, [unnamed]);
+      await db.pool.query(`UPDATE payments SET provider_reference = 'ramp-A' WHERE id = $1`, [named]);
+
+      // Another purchase into the same wallet never relabels the payment Ramp already named (ramp-A).
+      expect(await update({ providerReference: 'ramp-B', walletAddress: walletMatch }, 'rampnetwork')).toBe('updated');
+      expect(await status(named)).toBeNull();
+      expect(await status(unnamed)).toBe('pending');
+      expect(await reference(unnamed)).toBe('ramp-B');
+      // Both named now: a third purchase into the wallet finds no payment of Ramp's to update.
+      expect(await update({ providerReference: 'ramp-C', walletAddress: walletMatch }, 'rampnetwork')).toBe('unknown_payment');
+      expect(await update({ walletAddress: walletMatch }, 'rampnetwork')).toBe('unknown_payment');
+      // Each purchase's own reference still finds its payment.
+      expect(await update({ providerReference: 'ramp-A', walletAddress: walletMatch }, 'rampnetwork')).toBe('updated');
+      expect(await status(named)).toBe('pending');
+      // Another provider's webhook naming the wallet finds no Ramp payment.
+      expect(await update({ walletAddress: walletMatch }, 'alchemypay')).toBe('unknown_payment');
+    });
+
+    it('a payment another webhook of the provider names while this one waits for its lock is left to that one', async () => {
+      const unnamed = await paymentIn('redirected', 'rampnetwork', wallet);
+      const holder = await db.pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT id FROM payments WHERE id = $1 FOR UPDATE', [unnamed]);
+        const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+        // Found by the wallet (no reference yet), then waiting for the row.
+        const waiting = update({ providerReference: 'ramp-E', walletAddress: walletMatch }, 'rampnetwork');
+        // Asked by the holder itself (the pool may have no third connection), a fresh statistics snapshot each time.
+        for (let blocked = false; !blocked; ) {
+          await holder.query('SELECT pg_stat_clear_snapshot()');
+          const { rows } = await holder.query('SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [holderPid]);
+          blocked = rows.length > 0;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await holder.query(`UPDATE payments SET provider_reference = 'ramp-D', provider_status = 'pending' WHERE id = $1`, [unnamed]);
+        await holder.query('COMMIT');
+        expect(await waiting).toBe('unknown_payment');
+        expect(await reference(unnamed)).toBe('ramp-D');
+      } finally {
+        holder.release();
+      }
+    });
   });
 
   it('prefers our id over a reference or the wallet', async () => {

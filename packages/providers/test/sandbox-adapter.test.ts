@@ -8,6 +8,7 @@ import {
   verifySandboxLink,
   type CheckoutOrder,
 } from '../src';
+import { SIGNATURE_ALTERATIONS, signatureInHeader, tamperedSignature } from './support/adapter-contract';
 
 const secret = randomBytes(32);
 const request: CheckoutOrder = {
@@ -57,6 +58,15 @@ describe('sandbox adapter', () => {
   it('refuses an expired link', async () => {
     const url = await link();
     expect(verifySandboxLink(url.searchParams, secret, Math.floor(Date.now() / 1000) + 2 * 3600)).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it.each(SIGNATURE_ALTERATIONS)('refuses a webhook whose signature is %s', async (alteration) => {
+    const rawBody = Buffer.from(JSON.stringify({ payment_id: request.paymentId, status: 'paid', order_id: 'sbx_2' }));
+    const webhook = { rawBody, headers: { [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(rawBody, secret) } };
+    const slot = signatureInHeader(SANDBOX_WEBHOOK_SIGNATURE_HEADER, 'hex', /(?<=,v1=).*$/);
+    await expect(adapter.verifyWebhook(webhook.rawBody, webhook.headers)).resolves.toMatchObject({ kind: 'event' });
+    const forged = slot.write(webhook, tamperedSignature(slot.read(webhook), slot.encoding, alteration));
+    await expect(adapter.verifyWebhook(forged.rawBody, forged.headers)).rejects.toThrow(ProviderWebhookError);
   });
 
   it('reads a signed webhook and refuses an altered, unsigned or stale one', async () => {

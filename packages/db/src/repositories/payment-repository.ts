@@ -1,5 +1,12 @@
 import type { Pool } from 'pg';
-import { canMoveProviderStatus, PAYMENT_MOVES, sqlStatusList, type DepositStatus, type ProviderPaymentStatus } from '@gateway/domain';
+import {
+  canMoveProviderStatus,
+  PAYMENT_MOVES,
+  sqlStatusList,
+  webhookPaymentLookup,
+  type DepositStatus,
+  type ProviderPaymentStatus,
+} from '@gateway/domain';
 import { inTransaction } from '../in-transaction';
 
 export interface NewPayment {
@@ -105,7 +112,7 @@ export interface ReceiptDepositRecord {
 export interface ProviderStatusUpdate {
   /** The providers the webhook may be about: its own, and those running on its account. */
   providers: readonly string[];
-  /** How the webhook names the payment: ours first, then the provider's reference, then the wallet's latest payment. */
+  /** How the webhook names the payment (the domain's webhookPaymentLookup says which payment that may be). */
   match: { paymentId?: string; providerReference?: string; walletAddress?: string };
   status: ProviderPaymentStatus;
   rawStatus: string;
@@ -165,29 +172,33 @@ export class PaymentReceiptRepository {
    * provider's own status word is kept beside the mapped one.
    */
   async recordProviderStatus(update: ProviderStatusUpdate): Promise<ProviderStatusOutcome> {
+    const lookup = webhookPaymentLookup(update.match);
+    if (lookup.by === 'nothing') return 'unknown_payment';
+    const byId = lookup.by === 'payment_id' ? lookup.paymentId : null;
+    const reference = lookup.by === 'payment_id' ? null : (lookup.providerReference?.slice(0, 200) ?? null);
+    const wallet = lookup.by === 'payment_id' ? null : lookup.walletAddress;
     return inTransaction(this.pool, async (client) => {
-      const { match } = update;
-      const paymentId = match.paymentId !== undefined && UUID.test(match.paymentId) ? match.paymentId.toLowerCase() : null;
-      const walletAddress =
-        match.walletAddress !== undefined && /^0x[0-9a-fA-F]{40}$/.test(match.walletAddress) ? match.walletAddress.toLowerCase() : null;
-      // One statement, the three ways in order of trust (each an index look-up); the row locked for the move.
-      const { rows } = await client.query<{ id: string; provider_status: ProviderPaymentStatus | null }>(
-        `SELECT id, provider_status FROM payments
+      // One statement, the ways webhookPaymentLookup allows in order of trust (each an index look-up); the row locked for the move.
+      const { rows } = await client.query<{ id: string; provider_status: ProviderPaymentStatus | null; provider_reference: string | null }>(
+        `SELECT id, provider_status, provider_reference FROM payments
          WHERE id = (
            SELECT id FROM (
              SELECT id, 1 AS rank, created_at FROM payments WHERE id = $2::uuid AND provider = ANY($1::text[])
              UNION ALL
              SELECT id, 2, created_at FROM payments WHERE provider = ANY($1::text[]) AND provider_reference = $3
              UNION ALL
-             SELECT p.id, 3, p.created_at FROM payments p JOIN wallets w ON w.id = p.wallet_id WHERE w.polygon_address = $4 AND p.provider = ANY($1::text[])
+             SELECT p.id, 3, p.created_at FROM payments p JOIN wallets w ON w.id = p.wallet_id
+             WHERE w.polygon_address = $4 AND p.provider = ANY($1::text[]) AND p.provider_reference IS NULL
            ) AS candidates
            ORDER BY rank, created_at DESC
            LIMIT 1)
          FOR UPDATE`,
-        [update.providers, paymentId, match.providerReference?.slice(0, 200) ?? null, walletAddress],
+        [update.providers, byId, reference, wallet],
       );
       const current = rows[0];
       if (!current) return 'unknown_payment';
+      // Found by the wallet while another webhook of the provider named it first (the lock waited for that one).
+      if (byId === null && current.provider_reference !== null && current.provider_reference !== reference) return 'unknown_payment';
       if (!canMoveProviderStatus(current.provider_status, update.status)) return 'unchanged';
       await client.query(
         `UPDATE payments SET provider_status = $2, provider_raw_status = $3, provider_reference = COALESCE($4, provider_reference),
@@ -205,8 +216,6 @@ export class PaymentReceiptRepository {
     });
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface ReceiptRow {
   id: string;

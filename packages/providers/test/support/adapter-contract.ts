@@ -66,7 +66,20 @@ export interface WebhookSample {
   status: Extract<ProviderPaymentStatus, 'paid' | 'failed' | 'declined'>;
 }
 
-export interface AdapterContractFixture<S extends TObject> {
+export type AdapterContractFixture<S extends TObject> = AdapterContractBase<S> & (SignedWebhooks | { signWebhook?: undefined });
+
+/** For a provider that signs its webhooks: how to sign one, and where its signature sits. */
+interface SignedWebhooks {
+  /**
+   * A webhook as the provider sends it, signed as its documentation says (independently of the
+   * adapter), at `nowMs`. Omitted for providers that sign no webhooks (descriptor.webhook null).
+   */
+  signWebhook(sample: WebhookSample, nowMs: number): SignedWebhook | Promise<SignedWebhook>;
+  /** Where that webhook's signature sits, for the contract to alter it. */
+  webhookSignature: WebhookSignatureSlot;
+}
+
+interface AdapterContractBase<S extends TObject> {
   module: ProviderModule<S>;
   /** Settings per mode the test covers (at least one), e.g. MoonPay's pk_live_/pk_test_ keys. */
   settings: Partial<Record<ProviderMode, Static<S>>>;
@@ -74,17 +87,84 @@ export interface AdapterContractFixture<S extends TObject> {
   context?: (mode: ProviderMode) => Partial<AdapterContext>;
   readCheckout(url: URL): CheckoutReading | Promise<CheckoutReading>;
   /**
-   * A webhook as the provider sends it, signed as its documentation says (independently of the
-   * adapter), at `nowMs`. Omitted for providers that sign no webhooks (descriptor.webhook null).
-   */
-  signWebhook?(sample: WebhookSample, nowMs: number): SignedWebhook | Promise<SignedWebhook>;
-  /**
    * False for a provider that takes no order reference and no return URL (Particle): the link
    * then must not carry our payment id either, and the reading's `reference` is not compared.
    */
   carriesReference?: boolean;
   /** False for schemes without a signed timestamp (the stale-replay test does not apply). */
   webhookHasTimestamp?: boolean;
+}
+
+export type SignatureEncoding = 'hex' | 'base64' | 'base64url';
+
+/** Where a webhook's signature travels (a header, part of one, or a body field), to read it and put another in its place. */
+export interface WebhookSignatureSlot {
+  encoding: SignatureEncoding;
+  read(webhook: SignedWebhook): string;
+  write(webhook: SignedWebhook, signature: string): SignedWebhook;
+}
+
+/**
+ * The signature in header `name`: the whole value, or the part `part` matches (use a lookbehind
+ * for what precedes it, e.g. `/(?<=,s=)[^,]*$/`).
+ */
+export function signatureInHeader(name: string, encoding: SignatureEncoding, part = /^.*$/): WebhookSignatureSlot {
+  const headerOf = (webhook: SignedWebhook): string => {
+    const value = webhook.headers[name];
+    if (typeof value !== 'string') throw new Error(`the signed webhook has no single ${name} header`);
+    return value;
+  };
+  return {
+    encoding,
+    read: (webhook) => {
+      const found = part.exec(headerOf(webhook));
+      if (!found) throw new Error(`${part} finds no signature in ${name}`);
+      return found[0];
+    },
+    write: (webhook, signature) => ({ ...webhook, headers: { ...webhook.headers, [name]: headerOf(webhook).replace(part, signature) } }),
+  };
+}
+
+/** The signature in a top-level string field of the JSON body; the rest of the body is written back as it was parsed. */
+export function signatureInBodyField(field: string, encoding: SignatureEncoding): WebhookSignatureSlot {
+  const bodyOf = (webhook: SignedWebhook) => JSON.parse(webhook.rawBody.toString('utf8')) as Record<string, unknown>;
+  return {
+    encoding,
+    read: (webhook) => {
+      const value = bodyOf(webhook)[field];
+      if (typeof value !== 'string') throw new Error(`the signed webhook's body has no string ${field}`);
+      return value;
+    },
+    write: (webhook, signature) => ({ ...webhook, rawBody: Buffer.from(JSON.stringify({ ...bodyOf(webhook), [field]: signature })) }),
+  };
+}
+
+export const SIGNATURE_ALTERATIONS = ['its last character changed', 'one character short', 'cut to half', 'empty'] as const;
+export type SignatureAlteration = (typeof SIGNATURE_ALTERATIONS)[number];
+
+/**
+ * A genuine signature altered the ways a verifier that compares too little lets through: its last
+ * character changed (caught only by a comparison over the full length), one character short and
+ * cut to half (caught only when the length is checked against the expected one, not the given
+ * one), and empty. Base64 padding is no part of the signature: the characters before it are
+ * altered, and a shortened one is sent without it (a prefix of the text, and of the bytes).
+ */
+export function tamperedSignature(signature: string, encoding: SignatureEncoding, alteration: SignatureAlteration): string {
+  if (alteration === 'empty') return '';
+  const data = encoding === 'hex' ? signature : signature.replace(/=+$/, '');
+  if (alteration === 'one character short') return data.slice(0, -1);
+  if (alteration === 'cut to half') return data.slice(0, Math.floor(data.length / 2));
+  return `${data.slice(0, -1)}${anotherCharacter(data.slice(-1), signature, encoding)}${signature.slice(data.length)}`;
+}
+
+function anotherCharacter(character: string, signature: string, encoding: SignatureEncoding): string {
+  if (encoding === 'hex') {
+    const digits = /[A-F]/.test(signature) ? '0123456789ABCDEF' : '0123456789abcdef';
+    return digits[(Number.parseInt(character, 16) + 1) % 16]!;
+  }
+  // Its highest bit: the low bits of a last base64 character can be unused, and decoding drops them.
+  const alphabet = `ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789${encoding === 'base64' ? '+/' : '-_'}`;
+  return alphabet[alphabet.indexOf(character) ^ 0b100000]!;
 }
 
 export function describeAdapterContract<S extends TObject>(fixture: AdapterContractFixture<S>): void {
@@ -143,6 +223,7 @@ export function describeAdapterContract<S extends TObject>(fixture: AdapterContr
 
     if (!fixture.signWebhook) return;
     const sign = fixture.signWebhook.bind(fixture);
+    const slot = fixture.webhookSignature;
     const mode = modes[0]!;
     const sample = (status: WebhookSample['status']): WebhookSample => ({
       paymentId: sampleOrder(currency).paymentId,
@@ -182,6 +263,27 @@ export function describeAdapterContract<S extends TObject>(fixture: AdapterContr
       altered.writeUInt8(altered.readUInt8(middle) ^ 0x01, middle);
       await expect(adapter.verifyWebhook(tampered, webhook.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
       await expect(adapter.verifyWebhook(altered, webhook.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
+    });
+
+    it('the webhook signature slot reads the signature the webhook was signed with', async () => {
+      const webhook = await sign(sample('paid'), CONTRACT_NOW_MS);
+      const signature = slot.read(webhook);
+      expect(signature.length).toBeGreaterThanOrEqual(16);
+      expect(Buffer.from(signature, slot.encoding).toString(slot.encoding)).toBe(signature);
+      // Written back unchanged, it still verifies: the alterations below change nothing but the signature.
+      const rewritten = slot.write(webhook, signature);
+      await expect((await build(mode)).verifyWebhook(rewritten.rawBody, rewritten.headers)).resolves.toMatchObject({ kind: 'event' });
+    });
+
+    it.each(SIGNATURE_ALTERATIONS)('a webhook whose signature is %s is refused', async (alteration) => {
+      const adapter = await build(mode);
+      const webhook = await sign(sample('paid'), CONTRACT_NOW_MS);
+      const signature = slot.read(webhook);
+      const altered = tamperedSignature(signature, slot.encoding, alteration);
+      // Different in the bytes a verifier decodes, not only in the text.
+      expect(Buffer.from(altered, slot.encoding).equals(Buffer.from(signature, slot.encoding))).toBe(false);
+      const forged = slot.write(webhook, altered);
+      await expect(adapter.verifyWebhook(forged.rawBody, forged.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
     });
 
     it('a webhook without its signature is refused', async () => {

@@ -1,5 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { CONTRACT_NOW_MS, contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import {
+  CONTRACT_NOW_MS,
+  contractContext,
+  describeAdapterContract,
+  sampleOrder,
+  signatureInBodyField,
+} from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderAdapter } from '../../provider-contract';
 import { hmacSha256 } from '../../support/signing';
 import { alchemypay, alchemyPayPageSignContent } from './alchemypay-adapter';
@@ -66,6 +72,7 @@ describeAdapterContract({
         : onRampFields('PAY_FAIL', { merchantOrderNo: paymentId, address: walletAddress, message: 'Declined by 3-D Secure' }),
       nowMs,
     ),
+  webhookSignature: signatureInBodyField('newSignature', 'base64'),
 });
 
 describe('alchemypay page URL signature', () => {

@@ -1,6 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { MockAgent } from 'undici';
-import { CONTRACT_NOW_MS, contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import {
+  CONTRACT_NOW_MS,
+  contractContext,
+  describeAdapterContract,
+  sampleOrder,
+  signatureInHeader,
+} from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderMode } from '../../provider-contract';
 import { createProviderHttpClient } from '../../support/provider-http-client';
 import { banxa, banxaWebhookSignature, type BanxaSettings } from './banxa-adapter';
@@ -127,6 +133,7 @@ describeAdapterContract({
     fakes.live.orders.set(orderId, banxaOrder(orderId, orderStatus, { walletAddress }));
     return banxaWebhook(orderWebhookBody(orderId, orderStatus), 'live', String(nowMs));
   },
+  webhookSignature: signatureInHeader('authorization', 'hex', /(?<=^Bearer [^:]+:)[^:]*/),
 });
 
 describe('banxa HMAC', () => {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { describeAdapterContract } from '../../../test/support/adapter-contract';
+import { describeAdapterContract, signatureInHeader } from '../../../test/support/adapter-contract';
 import { interac } from './interac-adapter';
 
 const live = { API_KEY: 'pk_live_123456789abc', SECRET_KEY: 'sk_live_abcdefgh1234', WEBHOOK_KEY: 'wk_live_zyxwvuts9876' };
@@ -31,6 +31,7 @@ describeAdapterContract({
       },
     };
   },
+  webhookSignature: signatureInHeader('moonpay-signature-v2', 'hex', /(?<=,s=).*$/),
 });
 
 describe('interac', () => {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import { contractContext, describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderAdapter } from '../../provider-contract';
 import { mercuryo, mercuryoSignature } from './mercuryo-adapter';
 
@@ -47,6 +47,7 @@ describeAdapterContract({
       : mercuryoCallback(callbackData('buy', 'order_failed', { merchant_transaction_id: paymentId })),
   // Mercuryo signs no timestamp: there is no replay window to test.
   webhookHasTimestamp: false,
+  webhookSignature: signatureInHeader('x-signature', 'hex'),
 });
 
 describe('mercuryo URL signature v2', () => {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import { describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
 import { hmacSha256 } from '../../support/signing';
 import { moonpay, signedMoonpayUrl } from './moonpay-adapter';
 
@@ -41,6 +41,7 @@ describeAdapterContract({
       live.WEBHOOK_KEY,
       nowMs,
     ),
+  webhookSignature: signatureInHeader('moonpay-signature-v2', 'hex', /(?<=,s=).*$/),
 });
 
 describe('moonpay URL signature', () => {

@@ -3,7 +3,13 @@ import { createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONTRACT_NOW_MS, contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import {
+  CONTRACT_NOW_MS,
+  contractContext,
+  describeAdapterContract,
+  sampleOrder,
+  signatureInHeader,
+} from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderMode } from '../../provider-contract';
 import { createRampAdapter, RAMP_WEBHOOK_PUBLIC_KEYS, rampnetwork, type RampSettings } from './rampnetwork-adapter';
 import { rampWebhookEvent } from './rampnetwork-webhook';
@@ -83,6 +89,7 @@ describeAdapterContract({
       keyPairs.live.privateKey,
     ),
   webhookHasTimestamp: false,
+  webhookSignature: signatureInHeader('x-body-signature', 'base64'),
 });
 
 describe('rampnetwork webhook signature', () => {

@@ -1,6 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { contractContext, CONTRACT_NOW_MS, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import {
+  contractContext,
+  CONTRACT_NOW_MS,
+  describeAdapterContract,
+  sampleOrder,
+  signatureInHeader,
+} from '../../../test/support/adapter-contract';
 import { ProviderWebhookError } from '../../provider-contract';
 import { revolut } from './revolut-adapter';
 import { REVOLUT_EVENT_STATUS, revolutWebhookEvent } from './revolut-webhook';
@@ -33,6 +39,7 @@ describeAdapterContract({
       live.WEBHOOK_SECRET,
       nowMs,
     ),
+  webhookSignature: signatureInHeader('revolut-signature', 'hex', /(?<=^v1=).*$/),
 });
 
 const open = { signal: new AbortController().signal };

@@ -1,6 +1,12 @@
 import { createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { FlattenedSign } from 'jose';
-import { CONTRACT_NOW_MS, contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import {
+  CONTRACT_NOW_MS,
+  contractContext,
+  describeAdapterContract,
+  sampleOrder,
+  signatureInBodyField,
+} from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type AdapterContext } from '../../provider-contract';
 import type { ProviderHttpClient, ProviderHttpRequest } from '../../support/provider-http-client';
 import { swipelux, SWIPELUX_WEBHOOK_KEYS_URL } from './swipelux-adapter';
@@ -83,6 +89,7 @@ describeAdapterContract({
       { orderId: 'ord_8Jq2LxV0', externalId: paymentId, status: status === 'paid' ? 'SUCCESS' : 'FAILED', eventTs: nowMs },
       swipeluxKey.privateKey,
     ),
+  webhookSignature: signatureInBodyField('signature', 'base64url'),
 });
 
 describe('swipelux Payment Link', () => {

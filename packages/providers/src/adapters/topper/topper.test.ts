@@ -1,5 +1,11 @@
 import { createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import { contractContext, CONTRACT_NOW_MS, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import {
+  contractContext,
+  CONTRACT_NOW_MS,
+  describeAdapterContract,
+  sampleOrder,
+  signatureInHeader,
+} from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderMode } from '../../provider-contract';
 import { topper } from './topper-adapter';
 import { TOPPER_EVENT_STATUS, topperWebhookEvent } from './topper-webhook';
@@ -86,6 +92,7 @@ describeAdapterContract({
     ),
   // The JWS carries no time; see the adapter's header comment.
   webhookHasTimestamp: false,
+  webhookSignature: signatureInHeader('x-topper-jws-signature', 'base64url', /(?<=\.\.).*$/),
 });
 
 const open = { signal: new AbortController().signal };

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import { contractContext, describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError } from '../../provider-contract';
 import { upi } from './upi-adapter';
 import { onrampMoneyWebhookEvent } from './upi-webhook';
@@ -57,6 +57,7 @@ describeAdapterContract({
     ),
   // The signed data carries no timestamp a client may rely on (updatedAt is internal).
   webhookHasTimestamp: false,
+  webhookSignature: signatureInHeader('x-onramp-signature', 'hex'),
 });
 
 describe('upi checkout URL (Onramp.money hosted mode)', () => {

@@ -1,0 +1,38 @@
+/**
+ * Which payment a provider's webhook may update. A provider's webhook updates what the customer and
+ * the merchant see about that provider's own payment, and never relabels another provider's
+ * payment or another customer's:
+ *  - a webhook naming one of our payment ids updates exactly that payment when it is the
+ *    provider's, and nothing otherwise (an id of no payment of ours, or another provider's);
+ *  - one naming none is matched by the provider's own reference for the order, else by the wallet
+ *    it delivers to (Ramp's webhooks carry only its own id and the wallet): the wallet's latest
+ *    payment of that provider that the provider has not named yet (no reference recorded). Once a
+ *    payment carries the provider's reference, only that reference finds it.
+ * The repository applies the lookup (each way one index look-up); the provider filter is its own.
+ */
+export type WebhookPaymentLookup =
+  | { by: 'payment_id'; paymentId: string }
+  | { by: 'provider_reference_or_wallet'; providerReference: string | null; walletAddress: string | null }
+  | { by: 'nothing' };
+
+/** How a webhook names its payment, as the provider's adapter read it (each only when sent). */
+export interface WebhookPaymentNames {
+  paymentId?: string | undefined;
+  providerReference?: string | undefined;
+  walletAddress?: string | undefined;
+}
+
+const PAYMENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const WALLET_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+export function webhookPaymentLookup(names: WebhookPaymentNames): WebhookPaymentLookup {
+  if (names.paymentId !== undefined && names.paymentId !== '') {
+    // An id that cannot be one of ours (another integration's order id on a shared account) names no payment of ours.
+    return PAYMENT_ID.test(names.paymentId) ? { by: 'payment_id', paymentId: names.paymentId.toLowerCase() } : { by: 'nothing' };
+  }
+  const providerReference = names.providerReference !== undefined && names.providerReference !== '' ? names.providerReference : null;
+  const walletAddress =
+    names.walletAddress !== undefined && WALLET_ADDRESS.test(names.walletAddress) ? names.walletAddress.toLowerCase() : null;
+  if (providerReference === null && walletAddress === null) return { by: 'nothing' };
+  return { by: 'provider_reference_or_wallet', providerReference, walletAddress };
+}
