@@ -13,12 +13,12 @@ export function resultsFile(file: string): string {
   return join(RESULTS_DIR, file);
 }
 
-/** The integer setting `name` (a positive integer when set), else its full or its smoke size. */
-export function benchInt(name: string, full: number, smoke: number): number {
+/** The integer setting `name` (at least `minimum` when set), else its full or its smoke size. */
+export function benchInt(name: string, full: number, smoke: number, minimum = 1): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return SMOKE ? smoke : full;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (got "${raw}")`);
+  if (!Number.isSafeInteger(value) || value < minimum) throw new Error(`${name} must be an integer ≥ ${minimum} (got "${raw}")`);
   return value;
 }
 

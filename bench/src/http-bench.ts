@@ -3,7 +3,7 @@
 // bare "Fastify + one INSERT" server does not (much). `pnpm bench`; results in bench/results/http.json.
 // The apps run from their TypeScript sources; BENCH_RUNTIME=dist (`bench:dist`, after `pnpm build`)
 // runs the compiled dist/ as the images do, with results in bench/results/http-dist.json.
-// BENCH_SMOKE=1: 1 s per scenario after 1 s of warm-up, 10 connections, Process Payment over 20 wallets.
+// BENCH_SMOKE=1: 1 s per scenario and no warm-up, 10 connections, Process Payment over 20 wallets.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ const RESULTS_FILE = resultsFile(RUNTIME === 'dist' ? 'http-dist.json' : 'http.j
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CONNECTIONS = benchInt('BENCH_CONNECTIONS', 50, 10);
 const SECONDS = benchInt('BENCH_SECONDS', 10, 1);
-const WARMUP_SECONDS = benchInt('BENCH_WARMUP_SECONDS', 2, 1);
+const WARMUP_SECONDS = benchInt('BENCH_WARMUP_SECONDS', 2, 0, 0);
 const P99_TARGET_MS = 20;
 const MAX_RSS_MB = 150;
 const PAYMENT_WALLETS = benchInt('BENCH_PAYMENT_WALLETS', 500, 20);
@@ -209,7 +209,7 @@ async function measure(service: Service, scenario: Scenario): Promise<Measuremen
     ...(scenario.morePaths ? { requests: [scenario.path, ...scenario.morePaths].map((path) => ({ method: 'GET' as const, path })) } : {}),
   };
   process.stdout.write(`${scenario.title}: warming up ${WARMUP_SECONDS} s, measuring ${scenario.seconds} s … `);
-  await autocannon({ ...options, duration: WARMUP_SECONDS });
+  if (WARMUP_SECONDS > 0) await autocannon({ ...options, duration: WARMUP_SECONDS });
   const cpuBefore = { server: processCpuMicros(service.child.pid), postgres: postgresCpuMicros(), loadGenerator: process.cpuUsage() };
   const result = await autocannon({ ...options, duration: scenario.seconds });
   assertRunning(service);
