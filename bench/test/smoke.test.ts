@@ -47,7 +47,11 @@ function runBench(file: string, resultsDir: string): Promise<BenchRun> {
     });
     const timer = setTimeout(() => {
       output += `\n[smoke test] no exit after ${RUN_LIMIT_MS} ms: process group ${child.pid} killed`;
-      process.kill(-child.pid!, 'SIGKILL');
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // The group ended between the deadline and this call: nothing left to stop.
+      }
     }, RUN_LIMIT_MS);
     child.once('error', reject);
     child.once('close', (code, signal) => {
