@@ -5,7 +5,7 @@
 // pipeline costs on this machine. A third measurement, the queue floor, sends the same GETs from
 // a bare BullMQ worker (one job per GET, nothing else): no pipeline that keeps one job per
 // delivery can beat it here. `pnpm --filter @gateway/bench bench:callbacks`; results in
-// bench/results/callbacks.json.
+// bench/results/callbacks.json. BENCH_SMOKE=1: 200 deliveries a run, warm-ups and the paced run cut short.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,21 +18,22 @@ import Fastify from 'fastify';
 import { Agent, request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
 import { CALLBACK_JOB_NAME, callbackJobId, callbackJobOptions, QUEUE_NAMES } from '@gateway/queue';
+import { benchInt, resultsFile } from './bench-mode';
 
 const ROOT = join(__dirname, '..', '..');
-const RESULTS_FILE = join(__dirname, '..', 'results', 'callbacks.json');
+const RESULTS_FILE = resultsFile('callbacks.json');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const CONCURRENCY = envInt('BENCH_CONCURRENCY', 50);
+const CONCURRENCY = benchInt('BENCH_CONCURRENCY', 50, 50);
 // Worker processes sharing CONCURRENCY (the worker scales out by running more of them).
-const WORKERS = envInt('BENCH_WORKERS', 1);
-const DELIVERIES = envInt('BENCH_DELIVERIES', 5000);
-const WARMUP = 1000;
+const WORKERS = benchInt('BENCH_WORKERS', 1, 1);
+const DELIVERIES = benchInt('BENCH_DELIVERIES', 5000, 200);
+const WARMUP = benchInt('BENCH_WARMUP', 1000, 100);
 // Plain GETs that warm the stub (and the client) before anything is measured: a cold Fastify stub
 // answers at about half its warm rate, which would make the first baseline too easy to beat.
-const STUB_WARMUP = 20_000;
-const PACED_RATE = envInt('BENCH_PACED_RATE', 500);
-const PACED_SECONDS = 4;
+const STUB_WARMUP = benchInt('BENCH_STUB_WARMUP', 20_000, 500);
+const PACED_RATE = benchInt('BENCH_PACED_RATE', 500, 500);
+const PACED_SECONDS = benchInt('BENCH_PACED_SECONDS', 4, 1);
 const TARGET_SHARE = 0.5;
 const STUB_MODE = '--merchant-stub';
 const FLOOR_WORKER_MODE = '--queue-floor-worker';
@@ -67,8 +68,10 @@ async function main(): Promise<void> {
   );
   await migrate(pool, schema);
   const stubUrl = await startMerchantStub();
-  const callbackUrl = `${stubUrl}/ipn?order=bench-1234&shop=demo`;
-  const sampleUrl = await sampleCallbackUrl(callbackUrl);
+  // Each wallet gets a callback path of its own: a callback belongs to one payout address, and each
+  // wallet here has its own. The baseline's GETs use a path of the same length (no wallet has it).
+  const callbackUrl = (wallet: number) => `${stubUrl}/ipn/wallet-${wallet}?order=bench-1234&shop=demo`;
+  const sampleUrl = await sampleCallbackUrl(callbackUrl(0));
 
   const results: RunResult[] = [];
   await plainGets(sampleUrl, STUB_WARMUP);
@@ -78,10 +81,12 @@ async function main(): Promise<void> {
 
   await Promise.all(Array.from({ length: WORKERS }, () => startWorker()));
   // One wallet per run: the run's rows are found by wallet, and runs never overlap.
-  await burst(await insertWallet(callbackUrl), WARMUP, 'warm-up');
-  results.push(await burst(await insertWallet(callbackUrl), DELIVERIES, 'pipeline-burst', 'pipeline: rows committed + jobs added at once'));
-  results.push(await paced(await insertWallet(callbackUrl)));
-  results.push(await recovery(await insertWallet(callbackUrl)));
+  await burst(await insertWallet(callbackUrl(1)), WARMUP, 'warm-up');
+  results.push(
+    await burst(await insertWallet(callbackUrl(2)), DELIVERIES, 'pipeline-burst', 'pipeline: rows committed + jobs added at once'),
+  );
+  results.push(await paced(await insertWallet(callbackUrl(3))));
+  results.push(await recovery(await insertWallet(callbackUrl(4))));
   const baselineAfter = await baseline(sampleUrl, 'baseline-after', 'baseline: plain undici GETs (after)');
   results.push(baselineAfter);
 
@@ -454,7 +459,7 @@ async function startMerchantStub(): Promise<string> {
 
 async function runMerchantStub(): Promise<void> {
   const app = Fastify({ logger: false });
-  app.get('/ipn', async () => 'ok');
+  app.get('/ipn/:run', async () => 'ok');
   console.log(await app.listen({ host: '127.0.0.1', port: 0 }));
   process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
 }
@@ -553,11 +558,6 @@ function percent(share: number): string {
 
 function round(value: number, digits: number): number {
   return Number(value.toFixed(digits));
-}
-
-function envInt(name: string, fallback: number): number {
-  const value = process.env[name];
-  return value === undefined || value === '' ? fallback : Number.parseInt(value, 10);
 }
 
 if (process.argv[2] === STUB_MODE) {

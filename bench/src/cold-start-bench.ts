@@ -2,19 +2,20 @@
 // memory at that moment: from TypeScript sources through tsx (development, tests, the local stack)
 // and from the compiled dist/ with plain node (the images). Runs alternate between the two so both
 // see the same machine. `pnpm build`, then `pnpm --filter @gateway/bench bench:cold-start`;
-// results in bench/results/cold-start.json.
+// results in bench/results/cold-start.json. BENCH_SMOKE=1: one start of each app from each runtime.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { AppRuntime } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, appCommand, freePort, residentMb, ROOT } from './bench-apps';
+import { benchInt, resultsFile } from './bench-mode';
 
-const RESULTS_FILE = join(__dirname, '..', 'results', 'cold-start.json');
+const RESULTS_FILE = resultsFile('cold-start.json');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const RUNS = envInt('BENCH_RUNS', 5);
+const RUNS = benchInt('BENCH_RUNS', 5, 1);
 const READY_TIMEOUT_MS = 60_000;
 const APPS = ['wallet-control', 'payment-redirect'] as const;
 const RUNTIMES: AppRuntime[] = ['source', 'dist'];
@@ -116,12 +117,6 @@ function printTable(
   const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
   console.log(`\n${line(header)}\n${line(widths.map((width) => '-'.repeat(width)))}`);
   for (const row of rows) console.log(line(row));
-}
-
-function envInt(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
 }
 
 main()

@@ -2,9 +2,10 @@
 // EIP-3009 relaying (what the settlement worker does: the temporary wallet signs one
 // transferWithAuthorization per leg, a relayer sends them and pays the gas) beside the
 // alternative of funding the temporary wallet with native gas and sending plain transfers.
-// `pnpm --filter @gateway/bench bench:gas`; results in bench/results/gas.json.
+// `pnpm --filter @gateway/bench bench:gas`; results in bench/results/gas.json. It takes seconds, so
+// BENCH_SMOKE=1 runs it whole (its JSON under bench/results/smoke/).
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import {
   createPublicClient,
   createWalletClient,
@@ -27,8 +28,9 @@ import {
   type TokenDomain,
 } from '@gateway/chain';
 import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { resultsFile } from './bench-mode';
 
-const RESULTS_FILE = join(__dirname, '..', 'results', 'gas.json');
+const RESULTS_FILE = resultsFile('gas.json');
 const USDC = 1_000_000n;
 const DEPOSIT = 100n * USDC;
 const PLATFORM_FEE_BPS = 100n;

@@ -3,25 +3,27 @@
 // bare "Fastify + one INSERT" server does not (much). `pnpm bench`; results in bench/results/http.json.
 // The apps run from their TypeScript sources; BENCH_RUNTIME=dist (`bench:dist`, after `pnpm build`)
 // runs the compiled dist/ as the images do, with results in bench/results/http-dist.json.
+// BENCH_SMOKE=1: 1 s per scenario and no warm-up, 10 connections, Process Payment over 20 wallets.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants, cpus, loadavg, release, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import autocannon from 'autocannon';
 import { appNodeArguments } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, appCommand, benchRuntime, freePort, residentMb, ROOT } from './bench-apps';
+import { benchInt, resultsFile } from './bench-mode';
 
 const RUNTIME = benchRuntime();
-const RESULTS_FILE = join(__dirname, '..', 'results', RUNTIME === 'dist' ? 'http-dist.json' : 'http.json');
+const RESULTS_FILE = resultsFile(RUNTIME === 'dist' ? 'http-dist.json' : 'http.json');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
-const SECONDS = envInt('BENCH_SECONDS', 10);
-const WARMUP_SECONDS = 2;
+const CONNECTIONS = benchInt('BENCH_CONNECTIONS', 50, 10);
+const SECONDS = benchInt('BENCH_SECONDS', 10, 1);
+const WARMUP_SECONDS = benchInt('BENCH_WARMUP_SECONDS', 2, 0, 0);
 const P99_TARGET_MS = 20;
 const MAX_RSS_MB = 150;
-const PAYMENT_WALLETS = 500;
+const PAYMENT_WALLETS = benchInt('BENCH_PAYMENT_WALLETS', 500, 20);
 const PAYOUT_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const SHOP_CALLBACK = 'https%3A%2F%2Fshop.io%2Fipn%3Forder%3D';
 
@@ -207,7 +209,7 @@ async function measure(service: Service, scenario: Scenario): Promise<Measuremen
     ...(scenario.morePaths ? { requests: [scenario.path, ...scenario.morePaths].map((path) => ({ method: 'GET' as const, path })) } : {}),
   };
   process.stdout.write(`${scenario.title}: warming up ${WARMUP_SECONDS} s, measuring ${scenario.seconds} s … `);
-  await autocannon({ ...options, duration: WARMUP_SECONDS });
+  if (WARMUP_SECONDS > 0) await autocannon({ ...options, duration: WARMUP_SECONDS });
   const cpuBefore = { server: processCpuMicros(service.child.pid), postgres: postgresCpuMicros(), loadGenerator: process.cpuUsage() };
   const result = await autocannon({ ...options, duration: scenario.seconds });
   assertRunning(service);
@@ -359,12 +361,6 @@ function cleanUp(): Promise<void> {
     await admin.end();
   })();
   return cleaning;
-}
-
-function envInt(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
 }
 
 // Last resort when the bench itself dies: no server may outlive it.

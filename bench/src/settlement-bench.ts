@@ -6,6 +6,9 @@
 // bench/results/settlement.json with the commit and the working-tree state it measured, so a run
 // before a change and one after it sit side by side.
 // `pnpm --filter @gateway/bench bench:settlement` (BENCH_LABEL names the run, e.g. before / after).
+// BENCH_SMOKE=1: 4 deposits, 4 confirmations, a block every 0.05 s (the worker also waits for anvil's
+// `finalized` tag, 64 blocks behind the head: 16 s at the full run's 0.25 s).
+// BENCH_SMOKE=1: 4 deposits, 4 confirmations.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,16 +21,17 @@ import { createPool, migrate } from '@gateway/db';
 import { defineLocalChain, deployTestUsdc, mintTestUsdc, usdcAbi } from '@gateway/chain';
 import { enqueueSettlements, openSettlementQueue } from '@gateway/queue';
 import { anvilAccounts, findFreePort, startAnvil, TEST_MNEMONIC, type RunningAnvil } from '@gateway/testkit';
+import { benchInt, benchSetting, resultsFile } from './bench-mode';
 
-const RESULTS_FILE = join(__dirname, '..', 'results', 'settlement.json');
+const RESULTS_FILE = resultsFile('settlement.json');
 const REPO_DIR = resolve(__dirname, '..', '..');
 const WORKER_DIR = join(REPO_DIR, 'apps', 'settlement-worker');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const DEPOSITS = envInt('BENCH_DEPOSITS', 40);
-const CONFIRMATIONS = envInt('BENCH_CONFIRMATIONS', 64);
-const BLOCK_TIME_SECONDS = Number(process.env.BENCH_BLOCK_TIME ?? '0.25');
-const TIMEOUT_MS = envInt('BENCH_TIMEOUT_MS', 20 * 60_000);
+const DEPOSITS = benchInt('BENCH_DEPOSITS', 40, 4);
+const CONFIRMATIONS = benchInt('BENCH_CONFIRMATIONS', 64, 4);
+const BLOCK_TIME_SECONDS = Number(benchSetting('BENCH_BLOCK_TIME', '0.25', '0.05'));
+const TIMEOUT_MS = benchInt('BENCH_TIMEOUT_MS', 20 * 60_000, 60_000);
 const LABEL = process.env.BENCH_LABEL ?? 'unlabelled';
 const USDC = 1_000_000n;
 const DEPOSIT_AMOUNT = 10n * USDC;
@@ -109,7 +113,8 @@ async function makeDeposits(pool: Pool, anvil: RunningAnvil, token: Address): Pr
         address.toLowerCase(),
         `bench-${hdIndex}`,
         payout.toLowerCase(),
-        `https://shop.example/ipn?order=${hdIndex}`,
+        // A callback path per wallet: each has its own payout address, and a callback belongs to one.
+        `https://shop.example/ipn/${hdIndex}?order=${hdIndex}`,
         randomBytes(32),
         randomBytes(24).toString('hex'),
       ],
@@ -337,11 +342,6 @@ function git(args: string[]): string {
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
-}
-
-function envInt(name: string, fallback: number): number {
-  const value = process.env[name];
-  return value === undefined ? fallback : Number.parseInt(value, 10);
 }
 
 function round(value: number, digits: number): number {
