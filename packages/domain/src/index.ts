@@ -28,3 +28,4 @@ export * from './provider-options';
 export * from './affiliate-terms';
 export * from './chain-finality';
 export * from './rate-limit-client';
+export * from './provider-report';

@@ -1,5 +1,14 @@
 import type { Pool } from 'pg';
-import { canMoveProviderStatus, PAYMENT_MOVES, sqlStatusList, type DepositStatus, type ProviderPaymentStatus } from '@gateway/domain';
+import {
+  canMoveProviderStatus,
+  PAYMENT_MOVES,
+  PROVIDER_REPORT_LIMITS,
+  providerIdentifier,
+  providerText,
+  sqlStatusList,
+  type DepositStatus,
+  type ProviderPaymentStatus,
+} from '@gateway/domain';
 import { inTransaction } from '../in-transaction';
 
 export interface NewPayment {
@@ -60,7 +69,11 @@ export class PaymentRepository {
        FROM unnest($1::uuid[], $2::text[], $3::text[]) AS i(id, checkout_url, provider_reference)
        WHERE p.id = i.id AND p.status IN (${sqlStatusList(PAYMENT_MOVES.recordCheckout.from)})
        RETURNING p.id`,
-      [checkouts.map((c) => c.id), checkouts.map((c) => c.checkoutUrl), checkouts.map((c) => c.providerReference?.slice(0, 200) ?? null)],
+      [
+        checkouts.map((c) => c.id),
+        checkouts.map((c) => c.checkoutUrl),
+        checkouts.map((c) => providerIdentifier(c.providerReference) ?? null),
+      ],
     );
     const recorded = new Set(rows.map((row) => row.id));
     return checkouts.map((checkout) => recorded.has(checkout.id));
@@ -162,14 +175,19 @@ export class PaymentReceiptRepository {
   /**
    * Records what a provider's webhook says, when the payment exists, belongs to one of `providers`,
    * and the domain's rule lets the status move (a late webhook never undoes `paid`). The
-   * provider's own status word is kept beside the mapped one.
+   * provider's own status word is kept beside the mapped one. Whatever the provider's strings hold
+   * (NUL bytes, control characters, megabytes, another type), they are made fit to store first
+   * (provider-report in @gateway/domain): this is where provider data enters the database.
    */
   async recordProviderStatus(update: ProviderStatusUpdate): Promise<ProviderStatusOutcome> {
+    const { match } = update;
+    const paymentId = providerIdentifier(match.paymentId);
+    const walletAddress = providerIdentifier(match.walletAddress);
+    const matchReference = providerIdentifier(match.providerReference);
+    const providerReference = providerIdentifier(update.providerReference);
+    const rawStatus = providerText(update.rawStatus, PROVIDER_REPORT_LIMITS.rawStatus) ?? null;
+    const reason = providerText(update.reason, PROVIDER_REPORT_LIMITS.reason) ?? null;
     return inTransaction(this.pool, async (client) => {
-      const { match } = update;
-      const paymentId = match.paymentId !== undefined && UUID.test(match.paymentId) ? match.paymentId.toLowerCase() : null;
-      const walletAddress =
-        match.walletAddress !== undefined && /^0x[0-9a-fA-F]{40}$/.test(match.walletAddress) ? match.walletAddress.toLowerCase() : null;
       // One statement, the three ways in order of trust (each an index look-up); the row locked for the move.
       const { rows } = await client.query<{ id: string; provider_status: ProviderPaymentStatus | null }>(
         `SELECT id, provider_status FROM payments
@@ -184,7 +202,12 @@ export class PaymentReceiptRepository {
            ORDER BY rank, created_at DESC
            LIMIT 1)
          FOR UPDATE`,
-        [update.providers, paymentId, match.providerReference?.slice(0, 200) ?? null, walletAddress],
+        [
+          update.providers,
+          paymentId !== undefined && UUID.test(paymentId) ? paymentId.toLowerCase() : null,
+          matchReference ?? null,
+          walletAddress !== undefined && /^0x[0-9a-fA-F]{40}$/.test(walletAddress) ? walletAddress.toLowerCase() : null,
+        ],
       );
       const current = rows[0];
       if (!current) return 'unknown_payment';
@@ -193,13 +216,7 @@ export class PaymentReceiptRepository {
         `UPDATE payments SET provider_status = $2, provider_raw_status = $3, provider_reference = COALESCE($4, provider_reference),
                 provider_reason = $5, provider_updated_at = now()
          WHERE id = $1`,
-        [
-          current.id,
-          update.status,
-          update.rawStatus.slice(0, 100),
-          update.providerReference?.slice(0, 200) ?? null,
-          update.reason?.slice(0, 200) ?? null,
-        ],
+        [current.id, update.status, rawStatus, providerReference ?? null, reason],
       );
       return 'updated';
     });
