@@ -79,7 +79,7 @@ function hostileValue(random: Random, around = ''): unknown {
     case 0:
       return undefined;
     case 1:
-      return random.pick([null, 0, 12_345, -1.5, true, false, {}, [], ['a'], { toString: 'x' }]);
+      return random.pick<unknown>([null, 0, 12_345, -1.5, true, false, {}, [], ['a'], { toString: 'x' }]);
     case 2:
       return around;
     default:

@@ -47,6 +47,11 @@ describeAdapterContract({
       : mercuryoCallback(callbackData('buy', 'order_failed', { merchant_transaction_id: paymentId })),
   // Mercuryo signs no timestamp: there is no replay window to test.
   webhookHasTimestamp: false,
+  hostile: {
+    payload: ({ paymentId, walletAddress }) =>
+      callbackData('withdraw', 'completed', { merchant_transaction_id: paymentId, tx: { id: '0xabc', address: walletAddress } }),
+    sign: (payload) => mercuryoCallback(payload as Record<string, unknown>),
+  },
 });
 
 describe('mercuryo URL signature v2', () => {
