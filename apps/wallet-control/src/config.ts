@@ -4,6 +4,7 @@ import {
   addressInKeySettings,
   callbackAllowedCidrsSettings,
   chainIdentitySettings,
+  checkChainNetwork,
   ConfigError,
   databaseSettings,
   hdPublicKeySettings,
@@ -124,6 +125,7 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
   if (raw.PLATFORM_FEE_BPS + raw.AFFILIATE_SHARE_BPS > 10_000) {
     problems.push('AFFILIATE_SHARE_BPS: together with PLATFORM_FEE_BPS it exceeds 10000 (100%)');
   }
+  checkChainNetwork(raw, raw.NODE_ENV === 'production', problems);
   if (raw.NODE_ENV === 'production') {
     if (raw.CALLBACK_ALLOW_TEST_DOMAINS) problems.push('CALLBACK_ALLOW_TEST_DOMAINS: must be false in production');
     if (isPublicTestXpub(raw.HD_XPUB)) problems.push('HD_XPUB: is derived from the public test mnemonic; generate a real seed');
@@ -138,13 +140,21 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
     payout: parseAddressPin(raw.PAYOUT_ADDRESSES, 'PAYOUT_ADDRESSES', tokenRules, problems),
     affiliate: parseAddressPin(raw.AFFILIATE_ADDRESSES, 'AFFILIATE_ADDRESSES', tokenRules, problems),
   };
-  if (problems.length) throw new ConfigError(problems);
+  // Reported with the others: production refuses the sample rates and a test chain in one run.
+  let rates: RateSourceConfig | undefined;
+  try {
+    rates = parseRateSourceSettings(raw, { sampleFile: SAMPLE_RATE_FILE });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (problems.length || !rates) throw new ConfigError(problems);
   return {
     raw,
     keys: parseSealingKeys(raw.ADDRESS_IN_KEYS),
     tokenAddress: raw.USDC_TOKEN_ADDRESS as EvmAddress,
     callbackPublicKeys,
-    rates: parseRateSourceSettings(raw, { sampleFile: SAMPLE_RATE_FILE }),
+    rates,
     callbackAllowedCidrs,
     pins,
     affiliateWallets: raw.AFFILIATE_WALLETS === 'on',

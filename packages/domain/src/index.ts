@@ -29,3 +29,4 @@ export * from './affiliate-terms';
 export * from './chain-finality';
 export * from './rate-limit-client';
 export * from './provider-report';
+export * from './production-settings';
