@@ -89,6 +89,12 @@ export const walletControlSettings = Type.Object({
     maximum: 604_800,
     description: 'the window of PAYOUT_WALLET_QUOTA_MAX, in seconds (fixed windows, counted in Redis)',
   }),
+  NEW_WALLETS_PER_MINUTE: Type.Integer({
+    default: 600,
+    minimum: 1,
+    description:
+      'new wallets the whole gateway creates per minute, whatever the payout address or client (Create Wallet and the affiliate endpoints together, counted in Redis across replicas); more get 429 new_wallet_ceiling with Retry-After, repeats of existing wallets never',
+  }),
   ADMIN_TOKEN: Type.Optional(
     Type.String({
       minLength: 32,
@@ -113,8 +119,8 @@ export interface WalletControlConfig {
   pins: { payout?: AddressPin; affiliate?: AddressPin };
   /** AFFILIATE_WALLETS: whether affiliate.php and custom-affiliate.php create wallets. */
   affiliateWallets: boolean;
-  /** New wallets per payout address per window. */
-  payoutQuota: { max: number; windowSeconds: number };
+  /** New wallets per payout address per window, and across the gateway per minute. */
+  payoutQuota: { max: number; windowSeconds: number; newWalletsPerMinute: number };
 }
 
 export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): WalletControlConfig {
@@ -158,6 +164,10 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
     callbackAllowedCidrs,
     pins,
     affiliateWallets: raw.AFFILIATE_WALLETS === 'on',
-    payoutQuota: { max: raw.PAYOUT_WALLET_QUOTA_MAX, windowSeconds: raw.PAYOUT_WALLET_QUOTA_WINDOW_SECONDS },
+    payoutQuota: {
+      max: raw.PAYOUT_WALLET_QUOTA_MAX,
+      windowSeconds: raw.PAYOUT_WALLET_QUOTA_WINDOW_SECONDS,
+      newWalletsPerMinute: raw.NEW_WALLETS_PER_MINUTE,
+    },
   };
 }
