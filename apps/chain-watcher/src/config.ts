@@ -1,5 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { chainIdentitySettings, chainRpcSettings, databaseSettings, loadConfig, redisSettings, runtimeSettings } from '@gateway/config';
+import {
+  chainIdentitySettings,
+  chainRpcSettings,
+  checkChainNetwork,
+  ConfigError,
+  databaseSettings,
+  loadConfig,
+  redisSettings,
+  runtimeSettings,
+} from '@gateway/config';
 import { DEFAULT_MAX_BLOCK_RANGE } from '@gateway/chain';
 
 export const chainWatcherSettings = Type.Object({
@@ -41,6 +50,9 @@ export interface ChainWatcherConfig {
 
 export function loadChainWatcherConfig(env: NodeJS.ProcessEnv = process.env): ChainWatcherConfig {
   const raw = loadConfig(chainWatcherSettings, env);
+  const problems: string[] = [];
+  checkChainNetwork(raw, raw.NODE_ENV === 'production', problems);
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     raw,
     tokenAddress: raw.USDC_TOKEN_ADDRESS.toLowerCase() as `0x${string}`,

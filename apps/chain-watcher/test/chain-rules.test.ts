@@ -57,6 +57,14 @@ describe('loadChainWatcherConfig', () => {
     expect(loadChainWatcherConfig({ ...env, START_BLOCK: '0' }).startBlock).toBe(0n);
   });
 
+  it('in production refuses a chain other than Polygon PoS, and Polygon Amoy unless CHAIN_NETWORK=testnet', () => {
+    const production = { ...env, NODE_ENV: 'production' };
+    expect(() => loadChainWatcherConfig({ ...production, CHAIN_ID: '31337' })).toThrow(/CHAIN_ID: 31337 is not Polygon PoS \(137\)/);
+    expect(() => loadChainWatcherConfig({ ...production, CHAIN_ID: '80002' })).toThrow(/CHAIN_ID: 80002 is not Polygon PoS/);
+    expect(loadChainWatcherConfig({ ...production, CHAIN_ID: '80002', CHAIN_NETWORK: 'testnet' }).raw.CHAIN_ID).toBe(80_002);
+    expect(loadChainWatcherConfig({ ...env, NODE_ENV: 'development', CHAIN_ID: '31337' }).raw.CHAIN_ID).toBe(31_337);
+  });
+
   it('refuses a missing RPC URL and a malformed token address, naming them', () => {
     expect(() => loadChainWatcherConfig({ DATABASE_URL: env.DATABASE_URL, USDC_TOKEN_ADDRESS: '0x123' })).toThrow(
       /CHAIN_RPC_URL[\s\S]*USDC_TOKEN_ADDRESS|USDC_TOKEN_ADDRESS[\s\S]*CHAIN_RPC_URL/,

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import {
   addressInKeySettings,
   chainIdentitySettings,
+  checkChainNetwork,
   checkPublicUrl,
   ConfigError,
   databaseSettings,
@@ -81,9 +82,11 @@ export interface PaymentRedirectConfig {
 
 /**
  * The settings, checked together: every problem is reported at once. Production refuses the
- * sandbox, a PUBLIC_URL that is not https or is loopback, and the bundled sample rates; a secret
+ * sandbox, a PUBLIC_URL that is not https or not public, a chain other than Polygon's, and the
+ * bundled sample rates (by content); a secret
  * that decodes to fewer than 32 bytes is refused everywhere. Provider credentials are checked
- * when the registry is built (buildPaymentRedirectApp), before anything listens.
+ * when the registry is built (buildPaymentRedirectApp), before anything listens: there production
+ * refuses a provider's test mode unless ALLOW_PROVIDER_TEST_MODE=true, and short webhook keys.
  */
 export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env): PaymentRedirectConfig {
   const raw = loadConfig(paymentRedirectSettings, env);
@@ -99,6 +102,7 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
     }
   };
   const publicUrl = attempt(() => checkPublicUrl(raw.PUBLIC_URL, production));
+  checkChainNetwork(raw, production, problems);
   const keys = attempt(() => parseSealingKeys(raw.ADDRESS_IN_KEYS));
   const rates = attempt(() => parseRateSourceSettings(raw, { sampleFile: SAMPLE_RATE_FILE }));
   let sandbox: PaymentRedirectConfig['sandbox'];

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appNodeArguments } from '@gateway/config';
@@ -10,7 +10,11 @@ import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const MAIN = join('apps', 'payment-redirect', 'src', 'main.ts');
-const MOONPAY = { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876' };
+const MOONPAY = {
+  API_KEY: 'pk_test_123456789abcdefghijklmnopqrstuv',
+  SECRET_KEY: 'sk_test_abcdefgh1234567890abcdefghijklm',
+  WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
+};
 
 /** Starts payment-redirect as the image does: `node … apps/payment-redirect/src/main.ts` from the repository root, NODE_ENV=production. */
 function runAsImage(env: Record<string, string>) {
@@ -42,6 +46,22 @@ function runAsImage(env: Record<string, string>) {
   return { child, exited, listening, output: () => ({ stdout, stderr }) };
 }
 
+/** How a run meant to be refused ended: its exit code, or 'listening' (then stopped) when it booted after all. */
+async function bootOutcome(run: ReturnType<typeof runAsImage>): Promise<number | null | 'listening'> {
+  const outcome = await Promise.race([
+    run.exited,
+    run.listening.then(
+      () => 'listening' as const,
+      () => run.exited,
+    ),
+  ]);
+  if (outcome === 'listening') {
+    run.child.kill('SIGTERM');
+    await run.exited;
+  }
+  return outcome;
+}
+
 const fixture = paymentRedirectFixture('production-boot');
 let dir: string;
 
@@ -62,14 +82,22 @@ function fromFiles(settings: Record<string, string>): Record<string, string> {
 }
 
 describe('payment-redirect booted as the image runs it', () => {
-  it('with MoonPay test credentials from files: ready, and Process Payment gives a signed MoonPay sandbox link', async () => {
+  it('with MoonPay test credentials from files, test mode allowed explicitly: ready, and Process Payment gives a signed MoonPay sandbox link', async () => {
     const key = randomBytes(32);
     const keys = createSealingKeyRing([{ id: 'p1', key }]);
     const temporary = '0x3333333333333333333333333333333333333333' as EvmAddress;
     const addressIn = sealAddressIn(temporary, keys);
     await fixture.insertWallet({ temporary, addressIn, callbackUrl: 'https://shop.io/ipn?order=prod-1' });
+    // The operator's own table: the sample's currencies at other rates (the sample itself is refused by its content).
     const rateFile = join(dir, 'rates.json');
-    copyFileSync(SAMPLE_RATE_FILE, rateFile);
+    const sample = JSON.parse(readFileSync(SAMPLE_RATE_FILE, 'utf8')) as { rates: Record<string, string> };
+    writeFileSync(
+      rateFile,
+      JSON.stringify({
+        base: 'USD',
+        rates: Object.fromEntries(Object.keys(sample.rates).map((code) => [code, code === 'USD' ? '1' : '1.5'])),
+      }),
+    );
     const base = fixture.env();
     const run = runAsImage({
       DATABASE_URL: base.DATABASE_URL!,
@@ -82,6 +110,7 @@ describe('payment-redirect booted as the image runs it', () => {
       PUBLIC_URL: 'https://pay.example.org',
       RATE_SOURCE: 'file',
       RATE_FILE: rateFile,
+      ALLOW_PROVIDER_TEST_MODE: 'true',
       ...fromFiles({
         ADDRESS_IN_KEYS: `p1:${key.toString('base64')}`,
         PROVIDER_MOONPAY_API_KEY: MOONPAY.API_KEY,
@@ -174,5 +203,61 @@ describe('payment-redirect booted as the image runs it', () => {
     expect(stderr).toMatch(/SANDBOX_SIGNING_SECRET: must be base64 of at least 32 random bytes \(decodes to 0 byte/);
     expect(stderr).toMatch(/RATE_FILE: the bundled sample rates are refused in production/);
     expect(stderr).not.toMatch(/at .*\.ts:\d+/);
+  });
+
+  /** The test's database, Redis prefix and local ports: a run that is not refused boots and listens. */
+  const listenLocally = () => {
+    const base = fixture.env();
+    return {
+      DATABASE_URL: base.DATABASE_URL!,
+      DATABASE_SCHEMA: base.DATABASE_SCHEMA!,
+      REDIS_PREFIX: base.REDIS_PREFIX!,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+    };
+  };
+
+  // Issue 22: each of these booted and reported ready in production.
+  it('refuses a loopback PUBLIC_URL written IPv4-mapped, a test chain and a byte copy of the sample rates at another path', async () => {
+    const rateFile = join(dir, 'copied-rates.json');
+    copyFileSync(SAMPLE_RATE_FILE, rateFile);
+    const run = runAsImage({
+      ...listenLocally(),
+      PUBLIC_URL: 'https://[::ffff:7f00:1]',
+      CHAIN_ID: '31337',
+      RATE_SOURCE: 'file',
+      RATE_FILE: rateFile,
+      ...fromFiles({ ADDRESS_IN_KEYS: `p1:${randomBytes(32).toString('base64')}` }),
+    });
+    expect(await bootOutcome(run)).toBe(1);
+    const { stderr } = run.output();
+    expect(stderr).toMatch(/PUBLIC_URL: .*loopback address/);
+    expect(stderr).toMatch(/CHAIN_ID: 31337 is not Polygon PoS \(137\)/);
+    expect(stderr).toMatch(/RATE_FILE: the bundled sample rates are refused in production/);
+  });
+
+  it('refuses MoonPay test keys unless test mode is allowed, and an 8-character webhook key, naming the settings and no value', async () => {
+    const shortKey = 'wk8chars';
+    const rateFile = join(dir, 'own-rates.json');
+    writeFileSync(rateFile, JSON.stringify({ base: 'USD', rates: { USD: '1', EUR: '0.5' } }));
+    const run = runAsImage({
+      ...listenLocally(),
+      PUBLIC_URL: 'https://pay.example.org',
+      RATE_SOURCE: 'file',
+      RATE_FILE: rateFile,
+      ...fromFiles({
+        ADDRESS_IN_KEYS: `p1:${randomBytes(32).toString('base64')}`,
+        PROVIDER_MOONPAY_API_KEY: MOONPAY.API_KEY,
+        PROVIDER_MOONPAY_SECRET_KEY: MOONPAY.SECRET_KEY,
+        PROVIDER_MOONPAY_WEBHOOK_KEY: shortKey,
+      }),
+    });
+    expect(await bootOutcome(run)).toBe(1);
+    const { stderr } = run.output();
+    expect(stderr).toMatch(/PROVIDER_MOONPAY_\*: MoonPay's credentials select its test mode .*ALLOW_PROVIDER_TEST_MODE=true/);
+    expect(stderr).toMatch(/PROVIDER_MOONPAY_WEBHOOK_KEY: at least 32 characters in production/);
+    for (const secret of [shortKey, MOONPAY.SECRET_KEY]) expect(stderr).not.toContain(secret);
   });
 });

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -13,8 +13,18 @@ import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 const topperKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
-  moonpay: { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876', MODE: '' },
-  interac: { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876', MODE: '' },
+  moonpay: {
+    API_KEY: 'pk_test_123456789abc',
+    SECRET_KEY: 'sk_test_abcdefgh1234',
+    WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
+    MODE: '',
+  },
+  interac: {
+    API_KEY: 'pk_test_123456789abc',
+    SECRET_KEY: 'sk_test_abcdefgh1234',
+    WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
+    MODE: '',
+  },
   rampnetwork: { HOST_API_KEY: 'demo_host_api_key_1', MODE: 'test' },
   banxa: { PARTNER_REF: 'myshop', API_KEY: 'banxa-key-123', API_SECRET: 'banxa-secret-123', MODE: 'test' },
   alchemypay: { APP_ID: 'f83Is2y7L425rxl8', APP_SECRET: 'alchemy-secret-1', MODE: 'test' },
@@ -50,14 +60,17 @@ const temporary = '0x4444444444444444444444444444444444444444' as EvmAddress;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'rates-'));
-  copyFileSync(SAMPLE_RATE_FILE, join(dir, 'rates.json'));
+  // A table of the operator's own (production refuses the sample's rates, wherever they lie): one rate differs.
+  const sample = JSON.parse(readFileSync(SAMPLE_RATE_FILE, 'utf8')) as { rates: Record<string, string> };
+  writeFileSync(join(dir, 'rates.json'), JSON.stringify({ ...sample, rates: { ...sample.rates, NZD: '1.67' } }));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** payment-redirect in production with one provider's test credentials and nothing else. */
+/** payment-redirect in production with one provider's test credentials (test mode allowed explicitly) and nothing else. */
 async function productionWith(id: string): Promise<{ app: FastifyInstance; config: PaymentRedirectConfig }> {
   const config = fixture.config({
     NODE_ENV: 'production',
+    ALLOW_PROVIDER_TEST_MODE: 'true',
     PUBLIC_URL: 'https://pay.example.org',
     RATE_SOURCE: 'file',
     RATE_FILE: join(dir, 'rates.json'),

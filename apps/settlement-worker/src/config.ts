@@ -6,6 +6,7 @@ import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import {
   chainIdentitySettings,
   chainRpcSettings,
+  checkChainNetwork,
   ConfigError,
   databaseSettings,
   loadConfig,
@@ -172,6 +173,7 @@ export function loadSettlementConfig(env: NodeJS.ProcessEnv = process.env): Sett
   if (isAddressEqual(platformFeeAddress, tokenAddress) || /^0x0{40}$/.test(raw.PLATFORM_FEE_ADDRESS)) {
     problems.push('PLATFORM_FEE_ADDRESS: must be a wallet, not the zero address or the token contract');
   }
+  checkChainNetwork(raw, raw.NODE_ENV === 'production', problems);
   if (raw.NODE_ENV === 'production') problems.push(...productionProblems(raw, relayerKey));
   if (problems.length > 0) throw new ConfigError(problems);
   return {

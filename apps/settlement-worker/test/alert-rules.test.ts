@@ -127,12 +127,17 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
       'chain_watcher_own_transfers_total',
       'chain_watcher_deposits_total',
       'wallet_hd_index_space_used_ratio',
+      'new_wallets_refused_total',
+      'rate_limit_store_errors_total',
+      'payout_quota_store_errors_total',
     ]) {
       expect(read).toContain(metric);
     }
     // The deposits counter is read for its orphans, the label the chain watcher counts them under.
     const expressions = ruleFiles().flatMap((file) => rulesOf(file).map((rule) => rule.expr));
     expect(expressions.some((expr) => /chain_watcher_deposits_total\{[^}]*status="orphaned"/.test(expr))).toBe(true);
+    // The ceiling's refusals, the label wallet-control counts them under.
+    expect(expressions.some((expr) => /new_wallets_refused_total\{[^}]*reason="gateway_ceiling"/.test(expr))).toBe(true);
   });
 
   it('gives every alert a severity and a summary', () => {

@@ -70,6 +70,11 @@ describe('settlement worker configuration', () => {
     expect(text).not.toContain(anvilAccounts[1].privateKey.slice(2, 20));
   });
 
+  it('in production refuses a chain other than Polygon PoS (Polygon Amoy only with CHAIN_NETWORK=testnet)', () => {
+    expect(problemsOf(env({ CHAIN_ID: '31337' }))).toEqual([expect.stringMatching(/^CHAIN_ID: 31337 is not Polygon PoS \(137\)/)]);
+    expect(problemsOf(env({ CHAIN_ID: '80002', CHAIN_NETWORK: 'testnet' }))).toEqual([]);
+  });
+
   it('accepts the test mnemonic outside production', () => {
     expect(loadSettlementConfig(env({ NODE_ENV: 'development', SETTLEMENT_MNEMONIC: TEST_MNEMONIC })).mnemonic).toBe(TEST_MNEMONIC);
   });

@@ -55,14 +55,17 @@ async function assertKnownHdKey(keys: HdKeyRepository, fingerprint: string): Pro
 
 const STORE_ERROR_LOG_INTERVAL_MS = 10_000;
 
-/** Redis did not answer the quota's count: the wallet is created anyway, counted, and logged at most every 10 s. */
+/** Redis did not answer the quota's count: this process's counts decide; counted, and logged at most every 10 s. */
 function storeErrorReporter(log: FastifyBaseLogger, metrics: WalletControlMetrics): (error: Error) => void {
   let lastLogged = 0;
   return (error) => {
     metrics.payoutQuotaStoreErrors.inc();
     if (Date.now() - lastLogged < STORE_ERROR_LOG_INTERVAL_MS) return;
     lastLogged = Date.now();
-    log.warn({ err: error }, 'payout quota store (Redis) unavailable; new wallets are created without the quota until it answers');
+    log.warn(
+      { err: error },
+      'payout quota store (Redis) unavailable; each replica counts the quota and the ceiling on its own until it answers',
+    );
   };
 }
 
@@ -99,6 +102,7 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
     ...config.payoutQuota,
     keyPrefix: raw.REDIS_PREFIX,
     onStoreError: storeErrorReporter(app.log, metrics),
+    onRefused: (reason) => metrics.newWalletsRefused.inc({ reason }),
   });
   app.decorate(
     'walletService',

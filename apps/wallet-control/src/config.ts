@@ -4,6 +4,7 @@ import {
   addressInKeySettings,
   callbackAllowedCidrsSettings,
   chainIdentitySettings,
+  checkChainNetwork,
   ConfigError,
   databaseSettings,
   hdPublicKeySettings,
@@ -88,6 +89,12 @@ export const walletControlSettings = Type.Object({
     maximum: 604_800,
     description: 'the window of PAYOUT_WALLET_QUOTA_MAX, in seconds (fixed windows, counted in Redis)',
   }),
+  NEW_WALLETS_PER_MINUTE: Type.Integer({
+    default: 600,
+    minimum: 1,
+    description:
+      'new wallets the whole gateway creates per minute, whatever the payout address or client (Create Wallet and the affiliate endpoints together, counted in Redis across replicas); more get 429 new_wallet_ceiling with Retry-After, repeats of existing wallets never',
+  }),
   ADMIN_TOKEN: Type.Optional(
     Type.String({
       minLength: 32,
@@ -112,8 +119,8 @@ export interface WalletControlConfig {
   pins: { payout?: AddressPin; affiliate?: AddressPin };
   /** AFFILIATE_WALLETS: whether affiliate.php and custom-affiliate.php create wallets. */
   affiliateWallets: boolean;
-  /** New wallets per payout address per window. */
-  payoutQuota: { max: number; windowSeconds: number };
+  /** New wallets per payout address per window, and across the gateway per minute. */
+  payoutQuota: { max: number; windowSeconds: number; newWalletsPerMinute: number };
 }
 
 export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): WalletControlConfig {
@@ -124,6 +131,7 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
   if (raw.PLATFORM_FEE_BPS + raw.AFFILIATE_SHARE_BPS > 10_000) {
     problems.push('AFFILIATE_SHARE_BPS: together with PLATFORM_FEE_BPS it exceeds 10000 (100%)');
   }
+  checkChainNetwork(raw, raw.NODE_ENV === 'production', problems);
   if (raw.NODE_ENV === 'production') {
     if (raw.CALLBACK_ALLOW_TEST_DOMAINS) problems.push('CALLBACK_ALLOW_TEST_DOMAINS: must be false in production');
     if (isPublicTestXpub(raw.HD_XPUB)) problems.push('HD_XPUB: is derived from the public test mnemonic; generate a real seed');
@@ -138,16 +146,28 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
     payout: parseAddressPin(raw.PAYOUT_ADDRESSES, 'PAYOUT_ADDRESSES', tokenRules, problems),
     affiliate: parseAddressPin(raw.AFFILIATE_ADDRESSES, 'AFFILIATE_ADDRESSES', tokenRules, problems),
   };
-  if (problems.length) throw new ConfigError(problems);
+  // Reported with the others: production refuses the sample rates and a test chain in one run.
+  let rates: RateSourceConfig | undefined;
+  try {
+    rates = parseRateSourceSettings(raw, { sampleFile: SAMPLE_RATE_FILE });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (problems.length || !rates) throw new ConfigError(problems);
   return {
     raw,
     keys: parseSealingKeys(raw.ADDRESS_IN_KEYS),
     tokenAddress: raw.USDC_TOKEN_ADDRESS as EvmAddress,
     callbackPublicKeys,
-    rates: parseRateSourceSettings(raw, { sampleFile: SAMPLE_RATE_FILE }),
+    rates,
     callbackAllowedCidrs,
     pins,
     affiliateWallets: raw.AFFILIATE_WALLETS === 'on',
-    payoutQuota: { max: raw.PAYOUT_WALLET_QUOTA_MAX, windowSeconds: raw.PAYOUT_WALLET_QUOTA_WINDOW_SECONDS },
+    payoutQuota: {
+      max: raw.PAYOUT_WALLET_QUOTA_MAX,
+      windowSeconds: raw.PAYOUT_WALLET_QUOTA_WINDOW_SECONDS,
+      newWalletsPerMinute: raw.NEW_WALLETS_PER_MINUTE,
+    },
   };
 }

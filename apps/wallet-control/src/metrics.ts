@@ -10,6 +10,8 @@ export interface WalletControlMetrics {
   /** A batch of HD indexes was reserved from the sequence; the highest of them is counted as used. */
   hdIndexesReserved(highestIndex: bigint): void;
   payoutQuotaStoreErrors: Counter;
+  /** New wallets refused: by the per-payout quota, or by the gateway-wide ceiling (NEW_WALLETS_PER_MINUTE). */
+  newWalletsRefused: Counter<'reason'>;
 }
 
 export function registerWalletControlMetrics(registry: Registry): WalletControlMetrics {
@@ -20,12 +22,20 @@ export function registerWalletControlMetrics(registry: Registry): WalletControlM
   });
   const payoutQuotaStoreErrors = new Counter({
     name: 'payout_quota_store_errors_total',
-    help: 'Create Wallet requests let through without the per-payout quota because Redis did not answer',
+    help: 'Create Wallet requests whose quota and ceiling were counted in this process only, because Redis did not answer',
     registers: [registry],
   });
+  const newWalletsRefused = new Counter({
+    name: 'new_wallets_refused_total',
+    help: 'New wallets refused with 429: reason payout_quota (PAYOUT_WALLET_QUOTA_MAX) or gateway_ceiling (NEW_WALLETS_PER_MINUTE)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of ['payout_quota', 'gateway_ceiling']) newWalletsRefused.inc({ reason }, 0);
   return {
     // A ratio for people and alerts: float precision is plenty (2^31 fits a double exactly).
     hdIndexesReserved: (highestIndex) => used.set(Number(highestIndex + 1n) / Number(HD_INDEX_SPACE)),
     payoutQuotaStoreErrors,
+    newWalletsRefused,
   };
 }

@@ -1,6 +1,10 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '@gateway/config';
+import { SAMPLE_RATE_FILE } from '@gateway/rates';
 import { signCallback, verifyCallbackSignature } from '@gateway/sdk';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
@@ -90,6 +94,20 @@ describe('callback public keys', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems).toContainEqual(expect.stringMatching(/^CALLBACK_PUBLIC_KEYS: required in production/));
+    // Issue 22: the test chain and a copy of the sample rates elsewhere are refused here too.
+    const rateFile = join(mkdtempSync(join(tmpdir(), 'wallet-control-rates-')), 'rates.json');
+    copyFileSync(SAMPLE_RATE_FILE, rateFile);
+    try {
+      fixture.config({ NODE_ENV: 'production', CHAIN_ID: '31337', RATE_SOURCE: 'file', RATE_FILE: rateFile });
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as ConfigError).problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^CHAIN_ID: 31337 is not Polygon PoS \(137\)/),
+        expect.stringMatching(/^RATE_FILE: the bundled sample rates are refused in production/),
+      ]),
+    );
   });
 
   it('answers 503 with the error shape when no key is configured', async () => {

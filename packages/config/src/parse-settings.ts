@@ -1,5 +1,13 @@
-import { createSealingKeyRing, type SealingKeyRing } from '@gateway/domain';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import {
+  createSealingKeyRing,
+  productionChainRefusal,
+  productionPublicUrlRefusal,
+  type ChainNetwork,
+  type SealingKeyRing,
+} from '@gateway/domain';
 import { resolve } from 'node:path';
 import { ConfigError } from './load-config';
 
@@ -58,7 +66,8 @@ interface RateSourceRaw {
 /**
  * Applies the rate source defaults (ecb in production, the file source elsewhere) and checks the
  * combination. `sampleFile` is the development table bundled with @gateway/rates: production
- * refuses it by path too, not only when RATE_FILE is unset.
+ * refuses it by its content (rateTableFingerprint), wherever a copy of it lies, not only when
+ * RATE_FILE is unset.
  */
 export function parseRateSourceSettings(raw: RateSourceRaw, options: { sampleFile?: string } = {}): RateSourceConfig {
   const kind = raw.RATE_SOURCE ?? (raw.NODE_ENV === 'production' ? 'ecb' : 'file');
@@ -73,7 +82,7 @@ export function parseRateSourceSettings(raw: RateSourceRaw, options: { sampleFil
       raw.RATE_FILE !== undefined &&
       raw.NODE_ENV === 'production' &&
       options.sampleFile !== undefined &&
-      resolve(raw.RATE_FILE) === resolve(options.sampleFile)
+      holdsSampleRates(resolve(raw.RATE_FILE), options.sampleFile)
     ) {
       problems.push('RATE_FILE: the bundled sample rates are refused in production; give a table of real rates, or use RATE_SOURCE=ecb');
     }
@@ -145,25 +154,68 @@ export function parseSecretBytes(value: string, name: string): Buffer {
 
 /**
  * The public base URL of an app that customers or providers reach ({payment_url}). In production
- * it must be https and not a loopback or unspecified address: providers send customers back to
- * it and post webhooks to it, and a plugin builds https:// links to it.
+ * it must be https and its host a public name or address, by the rule merchant callbacks are held
+ * to (productionPublicUrlRefusal in @gateway/domain): providers send customers back to it and post
+ * webhooks to it, and a plugin builds https:// links to it.
  */
 export function checkPublicUrl(value: string, production: boolean, name = 'PUBLIC_URL'): string {
   const url = value.replace(/\/$/, '');
   if (!production) return url;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ConfigError([`${name}: not a URL`]);
-  }
-  const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const loopback =
-    host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1' || host === '0.0.0.0' || host === '::';
-  if (parsed.protocol !== 'https:' || loopback) {
+  const refusal = productionPublicUrlRefusal(url);
+  if (refusal === 'not a URL') throw new ConfigError([`${name}: not a URL`]);
+  if (refusal !== undefined) {
+    const parsed = new URL(url);
     throw new ConfigError([
-      `${name}: must be the https URL customers and providers reach this host at in production (got ${parsed.protocol}//${parsed.host}), e.g. https://pay.example.com`,
+      `${name}: must be the https URL customers and providers reach this host at in production (got ${parsed.protocol}//${parsed.host}): ${refusal}; e.g. https://pay.example.com`,
     ]);
   }
   return url;
+}
+
+/**
+ * CHAIN_ID against CHAIN_NETWORK: production runs on Polygon PoS (137), or on Polygon Amoy (80002)
+ * where the operator says CHAIN_NETWORK=testnet (productionChainRefusal in @gateway/domain).
+ * Every app with the chain settings applies it; problems are added to `problems`.
+ */
+export function checkChainNetwork(raw: { CHAIN_ID: number; CHAIN_NETWORK: ChainNetwork }, production: boolean, problems: string[]): void {
+  if (!production) return;
+  const refusal = productionChainRefusal(raw.CHAIN_ID, raw.CHAIN_NETWORK);
+  if (refusal !== undefined) problems.push(`CHAIN_ID: ${refusal}`);
+}
+
+/**
+ * What a rate table says, independent of where it lies and how it is laid out: the SHA-256 of its
+ * base and rates with keys sorted (of its bytes, when it is not such a table). A copy of the
+ * bundled sample under another name, reformatted or with another description, has the sample's.
+ */
+export function rateTableFingerprint(text: string): string {
+  let canonical = text;
+  try {
+    const table = JSON.parse(text) as { base?: unknown; rates?: unknown };
+    if (table !== null && typeof table === 'object' && table.rates !== null && typeof table.rates === 'object') {
+      canonical = JSON.stringify(sortedKeys({ base: table.base ?? null, rates: table.rates }));
+    }
+  } catch {
+    // Not JSON: its bytes are its content (the rate reader refuses it anyway).
+  }
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, inner]) => [key, sortedKeys(inner)]),
+  );
+}
+
+/** Whether `file` holds the same rates as `sampleFile`; false when either cannot be read (the rate reader reports that). */
+function holdsSampleRates(file: string, sampleFile: string): boolean {
+  try {
+    return rateTableFingerprint(readFileSync(file, 'utf8')) === rateTableFingerprint(readFileSync(sampleFile, 'utf8'));
+  } catch {
+    return false;
+  }
 }

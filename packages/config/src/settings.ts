@@ -116,7 +116,17 @@ export const addressInKeySettings = {
 };
 
 export const chainIdentitySettings = {
-  CHAIN_ID: Type.Integer({ default: 137, minimum: 1, description: 'EVM chain id (137 = Polygon PoS)' }),
+  CHAIN_ID: Type.Integer({
+    default: 137,
+    minimum: 1,
+    description:
+      'EVM chain id (137 = Polygon PoS); production refuses any other unless CHAIN_NETWORK=testnet (then 80002, Polygon Amoy, only)',
+  }),
+  CHAIN_NETWORK: Type.Union([Type.Literal('mainnet'), Type.Literal('testnet')], {
+    default: 'mainnet',
+    description:
+      "mainnet, or testnet for a production deployment on Polygon Amoy (CHAIN_ID=80002) that takes no real money; the operator's explicit word, checked at boot",
+  }),
   USDC_TOKEN_ADDRESS: Type.String({
     default: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
     pattern: '^0x[0-9a-fA-F]{40}$',

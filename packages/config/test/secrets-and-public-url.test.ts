@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { checkPublicUrl, parseRateSourceSettings, parseSecretBytes } from '../src';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkChainNetwork, checkPublicUrl, parseRateSourceSettings, parseSecretBytes, rateTableFingerprint } from '../src';
+
+// The table @gateway/rates bundles (SAMPLE_RATE_FILE there; config does not depend on rates).
+const SAMPLE_RATE_FILE = join(__dirname, '..', '..', 'rates', 'data', 'local-rates.json');
 
 describe('parseSecretBytes', () => {
   it('takes base64 and base64url of 32 bytes or more', () => {
@@ -31,30 +37,107 @@ describe('checkPublicUrl', () => {
   });
   it('in production takes an https URL of a real host only', () => {
     expect(checkPublicUrl('https://pay.example.com/', true)).toBe('https://pay.example.com');
-    for (const url of [
+    const refused = (url: string) => {
+      try {
+        checkPublicUrl(url, true);
+        return false;
+      } catch (error) {
+        return /^invalid configuration:\n {2}- PUBLIC_URL: must be the https URL customers and providers reach/.test(
+          (error as Error).message,
+        );
+      }
+    };
+    const urls = [
       'http://pay.example.com',
       'https://127.0.0.1',
       'https://localhost:3200',
       'https://[::1]',
       'https://0.0.0.0',
       'https://app.localhost',
-    ]) {
-      expect(() => checkPublicUrl(url, true)).toThrow(/PUBLIC_URL: must be the https URL customers and providers reach/);
-    }
+      // Issue 22: loopback written IPv4-mapped booted; so did every other spelling below.
+      'https://[::ffff:7f00:1]',
+      'https://[::ffff:127.0.0.1]',
+      'https://[::7f00:1]',
+      'https://2130706433',
+      'https://0x7f.1',
+      'https://localhost.',
+      'https://[::]',
+      'https://10.0.0.5',
+      'https://192.168.1.10',
+      'https://169.254.169.254',
+      'https://[fe80::1]',
+      'https://[fd00::1]',
+      'https://100.64.0.1',
+    ];
+    expect(urls.filter((url) => !refused(url))).toEqual([]);
+    expect(() => checkPublicUrl('https://[::ffff:7f00:1]', true)).toThrow(/got https:\/\/\[::ffff:7f00:1\]\): loopback address/);
+    expect(checkPublicUrl('https://8.8.8.8', true)).toBe('https://8.8.8.8');
+    expect(checkPublicUrl('https://[2a00:1450:4001::1]:8443', true)).toBe('https://[2a00:1450:4001::1]:8443');
+  });
+});
+
+describe('checkChainNetwork', () => {
+  const problemsOf = (CHAIN_ID: number, CHAIN_NETWORK: 'mainnet' | 'testnet', production = true) => {
+    const problems: string[] = [];
+    checkChainNetwork({ CHAIN_ID, CHAIN_NETWORK }, production, problems);
+    return problems;
+  };
+  it('in production takes Polygon PoS, and Polygon Amoy only where the operator says testnet', () => {
+    expect(problemsOf(137, 'mainnet')).toEqual([]);
+    expect(problemsOf(80_002, 'testnet')).toEqual([]);
+    expect(problemsOf(31_337, 'mainnet')).toEqual([
+      expect.stringMatching(/^CHAIN_ID: 31337 is not Polygon PoS \(137\); .*CHAIN_NETWORK=testnet/),
+    ]);
+    expect(problemsOf(80_002, 'mainnet')).toEqual([expect.stringMatching(/^CHAIN_ID: 80002 is not Polygon PoS/)]);
+    expect(problemsOf(137, 'testnet')).toEqual([expect.stringMatching(/^CHAIN_ID: 137 is not Polygon Amoy \(80002\)/)]);
+    expect(problemsOf(31_337, 'testnet')).toEqual([expect.stringMatching(/^CHAIN_ID: 31337 is not Polygon Amoy/)]);
+    expect(problemsOf(1, 'mainnet')).toHaveLength(1);
+  });
+  it('takes any chain outside production (the local chain is 31337)', () => {
+    expect(problemsOf(31_337, 'mainnet', false)).toEqual([]);
   });
 });
 
 describe('the bundled sample rates', () => {
-  const raw = {
-    RATE_SOURCE: 'file' as const,
-    RATE_FILE: '/srv/packages/rates/data/local-rates.json',
-    RATE_REFRESH_SECONDS: 3600,
-    RATE_FETCH_TIMEOUT_SECONDS: 10,
-  };
-  it('are refused in production by path, and allowed elsewhere', () => {
-    expect(() => parseRateSourceSettings({ ...raw, NODE_ENV: 'production' }, { sampleFile: raw.RATE_FILE })).toThrow(
-      /RATE_FILE: the bundled sample rates are refused in production/,
+  const raw = { RATE_SOURCE: 'file' as const, RATE_FILE: SAMPLE_RATE_FILE, RATE_REFRESH_SECONDS: 3600, RATE_FETCH_TIMEOUT_SECONDS: 10 };
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'rates-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const inProduction = (file: string) => () =>
+    parseRateSourceSettings({ ...raw, RATE_FILE: file, NODE_ENV: 'production' }, { sampleFile: SAMPLE_RATE_FILE });
+
+  it('are refused in production, and allowed elsewhere', () => {
+    expect(inProduction(SAMPLE_RATE_FILE)).toThrow(/RATE_FILE: the bundled sample rates are refused in production/);
+    expect(parseRateSourceSettings({ ...raw, NODE_ENV: 'development' }, { sampleFile: SAMPLE_RATE_FILE }).file).toBe(SAMPLE_RATE_FILE);
+  });
+
+  it('are refused by their content: a byte copy at another path, reformatted, or with another description', () => {
+    const copy = join(dir, 'rates.json');
+    copyFileSync(SAMPLE_RATE_FILE, copy);
+    expect(inProduction(copy)).toThrow(/RATE_FILE: the bundled sample rates are refused in production/);
+    const sample = JSON.parse(readFileSync(SAMPLE_RATE_FILE, 'utf8')) as { base: string; rates: Record<string, string> };
+    const reformatted = join(dir, 'reformatted.json');
+    const reordered = Object.fromEntries(Object.entries(sample.rates).reverse());
+    writeFileSync(reformatted, JSON.stringify({ rates: reordered, description: 'our rates', base: sample.base }, null, 4));
+    expect(inProduction(reformatted)).toThrow(/RATE_FILE: the bundled sample rates are refused in production/);
+    // One rate changed: a table of the operator's own.
+    const own = join(dir, 'own.json');
+    writeFileSync(own, JSON.stringify({ ...sample, rates: { ...sample.rates, EUR: '0.93' } }));
+    expect(inProduction(own)().file).toBe(own);
+    // A file that cannot be read is the rate reader's to report, not this rule's.
+    expect(inProduction(join(dir, 'missing.json'))().file).toBe(join(dir, 'missing.json'));
+  });
+
+  it('are fingerprinted by base and rates, whatever the key order and spacing', () => {
+    expect(rateTableFingerprint('{"base":"USD","rates":{"EUR":"0.9","USD":"1"}}')).toBe(
+      rateTableFingerprint('{ "rates": { "USD": "1", "EUR": "0.9" }, "base": "USD", "asOf": "x" }'),
     );
-    expect(parseRateSourceSettings({ ...raw, NODE_ENV: 'development' }, { sampleFile: raw.RATE_FILE }).file).toBe(raw.RATE_FILE);
+    expect(rateTableFingerprint('{"base":"USD","rates":{"EUR":"0.9"}}')).not.toBe(
+      rateTableFingerprint('{"base":"EUR","rates":{"EUR":"0.9"}}'),
+    );
+    expect(rateTableFingerprint('not json')).toBe(rateTableFingerprint('not json'));
+    expect(rateTableFingerprint('not json')).not.toBe(rateTableFingerprint('not json '));
   });
 });

@@ -211,6 +211,28 @@ describe('wallet-control, as its role', () => {
     expect(await deliveries.resendFailed(failed)).toMatchObject({ result: 'resent' });
     expect(await deliveries.resendFailed(failed)).toEqual({ result: 'not_failed', status: 'pending' });
   });
+
+  it('moves a callback delivery only from failed to pending (the resend), whatever its column grant allows', async () => {
+    const wallet = await ownerWallet();
+    const pool = database.appPool('wallet-control');
+    const statusOf = async (id: string) =>
+      (await database.pool.query<{ status: string }>('SELECT status FROM callback_deliveries WHERE id = $1', [id])).rows[0]!.status;
+    const refused = { code: '42501', message: expect.stringMatching(/only a failed callback delivery may be moved back to pending/) };
+    // A delivered callback set back to pending would be signed and sent again.
+    const delivered = await ownerDelivery(wallet.id, null, 'delivered');
+    await expect(pool.query(`UPDATE callback_deliveries SET status = 'pending' WHERE id = $1`, [delivered])).rejects.toMatchObject(refused);
+    await expect(pool.query('UPDATE callback_deliveries SET next_attempt_at = now() WHERE id = $1', [delivered])).rejects.toMatchObject(
+      refused,
+    );
+    expect(await statusOf(delivered)).toBe('delivered');
+    const pending = await ownerDelivery(wallet.id, null, 'pending');
+    await expect(pool.query(`UPDATE callback_deliveries SET status = 'failed' WHERE id = $1`, [pending])).rejects.toMatchObject(refused);
+    const failed = await ownerDelivery(wallet.id, null, 'failed');
+    await expect(pool.query(`UPDATE callback_deliveries SET status = 'delivered' WHERE id = $1`, [failed])).rejects.toMatchObject(refused);
+    const moved = await pool.query(`UPDATE callback_deliveries SET status = 'pending', next_attempt_at = now() WHERE id = $1`, [failed]);
+    expect(moved.rowCount).toBe(1);
+    expect(await statusOf(failed)).toBe('pending');
+  });
 });
 
 describe('payment-redirect, as its role', () => {

@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   rate_limited: 429,
   /** The payout address has had its quota of new wallets for this window (PAYOUT_WALLET_QUOTA_MAX). */
   payout_quota_exceeded: 429,
+  new_wallet_ceiling: 429,
   headers_too_large: 431,
   internal_error: 500,
   /** The provider answered the checkout request with an error. */

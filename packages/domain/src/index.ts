@@ -29,3 +29,5 @@ export * from './affiliate-terms';
 export * from './chain-finality';
 export * from './rate-limit-client';
 export * from './webhook-payment-match';
+export * from './provider-report';
+export * from './production-settings';

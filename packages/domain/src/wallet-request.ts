@@ -25,6 +25,21 @@ export function walletDedupeKey(payoutAddress: string, callbackUrl: string): Buf
 }
 
 /**
+ * The 429 of Create Wallet (and its affiliate variants) once the whole gateway has made its
+ * ceiling of new wallets this minute (NEW_WALLETS_PER_MINUTE), whoever asks: rotating payout
+ * addresses and clients gets no further. Wallets that exist are still answered.
+ */
+export function newWalletCeilingReached(perMinute: number, retryAfterSeconds: number): GatewayError {
+  return new GatewayError(
+    'new_wallet_ceiling',
+    `this gateway has made its most new wallets for this minute: ${perMinute} new wallets per minute (NEW_WALLETS_PER_MINUTE), across all payout addresses; ` +
+      'wallets that exist are still answered. Try again after Retry-After',
+    'callback',
+    { retryAfterSeconds },
+  );
+}
+
+/**
  * The 429 of Create Wallet (and its affiliate variants) for a payout address that has had its
  * quota of new wallets in this window. Wallets it already has are still answered: only new ones
  * wait for the next window.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EvmAddress } from '../src/evm-address';
 import { payoutToTemporaryWallet } from '../src/own-wallets';
-import { parseWalletRequest, payoutQuotaExceeded, walletDedupeKey } from '../src/wallet-request';
+import { newWalletCeilingReached, parseWalletRequest, payoutQuotaExceeded, walletDedupeKey } from '../src/wallet-request';
 
 const payout = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 const callback = 'https://shop.io/ipn?order_id=1';
@@ -32,6 +32,18 @@ describe('Create Wallet refusals', () => {
       message:
         'this payout address has had its quota of new wallets: 50 new wallets per payout address every 3600 s (PAYOUT_WALLET_QUOTA_MAX); ' +
         'the wallets it has are still answered. Try again after Retry-After, or ask the operator to raise the quota',
+    });
+  });
+
+  it('the gateway-wide ceiling reached is a 429 with Retry-After, naming the setting', () => {
+    expect(newWalletCeilingReached(600, 0.2)).toMatchObject({
+      code: 'new_wallet_ceiling',
+      statusCode: 429,
+      param: 'callback',
+      retryAfterSeconds: 1,
+      message:
+        'this gateway has made its most new wallets for this minute: 600 new wallets per minute (NEW_WALLETS_PER_MINUTE), across all payout addresses; ' +
+        'wallets that exist are still answered. Try again after Retry-After',
     });
   });
 

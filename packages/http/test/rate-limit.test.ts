@@ -127,7 +127,9 @@ describe('behind a proxy', () => {
 });
 
 describe('when Redis is down', () => {
-  it('keeps answering (fails open), and counts what went unlimited', async () => {
+  // Issue 22: the limit let every request through while Redis was down. It now counts in the
+  // process: each replica holds the limit on its own (never open), until Redis answers again.
+  it('keeps answering and holds the limit in the process (never open), and counts what was counted without Redis', async () => {
     const server = await startRedisServer();
     const redis = createApiRedis(server.url);
     redis.on('error', () => undefined);
@@ -137,9 +139,16 @@ describe('when Redis is down', () => {
       expect((await hello(app)).statusCode).toBe(200);
       expect((await hello(app)).statusCode).toBe(429);
       await server.stop();
-      for (let i = 0; i < 5; i += 1) expect((await hello(app)).statusCode).toBe(200);
+      const statuses = [];
+      for (let i = 0; i < 5; i += 1) statuses.push((await hello(app)).statusCode);
+      expect(statuses).toEqual([200, 429, 429, 429, 429]);
+      const refused = await hello(app);
+      expect(refused.json()).toMatchObject({ code: 'rate_limited' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      // Another client has its own count in the process too.
+      expect((await hello(app, {}, '198.51.100.7')).statusCode).toBe(200);
       const metrics = await app.metrics.metrics();
-      expect(metrics).toMatch(/^rate_limit_store_errors_total\{[^}]*\} 5$/m);
+      expect(metrics).toMatch(/^rate_limit_store_errors_total\{[^}]*\} 7$/m);
     } finally {
       redis.disconnect();
       await server.stop();

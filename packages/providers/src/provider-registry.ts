@@ -7,7 +7,7 @@ import {
   SPECIFICATION_ORDER,
 } from './known-providers';
 import { PROVIDER_MODULES } from './provider-modules';
-import { providerEnvName, readProviderSettings } from './provider-settings';
+import { ALLOW_PROVIDER_TEST_MODE, providerEnvName, readProviderSettings } from './provider-settings';
 import { createSandboxAdapter, type SandboxAdapterOptions } from './sandbox-adapter';
 import type { ProviderHttpClient } from './support/provider-http-client';
 
@@ -61,8 +61,9 @@ export function knownProviderTerms(id: string): ProviderTerms | undefined {
  * Builds the adapters from the settings at boot. A provider with credentials gets its own adapter
  * in the mode its credentials select; one without is served by the sandbox when the sandbox is
  * on, and otherwise not offered. A provider that delivers a USDC the chain watcher does not
- * follow, a half-configured provider, or the sandbox in production stop the boot with every
- * problem named.
+ * follow, a half-configured provider, the sandbox in production, and in production a provider in
+ * its test mode (unless ALLOW_PROVIDER_TEST_MODE=true) or a webhook key shorter than its setting's
+ * productionMinLength stop the boot with every problem named.
  */
 export async function createProviderRegistry(options: ProviderRegistryOptions): Promise<ProviderRegistry> {
   const modules = options.modules ?? PROVIDER_MODULES;
@@ -72,7 +73,8 @@ export async function createProviderRegistry(options: ProviderRegistryOptions): 
       'SANDBOX_CHECKOUT: the sandbox (a simulated checkout) is refused in production; configure real providers (PROVIDER_<ID>_...) instead',
     );
   }
-  const { configured, problems: settingProblems } = readProviderSettings(modules, options.env);
+  const { configured, problems: settingProblems } = readProviderSettings(modules, options.env, { production: options.production });
+  const testModeAllowed = options.env[ALLOW_PROVIDER_TEST_MODE] === true || options.env[ALLOW_PROVIDER_TEST_MODE] === 'true';
   problems.push(...settingProblems);
 
   const built = new Map<string, ProviderAdapter>();
@@ -80,6 +82,12 @@ export async function createProviderRegistry(options: ProviderRegistryOptions): 
     const { descriptor } = module;
     try {
       const mode = module.modeOf(settings as never, requestedMode);
+      if (mode === 'test' && options.production && !testModeAllowed) {
+        problems.push(
+          `${providerEnvName(descriptor.id, '*')}: ${descriptor.displayName}'s credentials select its test mode (${descriptor.hosts.test}), refused in production: its sandbox's webhooks could mark real orders paid; give live credentials, or set ${ALLOW_PROVIDER_TEST_MODE}=true for a deployment that takes no real money`,
+        );
+        continue;
+      }
       const delivered = POLYGON_USDC[descriptor.delivers];
       if (mode === 'live' && options.token.chainId === 137 && delivered.toLowerCase() !== options.token.address.toLowerCase()) {
         problems.push(

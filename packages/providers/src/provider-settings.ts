@@ -1,5 +1,6 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { shortSecretRefusal } from '@gateway/domain';
 import type { ProviderMode, ProviderModule } from './provider-contract';
 
 /**
@@ -16,9 +17,31 @@ const MODE = Type.Union([Type.Literal('live'), Type.Literal('test')], {
   description: "live, or test for the provider's sandbox host (where the provider's keys do not say it themselves)",
 });
 
-/** Every provider setting as an optional string (plus each MODE), for an app's environment schema. */
+/**
+ * The operator's explicit word that a production gateway may run providers in their test mode (a
+ * staging deployment): without it, production refuses every provider whose credentials or MODE
+ * select its sandbox, whose webhooks could otherwise mark real orders paid.
+ */
+export const ALLOW_PROVIDER_TEST_MODE = 'ALLOW_PROVIDER_TEST_MODE';
+
+/**
+ * A provider setting's schema option: in production its value must be at least this many
+ * characters (a webhook key the operator chooses, or one the provider issues that long, so a
+ * shorter one is a placeholder).
+ */
+export interface ProductionMinLength {
+  productionMinLength?: number;
+}
+
+/** Every provider setting as an optional string (plus each MODE, and ALLOW_PROVIDER_TEST_MODE), for an app's environment schema. */
 export function providerEnvironmentSchema(modules: readonly ProviderModule[]): Record<string, TSchema> {
-  const properties: Record<string, TSchema> = {};
+  const properties: Record<string, TSchema> = {
+    [ALLOW_PROVIDER_TEST_MODE]: Type.Boolean({
+      default: false,
+      description:
+        'true lets a production gateway run providers in their test mode (their sandbox hosts and test keys): a staging deployment that takes no real money; refused otherwise',
+    }),
+  };
   for (const { descriptor } of modules) {
     for (const [name, schema] of Object.entries(descriptor.settings.properties)) {
       const description = (schema as { description?: string }).description;
@@ -43,8 +66,15 @@ export interface ProviderSettingsResult {
   problems: string[];
 }
 
-/** The providers with settings in `env`, each checked against its descriptor's schema. */
-export function readProviderSettings(modules: readonly ProviderModule[], env: Readonly<Record<string, unknown>>): ProviderSettingsResult {
+/**
+ * The providers with settings in `env`, each checked against its descriptor's schema, and in
+ * production against each setting's `productionMinLength`.
+ */
+export function readProviderSettings(
+  modules: readonly ProviderModule[],
+  env: Readonly<Record<string, unknown>>,
+  { production = false }: { production?: boolean } = {},
+): ProviderSettingsResult {
   const configured: ConfiguredProvider[] = [];
   const problems: string[] = [];
   for (const module of modules) {
@@ -71,6 +101,13 @@ export function readProviderSettings(modules: readonly ProviderModule[], env: Re
           ? `${id}: ${error.message}`
           : `${providerEnvName(id, name)}: ${settings[name] === undefined ? 'required once any of its settings is given' : 'not in the form expected'}${description ? ` (${description})` : ''}`,
       );
+    }
+    if (production) {
+      for (const [name, value] of Object.entries(settings)) {
+        const minimum = (schema.properties[name] as ProductionMinLength).productionMinLength;
+        const refusal = minimum !== undefined && value.length < minimum ? shortSecretRefusal(value) : undefined;
+        if (refusal !== undefined) problems.push(`${providerEnvName(id, name)}: ${refusal}`);
+      }
     }
     if (errors.length === 0) configured.push({ module, settings, requestedMode: mode === 'live' || mode === 'test' ? mode : undefined });
   }

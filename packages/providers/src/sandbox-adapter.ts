@@ -147,6 +147,7 @@ function parseWebhookBody(rawBody: Buffer): SandboxWebhookBody {
   } catch {
     throw new ProviderWebhookError('webhook body is not JSON');
   }
+  if (typeof body !== 'object' || body === null) throw new ProviderWebhookError('webhook body is not a JSON object');
   const { payment_id, status, order_id, reason } = body;
   if (typeof payment_id !== 'string' || typeof order_id !== 'string' || !WEBHOOK_STATUSES.includes(status as ProviderPaymentStatus)) {
     throw new ProviderWebhookError('webhook body needs payment_id, order_id and a known status');

@@ -18,7 +18,12 @@ const polygon = { chainId: 137, address: POLYGON_USDC.native };
 const moonpayTest = {
   PROVIDER_MOONPAY_API_KEY: 'pk_test_123456789abc',
   PROVIDER_MOONPAY_SECRET_KEY: 'sk_test_abcdefgh1234',
-  PROVIDER_MOONPAY_WEBHOOK_KEY: 'wk_test_zyxwvuts9876',
+  PROVIDER_MOONPAY_WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
+};
+const moonpayLive = {
+  PROVIDER_MOONPAY_API_KEY: 'pk_live_123456789abc',
+  PROVIDER_MOONPAY_SECRET_KEY: 'sk_live_abcdefgh1234',
+  PROVIDER_MOONPAY_WEBHOOK_KEY: 'wk_live_zyxwvuts9876543210zyxwvutsrqpon',
 };
 
 const build = (options: Partial<ProviderRegistryOptions>) =>
@@ -72,12 +77,41 @@ describe('createProviderRegistry', () => {
   });
 
   it('in production offers exactly the providers with credentials, in the mode their keys select', async () => {
-    const registry = await build({ env: moonpayTest });
+    const registry = await build({ env: { ...moonpayTest, ALLOW_PROVIDER_TEST_MODE: true } });
     expect(registry.offered.map((provider) => provider.id)).toEqual(['moonpay']);
     expect(registry.adapter('moonpay')?.mode).toBe('test');
     expect(registry.notOfferedReason('mercuryo')).toBe('not configured by this operator');
     expect(registry.notOfferedReason('transak')).toMatch(/server-side checkout session\) is not in this version/);
     expect(registry.describe('transak')?.displayName).toBe('Transak');
+  });
+
+  it('in production refuses a provider in its test mode unless ALLOW_PROVIDER_TEST_MODE says so, by keys or by MODE', async () => {
+    await expect(build({ env: moonpayTest })).rejects.toThrow(
+      /PROVIDER_MOONPAY_\*: MoonPay's credentials select its test mode \(https:\/\/buy-sandbox\.moonpay\.com\), refused in production.*ALLOW_PROVIDER_TEST_MODE=true/,
+    );
+    await expect(build({ env: { ...moonpayTest, ALLOW_PROVIDER_TEST_MODE: false } })).rejects.toThrow(/select its test mode/);
+    await expect(build({ env: { PROVIDER_PARTICLE_MODE: 'test' } })).rejects.toThrow(
+      /PROVIDER_PARTICLE_\*: Particle's credentials select its test mode/,
+    );
+    expect((await build({ env: { PROVIDER_PARTICLE_MODE: 'test', ALLOW_PROVIDER_TEST_MODE: 'true' } })).adapter('particle')?.mode).toBe(
+      'test',
+    );
+    // Outside production a test mode needs no permission.
+    expect((await build({ env: moonpayTest, production: false })).adapter('moonpay')?.mode).toBe('test');
+  });
+
+  it('in production refuses a webhook key shorter than 32 characters, naming the setting and not the value', async () => {
+    const short = 'wk_live_1234';
+    const error = await build({ env: { ...moonpayLive, PROVIDER_MOONPAY_WEBHOOK_KEY: short } }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/PROVIDER_MOONPAY_WEBHOOK_KEY: at least 32 characters in production \(this one has 12\)/);
+    expect((error as Error).message).not.toContain(short);
+    const revolut = {
+      PROVIDER_REVOLUT_PARTNER_ID: 'fb48770a-51b0-402e-8d25-33474f474aa2',
+      PROVIDER_REVOLUT_WEBHOOK_SECRET: 'wsk_12345678',
+    };
+    await expect(build({ env: revolut })).rejects.toThrow(/PROVIDER_REVOLUT_WEBHOOK_SECRET: at least 32 characters in production/);
+    expect((await build({ env: moonpayLive })).adapter('moonpay')?.mode).toBe('live');
+    expect((await build({ env: { ...moonpayLive, PROVIDER_MOONPAY_WEBHOOK_KEY: short }, production: false })).offered).toHaveLength(1);
   });
 
   it('offers nothing when nothing is configured (Process Payment then says so per provider)', async () => {
@@ -118,7 +152,8 @@ describe('createProviderRegistry', () => {
     expect((await build({ modules, env, token: { chainId: 137, address: POLYGON_USDC.bridged } })).offered.map((p) => p.id)).toEqual([
       'bridgedramp',
     ]);
-    expect((await build({ modules, env: { ...env, PROVIDER_BRIDGEDRAMP_MODE: 'test' } })).adapter('bridgedramp')?.mode).toBe('test');
+    const testMode = { ...env, PROVIDER_BRIDGEDRAMP_MODE: 'test', ALLOW_PROVIDER_TEST_MODE: true };
+    expect((await build({ modules, env: testMode })).adapter('bridgedramp')?.mode).toBe('test');
   });
 
   it('gives each adapter its webhook URL under PUBLIC_URL', async () => {

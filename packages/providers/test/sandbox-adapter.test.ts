@@ -8,7 +8,7 @@ import {
   verifySandboxLink,
   type CheckoutOrder,
 } from '../src';
-import { SIGNATURE_ALTERATIONS, signatureInHeader, tamperedSignature } from './support/adapter-contract';
+import { describeHostileWebhooks, SIGNATURE_ALTERATIONS, signatureInHeader, tamperedSignature } from './support/adapter-contract';
 
 const secret = randomBytes(32);
 const request: CheckoutOrder = {
@@ -95,4 +95,16 @@ describe('sandbox adapter', () => {
       adapter.verifyWebhook(unknownStatus, { [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(unknownStatus, secret) }),
     ).rejects.toThrow(/known status/);
   });
+});
+
+describe('sandbox adapter: hostile webhooks, correctly signed', () => {
+  const adapter = createSandboxAdapter(knownProviderTerms('moonpay')!, { baseUrl: 'http://127.0.0.1:3300/', signingSecret: secret });
+  describeHostileWebhooks(
+    async () => adapter,
+    { payment_id: request.paymentId, status: 'declined', order_id: 'sbx_1', reason: 'Card declined' },
+    (payload) => {
+      const rawBody = Buffer.from(JSON.stringify(payload));
+      return { rawBody, headers: { [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(rawBody, secret) } };
+    },
+  );
 });

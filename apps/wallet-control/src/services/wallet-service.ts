@@ -50,7 +50,7 @@ export interface WalletServiceDeps {
   pins?: { payout?: AddressPin; affiliate?: AddressPin };
   /** AFFILIATE_WALLETS=off: the affiliate endpoints refuse. Default on. */
   affiliateWallets?: boolean;
-  /** New wallets per payout address per window; none: no quota. */
+  /** New wallets per payout address per window, and across the gateway per minute; none: no quota. */
   quota?: PayoutQuota;
 }
 
@@ -163,6 +163,7 @@ export class WalletService {
       // Over the quota: a wallet that exists is still answered, only a new one waits.
       const [owner] = await this.deps.wallets.findOwners([request.callbackUrl]);
       if (owner) return { created: false, data: this.answerRepeat(key, this.walletOf(owner, false), requested) };
+      this.deps.quota?.refused(overQuota!);
       throw overQuota;
     }
     const { row, created } = await this.createOrGetWallet({

@@ -2,6 +2,9 @@ import type { Pool } from 'pg';
 import {
   canMoveProviderStatus,
   PAYMENT_MOVES,
+  PROVIDER_REPORT_LIMITS,
+  providerIdentifier,
+  providerText,
   sqlStatusList,
   webhookPaymentLookup,
   type DepositStatus,
@@ -67,7 +70,11 @@ export class PaymentRepository {
        FROM unnest($1::uuid[], $2::text[], $3::text[]) AS i(id, checkout_url, provider_reference)
        WHERE p.id = i.id AND p.status IN (${sqlStatusList(PAYMENT_MOVES.recordCheckout.from)})
        RETURNING p.id`,
-      [checkouts.map((c) => c.id), checkouts.map((c) => c.checkoutUrl), checkouts.map((c) => c.providerReference?.slice(0, 200) ?? null)],
+      [
+        checkouts.map((c) => c.id),
+        checkouts.map((c) => c.checkoutUrl),
+        checkouts.map((c) => providerIdentifier(c.providerReference) ?? null),
+      ],
     );
     const recorded = new Set(rows.map((row) => row.id));
     return checkouts.map((checkout) => recorded.has(checkout.id));
@@ -169,14 +176,23 @@ export class PaymentReceiptRepository {
   /**
    * Records what a provider's webhook says, when the payment exists, belongs to one of `providers`,
    * and the domain's rule lets the status move (a late webhook never undoes `paid`). The
-   * provider's own status word is kept beside the mapped one.
+   * provider's own status word is kept beside the mapped one. Whatever the provider's strings hold
+   * (NUL bytes, control characters, megabytes, another type), they are made fit to store first
+   * (provider-report in @gateway/domain): this is where provider data enters the database.
    */
   async recordProviderStatus(update: ProviderStatusUpdate): Promise<ProviderStatusOutcome> {
-    const lookup = webhookPaymentLookup(update.match);
+    const lookup = webhookPaymentLookup({
+      paymentId: providerIdentifier(update.match.paymentId),
+      providerReference: providerIdentifier(update.match.providerReference),
+      walletAddress: providerIdentifier(update.match.walletAddress),
+    });
     if (lookup.by === 'nothing') return 'unknown_payment';
     const byId = lookup.by === 'payment_id' ? lookup.paymentId : null;
-    const reference = lookup.by === 'payment_id' ? null : (lookup.providerReference?.slice(0, 200) ?? null);
+    const reference = lookup.by === 'payment_id' ? null : lookup.providerReference;
     const wallet = lookup.by === 'payment_id' ? null : lookup.walletAddress;
+    const providerReference = providerIdentifier(update.providerReference) ?? null;
+    const rawStatus = providerText(update.rawStatus, PROVIDER_REPORT_LIMITS.rawStatus) ?? null;
+    const reason = providerText(update.reason, PROVIDER_REPORT_LIMITS.reason) ?? null;
     return inTransaction(this.pool, async (client) => {
       // One statement, the ways webhookPaymentLookup allows in order of trust (each an index look-up); the row locked for the move.
       const { rows } = await client.query<{ id: string; provider_status: ProviderPaymentStatus | null; provider_reference: string | null }>(
@@ -204,13 +220,7 @@ export class PaymentReceiptRepository {
         `UPDATE payments SET provider_status = $2, provider_raw_status = $3, provider_reference = COALESCE($4, provider_reference),
                 provider_reason = $5, provider_updated_at = now()
          WHERE id = $1`,
-        [
-          current.id,
-          update.status,
-          update.rawStatus.slice(0, 100),
-          update.providerReference?.slice(0, 200) ?? null,
-          update.reason?.slice(0, 200) ?? null,
-        ],
+        [current.id, update.status, rawStatus, providerReference, reason],
       );
       return 'updated';
     });

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import LocalStore from '@fastify/rate-limit/store/LocalStore';
 import RedisStore from '@fastify/rate-limit/store/RedisStore';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type IORedis from 'ioredis';
@@ -28,25 +29,32 @@ interface RateLimitStore {
   child(routeOptions: unknown): RateLimitStore;
 }
 
+// Clients the in-process fallback remembers per route (LRU): ~100 bytes each.
+const FALLBACK_CLIENTS = 50_000;
+
 /**
- * The plugin's Redis store, failing open: when Redis does not answer, the request goes through
- * (a payment matters more than a rate limit), and each such request is reported.
+ * The plugin's Redis store, falling back to an in-process count when Redis does not answer: the
+ * limit then holds per replica (each counts what it serves), never open, until Redis answers
+ * again. Each request counted without Redis is reported.
  */
-function failOpenRedisStore(redis: IORedis, namespace: string, onError: (error: Error) => void): FastifyRateLimitStoreCtor {
-  return class FailOpenRedisStore implements RateLimitStore {
+function redisStoreWithFallback(redis: IORedis, namespace: string, onError: (error: Error) => void): FastifyRateLimitStoreCtor {
+  return class RedisStoreWithFallback implements RateLimitStore {
     private readonly inner: RateLimitStore;
+    private readonly fallback: RateLimitStore;
 
     // Fixed windows: neither continueExceeding nor exponentialBackoff is used here.
-    constructor(_settings: unknown, inner?: RateLimitStore) {
+    constructor(_settings: unknown, inner?: RateLimitStore, fallback?: RateLimitStore) {
       this.inner = inner ?? (new RedisStore(false, false, redis, namespace) as unknown as RateLimitStore);
+      this.fallback = fallback ?? (new LocalStore(false, false, FALLBACK_CLIENTS) as unknown as RateLimitStore);
     }
 
     incr(key: string, callback: IncrCallback, timeWindow?: number, max?: number): void {
       this.inner.incr(
         key,
         (error, result) => {
-          if (error) onError(error);
-          callback(error, result);
+          if (!error) return callback(null, result);
+          onError(error);
+          this.fallback.incr(key, callback, timeWindow, max);
         },
         timeWindow,
         max,
@@ -54,7 +62,11 @@ function failOpenRedisStore(redis: IORedis, namespace: string, onError: (error: 
     }
 
     child(routeOptions: unknown): RateLimitStore {
-      return new FailOpenRedisStore({}, this.inner.child(routeOptions));
+      return new RedisStoreWithFallback(
+        {},
+        this.inner.child(routeOptions),
+        new LocalStore(false, false, FALLBACK_CLIENTS) as unknown as RateLimitStore,
+      );
     }
   } as unknown as FastifyRateLimitStoreCtor;
 }
@@ -62,7 +74,7 @@ function failOpenRedisStore(redis: IORedis, namespace: string, onError: (error: 
 function storeErrorReporter(log: FastifyBaseLogger, registry: Registry): (error: Error) => void {
   const errors = new Counter({
     name: 'rate_limit_store_errors_total',
-    help: 'Requests let through unlimited because the rate-limit store (Redis) did not answer',
+    help: 'Requests counted against the rate limit in this process only, because the rate-limit store (Redis) did not answer',
     registers: [registry],
   });
   let lastLogged = 0;
@@ -70,7 +82,7 @@ function storeErrorReporter(log: FastifyBaseLogger, registry: Registry): (error:
     errors.inc();
     if (Date.now() - lastLogged < STORE_ERROR_LOG_INTERVAL_MS) return;
     lastLogged = Date.now();
-    log.warn({ err: error }, 'rate-limit store unavailable; requests pass unlimited until it answers');
+    log.warn({ err: error }, 'rate-limit store unavailable; each replica counts the limit on its own until it answers');
   };
 }
 
@@ -85,9 +97,8 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, options: RateLimi
     global: true,
     max: options.max,
     timeWindow: options.windowMs,
-    skipOnError: true,
     keyGenerator: (request) => rateLimitClientOf(request.ip),
-    ...(redis ? { store: failOpenRedisStore(redis, `${options.keyPrefix ?? 'gw'}:rate-limit:`, reportError) } : {}),
+    ...(redis ? { store: redisStoreWithFallback(redis, `${options.keyPrefix ?? 'gw'}:rate-limit:`, reportError) } : {}),
     allowList: (request) => UNLIMITED.has(request.url),
     errorResponseBuilder: (_request, context) => ({
       statusCode: 429,

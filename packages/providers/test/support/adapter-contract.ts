@@ -93,6 +93,17 @@ interface AdapterContractBase<S extends TObject> {
   carriesReference?: boolean;
   /** False for schemes without a signed timestamp (the stale-replay test does not apply). */
   webhookHasTimestamp?: boolean;
+  /**
+   * The payload of a genuine webhook about `sample` (the JSON the provider signs), and how to sign
+   * any payload the provider's way: the hostile-input cases change the payload and sign it again.
+   * Required with signWebhook.
+   */
+  hostile?: HostileWebhookFixture;
+}
+
+export interface HostileWebhookFixture {
+  payload(sample: WebhookSample): unknown;
+  sign(payload: unknown, nowMs: number): SignedWebhook | Promise<SignedWebhook>;
 }
 
 export type SignatureEncoding = 'hex' | 'base64' | 'base64url';
@@ -193,6 +204,7 @@ export function describeAdapterContract<S extends TObject>(fixture: AdapterContr
         expect((schema as { description?: string }).description).toBeTruthy();
       }
       expect(descriptor.webhook === null).toBe(fixture.signWebhook === undefined);
+      expect(fixture.hostile === undefined).toBe(fixture.signWebhook === undefined);
       expect(modes.length).toBeGreaterThan(0);
     });
 
@@ -292,6 +304,15 @@ export function describeAdapterContract<S extends TObject>(fixture: AdapterContr
       await expect(adapter.verifyWebhook(webhook.rawBody, {})).rejects.toBeInstanceOf(ProviderWebhookError);
     });
 
+    if (fixture.hostile) {
+      const hostile = fixture.hostile;
+      describeHostileWebhooks(
+        () => build(mode),
+        hostile.payload(sample('paid')),
+        (payload) => hostile.sign(payload, CONTRACT_NOW_MS),
+      );
+    }
+
     if (fixture.webhookHasTimestamp !== false) {
       it('a webhook signed an hour ago (a replay) is refused', async () => {
         const adapter = await build(mode);
@@ -300,4 +321,151 @@ export function describeAdapterContract<S extends TObject>(fixture: AdapterContr
       });
     }
   });
+}
+
+type JsonPath = readonly (string | number)[];
+
+/** Every path into `value` (objects' properties and arrays' items, at any depth), the root excluded. */
+function pathsOf(value: unknown, path: JsonPath = []): JsonPath[] {
+  if (value === null || typeof value !== 'object') return [];
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((item, index) => [index, item])
+    : Object.entries(value as Record<string, unknown>);
+  return entries.flatMap(([key, inner]) => [[...path, key], ...pathsOf(inner, [...path, key])]);
+}
+
+function valueAt(value: unknown, path: JsonPath): unknown {
+  return path.reduce<unknown>((inner, key) => (inner as Record<string | number, unknown>)[key], value);
+}
+
+/** A copy of `value` with the value at `path` replaced. */
+function replacedAt(value: unknown, path: JsonPath, replacement: unknown): unknown {
+  if (path.length === 0) return replacement;
+  const [key, ...rest] = path as [string | number, ...(string | number)[]];
+  const copy = (Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) }) as Record<string | number, unknown>;
+  copy[key] = replacedAt(copy[key], rest, replacement);
+  return copy;
+}
+
+const HUGE = 'x'.repeat(64 * 1024);
+
+/**
+ * The hostile changes of a genuine payload, each alone, by kind: every string with a NUL (and other
+ * control characters) put in, made huge; every value (strings, numbers, objects, arrays) of another
+ * type; every value null, and the payload itself not an object.
+ */
+export function hostilePayloads(payload: unknown): Record<'nul' | 'huge' | 'types' | 'null', { name: string; payload: unknown }[]> {
+  const paths = pathsOf(payload);
+  const strings = paths.filter((path) => typeof valueAt(payload, path) === 'string');
+  const at = (path: JsonPath) => path.join('.');
+  const each = (selected: JsonPath[], changes: [string, (value: unknown) => unknown][]) =>
+    selected.flatMap((path) =>
+      changes.map(([name, change]) => ({
+        name: `${at(path)}: ${name}`,
+        payload: replacedAt(payload, path, change(valueAt(payload, path))),
+      })),
+    );
+  const middle = (text: string, inserted: string) => `${text.slice(0, text.length >> 1)}${inserted}${text.slice(text.length >> 1)}`;
+  return {
+    nul: each(strings, [
+      ['a NUL inside', (text) => middle(String(text), '\u0000')],
+      ['a NUL after', (text) => `${String(text)}\u0000`],
+      ['only a NUL', () => '\u0000'],
+      ['control characters', (text) => middle(String(text), '\u0007\u001b[31m\u007f\u0085\r\n')],
+      ['half a surrogate pair', (text) => `${String(text)}\ud800`],
+    ]),
+    huge: each(strings, [
+      ['64 KiB more', (text) => `${String(text)}${HUGE}`],
+      ['64 KiB of NULs', () => '\u0000'.repeat(64 * 1024)],
+    ]),
+    types: each(paths, [
+      ['a number', () => 12_345],
+      ['a fraction', () => -1.5],
+      ['a boolean', () => true],
+      ['an object', () => ({ value: 'x' })],
+      ['an array', () => ['x']],
+      ['a string', (value) => (typeof value === 'string' ? `${value}-changed` : 'x')],
+    ]),
+    null: [
+      ...each(paths, [['null', () => null]]),
+      { name: 'the payload null', payload: null },
+      { name: 'the payload an array', payload: [] },
+      { name: 'the payload a string', payload: 'x' },
+      { name: 'the payload a number', payload: 0 },
+      { name: 'the payload an empty object', payload: {} },
+    ],
+  };
+}
+
+const GATEWAY_STATUSES: readonly ProviderPaymentStatus[] = ['pending', 'paid', 'declined', 'failed'];
+
+/** What the webhook route can answer without a 500: a refusal it turns into a 4xx, or an outcome of the contract's types. */
+async function expectAnsweredWithout500(adapter: ProviderAdapter, webhook: SignedWebhook, name: string): Promise<'refused' | string> {
+  let outcome: Awaited<ReturnType<ProviderAdapter['verifyWebhook']>>;
+  try {
+    outcome = await adapter.verifyWebhook(webhook.rawBody, webhook.headers);
+  } catch (error) {
+    // Anything but ProviderWebhookError is answered 503 (the provider retries it for days).
+    expect({ name, error: error instanceof ProviderWebhookError ? 'ProviderWebhookError' : String(error) }).toEqual({
+      name,
+      error: 'ProviderWebhookError',
+    });
+    return 'refused';
+  }
+  const optionalString = (value: unknown) => value === undefined || typeof value === 'string';
+  const { statusCode, contentType, body } = outcome.acknowledgement;
+  expect({ name, ack: statusCode >= 200 && statusCode < 500 && typeof contentType === 'string' && typeof body === 'string' }).toEqual({
+    name,
+    ack: true,
+  });
+  if (outcome.kind === 'ignored') {
+    expect({ name, why: typeof outcome.why }).toEqual({ name, why: 'string' });
+    return 'ignored';
+  }
+  const { event } = outcome;
+  expect({
+    name,
+    status: GATEWAY_STATUSES.includes(event.status),
+    rawStatus: typeof event.rawStatus,
+    strings: [event.match.paymentId, event.match.providerReference, event.match.walletAddress, event.providerReference, event.reason].every(
+      optionalString,
+    ),
+  }).toEqual({ name, status: true, rawStatus: 'string', strings: true });
+  return 'event';
+}
+
+/**
+ * Hostile input, correctly signed: whatever the body holds, the adapter refuses it (a 4xx) or reads
+ * it into the contract's types (ignored, or an event whose strings the provider status writer makes
+ * fit to store: provider-report in @gateway/domain, property-tested in packages/db), never throws
+ * anything else. The genuine payload, signed the same way, is read as an event first, so the cases
+ * are not all refused for a signing mistake of the test's.
+ */
+export function describeHostileWebhooks(
+  build: () => Promise<ProviderAdapter>,
+  payload: unknown,
+  sign: (payload: unknown) => SignedWebhook | Promise<SignedWebhook>,
+): void {
+  const cases = hostilePayloads(payload);
+  it('the genuine payload, signed again by the hostile fixture, is read as an event', async () => {
+    const adapter = await build();
+    expect(await expectAnsweredWithout500(adapter, await sign(payload), 'genuine')).toBe('event');
+  });
+
+  it.each([
+    ['NULs and control characters', 'nul'],
+    ['huge strings', 'huge'],
+    ['wrong types', 'types'],
+    ['null', 'null'],
+  ] as const)(
+    '%s, each correctly signed: refused with a 4xx, ignored or read into well-typed fields, never another error',
+    async (_what, kind) => {
+      const adapter = await build();
+      expect(cases[kind].length).toBeGreaterThan(0);
+      const answers = new Set<string>();
+      for (const { name, payload: changed } of cases[kind]) answers.add(await expectAnsweredWithout500(adapter, await sign(changed), name));
+      // Not every case refused: some reach the adapter's reading of the body.
+      expect([...answers].some((answer) => answer !== 'refused')).toBe(true);
+    },
+  );
 }

@@ -73,6 +73,15 @@ describeAdapterContract({
       nowMs,
     ),
   webhookSignature: signatureInBodyField('newSignature', 'base64'),
+  hostile: {
+    payload: ({ paymentId, walletAddress }) =>
+      onRampFields('PAY_FAIL', { merchantOrderNo: paymentId, address: walletAddress, message: 'Declined by 3-D Secure' }),
+    // The signature is a field of the body: a body that is not an object has nowhere to carry one.
+    sign: (payload, nowMs) =>
+      payload !== null && typeof payload === 'object' && !Array.isArray(payload)
+        ? alchemyPayWebhook(payload as Record<string, string>, nowMs)
+        : { rawBody: Buffer.from(JSON.stringify(payload)), headers: { timestamp: String(nowMs) } },
+  },
 });
 
 describe('alchemypay page URL signature', () => {

@@ -90,7 +90,7 @@ afterAll(async () => {
 });
 
 /** Banxa's order webhook (v2 payload), signed over our webhook path with node:crypto directly. */
-function banxaWebhook(body: object, mode: ProviderMode, nonce: string, path = '/webhooks/banxa') {
+function banxaWebhook(body: unknown, mode: ProviderMode, nonce: string, path = '/webhooks/banxa') {
   const raw = JSON.stringify(body);
   const signature = banxaHmac(settings[mode].API_SECRET, ['POST', path, nonce, raw]);
   return { rawBody: Buffer.from(raw), headers: { authorization: `Bearer ${settings[mode].API_KEY}:${signature}:${nonce}` } };
@@ -134,6 +134,15 @@ describeAdapterContract({
     return banxaWebhook(orderWebhookBody(orderId, orderStatus), 'live', String(nowMs));
   },
   webhookSignature: signatureInHeader('authorization', 'hex', /(?<=^Bearer [^:]+:)[^:]*/),
+  // The signed webhook only names the order: whatever it holds, Banxa's Get Order answers for the id it names.
+  hostile: {
+    payload: () => orderWebhookBody('e82c57b2cba367069dfef4f866c7bc87', 'declined'),
+    sign: (payload, nowMs) => {
+      const orderId = (payload as { order_id?: unknown } | null)?.order_id;
+      if (typeof orderId === 'string') fakes.live.orders.set(orderId, banxaOrder(orderId, 'declined'));
+      return banxaWebhook(payload, 'live', String(nowMs));
+    },
+  },
 });
 
 describe('banxa HMAC', () => {

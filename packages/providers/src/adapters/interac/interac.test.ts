@@ -32,6 +32,18 @@ describeAdapterContract({
     };
   },
   webhookSignature: signatureInHeader('moonpay-signature-v2', 'hex', /(?<=,s=).*$/),
+  hostile: {
+    payload: ({ paymentId, walletAddress }) => ({
+      type: 'transaction_updated',
+      data: { id: 'i1', status: 'completed', externalTransactionId: paymentId, walletAddress },
+    }),
+    sign: (payload, nowMs) => {
+      const rawBody = Buffer.from(JSON.stringify(payload));
+      const t = Math.floor(nowMs / 1000);
+      const s = createHmac('sha256', live.WEBHOOK_KEY).update(`${t}.`).update(rawBody).digest('hex');
+      return { rawBody, headers: { 'moonpay-signature-v2': `t=${t},s=${s}` } };
+    },
+  },
 });
 
 describe('interac', () => {

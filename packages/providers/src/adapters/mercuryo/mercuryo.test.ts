@@ -48,6 +48,11 @@ describeAdapterContract({
   // Mercuryo signs no timestamp: there is no replay window to test.
   webhookHasTimestamp: false,
   webhookSignature: signatureInHeader('x-signature', 'hex'),
+  hostile: {
+    payload: ({ paymentId, walletAddress }) =>
+      callbackData('withdraw', 'completed', { merchant_transaction_id: paymentId, tx: { id: '0xabc', address: walletAddress } }),
+    sign: (payload) => mercuryoCallback(payload as Record<string, unknown>),
+  },
 });
 
 describe('mercuryo URL signature v2', () => {

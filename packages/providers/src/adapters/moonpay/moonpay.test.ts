@@ -8,7 +8,7 @@ const live = { API_KEY: 'pk_live_123456789abc', SECRET_KEY: 'sk_live_abcdefgh123
 const test = { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876' };
 
 /** The webhook as MoonPay's signature page describes it, signed here with node:crypto directly. */
-function moonpayWebhook(body: object, key: string, nowMs: number) {
+function moonpayWebhook(body: unknown, key: string, nowMs: number) {
   const rawBody = Buffer.from(JSON.stringify(body));
   const t = Math.floor(nowMs / 1000);
   const s = createHmac('sha256', key)
@@ -42,6 +42,13 @@ describeAdapterContract({
       nowMs,
     ),
   webhookSignature: signatureInHeader('moonpay-signature-v2', 'hex', /(?<=,s=).*$/),
+  hostile: {
+    payload: ({ paymentId, walletAddress }) => ({
+      type: 'transaction_failed',
+      data: { id: 'a1b2c3', status: 'failed', externalTransactionId: paymentId, walletAddress, failureReason: 'Card declined' },
+    }),
+    sign: (payload, nowMs) => moonpayWebhook(payload, live.WEBHOOK_KEY, nowMs),
+  },
 });
 
 describe('moonpay URL signature', () => {

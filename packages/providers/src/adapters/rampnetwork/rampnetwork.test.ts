@@ -42,7 +42,7 @@ function sortedJson(value: unknown): string {
 }
 
 /** A webhook as Ramp's reference describes it, signed with node:crypto directly (DER ECDSA, SHA-256, base64). */
-function rampWebhook(body: object, privateKey: KeyObject, rawText = JSON.stringify(body)) {
+function rampWebhook(body: unknown, privateKey: KeyObject, rawText = JSON.stringify(body)) {
   const signature = sign('sha256', Buffer.from(sortedJson(body)), { key: privateKey, dsaEncoding: 'der' }).toString('base64');
   return { rawBody: Buffer.from(rawText), headers: { 'x-body-signature': signature } };
 }
@@ -90,6 +90,10 @@ describeAdapterContract({
     ),
   webhookHasTimestamp: false,
   webhookSignature: signatureInHeader('x-body-signature', 'base64'),
+  hostile: {
+    payload: ({ walletAddress }) => purchaseEvent('RELEASED', 'RELEASED', walletAddress),
+    sign: (payload) => rampWebhook(payload, keyPairs.live.privateKey),
+  },
 });
 
 describe('rampnetwork webhook signature', () => {

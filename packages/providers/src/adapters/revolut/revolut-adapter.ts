@@ -1,4 +1,4 @@
-import { parseFiatAmount } from '@gateway/domain';
+import { MIN_PRODUCTION_SECRET_CHARACTERS, parseFiatAmount } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import {
   defineProvider,
@@ -50,7 +50,9 @@ const settings = Type.Object({
   }),
   WEBHOOK_SECRET: Type.String({
     pattern: '^wsk_[A-Za-z0-9]{8,128}$',
-    description: 'signing_secret of our Crypto Ramp webhook (wsk_…), verifies Revolut-Signature',
+    // Revolut's signing secrets are wsk_ and 32 more characters: a shorter one is a placeholder.
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description: 'signing_secret of our Crypto Ramp webhook (wsk_…), verifies Revolut-Signature; at least 32 characters in production',
   }),
 });
 

@@ -15,7 +15,7 @@ const live = { PARTNER_ID: 'fb48770a-51b0-402e-8d25-33474f474aa2', WEBHOOK_SECRE
 const test = { PARTNER_ID: 'a01798bc-7f0b-14ed-a12b-0e3fac1209ad', WEBHOOK_SECRET: 'wsk_8fT55z3C5hCr41l6B0b057D85s2043x4' };
 
 /** A webhook as Revolut's verify-the-payload-signature page describes it, signed with node:crypto directly. */
-function revolutWebhook(body: object, secret: string, nowMs: number) {
+function revolutWebhook(body: unknown, secret: string, nowMs: number) {
   const rawBody = Buffer.from(JSON.stringify(body));
   const signature = createHmac('sha256', secret)
     .update(`v1.${nowMs}.${rawBody.toString('utf8')}`)
@@ -40,6 +40,10 @@ describeAdapterContract({
       nowMs,
     ),
   webhookSignature: signatureInHeader('revolut-signature', 'hex', /(?<=^v1=).*$/),
+  hostile: {
+    payload: ({ paymentId, walletAddress }) => ({ order_id: paymentId, wallet: walletAddress, event: 'ORDER_FAILED' }),
+    sign: (payload, nowMs) => revolutWebhook(payload, live.WEBHOOK_SECRET, nowMs),
+  },
 });
 
 const open = { signal: new AbortController().signal };

@@ -41,7 +41,7 @@ function keyServer(keySets: object[][]): ProviderHttpClient & { requests: Provid
 }
 
 /** A flattened JWS of the claims, signed with jose directly, as the docs' verifier reads it. */
-async function swipeluxWebhook(claims: object, privateKey: KeyObject, kid = 'swipelux-webhook-1') {
+async function swipeluxWebhook(claims: unknown, privateKey: KeyObject, kid = 'swipelux-webhook-1') {
   const jws = await new FlattenedSign(Buffer.from(JSON.stringify(claims)))
     .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid })
     .sign(privateKey);
@@ -90,6 +90,10 @@ describeAdapterContract({
       swipeluxKey.privateKey,
     ),
   webhookSignature: signatureInBodyField('signature', 'base64url'),
+  hostile: {
+    payload: ({ paymentId }) => ({ orderId: 'ord_8Jq2LxV0', externalId: paymentId, status: 'FAILED', eventTs: CONTRACT_NOW_MS }),
+    sign: (payload) => swipeluxWebhook(payload, swipeluxKey.privateKey),
+  },
 });
 
 describe('swipelux Payment Link', () => {

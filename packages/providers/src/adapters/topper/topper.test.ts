@@ -49,7 +49,7 @@ function readEs256Jwt(token: string, publicKey: KeyObject) {
 }
 
 /** A webhook as docs/webhooks.mdx describes it, signed with node:crypto as a detached-payload ES256 JWS. */
-function topperWebhook(body: object) {
+function topperWebhook(body: unknown) {
   const rawBody = Buffer.from(JSON.stringify(body));
   const header = b64url(JSON.stringify({ alg: 'ES256' }));
   const signature = sign('sha256', Buffer.from(`${header}.${b64url(rawBody)}`), {
@@ -93,6 +93,10 @@ describeAdapterContract({
   // The JWS carries no time; see the adapter's header comment.
   webhookHasTimestamp: false,
   webhookSignature: signatureInHeader('x-topper-jws-signature', 'base64url', /(?<=\.\.).*$/),
+  hostile: {
+    payload: ({ paymentId, walletAddress }) => onrampEvent('order:crypto-onramp:failed', paymentId, walletAddress),
+    sign: (payload) => topperWebhook(payload),
+  },
 });
 
 const open = { signal: new AbortController().signal };

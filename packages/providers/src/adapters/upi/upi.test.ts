@@ -9,7 +9,7 @@ const live = { APP_ID: '1739218', API_SECRET: 'onramp-secret-0f3e9a7c21' };
 const test = { APP_ID: '2', API_SECRET: 'onramp-secret-0f3e9a7c21' };
 
 /** A webhook as the Onramp.money webhook page describes it, signed with node:crypto directly. */
-function onrampWebhook(data: object, secret: string) {
+function onrampWebhook(data: unknown, secret: string) {
   const rawBody = Buffer.from(JSON.stringify(data));
   const payload = rawBody.toString('base64');
   const signature = createHmac('sha512', secret).update(payload).digest('hex');
@@ -58,6 +58,11 @@ describeAdapterContract({
   // The signed data carries no timestamp a client may rely on (updatedAt is internal).
   webhookHasTimestamp: false,
   webhookSignature: signatureInHeader('x-onramp-signature', 'hex'),
+  hostile: {
+    payload: ({ paymentId, walletAddress }) =>
+      sampleData({ merchantRecognitionId: paymentId, walletAddress, status: -1, statusDescription: 'TIMEOUT' }),
+    sign: (payload) => onrampWebhook(payload, live.API_SECRET),
+  },
 });
 
 describe('upi checkout URL (Onramp.money hosted mode)', () => {

@@ -1,0 +1,64 @@
+import ipaddr from 'ipaddr.js';
+import { callbackAddressPolicy } from './callback-url';
+
+/**
+ * What production refuses of an operator's settings, one rule each, applied by every app that has
+ * the setting (through @gateway/config and the provider registry): a value that only makes sense
+ * on a local stack or a test network must stop the boot, not run a gateway that takes real money.
+ */
+
+/** Polygon PoS mainnet, the only chain a production gateway pays out on. */
+export const POLYGON_CHAIN_ID = 137;
+/** Polygon Amoy, the testnet: production accepts it only when the operator says testnet (CHAIN_NETWORK). */
+export const POLYGON_TESTNET_CHAIN_ID = 80_002;
+
+export type ChainNetwork = 'mainnet' | 'testnet';
+
+/** Why a production gateway may not run on `chainId` on the `network` the operator named, or undefined. */
+export function productionChainRefusal(chainId: number, network: ChainNetwork): string | undefined {
+  if (network === 'mainnet') {
+    return chainId === POLYGON_CHAIN_ID
+      ? undefined
+      : `${chainId} is not Polygon PoS (${POLYGON_CHAIN_ID}); a test network (Polygon Amoy, ${POLYGON_TESTNET_CHAIN_ID}) needs CHAIN_NETWORK=testnet, a local chain is never production`;
+  }
+  return chainId === POLYGON_TESTNET_CHAIN_ID
+    ? undefined
+    : `${chainId} is not Polygon Amoy (${POLYGON_TESTNET_CHAIN_ID}), the only test network production runs on with CHAIN_NETWORK=testnet`;
+}
+
+// The callbacks' address rule with nothing exempt: public unicast addresses only.
+const PUBLIC_ADDRESSES_ONLY = callbackAddressPolicy(false, []);
+
+/**
+ * Why `value` cannot be the public base URL of a production host (customers are sent to it,
+ * providers post webhooks to it), or undefined: https only, and a host that is a public name or a
+ * public address by the same rule as merchant callbacks, so loopback in any spelling
+ * (https://[::ffff:7f00:1], https://2130706433, localhost.) is refused.
+ */
+export function productionPublicUrlRefusal(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'not a URL';
+  }
+  if (url.protocol !== 'https:') return `must be https in production (got ${url.protocol})`;
+  // The WHATWG parser has already written any IPv4 spelling (2130706433, 0x7f.1) as a.b.c.d.
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback name`;
+  if (!ipaddr.isValid(host)) return undefined;
+  return PUBLIC_ADDRESSES_ONLY.refusalReason(host);
+}
+
+/** Shortest secret (in characters) production accepts where the operator chooses it, or where a short one means a placeholder. */
+export const MIN_PRODUCTION_SECRET_CHARACTERS = 32;
+
+/** Why a secret is too short for production, or undefined; never quotes the secret. */
+export function shortSecretRefusal(value: string): string | undefined {
+  return value.length >= MIN_PRODUCTION_SECRET_CHARACTERS
+    ? undefined
+    : `at least ${MIN_PRODUCTION_SECRET_CHARACTERS} characters in production (this one has ${value.length}): a short key lets anyone who tries enough forge what it signs`;
+}
