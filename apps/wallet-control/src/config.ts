@@ -121,8 +121,9 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
   const problems: string[] = [];
   const callbackPublicKeys = parseCallbackPublicKeys(raw.CALLBACK_PUBLIC_KEYS, problems);
   const callbackAllowedCidrs = parseCallbackAllowedCidrs(raw.CALLBACK_ALLOWED_CIDRS, raw.NODE_ENV === 'production', problems);
-  if (raw.PLATFORM_FEE_BPS + raw.AFFILIATE_SHARE_BPS > 10_000) {
-    problems.push('AFFILIATE_SHARE_BPS: together with PLATFORM_FEE_BPS it exceeds 10000 (100%)');
+  // affiliate.php wallets pay the merchant what the two leave: never nothing (merchant_fee=0 is refused too).
+  if (raw.PLATFORM_FEE_BPS + raw.AFFILIATE_SHARE_BPS >= 10_000) {
+    problems.push('AFFILIATE_SHARE_BPS: together with PLATFORM_FEE_BPS it reaches 10000 (100%) and leaves the merchant nothing');
   }
   if (raw.NODE_ENV === 'production') {
     if (raw.CALLBACK_ALLOW_TEST_DOMAINS) problems.push('CALLBACK_ALLOW_TEST_DOMAINS: must be false in production');

@@ -351,8 +351,10 @@ describe('bad input: 400 naming the parameter', () => {
 });
 
 describe('configuration and documentation', () => {
-  it('refuses an affiliate share that, with the platform fee, exceeds 100%', () => {
+  it('refuses an affiliate share that, with the platform fee, leaves the merchant nothing', () => {
     expect(() => fixture.config({ PLATFORM_FEE_BPS: '9000', AFFILIATE_SHARE_BPS: '1001' })).toThrow(/AFFILIATE_SHARE_BPS/);
+    expect(() => fixture.config({ PLATFORM_FEE_BPS: '9000', AFFILIATE_SHARE_BPS: '1000' })).toThrow(/leaves the merchant nothing/);
+    expect(fixture.config({ PLATFORM_FEE_BPS: '9000', AFFILIATE_SHARE_BPS: '999' }).raw.AFFILIATE_SHARE_BPS).toBe(999);
     expect(() => fixture.config({ PLATFORM_FEE_BPS: '10001' })).toThrow(/PLATFORM_FEE_BPS/);
   });
 

@@ -26,5 +26,6 @@ export * from './payment-progress';
 export * from './settlement-states';
 export * from './provider-options';
 export * from './affiliate-terms';
+export * from './affiliate-consent';
 export * from './chain-finality';
 export * from './rate-limit-client';

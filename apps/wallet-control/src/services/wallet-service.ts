@@ -1,6 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import { getAddress } from 'viem';
 import {
+  affiliateConsentRefusal,
+  affiliateConsentTerms,
   affiliateTermsOf,
   affiliateWalletsDisabled,
   callbackAddressPolicy,
@@ -109,23 +111,43 @@ export class WalletService {
   }
 
   /** affiliate.php: the affiliate earns the configured share (AFFILIATE_SHARE_BPS, recorded on the wallet). */
-  createOrGetAffiliate(query: { address: string; callback: string; affiliate: string }): Promise<CreatedWallet> {
+  async createOrGetAffiliate(query: { address: string; callback: string; affiliate: string; signature?: string }): Promise<CreatedWallet> {
     if (this.deps.affiliateWallets === false) throw affiliateWalletsDisabled();
     const request = parseAffiliateWalletRequest(query, { ...this.rules(), affiliateShareBps: this.deps.affiliateShareBps });
+    await this.assertAffiliateConsent(request, request.affiliate, query.signature);
     return this.createOrGetWith(request, request.affiliate);
   }
 
   /** custom-affiliate.php: merchant_fee + affiliate_fee = 1 − the platform fee, recorded on the wallet. */
-  createOrGetCustomAffiliate(query: {
+  async createOrGetCustomAffiliate(query: {
     address: string;
     callback: string;
     affiliate: string;
     affiliate_fee: string;
     merchant_fee: string;
+    signature?: string;
   }): Promise<CreatedWallet> {
     if (this.deps.affiliateWallets === false) throw affiliateWalletsDisabled();
     const request = parseCustomAffiliateWalletRequest(query, { ...this.rules(), platformFeeBps: this.deps.platformFeeBps });
+    await this.assertAffiliateConsent(request, request.affiliate, query.signature);
     return this.createOrGetWith(request, request.affiliate);
+  }
+
+  /**
+   * Affiliate terms only with consent (affiliate-consent in @gateway/domain), checked before any
+   * wallet exists, also on a repeat: the operator's, when AFFILIATE_ADDRESSES pins the affiliate
+   * (a pin leaves out every other affiliate, signed or not), else the payout address owner's signature.
+   */
+  private async assertAffiliateConsent(request: WalletRequest, terms: AffiliateTerms, signature: string | undefined): Promise<void> {
+    const pin = this.deps.pins?.affiliate;
+    const pinned =
+      pinnedAddressRefusal(request.payoutAddress, this.deps.pins?.payout, 'address') ?? pinnedAddressRefusal(terms.address, pin, 'affiliate');
+    if (pinned) throw pinned;
+    const refusal = await affiliateConsentRefusal(affiliateConsentTerms(request, terms, this.deps.platformFeeBps), {
+      signature,
+      operatorPinned: pin !== undefined,
+    });
+    if (refusal) throw refusal;
   }
 
   private rules() {
@@ -138,9 +160,7 @@ export class WalletService {
   }
 
   private async createOrGetWith(request: WalletRequest, terms: AffiliateTerms | null): Promise<CreatedWallet> {
-    const pinned =
-      pinnedAddressRefusal(request.payoutAddress, this.deps.pins?.payout, 'address') ??
-      (terms ? pinnedAddressRefusal(terms.address, this.deps.pins?.affiliate, 'affiliate') : undefined);
+    const pinned = pinnedAddressRefusal(request.payoutAddress, this.deps.pins?.payout, 'address');
     if (pinned) throw pinned;
     const requested = { payoutAddress: request.payoutAddress, terms };
     const key = request.dedupeKey.toString('base64');
