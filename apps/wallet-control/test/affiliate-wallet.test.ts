@@ -9,7 +9,8 @@ const affiliate = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 const otherAffiliate = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
 const USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 
-const fixture = walletControlFixture('affiliate');
+// The operator consents to these affiliates (AFFILIATE_ADDRESSES); affiliate-consent.test.ts covers the owner's signature.
+const fixture = walletControlFixture('affiliate', { AFFILIATE_ADDRESSES: `${affiliate},${otherAffiliate}` });
 let app: FastifyInstance;
 let config: WalletControlConfig;
 
@@ -407,6 +408,7 @@ describe('configuration and documentation', () => {
       ['address', true, true],
       ['callback', true, true],
       ['affiliate', true, true],
+      ['signature', false, true],
     ]);
     expect(params('/control/custom-affiliate.php')).toEqual([
       ['address', true, true],
@@ -414,6 +416,7 @@ describe('configuration and documentation', () => {
       ['affiliate', true, true],
       ['affiliate_fee', true, true],
       ['merchant_fee', true, true],
+      ['signature', false, true],
     ]);
     expect(Object.keys(doc.paths['/control/custom-affiliate.php'].get.responses).sort()).toEqual(['200', '400', '403', '409', '429']);
   });

@@ -4,7 +4,8 @@ import { walletControlFixture } from './support/wallet-control-fixture';
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 const affiliate = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 
-const fixture = walletControlFixture('platform-fee');
+// The operator consents to the affiliate (AFFILIATE_ADDRESSES).
+const fixture = walletControlFixture('platform-fee', { AFFILIATE_ADDRESSES: affiliate });
 let order = 0;
 const nextCallback = () => `https://shop.io/ipn?order_id=fee-${++order}`;
 

@@ -171,7 +171,8 @@ export function affiliateTermsConflict(existing: AffiliateTerms | null): Gateway
   return new GatewayError(
     'conflict',
     `a wallet for this address and callback already exists with ${has}; its split never changes once payments could arrive. ` +
-      'Repeat the original request, or use a new callback URL (e.g. another order id) for a wallet with other terms',
+      'Repeat the original request, or use a callback URL on another path for a wallet with other terms ' +
+      '(with CALLBACK_OWNERSHIP=path, every wallet on one callback origin and path has the terms of the first)',
     'callback',
   );
 }
