@@ -15,7 +15,8 @@ let app: FastifyInstance;
 let config: WalletControlConfig;
 
 let order = 0;
-const nextCallback = () => `https://shop.io/ipn?order_id=aff-${++order}`;
+// A path of its own for each wallet: every wallet on a callback's origin and path has the terms of the first.
+const nextCallback = () => `https://shop.io/ipn/aff-${++order}?order_id=aff-${order}`;
 
 const get = (url: string, query: Record<string, string>, on = app) => on.inject({ method: 'GET', url, query });
 const wallet = (callback: string, extra: Record<string, string> = {}) =>
@@ -157,7 +158,7 @@ describe("a wallet's affiliate terms never change", () => {
     expect(response.statusCode).toBe(409);
     expect(response.json()).toMatchObject({ status: 'error', code: 'conflict', param: 'callback' });
     expect(response.json().error).toMatch(message);
-    expect(response.json().error).toMatch(/new callback URL/);
+    expect(response.json().error).toMatch(/callback URL on another path/);
     expect(response.body).not.toContain(created.json().ipn_token);
     expect(await walletRows(callback)).toEqual(before);
     // The original request still gets its wallet.

@@ -15,7 +15,8 @@ const ONLY_MOONPAY: ProviderCatalogue = { offered: [moonpayTerms], describe: () 
 let app: FastifyInstance;
 
 let order = 0;
-const nextCallback = (base = 'https://shop.io/ipn') => `${base}?order_id=h-${++order}`;
+// A path of its own for each wallet: every wallet on a callback's origin and path has the terms of the first.
+const nextCallback = (base = 'https://shop.io/ipn') => `${base}/h-${++order}?order_id=h-${order}`;
 const createWallet = (callback: string, on = app) =>
   on.inject({ method: 'GET', url: '/control/wallet.php', query: { address: payout, callback } });
 
