@@ -79,7 +79,7 @@ export const walletControlSettings = Type.Object({
     description:
       "path: a callback's origin and path belong to the payout address and terms of its first wallet (another payout or terms get 409 whatever the query); " +
       'shared: only the exact URL is bound, so sellers with different payout addresses can share one callback path (a marketplace). ' +
-      'shared needs PAYOUT_ADDRESSES in production: anyone could otherwise put a wallet of their own on a shop\'s callback path',
+      "shared needs PAYOUT_ADDRESSES in production: anyone could otherwise put a wallet of their own on a shop's callback path",
   }),
   AFFILIATE_WALLETS: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',

@@ -35,7 +35,11 @@ describe('a payout address that is a temporary wallet of this gateway', () => {
     const response = await pinned.inject({
       method: 'GET',
       url: '/control/affiliate.php',
-      query: { address: b.polygon_address_in, callback: 'https://shop.io/ipn?order=a2', affiliate: '0x000000000000000000000000000000000000bEEF' },
+      query: {
+        address: b.polygon_address_in,
+        callback: 'https://shop.io/ipn?order=a2',
+        affiliate: '0x000000000000000000000000000000000000bEEF',
+      },
     });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ param: 'address' });

@@ -52,7 +52,13 @@ describe('AFFILIATE_ADDRESSES', () => {
       ['/control/custom-affiliate.php', { affiliate_fee: '0.98', merchant_fee: '0.01' }],
     ] as const) {
       // A pin leaves out every other affiliate, even one the payout address's owner signed for.
-      const response = await get(pinned, url, { address: shop, callback: nextCallback(), affiliate: stranger, signature: `0x${'11'.repeat(65)}`, ...extra });
+      const response = await get(pinned, url, {
+        address: shop,
+        callback: nextCallback(),
+        affiliate: stranger,
+        signature: `0x${'11'.repeat(65)}`,
+        ...extra,
+      });
       expect([url, response.statusCode]).toEqual([url, 403]);
       expect(response.json()).toMatchObject({ code: 'address_not_allowed', param: 'affiliate' });
       expect(response.json().error).toMatch(/AFFILIATE_ADDRESSES/);

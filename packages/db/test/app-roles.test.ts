@@ -184,7 +184,7 @@ describe('wallet-control, as its role', () => {
       affiliate: { affiliateAddress: hex(20), affiliateFeeBps: 50, merchantFeeBps: null },
     };
     const [created] = await wallets.createOrGetMany([candidate]);
-    expect(created!.created).toBe(true);
+    expect(created).toMatchObject({ created: true });
     const [repeat] = await wallets.createOrGetMany([
       { ...candidate, hdIndex: index! + 1n, polygonAddress: hex(20), ipnToken: randomUUID() },
     ]);

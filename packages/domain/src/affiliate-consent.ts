@@ -51,8 +51,7 @@ export function affiliateConsentTerms(
   terms: AffiliateTerms,
   platformFeeBps: number,
 ): AffiliateConsentTerms {
-  const merchantFeeBps =
-    terms.kind === 'custom' ? terms.merchantFeeBps : BASIS_POINTS_SCALE - platformFeeBps - terms.affiliateFeeBps;
+  const merchantFeeBps = terms.kind === 'custom' ? terms.merchantFeeBps : BASIS_POINTS_SCALE - platformFeeBps - terms.affiliateFeeBps;
   return {
     payoutAddress: request.payoutAddress,
     affiliateAddress: terms.address,
@@ -81,7 +80,7 @@ export async function affiliateConsentRefusal(
   if (consent.signature === undefined || consent.signature === '') {
     return new GatewayError(
       'affiliate_consent_required',
-      'affiliate terms send part of every payment away from the payout address, so they need its owner\'s consent: add signature=<the payout address\'s EIP-191 personal_sign ' +
+      "affiliate terms send part of every payment away from the payout address, so they need its owner's consent: add signature=<the payout address's EIP-191 personal_sign " +
         `of this exact message, lines joined by \\n: ${JSON.stringify(message)}> (the SDK's signAffiliateConsent makes it), ` +
         'or ask the gateway operator to list the affiliate in AFFILIATE_ADDRESSES',
       'signature',

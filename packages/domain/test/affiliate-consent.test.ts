@@ -37,7 +37,7 @@ describe('affiliateConsentMessage', () => {
     );
   });
 
-  it("affiliate.php: the configured share, and what it and the platform fee leave the merchant", () => {
+  it('affiliate.php: the configured share, and what it and the platform fee leave the merchant', () => {
     const request = { payoutAddress: owner.address as EvmAddress, callbackUrl: terms.callbackUrl };
     expect(affiliateConsentTerms(request, { kind: 'configured', address: affiliate as EvmAddress, affiliateFeeBps: 50 }, 100)).toEqual({
       ...terms,

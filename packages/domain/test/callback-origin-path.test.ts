@@ -53,7 +53,10 @@ describe('callbackPathBinding', () => {
       walletTermsKey({ payoutAddress: payout, affiliate: configured }),
     );
     expect(
-      walletTermsKey({ payoutAddress: payout, affiliate: { kind: 'custom', address: affiliate, affiliateFeeBps: 100, merchantFeeBps: 9_800 } }),
+      walletTermsKey({
+        payoutAddress: payout,
+        affiliate: { kind: 'custom', address: affiliate, affiliateFeeBps: 100, merchantFeeBps: 9_800 },
+      }),
     ).toBe(`${payout.toLowerCase()} affiliate ${affiliate.toLowerCase()} split 9800/100`);
   });
 });

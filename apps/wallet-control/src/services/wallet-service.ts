@@ -148,7 +148,8 @@ export class WalletService {
   private async assertAffiliateConsent(request: WalletRequest, terms: AffiliateTerms, signature: string | undefined): Promise<void> {
     const pin = this.deps.pins?.affiliate;
     const pinned =
-      pinnedAddressRefusal(request.payoutAddress, this.deps.pins?.payout, 'address') ?? pinnedAddressRefusal(terms.address, pin, 'affiliate');
+      pinnedAddressRefusal(request.payoutAddress, this.deps.pins?.payout, 'address') ??
+      pinnedAddressRefusal(terms.address, pin, 'affiliate');
     if (pinned) throw pinned;
     const refusal = await affiliateConsentRefusal(affiliateConsentTerms(request, terms, this.deps.platformFeeBps), {
       signature,

@@ -159,12 +159,15 @@ export class WalletRepository {
       for (const owner of await this.findPathOwners(missing.map((c) => c.callbackPath?.key ?? Buffer.alloc(0)))) {
         pathOwners.set(owner.pathKey.toString('hex'), owner);
       }
-      const retry = missing.filter((c) => c.callbackPath && pathOwners.get(c.callbackPath.key.toString('hex'))?.terms === c.callbackPath.terms);
+      const retry = missing.filter(
+        (c) => c.callbackPath && pathOwners.get(c.callbackPath.key.toString('hex'))?.terms === c.callbackPath.terms,
+      );
       if (retry.length > 0 && attempt < CLAIM_ATTEMPTS) {
         const again = await this.createOrGetMany(retry, attempt + 1);
         retry.forEach((candidate, index) => {
           const result = again[index]!;
-          if ('row' in result) byUrl.set(candidate.callbackUrl, { ...result.row, hdIndex: result.created ? candidate.hdIndex.toString() : null });
+          if ('row' in result)
+            byUrl.set(candidate.callbackUrl, { ...result.row, hdIndex: result.created ? candidate.hdIndex.toString() : null });
         });
       }
     }
@@ -231,8 +234,9 @@ export class WalletRepository {
    * wallets released (none: the path had no claim, or a claim without live wallets, now released).
    */
   async releaseCallbackPath(pathKey: Buffer): Promise<{ claimed: boolean; wallets: ReleasedWallet[] }> {
-    const { rows } = await this.pool.query<{ claims: number; wallets: Array<Omit<ReleasedWallet, 'releasedAt'> & { releasedAt: string }> }>({
-      text: `WITH claim AS (
+    const { rows } = await this.pool.query<{ claims: number; wallets: Array<Omit<ReleasedWallet, 'releasedAt'> & { releasedAt: string }> }>(
+      {
+        text: `WITH claim AS (
                UPDATE callback_paths SET released_at = now() WHERE path_key = $1 AND released_at IS NULL RETURNING id),
              released AS (
                UPDATE wallets SET callback_released_at = now(), dedupe_key = NULL
@@ -242,8 +246,9 @@ export class WalletRepository {
                     coalesce(jsonb_agg(jsonb_build_object('polygonAddress', polygon_address, 'payoutAddress', payout_address,
                                                           'callbackUrl', callback_url, 'releasedAt', callback_released_at)), '[]') AS wallets
              FROM released`,
-      values: [pathKey],
-    });
+        values: [pathKey],
+      },
+    );
     const [result] = rows;
     return {
       claimed: (result?.claims ?? 0) > 0,

@@ -13,7 +13,7 @@ const signature = Type.Optional(
   Type.String({
     description:
       "the payout address owner's consent to these terms: its EIP-191 personal_sign (0x and 130 hex characters) of the message the README " +
-      'gives (purpose, payout, affiliate, merchant_fee, affiliate_fee, callback exactly as registered; the SDK\'s affiliateConsentMessage and ' +
+      "gives (purpose, payout, affiliate, merchant_fee, affiliate_fee, callback exactly as registered; the SDK's affiliateConsentMessage and " +
       'signAffiliateConsent make it). Not needed for an affiliate the operator listed in AFFILIATE_ADDRESSES; without either: 403 affiliate_consent_required',
     examples: [`0x${'ab'.repeat(65)}`],
   }),
