@@ -71,13 +71,15 @@ export const walletControlSettings = Type.Object({
   AFFILIATE_ADDRESSES: Type.String({
     default: '',
     description:
-      "comma-separated affiliate addresses the affiliate endpoints accept, with the operator's consent (no signature needed); any other gets 403. " +
+      "comma-separated affiliate addresses the affiliate endpoints accept, with the operator's consent (no signature needed); any " +
+      'other gets 403. ' +
       "Empty: any affiliate whose terms the payout address's owner signed (the signature parameter)",
   }),
   CALLBACK_OWNERSHIP: Type.Union([Type.Literal('path'), Type.Literal('shared')], {
     default: 'path',
     description:
-      "path: a callback's origin and path belong to the payout address and terms of its first wallet (another payout or terms get 409 whatever the query); " +
+      "path: a callback's origin and path belong to the payout address and terms of its first wallet (another payout or terms get " +
+      '409 whatever the query); ' +
       'shared: only the exact URL is bound, so sellers with different payout addresses can share one callback path (a marketplace). ' +
       "shared needs PAYOUT_ADDRESSES in production: anyone could otherwise put a wallet of their own on a shop's callback path",
   }),
@@ -150,7 +152,8 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
   };
   if (raw.NODE_ENV === 'production' && raw.CALLBACK_OWNERSHIP === 'shared' && pins.payout === undefined) {
     problems.push(
-      "CALLBACK_OWNERSHIP: shared needs PAYOUT_ADDRESSES in production: with any payout address allowed, anyone could register a wallet of their own on a shop's callback path",
+      'CALLBACK_OWNERSHIP: shared needs PAYOUT_ADDRESSES in production: with any payout address allowed, anyone could register a ' +
+        "wallet of their own on a shop's callback path",
     );
   }
   if (problems.length) throw new ConfigError(problems);

@@ -59,7 +59,8 @@ async function main(args: readonly string[]): Promise<number> {
     const released = [...(exact ? [exact] : []), ...claim.wallets.filter((wallet) => wallet.polygonAddress !== exact?.polygonAddress)];
     if (released.length === 0 && !claim.claimed) {
       console.error(
-        `no wallet holds the callback ${argument} (compared byte for byte) and no claim holds ${path}: already released, or never registered`,
+        `no wallet holds the callback ${argument} (compared byte for byte) and no claim holds ${path}: already released, or never ` +
+          `registered`,
       );
       return 1;
     }

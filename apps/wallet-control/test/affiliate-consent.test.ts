@@ -15,7 +15,8 @@ const fixture = walletControlFixture('affiliate_consent');
 let app: FastifyInstance;
 
 let order = 0;
-const nextCallback = () => `https://shop.io/ipn?order_id=consent-${++order}`;
+// A path of its own for each wallet: every wallet on a callback's origin and path has the terms of the first.
+const nextCallback = () => `https://shop.io/ipn/consent-${++order}?order_id=consent-${order}`;
 const get = (url: string, query: Record<string, string>) => app.inject({ method: 'GET', url, query });
 const routes = [
   ['/control/affiliate.php', {}],

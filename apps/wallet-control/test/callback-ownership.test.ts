@@ -134,7 +134,7 @@ describe("CALLBACK_OWNERSHIP=path (the default): a callback's origin and path be
     }
   });
 
-  it('compares origin and path in canonical form: case of scheme and host, default port, dot-segments, encoded unreserved characters', async () => {
+  it('compares origin and path in canonical form: scheme and host case, default port, dot-segments, encoded unreserved', async () => {
     const n = ++order;
     expect((await wallet(merchant, `https://shop.io/pay/ipn?order_id=${n}`)).statusCode).toBe(200);
     const spellings = [
@@ -201,7 +201,8 @@ describe("CALLBACK_OWNERSHIP=path (the default): a callback's origin and path be
     );
     await expect(
       fixture.db.pool.query(
-        `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token, callback_path_id, callback_terms)
+        `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
+                              callback_path_id, callback_terms)
          VALUES (nextval('wallet_hd_index_seq'), '0x${'34'.repeat(20)}', 'x', $1, $2, '\\x01', 'tok-raw-path', $3, $1)`,
         [attacker.toLowerCase(), `${callback}&x=1`, rows[0]!.id],
       ),

@@ -14,7 +14,8 @@ const fixture = walletControlFixture('payout_quota', {
 });
 let app: FastifyInstance;
 let order = 0;
-const nextCallback = () => `https://shop.io/ipn?order_id=quota-${++order}`;
+// A path of its own for each wallet: every wallet on a callback's origin and path has the terms of the first.
+const nextCallback = () => `https://shop.io/ipn/quota-${++order}?order_id=quota-${order}`;
 const createWallet = (address: string, callback: string, on = app) =>
   on.inject({ method: 'GET', url: '/control/wallet.php', query: { address, callback } });
 

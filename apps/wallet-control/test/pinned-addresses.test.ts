@@ -14,7 +14,8 @@ const partner = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
 const fixture = walletControlFixture('pinned');
 let pinned: FastifyInstance;
 let order = 0;
-const nextCallback = () => `https://shop.io/ipn?order_id=pin-${++order}`;
+// A path of its own for each wallet: every wallet on a callback's origin and path has the terms of the first.
+const nextCallback = () => `https://shop.io/ipn/pin-${++order}?order_id=pin-${order}`;
 const get = (app: FastifyInstance, url: string, query: Record<string, string>) => app.inject({ method: 'GET', url, query });
 
 beforeAll(async () => {

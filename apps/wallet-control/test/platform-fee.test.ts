@@ -7,7 +7,8 @@ const affiliate = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 // The operator consents to the affiliate (AFFILIATE_ADDRESSES).
 const fixture = walletControlFixture('platform-fee', { AFFILIATE_ADDRESSES: affiliate });
 let order = 0;
-const nextCallback = () => `https://shop.io/ipn?order_id=fee-${++order}`;
+// A path of its own for each wallet: every wallet on a callback's origin and path has the terms of the first.
+const nextCallback = () => `https://shop.io/ipn/fee-${++order}?order_id=fee-${order}`;
 
 async function recordedFee(callback: string): Promise<number | undefined> {
   const { rows } = await fixture.db.pool.query<{ platform_fee_bps: number }>(

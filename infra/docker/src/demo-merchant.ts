@@ -63,7 +63,8 @@ export function startDemoMerchant(options: DemoMerchantOptions): Promise<Server>
     };
     if (options.logFile) appendFileSync(options.logFile, `${JSON.stringify(entry)}\n`);
     console.log(
-      `demo merchant: callback ${entry.query.order ?? ''} value_coin=${entry.query.value_coin} value_forwarded_coin=${entry.query.value_forwarded_coin} ` +
+      `demo merchant: callback ${entry.query.order ?? ''} value_coin=${entry.query.value_coin} ` +
+        `value_forwarded_coin=${entry.query.value_forwarded_coin} ` +
         (verdict.ok ? 'verified' : `REFUSED (${verdict.reason})`),
     );
     response.writeHead(verdict.ok ? 200 : 400, { 'content-type': 'text/plain' }).end(verdict.ok ? '*ok*' : verdict.reason);

@@ -44,7 +44,8 @@ export async function bindLegacyCallbackPaths(client: PoolClient): Promise<void>
       `INSERT INTO callback_paths (path_key, callback_path, terms, payout_address, affiliate_address, affiliate_fee_bps, merchant_fee_bps)
        SELECT DISTINCT ON (path_key) path_key, callback_path, terms, payout_address, affiliate_address, affiliate_fee_bps, merchant_fee_bps
        FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[])
-            WITH ORDINALITY AS c(path_key, callback_path, terms, payout_address, affiliate_address, affiliate_fee_bps, merchant_fee_bps, ord)
+            WITH ORDINALITY
+            AS c(path_key, callback_path, terms, payout_address, affiliate_address, affiliate_fee_bps, merchant_fee_bps, ord)
        ORDER BY path_key, ord
        ON CONFLICT (path_key) WHERE released_at IS NULL DO NOTHING`,
       [

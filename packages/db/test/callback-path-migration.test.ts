@@ -59,7 +59,7 @@ function candidate(callbackUrl: string, payoutAddress: string): NewWallet {
   };
 }
 
-it("claims each existing wallet's path for the first wallet's terms, in canonical form, and refuses a stranger after the upgrade", async () => {
+it("claims each existing wallet's path for its first wallet's terms, in canonical form; a stranger is refused after it", async () => {
   await pool.query(`CREATE SCHEMA "${schema}"`);
   await pool.query(
     'CREATE TABLE schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',

@@ -13,9 +13,10 @@ import { BASIS_POINTS_SCALE } from './fee-split';
  * recovered to the payout address (an EOA: contract wallets, EIP-1271, are not verified).
  *
  * The message names the gateway's purpose and every term, one per line, in a fixed order and
- * spelling: lower-case addresses (no checksum to compute where a merchant builds it), fees as the API writes them (formatFeeFraction: "0.98", "0.005"),
- * the callback URL exactly as registered. The SDK builds the same text (affiliateConsentMessage in
- * @gateway/sdk, a copy tested against this one).
+ * spelling: lower-case addresses (no checksum to compute where a merchant builds it), fees as the
+ * API writes them (formatFeeFraction: "0.98", "0.005"), the callback URL exactly as registered.
+ * The SDK builds the same text (affiliateConsentMessage in @gateway/sdk, a copy tested against
+ * this one).
  */
 export const AFFILIATE_CONSENT_PURPOSE = 'Card-to-USDC gateway: consent to affiliate terms (v1)';
 
@@ -80,7 +81,8 @@ export async function affiliateConsentRefusal(
   if (consent.signature === undefined || consent.signature === '') {
     return new GatewayError(
       'affiliate_consent_required',
-      "affiliate terms send part of every payment away from the payout address, so they need its owner's consent: add signature=<the payout address's EIP-191 personal_sign " +
+      "affiliate terms send part of every payment away from the payout address, so they need its owner's consent: add " +
+        "signature=<the payout address's EIP-191 personal_sign " +
         `of this exact message, lines joined by \\n: ${JSON.stringify(message)}> (the SDK's signAffiliateConsent makes it), ` +
         'or ask the gateway operator to list the affiliate in AFFILIATE_ADDRESSES',
       'signature',
@@ -101,7 +103,8 @@ export async function affiliateConsentRefusal(
   if (sameAddress(signer, terms.payoutAddress)) return undefined;
   return new GatewayError(
     'affiliate_consent_invalid',
-    `signature was not made by the payout address ${getAddress(terms.payoutAddress)} over these terms: it was made with another key, or over another message. ` +
+    `signature was not made by the payout address ${getAddress(terms.payoutAddress)} over these terms: it was made with another ` +
+      `key, or over another message. ` +
       `Sign this exact message, lines joined by \\n, with the payout address's key: ${JSON.stringify(message)}`,
     'signature',
   );

@@ -70,7 +70,8 @@ export function callbackOwnerRefusal(requested: WalletTerms, owner: WalletTerms)
 export function callbackRegisteredElsewhere(): GatewayError {
   return new GatewayError(
     'callback_registered_elsewhere',
-    'this callback URL (or another URL with the same origin and path: the query does not count) is already registered to a wallet with another payout address. ' +
+    'this callback URL (or another URL with the same origin and path: the query does not count) is already registered to a wallet ' +
+      'with another payout address. ' +
       'A callback belongs to the first wallet registered with it, so that no payment to another wallet can ever fire it. ' +
       'Use a callback URL on another path; if this one is yours and the other wallet is not, the gateway operator can release it',
     'callback',

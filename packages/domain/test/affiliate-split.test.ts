@@ -213,7 +213,8 @@ describe('affiliate terms of an existing wallet', () => {
     );
     expect(affiliateTermsConflict({ ...configured, address: affiliate.toLowerCase() as EvmAddress }).message).toBe(
       `a wallet for this address and callback already exists with the configured affiliate share for ${affiliate} (it was created by affiliate.php); ` +
-        'its split never changes once payments could arrive. Repeat the original request, or use a callback URL on another path for a wallet with other terms ' +
+        'its split never changes once payments could arrive. Repeat the original request, or use a callback URL on another path ' +
+        'for a wallet with other terms ' +
         '(with CALLBACK_OWNERSHIP=path, every wallet on one callback origin and path has the terms of the first)',
     );
   });

@@ -203,7 +203,8 @@ export function verifyCallbackSignature({
   const expected = expectedAmount === false ? undefined : usdcBaseUnits(expectedAmount);
   if (expectedAmount !== false && expected === undefined) {
     throw new TypeError(
-      "expectedAmount must be what the order must pay you in USDC as a decimal string (e.g. '25' or '24.75', at most 6 decimals), or false to compare value_forwarded_coin yourself",
+      "expectedAmount must be what the order must pay you in USDC as a decimal string (e.g. '25' or '24.75', at most 6 decimals), " +
+        'or false to compare value_forwarded_coin yourself',
     );
   }
   const keys = publicKeys.map(toEd25519PublicKey);

@@ -106,8 +106,10 @@ export class WalletRepository {
                                       affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint, platform_fee_bps,
                                       path_key, callback_path, terms, ord)),
              claimed AS (
-               INSERT INTO callback_paths (path_key, callback_path, terms, payout_address, affiliate_address, affiliate_fee_bps, merchant_fee_bps)
-               SELECT DISTINCT ON (path_key) path_key, callback_path, terms, payout_address, affiliate_address, affiliate_fee_bps, merchant_fee_bps
+               INSERT INTO callback_paths (path_key, callback_path, terms,
+                                           payout_address, affiliate_address, affiliate_fee_bps, merchant_fee_bps)
+               SELECT DISTINCT ON (path_key) path_key, callback_path, terms,
+                                             payout_address, affiliate_address, affiliate_fee_bps, merchant_fee_bps
                FROM c WHERE path_key IS NOT NULL ORDER BY path_key, ord
                ON CONFLICT (path_key) WHERE released_at IS NULL DO NOTHING
                RETURNING id, path_key, terms),
@@ -120,7 +122,8 @@ export class WalletRepository {
                                   affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint, platform_fee_bps,
                                   callback_path_id, callback_terms)
              SELECT c.hd_index, c.polygon_address, c.address_in, c.payout_address, c.callback_url, c.dedupe_key, c.ipn_token,
-                    c.affiliate_address, c.affiliate_fee_bps, c.merchant_fee_bps, c.key_fingerprint, c.platform_fee_bps, claims.id, claims.terms
+                    c.affiliate_address, c.affiliate_fee_bps, c.merchant_fee_bps, c.key_fingerprint, c.platform_fee_bps,
+                    claims.id, claims.terms
              FROM c LEFT JOIN claims ON claims.path_key = c.path_key AND claims.terms = c.terms
              WHERE c.path_key IS NULL OR claims.id IS NOT NULL
              ORDER BY c.ord
@@ -243,8 +246,9 @@ export class WalletRepository {
                WHERE callback_path_id IN (SELECT id FROM claim) AND callback_released_at IS NULL
                RETURNING polygon_address, payout_address, callback_url, callback_released_at)
              SELECT (SELECT count(*) FROM claim)::int AS claims,
-                    coalesce(jsonb_agg(jsonb_build_object('polygonAddress', polygon_address, 'payoutAddress', payout_address,
-                                                          'callbackUrl', callback_url, 'releasedAt', callback_released_at)), '[]') AS wallets
+                    coalesce(jsonb_agg(jsonb_build_object(
+                      'polygonAddress', polygon_address, 'payoutAddress', payout_address,
+                      'callbackUrl', callback_url, 'releasedAt', callback_released_at)), '[]') AS wallets
              FROM released`,
         values: [pathKey],
       },
