@@ -154,3 +154,34 @@ it("refuses the review's hijack: the demo order's callback URL registered with a
   expect(hijack.status).toBe(409);
   expect(await hijack.json()).toMatchObject({ code: 'callback_registered_elsewhere', param: 'callback' });
 });
+
+it("refuses issue 22's attack on the local stack's default settings: steps 1-3 end in a 4xx", async () => {
+  const described = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as StackFile;
+  const admin = new Client({ connectionString: TEST_DATABASE_URL.replace(/\/[^/]*$/, `/${database}`) });
+  await admin.connect();
+  const { rows } = await admin.query<{ callback_url: string; payout_address: string }>(
+    'SELECT callback_url, payout_address FROM wallets ORDER BY id LIMIT 1',
+  );
+  await admin.end();
+  const [{ callback_url: callback, payout_address: shop } = { callback_url: '', payout_address: '' }] = rows;
+  const attacker = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
+  const call = async (path: string, query: Record<string, string>) => {
+    const response = await fetch(`${described.apps['wallet-control']!.url}/control/${path}?${new URLSearchParams(query)}`);
+    return { status: response.status, body: (await response.json()) as { code: string } };
+  };
+  // 2. the demo order's callback with `&x=1` and another payout address
+  expect(await call('wallet.php', { address: attacker, callback: `${callback}&x=1` })).toMatchObject({
+    status: 409,
+    body: { code: 'callback_registered_elsewhere' },
+  });
+  // 3. the shop's own payout address, that variant, an affiliate of the attacker's at 99%
+  const split = { address: shop, callback: `${callback}&x=1`, affiliate: attacker };
+  expect(await call('custom-affiliate.php', { ...split, merchant_fee: '0', affiliate_fee: '0.99' })).toMatchObject({
+    status: 400,
+    body: { code: 'invalid_parameter' },
+  });
+  expect(await call('custom-affiliate.php', { ...split, merchant_fee: '0.0001', affiliate_fee: '0.9899' })).toMatchObject({
+    status: 403,
+    body: { code: 'affiliate_consent_required' },
+  });
+});

@@ -67,7 +67,7 @@ async function customAffiliateWallet(
       platformFeeBps: walletPlatformFeeBps(request.affiliate, platformFeeBpsAtCreation),
     },
   ]);
-  if (!result?.created) throw new Error('wallet not created');
+  if (!result || !('created' in result) || !result.created) throw new Error('wallet not created');
   const { rows } = await fixture.db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE ipn_token = $1', [ipnToken]);
   return { id: rows[0]!.id, hdIndex, address, payoutAddress, affiliate, ipnToken };
 }

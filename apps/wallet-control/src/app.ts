@@ -119,6 +119,7 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
       pins: config.pins,
       affiliateWallets: config.affiliateWallets,
       quota,
+      callbackOwnership: raw.CALLBACK_OWNERSHIP,
     }),
   );
   app.decorate('paymentStatusService', new PaymentStatusService(new PaymentStatusRepository(pool)));

@@ -71,7 +71,18 @@ export const walletControlSettings = Type.Object({
   }),
   AFFILIATE_ADDRESSES: Type.String({
     default: '',
-    description: 'comma-separated affiliate addresses the affiliate endpoints accept; any other gets 403. Empty: any address',
+    description:
+      "comma-separated affiliate addresses the affiliate endpoints accept, with the operator's consent (no signature needed); any " +
+      'other gets 403. ' +
+      "Empty: any affiliate whose terms the payout address's owner signed (the signature parameter)",
+  }),
+  CALLBACK_OWNERSHIP: Type.Union([Type.Literal('path'), Type.Literal('shared')], {
+    default: 'path',
+    description:
+      "path: a callback's origin and path belong to the payout address and terms of its first wallet (another payout or terms get " +
+      '409 whatever the query); ' +
+      'shared: only the exact URL is bound, so sellers with different payout addresses can share one callback path (a marketplace). ' +
+      "shared needs PAYOUT_ADDRESSES in production: anyone could otherwise put a wallet of their own on a shop's callback path",
   }),
   AFFILIATE_WALLETS: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
@@ -128,8 +139,9 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
   const problems: string[] = [];
   const callbackPublicKeys = parseCallbackPublicKeys(raw.CALLBACK_PUBLIC_KEYS, problems);
   const callbackAllowedCidrs = parseCallbackAllowedCidrs(raw.CALLBACK_ALLOWED_CIDRS, raw.NODE_ENV === 'production', problems);
-  if (raw.PLATFORM_FEE_BPS + raw.AFFILIATE_SHARE_BPS > 10_000) {
-    problems.push('AFFILIATE_SHARE_BPS: together with PLATFORM_FEE_BPS it exceeds 10000 (100%)');
+  // affiliate.php wallets pay the merchant what the two leave: never nothing (merchant_fee=0 is refused too).
+  if (raw.PLATFORM_FEE_BPS + raw.AFFILIATE_SHARE_BPS >= 10_000) {
+    problems.push('AFFILIATE_SHARE_BPS: together with PLATFORM_FEE_BPS it reaches 10000 (100%) and leaves the merchant nothing');
   }
   checkChainNetwork(raw, raw.NODE_ENV === 'production', problems);
   if (raw.NODE_ENV === 'production') {
@@ -146,6 +158,12 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
     payout: parseAddressPin(raw.PAYOUT_ADDRESSES, 'PAYOUT_ADDRESSES', tokenRules, problems),
     affiliate: parseAddressPin(raw.AFFILIATE_ADDRESSES, 'AFFILIATE_ADDRESSES', tokenRules, problems),
   };
+  if (raw.NODE_ENV === 'production' && raw.CALLBACK_OWNERSHIP === 'shared' && pins.payout === undefined) {
+    problems.push(
+      'CALLBACK_OWNERSHIP: shared needs PAYOUT_ADDRESSES in production: with any payout address allowed, anyone could register a ' +
+        "wallet of their own on a shop's callback path",
+    );
+  }
   // Reported with the others: production refuses the sample rates and a test chain in one run.
   let rates: RateSourceConfig | undefined;
   try {

@@ -9,12 +9,14 @@ const affiliate = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 const otherAffiliate = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
 const USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 
-const fixture = walletControlFixture('affiliate');
+// The operator consents to these affiliates (AFFILIATE_ADDRESSES); affiliate-consent.test.ts covers the owner's signature.
+const fixture = walletControlFixture('affiliate', { AFFILIATE_ADDRESSES: `${affiliate},${otherAffiliate}` });
 let app: FastifyInstance;
 let config: WalletControlConfig;
 
 let order = 0;
-const nextCallback = () => `https://shop.io/ipn?order_id=aff-${++order}`;
+// A path of its own for each wallet: every wallet on a callback's origin and path has the terms of the first.
+const nextCallback = () => `https://shop.io/ipn/aff-${++order}?order_id=aff-${order}`;
 
 const get = (url: string, query: Record<string, string>, on = app) => on.inject({ method: 'GET', url, query });
 const wallet = (callback: string, extra: Record<string, string> = {}) =>
@@ -156,7 +158,7 @@ describe("a wallet's affiliate terms never change", () => {
     expect(response.statusCode).toBe(409);
     expect(response.json()).toMatchObject({ status: 'error', code: 'conflict', param: 'callback' });
     expect(response.json().error).toMatch(message);
-    expect(response.json().error).toMatch(/new callback URL/);
+    expect(response.json().error).toMatch(/callback URL on another path/);
     expect(response.body).not.toContain(created.json().ipn_token);
     expect(await walletRows(callback)).toEqual(before);
     // The original request still gets its wallet.
@@ -351,8 +353,10 @@ describe('bad input: 400 naming the parameter', () => {
 });
 
 describe('configuration and documentation', () => {
-  it('refuses an affiliate share that, with the platform fee, exceeds 100%', () => {
+  it('refuses an affiliate share that, with the platform fee, leaves the merchant nothing', () => {
     expect(() => fixture.config({ PLATFORM_FEE_BPS: '9000', AFFILIATE_SHARE_BPS: '1001' })).toThrow(/AFFILIATE_SHARE_BPS/);
+    expect(() => fixture.config({ PLATFORM_FEE_BPS: '9000', AFFILIATE_SHARE_BPS: '1000' })).toThrow(/leaves the merchant nothing/);
+    expect(fixture.config({ PLATFORM_FEE_BPS: '9000', AFFILIATE_SHARE_BPS: '999' }).raw.AFFILIATE_SHARE_BPS).toBe(999);
     expect(() => fixture.config({ PLATFORM_FEE_BPS: '10001' })).toThrow(/PLATFORM_FEE_BPS/);
   });
 
@@ -405,6 +409,7 @@ describe('configuration and documentation', () => {
       ['address', true, true],
       ['callback', true, true],
       ['affiliate', true, true],
+      ['signature', false, true],
     ]);
     expect(params('/control/custom-affiliate.php')).toEqual([
       ['address', true, true],
@@ -412,6 +417,7 @@ describe('configuration and documentation', () => {
       ['affiliate', true, true],
       ['affiliate_fee', true, true],
       ['merchant_fee', true, true],
+      ['signature', false, true],
     ]);
     expect(Object.keys(doc.paths['/control/custom-affiliate.php'].get.responses).sort()).toEqual(['200', '400', '403', '409', '429']);
   });

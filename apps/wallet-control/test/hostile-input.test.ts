@@ -7,14 +7,16 @@ import { walletControlFixture } from './support/wallet-control-fixture';
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 const affiliate = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 
-const fixture = walletControlFixture('hostile');
+// The operator consents to the affiliate (AFFILIATE_ADDRESSES), so hostile input meets the rest of the rules.
+const fixture = walletControlFixture('hostile', { AFFILIATE_ADDRESSES: affiliate });
 // Process Payment's catalogue, as far as this test needs it: one provider.
 const moonpayTerms = { id: 'moonpay', displayName: 'MoonPay', currency: 'any', minimum: '20', minimumCurrency: 'USD' } as const;
 const ONLY_MOONPAY: ProviderCatalogue = { offered: [moonpayTerms], describe: () => moonpayTerms, notOfferedReason: () => undefined };
 let app: FastifyInstance;
 
 let order = 0;
-const nextCallback = (base = 'https://shop.io/ipn') => `${base}?order_id=h-${++order}`;
+// A path of its own for each wallet: every wallet on a callback's origin and path has the terms of the first.
+const nextCallback = (base = 'https://shop.io/ipn') => `${base}/h-${++order}?order_id=h-${order}`;
 const createWallet = (callback: string, on = app) =>
   on.inject({ method: 'GET', url: '/control/wallet.php', query: { address: payout, callback } });
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { consentingOwner, ownerConsent } from './support/affiliate-consent';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -29,10 +30,16 @@ describe('a payout address that is a temporary wallet of this gateway', () => {
 
   it('is refused by the affiliate variants too', async () => {
     const b = (await createWallet('/control/wallet.php', { address: payout, callback: 'https://shop.io/ipn?order=b2' })).json();
-    const response = await createWallet('/control/affiliate.php', {
-      address: b.polygon_address_in,
-      callback: 'https://shop.io/ipn?order=a2',
-      affiliate: '0x000000000000000000000000000000000000bEEF',
+    // The operator consents to the affiliate: nobody can sign for a temporary wallet's address.
+    const pinned = await fixture.build(fixture.config({ AFFILIATE_ADDRESSES: '0x000000000000000000000000000000000000bEEF' }));
+    const response = await pinned.inject({
+      method: 'GET',
+      url: '/control/affiliate.php',
+      query: {
+        address: b.polygon_address_in,
+        callback: 'https://shop.io/ipn?order=a2',
+        affiliate: '0x000000000000000000000000000000000000bEEF',
+      },
     });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ param: 'address' });
@@ -51,12 +58,13 @@ describe('an affiliate address that is a temporary wallet of this gateway', () =
       ['/control/affiliate.php', {}],
       ['/control/custom-affiliate.php', { affiliate_fee: '0.01', merchant_fee: '0.98' }],
     ] as const) {
-      const response = await createWallet(path, {
-        address: payout,
+      const query = {
+        address: consentingOwner.address,
         callback: `https://shop.io/ipn?order=aff-${path}`,
         affiliate: b.polygon_address_in.toLowerCase(),
         ...extra,
-      });
+      };
+      const response = await createWallet(path, { ...query, signature: await ownerConsent(query) });
       expect([path, response.statusCode]).toEqual([path, 400]);
       expect(response.json()).toMatchObject({ code: 'invalid_parameter', param: 'affiliate' });
       expect(response.json().error).toMatch(/temporary (receiving )?wallet of this gateway/);

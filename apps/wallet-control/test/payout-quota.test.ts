@@ -6,10 +6,16 @@ import { walletControlFixture } from './support/wallet-control-fixture';
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 const other = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 
-const fixture = walletControlFixture('payout_quota', { PAYOUT_WALLET_QUOTA_MAX: '3', PAYOUT_WALLET_QUOTA_WINDOW_SECONDS: '600' });
+// The operator consents to the affiliate of the shared-quota case (AFFILIATE_ADDRESSES).
+const fixture = walletControlFixture('payout_quota', {
+  PAYOUT_WALLET_QUOTA_MAX: '3',
+  PAYOUT_WALLET_QUOTA_WINDOW_SECONDS: '600',
+  AFFILIATE_ADDRESSES: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
+});
 let app: FastifyInstance;
 let order = 0;
-const nextCallback = () => `https://shop.io/ipn?order_id=quota-${++order}`;
+// A path of its own for each wallet: every wallet on a callback's origin and path has the terms of the first.
+const nextCallback = () => `https://shop.io/ipn/quota-${++order}?order_id=quota-${order}`;
 const createWallet = (address: string, callback: string, on = app) =>
   on.inject({ method: 'GET', url: '/control/wallet.php', query: { address, callback } });
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '@gateway/config';
+import { consentingOwner, ownerConsent } from './support/affiliate-consent';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
 // A gateway run for the operator's own shops pins the payout (and affiliate) addresses: nobody
@@ -13,7 +14,8 @@ const partner = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
 const fixture = walletControlFixture('pinned');
 let pinned: FastifyInstance;
 let order = 0;
-const nextCallback = () => `https://shop.io/ipn?order_id=pin-${++order}`;
+// A path of its own for each wallet: every wallet on a callback's origin and path has the terms of the first.
+const nextCallback = () => `https://shop.io/ipn/pin-${++order}?order_id=pin-${order}`;
 const get = (app: FastifyInstance, url: string, query: Record<string, string>) => app.inject({ method: 'GET', url, query });
 
 beforeAll(async () => {
@@ -48,9 +50,16 @@ describe('AFFILIATE_ADDRESSES', () => {
     );
     for (const [url, extra] of [
       ['/control/affiliate.php', {}],
-      ['/control/custom-affiliate.php', { affiliate_fee: '0.99', merchant_fee: '0' }],
+      ['/control/custom-affiliate.php', { affiliate_fee: '0.98', merchant_fee: '0.01' }],
     ] as const) {
-      const response = await get(pinned, url, { address: shop, callback: nextCallback(), affiliate: stranger, ...extra });
+      // A pin leaves out every other affiliate, even one the payout address's owner signed for.
+      const response = await get(pinned, url, {
+        address: shop,
+        callback: nextCallback(),
+        affiliate: stranger,
+        signature: `0x${'11'.repeat(65)}`,
+        ...extra,
+      });
       expect([url, response.statusCode]).toEqual([url, 403]);
       expect(response.json()).toMatchObject({ code: 'address_not_allowed', param: 'affiliate' });
       expect(response.json().error).toMatch(/AFFILIATE_ADDRESSES/);
@@ -74,12 +83,12 @@ describe('AFFILIATE_WALLETS=off', () => {
 });
 
 describe('open mode (the default)', () => {
-  it('accepts any payout and affiliate address', async () => {
+  it('accepts any payout address, and any affiliate its owner consents to', async () => {
     const open = await fixture.build();
     expect((await get(open, '/control/wallet.php', { address: stranger, callback: nextCallback() })).statusCode).toBe(200);
-    expect((await get(open, '/control/affiliate.php', { address: shop, callback: nextCallback(), affiliate: stranger })).statusCode).toBe(
-      200,
-    );
+    const query = { address: consentingOwner.address, callback: nextCallback(), affiliate: stranger };
+    expect((await get(open, '/control/affiliate.php', query)).json()).toMatchObject({ code: 'affiliate_consent_required' });
+    expect((await get(open, '/control/affiliate.php', { ...query, signature: await ownerConsent(query) })).statusCode).toBe(200);
   });
 });
 

@@ -4,9 +4,11 @@ import { walletControlFixture } from './support/wallet-control-fixture';
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 const affiliate = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 
-const fixture = walletControlFixture('platform-fee');
+// The operator consents to the affiliate (AFFILIATE_ADDRESSES).
+const fixture = walletControlFixture('platform-fee', { AFFILIATE_ADDRESSES: affiliate });
 let order = 0;
-const nextCallback = () => `https://shop.io/ipn?order_id=fee-${++order}`;
+// A path of its own for each wallet: every wallet on a callback's origin and path has the terms of the first.
+const nextCallback = () => `https://shop.io/ipn/fee-${++order}?order_id=fee-${order}`;
 
 async function recordedFee(callback: string): Promise<number | undefined> {
   const { rows } = await fixture.db.pool.query<{ platform_fee_bps: number }>(

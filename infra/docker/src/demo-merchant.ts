@@ -7,6 +7,14 @@ import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackS
 /** The demo shop's payout wallet: its orders are registered with it, and its callbacks must name it. */
 export const DEMO_PAYOUT_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
+/**
+ * The demo shop sells one thing: a 25 USD order, for which it wants at least 22.5 USDC on its
+ * payout address (the price less up to 10% for the provider's and the gateway's fees). A shop
+ * takes what it expects from its own order records, never from the callback URL: a stranger can
+ * register the shop's payout with a query of their own (and, with consent, other terms).
+ */
+export const DEMO_ORDER = { amountUsd: '25', minimumUsdc: '22.5' } as const;
+
 export interface DemoMerchantOptions {
   port: number;
   /** The interface to listen on: loopback for `pnpm demo`, every interface in a container. */
@@ -36,14 +44,16 @@ export function startDemoMerchant(options: DemoMerchantOptions): Promise<Server>
       return;
     }
     const url = `${base}${request.url ?? '/'}`;
-    // As a shop checks: the v2 signature (a header stripped down to v1 is refused), then that the
-    // money went to its own payout address (address_out), not to whoever registered its callback.
+    // Every check the README asks of a shop: the v2 signature (a header stripped down to v1 is
+    // refused), that the money went to its own payout address (address_out), not to whoever
+    // registered its callback, and that what reached it (value_forwarded_coin) covers the order.
     const verdict = verifyCallbackSignature({
       url,
       header: request.headers[CALLBACK_SIGNATURE_HEADER],
       deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
       publicKeys: [publicKey],
       payoutAddress: DEMO_PAYOUT_ADDRESS,
+      expectedAmount: DEMO_ORDER.minimumUsdc,
     });
     const entry: DemoMerchantCallback = {
       receivedAt: new Date().toISOString(),
@@ -53,7 +63,9 @@ export function startDemoMerchant(options: DemoMerchantOptions): Promise<Server>
     };
     if (options.logFile) appendFileSync(options.logFile, `${JSON.stringify(entry)}\n`);
     console.log(
-      `demo merchant: callback ${entry.query.order ?? ''} value_coin=${entry.query.value_coin} ${verdict.ok ? 'verified' : `REFUSED (${verdict.reason})`}`,
+      `demo merchant: callback ${entry.query.order ?? ''} value_coin=${entry.query.value_coin} ` +
+        `value_forwarded_coin=${entry.query.value_forwarded_coin} ` +
+        (verdict.ok ? 'verified' : `REFUSED (${verdict.reason})`),
     );
     response.writeHead(verdict.ok ? 200 : 400, { 'content-type': 'text/plain' }).end(verdict.ok ? '*ok*' : verdict.reason);
   });
@@ -80,14 +92,14 @@ export interface DemoOrderLinks {
   hostedLink: string;
 }
 
-/** A wallet for a 25 USD demo order whose callback goes to the demo merchant, and its payment links. */
+/** A wallet for a demo order (DEMO_ORDER) whose callback goes to the demo merchant, and its payment links. */
 export async function createDemoOrder(options: DemoOrderOptions): Promise<DemoOrderLinks> {
   const callback = `${options.merchantUrl.replace(/\/+$/, '')}/ipn?order=${options.order}&shop=demo`;
   const query = new URLSearchParams({ address: DEMO_PAYOUT_ADDRESS, callback });
   const response = await fetch(`${options.walletControlUrl.replace(/\/+$/, '')}/control/wallet.php?${query}`);
   if (!response.ok) throw new Error(`Create Wallet answered ${response.status}: ${await response.text()}`);
   const wallet = (await response.json()) as { address_in: string };
-  const demoOrder = { address: wallet.address_in, amount: '25', email: 'jane@shop.io', currency: 'USD' };
+  const demoOrder = { address: wallet.address_in, amount: DEMO_ORDER.amountUsd, email: 'jane@shop.io', currency: 'USD' };
   const base = options.paymentUrl.replace(/\/+$/, '');
   return {
     link: `${base}/process-payment.php?${new URLSearchParams({ ...demoOrder, provider: 'moonpay' })}`,

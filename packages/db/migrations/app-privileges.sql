@@ -30,6 +30,9 @@ GRANT SELECT, INSERT ON chain_tokens
 -- insert wallets with the HD indexes they reserve; Check Payment Status reads a wallet's
 -- payments, deposits and callbacks; the admin route resends a failed callback.
 GRANT SELECT, INSERT ON wallets TO :"wallet_control";
+-- The claim on a callback's origin and path (migration 017), taken with a path's first wallet;
+-- only the owner releases one (release-callback --path).
+GRANT SELECT, INSERT ON callback_paths TO :"wallet_control";
 GRANT USAGE ON SEQUENCE wallet_hd_index_seq TO :"wallet_control";
 GRANT SELECT, INSERT ON hd_keys TO :"wallet_control";
 GRANT SELECT ON payments, deposits, callback_deliveries TO :"wallet_control";

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool, PoolClient } from 'pg';
 import { appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, type DatabaseApp } from './app-roles';
+import { bindLegacyCallbackPaths } from './legacy-callback-paths';
 
 export const MIGRATIONS_DIR = join(__dirname, '..', 'migrations');
 /** What each app's role may do: applied after the numbered migrations, on every run (see the file). */
@@ -10,6 +11,14 @@ export const APP_PRIVILEGES_FILE = join(MIGRATIONS_DIR, 'app-privileges.sql');
 
 // Same number in every process, so concurrent boots apply migrations one at a time.
 const MIGRATION_LOCK_ID = 7_311_004_201;
+
+/**
+ * What a migration needs that SQL cannot do, run after its SQL in its transaction: 017 claims the
+ * callback paths of existing wallets in the canonical form only the WHATWG URL parser gives.
+ */
+const CODE_STEPS: Readonly<Record<string, (client: PoolClient) => Promise<void>>> = {
+  '017_callback_path_ownership.sql': bindLegacyCallbackPaths,
+};
 
 interface Migration {
   name: string;
@@ -69,6 +78,7 @@ export async function migrate(pool: Pool, schema = 'public', options: MigrateOpt
       await client.query('BEGIN');
       try {
         await client.query(migration.sql);
+        await CODE_STEPS[migration.name]?.(client);
         await client.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [migration.name, migration.checksum]);
         await client.query('COMMIT');
       } catch (error) {

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { createTestDatabase, ensureAppLoginUsers, TEST_DATABASE_URL, type TestDatabase } from '@gateway/testkit';
+import { callbackPathBinding } from '@gateway/domain';
 import * as db from '../src';
 import { createPool } from '../src/pool';
 import { DATABASE_APPS, type DatabaseApp } from '../src/app-roles';
@@ -28,7 +29,7 @@ const repositoryClasses = Object.entries(db as Record<string, unknown>).filter(
  */
 const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
   'wallet-control': {
-    WalletRepository: ['createOrGetMany', 'findOwners', 'areTemporaryWallets', 'reserveHdIndexes'],
+    WalletRepository: ['createOrGetMany', 'findOwners', 'findPathOwners', 'areTemporaryWallets', 'reserveHdIndexes'],
     HdKeyRepository: ['registerAndList', 'list'],
     TokenRepository: ['register', 'list'],
     PaymentStatusRepository: ['findByIpnToken'],
@@ -100,7 +101,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     TokenRepository: ['register', 'list'],
   },
   owner: {
-    WalletRepository: ['releaseCallback', 'listReleased'],
+    WalletRepository: ['releaseCallback', 'releaseCallbackPath', 'listReleased'],
   },
 };
 
@@ -183,11 +184,43 @@ describe('wallet-control, as its role', () => {
       affiliate: { affiliateAddress: hex(20), affiliateFeeBps: 50, merchantFeeBps: null },
     };
     const [created] = await wallets.createOrGetMany([candidate]);
-    expect(created!.created).toBe(true);
+    expect(created).toMatchObject({ created: true });
     const [repeat] = await wallets.createOrGetMany([
       { ...candidate, hdIndex: index! + 1n, polygonAddress: hex(20), ipnToken: randomUUID() },
     ]);
     expect(repeat).toMatchObject({ created: false, row: { ipnToken: candidate.ipnToken } });
+    // The callback's origin and path, claimed with its first wallet (migration 017): the next order
+    // on it is a new wallet for the same terms, and another payout address meets the claim.
+    const path = (url: string, payoutAddress: string) => callbackPathBinding(url, { payoutAddress, affiliate: null });
+    const next = {
+      ...candidate,
+      hdIndex: index! + 2n,
+      polygonAddress: hex(20),
+      ipnToken: randomUUID(),
+      affiliate: null,
+      dedupeKey: randomBytes(32),
+    };
+    const bound = {
+      ...next,
+      callbackUrl: 'https://shop.example/bound?order=1',
+      callbackPath: path('https://shop.example/bound', next.payoutAddress),
+    };
+    expect((await wallets.createOrGetMany([bound]))[0]).toMatchObject({ created: true });
+    const stranger = hex(20);
+    const [refused] = await wallets.createOrGetMany([
+      {
+        ...bound,
+        hdIndex: index! + 3n,
+        polygonAddress: hex(20),
+        ipnToken: randomUUID(),
+        dedupeKey: randomBytes(32),
+        payoutAddress: stranger,
+        callbackUrl: 'https://shop.example/bound?order=2',
+        callbackPath: path('https://shop.example/bound', stranger),
+      },
+    ]);
+    expect(refused).toMatchObject({ pathOwner: { payoutAddress: next.payoutAddress } });
+    expect(await wallets.findPathOwners([bound.callbackPath.key])).toHaveLength(1);
     expect(await wallets.areTemporaryWallets([candidate.polygonAddress, hex(20)])).toEqual([true, false]);
     expect(await repository('wallet-control', db.TokenRepository).register(token)).toBeUndefined();
     const keys = repository('wallet-control', db.HdKeyRepository);
@@ -437,6 +470,13 @@ describe('the owner', () => {
     const wallet = await ownerWallet();
     const wallets = repository('owner', db.WalletRepository);
     await expect(wallets.releaseCallback(wallet.callbackUrl)).resolves.toMatchObject({ polygonAddress: wallet.address });
+    const claim = callbackPathBinding('https://shop.example/claimed', { payoutAddress: hex(20), affiliate: null });
+    await database.pool.query('INSERT INTO callback_paths (path_key, callback_path, terms, payout_address) VALUES ($1, $2, $3, $3)', [
+      claim.key,
+      claim.path,
+      claim.terms,
+    ]);
+    await expect(wallets.releaseCallbackPath(claim.key)).resolves.toEqual({ claimed: true, wallets: [] });
     expect(await wallets.listReleased()).toMatchObject([{ polygonAddress: wallet.address }]);
   });
 });
@@ -464,6 +504,9 @@ describe('what each app must never do', () => {
     ['settlement-worker', 'raise a planned leg', 'UPDATE payouts SET amount = amount + 1'],
     ['settlement-worker', 'change a deposit amount', 'UPDATE deposits SET amount = amount + 1'],
     ['wallet-control', 'release a callback (the owner does)', 'UPDATE wallets SET callback_released_at = now(), dedupe_key = NULL'],
+    ['wallet-control', "release a callback path's claim (the owner does)", 'UPDATE callback_paths SET released_at = now()'],
+    ['wallet-control', "delete a callback path's claim", 'DELETE FROM callback_paths'],
+    ['payment-redirect', 'read the callback path claims', 'SELECT payout_address FROM callback_paths'],
     ['wallet-control', 'read a payout leg', 'SELECT to_address FROM payouts'],
     ['payment-redirect', 'read a payout address', 'SELECT payout_address FROM wallets'],
     ['payment-redirect', 'read an ipn_token', 'SELECT ipn_token FROM wallets'],

@@ -140,7 +140,7 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
     const candidates = Array.from({ length: 41 }, (_, i) => wallet(i === 20 ? 'https://shop.io/\u0000' : `https://shop.io/ipn?order=${i}`));
     const results = await Promise.allSettled(candidates.map(create));
     expect(results[20]).toMatchObject({ status: 'rejected', reason: { code: '22021' } });
-    expect(results.filter((r) => r.status === 'fulfilled' && r.value.created)).toHaveLength(40);
+    expect(results.filter((r) => r.status === 'fulfilled' && 'created' in r.value && r.value.created)).toHaveLength(40);
     const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM wallets WHERE callback_url LIKE $1', [
       'https://shop.io/ipn?order=%',
     ]);

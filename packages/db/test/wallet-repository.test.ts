@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
-import { WalletRepository, type NewWallet } from '../src/repositories/wallet-repository';
+import { WalletRepository, type CreateOrGetResult, type NewWallet, type WalletRow } from '../src/repositories/wallet-repository';
 
 let db: TestDatabase;
 let wallets: WalletRepository;
@@ -28,11 +28,17 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
+/** The wallet a candidate got (these candidates bind no callback path, so none meets a claim). */
+function walletOf(result: CreateOrGetResult | undefined): { row: WalletRow; created: boolean } {
+  if (!result || !('row' in result)) throw new Error(`expected a wallet, got ${JSON.stringify(result)}`);
+  return result;
+}
+
 describe('WalletRepository.createOrGetMany', () => {
   it('creates new pairs, returns existing ones, and gives identical candidates of one batch one wallet', async () => {
     const existing = candidate('https://shop.io/a');
     const [first] = await wallets.createOrGetMany([existing]);
-    expect(first?.created).toBe(true);
+    expect(walletOf(first).created).toBe(true);
 
     const twinA = candidate('https://shop.io/b');
     const twinB = candidate('https://shop.io/b');
@@ -40,10 +46,10 @@ describe('WalletRepository.createOrGetMany', () => {
     const again = candidate('https://shop.io/a');
     const results = await wallets.createOrGetMany([twinA, again, twinB, fresh]);
 
-    expect(results.map((r) => r.created)).toEqual([true, false, false, true]);
-    expect(results[1]?.row.polygonAddress).toBe(existing.polygonAddress);
-    expect(results[2]?.row).toEqual(results[0]?.row);
-    expect(results[3]?.row.polygonAddress).toBe(fresh.polygonAddress);
+    expect(results.map((r) => walletOf(r).created)).toEqual([true, false, false, true]);
+    expect(walletOf(results[1]).row.polygonAddress).toBe(existing.polygonAddress);
+    expect(walletOf(results[2]).row).toEqual(walletOf(results[0]).row);
+    expect(walletOf(results[3]).row.polygonAddress).toBe(fresh.polygonAddress);
     const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM wallets');
     expect(rows[0].n).toBe(3);
   });
@@ -52,9 +58,9 @@ describe('WalletRepository.createOrGetMany', () => {
     const pairs = Array.from({ length: 5 }, (_, i) => `https://shop.io/race-${i}`);
     const batches = await Promise.all(Array.from({ length: 8 }, () => wallets.createOrGetMany(pairs.map(candidate))));
     for (let i = 0; i < pairs.length; i += 1) {
-      const rowsForPair = batches.map((batch) => batch[i]?.row.polygonAddress);
+      const rowsForPair = batches.map((batch) => walletOf(batch[i]).row.polygonAddress);
       expect(new Set(rowsForPair).size).toBe(1);
-      expect(batches.filter((batch) => batch[i]?.created).length).toBe(1);
+      expect(batches.filter((batch) => walletOf(batch[i]).created).length).toBe(1);
     }
   });
 });

@@ -97,7 +97,8 @@ export function parseAffiliateWalletRequest(
 
 /**
  * custom-affiliate.php: the split is given. merchant_fee + affiliate_fee must be exactly what the
- * platform fee leaves (1 − 0.01 = 0.99 by default), compared in basis points.
+ * platform fee leaves (1 − 0.01 = 0.99 by default), compared in basis points, and the merchant's
+ * share is never 0.
  */
 export function parseCustomAffiliateWalletRequest(
   query: { address: string; callback: string; affiliate: string; affiliate_fee: string; merchant_fee: string },
@@ -107,6 +108,7 @@ export function parseCustomAffiliateWalletRequest(
   const address = parseAffiliateAddress(query.affiliate, request.payoutAddress, rules);
   const affiliateFeeBps = parseFeeFraction(query.affiliate_fee, 'affiliate_fee');
   const merchantFeeBps = parseFeeFraction(query.merchant_fee, 'merchant_fee');
+  if (merchantFeeBps === 0) throw noMerchantLeg();
   const available = BASIS_POINTS_SCALE - rules.platformFeeBps;
   if (merchantFeeBps + affiliateFeeBps !== available) {
     throw invalidParameter(
@@ -116,6 +118,18 @@ export function parseCustomAffiliateWalletRequest(
     );
   }
   return { ...request, affiliate: { kind: 'custom', address, affiliateFeeBps, merchantFeeBps } };
+}
+
+/**
+ * A wallet always pays its payout address something: its callback tells the shop "paid", and a
+ * wallet whose merchant leg is zero would say so for money the shop never gets.
+ */
+function noMerchantLeg(): GatewayError {
+  return invalidParameter(
+    'merchant_fee',
+    'merchant_fee must be more than 0: a wallet always has a merchant leg, since its callback tells the shop a payment arrived. ' +
+      'Give the payout address a share (e.g. merchant_fee=0.98&affiliate_fee=0.01)',
+  );
 }
 
 /** The terms a wallet row records (null: a wallet without an affiliate). */
@@ -157,7 +171,8 @@ export function affiliateTermsConflict(existing: AffiliateTerms | null): Gateway
   return new GatewayError(
     'conflict',
     `a wallet for this address and callback already exists with ${has}; its split never changes once payments could arrive. ` +
-      'Repeat the original request, or use a new callback URL (e.g. another order id) for a wallet with other terms',
+      'Repeat the original request, or use a callback URL on another path for a wallet with other terms ' +
+      '(with CALLBACK_OWNERSHIP=path, every wallet on one callback origin and path has the terms of the first)',
     'callback',
   );
 }

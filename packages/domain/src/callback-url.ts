@@ -116,6 +116,32 @@ export function parseCallbackUrl(input: string, rules: CallbackUrlRules, param =
 }
 
 /**
+ * What a callback URL's ownership is bound to (issue 22): its origin and path in one canonical
+ * form, whatever the query or fragment says, since a shop reads `?order=X&x=1` as order X. The
+ * WHATWG parser lower-cases the scheme and host (IDNA to punycode, every IPv4 spelling to four
+ * decimals), drops the scheme's default port, turns `\` into `/` and resolves `.` and `..`
+ * segments (also written `%2e`); on top of it a trailing dot of the host is dropped and a
+ * percent-encoded unreserved character (`%69` is `i`) is decoded, the rest upper-cased, as RFC
+ * 3986 section 6.2.2 normalises. Left as they are, because a server may tell them apart: the
+ * path's case and a trailing slash. `callbackUrl` must have passed parseCallbackUrl.
+ */
+export function callbackOriginPath(callbackUrl: string): string {
+  const url = new URL(callbackUrl);
+  const host = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
+  return `${url.protocol}//${host}${url.port === '' ? '' : `:${url.port}`}${normalisePercentEncoding(url.pathname)}`;
+}
+
+const PERCENT_ENCODED = /%([0-9A-Fa-f]{2})/g;
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+
+function normalisePercentEncoding(path: string): string {
+  return path.replace(PERCENT_ENCODED, (_escape, hex: string) => {
+    const character = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(character) ? character : `%${hex.toUpperCase()}`;
+  });
+}
+
+/**
  * The address of an IP-literal host, else undefined (a name: the callback-worker checks what it
  * resolves to, at every attempt). The WHATWG parser has already turned every IPv4 spelling
  * (0x7f.1, 2130706433, 0177.0.0.1, 127.1) into four decimal parts and wrapped IPv6 in brackets.

@@ -22,6 +22,10 @@ export const ERROR_CODES = {
   address_not_allowed: 403,
   /** The affiliate endpoints are turned off on this gateway (AFFILIATE_WALLETS=off). */
   affiliate_disabled: 403,
+  /** Affiliate terms without the payout address owner's signature, and an affiliate the operator did not pin (AFFILIATE_ADDRESSES). */
+  affiliate_consent_required: 403,
+  /** A consent signature that does not recover to the payout address over the requested terms. */
+  affiliate_consent_invalid: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

@@ -26,6 +26,7 @@ export * from './payment-progress';
 export * from './settlement-states';
 export * from './provider-options';
 export * from './affiliate-terms';
+export * from './affiliate-consent';
 export * from './chain-finality';
 export * from './rate-limit-client';
 export * from './webhook-payment-match';

@@ -139,6 +139,8 @@ describe('parseCustomAffiliateWalletRequest', () => {
       /must equal 0\.99 .*got 0\.98 \+ 0\.02 = 1$/,
     ],
     ['a split adding up to less', { affiliate_fee: '0.01', merchant_fee: '0.97' }, 'merchant_fee', /must equal 0\.99/],
+    ['no merchant leg', { affiliate_fee: '0.99', merchant_fee: '0' }, 'merchant_fee', /more than 0: .*merchant leg/],
+    ['no merchant leg, trailing zeros', { affiliate_fee: '0.99', merchant_fee: '0.0000' }, 'merchant_fee', /more than 0/],
     ['percentages', { affiliate_fee: '1', merchant_fee: '98' }, 'merchant_fee', /between 0 and 1/],
     ['more than 4 decimals', { affiliate_fee: '0.00995', merchant_fee: '0.98005' }, 'affiliate_fee', /more than 4 decimals/],
     ['the payout address as affiliate', { affiliate: payout.toLowerCase() }, 'affiliate', /must differ from address/],
@@ -211,7 +213,9 @@ describe('affiliate terms of an existing wallet', () => {
     );
     expect(affiliateTermsConflict({ ...configured, address: affiliate.toLowerCase() as EvmAddress }).message).toBe(
       `a wallet for this address and callback already exists with the configured affiliate share for ${affiliate} (it was created by affiliate.php); ` +
-        'its split never changes once payments could arrive. Repeat the original request, or use a new callback URL (e.g. another order id) for a wallet with other terms',
+        'its split never changes once payments could arrive. Repeat the original request, or use a callback URL on another path ' +
+        'for a wallet with other terms ' +
+        '(with CALLBACK_OWNERSHIP=path, every wallet on one callback origin and path has the terms of the first)',
     );
   });
 });

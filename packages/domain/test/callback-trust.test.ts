@@ -30,9 +30,10 @@ describe('callbackOwnerRefusal', () => {
         statusCode: 409,
         param: 'callback',
         message:
-          'this callback URL is already registered to a wallet with another payout address. A callback URL belongs to the first wallet registered with it, ' +
-          'so that no payment to another wallet can ever fire it. Use a new callback URL (e.g. another order id); ' +
-          'if this URL is yours and the other wallet is not, the gateway operator can release it',
+          'this callback URL (or another URL with the same origin and path: the query does not count) is already registered to a ' +
+          'wallet with another payout address. ' +
+          'A callback belongs to the first wallet registered with it, so that no payment to another wallet can ever fire it. ' +
+          'Use a callback URL on another path; if this one is yours and the other wallet is not, the gateway operator can release it',
       });
     }
   });

@@ -15,6 +15,8 @@ const UNIX_SECONDS = /^(0|[1-9]\d{0,14})$/;
 // (two headers folded into one), so the signed text splits into t, id and URL one way only.
 const DELIVERY_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+// USDC as the gateway writes it: a plain decimal with at most 6 decimals (the token's base unit).
+const USDC_AMOUNT = /^(\d{1,15})(?:\.(\d{1,6}))?$/;
 
 export type CallbackSignatureScheme = 'v1' | 'v2';
 
@@ -59,6 +61,15 @@ export interface VerifyCallbackSignatureInput {
    * get you a signed callback for money paid to them. Required; not an address: a TypeError.
    */
   payoutAddress: string;
+  /**
+   * What this order must pay you, in USDC as a decimal string ("25", "24.75"; at most 6 decimals):
+   * the callback's `value_forwarded_coin` (what reached your payout address) must be at least
+   * this, compared exactly in base units. Required, because a signed callback only says a payment
+   * arrived, not that your share of it covers the order: a wallet whose terms send most of the
+   * money elsewhere still fires your callback. `false` opts out explicitly, for a merchant that
+   * compares `value_forwarded_coin` itself. Anything else: a TypeError.
+   */
+  expectedAmount: string | false;
   /** The `ipn_token` Create Wallet answered for this order, if you kept it: the callback's must be it. */
   ipnToken?: string;
   /**
@@ -84,7 +95,9 @@ export type CallbackSignatureFailure =
   /** The signed URL has no `address_out`, more than one, or one that is not your `payoutAddress`: the money went elsewhere. */
   | 'address_out_mismatch'
   /** The signed URL's `ipn_token` is not the `ipnToken` given: a callback of another wallet. */
-  | 'ipn_token_mismatch';
+  | 'ipn_token_mismatch'
+  /** The signed URL's `value_forwarded_coin` is below `expectedAmount`, missing, more than one, or not a USDC amount. */
+  | 'amount_below_expected';
 
 export type VerifyCallbackSignatureResult =
   | {
@@ -96,6 +109,8 @@ export type VerifyCallbackSignatureResult =
       deliveryId?: string;
       /** The payout address the merchant's share was paid to, as the signed URL has it (it is yours). */
       addressOut: string;
+      /** What reached your payout address (`value_forwarded_coin`), as the signed URL has it (when it has one). */
+      valueForwarded?: string;
     }
   | { ok: false; reason: CallbackSignatureFailure };
 
@@ -165,8 +180,8 @@ export function parseSignatureHeader(header: unknown): ParsedSignatureHeader | u
  * `ipn_token` your wallet's. Every signature-key pair of the scheme is checked, so the time taken
  * does not depend on which one matched. Throws only for a configuration error (a key that is not an
  * Ed25519 public key, a `payoutAddress` that is not an address), never because of what the request
- * carries. Then compare `value_forwarded_coin` (your share) with the order, and deduplicate on the
- * returned delivery id.
+ * carries. `value_forwarded_coin` (your share) must be at least `expectedAmount`. Then deduplicate on
+ * the returned delivery id.
  */
 export function verifyCallbackSignature({
   url,
@@ -174,6 +189,7 @@ export function verifyCallbackSignature({
   deliveryId,
   publicKeys,
   payoutAddress,
+  expectedAmount,
   ipnToken,
   allowV1 = false,
   toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
@@ -182,6 +198,13 @@ export function verifyCallbackSignature({
   if (typeof payoutAddress !== 'string' || !EVM_ADDRESS.test(payoutAddress)) {
     throw new TypeError(
       'payoutAddress must be your payout address (0x and 40 hexadecimal characters), the one the wallet was registered with',
+    );
+  }
+  const expected = expectedAmount === false ? undefined : usdcBaseUnits(expectedAmount);
+  if (expectedAmount !== false && expected === undefined) {
+    throw new TypeError(
+      "expectedAmount must be what the order must pay you in USDC as a decimal string (e.g. '25' or '24.75', at most 6 decimals), " +
+        'or false to compare value_forwarded_coin yourself',
     );
   }
   const keys = publicKeys.map(toEd25519PublicKey);
@@ -211,7 +234,26 @@ export function verifyCallbackSignature({
   if (ipnToken !== undefined && (query.getAll('ipn_token').length !== 1 || query.get('ipn_token') !== ipnToken)) {
     return { ok: false, reason: 'ipn_token_mismatch' };
   }
-  return { ok: true, timestamp: parsed.timestamp, ...signed, addressOut: addressOut[0]! };
+  const forwarded = query.getAll('value_forwarded_coin');
+  const forwardedUnits = forwarded.length === 1 ? usdcBaseUnits(forwarded[0]!) : undefined;
+  if (expected !== undefined && (forwardedUnits === undefined || forwardedUnits < expected)) {
+    return { ok: false, reason: 'amount_below_expected' };
+  }
+  return {
+    ok: true,
+    timestamp: parsed.timestamp,
+    ...signed,
+    addressOut: addressOut[0]!,
+    ...(forwardedUnits === undefined ? {} : { valueForwarded: forwarded[0]! }),
+  };
+}
+
+/** A USDC decimal string as base units (6 decimals), exactly; undefined when it is not one. */
+function usdcBaseUnits(amount: unknown): bigint | undefined {
+  if (typeof amount !== 'string') return undefined;
+  const match = USDC_AMOUNT.exec(amount);
+  if (!match) return undefined;
+  return BigInt(match[1]!) * 1_000_000n + BigInt((match[2] ?? '').padEnd(6, '0'));
 }
 
 /** The public half of an Ed25519 key given as a KeyObject (public or private), PEM text or a JWK. */

@@ -1,3 +1,4 @@
 export * from './callback-signature';
 export * from './jwk';
 export * from './payment-link';
+export * from './affiliate-consent';

@@ -13,7 +13,7 @@ const url = `https://shop.example/cb.php?order=7&value_coin=12.5&address_out=${p
 const t = 1_700_000_000;
 // The signature mechanics below, checked on v1 headers (signed without a delivery id): v1 is
 // accepted only with allowV1 (callback-trust.test.ts has the merchant's checks).
-const v1 = { payoutAddress, allowV1: true };
+const v1 = { payoutAddress, allowV1: true, expectedAmount: false as const };
 
 function ed25519(): { privateKey: KeyObject; publicKey: KeyObject } {
   return generateKeyPairSync('ed25519');
@@ -196,7 +196,15 @@ describe('v2 signatures: the delivery id is signed too', () => {
   });
 
   it('verifies v2 with the delivery id header, and returns the id it verified', () => {
-    const result = verifyCallbackSignature({ payoutAddress, url, header: sign(), deliveryId, publicKeys: [current.publicKey], now: t });
+    const result = verifyCallbackSignature({
+      expectedAmount: false,
+      payoutAddress,
+      url,
+      header: sign(),
+      deliveryId,
+      publicKeys: [current.publicKey],
+      now: t,
+    });
     expect(result).toEqual({ ok: true, timestamp: t, scheme: 'v2', deliveryId, addressOut: payoutAddress });
   });
 
@@ -204,7 +212,15 @@ describe('v2 signatures: the delivery id is signed too', () => {
     const header = sign();
     for (const replayedId of [freshId, deliveryId.toUpperCase(), `${deliveryId}0`]) {
       expect(
-        verifyCallbackSignature({ payoutAddress, url, header, deliveryId: replayedId, publicKeys: [current.publicKey], now: t }),
+        verifyCallbackSignature({
+          expectedAmount: false,
+          payoutAddress,
+          url,
+          header,
+          deliveryId: replayedId,
+          publicKeys: [current.publicKey],
+          now: t,
+        }),
       ).toEqual({ ok: false, reason: 'no_matching_signature' });
     }
   });
@@ -212,44 +228,102 @@ describe('v2 signatures: the delivery id is signed too', () => {
   it('does not fall back to v1 when a v2 is present but fails', () => {
     // v1 alone would verify (it does not cover the id); the v2 beside it decides.
     const header = sign();
-    expect(verifyCallbackSignature({ payoutAddress, url, header, deliveryId: freshId, publicKeys: [current.publicKey], now: t }).ok).toBe(
-      false,
-    );
+    expect(
+      verifyCallbackSignature({
+        expectedAmount: false,
+        payoutAddress,
+        url,
+        header,
+        deliveryId: freshId,
+        publicKeys: [current.publicKey],
+        now: t,
+      }).ok,
+    ).toBe(false);
   });
 
   it('needs the delivery id header when the signature has a v2', () => {
     const header = sign();
     for (const missing of [undefined, '', 'a.b', 'a,b', `${deliveryId}, ${freshId}`, [deliveryId, freshId]]) {
-      expect(verifyCallbackSignature({ payoutAddress, url, header, deliveryId: missing, publicKeys: [current.publicKey], now: t })).toEqual(
-        { ok: false, reason: 'invalid_delivery_id' },
-      );
+      expect(
+        verifyCallbackSignature({
+          expectedAmount: false,
+          payoutAddress,
+          url,
+          header,
+          deliveryId: missing,
+          publicKeys: [current.publicKey],
+          now: t,
+        }),
+      ).toEqual({ ok: false, reason: 'invalid_delivery_id' });
     }
     // Node's req.headers value can be passed as it is.
     expect(
-      verifyCallbackSignature({ payoutAddress, url, header, deliveryId: [deliveryId], publicKeys: [current.publicKey], now: t }).ok,
+      verifyCallbackSignature({
+        expectedAmount: false,
+        payoutAddress,
+        url,
+        header,
+        deliveryId: [deliveryId],
+        publicKeys: [current.publicKey],
+        now: t,
+      }).ok,
     ).toBe(true);
   });
 
   it('refuses a header without v2 (stripped, or an older gateway) unless the merchant allows v1', () => {
     const v1Only = only(sign(), 'v1');
     expect(
-      verifyCallbackSignature({ payoutAddress, url, header: v1Only, deliveryId: freshId, publicKeys: [current.publicKey], now: t }),
+      verifyCallbackSignature({
+        expectedAmount: false,
+        payoutAddress,
+        url,
+        header: v1Only,
+        deliveryId: freshId,
+        publicKeys: [current.publicKey],
+        now: t,
+      }),
     ).toEqual({
       ok: false,
       reason: 'v2_required',
     });
     expect(
-      verifyCallbackSignature({ payoutAddress, url, header: v1Only, deliveryId, publicKeys: [current.publicKey], now: t, allowV1: true }),
+      verifyCallbackSignature({
+        expectedAmount: false,
+        payoutAddress,
+        url,
+        header: v1Only,
+        deliveryId,
+        publicKeys: [current.publicKey],
+        now: t,
+        allowV1: true,
+      }),
     ).toEqual({ ok: true, timestamp: t, scheme: 'v1', addressOut: payoutAddress });
     expect(
-      verifyCallbackSignature({ payoutAddress, url, header: sign(), deliveryId, publicKeys: [current.publicKey], now: t, allowV1: true }),
+      verifyCallbackSignature({
+        expectedAmount: false,
+        payoutAddress,
+        url,
+        header: sign(),
+        deliveryId,
+        publicKeys: [current.publicKey],
+        now: t,
+        allowV1: true,
+      }),
     ).toMatchObject({ ok: true, scheme: 'v2' });
   });
 
   it('accepts a header with v2 only (after v1 is retired)', () => {
     const v2Only = only(sign(), 'v2');
     expect(
-      verifyCallbackSignature({ payoutAddress, url, header: v2Only, deliveryId, publicKeys: [current.publicKey], now: t }),
+      verifyCallbackSignature({
+        expectedAmount: false,
+        payoutAddress,
+        url,
+        header: v2Only,
+        deliveryId,
+        publicKeys: [current.publicKey],
+        now: t,
+      }),
     ).toMatchObject({
       ok: true,
       scheme: 'v2',
@@ -259,15 +333,33 @@ describe('v2 signatures: the delivery id is signed too', () => {
   it('verifies v2 with either key during a rotation, and fails for a tampered URL or time', () => {
     const header = sign([current, previous]);
     for (const key of [current, previous]) {
-      expect(verifyCallbackSignature({ payoutAddress, url, header, deliveryId, publicKeys: [key.publicKey], now: t }).ok).toBe(true);
+      expect(
+        verifyCallbackSignature({ expectedAmount: false, payoutAddress, url, header, deliveryId, publicKeys: [key.publicKey], now: t }).ok,
+      ).toBe(true);
     }
     expect(
-      verifyCallbackSignature({ payoutAddress, url: `${url}&x=1`, header, deliveryId, publicKeys: [current.publicKey], now: t }).ok,
+      verifyCallbackSignature({
+        expectedAmount: false,
+        payoutAddress,
+        url: `${url}&x=1`,
+        header,
+        deliveryId,
+        publicKeys: [current.publicKey],
+        now: t,
+      }).ok,
     ).toBe(false);
     const later = header.replace(`t=${t}`, `t=${t + 1}`);
-    expect(verifyCallbackSignature({ payoutAddress, url, header: later, deliveryId, publicKeys: [current.publicKey], now: t }).ok).toBe(
-      false,
-    );
+    expect(
+      verifyCallbackSignature({
+        expectedAmount: false,
+        payoutAddress,
+        url,
+        header: later,
+        deliveryId,
+        publicKeys: [current.publicKey],
+        now: t,
+      }).ok,
+    ).toBe(false);
   });
 
   it('refuses to sign a delivery id that could be confused with the URL', () => {
@@ -280,7 +372,9 @@ describe('v2 signatures: the delivery id is signed too', () => {
     const good = sign();
     const v2 = good.slice(good.indexOf('v2='));
     for (const header of [`t=${t},v2=not-base64!`, `t=${t},${Array.from({ length: 9 }, () => v2).join(',')}`]) {
-      expect(verifyCallbackSignature({ payoutAddress, url, header, deliveryId, publicKeys: [current.publicKey], now: t })).toEqual({
+      expect(
+        verifyCallbackSignature({ expectedAmount: false, payoutAddress, url, header, deliveryId, publicKeys: [current.publicKey], now: t }),
+      ).toEqual({
         ok: false,
         reason: 'malformed_header',
       });

@@ -27,12 +27,28 @@ function signed(url: string, options: { v1Only?: boolean } = {}) {
 }
 
 const check = (url: string, input: Partial<VerifyCallbackSignatureInput> = {}) =>
-  verifyCallbackSignature({ url, header: signed(url), deliveryId, publicKeys: [key.publicKey], now: t, payoutAddress: merchant, ...input });
+  verifyCallbackSignature({
+    url,
+    header: signed(url),
+    deliveryId,
+    publicKeys: [key.publicKey],
+    now: t,
+    payoutAddress: merchant,
+    expectedAmount: '24.75',
+    ...input,
+  });
 
 describe('verifyCallbackSignature checks what was paid to whom, not only who signed', () => {
   it("accepts the merchant's own address_out, in any case, and returns it", () => {
     for (const addressOut of [merchant, merchant.toLowerCase()]) {
-      expect(check(callbackUrl(addressOut))).toEqual({ ok: true, timestamp: t, scheme: 'v2', deliveryId, addressOut });
+      expect(check(callbackUrl(addressOut))).toEqual({
+        ok: true,
+        timestamp: t,
+        scheme: 'v2',
+        deliveryId,
+        addressOut,
+        valueForwarded: '24.75',
+      });
     }
     expect(check(callbackUrl(merchant), { payoutAddress: merchant.toLowerCase() }).ok).toBe(true);
   });
@@ -56,6 +72,7 @@ describe('verifyCallbackSignature checks what was paid to whom, not only who sig
     const forged = callbackUrl(attacker);
     expect(
       verifyCallbackSignature({
+        expectedAmount: false,
         url: forged,
         header: signed(callbackUrl(merchant)),
         deliveryId,
@@ -85,7 +102,15 @@ describe('v2 by default', () => {
   it('refuses a header stripped down to v1 unless the merchant opts in with allowV1', () => {
     const url = callbackUrl(merchant);
     const v1Only = signed(url, { v1Only: true });
-    const input = { url, header: v1Only, deliveryId, publicKeys: [key.publicKey], now: t, payoutAddress: merchant };
+    const input = {
+      url,
+      header: v1Only,
+      deliveryId,
+      publicKeys: [key.publicKey],
+      now: t,
+      payoutAddress: merchant,
+      expectedAmount: false as const,
+    };
     expect(verifyCallbackSignature(input)).toEqual({ ok: false, reason: 'v2_required' });
     expect(verifyCallbackSignature({ ...input, allowV1: true })).toMatchObject({ ok: true, scheme: 'v1' });
     // Opting in to v1 does not weaken the address_out check: v1 covers the URL too.
@@ -94,5 +119,42 @@ describe('v2 by default', () => {
       ok: false,
       reason: 'address_out_mismatch',
     });
+  });
+});
+
+// Issue 22: a stranger set terms on the merchant's own payout address that sent 99% to an
+// affiliate of theirs; the shop got a validly signed callback with address_out = its payout,
+// value_coin=25 and value_forwarded_coin=0. The payout check passes it: the amount check does not.
+describe('expectedAmount: what reached the payout address must cover the order', () => {
+  const attack = callbackUrl(merchant).replace('value_forwarded_coin=24.75', 'value_forwarded_coin=0');
+
+  it('refuses the attack callback that the payout check alone accepts', () => {
+    expect(check(attack, { expectedAmount: false })).toMatchObject({ ok: true, addressOut: merchant, valueForwarded: '0' });
+    expect(check(attack, { expectedAmount: '25' })).toEqual({ ok: false, reason: 'amount_below_expected' });
+  });
+
+  it('compares exactly in base units: equal or more passes, one base unit less does not', () => {
+    expect(check(callbackUrl(merchant), { expectedAmount: '24.75' })).toMatchObject({ ok: true, valueForwarded: '24.75' });
+    expect(check(callbackUrl(merchant), { expectedAmount: '24.750000' })).toMatchObject({ ok: true });
+    expect(check(callbackUrl(merchant), { expectedAmount: '24.7' })).toMatchObject({ ok: true });
+    expect(check(callbackUrl(merchant), { expectedAmount: '24.750001' })).toEqual({ ok: false, reason: 'amount_below_expected' });
+    expect(check(callbackUrl(merchant), { expectedAmount: '25' })).toEqual({ ok: false, reason: 'amount_below_expected' });
+  });
+
+  it('refuses a callback whose value_forwarded_coin is missing, doubled or not a USDC amount', () => {
+    for (const url of [
+      callbackUrl(merchant).replace('&value_forwarded_coin=24.75', ''),
+      callbackUrl(merchant, '&value_forwarded_coin=100'),
+      callbackUrl(merchant).replace('value_forwarded_coin=24.75', 'value_forwarded_coin=2.5e1'),
+      callbackUrl(merchant).replace('value_forwarded_coin=24.75', 'value_forwarded_coin=24.7500001'),
+    ]) {
+      expect(check(url, { expectedAmount: '1' })).toEqual({ ok: false, reason: 'amount_below_expected' });
+    }
+  });
+
+  it('an expectedAmount that is not a USDC decimal string (or false) is a configuration error', () => {
+    for (const expectedAmount of ['25.0000001', '-1', '1e3', '', 25, undefined, true]) {
+      expect(() => check(callbackUrl(merchant), { expectedAmount: expectedAmount as string })).toThrow(TypeError);
+    }
   });
 });

@@ -42,7 +42,17 @@ describe('what is signed, computed here independently', () => {
       `t=${t},v1=${signature(`${t}.${url}`)},v2=${signature(`${t}.d-1.${url}`)}`,
     );
     const v1Only = `t=${t},v1=${signature(`${t}.${url}`)}`;
-    expect(verifyCallbackSignature({ url, header: v1Only, publicKeys: [publicKey], payoutAddress, allowV1: true, now: t })).toMatchObject({
+    expect(
+      verifyCallbackSignature({
+        expectedAmount: false,
+        url,
+        header: v1Only,
+        publicKeys: [publicKey],
+        payoutAddress,
+        allowV1: true,
+        now: t,
+      }),
+    ).toMatchObject({
       ok: true,
       scheme: 'v1',
     });
@@ -79,7 +89,15 @@ describe('verifyCallbackSignature', () => {
   it('refuses a delivery id header that is not one text', () => {
     const header = signCallback({ url, privateKeys: keys, deliveryId: '123', timestamp: t });
     const verify = (deliveryId: unknown) =>
-      verifyCallbackSignature({ url, header, deliveryId: deliveryId as string, publicKeys: [publicKey], payoutAddress, now: t });
+      verifyCallbackSignature({
+        expectedAmount: false,
+        url,
+        header,
+        deliveryId: deliveryId as string,
+        publicKeys: [publicKey],
+        payoutAddress,
+        now: t,
+      });
     expect(verify('123')).toMatchObject({ ok: true, deliveryId: '123' });
     expect(verify(['123'])).toMatchObject({ ok: true, deliveryId: '123' });
     expect(verify([123])).toEqual({ ok: false, reason: 'invalid_delivery_id' });
@@ -90,7 +108,15 @@ describe('verifyCallbackSignature', () => {
     const header = signCallback({ url, privateKeys: keys, deliveryId: 'd-1', timestamp: t });
     for (const wrong of [`x${payoutAddress}`, `${payoutAddress}0`, payoutAddress.slice(0, -1)]) {
       expect(() =>
-        verifyCallbackSignature({ url, header, deliveryId: 'd-1', publicKeys: [publicKey], payoutAddress: wrong, now: t }),
+        verifyCallbackSignature({
+          expectedAmount: false,
+          url,
+          header,
+          deliveryId: 'd-1',
+          publicKeys: [publicKey],
+          payoutAddress: wrong,
+          now: t,
+        }),
       ).toThrow(
         new TypeError(
           'payoutAddress must be your payout address (0x and 40 hexadecimal characters), the one the wallet was registered with',
@@ -103,7 +129,16 @@ describe('verifyCallbackSignature', () => {
     const twice = `${url}&ipn_token=tok_1&ipn_token=tok_1`;
     const header = signCallback({ url: twice, privateKeys: keys, deliveryId: 'd-1', timestamp: t });
     const verify = (ipnToken?: string) =>
-      verifyCallbackSignature({ url: twice, header, deliveryId: 'd-1', publicKeys: [publicKey], payoutAddress, ipnToken, now: t });
+      verifyCallbackSignature({
+        expectedAmount: false,
+        url: twice,
+        header,
+        deliveryId: 'd-1',
+        publicKeys: [publicKey],
+        payoutAddress,
+        ipnToken,
+        now: t,
+      });
     expect(verify()).toMatchObject({ ok: true });
     expect(verify('tok_1')).toEqual({ ok: false, reason: 'ipn_token_mismatch' });
   });

@@ -1,10 +1,14 @@
 import { LRUCache } from 'lru-cache';
 import { getAddress } from 'viem';
 import {
+  affiliateConsentRefusal,
+  affiliateConsentTerms,
   affiliateTermsOf,
   affiliateWalletsDisabled,
   callbackAddressPolicy,
   callbackOwnerRefusal,
+  callbackPathBinding,
+  callbackRegisteredElsewhere,
   openAddressIn,
   parseAffiliateWalletRequest,
   parseCustomAffiliateWalletRequest,
@@ -16,12 +20,13 @@ import {
   type AddressPin,
   type AddressPolicy,
   type AffiliateTerms,
+  type CallbackOwnership,
   type EvmAddress,
   type SealingKeyRing,
   type WalletRequest,
   walletPlatformFeeBps,
 } from '@gateway/domain';
-import { createBatcher, type NewWallet, type WalletRepository, type WalletRow } from '@gateway/db';
+import { createBatcher, type CreateOrGetResult, type NewWallet, type WalletRepository, type WalletRow } from '@gateway/db';
 import type { AddressSupply } from './address-supply';
 import type { PayoutQuota } from './payout-quota';
 
@@ -52,6 +57,8 @@ export interface WalletServiceDeps {
   affiliateWallets?: boolean;
   /** New wallets per payout address per window, and across the gateway per minute; none: no quota. */
   quota?: PayoutQuota;
+  /** CALLBACK_OWNERSHIP: `path` (default) binds a callback's origin and path to its first wallet's terms; `shared` only the URL. */
+  callbackOwnership?: CallbackOwnership;
 }
 
 /** What a repeat is answered with: the answer as it stands under the current key, and the terms it was created with. */
@@ -76,12 +83,14 @@ const REMEMBERED_FOR_MS = 60_000;
 
 /**
  * Create Wallet (spec 4.1), and its affiliate variants: one temporary wallet per callback URL,
- * owned by the first wallet registered with it (callbackOwnerRefusal in @gateway/domain). A repeat
- * with the owner's payout address and terms gets the owner back; another payout address or other
- * terms get a 409, never a second wallet or a changed split.
+ * owned by the first wallet registered with it, and (CALLBACK_OWNERSHIP=path) every wallet on a
+ * callback's origin and path with the terms of the first (callback-ownership in @gateway/domain).
+ * A repeat with the owner's payout address and terms gets the owner back, a new URL on the path
+ * with them a new wallet; another payout address or other terms get a 409, never a second wallet
+ * on the shop's callback or a changed split.
  */
 export class WalletService {
-  private readonly createOrGetWallet: (candidate: NewWallet) => Promise<{ row: WalletRow; created: boolean }>;
+  private readonly createOrGetWallet: (candidate: NewWallet) => Promise<CreateOrGetResult>;
   /** Whether a payout address is one of this gateway's temporary wallets (batched like the inserts). */
   private readonly isTemporaryWallet: (address: string) => Promise<boolean>;
   /** The callback-worker's address rule, for callbacks whose host is an IP literal. */
@@ -109,23 +118,44 @@ export class WalletService {
   }
 
   /** affiliate.php: the affiliate earns the configured share (AFFILIATE_SHARE_BPS, recorded on the wallet). */
-  createOrGetAffiliate(query: { address: string; callback: string; affiliate: string }): Promise<CreatedWallet> {
+  async createOrGetAffiliate(query: { address: string; callback: string; affiliate: string; signature?: string }): Promise<CreatedWallet> {
     if (this.deps.affiliateWallets === false) throw affiliateWalletsDisabled();
     const request = parseAffiliateWalletRequest(query, { ...this.rules(), affiliateShareBps: this.deps.affiliateShareBps });
+    await this.assertAffiliateConsent(request, request.affiliate, query.signature);
     return this.createOrGetWith(request, request.affiliate);
   }
 
   /** custom-affiliate.php: merchant_fee + affiliate_fee = 1 − the platform fee, recorded on the wallet. */
-  createOrGetCustomAffiliate(query: {
+  async createOrGetCustomAffiliate(query: {
     address: string;
     callback: string;
     affiliate: string;
     affiliate_fee: string;
     merchant_fee: string;
+    signature?: string;
   }): Promise<CreatedWallet> {
     if (this.deps.affiliateWallets === false) throw affiliateWalletsDisabled();
     const request = parseCustomAffiliateWalletRequest(query, { ...this.rules(), platformFeeBps: this.deps.platformFeeBps });
+    await this.assertAffiliateConsent(request, request.affiliate, query.signature);
     return this.createOrGetWith(request, request.affiliate);
+  }
+
+  /**
+   * Affiliate terms only with consent (affiliate-consent in @gateway/domain), checked before any
+   * wallet exists, also on a repeat: the operator's, when AFFILIATE_ADDRESSES pins the affiliate
+   * (a pin leaves out every other affiliate, signed or not), else the payout address owner's signature.
+   */
+  private async assertAffiliateConsent(request: WalletRequest, terms: AffiliateTerms, signature: string | undefined): Promise<void> {
+    const pin = this.deps.pins?.affiliate;
+    const pinned =
+      pinnedAddressRefusal(request.payoutAddress, this.deps.pins?.payout, 'address') ??
+      pinnedAddressRefusal(terms.address, pin, 'affiliate');
+    if (pinned) throw pinned;
+    const refusal = await affiliateConsentRefusal(affiliateConsentTerms(request, terms, this.deps.platformFeeBps), {
+      signature,
+      operatorPinned: pin !== undefined,
+    });
+    if (refusal) throw refusal;
   }
 
   private rules() {
@@ -138,9 +168,7 @@ export class WalletService {
   }
 
   private async createOrGetWith(request: WalletRequest, terms: AffiliateTerms | null): Promise<CreatedWallet> {
-    const pinned =
-      pinnedAddressRefusal(request.payoutAddress, this.deps.pins?.payout, 'address') ??
-      (terms ? pinnedAddressRefusal(terms.address, this.deps.pins?.affiliate, 'affiliate') : undefined);
+    const pinned = pinnedAddressRefusal(request.payoutAddress, this.deps.pins?.payout, 'address');
     if (pinned) throw pinned;
     const requested = { payoutAddress: request.payoutAddress, terms };
     const key = request.dedupeKey.toString('base64');
@@ -166,7 +194,7 @@ export class WalletService {
       this.deps.quota?.refused(overQuota!);
       throw overQuota;
     }
-    const { row, created } = await this.createOrGetWallet({
+    const result = await this.createOrGetWallet({
       hdIndex: candidate.hdIndex,
       polygonAddress: candidate.polygonAddress,
       addressIn: sealAddressIn(candidate.polygonAddress as EvmAddress, this.deps.keys),
@@ -186,10 +214,22 @@ export class WalletService {
         { affiliateFeeBps: terms?.affiliateFeeBps ?? null, merchantFeeBps: terms?.kind === 'custom' ? terms.merchantFeeBps : null },
         this.deps.platformFeeBps,
       ),
+      callbackPath:
+        this.deps.callbackOwnership === 'shared'
+          ? null
+          : callbackPathBinding(request.callbackUrl, { payoutAddress: request.payoutAddress, affiliate: terms }),
     }).catch((error: unknown) => {
       this.deps.addresses.giveBack(candidate);
       throw error;
     });
+    if ('pathOwner' in result) {
+      // The URL is new, but its origin and path are claimed for other terms: never remembered, so
+      // a path the operator releases is free at once.
+      this.deps.addresses.giveBack(candidate);
+      const owner = { payoutAddress: result.pathOwner.payoutAddress, affiliate: affiliateTermsOf(result.pathOwner) };
+      throw callbackOwnerRefusal({ payoutAddress: request.payoutAddress, affiliate: terms }, owner) ?? callbackRegisteredElsewhere();
+    }
+    const { row, created } = result;
     if (created) this.deps.quota?.count(request.payoutAddress);
     else this.deps.addresses.giveBack(candidate);
     const wallet = this.walletOf(row, created, created ? candidate.polygonAddress : undefined);

@@ -37,7 +37,24 @@ export interface NewWallet {
   affiliate?: NewWalletAffiliate | null;
   /** The platform's share of its deposits (walletPlatformFeeBps in @gateway/domain): settlement pays what the wallet records. */
   platformFeeBps: number;
+  /**
+   * CALLBACK_OWNERSHIP=path: the callback's origin and path, claimed for these terms by the first
+   * wallet on them (callbackPathBinding in @gateway/domain). Absent or null: not bound (`shared`).
+   */
+  callbackPath?: { key: Buffer; path: string; terms: string } | null;
 }
+
+/** The live claim on a callback's origin and path: the terms every wallet on it has (migration 017). */
+export interface CallbackPathOwner {
+  /** Lower-case hex. */
+  payoutAddress: string;
+  affiliateAddress: string | null;
+  affiliateFeeBps: number | null;
+  merchantFeeBps: number | null;
+}
+
+/** What a candidate got: its wallet (new, or the one its URL had), or the claim on its path, which has other terms. */
+export type CreateOrGetResult = { row: WalletRow; created: boolean } | { pathOwner: CallbackPathOwner };
 
 export interface DerivedAddress {
   hdIndex: bigint;
@@ -53,6 +70,10 @@ export interface ReleasedWallet {
   releasedAt: Date;
 }
 
+// The first wallet of a batch is retried once when a concurrent request claimed its path with the
+// same terms after this statement's snapshot (it could not see the claim, so it did not insert).
+const CLAIM_ATTEMPTS = 2;
+
 const COLUMNS = `polygon_address AS "polygonAddress", address_in AS "addressIn", payout_address AS "payoutAddress",
   callback_url AS "callbackUrl", ipn_token AS "ipnToken", affiliate_address AS "affiliateAddress",
   affiliate_fee_bps AS "affiliateFeeBps", merchant_fee_bps AS "merchantFeeBps"`;
@@ -62,23 +83,50 @@ export class WalletRepository {
 
   /**
    * Returns the wallet that owns each candidate's callback URL, creating it from the candidate when
-   * no live wallet has that URL, in one statement for the whole batch (concurrent Create Wallet
-   * calls are batched: a statement costs PostgreSQL far more than a row). `created` tells whether
-   * that candidate's address was used; candidates with one URL in one batch get one wallet. An
-   * existing wallet is returned as it is, with its own payout address and affiliate terms, which may
-   * differ from the candidate's: the caller compares them (callbackOwnerRefusal in @gateway/domain).
+   * no live wallet has that URL and the candidate's callback path (when bound) is claimed for its
+   * terms or free, in one statement for the whole batch (concurrent Create Wallet calls are batched:
+   * a statement costs PostgreSQL far more than a row). `created` tells whether that candidate's
+   * address was used; candidates with one URL in one batch get one wallet. An existing wallet is
+   * returned as it is, with its own payout address and affiliate terms, which may differ from the
+   * candidate's: the caller compares them (callbackOwnerRefusal in @gateway/domain). A candidate
+   * whose URL is free but whose path is claimed for other terms gets that claim (`pathOwner`).
    */
-  async createOrGetMany(candidates: readonly NewWallet[]): Promise<Array<{ row: WalletRow; created: boolean }>> {
-    // New callbacks are the common case: insert first, and read back only the URLs that had an
-    // owner (one more statement for a batch with repeats, one index probe less for every new row).
-    // No conflict target: a live wallet with the URL (wallets_callback_owner_idx) or the same pair
-    // (dedupe_key) both mean "it exists"; a concurrent insert of the URL is waited for, then seen.
+  async createOrGetMany(candidates: readonly NewWallet[], attempt = 1): Promise<CreateOrGetResult[]> {
+    // New callbacks are the common case: claim and insert first, and read back only what had an
+    // owner. The path claim, the claims read and the insert are one statement; the insert skips a
+    // candidate whose path is claimed for other terms. No conflict target on wallets: a live wallet
+    // with the URL (wallets_callback_owner_idx) or the same pair (dedupe_key) both mean "it exists";
+    // a concurrent insert of the URL (or claim of the path) is waited for, then seen below.
     const { rows } = await this.pool.query<WalletRow & { hdIndex: string | null }>({
       name: 'wallet-insert-many',
-      text: `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
-                                  affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint, platform_fee_bps)
-             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
-                                  $8::text[], $9::int[], $10::int[], $11::text[], $12::int[])
+      text: `WITH c AS (
+               SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
+                                    $8::text[], $9::int[], $10::int[], $11::text[], $12::int[], $13::bytea[], $14::text[], $15::text[])
+                 WITH ORDINALITY AS c(hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
+                                      affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint, platform_fee_bps,
+                                      path_key, callback_path, terms, ord)),
+             claimed AS (
+               INSERT INTO callback_paths (path_key, callback_path, terms,
+                                           payout_address, affiliate_address, affiliate_fee_bps, merchant_fee_bps)
+               SELECT DISTINCT ON (path_key) path_key, callback_path, terms,
+                                             payout_address, affiliate_address, affiliate_fee_bps, merchant_fee_bps
+               FROM c WHERE path_key IS NOT NULL ORDER BY path_key, ord
+               ON CONFLICT (path_key) WHERE released_at IS NULL DO NOTHING
+               RETURNING id, path_key, terms),
+             claims AS (
+               SELECT id, path_key, terms FROM claimed
+               UNION ALL
+               SELECT p.id, p.path_key, p.terms FROM callback_paths p
+               WHERE p.released_at IS NULL AND p.path_key IN (SELECT path_key FROM c WHERE path_key IS NOT NULL))
+             INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
+                                  affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint, platform_fee_bps,
+                                  callback_path_id, callback_terms)
+             SELECT c.hd_index, c.polygon_address, c.address_in, c.payout_address, c.callback_url, c.dedupe_key, c.ipn_token,
+                    c.affiliate_address, c.affiliate_fee_bps, c.merchant_fee_bps, c.key_fingerprint, c.platform_fee_bps,
+                    claims.id, claims.terms
+             FROM c LEFT JOIN claims ON claims.path_key = c.path_key AND claims.terms = c.terms
+             WHERE c.path_key IS NULL OR claims.id IS NOT NULL
+             ORDER BY c.ord
              ON CONFLICT DO NOTHING
              RETURNING ${COLUMNS}, hd_index::text AS "hdIndex"`,
       values: [
@@ -94,21 +142,60 @@ export class WalletRepository {
         candidates.map((c) => c.affiliate?.merchantFeeBps ?? null),
         candidates.map((c) => c.keyFingerprint),
         candidates.map((c) => c.platformFeeBps),
+        candidates.map((c) => c.callbackPath?.key ?? null),
+        candidates.map((c) => c.callbackPath?.path ?? null),
+        candidates.map((c) => c.callbackPath?.terms ?? null),
       ],
     });
     const byUrl = new Map<string, WalletRow & { hdIndex: string | null }>(rows.map((row) => [row.callbackUrl, row]));
-    const missing = candidates.filter((c) => !byUrl.has(c.callbackUrl));
+    let missing = candidates.filter((c) => !byUrl.has(c.callbackUrl));
+    const pathOwners = new Map<string, CallbackPathOwner & { pathKey: Buffer; terms: string }>();
     if (missing.length > 0) {
       // The URL had an owner, or a concurrent request for it committed first (the insert waited
       // for it, so a fresh read sees its row), or a candidate earlier in this batch won.
       for (const row of await this.findOwners(missing.map((c) => c.callbackUrl))) byUrl.set(row.callbackUrl, { ...row, hdIndex: null });
+      missing = missing.filter((c) => !byUrl.has(c.callbackUrl));
     }
-    return candidates.map((candidate) => {
+    if (missing.length > 0) {
+      // The URL is free, so the path was claimed for other terms, or by a concurrent request this
+      // statement's snapshot did not see.
+      for (const owner of await this.findPathOwners(missing.map((c) => c.callbackPath?.key ?? Buffer.alloc(0)))) {
+        pathOwners.set(owner.pathKey.toString('hex'), owner);
+      }
+      const retry = missing.filter(
+        (c) => c.callbackPath && pathOwners.get(c.callbackPath.key.toString('hex'))?.terms === c.callbackPath.terms,
+      );
+      if (retry.length > 0 && attempt < CLAIM_ATTEMPTS) {
+        const again = await this.createOrGetMany(retry, attempt + 1);
+        retry.forEach((candidate, index) => {
+          const result = again[index]!;
+          if ('row' in result)
+            byUrl.set(candidate.callbackUrl, { ...result.row, hdIndex: result.created ? candidate.hdIndex.toString() : null });
+        });
+      }
+    }
+    return candidates.map((candidate): CreateOrGetResult => {
       const found = byUrl.get(candidate.callbackUrl);
-      if (!found) throw new Error('wallet missing after a conflict: no live wallet owns the callback URL');
-      const { hdIndex, ...row } = found;
-      return { row, created: hdIndex === candidate.hdIndex.toString() };
+      if (found) {
+        const { hdIndex, ...row } = found;
+        return { row, created: hdIndex === candidate.hdIndex.toString() };
+      }
+      const owner = candidate.callbackPath && pathOwners.get(candidate.callbackPath.key.toString('hex'));
+      if (!owner) throw new Error('wallet missing after a conflict: no live wallet owns the callback URL and no claim holds its path');
+      const { pathKey: _key, terms: _terms, ...pathOwner } = owner;
+      return { pathOwner };
     });
+  }
+
+  /** The live claims (migration 017) on these callback paths (sha256 keys), with the terms they hold. */
+  async findPathOwners(pathKeys: readonly Buffer[]): Promise<Array<CallbackPathOwner & { pathKey: Buffer; terms: string }>> {
+    const { rows } = await this.pool.query<CallbackPathOwner & { pathKey: Buffer; terms: string }>({
+      text: `SELECT path_key AS "pathKey", terms, payout_address AS "payoutAddress", affiliate_address AS "affiliateAddress",
+                    affiliate_fee_bps AS "affiliateFeeBps", merchant_fee_bps AS "merchantFeeBps"
+             FROM callback_paths WHERE path_key = ANY($1::bytea[]) AND released_at IS NULL`,
+      values: [pathKeys],
+    });
+    return rows;
   }
 
   /** The live wallets (callback not released) that own these callback URLs, compared byte for byte. */
@@ -141,6 +228,36 @@ export class WalletRepository {
       values: [callbackUrl],
     });
     return rows[0];
+  }
+
+  /**
+   * release-callback --path: the live claim on this callback path (sha256 key) is released with
+   * every live wallet created under it, so the path can be claimed again. The wallets keep their
+   * addresses, payouts and splits; the callback-worker never calls their URLs again. Returns the
+   * wallets released (none: the path had no claim, or a claim without live wallets, now released).
+   */
+  async releaseCallbackPath(pathKey: Buffer): Promise<{ claimed: boolean; wallets: ReleasedWallet[] }> {
+    const { rows } = await this.pool.query<{ claims: number; wallets: Array<Omit<ReleasedWallet, 'releasedAt'> & { releasedAt: string }> }>(
+      {
+        text: `WITH claim AS (
+               UPDATE callback_paths SET released_at = now() WHERE path_key = $1 AND released_at IS NULL RETURNING id),
+             released AS (
+               UPDATE wallets SET callback_released_at = now(), dedupe_key = NULL
+               WHERE callback_path_id IN (SELECT id FROM claim) AND callback_released_at IS NULL
+               RETURNING polygon_address, payout_address, callback_url, callback_released_at)
+             SELECT (SELECT count(*) FROM claim)::int AS claims,
+                    coalesce(jsonb_agg(jsonb_build_object(
+                      'polygonAddress', polygon_address, 'payoutAddress', payout_address,
+                      'callbackUrl', callback_url, 'releasedAt', callback_released_at)), '[]') AS wallets
+             FROM released`,
+        values: [pathKey],
+      },
+    );
+    const [result] = rows;
+    return {
+      claimed: (result?.claims ?? 0) > 0,
+      wallets: (result?.wallets ?? []).map((wallet) => ({ ...wallet, releasedAt: new Date(wallet.releasedAt) })),
+    };
   }
 
   /** Every wallet whose callback was released, newest release first. */

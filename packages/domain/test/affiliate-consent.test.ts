@@ -1,0 +1,94 @@
+import { privateKeyToAccount } from 'viem/accounts';
+import {
+  AFFILIATE_CONSENT_PURPOSE,
+  affiliateConsentMessage,
+  affiliateConsentRefusal,
+  affiliateConsentTerms,
+  type AffiliateConsentTerms,
+} from '../src/affiliate-consent';
+import type { EvmAddress } from '../src/evm-address';
+
+// Anvil's first two well-known test keys: the payout address's owner and a stranger.
+const owner = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+const stranger = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
+const affiliate = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
+
+const terms: AffiliateConsentTerms = {
+  payoutAddress: owner.address.toLowerCase(),
+  affiliateAddress: affiliate.toLowerCase(),
+  merchantFeeBps: 9_800,
+  affiliateFeeBps: 100,
+  callbackUrl: 'https://shop.io/ipn?order_id=1',
+};
+const pinned = { operatorPinned: true, signature: undefined };
+const signedBy = async (account: typeof owner, over = terms) => account.signMessage({ message: affiliateConsentMessage(over) });
+
+describe('affiliateConsentMessage', () => {
+  it('names the purpose and every term, one a line, with lower-case addresses and the API spelling of fees', () => {
+    expect(affiliateConsentMessage({ ...terms, merchantFeeBps: 9_850, affiliateFeeBps: 50 })).toBe(
+      [
+        AFFILIATE_CONSENT_PURPOSE,
+        `payout: ${owner.address.toLowerCase()}`,
+        `affiliate: ${affiliate.toLowerCase()}`,
+        'merchant_fee: 0.985',
+        'affiliate_fee: 0.005',
+        'callback: https://shop.io/ipn?order_id=1',
+      ].join('\n'),
+    );
+  });
+
+  it('affiliate.php: the configured share, and what it and the platform fee leave the merchant', () => {
+    const request = { payoutAddress: owner.address as EvmAddress, callbackUrl: terms.callbackUrl };
+    expect(affiliateConsentTerms(request, { kind: 'configured', address: affiliate as EvmAddress, affiliateFeeBps: 50 }, 100)).toEqual({
+      ...terms,
+      payoutAddress: owner.address,
+      affiliateAddress: affiliate,
+      merchantFeeBps: 9_850,
+      affiliateFeeBps: 50,
+    });
+    const custom = { kind: 'custom' as const, address: affiliate as EvmAddress, affiliateFeeBps: 100, merchantFeeBps: 9_700 };
+    expect(affiliateConsentTerms(request, custom, 100)).toMatchObject({ merchantFeeBps: 9_700, affiliateFeeBps: 100 });
+  });
+});
+
+describe('affiliateConsentRefusal', () => {
+  it('accepts an affiliate the operator pinned, without a signature', async () => {
+    expect(await affiliateConsentRefusal(terms, pinned)).toBeUndefined();
+  });
+
+  it("accepts the payout address owner's personal_sign of the message", async () => {
+    expect(await affiliateConsentRefusal(terms, { operatorPinned: false, signature: await signedBy(owner) })).toBeUndefined();
+  });
+
+  it('without a signature: 403 affiliate_consent_required, quoting the message and both ways to consent', async () => {
+    for (const signature of [undefined, '']) {
+      const refusal = await affiliateConsentRefusal(terms, { operatorPinned: false, signature });
+      expect(refusal).toMatchObject({ code: 'affiliate_consent_required', statusCode: 403, param: 'signature' });
+      expect(refusal?.message).toContain(JSON.stringify(affiliateConsentMessage(terms)));
+      expect(refusal?.message).toMatch(/personal_sign/);
+      expect(refusal?.message).toMatch(/AFFILIATE_ADDRESSES/);
+    }
+  });
+
+  it("a stranger's signature, or the owner's over other terms: 403 affiliate_consent_invalid", async () => {
+    const others: AffiliateConsentTerms[] = [
+      { ...terms, merchantFeeBps: 100, affiliateFeeBps: 9_800 },
+      { ...terms, affiliateAddress: stranger.address },
+      { ...terms, callbackUrl: `${terms.callbackUrl}&x=1` },
+    ];
+    for (const signature of [await signedBy(stranger), ...(await Promise.all(others.map((other) => signedBy(owner, other))))]) {
+      const refusal = await affiliateConsentRefusal(terms, { operatorPinned: false, signature });
+      expect(refusal).toMatchObject({ code: 'affiliate_consent_invalid', statusCode: 403, param: 'signature' });
+      expect(refusal?.message).toMatch(/another key, or over another message/);
+    }
+  });
+
+  it('a signature that is not one: 400, param signature', async () => {
+    const valid = await signedBy(owner);
+    const malformed = [valid.slice(0, -2), `${valid}00`, valid.slice(2), `0x${'zz'.repeat(65)}`, `${valid.slice(0, -2)}05`];
+    for (const signature of malformed) {
+      const refusal = await affiliateConsentRefusal(terms, { operatorPinned: false, signature });
+      expect(refusal).toMatchObject({ code: 'invalid_parameter', statusCode: 400, param: 'signature' });
+    }
+  });
+});
