@@ -68,18 +68,31 @@ export interface CheckoutOrder {
 }
 
 export interface CheckoutOptions {
-  /** The payment id: a provider that takes an idempotency key gets it, so a retried call opens one session. */
+  /**
+   * One per checkout attempt of the payment (the payment id for the first): a provider that takes
+   * an idempotency key gets it, so a retried call opens one session, and a fresh attempt a new one.
+   */
   idempotencyKey: string;
   /** Aborted when the customer's request gives up or the checkout deadline passes. */
   signal: AbortSignal;
 }
 
-export interface CreatedCheckout {
-  /** Where the customer's browser goes, top-level (never a frame, spec 1.5). */
-  url: string;
+/**
+ * Where the customer's browser goes, always top-level (never a frame, spec 1.5): a URL it is
+ * redirected to, or a form it POSTs (the payment host serves that as an auto-submitting page).
+ */
+export type CheckoutTarget =
+  | { readonly kind: 'redirect'; readonly url: string }
+  | { readonly kind: 'form'; readonly action: string; readonly fields: Readonly<Record<string, string>> };
+
+export type CreatedCheckout = CheckoutTarget & {
+  /** Unix milliseconds after which the provider refuses it; absent for a URL that never expires. */
+  readonly expiresAt?: number;
+  /** The provider accepts it once (a session URL): a second visit needs a fresh checkout. */
+  readonly singleUse?: boolean;
   /** The provider's own id for the order, when it gives one at this point. */
-  providerReference?: string;
-}
+  readonly providerReference?: string;
+};
 
 /** How a webhook names the payment it is about; the first that matches a payment of that provider wins. */
 export interface WebhookPaymentMatch {

@@ -43,7 +43,7 @@ const bridgedProvider: ProviderModule = defineProvider({
   create: (_values, context) => ({
     descriptor: bridgedProvider.descriptor,
     mode: context.mode,
-    createCheckout: async () => ({ url: 'https://ramp.example/' }),
+    createCheckout: async () => ({ kind: 'redirect' as const, url: 'https://ramp.example/' }),
     verifyWebhook: async () => {
       throw new Error('none');
     },

@@ -10,6 +10,7 @@ import {
   type WebhookHeaders,
 } from '../../src/provider-contract';
 import type { ProviderHttpClient } from '../../src/support/provider-http-client';
+import { redirectCheckout } from './checkout-target';
 
 /**
  * The contract test suite every adapter runs (`describeAdapterContract` in its own test file).
@@ -128,7 +129,8 @@ export function describeAdapterContract<S extends TObject>(fixture: AdapterContr
         expect(adapter.mode).toBe(mode);
         const order = sampleOrder(currency);
         const created = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
-        const url = new URL(created.url);
+        const url = new URL(redirectCheckout(created).url);
+        if (created.expiresAt !== undefined) expect(created.expiresAt).toBeGreaterThan(CONTRACT_NOW_MS);
         const host = new URL(descriptor.hosts[mode]).hostname;
         expect(url.protocol).toBe('https:');
         expect(url.hostname === host || url.hostname.endsWith(`.${host}`)).toBe(true);
@@ -136,7 +138,7 @@ export function describeAdapterContract<S extends TObject>(fixture: AdapterContr
         expect(reading.wallet.toLowerCase()).toBe(order.walletAddress.toLowerCase());
         expect(Number(reading.amount).toFixed(2)).toBe(order.amount);
         expect(reading.currency.toUpperCase()).toBe(order.currency);
-        if (fixture.carriesReference === false) expect(created.url).not.toContain(order.paymentId);
+        if (fixture.carriesReference === false) expect(url.toString()).not.toContain(order.paymentId);
         else expect(reading.reference).toBe(order.paymentId);
       },
     );

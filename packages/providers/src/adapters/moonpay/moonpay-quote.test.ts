@@ -9,6 +9,7 @@ import {
 import { sampleOrder } from '../../../test/support/adapter-contract';
 import { interac } from '../interac/interac-adapter';
 import { moonpay } from './moonpay-adapter';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const live = { API_KEY: 'pk_live_123456789abc', SECRET_KEY: 'sk_live_abcdefgh1234', WEBHOOK_KEY: 'wk_live_zyxwvuts9876' };
 const test = { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876' };
@@ -116,7 +117,9 @@ describe('moonpay quote', () => {
     const fake = fakeMoonpayApi({ statusCode: 200, body: buyQuoteBody({ baseCurrencyCode: 'eur' }) });
     agents.push(fake.agent);
     const adapter = await adapterOf(moonpay, live, 'live', fake.http);
-    const { url } = await adapter.createCheckout(sampleOrder('EUR'), { idempotencyKey: 'k', signal: new AbortController().signal });
+    const { url } = redirectCheckout(
+      await adapter.createCheckout(sampleOrder('EUR'), { idempotencyKey: 'k', signal: new AbortController().signal }),
+    );
     await adapter.quote!({ amount: '149.99', currency: 'EUR' }, { signal: new AbortController().signal });
     expect(fake.requests[0]?.pathname).toBe(`/v3/currencies/${new URL(url).searchParams.get('currencyCode')}/buy_quote`);
   });
