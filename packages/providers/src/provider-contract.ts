@@ -1,6 +1,7 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import type { CurrencyCode, EvmAddress, ProviderPaymentStatus, ProviderTerms } from '@gateway/domain';
 import type { ProviderHttpClient } from './support/provider-http-client';
+import type { TokenStore } from './support/shared-token-store';
 
 export type { ProviderPaymentStatus };
 
@@ -165,6 +166,8 @@ export interface AdapterContext {
   webhookUrl: string;
   /** Outgoing calls to the provider (sessions, quotes, order look-ups): timeouts and a retry budget. */
   http: ProviderHttpClient;
+  /** Credentials that outlive one request (an access token), shared by every replica, minted by one at a time. */
+  tokens: TokenStore;
   /** Unix milliseconds; tests move it. */
   now: () => number;
 }

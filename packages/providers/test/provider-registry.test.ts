@@ -12,6 +12,7 @@ import {
 } from '../src';
 import { moonpay } from '../src/adapters/moonpay/moonpay-adapter';
 import { NO_HTTP } from './support/adapter-contract';
+import type { SharedKeyValue } from '../src/support/shared-token-store';
 
 const sandbox = { baseUrl: 'http://127.0.0.1:3300', signingSecret: randomBytes(32) };
 const polygon = { chainId: 137, address: POLYGON_USDC.native };
@@ -22,7 +23,24 @@ const moonpayTest = {
 };
 
 const build = (options: Partial<ProviderRegistryOptions>) =>
-  createProviderRegistry({ env: {}, production: true, publicUrl: 'https://pay.example.org', token: polygon, http: NO_HTTP, ...options });
+  createProviderRegistry({
+    env: {},
+    production: true,
+    publicUrl: 'https://pay.example.org',
+    token: polygon,
+    http: NO_HTTP,
+    sharedStore: NO_SHARED_STORE,
+    ...options,
+  });
+
+/** The registry's adapters here keep no tokens. */
+const NO_SHARED_STORE: SharedKeyValue = {
+  get: async () => {
+    throw new Error('unexpected use of the shared store');
+  },
+  set: async () => false,
+  deleteIfEquals: async () => false,
+};
 
 /** A provider delivering USDC.e, to test the watcher's token rule. */
 const bridgedProvider: ProviderModule = defineProvider({

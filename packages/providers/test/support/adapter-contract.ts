@@ -10,6 +10,7 @@ import {
   type WebhookHeaders,
 } from '../../src/provider-contract';
 import type { ProviderHttpClient } from '../../src/support/provider-http-client';
+import type { TokenStore } from '../../src/support/shared-token-store';
 import { redirectCheckout } from './checkout-target';
 
 /**
@@ -42,8 +43,24 @@ export const NO_HTTP: ProviderHttpClient = {
   close: async () => undefined,
 };
 
+/** A token store that fails the test if used; adapters with tokens get one on a real Redis or a map instead. */
+export const NO_TOKENS: TokenStore = {
+  current: async (name) => {
+    throw new Error(`unexpected use of the token store (${name})`);
+  },
+  known: async () => [],
+  discard: async () => undefined,
+};
+
 export function contractContext(id: string, mode: ProviderMode, overrides: Partial<AdapterContext> = {}): AdapterContext {
-  return { mode, webhookUrl: `https://pay.example.org/webhooks/${id}`, http: NO_HTTP, now: () => CONTRACT_NOW_MS, ...overrides };
+  return {
+    mode,
+    webhookUrl: `https://pay.example.org/webhooks/${id}`,
+    http: NO_HTTP,
+    tokens: NO_TOKENS,
+    now: () => CONTRACT_NOW_MS,
+    ...overrides,
+  };
 }
 
 /** What a checkout URL carries, read the way the provider's documentation describes its parameters. */

@@ -40,6 +40,7 @@ describe('interac', () => {
       mode: 'live',
       webhookUrl: 'https://pay.example.org/webhooks/interac',
       http: undefined as never,
+      tokens: undefined as never,
       now: Date.now,
     });
     const { url } = redirectCheckout(

@@ -6,7 +6,7 @@ import {
   type ProviderHttpClient,
   type ProviderHttpRequest,
 } from '../../support/provider-http-client';
-import { sampleOrder } from '../../../test/support/adapter-contract';
+import { NO_TOKENS, sampleOrder } from '../../../test/support/adapter-contract';
 import { interac } from '../interac/interac-adapter';
 import { moonpay } from './moonpay-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
@@ -86,7 +86,13 @@ async function adapterOf(
   mode: ProviderMode,
   http: ProviderHttpClient,
 ) {
-  return module.create(settings, { mode, webhookUrl: `https://pay.example.org/webhooks/${module.descriptor.id}`, http, now: Date.now });
+  return module.create(settings, {
+    mode,
+    webhookUrl: `https://pay.example.org/webhooks/${module.descriptor.id}`,
+    http,
+    tokens: NO_TOKENS,
+    now: Date.now,
+  });
 }
 
 async function quoteFrom(answer: Answer, order: Pick<CheckoutOrder, 'amount' | 'currency'> = { amount: '25.00', currency: 'USD' }) {
