@@ -7,6 +7,7 @@ import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { PROVIDER_MODULES, providerEnvName } from '@gateway/providers';
 import { SAMPLE_RATE_FILE } from '@gateway/rates';
 import type { PaymentRedirectConfig } from '../src/config';
+import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } from '../../../packages/providers/test/support/transak-fake';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 
 // Each provider with its documented test (sandbox) credentials' shape; values are made up.
@@ -34,7 +35,20 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
   unlimit: { MERCHANT_ID: uuid, MODE: 'test' },
   // Particle takes no credentials (and documents no sandbox): its MODE switches it on.
   particle: { MODE: 'test' },
+  // A session provider: its API hosts are a local Transak (started below), its widget on the documented test host.
+  transak: {
+    API_KEY: FAKE_API_KEY,
+    API_SECRET: FAKE_API_SECRET,
+    MODE: 'test',
+    get API_URL() {
+      return transakFake.url;
+    },
+    get GATEWAY_URL() {
+      return transakFake.url;
+    },
+  },
 };
+let transakFake: TransakFake;
 
 function providerEnv(id: string): Record<string, string> {
   return Object.fromEntries(
@@ -48,11 +62,15 @@ const fixture = paymentRedirectFixture('provider-checkouts', { SANDBOX_CHECKOUT:
 let dir: string;
 const temporary = '0x4444444444444444444444444444444444444444' as EvmAddress;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rates-'));
   copyFileSync(SAMPLE_RATE_FILE, join(dir, 'rates.json'));
+  transakFake = await startTransakFake();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await transakFake.close();
+});
 
 /** payment-redirect in production with one provider's test credentials and nothing else. */
 async function productionWith(id: string): Promise<{ app: FastifyInstance; config: PaymentRedirectConfig }> {

@@ -10,6 +10,7 @@ import { rampnetwork } from './adapters/rampnetwork/rampnetwork-adapter';
 import { revolut } from './adapters/revolut/revolut-adapter';
 import { swipelux } from './adapters/swipelux/swipelux-adapter';
 import { topper } from './adapters/topper/topper-adapter';
+import { transak } from './adapters/transak/transak-adapter';
 import { unlimit } from './adapters/unlimit/unlimit-adapter';
 import { upi } from './adapters/upi/upi-adapter';
 import { utorg } from './adapters/utorg/utorg-adapter';
@@ -20,6 +21,7 @@ import { utorg } from './adapters/utorg/utorg-adapter';
  * adapters/ and one line here.
  */
 export const PROVIDER_MODULES: readonly ProviderModule[] = [
+  transak,
   moonpay,
   rampnetwork,
   particle,

@@ -94,8 +94,9 @@ describe('createProviderRegistry', () => {
     expect(registry.offered.map((provider) => provider.id)).toEqual(['moonpay']);
     expect(registry.adapter('moonpay')?.mode).toBe('test');
     expect(registry.notOfferedReason('mercuryo')).toBe('not configured by this operator');
-    expect(registry.notOfferedReason('transak')).toMatch(/server-side checkout session\) is not in this version/);
-    expect(registry.describe('transak')?.displayName).toBe('Transak');
+    expect(registry.notOfferedReason('wert')).toMatch(/server-side checkout session\) is not in this version/);
+    expect(registry.describe('wert')?.displayName).toBe('Wert');
+    expect(registry.notOfferedReason('transak')).toBe('not configured by this operator');
   });
 
   it('offers nothing when nothing is configured (Process Payment then says so per provider)', async () => {
