@@ -8,6 +8,7 @@ import { PROVIDER_MODULES, providerEnvName } from '@gateway/providers';
 import { SAMPLE_RATE_FILE } from '@gateway/rates';
 import type { PaymentRedirectConfig } from '../src/config';
 import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } from '../../../packages/providers/test/support/transak-fake';
+import { startStripeFake, type StripeFake } from '../../../packages/providers/test/support/stripe-fake';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 
 // Each provider with its documented test (sandbox) credentials' shape; values are made up.
@@ -35,6 +36,13 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
   unlimit: { MERCHANT_ID: uuid, MODE: 'test' },
   // Particle takes no credentials (and documents no sandbox): its MODE switches it on.
   particle: { MODE: 'test' },
+  stripe: {
+    SECRET_KEY: 'sk_test_51Nq8Xb2eZvKYlo2C0aBcDeFgH',
+    WEBHOOK_SECRET: 'whsec_5f3a1c9e7b2d4f6a8c0e1b3d5f7a9c2e',
+    get API_URL() {
+      return stripeFake.url;
+    },
+  },
   // A session provider: its API hosts are a local Transak (started below), its widget on the documented test host.
   transak: {
     API_KEY: FAKE_API_KEY,
@@ -49,6 +57,7 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
   },
 };
 let transakFake: TransakFake;
+let stripeFake: StripeFake;
 
 function providerEnv(id: string): Record<string, string> {
   return Object.fromEntries(
@@ -66,10 +75,12 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rates-'));
   copyFileSync(SAMPLE_RATE_FILE, join(dir, 'rates.json'));
   transakFake = await startTransakFake();
+  stripeFake = await startStripeFake();
 });
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   await transakFake.close();
+  await stripeFake.close();
 });
 
 /** payment-redirect in production with one provider's test credentials and nothing else. */
