@@ -18,6 +18,7 @@ import { createProviderHttpClient, createProviderRegistry, type ProviderRegistry
 import { createRateReader, registerRateMetrics, type RateReader } from '@gateway/rates';
 import type { PaymentRedirectConfig } from './config';
 import { PaymentService } from './services/payment-service';
+import { redisSharedStore } from './services/redis-shared-store';
 import { ReceiptService } from './services/receipt-service';
 import { HostedCheckoutService } from './services/hosted-checkout-service';
 import { paymentRoutes } from './routes/payment';
@@ -40,7 +41,7 @@ declare module 'fastify' {
 export interface PaymentRedirectDeps {
   config: PaymentRedirectConfig;
   pool: Pool;
-  /** Rate-limit counters shared by every replica (and cached exchange rates). */
+  /** Rate-limit counters and provider tokens shared by every replica (and cached exchange rates). */
   redis: IORedis;
   logger?: FastifyServerOptions['logger'];
 }
@@ -76,6 +77,8 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     publicUrl: config.publicUrl,
     token: { chainId: raw.CHAIN_ID, address: raw.USDC_TOKEN_ADDRESS },
     http: providerHttp,
+    // Tokens that outlive a request (Transak's access token) are shared by every replica.
+    sharedStore: redisSharedStore(redis, raw.REDIS_PREFIX),
   }).catch(async (error: unknown) => {
     await providerHttp.close();
     throw error;

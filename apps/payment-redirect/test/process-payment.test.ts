@@ -54,6 +54,10 @@ describe('GET /process-payment.php', () => {
     expect(body).toMatchObject({ status: 'success', provider: 'moonpay' });
     expect(body.checkout_url).toContain('currency=EUR');
     expect(body.payment_id).toMatch(/^[0-9a-f-]{36}$/);
+    // The sandbox link lives an hour; the customer's link opens a fresh one after that.
+    const expires = Number(new URL(body.checkout_url).searchParams.get('expires')) * 1000;
+    expect(body.checkout_expires_at).toBe(new Date(expires).toISOString());
+    expect(body.checkout_link).toBe(`${config.publicUrl}/payment/${body.payment_id}/checkout`);
   });
 
   it('refuses a plain payout address with 400 telling to send address_in', async () => {
@@ -243,7 +247,11 @@ describe('a provider that gives no checkout', () => {
     let statusWhileAsked: string | undefined;
     jest.spyOn(adapter(), 'createCheckout').mockImplementation(async (order) => {
       statusWhileAsked = (await checkoutRow(order.paymentId))?.status;
-      return { url: `https://buy-sandbox.moonpay.com/?externalTransactionId=${order.paymentId}`, providerReference: 'mp_42' };
+      return {
+        kind: 'redirect',
+        url: `https://buy-sandbox.moonpay.com/?externalTransactionId=${order.paymentId}`,
+        providerReference: 'mp_42',
+      };
     });
     const response = await pay(valid(), { accept: 'application/json' });
     expect(response.statusCode).toBe(200);
@@ -258,7 +266,7 @@ describe('a provider that gives no checkout', () => {
     const sandbox = adapter();
     Object.defineProperty(sandbox, 'mode', { value: 'live', configurable: true });
     try {
-      jest.spyOn(sandbox, 'createCheckout').mockResolvedValue({ url: 'http://buy.moonpay.com/?x=1' });
+      jest.spyOn(sandbox, 'createCheckout').mockResolvedValue({ kind: 'redirect', url: 'http://buy.moonpay.com/?x=1' });
       expect((await pay(valid(), { accept: 'application/json' })).statusCode).toBe(502);
     } finally {
       Object.defineProperty(sandbox, 'mode', { value: 'sandbox', configurable: true });

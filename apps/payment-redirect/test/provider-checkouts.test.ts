@@ -7,6 +7,8 @@ import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { PROVIDER_MODULES, providerEnvName } from '@gateway/providers';
 import { SAMPLE_RATE_FILE } from '@gateway/rates';
 import type { PaymentRedirectConfig } from '../src/config';
+import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } from '../../../packages/providers/test/support/transak-fake';
+import { startStripeFake, type StripeFake } from '../../../packages/providers/test/support/stripe-fake';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 
 // Each provider with its documented test (sandbox) credentials' shape; values are made up.
@@ -44,7 +46,28 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
   unlimit: { MERCHANT_ID: uuid, MODE: 'test' },
   // Particle takes no credentials (and documents no sandbox): its MODE switches it on.
   particle: { MODE: 'test' },
+  stripe: {
+    SECRET_KEY: 'sk_test_51Nq8Xb2eZvKYlo2C0aBcDeFgH',
+    WEBHOOK_SECRET: 'whsec_5f3a1c9e7b2d4f6a8c0e1b3d5f7a9c2e',
+    get API_URL() {
+      return stripeFake.url;
+    },
+  },
+  // A session provider: its API hosts are a local Transak (started below), its widget on the documented test host.
+  transak: {
+    API_KEY: FAKE_API_KEY,
+    API_SECRET: FAKE_API_SECRET,
+    MODE: 'test',
+    get API_URL() {
+      return transakFake.url;
+    },
+    get GATEWAY_URL() {
+      return transakFake.url;
+    },
+  },
 };
+let transakFake: TransakFake;
+let stripeFake: StripeFake;
 
 function providerEnv(id: string): Record<string, string> {
   return Object.fromEntries(
@@ -58,13 +81,19 @@ const fixture = paymentRedirectFixture('provider-checkouts', { SANDBOX_CHECKOUT:
 let dir: string;
 const temporary = '0x4444444444444444444444444444444444444444' as EvmAddress;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rates-'));
   // A table of the operator's own (production refuses the sample's rates, wherever they lie): one rate differs.
   const sample = JSON.parse(readFileSync(SAMPLE_RATE_FILE, 'utf8')) as { rates: Record<string, string> };
   writeFileSync(join(dir, 'rates.json'), JSON.stringify({ ...sample, rates: { ...sample.rates, NZD: '1.67' } }));
+  transakFake = await startTransakFake();
+  stripeFake = await startStripeFake();
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await transakFake.close();
+  await stripeFake.close();
+});
 
 /** payment-redirect in production with one provider's test credentials (test mode allowed explicitly) and nothing else. */
 async function productionWith(id: string): Promise<{ app: FastifyInstance; config: PaymentRedirectConfig }> {

@@ -39,13 +39,15 @@ GRANT SELECT ON payments, deposits, callback_deliveries TO :"wallet_control";
 GRANT UPDATE (status, next_attempt_at, round_start_attempts, resend_count, resent_at) ON callback_deliveries TO :"wallet_control";
 
 -- payment-redirect (internet-facing, holds the providers' credentials): Process Payment finds the
--- wallet by its temporary address and records the payment and its checkout; the providers'
--- webhooks update what the provider says; the receipt page reads the payment, the deposits into
--- its wallet, the merchant leg's transaction and whether the callback was delivered. It never
--- sees a wallet's payout address, callback URL or ipn_token.
+-- wallet by its temporary address and records the payment and its checkout (which the customer's
+-- link renews once expired, migration 017); the providers' webhooks update what the provider says;
+-- the receipt page reads the payment, the deposits into its wallet, the merchant leg's transaction
+-- and whether the callback was delivered. It never sees a wallet's payout address, callback URL or
+-- ipn_token.
 GRANT SELECT (id, polygon_address) ON wallets TO :"payment_redirect";
 GRANT SELECT, INSERT ON payments TO :"payment_redirect";
-GRANT UPDATE (status, checkout_url, checkout_error,
+GRANT UPDATE (status, checkout_url, checkout_error, checkout_form_fields, checkout_expires_at, checkout_single_use,
+              checkout_served_at, checkout_attempts,
               provider_status, provider_raw_status, provider_reference, provider_reason, provider_updated_at)
   ON payments TO :"payment_redirect";
 GRANT SELECT ON deposits TO :"payment_redirect";

@@ -37,7 +37,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
   },
   'payment-redirect': {
     WalletLookupRepository: ['hasTemporaryAddress'],
-    PaymentRepository: ['insertManyForWallets', 'recordCheckouts', 'failCheckout'],
+    PaymentRepository: ['insertManyForWallets', 'recordCheckouts', 'failCheckout', 'findCheckout', 'claimSingleUse', 'renewCheckout'],
     PaymentReceiptRepository: ['findReceipt', 'recordProviderStatus'],
     TokenRepository: ['register', 'list'],
   },
@@ -286,6 +286,15 @@ describe('payment-redirect, as its role', () => {
       true,
     ]);
     expect(await payments.failCheckout(failed, 'provider answered 503')).toBe(true);
+    // The customer's link: a form checkout, single use, handed out once, then renewed (migration 017).
+    const session = randomUUID();
+    await payments.insertManyForWallets([{ id: session, ...base, provider: 'transak' }]);
+    const form = { checkoutUrl: 'https://checkout.example/pay', formFields: { payment_id: session }, singleUse: true };
+    expect(await payments.recordCheckouts([{ id: session, ...form, expiresAt: new Date(Date.now() + 300_000) }])).toEqual([true]);
+    expect(await payments.findCheckout(session)).toMatchObject({ attempts: 1, checkout: { formFields: { payment_id: session } } });
+    expect(await payments.claimSingleUse(session, 1)).toBe(true);
+    expect(await payments.renewCheckout({ id: session, attempt: 2, ...form, served: true })).toBe(true);
+    expect(await payments.renewCheckout({ id: failed, attempt: 1, checkoutUrl: 'https://checkout.example/again' })).toBe(true);
 
     const receipts = repository('payment-redirect', db.PaymentReceiptRepository);
     const update = { providers: ['moonpay'], status: 'pending' as const, rawStatus: 'waitingPayment' };

@@ -81,6 +81,50 @@ async function providerStatuses(): Promise<Record<string, string | null>> {
   const { rows } = await db.pool.query<{ id: string; provider_status: string | null }>('SELECT id, provider_status FROM payments');
   return Object.fromEntries(rows.map((row) => [row.id, row.provider_status]));
 }
+describe("the customer's link: checkouts that expire, single use, and forms", () => {
+  it.each(PAYMENT_STATUSES)('renewCheckout from %s: allowed only from redirected and checkout_failed', async (status) => {
+    const id = await paymentIn(status);
+    const attempt = status === 'redirected' ? 1 : 0;
+    await db.pool.query('UPDATE payments SET checkout_attempts = $2 WHERE id = $1', [id, attempt]);
+    expect(await payments.renewCheckout({ id, attempt: attempt + 1, checkoutUrl: 'https://fresh.example/' })).toBe(
+      PAYMENT_MOVES.renewCheckout.from.some((from) => from === status),
+    );
+  });
+
+  it('keeps a form checkout, its expiry and single use; hands a single-use one out once; renews only the checkout read', async () => {
+    const id = await paymentIn('creating', 'simplex');
+    const expiresAt = new Date(Date.UTC(2026, 10, 25, 12, 5, 0));
+    const fields = { payment_id: id, version: '1', return_url_success: 'https://pay.example/payment/x' };
+    expect(
+      await payments.recordCheckouts([
+        { id, checkoutUrl: 'https://checkout.example/payments/new', formFields: fields, expiresAt, singleUse: true },
+      ]),
+    ).toEqual([true]);
+    const read = await payments.findCheckout(id);
+    expect(read).toMatchObject({
+      status: 'redirected',
+      provider: 'simplex',
+      amount: '25.00',
+      polygonAddress,
+      hasDeposit: false,
+      attempts: 1,
+      checkout: { url: 'https://checkout.example/payments/new', formFields: fields, expiresAt, singleUse: true, servedAt: null },
+    });
+    expect(await payments.claimSingleUse(id, 1)).toBe(true);
+    expect(await payments.claimSingleUse(id, 1)).toBe(false);
+    expect((await payments.findCheckout(id))?.checkout?.servedAt).toBeInstanceOf(Date);
+    // Two loads renew the same expired checkout: the first records the second attempt, the other is told.
+    const fresh = { id, attempt: 2, checkoutUrl: 'https://checkout.example/2', served: true, singleUse: true };
+    expect(await payments.renewCheckout(fresh)).toBe(true);
+    expect(await payments.renewCheckout({ ...fresh, checkoutUrl: 'https://checkout.example/3' })).toBe(false);
+    expect(await payments.findCheckout(id)).toMatchObject({
+      attempts: 2,
+      checkout: { url: 'https://checkout.example/2', formFields: null },
+    });
+    expect(await payments.claimSingleUse(id, 2)).toBe(false);
+    expect(await payments.findCheckout(randomUUID())).toBeUndefined();
+  });
+});
 
 describe('a webhook finds its payment', () => {
   const receipts = () => new PaymentReceiptRepository(db.pool);

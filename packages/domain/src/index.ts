@@ -10,6 +10,7 @@ export * from './token-contracts';
 export * from './address-pins';
 export * from './provider-terms';
 export * from './payment-states';
+export * from './checkout-lifetime';
 export * from './address-in-codec';
 export * from './random-bytes';
 export * from './email';

@@ -19,4 +19,9 @@ export const PAYMENT_MOVES = {
     to: 'checkout_failed',
     requires: 'the provider refused the checkout, could not be reached or did not answer in time; the reason stored with it',
   },
+  renewCheckout: {
+    from: ['redirected', 'checkout_failed'],
+    to: 'redirected',
+    requires: "the customer's link found no usable checkout (expired, or single-use and handed out) and the provider gave a fresh one",
+  },
 } as const satisfies Record<string, StatusMove<PaymentStatus>>;

@@ -5,3 +5,4 @@ export * from './known-providers';
 export * from './provider-registry';
 export * from './sandbox-adapter';
 export * from './support/provider-http-client';
+export * from './support/shared-token-store';

@@ -39,9 +39,7 @@ export const SPECIFICATION_ORDER: readonly string[] = [
  */
 export const SESSION_PROVIDERS_TO_COME: readonly ProviderTerms[] = [
   terms('wert', 'Wert', 'USD', '1'),
-  terms('stripe', 'Stripe', 'USD', '2'),
   terms('robinhood', 'Robinhood', 'USD', '5'),
-  terms('transak', 'Transak', 'any', '15'),
   terms('guardarian', 'Guardarian', 'any', '20'),
   terms('coinbase', 'Coinbase', 'any', '2'),
   terms('sardine', 'Sardine', 'any', '30'),

@@ -1,6 +1,7 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import type { CurrencyCode, EvmAddress, ProviderPaymentStatus, ProviderTerms } from '@gateway/domain';
 import type { ProviderHttpClient } from './support/provider-http-client';
+import type { TokenStore } from './support/shared-token-store';
 
 export type { ProviderPaymentStatus };
 
@@ -68,18 +69,31 @@ export interface CheckoutOrder {
 }
 
 export interface CheckoutOptions {
-  /** The payment id: a provider that takes an idempotency key gets it, so a retried call opens one session. */
+  /**
+   * One per checkout attempt of the payment (the payment id for the first): a provider that takes
+   * an idempotency key gets it, so a retried call opens one session, and a fresh attempt a new one.
+   */
   idempotencyKey: string;
   /** Aborted when the customer's request gives up or the checkout deadline passes. */
   signal: AbortSignal;
 }
 
-export interface CreatedCheckout {
-  /** Where the customer's browser goes, top-level (never a frame, spec 1.5). */
-  url: string;
+/**
+ * Where the customer's browser goes, always top-level (never a frame, spec 1.5): a URL it is
+ * redirected to, or a form it POSTs (the payment host serves that as an auto-submitting page).
+ */
+export type CheckoutTarget =
+  | { readonly kind: 'redirect'; readonly url: string }
+  | { readonly kind: 'form'; readonly action: string; readonly fields: Readonly<Record<string, string>> };
+
+export type CreatedCheckout = CheckoutTarget & {
+  /** Unix milliseconds after which the provider refuses it; absent for a URL that never expires. */
+  readonly expiresAt?: number;
+  /** The provider accepts it once (a session URL): a second visit needs a fresh checkout. */
+  readonly singleUse?: boolean;
   /** The provider's own id for the order, when it gives one at this point. */
-  providerReference?: string;
-}
+  readonly providerReference?: string;
+};
 
 /** How a webhook names the payment it is about; the first that matches a payment of that provider wins. */
 export interface WebhookPaymentMatch {
@@ -152,6 +166,8 @@ export interface AdapterContext {
   webhookUrl: string;
   /** Outgoing calls to the provider (sessions, quotes, order look-ups): timeouts and a retry budget. */
   http: ProviderHttpClient;
+  /** Credentials that outlive one request (an access token), shared by every replica, minted by one at a time. */
+  tokens: TokenStore;
   /** Unix milliseconds; tests move it. */
   now: () => number;
 }

@@ -8,8 +8,10 @@ import { moonpay } from './adapters/moonpay/moonpay-adapter';
 import { particle } from './adapters/particle/particle-adapter';
 import { rampnetwork } from './adapters/rampnetwork/rampnetwork-adapter';
 import { revolut } from './adapters/revolut/revolut-adapter';
+import { stripe } from './adapters/stripe/stripe-adapter';
 import { swipelux } from './adapters/swipelux/swipelux-adapter';
 import { topper } from './adapters/topper/topper-adapter';
+import { transak } from './adapters/transak/transak-adapter';
 import { unlimit } from './adapters/unlimit/unlimit-adapter';
 import { upi } from './adapters/upi/upi-adapter';
 import { utorg } from './adapters/utorg/utorg-adapter';
@@ -20,6 +22,8 @@ import { utorg } from './adapters/utorg/utorg-adapter';
  * adapters/ and one line here.
  */
 export const PROVIDER_MODULES: readonly ProviderModule[] = [
+  stripe,
+  transak,
   moonpay,
   rampnetwork,
   particle,

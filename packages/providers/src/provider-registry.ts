@@ -10,6 +10,7 @@ import { PROVIDER_MODULES } from './provider-modules';
 import { ALLOW_PROVIDER_TEST_MODE, providerEnvName, readProviderSettings } from './provider-settings';
 import { createSandboxAdapter, type SandboxAdapterOptions } from './sandbox-adapter';
 import type { ProviderHttpClient } from './support/provider-http-client';
+import { createTokenStore, type SharedKeyValue } from './support/shared-token-store';
 
 export interface ProviderRegistryOptions {
   /** The app's raw settings: `PROVIDER_<ID>_<NAME>` values are read from it. */
@@ -22,6 +23,8 @@ export interface ProviderRegistryOptions {
   /** The token the chain watcher follows: a provider delivering another cannot be used. */
   token: { chainId: number; address: string };
   http: ProviderHttpClient;
+  /** Where provider tokens are shared between replicas (Redis, under the app's prefix). */
+  sharedStore: SharedKeyValue;
   now?: () => number;
   /** Tests use their own modules; the gateway uses PROVIDER_MODULES. */
   modules?: readonly ProviderModule[];
@@ -99,6 +102,10 @@ export async function createProviderRegistry(options: ProviderRegistryOptions): 
         mode,
         webhookUrl: `${options.publicUrl}/webhooks/${descriptor.id}`,
         http: options.http,
+        tokens: createTokenStore(options.sharedStore, {
+          prefix: `provider-tokens:${descriptor.id}:`,
+          ...(options.now ? { now: options.now } : {}),
+        }),
         now: options.now ?? Date.now,
       });
       built.set(descriptor.id, adapter);

@@ -4,6 +4,7 @@ import type { ProviderTerms } from '@gateway/domain';
 import {
   ProviderWebhookError,
   type CheckoutOrder,
+  type CreatedCheckout,
   type ProviderAdapter,
   type ProviderDescriptor,
   type ProviderPaymentStatus,
@@ -62,8 +63,13 @@ export function createSandboxAdapter(provider: ProviderTerms, options: SandboxAd
   return {
     descriptor,
     mode: 'sandbox',
-    async createCheckout(order: CheckoutOrder) {
-      return { url: sandboxCheckoutUrl(baseUrl, provider.id, order, options.signingSecret) };
+    async createCheckout(order: CheckoutOrder): Promise<CreatedCheckout> {
+      const expiresSeconds = Math.floor(Date.now() / 1000) + SANDBOX_LINK_LIFETIME_SECONDS;
+      return {
+        kind: 'redirect',
+        url: sandboxCheckoutUrl(baseUrl, provider.id, order, options.signingSecret, expiresSeconds),
+        expiresAt: expiresSeconds * 1000,
+      };
     },
     async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
       if (!verifySandboxWebhook(rawBody, singleHeader(headers, SANDBOX_WEBHOOK_SIGNATURE_HEADER), options.signingSecret)) {
@@ -86,7 +92,13 @@ export function createSandboxAdapter(provider: ProviderTerms, options: SandboxAd
 }
 
 /** The signed sandbox checkout link of an order (the sandbox provider app verifies it). */
-export function sandboxCheckoutUrl(baseUrl: string, providerId: string, order: CheckoutOrder, secret: Buffer): string {
+export function sandboxCheckoutUrl(
+  baseUrl: string,
+  providerId: string,
+  order: CheckoutOrder,
+  secret: Buffer,
+  expiresSeconds = Math.floor(Date.now() / 1000) + SANDBOX_LINK_LIFETIME_SECONDS,
+): string {
   const fields: SandboxLinkFields = {
     payment: order.paymentId,
     provider: providerId,
@@ -95,7 +107,7 @@ export function sandboxCheckoutUrl(baseUrl: string, providerId: string, order: C
     currency: order.currency,
     email: order.email,
     return_url: order.returnUrl,
-    expires: String(Math.floor(Date.now() / 1000) + SANDBOX_LINK_LIFETIME_SECONDS),
+    expires: String(expiresSeconds),
   };
   const query = new URLSearchParams(fields);
   query.set('sig', signSandboxFields(fields, secret));

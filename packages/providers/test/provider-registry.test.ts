@@ -12,6 +12,7 @@ import {
 } from '../src';
 import { moonpay } from '../src/adapters/moonpay/moonpay-adapter';
 import { NO_HTTP } from './support/adapter-contract';
+import type { SharedKeyValue } from '../src/support/shared-token-store';
 
 const sandbox = { baseUrl: 'http://127.0.0.1:3300', signingSecret: randomBytes(32) };
 const polygon = { chainId: 137, address: POLYGON_USDC.native };
@@ -27,7 +28,24 @@ const moonpayLive = {
 };
 
 const build = (options: Partial<ProviderRegistryOptions>) =>
-  createProviderRegistry({ env: {}, production: true, publicUrl: 'https://pay.example.org', token: polygon, http: NO_HTTP, ...options });
+  createProviderRegistry({
+    env: {},
+    production: true,
+    publicUrl: 'https://pay.example.org',
+    token: polygon,
+    http: NO_HTTP,
+    sharedStore: NO_SHARED_STORE,
+    ...options,
+  });
+
+/** The registry's adapters here keep no tokens. */
+const NO_SHARED_STORE: SharedKeyValue = {
+  get: async () => {
+    throw new Error('unexpected use of the shared store');
+  },
+  set: async () => false,
+  deleteIfEquals: async () => false,
+};
 
 /** A provider delivering USDC.e, to test the watcher's token rule. */
 const bridgedProvider: ProviderModule = defineProvider({
@@ -48,7 +66,7 @@ const bridgedProvider: ProviderModule = defineProvider({
   create: (_values, context) => ({
     descriptor: bridgedProvider.descriptor,
     mode: context.mode,
-    createCheckout: async () => ({ url: 'https://ramp.example/' }),
+    createCheckout: async () => ({ kind: 'redirect' as const, url: 'https://ramp.example/' }),
     verifyWebhook: async () => {
       throw new Error('none');
     },
@@ -81,8 +99,9 @@ describe('createProviderRegistry', () => {
     expect(registry.offered.map((provider) => provider.id)).toEqual(['moonpay']);
     expect(registry.adapter('moonpay')?.mode).toBe('test');
     expect(registry.notOfferedReason('mercuryo')).toBe('not configured by this operator');
-    expect(registry.notOfferedReason('transak')).toMatch(/server-side checkout session\) is not in this version/);
-    expect(registry.describe('transak')?.displayName).toBe('Transak');
+    expect(registry.notOfferedReason('wert')).toMatch(/server-side checkout session\) is not in this version/);
+    expect(registry.describe('wert')?.displayName).toBe('Wert');
+    expect(registry.notOfferedReason('transak')).toBe('not configured by this operator');
   });
 
   it('in production refuses a provider in its test mode unless ALLOW_PROVIDER_TEST_MODE says so, by keys or by MODE', async () => {

@@ -9,6 +9,7 @@ import {
   type CheckoutOrder,
 } from '../src';
 import { describeHostileWebhooks, SIGNATURE_ALTERATIONS, signatureInHeader, tamperedSignature } from './support/adapter-contract';
+import { redirectCheckout } from './support/checkout-target';
 
 const secret = randomBytes(32);
 const request: CheckoutOrder = {
@@ -25,7 +26,16 @@ const options = { idempotencyKey: request.paymentId, signal: new AbortController
 describe('sandbox adapter', () => {
   const adapter = createSandboxAdapter(knownProviderTerms('moonpay')!, { baseUrl: 'http://127.0.0.1:3300/', signingSecret: secret });
 
-  const link = async () => new URL((await adapter.createCheckout(request, options)).url);
+  const link = async () => new URL(redirectCheckout(await adapter.createCheckout(request, options)).url);
+
+  it('says the checkout expires with its link, an hour after it was made', async () => {
+    const before = Date.now();
+    const created = redirectCheckout(await adapter.createCheckout(request, options));
+    const expires = Number(new URL(created.url).searchParams.get('expires')) * 1000;
+    expect(created.expiresAt).toBe(expires);
+    expect(expires - before).toBeGreaterThan(3_590_000);
+    expect(expires - before).toBeLessThanOrEqual(3_600_000);
+  });
 
   it('builds a signed checkout link carrying the order and the return page', async () => {
     const url = await link();

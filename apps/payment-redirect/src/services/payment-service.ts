@@ -1,15 +1,43 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { GatewayError, parsePaymentRequest, type PaymentRequestQuery, type SealingKeyRing } from '@gateway/domain';
+import {
+  checkoutLinkAction,
+  GatewayError,
+  parsePaymentRequest,
+  type CurrencyCode,
+  type EvmAddress,
+  type PaymentRequestQuery,
+  type SealingKeyRing,
+} from '@gateway/domain';
 import { currentRatesOrDeferredError, type RateReader } from '@gateway/rates';
 import { createBatcher, type NewPayment, type PaymentRepository, type RecordedCheckout } from '@gateway/db';
-import { ProviderCheckoutError, type CreatedCheckout, type ProviderAdapter, type ProviderRegistry } from '@gateway/providers';
+import {
+  ProviderCheckoutError,
+  type CheckoutOrder,
+  type CheckoutTarget,
+  type CreatedCheckout,
+  type ProviderAdapter,
+  type ProviderRegistry,
+} from '@gateway/providers';
 
 export interface StartedPayment {
   paymentId: string;
   provider: string;
-  checkoutUrl: string;
+  checkout: CreatedCheckout;
+  /** The customer's link to it, which opens a fresh checkout once this one is no longer usable. */
+  link: string;
 }
+
+/** Who the checkout is handed to: a browser gets a form checkout as a page; a JSON client gets the customer's link for it. */
+export type CheckoutAudience = 'browser' | 'json';
+
+/** What the customer's link opens. */
+export type OpenedCheckout =
+  | { kind: 'checkout'; paymentId: string; providerId: string; target: CheckoutTarget; amount: string; currency: string }
+  /** The provider has an order for this payment already, or USDC arrived: the receipt page. */
+  | { kind: 'receipt'; paymentId: string }
+  /** The payment's first checkout is still being created (a concurrent Process Payment). */
+  | { kind: 'wait'; paymentId: string };
 
 export interface PaymentServiceDeps {
   payments: PaymentRepository;
@@ -60,7 +88,7 @@ export class PaymentService {
     this.recordCheckout = createBatcher((checkouts: RecordedCheckout[]) => deps.payments.recordCheckouts(checkouts), BATCHING);
   }
 
-  async start(query: PaymentRequestQuery, customerIp: string): Promise<StartedPayment> {
+  async start(query: PaymentRequestQuery, customerIp: string, audience: CheckoutAudience = 'browser'): Promise<StartedPayment> {
     // Rates that cannot be used answer 503 only where a rate is needed: a USD order still goes through.
     const rates = await currentRatesOrDeferredError(this.deps.rates);
     const request = parsePaymentRequest(query, { keys: this.deps.keys, rates, providers: this.deps.providers });
@@ -78,7 +106,7 @@ export class PaymentService {
     if (!recorded) {
       throw new GatewayError('unknown_wallet', 'address opens, but no wallet of this gateway has it; call Create Wallet again', 'address');
     }
-    const checkout = await this.createCheckout(adapter, paymentId, {
+    const order: CheckoutOrder = {
       paymentId,
       walletAddress: request.temporaryAddress,
       amount: request.amount.text,
@@ -86,32 +114,75 @@ export class PaymentService {
       email: request.email,
       returnUrl: receiptUrl(this.deps.publicUrl, paymentId),
       customerIp,
-    });
-    if (
-      !(await this.recordCheckout({
-        id: paymentId,
-        checkoutUrl: checkout.url,
-        ...(checkout.providerReference ? { providerReference: checkout.providerReference } : {}),
-      }))
-    ) {
+    };
+    const checkout = await this.createCheckout(adapter, order, paymentId, { failPayment: true });
+    // A JSON client gets a form checkout as the customer's link, which hands the form out when opened.
+    const served = checkout.kind === 'redirect' || audience === 'browser';
+    if (!(await this.recordCheckout({ id: paymentId, ...recordedCheckout(checkout), served }))) {
       throw new Error(`payment ${paymentId} left 'creating' before its checkout was recorded`);
     }
     this.deps.countCheckout(request.provider.id, 'created');
-    return { paymentId, provider: request.provider.id, checkoutUrl: checkout.url };
+    return { paymentId, provider: request.provider.id, checkout, link: checkoutLink(this.deps.publicUrl, paymentId) };
+  }
+
+  /**
+   * The customer's link (`/payment/<id>/checkout`): the recorded checkout while it is usable (a
+   * reload), else a fresh one from the provider (expired, or single use and handed out before),
+   * unless the provider already has an order for the payment. Undefined for no such payment.
+   */
+  async open(paymentId: string, customerIp: string): Promise<OpenedCheckout | undefined> {
+    const payment = await this.deps.payments.findCheckout(paymentId);
+    if (!payment) return undefined;
+    const action = checkoutLinkAction(payment, Date.now());
+    if (action === 'receipt' || action === 'wait') return { kind: action, paymentId };
+    const adapter = this.deps.providers.adapter(payment.provider);
+    if (action === 'reuse' && payment.checkout) {
+      const { checkout } = payment;
+      // A single-use checkout goes to one load only; a concurrent load that lost the claim gets a fresh one.
+      if (!checkout.singleUse || (await this.deps.payments.claimSingleUse(paymentId, payment.attempts))) {
+        const target: CheckoutTarget = checkout.formFields
+          ? { kind: 'form', action: checkout.url, fields: checkout.formFields }
+          : { kind: 'redirect', url: checkout.url };
+        return { kind: 'checkout', paymentId, providerId: payment.provider, target, amount: payment.amount, currency: payment.currency };
+      }
+    }
+    // The provider is no longer offered (its settings removed): its payments show their receipt.
+    if (!adapter) return { kind: 'receipt', paymentId };
+    const attempt = payment.attempts + 1;
+    const order: CheckoutOrder = {
+      paymentId,
+      walletAddress: payment.polygonAddress as EvmAddress,
+      amount: payment.amount,
+      currency: payment.currency as CurrencyCode,
+      email: payment.email,
+      returnUrl: receiptUrl(this.deps.publicUrl, paymentId),
+      customerIp,
+    };
+    const checkout = await this.createCheckout(adapter, order, `${paymentId}:${attempt}`, { failPayment: false });
+    // Another load renewed it meanwhile: this fresh checkout is as good, it is just not the one recorded.
+    await this.deps.payments.renewCheckout({ id: paymentId, attempt, ...recordedCheckout(checkout), served: true });
+    this.deps.countCheckout(payment.provider, 'created');
+    return {
+      kind: 'checkout',
+      paymentId,
+      providerId: payment.provider,
+      target: checkout,
+      amount: payment.amount,
+      currency: payment.currency,
+    };
   }
 
   private async createCheckout(
     adapter: ProviderAdapter,
-    paymentId: string,
-    order: Parameters<ProviderAdapter['createCheckout']>[0],
+    order: CheckoutOrder,
+    idempotencyKey: string,
+    { failPayment }: { failPayment: boolean },
   ): Promise<CreatedCheckout> {
     const provider = adapter.descriptor;
+    const paymentId = order.paymentId;
     try {
-      const checkout = await adapter.createCheckout(order, {
-        idempotencyKey: paymentId,
-        signal: AbortSignal.timeout(this.deps.checkoutTimeoutMs),
-      });
-      checkUrl(checkout.url, adapter);
+      const checkout = await adapter.createCheckout(order, { idempotencyKey, signal: AbortSignal.timeout(this.deps.checkoutTimeoutMs) });
+      checkTarget(checkout, adapter);
       return checkout;
     } catch (error) {
       // An adapter fault is the provider integration failing this order: the customer still gets the page, the operator the log.
@@ -121,21 +192,46 @@ export class PaymentService {
         this.deps.log.warn({ paymentId, provider: provider.id, kind, reason }, 'provider gave no checkout');
       else this.deps.log.error({ paymentId, provider: provider.id, err: error }, 'provider adapter failed');
       this.deps.countCheckout(provider.id, kind);
-      await this.deps.payments.failCheckout(paymentId, `${kind}: ${reason}`).catch((failure: unknown) => {
-        // The row stays 'creating', which says the same: no checkout was given.
-        this.deps.log.error({ paymentId, err: failure }, 'could not mark the payment checkout_failed');
-      });
+      // A renewal that fails leaves the payment as it was: its link may try again.
+      if (failPayment) {
+        await this.deps.payments.failCheckout(paymentId, `${kind}: ${reason}`).catch((failure: unknown) => {
+          // The row stays 'creating', which says the same: no checkout was given.
+          this.deps.log.error({ paymentId, err: failure }, 'could not mark the payment checkout_failed');
+        });
+      }
       throw new CheckoutFailedError(paymentId, provider.displayName, kind);
     }
   }
 }
 
-/** A checkout URL an adapter returns must be one a browser can be sent to: https (http only for the local sandbox). */
-function checkUrl(url: string, adapter: ProviderAdapter): void {
-  const parsed = new URL(url);
+/**
+ * A checkout an adapter returns must be one a browser can be sent to: https (http only for the
+ * local sandbox), for a URL and a form's action alike.
+ */
+function checkTarget(checkout: CheckoutTarget, adapter: ProviderAdapter): void {
+  const parsed = new URL(checkout.kind === 'redirect' ? checkout.url : checkout.action);
   if (parsed.protocol !== 'https:' && !(adapter.mode === 'sandbox' && parsed.protocol === 'http:')) {
-    throw new ProviderCheckoutError(`checkout URL is not https (${parsed.protocol})`, 'refused');
+    throw new ProviderCheckoutError(
+      `checkout ${checkout.kind === 'redirect' ? 'URL' : 'form action'} is not https (${parsed.protocol})`,
+      'refused',
+    );
   }
+}
+
+/** The columns a checkout is recorded in. */
+function recordedCheckout(checkout: CreatedCheckout): Omit<RecordedCheckout, 'id' | 'served'> {
+  return {
+    checkoutUrl: checkout.kind === 'redirect' ? checkout.url : checkout.action,
+    ...(checkout.kind === 'form' ? { formFields: checkout.fields } : {}),
+    ...(checkout.expiresAt !== undefined ? { expiresAt: new Date(checkout.expiresAt) } : {}),
+    ...(checkout.singleUse ? { singleUse: true } : {}),
+    ...(checkout.providerReference ? { providerReference: checkout.providerReference } : {}),
+  };
+}
+
+/** The customer's link to a payment's checkout: the recorded one while usable, else a fresh one. */
+export function checkoutLink(publicUrl: string, paymentId: string): string {
+  return `${publicUrl}/payment/${paymentId}/checkout`;
 }
 
 /** The customer's receipt page, every provider's return URL. */

@@ -8,6 +8,7 @@ import {
   sqlStatusList,
   webhookPaymentLookup,
   type DepositStatus,
+  type PaymentStatus,
   type ProviderPaymentStatus,
 } from '@gateway/domain';
 import { inTransaction } from '../in-transaction';
@@ -22,11 +23,47 @@ export interface NewPayment {
   email: string;
 }
 
-/** What the provider gave for a payment: the customer's checkout URL, and its own reference when it gives one. */
+/** What the provider gave for a payment: the customer's checkout, and its own reference when it gives one. */
 export interface RecordedCheckout {
   id: string;
+  /** A redirect checkout's URL, or a form checkout's action. */
   checkoutUrl: string;
+  /** The fields a form checkout posts; absent for a URL. */
+  formFields?: Readonly<Record<string, string>>;
+  /** When the provider stops accepting it; absent for a URL that never expires. */
+  expiresAt?: Date;
+  singleUse?: boolean;
+  /** Handed out as it is recorded (a single-use one is then used up). */
+  served?: boolean;
   providerReference?: string;
+}
+
+/** A fresh checkout the customer's link obtained, as the payment's `attempt`-th. */
+export interface RenewedCheckout extends RecordedCheckout {
+  attempt: number;
+}
+
+/** What the customer's link needs of a payment: its order, its state, and the checkout recorded last. */
+export interface PaymentCheckoutRecord {
+  id: string;
+  polygonAddress: string;
+  amount: string;
+  currency: string;
+  provider: string;
+  email: string;
+  status: PaymentStatus;
+  providerStatus: ProviderPaymentStatus | null;
+  /** USDC arrived in the wallet since the payment started. */
+  hasDeposit: boolean;
+  /** Checkouts the provider gave for it so far. */
+  attempts: number;
+  checkout: {
+    url: string;
+    formFields: Record<string, string> | null;
+    expiresAt: Date | null;
+    singleUse: boolean;
+    servedAt: Date | null;
+  } | null;
 }
 
 export class PaymentRepository {
@@ -59,25 +96,112 @@ export class PaymentRepository {
     return payments.map((payment) => recorded.has(payment.id));
   }
 
-  /** creating → redirected with each checkout URL (PAYMENT_MOVES.recordCheckout), the batch in one statement; false where the move is not allowed. */
+  /** creating → redirected with each checkout (PAYMENT_MOVES.recordCheckout), the batch in one statement; false where the move is not allowed. */
   async recordCheckouts(checkouts: readonly RecordedCheckout[]): Promise<boolean[]> {
     // Not a named (prepared) statement: the generic plan cached while the table is small joins by
     // scanning all of payments, and keeps doing so as it grows (measured: Process Payment at 0.38×
     // the one-INSERT baseline instead of 0.6×). Planned each time, it looks each id up by the key.
     const { rows } = await this.pool.query<{ id: string }>(
       `UPDATE payments p SET status = '${PAYMENT_MOVES.recordCheckout.to}', checkout_url = i.checkout_url,
-              provider_reference = COALESCE(i.provider_reference, p.provider_reference)
-       FROM unnest($1::uuid[], $2::text[], $3::text[]) AS i(id, checkout_url, provider_reference)
+              provider_reference = COALESCE(i.provider_reference, p.provider_reference),
+              checkout_form_fields = i.form_fields::jsonb, checkout_expires_at = i.expires_at, checkout_single_use = i.single_use,
+              checkout_served_at = CASE WHEN i.single_use AND i.served THEN now() END, checkout_attempts = 1
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::boolean[], $7::boolean[])
+         AS i(id, checkout_url, provider_reference, form_fields, expires_at, single_use, served)
        WHERE p.id = i.id AND p.status IN (${sqlStatusList(PAYMENT_MOVES.recordCheckout.from)})
        RETURNING p.id`,
       [
         checkouts.map((c) => c.id),
         checkouts.map((c) => c.checkoutUrl),
         checkouts.map((c) => providerIdentifier(c.providerReference) ?? null),
+        ...checkoutColumns(checkouts),
       ],
     );
     const recorded = new Set(rows.map((row) => row.id));
     return checkouts.map((checkout) => recorded.has(checkout.id));
+  }
+
+  /**
+   * The customer's link: the payment's order, state and last checkout, and whether USDC arrived
+   * since it started; undefined for no such payment.
+   */
+  async findCheckout(id: string): Promise<PaymentCheckoutRecord | undefined> {
+    const { rows } = await this.pool.query<CheckoutRow>({
+      name: 'payments-find-checkout',
+      text: `SELECT p.id, w.polygon_address, p.amount::text AS amount, p.currency, p.provider, p.email, p.status, p.provider_status,
+                    EXISTS (SELECT 1 FROM deposits d WHERE d.wallet_id = p.wallet_id AND d.seen_at >= p.created_at
+                            AND d.status <> 'orphaned') AS has_deposit,
+                    p.checkout_attempts, p.checkout_url, p.checkout_form_fields, p.checkout_expires_at, p.checkout_single_use,
+                    p.checkout_served_at
+             FROM payments p JOIN wallets w ON w.id = p.wallet_id
+             WHERE p.id = $1`,
+      values: [id],
+    });
+    const row = rows[0];
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      polygonAddress: row.polygon_address,
+      amount: row.amount,
+      currency: row.currency.trim(),
+      provider: row.provider,
+      email: row.email,
+      status: row.status,
+      providerStatus: row.provider_status,
+      hasDeposit: row.has_deposit,
+      attempts: row.checkout_attempts,
+      checkout:
+        row.status === 'redirected' && row.checkout_url !== null
+          ? {
+              url: row.checkout_url,
+              formFields: row.checkout_form_fields,
+              expiresAt: row.checkout_expires_at,
+              singleUse: row.checkout_single_use,
+              servedAt: row.checkout_served_at,
+            }
+          : null,
+    };
+  }
+
+  /**
+   * Marks the `attempt`-th checkout, single use, as handed out; false when it was already (a
+   * concurrent load of the link took it) or is no longer the payment's checkout.
+   */
+  async claimSingleUse(id: string, attempt: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query({
+      name: 'payments-claim-single-use',
+      text: `UPDATE payments SET checkout_served_at = now()
+             WHERE id = $1 AND checkout_attempts = $2 AND checkout_single_use AND checkout_served_at IS NULL`,
+      values: [id, attempt],
+    });
+    return rowCount === 1;
+  }
+
+  /**
+   * Records a fresh checkout (PAYMENT_MOVES.renewCheckout) when it follows the one read
+   * (`attempt - 1`); false when another request renewed it meanwhile or the move is not allowed.
+   */
+  async renewCheckout(checkout: RenewedCheckout): Promise<boolean> {
+    const [formFields, expiresAt, singleUse, served] = checkoutColumns([checkout]);
+    const { rowCount } = await this.pool.query({
+      name: 'payments-renew-checkout',
+      text: `UPDATE payments SET status = '${PAYMENT_MOVES.renewCheckout.to}', checkout_url = $3, checkout_error = NULL,
+                    provider_reference = COALESCE($4, provider_reference), checkout_form_fields = $5::jsonb,
+                    checkout_expires_at = $6, checkout_single_use = $7, checkout_served_at = CASE WHEN $7 AND $8 THEN now() END,
+                    checkout_attempts = $2
+             WHERE id = $1 AND checkout_attempts = $2 - 1 AND status IN (${sqlStatusList(PAYMENT_MOVES.renewCheckout.from)})`,
+      values: [
+        checkout.id,
+        checkout.attempt,
+        checkout.checkoutUrl,
+        providerIdentifier(checkout.providerReference) ?? null,
+        formFields[0],
+        expiresAt[0],
+        singleUse[0],
+        served[0],
+      ],
+    });
+    return rowCount === 1;
   }
 
   /** creating → checkout_failed with the reason (PAYMENT_MOVES.failCheckout); false when the move is not allowed. */
@@ -225,6 +349,34 @@ export class PaymentReceiptRepository {
       return 'updated';
     });
   }
+}
+
+/** The form fields (JSON), expiry, single-use and served columns of checkouts, each an array in their order. */
+function checkoutColumns(checkouts: readonly RecordedCheckout[]): [(string | null)[], (Date | null)[], boolean[], boolean[]] {
+  return [
+    checkouts.map((c) => (c.formFields ? JSON.stringify(c.formFields) : null)),
+    checkouts.map((c) => c.expiresAt ?? null),
+    checkouts.map((c) => c.singleUse === true),
+    checkouts.map((c) => c.served === true),
+  ];
+}
+
+interface CheckoutRow {
+  id: string;
+  polygon_address: string;
+  amount: string;
+  currency: string;
+  provider: string;
+  email: string;
+  status: PaymentStatus;
+  provider_status: ProviderPaymentStatus | null;
+  has_deposit: boolean;
+  checkout_attempts: number;
+  checkout_url: string | null;
+  checkout_form_fields: Record<string, string> | null;
+  checkout_expires_at: Date | null;
+  checkout_single_use: boolean;
+  checkout_served_at: Date | null;
 }
 
 interface ReceiptRow {

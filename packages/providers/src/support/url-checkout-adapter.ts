@@ -23,7 +23,7 @@ export function urlCheckoutAdapter(
   return {
     descriptor,
     mode: context.mode,
-    createCheckout: async (order) => ({ url: checkoutUrl(order, host) }),
+    createCheckout: async (order) => ({ kind: 'redirect', url: checkoutUrl(order, host) }),
     verifyWebhook:
       verifyWebhook ??
       (async () => {

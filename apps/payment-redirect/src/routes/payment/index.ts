@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { prefersJson, recordOutcome } from '@gateway/http';
-import { CheckoutFailedError, type StartedPayment } from '../../services/payment-service';
-import { checkoutCreated, errorBody, processPaymentQuery } from './schemas';
+import { CheckoutFailedError, receiptUrl, type StartedPayment } from '../../services/payment-service';
+import { sendToCheckout } from './checkout-page';
+import { checkoutCreated, checkoutLinkParams, errorBody, processPaymentQuery } from './schemas';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -12,7 +15,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Process Payment - Single Provider',
         description:
-          'Records the payment, asks the provider for the checkout, and redirects the customer (302) to it. Clients that send Accept: application/json get the checkout URL as JSON instead. When the provider gives no checkout (it refused: 502 provider_error; it did not answer in time: 503 provider_unavailable), a browser gets a page that offers to try again or choose another provider (pay.php for the same order), a JSON client the error.',
+          "Records the payment, asks the provider for the checkout, and redirects the customer (302) to it, or, for a provider whose checkout is a form, answers the page that posts it. Clients that send Accept: application/json get the checkout URL, until when it is good, and the customer's link (which opens a fresh checkout once that one has expired) as JSON instead. When the provider gives no checkout (it refused: 502 provider_error; it did not answer in time: 503 provider_unavailable), a browser gets a page that offers to try again or choose another provider (pay.php for the same order), a JSON client the error.",
         tags: ['payment'],
         querystring: processPaymentQuery,
         response: { 200: checkoutCreated, 400: errorBody, 502: errorBody, 503: errorBody },
@@ -26,7 +29,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const json = prefersJson(request.headers.accept);
       let started: StartedPayment;
       try {
-        started = await app.paymentService.start(request.query, request.ip);
+        started = await app.paymentService.start(request.query, request.ip, json ? 'json' : 'browser');
       } catch (error) {
         if (!(error instanceof CheckoutFailedError) || json) throw error;
         recordOutcome(request, 'provider gave no checkout', { paymentId: error.paymentId, code: error.code });
@@ -35,13 +38,85 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       // The access line's URL already shows the e-mail masked.
       recordOutcome(request, 'payment redirected to provider', { paymentId: started.paymentId, provider: started.provider });
+      const { checkout } = started;
       if (json) {
-        return { status: 'success' as const, payment_id: started.paymentId, provider: started.provider, checkout_url: started.checkoutUrl };
+        return {
+          status: 'success' as const,
+          payment_id: started.paymentId,
+          provider: started.provider,
+          // A form cannot be a URL: its client gets the customer's link, which serves the form.
+          checkout_url: checkout.kind === 'redirect' ? checkout.url : started.link,
+          checkout_expires_at:
+            checkout.kind === 'redirect' && checkout.expiresAt !== undefined ? new Date(checkout.expiresAt).toISOString() : null,
+          checkout_link: started.link,
+        };
       }
-      return reply.redirect(started.checkoutUrl, 302);
+      return sendToCheckout(reply, checkout, {
+        providerName: providerName(started.provider),
+        amount: `${request.query.amount} ${request.query.currency.toUpperCase()}`,
+      });
     },
   );
+
+  app.get(
+    '/payment/:paymentId/checkout',
+    {
+      // Opens a checkout at the provider: HEAD must not (405), like Process Payment.
+      exposeHeadRoute: false,
+      schema: {
+        summary: "The customer's link to a payment's checkout",
+        description:
+          "Sends the customer to the payment's checkout: the one recorded while it is usable (a reload), or a fresh one from the provider once it has expired or, where the provider accepts a checkout once, was handed out. Once the provider has an order for the payment (or USDC arrived), 303 to its receipt page instead: a second checkout could charge twice. When the provider gives no checkout, the error page.",
+        tags: ['payment'],
+        params: checkoutLinkParams,
+        produces: ['text/html'],
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const { paymentId } = request.params;
+      if (!UUID.test(paymentId)) return reply.page('not-found', {}, 404);
+      let opened: Awaited<ReturnType<typeof app.paymentService.open>>;
+      try {
+        opened = await app.paymentService.open(paymentId.toLowerCase(), request.ip);
+      } catch (error) {
+        if (!(error instanceof CheckoutFailedError)) throw error;
+        recordOutcome(request, 'provider gave no checkout', { paymentId: error.paymentId, code: error.code });
+        if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+        return reply.page('checkout-failed', linkFailedView(error, request.url), error.statusCode);
+      }
+      if (!opened) return reply.page('not-found', {}, 404);
+      if (opened.kind !== 'checkout') return reply.redirect(receiptUrl('', opened.paymentId), 303);
+      recordOutcome(request, 'payment link opened', { paymentId: opened.paymentId, provider: opened.providerId });
+      return sendToCheckout(reply, opened.target, {
+        providerName: providerName(opened.providerId),
+        amount: `${opened.amount} ${opened.currency}`,
+      });
+    },
+  );
+
+  function providerName(id: string): string {
+    return app.providers.describe(id)?.displayName ?? id;
+  }
 };
+
+/** The error page of the customer's link: try the link again (a fresh checkout), nothing else to choose without the order's link. */
+function linkFailedView(error: CheckoutFailedError, link: string) {
+  return {
+    title: `${error.providerName} is not available`,
+    kind: error.kind,
+    providerName: error.providerName,
+    heading:
+      error.kind === 'unavailable'
+        ? `${error.providerName} is not answering right now`
+        : `${error.providerName} could not start your payment`,
+    intro:
+      error.kind === 'unavailable'
+        ? `We could not reach ${error.providerName} to open your checkout. Try again in a moment.`
+        : `${error.providerName} did not accept this order. Go back to the shop to choose another way to pay.`,
+    retryHref: error.kind === 'unavailable' ? link : undefined,
+  };
+}
 
 /** The page a customer sees when the provider gave no checkout: try again (when it may help), or another provider for the same order. */
 function checkoutFailedView(

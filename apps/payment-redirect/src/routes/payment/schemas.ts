@@ -16,7 +16,18 @@ export const checkoutCreated = Type.Object(
     status: Type.Literal('success'),
     payment_id: Type.String(),
     provider: Type.String(),
-    checkout_url: Type.String({ description: 'open this as a top-level redirect, never in a frame' }),
+    checkout_url: Type.String({
+      description:
+        "open this as a top-level redirect, never in a frame; for a provider whose checkout is a form, the customer's link (checkout_link)",
+    }),
+    checkout_expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        'until when checkout_url is good (ISO 8601, UTC); null when it does not expire. Some providers accept it once: send the customer to checkout_link instead when in doubt',
+    }),
+    checkout_link: Type.String({
+      description:
+        "the customer's link to this payment's checkout: reuses a live one, opens a fresh one once checkout_url has expired or was used",
+    }),
   },
   { description: 'returned instead of the redirect when the client sends Accept: application/json' },
 );
@@ -26,4 +37,9 @@ export const errorBody = Type.Object({
   code: Type.String(),
   error: Type.String(),
   param: Type.Optional(Type.String()),
+});
+
+// Any string reaches the handler, so a mistyped link gets the "not found" page, not a JSON error.
+export const checkoutLinkParams = Type.Object({
+  paymentId: Type.String({ maxLength: 100, description: 'payment_id from Process Payment' }),
 });

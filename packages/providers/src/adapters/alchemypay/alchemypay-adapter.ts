@@ -84,7 +84,10 @@ export const alchemypay = defineProvider({
       descriptor,
       mode: context.mode,
       async createCheckout(order: CheckoutOrder) {
-        return { url: signedAlchemyPayUrl(host, values.APP_ID, values.APP_SECRET, order, context.webhookUrl, context.now()) };
+        return {
+          kind: 'redirect',
+          url: signedAlchemyPayUrl(host, values.APP_ID, values.APP_SECRET, order, context.webhookUrl, context.now()),
+        };
       },
       async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
         const timestamp = singleHeader(headers, ALCHEMYPAY_TIMESTAMP_HEADER) ?? '';

@@ -10,6 +10,7 @@ import { ProviderWebhookError, type ProviderAdapter } from '../../provider-contr
 import { hmacSha256 } from '../../support/signing';
 import { alchemypay, alchemyPayPageSignContent } from './alchemypay-adapter';
 import { alchemyPayWebhookSignContent } from './alchemypay-webhook';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const live = { APP_ID: 'f83Is2y7L425rxl8', APP_SECRET: 'app-secret-live-1234' };
 const test = { APP_ID: 'ahzxh0klegv1fzol', APP_SECRET: 'app-secret-test-1234' };
@@ -108,7 +109,7 @@ describe('alchemypay page URL signature', () => {
     const order = sampleOrder('EUR');
     const adapter = await alchemypay.create(live, contractContext('alchemypay', 'live'));
     const created = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
-    const url = new URL(created.url);
+    const url = new URL(redirectCheckout(created).url);
     expect(url.origin).toBe('https://ramp.alchemypay.org');
     const sent = Object.fromEntries([...url.searchParams].filter(([name]) => name !== 'sign'));
     expect(sent).toEqual({
@@ -131,15 +132,15 @@ describe('alchemypay page URL signature', () => {
       .join('&');
     expect(url.searchParams.get('sign')).toBe(opensslHmacBase64(live.APP_SECRET, `${CONTRACT_NOW_MS}GET/index/rampPageBuy?${query}`));
     // In the link the values and the sign are URL-encoded; in the signed string they are not.
-    expect(created.url).toContain('email=jane%2Btest%40shop.io');
-    expect(created.url).toMatch(/&sign=[A-Za-z0-9%]+$/);
+    expect(redirectCheckout(created).url).toContain('email=jane%2Btest%40shop.io');
+    expect(redirectCheckout(created).url).toMatch(/&sign=[A-Za-z0-9%]+$/);
   });
 
   it('uses ramptest in test mode, from PROVIDER_ALCHEMYPAY_MODE', async () => {
     const order = sampleOrder('USD');
     const adapter = await alchemypay.create(test, contractContext('alchemypay', 'test'));
     const url = new URL(
-      (await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
+      redirectCheckout(await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
     );
     expect(url.origin).toBe('https://ramptest.alchemypay.org');
     expect(alchemypay.modeOf(test, 'test')).toBe('test');

@@ -93,7 +93,7 @@ export const banxa = defineProvider({
       descriptor,
       mode: context.mode,
       async createCheckout(order: CheckoutOrder) {
-        return { url: banxaReferralUrl(context.mode, values.PARTNER_REF, order) };
+        return { kind: 'redirect', url: banxaReferralUrl(context.mode, values.PARTNER_REF, order) };
       },
       async verifyWebhook(rawBody, headers): Promise<WebhookOutcome> {
         const match = BANXA_AUTHORIZATION.exec(singleHeader(headers, 'authorization') ?? '');

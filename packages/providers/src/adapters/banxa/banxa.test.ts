@@ -11,6 +11,7 @@ import { ProviderWebhookError, type ProviderMode } from '../../provider-contract
 import { createProviderHttpClient } from '../../support/provider-http-client';
 import { banxa, banxaWebhookSignature, type BanxaSettings } from './banxa-adapter';
 import { banxaOrderEvent } from './banxa-webhook';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const settings: Record<ProviderMode, BanxaSettings> = {
   live: { PARTNER_REF: 'shoppay', API_KEY: 'banxa-live-key-0123', API_SECRET: 'banxa-live-secret-4567' },
@@ -291,7 +292,7 @@ describe('banxa referral URL', () => {
     const order = sampleOrder('EUR');
     const adapter = await banxa.create(settings[mode], contractContext('banxa', mode, { http: fakes[mode].http }));
     const url = new URL(
-      (await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
+      redirectCheckout(await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
     );
     expect(url.origin).toBe(origin);
     expect(Object.fromEntries(url.searchParams)).toEqual({

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { describeAdapterContract, signatureInHeader } from '../../../test/support/adapter-contract';
 import { interac } from './interac-adapter';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const live = { API_KEY: 'pk_live_123456789abc', SECRET_KEY: 'sk_live_abcdefgh1234', WEBHOOK_KEY: 'wk_live_zyxwvuts9876' };
 const test = { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876' };
@@ -52,19 +53,22 @@ describe('interac', () => {
       mode: 'live',
       webhookUrl: 'https://pay.example.org/webhooks/interac',
       http: undefined as never,
+      tokens: undefined as never,
       now: Date.now,
     });
-    const { url } = await adapter.createCheckout(
-      {
-        paymentId: '6f1c2b9e-4d3a-4e8b-9a7c-2f5d8e1b3c40',
-        walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
-        amount: '150.00',
-        currency: 'CAD',
-        email: 'a@b.ca',
-        returnUrl: 'https://pay.example.org/payment/x',
-        customerIp: '203.0.113.7',
-      },
-      { idempotencyKey: 'x', signal: new AbortController().signal },
+    const { url } = redirectCheckout(
+      await adapter.createCheckout(
+        {
+          paymentId: '6f1c2b9e-4d3a-4e8b-9a7c-2f5d8e1b3c40',
+          walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+          amount: '150.00',
+          currency: 'CAD',
+          email: 'a@b.ca',
+          returnUrl: 'https://pay.example.org/payment/x',
+          customerIp: '203.0.113.7',
+        },
+        { idempotencyKey: 'x', signal: new AbortController().signal },
+      ),
     );
     const link = new URL(url);
     expect(link.searchParams.get('paymentMethod')).toBe('interac');

@@ -1,6 +1,7 @@
 import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError } from '../../provider-contract';
 import { kado } from './kado-adapter';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const settings = { API_KEY: '7f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0' };
 
@@ -21,7 +22,7 @@ describe('kado widget URL', () => {
     const adapter = await kado.create(settings, contractContext('kado', mode));
     const order = sampleOrder('USD');
     const created = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
-    return new URL(created.url);
+    return new URL(redirectCheckout(created).url);
   };
 
   it('buys USDC on Polygon by card only, with the lists locked to that choice', async () => {

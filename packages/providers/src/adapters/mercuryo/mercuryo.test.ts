@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import { contractContext, describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderAdapter } from '../../provider-contract';
 import { mercuryo, mercuryoSignature } from './mercuryo-adapter';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const live = { WIDGET_ID: '67710925-8b40-4767-846e-3b88db69f04d', SECRET_KEY: 'widget-secret-live-1234', SIGN_KEY: 'sign-key-live-5678' };
 const test = { WIDGET_ID: '0b9c2f4e-1d3a-4c5b-8e7f-6a5b4c3d2e1f', SECRET_KEY: 'widget-secret-test-1234', SIGN_KEY: 'sign-key-test-5678' };
@@ -69,7 +70,7 @@ describe('mercuryo URL signature v2', () => {
     const order = sampleOrder('EUR');
     const adapter = await mercuryo.create(live, contractContext('mercuryo', 'live'));
     const url = new URL(
-      (await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
+      redirectCheckout(await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
     );
     const bySha512sum = execFileSync('sha512sum', [], {
       input: `${order.walletAddress}${live.SECRET_KEY}${order.customerIp}${order.paymentId}`,
@@ -97,7 +98,7 @@ describe('mercuryo URL signature v2', () => {
     const order = sampleOrder('USD');
     const adapter = await mercuryo.create(test, contractContext('mercuryo', 'test'));
     const url = new URL(
-      (await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
+      redirectCheckout(await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
     );
     expect(url.origin).toBe('https://sandbox-exchange.mrcr.io');
     expect(mercuryo.modeOf(test, 'test')).toBe('test');

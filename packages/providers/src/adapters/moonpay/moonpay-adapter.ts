@@ -103,7 +103,7 @@ export function createMoonpayAdapter(
     descriptor: providerDescriptor,
     mode: context.mode,
     async createCheckout(order: CheckoutOrder) {
-      return { url: signedMoonpayUrl(host, values.API_KEY, values.SECRET_KEY, order, paymentMethod) };
+      return { kind: 'redirect', url: signedMoonpayUrl(host, values.API_KEY, values.SECRET_KEY, order, paymentMethod) };
     },
     async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
       const header = singleHeader(headers, MOONPAY_SIGNATURE_HEADER) ?? '';

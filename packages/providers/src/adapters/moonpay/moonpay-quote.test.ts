@@ -6,9 +6,10 @@ import {
   type ProviderHttpClient,
   type ProviderHttpRequest,
 } from '../../support/provider-http-client';
-import { sampleOrder } from '../../../test/support/adapter-contract';
+import { NO_TOKENS, sampleOrder } from '../../../test/support/adapter-contract';
 import { interac } from '../interac/interac-adapter';
 import { moonpay } from './moonpay-adapter';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const live = { API_KEY: 'pk_live_123456789abc', SECRET_KEY: 'sk_live_abcdefgh1234', WEBHOOK_KEY: 'wk_live_zyxwvuts9876' };
 const test = { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876' };
@@ -85,7 +86,13 @@ async function adapterOf(
   mode: ProviderMode,
   http: ProviderHttpClient,
 ) {
-  return module.create(settings, { mode, webhookUrl: `https://pay.example.org/webhooks/${module.descriptor.id}`, http, now: Date.now });
+  return module.create(settings, {
+    mode,
+    webhookUrl: `https://pay.example.org/webhooks/${module.descriptor.id}`,
+    http,
+    tokens: NO_TOKENS,
+    now: Date.now,
+  });
 }
 
 async function quoteFrom(answer: Answer, order: Pick<CheckoutOrder, 'amount' | 'currency'> = { amount: '25.00', currency: 'USD' }) {
@@ -116,7 +123,9 @@ describe('moonpay quote', () => {
     const fake = fakeMoonpayApi({ statusCode: 200, body: buyQuoteBody({ baseCurrencyCode: 'eur' }) });
     agents.push(fake.agent);
     const adapter = await adapterOf(moonpay, live, 'live', fake.http);
-    const { url } = await adapter.createCheckout(sampleOrder('EUR'), { idempotencyKey: 'k', signal: new AbortController().signal });
+    const { url } = redirectCheckout(
+      await adapter.createCheckout(sampleOrder('EUR'), { idempotencyKey: 'k', signal: new AbortController().signal }),
+    );
     await adapter.quote!({ amount: '149.99', currency: 'EUR' }, { signal: new AbortController().signal });
     expect(fake.requests[0]?.pathname).toBe(`/v3/currencies/${new URL(url).searchParams.get('currencyCode')}/buy_quote`);
   });

@@ -1,6 +1,7 @@
 import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError } from '../../provider-contract';
 import { particle } from './particle-adapter';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const settings = { LANGUAGE: 'en' as const };
 
@@ -38,7 +39,7 @@ describe('particle ramp link', () => {
     const adapter = await particle.create(settings, contractContext('particle', mode));
     const order = sampleOrder('EUR');
     const created = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
-    return new URL(created.url);
+    return new URL(redirectCheckout(created).url);
   };
 
   it('asks for USDC on Polygon with the currency, the asset and the amount fixed', async () => {

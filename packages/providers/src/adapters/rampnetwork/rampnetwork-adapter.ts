@@ -112,7 +112,7 @@ export function createRampAdapter(
     descriptor,
     mode: context.mode,
     async createCheckout(order: CheckoutOrder) {
-      return { url: rampCheckoutUrl(host, values, order, context.webhookUrl) };
+      return { kind: 'redirect', url: rampCheckoutUrl(host, values, order, context.webhookUrl) };
     },
     async verifyWebhook(rawBody, headers): Promise<WebhookOutcome> {
       const signature = singleHeader(headers, RAMP_SIGNATURE_HEADER) ?? '';

@@ -13,6 +13,7 @@ import {
 import { ProviderWebhookError, type ProviderMode } from '../../provider-contract';
 import { createRampAdapter, RAMP_WEBHOOK_PUBLIC_KEYS, rampnetwork, type RampSettings } from './rampnetwork-adapter';
 import { rampWebhookEvent } from './rampnetwork-webhook';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const live: RampSettings = { HOST_API_KEY: 'liveHostApiKey0123456789', HOST_APP_NAME: 'Shop Pay' };
 const test: RampSettings = { HOST_API_KEY: 'demoHostApiKey0123456789' };
@@ -208,10 +209,12 @@ describe('rampnetwork checkout URL', () => {
   it('preselects USDC on Polygon by card, passes the e-mail, return page and per-order webhook URL', async () => {
     const order = sampleOrder('USD');
     const context = contractContext('rampnetwork', 'live', { now: () => CONTRACT_NOW_MS });
-    const { url } = await createRampAdapter(live, context, testPublicKeys).createCheckout(order, {
-      idempotencyKey: order.paymentId,
-      signal: new AbortController().signal,
-    });
+    const { url } = redirectCheckout(
+      await createRampAdapter(live, context, testPublicKeys).createCheckout(order, {
+        idempotencyKey: order.paymentId,
+        signal: new AbortController().signal,
+      }),
+    );
     const parsed = new URL(url);
     expect(parsed.origin).toBe('https://app.rampnetwork.com');
     expect(Object.fromEntries(parsed.searchParams)).toEqual({
@@ -231,10 +234,12 @@ describe('rampnetwork checkout URL', () => {
 
   it('uses the demo widget in test mode and leaves hostAppName out when not set', async () => {
     const order = sampleOrder('USD');
-    const { url } = await createRampAdapter(test, contractContext('rampnetwork', 'test'), testPublicKeys).createCheckout(order, {
-      idempotencyKey: order.paymentId,
-      signal: new AbortController().signal,
-    });
+    const { url } = redirectCheckout(
+      await createRampAdapter(test, contractContext('rampnetwork', 'test'), testPublicKeys).createCheckout(order, {
+        idempotencyKey: order.paymentId,
+        signal: new AbortController().signal,
+      }),
+    );
     const parsed = new URL(url);
     expect(parsed.origin).toBe('https://app.demo.rampnetwork.com');
     expect(parsed.searchParams.has('hostAppName')).toBe(false);

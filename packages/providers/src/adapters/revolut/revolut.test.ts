@@ -10,6 +10,7 @@ import {
 import { ProviderWebhookError } from '../../provider-contract';
 import { revolut } from './revolut-adapter';
 import { REVOLUT_EVENT_STATUS, revolutWebhookEvent } from './revolut-webhook';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const live = { PARTNER_ID: 'fb48770a-51b0-402e-8d25-33474f474aa2', WEBHOOK_SECRET: 'wsk_h1ETWMz2g1bB7gCONjNp84t2KSSIt7rs' };
 const test = { PARTNER_ID: 'a01798bc-7f0b-14ed-a12b-0e3fac1209ad', WEBHOOK_SECRET: 'wsk_8fT55z3C5hCr41l6B0b057D85s2043x4' };
@@ -52,7 +53,7 @@ describe('revolut redirect URL', () => {
   it('carries the documented parameters, amount in minor units, everything locked, on the test host in test mode', async () => {
     const adapter = await revolut.create(test, contractContext('revolut', 'test'));
     const order = sampleOrder('GBP');
-    const url = new URL((await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open })).url);
+    const url = new URL(redirectCheckout(await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open })).url);
     expect(url.origin).toBe('https://ramp.revolut.codes');
     expect(url.pathname).toBe('/');
     expect(Object.fromEntries(url.searchParams)).toEqual({
@@ -80,7 +81,7 @@ describe('revolut redirect URL', () => {
       ['12.5', '1250'],
     ] as const) {
       const order = { ...sampleOrder('EUR'), amount };
-      const url = new URL((await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open })).url);
+      const url = new URL(redirectCheckout(await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open })).url);
       expect(url.searchParams.get('amount')).toBe(minor);
     }
   });

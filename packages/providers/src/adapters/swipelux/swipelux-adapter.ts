@@ -95,7 +95,7 @@ export const swipelux = defineProvider({
       descriptor,
       mode: context.mode,
       async createCheckout(order: CheckoutOrder) {
-        return { url: swipeluxPaymentLink(host, values.API_KEY, order, context.mode) };
+        return { kind: 'redirect', url: swipeluxPaymentLink(host, values.API_KEY, order, context.mode) };
       },
       async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
         // The signature travels in the JSON body, which Swipelux posts as application/json (its

@@ -11,6 +11,7 @@ import { ProviderWebhookError, type AdapterContext } from '../../provider-contra
 import type { ProviderHttpClient, ProviderHttpRequest } from '../../support/provider-http-client';
 import { swipelux, SWIPELUX_WEBHOOK_KEYS_URL } from './swipelux-adapter';
 import { swipeluxWebhookEvent } from './swipelux-webhook';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const settings = { API_KEY: '123e4567-e89b-12d3-a456-426655440000' };
 /** What Swipelux's POST carries besides the body. */
@@ -101,7 +102,7 @@ describe('swipelux Payment Link', () => {
     const adapter = await swipelux.create(settings, contractContext('swipelux', mode));
     const order = { ...sampleOrder('EUR'), amount };
     const created = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
-    const url = new URL(created.url);
+    const url = new URL(redirectCheckout(created).url);
     return {
       url,
       raw: url.searchParams.get('specificSettings') ?? '',

@@ -5,6 +5,7 @@ import {
   modeFromSetting,
   ProviderWebhookError,
   type CheckoutOrder,
+  type CreatedCheckout,
   type ProviderDescriptor,
   type WebhookHeaders,
   type WebhookOutcome,
@@ -98,15 +99,13 @@ export const topper = defineProvider({
     return {
       descriptor,
       mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
-        const token = await topperBootstrapToken(order, signingKey, {
-          widgetId: values.WIDGET_ID,
-          keyId: values.KEY_ID,
-          issuedAt: Math.floor(context.now() / 1000),
-        });
+      async createCheckout(order: CheckoutOrder): Promise<CreatedCheckout> {
+        const issuedAt = Math.floor(context.now() / 1000);
+        const token = await topperBootstrapToken(order, signingKey, { widgetId: values.WIDGET_ID, keyId: values.KEY_ID, issuedAt });
         const url = new URL(host);
         url.searchParams.set('bt', token);
-        return { url: url.toString() };
+        // The token's own limit: usable once, until its exp.
+        return { kind: 'redirect', url: url.toString(), expiresAt: (issuedAt + TOPPER_BOOTSTRAP_LIFETIME_SECONDS) * 1000, singleUse: true };
       },
       async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
         const jws = singleHeader(headers, TOPPER_SIGNATURE_HEADER);

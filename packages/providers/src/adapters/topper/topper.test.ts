@@ -9,6 +9,7 @@ import {
 import { ProviderWebhookError, type ProviderMode } from '../../provider-contract';
 import { topper } from './topper-adapter';
 import { TOPPER_EVENT_STATUS, topperWebhookEvent } from './topper-webhook';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 /** Our widget signing key (registered with Topper) and Topper's webhook key, made fresh for the run. */
 const widgetKeys = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
@@ -107,7 +108,7 @@ describe('topper bootstrap token', () => {
   it('is an ES256 JWT with typ, kid, iat, a 3-minute exp, sub = widget id and jti = our payment id, as node:crypto verifies it', async () => {
     const adapter = await build('live');
     const order = sampleOrder('EUR');
-    const { url } = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open });
+    const { url } = redirectCheckout(await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open }));
     const parsed = new URL(url);
     expect(parsed.origin).toBe('https://app.topperpay.com');
     expect(parsed.pathname).toBe('/');
@@ -125,6 +126,15 @@ describe('topper bootstrap token', () => {
     expect('amount' in claims.target).toBe(false);
   });
 
+  it('says the checkout is single use and expires with the token, 3 minutes after iat', async () => {
+    const adapter = await build('live');
+    const order = sampleOrder('EUR');
+    const created = redirectCheckout(await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open }));
+    const { claims } = readEs256Jwt(new URL(created.url).searchParams.get('bt') ?? '', widgetKeys.publicKey);
+    expect(created).toMatchObject({ kind: 'redirect', singleUse: true, expiresAt: claims.exp * 1000 });
+    expect(created.expiresAt).toBe(Math.floor(CONTRACT_NOW_MS / 1000) * 1000 + 180_000);
+  });
+
   it('gives each payment its own jti, and a tampered token no longer verifies', async () => {
     const adapter = await build('live');
     const first = sampleOrder('USD');
@@ -132,7 +142,9 @@ describe('topper bootstrap token', () => {
     const tokens = await Promise.all(
       [first, second].map(
         async (order) =>
-          new URL((await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open })).url).searchParams.get('bt') ?? '',
+          new URL(redirectCheckout(await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open })).url).searchParams.get(
+            'bt',
+          ) ?? '',
       ),
     );
     const jtis = tokens.map((token) => readEs256Jwt(token, widgetKeys.publicKey).claims.jti);
@@ -148,7 +160,7 @@ describe('topper bootstrap token', () => {
     const privateJwk = JSON.stringify({ alg: 'ES256', kty: 'EC', x, y, crv: 'P-256', d: 'mdAQEjZBkxtoVeque2wXqebfo1HY0_C2uGApqeKEaX8' });
     const adapter = await build('test', { PRIVATE_KEY: privateJwk });
     const order = sampleOrder('GBP');
-    const { url } = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open });
+    const { url } = redirectCheckout(await adapter.createCheckout(order, { idempotencyKey: order.paymentId, ...open }));
     expect(new URL(url).origin).toBe('https://app.sandbox.topperpay.com');
     const docsPublicKey = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x, y }, format: 'jwk' });
     expect(readEs256Jwt(new URL(url).searchParams.get('bt') ?? '', docsPublicKey).valid).toBe(true);

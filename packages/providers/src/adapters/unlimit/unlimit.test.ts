@@ -1,6 +1,7 @@
 import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError } from '../../provider-contract';
 import { unlimit } from './unlimit-adapter';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const live = { MERCHANT_ID: '9e34f479-b43a-4372-8bdf-90689e16cd5b' };
 const test = { MERCHANT_ID: '1a3d8f5d-5adb-4525-8eee-efdbcc220285' };
@@ -22,7 +23,7 @@ describe('unlimit hosted-mode URL', () => {
     const adapter = await unlimit.create(mode === 'live' ? live : test, contractContext('unlimit', mode));
     const order = sampleOrder('EUR');
     const created = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
-    return new URL(created.url);
+    return new URL(redirectCheckout(created).url);
   };
 
   it('buys USDC on Polygon by card, with asset, fiat, amount and wallet locked', async () => {

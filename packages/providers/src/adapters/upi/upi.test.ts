@@ -4,6 +4,7 @@ import { contractContext, describeAdapterContract, sampleOrder, signatureInHeade
 import { ProviderWebhookError } from '../../provider-contract';
 import { upi } from './upi-adapter';
 import { onrampMoneyWebhookEvent } from './upi-webhook';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const live = { APP_ID: '1739218', API_SECRET: 'onramp-secret-0f3e9a7c21' };
 const test = { APP_ID: '2', API_SECRET: 'onramp-secret-0f3e9a7c21' };
@@ -69,7 +70,9 @@ describe('upi checkout URL (Onramp.money hosted mode)', () => {
   const checkout = async (mode: 'live' | 'test') => {
     const adapter = await upi.create(mode === 'live' ? live : test, contractContext('upi', mode));
     const order = sampleOrder('INR');
-    return new URL((await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url);
+    return new URL(
+      redirectCheckout(await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
+    );
   };
 
   it('preselects UPI (paymentMethod 1) for INR and buys USDC on Polygon, returning to the receipt', async () => {

@@ -1,6 +1,7 @@
 import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError } from '../../provider-contract';
 import { utorg } from './utorg-adapter';
+import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const settings = { SID: 'Np3qdvMIRU' };
 
@@ -29,7 +30,7 @@ describe('utorg direct link', () => {
     const adapter = await utorg.create(settings, contractContext('utorg', mode));
     const order = sampleOrder('EUR');
     const created = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
-    return new URL(created.url);
+    return new URL(redirectCheckout(created).url);
   };
 
   it('puts the SID and the wallet in the path and asks for USDC on Polygon', async () => {

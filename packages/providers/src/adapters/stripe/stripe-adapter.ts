@@ -1,0 +1,156 @@
+import { Type } from '@sinclair/typebox';
+import {
+  defineProvider,
+  ProviderWebhookError,
+  type CheckoutOrder,
+  type CreatedCheckout,
+  type ProviderDescriptor,
+  type ProviderMode,
+  type WebhookHeaders,
+  type WebhookOutcome,
+} from '../../provider-contract';
+import { checkoutUrlIn, malformedAnswer, sessionAnswer } from '../../support/session-call';
+import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
+import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { stripeWebhookEvent } from './stripe-webhook';
+
+/**
+ * Stripe fiat-to-crypto onramp (public preview; Stripe approves each platform), standalone hosted:
+ * a session created server-side, then a redirect to its `redirect_url`.
+ * Docs: docs.stripe.com/api/crypto/onramp_sessions (create, object, statuses),
+ * docs.stripe.com/crypto/integration-recipes (curl examples), docs.stripe.com/crypto/standalone-hosted-onramp,
+ * docs.stripe.com/webhooks#verify-manually (Stripe-Signature).
+ * - POST <API>/v1/crypto/onramp_sessions, form-encoded, HTTP basic auth with the secret key as
+ *   user, `Idempotency-Key`. Test mode is an sk_test_ key on the same host.
+ * - Answer: `id` (cos_…), `redirect_url` (the hosted onramp), `status`.
+ * - Webhook: `Stripe-Signature: t=<unix s>,v1=<hex>[,v1=…]`, each v1 the HMAC-SHA256 of
+ *   `t + "." + raw body` keyed by the endpoint's whsec_ secret; 5 minutes of tolerance (Stripe's
+ *   libraries' default); any v1 may match (several during a secret roll).
+ *
+ * Choices where the docs are open:
+ * - Event `crypto.onramp_session_updated` with the session as `data.object`: the event name is
+ *   not confirmed on a page read (the object's statuses are); other events are ignored.
+ * - Sent: wallet_addresses[polygon], lock_wallet_address=true, destination_currencies[]=usdc,
+ *   destination_networks[]=polygon, destination_currency=usdc, destination_network=polygon,
+ *   source_amount (the decimal string as is), source_currency (lower case, as Stripe writes
+ *   currencies), customer_ip_address (the customer's, behind the configured proxies), and
+ *   metadata[payment_id]. Not sent: the e-mail (customer_information[email] is not on a page read).
+ * - The session call is retried (timeouts, 429, 5xx) with the same Idempotency-Key: Stripe answers
+ *   a repeat with the first answer, so a retry never opens a second session. A fresh checkout of
+ *   the same payment (the customer's link) comes with another key.
+ * - No expiry: Stripe documents none for a session's redirect_url; the checkout is reused on a
+ *   reload until the customer starts paying.
+ * - rejected (Stripe refused the customer) is `declined`; fulfillment_complete is `paid`; the other
+ *   statuses are `pending`.
+ * - Hosted onramp host https://crypto.link.com in both modes (test mode's host not confirmed).
+ */
+
+const settings = Type.Object({
+  SECRET_KEY: Type.String({
+    pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9]{8,}$',
+    description: 'secret (or restricted) API key; sk_test_ selects test mode',
+  }),
+  WEBHOOK_SECRET: Type.String({
+    pattern: '^whsec_[A-Za-z0-9+/=]{16,}$',
+    description: 'signing secret of the webhook endpoint (whsec_…); verifies Stripe-Signature',
+  }),
+  API_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$', description: 'API host; default https://api.stripe.com' })),
+});
+
+export const STRIPE_API_URL = 'https://api.stripe.com';
+export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
+export const STRIPE_TOLERANCE_SECONDS = 300;
+
+const descriptor: ProviderDescriptor<typeof settings> = {
+  id: 'stripe',
+  displayName: 'Stripe',
+  currency: 'USD',
+  minimum: '2',
+  minimumCurrency: 'USD',
+  flow: 'session',
+  webhook: 'HMAC-SHA256, Stripe-Signature',
+  delivers: 'native',
+  settings,
+  hosts: { live: 'https://crypto.link.com', test: 'https://crypto.link.com' },
+  docs: 'https://docs.stripe.com/api/crypto/onramp_sessions',
+};
+
+export const stripe = defineProvider({
+  descriptor,
+  modeOf(values, requested) {
+    const mode: ProviderMode = values.SECRET_KEY.split('_')[1] === 'live' ? 'live' : 'test';
+    if (requested !== undefined && requested !== mode) throw new Error(`MODE ${requested} contradicts the ${mode} secret key`);
+    return mode;
+  },
+  create(values, context) {
+    const apiUrl = (values.API_URL ?? STRIPE_API_URL).replace(/\/+$/, '');
+    const authorization = `Basic ${Buffer.from(`${values.SECRET_KEY}:`).toString('base64')}`;
+    return {
+      descriptor,
+      mode: context.mode,
+      async createCheckout(order, { idempotencyKey, signal }): Promise<CreatedCheckout> {
+        const response = await context.http.request({
+          method: 'POST',
+          url: `${apiUrl}/v1/crypto/onramp_sessions`,
+          headers: {
+            authorization,
+            'content-type': 'application/x-www-form-urlencoded',
+            'idempotency-key': idempotencyKey,
+            accept: 'application/json',
+          },
+          body: stripeSessionForm(order).toString(),
+          signal,
+          retryable: true,
+        });
+        const session = sessionAnswer('Stripe', 'onramp session', response);
+        const id = typeof session.id === 'string' && session.id.startsWith('cos_') ? session.id : undefined;
+        if (!id) throw malformedAnswer('Stripe', 'onramp session', 'no cos_ id');
+        const url = checkoutUrlIn(session.redirect_url, false);
+        if (!url) throw malformedAnswer('Stripe', 'onramp session', 'redirect_url is not an https URL');
+        return { kind: 'redirect', url, providerReference: id };
+      },
+      async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
+        const header = singleHeader(headers, STRIPE_SIGNATURE_HEADER);
+        if (!header) throw new ProviderWebhookError(`missing ${STRIPE_SIGNATURE_HEADER}`);
+        const { timestamp, signatures } = parseSignatureHeader(header);
+        if (timestamp === undefined || signatures.length === 0) throw new ProviderWebhookError(`${STRIPE_SIGNATURE_HEADER} has no t or v1`);
+        if (!withinTolerance(timestamp, 'seconds', context.now(), STRIPE_TOLERANCE_SECONDS)) {
+          throw new ProviderWebhookError(`${STRIPE_SIGNATURE_HEADER} is older than ${STRIPE_TOLERANCE_SECONDS} s (or in the future)`);
+        }
+        const expected = hmacSha256(values.WEBHOOK_SECRET, Buffer.concat([Buffer.from(`${timestamp}.`), rawBody]), 'hex');
+        if (!signatures.some((signature) => safeEqual(signature, expected))) {
+          throw new ProviderWebhookError(`${STRIPE_SIGNATURE_HEADER} does not match the body`);
+        }
+        return { ...stripeWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
+      },
+    };
+  },
+});
+
+/** The form of one onramp session: card payment of the order's amount, USDC on Polygon to the wallet, locked. */
+export function stripeSessionForm(order: CheckoutOrder): URLSearchParams {
+  return new URLSearchParams([
+    ['wallet_addresses[polygon]', order.walletAddress],
+    ['lock_wallet_address', 'true'],
+    ['destination_currencies[]', 'usdc'],
+    ['destination_networks[]', 'polygon'],
+    ['destination_currency', 'usdc'],
+    ['destination_network', 'polygon'],
+    ['source_amount', order.amount],
+    ['source_currency', order.currency.toLowerCase()],
+    ['customer_ip_address', order.customerIp],
+    ['metadata[payment_id]', order.paymentId],
+  ]);
+}
+
+function parseSignatureHeader(header: string): { timestamp: string | undefined; signatures: string[] } {
+  let timestamp: string | undefined;
+  const signatures: string[] = [];
+  for (const part of header.split(',')) {
+    const at = part.indexOf('=');
+    const [key, value] = [part.slice(0, at).trim(), part.slice(at + 1).trim()];
+    if (key === 't') timestamp = value;
+    else if (key === 'v1' && /^[0-9a-f]{64}$/.test(value)) signatures.push(value);
+  }
+  return { timestamp, signatures };
+}

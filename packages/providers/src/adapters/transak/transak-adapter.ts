@@ -1,0 +1,222 @@
+import { Type } from '@sinclair/typebox';
+import { jwtVerify } from 'jose';
+import {
+  defineProvider,
+  modeFromSetting,
+  ProviderCheckoutError,
+  ProviderWebhookError,
+  type AdapterContext,
+  type CheckoutOrder,
+  type CreatedCheckout,
+  type ProviderDescriptor,
+  type ProviderMode,
+  type WebhookOutcome,
+} from '../../provider-contract';
+import type { ProviderToken } from '../../support/shared-token-store';
+import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
+import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { transakWebhookEvent } from './transak-webhook';
+
+/**
+ * Transak: a widget session the server creates, then a redirect to its single-use URL.
+ * Docs: docs.transak.com/guides/how-to-create-partner-access-token, …/api/public/refresh-access-token,
+ * …/integration/web/website-redirection, …/api/public/create-widget-url,
+ * …/guides/how-to-decrypt-webhook-payload, …/guides/track-order-status.
+ * - Partner access token: POST <API host>/partners/api/v2/refresh-token, header `api-secret`, JSON
+ *   {"apiKey"} → {"data": {"accessToken", "expiresAt" (unix seconds)}}; valid 7 days. A new one
+ *   invalidates the previous: the token lives in the shared token store, minted by one replica at
+ *   a time (AdapterContext.tokens), so replicas never log each other out.
+ * - Session: POST <gateway host>/api/v2/auth/session, header `access-token`, JSON {"widgetParams"}
+ *   → {"data": {"widgetUrl"}}, single use, valid 5 minutes. Backend only; partner IPs whitelisted.
+ * - Webhook: JSON {"data": "<JWT>"}, HS256 keyed by the partner access token; its claims'
+ *   `webhookData` is the order (`id`, `partnerOrderId`, `status`, `walletAddress`).
+ * - Hosts: API api-stg.transak.com / api.transak.com (production host inferred from staging's name,
+ *   not stated on a page read); gateway api-gateway-stg.transak.com / api-gateway.transak.com;
+ *   widget global-stg.transak.com / global.transak.com. Each API host is a setting (a fake, a proxy).
+ *
+ * Choices where the docs are open:
+ * - widgetParams: apiKey, referrerDomain (the payment host, from the receipt URL), walletAddress,
+ *   network polygon, cryptoCurrencyCode USDC, fiatAmount, fiatCurrency, partnerOrderId (our
+ *   payment id), redirectURL (the receipt page), disableWalletAddressForm true, paymentMethod
+ *   credit_debit_card, productsAvailed BUY, email. `cryptoCurrencyCode`, `paymentMethod` and
+ *   `email` are names the pages read do not confirm ([3p] integrations use them).
+ * - fiatAmount as a JSON number written from the decimal string as is (JSON.parse of "149.99"),
+ *   the type of Transak's examples; no arithmetic is done on it.
+ * - Neither call is retried by the HTTP client: Transak documents no idempotency for sessions,
+ *   and a repeated refresh would only mint another token. A session refused with 401 (the token
+ *   was revoked, or refreshed outside this gateway) drops the stored token and is tried once more
+ *   with a fresh one, within the same checkout deadline.
+ * - The webhook is verified with the current token, then the previous one (a refresh between
+ *   Transak signing and our receiving). No freshness check: the JWT carries no documented time.
+ * - FAILED (e.g. a card decline), CANCELLED, EXPIRED and REFUNDED are `failed` with a reason;
+ *   COMPLETED ("crypto sent") is `paid`; every other documented status is `pending`.
+ */
+
+const settings = Type.Object({
+  API_KEY: Type.String({ minLength: 8, description: 'partner API key (from the Transak dashboard; staging and production differ)' }),
+  API_SECRET: Type.String({ minLength: 8, description: 'partner API secret: sent as api-secret to mint the partner access token' }),
+  API_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^/?#\\s]+/?$',
+      description: 'refresh-token host; default https://api.transak.com (live) or https://api-stg.transak.com (test)',
+    }),
+  ),
+  GATEWAY_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^/?#\\s]+/?$',
+      description: 'session host; default https://api-gateway.transak.com (live) or https://api-gateway-stg.transak.com (test)',
+    }),
+  ),
+});
+
+export const TRANSAK_API_HOSTS: Readonly<Record<ProviderMode, { api: string; gateway: string }>> = {
+  live: { api: 'https://api.transak.com', gateway: 'https://api-gateway.transak.com' },
+  test: { api: 'https://api-stg.transak.com', gateway: 'https://api-gateway-stg.transak.com' },
+};
+/** The widget URL of a session is good for 5 minutes and once. */
+export const TRANSAK_SESSION_LIFETIME_MS = 5 * 60_000;
+/** The name of the partner access token in the shared token store. */
+export const TRANSAK_TOKEN = 'partner-access-token';
+
+const descriptor: ProviderDescriptor<typeof settings> = {
+  id: 'transak',
+  displayName: 'Transak',
+  currency: 'any',
+  minimum: '15',
+  minimumCurrency: 'USD',
+  flow: 'session',
+  webhook: 'HS256 JWT in the body, keyed by the partner access token',
+  delivers: 'native',
+  settings,
+  hosts: { live: 'https://global.transak.com', test: 'https://global-stg.transak.com' },
+  docs: 'https://docs.transak.com/integration/web/website-redirection',
+};
+
+export const transak = defineProvider({
+  descriptor,
+  modeOf: modeFromSetting,
+  create(values, context) {
+    const apiUrl = (values.API_URL ?? TRANSAK_API_HOSTS[context.mode].api).replace(/\/+$/, '');
+    const gatewayUrl = (values.GATEWAY_URL ?? TRANSAK_API_HOSTS[context.mode].gateway).replace(/\/+$/, '');
+    const mint = (signal: AbortSignal) => refreshAccessToken(context, apiUrl, values, signal);
+    const openSession = async (order: CheckoutOrder, signal: AbortSignal): Promise<string> => {
+      const token = await context.tokens.current(TRANSAK_TOKEN, mint, { signal });
+      const response = await context.http.request({
+        method: 'POST',
+        url: `${gatewayUrl}/api/v2/auth/session`,
+        headers: { 'access-token': token, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ widgetParams: transakWidgetParams(order, values.API_KEY) }),
+        signal,
+        retryable: false,
+      });
+      if (response.statusCode === 401) {
+        await context.tokens.discard(TRANSAK_TOKEN, token);
+        throw new TokenRefusedError();
+      }
+      const data = sessionAnswer('Transak', 'session', response).data;
+      const widgetUrl = checkoutUrlIn(isObject(data) ? data.widgetUrl : undefined, false);
+      if (!widgetUrl) throw malformedAnswer('Transak', 'session', 'data.widgetUrl is not an https URL');
+      return widgetUrl;
+    };
+    return {
+      descriptor,
+      mode: context.mode,
+      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+        let url: string;
+        try {
+          url = await openSession(order, signal);
+        } catch (error) {
+          // A revoked token: once more with a fresh one.
+          if (!(error instanceof TokenRefusedError) || signal.aborted) throw error;
+          url = await openSession(order, signal);
+        }
+        return { kind: 'redirect', url, expiresAt: context.now() + TRANSAK_SESSION_LIFETIME_MS, singleUse: true };
+      },
+      async verifyWebhook(rawBody): Promise<WebhookOutcome> {
+        const jwt = webhookJwt(rawBody);
+        const keys = await context.tokens.known(TRANSAK_TOKEN);
+        for (const key of keys) {
+          const claims = await verifiedClaims(jwt, key);
+          if (claims) return { ...transakWebhookEvent(claims), acknowledgement: jsonAcknowledgement({ received: true }) };
+        }
+        throw new ProviderWebhookError(
+          keys.length === 0
+            ? 'no partner access token is stored yet to verify Transak webhooks with'
+            : 'the JWT is not signed with the current or the previous partner access token',
+        );
+      },
+    };
+  },
+});
+
+/** The session call refused the stored partner access token: it is dropped, and the next call mints one. */
+class TokenRefusedError extends ProviderCheckoutError {
+  constructor() {
+    super('Transak refused the partner access token (HTTP 401)', 'unavailable');
+    this.name = 'TokenRefusedError';
+  }
+}
+
+/** The widget of one checkout: card, the order's fiat amount, USDC on Polygon to the wallet, locked. */
+export function transakWidgetParams(order: CheckoutOrder, apiKey: string): Record<string, unknown> {
+  return {
+    apiKey,
+    referrerDomain: new URL(order.returnUrl).host,
+    walletAddress: order.walletAddress,
+    network: 'polygon',
+    cryptoCurrencyCode: 'USDC',
+    fiatAmount: JSON.parse(order.amount) as number,
+    fiatCurrency: order.currency,
+    partnerOrderId: order.paymentId,
+    redirectURL: order.returnUrl,
+    disableWalletAddressForm: true,
+    paymentMethod: 'credit_debit_card',
+    productsAvailed: 'BUY',
+    email: order.email,
+  };
+}
+
+async function refreshAccessToken(
+  context: AdapterContext,
+  apiUrl: string,
+  values: { API_KEY: string; API_SECRET: string },
+  signal: AbortSignal,
+): Promise<ProviderToken> {
+  const response = await context.http.request({
+    method: 'POST',
+    url: `${apiUrl}/partners/api/v2/refresh-token`,
+    headers: { 'api-secret': values.API_SECRET, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ apiKey: values.API_KEY }),
+    signal,
+    retryable: false,
+  });
+  const data = sessionAnswer('Transak', 'refresh-token', response).data;
+  const accessToken = isObject(data) ? data.accessToken : undefined;
+  const expiresAt = isObject(data) ? data.expiresAt : undefined;
+  if (typeof accessToken !== 'string' || accessToken.length < 16) throw malformedAnswer('Transak', 'refresh-token', 'no data.accessToken');
+  if (typeof expiresAt !== 'number' || !Number.isInteger(expiresAt) || expiresAt * 1000 <= context.now()) {
+    throw malformedAnswer('Transak', 'refresh-token', 'data.expiresAt is not a future unix time in seconds');
+  }
+  return { value: accessToken, expiresAt: expiresAt * 1000 };
+}
+
+function webhookJwt(rawBody: Buffer): string {
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    throw new ProviderWebhookError('Transak webhook body is not JSON');
+  }
+  const data = isObject(body) ? body.data : undefined;
+  if (typeof data !== 'string' || data.split('.').length !== 3) throw new ProviderWebhookError('Transak webhook body has no JWT in data');
+  return data;
+}
+
+async function verifiedClaims(jwt: string, key: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    const { payload } = await jwtVerify(jwt, new TextEncoder().encode(key), { algorithms: ['HS256'] });
+    return payload;
+  } catch {
+    return undefined;
+  }
+}

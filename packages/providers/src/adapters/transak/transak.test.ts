@@ -1,0 +1,282 @@
+import { createHmac } from 'node:crypto';
+import { contractContext, describeAdapterContract, jwtSignatureInBodyField, sampleOrder } from '../../../test/support/adapter-contract';
+import { redirectCheckout } from '../../../test/support/checkout-target';
+import { memorySharedStore } from '../../../test/support/memory-shared-store';
+import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } from '../../../test/support/transak-fake';
+import { ProviderCheckoutError, ProviderWebhookError, type AdapterContext, type ProviderMode } from '../../provider-contract';
+import { createProviderHttpClient } from '../../support/provider-http-client';
+import { createTokenStore, type TokenStore } from '../../support/shared-token-store';
+import { TRANSAK_TOKEN, transak } from './transak-adapter';
+import { TRANSAK_ORDER_STATUS, transakWebhookEvent } from './transak-webhook';
+
+let fake: TransakFake;
+const http = createProviderHttpClient({ attemptTimeoutMs: 400, maxAttempts: 3, backoffBaseMs: 1 });
+let tokens: TokenStore;
+
+beforeAll(async () => {
+  fake = await startTransakFake();
+});
+beforeEach(() => {
+  fake.reset();
+  tokens = createTokenStore(memorySharedStore(), { prefix: 'provider-tokens:transak:' });
+});
+afterAll(async () => {
+  await http.close();
+  await fake.close();
+});
+
+/** Both hosts on the local fake (read when an adapter is built: the fake starts in beforeAll). */
+const settings = {
+  API_KEY: FAKE_API_KEY,
+  API_SECRET: FAKE_API_SECRET,
+  get API_URL() {
+    return fake.url;
+  },
+  get GATEWAY_URL() {
+    return `${fake.url}/`;
+  },
+};
+const context = (overrides: Partial<AdapterContext> = {}): Partial<AdapterContext> => ({ http, tokens, now: Date.now, ...overrides });
+const build = (mode: ProviderMode = 'test', overrides: Partial<AdapterContext> = {}) =>
+  Promise.resolve(transak.create({ ...settings }, contractContext('transak', mode, context(overrides))));
+const checkout = async (adapter: Awaited<ReturnType<typeof build>>, signal = AbortSignal.timeout(3000)) => {
+  const order = sampleOrder('EUR');
+  return adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal });
+};
+
+/** A webhook as Transak sends it: {"data": JWT}, HS256 over header.payload with the partner access token, by node:crypto. */
+function signedWebhook(key: string, webhookData: Record<string, unknown>, header: object = { alg: 'HS256', typ: 'JWT' }) {
+  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const unsigned = `${b64(header)}.${b64({ webhookData, eventID: 'ORDER_COMPLETED', createdAt: '2026-11-25T12:00:00.000Z' })}`;
+  const signature = createHmac('sha256', key).update(unsigned).digest('base64url');
+  return { rawBody: Buffer.from(JSON.stringify({ data: `${unsigned}.${signature}` })), headers: { 'content-type': 'application/json' } };
+}
+
+const order = (paymentId: string, walletAddress: string, status: string) => ({
+  id: 'c1f2e3d4-0000-4a4a-9b9b-123456789abc',
+  partnerOrderId: paymentId,
+  status,
+  isBuyOrSell: 'BUY',
+  walletAddress,
+  network: 'polygon',
+  cryptoCurrency: 'USDC',
+  fiatCurrency: 'EUR',
+  fiatAmount: 149.99,
+});
+
+/** Seeds the store as a checkout would have, and returns the token Transak signs with. */
+async function storedToken(): Promise<string> {
+  return tokens.current(
+    TRANSAK_TOKEN,
+    async () => ({ value: 'eyJhbGciOiJIUzI1NiJ9.seeded.token-for-webhooks', expiresAt: Date.now() + 86_400_000 }),
+    {
+      signal: AbortSignal.timeout(1000),
+    },
+  );
+}
+
+describeAdapterContract({
+  module: transak,
+  settings: { test: settings },
+  context: () => context(),
+  // The widget URL carries only a session id: what it stands for is what the session was opened with.
+  readCheckout: (url) => {
+    const params = fake.widgetParamsOf(url.searchParams.get('sessionId') ?? '') ?? {};
+    return {
+      wallet: String(params.walletAddress),
+      amount: String(params.fiatAmount),
+      currency: String(params.fiatCurrency),
+      reference: String(params.partnerOrderId),
+    };
+  },
+  signWebhook: async ({ paymentId, walletAddress, status }) =>
+    signedWebhook(await storedToken(), order(paymentId, walletAddress, status === 'paid' ? 'COMPLETED' : 'FAILED')),
+  // The JWT in the body is the signature; it carries no documented time.
+  signatureInHeaders: false,
+  webhookHasTimestamp: false,
+  webhookSignature: jwtSignatureInBodyField('data'),
+  hostile: {
+    payload: ({ paymentId, walletAddress }) => order(paymentId, walletAddress, 'FAILED'),
+    sign: async (payload) => signedWebhook(await storedToken(), payload as Record<string, unknown>),
+  },
+});
+
+describe('transak checkout against a local Transak', () => {
+  it('mints the partner access token, then opens the session with it, each request as documented', async () => {
+    const created = redirectCheckout(await checkout(await build()));
+    expect(fake.problems).toEqual([]);
+    expect(fake.refreshes).toHaveLength(1);
+    expect(fake.refreshes[0]).toMatchObject({ method: 'POST', path: '/partners/api/v2/refresh-token' });
+    expect(fake.refreshes[0]!.headers['api-secret']).toBe(FAKE_API_SECRET);
+    expect(JSON.parse(fake.refreshes[0]!.body)).toEqual({ apiKey: FAKE_API_KEY });
+    const [session] = fake.sessions;
+    expect(session).toMatchObject({ method: 'POST', path: '/api/v2/auth/session' });
+    expect(session!.headers['access-token']).toBe(fake.currentToken);
+    const o = sampleOrder('EUR');
+    expect(JSON.parse(session!.body)).toEqual({
+      widgetParams: {
+        apiKey: FAKE_API_KEY,
+        referrerDomain: 'pay.example.org',
+        walletAddress: o.walletAddress,
+        network: 'polygon',
+        cryptoCurrencyCode: 'USDC',
+        fiatAmount: 149.99,
+        fiatCurrency: 'EUR',
+        partnerOrderId: o.paymentId,
+        redirectURL: o.returnUrl,
+        disableWalletAddressForm: true,
+        paymentMethod: 'credit_debit_card',
+        productsAvailed: 'BUY',
+        email: 'jane+test@shop.io',
+      },
+    });
+    expect(new URL(created.url).origin).toBe('https://global-stg.transak.com');
+    expect(created.singleUse).toBe(true);
+    expect(created.expiresAt! - Date.now()).toBeGreaterThan(290_000);
+    expect(created.expiresAt! - Date.now()).toBeLessThanOrEqual(300_000);
+  });
+
+  it('reuses the stored token for later checkouts (one refresh for many), also from another adapter instance', async () => {
+    await checkout(await build());
+    await Promise.all([checkout(await build()), checkout(await build()), checkout(await build())]);
+    expect(fake.refreshes).toHaveLength(1);
+    expect(fake.sessions).toHaveLength(4);
+  });
+
+  it('a token Transak no longer accepts (401) is dropped and the session opened once more with a fresh one', async () => {
+    const adapter = await build();
+    await checkout(adapter);
+    // Refreshed outside this gateway (the dashboard, another gateway with the same key): ours is dead.
+    await fetch(`${fake.url}/partners/api/v2/refresh-token`, {
+      method: 'POST',
+      headers: { 'api-secret': FAKE_API_SECRET, 'content-type': 'application/json' },
+      body: JSON.stringify({ apiKey: FAKE_API_KEY }),
+    });
+    const created = redirectCheckout(await checkout(adapter));
+    expect(created.url).toMatch(/sessionId=/);
+    expect(fake.refreshes).toHaveLength(3);
+    expect(fake.sessions.map((s) => s.headers['access-token'] === fake.currentToken)).toEqual([false, false, true]);
+  });
+
+  it.each([
+    ['5xx on the session', 'session', { status: 503, body: '{"error":{"message":"maintenance"}}' }, 'unavailable'],
+    ['429 on the refresh', 'refresh', { status: 429, body: '{}' }, 'unavailable'],
+    ['a refused key', 'refresh', { status: 401, body: '{"error":{"message":"Invalid API key"}}' }, 'refused'],
+    ['a malformed session answer', 'session', { status: 200, body: '{"data":{"url":"x"}}' }, 'refused'],
+    ['HTML instead of JSON', 'session', { status: 200, body: '<html>Bad gateway</html>' }, 'refused'],
+    [
+      'a widget URL that is not https',
+      'session',
+      { status: 200, body: '{"data":{"widgetUrl":"http://global.transak.com?x=1"}}' },
+      'refused',
+    ],
+    ['a token without expiry', 'refresh', { status: 200, body: '{"data":{"accessToken":"eyJhbGciOiJIUzI1NiJ9.x.y"}}' }, 'refused'],
+    ['no answer in time', 'session', 'hang', 'unavailable'],
+  ] as const)('%s (the %s call): a ProviderCheckoutError of kind %s', async (_name, call, answer, kind) => {
+    const adapter = await build();
+    if (call === 'session') fake.answerSession = () => answer;
+    else fake.answerRefresh = () => answer;
+    const error = await checkout(adapter, AbortSignal.timeout(2000)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderCheckoutError);
+    expect((error as ProviderCheckoutError).kind).toBe(answer === 'hang' ? 'unavailable' : kind);
+    // Never a credential in what the operator reads.
+    expect((error as Error).message).not.toContain(FAKE_API_SECRET);
+    // A session call is never retried: Transak does not de-duplicate them.
+    if (call === 'session') expect(fake.sessions).toHaveLength(1);
+  });
+
+  it('defaults to the documented hosts of each mode', async () => {
+    const calls: string[] = [];
+    const recording = {
+      request: async (r: { url: string }) => {
+        calls.push(r.url);
+        throw new ProviderCheckoutError('offline', 'unavailable');
+      },
+      close: async () => undefined,
+    };
+    for (const mode of ['live', 'test'] as const) {
+      const adapter = await transak.create(
+        { API_KEY: FAKE_API_KEY, API_SECRET: FAKE_API_SECRET },
+        contractContext('transak', mode, context({ http: recording })),
+      );
+      await checkout(adapter).catch(() => undefined);
+    }
+    expect(calls).toEqual([
+      'https://api.transak.com/partners/api/v2/refresh-token',
+      'https://api-stg.transak.com/partners/api/v2/refresh-token',
+    ]);
+  });
+});
+
+describe('transak webhook', () => {
+  const sample = sampleOrder('EUR');
+
+  it('verifies with the current token, then the previous one; refuses another key, a tampered claim and alg none', async () => {
+    const adapter = await build();
+    await checkout(adapter);
+    const first = fake.currentToken!;
+    const signedBefore = signedWebhook(first, order(sample.paymentId, sample.walletAddress, 'PROCESSING'));
+    await tokens.discard(TRANSAK_TOKEN, first);
+    // The store lost the token (refused): a fresh checkout mints another, and the old one is no longer known.
+    await checkout(adapter);
+    await expect(adapter.verifyWebhook(signedBefore.rawBody, signedBefore.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
+
+    // A regular refresh keeps the one before: a webhook signed just before it still verifies.
+    let clock = Date.now();
+    const refreshing = await build('test', { tokens: createTokenStore(memorySharedStore(), { prefix: 'p:', now: () => clock }) });
+    await checkout(refreshing);
+    const older = fake.currentToken!;
+    clock += 7 * 24 * 3_600_000;
+    await checkout(refreshing);
+    const newer = fake.currentToken!;
+    expect(newer).not.toBe(older);
+    for (const key of [older, newer]) {
+      const webhook = signedWebhook(key, order(sample.paymentId, sample.walletAddress, 'COMPLETED'));
+      const outcome = await refreshing.verifyWebhook(webhook.rawBody, webhook.headers);
+      expect(outcome).toMatchObject({ kind: 'event', event: { status: 'paid', match: { paymentId: sample.paymentId } } });
+    }
+    const forged = signedWebhook('not-the-partner-token', order(sample.paymentId, sample.walletAddress, 'COMPLETED'));
+    await expect(refreshing.verifyWebhook(forged.rawBody, forged.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
+    const none = signedWebhook(newer, order(sample.paymentId, sample.walletAddress, 'COMPLETED'), { alg: 'none' });
+    await expect(refreshing.verifyWebhook(none.rawBody, none.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
+    const genuine = signedWebhook(newer, order(sample.paymentId, sample.walletAddress, 'FAILED'));
+    const { data } = JSON.parse(genuine.rawBody.toString()) as { data: string };
+    const [head, , signature] = data.split('.');
+    const claims = Buffer.from(JSON.stringify({ webhookData: order(sample.paymentId, sample.walletAddress, 'COMPLETED') })).toString(
+      'base64url',
+    );
+    const tampered = Buffer.from(JSON.stringify({ data: `${head}.${claims}.${signature}` }));
+    await expect(refreshing.verifyWebhook(tampered, {})).rejects.toBeInstanceOf(ProviderWebhookError);
+    for (const junk of ['', 'null', '{"data":5}', '{"data":"a.b"}', 'not json']) {
+      await expect(refreshing.verifyWebhook(Buffer.from(junk), {})).rejects.toBeInstanceOf(ProviderWebhookError);
+    }
+  });
+
+  it('refuses every webhook while no token was ever minted (nothing to verify with)', async () => {
+    const adapter = await build();
+    const webhook = signedWebhook('anything', order(sample.paymentId, sample.walletAddress, 'COMPLETED'));
+    await expect(adapter.verifyWebhook(webhook.rawBody, webhook.headers)).rejects.toThrow(/no partner access token/);
+  });
+
+  it.each(Object.entries(TRANSAK_ORDER_STATUS))('%s maps to %s', (status, mapped) => {
+    const outcome = transakWebhookEvent({ webhookData: order(sample.paymentId, sample.walletAddress, status) });
+    expect(outcome).toMatchObject({
+      kind: 'event',
+      event: {
+        status: mapped,
+        rawStatus: status,
+        match: { paymentId: sample.paymentId, providerReference: 'c1f2e3d4-0000-4a4a-9b9b-123456789abc' },
+      },
+    });
+    if (mapped === 'failed') expect(outcome.kind === 'event' && outcome.event.reason).toMatch(/Transak/);
+  });
+
+  it('covers the ten statuses of the documented list; ignores sell orders and unknown statuses', () => {
+    expect(Object.keys(TRANSAK_ORDER_STATUS)).toHaveLength(10);
+    expect(
+      transakWebhookEvent({ webhookData: { ...order(sample.paymentId, sample.walletAddress, 'COMPLETED'), isBuyOrSell: 'SELL' } }).kind,
+    ).toBe('ignored');
+    expect(transakWebhookEvent({ webhookData: order(sample.paymentId, sample.walletAddress, 'SOMETHING_NEW') }).kind).toBe('ignored');
+    expect(() => transakWebhookEvent({})).toThrow(ProviderWebhookError);
+  });
+});
