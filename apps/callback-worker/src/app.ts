@@ -78,12 +78,13 @@ export async function startCallbackWorker({ config, pool, logger, lookup }: Call
   worker.on('error', (error) => app.log.error({ err: error }, 'callback worker error'));
   // The reconciler's and the metrics' connection: while Redis is away it reports every reconnect try.
   queue.on('error', (error) => app.log.warn({ err: error }, 'callback queue connection error; the reconciler retries at its next pass'));
-  worker.on('failed', (job, error) =>
-    app.log.warn({ jobId: job?.id, err: error }, 'callback job failed; the reconciler will recreate it when due'),
-  );
   const reconciler = new Reconciler(deliveries, queue, app.log, { intervalMs: raw.RECONCILE_INTERVAL_MS }, (count) =>
     metrics.reconcilerEnqueued.inc(count),
   );
+  worker.on('failed', (job, error) => {
+    app.log.warn({ jobId: job?.id, err: error }, 'callback job failed; the reconciler recreates it at its next pass');
+    reconciler.jobFailed();
+  });
   reconciler.start();
   app.log.info(
     {

@@ -34,6 +34,8 @@ export class Reconciler {
   /** Upper end of the last window looked at; rows due up to here had a job then. */
   private watermark: string | undefined;
   private lastFullPassAt = 0;
+  /** A job failed (and BullMQ removed it) since the last full pass: see jobFailed. */
+  private jobsLost = false;
 
   constructor(
     private readonly deliveries: CallbackDeliveryRepository,
@@ -54,15 +56,37 @@ export class Reconciler {
     await this.running?.catch(() => undefined);
   }
 
+  /**
+   * A job failed and was removed (callback jobs keep no BullMQ retries). Its delivery may have been
+   * due long before the watermark, where the next windows never look, so the next pass walks the
+   * whole backlog: after a PostgreSQL outage failed a batch, its callbacks go out at the next pass,
+   * not at the next scheduled full pass a minute later.
+   */
+  jobFailed(): void {
+    this.jobsLost = true;
+  }
+
   /** One pass; returns how many overdue deliveries were missing a job and got one. */
   async reconcileOnce(): Promise<number> {
     const full =
       this.watermark === undefined ||
+      this.jobsLost ||
       Date.now() - this.lastFullPassAt >= (this.options.fullPassEveryMs ?? 60_000) ||
       !(await this.markerPresent());
-    // Read before walking, so a row that becomes overdue during the walk falls in the next window.
-    const until = await this.deliveries.overdueCutoff(this.options.intervalMs);
-    const enqueued = await this.walk({ since: full ? undefined : this.watermark, until });
+    // Cleared before the walk, so a job failing during it asks for the pass after this one; set
+    // again when the pass fails (PostgreSQL still away): the lost jobs are still to be found.
+    const lostBefore = this.jobsLost;
+    if (full) this.jobsLost = false;
+    let until: string;
+    let enqueued: number;
+    try {
+      // Read before walking, so a row that becomes overdue during the walk falls in the next window.
+      until = await this.deliveries.overdueCutoff(this.options.intervalMs);
+      enqueued = await this.walk({ since: full ? undefined : this.watermark, until });
+    } catch (error) {
+      this.jobsLost ||= lostBefore;
+      throw error;
+    }
     if (full) {
       await this.setMarker();
       this.lastFullPassAt = Date.now();

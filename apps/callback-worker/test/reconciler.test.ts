@@ -83,3 +83,37 @@ it('walks the whole backlog again at the full-pass interval', async () => {
   expect(await subject.reconcileOnce()).toBe(1);
   await queue.drain();
 });
+
+it('after a job failed, walks the whole backlog at the next pass: a delivery due long before the watermark is not left a minute', async () => {
+  const subject = reconciler();
+  const [lost] = await overdueDeliveries(1);
+  expect(await subject.reconcileOnce()).toBe(1);
+  // The worker failed the job (PostgreSQL away) and BullMQ removed it; its delivery was due before the watermark.
+  await (await queue.getJob(callbackJobId(lost!)))!.remove();
+  expect(await subject.reconcileOnce()).toBe(0);
+  subject.jobFailed();
+  expect(await subject.reconcileOnce()).toBe(1);
+  // Once: the next pass is incremental again.
+  await (await queue.getJob(callbackJobId(lost!)))!.remove();
+  expect(await subject.reconcileOnce()).toBe(0);
+  await queue.drain();
+});
+
+it('a pass that fails after a job failed (PostgreSQL still away) leaves the whole backlog to the next pass', async () => {
+  const deliveries = new CallbackDeliveryRepository(db.appPool('callback-worker'));
+  let away = false;
+  const flaky = Object.assign(Object.create(deliveries) as CallbackDeliveryRepository, {
+    overdueCutoff: (overdueByMs: number) =>
+      away ? Promise.reject(new Error('connect ECONNREFUSED')) : deliveries.overdueCutoff(overdueByMs),
+  });
+  const subject = new Reconciler(flaky, queue, silentLog, { intervalMs: INTERVAL_MS, fullPassEveryMs: 3_600_000, pageSize: 3 });
+  const [lost] = await overdueDeliveries(1);
+  expect(await subject.reconcileOnce()).toBe(1);
+  await (await queue.getJob(callbackJobId(lost!)))!.remove();
+  subject.jobFailed();
+  away = true;
+  await expect(subject.reconcileOnce()).rejects.toThrow('ECONNREFUSED');
+  away = false;
+  expect(await subject.reconcileOnce()).toBe(1);
+  await queue.drain();
+});
