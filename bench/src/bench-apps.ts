@@ -49,6 +49,8 @@ export function apiAppEnvironments(
       CALLBACK_ALLOW_TEST_DOMAINS: 'false',
       // One payout address gets every new wallet; the quota still counts (in Redis), it just never says no.
       PAYOUT_WALLET_QUOTA_MAX: '1000000000',
+      // The gateway-wide ceiling too: counted with the quota, in the same round trips, never reached.
+      NEW_WALLETS_PER_MINUTE: '1000000000',
     },
     paymentRedirect: { ...common, SANDBOX_CHECKOUT: 'on', SANDBOX_SIGNING_SECRET: randomBytes(32).toString('base64') },
   };

@@ -16,7 +16,8 @@ const fixture = walletControlFixture('new_wallet_ceiling', {
 });
 const payoutAddress = () => `0x${randomBytes(20).toString('hex')}`;
 let order = 0;
-const nextCallback = () => `https://shop.io/ipn?order_id=ceiling-${++order}`;
+// A path of its own per wallet: the wallets have different payout addresses, and a path belongs to one.
+const nextCallback = () => `https://shop.io/ipn/ceiling-${++order}?order_id=${order}`;
 const createWallet = (on: FastifyInstance, address: string, callback: string) =>
   on.inject({ method: 'GET', url: '/control/wallet.php', query: { address, callback } });
 
