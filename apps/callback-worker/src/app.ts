@@ -48,7 +48,8 @@ export async function startCallbackWorker({ config, pool, logger, lookup }: Call
     // Its only server, on METRICS_PORT: /metrics stays here.
     metricsRoute: true,
   });
-  logLostConnections(pool, app.log);
+  const stopLoggingLostConnections = logLostConnections(pool, app.log);
+  app.addHook('onClose', async () => stopLoggingLostConnections());
   const deliveries = new CallbackDeliveryRepository(pool);
   const metrics = registerCallbackMetrics(app.metrics, { queue, deliveries });
   const http = createCallbackHttpClient({ ...config.http, allowedCidrs: config.allowedCidrs, lookup });

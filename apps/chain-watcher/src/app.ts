@@ -57,7 +57,8 @@ export async function buildChainWatcherApp({ config, pool, logger }: ChainWatche
     // Its only server, on METRICS_PORT: /metrics stays here.
     metricsRoute: true,
   });
-  logLostConnections(pool, app.log);
+  const stopLoggingLostConnections = logLostConnections(pool, app.log);
+  app.addHook('onClose', async () => stopLoggingLostConnections());
   const metrics = new WatcherMetrics(app.metrics);
   const cursorKey = { chainId: raw.CHAIN_ID, token: config.tokenAddress };
   const chain = new ChainReader({ rpcUrl: raw.CHAIN_RPC_URL, timeoutMs: raw.RPC_TIMEOUT_MS, metrics });

@@ -100,7 +100,8 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     },
   });
   app.addHook('onClose', () => providerHttp.close());
-  logLostConnections(pool, app.log);
+  const stopLoggingLostConnections = logLostConnections(pool, app.log);
+  app.addHook('onClose', async () => stopLoggingLostConnections());
   for (const adapter of providers.adapters) {
     if (adapter.mode !== 'live')
       app.log.warn(

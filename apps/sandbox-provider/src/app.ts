@@ -57,7 +57,8 @@ export async function buildSandboxProviderApp({
       chain: async () => (await funder.rpcChainId()) === raw.CHAIN_ID,
     },
   });
-  logLostConnections(pool, app.log);
+  const stopLoggingLostConnections = logLostConnections(pool, app.log);
+  app.addHook('onClose', async () => stopLoggingLostConnections());
   const notifier = new GatewayNotifier({ baseUrl: config.webhookBaseUrl, secret: config.signingSecret, log: app.log });
   app.addHook('onClose', () => notifier.close());
   const checkout = new CheckoutService({ orders, payer: new OrderPayer({ orders, funder, receiptTimeoutMs }), notifier, log: app.log });

@@ -87,7 +87,8 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
     // Its only server, on METRICS_PORT: /metrics stays here.
     metricsRoute: true,
   });
-  logLostConnections(pool, app.log);
+  const stopLoggingLostConnections = logLostConnections(pool, app.log);
+  app.addHook('onClose', async () => stopLoggingLostConnections());
   await assertSeedDerivedTheWallets(new HdKeyRepository(pool), fingerprintFromMnemonic(config.mnemonic));
   await assertTokenCounted(pool, chain);
   const metrics = new SettlementMetrics(app.metrics);

@@ -81,7 +81,8 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
     rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS, redis, keyPrefix: raw.REDIS_PREFIX },
     readiness: { postgres: () => isDatabaseReachable(pool) },
   });
-  logLostConnections(pool, app.log);
+  const stopLoggingLostConnections = logLostConnections(pool, app.log);
+  app.addHook('onClose', async () => stopLoggingLostConnections());
   const wallets = new WalletRepository(pool);
   const deriver = new TemporaryAddressDeriver(raw.HD_XPUB);
   await assertKnownHdKey(new HdKeyRepository(pool), deriver.fingerprint);

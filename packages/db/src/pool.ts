@@ -78,9 +78,16 @@ export interface ConnectionLossLog {
   warn(details: object, message: string): void;
 }
 
-/** Logs the connections the pool loses while idle (createPool already keeps them from ending the process). */
-export function logLostConnections(pool: Pool, log: ConnectionLossLog): void {
-  pool.on('error', (error) => log.warn({ err: error }, 'an idle PostgreSQL connection was lost; the pool opens a new one when needed'));
+/**
+ * Logs the connections the pool loses while idle (createPool already keeps them from ending the
+ * process). Returns what stops it: an app closes it with itself, so apps built one after another on
+ * one pool (tests, a restart in-process) leave no listener behind.
+ */
+export function logLostConnections(pool: Pool, log: ConnectionLossLog): () => void {
+  const onError = (error: Error) =>
+    log.warn({ err: error }, 'an idle PostgreSQL connection was lost; the pool opens a new one when needed');
+  pool.on('error', onError);
+  return () => pool.off('error', onError);
 }
 
 export async function isDatabaseReachable(pool: Pool): Promise<boolean> {
