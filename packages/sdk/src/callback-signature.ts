@@ -200,7 +200,8 @@ export function verifyCallbackSignature({
       'payoutAddress must be your payout address (0x and 40 hexadecimal characters), the one the wallet was registered with',
     );
   }
-  const expected = expectedAmount === false ? undefined : usdcBaseUnits(expectedAmount);
+  // undefined for false (the caller compares the amount itself) and for anything not an amount.
+  const expected = usdcBaseUnits(expectedAmount);
   if (expectedAmount !== false && expected === undefined) {
     throw new TypeError(
       "expectedAmount must be what the order must pay you in USDC as a decimal string (e.g. '25' or '24.75', at most 6 decimals), " +

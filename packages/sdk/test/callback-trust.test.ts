@@ -158,3 +158,36 @@ describe('expectedAmount: what reached the payout address must cover the order',
     }
   });
 });
+
+describe('verifyCallbackSignature refuses to run without what it checks against', () => {
+  it.each([undefined, '', 'merchant', merchant.slice(0, 41), `${merchant}0`, 42])(
+    'throws for payoutAddress %j, saying what it must be',
+    (payoutAddress) => {
+      expect(() => check(callbackUrl(merchant), { payoutAddress: payoutAddress as string })).toThrow(
+        new TypeError(
+          'payoutAddress must be your payout address (0x and 40 hexadecimal characters), the one the wallet was registered with',
+        ),
+      );
+    },
+  );
+
+  it.each([undefined, true, 25, '', '25.1234567', '-1', '1e3', ' 25'])(
+    'throws for expectedAmount %j, saying what it must be',
+    (expectedAmount) => {
+      expect(() => check(callbackUrl(merchant), { expectedAmount: expectedAmount as string })).toThrow(
+        new TypeError(
+          "expectedAmount must be what the order must pay you in USDC as a decimal string (e.g. '25' or '24.75', at most 6 decimals), " +
+            'or false to compare value_forwarded_coin yourself',
+        ),
+      );
+    },
+  );
+
+  it('with expectedAmount false, a callback without value_forwarded_coin is accepted and says no amount', () => {
+    const url = callbackUrl(merchant).replace('&value_forwarded_coin=24.75', '');
+    const result = check(url, { expectedAmount: false });
+    expect(result).toEqual({ ok: true, timestamp: t, scheme: 'v2', deliveryId, addressOut: merchant });
+    expect('valueForwarded' in result).toBe(false);
+    expect(check(url)).toEqual({ ok: false, reason: 'amount_below_expected' });
+  });
+});
