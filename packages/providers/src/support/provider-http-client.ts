@@ -1,5 +1,6 @@
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { ProviderCheckoutError } from '../provider-contract';
+import { abortableSleep } from './abortable-sleep';
 
 /**
  * The one way adapters call a provider's API (sessions, quotes, order look-ups): a shared
@@ -161,7 +162,7 @@ export function createProviderHttpClient(options: ProviderHttpClientOptions = {}
           if (outcome instanceof Error) throw outcome;
           return outcome;
         }
-        await sleep(Math.random() * backoffBaseMs * 2 ** (attemptNo - 1), request.signal);
+        await abortableSleep(Math.random() * backoffBaseMs * 2 ** (attemptNo - 1), request.signal);
       }
     },
     async close() {
@@ -182,16 +183,4 @@ function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   if (error.name === 'TimeoutError') return 'timed out';
   return (error as NodeJS.ErrnoException).code ?? error.message;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

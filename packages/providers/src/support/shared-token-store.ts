@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ProviderCheckoutError } from '../provider-contract';
+import { abortableSleep } from './abortable-sleep';
 
 /**
  * Provider credentials that outlive one request (Transak's partner access token, valid 7 days)
@@ -127,7 +128,7 @@ export function createTokenStore(kv: SharedKeyValue, options: TokenStoreOptions)
           }
         }
         // Another replica is minting: its token is the one to use (a refresh invalidates the old one).
-        await sleep(pollMs, signal);
+        await abortableSleep(pollMs, signal);
         if (signal.aborted) throw new TokenStoreUnavailableError(`gave up waiting for the ${name} token another replica is minting`);
       }
     },
@@ -149,17 +150,4 @@ async function storeCall<T>(call: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw new TokenStoreUnavailableError(`the shared token store (Redis) failed: ${(error as Error).message}`);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
