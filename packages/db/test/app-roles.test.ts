@@ -39,7 +39,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     WalletLookupRepository: ['hasTemporaryAddress'],
     PaymentRepository: ['insertManyForWallets', 'recordCheckouts', 'failCheckout', 'findCheckout', 'claimSingleUse', 'renewCheckout'],
     PaymentReceiptRepository: ['findReceipt', 'recordProviderStatus'],
-    ProviderStatusPollRepository: ['schedule', 'scheduleNowFor', 'find', 'recordPoll', 'listOverdue'],
+    ProviderStatusPollRepository: ['schedule', 'scheduleNowFor', 'find', 'recordPoll', 'listOverdue', 'stop'],
     TokenRepository: ['register', 'list'],
   },
   'callback-worker': {
@@ -325,6 +325,8 @@ describe('payment-redirect, as its role', () => {
     await polls.recordPoll(session, new Date(Date.now() - 30_000));
     expect(await polls.find(session)).toMatchObject({ id: session, provider: 'transak', polls: 1, providerStatus: null });
     expect((await polls.listOverdue(1000, 10)).map((poll) => poll.id)).toEqual([session]);
+    await polls.stop(session);
+    expect(await polls.listOverdue(0, 10)).toEqual([]);
   });
 });
 

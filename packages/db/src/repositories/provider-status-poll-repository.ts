@@ -109,6 +109,15 @@ export class ProviderStatusPollRepository {
     });
   }
 
+  /** No more look-ups of this payment (its status became final another way, or its provider cannot be asked). */
+  async stop(paymentId: string): Promise<void> {
+    await this.pool.query({
+      name: 'status-poll-stop',
+      text: 'UPDATE payments SET status_poll_due_at = NULL WHERE id = $1',
+      values: [paymentId],
+    });
+  }
+
   /**
    * Payments whose look-up has been due for at least `graceMs` (one due just now normally has its
    * job), oldest first, `limit` at a time after `after`.
