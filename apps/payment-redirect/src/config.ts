@@ -81,7 +81,7 @@ export const paymentRedirectSettings = Type.Object({
     default: 1440,
     minimum: 1,
     maximum: 30 * 1440,
-    description: "a payment older than this is no longer looked up at its provider (the chain still sees any USDC)",
+    description: 'a payment older than this is no longer looked up at its provider (the chain still sees any USDC)',
   }),
   STATUS_POLL_TIMEOUT_MS: Type.Integer({
     default: 10_000,
@@ -89,7 +89,12 @@ export const paymentRedirectSettings = Type.Object({
     maximum: 60_000,
     description: 'how long one status look-up may take at the provider, retries included',
   }),
-  STATUS_POLL_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 64, description: 'status look-ups run at once by this process' }),
+  STATUS_POLL_CONCURRENCY: Type.Integer({
+    default: 4,
+    minimum: 1,
+    maximum: 64,
+    description: 'status look-ups run at once by this process',
+  }),
   STATUS_POLL_RECONCILE_INTERVAL_MS: Type.Integer({
     default: 30_000,
     minimum: 100,

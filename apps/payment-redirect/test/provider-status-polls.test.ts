@@ -32,7 +32,7 @@ class FakeOrderApi {
   readonly before = new Map<string, () => Promise<void>>();
   unsigned = 0;
   /** The key shared with the gateway (SANDBOX_SIGNING_SECRET). */
-  secret = Buffer.alloc(0);
+  secret: Buffer = Buffer.alloc(0);
   private server: Server | undefined;
 
   async start(): Promise<string> {
@@ -115,7 +115,12 @@ async function startPayment(): Promise<string> {
   walletIndex += 1;
   const temporary = `0x${walletIndex.toString(16).padStart(40, 'c')}` as EvmAddress;
   const addressIn = sealAddressIn(temporary, config.keys);
-  await fixture.insertWallet({ temporary, addressIn, callbackUrl: `https://shop.io/ipn?order=${walletIndex}`, hdIndex: BigInt(walletIndex) });
+  await fixture.insertWallet({
+    temporary,
+    addressIn,
+    callbackUrl: `https://shop.io/ipn?order=${walletIndex}`,
+    hdIndex: BigInt(walletIndex),
+  });
   const response = await app.inject({
     url: '/process-payment.php',
     query: { address: addressIn, amount: '49.99', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' },
@@ -145,7 +150,12 @@ async function metric(name: string, labels: Record<string, string>): Promise<num
 describe('provider status look-ups', () => {
   it('asks on a doubling schedule until the provider says paid, then stops', async () => {
     const paymentId = await startPayment();
-    fake.answers.set(paymentId, [{ statusCode: 404 }, { statusCode: 500 }, { statusCode: 200, status: 'pending' }, { statusCode: 200, status: 'paid' }]);
+    fake.answers.set(paymentId, [
+      { statusCode: 404 },
+      { statusCode: 500 },
+      { statusCode: 200, status: 'pending' },
+      { statusCode: 200, status: 'paid' },
+    ]);
     expect(await pollState(paymentId)).toMatchObject({ provider_status: null, status_polls: 0, due: true });
     const started = Date.now();
     await waitUntil(async () => (await pollState(paymentId)).provider_status === 'paid', 10_000, 'the poll to reach paid');
@@ -187,7 +197,10 @@ describe('provider status look-ups', () => {
         method: 'POST',
         url: '/webhooks/moonpay',
         payload,
-        headers: { 'content-type': 'application/json', [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(payload, config.sandbox!.signingSecret) },
+        headers: {
+          'content-type': 'application/json',
+          [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(payload, config.sandbox!.signingSecret),
+        },
       });
       expect(response.headers['x-webhook-outcome']).toBe('updated');
     });

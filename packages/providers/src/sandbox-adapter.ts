@@ -103,7 +103,10 @@ export function createSandboxAdapter(provider: ProviderTerms, options: SandboxAd
     async status(query: ProviderStatusQuery, { signal }): Promise<ProviderWebhookEvent | null> {
       const path = sandboxOrderPath(query.paymentId);
       const response = await fetch(`${baseUrl}${path}`, {
-        headers: { accept: 'application/json', [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(`GET ${path}`, options.signingSecret) },
+        headers: {
+          accept: 'application/json',
+          [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(`GET ${path}`, options.signingSecret),
+        },
         signal,
       });
       if (response.status === 404) return null;

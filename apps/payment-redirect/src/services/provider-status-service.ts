@@ -151,7 +151,10 @@ export class ProviderStatusService {
   }
 
   /** Asks the provider once and records its answer; returns the payment's provider status as it now stands. */
-  private async lookUp(adapter: Required<Pick<ProviderAdapter, 'status'>>, payment: StatusPollRecord): Promise<ProviderPaymentStatus | null> {
+  private async lookUp(
+    adapter: Required<Pick<ProviderAdapter, 'status'>>,
+    payment: StatusPollRecord,
+  ): Promise<ProviderPaymentStatus | null> {
     const { id: paymentId, provider } = payment;
     let outcome: StatusPollOutcome;
     let status = payment.providerStatus;

@@ -57,7 +57,11 @@ describe('moonpay status', () => {
   it('asks the transaction by our payment id with the publishable key, and reads it as its webhook would be read', async () => {
     const { result, requests } = await lookUp(200, JSON.stringify([transaction({ status: 'completed' })]));
     await expect(result).resolves.toEqual({
-      match: { paymentId, providerReference: 'defb7c52-7bd3-422b-9052-374df50cc51a', walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7' },
+      match: {
+        paymentId,
+        providerReference: 'defb7c52-7bd3-422b-9052-374df50cc51a',
+        walletAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
+      },
       status: 'paid',
       rawStatus: 'completed',
       providerReference: 'defb7c52-7bd3-422b-9052-374df50cc51a',

@@ -24,7 +24,13 @@ export async function moonpayTransactionStatus(
 ): Promise<ProviderWebhookEvent | null> {
   const url = new URL(`/v1/transactions/ext/${encodeURIComponent(query.paymentId)}`, MOONPAY_API_HOST);
   url.searchParams.append('apiKey', apiKey);
-  const response = await http.request({ method: 'GET', url: url.toString(), headers: { accept: 'application/json' }, signal, retryable: true });
+  const response = await http.request({
+    method: 'GET',
+    url: url.toString(),
+    headers: { accept: 'application/json' },
+    signal,
+    retryable: true,
+  });
   if (response.statusCode === 404) return null;
   if (response.statusCode !== 200) throw new Error(`MoonPay answered the transaction look-up with HTTP ${response.statusCode}`);
   let body: unknown;
