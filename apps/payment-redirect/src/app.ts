@@ -4,6 +4,7 @@ import { ConfigError, parseTrustProxy } from '@gateway/config';
 import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
 import { Counter } from 'prom-client';
+import { openProviderStatusQueue, startProviderStatusWorker, type ProviderStatusQueue } from '@gateway/queue';
 import { createServer } from '@gateway/http';
 import { pagesPlugin } from '@gateway/pages';
 import {
@@ -11,6 +12,7 @@ import {
   logLostConnections,
   PaymentReceiptRepository,
   PaymentRepository,
+  ProviderStatusPollRepository,
   TokenRepository,
   WalletLookupRepository,
 } from '@gateway/db';
@@ -21,6 +23,9 @@ import { PaymentService } from './services/payment-service';
 import { redisSharedStore } from './services/redis-shared-store';
 import { ReceiptService } from './services/receipt-service';
 import { HostedCheckoutService } from './services/hosted-checkout-service';
+import { ProviderStatusService } from './services/provider-status-service';
+import { StatusPollReconciler } from './services/provider-status-reconciler';
+import { providerStatusMetrics } from './metrics';
 import { paymentRoutes } from './routes/payment';
 import { receiptRoutes } from './routes/receipt';
 import { hostedCheckoutRoutes } from './routes/hosted-checkout';
@@ -34,7 +39,10 @@ declare module 'fastify' {
     hostedCheckoutService: HostedCheckoutService;
     paymentReceipts: PaymentReceiptRepository;
     providers: ProviderRegistry;
-    webhookCounter: Counter<'provider' | 'outcome'>;
+    providerStatus: ProviderStatusService;
+    providerStatusQueue: ProviderStatusQueue;
+    /** Set where this process runs the status look-ups (STATUS_POLL_WORKER=on). */
+    statusPollReconciler: StatusPollReconciler | undefined;
   }
 }
 
@@ -126,6 +134,51 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   app.decorate('rateReader', rateReader);
   app.decorate('providers', providers);
   app.decorate('paymentReceipts', receipts);
+  // Status look-ups (issue 23): scheduled on the payments, run by a BullMQ job per payment.
+  const redisSettings = { url: raw.REDIS_URL, prefix: raw.REDIS_PREFIX };
+  const statusQueue = openProviderStatusQueue(redisSettings);
+  statusQueue.on('error', (error) => app.log.warn({ err: error }, 'provider-status queue connection error'));
+  const polls = new ProviderStatusPollRepository(pool);
+  const statusMetrics = providerStatusMetrics(app.metrics);
+  const providerStatus = new ProviderStatusService({
+    providers,
+    receipts,
+    polls,
+    queue: statusQueue,
+    schedule: {
+      firstDelayMs: raw.STATUS_POLL_FIRST_DELAY_MS,
+      maxDelayMs: raw.STATUS_POLL_MAX_DELAY_MS,
+      maxAgeMs: raw.STATUS_POLL_MAX_AGE_MINUTES * 60_000,
+    },
+    lookupTimeoutMs: raw.STATUS_POLL_TIMEOUT_MS,
+    metrics: statusMetrics,
+    log: app.log,
+  });
+  app.decorate('providerStatus', providerStatus);
+  app.decorate('providerStatusQueue', statusQueue);
+  let reconciler: StatusPollReconciler | undefined;
+  if (raw.STATUS_POLL_WORKER === 'on') {
+    const worker = startProviderStatusWorker(redisSettings, (paymentId) => providerStatus.poll(paymentId), {
+      concurrency: raw.STATUS_POLL_CONCURRENCY,
+    });
+    reconciler = new StatusPollReconciler(polls, statusQueue, app.log, { intervalMs: raw.STATUS_POLL_RECONCILE_INTERVAL_MS }, (count) =>
+      statusMetrics.reconcilerEnqueued(count),
+    );
+    const started = reconciler;
+    worker.on('error', (error) => app.log.error({ err: error }, 'provider-status worker error'));
+    worker.on('failed', (job, error) => {
+      app.log.warn({ jobId: job?.id, err: error }, 'provider-status job failed; the reconciler recreates it now');
+      started.jobFailed();
+    });
+    started.start();
+    // Before the pool closes (main.ts, onClose): look-ups in flight finish and record.
+    app.addHook('preClose', async () => {
+      await started.stop();
+      await worker.close();
+    });
+  }
+  app.decorate('statusPollReconciler', reconciler);
+  app.addHook('onClose', () => statusQueue.close());
   app.decorate(
     'paymentService',
     new PaymentService({
@@ -137,6 +190,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
       checkoutTimeoutMs: raw.CHECKOUT_TIMEOUT_MS,
       log: app.log,
       countCheckout: (provider, outcome) => checkoutCounter.inc({ provider, outcome }),
+      checkoutRecorded: (paymentId, provider) => providerStatus.track(paymentId, provider),
     }),
   );
   app.decorate('receiptService', new ReceiptService(receipts, { explorerTxUrl: config.explorerTxUrl, providers }));
@@ -150,15 +204,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
       providers: providers.offered,
     }),
   );
-  app.decorate(
-    'webhookCounter',
-    new Counter({
-      name: 'provider_webhooks_total',
-      help: 'Provider webhooks by provider and outcome (updated, unchanged, unknown_payment, ignored, refused, failed)',
-      labelNames: ['provider', 'outcome'] as const,
-      registers: [app.metrics],
-    }),
-  );
+
   await app.register(pagesPlugin, { viewsDir: join(APP_ROOT, 'views'), assetsDir: join(APP_ROOT, 'assets') });
   await app.register(paymentRoutes);
   await app.register(receiptRoutes);

@@ -60,6 +60,47 @@ export const paymentRedirectSettings = Type.Object({
   SANDBOX_SIGNING_SECRET: Type.Optional(
     Type.String({ description: 'HMAC key (base64, at least 32 bytes) shared with the sandbox provider (SANDBOX_CHECKOUT=on)' }),
   ),
+  STATUS_POLL_WORKER: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description:
+      "on: this process runs the provider status look-ups (the provider-status queue's worker and its reconciler); off: it only schedules them, for replicas that serve customers alone",
+  }),
+  STATUS_POLL_FIRST_DELAY_MS: Type.Integer({
+    default: 30_000,
+    minimum: 100,
+    maximum: 3_600_000,
+    description: "how long after a checkout the provider is first asked for the order's status; each further look-up waits twice as long",
+  }),
+  STATUS_POLL_MAX_DELAY_MS: Type.Integer({
+    default: 600_000,
+    minimum: 100,
+    maximum: 86_400_000,
+    description: 'the longest wait between two status look-ups of one payment',
+  }),
+  STATUS_POLL_MAX_AGE_MINUTES: Type.Integer({
+    default: 1440,
+    minimum: 1,
+    maximum: 30 * 1440,
+    description: 'a payment older than this is no longer looked up at its provider (the chain still sees any USDC)',
+  }),
+  STATUS_POLL_TIMEOUT_MS: Type.Integer({
+    default: 10_000,
+    minimum: 500,
+    maximum: 60_000,
+    description: 'how long one status look-up may take at the provider, retries included',
+  }),
+  STATUS_POLL_CONCURRENCY: Type.Integer({
+    default: 4,
+    minimum: 1,
+    maximum: 64,
+    description: 'status look-ups run at once by this process',
+  }),
+  STATUS_POLL_RECONCILE_INTERVAL_MS: Type.Integer({
+    default: 30_000,
+    minimum: 100,
+    maximum: 3_600_000,
+    description: 'how often the reconciler gives overdue status look-ups that lost their job (a flushed Redis) a new one',
+  }),
   ...rateSourceSettings,
   ...providerEnvironmentSchema(PROVIDER_MODULES),
 });
@@ -114,6 +155,9 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
       const signingSecret = attempt(() => parseSecretBytes(raw.SANDBOX_SIGNING_SECRET!, 'SANDBOX_SIGNING_SECRET'));
       if (signingSecret) sandbox = { baseUrl: raw.SANDBOX_PROVIDER_URL.replace(/\/+$/, ''), signingSecret };
     }
+  }
+  if (raw.STATUS_POLL_FIRST_DELAY_MS > raw.STATUS_POLL_MAX_DELAY_MS) {
+    problems.push('STATUS_POLL_FIRST_DELAY_MS: longer than STATUS_POLL_MAX_DELAY_MS; the first wait cannot exceed the longest');
   }
   if (problems.length > 0 || !publicUrl || !keys || !rates) throw new ConfigError(problems);
   return {

@@ -8,6 +8,7 @@ import { pagesPlugin } from '@gateway/pages';
 import type { SandboxProviderConfig } from './config';
 import { SandboxMetrics } from './metrics';
 import { checkoutRoutes } from './routes/checkout';
+import { orderRoutes } from './routes/orders';
 import { CheckoutService } from './services/checkout-service';
 import { createFunderWallet, type FunderWallet } from './services/funder-wallet';
 import { GatewayNotifier } from './services/gateway-notifier';
@@ -69,5 +70,6 @@ export async function buildSandboxProviderApp({
     link: { secret: config.signingSecret, rates: config.rates, feeBps: raw.PROVIDER_FEE_BPS },
     metrics: new SandboxMetrics(app.metrics),
   });
+  await app.register(orderRoutes, { checkout, secret: config.signingSecret });
   return app;
 }

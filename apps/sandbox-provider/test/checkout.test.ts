@@ -2,7 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { parse, type HTMLElement } from 'node-html-parser';
 // app.metrics is declared by @gateway/http (its createServer registers the registry).
 import type {} from '@gateway/http';
-import { signSandboxFields, SANDBOX_SIGNED_FIELDS } from '@gateway/providers';
+import { createSandboxAdapter, knownProviderTerms, signSandboxFields, SANDBOX_SIGNED_FIELDS } from '@gateway/providers';
 import { createTestDatabase, startAnvil, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
 import { startSandboxProvider } from '../src/boot';
 import { loadSandboxProviderConfig } from '../src/config';
@@ -329,3 +329,27 @@ function resign(fields: Record<string, string>): Record<string, string> {
 function expiredParams(): Record<string, string> {
   return resign({ ...signedLink(secret).params, expires: String(Math.floor(Date.now() / 1000) - 60) });
 }
+
+describe('GET /orders/<payment id>: the order look-up', () => {
+  it("answers the sandbox adapter's status(): nothing before the card, paid after it; an unsigned look-up gets 401", async () => {
+    const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+    const adapter = createSandboxAdapter(knownProviderTerms('moonpay')!, { baseUrl, signingSecret: secret });
+    const link = signedLink(secret);
+    const signal = new AbortController().signal;
+    expect(await adapter.status!({ paymentId: link.paymentId }, { signal })).toBeNull();
+    await pay(link);
+    // Its webhook goes out as well: let it land before the app closes.
+    await eventually(() => webhooks.for(link.paymentId).length > 0);
+    expect(await adapter.status!({ paymentId: link.paymentId }, { signal })).toEqual({
+      match: { paymentId: link.paymentId },
+      status: 'paid',
+      rawStatus: 'paid',
+      providerReference: `sbx_${link.paymentId.replace(/-/g, '').slice(0, 12)}`,
+    });
+    const unsigned = await app.inject(`/orders/${link.paymentId}`);
+    expect(unsigned.statusCode).toBe(401);
+    expect(unsigned.json()).toMatchObject({ status: 'error', code: 'unauthorized' });
+    const other = createSandboxAdapter(knownProviderTerms('moonpay')!, { baseUrl, signingSecret: newSecret() });
+    await expect(other.status!({ paymentId: link.paymentId }, { signal })).rejects.toThrow('HTTP 401');
+  });
+});

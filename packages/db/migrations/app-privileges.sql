@@ -40,7 +40,8 @@ GRANT UPDATE (status, next_attempt_at, round_start_attempts, resend_count, resen
 
 -- payment-redirect (internet-facing, holds the providers' credentials): Process Payment finds the
 -- wallet by its temporary address and records the payment and its checkout (which the customer's
--- link renews once expired, migration 017); the providers' webhooks update what the provider says;
+-- link renews once expired, migration 017); the providers' webhooks and its status polls (migration 021)
+-- update what the provider says;
 -- the receipt page reads the payment, the deposits into its wallet, the merchant leg's transaction
 -- and whether the callback was delivered. It never sees a wallet's payout address, callback URL or
 -- ipn_token.
@@ -48,7 +49,8 @@ GRANT SELECT (id, polygon_address) ON wallets TO :"payment_redirect";
 GRANT SELECT, INSERT ON payments TO :"payment_redirect";
 GRANT UPDATE (status, checkout_url, checkout_error, checkout_form_fields, checkout_expires_at, checkout_single_use,
               checkout_served_at, checkout_attempts,
-              provider_status, provider_raw_status, provider_reference, provider_reason, provider_updated_at)
+              provider_status, provider_raw_status, provider_reference, provider_reason, provider_updated_at,
+              status_poll_due_at, status_polls)
   ON payments TO :"payment_redirect";
 GRANT SELECT ON deposits TO :"payment_redirect";
 GRANT SELECT (deposit_id, leg, tx_hash) ON payouts TO :"payment_redirect";

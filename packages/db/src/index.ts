@@ -16,3 +16,4 @@ export * from './repositories/payout-repository';
 export * from './repositories/settlement-repository';
 export * from './repositories/gateway-address-repository';
 export * from './statement-batcher';
+export * from './repositories/provider-status-poll-repository';

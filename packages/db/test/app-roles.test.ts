@@ -39,6 +39,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     WalletLookupRepository: ['hasTemporaryAddress'],
     PaymentRepository: ['insertManyForWallets', 'recordCheckouts', 'failCheckout', 'findCheckout', 'claimSingleUse', 'renewCheckout'],
     PaymentReceiptRepository: ['findReceipt', 'recordProviderStatus'],
+    ProviderStatusPollRepository: ['schedule', 'scheduleNowFor', 'find', 'recordPoll', 'listOverdue', 'stop'],
     TokenRepository: ['register', 'list'],
   },
   'callback-worker': {
@@ -316,6 +317,16 @@ describe('payment-redirect, as its role', () => {
     const receipt = await receipts.findReceipt(paid);
     expect(receipt).toMatchObject({ id: paid, providerStatus: 'paid', deposits: [{ status: 'forwarded', merchantNotified: false }] });
     expect(receipt!.deposits[0]!.forwardedTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+
+    // Status look-ups (migration 021): scheduled, hinted, counted, found overdue; a final status is never scheduled.
+    const polls = repository('payment-redirect', db.ProviderStatusPollRepository);
+    expect(await polls.schedule([session, paid], new Date(Date.now() - 60_000))).toEqual([session]);
+    expect(await polls.scheduleNowFor(['transak'], { paymentId: session })).toBe(session);
+    await polls.recordPoll(session, new Date(Date.now() - 30_000));
+    expect(await polls.find(session)).toMatchObject({ id: session, provider: 'transak', polls: 1, providerStatus: null });
+    expect((await polls.listOverdue(1000, 10)).map((poll) => poll.id)).toEqual([session]);
+    await polls.stop(session);
+    expect(await polls.listOverdue(0, 10)).toEqual([]);
   });
 });
 

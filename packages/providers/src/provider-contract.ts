@@ -29,6 +29,12 @@ export interface ProviderDescriptor<S extends TObject = TObject> extends Provide
   readonly flow: CheckoutFlow;
   /** How its webhooks are signed, in a few words (e.g. "HMAC-SHA256, Moonpay-Signature-V2"); null when it sends none we use. */
   readonly webhook: string | null;
+  /**
+   * Its webhooks carry no signature (Wert): anyone could send one, so one is only a hint. It is
+   * answered 2xx at once (such a provider disables an endpoint that fails) and makes the gateway
+   * ask the provider (`status()`); what its body says is never recorded.
+   */
+  readonly webhookUnsigned?: boolean;
   /** Which USDC on Polygon it delivers: the chain watcher must follow that token, or the provider cannot be used. */
   readonly delivers: PolygonUsdc;
   /**
@@ -136,6 +142,14 @@ export type WebhookOutcome =
 
 export type WebhookHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
+/** What the gateway knows of an order when it asks the provider about it. */
+export interface ProviderStatusQuery {
+  /** Our payment id, sent to the provider as its order reference wherever it takes one. */
+  paymentId: string;
+  /** The provider's own id for the order, once a checkout or webhook gave it. */
+  providerReference?: string;
+}
+
 /** A provider's public price for an order: what the customer pays and what the wallet gets. */
 export interface ProviderQuote {
   /** USDC the wallet receives, token base units. */
@@ -155,6 +169,12 @@ export interface ProviderAdapter {
    * when it is not authentic (missing, wrong or stale signature; a body that is not the provider's).
    */
   verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome>;
+  /**
+   * Where the provider has an order look-up API: asks it for the order's status, read into the event
+   * a webhook gives; null while the provider knows no such order (the checkout was not opened yet).
+   * Throws when it cannot be reached or answers with an error: the poller asks again later.
+   */
+  status?(query: ProviderStatusQuery, options: { signal: AbortSignal }): Promise<ProviderWebhookEvent | null>;
   /** Where the provider has a public quote API. */
   quote?(order: Pick<CheckoutOrder, 'amount' | 'currency'>, options: { signal: AbortSignal }): Promise<ProviderQuote>;
 }

@@ -8,6 +8,8 @@ import {
   type ProviderAdapter,
   type ProviderDescriptor,
   type ProviderPaymentStatus,
+  type ProviderStatusQuery,
+  type ProviderWebhookEvent,
   type WebhookHeaders,
   type WebhookOutcome,
 } from './provider-contract';
@@ -30,6 +32,16 @@ export const SANDBOX_WEBHOOK_SIGNATURE_HEADER = 'x-sandbox-signature';
 /** A webhook signed longer ago than this is refused (a replay, or a clock far off). */
 export const SANDBOX_WEBHOOK_TOLERANCE_SECONDS = 300;
 const WEBHOOK_STATUSES: readonly ProviderPaymentStatus[] = ['pending', 'paid', 'declined', 'failed'];
+
+/** The sandbox provider's order look-up: `GET <baseUrl>/orders/<payment id>`, signed like a webhook. */
+export const sandboxOrderPath = (paymentId: string): string => `/orders/${encodeURIComponent(paymentId)}`;
+
+/** What the order look-up answers (200); 404 while the sandbox has no such order. */
+export interface SandboxOrderStatusBody {
+  payment_id: string;
+  order_id: string;
+  status: 'pending' | 'paid';
+}
 
 /** The JSON body the sandbox provider posts to `{payment_url}/webhooks/<provider>`. */
 export interface SandboxWebhookBody {
@@ -87,6 +99,24 @@ export function createSandboxAdapter(provider: ProviderTerms, options: SandboxAd
         },
         acknowledgement: jsonAcknowledgement({ received: true }),
       };
+    },
+    async status(query: ProviderStatusQuery, { signal }): Promise<ProviderWebhookEvent | null> {
+      const path = sandboxOrderPath(query.paymentId);
+      const response = await fetch(`${baseUrl}${path}`, {
+        headers: {
+          accept: 'application/json',
+          [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(`GET ${path}`, options.signingSecret),
+        },
+        signal,
+      });
+      if (response.status === 404) return null;
+      if (response.status !== 200) throw new Error(`the sandbox answered the order look-up with HTTP ${response.status}`);
+      const body = (await response.json()) as Partial<SandboxOrderStatusBody>;
+      if (body.payment_id !== query.paymentId || typeof body.order_id !== 'string' || !['pending', 'paid'].includes(body.status ?? '')) {
+        throw new Error('the sandbox answered the order look-up with another shape');
+      }
+      const status = body.status as SandboxOrderStatusBody['status'];
+      return { match: { paymentId: body.payment_id }, status, rawStatus: status, providerReference: body.order_id };
     },
   };
 }

@@ -3,3 +3,4 @@ export * from './job-payloads';
 export * from './connection';
 export * from './callback-queue';
 export * from './settlement-queue';
+export * from './provider-status-queue';

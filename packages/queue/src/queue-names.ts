@@ -2,6 +2,7 @@
 export const QUEUE_NAMES = {
   settlement: 'settlement',
   callbacks: 'callbacks',
+  providerStatus: 'provider-status',
 } as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
@@ -10,3 +11,5 @@ export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 export const SETTLEMENT_JOB_NAME = 'settle-deposit';
 /** The name of every job on the callbacks queue (one per callback delivery). */
 export const CALLBACK_JOB_NAME = 'deliver';
+/** The name of every job on the provider-status queue (one per payment whose provider is asked). */
+export const PROVIDER_STATUS_JOB_NAME = 'ask-provider';

@@ -51,6 +51,8 @@ export interface PaymentServiceDeps {
   log: FastifyBaseLogger;
   /** Counts checkouts by provider and outcome (created, refused, unavailable). */
   countCheckout(provider: string, outcome: 'created' | 'refused' | 'unavailable'): void;
+  /** A payment's first checkout is recorded: its provider's status look-ups are scheduled (never throws). */
+  checkoutRecorded?(paymentId: string, provider: string): Promise<void>;
 }
 
 /** The provider gave no checkout: the customer is told in words, and offered another provider. */
@@ -122,6 +124,7 @@ export class PaymentService {
       throw new Error(`payment ${paymentId} left 'creating' before its checkout was recorded`);
     }
     this.deps.countCheckout(request.provider.id, 'created');
+    await this.deps.checkoutRecorded?.(paymentId, request.provider.id);
     return { paymentId, provider: request.provider.id, checkout, link: checkoutLink(this.deps.publicUrl, paymentId) };
   }
 

@@ -13,6 +13,7 @@ import {
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { moonpayBuyQuote } from './moonpay-quote';
+import { moonpayTransactionStatus } from './moonpay-status';
 import { moonpayWebhookEvent } from './moonpay-webhook';
 
 /**
@@ -28,6 +29,7 @@ import { moonpayWebhookEvent } from './moonpay-webhook';
  * - Test mode: `pk_test_`/`sk_test_` keys, host buy-sandbox.moonpay.com (as MoonPay's SDK picks it).
  * - Quote: https://dev.moonpay.com/api-reference/widget/getbuyquote (moonpay-quote.ts), with the
  *   same `paymentMethod` as the widget URL.
+ * - Status: https://dev.moonpay.com/v1.0/reference/getbuytransactionbyexternalid (moonpay-status.ts).
  *
  * Choices where the docs are open: `usdc_polygon` is the currency code (MoonPay lists the codes
  * in its dashboard and GET /v3/currencies; verify it names 0x3c49…3359 before going live); the
@@ -121,6 +123,7 @@ export function createMoonpayAdapter(
       return { ...moonpayWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
     },
     quote: (order, { signal }) => moonpayBuyQuote(context.http, { apiKey: values.API_KEY, paymentMethod }, order, signal),
+    status: (query, { signal }) => moonpayTransactionStatus(context.http, values.API_KEY, query, signal),
   };
 }
 

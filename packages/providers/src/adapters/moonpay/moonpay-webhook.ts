@@ -26,6 +26,13 @@ export function moonpayWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pr
   const data = (typeof body.data === 'object' && body.data !== null ? body.data : {}) as Record<string, unknown>;
   if (typeof body.type !== 'string' || !body.type.startsWith('transaction_'))
     return { kind: 'ignored', why: `event type ${String(body.type).slice(0, 40)}` };
+  return moonpayTransactionEvent(data);
+}
+
+/** A buy transaction object (a webhook's `data`, or an answer of MoonPay's transaction look-up) read into an event. */
+export function moonpayTransactionEvent(
+  data: Record<string, unknown>,
+): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
   const rawStatus = typeof data.status === 'string' ? data.status : '';
   const status = STATUS[rawStatus];
   if (!status) return { kind: 'ignored', why: `transaction status ${rawStatus.slice(0, 40) || '(none)'}` };

@@ -1,0 +1,92 @@
+import { DelayedError, Queue, Worker, type Job, type JobsOptions } from 'bullmq';
+import { redisConnection, type RedisSettings } from './connection';
+import { providerStatusJobId, type ProviderStatusJob } from './job-payloads';
+import { PROVIDER_STATUS_JOB_NAME, QUEUE_NAMES } from './queue-names';
+
+/**
+ * A status job asks a provider about one payment, one look-up at a time. Like a callback job, its
+ * schedule lives in PostgreSQL (payments.status_poll_due_at, migration 021), so it survives Redis
+ * being flushed: between look-ups the worker moves the same job (same id, the payment's) to
+ * `delayed`, so a payment never has two jobs. BullMQ's own retries stay off: a job that fails is
+ * removed, and the reconciler recreates it from PostgreSQL.
+ */
+export const providerStatusJobOptions: JobsOptions = {
+  attempts: 1,
+  removeOnComplete: true,
+  removeOnFail: true,
+};
+
+export type ProviderStatusQueue = Queue<ProviderStatusJob, void, typeof PROVIDER_STATUS_JOB_NAME>;
+
+/** Producer side of the provider-status queue (Process Payment, a webhook hint, the reconciler). */
+export function openProviderStatusQueue(redis: RedisSettings): ProviderStatusQueue {
+  return new Queue(QUEUE_NAMES.providerStatus, { connection: redisConnection(redis, 'producer'), prefix: redis.prefix });
+}
+
+/**
+ * Adds one job per payment, due in `delayMs`, with the payment's job id: a payment that already
+ * has a job keeps it and this add does nothing, so enqueueing is safe to repeat.
+ */
+export async function enqueueStatusPolls(queue: ProviderStatusQueue, paymentIds: readonly string[], delayMs = 0): Promise<void> {
+  if (paymentIds.length === 0) return;
+  await queue.addBulk(
+    paymentIds.map((paymentId) => ({
+      name: PROVIDER_STATUS_JOB_NAME,
+      data: { paymentId },
+      opts: { ...providerStatusJobOptions, jobId: providerStatusJobId(paymentId), delay: Math.max(0, delayMs) },
+    })),
+  );
+}
+
+/**
+ * Makes a payment's look-up happen now: a delayed job is promoted, a missing one added. A job
+ * that is waiting or running already asks now (a running one reads the schedule again when done).
+ */
+export async function pollStatusNow(queue: ProviderStatusQueue, paymentId: string): Promise<void> {
+  const jobId = providerStatusJobId(paymentId);
+  const state = await queue.getJobState(jobId);
+  if (state === 'delayed') {
+    // Refused only when the job left `delayed` meanwhile (it started): then it asks now anyway.
+    await (await queue.getJob(jobId))?.promote().catch(() => undefined);
+    return;
+  }
+  if (state === 'unknown') await enqueueStatusPolls(queue, [paymentId]);
+}
+
+/**
+ * Which of these payments have a job in Redis, in any state. One HEXISTS per job hash, pipelined
+ * on one connection (as the callback reconciler does).
+ */
+export async function haveStatusJobs(queue: ProviderStatusQueue, paymentIds: readonly string[]): Promise<boolean[]> {
+  const client = await queue.getBackend().connection.client;
+  // Every job hash has a timestamp field; the key is BullMQ's <prefix>:<queue>:<job id>.
+  return Promise.all(paymentIds.map(async (id) => (await client.hexists(queue.toKey(providerStatusJobId(id)), 'timestamp')) === 1));
+}
+
+/** Asks the provider about one payment; resolves to when to ask next, or null when done. */
+export type ProviderStatusLookup = (paymentId: string) => Promise<Date | null>;
+
+export type ProviderStatusWorker = Worker<ProviderStatusJob, void>;
+
+/**
+ * The consumer side: each job runs `lookup`, then waits in `delayed` (same job, same id) until the
+ * next look-up, or completes (and is removed) when there is none. A lookup that throws fails the
+ * job, which BullMQ removes: the reconciler recreates it from the payment's schedule.
+ */
+export function startProviderStatusWorker(
+  redis: RedisSettings,
+  lookup: ProviderStatusLookup,
+  options: { concurrency: number },
+): ProviderStatusWorker {
+  const processJob = async (job: Job<ProviderStatusJob>, token?: string): Promise<void> => {
+    const next = await lookup(job.data.paymentId);
+    if (next === null) return;
+    await job.moveToDelayed(next.getTime(), token);
+    throw new DelayedError();
+  };
+  return new Worker(QUEUE_NAMES.providerStatus, processJob, {
+    connection: redisConnection(redis, 'worker'),
+    prefix: redis.prefix,
+    concurrency: options.concurrency,
+  });
+}
