@@ -28,7 +28,13 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
     MODE: '',
   },
   rampnetwork: { HOST_API_KEY: 'demo_host_api_key_1', MODE: 'test' },
-  banxa: { PARTNER_REF: 'myshop', API_KEY: 'banxa-key-123', API_SECRET: 'banxa-secret-123', MODE: 'test' },
+  banxa: {
+    PARTNER_REF: 'myshop',
+    API_KEY: 'banxa-key-123',
+    HMAC_KEY: 'banxa-hmac-key-1',
+    HMAC_SECRET: 'banxa-hmac-secret-1',
+    MODE: 'test',
+  },
   alchemypay: { APP_ID: 'f83Is2y7L425rxl8', APP_SECRET: 'alchemy-secret-1', MODE: 'test' },
   mercuryo: { WIDGET_ID: uuid, SECRET_KEY: 'mercuryo-secret', SIGN_KEY: 'mercuryo-sign-key', MODE: 'test' },
   topper: {
