@@ -47,7 +47,6 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
   upi: { APP_ID: '2', API_SECRET: 'onramp-secret-1', MODE: 'test' },
   revolut: { PARTNER_ID: uuid, WEBHOOK_SECRET: 'wsk_r59a4HfWVAKycbCaNO1RvgCJec02gRd8', MODE: 'test' },
   swipelux: { API_KEY: uuid, MODE: 'test' },
-  kado: { API_KEY: 'kado-api-key-1', MODE: 'test' },
   utorg: { SID: 'utorg-sid-1', MODE: 'test' },
   unlimit: { MERCHANT_ID: uuid, MODE: 'test' },
   // Particle takes no credentials (and documents no sandbox): its MODE switches it on.
