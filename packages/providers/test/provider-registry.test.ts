@@ -166,6 +166,15 @@ describe('createProviderRegistry', () => {
       PROVIDER_REVOLUT_WEBHOOK_SECRET: 'wsk_12345678',
     };
     await expect(build({ env: revolut })).rejects.toThrow(/PROVIDER_REVOLUT_WEBHOOK_SECRET: at least 32 characters in production/);
+    // Mercuryo's widget Secret signs every checkout URL: the operator sets it, so a short one is refused too.
+    const mercuryo = {
+      PROVIDER_MERCURYO_WIDGET_ID: 'fb48770a-51b0-402e-8d25-33474f474aa2',
+      PROVIDER_MERCURYO_SECRET_KEY: 'mercuryo-secret-1',
+      PROVIDER_MERCURYO_SIGN_KEY: 'mercuryo-sign-key',
+    };
+    await expect(build({ env: mercuryo })).rejects.toThrow(/PROVIDER_MERCURYO_SECRET_KEY: at least 32 characters in production \(this one has 17\)/);
+    const longSecret = { ...mercuryo, PROVIDER_MERCURYO_SECRET_KEY: 'mercuryo-secret-0123456789abcdefghij' };
+    expect((await build({ env: longSecret })).adapter('mercuryo')?.mode).toBe('live');
     expect((await build({ env: moonpayLive })).adapter('moonpay')?.mode).toBe('live');
     expect((await build({ env: { ...moonpayLive, PROVIDER_MOONPAY_WEBHOOK_KEY: short }, production: false })).offered).toHaveLength(1);
   });
