@@ -172,7 +172,9 @@ describe('createProviderRegistry', () => {
       PROVIDER_MERCURYO_SECRET_KEY: 'mercuryo-secret-1',
       PROVIDER_MERCURYO_SIGN_KEY: 'mercuryo-sign-key',
     };
-    await expect(build({ env: mercuryo })).rejects.toThrow(/PROVIDER_MERCURYO_SECRET_KEY: at least 32 characters in production \(this one has 17\)/);
+    await expect(build({ env: mercuryo })).rejects.toThrow(
+      /PROVIDER_MERCURYO_SECRET_KEY: at least 32 characters in production \(this one has 17\)/,
+    );
     const longSecret = { ...mercuryo, PROVIDER_MERCURYO_SECRET_KEY: 'mercuryo-secret-0123456789abcdefghij' };
     expect((await build({ env: longSecret })).adapter('mercuryo')?.mode).toBe('live');
     expect((await build({ env: moonpayLive })).adapter('moonpay')?.mode).toBe('live');
