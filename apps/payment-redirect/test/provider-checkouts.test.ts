@@ -36,7 +36,7 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
     MODE: 'test',
   },
   alchemypay: { APP_ID: 'f83Is2y7L425rxl8', APP_SECRET: 'alchemy-secret-1', MODE: 'test' },
-  mercuryo: { WIDGET_ID: uuid, SECRET_KEY: 'mercuryo-secret', SIGN_KEY: 'mercuryo-sign-key', MODE: 'test' },
+  mercuryo: { WIDGET_ID: uuid, SECRET_KEY: 'mercuryo-secret-0123456789abcdefghij', SIGN_KEY: 'mercuryo-sign-key', MODE: 'test' },
   topper: {
     WIDGET_ID: uuid,
     KEY_ID: uuid,
