@@ -107,6 +107,13 @@ describe('GET /process-payment.php', () => {
       expect(response.json()).toMatchObject({ status: 'error', param, code });
     });
 
+    it('Kado, which shut down in 2025: not offered, saying why (the sandbox does not stand in for it)', async () => {
+      const response = await pay({ ...valid(), provider: 'kado' });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ status: 'error', param: 'provider', code: 'provider_not_offered' });
+      expect(response.json().error).toMatch(/Kado is not offered by this gateway \(Kado shut down in 2025/);
+    });
+
     it.each(['address', 'amount', 'provider', 'email', 'currency'])('missing %s', async (name) => {
       const query: Record<string, string> = valid();
       delete query[name];

@@ -28,9 +28,15 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
     MODE: '',
   },
   rampnetwork: { HOST_API_KEY: 'demo_host_api_key_1', MODE: 'test' },
-  banxa: { PARTNER_REF: 'myshop', API_KEY: 'banxa-key-123', API_SECRET: 'banxa-secret-123', MODE: 'test' },
+  banxa: {
+    PARTNER_REF: 'myshop',
+    API_KEY: 'banxa-key-123',
+    HMAC_KEY: 'banxa-hmac-key-1',
+    HMAC_SECRET: 'banxa-hmac-secret-1',
+    MODE: 'test',
+  },
   alchemypay: { APP_ID: 'f83Is2y7L425rxl8', APP_SECRET: 'alchemy-secret-1', MODE: 'test' },
-  mercuryo: { WIDGET_ID: uuid, SECRET_KEY: 'mercuryo-secret', SIGN_KEY: 'mercuryo-sign-key', MODE: 'test' },
+  mercuryo: { WIDGET_ID: uuid, SECRET_KEY: 'mercuryo-secret-0123456789abcdefghij', SIGN_KEY: 'mercuryo-sign-key', MODE: 'test' },
   topper: {
     WIDGET_ID: uuid,
     KEY_ID: uuid,
@@ -41,7 +47,6 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
   upi: { APP_ID: '2', API_SECRET: 'onramp-secret-1', MODE: 'test' },
   revolut: { PARTNER_ID: uuid, WEBHOOK_SECRET: 'wsk_r59a4HfWVAKycbCaNO1RvgCJec02gRd8', MODE: 'test' },
   swipelux: { API_KEY: uuid, MODE: 'test' },
-  kado: { API_KEY: 'kado-api-key-1', MODE: 'test' },
   utorg: { SID: 'utorg-sid-1', MODE: 'test' },
   unlimit: { MERCHANT_ID: uuid, MODE: 'test' },
   // Particle takes no credentials (and documents no sandbox): its MODE switches it on.

@@ -232,6 +232,19 @@ describe('POST /webhooks/<provider>', () => {
     expect(rows[0]).toEqual({ provider_status: 'paid', provider_raw_status: 'paid', provider_reference: 'sbx_1' });
   });
 
+  it('says the card was charged and the USDC is on its way, before the provider sends it', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    expect((await receipt(paymentId)).body).toContain('Finish paying on MoonPay&#39;s page');
+    await fixture.db.pool.query(`UPDATE payments SET provider_status = 'charged' WHERE id = $1`, [paymentId]);
+    let page = await receipt(paymentId);
+    expect(page.body).toContain('Waiting for the payment provider');
+    expect(page.body).toContain('MoonPay charged the card; the USDC is on its way');
+    await fixture.db.pool.query(`UPDATE payments SET provider_status = 'paid' WHERE id = $1`, [paymentId]);
+    page = await receipt(paymentId);
+    expect(page.body).toContain('MoonPay says it sent the USDC; it has not arrived yet');
+  });
+
   it('refuses a bad signature and an unknown provider; acknowledges an authentic one about no payment of that provider without recording it', async () => {
     const order = await newOrder();
     const paymentId = await startPayment(order);

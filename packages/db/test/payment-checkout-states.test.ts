@@ -208,6 +208,30 @@ describe('a webhook finds its payment', () => {
       expect(await update({ walletAddress: walletMatch }, 'alchemypay')).toBe('unknown_payment');
     });
 
+    it("Ramp: the purchase's CREATED names the payment; a final status of another purchase into the wallet is ignored", async () => {
+      const payment = await paymentIn('redirected', 'rampnetwork', wallet);
+      const ramp = (providerReference: string, status: 'pending' | 'paid' | 'failed', rawStatus: string) =>
+        receipts().recordProviderStatus({
+          providers: ['rampnetwork'],
+          match: { providerReference, walletAddress: walletMatch },
+          status,
+          rawStatus,
+          providerReference,
+        });
+      // Someone else's purchase to this wallet expires before the customer's was created: not this payment's outcome.
+      expect(await ramp('ramp-other', 'failed', 'EXPIRED')).toBe('unknown_payment');
+      expect(await ramp('ramp-other', 'paid', 'RELEASED')).toBe('unknown_payment');
+      expect([await status(payment), await reference(payment)]).toEqual([null, null]);
+      // The customer's purchase is created: its id is recorded.
+      expect(await ramp('ramp-mine', 'pending', 'INITIALIZED')).toBe('updated');
+      expect([await status(payment), await reference(payment)]).toEqual(['pending', 'ramp-mine']);
+      // The other purchase's final statuses still relabel nothing; the customer's own is recorded.
+      expect(await ramp('ramp-other', 'failed', 'CANCELLED')).toBe('unknown_payment');
+      expect(await status(payment)).toBe('pending');
+      expect(await ramp('ramp-mine', 'paid', 'RELEASED')).toBe('updated');
+      expect([await status(payment), await reference(payment)]).toEqual(['paid', 'ramp-mine']);
+    });
+
     it('a payment another webhook of the provider names while this one waits for its lock is left to that one', async () => {
       const unnamed = await paymentIn('redirected', 'rampnetwork', wallet);
       const holder = await db.pool.connect();

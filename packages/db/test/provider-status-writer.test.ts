@@ -13,7 +13,7 @@ import { WalletRepository } from '../src/repositories/wallet-repository';
 const SEED = Number(process.env.PROVIDER_WRITER_SEED ?? 2_026_112_5);
 const CASES = 400;
 const LIMITS = { identifier: 200, rawStatus: 100, reason: 200 };
-const STATUSES: ProviderPaymentStatus[] = ['pending', 'paid', 'declined', 'failed'];
+const STATUSES: ProviderPaymentStatus[] = ['pending', 'charged', 'paid', 'declined', 'failed'];
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the property is about control characters.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 

@@ -6,13 +6,18 @@ import type { DepositStatus } from './settlement-states';
  * explains the wait (or a declined card).
  */
 
-/** What a provider reports about a payment (its webhook), mapped by the provider's adapter. */
-export type ProviderPaymentStatus = 'pending' | 'paid' | 'declined' | 'failed';
+/**
+ * What a provider reports about a payment (its webhook), mapped by the provider's adapter.
+ * `charged`: the card was charged but the provider has not sent the USDC yet; a refund or a failed
+ * crypto transfer may still follow. `paid`: the provider says the USDC was sent.
+ */
+export type ProviderPaymentStatus = 'pending' | 'charged' | 'paid' | 'declined' | 'failed';
 
 /**
  * Whether a provider status may replace the one recorded. Webhooks arrive late and out of
  * order: `paid` is final (a late "declined" of an earlier card attempt must not hide it), while a
- * declined or failed attempt may be followed by a successful one with another card.
+ * declined or failed attempt may be followed by a successful one with another card. A charged
+ * card may still end declined or failed (refunded, the crypto transfer failed), never pending again.
  */
 export function canMoveProviderStatus(from: ProviderPaymentStatus | null, to: ProviderPaymentStatus): boolean {
   if (from === null) return true;

@@ -62,14 +62,22 @@ describe('receiptProgress', () => {
 });
 
 describe('canMoveProviderStatus', () => {
-  const all: ProviderPaymentStatus[] = ['pending', 'paid', 'declined', 'failed'];
-  it('keeps paid final and lets a declined attempt be followed by a paid one', () => {
+  const all: ProviderPaymentStatus[] = ['pending', 'charged', 'paid', 'declined', 'failed'];
+  // Every move, written out: [from, to, allowed]. paid is final; nothing returns to pending once the card was
+  // charged or refused; a charged card may still be refunded (failed) or its transfer fail; another card may follow a refusal.
+  const moves: Record<ProviderPaymentStatus, Record<ProviderPaymentStatus, boolean>> = {
+    pending: { pending: true, charged: true, paid: true, declined: true, failed: true },
+    charged: { pending: false, charged: true, paid: true, declined: true, failed: true },
+    paid: { pending: false, charged: false, paid: false, declined: false, failed: false },
+    declined: { pending: false, charged: true, paid: true, declined: true, failed: true },
+    failed: { pending: false, charged: true, paid: true, declined: true, failed: true },
+  };
+
+  it('allows exactly the moves of the table, for every pair of statuses', () => {
+    for (const from of all) for (const to of all) expect([from, to, canMoveProviderStatus(from, to)]).toEqual([from, to, moves[from][to]]);
+  });
+
+  it('records any first status', () => {
     for (const to of all) expect(canMoveProviderStatus(null, to)).toBe(true);
-    for (const to of all) expect(canMoveProviderStatus('paid', to)).toBe(false);
-    expect(canMoveProviderStatus('declined', 'paid')).toBe(true);
-    expect(canMoveProviderStatus('failed', 'declined')).toBe(true);
-    expect(canMoveProviderStatus('declined', 'pending')).toBe(false);
-    // A repeated pending report changes nothing, and may be recorded.
-    expect(canMoveProviderStatus('pending', 'pending')).toBe(true);
   });
 });

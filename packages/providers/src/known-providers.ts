@@ -33,11 +33,12 @@ export const SPECIFICATION_ORDER: readonly string[] = [
 ];
 
 /**
- * Providers of the specification's table whose checkout is a server-side session (part 2 of the
- * on-ramp work adds their adapters). Until then only the sandbox can stand in for them, on a
- * local stack; a production gateway does not offer them.
+ * The specification's terms of its providers whose checkout is a server-side session. One without an
+ * adapter in provider-modules.ts is "to come" (providersToCome): only the sandbox can stand in for it,
+ * on a local stack; a production gateway does not offer it. Once its adapter is listed there, the
+ * adapter's descriptor replaces these terms: adding it is that one line.
  */
-export const SESSION_PROVIDERS_TO_COME: readonly ProviderTerms[] = [
+export const SPECIFICATION_SESSION_PROVIDERS: readonly ProviderTerms[] = [
   terms('wert', 'Wert', 'USD', '1'),
   terms('robinhood', 'Robinhood', 'USD', '5'),
   terms('guardarian', 'Guardarian', 'any', '20'),
@@ -49,12 +50,24 @@ export const SESSION_PROVIDERS_TO_COME: readonly ProviderTerms[] = [
 
 export const SESSION_PROVIDER_NOT_YET = 'its integration (a server-side checkout session) is not in this version of the gateway';
 
+/** The specification's session providers that no adapter of `modules` serves yet. */
+export function providersToCome(modules: readonly { descriptor: { id: string } }[]): readonly ProviderTerms[] {
+  const withAdapter = new Set(modules.map((module) => module.descriptor.id));
+  return SPECIFICATION_SESSION_PROVIDERS.filter((terms) => !withAdapter.has(terms.id));
+}
+
 /**
- * Identifiers the PayGate-style WooCommerce and WHMCS plugins send that this gateway has no
- * integration for: Process Payment answers them with `provider_not_offered` and the reason, so a
- * merchant reads "not offered here" rather than a typo.
+ * Identifiers this gateway knows and never offers: those the PayGate-style WooCommerce and WHMCS
+ * plugins send that it has no integration for, and providers that closed. Process Payment answers
+ * them with `provider_not_offered` and the reason, so a merchant reads "not offered here" rather
+ * than a typo, and no customer is sent to them.
  */
-export const PLUGIN_PROVIDERS_NOT_INTEGRATED: readonly { id: string; displayName: string; reason: string }[] = [
+export const PROVIDERS_NOT_OFFERED: readonly { id: string; displayName: string; reason: string }[] = [
+  {
+    id: 'kado',
+    displayName: 'Kado',
+    reason: 'Kado shut down in 2025 and takes no more orders; its integration was removed',
+  },
   { id: 'paypal', displayName: 'PayPal', reason: 'PayPal is not a card on-ramp this gateway integrates' },
   { id: 'binance', displayName: 'Binance', reason: 'no integration for Binance in this gateway' },
   { id: 'bitnovo', displayName: 'Bitnovo', reason: 'no integration for Bitnovo in this gateway' },

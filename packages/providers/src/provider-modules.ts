@@ -2,7 +2,6 @@ import type { ProviderModule } from './provider-contract';
 import { alchemypay } from './adapters/alchemypay/alchemypay-adapter';
 import { banxa } from './adapters/banxa/banxa-adapter';
 import { interac } from './adapters/interac/interac-adapter';
-import { kado } from './adapters/kado/kado-adapter';
 import { mercuryo } from './adapters/mercuryo/mercuryo-adapter';
 import { moonpay } from './adapters/moonpay/moonpay-adapter';
 import { particle } from './adapters/particle/particle-adapter';
@@ -37,5 +36,4 @@ export const PROVIDER_MODULES: readonly ProviderModule[] = [
   upi,
   revolut,
   swipelux,
-  kado,
 ];

@@ -1,11 +1,6 @@
 import type { ProviderCatalogue, ProviderTerms } from '@gateway/domain';
 import { POLYGON_USDC, type ProviderAdapter, type ProviderModule } from './provider-contract';
-import {
-  PLUGIN_PROVIDERS_NOT_INTEGRATED,
-  SESSION_PROVIDER_NOT_YET,
-  SESSION_PROVIDERS_TO_COME,
-  SPECIFICATION_ORDER,
-} from './known-providers';
+import { PROVIDERS_NOT_OFFERED, providersToCome, SESSION_PROVIDER_NOT_YET, SPECIFICATION_ORDER } from './known-providers';
 import { PROVIDER_MODULES } from './provider-modules';
 import { ALLOW_PROVIDER_TEST_MODE, providerEnvName, readProviderSettings } from './provider-settings';
 import { createSandboxAdapter, type SandboxAdapterOptions } from './sandbox-adapter';
@@ -57,7 +52,7 @@ const NOT_CONFIGURED = 'not configured by this operator';
  * by id, whatever is configured: the sandbox app names the provider it stands in for with it.
  */
 export function knownProviderTerms(id: string): ProviderTerms | undefined {
-  return [...PROVIDER_MODULES.map((module) => module.descriptor), ...SESSION_PROVIDERS_TO_COME].find((terms) => terms.id === id);
+  return [...PROVIDER_MODULES.map((module) => module.descriptor), ...providersToCome(PROVIDER_MODULES)].find((terms) => terms.id === id);
 }
 
 /**
@@ -125,8 +120,8 @@ export async function createProviderRegistry(options: ProviderRegistryOptions): 
     else notOffered.set(terms.id, reasonWithout);
   };
   for (const { descriptor } of modules) serve(descriptor, built.get(descriptor.id), NOT_CONFIGURED);
-  for (const terms of SESSION_PROVIDERS_TO_COME) serve(terms, undefined, SESSION_PROVIDER_NOT_YET);
-  for (const { id, displayName, reason } of PLUGIN_PROVIDERS_NOT_INTEGRATED) {
+  for (const terms of providersToCome(modules)) serve(terms, undefined, SESSION_PROVIDER_NOT_YET);
+  for (const { id, displayName, reason } of PROVIDERS_NOT_OFFERED) {
     known.set(id, { id, displayName, currency: 'any', minimum: '0', minimumCurrency: 'USD' });
     notOffered.set(id, reason);
   }

@@ -90,6 +90,43 @@ describe('createProviderRegistry', () => {
     expect(registry.notOfferedReason('moonpay')).toBeUndefined();
   });
 
+  it('answers Kado, which shut down in 2025, as not offered with that reason, credentials or sandbox notwithstanding', async () => {
+    const configured = await build({ env: { PROVIDER_KADO_API_KEY: 'kado-api-key-1', PROVIDER_KADO_MODE: 'live' } });
+    expect(configured.adapter('kado')).toBeUndefined();
+    expect(configured.notOfferedReason('kado')).toMatch(/Kado shut down in 2025/);
+    expect(configured.describe('kado')?.displayName).toBe('Kado');
+    const local = await build({
+      production: false,
+      sandbox,
+      token: { chainId: 31337, address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
+    });
+    expect(local.adapter('kado')).toBeUndefined();
+    expect(local.notOfferedReason('kado')).toMatch(/Kado shut down in 2025/);
+  });
+
+  it('an adapter for a provider of the specification is offered as itself with nothing but its module listed', async () => {
+    // A Wert module, as a new adapter adds it to provider-modules.ts: no other list names Wert as "to come".
+    const descriptor = { ...bridgedProvider.descriptor, id: 'wert', displayName: 'Wert', delivers: 'native' as const };
+    const wert: ProviderModule = defineProvider({
+      descriptor,
+      modeOf: modeFromSetting,
+      create: async (_values, context) => ({ ...(await bridgedProvider.create({ KEY: 'x' } as never, context)), descriptor }),
+    });
+    const modules = [...PROVIDER_MODULES, wert];
+    const unconfigured = await build({ modules });
+    expect(unconfigured.notOfferedReason('wert')).toBe('not configured by this operator');
+    const configured = await build({ modules, env: { PROVIDER_WERT_KEY: 'wert-key', PROVIDER_WERT_MODE: 'live' } });
+    expect(configured.offered.map((provider) => provider.id)).toEqual(['wert']);
+    expect(configured.adapter('wert')?.mode).toBe('live');
+    const local = await build({
+      modules,
+      production: false,
+      sandbox,
+      token: { chainId: 31337, address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
+    });
+    expect(local.offered.filter((provider) => provider.id === 'wert')).toHaveLength(1);
+  });
+
   it('refuses the sandbox in production', async () => {
     await expect(build({ sandbox })).rejects.toThrow(/SANDBOX_CHECKOUT: the sandbox \(a simulated checkout\) is refused in production/);
   });
@@ -129,6 +166,17 @@ describe('createProviderRegistry', () => {
       PROVIDER_REVOLUT_WEBHOOK_SECRET: 'wsk_12345678',
     };
     await expect(build({ env: revolut })).rejects.toThrow(/PROVIDER_REVOLUT_WEBHOOK_SECRET: at least 32 characters in production/);
+    // Mercuryo's widget Secret signs every checkout URL: the operator sets it, so a short one is refused too.
+    const mercuryo = {
+      PROVIDER_MERCURYO_WIDGET_ID: 'fb48770a-51b0-402e-8d25-33474f474aa2',
+      PROVIDER_MERCURYO_SECRET_KEY: 'mercuryo-secret-1',
+      PROVIDER_MERCURYO_SIGN_KEY: 'mercuryo-sign-key',
+    };
+    await expect(build({ env: mercuryo })).rejects.toThrow(
+      /PROVIDER_MERCURYO_SECRET_KEY: at least 32 characters in production \(this one has 17\)/,
+    );
+    const longSecret = { ...mercuryo, PROVIDER_MERCURYO_SECRET_KEY: 'mercuryo-secret-0123456789abcdefghij' };
+    expect((await build({ env: longSecret })).adapter('mercuryo')?.mode).toBe('live');
     expect((await build({ env: moonpayLive })).adapter('moonpay')?.mode).toBe('live');
     expect((await build({ env: { ...moonpayLive, PROVIDER_MOONPAY_WEBHOOK_KEY: short }, production: false })).offered).toHaveLength(1);
   });

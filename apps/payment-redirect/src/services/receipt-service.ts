@@ -1,6 +1,7 @@
 import {
   formatUsdc,
   type ProviderCatalogue,
+  type ProviderPaymentStatus,
   receiptProgress,
   RECEIPT_STEPS,
   type ReceiptProgress,
@@ -55,6 +56,12 @@ const STEP_LABELS: Record<ReceiptStep, string> = {
   sent_to_merchant: 'Sent to the merchant',
 };
 
+/** What the provider said before any USDC arrived, where it says more than "finish paying" (declined has its own words). */
+const WAITING_DETAIL: Partial<Record<ProviderPaymentStatus, string>> = {
+  charged: '{provider} charged the card; the USDC is on its way',
+  paid: '{provider} says it sent the USDC; it has not arrived yet',
+};
+
 export interface ReceiptServiceOptions {
   /** Block explorer link for a transaction, `{tx}` standing for its hash; null for none. */
   explorerTxUrl: string | null;
@@ -83,7 +90,10 @@ export class ReceiptService {
         ? 'The card was not charged'
         : stepIndex > 0
           ? `${providerName} took the card payment`
-          : `Finish paying on ${providerName}'s page`,
+          : (WAITING_DETAIL[record.providerStatus ?? 'pending'] ?? `Finish paying on ${providerName}'s page`).replace(
+              '{provider}',
+              providerName,
+            ),
       ...(received ? { usdc_received: `${received} USDC arrived` } : {}),
     };
     return {

@@ -6,6 +6,8 @@ import {
   providerIdentifier,
   providerText,
   sqlStatusList,
+  webhookMayUpdatePayment,
+  type WebhookPaymentFound,
   webhookPaymentLookup,
   type DepositStatus,
   type PaymentStatus,
@@ -319,10 +321,15 @@ export class PaymentReceiptRepository {
     const reason = providerText(update.reason, PROVIDER_REPORT_LIMITS.reason) ?? null;
     return inTransaction(this.pool, async (client) => {
       // One statement, the ways webhookPaymentLookup allows in order of trust (each an index look-up); the row locked for the move.
-      const { rows } = await client.query<{ id: string; provider_status: ProviderPaymentStatus | null; provider_reference: string | null }>(
-        `SELECT id, provider_status, provider_reference FROM payments
-         WHERE id = (
-           SELECT id FROM (
+      const { rows } = await client.query<{
+        id: string;
+        provider_status: ProviderPaymentStatus | null;
+        provider_reference: string | null;
+        found_by: WebhookPaymentFound['by'];
+      }>(
+        `SELECT p.id, p.provider_status, p.provider_reference, found.found_by FROM payments p
+         JOIN (
+           SELECT id, (ARRAY['payment_id', 'provider_reference', 'wallet'])[rank] AS found_by FROM (
              SELECT id, 1 AS rank, created_at FROM payments WHERE id = $2::uuid AND provider = ANY($1::text[])
              UNION ALL
              SELECT id, 2, created_at FROM payments WHERE provider = ANY($1::text[]) AND provider_reference = $3
@@ -331,14 +338,14 @@ export class PaymentReceiptRepository {
              WHERE w.polygon_address = $4 AND p.provider = ANY($1::text[]) AND p.provider_reference IS NULL
            ) AS candidates
            ORDER BY rank, created_at DESC
-           LIMIT 1)
-         FOR UPDATE`,
+           LIMIT 1) AS found ON found.id = p.id
+         FOR UPDATE OF p`,
         [update.providers, byId, reference, wallet],
       );
       const current = rows[0];
       if (!current) return 'unknown_payment';
-      // Found by the wallet while another webhook of the provider named it first (the lock waited for that one).
-      if (byId === null && current.provider_reference !== null && current.provider_reference !== reference) return 'unknown_payment';
+      const found = { by: current.found_by, recordedReference: current.provider_reference };
+      if (!webhookMayUpdatePayment(found, { providerReference: reference, status: update.status })) return 'unknown_payment';
       if (!canMoveProviderStatus(current.provider_status, update.status)) return 'unchanged';
       await client.query(
         `UPDATE payments SET provider_status = $2, provider_raw_status = $3, provider_reference = COALESCE($4, provider_reference),

@@ -432,7 +432,7 @@ export function hostilePayloads(payload: unknown): Record<'nul' | 'huge' | 'type
   };
 }
 
-const GATEWAY_STATUSES: readonly ProviderPaymentStatus[] = ['pending', 'paid', 'declined', 'failed'];
+const GATEWAY_STATUSES: readonly ProviderPaymentStatus[] = ['pending', 'charged', 'paid', 'declined', 'failed'];
 
 /** What the webhook route can answer without a 500: a refusal it turns into a 4xx, or an outcome of the contract's types. */
 async function expectAnsweredWithout500(adapter: ProviderAdapter, webhook: SignedWebhook, name: string): Promise<'refused' | string> {

@@ -46,7 +46,9 @@ const payment = Type.Object(
     currency: Type.String({ description: 'its currency', examples: ['USD'] }),
     provider_status: nullable(
       Type.String({
-        description: "what the provider's signed webhook last said: pending, paid, declined or failed; null when it has said nothing",
+        description:
+          "what the provider's signed webhook last said: pending, charged (card charged, USDC not sent yet), " +
+          'paid (the provider sent the USDC), declined or failed; null when it has said nothing',
       }),
     ),
     provider_reference: nullable(Type.String({ description: "the provider's own order id, for support; null until its webhook" })),

@@ -5,15 +5,17 @@ import { paymentEvent } from '../../support/webhook-event';
 /**
  * Alchemy Pay's webhooks (https://alchemypay.readme.io/docs/webhook): a flat JSON object of
  * strings — appId, orderNo, merchantOrderNo, crypto, network, address, status, message,
- * newSignature, … On-ramp statuses are words (https://alchemypay.readme.io/docs/list-of-order-status);
- * webhooks are sent for PAY_SUCCESS, PAY_FAIL and FINISHED, the rest are mapped in case they come.
+ * newSignature, … On-ramp statuses are words (https://alchemypay.readme.io/docs/list-of-order-status and
+ * https://alchemypay.readme.io/docs/order-status); webhooks are sent for PAY_SUCCESS, PAY_FAIL and FINISHED, the rest
+ * are mapped in case they come. PAY_SUCCESS ("payment success") and TRANSFER ("transferring the token") are the card
+ * charged, not the USDC sent: `charged`; only FINISHED ("order completed", with txHash) is `paid`.
  * Off-ramp webhooks carry digits ("1".."7") and are not about a buy order.
  */
 const ON_RAMP_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
   PENDING: 'pending',
-  // The card payment succeeded; the USDC transfer follows.
-  PAY_SUCCESS: 'paid',
-  TRANSFER: 'paid',
+  // The card payment succeeded; the USDC transfer follows (and a refund may still come instead).
+  PAY_SUCCESS: 'charged',
+  TRANSFER: 'charged',
   FINISHED: 'paid',
   PAY_FAIL: 'declined',
   CANCEL: 'failed',

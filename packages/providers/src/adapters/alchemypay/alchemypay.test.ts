@@ -192,7 +192,7 @@ describe('alchemypay webhooks', () => {
     expect(outcome).toMatchObject({
       kind: 'event',
       event: {
-        status: 'paid',
+        status: 'charged',
         rawStatus: 'PAY_SUCCESS',
         providerReference: '1432224738102983680',
         match: { paymentId: sampleOrder('EUR').paymentId },
@@ -231,8 +231,9 @@ describe('alchemypay webhooks', () => {
 
   it.each([
     ['PENDING', 'pending'],
-    ['PAY_SUCCESS', 'paid'],
-    ['TRANSFER', 'paid'],
+    // The card was charged; the USDC is not sent until FINISHED.
+    ['PAY_SUCCESS', 'charged'],
+    ['TRANSFER', 'charged'],
     ['FINISHED', 'paid'],
     ['PAY_FAIL', 'declined'],
     ['CANCEL', 'failed'],

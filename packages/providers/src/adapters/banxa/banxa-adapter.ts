@@ -23,7 +23,7 @@ import { banxaOrderEvent, banxaWebhookNotice } from './banxa-webhook';
  *   (walletAddress, blockchain, coinType, fiatType, fiatAmount, email, returnUrl).
  * - Webhooks: https://docs.banxa.com/products/hosted-checkout/docs/transaction-lifecycle/webhooks and
  *   …/getting-started/authentication-and-environments — `Authorization: Bearer
- *   API_KEY:SIGNATURE:NONCE`, SIGNATURE = hex HMAC-SHA256(API secret, "POST\n" + the URI path of
+ *   KEY:SIGNATURE:NONCE`, KEY the HMAC key, SIGNATURE = hex HMAC-SHA256(HMAC secret, "POST\n" + the URI path of
  *   OUR webhook endpoint + "\n" + NONCE + "\n" + body), the same scheme as Banxa's API signing
  *   (published vectors in BanxaOfficial/php-sdk and node-sdk tests) with our path in place of
  *   Banxa's. Banxa wants a 200.
@@ -31,7 +31,8 @@ import { banxaOrderEvent, banxaWebhookNotice } from './banxa-webhook';
  *   (https://docs.banxa.com/products/hosted-checkout/openapi/other/retrieve-a-specific-order):
  *   `GET https://api.banxa.com/{partner}/v2/orders/{orderId}` (sandbox api.banxa-sandbox.com)
  *   with `x-api-key` — Hosted Checkout's v2 endpoints take the API key, HMAC being reserved for
- *   KYC sharing and webhooks. Its status and wallet are what we record, so a forged or replayed
+ *   KYC sharing and webhooks. The two are separate credentials in Banxa's dashboard (the page above: "API key
+ *   authentication" and "HMAC authentication"), hence three settings: API_KEY, HMAC_KEY, HMAC_SECRET. Its status and wallet are what we record, so a forged or replayed
  *   webhook can at most make us read Banxa's own truth again.
  *
  * Choices where the docs are open: `blockchain=MATIC` is Polygon's code (the code integrators use,
@@ -62,11 +63,12 @@ const settings = Type.Object({
     description:
       'partner reference Banxa assigns on onboarding: the checkout subdomain ({partnerRef}.banxa.com) and the partner in API paths',
   }),
-  API_KEY: Type.String({
+  API_KEY: Type.String({ pattern: '^\\S{8,256}$', description: 'v2 API key: the x-api-key of Get Order' }),
+  HMAC_KEY: Type.String({
     pattern: '^[^:\\s]{8,256}$',
-    description: 'API key (x-api-key of Get Order; the key named in webhook signatures)',
+    description: "HMAC credentials' key: the key named in a webhook's Authorization (not the v2 API key)",
   }),
-  API_SECRET: Type.String({ pattern: '^\\S{8,256}$', description: 'API secret, the HMAC-SHA256 key Banxa signs webhooks with' }),
+  HMAC_SECRET: Type.String({ pattern: '^\\S{8,256}$', description: "HMAC credentials' secret: Banxa signs webhooks with it" }),
 });
 export type BanxaSettings = Static<typeof settings>;
 
@@ -99,8 +101,8 @@ export const banxa = defineProvider({
         const match = BANXA_AUTHORIZATION.exec(singleHeader(headers, 'authorization') ?? '');
         if (!match) throw new ProviderWebhookError('missing or malformed Authorization (Bearer key:signature:nonce)');
         const [, key = '', signature = '', nonce = ''] = match;
-        if (!safeEqual(key, values.API_KEY)) throw new ProviderWebhookError('Authorization names another API key');
-        const expected = banxaWebhookSignature(values.API_SECRET, webhookPath, nonce, rawBody);
+        if (!safeEqual(key, values.HMAC_KEY)) throw new ProviderWebhookError('Authorization names another API key than the HMAC key');
+        const expected = banxaWebhookSignature(values.HMAC_SECRET, webhookPath, nonce, rawBody);
         if (!safeEqual(signature.toLowerCase(), expected))
           throw new ProviderWebhookError('Authorization signature does not match the body');
         if (!withinTolerance(...nonceTime(nonce), context.now(), BANXA_WEBHOOK_TOLERANCE_SECONDS)) {

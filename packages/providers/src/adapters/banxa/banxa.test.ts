@@ -13,9 +13,21 @@ import { banxa, banxaWebhookSignature, type BanxaSettings } from './banxa-adapte
 import { banxaOrderEvent } from './banxa-webhook';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 
+// Three different credentials per mode, as Banxa issues them: the v2 API key (x-api-key of Get Order) and the HMAC pair
+// (the key named in a webhook's Authorization, the secret it is signed with).
 const settings: Record<ProviderMode, BanxaSettings> = {
-  live: { PARTNER_REF: 'shoppay', API_KEY: 'banxa-live-key-0123', API_SECRET: 'banxa-live-secret-4567' },
-  test: { PARTNER_REF: 'shoppay', API_KEY: 'banxa-sandbox-key-0123', API_SECRET: 'banxa-sandbox-secret-4567' },
+  live: {
+    PARTNER_REF: 'shoppay',
+    API_KEY: 'banxa-live-x-api-key-0123',
+    HMAC_KEY: 'banxa-live-hmac-key-89ab',
+    HMAC_SECRET: 'banxa-live-hmac-secret-4567',
+  },
+  test: {
+    PARTNER_REF: 'shoppay',
+    API_KEY: 'banxa-sandbox-x-api-key-0123',
+    HMAC_KEY: 'banxa-sandbox-hmac-key-89ab',
+    HMAC_SECRET: 'banxa-sandbox-hmac-secret-4567',
+  },
 };
 const API_ORIGINS: Record<ProviderMode, string> = { live: 'https://api.banxa.com', test: 'https://api.banxa-sandbox.com' };
 const WALLET = sampleOrder('EUR').walletAddress;
@@ -93,8 +105,8 @@ afterAll(async () => {
 /** Banxa's order webhook (v2 payload), signed over our webhook path with node:crypto directly. */
 function banxaWebhook(body: unknown, mode: ProviderMode, nonce: string, path = '/webhooks/banxa') {
   const raw = JSON.stringify(body);
-  const signature = banxaHmac(settings[mode].API_SECRET, ['POST', path, nonce, raw]);
-  return { rawBody: Buffer.from(raw), headers: { authorization: `Bearer ${settings[mode].API_KEY}:${signature}:${nonce}` } };
+  const signature = banxaHmac(settings[mode].HMAC_SECRET, ['POST', path, nonce, raw]);
+  return { rawBody: Buffer.from(raw), headers: { authorization: `Bearer ${settings[mode].HMAC_KEY}:${signature}:${nonce}` } };
 }
 
 function orderWebhookBody(orderId: string, status: string, orderType = 'BUY') {
@@ -211,11 +223,18 @@ describe('banxa webhook', () => {
     const overApiPath = banxaWebhook(orderWebhookBody(orderId, 'complete'), 'live', nonce, '/api/orders');
     await expect(adapter.verifyWebhook(overApiPath.rawBody, overApiPath.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
     const good = banxaWebhook(orderWebhookBody(orderId, 'complete'), 'live', nonce);
-    const otherKey = { authorization: String(good.headers.authorization).replace(settings.live.API_KEY, 'someone-elses-key') };
+    const otherKey = { authorization: String(good.headers.authorization).replace(settings.live.HMAC_KEY, 'someone-elses-key') };
     await expect(adapter.verifyWebhook(good.rawBody, otherKey)).rejects.toBeInstanceOf(ProviderWebhookError);
+    // The v2 API key is not the HMAC key: a webhook naming it, or signed with it as the secret, is refused.
+    const namingApiKey = { authorization: String(good.headers.authorization).replace(settings.live.HMAC_KEY, settings.live.API_KEY) };
+    await expect(adapter.verifyWebhook(good.rawBody, namingApiKey)).rejects.toThrow(/another API key/);
+    const raw = JSON.stringify(orderWebhookBody(orderId, 'complete'));
+    const keyedByApiKey = banxaHmac(settings.live.API_KEY, ['POST', '/webhooks/banxa', nonce, raw]);
+    const signedWithApiKey = { authorization: `Bearer ${settings.live.HMAC_KEY}:${keyedByApiKey}:${nonce}` };
+    await expect(adapter.verifyWebhook(Buffer.from(raw), signedWithApiKey)).rejects.toThrow(/does not match/);
     const bySandboxSecret = banxaWebhook(orderWebhookBody(orderId, 'complete'), 'test', nonce);
     const sandboxSignature = String(bySandboxSecret.headers.authorization).split(':')[1];
-    const forged = { authorization: `Bearer ${settings.live.API_KEY}:${sandboxSignature}:${nonce}` };
+    const forged = { authorization: `Bearer ${settings.live.HMAC_KEY}:${sandboxSignature}:${nonce}` };
     await expect(adapter.verifyWebhook(good.rawBody, forged)).rejects.toBeInstanceOf(ProviderWebhookError);
     expect(fakes.live.requests).toEqual([]);
   });
@@ -233,19 +252,14 @@ describe('banxa webhook', () => {
     expect(fakes.live.requests).toEqual([]);
   });
 
-  it('fails (so Banxa sends it again) when Get Order refuses our key or knows no such order', async () => {
+  it('fails (so Banxa sends it again) when Get Order refuses our key (the HMAC key given as the API key) or knows no such order', async () => {
     const nonce = String(CONTRACT_NOW_MS);
     const wrongKey = banxa.create(
-      { ...settings.live, API_KEY: 'banxa-rotated-key-9999' },
+      { ...settings.live, API_KEY: settings.live.HMAC_KEY },
       contractContext('banxa', 'live', { http: fakes.live.http }),
     );
-    const signedForWrongKey = {
-      rawBody: Buffer.from(JSON.stringify(orderWebhookBody(orderId, 'complete'))),
-      headers: {
-        authorization: `Bearer banxa-rotated-key-9999:${banxaHmac(settings.live.API_SECRET, ['POST', '/webhooks/banxa', nonce, JSON.stringify(orderWebhookBody(orderId, 'complete'))])}:${nonce}`,
-      },
-    };
-    const refused = (await wrongKey).verifyWebhook(signedForWrongKey.rawBody, signedForWrongKey.headers);
+    const webhook = banxaWebhook(orderWebhookBody(orderId, 'complete'), 'live', nonce);
+    const refused = (await wrongKey).verifyWebhook(webhook.rawBody, webhook.headers);
     await expect(refused).rejects.toThrow(/HTTP 401/);
     await expect(refused).rejects.not.toBeInstanceOf(ProviderWebhookError);
     const unknown = banxaWebhook(orderWebhookBody('ffffffffffffffffffffffffffffffff', 'complete'), 'live', nonce);

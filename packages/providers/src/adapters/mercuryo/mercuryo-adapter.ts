@@ -1,3 +1,4 @@
+import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import {
   defineProvider,
@@ -54,7 +55,10 @@ const settings = Type.Object({
   WIDGET_ID: Type.String({ pattern: UUID, description: 'widget ID (Dashboard → Widgets), sent as widget_id' }),
   SECRET_KEY: Type.String({
     pattern: '^\\S{8,256}$',
-    description: "the widget's Secret (Dashboard → Widgets → the widget → Secret), signs the widget URL (signature v2)",
+    // The partner sets it in the dashboard: whoever guesses a short one signs checkout URLs in our name.
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description:
+      "the widget's Secret (Dashboard → Widgets → the widget → Secret), signs the widget URL (signature v2); at least 32 characters in production",
   }),
   SIGN_KEY: Type.String({
     pattern: '^\\S{8,256}$',

@@ -6,15 +6,17 @@ import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-
  * statuses at https://widget.docs.mercuryo.io/guide/monitoring/transactions):
  * `{"data": {id, type, status, merchant_transaction_id, payment_method, tx: {id, address}, …}}`.
  * A card purchase is two linked operations: `buy` (the card payment) and, once it is paid,
- * `withdraw` (the crypto sent to the wallet). Sell, deposit and Spend Card events are not about a
- * buy order and are ignored.
+ * `withdraw` (the crypto sent to the wallet). `buy:paid` is final for the card payment only: the
+ * customer is `charged`, and the payment is `paid` when the withdraw is `completed`; a withdraw under
+ * way is still `charged`. Sell, deposit and Spend Card events are not about a buy order and are ignored.
  */
 const BUY_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
   new: 'pending',
   pending: 'pending',
   order_scheduled: 'pending',
   order_verified_not_complete: 'pending',
-  paid: 'paid',
+  // The card was charged; the USDC leaves with the withdraw operation.
+  paid: 'charged',
   order_failed: 'declined',
   descriptor_failed: 'declined',
   failed_exchange: 'failed',
@@ -22,10 +24,11 @@ const BUY_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
 };
 
 const WITHDRAW_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
-  new: 'pending',
-  pending: 'pending',
-  order_scheduled: 'pending',
-  // The crypto left for the wallet: the card was paid.
+  // A withdraw exists only once the card payment succeeded.
+  new: 'charged',
+  pending: 'charged',
+  order_scheduled: 'charged',
+  // The crypto left for the wallet.
   completed: 'paid',
   failed: 'failed',
 };

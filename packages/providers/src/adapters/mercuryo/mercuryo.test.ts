@@ -118,7 +118,7 @@ describe('mercuryo callbacks', () => {
     expect(outcome).toMatchObject({
       kind: 'event',
       event: {
-        status: 'paid',
+        status: 'charged',
         rawStatus: 'buy:paid',
         match: { paymentId: sampleOrder('EUR').paymentId, providerReference: '0de85a1545a175145' },
       },
@@ -153,14 +153,15 @@ describe('mercuryo callbacks', () => {
     ['buy', 'pending', 'pending'],
     ['buy', 'order_scheduled', 'pending'],
     ['buy', 'order_verified_not_complete', 'pending'],
-    ['buy', 'paid', 'paid'],
+    // buy:paid is the card payment; the USDC leaves with the withdraw operation.
+    ['buy', 'paid', 'charged'],
     ['buy', 'order_failed', 'declined'],
     ['buy', 'descriptor_failed', 'declined'],
     ['buy', 'failed_exchange', 'failed'],
     ['buy', 'cancelled', 'failed'],
-    ['withdraw', 'new', 'pending'],
-    ['withdraw', 'pending', 'pending'],
-    ['withdraw', 'order_scheduled', 'pending'],
+    ['withdraw', 'new', 'charged'],
+    ['withdraw', 'pending', 'charged'],
+    ['withdraw', 'order_scheduled', 'charged'],
     ['withdraw', 'completed', 'paid'],
     ['withdraw', 'failed', 'failed'],
   ] as const)('maps %s %s to %s', async (type, status, mapped) => {

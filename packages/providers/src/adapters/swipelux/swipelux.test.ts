@@ -1,5 +1,4 @@
 import { createHmac, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { FlattenedSign } from 'jose';
 import {
   CONTRACT_NOW_MS,
   contractContext,
@@ -41,27 +40,22 @@ function keyServer(keySets: object[][]): ProviderHttpClient & { requests: Provid
   };
 }
 
-/** A flattened JWS of the claims, signed with jose directly, as the docs' verifier reads it. */
-async function swipeluxWebhook(claims: unknown, privateKey: KeyObject, kid = 'swipelux-webhook-1') {
-  const jws = await new FlattenedSign(Buffer.from(JSON.stringify(claims)))
-    .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid })
-    .sign(privateKey);
-  return {
-    rawBody: Buffer.from(JSON.stringify({ protected: jws.protected, payload: jws.payload, signature: jws.signature })),
-    headers: JSON_HEADERS,
-  };
-}
-
 const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
 
-/** The same token built with node:crypto alone (ECDSA P-256, SHA-256, raw r‖s): a second, independent signer. */
-function nodeSignedWebhook(claims: object, privateKey: KeyObject) {
-  const header = base64url(JSON.stringify({ alg: 'ES256', typ: 'JWT' }));
+/**
+ * A flattened JWS of the claims built with node:crypto alone (ECDSA P-256, SHA-256, raw r‖s over
+ * `protected.payload`), not with jose, the library the adapter verifies with: a signer independent of the verifier.
+ */
+function nodeSignedWebhook(claims: unknown, privateKey: KeyObject, header: object = { alg: 'ES256', typ: 'JWT' }) {
+  const protectedHeader = base64url(JSON.stringify(header));
   const payload = base64url(JSON.stringify(claims));
-  const signature = sign('sha256', Buffer.from(`${header}.${payload}`), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString(
-    'base64url',
-  );
-  return Buffer.from(JSON.stringify({ protected: header, payload, signature }));
+  const signature = sign('sha256', Buffer.from(`${protectedHeader}.${payload}`), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+  return Buffer.from(JSON.stringify({ protected: protectedHeader, payload, signature: signature.toString('base64url') }));
+}
+
+/** Swipelux's webhook as its key set names the key (kid). */
+function swipeluxWebhook(claims: unknown, privateKey: KeyObject, kid = 'swipelux-webhook-1') {
+  return { rawBody: nodeSignedWebhook(claims, privateKey, { alg: 'ES256', typ: 'JWT', kid }), headers: JSON_HEADERS };
 }
 
 const context = (overrides: Partial<AdapterContext> = {}) =>
@@ -172,10 +166,10 @@ describe('swipelux webhook signature', () => {
 
   it('refuses a token signed by another key, and one whose signature was moved to another payload', async () => {
     const adapter = await swipelux.create(settings, context());
-    await expect(
-      adapter.verifyWebhook((await swipeluxWebhook(claims(), strangerKey.privateKey)).rawBody, JSON_HEADERS),
-    ).rejects.toBeInstanceOf(ProviderWebhookError);
-    const genuine = JSON.parse((await swipeluxWebhook(claims(), swipeluxKey.privateKey)).rawBody.toString()) as Record<string, string>;
+    await expect(adapter.verifyWebhook(swipeluxWebhook(claims(), strangerKey.privateKey).rawBody, JSON_HEADERS)).rejects.toBeInstanceOf(
+      ProviderWebhookError,
+    );
+    const genuine = JSON.parse(swipeluxWebhook(claims(), swipeluxKey.privateKey).rawBody.toString()) as Record<string, string>;
     const forged = { ...genuine, payload: base64url(JSON.stringify(claims({ externalId: 'another-payment' }))) };
     await expect(adapter.verifyWebhook(Buffer.from(JSON.stringify(forged)), JSON_HEADERS)).rejects.toBeInstanceOf(ProviderWebhookError);
   });
@@ -196,7 +190,7 @@ describe('swipelux webhook signature', () => {
 
   it('refuses a stale eventTs in seconds as in milliseconds, and a token without one', async () => {
     const adapter = await swipelux.create(settings, context());
-    const sign = async (overrides: object) => (await swipeluxWebhook(claims(overrides), swipeluxKey.privateKey)).rawBody;
+    const sign = async (overrides: object) => swipeluxWebhook(claims(overrides), swipeluxKey.privateKey).rawBody;
     await expect(
       adapter.verifyWebhook(await sign({ eventTs: Math.floor(CONTRACT_NOW_MS / 1000) - 3600 }), JSON_HEADERS),
     ).rejects.toBeInstanceOf(ProviderWebhookError);
@@ -214,13 +208,13 @@ describe('swipelux webhook signature', () => {
     const rotated = webhookKeyPair('swipelux-webhook-2');
     const http = keyServer([[swipeluxKey.jwk], [rotated.jwk]]);
     const adapter = await swipelux.create(settings, context({ http, now: () => now }));
-    await adapter.verifyWebhook((await swipeluxWebhook(claims(), swipeluxKey.privateKey)).rawBody, JSON_HEADERS);
+    await adapter.verifyWebhook(swipeluxWebhook(claims(), swipeluxKey.privateKey).rawBody, JSON_HEADERS);
     expect(http.requests).toHaveLength(1);
     now += 120_000;
-    const afterRotation = await swipeluxWebhook(claims({ eventTs: now }), rotated.privateKey, 'swipelux-webhook-2');
+    const afterRotation = swipeluxWebhook(claims({ eventTs: now }), rotated.privateKey, 'swipelux-webhook-2');
     await expect(adapter.verifyWebhook(afterRotation.rawBody, JSON_HEADERS)).resolves.toMatchObject({ kind: 'event' });
     expect(http.requests).toHaveLength(2);
-    const forgery = await swipeluxWebhook(claims({ eventTs: now }), strangerKey.privateKey, 'swipelux-webhook-9');
+    const forgery = swipeluxWebhook(claims({ eventTs: now }), strangerKey.privateKey, 'swipelux-webhook-9');
     await expect(adapter.verifyWebhook(forgery.rawBody, JSON_HEADERS)).rejects.toBeInstanceOf(ProviderWebhookError);
     expect(http.requests).toHaveLength(2);
   });
@@ -228,14 +222,14 @@ describe('swipelux webhook signature', () => {
   it('fails with a plain error, not as a forgery, when the key set cannot be fetched', async () => {
     const down: ProviderHttpClient = { request: async () => ({ statusCode: 503, headers: {}, body: '' }), close: async () => undefined };
     const adapter = await swipelux.create(settings, context({ http: down }));
-    const rejection = adapter.verifyWebhook((await swipeluxWebhook(claims(), swipeluxKey.privateKey)).rawBody, JSON_HEADERS);
+    const rejection = adapter.verifyWebhook(swipeluxWebhook(claims(), swipeluxKey.privateKey).rawBody, JSON_HEADERS);
     await expect(rejection).rejects.toThrow(/HTTP 503/);
     await expect(rejection).rejects.not.toBeInstanceOf(ProviderWebhookError);
   });
 
   it('refuses a body not posted as application/json', async () => {
     const adapter = await swipelux.create(settings, context());
-    const { rawBody } = await swipeluxWebhook(claims(), swipeluxKey.privateKey);
+    const { rawBody } = swipeluxWebhook(claims(), swipeluxKey.privateKey);
     await expect(adapter.verifyWebhook(rawBody, { 'content-type': 'text/plain' })).rejects.toBeInstanceOf(ProviderWebhookError);
     await expect(adapter.verifyWebhook(rawBody, { 'content-type': 'application/json; charset=utf-8' })).resolves.toMatchObject({
       kind: 'event',

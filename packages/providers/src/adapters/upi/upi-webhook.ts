@@ -6,7 +6,10 @@ import { paymentEvent } from '../../support/webhook-event';
  * Onramp.money's webhook data (https://docs.onramp.money/onramp/onramp-widget-integration/webhook-updates):
  * orderId, eventType, walletAddress, merchantRecognitionId (ours), status (a number) and
  * statusDescription, transactionHash, …; the on-ramp status codes are on
- * https://docs.onramp.money/onramp/response-codes/order-status-codes.
+ * https://docs.onramp.money/onramp/response-codes/order-status-codes. That page names 4/15 "withdrawal complete" and
+ * 5/16 "webhook sent" (after it): the crypto was sent, `paid`. From "deposit secured" (2) until then the customer's
+ * money is in and the crypto not yet sent: `charged`. 11 ("order placement initiated") does not say the money is in:
+ * `pending`, our choice.
  */
 const STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
   '-4': 'failed', // amount mismatch: the customer paid a different amount
@@ -15,12 +18,12 @@ const STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
   '-1': 'failed', // timed out
   '0': 'pending', // created
   '1': 'pending', // reference id claimed
-  '2': 'pending', // deposit secured
-  '3': 'pending', // crypto purchased
+  '2': 'charged', // deposit secured
+  '3': 'charged', // crypto purchased
   '11': 'pending', // order placement initiated
-  '12': 'pending', // purchasing crypto
-  '13': 'pending', // crypto purchased
-  '14': 'pending', // withdrawal initiated
+  '12': 'charged', // purchasing crypto
+  '13': 'charged', // crypto purchased
+  '14': 'charged', // withdrawal initiated
   '4': 'paid', // withdrawal complete
   '15': 'paid', // withdrawal complete
   '5': 'paid', // webhook sent (after the withdrawal)
