@@ -33,3 +33,5 @@ export * from './rate-limit-client';
 export * from './webhook-payment-match';
 export * from './provider-report';
 export * from './production-settings';
+export * from './second-chance';
+export * from './deposit-attribution';
