@@ -200,6 +200,50 @@ describe('GET /payment/<id>: the receipt page', () => {
   });
 });
 
+describe('GET /payment/<id>: the words for each provider status', () => {
+  it('a declined card: its own heading, the reason as a sentence, nothing said about "paid"', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_w1', reason: 'Card declined by issuer' });
+    const page = await receipt(paymentId);
+    expect(page.body).toContain('<h1>Your card was declined</h1>');
+    expect(page.body).toContain('Card declined by issuer.');
+    expect(page.body).not.toContain('Card declined by issuer Nothing');
+    expect(page.body).not.toContain('Paid with MoonPay');
+    expect(page.body).toContain('Tried with MoonPay');
+    expect(page.body).toContain('MoonPay declined the card. Nothing was charged.');
+  });
+
+  it('a failed payment: its own heading and sentence, the reason kept as the provider ended it', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    await webhook('moonpay', { payment_id: paymentId, status: 'failed', order_id: 'sbx_w2', reason: 'The order expired before payment.' });
+    const page = await receipt(paymentId);
+    expect(page.body).toContain('<h1>The payment did not go through</h1>');
+    expect(page.body).toContain('The order expired before payment.');
+    expect(page.body).not.toContain('payment..');
+    expect(page.body).toContain('MoonPay did not complete the payment and sent no USDC.');
+    expect(page.body).not.toContain('Paid with MoonPay');
+  });
+
+  it('pending and paid at the provider, before any USDC: what the customer waits for', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    let page = await receipt(paymentId);
+    expect(page.body).toContain('<h1>Waiting for the payment provider</h1>');
+    expect(page.body).toContain('Paying with MoonPay');
+    await webhook('moonpay', { payment_id: paymentId, status: 'pending', order_id: 'sbx_w3' });
+    page = await receipt(paymentId);
+    expect(page.body).toContain('<h1>MoonPay is processing your payment</h1>');
+    await webhook('moonpay', { payment_id: paymentId, status: 'paid', order_id: 'sbx_w3' });
+    page = await receipt(paymentId);
+    expect(page.body).toContain('<h1>MoonPay took your payment</h1>');
+    expect(page.body).toContain('Paid with MoonPay');
+    expect(page.body).toContain('MoonPay is sending the USDC');
+    expect(page.body).not.toContain('second-chance');
+  });
+});
+
 describe('POST /webhooks/<provider>', () => {
   it('shows a declined card on the receipt, and a later success replaces it; paid is final', async () => {
     const order = await newOrder();
@@ -214,8 +258,8 @@ describe('POST /webhooks/<provider>', () => {
     expect(declined.json()).toEqual({ received: true });
     expect(declined.headers['x-webhook-outcome']).toBe('updated');
     let page = await receipt(paymentId);
-    expect(page.body).toContain('The payment did not go through');
-    expect(page.body).toContain('Your card was declined.');
+    expect(page.body).toContain('<h1>Your card was declined</h1>');
+    expect(page.body).toContain('<p class="reason">Your card was declined.</p>');
 
     expect((await webhook('moonpay', { payment_id: paymentId, status: 'paid', order_id: 'sbx_1' })).headers['x-webhook-outcome']).toBe(
       'updated',
@@ -224,7 +268,7 @@ describe('POST /webhooks/<provider>', () => {
       'unchanged',
     );
     page = await receipt(paymentId);
-    expect(page.body).toContain('Waiting for the payment provider');
+    expect(page.body).toContain('<h1>MoonPay took your payment</h1>');
     const { rows } = await fixture.db.pool.query(
       'SELECT provider_status, provider_raw_status, provider_reference FROM payments WHERE id = $1',
       [paymentId],

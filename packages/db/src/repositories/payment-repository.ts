@@ -226,6 +226,17 @@ export interface PaymentReceiptRecord {
   providerStatus: ProviderPaymentStatus | null;
   providerReason: string | null;
   deposits: ReceiptDepositRecord[];
+  /**
+   * The payments of the same wallet created since this one (a second chance at another provider),
+   * this one included, oldest first: a deposit is credited to one of them (attemptThatPaid).
+   */
+  attempts: ReceiptAttemptRecord[];
+}
+
+export interface ReceiptAttemptRecord {
+  id: string;
+  provider: string;
+  createdAt: Date;
 }
 
 export interface ReceiptDepositRecord {
@@ -257,15 +268,19 @@ export class PaymentReceiptRepository {
   constructor(private readonly pool: Pool) {}
 
   /**
-   * The payment and the deposits into its wallet since it started (a wallet is one order; earlier
-   * deposits belong to an earlier payment of it), oldest first, in one round trip.
+   * The payment, the deposits into its wallet since it started (a wallet is one order; earlier
+   * deposits belong to an earlier payment of it), oldest first, and the wallet's payments since it
+   * started, in one round trip.
    */
   async findReceipt(paymentId: string): Promise<PaymentReceiptRecord | undefined> {
     const { rows } = await this.pool.query<ReceiptRow>({
       name: 'payment-receipt',
       text: `SELECT p.id, p.amount::text AS amount, p.currency, p.provider, p.created_at, p.provider_status, p.provider_reason,
                     d.status AS deposit_status, d.amount::text AS deposit_amount, d.tx_hash, d.seen_at,
-                    po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified
+                    po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified,
+                    (SELECT json_agg(json_build_object('id', a.id, 'provider', a.provider, 'created_at', a.created_at)
+                                     ORDER BY a.created_at, a.id)
+                     FROM payments a WHERE a.wallet_id = p.wallet_id AND a.created_at >= p.created_at) AS attempts
              FROM payments p
              LEFT JOIN deposits d ON d.wallet_id = p.wallet_id AND d.seen_at >= p.created_at
              LEFT JOIN payouts po ON po.deposit_id = d.id AND po.leg = 'merchant'
@@ -294,6 +309,11 @@ export class PaymentReceiptRepository {
           forwardedTxHash: row.forwarded_tx_hash,
           merchantNotified: row.merchant_notified === true,
         })),
+      attempts: (first.attempts ?? []).map((attempt) => ({
+        id: attempt.id,
+        provider: attempt.provider,
+        createdAt: new Date(attempt.created_at),
+      })),
     };
   }
 
@@ -393,4 +413,5 @@ interface ReceiptRow {
   seen_at: Date | null;
   forwarded_tx_hash: string | null;
   merchant_notified: boolean | null;
+  attempts: { id: string; provider: string; created_at: string }[] | null;
 }
