@@ -34,6 +34,15 @@ const deposit = Type.Object(
     txid_out: nullable(txHash('the transaction that paid the payout wallet; null until forwarded')),
     seen_at: Type.String({ format: 'date-time', description: 'when the gateway first saw the deposit' }),
     forwarded_at: nullable(Type.String({ format: 'date-time', description: 'when it was forwarded; null until then' })),
+    payment_id: nullable(
+      Type.String({
+        description:
+          'the payment (Process Payment call, or second chance on the receipt page) credited with this deposit: the latest one on the wallet created before the deposit was seen; null when none is (a deposit before any payment, or older than the payments listed)',
+      }),
+    ),
+    provider: nullable(
+      Type.String({ description: "that payment's on-ramp provider: the one that delivered the USDC; null with payment_id" }),
+    ),
   },
   { description: 'one USDC transfer into the temporary wallet' },
 );
