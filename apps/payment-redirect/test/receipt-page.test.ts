@@ -281,16 +281,21 @@ describe('the second chance: another provider for the same order and wallet', ()
     const response = await retry(first, 'banxa');
     expect(response.statusCode).toBe(303);
     const location = response.headers.location as string;
-    const second = /\/payment\/([0-9a-f-]{36})\/checkout$/.exec(location)?.[1];
+    const second = /^\/payment\/([0-9a-f-]{36})\/continue$/.exec(location)?.[1];
     expect(second).toBeDefined();
     expect(second).not.toBe(first);
+    // The form's redirect stays on this host (form-action 'self'); the page goes on to the new payment's link.
+    const onward = await app.inject({ url: location });
+    expect(onward.statusCode).toBe(200);
+    expect(onward.body).toContain(`<meta http-equiv="refresh" content="0;url=/payment/${second}/checkout">`);
+    expect(onward.body).toContain(`<a class="button" id="continue" href="/payment/${second}/checkout">Continue to Banxa</a>`);
     const { rows } = await fixture.db.pool.query(
       'SELECT wallet_id::text, amount::text, currency, email, provider, status FROM payments WHERE id = ANY($1::uuid[]) ORDER BY created_at',
       [[first, second]],
     );
     expect(rows[1]).toEqual({ ...rows[0], provider: 'banxa', status: 'redirected' });
     expect(rows[1].wallet_id).toBe(order.walletId);
-    const checkout = await app.inject({ url: new URL(location, 'https://pay.shop.test').pathname });
+    const checkout = await app.inject({ url: `/payment/${second}/checkout` });
     expect(checkout.statusCode).toBe(302);
     expect(new URL(checkout.headers.location as string).searchParams.get('payment')).toBe(second);
 
@@ -333,7 +338,7 @@ describe('the second chance: another provider for the same order and wallet', ()
     const first = await startPayment(order);
     await webhook('moonpay', { payment_id: first, status: 'declined', order_id: 'sbx_s5', reason: 'Card declined by issuer' });
     const location = (await retry(first, 'banxa')).headers.location as string;
-    const second = /\/payment\/([0-9a-f-]{36})\/checkout$/.exec(location)?.[1] as string;
+    const second = /^\/payment\/([0-9a-f-]{36})\/continue$/.exec(location)?.[1] as string;
     await addDeposit(order, 'seen', 49_240_150n);
     const paid = await receipt(second);
     expect(paid.body).toContain('<h1>Payment received</h1>');

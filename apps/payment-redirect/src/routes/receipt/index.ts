@@ -33,13 +33,38 @@ export const receiptRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  app.get(
+    '/payment/:paymentId/continue',
+    {
+      schema: {
+        summary: 'Second chance: on to the chosen provider',
+        description:
+          "Where the second-chance form lands: a page that goes on to the payment's link (/payment/<id>/checkout) at once (a meta refresh, and a button), since the form's own redirects may not leave this host (form-action 'self').",
+        tags: ['payment'],
+        params: receiptParams,
+        produces: ['text/html'],
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const view = await app.receiptService.view(request.params.paymentId);
+      if (!view) return reply.page('not-found', {}, 404);
+      return reply.page('checkout-continue', {
+        title: `Continue to ${view.providerName}`,
+        providerName: view.providerName,
+        amount: `${view.amount} ${view.currency}`,
+        href: `/payment/${view.paymentId}/checkout`,
+      });
+    },
+  );
+
   app.post(
     '/payment/:paymentId/retry',
     {
       schema: {
         summary: 'Second chance: pay the same order with another provider',
         description:
-          "The receipt page's form (field provider=<id>). When the payment's provider declined or failed it and no USDC arrived, records a new payment for the same temporary wallet, amount, currency and e-mail with that provider, exactly as Process Payment does, and sends the browser to its checkout (303 to the new payment's link). 400 for a provider that does not accept the order, 409 when the second chance is not open (USDC arrived, or the provider has not given up), 404 for no such payment.",
+          "The receipt page's form (field provider=<id>). When the payment's provider declined or failed it and no USDC arrived, records a new payment for the same temporary wallet, amount, currency and e-mail with that provider, exactly as Process Payment does, and sends the browser on to its checkout (303 to /payment/<new id>/continue, which goes on to the new payment's link). 400 for a provider that does not accept the order, 409 when the second chance is not open (USDC arrived, or the provider has not given up), 404 for no such payment.",
         tags: ['payment'],
         params: receiptParams,
         produces: ['text/html'],
@@ -81,8 +106,9 @@ export const receiptRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       }
       recordOutcome(request, 'second chance taken', { paymentId, retryPaymentId: started.paymentId, provider: started.provider });
-      // To the new payment's link (it hands the checkout out): a reload or the back button never posts again.
-      return reply.redirect(started.link, 303);
+      // A GET page on this host, not the link itself: browsers hold a form's redirects to form-action
+      // ('self'), so a redirect on to the provider would be blocked. A reload never posts again.
+      return reply.redirect(`/payment/${started.paymentId}/continue`, 303);
     },
   );
 };
