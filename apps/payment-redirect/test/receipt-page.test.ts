@@ -369,7 +369,7 @@ describe('POST /webhooks/<provider>', () => {
     expect(declined.headers['x-webhook-outcome']).toBe('updated');
     let page = await receipt(paymentId);
     expect(page.body).toContain('<h1>Your card was declined</h1>');
-    expect(page.body).toContain('<p class="reason">Your card was declined.</p>');
+    expect(page.body).toContain('<p class="reason">MoonPay\'s reason: Your card was declined.</p>');
 
     expect((await webhook('moonpay', { payment_id: paymentId, status: 'paid', order_id: 'sbx_1' })).headers['x-webhook-outcome']).toBe(
       'updated',
