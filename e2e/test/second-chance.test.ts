@@ -53,7 +53,13 @@ it('declined at MoonPay, paid at Banxa from the receipt page: one callback, Banx
   const wallet = (await (
     await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(callback)}`)
   ).json()) as { address_in: string; polygon_address_in: string; ipn_token: string };
-  const query = new URLSearchParams({ address: wallet.address_in, amount: '30', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' });
+  const query = new URLSearchParams({
+    address: wallet.address_in,
+    amount: '30',
+    provider: 'moonpay',
+    email: 'jane@shop.io',
+    currency: 'USD',
+  });
   const page = await browser.newPage({ viewport: DESKTOP });
 
   await page.goto(`${stack.paymentUrl}/process-payment.php?${query}`);
@@ -76,9 +82,9 @@ it('declined at MoonPay, paid at Banxa from the receipt page: one callback, Banx
   expect(await page.locator('h1').innerText()).toBe('Your card was declined');
   expect(await page.locator('#receipt').innerText()).toContain('Tried with MoonPay');
   expect(await page.locator('#receipt').innerText()).not.toContain('Paid with');
-  const choices = await page.locator('#second-chance button.choice').evaluateAll((buttons: HTMLElement[]) =>
-    buttons.map((button) => button.getAttribute('data-provider')),
-  );
+  const choices = await page
+    .locator('#second-chance button.choice')
+    .evaluateAll((buttons: HTMLElement[]) => buttons.map((button) => button.getAttribute('data-provider')));
   expect(choices).toContain('banxa');
   expect(choices).not.toContain('moonpay');
   await screenshot(page, 'second-chance-declined');
@@ -103,9 +109,10 @@ it('declined at MoonPay, paid at Banxa from the receipt page: one callback, Banx
   await screenshot(page, 'second-chance-first-attempt');
 
   // The status API credits the deposit to Banxa's payment.
-  const status = (await (
-    await fetch(`${stack.walletControlUrl}/control/payment-status.php?ipn_token=${wallet.ipn_token}`)
-  ).json()) as { status: string; deposits: { payment_id: string; provider: string }[] };
+  const status = (await (await fetch(`${stack.walletControlUrl}/control/payment-status.php?ipn_token=${wallet.ipn_token}`)).json()) as {
+    status: string;
+    deposits: { payment_id: string; provider: string }[];
+  };
   expect(status.status).toBe('paid');
   expect(status.deposits).toEqual([expect.objectContaining({ payment_id: paidId, provider: 'banxa' })]);
 

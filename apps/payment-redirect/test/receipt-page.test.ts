@@ -290,7 +290,8 @@ describe('the second chance: another provider for the same order and wallet', ()
     expect(onward.body).toContain(`<meta http-equiv="refresh" content="0;url=/payment/${second}/checkout">`);
     expect(onward.body).toContain(`<a class="button" id="continue" href="/payment/${second}/checkout">Continue to Banxa</a>`);
     const { rows } = await fixture.db.pool.query(
-      'SELECT wallet_id::text, amount::text, currency, email, provider, status FROM payments WHERE id = ANY($1::uuid[]) ORDER BY created_at',
+      'SELECT wallet_id::text, amount::text, currency, email, provider, status FROM payments WHERE id = ANY($1::uuid[]) ORDER ' +
+        'BY created_at',
       [[first, second]],
     );
     expect(rows[1]).toEqual({ ...rows[0], provider: 'banxa', status: 'redirected' });

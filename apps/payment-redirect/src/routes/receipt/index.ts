@@ -20,7 +20,9 @@ export const receiptRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Payment receipt page',
         description:
-          "HTML page following one payment: waiting for the provider, USDC received, confirmed, sent to the merchant. Every provider's return URL. When the provider declined or failed the payment and no USDC arrived, it offers the other providers that accept the order (a form each, to /payment/<id>/retry). Shows no e-mail, payout address or ipn_token.",
+          'HTML page following one payment: waiting for the provider, USDC received, confirmed, sent to the merchant. Every ' +
+          "provider's return URL. When the provider declined or failed the payment and no USDC arrived, it offers the other " +
+          'providers that accept the order (a form each, to /payment/<id>/retry). Shows no e-mail, payout address or ipn_token.',
         tags: ['payment'],
         params: receiptParams,
         produces: ['text/html'],
@@ -39,7 +41,8 @@ export const receiptRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Second chance: on to the chosen provider',
         description:
-          "Where the second-chance form lands: a page that goes on to the payment's link (/payment/<id>/checkout) at once (a meta refresh, and a button), since the form's own redirects may not leave this host (form-action 'self').",
+          "Where the second-chance form lands: a page that goes on to the payment's link (/payment/<id>/checkout) at once (a meta " +
+          "refresh, and a button), since the form's own redirects may not leave this host (form-action 'self').",
         tags: ['payment'],
         params: receiptParams,
         produces: ['text/html'],
@@ -64,7 +67,11 @@ export const receiptRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Second chance: pay the same order with another provider',
         description:
-          "The receipt page's form (field provider=<id>). When the payment's provider declined or failed it and no USDC arrived, records a new payment for the same temporary wallet, amount, currency and e-mail with that provider, exactly as Process Payment does, and sends the browser on to its checkout (303 to /payment/<new id>/continue, which goes on to the new payment's link). 400 for a provider that does not accept the order, 409 when the second chance is not open (USDC arrived, or the provider has not given up), 404 for no such payment.",
+          "The receipt page's form (field provider=<id>). When the payment's provider declined or failed it and no USDC arrived, " +
+          'records a new payment for the same temporary wallet, amount, currency and e-mail with that provider, exactly as Process ' +
+          'Payment does, and sends the browser on to its checkout (303 to /payment/<new id>/continue, which goes on to the new ' +
+          "payment's link). 400 for a provider that does not accept the order, 409 when the second chance is not open (USDC " +
+          'arrived, or the provider has not given up), 404 for no such payment.',
         tags: ['payment'],
         params: receiptParams,
         produces: ['text/html'],
@@ -126,7 +133,8 @@ function refusedView(
       kind: 'refused',
       heading: 'This payment cannot be retried',
       intro:
-        'USDC arrived for this order, or its provider has not given up on the payment: paying again could charge you twice. Follow the payment on its receipt.',
+        'USDC arrived for this order, or its provider has not given up on the payment: paying again could charge you twice. ' +
+        'Follow the payment on its receipt.',
       chooseHref: receipt,
     };
   }
@@ -135,7 +143,8 @@ function refusedView(
     kind: 'refused',
     heading: name ? `${name} cannot take this order` : 'No such payment provider',
     intro: name
-      ? `${name} does not accept this order (its currency or amount), or it is the provider that just declined it. Choose one of the providers your receipt lists.`
+      ? `${name} does not accept this order (its currency or amount), or it is the provider that just declined it. Choose one of ` +
+        `the providers your receipt lists.`
       : 'The provider chosen is not one this checkout offers. Choose one of the providers your receipt lists.',
     chooseHref: receipt,
   };
