@@ -321,6 +321,27 @@ describe('the second chance: another provider for the same order and wallet', ()
     expect(rows[0].n).toBe(1);
   });
 
+  it('answers an oversized or foreign body with a 4xx, never a 500', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_s6' });
+    const url = `/payment/${paymentId}/retry`;
+    const huge = await app.inject({
+      method: 'POST',
+      url,
+      payload: `provider=banxa&pad=${'x'.repeat(4096)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(huge.statusCode).toBe(413);
+    // Not a form: no provider chosen.
+    const foreign = await app.inject({ method: 'POST', url, payload: 'provider=banxa', headers: { 'content-type': 'text/plain' } });
+    expect(foreign.statusCode).toBe(400);
+    const binary = await app.inject({ method: 'POST', url, payload: 'x', headers: { 'content-type': 'application/octet-stream' } });
+    expect(binary.statusCode).toBe(415);
+    const empty = await app.inject({ method: 'POST', url });
+    expect(empty.statusCode).toBe(400);
+  });
+
   it('is not open while the provider is working or once USDC arrived (409), nor for an unknown payment (404)', async () => {
     const order = await newOrder();
     const paymentId = await startPayment(order);
