@@ -116,6 +116,13 @@ it('declined at MoonPay, paid at Banxa from the receipt page: one callback, Banx
   expect(status.status).toBe('paid');
   expect(status.deposits).toEqual([expect.objectContaining({ payment_id: paidId, provider: 'banxa' })]);
 
+  // The sandbox reported the transaction it sent (as a provider that reports one does): it is the deposit credited to Banxa.
+  const { rows } = await stack.db.pool.query<{ provider_tx_hash: string | null; tx_hash: string }>(
+    `SELECT p.provider_tx_hash, d.tx_hash FROM payments p JOIN deposits d ON d.wallet_id = p.wallet_id WHERE p.id = $1`,
+    [paidId],
+  );
+  expect(rows).toEqual([{ provider_tx_hash: rows[0]?.tx_hash, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) }]);
+
   // Exactly one callback, even after a while.
   await waitFor('the callback', () => callbacks.find((url) => url.includes(`order=${order}`)));
   await new Promise((resolve) => setTimeout(resolve, 1500));

@@ -374,6 +374,26 @@ describe('the second chance: another provider for the same order and wallet', ()
     expect(declined.body).not.toContain('USDC arrived');
     expect(declined.body).toContain('data-final="true"');
   });
+
+  it('credits the USDC to the attempt whose provider reported its transaction, even the earlier one', async () => {
+    const order = await newOrder();
+    const first = await startPayment(order);
+    await webhook('moonpay', { payment_id: first, status: 'failed', order_id: 'sbx_s7' });
+    const location = (await retry(first, 'banxa')).headers.location as string;
+    const second = /^\/payment\/([0-9a-f-]{36})\/continue$/.exec(location)?.[1] as string;
+    // MoonPay was late after all: its signed webhook names the transaction it sent.
+    const deposit = await addDeposit(order, 'seen', 49_240_150n);
+    const late = await webhook('moonpay', { payment_id: first, status: 'paid', order_id: 'sbx_s7', tx_hash: deposit.txHash.toUpperCase() });
+    expect(late.headers['x-webhook-outcome']).toBe('updated');
+    const { rows } = await fixture.db.pool.query('SELECT provider_tx_hash FROM payments WHERE id = $1', [first]);
+    expect(rows[0].provider_tx_hash).toBe(deposit.txHash);
+    const paid = await receipt(first);
+    expect(paid.body).toContain('<h1>Payment received</h1>');
+    expect(paid.body).toContain('Paid with MoonPay');
+    const other = await receipt(second);
+    expect(other.body).toContain('<h1>Paid with MoonPay</h1>');
+    expect(other.body).toContain(`href="/payment/${first}"`);
+  });
 });
 
 describe('POST /webhooks/<provider>', () => {

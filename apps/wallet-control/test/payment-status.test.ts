@@ -188,6 +188,16 @@ describe('GET /control/payment-status.php', () => {
     expect(body.payments.map((payment: { payment_id: string }) => payment.payment_id)).toEqual([second, declined]);
   });
 
+  it('a deposit whose transaction a provider reported is credited to that payment, even an earlier one', async () => {
+    const wallet = await newWallet();
+    const first = await addPayment(wallet, { provider: 'moonpay', createdAt: '2025-01-03T10:00:00Z', status: 'paid' });
+    await addPayment(wallet, { provider: 'banxa', createdAt: '2025-01-03T10:04:00Z', status: 'pending' });
+    const deposit = await addDeposit(wallet, 'seen', 49_240_150n, '2025-01-03T10:09:00Z');
+    await fixture.db.pool.query('UPDATE payments SET provider_tx_hash = $2 WHERE id = $1', [first, deposit.txHash]);
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body.deposits[0]).toMatchObject({ txid_in: deposit.txHash, payment_id: first, provider: 'moonpay' });
+  });
+
   it('several deposits: sums over the forwarded ones only, transactions of the latest forwarded, newest first', async () => {
     const wallet = await newWallet();
     await addPayment(wallet, { provider: 'moonpay', createdAt: '2025-02-01T09:00:00Z', status: 'declined', reference: 'mp_1' });

@@ -1,6 +1,7 @@
 import {
   asSentence,
   attemptThatPaid,
+  deliveryTxHash,
   providerOptions,
   secondChanceOpen,
   secondChanceProviders,
@@ -55,20 +56,38 @@ describe('asSentence', () => {
 
 describe('attemptThatPaid', () => {
   const at = (iso: string) => new Date(`2026-11-27T${iso}Z`);
+  const tx = (digit: string) => `0x${digit.repeat(64)}`;
   const attempts = [
-    { id: 'moonpay-attempt', createdAt: at('10:00:00') },
-    { id: 'banxa-attempt', createdAt: at('10:05:00') },
+    { id: 'moonpay-attempt', createdAt: at('10:00:00'), deliveredTxHash: null },
+    { id: 'banxa-attempt', createdAt: at('10:05:00'), deliveredTxHash: null },
   ];
 
   it('credits the latest attempt created before the deposit was seen', () => {
-    expect(attemptThatPaid({ seenAt: at('10:07:00') }, attempts)).toBe('banxa-attempt');
-    expect(attemptThatPaid({ seenAt: at('10:03:00') }, attempts)).toBe('moonpay-attempt');
-    expect(attemptThatPaid({ seenAt: at('10:05:00') }, attempts)).toBe('banxa-attempt');
-    expect(attemptThatPaid({ seenAt: at('10:07:00') }, [...attempts].reverse())).toBe('banxa-attempt');
+    expect(attemptThatPaid({ txHash: tx('a'), seenAt: at('10:07:00') }, attempts)).toBe('banxa-attempt');
+    expect(attemptThatPaid({ txHash: tx('a'), seenAt: at('10:03:00') }, attempts)).toBe('moonpay-attempt');
+    expect(attemptThatPaid({ txHash: tx('a'), seenAt: at('10:05:00') }, attempts)).toBe('banxa-attempt');
+    expect(attemptThatPaid({ txHash: tx('a'), seenAt: at('10:07:00') }, [...attempts].reverse())).toBe('banxa-attempt');
+  });
+
+  it('credits the attempt whose provider reported the transaction, even an earlier one', () => {
+    const reported = [{ ...attempts[0]!, deliveredTxHash: tx('a') }, attempts[1]!];
+    expect(attemptThatPaid({ txHash: tx('A'), seenAt: at('10:07:00') }, reported)).toBe('moonpay-attempt');
+    // Its provider delivered another transaction: this one goes by time, to the others.
+    expect(attemptThatPaid({ txHash: tx('b'), seenAt: at('10:07:00') }, reported)).toBe('banxa-attempt');
+    expect(attemptThatPaid({ txHash: tx('b'), seenAt: at('10:03:00') }, reported)).toBeNull();
   });
 
   it('credits no attempt with a deposit seen before any of them started', () => {
-    expect(attemptThatPaid({ seenAt: at('09:59:59') }, attempts)).toBeNull();
-    expect(attemptThatPaid({ seenAt: at('10:00:00') }, [])).toBeNull();
+    expect(attemptThatPaid({ txHash: tx('a'), seenAt: at('09:59:59') }, attempts)).toBeNull();
+    expect(attemptThatPaid({ txHash: tx('a'), seenAt: at('10:00:00') }, [])).toBeNull();
+  });
+});
+
+describe('deliveryTxHash', () => {
+  it('keeps a transaction hash, lower-cased, and ignores anything else', () => {
+    expect(deliveryTxHash(` 0x${'AB'.repeat(32)} `)).toBe(`0x${'ab'.repeat(32)}`);
+    for (const value of [undefined, null, 42, '', '0x1234', `0x${'g'.repeat(64)}`, `${'a'.repeat(64)}`, `0x${'a'.repeat(65)}`]) {
+      expect(deliveryTxHash(value)).toBeUndefined();
+    }
   });
 });

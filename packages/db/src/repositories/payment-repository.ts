@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import {
   canMoveProviderStatus,
+  deliveryTxHash,
   PAYMENT_MOVES,
   PROVIDER_REPORT_LIMITS,
   providerIdentifier,
@@ -227,8 +228,9 @@ export interface PaymentReceiptRecord {
   providerReason: string | null;
   deposits: ReceiptDepositRecord[];
   /**
-   * The payments of the same wallet created since this one (a second chance at another provider),
-   * this one included, oldest first: a deposit is credited to one of them (attemptThatPaid).
+   * The payments of the same wallet that may be credited with its deposits (attemptThatPaid),
+   * oldest first: those created since this one (a second chance at another provider), this one
+   * included, and any whose provider reported the transaction it sent.
    */
   attempts: ReceiptAttemptRecord[];
 }
@@ -237,6 +239,8 @@ export interface ReceiptAttemptRecord {
   id: string;
   provider: string;
   createdAt: Date;
+  /** The transaction its provider reported sending the USDC in; null when it reported none. */
+  deliveredTxHash: string | null;
 }
 
 export interface ReceiptDepositRecord {
@@ -260,6 +264,8 @@ export interface ProviderStatusUpdate {
   rawStatus: string;
   providerReference?: string;
   reason?: string;
+  /** The transaction the provider reported sending the USDC in: it decides which attempt paid. */
+  txHash?: string;
 }
 
 export type ProviderStatusOutcome = 'updated' | 'unchanged' | 'unknown_payment';
@@ -278,9 +284,11 @@ export class PaymentReceiptRepository {
       text: `SELECT p.id, p.amount::text AS amount, p.currency, p.provider, p.created_at, p.provider_status, p.provider_reason,
                     d.status AS deposit_status, d.amount::text AS deposit_amount, d.tx_hash, d.seen_at,
                     po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified,
-                    (SELECT json_agg(json_build_object('id', a.id, 'provider', a.provider, 'created_at', a.created_at)
+                    (SELECT json_agg(json_build_object('id', a.id, 'provider', a.provider, 'created_at', a.created_at,
+                                                       'provider_tx_hash', a.provider_tx_hash)
                                      ORDER BY a.created_at, a.id)
-                     FROM payments a WHERE a.wallet_id = p.wallet_id AND a.created_at >= p.created_at) AS attempts
+                     FROM payments a
+                     WHERE a.wallet_id = p.wallet_id AND (a.created_at >= p.created_at OR a.provider_tx_hash IS NOT NULL)) AS attempts
              FROM payments p
              LEFT JOIN deposits d ON d.wallet_id = p.wallet_id AND d.seen_at >= p.created_at
              LEFT JOIN payouts po ON po.deposit_id = d.id AND po.leg = 'merchant'
@@ -313,6 +321,7 @@ export class PaymentReceiptRepository {
         id: attempt.id,
         provider: attempt.provider,
         createdAt: new Date(attempt.created_at),
+        deliveredTxHash: attempt.provider_tx_hash,
       })),
     };
   }
@@ -337,6 +346,7 @@ export class PaymentReceiptRepository {
     const providerReference = providerIdentifier(update.providerReference) ?? null;
     const rawStatus = providerText(update.rawStatus, PROVIDER_REPORT_LIMITS.rawStatus) ?? null;
     const reason = providerText(update.reason, PROVIDER_REPORT_LIMITS.reason) ?? null;
+    const txHash = deliveryTxHash(update.txHash) ?? null;
     return inTransaction(this.pool, async (client) => {
       // One statement, the ways webhookPaymentLookup allows in order of trust (each an index look-up); the row locked for the move.
       const { rows } = await client.query<{ id: string; provider_status: ProviderPaymentStatus | null; provider_reference: string | null }>(
@@ -362,9 +372,9 @@ export class PaymentReceiptRepository {
       if (!canMoveProviderStatus(current.provider_status, update.status)) return 'unchanged';
       await client.query(
         `UPDATE payments SET provider_status = $2, provider_raw_status = $3, provider_reference = COALESCE($4, provider_reference),
-                provider_reason = $5, provider_updated_at = now()
+                provider_reason = $5, provider_tx_hash = COALESCE($6, provider_tx_hash), provider_updated_at = now()
          WHERE id = $1`,
-        [current.id, update.status, rawStatus, providerReference, reason],
+        [current.id, update.status, rawStatus, providerReference, reason, txHash],
       );
       return 'updated';
     });
@@ -413,5 +423,5 @@ interface ReceiptRow {
   seen_at: Date | null;
   forwarded_tx_hash: string | null;
   merchant_notified: boolean | null;
-  attempts: { id: string; provider: string; created_at: string }[] | null;
+  attempts: { id: string; provider: string; created_at: string; provider_tx_hash: string | null }[] | null;
 }

@@ -69,6 +69,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           rawStatus: event.rawStatus,
           ...(event.providerReference ? { providerReference: event.providerReference } : {}),
           ...(event.reason ? { reason: event.reason } : {}),
+          ...(event.txHash ? { txHash: event.txHash } : {}),
         });
         request.log[outcome === 'unknown_payment' ? 'warn' : 'info'](
           {
