@@ -158,7 +158,7 @@ it('says a declined card is declined, charges nothing and sends no callback', as
     15_000,
   );
   await page.goto(`${stack.paymentUrl}/payment/${paymentId}`);
-  await expect(page.locator('h1').innerText()).resolves.toBe('The payment did not go through');
+  await expect(page.locator('h1').innerText()).resolves.toBe('Your card was declined');
   await screenshot(page, '05-receipt-declined');
 
   const chain = defineLocalChain({ rpcUrl: stack.chain.rpcUrl, chainId: stack.chain.chainId });

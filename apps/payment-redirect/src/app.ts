@@ -179,21 +179,26 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   }
   app.decorate('statusPollReconciler', reconciler);
   app.addHook('onClose', () => statusQueue.close());
+  const paymentService = new PaymentService({
+    payments: new PaymentRepository(pool),
+    providers,
+    keys: config.keys,
+    rates: rateReader,
+    publicUrl: config.publicUrl,
+    checkoutTimeoutMs: raw.CHECKOUT_TIMEOUT_MS,
+    log: app.log,
+    countCheckout: (provider, outcome) => checkoutCounter.inc({ provider, outcome }),
+    checkoutRecorded: (paymentId, provider) => providerStatus.track(paymentId, provider),
+  });
+  app.decorate('paymentService', paymentService);
   app.decorate(
-    'paymentService',
-    new PaymentService({
-      payments: new PaymentRepository(pool),
+    'receiptService',
+    new ReceiptService(receipts, {
+      explorerTxUrl: config.explorerTxUrl,
       providers,
-      keys: config.keys,
-      rates: rateReader,
-      publicUrl: config.publicUrl,
-      checkoutTimeoutMs: raw.CHECKOUT_TIMEOUT_MS,
-      log: app.log,
-      countCheckout: (provider, outcome) => checkoutCounter.inc({ provider, outcome }),
-      checkoutRecorded: (paymentId, provider) => providerStatus.track(paymentId, provider),
+      secondChanceFor: (payment) => paymentService.secondChanceFor(payment),
     }),
   );
-  app.decorate('receiptService', new ReceiptService(receipts, { explorerTxUrl: config.explorerTxUrl, providers }));
   app.decorate(
     'hostedCheckoutService',
     // Rates read through app.rateReader at request time, whichever reader the app holds.

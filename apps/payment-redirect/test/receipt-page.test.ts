@@ -200,6 +200,202 @@ describe('GET /payment/<id>: the receipt page', () => {
   });
 });
 
+describe('GET /payment/<id>: the words for each provider status', () => {
+  it('a declined card: its own heading, the reason as a sentence, nothing said about "paid"', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_w1', reason: 'Card declined by issuer' });
+    const page = await receipt(paymentId);
+    expect(page.body).toContain('<h1>Your card was declined</h1>');
+    expect(page.body).toContain('Card declined by issuer.');
+    expect(page.body).not.toContain('Card declined by issuer Nothing');
+    expect(page.body).not.toContain('Paid with MoonPay');
+    expect(page.body).toContain('Tried with MoonPay');
+    expect(page.body).toContain('MoonPay declined the card. Nothing was charged.');
+  });
+
+  it('a failed payment: its own heading and sentence, the reason kept as the provider ended it', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    await webhook('moonpay', { payment_id: paymentId, status: 'failed', order_id: 'sbx_w2', reason: 'The order expired before payment.' });
+    const page = await receipt(paymentId);
+    expect(page.body).toContain('<h1>The payment did not go through</h1>');
+    expect(page.body).toContain('The order expired before payment.');
+    expect(page.body).not.toContain('payment..');
+    expect(page.body).toContain('MoonPay did not complete the payment and sent no USDC.');
+    expect(page.body).not.toContain('Paid with MoonPay');
+  });
+
+  it('pending and paid at the provider, before any USDC: what the customer waits for', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    let page = await receipt(paymentId);
+    expect(page.body).toContain('<h1>Waiting for the payment provider</h1>');
+    expect(page.body).toContain('Paying with MoonPay');
+    await webhook('moonpay', { payment_id: paymentId, status: 'pending', order_id: 'sbx_w3' });
+    page = await receipt(paymentId);
+    expect(page.body).toContain('<h1>MoonPay is processing your payment</h1>');
+    await webhook('moonpay', { payment_id: paymentId, status: 'paid', order_id: 'sbx_w3' });
+    page = await receipt(paymentId);
+    expect(page.body).toContain('<h1>MoonPay took your payment</h1>');
+    expect(page.body).toContain('Paid with MoonPay');
+    expect(page.body).toContain('MoonPay is sending the USDC');
+    expect(page.body).not.toContain('second-chance');
+  });
+});
+
+describe('the second chance: another provider for the same order and wallet', () => {
+  const retry = (paymentId: string, provider: string) =>
+    app.inject({
+      method: 'POST',
+      url: `/payment/${paymentId}/retry`,
+      payload: new URLSearchParams({ provider }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+  const offered = (body: string) => [...body.matchAll(/name="provider" value="([a-z0-9]+)"/g)].map((match) => match[1]);
+
+  it('a declined payment offers, as one form each, the other providers that accept the order', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    let page = await receipt(paymentId);
+    expect(page.body).not.toContain('id="second-chance"');
+    await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_s1', reason: 'Card declined by issuer' });
+    page = await receipt(paymentId);
+    expect(page.body).toContain('id="second-chance"');
+    expect(page.body).toContain(`<form method="post" action="/payment/${paymentId}/retry">`);
+    const listed = offered(page.body);
+    expect(listed).toContain('banxa');
+    expect(listed).not.toContain('moonpay');
+    // The hosted checkout's rule, not a second one: exactly what pay.php lists for this order, less MoonPay.
+    const pay = await app.inject({ url: '/pay.php', query: { address: order.addressIn, amount: '49.99', email: EMAIL, currency: 'USD' } });
+    const payListed = [...pay.body.matchAll(/<a class="provider" href="[^"]*" data-provider="([a-z0-9]+)"/g)].map((match) => match[1]);
+    expect(payListed.length).toBeGreaterThan(2);
+    expect([...listed].sort()).toEqual(payListed.filter((id) => id !== 'moonpay').sort());
+    expect(page.body).not.toContain('Go back to the shop');
+  });
+
+  it('records a new payment for the same wallet, amount, currency and e-mail, and sends the browser to its checkout', async () => {
+    const order = await newOrder();
+    const first = await startPayment(order);
+    await webhook('moonpay', { payment_id: first, status: 'failed', order_id: 'sbx_s2' });
+    const response = await retry(first, 'banxa');
+    expect(response.statusCode).toBe(303);
+    const location = response.headers.location as string;
+    const second = /^\/payment\/([0-9a-f-]{36})\/continue$/.exec(location)?.[1];
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first);
+    // The form's redirect stays on this host (form-action 'self'); the page goes on to the new payment's link.
+    const onward = await app.inject({ url: location });
+    expect(onward.statusCode).toBe(200);
+    expect(onward.body).toContain(`<meta http-equiv="refresh" content="0;url=/payment/${second}/checkout">`);
+    expect(onward.body).toContain(`<a class="button" id="continue" href="/payment/${second}/checkout">Continue to Banxa</a>`);
+    const { rows } = await fixture.db.pool.query(
+      'SELECT wallet_id::text, amount::text, currency, email, provider, status FROM payments WHERE id = ANY($1::uuid[]) ORDER ' +
+        'BY created_at',
+      [[first, second]],
+    );
+    expect(rows[1]).toEqual({ ...rows[0], provider: 'banxa', status: 'redirected' });
+    expect(rows[1].wallet_id).toBe(order.walletId);
+    const checkout = await app.inject({ url: `/payment/${second}/checkout` });
+    expect(checkout.statusCode).toBe(302);
+    expect(new URL(checkout.headers.location as string).searchParams.get('payment')).toBe(second);
+
+    // The first attempt's page points at the one the customer chose next.
+    const page = await receipt(first);
+    expect(page.body).toContain('You chose Banxa next.');
+    expect(page.body).toContain(`href="/payment/${second}"`);
+  });
+
+  it('refuses the provider that gave up, one that does not take the order, or none, with a 400 page; no payment is recorded', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_s3' });
+    for (const provider of ['moonpay', 'interac', 'nosuchprovider', '']) {
+      const response = await retry(paymentId, provider);
+      expect(response.statusCode).toBe(400);
+      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(response.body).toContain(`href="/payment/${paymentId}"`);
+    }
+    expect((await retry(paymentId, 'moonpay')).body).toContain('MoonPay cannot take this order');
+    const { rows } = await fixture.db.pool.query('SELECT count(*)::int AS n FROM payments WHERE wallet_id = $1', [order.walletId]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('answers an oversized or foreign body with a 4xx, never a 500', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_s6' });
+    const url = `/payment/${paymentId}/retry`;
+    const huge = await app.inject({
+      method: 'POST',
+      url,
+      payload: `provider=banxa&pad=${'x'.repeat(4096)}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(huge.statusCode).toBe(413);
+    // Not a form: no provider chosen.
+    const foreign = await app.inject({ method: 'POST', url, payload: 'provider=banxa', headers: { 'content-type': 'text/plain' } });
+    expect(foreign.statusCode).toBe(400);
+    const binary = await app.inject({ method: 'POST', url, payload: 'x', headers: { 'content-type': 'application/octet-stream' } });
+    expect(binary.statusCode).toBe(415);
+    const empty = await app.inject({ method: 'POST', url });
+    expect(empty.statusCode).toBe(400);
+  });
+
+  it('is not open while the provider is working or once USDC arrived (409), nor for an unknown payment (404)', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    expect((await retry(paymentId, 'banxa')).statusCode).toBe(409);
+    await webhook('moonpay', { payment_id: paymentId, status: 'declined', order_id: 'sbx_s4' });
+    await addDeposit(order, 'seen', 49_000_000n);
+    const closed = await retry(paymentId, 'banxa');
+    expect(closed.statusCode).toBe(409);
+    expect(closed.body).toContain('This payment cannot be retried');
+    expect((await retry(randomUUID(), 'banxa')).statusCode).toBe(404);
+    expect((await retry('not-a-uuid', 'banxa')).statusCode).toBe(404);
+  });
+
+  it('credits the USDC to the attempt that paid: its page follows it, the declined one names it', async () => {
+    const order = await newOrder();
+    const first = await startPayment(order);
+    await webhook('moonpay', { payment_id: first, status: 'declined', order_id: 'sbx_s5', reason: 'Card declined by issuer' });
+    const location = (await retry(first, 'banxa')).headers.location as string;
+    const second = /^\/payment\/([0-9a-f-]{36})\/continue$/.exec(location)?.[1] as string;
+    await addDeposit(order, 'seen', 49_240_150n);
+    const paid = await receipt(second);
+    expect(paid.body).toContain('<h1>Payment received</h1>');
+    expect(paid.body).toContain('Paid with Banxa');
+    expect(paid.body).toContain('49.24015 USDC arrived');
+    const declined = await receipt(first);
+    expect(declined.body).toContain('<h1>Paid with Banxa</h1>');
+    expect(declined.body).toContain('Tried with MoonPay');
+    expect(declined.body).toContain(`href="/payment/${second}"`);
+    expect(declined.body).not.toContain('id="second-chance"');
+    expect(declined.body).not.toContain('USDC arrived');
+    expect(declined.body).toContain('data-final="true"');
+  });
+
+  it('credits the USDC to the attempt whose provider reported its transaction, even the earlier one', async () => {
+    const order = await newOrder();
+    const first = await startPayment(order);
+    await webhook('moonpay', { payment_id: first, status: 'failed', order_id: 'sbx_s7' });
+    const location = (await retry(first, 'banxa')).headers.location as string;
+    const second = /^\/payment\/([0-9a-f-]{36})\/continue$/.exec(location)?.[1] as string;
+    // MoonPay was late after all: its signed webhook names the transaction it sent.
+    const deposit = await addDeposit(order, 'seen', 49_240_150n);
+    const late = await webhook('moonpay', { payment_id: first, status: 'paid', order_id: 'sbx_s7', tx_hash: deposit.txHash.toUpperCase() });
+    expect(late.headers['x-webhook-outcome']).toBe('updated');
+    const { rows } = await fixture.db.pool.query('SELECT provider_tx_hash FROM payments WHERE id = $1', [first]);
+    expect(rows[0].provider_tx_hash).toBe(deposit.txHash);
+    const paid = await receipt(first);
+    expect(paid.body).toContain('<h1>Payment received</h1>');
+    expect(paid.body).toContain('Paid with MoonPay');
+    const other = await receipt(second);
+    expect(other.body).toContain('<h1>Paid with MoonPay</h1>');
+    expect(other.body).toContain(`href="/payment/${first}"`);
+  });
+});
+
 describe('POST /webhooks/<provider>', () => {
   it('shows a declined card on the receipt, and a later success replaces it; paid is final', async () => {
     const order = await newOrder();
@@ -214,8 +410,8 @@ describe('POST /webhooks/<provider>', () => {
     expect(declined.json()).toEqual({ received: true });
     expect(declined.headers['x-webhook-outcome']).toBe('updated');
     let page = await receipt(paymentId);
-    expect(page.body).toContain('The payment did not go through');
-    expect(page.body).toContain('Your card was declined.');
+    expect(page.body).toContain('<h1>Your card was declined</h1>');
+    expect(page.body).toContain('<p class="reason">MoonPay\'s reason: Your card was declined.</p>');
 
     expect((await webhook('moonpay', { payment_id: paymentId, status: 'paid', order_id: 'sbx_1' })).headers['x-webhook-outcome']).toBe(
       'updated',
@@ -224,7 +420,7 @@ describe('POST /webhooks/<provider>', () => {
       'unchanged',
     );
     page = await receipt(paymentId);
-    expect(page.body).toContain('Waiting for the payment provider');
+    expect(page.body).toContain('<h1>MoonPay took your payment</h1>');
     const { rows } = await fixture.db.pool.query(
       'SELECT provider_status, provider_raw_status, provider_reference FROM payments WHERE id = $1',
       [paymentId],

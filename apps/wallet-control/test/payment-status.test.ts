@@ -149,6 +149,8 @@ describe('GET /control/payment-status.php', () => {
         txid_out: txOut,
         seen_at: '2025-01-01T10:05:00.000Z',
         forwarded_at: '2025-01-01T10:06:00.000Z',
+        payment_id: paymentId,
+        provider: 'moonpay',
       },
     ]);
     expect(body.payments).toEqual([
@@ -167,6 +169,33 @@ describe('GET /control/payment-status.php', () => {
     expect(response.body).not.toContain(EMAIL);
     expect(response.body).not.toContain('jane');
     expect(response.body).not.toContain('checkout.test');
+  });
+
+  it('a second chance: the deposit is credited to the attempt that paid, naming its provider', async () => {
+    const wallet = await newWallet();
+    const declined = await addPayment(wallet, { provider: 'moonpay', createdAt: '2025-01-02T10:00:00Z', status: 'declined' });
+    const second = await addPayment(wallet, { provider: 'banxa', createdAt: '2025-01-02T10:04:00Z', status: 'paid' });
+    const early = await addDeposit(wallet, 'orphaned', 1_000_000n, '2025-01-02T09:00:00Z');
+    const paid = await addDeposit(wallet, 'seen', 49_240_150n, '2025-01-02T10:09:00Z');
+    const body = (await status(wallet.ipnToken)).json();
+    const credit = (txHash: string) => {
+      const deposit = body.deposits.find((entry: { txid_in: string }) => entry.txid_in === txHash);
+      return { payment_id: deposit.payment_id, provider: deposit.provider };
+    };
+    expect(credit(paid.txHash)).toEqual({ payment_id: second, provider: 'banxa' });
+    // Before any payment of the wallet: no attempt is credited.
+    expect(credit(early.txHash)).toEqual({ payment_id: null, provider: null });
+    expect(body.payments.map((payment: { payment_id: string }) => payment.payment_id)).toEqual([second, declined]);
+  });
+
+  it('a deposit whose transaction a provider reported is credited to that payment, even an earlier one', async () => {
+    const wallet = await newWallet();
+    const first = await addPayment(wallet, { provider: 'moonpay', createdAt: '2025-01-03T10:00:00Z', status: 'paid' });
+    await addPayment(wallet, { provider: 'banxa', createdAt: '2025-01-03T10:04:00Z', status: 'pending' });
+    const deposit = await addDeposit(wallet, 'seen', 49_240_150n, '2025-01-03T10:09:00Z');
+    await fixture.db.pool.query('UPDATE payments SET provider_tx_hash = $2 WHERE id = $1', [first, deposit.txHash]);
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body.deposits[0]).toMatchObject({ txid_in: deposit.txHash, payment_id: first, provider: 'moonpay' });
   });
 
   it('several deposits: sums over the forwarded ones only, transactions of the latest forwarded, newest first', async () => {
@@ -229,6 +258,8 @@ describe('GET /control/payment-status.php', () => {
         txid_out: null,
         seen_at: '2025-03-01T12:00:00.000Z',
         forwarded_at: null,
+        payment_id: null,
+        provider: null,
       },
     ]);
   });
@@ -254,6 +285,8 @@ describe('GET /control/payment-status.php', () => {
         txid_out: null,
         seen_at: '2025-03-02T12:00:00.000Z',
         forwarded_at: null,
+        payment_id: null,
+        provider: null,
       },
     ]);
     // The token's own words are for operators (replan --list), not the merchant's answer.

@@ -49,7 +49,7 @@ GRANT SELECT (id, polygon_address) ON wallets TO :"payment_redirect";
 GRANT SELECT, INSERT ON payments TO :"payment_redirect";
 GRANT UPDATE (status, checkout_url, checkout_error, checkout_form_fields, checkout_expires_at, checkout_single_use,
               checkout_served_at, checkout_attempts,
-              provider_status, provider_raw_status, provider_reference, provider_reason, provider_updated_at,
+              provider_status, provider_raw_status, provider_reference, provider_reason, provider_updated_at, provider_tx_hash,
               status_poll_due_at, status_polls)
   ON payments TO :"payment_redirect";
 GRANT SELECT ON deposits TO :"payment_redirect";

@@ -34,3 +34,5 @@ export * from './webhook-payment-match';
 export * from './provider-status-polls';
 export * from './provider-report';
 export * from './production-settings';
+export * from './second-chance';
+export * from './deposit-attribution';

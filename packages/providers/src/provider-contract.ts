@@ -125,6 +125,8 @@ export interface ProviderWebhookEvent {
   providerReference?: string;
   /** Why a payment was declined or failed, in words a customer understands. */
   reason?: string;
+  /** The transaction the provider sent the USDC in, where it reports one (deliveryTxHash): it decides which attempt paid. */
+  txHash?: string;
 }
 
 /** The answer the provider expects once a webhook is accepted (some want a particular body). */

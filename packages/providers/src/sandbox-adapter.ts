@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { ProviderTerms } from '@gateway/domain';
+import { deliveryTxHash, type ProviderTerms } from '@gateway/domain';
 import {
   ProviderWebhookError,
   type CheckoutOrder,
@@ -49,6 +49,8 @@ export interface SandboxWebhookBody {
   status: ProviderPaymentStatus;
   order_id: string;
   reason?: string;
+  /** With `paid`: the transaction that sent the test USDC. */
+  tx_hash?: string;
 }
 
 /**
@@ -96,6 +98,7 @@ export function createSandboxAdapter(provider: ProviderTerms, options: SandboxAd
           rawStatus: body.status,
           providerReference: body.order_id,
           ...(body.reason ? { reason: body.reason } : {}),
+          ...(body.tx_hash ? { txHash: body.tx_hash } : {}),
         },
         acknowledgement: jsonAcknowledgement({ received: true }),
       };
@@ -190,7 +193,7 @@ function parseWebhookBody(rawBody: Buffer): SandboxWebhookBody {
     throw new ProviderWebhookError('webhook body is not JSON');
   }
   if (typeof body !== 'object' || body === null) throw new ProviderWebhookError('webhook body is not a JSON object');
-  const { payment_id, status, order_id, reason } = body;
+  const { payment_id, status, order_id, reason, tx_hash } = body;
   if (typeof payment_id !== 'string' || typeof order_id !== 'string' || !WEBHOOK_STATUSES.includes(status as ProviderPaymentStatus)) {
     throw new ProviderWebhookError('webhook body needs payment_id, order_id and a known status');
   }
@@ -199,5 +202,6 @@ function parseWebhookBody(rawBody: Buffer): SandboxWebhookBody {
     order_id,
     status: status as ProviderPaymentStatus,
     ...(typeof reason === 'string' ? { reason: reason.slice(0, 200) } : {}),
+    ...(deliveryTxHash(tx_hash) ? { tx_hash: deliveryTxHash(tx_hash) } : {}),
   };
 }

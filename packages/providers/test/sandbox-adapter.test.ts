@@ -105,6 +105,17 @@ describe('sandbox adapter', () => {
       adapter.verifyWebhook(unknownStatus, { [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(unknownStatus, secret) }),
     ).rejects.toThrow(/known status/);
   });
+
+  it('passes on the transaction a paid webhook reports, lower-cased, and drops one that is not a transaction hash', async () => {
+    const signed = (fields: object) => {
+      const body = Buffer.from(JSON.stringify({ payment_id: request.paymentId, status: 'paid', order_id: 'sbx_2', ...fields }));
+      return adapter.verifyWebhook(body, { [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(body, secret) });
+    };
+    const tx = `0x${'AB'.repeat(32)}`;
+    expect(await signed({ tx_hash: tx })).toMatchObject({ kind: 'event', event: { status: 'paid', txHash: tx.toLowerCase() } });
+    const malformed = await signed({ tx_hash: '0x1234' });
+    expect(malformed.kind === 'event' && malformed.event.txHash).toBe(undefined);
+  });
 });
 
 describe('sandbox adapter: hostile webhooks, correctly signed', () => {

@@ -3,10 +3,19 @@ import type { FastifyBaseLogger } from 'fastify';
 import {
   checkoutLinkAction,
   GatewayError,
+  parseCurrency,
+  parseFiatAmount,
   parsePaymentRequest,
+  providerOptions,
+  secondChanceOpen,
+  secondChanceProviders,
+  type AvailableProviderOption,
   type CurrencyCode,
   type EvmAddress,
+  type PaymentRequest,
   type PaymentRequestQuery,
+  type ProviderPaymentStatus,
+  type RateTable,
   type SealingKeyRing,
 } from '@gateway/domain';
 import { currentRatesOrDeferredError, type RateReader } from '@gateway/rates';
@@ -28,8 +37,20 @@ export interface StartedPayment {
   link: string;
 }
 
-/** Who the checkout is handed to: a browser gets a form checkout as a page; a JSON client gets the customer's link for it. */
-export type CheckoutAudience = 'browser' | 'json';
+/**
+ * Who the checkout is handed to: a browser gets a form checkout as a page; a JSON client gets the
+ * customer's link for it; `link`: the browser is sent to the customer's link, which hands it out.
+ */
+export type CheckoutAudience = 'browser' | 'json' | 'link';
+
+/** Why a second chance was not started: no such payment, it is not open, or the provider cannot take the order. */
+export type RetryRefusal = 'no_payment' | 'closed' | 'provider_not_accepted';
+
+export class RetryRefusedError extends Error {
+  constructor(readonly refusal: RetryRefusal) {
+    super(`second chance refused: ${refusal}`);
+  }
+}
 
 /** What the customer's link opens. */
 export type OpenedCheckout =
@@ -94,6 +115,58 @@ export class PaymentService {
     // Rates that cannot be used answer 503 only where a rate is needed: a USD order still goes through.
     const rates = await currentRatesOrDeferredError(this.deps.rates);
     const request = parsePaymentRequest(query, { keys: this.deps.keys, rates, providers: this.deps.providers });
+    return this.begin(request, customerIp, audience);
+  }
+
+  /**
+   * The providers a payment the provider gave up on may be paid with instead, each with the charge
+   * it would be asked for (the hosted checkout's rules); empty when the second chance is not open.
+   */
+  async secondChanceFor(payment: {
+    provider: string;
+    amount: string;
+    currency: string;
+    providerStatus: ProviderPaymentStatus | null;
+    usdcArrived: boolean;
+  }): Promise<AvailableProviderOption[]> {
+    if (!secondChanceOpen(payment.providerStatus, payment.usdcArrived)) return [];
+    let rates: RateTable | undefined;
+    try {
+      rates = (await this.deps.rates.current()).rates;
+    } catch {
+      // Without rates providerOptions still offers what needs none (every provider for a USD order).
+      rates = undefined;
+    }
+    const options = providerOptions(parseFiatAmount(payment.amount), parseCurrency(payment.currency), rates, this.deps.providers.offered);
+    return secondChanceProviders(options, payment.provider);
+  }
+
+  /**
+   * The second chance (`POST /payment/<id>/retry`): a new payment for the same wallet, order and
+   * e-mail with `providerId`, recorded and sent to its checkout exactly as Process Payment does.
+   */
+  async retry(paymentId: string, providerId: string, customerIp: string): Promise<StartedPayment> {
+    const payment = await this.deps.payments.findCheckout(paymentId);
+    if (!payment) throw new RetryRefusedError('no_payment');
+    if (!secondChanceOpen(payment.providerStatus, payment.hasDeposit)) throw new RetryRefusedError('closed');
+    const choices = await this.secondChanceFor({ ...payment, usdcArrived: payment.hasDeposit });
+    const chosen = choices.find((option) => option.provider.id === providerId);
+    if (!chosen) throw new RetryRefusedError('provider_not_accepted');
+    return this.begin(
+      {
+        temporaryAddress: payment.polygonAddress as EvmAddress,
+        amount: chosen.charge.amount,
+        currency: chosen.charge.currency,
+        provider: chosen.provider,
+        email: payment.email,
+      },
+      customerIp,
+      'link',
+    );
+  }
+
+  /** Records the payment, then asks its provider for the checkout and records that: Process Payment and the second chance alike. */
+  private async begin(request: PaymentRequest, customerIp: string, audience: CheckoutAudience): Promise<StartedPayment> {
     const adapter = this.deps.providers.adapter(request.provider.id);
     if (!adapter) throw new Error(`provider ${request.provider.id} is offered without an adapter`);
     const paymentId = randomUUID();
@@ -119,7 +192,7 @@ export class PaymentService {
     };
     const checkout = await this.createCheckout(adapter, order, paymentId, { failPayment: true });
     // A JSON client gets a form checkout as the customer's link, which hands the form out when opened.
-    const served = checkout.kind === 'redirect' || audience === 'browser';
+    const served = audience === 'browser' || (audience === 'json' && checkout.kind === 'redirect');
     if (!(await this.recordCheckout({ id: paymentId, ...recordedCheckout(checkout), served }))) {
       throw new Error(`payment ${paymentId} left 'creating' before its checkout was recorded`);
     }

@@ -97,6 +97,7 @@ export class ProviderStatusService {
       rawStatus: event.rawStatus,
       ...(event.providerReference ? { providerReference: event.providerReference } : {}),
       ...(event.reason ? { reason: event.reason } : {}),
+      ...(event.txHash ? { txHash: event.txHash } : {}),
     });
     if (outcome === 'updated') this.deps.metrics.statusReached(endpoint, event.status, 'webhook');
     this.deps.log[outcome === 'unknown_payment' ? 'warn' : 'info'](
@@ -172,6 +173,7 @@ export class ProviderStatusService {
           status: event.status,
           rawStatus: event.rawStatus,
           ...(event.providerReference ? { providerReference: event.providerReference } : {}),
+          ...(event.txHash ? { txHash: event.txHash } : {}),
           ...(event.reason ? { reason: event.reason } : {}),
         });
         if (outcome === 'updated') {

@@ -1,5 +1,8 @@
 import {
+  asSentence,
+  attemptThatPaid,
   formatUsdc,
+  type AvailableProviderOption,
   type ProviderCatalogue,
   type ProviderPaymentStatus,
   receiptProgress,
@@ -7,7 +10,7 @@ import {
   type ReceiptProgress,
   type ReceiptStep,
 } from '@gateway/domain';
-import type { PaymentReceiptRepository } from '@gateway/db';
+import type { PaymentReceiptRepository, ReceiptDepositRecord } from '@gateway/db';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -24,26 +27,52 @@ export interface ReceiptTransactionView {
   href?: string;
 }
 
+/** One provider of the second chance: a button that posts `provider` to `action`. */
+export interface SecondChoiceView {
+  id: string;
+  name: string;
+  amount: string;
+  currency: string;
+  /** The order's own amount, when the provider charges it converted to USD, e.g. "49.99 EUR". */
+  orderAmount?: string;
+}
+
+/** Another payment of the same order, on its own receipt page. */
+export interface OtherAttemptView {
+  providerName: string;
+  href: string;
+}
+
 /** Everything the receipt page shows: the order and its progress, nothing personal. */
 export interface ReceiptView {
   paymentId: string;
   amount: string;
   currency: string;
   providerName: string;
+  /** Which provider the payment went (or is going) through, e.g. "Paying with MoonPay". */
+  providerLine: string;
   step: ReceiptStep;
   headline: string;
+  /** What happened, in a sentence or two; null where the page's notices say it. */
+  message: string | null;
   steps: ReceiptStepView[];
   /** USDC that arrived in the temporary wallet: the merchant is paid this less the fee (and any affiliate's share), never this. */
   receivedUsdc: string | null;
   transactions: ReceiptTransactionView[];
-  declined: { reason: string } | null;
+  /** The provider gave up (declined, failed) and no USDC arrived; `reason` is the provider's own words, as a sentence. */
+  declined: { reason: string | null } | null;
+  /** The other providers that accept this order, for the same wallet; null when the second chance is not open. */
+  secondChance: { action: string; choices: SecondChoiceView[] } | null;
+  /** The order was paid through a later attempt at another provider. */
+  paidThrough: OtherAttemptView | null;
+  /** A later attempt of the same order, not (yet) paid: the customer chose another provider. */
+  laterAttempt: OtherAttemptView | null;
   waitingOn: ReceiptProgress['waitingOn'];
   merchantNotified: boolean;
   final: boolean;
 }
 
-const HEADLINES: Record<ReceiptStep, string> = {
-  waiting_for_provider: 'Waiting for the payment provider',
+const HEADLINES: Record<Exclude<ReceiptStep, 'waiting_for_provider'>, string> = {
   usdc_received: 'Payment received',
   confirmed: 'Payment confirmed',
   sent_to_merchant: 'Payment complete',
@@ -56,17 +85,88 @@ const STEP_LABELS: Record<ReceiptStep, string> = {
   sent_to_merchant: 'Sent to the merchant',
 };
 
-/** What the provider said before any USDC arrived, where it says more than "finish paying" (declined has its own words). */
-const WAITING_DETAIL: Partial<Record<ProviderPaymentStatus, string>> = {
-  charged: '{provider} charged the card; the USDC is on its way',
-  paid: '{provider} says it sent the USDC; it has not arrived yet',
-};
+/** What the page says while no USDC has arrived: the provider's status, in the customer's words. */
+interface ProviderStatusWords {
+  providerLine: string;
+  headline: string;
+  message: string;
+  stepLabel: string;
+  stepDetail: string;
+}
+
+function providerStatusWords(status: ProviderPaymentStatus | null, name: string): ProviderStatusWords {
+  const arrivesBySelf = `This page updates by itself once ${name} delivers the payment. It usually takes under a minute after you pay.`;
+  switch (status) {
+    case null:
+      return {
+        providerLine: `Paying with ${name}`,
+        headline: 'Waiting for the payment provider',
+        message: arrivesBySelf,
+        stepLabel: STEP_LABELS.waiting_for_provider,
+        stepDetail: `Finish paying on ${name}'s page`,
+      };
+    case 'pending':
+      return {
+        providerLine: `Paying with ${name}`,
+        headline: `${name} is processing your payment`,
+        message: arrivesBySelf,
+        stepLabel: STEP_LABELS.waiting_for_provider,
+        stepDetail: `${name} is checking the payment`,
+      };
+    case 'charged':
+      return {
+        providerLine: `Paid with ${name}`,
+        headline: `${name} charged your card`,
+        message: `${name} is buying the USDC and sending it to the shop. This page updates by itself once it arrives; nothing else is needed from you.`,
+        stepLabel: 'Card payment accepted',
+        stepDetail: `${name} charged the card; the USDC is on its way`,
+      };
+    case 'paid':
+      return {
+        providerLine: `Paid with ${name}`,
+        headline: `${name} took your payment`,
+        message: `${name} says it sent the USDC to the shop. This page updates by itself once it arrives; nothing else is needed from you.`,
+        stepLabel: 'Card payment accepted',
+        stepDetail: `${name} says it sent the USDC; it has not arrived yet`,
+      };
+    case 'declined':
+      return {
+        providerLine: `Tried with ${name}`,
+        headline: 'Your card was declined',
+        message: `${name} declined the card. Nothing was charged.`,
+        stepLabel: 'Card payment declined',
+        stepDetail: 'The card was not charged',
+      };
+    case 'failed':
+      return {
+        providerLine: `Tried with ${name}`,
+        headline: 'The payment did not go through',
+        message: `${name} did not complete the payment and sent no USDC. If your card was charged, ${name} returns the money.`,
+        stepLabel: 'Payment not completed',
+        stepDetail: 'No USDC was sent',
+      };
+    default:
+      return unworded(status);
+  }
+}
+
+function unworded(status: never): never {
+  throw new Error(`provider status ${String(status)} has no words on the receipt page`);
+}
 
 export interface ReceiptServiceOptions {
   /** Block explorer link for a transaction, `{tx}` standing for its hash; null for none. */
   explorerTxUrl: string | null;
   /** Names the payment's provider (also one no longer offered). */
   providers: Pick<ProviderCatalogue, 'describe'>;
+  /** The providers a payment may be paid with instead (PaymentService.secondChanceFor). */
+  secondChanceFor(payment: {
+    provider: string;
+    amount: string;
+    currency: string;
+    providerStatus: ProviderPaymentStatus | null;
+    usdcArrived: boolean;
+  }): Promise<AvailableProviderOption[]>;
 }
 
 /** The customer's live receipt (every provider's return URL): what happened to their payment. */
@@ -80,20 +180,28 @@ export class ReceiptService {
     if (!UUID.test(paymentId)) return undefined;
     const record = await this.receipts.findReceipt(paymentId.toLowerCase());
     if (!record) return undefined;
-    const progress = receiptProgress(record.providerStatus, record.deposits);
-    const counted = record.deposits.filter((deposit) => deposit.status !== 'orphaned');
+    // A deposit is this payment's when it is credited to it, not to a later attempt of the same order.
+    const creditedTo = (deposit: ReceiptDepositRecord) => attemptThatPaid(deposit, record.attempts);
+    const own = record.deposits.filter((deposit) => creditedTo(deposit) === record.id);
+    const progress = receiptProgress(record.providerStatus, own);
+    const counted = own.filter((deposit) => deposit.status !== 'orphaned');
     const stepIndex = RECEIPT_STEPS.indexOf(progress.step);
-    const providerName = this.options.providers.describe(record.provider)?.displayName ?? record.provider;
+    const providerName = this.nameOf(record.provider);
     const received = progress.deposits > 0 ? formatUsdc(progress.receivedUsdc) : null;
+    const words = providerStatusWords(record.providerStatus, providerName);
+    const paidBy = record.deposits.find((deposit) => deposit.status !== 'orphaned' && creditedTo(deposit) !== record.id);
+    const paidAttempt = paidBy && received === null ? record.attempts.find((attempt) => attempt.id === creditedTo(paidBy)) : undefined;
+    const later = record.attempts.filter((attempt) => attempt.id !== record.id).at(-1);
+    const otherView = (attempt: { id: string; provider: string }): OtherAttemptView => ({
+      providerName: this.nameOf(attempt.provider),
+      href: `/payment/${attempt.id}`,
+    });
+    const choices =
+      paidAttempt || !progress.declined
+        ? []
+        : await this.options.secondChanceFor({ ...record, usdcArrived: record.deposits.some((d) => d.status !== 'orphaned') });
     const details: Partial<Record<ReceiptStep, string>> = {
-      waiting_for_provider: progress.declined
-        ? 'The card was not charged'
-        : stepIndex > 0
-          ? `${providerName} took the card payment`
-          : (WAITING_DETAIL[record.providerStatus ?? 'pending'] ?? `Finish paying on ${providerName}'s page`).replace(
-              '{provider}',
-              providerName,
-            ),
+      waiting_for_provider: stepIndex > 0 ? `${providerName} took the card payment` : words.stepDetail,
       ...(received ? { usdc_received: `${received} USDC arrived` } : {}),
     };
     return {
@@ -101,10 +209,20 @@ export class ReceiptService {
       amount: record.amount,
       currency: record.currency,
       providerName,
+      providerLine: paidAttempt ? `Tried with ${providerName}` : stepIndex > 0 ? `Paid with ${providerName}` : words.providerLine,
       step: progress.step,
-      headline: progress.declined ? 'The payment did not go through' : HEADLINES[progress.step],
+      headline: paidAttempt
+        ? `Paid with ${this.nameOf(paidAttempt.provider)}`
+        : progress.step === 'waiting_for_provider'
+          ? words.headline
+          : HEADLINES[progress.step],
+      message: paidAttempt
+        ? `This attempt with ${providerName} did not pay the order; your payment with ${this.nameOf(paidAttempt.provider)} did.`
+        : progress.step === 'waiting_for_provider'
+          ? words.message
+          : null,
       steps: RECEIPT_STEPS.map((step, index) => ({
-        label: progress.declined && step === 'waiting_for_provider' ? 'Card payment declined' : STEP_LABELS[step],
+        label: step === 'waiting_for_provider' && stepIndex === 0 ? words.stepLabel : STEP_LABELS[step],
         ...(details[step] ? { detail: details[step] } : {}),
         state:
           index < stepIndex || (progress.final && index === stepIndex && !progress.waitingOn)
@@ -119,10 +237,31 @@ export class ReceiptService {
         hash: deposit.txHash,
         ...(this.options.explorerTxUrl ? { href: this.options.explorerTxUrl.replace('{tx}', deposit.txHash) } : {}),
       })),
-      declined: progress.declined ? { reason: record.providerReason ?? 'The provider declined the payment.' } : null,
+      declined:
+        progress.declined && !paidAttempt ? { reason: record.providerReason ? asSentence(record.providerReason) || null : null } : null,
+      secondChance:
+        choices.length > 0
+          ? {
+              action: `/payment/${record.id}/retry`,
+              choices: choices.map((option) => ({
+                id: option.provider.id,
+                name: option.provider.displayName,
+                amount: option.charge.amount.text,
+                currency: option.charge.currency,
+                ...(option.converted ? { orderAmount: `${record.amount} ${record.currency}` } : {}),
+              })),
+            }
+          : null,
+      paidThrough: paidAttempt ? otherView(paidAttempt) : null,
+      laterAttempt: progress.declined && !paidAttempt && later ? otherView(later) : null,
       waitingOn: progress.waitingOn,
       merchantNotified: counted.length > 0 && counted.every((deposit) => deposit.merchantNotified),
-      final: progress.final,
+      // Another attempt paid: that payment's own page follows the USDC.
+      final: progress.final || paidAttempt !== undefined,
     };
+  }
+
+  private nameOf(provider: string): string {
+    return this.options.providers.describe(provider)?.displayName ?? provider;
   }
 }

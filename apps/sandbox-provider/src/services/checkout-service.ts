@@ -54,7 +54,13 @@ export class CheckoutService {
     const delivery = await this.deps.payer.deliver(paymentId);
     if (delivery.justPaid) {
       this.deps.log.info({ paymentId, txHash: delivery.txHash }, 'order paid');
-      this.deps.notifier.notify({ provider, payment_id: paymentId, status: 'paid', order_id: sandboxOrderId(paymentId) });
+      this.deps.notifier.notify({
+        provider,
+        payment_id: paymentId,
+        status: 'paid',
+        order_id: sandboxOrderId(paymentId),
+        tx_hash: delivery.txHash,
+      });
     }
     return delivery;
   }

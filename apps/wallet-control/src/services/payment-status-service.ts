@@ -1,5 +1,5 @@
 import { getAddress } from 'viem';
-import { formatUsdc, GatewayError, type NeedsAttentionReason } from '@gateway/domain';
+import { attemptThatPaid, formatUsdc, GatewayError, type NeedsAttentionReason } from '@gateway/domain';
 import type { PaymentStatusRecord, PaymentStatusRepository } from '@gateway/db';
 
 /** The `coin` every gateway answer and callback names (USDC on Polygon). */
@@ -15,6 +15,9 @@ export interface PaymentStatusDeposit {
   txid_out: string | null;
   seen_at: string;
   forwarded_at: string | null;
+  /** The payment credited with the deposit (attemptThatPaid), and its provider; null when no listed payment is. */
+  payment_id: string | null;
+  provider: string | null;
 }
 
 export interface PaymentStatusPayment {
@@ -77,17 +80,23 @@ function toWire(record: PaymentStatusRecord): PaymentStatus {
     polygon_address_in: getAddress(record.polygonAddress),
     payout_address: getAddress(record.payoutAddress),
     callback_url: record.callbackUrl,
-    deposits: record.deposits.map((deposit) => ({
-      status: deposit.status,
-      attention_reason: deposit.attentionReason,
-      amount: formatUsdc(deposit.amount),
-      value_forwarded_coin: deposit.valueForwardedCoin === null ? null : formatUsdc(deposit.valueForwardedCoin),
-      fee_coin: deposit.feeCoin === null ? null : formatUsdc(deposit.feeCoin),
-      txid_in: deposit.txHash,
-      txid_out: deposit.txidOut,
-      seen_at: deposit.seenAt.toISOString(),
-      forwarded_at: deposit.forwardedAt?.toISOString() ?? null,
-    })),
+    deposits: record.deposits.map((deposit) => {
+      // The payments listed are the newest: a deposit older than all of them is credited to none listed (null).
+      const creditedTo = record.payments.find((payment) => payment.id === attemptThatPaid(deposit, record.payments));
+      return {
+        status: deposit.status,
+        attention_reason: deposit.attentionReason,
+        amount: formatUsdc(deposit.amount),
+        value_forwarded_coin: deposit.valueForwardedCoin === null ? null : formatUsdc(deposit.valueForwardedCoin),
+        fee_coin: deposit.feeCoin === null ? null : formatUsdc(deposit.feeCoin),
+        txid_in: deposit.txHash,
+        txid_out: deposit.txidOut,
+        seen_at: deposit.seenAt.toISOString(),
+        forwarded_at: deposit.forwardedAt?.toISOString() ?? null,
+        payment_id: creditedTo?.id ?? null,
+        provider: creditedTo?.provider ?? null,
+      };
+    }),
     deposit_count: record.depositCount,
     payments: record.payments.map((payment) => ({
       payment_id: payment.id,

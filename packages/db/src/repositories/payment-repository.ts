@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import {
   canMoveProviderStatus,
+  deliveryTxHash,
   PAYMENT_MOVES,
   PROVIDER_REPORT_LIMITS,
   providerIdentifier,
@@ -228,6 +229,20 @@ export interface PaymentReceiptRecord {
   providerStatus: ProviderPaymentStatus | null;
   providerReason: string | null;
   deposits: ReceiptDepositRecord[];
+  /**
+   * The payments of the same wallet that may be credited with its deposits (attemptThatPaid),
+   * oldest first: those created since this one (a second chance at another provider), this one
+   * included, and any whose provider reported the transaction it sent.
+   */
+  attempts: ReceiptAttemptRecord[];
+}
+
+export interface ReceiptAttemptRecord {
+  id: string;
+  provider: string;
+  createdAt: Date;
+  /** The transaction its provider reported sending the USDC in; null when it reported none. */
+  deliveredTxHash: string | null;
 }
 
 export interface ReceiptDepositRecord {
@@ -251,6 +266,8 @@ export interface ProviderStatusUpdate {
   rawStatus: string;
   providerReference?: string;
   reason?: string;
+  /** The transaction the provider reported sending the USDC in: it decides which attempt paid. */
+  txHash?: string;
 }
 
 export type ProviderStatusOutcome = 'updated' | 'unchanged' | 'unknown_payment';
@@ -259,15 +276,21 @@ export class PaymentReceiptRepository {
   constructor(private readonly pool: Pool) {}
 
   /**
-   * The payment and the deposits into its wallet since it started (a wallet is one order; earlier
-   * deposits belong to an earlier payment of it), oldest first, in one round trip.
+   * The payment, the deposits into its wallet since it started (a wallet is one order; earlier
+   * deposits belong to an earlier payment of it), oldest first, and the wallet's payments since it
+   * started, in one round trip.
    */
   async findReceipt(paymentId: string): Promise<PaymentReceiptRecord | undefined> {
     const { rows } = await this.pool.query<ReceiptRow>({
       name: 'payment-receipt',
       text: `SELECT p.id, p.amount::text AS amount, p.currency, p.provider, p.created_at, p.provider_status, p.provider_reason,
                     d.status AS deposit_status, d.amount::text AS deposit_amount, d.tx_hash, d.seen_at,
-                    po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified
+                    po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified,
+                    (SELECT json_agg(json_build_object('id', a.id, 'provider', a.provider, 'created_at', a.created_at,
+                                                       'provider_tx_hash', a.provider_tx_hash)
+                                     ORDER BY a.created_at, a.id)
+                     FROM payments a
+                     WHERE a.wallet_id = p.wallet_id AND (a.created_at >= p.created_at OR a.provider_tx_hash IS NOT NULL)) AS attempts
              FROM payments p
              LEFT JOIN deposits d ON d.wallet_id = p.wallet_id AND d.seen_at >= p.created_at
              LEFT JOIN payouts po ON po.deposit_id = d.id AND po.leg = 'merchant'
@@ -296,6 +319,12 @@ export class PaymentReceiptRepository {
           forwardedTxHash: row.forwarded_tx_hash,
           merchantNotified: row.merchant_notified === true,
         })),
+      attempts: (first.attempts ?? []).map((attempt) => ({
+        id: attempt.id,
+        provider: attempt.provider,
+        createdAt: new Date(attempt.created_at),
+        deliveredTxHash: attempt.provider_tx_hash,
+      })),
     };
   }
 
@@ -319,6 +348,7 @@ export class PaymentReceiptRepository {
     const providerReference = providerIdentifier(update.providerReference) ?? null;
     const rawStatus = providerText(update.rawStatus, PROVIDER_REPORT_LIMITS.rawStatus) ?? null;
     const reason = providerText(update.reason, PROVIDER_REPORT_LIMITS.reason) ?? null;
+    const txHash = deliveryTxHash(update.txHash) ?? null;
     return inTransaction(this.pool, async (client) => {
       // One statement, the ways webhookPaymentLookup allows in order of trust (each an index look-up); the row locked for the move.
       const { rows } = await client.query<{
@@ -349,9 +379,9 @@ export class PaymentReceiptRepository {
       if (!canMoveProviderStatus(current.provider_status, update.status)) return 'unchanged';
       await client.query(
         `UPDATE payments SET provider_status = $2, provider_raw_status = $3, provider_reference = COALESCE($4, provider_reference),
-                provider_reason = $5, provider_updated_at = now()
+                provider_reason = $5, provider_tx_hash = COALESCE($6, provider_tx_hash), provider_updated_at = now()
          WHERE id = $1`,
-        [current.id, update.status, rawStatus, providerReference, reason],
+        [current.id, update.status, rawStatus, providerReference, reason, txHash],
       );
       return 'updated';
     });
@@ -400,4 +430,5 @@ interface ReceiptRow {
   seen_at: Date | null;
   forwarded_tx_hash: string | null;
   merchant_notified: boolean | null;
+  attempts: { id: string; provider: string; created_at: string; provider_tx_hash: string | null }[] | null;
 }

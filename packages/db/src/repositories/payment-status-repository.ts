@@ -46,6 +46,8 @@ export interface PaymentStatusPayment {
   providerStatus: ProviderPaymentStatus | null;
   providerReference: string | null;
   providerUpdatedAt: Date | null;
+  /** The transaction its provider reported sending the USDC in; null when it reported none. */
+  deliveredTxHash: string | null;
 }
 
 export interface PaymentStatusLimits {
@@ -94,6 +96,7 @@ interface PaymentJson {
   provider_status: ProviderPaymentStatus | null;
   provider_reference: string | null;
   provider_updated_at: string | null;
+  provider_tx_hash: string | null;
 }
 
 /**
@@ -123,7 +126,8 @@ export class PaymentStatusRepository {
                     (SELECT json_agg(json_build_object(
                               'id', p.id, 'provider', p.provider, 'amount', p.amount::text, 'currency', p.currency,
                               'created_at', p.created_at, 'provider_status', p.provider_status,
-                              'provider_reference', p.provider_reference, 'provider_updated_at', p.provider_updated_at)
+                              'provider_reference', p.provider_reference, 'provider_updated_at', p.provider_updated_at,
+                              'provider_tx_hash', p.provider_tx_hash)
                             ORDER BY p.created_at DESC, p.id)
                      FROM (SELECT * FROM payments WHERE wallet_id = w.id ORDER BY created_at DESC, id LIMIT $3) p) AS payments
              FROM wallets w
@@ -180,6 +184,7 @@ export class PaymentStatusRepository {
         providerStatus: p.provider_status,
         providerReference: p.provider_reference,
         providerUpdatedAt: p.provider_updated_at === null ? null : new Date(p.provider_updated_at),
+        deliveredTxHash: p.provider_tx_hash,
       })),
     };
   }

@@ -19,12 +19,19 @@ const deposit = Type.Object(
   {
     status: Type.String({
       description:
-        'seen (on chain, not final yet), final (final, about to be forwarded), forwarding (payout in progress), forwarded (paid to the payout wallet), held (below the dust threshold: paid out with the next deposit into the wallet, or by an operator sweep), swept (held dust paid out by the payout of a later deposit, whose callback reported it), needs_attention (the token refuses the payout, see attention_reason: the gateway operator has to act before it is forwarded), orphaned (dropped by a chain reorganisation; never counts)',
+        'seen (on chain, not final yet), final (final, about to be forwarded), forwarding (payout in progress), forwarded (paid ' +
+        'to the payout wallet), held (below the dust threshold: paid out with the next deposit into the wallet, or by an operator ' +
+        'sweep), swept (held dust paid out by the payout of a later deposit, whose callback reported it), needs_attention (the ' +
+        'token refuses the payout, see attention_reason: the gateway operator has to act before it is forwarded), orphaned ' +
+        '(dropped by a chain reorganisation; never counts)',
       examples: ['forwarded'],
     }),
     attention_reason: Type.Union([Type.Union(NEEDS_ATTENTION_REASONS.map((reason) => Type.Literal(reason))), Type.Null()], {
       description:
-        'while needs_attention, why the payout cannot go through as planned: payout_address_blacklisted (USDC refuses transfers to the payout wallet), fee_address_blacklisted, affiliate_address_blacklisted, temporary_wallet_blacklisted, authorization_cancelled, insufficient_balance (the temporary wallet holds less than the deposit), transfer_reverted; null otherwise',
+        'while needs_attention, why the payout cannot go through as planned: payout_address_blacklisted (USDC refuses transfers ' +
+        'to the payout wallet), fee_address_blacklisted, affiliate_address_blacklisted, temporary_wallet_blacklisted, ' +
+        'authorization_cancelled, insufficient_balance (the temporary wallet holds less than the deposit), transfer_reverted; ' +
+        'null otherwise',
       examples: [null],
     }),
     amount: usdc('what the deposit brought into the temporary wallet'),
@@ -34,6 +41,17 @@ const deposit = Type.Object(
     txid_out: nullable(txHash('the transaction that paid the payout wallet; null until forwarded')),
     seen_at: Type.String({ format: 'date-time', description: 'when the gateway first saw the deposit' }),
     forwarded_at: nullable(Type.String({ format: 'date-time', description: 'when it was forwarded; null until then' })),
+    payment_id: nullable(
+      Type.String({
+        description:
+          'the payment (Process Payment call, or second chance on the receipt page) credited with this deposit: the latest one on ' +
+          'the wallet created before the deposit was seen; null when none is (a deposit before any payment, or older than the ' +
+          'payments listed)',
+      }),
+    ),
+    provider: nullable(
+      Type.String({ description: "that payment's on-ramp provider: the one that delivered the USDC; null with payment_id" }),
+    ),
   },
   { description: 'one USDC transfer into the temporary wallet' },
 );

@@ -1,0 +1,131 @@
+// The second chance in a real browser (Debian's Chromium): the card is declined at one provider
+// (the sandbox standing in for MoonPay), the receipt page offers the other providers for the same
+// order and temporary wallet, the customer clicks one (the sandbox standing in for it too) and pays;
+// the merchant gets exactly one callback and every receipt names the provider that paid.
+// Screenshots: e2e/artifacts/second-chance-*.png (git-ignored).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { DESKTOP, launchChromium, screenshot } from './support/browser';
+import { waitFor } from './support/wait-for';
+import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
+
+const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+let stack: GatewayStack;
+let browser: Browser;
+let merchant: Server;
+let merchantUrl: string;
+const callbacks: string[] = [];
+
+async function payWithCard(page: Page, card: string): Promise<void> {
+  const expiry = new Date(Date.now() + 400 * 86_400_000);
+  await page.fill('input[autocomplete="cc-name"]', 'Jane Doe');
+  await page.fill('input[autocomplete="cc-number"]', card);
+  await page.fill(
+    'input[autocomplete="cc-exp"]',
+    `${String(expiry.getUTCMonth() + 1).padStart(2, '0')}/${String(expiry.getUTCFullYear() % 100).padStart(2, '0')}`,
+  );
+  await page.fill('input[autocomplete="cc-csc"]', '123');
+  await page.click('button[type="submit"]');
+}
+
+beforeAll(async () => {
+  merchant = createServer((request, response) => {
+    callbacks.push(`${merchantUrl}${request.url}`);
+    response.writeHead(200).end('*ok*');
+  });
+  await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
+  merchantUrl = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}`;
+  stack = await startGatewayStack('second-chance');
+  browser = await launchChromium();
+}, 150_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await new Promise((resolve) => merchant.close(resolve));
+});
+
+it('declined at MoonPay, paid at Banxa from the receipt page: one callback, Banxa named as the provider that paid', async () => {
+  const order = `sc${Date.now()}`;
+  const callback = `${merchantUrl}/ipn?order=${order}`;
+  const wallet = (await (
+    await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(callback)}`)
+  ).json()) as { address_in: string; polygon_address_in: string; ipn_token: string };
+  const query = new URLSearchParams({
+    address: wallet.address_in,
+    amount: '30',
+    provider: 'moonpay',
+    email: 'jane@shop.io',
+    currency: 'USD',
+  });
+  const page = await browser.newPage({ viewport: DESKTOP });
+
+  await page.goto(`${stack.paymentUrl}/process-payment.php?${query}`);
+  await payWithCard(page, '4000 0000 0000 0002');
+  await expect(page.locator('body').innerText()).resolves.toMatch(/declined/i);
+  const declinedId = await waitFor(
+    'the declined payment',
+    async () => {
+      const { rows } = await stack.db.pool.query<{ id: string }>(
+        `SELECT p.id FROM payments p JOIN wallets w ON w.id = p.wallet_id WHERE w.polygon_address = $1 AND p.provider_status = 'declined'`,
+        [wallet.polygon_address_in.toLowerCase()],
+      );
+      return rows[0]?.id;
+    },
+    15_000,
+  );
+
+  // The receipt says what happened, and offers the other providers as buttons.
+  await page.goto(`${stack.paymentUrl}/payment/${declinedId}`);
+  expect(await page.locator('h1').innerText()).toBe('Your card was declined');
+  expect(await page.locator('#receipt').innerText()).toContain('Tried with MoonPay');
+  expect(await page.locator('#receipt').innerText()).not.toContain('Paid with');
+  const choices = await page
+    .locator('#second-chance button.choice')
+    .evaluateAll((buttons: HTMLElement[]) => buttons.map((button) => button.getAttribute('data-provider')));
+  expect(choices).toContain('banxa');
+  expect(choices).not.toContain('moonpay');
+  await screenshot(page, 'second-chance-declined');
+
+  // One click: a new payment for the same wallet, straight to Banxa's checkout (the sandbox's).
+  await page.locator('#second-chance button[data-provider="banxa"]').click();
+  await page.waitForURL(new RegExp(`^${stack.sandboxUrl}/`));
+  expect(await page.locator('body').innerText()).toMatch(/30/);
+  await payWithCard(page, '4242 4242 4242 4242');
+  await page.waitForURL(`${stack.paymentUrl}/payment/**`, { timeout: 60_000 });
+  const paidId = new URL(page.url()).pathname.split('/')[2];
+  expect(paidId).not.toBe(declinedId);
+  await page.locator('#receipt[data-step="sent_to_merchant"]').waitFor({ timeout: 90_000 });
+  expect(await page.locator('h1').innerText()).toBe('Payment complete');
+  expect(await page.locator('#receipt').innerText()).toContain('Paid with Banxa');
+  await screenshot(page, 'second-chance-paid');
+
+  // The first attempt's page names the provider that paid, and links to it.
+  await page.goto(`${stack.paymentUrl}/payment/${declinedId}`);
+  expect(await page.locator('h1').innerText()).toBe('Paid with Banxa');
+  expect(await page.locator(`a[href="/payment/${paidId}"]`).count()).toBe(1);
+  await screenshot(page, 'second-chance-first-attempt');
+
+  // The status API credits the deposit to Banxa's payment.
+  const status = (await (await fetch(`${stack.walletControlUrl}/control/payment-status.php?ipn_token=${wallet.ipn_token}`)).json()) as {
+    status: string;
+    deposits: { payment_id: string; provider: string }[];
+  };
+  expect(status.status).toBe('paid');
+  expect(status.deposits).toEqual([expect.objectContaining({ payment_id: paidId, provider: 'banxa' })]);
+
+  // The sandbox reported the transaction it sent (as a provider that reports one does): it is the deposit credited to Banxa.
+  const { rows } = await stack.db.pool.query<{ provider_tx_hash: string | null; tx_hash: string }>(
+    `SELECT p.provider_tx_hash, d.tx_hash FROM payments p JOIN deposits d ON d.wallet_id = p.wallet_id WHERE p.id = $1`,
+    [paidId],
+  );
+  expect(rows).toEqual([{ provider_tx_hash: rows[0]?.tx_hash, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) }]);
+
+  // Exactly one callback, even after a while.
+  await waitFor('the callback', () => callbacks.find((url) => url.includes(`order=${order}`)));
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  expect(callbacks.filter((url) => url.includes(`order=${order}`))).toHaveLength(1);
+  await page.close();
+}, 240_000);
