@@ -239,7 +239,7 @@ describe('GET /payment/<id>: the words for each provider status', () => {
     page = await receipt(paymentId);
     expect(page.body).toContain('<h1>MoonPay took your payment</h1>');
     expect(page.body).toContain('Paid with MoonPay');
-    expect(page.body).toContain('MoonPay is sending the USDC');
+    expect(page.body).toContain('MoonPay says it sent the USDC');
     expect(page.body).not.toContain('second-chance');
   });
 });
@@ -434,7 +434,7 @@ describe('POST /webhooks/<provider>', () => {
     expect((await receipt(paymentId)).body).toContain('Finish paying on MoonPay&#39;s page');
     await fixture.db.pool.query(`UPDATE payments SET provider_status = 'charged' WHERE id = $1`, [paymentId]);
     let page = await receipt(paymentId);
-    expect(page.body).toContain('Waiting for the payment provider');
+    expect(page.body).toContain('<h1>MoonPay charged your card</h1>');
     expect(page.body).toContain('MoonPay charged the card; the USDC is on its way');
     await fixture.db.pool.query(`UPDATE payments SET provider_status = 'paid' WHERE id = $1`, [paymentId]);
     page = await receipt(paymentId);
