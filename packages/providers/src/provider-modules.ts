@@ -11,6 +11,7 @@ import { stripe } from './adapters/stripe/stripe-adapter';
 import { swipelux } from './adapters/swipelux/swipelux-adapter';
 import { topper } from './adapters/topper/topper-adapter';
 import { transak } from './adapters/transak/transak-adapter';
+import { transfi } from './adapters/transfi/transfi-adapter';
 import { unlimit } from './adapters/unlimit/unlimit-adapter';
 import { upi } from './adapters/upi/upi-adapter';
 import { utorg } from './adapters/utorg/utorg-adapter';
@@ -32,6 +33,7 @@ export const PROVIDER_MODULES: readonly ProviderModule[] = [
   mercuryo,
   topper,
   unlimit,
+  transfi,
   interac,
   upi,
   revolut,

@@ -1,0 +1,239 @@
+import { createHmac } from 'node:crypto';
+import { contractContext, describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
+import { redirectCheckout } from '../../../test/support/checkout-target';
+import { FAKE_TRANSFI, startTransfiFake, type TransfiFake } from '../../../test/support/transfi-fake';
+import { ProviderCheckoutError, ProviderWebhookError, type ProviderMode } from '../../provider-contract';
+import { createProviderHttpClient } from '../../support/provider-http-client';
+import { transfi, TRANSFI_ORDER_LIFETIME_MS } from './transfi-adapter';
+import { TRANSFI_ORDER_STATUS, transfiWebhookEvent } from './transfi-webhook';
+
+const WEBHOOK_SECRET = 'whk_9f2c4e7a1b3d5f8a0c2e4b6d8f1a3c5e';
+const http = createProviderHttpClient({ attemptTimeoutMs: 400, maxAttempts: 3, backoffBaseMs: 1 });
+
+let fake: TransfiFake;
+beforeAll(async () => {
+  fake = await startTransfiFake();
+});
+beforeEach(() => fake.reset());
+afterEach(() => expect(fake.problems).toEqual([]));
+afterAll(async () => {
+  await http.close();
+  await fake.close();
+});
+
+const settings = () => ({
+  USERNAME: FAKE_TRANSFI.username,
+  PASSWORD: FAKE_TRANSFI.password,
+  MID: FAKE_TRANSFI.mid,
+  WEBHOOK_SECRET,
+  // Read when the adapter is built: the fake listens by then.
+  get API_URL() {
+    return fake.url;
+  },
+});
+const build = (mode: ProviderMode = 'test') => Promise.resolve(transfi.create(settings(), contractContext('transfi', mode, { http })));
+const order = sampleOrder('USD');
+const open = async (key = order.paymentId) =>
+  (await build()).createCheckout(order, { idempotencyKey: key, signal: AbortSignal.timeout(3000) });
+
+/** X-Transfi-Hmac-Hash as TransFi's page computes it, independently of the adapter: hex HMAC-SHA256 of the raw body. */
+function signed(payload: unknown, secret = WEBHOOK_SECRET) {
+  const rawBody = Buffer.from(JSON.stringify(payload));
+  return { rawBody, headers: { 'x-transfi-hmac-hash': createHmac('sha256', secret).update(rawBody).digest('hex') } };
+}
+
+/** An order event in the shape of docs.transfi.com/docs/webhook-events-onramp's sample. */
+const event = (walletAddress: string, status: string, orderId = 'OR-2302271108092', entityType = 'order') => ({
+  orgId: 'OG-220927101501',
+  entityId: orderId,
+  entityType,
+  status,
+  user: { userId: 'UX-2302140112529', firstName: 'Jane', lastName: 'Doe', country: 'US', createdAt: '2026-11-25T11:50:00.000Z' },
+  order: {
+    orderId,
+    type: 'buy',
+    fiatTicker: 'USD',
+    cryptoTicker: 'USDCPOLYGON',
+    fiatAmount: 149.99,
+    cryptoAmount: 142.31,
+    walletAddress,
+    paymentType: 'card',
+  },
+});
+
+describeAdapterContract({
+  module: transfi,
+  settings: { test: settings() },
+  context: () => ({ http }),
+  // The payment URL carries an opaque paytoken: the order it stands for is what TransFi was asked for.
+  readCheckout: (url) => {
+    const created = fake.orderOfPaymentUrl(url.toString())!.request;
+    const withdraw = created.withdrawDetails as Record<string, string>;
+    const context = created.partnerContext as Record<string, string>;
+    return {
+      wallet: withdraw.walletAddress!,
+      amount: String(created.amount),
+      currency: String(created.currency),
+      reference: context.paymentId!,
+    };
+  },
+  signWebhook: ({ walletAddress, status }) => signed(event(walletAddress, status === 'paid' ? 'asset_settled' : 'expired')),
+  webhookSignature: signatureInHeader('x-transfi-hmac-hash', 'hex'),
+  webhookHasTimestamp: false,
+  hostile: {
+    payload: ({ walletAddress }) => event(walletAddress, 'fund_failed'),
+    sign: (payload) => signed(payload),
+  },
+});
+
+describe('transfi ramp order against a local TransFi', () => {
+  it('is a JSON POST to /v2/orders/deposit with Basic auth, MID and the documented fields; the customer goes to paymentUrl', async () => {
+    const created = redirectCheckout(await open());
+    const [request] = fake.requests;
+    expect(request).toMatchObject({ method: 'POST', path: '/v2/orders/deposit' });
+    expect(request!.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${FAKE_TRANSFI.username}:${FAKE_TRANSFI.password}`).toString('base64')}`,
+    );
+    expect(request!.headers.mid).toBe(FAKE_TRANSFI.mid);
+    expect(JSON.parse(request!.body)).toEqual({
+      paymentType: 'card',
+      purposeCode: 'personal',
+      amount: 149.99,
+      currency: 'USD',
+      email: order.email,
+      redirectUrl: order.returnUrl,
+      sourceUrl: 'https://pay.example.org',
+      partnerId: order.paymentId,
+      partnerContext: { paymentId: order.paymentId },
+      withdrawDetails: { cryptoTicker: 'USDCPOLYGON', walletAddress: order.walletAddress },
+    });
+    expect(created.providerReference).toMatch(/^OR-/);
+    expect(fake.orderOfPaymentUrl(created.url)?.orderId).toBe(created.providerReference);
+    expect(created.expiresAt).toBe(contractContext('transfi', 'test').now() + TRANSFI_ORDER_LIFETIME_MS);
+    expect(created.singleUse).toBeUndefined();
+  });
+
+  it('a fresh checkout of the same payment sends its own partnerId (the idempotency key), and opens another order', async () => {
+    const first = redirectCheckout(await open());
+    const second = redirectCheckout(await open(`${order.paymentId}:2`));
+    expect(fake.requests.map((request) => JSON.parse(request.body).partnerId)).toEqual([order.paymentId, `${order.paymentId}:2`]);
+    expect(second.providerReference).not.toBe(first.providerReference);
+  });
+
+  it.each([
+    ['a refusal (400)', { status: 400, body: '{"message":"Validation failed"}' }, 'refused'],
+    ['bad credentials (401)', { status: 401, body: '{"message":"Unauthorized"}' }, 'refused'],
+    ['a 5xx', { status: 502, body: '<html>Bad gateway</html>' }, 'unavailable'],
+    ['no orderId', { status: 200, body: '{"paymentUrl":"https://sandbox-pay-widget.transfi.com/pay?paytoken=x"}' }, 'refused'],
+    ['an http paymentUrl', { status: 200, body: '{"orderId":"OR-1","paymentUrl":"http://sandbox-pay-widget.transfi.com/pay"}' }, 'refused'],
+    ['not JSON', { status: 200, body: 'OK' }, 'refused'],
+    ['no answer', 'hang', 'unavailable'],
+  ] as const)('%s: a ProviderCheckoutError of kind %s, tried once, no credential in it', async (_name, answer, kind) => {
+    fake.answer = () => answer;
+    const error = await open().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderCheckoutError);
+    expect((error as ProviderCheckoutError).kind).toBe(kind);
+    expect((error as Error).message).not.toContain(FAKE_TRANSFI.password);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("test and live default to TransFi's documented API hosts", async () => {
+    const urls: string[] = [];
+    const recording = {
+      request: async (request: { url: string }) => {
+        urls.push(request.url);
+        throw new ProviderCheckoutError('offline', 'unavailable');
+      },
+      close: async () => undefined,
+    };
+    const withoutHost = { USERNAME: FAKE_TRANSFI.username, PASSWORD: FAKE_TRANSFI.password, MID: FAKE_TRANSFI.mid, WEBHOOK_SECRET };
+    for (const mode of ['test', 'live'] as const) {
+      const adapter = await transfi.create(withoutHost, contractContext('transfi', mode, { http: recording }));
+      await adapter.createCheckout(order, { idempotencyKey: 'k', signal: AbortSignal.timeout(1000) }).catch(() => undefined);
+    }
+    expect(urls).toEqual(['https://sandbox-api.transfi.com/v2/orders/deposit', 'https://api.transfi.com/v2/orders/deposit']);
+    expect(transfi.modeOf(withoutHost, 'test')).toBe('test');
+  });
+});
+
+describe('transfi order status (Get Order)', () => {
+  const status = async (providerReference: string | undefined) =>
+    (await build()).status!(
+      { paymentId: order.paymentId, ...(providerReference ? { providerReference } : {}) },
+      {
+        signal: AbortSignal.timeout(3000),
+      },
+    );
+
+  it('asks GET /v2/orders/{orderId} with Basic auth and MID, and reads each status as the webhook does', async () => {
+    const reference = redirectCheckout(await open()).providerReference!;
+    await expect(status(reference)).resolves.toMatchObject({ status: 'pending', rawStatus: 'initiated' });
+    fake.orders.get(reference)!.status = 'fund_settled';
+    await expect(status(reference)).resolves.toMatchObject({ status: 'charged', providerReference: reference });
+    fake.orders.get(reference)!.status = 'asset_settled';
+    await expect(status(reference)).resolves.toMatchObject({
+      status: 'paid',
+      match: { paymentId: order.paymentId, providerReference: reference, walletAddress: order.walletAddress },
+    });
+    const lookup = fake.requests.at(-1)!;
+    expect(lookup).toMatchObject({ method: 'GET', path: `/v2/orders/${reference}` });
+    expect(lookup.headers.mid).toBe(FAKE_TRANSFI.mid);
+  });
+
+  it('null without a TransFi order id, for an order TransFi does not know, or a status word it does not document', async () => {
+    await expect(status(undefined)).resolves.toBeNull();
+    expect(fake.requests).toHaveLength(0);
+    await expect(status('OR-0000000000')).resolves.toBeNull();
+    const reference = redirectCheckout(await open()).providerReference!;
+    fake.orders.get(reference)!.status = 'on_hold_someday';
+    await expect(status(reference)).resolves.toBeNull();
+  });
+
+  it('throws on a 5xx (after retrying: a read) and on a malformed answer, so the poller asks later', async () => {
+    fake.answer = () => ({ status: 503, body: '{}' });
+    await expect(status('OR-1')).rejects.toThrow(/HTTP 503/);
+    expect(fake.requests.length).toBeGreaterThan(1);
+    fake.answer = () => ({ status: 200, body: '{"data":{}}' });
+    await expect(status('OR-1')).rejects.toThrow(/data.status/);
+    fake.answer = () => ({ status: 200, body: 'nope' });
+    await expect(status('OR-1')).rejects.toThrow(/not JSON/);
+  });
+});
+
+describe('transfi webhook', () => {
+  it('refuses another secret, a missing or doubled header, and an upper-cased copy of the signature', async () => {
+    const adapter = await build();
+    const body = event(order.walletAddress, 'fund_settled');
+    const good = signed(body);
+    await expect(adapter.verifyWebhook(good.rawBody, good.headers)).resolves.toMatchObject({ kind: 'event', event: { status: 'charged' } });
+    const other = signed(body, 'another_webhook_secret_0000');
+    await expect(adapter.verifyWebhook(other.rawBody, other.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(adapter.verifyWebhook(good.rawBody, {})).rejects.toBeInstanceOf(ProviderWebhookError);
+    const hash = good.headers['x-transfi-hmac-hash'];
+    await expect(adapter.verifyWebhook(good.rawBody, { 'x-transfi-hmac-hash': [hash, hash] })).rejects.toBeInstanceOf(ProviderWebhookError);
+    await expect(adapter.verifyWebhook(good.rawBody, { 'x-transfi-hmac-hash': hash.toUpperCase() })).rejects.toBeInstanceOf(
+      ProviderWebhookError,
+    );
+  });
+
+  it.each(Object.entries(TRANSFI_ORDER_STATUS))('order status %s maps to %s, naming the order and the wallet', (raw, mapped) => {
+    const read = transfiWebhookEvent(Buffer.from(JSON.stringify(event(order.walletAddress, raw))));
+    expect(read).toMatchObject({
+      kind: 'event',
+      event: { status: mapped, rawStatus: raw, match: { providerReference: 'OR-2302271108092', walletAddress: order.walletAddress } },
+    });
+    if (read.kind === 'event') expect(read.event.reason !== undefined).toBe(mapped === 'declined' || mapped === 'failed');
+  });
+
+  it('ignores user events, sell orders and undocumented statuses; refuses a body without an order', () => {
+    expect(transfiWebhookEvent(Buffer.from(JSON.stringify(event(order.walletAddress, 'kyc_success', 'UX-1', 'user')))).kind).toBe(
+      'ignored',
+    );
+    const sell = event(order.walletAddress, 'asset_settled');
+    sell.order.type = 'sell';
+    expect(transfiWebhookEvent(Buffer.from(JSON.stringify(sell))).kind).toBe('ignored');
+    expect(transfiWebhookEvent(Buffer.from(JSON.stringify(event(order.walletAddress, 'refund_someday')))).kind).toBe('ignored');
+    expect(() => transfiWebhookEvent(Buffer.from('{"entityType":"order","status":"asset_settled"}'))).toThrow(ProviderWebhookError);
+    expect(() => transfiWebhookEvent(Buffer.from('['))).toThrow(ProviderWebhookError);
+  });
+});
