@@ -9,6 +9,7 @@ import { SAMPLE_RATE_FILE } from '@gateway/rates';
 import type { PaymentRedirectConfig } from '../src/config';
 import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } from '../../../packages/providers/test/support/transak-fake';
 import { startStripeFake, type StripeFake } from '../../../packages/providers/test/support/stripe-fake';
+import { FAKE_TRANSFI, startTransfiFake, type TransfiFake } from '../../../packages/providers/test/support/transfi-fake';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 
 // Each provider with its documented test (sandbox) credentials' shape; values are made up.
@@ -70,9 +71,21 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
       return transakFake.url;
     },
   },
+  // A session provider: its API host is a local TransFi (started below), its checkout on the documented sandbox host.
+  transfi: {
+    USERNAME: FAKE_TRANSFI.username,
+    PASSWORD: FAKE_TRANSFI.password,
+    MID: FAKE_TRANSFI.mid,
+    WEBHOOK_SECRET: 'whk_9f2c4e7a1b3d5f8a0c2e4b6d8f1a3c5e',
+    MODE: 'test',
+    get API_URL() {
+      return transfiFake.url;
+    },
+  },
 };
 let transakFake: TransakFake;
 let stripeFake: StripeFake;
+let transfiFake: TransfiFake;
 
 function providerEnv(id: string): Record<string, string> {
   return Object.fromEntries(
@@ -93,11 +106,13 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'rates.json'), JSON.stringify({ ...sample, rates: { ...sample.rates, NZD: '1.67' } }));
   transakFake = await startTransakFake();
   stripeFake = await startStripeFake();
+  transfiFake = await startTransfiFake();
 });
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   await transakFake.close();
   await stripeFake.close();
+  await transfiFake.close();
 });
 
 /** payment-redirect in production with one provider's test credentials (test mode allowed explicitly) and nothing else. */
