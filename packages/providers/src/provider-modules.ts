@@ -1,6 +1,7 @@
 import type { ProviderModule } from './provider-contract';
 import { alchemypay } from './adapters/alchemypay/alchemypay-adapter';
 import { banxa } from './adapters/banxa/banxa-adapter';
+import { guardarian } from './adapters/guardarian/guardarian-adapter';
 import { interac } from './adapters/interac/interac-adapter';
 import { mercuryo } from './adapters/mercuryo/mercuryo-adapter';
 import { moonpay } from './adapters/moonpay/moonpay-adapter';
@@ -25,6 +26,7 @@ export const PROVIDER_MODULES: readonly ProviderModule[] = [
   transak,
   moonpay,
   rampnetwork,
+  guardarian,
   particle,
   banxa,
   utorg,
