@@ -15,6 +15,7 @@ import { transak } from './adapters/transak/transak-adapter';
 import { unlimit } from './adapters/unlimit/unlimit-adapter';
 import { upi } from './adapters/upi/upi-adapter';
 import { utorg } from './adapters/utorg/utorg-adapter';
+import { wert } from './adapters/wert/wert-adapter';
 
 /**
  * Every provider with an adapter, in the order the hosted checkout lists them (the
@@ -22,6 +23,7 @@ import { utorg } from './adapters/utorg/utorg-adapter';
  * adapters/ and one line here.
  */
 export const PROVIDER_MODULES: readonly ProviderModule[] = [
+  wert,
   stripe,
   transak,
   moonpay,

@@ -26,7 +26,11 @@ export interface GuardarianFake {
 
 const RATE_WINDOW_MS = 60_000;
 
-export async function startGuardarianFake(apiKey = 'b9ee06c9-269d-4260-8cc5-1301da21197b'): Promise<GuardarianFake> {
+/** `checkoutOrigin`: where the fake's redirect_url points (Guardarian's live checkout; its staging one for a test-mode app). */
+export async function startGuardarianFake(
+  apiKey = 'b9ee06c9-269d-4260-8cc5-1301da21197b',
+  checkoutOrigin = 'https://payments.guardarian.com',
+): Promise<GuardarianFake> {
   const transactions = new Map<string, Record<string, unknown>>();
   const lastCreateByIp = new Map<string, number>();
   const FIRST_ID = 5517577077;
@@ -106,7 +110,7 @@ export async function startGuardarianFake(apiKey = 'b9ee06c9-269d-4260-8cc5-1301
       external_partner_link_id: body.external_partner_link_id ?? null,
       created_at: new Date().toISOString(),
       updated_at: new Date().toISOString(),
-      redirect_url: `https://payments.guardarian.com/checkout?tid=${id}`,
+      redirect_url: `${checkoutOrigin}/checkout?tid=${id}`,
     };
     transactions.set(id, transaction);
     return { status: 201, body: JSON.stringify(transaction) };
