@@ -1,4 +1,4 @@
-import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import { contractContext, describeAdapterContract, describeHostileWebhooks, sampleOrder } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { startGuardarianFake, type GuardarianFake } from '../../../test/support/guardarian-fake';
 import { ProviderCheckoutError, type ProviderMode } from '../../provider-contract';
@@ -246,4 +246,10 @@ describe('guardarian webhook (unsigned: a hint)', () => {
     );
     expect(outcome).toMatchObject({ kind: 'event', acknowledgement: { statusCode: 200 } });
   });
+
+  // Unsigned: anyone may post anything; hostile bodies are read into well-typed fields, ignored or refused, never another error.
+  describeHostileWebhooks(build, webhook(5517577077, 'finished', o.paymentId, o.walletAddress), (payload) => ({
+    rawBody: Buffer.from(JSON.stringify(payload)),
+    headers: {},
+  }));
 });

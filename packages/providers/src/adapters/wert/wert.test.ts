@@ -1,4 +1,4 @@
-import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import { contractContext, describeAdapterContract, describeHostileWebhooks, sampleOrder } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { startWertFake, type WertFake } from '../../../test/support/wert-fake';
 import { ProviderCheckoutError, type ProviderMode } from '../../provider-contract';
@@ -239,4 +239,7 @@ describe('wert webhook (unsigned: a hint)', () => {
     expect(() => wertWebhookEvent(Buffer.from('{"click_id":"x"}'))).toThrow(/type/);
     expect(() => wertWebhookEvent(Buffer.from('nope'))).toThrow(/JSON/);
   });
+
+  // Unsigned: anyone may post anything; hostile bodies are read into well-typed fields, ignored or refused, never another error.
+  describeHostileWebhooks(build, webhook('order_complete'), (payload) => ({ rawBody: Buffer.from(JSON.stringify(payload)), headers: {} }));
 });
