@@ -10,6 +10,8 @@ import type { PaymentRedirectConfig } from '../src/config';
 import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } from '../../../packages/providers/test/support/transak-fake';
 import { startStripeFake, type StripeFake } from '../../../packages/providers/test/support/stripe-fake';
 import { FAKE_TRANSFI, startTransfiFake, type TransfiFake } from '../../../packages/providers/test/support/transfi-fake';
+import { startGuardarianFake, type GuardarianFake } from '../../../packages/providers/test/support/guardarian-fake';
+import { startWertFake, type WertFake } from '../../../packages/providers/test/support/wert-fake';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 
 // Each provider with its documented test (sandbox) credentials' shape; values are made up.
@@ -82,10 +84,32 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
       return transfiFake.url;
     },
   },
+  // Session providers whose API is a local fake; the customer goes to their documented test checkout host.
+  guardarian: {
+    MODE: 'test',
+    get API_KEY() {
+      return guardarianFake.apiKey;
+    },
+    get API_URL() {
+      return guardarianFake.url;
+    },
+  },
+  wert: {
+    PARTNER_ID: '01GJMAVBKQYNKGCFSPE4QTN4AC',
+    MODE: 'test',
+    get API_KEY() {
+      return wertFake.apiKey;
+    },
+    get API_URL() {
+      return wertFake.url;
+    },
+  },
 };
 let transakFake: TransakFake;
 let stripeFake: StripeFake;
 let transfiFake: TransfiFake;
+let guardarianFake: GuardarianFake;
+let wertFake: WertFake;
 
 function providerEnv(id: string): Record<string, string> {
   return Object.fromEntries(
@@ -107,12 +131,16 @@ beforeAll(async () => {
   transakFake = await startTransakFake();
   stripeFake = await startStripeFake();
   transfiFake = await startTransfiFake();
+  guardarianFake = await startGuardarianFake(undefined, 'https://payments-staging.guardarian.com');
+  wertFake = await startWertFake();
 });
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   await transakFake.close();
   await stripeFake.close();
   await transfiFake.close();
+  await guardarianFake.close();
+  await wertFake.close();
 });
 
 /** payment-redirect in production with one provider's test credentials (test mode allowed explicitly) and nothing else. */

@@ -1,6 +1,7 @@
 import type { ProviderModule } from './provider-contract';
 import { alchemypay } from './adapters/alchemypay/alchemypay-adapter';
 import { banxa } from './adapters/banxa/banxa-adapter';
+import { guardarian } from './adapters/guardarian/guardarian-adapter';
 import { interac } from './adapters/interac/interac-adapter';
 import { mercuryo } from './adapters/mercuryo/mercuryo-adapter';
 import { moonpay } from './adapters/moonpay/moonpay-adapter';
@@ -15,6 +16,7 @@ import { transfi } from './adapters/transfi/transfi-adapter';
 import { unlimit } from './adapters/unlimit/unlimit-adapter';
 import { upi } from './adapters/upi/upi-adapter';
 import { utorg } from './adapters/utorg/utorg-adapter';
+import { wert } from './adapters/wert/wert-adapter';
 
 /**
  * Every provider with an adapter, in the order the hosted checkout lists them (the
@@ -22,10 +24,12 @@ import { utorg } from './adapters/utorg/utorg-adapter';
  * adapters/ and one line here.
  */
 export const PROVIDER_MODULES: readonly ProviderModule[] = [
+  wert,
   stripe,
   transak,
   moonpay,
   rampnetwork,
+  guardarian,
   particle,
   banxa,
   utorg,

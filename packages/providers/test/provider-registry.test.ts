@@ -6,6 +6,7 @@ import {
   modeFromSetting,
   PROVIDER_MODULES,
   ProviderConfigurationError,
+  providersToCome,
   POLYGON_USDC,
   type ProviderModule,
   type ProviderRegistryOptions,
@@ -105,26 +106,28 @@ describe('createProviderRegistry', () => {
   });
 
   it('an adapter for a provider of the specification is offered as itself with nothing but its module listed', async () => {
-    // A Wert module, as a new adapter adds it to provider-modules.ts: no other list names Wert as "to come".
-    const descriptor = { ...bridgedProvider.descriptor, id: 'wert', displayName: 'Wert', delivers: 'native' as const };
-    const wert: ProviderModule = defineProvider({
+    // A module for a provider still to come, as a new adapter adds it to provider-modules.ts: no other list names it "to come".
+    const { id, displayName } = providersToCome(PROVIDER_MODULES)[0]!;
+    const descriptor = { ...bridgedProvider.descriptor, id, displayName, delivers: 'native' as const };
+    const coming: ProviderModule = defineProvider({
       descriptor,
       modeOf: modeFromSetting,
       create: async (_values, context) => ({ ...(await bridgedProvider.create({ KEY: 'x' } as never, context)), descriptor }),
     });
-    const modules = [...PROVIDER_MODULES, wert];
+    const modules = [...PROVIDER_MODULES, coming];
     const unconfigured = await build({ modules });
-    expect(unconfigured.notOfferedReason('wert')).toBe('not configured by this operator');
-    const configured = await build({ modules, env: { PROVIDER_WERT_KEY: 'wert-key', PROVIDER_WERT_MODE: 'live' } });
-    expect(configured.offered.map((provider) => provider.id)).toEqual(['wert']);
-    expect(configured.adapter('wert')?.mode).toBe('live');
+    expect(unconfigured.notOfferedReason(id)).toBe('not configured by this operator');
+    const prefix = `PROVIDER_${id.toUpperCase()}`;
+    const configured = await build({ modules, env: { [`${prefix}_KEY`]: `${id}-key`, [`${prefix}_MODE`]: 'live' } });
+    expect(configured.offered.map((provider) => provider.id)).toEqual([id]);
+    expect(configured.adapter(id)?.mode).toBe('live');
     const local = await build({
       modules,
       production: false,
       sandbox,
       token: { chainId: 31337, address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
     });
-    expect(local.offered.filter((provider) => provider.id === 'wert')).toHaveLength(1);
+    expect(local.offered.filter((provider) => provider.id === id)).toHaveLength(1);
   });
 
   it('refuses the sandbox in production', async () => {
@@ -136,8 +139,10 @@ describe('createProviderRegistry', () => {
     expect(registry.offered.map((provider) => provider.id)).toEqual(['moonpay']);
     expect(registry.adapter('moonpay')?.mode).toBe('test');
     expect(registry.notOfferedReason('mercuryo')).toBe('not configured by this operator');
-    expect(registry.notOfferedReason('wert')).toMatch(/server-side checkout session\) is not in this version/);
-    expect(registry.describe('wert')?.displayName).toBe('Wert');
+    const coming = providersToCome(PROVIDER_MODULES)[0]!;
+    expect(registry.notOfferedReason(coming.id)).toMatch(/server-side checkout session\) is not in this version/);
+    expect(registry.describe(coming.id)?.displayName).toBe(coming.displayName);
+    expect(registry.notOfferedReason('wert')).toBe('not configured by this operator');
     expect(registry.notOfferedReason('transak')).toBe('not configured by this operator');
   });
 

@@ -1,0 +1,171 @@
+import { Type } from '@sinclair/typebox';
+import {
+  defineProvider,
+  modeFromSetting,
+  ProviderCheckoutError,
+  type CheckoutOrder,
+  type CreatedCheckout,
+  type ProviderDescriptor,
+  type ProviderMode,
+  type ProviderStatusQuery,
+  type ProviderWebhookEvent,
+  type WebhookOutcome,
+} from '../../provider-contract';
+import type { ProviderHttpClient } from '../../support/provider-http-client';
+import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
+import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { guardarianTransactionEvent, guardarianWebhookEvent } from './guardarian-transaction';
+
+/**
+ * Guardarian, by API: a transaction created server-side, then a redirect to its `redirect_url`.
+ * Docs: https://docs.guardarian.com/docs/category/reference (x-api-key; the customer's IP in
+ * X-Forwarded-For when the call does not come from the customer's device), the Postman reference
+ * https://documenter.getpostman.com/view/12908416/TVRhaoYL (one create-transaction call per minute per
+ * source IP), guardarian.notion.site "Skipping payment method flow" (deposit.payment_category,
+ * deposit.skip_choose_payment_category), "Redirects after final statuses" (redirects.successful,
+ * cancelled, failed), "Guardarian pre-auth" (customer.contact_info.email), and
+ * https://docs.guardarian.com/docs/webhooks (statuses, body shape; no signature).
+ * - POST <API>/v1/transaction, JSON, `x-api-key`, `X-Forwarded-For: <customer IP>`.
+ * - Answer: `id` (a number), `redirect_url` (the hosted checkout), `status`.
+ * - Status: GET <API>/v1/transaction/{id} with `x-api-key`, the transaction as the webhook's payload.
+ * - Webhooks: configured by Guardarian's support per partner, sent unsigned (the page offers an IP
+ *   allow-list only): `webhookUnsigned`, each one a hint on which the gateway asks `status()`.
+ *
+ * Choices where the docs are open, and facts not confirmed on a page read:
+ * - Sent: from_amount (a JSON number written from the decimal string, never through a float),
+ *   from_currency and from_network = the order's currency (as the docs' examples do for fiat),
+ *   to_currency USDC, to_network MATIC (Guardarian's code for Polygon: not confirmed on a page read;
+ *   its currencies API says it, and is not asked at boot), payout_info.payout_address with
+ *   skip_choose_payout_address, deposit.payment_category VISA_MC with skip_choose_payment_category
+ *   (the category's value is not on a page read), customer.contact_info.email, the receipt page as
+ *   all three redirects, external_partner_link_id = our payment id (the field is not on a page read;
+ *   the look-up goes by Guardarian's id, which the answer gives, so nothing depends on it).
+ * - A preset payout address may need a permission on the partner account (third-party reports, not
+ *   Guardarian's pages): without it the customer would be asked for an address. Unconfirmed.
+ * - Not retried: Guardarian documents no idempotency key, and a repeat would open a second
+ *   transaction and spend the customer's one call a minute.
+ * - No expiry and not single use: the docs give neither for a redirect_url (a transaction expires,
+ *   status `expired`, after a time they do not state); a reload reuses it.
+ * - Hosts: API https://api-payments.guardarian.com, checkout https://payments.guardarian.com; test
+ *   mode (PROVIDER_GUARDARIAN_MODE=test) api-payments-staging / payments-staging.guardarian.com,
+ *   not confirmed on a Guardarian page.
+ * - The descriptor's minimum (20 USD, the specification's) is not confirmed: the min-max-range API says it per pair.
+ */
+
+export const GUARDARIAN_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
+  live: 'https://api-payments.guardarian.com',
+  test: 'https://api-payments-staging.guardarian.com',
+};
+
+const settings = Type.Object({
+  API_KEY: Type.String({ pattern: '^[A-Za-z0-9-]{16,128}$', description: 'partner API key, sent as x-api-key' }),
+  API_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^/?#\\s]+/?$',
+      description: 'API host; default https://api-payments.guardarian.com (test: https://api-payments-staging.guardarian.com)',
+    }),
+  ),
+});
+
+const descriptor: ProviderDescriptor<typeof settings> = {
+  id: 'guardarian',
+  displayName: 'Guardarian',
+  currency: 'any',
+  minimum: '20',
+  minimumCurrency: 'USD',
+  flow: 'session',
+  webhook: 'none: unsigned (a hint; the transaction is looked up)',
+  webhookUnsigned: true,
+  delivers: 'native',
+  settings,
+  hosts: { live: 'https://payments.guardarian.com', test: 'https://payments-staging.guardarian.com' },
+  docs: 'https://docs.guardarian.com/docs/category/reference',
+};
+
+export const guardarian = defineProvider({
+  descriptor,
+  modeOf: modeFromSetting,
+  create(values, context) {
+    const apiUrl = (values.API_URL ?? GUARDARIAN_API_HOSTS[context.mode]).replace(/\/+$/, '');
+    return {
+      descriptor,
+      mode: context.mode,
+      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+        const response = await context.http.request({
+          method: 'POST',
+          url: `${apiUrl}/v1/transaction`,
+          headers: {
+            'x-api-key': values.API_KEY,
+            'x-forwarded-for': order.customerIp,
+            'content-type': 'application/json',
+            accept: 'application/json',
+          },
+          body: guardarianTransactionBody(order),
+          signal,
+          retryable: false,
+        });
+        const transaction = sessionAnswer('Guardarian', 'transaction', response);
+        const id = typeof transaction.id === 'number' || typeof transaction.id === 'string' ? String(transaction.id) : '';
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw malformedAnswer('Guardarian', 'transaction', 'no id');
+        const url = checkoutUrlIn(transaction.redirect_url, false);
+        if (!url) throw malformedAnswer('Guardarian', 'transaction', 'redirect_url is not an https URL');
+        return { kind: 'redirect', url, providerReference: id };
+      },
+      async verifyWebhook(rawBody: Buffer): Promise<WebhookOutcome> {
+        return { ...guardarianWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
+      },
+      status: (query, { signal }) => guardarianTransactionStatus(context.http, apiUrl, values.API_KEY, query, signal),
+    };
+  },
+});
+
+/** The JSON of one transaction: the order's amount by card, USDC on Polygon to the wallet, no choice left to the customer. */
+export function guardarianTransactionBody(order: CheckoutOrder): string {
+  if (!/^\d{1,12}\.\d{2}$/.test(order.amount)) {
+    throw new ProviderCheckoutError(`Guardarian transaction not sent: the amount ${order.amount.slice(0, 20)} is not a decimal`, 'refused');
+  }
+  const rest = JSON.stringify({
+    from_currency: order.currency,
+    from_network: order.currency,
+    to_currency: 'USDC',
+    to_network: 'MATIC',
+    payout_info: { payout_address: order.walletAddress, skip_choose_payout_address: true },
+    deposit: { payment_category: 'VISA_MC', skip_choose_payment_category: true },
+    customer: { contact_info: { email: order.email } },
+    redirects: { successful: order.returnUrl, cancelled: order.returnUrl, failed: order.returnUrl },
+    external_partner_link_id: order.paymentId,
+  });
+  // Guardarian takes the amount as a JSON number: written from the decimal string, so no float rounds it.
+  return `{"from_amount":${order.amount},${rest.slice(1)}`;
+}
+
+/** GET /v1/transaction/{id}: null until a checkout gave Guardarian's id, or while it knows none (404). */
+export async function guardarianTransactionStatus(
+  http: ProviderHttpClient,
+  apiUrl: string,
+  apiKey: string,
+  query: ProviderStatusQuery,
+  signal: AbortSignal,
+): Promise<ProviderWebhookEvent | null> {
+  if (!query.providerReference) return null;
+  const response = await http.request({
+    method: 'GET',
+    url: `${apiUrl}/v1/transaction/${encodeURIComponent(query.providerReference)}`,
+    headers: { 'x-api-key': apiKey, accept: 'application/json' },
+    signal,
+    retryable: true,
+  });
+  if (response.statusCode === 404) return null;
+  if (response.statusCode !== 200) throw new Error(`Guardarian answered the transaction look-up with HTTP ${response.statusCode}`);
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body);
+  } catch {
+    throw new Error('Guardarian answered the transaction look-up with a body that is not JSON');
+  }
+  if (!isObject(body)) throw new Error('Guardarian answered the transaction look-up with something other than an object');
+  if (String(body.id) !== query.providerReference) throw new Error('Guardarian answered the look-up with another transaction');
+  const event = guardarianTransactionEvent(body);
+  // Guardarian's id names the payment even where the answer omits our reference.
+  return event ? { ...event, match: { ...event.match, providerReference: query.providerReference } } : null;
+}

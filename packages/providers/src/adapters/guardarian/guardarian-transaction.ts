@@ -1,0 +1,54 @@
+import type { ProviderPaymentStatus } from '@gateway/domain';
+import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import { isObject } from '../../support/session-call';
+import { paymentEvent } from '../../support/webhook-event';
+
+/**
+ * A Guardarian transaction (the webhook's `payload`, and the answer of GET /v1/transaction/{id}) read
+ * into the gateway's words. Statuses: the webhook page (https://docs.guardarian.com/docs/webhooks)
+ * lists new, failed, refunded, finished, expired, canceled. `paid` only at `finished` (the crypto sent,
+ * `output_hash` its transaction); no documented status says "card charged, crypto not yet sent", so
+ * `charged` is never reached. Other words the look-up may answer are not documented: read as nothing yet.
+ */
+export const GUARDARIAN_STATUS: Readonly<Record<string, { status: ProviderPaymentStatus; reason?: string }>> = {
+  new: { status: 'pending' },
+  finished: { status: 'paid' },
+  failed: { status: 'failed', reason: 'Guardarian could not complete this purchase.' },
+  refunded: { status: 'failed', reason: 'Guardarian refunded this purchase.' },
+  expired: { status: 'failed', reason: 'The purchase at Guardarian expired before it was paid.' },
+  canceled: { status: 'failed', reason: 'The purchase was cancelled at Guardarian.' },
+};
+
+export function guardarianTransactionEvent(transaction: Record<string, unknown>): ProviderWebhookEvent | undefined {
+  const raw = typeof transaction.status === 'string' ? transaction.status : '';
+  const mapped = GUARDARIAN_STATUS[raw];
+  if (!mapped) return undefined;
+  const id = typeof transaction.id === 'number' || typeof transaction.id === 'string' ? String(transaction.id) : undefined;
+  const paymentId = typeof transaction.external_partner_link_id === 'string' ? transaction.external_partner_link_id : undefined;
+  const payout = isObject(transaction.payout_info) ? transaction.payout_info : {};
+  const { event } = paymentEvent({
+    status: mapped.status,
+    rawStatus: raw,
+    paymentId,
+    providerReference: id && /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : undefined,
+    walletAddress: typeof payout.payout_address === 'string' ? payout.payout_address : undefined,
+    reason: mapped.reason,
+  });
+  const hash = transaction.output_hash;
+  return mapped.status === 'paid' && typeof hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(hash) ? { ...event, txHash: hash } : event;
+}
+
+/** A webhook body `{"requesterType": "EXCHANGE", "version": …, "payload": {…}}`, unsigned: a hint only. */
+export function guardarianWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    throw new ProviderWebhookError('Guardarian webhook body is not JSON');
+  }
+  if (!isObject(body) || !isObject(body.payload)) throw new ProviderWebhookError('Guardarian webhook has no payload object');
+  if (body.requesterType !== 'EXCHANGE') return { kind: 'ignored', why: `requesterType ${String(body.requesterType).slice(0, 40)}` };
+  const event = guardarianTransactionEvent(body.payload);
+  if (!event) return { kind: 'ignored', why: `status ${String(body.payload.status).slice(0, 40)}` };
+  return { kind: 'event', event };
+}

@@ -1,0 +1,163 @@
+import { Type } from '@sinclair/typebox';
+import {
+  defineProvider,
+  modeFromSetting,
+  ProviderCheckoutError,
+  type CheckoutOrder,
+  type CreatedCheckout,
+  type ProviderDescriptor,
+  type ProviderMode,
+  type ProviderStatusQuery,
+  type ProviderWebhookEvent,
+  type WebhookOutcome,
+} from '../../provider-contract';
+import type { ProviderHttpClient } from '../../support/provider-http-client';
+import { isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
+import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { wertOrderEvent, wertWebhookEvent } from './wert-order';
+
+/**
+ * Wert's hosted payment page: a session created server-side, then the widget opened top-level with it.
+ * Docs: https://docs.wert.io/docs/fiat-onramp (session-based integration: POST
+ * /api/external/hpp/create-session, `X-Api-Key`, flow_type, commodity, network, wallet_address,
+ * currency, currency_amount → `sessionId`, `requestId`), the official widget initializer
+ * (github.com/wert-io/widget-initializer: the widget is `<origin>/<partner_id>/widget?…`, origin
+ * https://widget.wert.io, https://sandbox.wert.io for the sandbox; `click_id`, `redirect_url`),
+ * https://docs.wert.io/docs/data-api (GET /api/external/orders?search_by=<order or click id>, `X-API-KEY`)
+ * and https://docs.wert.io/docs/webhooks (unsigned; HTTP 200 required on every event, or Wert
+ * retries and then disables the endpoint).
+ * - Session: POST <API>/api/external/hpp/create-session, JSON: flow_type `simple_full_restrict`
+ *   (nothing editable by the customer), commodity `USDC`, network `polygon`, wallet_address,
+ *   currency, currency_amount (a JSON number written from the decimal string, never through a float).
+ * - Checkout: <widget origin>/<PARTNER_ID>/widget?session_id=…&click_id=<payment id>&redirect_url=<receipt page>.
+ * - Status: the Data API searched by click_id (our payment id); the newest order with that click_id speaks.
+ * - Webhooks are unsigned (`webhookUnsigned`): each is a hint, answered 200, on which the gateway asks `status()`.
+ *
+ * Choices where the docs are open, and facts not confirmed on a page read:
+ * - click_id and redirect_url travel in the widget URL (the initializer's options, which it writes
+ *   as query parameters), not in the session: the session's parameter table read does not list them.
+ *   That Wert keeps a URL click_id next to a session_id is not confirmed; the look-up depends on it.
+ * - The e-mail is not sent: the session's table read has no e-mail, and a URL parameter would put
+ *   it in logs on the way.
+ * - Not retried: Wert documents no idempotency key for sessions.
+ * - No expiry and not single use: the docs state neither for a session.
+ * - Order statuses beyond `success` (Data API example) and the widget's pending, canceled, failed:
+ *   `created`, `progress`, `cancelled` are read as well, unconfirmed.
+ * - Hosts: API https://partner.wert.io (test: https://partner-sandbox.wert.io), documented; the
+ *   minimum (1 USD) is the specification's, not Wert's (none found on a page read).
+ * - Currency: USD. The plugins' `werteur` is this adapter with EUR (see the README's row).
+ */
+
+export const WERT_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
+  live: 'https://partner.wert.io',
+  test: 'https://partner-sandbox.wert.io',
+};
+
+const settings = Type.Object({
+  PARTNER_ID: Type.String({ pattern: '^[0-9A-Za-z]{8,40}$', description: 'partner id, the widget URL path segment' }),
+  API_KEY: Type.String({ pattern: '^[A-Za-z0-9-]{16,200}$', description: 'partner API key, sent as X-Api-Key' }),
+  API_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^/?#\\s]+/?$',
+      description: 'partner API host; default https://partner.wert.io (test: https://partner-sandbox.wert.io)',
+    }),
+  ),
+});
+
+const descriptor: ProviderDescriptor<typeof settings> = {
+  id: 'wert',
+  displayName: 'Wert',
+  currency: 'USD',
+  minimum: '1',
+  minimumCurrency: 'USD',
+  flow: 'session',
+  webhook: 'none: unsigned (a hint; the order is looked up)',
+  webhookUnsigned: true,
+  delivers: 'native',
+  settings,
+  hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },
+  docs: 'https://docs.wert.io/docs/fiat-onramp',
+};
+
+export const wert = defineProvider({
+  descriptor,
+  modeOf: modeFromSetting,
+  create(values, context) {
+    const apiUrl = (values.API_URL ?? WERT_API_HOSTS[context.mode]).replace(/\/+$/, '');
+    const widget = `${descriptor.hosts[context.mode]}/${encodeURIComponent(values.PARTNER_ID)}/widget`;
+    return {
+      descriptor,
+      mode: context.mode,
+      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+        const response = await context.http.request({
+          method: 'POST',
+          url: `${apiUrl}/api/external/hpp/create-session`,
+          headers: { 'x-api-key': values.API_KEY, 'content-type': 'application/json', accept: 'application/json' },
+          body: wertSessionBody(order),
+          signal,
+          retryable: false,
+        });
+        const session = sessionAnswer('Wert', 'session', response);
+        const sessionId = typeof session.sessionId === 'string' ? session.sessionId : '';
+        if (!/^[A-Za-z0-9_-]{8,128}$/.test(sessionId)) throw malformedAnswer('Wert', 'session', 'no sessionId');
+        const url = new URL(widget);
+        url.searchParams.set('session_id', sessionId);
+        url.searchParams.set('click_id', order.paymentId);
+        url.searchParams.set('redirect_url', order.returnUrl);
+        return { kind: 'redirect', url: url.toString() };
+      },
+      async verifyWebhook(rawBody: Buffer): Promise<WebhookOutcome> {
+        return { ...wertWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
+      },
+      status: (query, { signal }) => wertOrderStatus(context.http, apiUrl, values.API_KEY, query, signal),
+    };
+  },
+});
+
+/** The session of one order: USDC on Polygon to the wallet for the order's amount, nothing left to change. */
+export function wertSessionBody(order: CheckoutOrder): string {
+  if (!/^\d{1,12}\.\d{2}$/.test(order.amount)) {
+    throw new ProviderCheckoutError(`Wert session not sent: the amount ${order.amount.slice(0, 20)} is not a decimal`, 'refused');
+  }
+  const rest = JSON.stringify({
+    flow_type: 'simple_full_restrict',
+    commodity: 'USDC',
+    network: 'polygon',
+    wallet_address: order.walletAddress,
+    currency: order.currency,
+  });
+  // Wert takes the amount as a JSON number: written from the decimal string, so no float rounds it.
+  return `${rest.slice(0, -1)},"currency_amount":${order.amount}}`;
+}
+
+/** The Data API searched by our payment id (the click_id): null while Wert has no order with it. */
+export async function wertOrderStatus(
+  http: ProviderHttpClient,
+  apiUrl: string,
+  apiKey: string,
+  query: ProviderStatusQuery,
+  signal: AbortSignal,
+): Promise<ProviderWebhookEvent | null> {
+  const url = new URL(`${apiUrl}/api/external/orders`);
+  url.searchParams.set('search_by', query.paymentId);
+  const response = await http.request({
+    method: 'GET',
+    url: url.toString(),
+    headers: { 'x-api-key': apiKey, accept: 'application/json' },
+    signal,
+    retryable: true,
+  });
+  if (response.statusCode !== 200) throw new Error(`Wert answered the order look-up with HTTP ${response.statusCode}`);
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body);
+  } catch {
+    throw new Error('Wert answered the order look-up with a body that is not JSON');
+  }
+  if (!isObject(body) || body.success !== true || !Array.isArray(body.data)) {
+    throw new Error('Wert answered the order look-up without success and a data array');
+  }
+  const orders = body.data.filter((item): item is Record<string, unknown> => isObject(item) && item.click_id === query.paymentId);
+  const latest = orders.sort((a, b) => String(b.created_at ?? '').localeCompare(String(a.created_at ?? '')))[0];
+  return (latest && wertOrderEvent(latest)) ?? null;
+}
