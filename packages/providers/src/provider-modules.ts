@@ -7,6 +7,7 @@ import { moonpay } from './adapters/moonpay/moonpay-adapter';
 import { particle } from './adapters/particle/particle-adapter';
 import { rampnetwork } from './adapters/rampnetwork/rampnetwork-adapter';
 import { revolut } from './adapters/revolut/revolut-adapter';
+import { simplex } from './adapters/simplex/simplex-adapter';
 import { stripe } from './adapters/stripe/stripe-adapter';
 import { swipelux } from './adapters/swipelux/swipelux-adapter';
 import { topper } from './adapters/topper/topper-adapter';
@@ -28,6 +29,7 @@ export const PROVIDER_MODULES: readonly ProviderModule[] = [
   particle,
   banxa,
   utorg,
+  simplex,
   alchemypay,
   mercuryo,
   topper,
