@@ -9,6 +9,12 @@ import { SAMPLE_RATE_FILE } from '@gateway/rates';
 import type { PaymentRedirectConfig } from '../src/config';
 import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } from '../../../packages/providers/test/support/transak-fake';
 import { startStripeFake, type StripeFake } from '../../../packages/providers/test/support/stripe-fake';
+import {
+  SIMPLEX_FAKE_API_KEY,
+  SIMPLEX_FAKE_PARTNER,
+  startSimplexFake,
+  type SimplexFake,
+} from '../../../packages/providers/test/support/simplex-fake';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 
 // Each provider with its documented test (sandbox) credentials' shape; values are made up.
@@ -70,9 +76,19 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
       return transakFake.url;
     },
   },
+  // Quote and payment data on a local Simplex; the browser posts the form to the documented sandbox checkout.
+  simplex: {
+    API_KEY: SIMPLEX_FAKE_API_KEY,
+    PARTNER: SIMPLEX_FAKE_PARTNER,
+    MODE: 'test',
+    get API_URL() {
+      return simplexFake.url;
+    },
+  },
 };
 let transakFake: TransakFake;
 let stripeFake: StripeFake;
+let simplexFake: SimplexFake;
 
 function providerEnv(id: string): Record<string, string> {
   return Object.fromEntries(
@@ -93,11 +109,14 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'rates.json'), JSON.stringify({ ...sample, rates: { ...sample.rates, NZD: '1.67' } }));
   transakFake = await startTransakFake();
   stripeFake = await startStripeFake();
+  simplexFake = await startSimplexFake();
 });
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   await transakFake.close();
   await stripeFake.close();
+  expect(simplexFake.problems).toEqual([]);
+  await simplexFake.close();
 });
 
 /** payment-redirect in production with one provider's test credentials (test mode allowed explicitly) and nothing else. */
@@ -119,7 +138,7 @@ describe('Process Payment with each provider configured with its test credential
   });
 
   it.each(PROVIDER_MODULES.map((module) => [module.descriptor.id, module] as const))(
-    '%s: redirects to its documented test host, and offers nothing else',
+    '%s: sends the browser to its documented test host, and offers nothing else',
     async (id, module) => {
       const { app, config } = await productionWith(id);
       const addressIn = sealAddressIn(temporary, config.keys);
@@ -129,9 +148,17 @@ describe('Process Payment with each provider configured with its test credential
       const currency = module.descriptor.currency === 'any' ? 'USD' : module.descriptor.currency;
       const order = { address: addressIn, amount: '2500.00', provider: id, email: 'jane@shop.io', currency };
       const response = await app.inject({ url: '/process-payment.php', query: order });
-      expect([response.statusCode, response.body]).toEqual([302, '']);
-      const location = new URL(response.headers.location as string);
       const host = new URL(module.descriptor.hosts.test).hostname;
+      let location: URL;
+      if (response.statusCode === 200) {
+        // A form checkout: a page that posts it, and a CSP whose form-action admits that origin alone.
+        location = new URL(/<form id="provider-form" method="post" action="([^"]+)">/.exec(response.body)![1]!);
+        const policy = String(response.headers['content-security-policy']).split(';').map((directive) => directive.trim());
+        expect(policy.filter((directive) => directive.startsWith('form-action'))).toEqual([`form-action ${location.origin}`]);
+      } else {
+        expect([response.statusCode, response.body]).toEqual([302, '']);
+        location = new URL(response.headers.location as string);
+      }
       expect(location.protocol).toBe('https:');
       expect(location.hostname === host || location.hostname.endsWith(`.${host}`)).toBe(true);
       // Every other provider id is answered as not offered.
