@@ -153,7 +153,9 @@ describe('Process Payment with each provider configured with its test credential
       if (response.statusCode === 200) {
         // A form checkout: a page that posts it, and a CSP whose form-action admits that origin alone.
         location = new URL(/<form id="provider-form" method="post" action="([^"]+)">/.exec(response.body)![1]!);
-        const policy = String(response.headers['content-security-policy']).split(';').map((directive) => directive.trim());
+        const policy = String(response.headers['content-security-policy'])
+          .split(';')
+          .map((directive) => directive.trim());
         expect(policy.filter((directive) => directive.startsWith('form-action'))).toEqual([`form-action ${location.origin}`]);
       } else {
         expect([response.statusCode, response.body]).toEqual([302, '']);
