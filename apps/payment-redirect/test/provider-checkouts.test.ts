@@ -9,6 +9,7 @@ import { SAMPLE_RATE_FILE } from '@gateway/rates';
 import type { PaymentRedirectConfig } from '../src/config';
 import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } from '../../../packages/providers/test/support/transak-fake';
 import { startStripeFake, type StripeFake } from '../../../packages/providers/test/support/stripe-fake';
+import { startCoinbaseFake, type CoinbaseFake } from '../../../packages/providers/test/support/coinbase-fake';
 import {
   SIMPLEX_FAKE_API_KEY,
   SIMPLEX_FAKE_PARTNER,
@@ -20,6 +21,8 @@ import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 // Each provider with its documented test (sandbox) credentials' shape; values are made up.
 const topperKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e';
+const cdpKey = generateKeyPairSync('ed25519');
+const cdpJwk = cdpKey.privateKey.export({ format: 'jwk' });
 const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
   moonpay: {
     API_KEY: 'pk_test_123456789abc',
@@ -76,6 +79,15 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
       return transakFake.url;
     },
   },
+  // A CDP Ed25519 key (base64 of seed and public key); the session token from a local CDP API.
+  coinbase: {
+    KEY_ID: uuid,
+    KEY_SECRET: Buffer.concat([Buffer.from(cdpJwk.d!, 'base64url'), Buffer.from(cdpJwk.x!, 'base64url')]).toString('base64'),
+    MODE: 'test',
+    get API_URL() {
+      return coinbaseFake.url;
+    },
+  },
   // Quote and payment data on a local Simplex; the browser posts the form to the documented sandbox checkout.
   simplex: {
     API_KEY: SIMPLEX_FAKE_API_KEY,
@@ -89,6 +101,7 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
 let transakFake: TransakFake;
 let stripeFake: StripeFake;
 let simplexFake: SimplexFake;
+let coinbaseFake: CoinbaseFake;
 
 function providerEnv(id: string): Record<string, string> {
   return Object.fromEntries(
@@ -110,6 +123,7 @@ beforeAll(async () => {
   transakFake = await startTransakFake();
   stripeFake = await startStripeFake();
   simplexFake = await startSimplexFake();
+  coinbaseFake = await startCoinbaseFake({ keyId: uuid, publicKey: cdpKey.publicKey, algorithm: 'EdDSA' });
 });
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
@@ -117,6 +131,8 @@ afterAll(async () => {
   await stripeFake.close();
   expect(simplexFake.problems).toEqual([]);
   await simplexFake.close();
+  expect(coinbaseFake.problems).toEqual([]);
+  await coinbaseFake.close();
 });
 
 /** payment-redirect in production with one provider's test credentials (test mode allowed explicitly) and nothing else. */

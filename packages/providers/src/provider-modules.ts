@@ -1,6 +1,7 @@
 import type { ProviderModule } from './provider-contract';
 import { alchemypay } from './adapters/alchemypay/alchemypay-adapter';
 import { banxa } from './adapters/banxa/banxa-adapter';
+import { coinbase } from './adapters/coinbase/coinbase-adapter';
 import { interac } from './adapters/interac/interac-adapter';
 import { mercuryo } from './adapters/mercuryo/mercuryo-adapter';
 import { moonpay } from './adapters/moonpay/moonpay-adapter';
@@ -27,6 +28,7 @@ export const PROVIDER_MODULES: readonly ProviderModule[] = [
   moonpay,
   rampnetwork,
   particle,
+  coinbase,
   banxa,
   utorg,
   simplex,
