@@ -82,7 +82,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimum: '50',
   minimumCurrency: 'USD',
   flow: 'session',
-  webhook: null,
+  webhook: 'none: pushed events are unsigned hints',
   webhookUnsigned: true,
   delivers: 'native',
   settings,

@@ -6,7 +6,14 @@ import {
   startSimplexFake,
   type SimplexFake,
 } from '../../../test/support/simplex-fake';
-import { ProviderCheckoutError, ProviderWebhookError, type CreatedCheckout, type ProviderMode } from '../../provider-contract';
+import {
+  POLYGON_USDC,
+  ProviderCheckoutError,
+  ProviderWebhookError,
+  type CreatedCheckout,
+  type ProviderMode,
+} from '../../provider-contract';
+import { createProviderRegistry } from '../../provider-registry';
 import { createProviderHttpClient } from '../../support/provider-http-client';
 import { simplex } from './simplex-adapter';
 import { SIMPLEX_EVENT_STATUS, simplexWebhookEvent } from './simplex-events';
@@ -245,8 +252,17 @@ describe('simplex webhook (unsigned: a hint)', () => {
   const order = sampleOrder('USD');
   const payment = { id: 'a1b2c3d4-0000-4000-8000-000000000001', partnerEndUserId: order.paymentId };
 
-  it('is declared unsigned, so the gateway asks the events API rather than recording it', () => {
-    expect(simplex.descriptor).toMatchObject({ webhook: null, webhookUnsigned: true });
+  it('is declared unsigned, and the registry gives it a receiver: the gateway answers 2xx and asks the events API', async () => {
+    expect(simplex.descriptor.webhookUnsigned).toBe(true);
+    const registry = await createProviderRegistry({
+      env: { PROVIDER_SIMPLEX_API_KEY: SIMPLEX_FAKE_API_KEY, PROVIDER_SIMPLEX_PARTNER: SIMPLEX_FAKE_PARTNER },
+      production: true,
+      publicUrl: 'https://pay.example.org',
+      token: { chainId: 137, address: POLYGON_USDC.native },
+      http,
+      sharedStore: { get: async () => null, set: async () => false, deleteIfEquals: async () => false },
+    });
+    expect(registry.webhookReceiver('simplex')).toMatchObject({ adapter: { mode: 'live' }, providers: ['simplex'] });
   });
 
   it.each(Object.entries(SIMPLEX_EVENT_STATUS))("event %s maps to %s, naming our payment and Simplex's", async (name, mapped) => {
