@@ -191,3 +191,38 @@ describe('Process Payment with each provider configured with its test credential
     },
   );
 });
+
+describe("Simplex's pushed event (unsigned)", () => {
+  it('is answered 2xx as a hint about the payment it names, never recorded from its body', async () => {
+    const { app, config } = await productionWith('simplex');
+    const addressIn = sealAddressIn(temporary, config.keys);
+    await fixture
+      .insertWallet({ temporary, addressIn, callbackUrl: `https://shop.io/ipn?order=simplex-${randomBytes(4).toString('hex')}` })
+      .catch(() => undefined);
+    const page = await app.inject({
+      url: '/process-payment.php',
+      query: { address: addressIn, amount: '2500.00', provider: 'simplex', email: 'jane@shop.io', currency: 'USD' },
+    });
+    const paymentId = /name="return_url_success" value="https:\/\/pay\.example\.org\/payment\/([0-9a-f-]{36})"/.exec(page.body)![1]!;
+    const simplexPaymentId = /name="payment_id" value="([0-9a-f-]{36})"/.exec(page.body)![1]!;
+    const event = {
+      event_id: 'ev-1',
+      name: 'payment_simplexcc_crypto_sent',
+      payment: { id: simplexPaymentId, status: 'approved', partner_end_user_id: paymentId },
+      timestamp: '2026-11-25T12:00:00Z',
+    };
+    const pushed = await app.inject({
+      method: 'POST',
+      url: '/webhooks/simplex',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(event),
+    });
+    expect(pushed.statusCode).toBe(200);
+    expect(pushed.headers['x-webhook-outcome']).toBe('hint');
+    const { rows } = await fixture.db
+      .appPool('payment-redirect')
+      .query('SELECT provider_status, provider_raw_status FROM payments WHERE id = $1', [paymentId]);
+    expect(rows).toEqual([{ provider_status: null, provider_raw_status: null }]);
+    await app.close();
+  });
+});
