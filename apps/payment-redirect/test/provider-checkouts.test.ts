@@ -12,11 +12,20 @@ import { startStripeFake, type StripeFake } from '../../../packages/providers/te
 import { FAKE_TRANSFI, startTransfiFake, type TransfiFake } from '../../../packages/providers/test/support/transfi-fake';
 import { startGuardarianFake, type GuardarianFake } from '../../../packages/providers/test/support/guardarian-fake';
 import { startWertFake, type WertFake } from '../../../packages/providers/test/support/wert-fake';
+import { startCoinbaseFake, type CoinbaseFake } from '../../../packages/providers/test/support/coinbase-fake';
+import {
+  SIMPLEX_FAKE_API_KEY,
+  SIMPLEX_FAKE_PARTNER,
+  startSimplexFake,
+  type SimplexFake,
+} from '../../../packages/providers/test/support/simplex-fake';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 
 // Each provider with its documented test (sandbox) credentials' shape; values are made up.
 const topperKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e';
+const cdpKey = generateKeyPairSync('ed25519');
+const cdpJwk = cdpKey.privateKey.export({ format: 'jwk' });
 const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
   moonpay: {
     API_KEY: 'pk_test_123456789abc',
@@ -104,12 +113,32 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
       return wertFake.url;
     },
   },
+  // A CDP Ed25519 key (base64 of seed and public key); the session token from a local CDP API.
+  coinbase: {
+    KEY_ID: uuid,
+    KEY_SECRET: Buffer.concat([Buffer.from(cdpJwk.d!, 'base64url'), Buffer.from(cdpJwk.x!, 'base64url')]).toString('base64'),
+    MODE: 'test',
+    get API_URL() {
+      return coinbaseFake.url;
+    },
+  },
+  // Quote and payment data on a local Simplex; the browser posts the form to the documented sandbox checkout.
+  simplex: {
+    API_KEY: SIMPLEX_FAKE_API_KEY,
+    PARTNER: SIMPLEX_FAKE_PARTNER,
+    MODE: 'test',
+    get API_URL() {
+      return simplexFake.url;
+    },
+  },
 };
 let transakFake: TransakFake;
 let stripeFake: StripeFake;
 let transfiFake: TransfiFake;
 let guardarianFake: GuardarianFake;
 let wertFake: WertFake;
+let simplexFake: SimplexFake;
+let coinbaseFake: CoinbaseFake;
 
 function providerEnv(id: string): Record<string, string> {
   return Object.fromEntries(
@@ -133,6 +162,8 @@ beforeAll(async () => {
   transfiFake = await startTransfiFake();
   guardarianFake = await startGuardarianFake(undefined, 'https://payments-staging.guardarian.com');
   wertFake = await startWertFake();
+  simplexFake = await startSimplexFake();
+  coinbaseFake = await startCoinbaseFake({ keyId: uuid, publicKey: cdpKey.publicKey, algorithm: 'EdDSA' });
 });
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
@@ -141,6 +172,10 @@ afterAll(async () => {
   await transfiFake.close();
   await guardarianFake.close();
   await wertFake.close();
+  expect(simplexFake.problems).toEqual([]);
+  await simplexFake.close();
+  expect(coinbaseFake.problems).toEqual([]);
+  await coinbaseFake.close();
 });
 
 /** payment-redirect in production with one provider's test credentials (test mode allowed explicitly) and nothing else. */
@@ -162,7 +197,7 @@ describe('Process Payment with each provider configured with its test credential
   });
 
   it.each(PROVIDER_MODULES.map((module) => [module.descriptor.id, module] as const))(
-    '%s: redirects to its documented test host, and offers nothing else',
+    '%s: sends the browser to its documented test host, and offers nothing else',
     async (id, module) => {
       const { app, config } = await productionWith(id);
       const addressIn = sealAddressIn(temporary, config.keys);
@@ -172,9 +207,19 @@ describe('Process Payment with each provider configured with its test credential
       const currency = module.descriptor.currency === 'any' ? 'USD' : module.descriptor.currency;
       const order = { address: addressIn, amount: '2500.00', provider: id, email: 'jane@shop.io', currency };
       const response = await app.inject({ url: '/process-payment.php', query: order });
-      expect([response.statusCode, response.body]).toEqual([302, '']);
-      const location = new URL(response.headers.location as string);
       const host = new URL(module.descriptor.hosts.test).hostname;
+      let location: URL;
+      if (response.statusCode === 200) {
+        // A form checkout: a page that posts it, and a CSP whose form-action admits that origin alone.
+        location = new URL(/<form id="provider-form" method="post" action="([^"]+)">/.exec(response.body)![1]!);
+        const policy = String(response.headers['content-security-policy'])
+          .split(';')
+          .map((directive) => directive.trim());
+        expect(policy.filter((directive) => directive.startsWith('form-action'))).toEqual([`form-action ${location.origin}`]);
+      } else {
+        expect([response.statusCode, response.body]).toEqual([302, '']);
+        location = new URL(response.headers.location as string);
+      }
       expect(location.protocol).toBe('https:');
       expect(location.hostname === host || location.hostname.endsWith(`.${host}`)).toBe(true);
       // Every other provider id is answered as not offered.
@@ -188,4 +233,39 @@ describe('Process Payment with each provider configured with its test credential
       await app.close();
     },
   );
+});
+
+describe("Simplex's pushed event (unsigned)", () => {
+  it('is answered 2xx as a hint about the payment it names, never recorded from its body', async () => {
+    const { app, config } = await productionWith('simplex');
+    const addressIn = sealAddressIn(temporary, config.keys);
+    await fixture
+      .insertWallet({ temporary, addressIn, callbackUrl: `https://shop.io/ipn?order=simplex-${randomBytes(4).toString('hex')}` })
+      .catch(() => undefined);
+    const page = await app.inject({
+      url: '/process-payment.php',
+      query: { address: addressIn, amount: '2500.00', provider: 'simplex', email: 'jane@shop.io', currency: 'USD' },
+    });
+    const paymentId = /name="return_url_success" value="https:\/\/pay\.example\.org\/payment\/([0-9a-f-]{36})"/.exec(page.body)![1]!;
+    const simplexPaymentId = /name="payment_id" value="([0-9a-f-]{36})"/.exec(page.body)![1]!;
+    const event = {
+      event_id: 'ev-1',
+      name: 'payment_simplexcc_crypto_sent',
+      payment: { id: simplexPaymentId, status: 'approved', partner_end_user_id: paymentId },
+      timestamp: '2026-11-25T12:00:00Z',
+    };
+    const pushed = await app.inject({
+      method: 'POST',
+      url: '/webhooks/simplex',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(event),
+    });
+    expect(pushed.statusCode).toBe(200);
+    expect(pushed.headers['x-webhook-outcome']).toBe('hint');
+    const { rows } = await fixture.db
+      .appPool('payment-redirect')
+      .query('SELECT provider_status, provider_raw_status FROM payments WHERE id = $1', [paymentId]);
+    expect(rows).toEqual([{ provider_status: null, provider_raw_status: null }]);
+    await app.close();
+  });
 });

@@ -2,12 +2,14 @@ import type { ProviderModule } from './provider-contract';
 import { alchemypay } from './adapters/alchemypay/alchemypay-adapter';
 import { banxa } from './adapters/banxa/banxa-adapter';
 import { guardarian } from './adapters/guardarian/guardarian-adapter';
+import { coinbase } from './adapters/coinbase/coinbase-adapter';
 import { interac } from './adapters/interac/interac-adapter';
 import { mercuryo } from './adapters/mercuryo/mercuryo-adapter';
 import { moonpay } from './adapters/moonpay/moonpay-adapter';
 import { particle } from './adapters/particle/particle-adapter';
 import { rampnetwork } from './adapters/rampnetwork/rampnetwork-adapter';
 import { revolut } from './adapters/revolut/revolut-adapter';
+import { simplex } from './adapters/simplex/simplex-adapter';
 import { stripe } from './adapters/stripe/stripe-adapter';
 import { swipelux } from './adapters/swipelux/swipelux-adapter';
 import { topper } from './adapters/topper/topper-adapter';
@@ -31,8 +33,10 @@ export const PROVIDER_MODULES: readonly ProviderModule[] = [
   rampnetwork,
   guardarian,
   particle,
+  coinbase,
   banxa,
   utorg,
+  simplex,
   alchemypay,
   mercuryo,
   topper,

@@ -11,7 +11,7 @@ import {
 } from '../../src/provider-contract';
 import type { ProviderHttpClient } from '../../src/support/provider-http-client';
 import type { TokenStore } from '../../src/support/shared-token-store';
-import { redirectCheckout } from './checkout-target';
+import { checkoutLocation } from './checkout-target';
 
 /**
  * The contract test suite every adapter runs (`describeAdapterContract` in its own test file).
@@ -103,6 +103,7 @@ interface AdapterContractBase<S extends TObject> {
   settings: Partial<Record<ProviderMode, Static<S>>>;
   /** Context overrides, e.g. a local fake for a provider called at checkout. */
   context?: (mode: ProviderMode) => Partial<AdapterContext>;
+  /** The checkout as one URL: a redirect URL, or a form action with its fields as query parameters. */
   readCheckout(url: URL): CheckoutReading | Promise<CheckoutReading>;
   /**
    * False for a provider that takes no order reference and no return URL (Particle): the link
@@ -254,7 +255,7 @@ export function describeAdapterContract<S extends TObject>(fixture: AdapterContr
         expect(adapter.mode).toBe(mode);
         const order = sampleOrder(currency);
         const created = await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal });
-        const url = new URL(redirectCheckout(created).url);
+        const url = checkoutLocation(created);
         if (created.expiresAt !== undefined) expect(created.expiresAt).toBeGreaterThan(CONTRACT_NOW_MS);
         const host = new URL(descriptor.hosts[mode]).hostname;
         expect(url.protocol).toBe('https:');

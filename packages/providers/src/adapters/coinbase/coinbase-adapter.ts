@@ -1,0 +1,189 @@
+import { Type } from '@sinclair/typebox';
+import type { ProviderPaymentStatus } from '@gateway/domain';
+import {
+  defineProvider,
+  modeFromSetting,
+  ProviderWebhookError,
+  type CheckoutOrder,
+  type CreatedCheckout,
+  type ProviderDescriptor,
+  type ProviderStatusQuery,
+  type ProviderWebhookEvent,
+} from '../../provider-contract';
+import type { ProviderHttpClient } from '../../support/provider-http-client';
+import { isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
+import { paymentEvent } from '../../support/webhook-event';
+import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
+
+/**
+ * Coinbase Onramp, Coinbase-hosted, with a session token.
+ * Docs: docs.cdp.coinbase.com/onramp-&-offramp/session-token-authentication,
+ * docs.cdp.coinbase.com/api-reference/rest-api/onramp-offramp/create-session-token,
+ * docs.cdp.coinbase.com/onramp-&-offramp/onramp-apis/generating-onramp-url (URL parameters),
+ * docs.cdp.coinbase.com/onramp/core-features/transaction-status (status), and coinbase-key.ts (the JWT).
+ * - POST <API>/onramp/v1/token, `Authorization: Bearer <CDP JWT>`, JSON {addresses: [{address,
+ *   blockchains: ["polygon"]}], assets: ["USDC"], clientIp} → {token, channel_id}. The token is
+ *   single use and expires after 5 minutes; `clientIp` is the end user's IP ("do not trust
+ *   X-Forwarded-For": the payment host's own reading behind its configured proxies is sent).
+ * - The customer goes to https://pay.coinbase.com/buy/select-asset?sessionToken=…&defaultNetwork=polygon
+ *   &defaultAsset=USDC&presetFiatAmount=…&fiatCurrency=…&defaultPaymentMethod=CARD&partnerUserRef=<payment id>
+ *   &redirectUrl=<receipt page>.
+ * - Status: GET <API>/onramp/v1/buy/user/<partnerUserRef>/transactions?page_size=1 (newest first):
+ *   ONRAMP_TRANSACTION_STATUS_SUCCESS is `paid` (Coinbase sent the crypto; its tx_hash is kept),
+ *   ..._FAILED `failed`, ..._CREATED and ..._IN_PROGRESS `pending`.
+ *
+ * Choices where the docs are open, and facts not confirmed:
+ * - No webhooks: CDP's onramp webhooks (X-Hook0-Signature) are configured per CDP project and not
+ *   integrated here; the gateway polls the transaction status API (status()) and follows the chain.
+ * - The JWT's `uris` names the host of API_URL: pointed at an egress proxy, the proxy must keep the
+ *   Host header, or Coinbase would refuse a JWT naming the proxy.
+ * - The token call is not retried (a retry mints a second token: harmless, but not documented
+ *   idempotent); one deadline covers it, the order's signal.
+ * - No sandbox host is documented for the hosted onramp: test mode uses the same hosts.
+ * - Which Polygon USDC Coinbase sends is not stated on a page read: `native` is claimed (the
+ *   watcher follows both).
+ */
+
+const settings = Type.Object({
+  KEY_ID: Type.String({
+    minLength: 8,
+    maxLength: 200,
+    description: 'CDP Secret API key id (a UUID, or organizations/…/apiKeys/… for a legacy ECDSA key)',
+  }),
+  KEY_SECRET: Type.String({
+    minLength: 40,
+    description: 'CDP Secret API key secret: base64 Ed25519 (64 bytes) or a PEM EC (P-256) private key',
+  }),
+  API_URL: Type.Optional(
+    Type.String({ pattern: '^https?://[^/?#\\s]+/?$', description: 'CDP API host; default https://api.developer.coinbase.com' }),
+  ),
+});
+
+export const COINBASE_API_URL = 'https://api.developer.coinbase.com';
+export const COINBASE_PAY_URL = 'https://pay.coinbase.com';
+/** A session token is good for 5 minutes and once. */
+export const COINBASE_TOKEN_LIFETIME_MS = 5 * 60_000;
+
+export const COINBASE_TRANSACTION_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
+  ONRAMP_TRANSACTION_STATUS_CREATED: 'pending',
+  ONRAMP_TRANSACTION_STATUS_IN_PROGRESS: 'pending',
+  ONRAMP_TRANSACTION_STATUS_SUCCESS: 'paid',
+  ONRAMP_TRANSACTION_STATUS_FAILED: 'failed',
+};
+
+const descriptor: ProviderDescriptor<typeof settings> = {
+  id: 'coinbase',
+  displayName: 'Coinbase',
+  currency: 'any',
+  minimum: '2',
+  minimumCurrency: 'USD',
+  flow: 'session',
+  webhook: null,
+  delivers: 'native',
+  settings,
+  hosts: { live: COINBASE_PAY_URL, test: COINBASE_PAY_URL },
+  docs: 'https://docs.cdp.coinbase.com/onramp-&-offramp/session-token-authentication',
+};
+
+export const coinbase = defineProvider({
+  descriptor,
+  modeOf: modeFromSetting,
+  create(values, context) {
+    const apiUrl = (values.API_URL ?? COINBASE_API_URL).replace(/\/+$/, '');
+    const cdpKey: CdpKey = importCdpKey(values.KEY_SECRET);
+    const bearer = async (method: string, url: string) => `Bearer ${await cdpBearerJwt(cdpKey, values.KEY_ID, method, url, context.now())}`;
+    return {
+      descriptor,
+      mode: context.mode,
+      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+        const url = `${apiUrl}/onramp/v1/token`;
+        const response = await context.http.request({
+          method: 'POST',
+          url,
+          headers: { authorization: await bearer('POST', url), 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify(coinbaseTokenRequest(order)),
+          signal,
+          retryable: false,
+        });
+        const answer = sessionAnswer('Coinbase', 'session token', response);
+        if (typeof answer.token !== 'string' || answer.token === '') throw malformedAnswer('Coinbase', 'session token', 'no token');
+        return {
+          kind: 'redirect',
+          url: coinbaseOnrampUrl(answer.token, order).toString(),
+          expiresAt: context.now() + COINBASE_TOKEN_LIFETIME_MS,
+          singleUse: true,
+        };
+      },
+      async verifyWebhook() {
+        throw new ProviderWebhookError('Coinbase webhooks are not received here: the gateway asks the transaction status API');
+      },
+      status: async (query, { signal }) => coinbaseTransactionStatus(context.http, apiUrl, bearer, query, signal),
+    };
+  },
+});
+
+export function coinbaseTokenRequest(order: CheckoutOrder): Record<string, unknown> {
+  return {
+    addresses: [{ address: order.walletAddress, blockchains: ['polygon'] }],
+    assets: ['USDC'],
+    clientIp: order.customerIp,
+  };
+}
+
+export function coinbaseOnrampUrl(token: string, order: CheckoutOrder): URL {
+  const url = new URL('/buy/select-asset', COINBASE_PAY_URL);
+  for (const [name, value] of [
+    ['sessionToken', token],
+    ['defaultNetwork', 'polygon'],
+    ['defaultAsset', 'USDC'],
+    ['presetFiatAmount', order.amount],
+    ['fiatCurrency', order.currency],
+    ['defaultPaymentMethod', 'CARD'],
+    ['partnerUserRef', order.paymentId],
+    ['redirectUrl', order.returnUrl],
+  ] as const) {
+    url.searchParams.append(name, value);
+  }
+  return url;
+}
+
+async function coinbaseTransactionStatus(
+  http: ProviderHttpClient,
+  apiUrl: string,
+  bearer: (method: string, url: string) => Promise<string>,
+  query: ProviderStatusQuery,
+  signal: AbortSignal,
+): Promise<ProviderWebhookEvent | null> {
+  const url = `${apiUrl}/onramp/v1/buy/user/${encodeURIComponent(query.paymentId)}/transactions`;
+  const response = await http.request({
+    method: 'GET',
+    url: `${url}?page_size=1`,
+    headers: { authorization: await bearer('GET', url), accept: 'application/json' },
+    signal,
+    retryable: true,
+  });
+  if (response.statusCode === 404) return null;
+  if (response.statusCode !== 200) throw new Error(`Coinbase answered the transaction status look-up with HTTP ${response.statusCode}`);
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body);
+  } catch {
+    throw new Error('Coinbase answered the transaction status look-up with a body that is not JSON');
+  }
+  if (!isObject(body) || !Array.isArray(body.transactions)) throw new Error('Coinbase answered without a transactions array');
+  const [latest] = body.transactions;
+  if (!isObject(latest) || typeof latest.status !== 'string') return null;
+  const status = COINBASE_TRANSACTION_STATUS[latest.status];
+  // A status word the mapping does not know says nothing yet: asked again later.
+  if (!status) return null;
+  const { event } = paymentEvent({
+    status,
+    rawStatus: latest.status,
+    paymentId: query.paymentId,
+    providerReference: typeof latest.transaction_id === 'string' ? latest.transaction_id : undefined,
+    walletAddress: typeof latest.wallet_address === 'string' ? latest.wallet_address : undefined,
+    reason: status === 'failed' ? 'Coinbase could not complete the purchase.' : undefined,
+  });
+  const txHash = typeof latest.tx_hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(latest.tx_hash) ? latest.tx_hash : undefined;
+  return txHash ? { ...event, txHash } : event;
+}

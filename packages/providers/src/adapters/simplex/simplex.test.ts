@@ -1,0 +1,282 @@
+import { contractContext, CONTRACT_NOW_MS, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import {
+  SIMPLEX_FAKE_API_KEY,
+  SIMPLEX_FAKE_PARTNER,
+  SIMPLEX_FAKE_QUOTE_LIFETIME_MS,
+  startSimplexFake,
+  type SimplexFake,
+} from '../../../test/support/simplex-fake';
+import {
+  POLYGON_USDC,
+  ProviderCheckoutError,
+  ProviderWebhookError,
+  type CreatedCheckout,
+  type ProviderMode,
+} from '../../provider-contract';
+import { createProviderRegistry } from '../../provider-registry';
+import { createProviderHttpClient } from '../../support/provider-http-client';
+import { simplex } from './simplex-adapter';
+import { SIMPLEX_EVENT_STATUS, simplexWebhookEvent } from './simplex-events';
+
+let fake: SimplexFake;
+beforeAll(async () => {
+  fake = await startSimplexFake(() => CONTRACT_NOW_MS);
+});
+beforeEach(() => fake.reset());
+afterEach(() => expect(fake.problems).toEqual([]));
+afterAll(async () => {
+  await http.close();
+  await fake.close();
+});
+
+const http = createProviderHttpClient({ attemptTimeoutMs: 400, maxAttempts: 3, backoffBaseMs: 1 });
+const settings = () => ({
+  API_KEY: SIMPLEX_FAKE_API_KEY,
+  PARTNER: SIMPLEX_FAKE_PARTNER,
+  get API_URL() {
+    return fake.url;
+  },
+});
+const build = (mode: ProviderMode = 'test') => Promise.resolve(simplex.create(settings(), contractContext('simplex', mode, { http })));
+const open = (adapter: Awaited<ReturnType<typeof build>>) =>
+  adapter.createCheckout(sampleOrder('USD'), { idempotencyKey: sampleOrder('USD').paymentId, signal: AbortSignal.timeout(3000) });
+const formOf = (checkout: CreatedCheckout) => {
+  if (checkout.kind !== 'form') throw new Error(`expected a form checkout, got ${checkout.kind}`);
+  return checkout;
+};
+
+/** An event as the events API lists it (and as Simplex pushes one). */
+const simplexEventSample = (name: string, payment: { id: string; partnerEndUserId: string }, timestamp = '2026-11-25T12:00:00Z') => ({
+  event_id: `ev-${name}-${timestamp}`,
+  name,
+  payment: {
+    id: payment.id,
+    status: name === 'payment_simplexcc_declined' ? 'cancelled' : 'pending_simplexcc_approval',
+    created_at: '2026-11-25T11:58:00Z',
+    updated_at: timestamp,
+    partner_end_user_id: payment.partnerEndUserId,
+    fiat_total_amount: { amount: 149.99, currency: 'USD' },
+    crypto_total_amount: { amount: 143.21, currency: 'USDC-MATIC' },
+  },
+  timestamp,
+});
+
+describeAdapterContract({
+  module: simplex,
+  settings: { live: settings(), test: settings() },
+  context: () => ({ http }),
+  // The form carries Simplex's ids only: the wallet, amount and currency are what the quote and payment data said.
+  readCheckout: (url) => {
+    const quote = JSON.parse(fake.quotes.at(-1)!.body) as Record<string, unknown>;
+    const data = JSON.parse(fake.paymentData.at(-1)!.body) as {
+      transaction_details: { payment_details: { order_id: string; payment_id: string; destination_wallet: { address: string } } };
+    };
+    const details = data.transaction_details.payment_details;
+    expect(url.pathname).toBe('/payments/new');
+    expect(url.searchParams.get('payment_id')).toBe(details.payment_id);
+    return {
+      wallet: details.destination_wallet.address,
+      amount: String(quote.requested_amount),
+      currency: String(quote.fiat_currency),
+      reference: url.searchParams.get('return_url_success')?.endsWith(details.order_id) ? details.order_id : '',
+    };
+  },
+});
+
+describe('simplex checkout against a local Simplex', () => {
+  it('quotes, sends the payment data, and answers the documented form to /payments/new, until the quote expires, once', async () => {
+    const order = sampleOrder('USD');
+    const checkout = formOf(await open(await build('live')));
+    const [quote] = fake.quotes;
+    expect(quote!.body).toContain('"requested_amount":149.99,');
+    expect(JSON.parse(quote!.body)).toEqual({
+      requested_amount: 149.99,
+      end_user_id: order.paymentId,
+      digital_currency: 'USDC-MATIC',
+      fiat_currency: 'USD',
+      requested_currency: 'USD',
+      wallet_id: SIMPLEX_FAKE_PARTNER,
+      client_ip: '203.0.113.7',
+      payment_methods: ['credit_card'],
+    });
+    const quoteId = (JSON.parse(fake.paymentData[0]!.body) as { transaction_details: { payment_details: { quote_id: string } } })
+      .transaction_details.payment_details.quote_id;
+    expect(JSON.parse(fake.paymentData[0]!.body)).toEqual({
+      account_details: {
+        app_provider_id: SIMPLEX_FAKE_PARTNER,
+        app_version_id: '1',
+        app_end_user_id: order.paymentId,
+        email: order.email,
+        signup_login: { ip: '203.0.113.7', timestamp: new Date(CONTRACT_NOW_MS).toISOString() },
+      },
+      transaction_details: {
+        payment_details: {
+          quote_id: quoteId,
+          payment_id: checkout.providerReference,
+          order_id: order.paymentId,
+          destination_wallet: { currency: 'USDC-MATIC', address: order.walletAddress },
+          original_http_ref_url: order.returnUrl,
+        },
+      },
+    });
+    expect(checkout).toEqual({
+      kind: 'form',
+      action: 'https://checkout.simplexcc.com/payments/new',
+      fields: {
+        version: '1',
+        partner: SIMPLEX_FAKE_PARTNER,
+        payment_flow_type: 'wallet',
+        return_url_success: order.returnUrl,
+        return_url_fail: order.returnUrl,
+        quote_id: quoteId,
+        payment_id: checkout.providerReference,
+      },
+      expiresAt: CONTRACT_NOW_MS + SIMPLEX_FAKE_QUOTE_LIFETIME_MS,
+      singleUse: true,
+      providerReference: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+  });
+
+  it('test mode posts to the sandbox checkout; each checkout has its own Simplex payment id; ASSET and CHECKOUT_URL are settings', async () => {
+    const first = formOf(await open(await build('test')));
+    const second = formOf(await open(await build('test')));
+    expect(first.action).toBe('https://sandbox.test-simplexcc.com/payments/new');
+    expect(second.fields.payment_id).not.toBe(first.fields.payment_id);
+    const adapter = await simplex.create(
+      { ...settings(), ASSET: 'USDC-POLYGON', CHECKOUT_URL: 'https://checkout.proxy.example/' },
+      contractContext('simplex', 'test', { http }),
+    );
+    const custom = formOf(await open(adapter));
+    expect(custom.action).toBe('https://checkout.proxy.example/payments/new');
+    expect(JSON.parse(fake.quotes.at(-1)!.body)).toMatchObject({ digital_currency: 'USDC-POLYGON' });
+  });
+
+  it('the default API hosts are the documented ones of each mode', async () => {
+    const urls: string[] = [];
+    const recording = {
+      request: async (request: { url: string }) => {
+        urls.push(request.url);
+        throw new ProviderCheckoutError('offline', 'unavailable');
+      },
+      close: async () => undefined,
+    };
+    for (const mode of ['live', 'test'] as const) {
+      const adapter = await simplex.create(
+        { API_KEY: SIMPLEX_FAKE_API_KEY, PARTNER: SIMPLEX_FAKE_PARTNER },
+        contractContext('simplex', mode, { http: recording }),
+      );
+      await open(adapter).catch(() => undefined);
+    }
+    expect(urls).toEqual([
+      'https://backend-wallet-api.simplexcc.com/wallet/merchant/v2/quote',
+      'https://sandbox.test-simplexcc.com/wallet/merchant/v2/quote',
+    ]);
+  });
+
+  const quoteOk = { status: 200, body: JSON.stringify({ quote_id: 'q-1', valid_until: '2026-11-25T12:10:00Z' }) };
+  it.each([
+    ['the quote refused (400)', 'refused', { quote: { status: 400, body: '{"error":"unsupported currency"}' } }],
+    ['a bad key (401)', 'refused', { quote: { status: 401, body: '{"error":"Unauthorized"}' } }],
+    ['the quote 5xx every time', 'unavailable', { quote: { status: 503, body: '{}' } }],
+    ['the quote not JSON', 'refused', { quote: { status: 200, body: '<html>' } }],
+    ['no quote_id', 'refused', { quote: { status: 200, body: '{"valid_until":"2026-11-25T12:10:00Z"}' } }],
+    ['no answer to the quote', 'unavailable', { quote: 'hang' }],
+    ['the payment data refused', 'refused', { quote: quoteOk, data: { status: 400, body: '{"error":"quote expired"}' } }],
+    ['the payment data 5xx', 'unavailable', { quote: quoteOk, data: { status: 500, body: '' } }],
+    ['the payment data malformed', 'refused', { quote: quoteOk, data: { status: 200, body: '{"ok":true}' } }],
+    ['no answer to the payment data', 'unavailable', { quote: quoteOk, data: 'hang' }],
+  ] as const)('%s: a ProviderCheckoutError of kind %s, no key in it', async (_name, kind, answers) => {
+    fake.answerQuote = () => answers.quote;
+    if ('data' in answers) fake.answerPaymentData = () => answers.data;
+    const error = await open(await build()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderCheckoutError);
+    expect((error as ProviderCheckoutError).kind).toBe(kind);
+    expect((error as Error).message).not.toContain(SIMPLEX_FAKE_API_KEY);
+    // The quote and the payment data are not documented idempotent: never sent twice.
+    expect(fake.quotes.length).toBe(1);
+    expect(fake.paymentData.length).toBeLessThanOrEqual(1);
+  });
+
+  it('an order amount that is not a decimal never reaches Simplex', async () => {
+    const adapter = await build();
+    await expect(
+      adapter.createCheckout({ ...sampleOrder('USD'), amount: '1e3' }, { idempotencyKey: 'k', signal: AbortSignal.timeout(1000) }),
+    ).rejects.toThrow(/not a fiat amount/);
+    expect(fake.quotes).toEqual([]);
+  });
+});
+
+describe('simplex status from the events API', () => {
+  const order = sampleOrder('USD');
+
+  it('reads the latest event of the payment (by Simplex id once known, else by our id); null while there is none', async () => {
+    const adapter = await build();
+    const signal = AbortSignal.timeout(3000);
+    expect(await adapter.status!({ paymentId: order.paymentId }, { signal })).toBeNull();
+    const mine = { id: 'a1b2c3d4-0000-4000-8000-000000000001', partnerEndUserId: order.paymentId };
+    const other = { id: 'a1b2c3d4-0000-4000-8000-000000000002', partnerEndUserId: 'another-payment' };
+    fake.events = [
+      simplexEventSample('payment_simplexcc_approved', mine, '2026-11-25T12:03:00Z'),
+      simplexEventSample('payment_request_submitted', mine, '2026-11-25T12:01:00Z'),
+      simplexEventSample('payment_simplexcc_declined', other, '2026-11-25T12:05:00Z'),
+    ];
+    await expect(adapter.status!({ paymentId: order.paymentId }, { signal })).resolves.toMatchObject({
+      status: 'charged',
+      rawStatus: 'payment_simplexcc_approved',
+      providerReference: mine.id,
+      match: { paymentId: order.paymentId, providerReference: mine.id },
+    });
+    fake.events.push(simplexEventSample('payment_simplexcc_crypto_sent', mine, '2026-11-25T12:09:00Z'));
+    await expect(adapter.status!({ paymentId: order.paymentId, providerReference: mine.id }, { signal })).resolves.toMatchObject({
+      status: 'paid',
+    });
+    // Another attempt of the same payment (a second Simplex payment id) speaks only for itself.
+    await expect(
+      adapter.status!({ paymentId: order.paymentId, providerReference: 'a1b2c3d4-0000-4000-8000-00000000000f' }, { signal }),
+    ).resolves.toBeNull();
+    expect(fake.eventReads.every((request) => request.headers.authorization === `ApiKey ${SIMPLEX_FAKE_API_KEY}`)).toBe(true);
+  });
+
+  it.each([
+    ['5xx', { status: 502, body: '' }],
+    ['401', { status: 401, body: '{"error":"Unauthorized"}' }],
+    ['not JSON', { status: 200, body: 'oops' }],
+    ['no events array', { status: 200, body: '{"events":{}}' }],
+  ] as const)('an answer of %s throws (the poller asks again later)', async (_name, answer) => {
+    fake.answerEvents = () => answer;
+    await expect((await build()).status!({ paymentId: order.paymentId }, { signal: AbortSignal.timeout(3000) })).rejects.toThrow(/Simplex/);
+  });
+});
+
+describe('simplex webhook (unsigned: a hint)', () => {
+  const order = sampleOrder('USD');
+  const payment = { id: 'a1b2c3d4-0000-4000-8000-000000000001', partnerEndUserId: order.paymentId };
+
+  it('is declared unsigned, and the registry gives it a receiver: the gateway answers 2xx and asks the events API', async () => {
+    expect(simplex.descriptor.webhookUnsigned).toBe(true);
+    const registry = await createProviderRegistry({
+      env: { PROVIDER_SIMPLEX_API_KEY: SIMPLEX_FAKE_API_KEY, PROVIDER_SIMPLEX_PARTNER: SIMPLEX_FAKE_PARTNER },
+      production: true,
+      publicUrl: 'https://pay.example.org',
+      token: { chainId: 137, address: POLYGON_USDC.native },
+      http,
+      sharedStore: { get: async () => null, set: async () => false, deleteIfEquals: async () => false },
+    });
+    expect(registry.webhookReceiver('simplex')).toMatchObject({ adapter: { mode: 'live' }, providers: ['simplex'] });
+  });
+
+  it.each(Object.entries(SIMPLEX_EVENT_STATUS))("event %s maps to %s, naming our payment and Simplex's", async (name, mapped) => {
+    const outcome = await (await build()).verifyWebhook(Buffer.from(JSON.stringify(simplexEventSample(name, payment))), {});
+    expect(outcome).toMatchObject({
+      kind: 'event',
+      event: { status: mapped, rawStatus: name, match: { paymentId: order.paymentId, providerReference: payment.id } },
+      acknowledgement: { statusCode: 200 },
+    });
+  });
+
+  it('ignores an unknown event name; refuses a body that is not an event', () => {
+    expect(simplexWebhookEvent(Buffer.from(JSON.stringify(simplexEventSample('payment_simplexcc_someday', payment)))).kind).toBe('ignored');
+    expect(() => simplexWebhookEvent(Buffer.from('{"name":"payment_simplexcc_approved"}'))).toThrow(ProviderWebhookError);
+    expect(() => simplexWebhookEvent(Buffer.from('['))).toThrow(ProviderWebhookError);
+  });
+});
