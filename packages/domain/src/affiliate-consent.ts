@@ -1,4 +1,4 @@
-import { getAddress, isHex, recoverMessageAddress } from 'viem';
+import { getAddress, recoverMessageAddress } from 'viem';
 import { formatFeeFraction, type AffiliateTerms } from './affiliate-terms';
 import { GatewayError, invalidParameter } from './errors';
 import { sameAddress, type EvmAddress } from './evm-address';
@@ -88,7 +88,7 @@ export async function affiliateConsentRefusal(
       'signature',
     );
   }
-  if (!SIGNATURE.test(consent.signature) || !isHex(consent.signature)) {
+  if (!SIGNATURE.test(consent.signature)) {
     return invalidParameter(
       'signature',
       'signature must be an EIP-191 personal_sign signature: 0x followed by 130 hexadecimal characters (65 bytes: r, s, v)',

@@ -83,12 +83,53 @@ describe('affiliateConsentRefusal', () => {
     }
   });
 
-  it('a signature that is not one: 400, param signature', async () => {
+  it('a signature that is not one: 400, param signature, saying what a signature looks like', async () => {
     const valid = await signedBy(owner);
-    const malformed = [valid.slice(0, -2), `${valid}00`, valid.slice(2), `0x${'zz'.repeat(65)}`, `${valid.slice(0, -2)}05`];
+    const malformed = [
+      valid.slice(0, -2),
+      `${valid}00`,
+      valid.slice(2),
+      `0x${'zz'.repeat(65)}`,
+      // The pattern is anchored at both ends: a genuine signature with anything before or after it is not one.
+      `x${valid}`,
+      `${valid}z`,
+      ` ${valid}`,
+    ];
     for (const signature of malformed) {
       const refusal = await affiliateConsentRefusal(terms, { operatorPinned: false, signature });
-      expect(refusal).toMatchObject({ code: 'invalid_parameter', statusCode: 400, param: 'signature' });
+      expect(refusal).toMatchObject({
+        code: 'invalid_parameter',
+        statusCode: 400,
+        param: 'signature',
+        message: 'signature must be an EIP-191 personal_sign signature: 0x followed by 130 hexadecimal characters (65 bytes: r, s, v)',
+      });
     }
+  });
+
+  it('65 bytes that are no secp256k1 signature (v out of range): 400, saying to sign again', async () => {
+    const valid = await signedBy(owner);
+    const refusal = await affiliateConsentRefusal(terms, { operatorPinned: false, signature: `${valid.slice(0, -2)}05` });
+    expect(refusal).toMatchObject({
+      code: 'invalid_parameter',
+      statusCode: 400,
+      param: 'signature',
+      message: 'signature is not a valid secp256k1 signature (r, s or v out of range); sign the message again',
+    });
+  });
+
+  it('says why consent is needed and how to give it, in words', async () => {
+    const required = await affiliateConsentRefusal(terms, { operatorPinned: false, signature: undefined });
+    expect(required?.message).toMatch(
+      /^affiliate terms send part of every payment away from the payout address, so they need its owner's consent/,
+    );
+    const invalid = await affiliateConsentRefusal(terms, { operatorPinned: false, signature: await signedBy(stranger) });
+    expect(invalid?.message).toContain(
+      `Sign this exact message, lines joined by \\n, with the payout address's key: ${JSON.stringify(affiliateConsentMessage(terms))}`,
+    );
+  });
+
+  it('the purpose line is a fixed text: a merchant signs it, so it never changes without a new version', () => {
+    expect(AFFILIATE_CONSENT_PURPOSE).toBe('Card-to-USDC gateway: consent to affiliate terms (v1)');
+    expect(affiliateConsentMessage(terms).split('\n')[0]).toBe('Card-to-USDC gateway: consent to affiliate terms (v1)');
   });
 });

@@ -36,5 +36,8 @@ describe('checkoutLinkAction', () => {
   it('retries a checkout that failed, and waits for one being created', () => {
     expect(checkoutLinkAction({ status: 'checkout_failed', providerStatus: null, hasDeposit: false, checkout: null }, NOW)).toBe('renew');
     expect(checkoutLinkAction({ status: 'creating', providerStatus: null, hasDeposit: false, checkout: null }, NOW)).toBe('wait');
+    // Whatever checkout is on record, a payment whose checkout failed asks the provider again.
+    const live = { expiresAt: new Date(NOW + 3_600_000), singleUse: false, servedAt: null };
+    expect(checkoutLinkAction({ status: 'checkout_failed', providerStatus: null, hasDeposit: false, checkout: live }, NOW)).toBe('renew');
   });
 });

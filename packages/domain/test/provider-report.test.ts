@@ -34,6 +34,16 @@ describe('providerIdentifier: an id a provider sent, or nothing', () => {
     expect(providerIdentifier('a😀', 3)).toBe('a😀');
     expect(providerIdentifier('abc\u0000', 3)).toBe('abc');
   });
+
+  it('cuts a pair at the edges of the high-surrogate range, and keeps what fits as it is', () => {
+    // U+10000 and U+10FFFF: their high halves are the first and last of the range.
+    expect(providerIdentifier('ab\ud800\udc00', 3)).toBe('ab');
+    expect(providerIdentifier('ab\udbff\udfff', 3)).toBe('ab');
+    expect(providerIdentifier('abcdef', 3)).toBe('abc');
+    // Exactly the size: nothing is cut, whatever it ends with.
+    expect(providerIdentifier('ab\ud83d', 3)).toBe('ab\ud83d');
+    expect(providerIdentifier('abc', 3)).toBe('abc');
+  });
 });
 
 describe('providerText: free text a provider sent, made printable', () => {
