@@ -53,8 +53,14 @@ function pinnedNodeBinary() {
   rmSync(join(staging, tarball));
   if (untar.status !== 0) process.exit(1);
   mkdirSync(dirname(folder), { recursive: true });
-  // Renamed into place whole: a run stopped half-way leaves no half runtime behind.
-  renameSync(staging, folder);
+  // Renamed into place whole: a run stopped half-way leaves no half runtime behind. A run started
+  // beside this one may have put its copy there first: then that one is used.
+  try {
+    renameSync(staging, folder);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync(binary)) throw error;
+  }
   return binary;
 }
 
