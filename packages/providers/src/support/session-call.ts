@@ -25,6 +25,20 @@ export function sessionAnswer(provider: string, call: string, response: Provider
   return body;
 }
 
+/**
+ * Reads a status look-up's answer the same way for every provider: 200 with JSON is the answer,
+ * anything else throws (the status job tries again later; a customer never waits on it). A 404
+ * means "no such order yet" for some providers: they check it before calling this.
+ */
+export function lookupAnswer(provider: string, lookup: string, response: ProviderHttpResponse): unknown {
+  if (response.statusCode !== 200) throw new Error(`${provider} answered the ${lookup} look-up with HTTP ${response.statusCode}`);
+  try {
+    return JSON.parse(response.body);
+  } catch {
+    throw new Error(`${provider} answered the ${lookup} look-up with a body that is not JSON`);
+  }
+}
+
 /** A malformed answer to a call: a field missing or of another type. */
 export function malformedAnswer(provider: string, call: string, why: string): ProviderCheckoutError {
   return new ProviderCheckoutError(`${provider} ${call} answer is malformed: ${why}`, 'refused');

@@ -11,7 +11,7 @@ import {
   type ProviderWebhookEvent,
 } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
-import { isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
+import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { paymentEvent } from '../../support/webhook-event';
 import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
 
@@ -163,13 +163,7 @@ async function coinbaseTransactionStatus(
     retryable: true,
   });
   if (response.statusCode === 404) return null;
-  if (response.statusCode !== 200) throw new Error(`Coinbase answered the transaction status look-up with HTTP ${response.statusCode}`);
-  let body: unknown;
-  try {
-    body = JSON.parse(response.body);
-  } catch {
-    throw new Error('Coinbase answered the transaction status look-up with a body that is not JSON');
-  }
+  const body = lookupAnswer('Coinbase', 'transaction status', response);
   if (!isObject(body) || !Array.isArray(body.transactions)) throw new Error('Coinbase answered without a transactions array');
   const [latest] = body.transactions;
   if (!isObject(latest) || typeof latest.status !== 'string') return null;

@@ -12,7 +12,7 @@ import {
   type WebhookOutcome,
 } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
-import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
+import { checkoutUrlIn, isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { guardarianTransactionEvent, guardarianWebhookEvent } from './guardarian-transaction';
 
@@ -156,13 +156,7 @@ export async function guardarianTransactionStatus(
     retryable: true,
   });
   if (response.statusCode === 404) return null;
-  if (response.statusCode !== 200) throw new Error(`Guardarian answered the transaction look-up with HTTP ${response.statusCode}`);
-  let body: unknown;
-  try {
-    body = JSON.parse(response.body);
-  } catch {
-    throw new Error('Guardarian answered the transaction look-up with a body that is not JSON');
-  }
+  const body = lookupAnswer('Guardarian', 'transaction', response);
   if (!isObject(body)) throw new Error('Guardarian answered the transaction look-up with something other than an object');
   if (String(body.id) !== query.providerReference) throw new Error('Guardarian answered the look-up with another transaction');
   const event = guardarianTransactionEvent(body);

@@ -2,6 +2,7 @@ import type { ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-c
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { MOONPAY_API_HOST } from './moonpay-quote';
 import { moonpayTransactionEvent } from './moonpay-webhook';
+import { lookupAnswer } from '../../support/session-call';
 
 /**
  * MoonPay's order look-up: "Get Buy transaction by external identifier",
@@ -32,13 +33,7 @@ export async function moonpayTransactionStatus(
     retryable: true,
   });
   if (response.statusCode === 404) return null;
-  if (response.statusCode !== 200) throw new Error(`MoonPay answered the transaction look-up with HTTP ${response.statusCode}`);
-  let body: unknown;
-  try {
-    body = JSON.parse(response.body);
-  } catch {
-    throw new Error('MoonPay answered the transaction look-up with a body that is not JSON');
-  }
+  const body = lookupAnswer('MoonPay', 'transaction', response);
   if (!Array.isArray(body)) throw new Error('MoonPay answered the transaction look-up with something other than an array');
   const transactions = body.filter(
     (item): item is Record<string, unknown> =>

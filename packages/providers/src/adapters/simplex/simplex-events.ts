@@ -1,7 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderStatusQuery, type ProviderWebhookEvent } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
-import { isObject } from '../../support/session-call';
+import { isObject, lookupAnswer } from '../../support/session-call';
 import { paymentEvent } from '../../support/webhook-event';
 
 /**
@@ -76,13 +76,7 @@ export async function simplexPaymentStatus(
     signal,
     retryable: true,
   });
-  if (response.statusCode !== 200) throw new Error(`Simplex answered the events look-up with HTTP ${response.statusCode}`);
-  let body: unknown;
-  try {
-    body = JSON.parse(response.body);
-  } catch {
-    throw new Error('Simplex answered the events look-up with a body that is not JSON');
-  }
+  const body = lookupAnswer('Simplex', 'events', response);
   if (!isObject(body) || !Array.isArray(body.events)) throw new Error('Simplex answered the events look-up without an events array');
   const mine = body.events
     .map((raw) => ({ raw: raw as Record<string, unknown>, event: simplexEvent(raw) }))

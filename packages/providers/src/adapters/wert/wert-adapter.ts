@@ -12,7 +12,7 @@ import {
   type WebhookOutcome,
 } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
-import { isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
+import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { wertOrderEvent, wertWebhookEvent } from './wert-order';
 
@@ -147,13 +147,7 @@ export async function wertOrderStatus(
     signal,
     retryable: true,
   });
-  if (response.statusCode !== 200) throw new Error(`Wert answered the order look-up with HTTP ${response.statusCode}`);
-  let body: unknown;
-  try {
-    body = JSON.parse(response.body);
-  } catch {
-    throw new Error('Wert answered the order look-up with a body that is not JSON');
-  }
+  const body = lookupAnswer('Wert', 'order', response);
   if (!isObject(body) || body.success !== true || !Array.isArray(body.data)) {
     throw new Error('Wert answered the order look-up without success and a data array');
   }
