@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createWalletClient, erc20Abi, http, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain } from '@gateway/chain';
-import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@gateway/sdk';
+import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
 import { waitFor } from './support/wait-for';
 

@@ -8,7 +8,7 @@ import { DESKTOP, launchChromium, screenshot } from './support/browser';
 import { createPublicClient, erc20Abi, http, type Address } from 'viem';
 import { defineLocalChain } from '@gateway/chain';
 import { formatUsdc } from '@gateway/domain';
-import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@gateway/sdk';
+import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
 import { waitFor } from './support/wait-for';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
 

@@ -1,1 +1,1 @@
-module.exports = require('../../jest.preset.js')(__dirname, '@gateway/sdk');
+module.exports = require('../../jest.preset.js')(__dirname, '@usdc-card-gateway/sdk');

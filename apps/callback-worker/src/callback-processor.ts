@@ -5,7 +5,7 @@ import type { CallbackHttpClient, CallbackHttpErrorCode, CallbackHttpResult } fr
 import type { CallbackAttemptOutcome, CallbackAttemptRecord, CallbackDeliveryRepository, ClaimedCallbackDelivery } from '@gateway/db';
 import { callbackRetryDelayMs, callbackSchemeRefusal, type CallbackRetrySchedule, type RandomSource } from '@gateway/domain';
 import type { CallbackJob } from '@gateway/queue';
-import type { CallbackSigningKey } from '@gateway/sdk';
+import type { CallbackSigningKey } from '@usdc-card-gateway/sdk';
 import { createBatcher } from '@gateway/db';
 import { buildCallbackRequest, type CallbackRequest } from './callback-request';
 import { merchantKeyOf, type HostLimiter } from './host-limiter';

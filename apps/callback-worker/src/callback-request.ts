@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import { buildCallbackUrl, formatUsdc, gatewayParamsIn, type GatewayCallbackParamName } from '@gateway/domain';
 import type { ClaimedCallbackDelivery } from '@gateway/db';
-import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, signCallback, type CallbackSigningKey } from '@gateway/sdk';
+import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, signCallback, type CallbackSigningKey } from '@usdc-card-gateway/sdk';
 
 /** The `coin` value of every callback: the gateway only pays out USDC on Polygon. */
 export const CALLBACK_COIN = 'polygon_usdc';

@@ -11,7 +11,7 @@ import {
 } from '@gateway/config';
 import type { CallbackRetrySchedule } from '@gateway/domain';
 import { DEFAULT_CALLBACK_RETRY_SCHEDULE } from '@gateway/domain';
-import type { CallbackSigningKey } from '@gateway/sdk';
+import type { CallbackSigningKey } from '@usdc-card-gateway/sdk';
 import { gatewayUserAgent } from './gateway-version';
 
 const seconds = (fallback: number, what: string) =>

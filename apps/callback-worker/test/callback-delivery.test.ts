@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
 import { callbackJobId, enqueueDeliveries } from '@gateway/queue';
-import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@gateway/sdk';
+import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
 import { WalletRepository } from '@gateway/db';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { startCallbackWorker } from '../src/app';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createPool } from '@gateway/db';
-import { CALLBACK_DELIVERY_ID_HEADER } from '@gateway/sdk';
+import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
 import { createTestDatabase, findFreePort, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
 import { startCallbackWorker } from '../src/app';
 import { enqueueDeliveries } from '@gateway/queue';

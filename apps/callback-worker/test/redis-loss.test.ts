@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { CALLBACK_DELIVERY_ID_HEADER } from '@gateway/sdk';
+import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
 import { createTestDatabase, startRedisServer, type RunningRedis, type TestDatabase } from '@gateway/testkit';
 import { startCallbackWorker } from '../src/app';
 import { enqueueDeliveries } from '@gateway/queue';

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { CALLBACK_DELIVERY_ID_HEADER } from '@gateway/sdk';
+import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
 import {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { privateKeyToAccount } from 'viem/accounts';
 import { affiliateConsentMessage as gatewayMessage } from '@gateway/domain';
-import { affiliateConsentMessage as sdkMessage } from '@gateway/sdk';
+import { affiliateConsentMessage as sdkMessage } from '@usdc-card-gateway/sdk';
 import { consentingOwner as owner, ownerConsent } from './support/affiliate-consent';
 import { walletControlFixture } from './support/wallet-control-fixture';
 

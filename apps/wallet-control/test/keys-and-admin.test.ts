@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '@gateway/config';
 import { SAMPLE_RATE_FILE } from '@gateway/rates';
-import { signCallback, verifyCallbackSignature } from '@gateway/sdk';
+import { signCallback, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
 const ADMIN_TOKEN = randomBytes(32).toString('base64url');

@@ -2,7 +2,7 @@
 // the demo order whose payment link the stack prints.
 import { appendFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@gateway/sdk';
+import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
 
 /** The demo shop's payout wallet: its orders are registered with it, and its callbacks must name it. */
 export const DEMO_PAYOUT_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';

@@ -67,7 +67,7 @@ function uniqueKids(kids: readonly string[], name: string, problems: string[]): 
   if (new Set(kids).size !== kids.length) problems.push(`${name}: key ids must be unique`);
 }
 
-/** A callback signing key as the callback-worker signs with it (CallbackSigningKey of @gateway/sdk). */
+/** A callback signing key as the callback-worker signs with it (CallbackSigningKey of @usdc-card-gateway/sdk). */
 export interface CallbackPrivateKey {
   keyId: string;
   key: KeyObject;

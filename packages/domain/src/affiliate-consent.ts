@@ -15,7 +15,7 @@ import { BASIS_POINTS_SCALE } from './fee-split';
  * The message names the gateway's purpose and every term, one per line, in a fixed order and
  * spelling: lower-case addresses (no checksum to compute where a merchant builds it), fees as the
  * API writes them (formatFeeFraction: "0.98", "0.005"), the callback URL exactly as registered.
- * The SDK builds the same text (affiliateConsentMessage in @gateway/sdk, a copy tested against
+ * The SDK builds the same text (affiliateConsentMessage in @usdc-card-gateway/sdk, a copy tested against
  * this one).
  */
 export const AFFILIATE_CONSENT_PURPOSE = 'Card-to-USDC gateway: consent to affiliate terms (v1)';

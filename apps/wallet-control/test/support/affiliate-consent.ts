@@ -1,4 +1,4 @@
-import { signAffiliateConsent } from '@gateway/sdk';
+import { signAffiliateConsent } from '@usdc-card-gateway/sdk';
 import { privateKeyToAccount } from 'viem/accounts';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { GatewayError } from '@gateway/domain';
-import { publicKeyToJwk } from '@gateway/sdk';
+import { publicKeyToJwk } from '@usdc-card-gateway/sdk';
 import type { CallbackPublicKey } from '../../config';
 import { errorBody } from '../control/schemas';
 

@@ -1,0 +1,299 @@
+import { type PersonalMessageSigner, signAffiliateConsent } from './affiliate-consent';
+import { buildHostedPaymentLink, buildPaymentLink, type HostedPaymentLinkInput, type PaymentLinkInput } from './payment-link';
+
+// The calls a shop makes to the gateway's {base_url} host (wallet-control), with Node's own fetch:
+// the SDK stays free of dependencies. Every answer is the API's as documented in the gateway's README
+// ("Create Wallet", "Convert to USD", "Check Payment Status"); names are camelCase where the SDK
+// builds an object of its own, and the API's where it hands the answer on.
+
+export interface GatewayClientOptions {
+  /** The gateway's `{base_url}` (wallet-control), e.g. `https://api.example.com`. */
+  baseUrl: string;
+  /** The gateway's `{payment_url}` (payment-redirect), e.g. `https://pay.example.com`: for the payment links. */
+  paymentUrl: string;
+  /** Per request; default 10 000. */
+  timeoutMs?: number;
+  /** Another fetch (a proxy agent's, a test's); default the global one. */
+  fetch?: typeof fetch;
+}
+
+/** A temporary wallet for one order, as Create Wallet answers it. */
+export interface GatewayWallet {
+  /** The sealed token the payment links carry. */
+  addressIn: string;
+  /** The plain temporary address the USDC arrives at. */
+  polygonAddressIn: string;
+  /** The callback URL as registered. */
+  callbackUrl: string;
+  /** Quote it to check the payment's status; every callback of this wallet carries it. */
+  ipnToken: string;
+}
+
+export interface WalletInput {
+  /** Your payout address: the USDC, less the fees, goes there. */
+  payoutAddress: string;
+  /** Your callback URL for this order, e.g. `https://shop.example/ipn?order_id=1234` (not encoded). */
+  callbackUrl: string;
+}
+
+/**
+ * The payout address owner's consent to affiliate terms: a `signature` made beforehand, or a
+ * `signer` holding the payout address's key (a viem account) that signs here. Not needed when
+ * the gateway's operator lists the affiliate (AFFILIATE_ADDRESSES).
+ */
+export type AffiliateConsent = { signature: string } | { signer: PersonalMessageSigner };
+
+export interface AffiliateWalletInput extends WalletInput {
+  affiliateAddress: string;
+  /**
+   * With a `signer`: the split the gateway applies to affiliate.php wallets, as its operator
+   * publishes it (the affiliate's share, and what it and the platform fee leave you): the
+   * signature covers it. The defaults are 0.985 and 0.005.
+   */
+  consent?: AffiliateConsent & { merchantFee?: string; affiliateFee?: string };
+}
+
+export interface CustomAffiliateWalletInput extends WalletInput {
+  affiliateAddress: string;
+  /** Your share, a decimal fraction ("0.98"). */
+  merchantFee: string;
+  /** The affiliate's share ("0.01"); with yours it leaves exactly the platform fee. */
+  affiliateFee: string;
+  consent?: AffiliateConsent;
+}
+
+export interface Conversion {
+  /** USD with two decimals, rounded up to the cent: what a USD-only provider is asked for. */
+  valueCoin: string;
+  /** USD per unit of the currency converted, for information. */
+  exchangeRate: string;
+}
+
+/** One USDC transfer into the temporary wallet (Check Payment Status). */
+export interface PaymentStatusDeposit {
+  status: string;
+  attention_reason: string | null;
+  amount: string;
+  value_forwarded_coin: string | null;
+  fee_coin: string | null;
+  txid_in: string;
+  txid_out: string | null;
+  seen_at: string;
+  forwarded_at: string | null;
+  payment_id: string | null;
+  provider: string | null;
+}
+
+/** One Process Payment call on the wallet (Check Payment Status). */
+export interface PaymentStatusPayment {
+  payment_id: string;
+  provider: string;
+  amount: string;
+  currency: string;
+  provider_status: string | null;
+  provider_reference: string | null;
+  created_at: string;
+  provider_updated_at: string | null;
+}
+
+/** Check Payment Status's answer, as the API gives it. */
+export interface PaymentStatus {
+  status: 'paid' | 'unpaid';
+  value_coin: string;
+  value_forwarded_coin: string;
+  fee_coin: string;
+  txid_in: string | null;
+  txid_out: string | null;
+  coin: string;
+  polygon_address_in: string;
+  payout_address: string;
+  callback_url: string;
+  deposits: PaymentStatusDeposit[];
+  deposit_count: number;
+  payments: PaymentStatusPayment[];
+}
+
+/**
+ * The gateway refused a request, or could not be reached. `code` and `param` are the gateway's
+ * (`invalid_parameter`, `callback_registered_elsewhere`, `affiliate_consent_required`, …; `param`
+ * names the field to fix); `timeout`, `network_error` and `unexpected_response` are the SDK's own,
+ * with `status` 0 when no HTTP answer came.
+ */
+export class GatewayRequestError extends Error {
+  override readonly name = 'GatewayRequestError';
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly param?: string,
+    /** From `Retry-After` on a 429 or 503: when to ask again. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_AFFILIATE_SPLIT = { merchantFee: '0.985', affiliateFee: '0.005' };
+
+export class GatewayClient {
+  private readonly baseUrl: string;
+  private readonly paymentUrl: string;
+  private readonly timeoutMs: number;
+  private readonly fetch: typeof fetch;
+
+  constructor(options: GatewayClientOptions) {
+    this.baseUrl = hostUrl(options.baseUrl, 'baseUrl');
+    this.paymentUrl = hostUrl(options.paymentUrl, 'paymentUrl');
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /** Create Wallet (`/control/wallet.php`): one temporary wallet per callback URL; a repeat gets the same wallet. */
+  async createWallet(input: WalletInput): Promise<GatewayWallet> {
+    return walletOf(await this.get('/control/wallet.php', { address: input.payoutAddress, callback: input.callbackUrl }));
+  }
+
+  /** Create Wallet – Affiliate (`/control/affiliate.php`): the affiliate earns the gateway's configured share. */
+  async createAffiliateWallet(input: AffiliateWalletInput): Promise<GatewayWallet> {
+    const split = { ...DEFAULT_AFFILIATE_SPLIT, ...definedFees(input.consent) };
+    const signature = await consentSignature(input, split, input.consent);
+    return walletOf(
+      await this.get('/control/affiliate.php', {
+        address: input.payoutAddress,
+        callback: input.callbackUrl,
+        affiliate: input.affiliateAddress,
+        signature,
+      }),
+    );
+  }
+
+  /** Create Wallet – Custom Affiliate (`/control/custom-affiliate.php`): your split and the affiliate's, chosen here. */
+  async createCustomAffiliateWallet(input: CustomAffiliateWalletInput): Promise<GatewayWallet> {
+    const split = { merchantFee: input.merchantFee, affiliateFee: input.affiliateFee };
+    const signature = await consentSignature(input, split, input.consent);
+    return walletOf(
+      await this.get('/control/custom-affiliate.php', {
+        address: input.payoutAddress,
+        callback: input.callbackUrl,
+        affiliate: input.affiliateAddress,
+        affiliate_fee: input.affiliateFee,
+        merchant_fee: input.merchantFee,
+        signature,
+      }),
+    );
+  }
+
+  /** Convert to USD (`/control/convert.php`): what an order in `from` comes to in USD, for a USD-only provider. */
+  async convert(input: { value: string; from: string }): Promise<Conversion> {
+    const answer = await this.get('/control/convert.php', { value: input.value, from: input.from });
+    return { valueCoin: text(answer, 'value_coin'), exchangeRate: text(answer, 'exchange_rate') };
+  }
+
+  /** Check Payment Status (`/control/payment-status.php`): the wallet's deposits, payouts and payments. */
+  async paymentStatus(ipnToken: string): Promise<PaymentStatus> {
+    const answer = await this.get('/control/payment-status.php', { ipn_token: ipnToken });
+    if (answer.status !== 'paid' && answer.status !== 'unpaid') throw unexpected('status');
+    return answer as unknown as PaymentStatus;
+  }
+
+  /** The link that sends the customer to one provider's checkout (Process Payment). */
+  paymentLink(input: Omit<PaymentLinkInput, 'paymentUrl'>): string {
+    return buildPaymentLink({ ...input, paymentUrl: this.paymentUrl });
+  }
+
+  /** The link to the gateway's checkout page, where the customer chooses a provider (pay.php). */
+  hostedPaymentLink(input: Omit<HostedPaymentLinkInput, 'paymentUrl'>): string {
+    return buildHostedPaymentLink({ ...input, paymentUrl: this.paymentUrl });
+  }
+
+  private async get(path: string, parameters: Record<string, string | undefined>): Promise<Record<string, unknown>> {
+    const query = Object.entries(parameters)
+      .filter((entry): entry is [string, string] => entry[1] !== undefined)
+      .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+      .join('&');
+    let response: Response;
+    try {
+      response = await this.fetch(`${this.baseUrl}${path}?${query}`, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      // A DOMException, not always an Error of this realm: read by name.
+      const name = (error as { name?: unknown } | null)?.name;
+      const timedOut = name === 'TimeoutError' || name === 'AbortError';
+      throw timedOut
+        ? new GatewayRequestError(0, 'timeout', `the gateway did not answer ${path} within ${this.timeoutMs} ms`)
+        : new GatewayRequestError(
+            0,
+            'network_error',
+            `the gateway could not be reached: ${String((error as { message?: unknown } | null)?.message ?? error)}`,
+          );
+    }
+    const body = await response.json().catch(() => undefined);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new GatewayRequestError(
+        response.status,
+        'unexpected_response',
+        `${path} answered HTTP ${response.status} without a JSON object`,
+      );
+    }
+    const answer = body as Record<string, unknown>;
+    if (response.ok) return answer;
+    const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+    throw new GatewayRequestError(
+      response.status,
+      typeof answer.code === 'string' ? answer.code : 'unexpected_response',
+      typeof answer.error === 'string' ? answer.error : `${path} answered HTTP ${response.status}`,
+      typeof answer.param === 'string' ? answer.param : undefined,
+      Number.isFinite(retryAfter) ? retryAfter : undefined,
+    );
+  }
+}
+
+function hostUrl(value: string, name: string): string {
+  const url = new URL(value);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`${name} must be an http(s) URL, got ${url.protocol}`);
+  if (url.search !== '' || url.hash !== '') throw new TypeError(`${name} must be the host (and optional path) without a query or fragment`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function definedFees(consent: AffiliateWalletInput['consent']): Partial<typeof DEFAULT_AFFILIATE_SPLIT> {
+  const fees: Partial<typeof DEFAULT_AFFILIATE_SPLIT> = {};
+  if (consent?.merchantFee !== undefined) fees.merchantFee = consent.merchantFee;
+  if (consent?.affiliateFee !== undefined) fees.affiliateFee = consent.affiliateFee;
+  return fees;
+}
+
+function consentSignature(
+  input: WalletInput & { affiliateAddress: string },
+  split: { merchantFee: string; affiliateFee: string },
+  consent: AffiliateConsent | undefined,
+): Promise<string | undefined> {
+  if (consent === undefined) return Promise.resolve(undefined);
+  if ('signature' in consent) return Promise.resolve(consent.signature);
+  return signAffiliateConsent(
+    { payoutAddress: input.payoutAddress, affiliateAddress: input.affiliateAddress, callbackUrl: input.callbackUrl, ...split },
+    consent.signer,
+  );
+}
+
+function walletOf(answer: Record<string, unknown>): GatewayWallet {
+  return {
+    addressIn: text(answer, 'address_in'),
+    polygonAddressIn: text(answer, 'polygon_address_in'),
+    callbackUrl: text(answer, 'callback_url'),
+    ipnToken: text(answer, 'ipn_token'),
+  };
+}
+
+function text(answer: Record<string, unknown>, field: string): string {
+  const value = answer[field];
+  if (typeof value !== 'string') throw unexpected(field);
+  return value;
+}
+
+function unexpected(field: string): GatewayRequestError {
+  return new GatewayRequestError(200, 'unexpected_response', `the gateway's answer has no valid ${field}: is base_url the gateway's?`);
+}
