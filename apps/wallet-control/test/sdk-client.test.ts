@@ -1,6 +1,7 @@
+import { generateKeyPairSync } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { GatewayClient, GatewayRequestError } from '@usdc-card-gateway/sdk';
+import { type CallbackPublicKey, GatewayClient, GatewayRequestError, signCallback, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
 import { consentingOwner as owner } from './support/affiliate-consent';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
@@ -12,9 +13,10 @@ let app: FastifyInstance;
 let client: GatewayClient;
 const affiliate = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 const other = '0x52908400098527886E0F7030069857D2E4169EE7';
+const signing = generateKeyPairSync('ed25519');
 
 beforeAll(async () => {
-  app = await fixture.build();
+  app = await fixture.build(fixture.config({ CALLBACK_PUBLIC_KEYS: `k1:${signing.publicKey.export({ format: 'pem', type: 'spki' })}` }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   client = new GatewayClient({ baseUrl, paymentUrl: 'https://pay.example.com' });
@@ -65,6 +67,17 @@ it("affiliate wallets with the payout owner's consent signed by the SDK; without
     consent: { signer: owner },
   });
   expect(custom.addressIn).not.toBe(plain.addressIn);
+});
+
+it("fetches the callback keys that verify the gateway's signatures", async () => {
+  const keys = await client.callbackPublicKeys();
+  expect(keys.length).toBeGreaterThan(0);
+  const url = `https://shop.io/ipn?x=1&address_out=${other}`;
+  const header = signCallback({ url, deliveryId: 'd1', privateKeys: [{ key: signing.privateKey }] });
+  const verify = (publicKeys: readonly CallbackPublicKey[]) =>
+    verifyCallbackSignature({ url, header, deliveryId: 'd1', publicKeys, payoutAddress: other, expectedAmount: false });
+  expect(verify(keys)).toMatchObject({ ok: true, deliveryId: 'd1', addressOut: other });
+  expect(verify([generateKeyPairSync('ed25519').publicKey])).toEqual({ ok: false, reason: 'no_matching_signature' });
 });
 
 it('converts and reads the payment status of a new wallet', async () => {

@@ -112,6 +112,8 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     ADDRESS_IN_KEYS,
     HD_XPUB: xpubFromMnemonic(seed),
     CALLBACK_ALLOW_TEST_DOMAINS: 'true',
+    // Served at /.well-known/jwks.json, as a merchant fetches them (the example shop does).
+    CALLBACK_PUBLIC_KEYS: `e2e:${publicKey.export({ format: 'der', type: 'spki' }).toString('base64')}`,
     RATE_SOURCE: 'file',
     RATE_FILE,
   });

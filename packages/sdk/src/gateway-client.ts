@@ -1,3 +1,4 @@
+import type { JsonWebKey } from 'node:crypto';
 import { type PersonalMessageSigner, signAffiliateConsent } from './affiliate-consent';
 import { buildHostedPaymentLink, buildPaymentLink, type HostedPaymentLinkInput, type PaymentLinkInput } from './payment-link';
 
@@ -198,6 +199,20 @@ export class GatewayClient {
     return answer as unknown as PaymentStatus;
   }
 
+  /**
+   * The keys the gateway signs callbacks with (`/.well-known/jwks.json`, newest first; two while
+   * keys rotate): what `verifyCallbackSignature` takes as `publicKeys`. Fetch them at start and
+   * keep them; fetch again when a valid-looking callback fails with `no_matching_signature`.
+   */
+  async callbackPublicKeys(): Promise<JsonWebKey[]> {
+    const answer = await this.get('/.well-known/jwks.json', {});
+    const keys = answer.keys;
+    if (!Array.isArray(keys) || keys.length === 0 || !keys.every((key) => key !== null && typeof key === 'object')) {
+      throw unexpected('keys');
+    }
+    return keys as JsonWebKey[];
+  }
+
   /** The link that sends the customer to one provider's checkout (Process Payment). */
   paymentLink(input: Omit<PaymentLinkInput, 'paymentUrl'>): string {
     return buildPaymentLink({ ...input, paymentUrl: this.paymentUrl });
@@ -215,7 +230,7 @@ export class GatewayClient {
       .join('&');
     let response: Response;
     try {
-      response = await this.fetch(`${this.baseUrl}${path}?${query}`, {
+      response = await this.fetch(`${this.baseUrl}${path}${query === '' ? '' : `?${query}`}`, {
         headers: { accept: 'application/json' },
         signal: AbortSignal.timeout(this.timeoutMs),
       });

@@ -210,6 +210,22 @@ describe('convert and paymentStatus', () => {
   });
 });
 
+describe('callbackPublicKeys', () => {
+  it('reads the JWK set, and refuses an empty or malformed one', async () => {
+    const key = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' };
+    handler = answer(200, { keys: [key] });
+    expect(await client().callbackPublicKeys()).toEqual([key]);
+    expect(asked).toEqual(['/gw/.well-known/jwks.json']);
+    for (const keys of [[], 'k', [null], [key, 'k']]) {
+      handler = answer(200, { keys });
+      await expect(client().callbackPublicKeys()).rejects.toMatchObject({
+        code: 'unexpected_response',
+        message: expect.stringContaining('keys'),
+      });
+    }
+  });
+});
+
 describe('links and hosts', () => {
   it('payment links go to the payment host, address_in encoded exactly once', () => {
     const link = client().paymentLink({

@@ -1,0 +1,216 @@
+// A small tea shop that takes card payments through the gateway with the merchant SDK alone: a
+// page with a cart, a "pay" button that creates the order's wallet and sends the customer to the
+// gateway's checkout, and the callback that verifies the gateway's signature and marks the order
+// paid. Orders live in memory: a real shop keeps them in its database.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  CALLBACK_DELIVERY_ID_HEADER,
+  CALLBACK_SIGNATURE_HEADER,
+  GatewayClient,
+  GatewayRequestError,
+  verifyCallbackSignature,
+} from '@usdc-card-gateway/sdk';
+
+export interface ShopOptions {
+  /** The gateway's two hosts. */
+  baseUrl: string;
+  paymentUrl: string;
+  /** The shop's USDC address on Polygon. */
+  payoutAddress: string;
+  /** Where the gateway reaches this shop (its callback origin), e.g. https://tea.example. */
+  shopUrl: string;
+  /** The gateway's platform fee in basis points (its operator publishes it): what comes off before the USDC reaches the shop. */
+  platformFeeBps?: number;
+  /**
+   * What the shop lets the card on-ramp keep, in basis points of the price: providers take their fee
+   * out of the card payment, so a little less USDC than the price arrives (the sandbox keeps 1.5 %).
+   */
+  providerFeeAllowanceBps?: number;
+}
+
+export interface Order {
+  id: string;
+  lines: { name: string; quantity: number; cents: bigint }[];
+  totalCents: bigint;
+  email: string;
+  ipnToken: string;
+  status: 'awaiting payment' | 'paid' | 'underpaid';
+  received?: string;
+}
+
+const CATALOG = [
+  { id: 'sencha', name: 'Sencha, 100 g', cents: 1250n },
+  { id: 'assam', name: 'Assam, 250 g', cents: 1890n },
+  { id: 'pot', name: 'Cast-iron teapot', cents: 3900n },
+];
+
+export interface Shop {
+  server: Server;
+  orders: Map<string, Order>;
+}
+
+export function createShop(options: ShopOptions): Shop {
+  const gateway = new GatewayClient({ baseUrl: options.baseUrl, paymentUrl: options.paymentUrl });
+  const orders = new Map<string, Order>();
+  const deliveries = new Set<string>();
+  let publicKeys: Awaited<ReturnType<GatewayClient['callbackPublicKeys']>> | undefined;
+
+  async function checkout(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const form = new URLSearchParams(await body(request));
+    const lines = CATALOG.map((item) => ({ ...item, quantity: Number.parseInt(form.get(item.id) ?? '0', 10) || 0 })).filter(
+      (line) => line.quantity > 0 && line.quantity <= 20,
+    );
+    const email = form.get('email') ?? '';
+    if (lines.length === 0 || !email.includes('@'))
+      return page(response, 400, 'Your cart', '<p>Choose at least one item and give your e-mail.</p>');
+    const id = `T${Date.now().toString(36).toUpperCase()}${orders.size}`;
+    const totalCents = lines.reduce((sum, line) => sum + line.cents * BigInt(line.quantity), 0n);
+    // One wallet per order: its callback names the order, and only this shop's payout address can have it.
+    const wallet = await gateway.createWallet({
+      payoutAddress: options.payoutAddress,
+      callbackUrl: `${options.shopUrl}/payment/callback?order_id=${id}`,
+    });
+    orders.set(id, { id, lines, totalCents, email, ipnToken: wallet.ipnToken, status: 'awaiting payment' });
+    const link = gateway.hostedPaymentLink({
+      addressIn: wallet.addressIn,
+      amount: dollars(totalCents),
+      email,
+      currency: 'USD',
+      domain: 'Leaf & Kettle',
+    });
+    response.writeHead(303, { location: link }).end();
+  }
+
+  async function callback(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+    const order = orders.get(url.searchParams.get('order_id') ?? '');
+    if (order === undefined) return void response.writeHead(404).end('unknown order');
+    publicKeys ??= await gateway.callbackPublicKeys();
+    const check = verifyCallbackSignature({
+      url: `${options.shopUrl}${request.url}`, // the path and query exactly as received
+      header: request.headers[CALLBACK_SIGNATURE_HEADER],
+      deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
+      publicKeys,
+      payoutAddress: options.payoutAddress,
+      expectedAmount: usdcDue(order.totalCents, (options.platformFeeBps ?? 100) + (options.providerFeeAllowanceBps ?? 300)),
+      ipnToken: order.ipnToken,
+    });
+    // Signed, ours, for this order, but short of the price: recorded for the shop owner, not shipped.
+    const short = !check.ok && check.reason === 'amount_below_expected';
+    if (!check.ok && !short) {
+      publicKeys = undefined; // the gateway may have rotated its keys: fetch them again next time
+      return void response.writeHead(401).end(check.reason);
+    }
+    const deliveryId = String(request.headers[CALLBACK_DELIVERY_ID_HEADER]);
+    if (!deliveries.has(deliveryId)) {
+      deliveries.add(deliveryId);
+      order.status = short ? 'underpaid' : 'paid';
+      order.received = url.searchParams.get('value_forwarded_coin') ?? undefined;
+    }
+    response.writeHead(200).end('*ok*');
+  }
+
+  function orderPage(response: ServerResponse, id: string): void {
+    const order = orders.get(id);
+    if (order === undefined) {
+      page(response, 404, 'Order not found', '<p>No such order.</p>');
+      return;
+    }
+    const lines = order.lines.map(
+      (line) => `<li>${line.quantity} × ${escapeHtml(line.name)} <span>${dollars(line.cents * BigInt(line.quantity))} USD</span></li>`,
+    );
+    const state =
+      order.status === 'paid'
+        ? `Paid: ${escapeHtml(order.received ?? '')} USDC received. We are packing your tea.`
+        : order.status === 'underpaid'
+          ? 'Payment received, but short of the price: we will contact you.'
+          : 'Awaiting payment.';
+    page(
+      response,
+      200,
+      `Order ${order.id}`,
+      `<ul class="lines">${lines.join('')}</ul><p class="total">Total ${dollars(order.totalCents)} USD</p><p id="order-status" data-status="${order.status}">${state}</p>`,
+    );
+  }
+
+  function cartPage(response: ServerResponse): void {
+    const rows = CATALOG.map(
+      (item) =>
+        `<li><label for="${item.id}">${escapeHtml(item.name)} <span>${dollars(item.cents)} USD</span></label>` +
+        `<input id="${item.id}" name="${item.id}" type="number" min="0" max="20" value="0" inputmode="numeric"></li>`,
+    );
+    page(
+      response,
+      200,
+      'Leaf & Kettle',
+      `<form method="post" action="/checkout"><ul class="lines">${rows.join('')}</ul>` +
+        '<label for="email">E-mail for the receipt</label><input id="email" name="email" type="email" autocomplete="email" required>' +
+        '<button type="submit">Pay by card</button></form><p class="note">You pay on the gateway\'s secure page; we receive USDC.</p>',
+    );
+  }
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', options.shopUrl);
+    if (request.method === 'POST' && url.pathname === '/checkout') await checkout(request, response);
+    else if (url.pathname === '/payment/callback') await callback(request, response, url);
+    else if (url.pathname.startsWith('/orders/')) orderPage(response, url.pathname.slice('/orders/'.length));
+    else if (url.pathname === '/') cartPage(response);
+    else page(response, 404, 'Not found', '<p>Nothing here.</p>');
+  }
+
+  const server = createServer((request, response) => {
+    route(request, response).catch((error: unknown) => {
+      const reason = error instanceof GatewayRequestError ? `${error.code}: ${error.message}` : 'the shop failed';
+      if (!response.headersSent) page(response, 502, 'Payment unavailable', `<p>${escapeHtml(reason)}</p>`);
+    });
+  });
+  return { server, orders };
+}
+
+/** What must reach the shop for an order: its price in USDC (6 decimals) less the fees allowed, rounded down. */
+export function usdcDue(totalCents: bigint, feesBps: number): string {
+  const units = (totalCents * 10_000n * BigInt(10_000 - feesBps)) / 10_000n;
+  return `${units / 1_000_000n}.${(units % 1_000_000n).toString().padStart(6, '0')}`;
+}
+
+function dollars(cents: bigint): string {
+  return `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+function body(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => {
+      text += chunk;
+      if (text.length > 10_000) request.destroy(new Error('form too large'));
+    });
+    request.on('end', () => resolve(text));
+    request.on('error', reject);
+  });
+}
+
+function page(response: ServerResponse, status: number, title: string, content: string): void {
+  response
+    .writeHead(status, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': "default-src 'self'; style-src 'unsafe-inline'",
+    })
+    .end(
+      `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>` +
+        `<style>${STYLE}</style><header><a href="/">Leaf &amp; Kettle</a></header><main><h1>${escapeHtml(title)}</h1>${content}</main></html>`,
+    );
+}
+
+const STYLE = `
+body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1d2a22;background:#f4f1ea}
+header{padding:14px 24px;background:#1f4d3a}header a{color:#fff;font-weight:600;text-decoration:none;font-size:1.1em}
+main{max-width:520px;margin:32px auto;padding:24px;background:#fff;border-radius:12px;box-shadow:0 1px 4px #0002}
+ul.lines{list-style:none;padding:0}ul.lines li{display:flex;justify-content:space-between;align-items:center;gap:12px;padding:10px 0;border-bottom:1px solid #eee}
+label span,li span{color:#555;margin-left:8px}input{font:inherit;padding:8px;border:1px solid #bbb;border-radius:6px}
+input[type=number]{width:64px}input[type=email]{width:100%;box-sizing:border-box;margin:6px 0 16px}
+button{font:inherit;font-weight:600;width:100%;padding:12px;border:0;border-radius:8px;background:#1f4d3a;color:#fff;cursor:pointer}
+.note{color:#666;font-size:.9em}.total{font-weight:600}#order-status[data-status=paid]{color:#1f6b3a;font-weight:600}`;
