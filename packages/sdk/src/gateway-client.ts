@@ -230,15 +230,13 @@ export class GatewayClient {
       .join('&');
     let response: Response;
     try {
-      response = await this.fetch(`${this.baseUrl}${path}${query === '' ? '' : `?${query}`}`, {
+      response = await this.fetch(`${this.baseUrl}${path}?${query}`, {
         headers: { accept: 'application/json' },
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      // A DOMException, not always an Error of this realm: read by name.
-      const name = (error as { name?: unknown } | null)?.name;
-      const timedOut = name === 'TimeoutError' || name === 'AbortError';
-      throw timedOut
+      // AbortSignal.timeout's DOMException, not always an Error of this realm: read by name.
+      throw (error as { name?: unknown } | null)?.name === 'TimeoutError'
         ? new GatewayRequestError(0, 'timeout', `the gateway did not answer ${path} within ${this.timeoutMs} ms`)
         : new GatewayRequestError(
             0,

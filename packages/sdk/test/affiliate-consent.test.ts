@@ -54,6 +54,7 @@ describe('affiliateConsentMessage', () => {
     '52908400098527886E0F7030069857D2E4169EE7',
     '0x52908400098527886E0F7030069857D2E4169EEG',
     ' 0x52908400098527886E0F7030069857D2E4169EE7',
+    '0x52908400098527886E0F7030069857D2E4169EE7a',
   ])('refuses the address %j, naming the field', (address) => {
     expect(() => affiliateConsentMessage({ ...input, payoutAddress: address })).toThrow(
       new RangeError('payoutAddress must be 0x followed by 40 hexadecimal characters'),

@@ -10,10 +10,12 @@ let server: Server;
 let baseUrl: string;
 let handler: Handler;
 const asked: string[] = [];
+const acceptHeaders: (string | undefined)[] = [];
 
 beforeAll(async () => {
   server = createServer((request, response) => {
     asked.push(request.url ?? '');
+    acceptHeaders.push(request.headers.accept);
     handler(request, response);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -22,6 +24,7 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 beforeEach(() => {
   asked.length = 0;
+  acceptHeaders.length = 0;
 });
 
 const answer =
@@ -47,6 +50,7 @@ describe('createWallet', () => {
     const wallet = await client().createWallet({ payoutAddress: PAYOUT, callbackUrl: CALLBACK });
     expect(asked).toEqual([`/gw/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(CALLBACK)}`]);
     expect(new URL(asked[0]!, 'http://x').searchParams.get('callback')).toBe(CALLBACK);
+    expect(acceptHeaders).toEqual(['application/json']);
     expect(wallet).toEqual({
       addressIn: WALLET.address_in,
       polygonAddressIn: WALLET.polygon_address_in,
@@ -66,6 +70,7 @@ describe('createWallet', () => {
       .createWallet({ payoutAddress: PAYOUT, callbackUrl: CALLBACK })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(GatewayRequestError);
+    expect((error as Error).name).toBe('GatewayRequestError');
     expect(error).toMatchObject({
       status: 409,
       code: 'callback_registered_elsewhere',
@@ -90,6 +95,19 @@ describe('createWallet', () => {
     await expect(client().createWallet({ payoutAddress: PAYOUT, callbackUrl: CALLBACK })).rejects.toMatchObject({
       status: 502,
       code: 'unexpected_response',
+      message: '/control/wallet.php answered HTTP 502 without a JSON object',
+    });
+    handler = answer(200, null);
+    await expect(client().createWallet({ payoutAddress: PAYOUT, callbackUrl: CALLBACK })).rejects.toMatchObject({
+      status: 200,
+      code: 'unexpected_response',
+    });
+    handler = answer(500, { status: 'error' });
+    await expect(client().createWallet({ payoutAddress: PAYOUT, callbackUrl: CALLBACK })).rejects.toMatchObject({
+      status: 500,
+      code: 'unexpected_response',
+      message: '/control/wallet.php answered HTTP 500',
+      param: undefined,
     });
     handler = answer(200, { ...WALLET, ipn_token: 42 });
     await expect(client().createWallet({ payoutAddress: PAYOUT, callbackUrl: CALLBACK })).rejects.toMatchObject({
@@ -109,11 +127,13 @@ describe('createWallet', () => {
     await expect(client({ timeoutMs: 100 }).createWallet({ payoutAddress: PAYOUT, callbackUrl: CALLBACK })).rejects.toMatchObject({
       status: 0,
       code: 'timeout',
+      message: 'the gateway did not answer /control/wallet.php within 100 ms',
     });
     const closed = new GatewayClient({ baseUrl: 'http://127.0.0.1:9', paymentUrl: 'https://pay.example.com' });
     await expect(closed.createWallet({ payoutAddress: PAYOUT, callbackUrl: CALLBACK })).rejects.toMatchObject({
       status: 0,
       code: 'network_error',
+      message: 'the gateway could not be reached: fetch failed',
     });
   });
 });
@@ -205,6 +225,8 @@ describe('convert and paymentStatus', () => {
     handler = answer(200, status);
     expect(await client().paymentStatus('IJM9GLtXq0m1cS3aZl9m4b8wYpV2Rr7o')).toEqual(status);
     expect(asked).toEqual(['/gw/control/payment-status.php?ipn_token=IJM9GLtXq0m1cS3aZl9m4b8wYpV2Rr7o']);
+    handler = answer(200, { ...status, status: 'paid' });
+    expect(await client().paymentStatus('IJM9GLtXq0m1cS3aZl9m4b8wYpV2Rr7o')).toMatchObject({ status: 'paid' });
     handler = answer(200, { ...status, status: 'maybe' });
     await expect(client().paymentStatus('IJM9GLtXq0m1cS3aZl9m4b8wYpV2Rr7o')).rejects.toMatchObject({ code: 'unexpected_response' });
   });
@@ -266,5 +288,14 @@ describe('links and hosts', () => {
       'paymentUrl must be the host (and optional path) without a query or fragment',
     );
     expect(() => new GatewayClient({ baseUrl: 'https://x#f', paymentUrl: 'https://p' })).toThrow('baseUrl must be the host');
+  });
+
+  it('a base URL with trailing slashes is its path once', async () => {
+    handler = answer(200, WALLET);
+    await new GatewayClient({ baseUrl: `${baseUrl}//`, paymentUrl: 'https://p' }).createWallet({
+      payoutAddress: PAYOUT,
+      callbackUrl: CALLBACK,
+    });
+    expect(asked[0]).toMatch(/^\/gw\/control\/wallet\.php\?/);
   });
 });
