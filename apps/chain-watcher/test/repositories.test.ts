@@ -9,7 +9,9 @@ let walletId: string;
 let walletAddress: string;
 
 const hash = () => `0x${randomBytes(32).toString('hex')}`;
+const TOKEN = `0x${'a0'.repeat(20)}`;
 const deposit = (overrides: Partial<NewDeposit> = {}): NewDeposit => ({
+  token: TOKEN,
   txHash: hash(),
   logIndex: 0,
   blockNumber: 100n,

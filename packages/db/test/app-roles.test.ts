@@ -356,6 +356,7 @@ describe('chain-watcher, as its role', () => {
     expect(await deposits.matchTemporaryWallets([wallet.address])).toEqual(new Map([[wallet.address, wallet.id]]));
     expect(await deposits.gatewaySenders([wallet.address])).toEqual(new Map([[wallet.address, 'temporary_wallet']]));
     const log = (blockHash: string, logIndex: number) => ({
+      token: hex(20),
       txHash: hex(32),
       logIndex,
       blockNumber: 20n,
