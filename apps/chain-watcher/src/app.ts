@@ -79,6 +79,7 @@ export async function buildChainWatcherApp({ config, pool, logger }: ChainWatche
   const other = config.otherTokenAddress;
   const followOther = other !== undefined && (await assertOtherTokenCounted(chain, other, raw.NODE_ENV === 'production', app.log));
   const tokens: Address[] = followOther ? [config.tokenAddress, other] : [config.tokenAddress];
+  if (followOther) app.log.info({ token: other }, 'following the other USDC too: its deposits are recorded and held for the operator');
   const deposits = new DepositRepository(pool, raw.CHAIN_ID);
   const cursors = new ChainCursorRepository(pool);
   const leader = new LeaderLock({
