@@ -14,6 +14,7 @@ import { startAnvil, type RunningAnvil } from '@gateway/testkit';
 // The setup `docker compose up` does too (its init service): one module, so the two stacks agree.
 import {
   createDemoOrder as createDemoShopOrder,
+  deployLocalSecondUsdc,
   deployLocalTestUsdc,
   LOCAL_CHAIN_ID,
   localAccounts,
@@ -89,6 +90,7 @@ async function main(): Promise<void> {
   // Anvil answers `finalized` as head − 2 × slots per epoch; one slot makes a block final two blocks (~2 s) later.
   chain = await startAnvil({ port: PORTS.chain, chainId: CHAIN_ID, blockTime: 1, slotsInAnEpoch: 1 });
   const token = await deployLocalTestUsdc(chain.rpcUrl, CHAIN_ID);
+  const otherToken = await deployLocalSecondUsdc(chain.rpcUrl, CHAIN_ID);
   merchant = await startDemoMerchant({
     port: PORTS.merchant,
     host: '127.0.0.1',
@@ -108,6 +110,8 @@ async function main(): Promise<void> {
     CHAIN_ID: String(CHAIN_ID),
     CHAIN_RPC_URL: chain.rpcUrl,
     USDC_TOKEN_ADDRESS: token,
+    // The second test USDC plays USDC.e: its deposits are recorded and held for the operator.
+    OTHER_USDC_TOKEN_ADDRESS: otherToken,
   };
   const apps: AppSpec[] = [
     {
@@ -224,10 +228,12 @@ async function main(): Promise<void> {
     },
     chain: { rpcUrl: chain.rpcUrl, chainId: CHAIN_ID, blockTimeSeconds: 1, confirmations: 3 },
     token: { address: token, symbol: 'USDC', decimals: 6 },
+    otherToken: { address: otherToken, symbol: 'USDC.e', decimals: 6, note: 'followed and held for the operator, never settled' },
     testAccount: {
       address: customer.address,
       privateKey: customer.privateKey,
       usdc: '1000000',
+      usdcE: '1000000',
       note: 'public anvil key: local chain only',
     },
     relayer: { address: relayer.address },

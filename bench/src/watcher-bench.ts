@@ -243,7 +243,7 @@ async function measure(pool: Pool, anvil: RunningAnvil, token: Address, block: B
     deposits: new DepositRepository(pool, CHAIN_ID),
     cursors,
     cursorKey,
-    token: token.toLowerCase() as Address,
+    tokens: [token.toLowerCase() as Address],
     maxBlockRange: 1,
     metrics,
   });

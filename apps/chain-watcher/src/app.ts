@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
 import type { Address } from 'viem';
 import { createServer } from '@gateway/http';
@@ -42,6 +42,19 @@ async function assertTokenCounted(pool: Pool, chain: ChainReader, token: Recorde
 }
 
 /**
+ * Follows the other USDC only where it is a 6-decimal token. On a chain without a contract at its
+ * address (a local chain left with the Polygon default) there is nothing to follow: a warning
+ * outside production, a refusal in production.
+ */
+async function assertOtherTokenCounted(chain: ChainReader, token: Address, production: boolean, log: FastifyBaseLogger): Promise<boolean> {
+  const problem = await chain.tokenDecimalsProblem(token);
+  if (problem === undefined) return true;
+  if (production) throw new ConfigError([`OTHER_USDC_TOKEN_ADDRESS: ${problem}`]);
+  log.warn({ token, problem }, 'OTHER_USDC_TOKEN_ADDRESS is not a 6-decimal token on this chain; following USDC_TOKEN_ADDRESS only');
+  return false;
+}
+
+/**
  * The chain watcher: a loop that follows the chain while this instance leads, and a small HTTP
  * server for /healthz, /readyz (which also says whether this instance leads or stands by; a
  * standby is healthy) and /metrics. Call `app.chainWatcher.start()` to begin watching.
@@ -63,6 +76,10 @@ export async function buildChainWatcherApp({ config, pool, logger }: ChainWatche
   const cursorKey = { chainId: raw.CHAIN_ID, token: config.tokenAddress };
   const chain = new ChainReader({ rpcUrl: raw.CHAIN_RPC_URL, timeoutMs: raw.RPC_TIMEOUT_MS, metrics });
   await assertTokenCounted(pool, chain, { chainId: raw.CHAIN_ID, address: config.tokenAddress });
+  const other = config.otherTokenAddress;
+  const followOther = other !== undefined && (await assertOtherTokenCounted(chain, other, raw.NODE_ENV === 'production', app.log));
+  const tokens: Address[] = followOther ? [config.tokenAddress, other] : [config.tokenAddress];
+  if (followOther) app.log.info({ token: other }, 'following the other USDC too: its deposits are recorded and held for the operator');
   const deposits = new DepositRepository(pool, raw.CHAIN_ID);
   const cursors = new ChainCursorRepository(pool);
   const leader = new LeaderLock({
@@ -78,7 +95,7 @@ export async function buildChainWatcherApp({ config, pool, logger }: ChainWatche
     deposits,
     cursors,
     cursorKey,
-    token: config.tokenAddress,
+    tokens,
     maxBlockRange: raw.MAX_BLOCK_RANGE,
     metrics,
   });

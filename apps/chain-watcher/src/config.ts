@@ -6,7 +6,9 @@ import {
   ConfigError,
   databaseSettings,
   loadConfig,
+  otherUsdcSettings,
   redisSettings,
+  resolveOtherUsdc,
   runtimeSettings,
 } from '@gateway/config';
 import { DEFAULT_MAX_BLOCK_RANGE } from '@gateway/chain';
@@ -17,6 +19,7 @@ export const chainWatcherSettings = Type.Object({
   ...redisSettings,
   ...chainRpcSettings,
   ...chainIdentitySettings,
+  ...otherUsdcSettings,
   START_BLOCK: Type.Optional(
     Type.Integer({ minimum: 0, description: 'first block to scan when no cursor is stored yet (default: blocks after the current head)' }),
   ),
@@ -44,6 +47,8 @@ export interface ChainWatcherConfig {
   raw: ChainWatcherSettings;
   /** Lower-case, the form logs and cursors are compared in. */
   tokenAddress: `0x${string}`;
+  /** The other USDC followed beside it (lower-case), or undefined. */
+  otherTokenAddress: `0x${string}` | undefined;
   /** The block the first cursor points at: scanning starts right after it. */
   startBlock: bigint | undefined;
 }
@@ -52,10 +57,12 @@ export function loadChainWatcherConfig(env: NodeJS.ProcessEnv = process.env): Ch
   const raw = loadConfig(chainWatcherSettings, env);
   const problems: string[] = [];
   checkChainNetwork(raw, raw.NODE_ENV === 'production', problems);
+  const other = resolveOtherUsdc(raw, raw.NODE_ENV === 'production', problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     raw,
     tokenAddress: raw.USDC_TOKEN_ADDRESS.toLowerCase() as `0x${string}`,
+    otherTokenAddress: other.token,
     // Genesis holds no token transfers, so START_BLOCK=0 starts at block 1 like START_BLOCK=1.
     startBlock: raw.START_BLOCK === undefined ? undefined : BigInt(Math.max(raw.START_BLOCK - 1, 0)),
   };

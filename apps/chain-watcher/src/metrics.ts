@@ -15,6 +15,7 @@ export class WatcherMetrics {
   readonly leader: Gauge;
   readonly deposits: Counter<'status'>;
   readonly ownTransfers: Counter<'from'>;
+  readonly otherTokenDeposits: Counter;
   readonly rpcErrors: Counter<'method'>;
   readonly reorgs: Counter;
   readonly settlementJobsPending: Gauge;
@@ -43,6 +44,11 @@ export class WatcherMetrics {
       name: 'chain_watcher_own_transfers_total',
       help: "USDC transfers into a temporary wallet from the gateway's own addresses (a temporary wallet, the relayer, the platform fee address), by sender: not deposits, never settled",
       labelNames: ['from'] as const,
+      registers,
+    });
+    this.otherTokenDeposits = new Counter({
+      name: 'chain_watcher_other_token_deposits_total',
+      help: 'deposits of the other USDC (OTHER_USDC_TOKEN_ADDRESS, USDC.e on Polygon) seen or seen again, in this process; also counted in chain_watcher_deposits_total',
       registers,
     });
     this.rpcErrors = new Counter({

@@ -9,7 +9,9 @@ let walletId: string;
 let walletAddress: string;
 
 const hash = () => `0x${randomBytes(32).toString('hex')}`;
+const TOKEN = `0x${'a0'.repeat(20)}`;
 const deposit = (overrides: Partial<NewDeposit> = {}): NewDeposit => ({
+  token: TOKEN,
   txHash: hash(),
   logIndex: 0,
   blockNumber: 100n,
@@ -47,7 +49,7 @@ describe('DepositRepository', () => {
   it('records a log once, however often it is read', async () => {
     const log = deposit();
     const [first] = await deposits.recordSeen(db.pool, [log]);
-    expect(first).toEqual({ id: expect.any(String), inserted: true });
+    expect(first).toEqual({ id: expect.any(String), inserted: true, token: TOKEN });
     expect(await deposits.recordSeen(db.pool, [log])).toEqual([]);
     expect(await deposits.recordSeen(db.pool, [{ ...log }, { ...log, logIndex: 1 }])).toHaveLength(1);
   });
@@ -57,7 +59,7 @@ describe('DepositRepository', () => {
     const id = await recordOne(log);
     expect(await deposits.markOrphaned(db.pool, [{ blockNumber: 200n, blockHash: log.blockHash }])).toEqual([id]);
     const moved = { ...log, blockNumber: 201n, blockHash: hash() };
-    expect(await deposits.recordSeen(db.pool, [moved])).toEqual([{ id, inserted: false }]);
+    expect(await deposits.recordSeen(db.pool, [moved])).toEqual([{ id, inserted: false, token: TOKEN }]);
     expect(await statusOf(id)).toEqual({ status: 'seen', block: '201' });
   });
 

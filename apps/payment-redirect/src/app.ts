@@ -194,6 +194,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   app.decorate(
     'receiptService',
     new ReceiptService(receipts, {
+      settledToken: raw.USDC_TOKEN_ADDRESS,
       explorerTxUrl: config.explorerTxUrl,
       providers,
       secondChanceFor: (payment) => paymentService.secondChanceFor(payment),

@@ -37,13 +37,22 @@ async function startPayment(order: Order, provider = 'moonpay'): Promise<string>
   return response.json().payment_id;
 }
 
+// The other Polygon USDC (USDC_TOKEN_ADDRESS is native USDC by default), as the chain watcher records it.
+const USDC_E = '0x2791bca1f2de4661ed88a30c99a7a9449aa84174';
+
 let logIndex = 0;
-async function addDeposit(order: Order, status: string, amount: bigint): Promise<{ id: string; txHash: string }> {
+async function addDeposit(
+  order: Order,
+  status: string,
+  amount: bigint,
+  token: string | null = null,
+): Promise<{ id: string; txHash: string }> {
   const txHash = `0x${randomBytes(32).toString('hex')}`;
   logIndex += 1;
   const { rows } = await fixture.db.pool.query<{ id: string }>(
-    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, attention_reason)
-     VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6, $7) RETURNING id::text`,
+    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, attention_reason,
+                           token)
+     VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6, $7, $8) RETURNING id::text`,
     [
       txHash,
       logIndex,
@@ -52,6 +61,7 @@ async function addDeposit(order: Order, status: string, amount: bigint): Promise
       amount.toString(),
       status,
       status === 'needs_attention' ? 'payout_address_blacklisted' : null,
+      token,
     ],
   );
   return { id: rows[0]!.id, txHash };
@@ -181,6 +191,36 @@ describe('GET /payment/<id>: the receipt page', () => {
     expect(page.body).toContain("needs the gateway operator's attention");
     expect(page.body).not.toContain('below the amount');
     expect(page.body).toContain('data-step="confirmed"');
+  });
+
+  it('says in words when the customer paid in USDC.e: arrived, held for the operator, the shop not paid yet', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    const held = await addDeposit(order, 'held_for_operator', 12_500_000n, USDC_E);
+    const page = await receipt(paymentId);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h1>Paid in 12.5 USDC.e: held for the operator</h1>');
+    expect(page.body).toContain('Your payment arrived, but in USDC.e, the bridged USDC, which this gateway does not forward to the shop');
+    expect(page.body).toContain('the shop has not been paid yet. Contact the shop');
+    expect(page.body).toContain('12.5 USDC.e arrived');
+    expect(page.body).toContain('<dt>12.5 USDC.e</dt>');
+    expect(page.body).toContain(held.txHash);
+    expect(page.body).toContain('data-step="confirmed"');
+    // Nothing changes on its own any more: the page stops refreshing, and never says the shop was paid.
+    expect(page.body).toContain('data-final="true"');
+    expect(page.body).not.toContain('the shop has been paid');
+    expect(page.body).not.toContain('below the amount');
+  });
+
+  it('names each token when USDC and USDC.e both arrived', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    await addDeposit(order, 'seen', 10_000_000n);
+    await addDeposit(order, 'seen', 5_000_000n, USDC_E);
+    const page = await receipt(paymentId);
+    expect(page.body).toContain('10 USDC and 5 USDC.e arrived');
+    expect(page.body).toContain('<dt>10 USDC</dt>');
+    expect(page.body).toContain('<dt>5 USDC.e</dt>');
   });
 
   it('answers an unknown or malformed id with a 404 page', async () => {

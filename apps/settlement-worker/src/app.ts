@@ -133,6 +133,7 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
     log,
     settings: {
       platformFeeAddress: config.platformFeeAddress,
+      settledToken: config.tokenAddress,
       dustThreshold: config.dustThreshold,
       authorizationValiditySeconds: raw.AUTHORIZATION_VALIDITY_SECONDS,
     },

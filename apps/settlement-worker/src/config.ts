@@ -10,7 +10,10 @@ import {
   ConfigError,
   databaseSettings,
   loadConfig,
+  otherUsdcSettings,
   redisSettings,
+  resolveOtherUsdc,
+  type OtherUsdc,
   runtimeSettings,
 } from '@gateway/config';
 import { DEFAULT_MAX_BLOCK_RANGE, PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
@@ -27,6 +30,7 @@ export const settlementSettings = Type.Object({
   ...redisSettings,
   ...chainRpcSettings,
   ...chainIdentitySettings,
+  ...otherUsdcSettings,
   METRICS_HOST: Type.String({ default: '0.0.0.0', description: 'interface for /healthz, /readyz and /metrics' }),
   METRICS_PORT: Type.Integer({ default: 3102, minimum: 0, maximum: 65535, description: 'port for /healthz, /readyz and /metrics' }),
   SETTLEMENT_MNEMONIC: Type.String({
@@ -118,6 +122,8 @@ export interface SettlementConfig {
   redis: RedisSettings;
   tokenAddress: Address;
   platformFeeAddress: Address;
+  /** The other USDC and what happens to its deposits (held for the operator). */
+  otherUsdc: OtherUsdc;
   dustThreshold: bigint;
   /** NATIVE_PRICE_USDC in USDC base units per native coin. */
   nativePriceUsdc: bigint;
@@ -174,6 +180,7 @@ export function loadSettlementConfig(env: NodeJS.ProcessEnv = process.env): Sett
     problems.push('PLATFORM_FEE_ADDRESS: must be a wallet, not the zero address or the token contract');
   }
   checkChainNetwork(raw, raw.NODE_ENV === 'production', problems);
+  const otherUsdc = resolveOtherUsdc(raw, raw.NODE_ENV === 'production', problems);
   if (raw.NODE_ENV === 'production') problems.push(...productionProblems(raw, relayerKey));
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -181,6 +188,7 @@ export function loadSettlementConfig(env: NodeJS.ProcessEnv = process.env): Sett
     redis: { url: raw.REDIS_URL, prefix: raw.REDIS_PREFIX },
     tokenAddress,
     platformFeeAddress,
+    otherUsdc,
     dustThreshold: BigInt(raw.DUST_THRESHOLD),
     nativePriceUsdc,
     maxFeePerGas,

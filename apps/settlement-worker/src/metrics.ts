@@ -35,6 +35,8 @@ export class SettlementMetrics {
   readonly dustHeldDeposits: Gauge;
   readonly dustHeldUsdc: Gauge;
   readonly depositsNeedingAttention: Gauge;
+  readonly heldForOperatorDeposits: Gauge;
+  readonly heldForOperatorUsdc: Gauge;
   readonly needsAttention: Counter<'reason'>;
   readonly legWaits: Counter<'reason'>;
   readonly payoutsHeld: Counter<'reason'>;
@@ -84,11 +86,11 @@ export class SettlementMetrics {
     });
     this.payoutsHeld = new Counter({
       name: 'settlement_payouts_held_total',
-      help: "Deposits held instead of paid out, by reason (dust: below DUST_THRESHOLD with the wallet's held dust; below_gas_cost: its platform fee is worth less than the payout's gas); each goes with the next payout of its wallet",
+      help: "Deposits held instead of paid out, by reason (dust: below DUST_THRESHOLD with the wallet's held dust; below_gas_cost: its platform fee is worth less than the payout's gas; both go with the next payout of their wallet; other_token: in the other USDC (USDC.e), held for the operator)",
       labelNames: ['reason'],
       registers,
     });
-    for (const reason of ['dust', 'below_gas_cost']) this.payoutsHeld.inc({ reason }, 0);
+    for (const reason of ['dust', 'below_gas_cost', 'other_token']) this.payoutsHeld.inc({ reason }, 0);
     this.chainErrors = new Counter({
       name: 'settlement_chain_errors_total',
       help: 'Failed chain requests during settlement (each is retried)',
@@ -129,6 +131,16 @@ export class SettlementMetrics {
     this.dustHeldUsdc = new Gauge({
       name: 'settlement_dust_held_usdc',
       help: 'Sum of the held deposits in whole USDC (base units / 10^6)',
+      registers,
+    });
+    this.heldForOperatorDeposits = new Gauge({
+      name: 'settlement_other_token_held_deposits',
+      help: 'Deposits of the other USDC (USDC.e) held for the operator now: customers paid, merchants not paid',
+      registers,
+    });
+    this.heldForOperatorUsdc = new Gauge({
+      name: 'settlement_other_token_held_usdc',
+      help: 'Sum of the deposits of the other USDC held for the operator, in whole tokens (base units / 10^6)',
       registers,
     });
     this.depositsNeedingAttention = new Gauge({

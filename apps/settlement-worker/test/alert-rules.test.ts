@@ -116,7 +116,7 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('alerts on the settlement backlog, held dust, deposits needing a person, own transfers, orphaned deposits and the HD index space', () => {
+  it('alerts on the settlement backlog, held dust, deposits needing a person or held in the other USDC, own transfers, orphaned deposits and the HD index space', () => {
     const read = new Set(ruleFiles().flatMap((file) => rulesOf(file).flatMap((rule) => metricsIn(rule.expr))));
     for (const metric of [
       'settlement_oldest_unsettled_deposit_seconds',
@@ -124,6 +124,7 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
       'settlement_dust_held_usdc',
       'settlement_deposits_needing_attention',
       'settlement_needs_attention_total',
+      'settlement_other_token_held_deposits',
       'chain_watcher_own_transfers_total',
       'chain_watcher_deposits_total',
       'wallet_hd_index_space_used_ratio',

@@ -117,4 +117,36 @@ describe('settlement worker configuration', () => {
   ])('refuses %p', (overrides, message) => {
     expect(problemsOf(env(overrides))).toEqual([expect.stringMatching(message)]);
   });
+
+  describe('the other USDC', () => {
+    const USDC_E = '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174';
+    const NATIVE = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
+
+    it('follows USDC.e beside native USDC on Polygon PoS by default, its deposits held', () => {
+      expect(loadSettlementConfig(env()).otherUsdc).toEqual({ token: USDC_E.toLowerCase(), deposits: 'hold' });
+      // Settling USDC.e instead, the other one is native USDC.
+      expect(loadSettlementConfig(env({ USDC_TOKEN_ADDRESS: USDC_E })).otherUsdc.token).toBe(NATIVE.toLowerCase());
+      expect(loadSettlementConfig(env({ OTHER_USDC_TOKEN_ADDRESS: 'none' })).otherUsdc.token).toBeUndefined();
+    });
+
+    it('names no other USDC off Polygon PoS unless told (a local chain names its second test token)', () => {
+      const local = { NODE_ENV: 'development', CHAIN_ID: '31337', USDC_TOKEN_ADDRESS: '0x5FbDB2315678afecb367f032d93F642f64180aa3' };
+      expect(loadSettlementConfig(env(local)).otherUsdc.token).toBeUndefined();
+      const second = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
+      expect(loadSettlementConfig(env({ ...local, OTHER_USDC_TOKEN_ADDRESS: second })).otherUsdc.token).toBe(second.toLowerCase());
+    });
+
+    it.each([
+      [{ OTHER_USDC_DEPOSITS: 'forward' }, /^OTHER_USDC_DEPOSITS: forward is not built: .*salt instead of chainId/],
+      [{ OTHER_USDC_TOKEN_ADDRESS: NATIVE }, /^OTHER_USDC_TOKEN_ADDRESS: .* is USDC_TOKEN_ADDRESS itself/],
+      [
+        { OTHER_USDC_TOKEN_ADDRESS: '0x52908400098527886E0F7030069857D2E4169EE7' },
+        /^OTHER_USDC_TOKEN_ADDRESS: on Polygon PoS the two USDCs/,
+      ],
+      [{ OTHER_USDC_DEPOSITS: 'keep' }, /^OTHER_USDC_DEPOSITS/],
+      [{ OTHER_USDC_TOKEN_ADDRESS: 'usdc.e' }, /^OTHER_USDC_TOKEN_ADDRESS/],
+    ])('refuses %p', (overrides, message) => {
+      expect(problemsOf(env(overrides))).toEqual([expect.stringMatching(message)]);
+    });
+  });
 });

@@ -226,12 +226,15 @@ export class SettlementFixture {
     return { id: rows[0]!.id, hdIndex, address, payoutAddress };
   }
 
-  /** Mints USDC into the temporary wallet and records the deposit as the chain watcher would, already final. */
-  async deposit(wallet: TestWallet, amount: bigint): Promise<TestDeposit> {
+  /**
+   * Mints USDC (or `token`, e.g. a second TestUSDC playing USDC.e) into the temporary wallet and
+   * records the deposit as the chain watcher would, already final.
+   */
+  async deposit(wallet: TestWallet, amount: bigint, token: Address = this.token): Promise<TestDeposit> {
     const txHash = await mintTestUsdc({
       rpcUrl: this.anvil.rpcUrl,
       chainId: this.anvil.chainId,
-      token: this.token,
+      token,
       ownerKey: deployer.privateKey,
       to: wallet.address,
       amount,
@@ -239,8 +242,9 @@ export class SettlementFixture {
     const receipt = await this.rpc.getTransactionReceipt({ hash: txHash });
     const [transfer] = parseEventLogs({ abi: usdcAbi, eventName: 'Transfer', logs: receipt.logs });
     const { rows } = await this.db.pool.query<{ id: string }>(
-      `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, final_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'final', now()) RETURNING id::text AS id`,
+      `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, final_at,
+                             token)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'final', now(), $9) RETURNING id::text AS id`,
       [
         this.anvil.chainId,
         txHash,
@@ -250,6 +254,7 @@ export class SettlementFixture {
         wallet.id,
         transfer!.args.from.toLowerCase(),
         amount.toString(),
+        token.toLowerCase(),
       ],
     );
     return { id: rows[0]!.id, txHash, amount };
@@ -299,8 +304,13 @@ export class SettlementFixture {
     );
   }
 
-  usdcBalance(owner: Address): Promise<bigint> {
-    return this.rpc.readContract({ address: this.token, abi: usdcAbi, functionName: 'balanceOf', args: [owner] });
+  usdcBalance(owner: Address, token: Address = this.token): Promise<bigint> {
+    return this.rpc.readContract({ address: token, abi: usdcAbi, functionName: 'balanceOf', args: [owner] });
+  }
+
+  /** Deploys a second TestUSDC on the same chain (it plays the other USDC, USDC.e). */
+  deploySecondToken(): Promise<Address> {
+    return deployTestUsdc({ rpcUrl: this.anvil.rpcUrl, chainId: this.anvil.chainId, deployerKey: deployer.privateKey });
   }
 
   nativeBalance(owner: Address): Promise<bigint> {

@@ -123,7 +123,7 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
       callbackOwnership: raw.CALLBACK_OWNERSHIP,
     }),
   );
-  app.decorate('paymentStatusService', new PaymentStatusService(new PaymentStatusRepository(pool)));
+  app.decorate('paymentStatusService', new PaymentStatusService(new PaymentStatusRepository(pool), config.tokenAddress));
   // Exchange rates for Convert to USD: the configured source behind the Redis cache, refreshed in
   // the background (never on the request path); loaded once before the app serves.
   const rateReader = createRateReader({ settings: config.rates, redis, keyPrefix: raw.REDIS_PREFIX, logger: app.log });

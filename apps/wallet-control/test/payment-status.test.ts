@@ -28,14 +28,23 @@ async function newWallet(): Promise<Wallet> {
 }
 
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
+// USDC_TOKEN_ADDRESS's default (native USDC on Polygon PoS), and the other Polygon USDC.
+const NATIVE_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
+const USDC_E = '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174';
 
 let logIndex = 0;
-async function addDeposit(wallet: Wallet, status: string, amount: bigint, seenAt: string): Promise<{ id: string; txHash: string }> {
+async function addDeposit(
+  wallet: Wallet,
+  status: string,
+  amount: bigint,
+  seenAt: string,
+  token: string = NATIVE_USDC,
+): Promise<{ id: string; txHash: string }> {
   const txHash = hex(32);
   const { rows } = await fixture.db.pool.query<{ id: string }>(
-    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, seen_at)
-     VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6, $7) RETURNING id::text`,
-    [txHash, ++logIndex, hex(32), wallet.id, amount.toString(), status, seenAt],
+    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, seen_at, token)
+     VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6, $7, $8) RETURNING id::text`,
+    [txHash, ++logIndex, hex(32), wallet.id, amount.toString(), status, seenAt, token.toLowerCase()],
   );
   return { id: rows[0]!.id, txHash };
 }
@@ -143,6 +152,12 @@ describe('GET /control/payment-status.php', () => {
         status: 'forwarded',
         attention_reason: null,
         amount: '49.24015',
+
+        coin: 'polygon_usdc',
+
+        token_address: NATIVE_USDC,
+
+        note: null,
         value_forwarded_coin: '48.747749',
         fee_coin: '0.492401',
         txid_in: deposit.txHash,
@@ -252,6 +267,12 @@ describe('GET /control/payment-status.php', () => {
         status: 'held',
         attention_reason: null,
         amount: '0.005',
+
+        coin: 'polygon_usdc',
+
+        token_address: NATIVE_USDC,
+
+        note: null,
         value_forwarded_coin: null,
         fee_coin: null,
         txid_in: held.txHash,
@@ -279,6 +300,12 @@ describe('GET /control/payment-status.php', () => {
         status: 'needs_attention',
         attention_reason: 'payout_address_blacklisted',
         amount: '10',
+
+        coin: 'polygon_usdc',
+
+        token_address: NATIVE_USDC,
+
+        note: null,
         value_forwarded_coin: null,
         fee_coin: null,
         txid_in: parked.txHash,
@@ -291,6 +318,40 @@ describe('GET /control/payment-status.php', () => {
     ]);
     // The token's own words are for operators (replan --list), not the merchant's answer.
     expect(JSON.stringify(body)).not.toContain('Blacklistable');
+  });
+
+  it('a deposit in USDC.e is held for the operator: listed with its coin and a note, the wallet unpaid', async () => {
+    const wallet = await newWallet();
+    const paymentId = await addPayment(wallet, {
+      provider: 'moonpay',
+      createdAt: '2025-03-03T11:00:00Z',
+      status: 'paid',
+      reference: 'mp_e',
+    });
+    const held = await addDeposit(wallet, 'final', 12_500_000n, '2025-03-03T12:00:00Z', USDC_E);
+    await fixture.db.pool.query(`UPDATE deposits SET status = 'held_for_operator', held_at = now() WHERE id = $1`, [held.id]);
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body).toMatchObject({ status: 'unpaid', value_coin: '0', coin: 'polygon_usdc', txid_in: null, deposit_count: 1 });
+    expect(body.deposits).toEqual([
+      {
+        status: 'held_for_operator',
+        attention_reason: null,
+        amount: '12.5',
+        coin: 'polygon_usdc_e',
+        token_address: USDC_E,
+        note: expect.stringMatching(
+          /^The customer paid 12\.5 USDC\.e, a USDC this gateway does not settle\. It is held for the gateway operator/,
+        ),
+        value_forwarded_coin: null,
+        fee_coin: null,
+        txid_in: held.txHash,
+        txid_out: null,
+        seen_at: '2025-03-03T12:00:00.000Z',
+        forwarded_at: null,
+        payment_id: paymentId,
+        provider: 'moonpay',
+      },
+    ]);
   });
 
   it("reads one wallet only: another wallet's deposits never show", async () => {

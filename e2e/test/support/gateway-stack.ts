@@ -31,6 +31,8 @@ export interface GatewayStack {
   chain: RunningAnvil;
   db: TestDatabase;
   token: Address;
+  /** A second test USDC playing the other Polygon USDC (USDC.e): followed, held for the operator, never settled. */
+  otherToken: Address;
   walletControlUrl: string;
   paymentUrl: string;
   sandboxUrl: string;
@@ -60,6 +62,8 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
   for (const holder of [sandboxFunder, customer]) {
     await mintTestUsdc({ ...target, token, ownerKey: deployer.privateKey, to: holder.address, amount: 1_000_000n * 10n ** 6n });
   }
+  const otherToken = await deployTestUsdc({ ...target, deployerKey: deployer.privateKey });
+  await mintTestUsdc({ ...target, token: otherToken, ownerKey: deployer.privateKey, to: customer.address, amount: 1_000n * 10n ** 6n });
   const db = await createTestDatabase(label);
   // Each app connects as a login user of its own, a member of its app's role only, as in production.
   const databaseUrls = await ensureAppLoginUsers(TEST_DATABASE_URL, db.connectionString);
@@ -92,6 +96,7 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     CHAIN_ID: String(chain.chainId),
     CHAIN_RPC_URL: chain.rpcUrl,
     USDC_TOKEN_ADDRESS: token,
+    OTHER_USDC_TOKEN_ADDRESS: otherToken,
     HOST: '127.0.0.1',
     METRICS_HOST: '127.0.0.1',
   };
@@ -191,6 +196,7 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     chain,
     db,
     token,
+    otherToken,
     walletControlUrl: url(ports.wallet),
     paymentUrl: url(ports.payment),
     sandboxUrl: url(ports.sandbox),

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Address } from 'viem';
 import {
+  deployLocalSecondUsdc,
   deployLocalTestUsdc,
   hasContract,
   LOCAL_CHAIN_ID,
@@ -60,6 +61,13 @@ async function runLocalInit(settings: LocalInitSettings): Promise<LocalInitResul
   const previous = existsSync(tokenFile) ? (readFileSync(tokenFile, 'utf8').trim() as Address) : undefined;
   const freshChain = previous === undefined || !(await hasContract(settings.rpcUrl, previous));
   const token = freshChain ? await deployLocalTestUsdc(settings.rpcUrl, settings.chainId) : previous;
+  // The second test USDC plays USDC.e (OTHER_USDC_TOKEN_ADDRESS): deployed with the chain, kept with it.
+  const otherFile = join(settings.keysDir, 'OTHER_USDC_TOKEN_ADDRESS');
+  const previousOther = !freshChain && existsSync(otherFile) ? (readFileSync(otherFile, 'utf8').trim() as Address) : undefined;
+  const otherToken =
+    previousOther !== undefined && (await hasContract(settings.rpcUrl, previousOther))
+      ? previousOther
+      : await deployLocalSecondUsdc(settings.rpcUrl, settings.chainId);
   const { applied } = await prepareLocalDatabase({
     adminUrl: settings.adminUrl,
     database: settings.database,
@@ -67,12 +75,12 @@ async function runLocalInit(settings: LocalInitSettings): Promise<LocalInitResul
     // The chain starts empty after it restarts, so the database does too: old cursors and deposits would lie.
     fresh: freshChain,
   });
-  writeSettingFiles(settings.keysDir, keys, token);
+  writeSettingFiles(settings.keysDir, keys, token, otherToken);
   return { keysCreated: created, token, freshChain, applied };
 }
 
 /** One file per setting, each app reading its own through `<SETTING>_FILE`. */
-function writeSettingFiles(dir: string, keys: LocalKeys, token: Address): void {
+function writeSettingFiles(dir: string, keys: LocalKeys, token: Address, otherToken: Address): void {
   const { kid, privatePkcs8, publicSpki } = keys.callbackSigningKey;
   const settings: Record<string, string> = {
     ADDRESS_IN_KEYS: keys.addressInKeys,
@@ -86,6 +94,7 @@ function writeSettingFiles(dir: string, keys: LocalKeys, token: Address): void {
     SANDBOX_FUNDER_PRIVATE_KEY: localAccounts.sandboxFunder.privateKey,
     PLATFORM_FEE_ADDRESS: localAccounts.platformFee.address,
     USDC_TOKEN_ADDRESS: token,
+    OTHER_USDC_TOKEN_ADDRESS: otherToken,
   };
   for (const [name, value] of Object.entries(settings)) writeFileSync(join(dir, name), `${value}\n`, { mode: 0o600 });
 }

@@ -125,6 +125,17 @@ export async function deployLocalTestUsdc(rpcUrl: string, chainId = LOCAL_CHAIN_
   return token;
 }
 
+/**
+ * Deploys a second test USDC that plays the other Polygon USDC (USDC.e: OTHER_USDC_TOKEN_ADDRESS)
+ * and mints {@link LOCAL_MINT_USDC} of it to the customer, who can send it by hand to a temporary
+ * wallet to see a deposit held for the operator.
+ */
+export async function deployLocalSecondUsdc(rpcUrl: string, chainId = LOCAL_CHAIN_ID): Promise<Address> {
+  const token = await deployTestUsdc({ rpcUrl, chainId, deployerKey: deployer.privateKey });
+  await mintTestUsdc({ rpcUrl, chainId, token, ownerKey: deployer.privateKey, to: customer.address, amount: LOCAL_MINT_USDC * 10n ** 6n });
+  return token;
+}
+
 /** Whether the chain at `rpcUrl` has a contract at `address` (a chain restarted since has none). */
 export async function hasContract(rpcUrl: string, address: Address): Promise<boolean> {
   const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0 }) });

@@ -3,6 +3,11 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import {
   createSealingKeyRing,
+  defaultOtherUsdc,
+  OTHER_USDC_FORWARD_REFUSAL,
+  OTHER_USDC_NONE,
+  otherUsdcRefusal,
+  type OtherUsdcDepositMode,
   productionChainRefusal,
   productionPublicUrlRefusal,
   type ChainNetwork,
@@ -181,6 +186,30 @@ export function checkChainNetwork(raw: { CHAIN_ID: number; CHAIN_NETWORK: ChainN
   if (!production) return;
   const refusal = productionChainRefusal(raw.CHAIN_ID, raw.CHAIN_NETWORK);
   if (refusal !== undefined) problems.push(`CHAIN_ID: ${refusal}`);
+}
+
+/** The other USDC as an app runs with it: its address (lower-case) or none, and what happens to its deposits. */
+export interface OtherUsdc {
+  token: `0x${string}` | undefined;
+  deposits: OtherUsdcDepositMode;
+}
+
+/**
+ * OTHER_USDC_TOKEN_ADDRESS resolved against the chain and the settled token (defaultOtherUsdc when
+ * unset), its problems pushed to `problems` (otherUsdcRefusal: never the settled token; in
+ * production on Polygon PoS, Polygon's two USDCs only).
+ */
+export function resolveOtherUsdc(
+  raw: { CHAIN_ID: number; USDC_TOKEN_ADDRESS: string; OTHER_USDC_TOKEN_ADDRESS?: string; OTHER_USDC_DEPOSITS: OtherUsdcDepositMode },
+  production: boolean,
+  problems: string[],
+): OtherUsdc {
+  const configured = raw.OTHER_USDC_TOKEN_ADDRESS ?? defaultOtherUsdc(raw.CHAIN_ID, raw.USDC_TOKEN_ADDRESS);
+  if (configured === undefined || configured === OTHER_USDC_NONE) return { token: undefined, deposits: raw.OTHER_USDC_DEPOSITS };
+  const refusal = otherUsdcRefusal(raw.CHAIN_ID, raw.USDC_TOKEN_ADDRESS, configured, production);
+  if (refusal !== undefined) problems.push(`OTHER_USDC_TOKEN_ADDRESS: ${refusal}`);
+  if (raw.OTHER_USDC_DEPOSITS === 'forward') problems.push(`OTHER_USDC_DEPOSITS: ${OTHER_USDC_FORWARD_REFUSAL}`);
+  return { token: configured.toLowerCase() as `0x${string}`, deposits: raw.OTHER_USDC_DEPOSITS };
 }
 
 /**

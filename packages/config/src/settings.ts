@@ -134,6 +134,22 @@ export const chainIdentitySettings = {
   }),
 };
 
+/** The Polygon USDC the gateway does not settle (USDC.e beside native USDC): followed, recorded, shown, held. */
+export const otherUsdcSettings = {
+  OTHER_USDC_TOKEN_ADDRESS: Type.Optional(
+    Type.String({
+      pattern: '^(0x[0-9a-fA-F]{40}|none)$',
+      description:
+        "the other USDC contract, whose deposits are recorded and held, never settled (default on Polygon PoS: the Polygon USDC that USDC_TOKEN_ADDRESS is not, i.e. USDC.e; elsewhere none); 'none' follows only USDC_TOKEN_ADDRESS",
+    }),
+  ),
+  OTHER_USDC_DEPOSITS: Type.Union([Type.Literal('hold'), Type.Literal('forward')], {
+    default: 'hold',
+    description:
+      'hold: a final deposit of the other USDC is held for the operator (counted, alerted on, shown to the customer and the merchant); forward is refused at boot (see the README)',
+  }),
+};
+
 export const hdPublicKeySettings = {
   HD_XPUB: Type.String({
     pattern: '^xpub[1-9A-HJ-NP-Za-km-z]{100,112}$',

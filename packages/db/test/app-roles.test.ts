@@ -75,6 +75,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
       'findDeposit',
       'tryLockDeposit',
       'holdDust',
+      'holdOtherToken',
       'startForwarding',
       'heldDust',
       'walletsWithHeldDust',
@@ -356,6 +357,7 @@ describe('chain-watcher, as its role', () => {
     expect(await deposits.matchTemporaryWallets([wallet.address])).toEqual(new Map([[wallet.address, wallet.id]]));
     expect(await deposits.gatewaySenders([wallet.address])).toEqual(new Map([[wallet.address, 'temporary_wallet']]));
     const log = (blockHash: string, logIndex: number) => ({
+      token: hex(20),
       txHash: hex(32),
       logIndex,
       blockNumber: 20n,
@@ -408,6 +410,8 @@ describe('settlement-worker, as its role', () => {
     expect(await settlements.holdDust(dust.id)).toBe(true);
     expect(await settlements.heldDust(CHAIN_ID, wallet.id)).toEqual([{ id: dust.id, amount: 1_000n }]);
     expect(await settlements.walletsWithHeldDust(CHAIN_ID, wallet.address)).toHaveLength(1);
+    const otherToken = await ownerDeposit(wallet.id, 'final', 3_000_000n);
+    expect(await settlements.holdOtherToken(otherToken.id)).toBe(true);
     const deposit = await ownerDeposit(wallet.id, 'final');
     expect(await settlements.findDeposit(deposit.id)).toMatchObject({ status: 'final', payoutAddress: expect.any(String) });
     const lock = await settlements.tryLockDeposit(deposit.id);
@@ -454,7 +458,11 @@ describe('settlement-worker, as its role', () => {
     expect(await settlements.completeForwarding({ ...delivery, id: randomUUID() })).toEqual({ id: delivery.id, status: 'pending' });
     expect(await settlements.findCallbackDelivery(deposit.id)).toEqual({ id: delivery.id, status: 'pending' });
     expect(await settlements.listNeedingAttention(CHAIN_ID)).toMatchObject([{ depositId: deposit.id }]);
-    expect(await settlements.backlog(CHAIN_ID)).toMatchObject({ needingAttention: 0 });
+    expect(await settlements.backlog(CHAIN_ID)).toMatchObject({
+      needingAttention: 0,
+      heldForOperator: 1,
+      heldForOperatorAmount: 3_000_000n,
+    });
     await lock!.release();
   });
 

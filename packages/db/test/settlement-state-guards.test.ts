@@ -9,6 +9,7 @@ import {
   PAYOUT_LEG_STATUSES,
   PAYOUT_TRANSACTION_MOVES,
   PAYOUT_TRANSACTION_STATUSES,
+  OTHER_TOKEN_DEPOSIT_STATUSES,
   type DepositStatus,
   type PayoutLegStatus,
   type PayoutTransactionStatus,
@@ -66,16 +67,16 @@ async function newWallet(): Promise<TestWallet> {
 }
 
 /** A deposit in `status` (of a new wallet unless one is given), with what its CHECK constraints ask of that status. */
-async function depositIn(status: DepositStatus, wallet?: TestWallet): Promise<TestDeposit> {
+async function depositIn(status: DepositStatus, wallet?: TestWallet, token: string | null = null): Promise<TestDeposit> {
   const { walletId, temporaryAddress } = wallet ?? (await newWallet());
   const txHash = hex(32);
   const blockHash = hex(32);
   const carrier = status === 'swept' ? (await depositIn('forwarding')).id : null;
   const { rows } = await db.pool.query<{ id: string }>(
     `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status,
-                           attention_reason, swept_by_deposit_id)
-     VALUES ($1, $2, 0, 10, $3, $4, $5, 1000000, $6, $7, $8) RETURNING id::text AS id`,
-    [CHAIN_ID, txHash, blockHash, walletId, hex(20), status, status === 'needs_attention' ? 'transfer_reverted' : null, carrier],
+                           attention_reason, swept_by_deposit_id, token)
+     VALUES ($1, $2, 0, 10, $3, $4, $5, 1000000, $6, $7, $8, $9) RETURNING id::text AS id`,
+    [CHAIN_ID, txHash, blockHash, walletId, hex(20), status, status === 'needs_attention' ? 'transfer_reverted' : null, carrier, token],
   );
   return { id: rows[0]!.id, walletId, temporaryAddress, txHash, blockHash };
 }
@@ -157,6 +158,7 @@ const DEPOSIT_UPDATES: [string, StatusMove<DepositStatus>, (deposit: TestDeposit
     (d) =>
       deposits.recordSeen(db.pool, [
         {
+          token: hex(20),
           txHash: d.txHash,
           logIndex: 0,
           blockNumber: 11n,
@@ -168,6 +170,7 @@ const DEPOSIT_UPDATES: [string, StatusMove<DepositStatus>, (deposit: TestDeposit
       ]),
   ],
   ['SettlementRepository.holdDust', DEPOSIT_MOVES.holdDust, (d) => settlements.holdDust(d.id)],
+  ['SettlementRepository.holdOtherToken', DEPOSIT_MOVES.holdOtherToken, (d) => settlements.holdOtherToken(d.id)],
   ['SettlementRepository.startForwarding', DEPOSIT_MOVES.startForwarding, (d) => settlements.startForwarding(d.id, [leg(d)])],
   [
     'SettlementRepository.startForwarding (sweep-dust)',
@@ -302,7 +305,7 @@ const IMPOSSIBLE_DEPOSIT_MOVES = [
   ...refusedFrom('swept', except('swept'), 'swept dust was paid by the payout that carried it'),
   ...refusedFrom(
     'seen',
-    ['held', 'forwarding', 'forwarded', 'needs_attention', 'swept'],
+    ['held', 'forwarding', 'forwarded', 'needs_attention', 'swept', 'held_for_operator'],
     'nothing is held or paid from a deposit a reorg can still remove',
   ),
   ...refusedFrom(
@@ -326,6 +329,12 @@ const IMPOSSIBLE_DEPOSIT_MOVES = [
     ['seen', 'final', 'orphaned', 'held', 'forwarded', 'swept'],
     'a parked deposit leaves only by a re-plan',
   ),
+  ...refusedFrom(
+    'held_for_operator',
+    except('held_for_operator'),
+    'a deposit of the other USDC waits for a person: nothing forwards, sweeps or calls it back',
+  ),
+  ...refusedFrom('held', ['held_for_operator'], 'held dust is in the settled token: it goes with the next payout of its wallet'),
 ];
 
 const IMPOSSIBLE_LEG_MOVES: (readonly [PayoutLegStatus, PayoutLegStatus, string])[] = [
@@ -426,5 +435,48 @@ describe('the CHECK constraints list the module statuses', () => {
     ['payments_status_check', PAYMENT_STATUSES],
   ] as const)('%s', async (constraint, statuses) => {
     expect(await checkList(constraint)).toEqual([...statuses].sort());
+  });
+});
+
+// Migration 023's trigger: a deposit whose token is not the one chain_tokens records holds only the
+// statuses OTHER_TOKEN_DEPOSIT_STATUSES lists, whatever statement writes it.
+describe('a deposit of the other USDC', () => {
+  const settled = hex(20);
+  const other = hex(20);
+  beforeAll(async () => {
+    await db.pool.query('INSERT INTO chain_tokens (chain_id, address) VALUES ($1, $2)', [CHAIN_ID, settled]);
+  });
+  afterAll(async () => {
+    await db.pool.query('DELETE FROM chain_tokens WHERE address = $1', [settled]);
+  });
+
+  const accepts = async (status: DepositStatus, token: string) =>
+    depositIn(status, undefined, token).then(
+      () => true,
+      (error: { code?: string }) => {
+        if (error.code !== '23514') throw error;
+        return false;
+      },
+    );
+
+  it('is written only in the statuses the module lists for it; the settled token in any', async () => {
+    const accepted: string[] = [];
+    for (const status of DEPOSIT_STATUSES) {
+      if (await accepts(status, other)) accepted.push(status);
+      expect([status, await accepts(status, settled)]).toEqual([status, true]);
+    }
+    expect(accepted.sort()).toEqual([...OTHER_TOKEN_DEPOSIT_STATUSES].sort());
+  });
+
+  it('is never planned for forwarding, even by a statement that skips the guards', async () => {
+    const deposit = await depositIn('final', undefined, other);
+    await expect(settlements.startForwarding(deposit.id, [leg(deposit)])).rejects.toMatchObject({ code: '23514' });
+    expect(await depositStatus(deposit.id)).toBe('final');
+    expect(await payouts.listLegs(deposit.id)).toEqual([]);
+    await expect(db.pool.query(`UPDATE deposits SET status = 'forwarded' WHERE id = $1`, [deposit.id])).rejects.toMatchObject({
+      code: '23514',
+    });
+    expect(await settlements.holdOtherToken(deposit.id)).toBe(true);
+    expect(await depositStatus(deposit.id)).toBe('held_for_operator');
   });
 });

@@ -36,3 +36,4 @@ export * from './provider-report';
 export * from './production-settings';
 export * from './second-chance';
 export * from './deposit-attribution';
+export * from './other-usdc';

@@ -43,9 +43,10 @@ export interface ReceiptProgress {
   declined: boolean;
   /**
    * Why a deposit that arrived is not being forwarded now: held dust waits for the next deposit into
-   * the wallet (or an operator's sweep); a payout the token refuses waits for the operator.
+   * the wallet (or an operator's sweep); a payout the token refuses waits for the operator; a
+   * deposit of the other USDC (USDC.e) is held for the operator, the merchant not paid.
    */
-  waitingOn: 'next_deposit' | 'operator' | null;
+  waitingOn: 'next_deposit' | 'operator' | 'other_token' | null;
   /** Nothing will change on its own any more: the page stops refreshing. */
   final: boolean;
   /** USDC received, summed over the counted deposits (base units). */
@@ -63,6 +64,8 @@ const STEP_OF: Record<Exclude<DepositStatus, 'orphaned'>, ReceiptStep> = {
   forwarded: 'sent_to_merchant',
   // Dust paid out by a later deposit's payout (which the page counts as well while it is under way).
   swept: 'sent_to_merchant',
+  // Arrived and final, in the USDC the gateway does not settle: it goes no further on its own.
+  held_for_operator: 'confirmed',
 };
 
 /**
@@ -80,11 +83,15 @@ export function receiptProgress(providerStatus: ProviderPaymentStatus | null, de
   }
   const stepIndex = Math.min(...counted.map((deposit) => RECEIPT_STEPS.indexOf(STEP_OF[deposit.status as keyof typeof STEP_OF])));
   const step = RECEIPT_STEPS[stepIndex] ?? 'waiting_for_provider';
-  const waitingOn = counted.some((deposit) => deposit.status === 'needs_attention')
-    ? 'operator'
-    : counted.some((deposit) => deposit.status === 'held')
-      ? 'next_deposit'
-      : null;
-  const allSettled = counted.every((deposit) => ['forwarded', 'swept', 'held', 'needs_attention'].includes(deposit.status));
+  const waitingOn = counted.some((deposit) => deposit.status === 'held_for_operator')
+    ? 'other_token'
+    : counted.some((deposit) => deposit.status === 'needs_attention')
+      ? 'operator'
+      : counted.some((deposit) => deposit.status === 'held')
+        ? 'next_deposit'
+        : null;
+  const allSettled = counted.every((deposit) =>
+    ['forwarded', 'swept', 'held', 'needs_attention', 'held_for_operator'].includes(deposit.status),
+  );
   return { step, declined: false, waitingOn, final: allSettled, receivedUsdc, deposits: counted.length };
 }

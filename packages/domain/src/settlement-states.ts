@@ -18,7 +18,17 @@ export interface StatusMove<S extends string> {
   readonly requires: string;
 }
 
-export const DEPOSIT_STATUSES = ['seen', 'final', 'held', 'forwarding', 'forwarded', 'orphaned', 'needs_attention', 'swept'] as const;
+export const DEPOSIT_STATUSES = [
+  'seen',
+  'final',
+  'held',
+  'forwarding',
+  'forwarded',
+  'orphaned',
+  'needs_attention',
+  'swept',
+  'held_for_operator',
+] as const;
 export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
 
 export const DEPOSIT_MOVES = {
@@ -38,6 +48,12 @@ export const DEPOSIT_MOVES = {
     from: ['seen'],
     to: 'orphaned',
     requires: "its block answered with another hash, and a second read, its transaction's receipt, without the transfer",
+  },
+  holdOtherToken: {
+    from: ['final'],
+    to: 'held_for_operator',
+    requires:
+      'a deposit of the other USDC (other-usdc: not the token the gateway settles) with OTHER_USDC_DEPOSITS=hold: never forwarded, never called back',
   },
   holdDust: {
     from: ['final'],
@@ -72,6 +88,13 @@ export const DEPOSIT_MOVES = {
     requires: 'every unpaid leg cancelled (its authorization cancelled on chain) and a new plan written in the same transaction',
   },
 } as const satisfies Record<string, StatusMove<DepositStatus>>;
+
+/**
+ * The statuses a deposit of the other USDC may have: the chain's (seen, final, orphaned) and held
+ * for the operator. Migration 023's trigger refuses any other for such a deposit, so no code path
+ * can forward it or write its callback as if it were the settled token.
+ */
+export const OTHER_TOKEN_DEPOSIT_STATUSES = ['seen', 'final', 'orphaned', 'held_for_operator'] as const satisfies readonly DepositStatus[];
 
 /** Statuses in which settlement still owes work and a job must exist (the reconciler re-queues them). */
 export const DEPOSIT_STATUSES_OWING_SETTLEMENT = ['final', 'forwarding'] as const satisfies readonly DepositStatus[];

@@ -1,5 +1,6 @@
 import { getAddress } from 'viem';
 import type { EvmAddress } from './evm-address';
+import { POLYGON_BRIDGED_USDC, POLYGON_NATIVE_USDC } from './other-usdc';
 
 /**
  * Token contracts that are never anyone's wallet: USDC sent to one is lost for good. They are
@@ -8,8 +9,8 @@ import type { EvmAddress } from './evm-address';
  * the configured token itself.
  */
 export const WELL_KNOWN_TOKEN_CONTRACTS: ReadonlyArray<{ address: EvmAddress; name: string }> = [
-  { address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', name: 'USDC (native) on Polygon PoS' },
-  { address: '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174', name: 'USDC.e (bridged) on Polygon PoS' },
+  { address: POLYGON_NATIVE_USDC, name: 'USDC (native) on Polygon PoS' },
+  { address: POLYGON_BRIDGED_USDC, name: 'USDC.e (bridged) on Polygon PoS' },
 ];
 
 const byAddress = new Map(WELL_KNOWN_TOKEN_CONTRACTS.map((token) => [token.address.toLowerCase(), token.name]));

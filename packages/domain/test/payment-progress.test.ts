@@ -59,6 +59,28 @@ describe('receiptProgress', () => {
     ).toBe('operator');
     expect(receiptProgress('paid', [{ status: 'forwarded', amount: 5n }]).waitingOn).toBeNull();
   });
+
+  it('says a deposit of the other USDC (held_for_operator) arrived and waits for the operator, ahead of any other wait', () => {
+    expect(receiptProgress('paid', [{ status: 'held_for_operator', amount: 5n }])).toMatchObject({
+      step: 'confirmed',
+      waitingOn: 'other_token',
+      final: true,
+      receivedUsdc: 5n,
+    });
+    expect(
+      receiptProgress('paid', [
+        { status: 'needs_attention', amount: 5n },
+        { status: 'held_for_operator', amount: 2n },
+      ]).waitingOn,
+    ).toBe('other_token');
+    // Still on its way to final: the page keeps refreshing.
+    expect(
+      receiptProgress('paid', [
+        { status: 'held_for_operator', amount: 2n },
+        { status: 'seen', amount: 5n },
+      ]),
+    ).toMatchObject({ step: 'usdc_received', final: false });
+  });
 });
 
 describe('canMoveProviderStatus', () => {

@@ -4,6 +4,7 @@ import {
   DEPOSIT_MOVES,
   DEPOSIT_STATUSES,
   DEPOSIT_STATUSES_OWING_SETTLEMENT,
+  OTHER_TOKEN_DEPOSIT_STATUSES,
   legParksDeposit,
   NEEDS_ATTENTION_REASONS,
   PAYOUT_LEG_MOVES,
@@ -58,8 +59,8 @@ describe.each(machines)('the $name state machine', ({ statuses, moves, initial }
 });
 
 describe('deposit moves', () => {
-  it('ends in forwarded, orphaned only while unfinal, and swept', () => {
-    expect(terminal(DEPOSIT_STATUSES, DEPOSIT_MOVES).sort()).toEqual(['forwarded', 'swept']);
+  it('ends in forwarded, orphaned only while unfinal, swept, and held for the operator (the other USDC)', () => {
+    expect(terminal(DEPOSIT_STATUSES, DEPOSIT_MOVES).sort()).toEqual(['forwarded', 'held_for_operator', 'swept']);
     expect(canMove(DEPOSIT_MOVES, 'orphaned', 'seen')).toBe(true);
     expect(canMove(DEPOSIT_MOVES, 'final', 'orphaned')).toBe(false);
   });
@@ -75,6 +76,11 @@ describe('deposit moves', () => {
   it('never forwards a deposit twice nor plans one twice', () => {
     expect(DEPOSIT_STATUSES.filter((status) => canMove(DEPOSIT_MOVES, status, 'forwarded'))).toEqual(['forwarding']);
     expect(canMove(DEPOSIT_MOVES, 'forwarding', 'forwarding')).toBe(false);
+  });
+
+  it('holds a deposit of the other USDC only once it is final, and lists for it no status that pays or calls back', () => {
+    expect(DEPOSIT_STATUSES.filter((status) => canMove(DEPOSIT_MOVES, status, 'held_for_operator'))).toEqual(['final']);
+    expect([...OTHER_TOKEN_DEPOSIT_STATUSES].sort()).toEqual(['final', 'held_for_operator', 'orphaned', 'seen']);
   });
 
   it('owes settlement work (a job) in final and forwarding only: needs_attention waits for a person', () => {

@@ -11,7 +11,7 @@ export interface ScanResult {
   cursor: ChainCursor;
   fromBlock: bigint;
   toBlock: bigint;
-  /** Transfer logs of the token in the range. */
+  /** Transfer logs of the tokens in the range. */
   transfers: number;
   /** Those into temporary wallets from customers (the deposits). */
   matched: number;
@@ -44,13 +44,14 @@ export interface DepositScannerDeps {
   deposits: DepositRepository;
   cursors: ChainCursorRepository;
   cursorKey: ChainCursorKey;
-  token: Address;
+  /** The settled USDC, then the other one when it is followed: read together, one eth_getLogs per range. */
+  tokens: readonly Address[];
   maxBlockRange: number;
   metrics: WatcherMetrics;
 }
 
 /**
- * Reads one block range after the cursor: the token's Transfer logs, matched against the
+ * Reads one block range after the cursor: the tokens' Transfer logs, matched against the
  * temporary wallets with one query, written as deposits together with the cursor move, in one
  * transaction. A range is all or nothing, so a failure anywhere loses no block.
  */
@@ -85,6 +86,7 @@ export class DepositScanner {
         continue;
       }
       deposits.push({
+        token: log.token,
         txHash: log.txHash,
         logIndex: log.logIndex,
         blockNumber: log.blockNumber,
@@ -97,14 +99,17 @@ export class DepositScanner {
     const matchDone = performance.now();
 
     const next: ChainCursor = { blockNumber: toBlock, blockHash: toHash };
-    const written = await inTransaction(this.deps.pool, async (client) => {
-      const rows = await this.deps.deposits.recordSeen(client, deposits);
+    const rows = await inTransaction(this.deps.pool, async (client) => {
+      const recorded = await this.deps.deposits.recordSeen(client, deposits);
       if (!(await this.deps.cursors.move(client, this.deps.cursorKey, cursor, next))) throw new CursorMovedError();
-      return rows.length;
+      return recorded;
     });
+    const written = rows.length;
     const writeDone = performance.now();
 
     this.deps.metrics.deposits.inc({ status: 'seen' }, written);
+    const otherSeen = rows.filter((row) => row.token !== null && row.token !== this.deps.tokens[0]).length;
+    if (otherSeen > 0) this.deps.metrics.otherTokenDeposits.inc(otherSeen);
     for (const from of ownTransfers) this.deps.metrics.ownTransfers.inc({ from });
     stopTimer();
     return {
@@ -125,14 +130,14 @@ export class DepositScanner {
    * ancestor. A node that refuses the range (too many logs, range too wide) gets half of it.
    */
   private async readRange(cursor: ChainCursor, fromBlock: bigint, head: bigint) {
-    const { chain, token } = this.deps;
+    const { chain, tokens } = this.deps;
     for (;;) {
       const toBlock = this.width.end(fromBlock, head);
       const toHash = await chain.blockHash(toBlock);
       if (toHash === undefined) throw new ChainMovedError(`block ${toBlock} is gone`);
       let logs: TransferLog[];
       try {
-        logs = await chain.transferLogs(token, fromBlock, toBlock);
+        logs = await chain.transferLogs(tokens, fromBlock, toBlock);
       } catch (error) {
         if (error instanceof RpcCallError && error.answered && this.width.refused()) continue;
         throw error;

@@ -20,7 +20,7 @@ export interface FinalityTrackerDeps {
   pool: Pool;
   chain: ChainReader;
   deposits: DepositRepository;
-  /** The token whose Transfer logs are deposits (lower-case). */
+  /** The settled token (lower-case): a deposit row without a token (migration 023) is in it. */
   token: Address;
   confirmations: number;
   metrics: WatcherMetrics;
@@ -138,7 +138,9 @@ export class FinalityTracker {
 
   private async locate(deposit: RecordedDeposit, claimed: Set<string>): Promise<Located> {
     const { chain, token } = this.deps;
-    const place = await chain.transactionPlace(deposit.txHash as `0x${string}`, token);
+    // Each deposit is looked up in its own token's logs: a reorg orphans either USDC alike.
+    const depositToken = (deposit.token ?? token) as Address;
+    const place = await chain.transactionPlace(deposit.txHash as `0x${string}`, depositToken);
     if (!place) return { found: 'gone' };
     const matches = place.transfers.filter(
       (log) =>
@@ -154,7 +156,7 @@ export class FinalityTracker {
     claimed.add(`${transfer.txHash}:${transfer.logIndex}`);
     return {
       found: 'canonical',
-      deposit: { ...deposit, logIndex: transfer.logIndex, blockNumber: place.blockNumber, blockHash: place.blockHash },
+      deposit: { ...deposit, token: depositToken, logIndex: transfer.logIndex, blockNumber: place.blockNumber, blockHash: place.blockHash },
     };
   }
 }

@@ -1,6 +1,8 @@
 import {
   asSentence,
   attemptThatPaid,
+  COIN_NAMES,
+  coinOfToken,
   formatUsdc,
   type AvailableProviderOption,
   type ProviderCatalogue,
@@ -22,6 +24,8 @@ export interface ReceiptStepView {
 
 export interface ReceiptTransactionView {
   amount: string;
+  /** The token's name for the customer: USDC, or USDC.e (the other Polygon USDC). */
+  coinName: string;
   hash: string;
   /** On the configured block explorer; absent when none is configured (a local chain). */
   href?: string;
@@ -58,6 +62,8 @@ export interface ReceiptView {
   steps: ReceiptStepView[];
   /** USDC that arrived in the temporary wallet: the merchant is paid this less the fee (and any affiliate's share), never this. */
   receivedUsdc: string | null;
+  /** What arrived, in words per token ("12.00 USDC.e"); null when nothing did. */
+  receivedText: string | null;
   transactions: ReceiptTransactionView[];
   /** The provider gave up (declined, failed) and no USDC arrived; `reason` is the provider's own words, as a sentence. */
   declined: { reason: string | null } | null;
@@ -155,6 +161,8 @@ function unworded(status: never): never {
 }
 
 export interface ReceiptServiceOptions {
+  /** USDC_TOKEN_ADDRESS: deposits in any other token are the other USDC (USDC.e). */
+  settledToken: string;
   /** Block explorer link for a transaction, `{tx}` standing for its hash; null for none. */
   explorerTxUrl: string | null;
   /** Names the payment's provider (also one no longer offered). */
@@ -188,6 +196,8 @@ export class ReceiptService {
     const stepIndex = RECEIPT_STEPS.indexOf(progress.step);
     const providerName = this.nameOf(record.provider);
     const received = progress.deposits > 0 ? formatUsdc(progress.receivedUsdc) : null;
+    const coinName = (deposit: ReceiptDepositRecord) => COIN_NAMES[coinOfToken(deposit.token, this.options.settledToken)];
+    const receivedText = received === null ? null : amountsByCoin(counted, coinName);
     const words = providerStatusWords(record.providerStatus, providerName);
     const paidBy = record.deposits.find((deposit) => deposit.status !== 'orphaned' && creditedTo(deposit) !== record.id);
     const paidAttempt = paidBy && received === null ? record.attempts.find((attempt) => attempt.id === creditedTo(paidBy)) : undefined;
@@ -202,7 +212,7 @@ export class ReceiptService {
         : await this.options.secondChanceFor({ ...record, usdcArrived: record.deposits.some((d) => d.status !== 'orphaned') });
     const details: Partial<Record<ReceiptStep, string>> = {
       waiting_for_provider: stepIndex > 0 ? `${providerName} took the card payment` : words.stepDetail,
-      ...(received ? { usdc_received: `${received} USDC arrived` } : {}),
+      ...(receivedText ? { usdc_received: `${receivedText} arrived` } : {}),
     };
     return {
       paymentId: record.id,
@@ -213,9 +223,11 @@ export class ReceiptService {
       step: progress.step,
       headline: paidAttempt
         ? `Paid with ${this.nameOf(paidAttempt.provider)}`
-        : progress.step === 'waiting_for_provider'
-          ? words.headline
-          : HEADLINES[progress.step],
+        : progress.waitingOn === 'other_token'
+          ? `Paid in ${receivedText}: held for the operator`
+          : progress.step === 'waiting_for_provider'
+            ? words.headline
+            : HEADLINES[progress.step],
       message: paidAttempt
         ? `This attempt with ${providerName} did not pay the order; your payment with ${this.nameOf(paidAttempt.provider)} did.`
         : progress.step === 'waiting_for_provider'
@@ -232,8 +244,10 @@ export class ReceiptService {
               : 'todo',
       })),
       receivedUsdc: received,
+      receivedText,
       transactions: counted.map((deposit) => ({
         amount: formatUsdc(deposit.amount),
+        coinName: coinName(deposit),
         hash: deposit.txHash,
         ...(this.options.explorerTxUrl ? { href: this.options.explorerTxUrl.replace('{tx}', deposit.txHash) } : {}),
       })),
@@ -264,4 +278,11 @@ export class ReceiptService {
   private nameOf(provider: string): string {
     return this.options.providers.describe(provider)?.displayName ?? provider;
   }
+}
+
+/** "12.00 USDC", or "10.00 USDC and 5.00 USDC.e" when both Polygon USDCs arrived. */
+function amountsByCoin(deposits: readonly ReceiptDepositRecord[], coinName: (deposit: ReceiptDepositRecord) => string): string {
+  const sums = new Map<string, bigint>();
+  for (const deposit of deposits) sums.set(coinName(deposit), (sums.get(coinName(deposit)) ?? 0n) + deposit.amount);
+  return [...sums].map(([name, sum]) => `${formatUsdc(sum)} ${name}`).join(' and ');
 }

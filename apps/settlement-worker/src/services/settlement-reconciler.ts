@@ -84,6 +84,8 @@ export class SettlementReconciler {
     // A gauge is a float: whole USDC for people and alerts, read from the exact decimal, never used as money.
     metrics.dustHeldUsdc.set(Number(formatUsdc(backlog.heldAmount)));
     metrics.depositsNeedingAttention.set(backlog.needingAttention);
+    metrics.heldForOperatorDeposits.set(backlog.heldForOperator);
+    metrics.heldForOperatorUsdc.set(Number(formatUsdc(backlog.heldForOperatorAmount)));
   }
 
   async refreshRelayerBalance(): Promise<void> {

@@ -17,6 +17,8 @@ export interface CallbackEnqueuer {
 
 export interface SettlementServiceSettings {
   platformFeeAddress: Address;
+  /** The token settlement pays out in (USDC_TOKEN_ADDRESS): a deposit in any other is held for the operator. */
+  settledToken: Address;
   dustThreshold: bigint;
   authorizationValiditySeconds: number;
 }
@@ -98,6 +100,7 @@ export class SettlementService {
         log.warn({ depositId }, 'deposit was orphaned by a reorg; nothing to forward');
         return 'orphaned';
       case 'held':
+      case 'held_for_operator':
         return 'held';
       // Waits for a person; the replan command queues the job again.
       case 'needs_attention':
@@ -106,6 +109,10 @@ export class SettlementService {
         await this.enqueuePendingCallback(depositId);
         break;
       case 'final': {
+        if (deposit.token !== null && deposit.token !== this.deps.settings.settledToken.toLowerCase()) {
+          await this.holdForOperator(deposit);
+          return 'held';
+        }
         const planned = await this.plan(deposit);
         return planned ? this.advanceLegs(planned) : 'held';
       }
@@ -113,6 +120,20 @@ export class SettlementService {
         break;
     }
     return this.advanceLegs(deposit);
+  }
+
+  /**
+   * final → held_for_operator: a deposit of the other USDC (USDC.e) is never forwarded or called back
+   * as the settled token (OTHER_USDC_DEPOSITS=hold, the only mode this version runs); the customer
+   * paid, so it is counted, alerted on and shown until an operator deals with it.
+   */
+  private async holdForOperator(deposit: SettlementDeposit): Promise<void> {
+    if (!(await this.deps.settlements.holdOtherToken(deposit.id))) return;
+    this.deps.metrics.payoutsHeld.inc({ reason: 'other_token' });
+    this.deps.log.error(
+      { depositId: deposit.id, token: deposit.token, amount: deposit.amount.toString(), txHash: deposit.txHash },
+      'deposit in the other USDC (not the token this gateway settles) held for the operator: the customer paid, the merchant is not paid',
+    );
   }
 
   /** final → held, with why: the payout would cost more than it is worth (dust), or more gas than the platform earns on it. */

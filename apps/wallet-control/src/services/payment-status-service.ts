@@ -1,5 +1,13 @@
 import { getAddress } from 'viem';
-import { attemptThatPaid, formatUsdc, GatewayError, type NeedsAttentionReason } from '@gateway/domain';
+import {
+  attemptThatPaid,
+  COIN_NAMES,
+  coinOfToken,
+  formatUsdc,
+  GatewayError,
+  type NeedsAttentionReason,
+  type UsdcCoin,
+} from '@gateway/domain';
 import type { PaymentStatusRecord, PaymentStatusRepository } from '@gateway/db';
 
 /** The `coin` every gateway answer and callback names (USDC on Polygon). */
@@ -9,6 +17,9 @@ export interface PaymentStatusDeposit {
   status: string;
   attention_reason: NeedsAttentionReason | null;
   amount: string;
+  coin: UsdcCoin;
+  token_address: string;
+  note: string | null;
   value_forwarded_coin: string | null;
   fee_coin: string | null;
   txid_in: string;
@@ -52,7 +63,11 @@ export interface PaymentStatus {
  * about the customer (no e-mail); the payout address and callback are the merchant's own.
  */
 export class PaymentStatusService {
-  constructor(private readonly statuses: PaymentStatusRepository) {}
+  constructor(
+    private readonly statuses: PaymentStatusRepository,
+    /** USDC_TOKEN_ADDRESS: the token deposits are settled in; any other is the other USDC. */
+    private readonly settledToken: string,
+  ) {}
 
   async statusOf(ipnToken: string): Promise<PaymentStatus> {
     const record = await this.statuses.findByIpnToken(ipnToken);
@@ -63,11 +78,11 @@ export class PaymentStatusService {
         'ipn_token',
       );
     }
-    return toWire(record);
+    return toWire(record, this.settledToken);
   }
 }
 
-function toWire(record: PaymentStatusRecord): PaymentStatus {
+function toWire(record: PaymentStatusRecord, settledToken: string): PaymentStatus {
   const { forwarded, latestForwarded } = record;
   return {
     status: forwarded.count > 0 ? 'paid' : 'unpaid',
@@ -83,10 +98,14 @@ function toWire(record: PaymentStatusRecord): PaymentStatus {
     deposits: record.deposits.map((deposit) => {
       // The payments listed are the newest: a deposit older than all of them is credited to none listed (null).
       const creditedTo = record.payments.find((payment) => payment.id === attemptThatPaid(deposit, record.payments));
+      const coin = coinOfToken(deposit.token, settledToken);
       return {
         status: deposit.status,
         attention_reason: deposit.attentionReason,
         amount: formatUsdc(deposit.amount),
+        coin,
+        token_address: getAddress(deposit.token ?? settledToken),
+        note: deposit.status === 'held_for_operator' ? heldForOperatorNote(deposit.amount, coin) : null,
         value_forwarded_coin: deposit.valueForwardedCoin === null ? null : formatUsdc(deposit.valueForwardedCoin),
         fee_coin: deposit.feeCoin === null ? null : formatUsdc(deposit.feeCoin),
         txid_in: deposit.txHash,
@@ -109,4 +128,11 @@ function toWire(record: PaymentStatusRecord): PaymentStatus {
       provider_updated_at: payment.providerUpdatedAt?.toISOString() ?? null,
     })),
   };
+}
+
+function heldForOperatorNote(amount: bigint, coin: UsdcCoin): string {
+  return (
+    `The customer paid ${formatUsdc(amount)} ${COIN_NAMES[coin]}, a USDC this gateway does not settle. It is held for the gateway ` +
+    'operator: it has not been forwarded to the payout wallet and no callback was sent for it. Contact the gateway operator.'
+  );
 }

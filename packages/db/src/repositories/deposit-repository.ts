@@ -3,6 +3,8 @@ import type { Queryable } from './chain-cursor-repository';
 
 /** A USDC Transfer log into a temporary wallet, as the chain watcher read it. */
 export interface NewDeposit {
+  /** The token contract that emitted the Transfer (the settled USDC or the other one), lower-case hex. */
+  token: string;
   txHash: string;
   /** Position of the log in its block. */
   logIndex: number;
@@ -18,6 +20,8 @@ export interface WrittenDeposit {
   id: string;
   /** false: the row existed (orphaned, or seen in another block) and was brought back to `seen`. */
   inserted: boolean;
+  /** Its token, lower-case hex (null in rows no app wrote, migration 023). */
+  token: string | null;
 }
 
 /** What an address of the gateway itself is (see DepositRepository.gatewaySenders). */
@@ -33,14 +37,16 @@ export interface DepositBlock {
  * A deposit as the finality pass reads it back to check it against its transaction's receipt: a
  * `seen` one whose block the chain answered with another hash, or an `orphaned` one.
  */
-export interface RecordedDeposit extends NewDeposit {
+export interface RecordedDeposit extends Omit<NewDeposit, 'token'> {
   id: string;
+  /** NULL in rows no app wrote (see migration 023): the token the database counts in. */
+  token: string | null;
   /** The temporary wallet's address (the Transfer's `to`), lower-case. */
   walletAddress: string;
 }
 
 const RECORDED_DEPOSIT_COLUMNS = `d.id::text AS id, d.tx_hash AS "txHash", d.log_index AS "logIndex",
-  d.block_number::text AS "blockNumber", d.block_hash AS "blockHash", d.wallet_id::text AS "walletId",
+  d.block_number::text AS "blockNumber", d.block_hash AS "blockHash", d.wallet_id::text AS "walletId", d.token,
   w.polygon_address AS "walletAddress", d.from_address AS "fromAddress", d.amount::text AS amount`;
 
 // Callers pass at most a few thousand blocks; unnest keeps each statement one round trip.
@@ -89,21 +95,23 @@ export class DepositRepository {
    * Writes deposits as `seen`, once per (chain, tx hash, log index): reading a range again adds
    * nothing. A row that was orphaned and whose log is back on the canonical chain, or an unfinal
    * row now read from another block, is brought back to `seen` with the block it is in now.
-   * Returns the rows inserted or brought back.
+   * Returns the rows inserted or brought back. A log's token never changes (a log index belongs to
+   * one contract's event), so it is written once, with the row.
    */
   async recordSeen(db: Queryable, deposits: readonly NewDeposit[]): Promise<WrittenDeposit[]> {
     if (deposits.length === 0) return [];
     const { rows } = await db.query<WrittenDeposit>({
       name: 'deposit-record-seen',
-      text: `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount)
-             SELECT $1, * FROM unnest($2::text[], $3::int[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::numeric[])
+      text: `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, token)
+             SELECT $1, * FROM unnest($2::text[], $3::int[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::numeric[],
+                                      $9::text[])
              ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE
                SET status = 'seen', block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
                    wallet_id = EXCLUDED.wallet_id, from_address = EXCLUDED.from_address, amount = EXCLUDED.amount,
                    seen_at = now()
                WHERE deposits.status = 'orphaned'
                   OR (deposits.status = 'seen' AND deposits.block_hash <> EXCLUDED.block_hash)
-             RETURNING id::text AS id, (xmax = 0) AS inserted`,
+             RETURNING id::text AS id, (xmax = 0) AS inserted, token`,
       values: [
         this.chainId,
         deposits.map((d) => d.txHash.toLowerCase()),
@@ -113,6 +121,7 @@ export class DepositRepository {
         deposits.map((d) => d.walletId),
         deposits.map((d) => d.fromAddress.toLowerCase()),
         deposits.map((d) => d.amount.toString()),
+        deposits.map((d) => d.token.toLowerCase()),
       ],
     });
     return rows;

@@ -255,6 +255,8 @@ export interface ReceiptDepositRecord {
   forwardedTxHash: string | null;
   /** The merchant's callback answered 2xx. */
   merchantNotified: boolean;
+  /** The token of its Transfer, lower-case hex; null in rows no app wrote (the counted token, migration 023). */
+  token: string | null;
 }
 
 export interface ProviderStatusUpdate {
@@ -284,7 +286,7 @@ export class PaymentReceiptRepository {
     const { rows } = await this.pool.query<ReceiptRow>({
       name: 'payment-receipt',
       text: `SELECT p.id, p.amount::text AS amount, p.currency, p.provider, p.created_at, p.provider_status, p.provider_reason,
-                    d.status AS deposit_status, d.amount::text AS deposit_amount, d.tx_hash, d.seen_at,
+                    d.status AS deposit_status, d.amount::text AS deposit_amount, d.tx_hash, d.seen_at, d.token,
                     po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified,
                     (SELECT json_agg(json_build_object('id', a.id, 'provider', a.provider, 'created_at', a.created_at,
                                                        'provider_tx_hash', a.provider_tx_hash)
@@ -318,6 +320,7 @@ export class PaymentReceiptRepository {
           seenAt: row.seen_at ?? first.created_at,
           forwardedTxHash: row.forwarded_tx_hash,
           merchantNotified: row.merchant_notified === true,
+          token: row.token,
         })),
       attempts: (first.attempts ?? []).map((attempt) => ({
         id: attempt.id,
@@ -428,6 +431,7 @@ interface ReceiptRow {
   deposit_amount: string | null;
   tx_hash: string | null;
   seen_at: Date | null;
+  token: string | null;
   forwarded_tx_hash: string | null;
   merchant_notified: boolean | null;
   attempts: { id: string; provider: string; created_at: string; provider_tx_hash: string | null }[] | null;

@@ -35,6 +35,8 @@ export interface PaymentStatusDeposit {
   feeCoin: bigint | null;
   /** The merchant leg's transaction, once forwarded. */
   txidOut: string | null;
+  /** The token of its Transfer, lower-case hex; null in rows no app wrote (the counted token, migration 023). */
+  token: string | null;
 }
 
 export interface PaymentStatusPayment {
@@ -85,6 +87,7 @@ interface DepositJson {
   value_forwarded_coin: string | null;
   fee_coin: string | null;
   txid_out: string | null;
+  token: string | null;
 }
 
 interface PaymentJson {
@@ -118,7 +121,7 @@ export class PaymentStatusRepository {
                               'status', d.status, 'attention_reason', d.attention_reason, 'amount', d.amount::text, 'tx_hash', d.tx_hash,
                               'seen_at', d.seen_at, 'forwarded_at', d.forwarded_at,
                               'value_forwarded_coin', cd.value_forwarded_coin::text, 'fee_coin', cd.fee_coin::text,
-                              'txid_out', cd.txid_out)
+                              'txid_out', cd.txid_out, 'token', d.token)
                             ORDER BY d.seen_at DESC, d.id DESC)
                      FROM (SELECT * FROM deposits WHERE wallet_id = w.id ORDER BY seen_at DESC, id DESC LIMIT $2) d
                      LEFT JOIN callback_deliveries cd ON cd.deposit_id = d.id AND d.status = 'forwarded') AS deposits,
@@ -173,6 +176,7 @@ export class PaymentStatusRepository {
         valueForwardedCoin: d.value_forwarded_coin === null ? null : BigInt(d.value_forwarded_coin),
         feeCoin: d.fee_coin === null ? null : BigInt(d.fee_coin),
         txidOut: d.txid_out,
+        token: d.token,
       })),
       paymentCount: row.payment_count,
       payments: (row.payments ?? []).map((p) => ({

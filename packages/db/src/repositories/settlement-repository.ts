@@ -35,6 +35,8 @@ export interface SettlementDeposit {
   platformFeeBps: number;
   /** Held dust of its wallet that its payout carries (deposits it swept); its legs pay amount + sweptAmount. */
   sweptAmount: bigint;
+  /** The token of its Transfer, lower-case hex; null in rows no app wrote (the counted token, migration 023). */
+  token: string | null;
 }
 
 /** A deposit held below the dust threshold, waiting for the next payout of its wallet. */
@@ -68,6 +70,9 @@ export interface SettlementBacklog {
   heldAmount: bigint;
   /** Deposits waiting for a person (needs_attention). */
   needingAttention: number;
+  /** Deposits of the other USDC held for the operator, and their sum in that token's base units. */
+  heldForOperator: number;
+  heldForOperatorAmount: bigint;
 }
 
 // A guarded sweep found fewer held deposits than it was planned with: another payout swept them.
@@ -144,7 +149,7 @@ export class SettlementRepository {
                     d.amount::text AS amount, d.status, w.id::text AS "walletId", w.hd_index::text AS "hdIndex",
                     w.polygon_address AS "temporaryAddress", w.payout_address AS "payoutAddress",
                     w.affiliate_address AS "affiliateAddress", w.affiliate_fee_bps AS "affiliateFeeBps",
-                    w.platform_fee_bps AS "platformFeeBps",
+                    w.platform_fee_bps AS "platformFeeBps", d.token,
                     (SELECT coalesce(sum(s.amount), 0)::text FROM deposits s
                      WHERE s.swept_by_deposit_id = d.id AND s.status = 'swept') AS "sweptAmount"
              FROM deposits d JOIN wallets w ON w.id = d.wallet_id WHERE d.id = $1`,
@@ -192,6 +197,20 @@ export class SettlementRepository {
         }
       },
     };
+  }
+
+  /**
+   * final → held_for_operator: a deposit of the other USDC, never forwarded (migration 023's trigger
+   * refuses anything else for it). False if the deposit was not final any more.
+   */
+  async holdOtherToken(depositId: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query({
+      name: 'settlement-hold-other-token',
+      text: `UPDATE deposits SET status = '${DEPOSIT_MOVES.holdOtherToken.to}', held_at = now()
+             WHERE id = $1 AND status IN (${sqlStatusList(DEPOSIT_MOVES.holdOtherToken.from)})`,
+      values: [depositId],
+    });
+    return rowCount === 1;
   }
 
   /** final → held (below the dust threshold). False if the deposit was not final any more. */
@@ -410,10 +429,11 @@ export class SettlementRepository {
 
   /**
    * The settlement backlog gauges, one index scan each (deposits_owing_settlement_since_idx,
-   * deposits_held_idx, deposits_needs_attention_idx): all three cover only deposits still open.
+   * deposits_held_idx, deposits_needs_attention_idx, deposits_held_for_operator_idx): each covers
+   * only deposits still open.
    */
   async backlog(chainId: number): Promise<SettlementBacklog> {
-    const [owing, held, attention] = await Promise.all([
+    const [owing, held, attention, heldForOperator] = await Promise.all([
       this.pool.query<{ seconds: number | null }>({
         name: 'settlement-oldest-owing',
         text: `SELECT extract(epoch FROM now() - min(final_at))::float8 AS seconds FROM deposits
@@ -430,12 +450,20 @@ export class SettlementRepository {
         text: `SELECT count(*)::int AS count FROM deposits WHERE status = 'needs_attention' AND chain_id = $1`,
         values: [chainId],
       }),
+      this.pool.query<{ count: number; amount: string }>({
+        name: 'settlement-held-for-operator-total',
+        text: `SELECT count(*)::int AS count, coalesce(sum(amount), 0)::text AS amount FROM deposits
+               WHERE chain_id = $1 AND status = '${DEPOSIT_MOVES.holdOtherToken.to}'`,
+        values: [chainId],
+      }),
     ]);
     return {
       oldestOwingSeconds: Math.max(0, owing.rows[0]?.seconds ?? 0),
       heldDeposits: held.rows[0]?.count ?? 0,
       heldAmount: BigInt(held.rows[0]?.amount ?? '0'),
       needingAttention: attention.rows[0]?.count ?? 0,
+      heldForOperator: heldForOperator.rows[0]?.count ?? 0,
+      heldForOperatorAmount: BigInt(heldForOperator.rows[0]?.amount ?? '0'),
     };
   }
 }

@@ -22,8 +22,9 @@ const deposit = Type.Object(
         'seen (on chain, not final yet), final (final, about to be forwarded), forwarding (payout in progress), forwarded (paid ' +
         'to the payout wallet), held (below the dust threshold: paid out with the next deposit into the wallet, or by an operator ' +
         'sweep), swept (held dust paid out by the payout of a later deposit, whose callback reported it), needs_attention (the ' +
-        'token refuses the payout, see attention_reason: the gateway operator has to act before it is forwarded), orphaned ' +
-        '(dropped by a chain reorganisation; never counts)',
+        'token refuses the payout, see attention_reason: the gateway operator has to act before it is forwarded), ' +
+        'held_for_operator (paid in the other USDC, USDC.e, which this gateway does not settle: held for the gateway operator, ' +
+        'the merchant is not paid and gets no callback for it), orphaned (dropped by a chain reorganisation; never counts)',
       examples: ['forwarded'],
     }),
     attention_reason: Type.Union([Type.Union(NEEDS_ATTENTION_REASONS.map((reason) => Type.Literal(reason))), Type.Null()], {
@@ -34,7 +35,19 @@ const deposit = Type.Object(
         'null otherwise',
       examples: [null],
     }),
-    amount: usdc('what the deposit brought into the temporary wallet'),
+    amount: usdc('what the deposit brought into the temporary wallet, in its coin'),
+    coin: Type.Union([Type.Literal('polygon_usdc'), Type.Literal('polygon_usdc_e')], {
+      description:
+        'the token of the transfer: polygon_usdc (the USDC this gateway settles) or polygon_usdc_e (the other Polygon USDC, USDC.e, ' +
+        'held for the operator)',
+      examples: ['polygon_usdc'],
+    }),
+    token_address: Type.String({ description: 'the token contract of the transfer (EIP-55)' }),
+    note: nullable(
+      Type.String({
+        description: 'what the status means for the merchant, in words, where it needs them (held_for_operator); null otherwise',
+      }),
+    ),
     value_forwarded_coin: nullable(usdc('what was forwarded to the payout wallet; null until forwarded')),
     fee_coin: nullable(usdc('platform fee plus affiliate share taken from it; null until forwarded')),
     txid_in: txHash('the transaction that paid USDC into the temporary wallet'),
@@ -53,7 +66,7 @@ const deposit = Type.Object(
       Type.String({ description: "that payment's on-ramp provider: the one that delivered the USDC; null with payment_id" }),
     ),
   },
-  { description: 'one USDC transfer into the temporary wallet' },
+  { description: 'one USDC transfer (either Polygon USDC) into the temporary wallet' },
 );
 
 const payment = Type.Object(

@@ -1,0 +1,123 @@
+// The other Polygon USDC (USDC.e) through the whole gateway, every app its own process: a second
+// test USDC sent to a temporary wallet is seen by the chain-watcher, becomes final, is held for the
+// operator by the settlement-worker (no payout, no callback), and the receipt page and Check
+// Payment Status say so in words. A USDC payment into the same wallet afterwards is paid as ever.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { defineLocalChain } from '@gateway/chain';
+import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
+import { waitFor } from './support/wait-for';
+
+const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7' as Address;
+
+let stack: GatewayStack;
+let merchant: Server;
+let merchantUrl: string;
+const callbacks: string[] = [];
+
+beforeAll(async () => {
+  merchant = createServer((request, response) => {
+    callbacks.push(`${merchantUrl}${request.url}`);
+    response.writeHead(200).end('*ok*');
+  });
+  await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
+  merchantUrl = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}`;
+  stack = await startGatewayStack('e2e_other_usdc');
+}, 150_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await new Promise((resolve) => merchant.close(resolve));
+});
+
+interface StatusDeposit {
+  status: string;
+  amount: string;
+  coin: string;
+  token_address: string;
+  note: string | null;
+}
+
+it('holds USDC.e paid into a temporary wallet for the operator, says so on the receipt and the status API, and calls nobody', async () => {
+  const callback = `${merchantUrl}/ipn?order=usdc-e`;
+  const wallet = (await (
+    await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(callback)}`)
+  ).json()) as { address_in: string; polygon_address_in: Address; ipn_token: string };
+  const started = await fetch(
+    `${stack.paymentUrl}/process-payment.php?${new URLSearchParams({
+      address: wallet.address_in,
+      amount: '49.99',
+      provider: 'moonpay',
+      email: 'jane@shop.io',
+      currency: 'USD',
+    })}`,
+    { headers: { accept: 'application/json' } },
+  );
+  expect(started.status).toBe(200);
+  const { payment_id: paymentId } = (await started.json()) as { payment_id: string };
+
+  const { chain, customer } = stack;
+  const viemChain = defineLocalChain({ rpcUrl: chain.rpcUrl, chainId: chain.chainId });
+  const transport = http(chain.rpcUrl, { retryCount: 0 });
+  const reader = createPublicClient({ chain: viemChain, transport });
+  const sender = createWalletClient({ chain: viemChain, transport, account: privateKeyToAccount(customer.privateKey) });
+  const pay = async (token: Address, amount: bigint) => {
+    const hash = await sender.writeContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [wallet.polygon_address_in, amount],
+    });
+    await reader.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+    return hash;
+  };
+  const statusOf = async () =>
+    (await (await fetch(`${stack.walletControlUrl}/control/payment-status.php?ipn_token=${wallet.ipn_token}`)).json()) as {
+      status: string;
+      value_coin: string;
+      deposits: StatusDeposit[];
+    };
+
+  const txIn = await pay(stack.otherToken, 12_500_000n);
+  const held = await waitFor('the USDC.e deposit held for the operator', async () => {
+    const status = await statusOf();
+    return status.deposits[0]?.status === 'held_for_operator' ? status : undefined;
+  });
+  expect(held).toMatchObject({ status: 'unpaid', value_coin: '0' });
+  expect(held.deposits).toEqual([
+    expect.objectContaining({
+      status: 'held_for_operator',
+      amount: '12.5',
+      coin: 'polygon_usdc_e',
+      token_address: stack.otherToken,
+      note: expect.stringContaining('held for the gateway operator'),
+    }),
+  ]);
+
+  const receipt = await (await fetch(`${stack.paymentUrl}/payment/${paymentId}`)).text();
+  expect(receipt).toContain('Paid in 12.5 USDC.e: held for the operator');
+  expect(receipt).toContain('the shop has not been paid yet');
+  expect(receipt).toContain(txIn);
+
+  // The temporary wallet still holds the USDC.e: nothing was moved, nobody was called.
+  const balanceOf = (token: Address, owner: Address) =>
+    reader.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+  expect(await balanceOf(stack.otherToken, wallet.polygon_address_in)).toBe(12_500_000n);
+  expect(await balanceOf(stack.otherToken, PAYOUT)).toBe(0n);
+
+  // USDC into the same wallet is paid and called back as ever, for its own amount only.
+  await pay(stack.token, 10_000_000n);
+  const delivered = await waitFor('the USDC callback', async () => callbacks.find((url) => url.includes('order=usdc-e')));
+  expect(new URL(delivered).searchParams.get('value_coin')).toBe('10');
+  expect(new URL(delivered).searchParams.get('coin')).toBe('polygon_usdc');
+  expect(callbacks).toHaveLength(1);
+  expect(await balanceOf(stack.otherToken, wallet.polygon_address_in)).toBe(12_500_000n);
+  const after = await statusOf();
+  expect(after).toMatchObject({ status: 'paid', value_coin: '10' });
+  expect(after.deposits.map((deposit) => [deposit.coin, deposit.status])).toEqual([
+    ['polygon_usdc', 'forwarded'],
+    ['polygon_usdc_e', 'held_for_operator'],
+  ]);
+}, 120_000);
