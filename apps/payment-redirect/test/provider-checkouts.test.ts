@@ -13,6 +13,7 @@ import { FAKE_TRANSFI, startTransfiFake, type TransfiFake } from '../../../packa
 import { startGuardarianFake, type GuardarianFake } from '../../../packages/providers/test/support/guardarian-fake';
 import { startWertFake, type WertFake } from '../../../packages/providers/test/support/wert-fake';
 import { startCoinbaseFake, type CoinbaseFake } from '../../../packages/providers/test/support/coinbase-fake';
+import { SARDINE_FAKE_CLIENT, startSardineFake, type SardineFake } from '../../../packages/providers/test/support/sardine-fake';
 import {
   SIMPLEX_FAKE_API_KEY,
   SIMPLEX_FAKE_PARTNER,
@@ -122,6 +123,16 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
       return coinbaseFake.url;
     },
   },
+  // The client token from a local Sardine; the customer goes to its documented sandbox checkout.
+  sardine: {
+    CLIENT_ID: SARDINE_FAKE_CLIENT.id,
+    CLIENT_SECRET: SARDINE_FAKE_CLIENT.secret,
+    WEBHOOK_SECRET: 'whsec_C2FyZGluZS13ZWJob29rLXNpZ25pbmctc2VjcmV0',
+    MODE: 'test',
+    get API_URL() {
+      return sardineFake.url;
+    },
+  },
   // Quote and payment data on a local Simplex; the browser posts the form to the documented sandbox checkout.
   simplex: {
     API_KEY: SIMPLEX_FAKE_API_KEY,
@@ -139,6 +150,7 @@ let guardarianFake: GuardarianFake;
 let wertFake: WertFake;
 let simplexFake: SimplexFake;
 let coinbaseFake: CoinbaseFake;
+let sardineFake: SardineFake;
 
 function providerEnv(id: string): Record<string, string> {
   return Object.fromEntries(
@@ -163,6 +175,7 @@ beforeAll(async () => {
   guardarianFake = await startGuardarianFake(undefined, 'https://payments-staging.guardarian.com');
   wertFake = await startWertFake();
   simplexFake = await startSimplexFake();
+  sardineFake = await startSardineFake();
   coinbaseFake = await startCoinbaseFake({ keyId: uuid, publicKey: cdpKey.publicKey, algorithm: 'EdDSA' });
 });
 afterAll(async () => {
@@ -172,6 +185,7 @@ afterAll(async () => {
   await transfiFake.close();
   await guardarianFake.close();
   await wertFake.close();
+  await sardineFake.close();
   expect(simplexFake.problems).toEqual([]);
   await simplexFake.close();
   expect(coinbaseFake.problems).toEqual([]);

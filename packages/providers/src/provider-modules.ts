@@ -9,6 +9,7 @@ import { moonpay } from './adapters/moonpay/moonpay-adapter';
 import { particle } from './adapters/particle/particle-adapter';
 import { rampnetwork } from './adapters/rampnetwork/rampnetwork-adapter';
 import { revolut } from './adapters/revolut/revolut-adapter';
+import { sardine } from './adapters/sardine/sardine-adapter';
 import { simplex } from './adapters/simplex/simplex-adapter';
 import { stripe } from './adapters/stripe/stripe-adapter';
 import { swipelux } from './adapters/swipelux/swipelux-adapter';
@@ -34,6 +35,7 @@ export const PROVIDER_MODULES: readonly ProviderModule[] = [
   guardarian,
   particle,
   coinbase,
+  sardine,
   banxa,
   utorg,
   simplex,
