@@ -238,11 +238,15 @@ describe('GET /pay.php: the providers for the order', () => {
     });
     expect(moonpay.statusCode).toBe(503);
 
-    // EUR: nothing can be offered without a rate; the page says so instead of offering links that fail.
+    // EUR: only a provider made for EUR, its minimum in EUR (Wert (EUR)), can be offered without a rate; the others are not linked.
     jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
     const eur = expectHtml(await order('49.99', 'EUR'), 200);
-    expect(providers(eur).available.size).toBe(0);
-    expect(strip(eur)).toContain('No provider can take this order right now. Try again in a few minutes');
+    expect([...providers(eur).available.keys()]).toEqual(['werteur']);
+    // With no provider left, the page says so instead of offering links that fail.
+    jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
+    const gbp = expectHtml(await order('49.99', 'GBP'), 200);
+    expect(providers(gbp).available.size).toBe(0);
+    expect(strip(gbp)).toContain('No provider can take this order right now. Try again in a few minutes');
     // A USD order needs no rate: nothing is missing.
     jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
     const usd = await order('49.99', 'USD');

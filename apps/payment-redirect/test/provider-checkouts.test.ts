@@ -114,6 +114,17 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
       return wertFake.url;
     },
   },
+  // Wert in EUR: the Wert account's settings under its own prefix.
+  werteur: {
+    PARTNER_ID: '01GJMAVBKQYNKGCFSPE4QTN4AC',
+    MODE: 'test',
+    get API_KEY() {
+      return wertFake.apiKey;
+    },
+    get API_URL() {
+      return wertFake.url;
+    },
+  },
   // A CDP Ed25519 key (base64 of seed and public key); the session token from a local CDP API.
   coinbase: {
     KEY_ID: uuid,

@@ -71,11 +71,6 @@ export const PROVIDERS_NOT_OFFERED: readonly { id: string; displayName: string; 
   { id: 'paypal', displayName: 'PayPal', reason: 'PayPal is not a card on-ramp this gateway integrates' },
   { id: 'binance', displayName: 'Binance', reason: 'no integration for Binance in this gateway' },
   { id: 'bitnovo', displayName: 'Bitnovo', reason: 'no integration for Bitnovo in this gateway' },
-  {
-    id: 'werteur',
-    displayName: 'Wert (EUR)',
-    reason: "Wert's euro checkout is not integrated; Wert is offered in USD as provider=wert where configured",
-  },
   { id: 'simpleswap', displayName: 'SimpleSwap', reason: 'no integration for SimpleSwap in this gateway' },
   { id: 'changenow', displayName: 'ChangeNOW', reason: 'no integration for ChangeNOW in this gateway' },
   { id: 'itez', displayName: 'Itez', reason: 'no integration for Itez in this gateway' },

@@ -20,6 +20,7 @@ import { unlimit } from './adapters/unlimit/unlimit-adapter';
 import { upi } from './adapters/upi/upi-adapter';
 import { utorg } from './adapters/utorg/utorg-adapter';
 import { wert } from './adapters/wert/wert-adapter';
+import { werteur } from './adapters/werteur/werteur-adapter';
 
 /**
  * Every provider with an adapter, in the order the hosted checkout lists them (the
@@ -48,4 +49,5 @@ export const PROVIDER_MODULES: readonly ProviderModule[] = [
   upi,
   revolut,
   swipelux,
+  werteur,
 ];
