@@ -81,7 +81,6 @@ describe('GET /pay.php: the providers for the order', () => {
     expect([...available.keys()]).toEqual([
       'wert',
       'stripe',
-      'robinhood',
       'rampnetwork',
       'transak',
       'moonpay',
@@ -122,7 +121,7 @@ describe('GET /pay.php: the providers for the order', () => {
     const { available } = providers((await order('49.99', 'EUR')).body);
     for (const [id, { href }] of available) {
       expect(href.pathname).toBe('/process-payment.php');
-      const usdOnly = ['wert', 'stripe', 'robinhood', 'rampnetwork'].includes(id);
+      const usdOnly = ['wert', 'stripe', 'rampnetwork'].includes(id);
       expect(Object.fromEntries(href.searchParams)).toEqual({
         address: addressIn,
         amount: usdOnly ? '54.34' : '49.99',
@@ -143,7 +142,7 @@ describe('GET /pay.php: the providers for the order', () => {
     expect(available.get('simplex')?.text).toBe('Simplex 49.99 EUR ›');
     expect(Object.fromEntries(unavailable)).toEqual({ transfi: 'Minimum 70.00 USD' });
     // Two groups: what is charged in EUR first, then the USD-only providers with the conversion explained.
-    expect([...available.keys()].slice(-4)).toEqual(['wert', 'stripe', 'robinhood', 'rampnetwork']);
+    expect([...available.keys()].slice(-3)).toEqual(['wert', 'stripe', 'rampnetwork']);
     expect(strip(html)).toMatch(
       /Charged in EUR .*Charged in US dollars These providers take USD only: they charge the 49\.99 EUR order converted at the current exchange rate, rounded up to the cent\./,
     );
@@ -222,7 +221,7 @@ describe('GET /pay.php: the providers for the order', () => {
     expect(unavailable.get('moonpay')).toBe('Exchange rate unavailable right now');
     expect(unavailable.has('wert')).toBe(false);
     expect(strip(html)).toContain(
-      'Wert, Stripe, Robinhood, Ramp Network and TransFi take USD only, and the exchange rate to convert CAD is not available right now.',
+      'Wert, Stripe, Ramp Network and TransFi take USD only, and the exchange rate to convert CAD is not available right now.',
     );
     // What the page offers, Process Payment takes without a rate; what it does not, Process Payment refuses.
     jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
@@ -250,7 +249,7 @@ describe('GET /pay.php: the providers for the order', () => {
     // A USD order needs no rate: nothing is missing.
     jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
     const usd = await order('49.99', 'USD');
-    expect(providers(usd.body).available.size).toBe(17);
+    expect(providers(usd.body).available.size).toBe(16);
     expect(usd.body).not.toContain('rates-note');
   });
 });
@@ -301,7 +300,7 @@ describe('GET /pay.php: branding', () => {
       expect(html).not.toContain('onerror');
       expect(html).toContain('<body class="gateway checkout">');
       expect(response.headers['content-security-policy']).toBe(plain.headers['content-security-policy']);
-      expect(providers(html).available.size).toBe(17);
+      expect(providers(html).available.size).toBe(16);
     }
     // A quote in a logo URL is percent-encoded by URL parsing: it can never close the attribute.
     const quoted = (await order('49.99', 'USD', { logo: 'https://cdn.shop.io/x.png" onerror="alert(1)' })).body;

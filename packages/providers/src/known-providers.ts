@@ -40,7 +40,6 @@ export const SPECIFICATION_ORDER: readonly string[] = [
  */
 export const SPECIFICATION_SESSION_PROVIDERS: readonly ProviderTerms[] = [
   terms('wert', 'Wert', 'USD', '1'),
-  terms('robinhood', 'Robinhood', 'USD', '5'),
   terms('guardarian', 'Guardarian', 'any', '20'),
   terms('coinbase', 'Coinbase', 'any', '2'),
   terms('sardine', 'Sardine', 'any', '30'),
@@ -58,7 +57,9 @@ export function providersToCome(modules: readonly { descriptor: { id: string } }
 
 /**
  * Identifiers this gateway knows and never offers: those the PayGate-style WooCommerce and WHMCS
- * plugins send that it has no integration for, and providers that closed. Process Payment answers
+ * plugins send that it has no integration for, providers that closed, and one of the specification's
+ * whose documented flow cannot deliver a card payment's USDC on Polygon to our wallet (Robinhood
+ * Connect). Process Payment answers
  * them with `provider_not_offered` and the reason, so a merchant reads "not offered here" rather
  * than a typo, and no customer is sent to them.
  */
@@ -67,6 +68,13 @@ export const PROVIDERS_NOT_OFFERED: readonly { id: string; displayName: string; 
     id: 'kado',
     displayName: 'Kado',
     reason: 'Kado shut down in 2025 and takes no more orders; its integration was removed',
+  },
+  {
+    id: 'robinhood',
+    displayName: 'Robinhood',
+    reason:
+      "Robinhood Connect moves crypto out of the customer's own Robinhood account (US residents with a verified account), " +
+      'not a card payment by a guest; its partner API is documented to approved partners only, and no public page confirms USDC on Polygon',
   },
   { id: 'paypal', displayName: 'PayPal', reason: 'PayPal is not a card on-ramp this gateway integrates' },
   { id: 'binance', displayName: 'Binance', reason: 'no integration for Binance in this gateway' },
