@@ -96,6 +96,7 @@ describe('GET /pay.php: the providers for the order', () => {
       // The providers the plugins add, after the specification's.
       'revolut',
       'swipelux',
+      'paypal',
     ]);
     expect(html).not.toContain('group-heading');
     expect(Object.fromEntries(unavailable)).toEqual({
@@ -105,7 +106,7 @@ describe('GET /pay.php: the providers for the order', () => {
     });
     expect(available.get('wert')?.text).toBe('Wert 49.99 USD ›');
     expect(available.get('rampnetwork')?.text).toBe('Ramp Network 49.99 USD ›');
-    for (const [, { text }] of available) expect(text).toMatch(/^[A-Za-z ]+ 49\.99 USD ›$/);
+    for (const [, { text }] of available) expect(text).toMatch(/^[A-Za-z ()]+ 49\.99 USD ›$/);
     expect(html).not.toMatch(/interac|upi/i);
     expect(strip(html)).toContain('49.99 USD');
     expect(html).toContain('<title>Pay 49.99 USD</title>');
@@ -249,7 +250,7 @@ describe('GET /pay.php: the providers for the order', () => {
     // A USD order needs no rate: nothing is missing.
     jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
     const usd = await order('49.99', 'USD');
-    expect(providers(usd.body).available.size).toBe(16);
+    expect(providers(usd.body).available.size).toBe(17);
     expect(usd.body).not.toContain('rates-note');
   });
 });
@@ -300,7 +301,7 @@ describe('GET /pay.php: branding', () => {
       expect(html).not.toContain('onerror');
       expect(html).toContain('<body class="gateway checkout">');
       expect(response.headers['content-security-policy']).toBe(plain.headers['content-security-policy']);
-      expect(providers(html).available.size).toBe(16);
+      expect(providers(html).available.size).toBe(17);
     }
     // A quote in a logo URL is percent-encoded by URL parsing: it can never close the attribute.
     const quoted = (await order('49.99', 'USD', { logo: 'https://cdn.shop.io/x.png" onerror="alert(1)' })).body;

@@ -40,6 +40,12 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
     WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
     MODE: '',
   },
+  paypal: {
+    API_KEY: 'pk_test_123456789abc',
+    SECRET_KEY: 'sk_test_abcdefgh1234',
+    WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
+    MODE: '',
+  },
   rampnetwork: { HOST_API_KEY: 'demo_host_api_key_1', MODE: 'test' },
   banxa: {
     PARTNER_REF: 'myshop',

@@ -7,6 +7,7 @@ import { interac } from './adapters/interac/interac-adapter';
 import { mercuryo } from './adapters/mercuryo/mercuryo-adapter';
 import { moonpay } from './adapters/moonpay/moonpay-adapter';
 import { particle } from './adapters/particle/particle-adapter';
+import { paypal } from './adapters/paypal/paypal-adapter';
 import { rampnetwork } from './adapters/rampnetwork/rampnetwork-adapter';
 import { revolut } from './adapters/revolut/revolut-adapter';
 import { sardine } from './adapters/sardine/sardine-adapter';
@@ -50,4 +51,5 @@ export const PROVIDER_MODULES: readonly ProviderModule[] = [
   revolut,
   swipelux,
   werteur,
+  paypal,
 ];

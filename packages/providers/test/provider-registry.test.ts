@@ -85,8 +85,8 @@ describe('createProviderRegistry', () => {
     for (const { descriptor } of PROVIDER_MODULES) expect(ids).toContain(descriptor.id);
     expect(ids).toEqual(expect.arrayContaining(['wert', 'transak', 'coinbase', 'transfi']));
     expect(registry.adapters.every((adapter) => adapter.mode === 'sandbox')).toBe(true);
-    expect(registry.adapter('paypal')).toBeUndefined();
-    expect(registry.notOfferedReason('paypal')).toMatch(/PayPal/);
+    expect(registry.adapter('bitnovo')).toBeUndefined();
+    expect(registry.notOfferedReason('bitnovo')).toMatch(/Bitnovo/);
     expect(registry.describe('cryptix')?.displayName).toBe('Cryptix');
     expect(registry.notOfferedReason('moonpay')).toBeUndefined();
   });
