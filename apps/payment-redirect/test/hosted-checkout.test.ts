@@ -97,6 +97,7 @@ describe('GET /pay.php: the providers for the order', () => {
       'revolut',
       'swipelux',
       'paypal',
+      'binance',
     ]);
     expect(html).not.toContain('group-heading');
     expect(Object.fromEntries(unavailable)).toEqual({
@@ -250,7 +251,7 @@ describe('GET /pay.php: the providers for the order', () => {
     // A USD order needs no rate: nothing is missing.
     jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
     const usd = await order('49.99', 'USD');
-    expect(providers(usd.body).available.size).toBe(17);
+    expect(providers(usd.body).available.size).toBe(18);
     expect(usd.body).not.toContain('rates-note');
   });
 });
@@ -301,7 +302,7 @@ describe('GET /pay.php: branding', () => {
       expect(html).not.toContain('onerror');
       expect(html).toContain('<body class="gateway checkout">');
       expect(response.headers['content-security-policy']).toBe(plain.headers['content-security-policy']);
-      expect(providers(html).available.size).toBe(17);
+      expect(providers(html).available.size).toBe(18);
     }
     // A quote in a logo URL is percent-encoded by URL parsing: it can never close the attribute.
     const quoted = (await order('49.99', 'USD', { logo: 'https://cdn.shop.io/x.png" onerror="alert(1)' })).body;

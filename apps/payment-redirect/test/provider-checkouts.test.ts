@@ -13,6 +13,7 @@ import { FAKE_TRANSFI, startTransfiFake, type TransfiFake } from '../../../packa
 import { startGuardarianFake, type GuardarianFake } from '../../../packages/providers/test/support/guardarian-fake';
 import { startWertFake, type WertFake } from '../../../packages/providers/test/support/wert-fake';
 import { startCoinbaseFake, type CoinbaseFake } from '../../../packages/providers/test/support/coinbase-fake';
+import { startBinanceFake, type BinanceFake } from '../../../packages/providers/test/support/binance-fake';
 import { SARDINE_FAKE_CLIENT, startSardineFake, type SardineFake } from '../../../packages/providers/test/support/sardine-fake';
 import {
   SIMPLEX_FAKE_API_KEY,
@@ -140,6 +141,27 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
       return coinbaseFake.url;
     },
   },
+  // A pre-order on a local Binance Pay Onchain (signed with the partner key it holds); its link is on binance.com.
+  binance: {
+    MERCHANT_CODE: 'gateway_shop',
+    MERCHANT_NAME: 'Gateway Shop',
+    MODE: 'test',
+    get CLIENT_ID() {
+      return binanceFake.clientId;
+    },
+    get API_KEY() {
+      return binanceFake.apiKey;
+    },
+    get PRIVATE_KEY() {
+      return binanceFake.partnerPrivateKeyPem;
+    },
+    get WEBHOOK_PUBLIC_KEY() {
+      return binanceFake.binancePublicKeyPem;
+    },
+    get API_URL() {
+      return binanceFake.url;
+    },
+  },
   // The client token from a local Sardine; the customer goes to its documented sandbox checkout.
   sardine: {
     CLIENT_ID: SARDINE_FAKE_CLIENT.id,
@@ -168,6 +190,7 @@ let wertFake: WertFake;
 let simplexFake: SimplexFake;
 let coinbaseFake: CoinbaseFake;
 let sardineFake: SardineFake;
+let binanceFake: BinanceFake;
 
 function providerEnv(id: string): Record<string, string> {
   return Object.fromEntries(
@@ -193,6 +216,7 @@ beforeAll(async () => {
   wertFake = await startWertFake();
   simplexFake = await startSimplexFake();
   sardineFake = await startSardineFake();
+  binanceFake = await startBinanceFake();
   coinbaseFake = await startCoinbaseFake({ keyId: uuid, publicKey: cdpKey.publicKey, algorithm: 'EdDSA' });
 });
 afterAll(async () => {
@@ -203,6 +227,8 @@ afterAll(async () => {
   await guardarianFake.close();
   await wertFake.close();
   await sardineFake.close();
+  expect(binanceFake.problems).toEqual([]);
+  await binanceFake.close();
   expect(simplexFake.problems).toEqual([]);
   await simplexFake.close();
   expect(coinbaseFake.problems).toEqual([]);

@@ -76,7 +76,6 @@ export const PROVIDERS_NOT_OFFERED: readonly { id: string; displayName: string; 
       "Robinhood Connect moves crypto out of the customer's own Robinhood account (US residents with a verified account), " +
       'not a card payment by a guest; its partner API is documented to approved partners only, and no public page confirms USDC on Polygon',
   },
-  { id: 'binance', displayName: 'Binance', reason: 'no integration for Binance in this gateway' },
   { id: 'bitnovo', displayName: 'Bitnovo', reason: 'no integration for Bitnovo in this gateway' },
   { id: 'simpleswap', displayName: 'SimpleSwap', reason: 'no integration for SimpleSwap in this gateway' },
   { id: 'changenow', displayName: 'ChangeNOW', reason: 'no integration for ChangeNOW in this gateway' },

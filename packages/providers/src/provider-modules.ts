@@ -1,6 +1,7 @@
 import type { ProviderModule } from './provider-contract';
 import { alchemypay } from './adapters/alchemypay/alchemypay-adapter';
 import { banxa } from './adapters/banxa/banxa-adapter';
+import { binance } from './adapters/binance/binance-adapter';
 import { guardarian } from './adapters/guardarian/guardarian-adapter';
 import { coinbase } from './adapters/coinbase/coinbase-adapter';
 import { interac } from './adapters/interac/interac-adapter';
@@ -52,4 +53,5 @@ export const PROVIDER_MODULES: readonly ProviderModule[] = [
   swipelux,
   werteur,
   paypal,
+  binance,
 ];
