@@ -76,9 +76,23 @@ export const PROVIDERS_NOT_OFFERED: readonly { id: string; displayName: string; 
       "Robinhood Connect moves crypto out of the customer's own Robinhood account (US residents with a verified account), " +
       'not a card payment by a guest; its partner API is documented to approved partners only, and no public page confirms USDC on Polygon',
   },
-  { id: 'bitnovo', displayName: 'Bitnovo', reason: 'no integration for Bitnovo in this gateway' },
-  { id: 'simpleswap', displayName: 'SimpleSwap', reason: 'no integration for SimpleSwap in this gateway' },
-  { id: 'changenow', displayName: 'ChangeNOW', reason: 'no integration for ChangeNOW in this gateway' },
+  {
+    id: 'bitnovo',
+    displayName: 'Bitnovo',
+    reason: 'Bitnovo documents only Bitnovo Pay, which takes payments in crypto: no card on-ramp delivering USDC on Polygon to an address',
+  },
+  {
+    id: 'simpleswap',
+    displayName: 'SimpleSwap',
+    reason: "SimpleSwap's public API exchanges crypto for crypto; it documents no card on-ramp API of its own",
+  },
+  {
+    id: 'changenow',
+    displayName: 'ChangeNOW',
+    reason:
+      "ChangeNOW's public API exchanges crypto for crypto; its card purchases are made at its partners Guardarian and Simplex, " +
+      'offered here as guardarian and simplex',
+  },
   { id: 'itez', displayName: 'Itez', reason: 'no integration for Itez in this gateway' },
   { id: 'finchpay', displayName: 'FinchPay', reason: 'no integration for FinchPay in this gateway' },
   { id: 'switchere', displayName: 'Switchere', reason: 'no integration for Switchere in this gateway' },

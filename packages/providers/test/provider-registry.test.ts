@@ -105,7 +105,7 @@ describe('createProviderRegistry', () => {
     expect(local.notOfferedReason('kado')).toMatch(/Kado shut down in 2025/);
   });
 
-  it('answers Robinhood, whose Connect cannot take a guest card payment, as not offered with the reason; the sandbox does not stand in', async () => {
+  it('answers Robinhood (Connect takes no guest card payment) as not offered with the reason; no sandbox stands in', async () => {
     const local = await build({
       production: false,
       sandbox,

@@ -120,7 +120,7 @@ describe('sardine client token against a local Sardine', () => {
     );
   });
 
-  it('a fresh checkout of the same payment sends its own referenceId (Sardine wants a new one per call), recorded as the reference', async () => {
+  it('a fresh checkout of the same payment sends its own referenceId (a new one per call), recorded as the reference', async () => {
     const order = sampleOrder('EUR');
     await open(order);
     const again = await open(order, 'test', `${order.paymentId}:2`);
