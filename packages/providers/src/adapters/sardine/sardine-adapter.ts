@@ -153,6 +153,7 @@ function tokenExpiry(value: unknown, nowMs: number): number {
   if (value === undefined || value === null) return nowMs + TOKEN_LIFETIME_MS;
   const at = typeof value === 'string' ? Date.parse(value) : Number.NaN;
   if (!Number.isFinite(at) || at <= nowMs) throw malformedAnswer('Sardine', 'client token', 'expiresAt is not a time to come');
+  // A far-off expiry (a clock or unit error) would keep a dead link in use: no more than four times the documented life.
   return Math.min(at, nowMs + TOKEN_LIFETIME_MS * 4);
 }
 

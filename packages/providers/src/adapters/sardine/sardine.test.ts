@@ -155,9 +155,14 @@ describe('sardine client token against a local Sardine', () => {
     expect((error as Error).message).not.toContain(SARDINE_FAKE_CLIENT.secret);
   });
 
-  it('a token without expiresAt is good for the documented 30 minutes', async () => {
+  it('a token without expiresAt is good for the documented 30 minutes; a far-off one for two hours at most', async () => {
     fake.script = () => ({ status: 200, body: '{"clientToken":"8aeae330-9154-4051-ab98-d173ba2bc7f0"}' });
     await expect(open()).resolves.toMatchObject({ expiresAt: CONTRACT_NOW_MS + 30 * 60_000 });
+    fake.script = () => ({
+      status: 200,
+      body: '{"clientToken":"8aeae330-9154-4051-ab98-d173ba2bc7f0","expiresAt":"2030-01-01T00:00:00Z"}',
+    });
+    await expect(open()).resolves.toMatchObject({ expiresAt: CONTRACT_NOW_MS + 120 * 60_000 });
   });
 
   it('an amount that is not a two-decimal string is refused before any call', async () => {
