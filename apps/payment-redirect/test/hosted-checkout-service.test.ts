@@ -13,9 +13,8 @@ import {
 } from '../src/services/hosted-checkout-service';
 
 // The specification's twenty providers, with the terms their descriptors declare.
-const SPEC_PROVIDERS = SPECIFICATION_ORDER.map(
-  (id) => knownProviderTerms(id) ?? { id, displayName: id, currency: 'any' as const, minimum: '1', minimumCurrency: 'USD' as const },
-);
+// The specification's providers this gateway can serve (Robinhood is not offered: it has no terms here).
+const SPEC_PROVIDERS = SPECIFICATION_ORDER.flatMap((id) => knownProviderTerms(id) ?? []);
 const keys = createSealingKeyRing([{ id: 't1', key: randomBytes(32) }]);
 const temporary = `0x${'ab'.repeat(20)}` as const;
 const addressIn = sealAddressIn(temporary, keys);
@@ -158,7 +157,7 @@ describe('HostedCheckoutService', () => {
     expect(outcome.view.title).toBe('Pay 49.99 EUR · shop.io');
     expect(outcome.view.groups.map((group) => [group.heading, group.providers.length])).toEqual([
       ['Charged in EUR', 13],
-      ['Charged in US dollars', 4],
+      ['Charged in US dollars', 3],
     ]);
   });
 
@@ -189,7 +188,7 @@ describe('HostedCheckoutService', () => {
       reason: 'Exchange rate unavailable right now',
     });
     expect(outcome.view.withheldNote).toBe(
-      'Wert, Stripe, Robinhood, Ramp Network and TransFi take USD only, and the exchange rate to convert CAD is not available right now. Try again in a few minutes to see them here.',
+      'Wert, Stripe, Ramp Network and TransFi take USD only, and the exchange rate to convert CAD is not available right now. Try again in a few minutes to see them here.',
     );
   });
 });

@@ -81,7 +81,6 @@ describe('GET /pay.php: the providers for the order', () => {
     expect([...available.keys()]).toEqual([
       'wert',
       'stripe',
-      'robinhood',
       'rampnetwork',
       'transak',
       'moonpay',
@@ -97,6 +96,8 @@ describe('GET /pay.php: the providers for the order', () => {
       // The providers the plugins add, after the specification's.
       'revolut',
       'swipelux',
+      'paypal',
+      'binance',
     ]);
     expect(html).not.toContain('group-heading');
     expect(Object.fromEntries(unavailable)).toEqual({
@@ -106,7 +107,7 @@ describe('GET /pay.php: the providers for the order', () => {
     });
     expect(available.get('wert')?.text).toBe('Wert 49.99 USD ›');
     expect(available.get('rampnetwork')?.text).toBe('Ramp Network 49.99 USD ›');
-    for (const [, { text }] of available) expect(text).toMatch(/^[A-Za-z ]+ 49\.99 USD ›$/);
+    for (const [, { text }] of available) expect(text).toMatch(/^[A-Za-z ()]+ 49\.99 USD ›$/);
     expect(html).not.toMatch(/interac|upi/i);
     expect(strip(html)).toContain('49.99 USD');
     expect(html).toContain('<title>Pay 49.99 USD</title>');
@@ -122,7 +123,7 @@ describe('GET /pay.php: the providers for the order', () => {
     const { available } = providers((await order('49.99', 'EUR')).body);
     for (const [id, { href }] of available) {
       expect(href.pathname).toBe('/process-payment.php');
-      const usdOnly = ['wert', 'stripe', 'robinhood', 'rampnetwork'].includes(id);
+      const usdOnly = ['wert', 'stripe', 'rampnetwork'].includes(id);
       expect(Object.fromEntries(href.searchParams)).toEqual({
         address: addressIn,
         amount: usdOnly ? '54.34' : '49.99',
@@ -143,7 +144,7 @@ describe('GET /pay.php: the providers for the order', () => {
     expect(available.get('simplex')?.text).toBe('Simplex 49.99 EUR ›');
     expect(Object.fromEntries(unavailable)).toEqual({ transfi: 'Minimum 70.00 USD' });
     // Two groups: what is charged in EUR first, then the USD-only providers with the conversion explained.
-    expect([...available.keys()].slice(-4)).toEqual(['wert', 'stripe', 'robinhood', 'rampnetwork']);
+    expect([...available.keys()].slice(-3)).toEqual(['wert', 'stripe', 'rampnetwork']);
     expect(strip(html)).toMatch(
       /Charged in EUR .*Charged in US dollars These providers take USD only: they charge the 49\.99 EUR order converted at the current exchange rate, rounded up to the cent\./,
     );
@@ -222,7 +223,7 @@ describe('GET /pay.php: the providers for the order', () => {
     expect(unavailable.get('moonpay')).toBe('Exchange rate unavailable right now');
     expect(unavailable.has('wert')).toBe(false);
     expect(strip(html)).toContain(
-      'Wert, Stripe, Robinhood, Ramp Network and TransFi take USD only, and the exchange rate to convert CAD is not available right now.',
+      'Wert, Stripe, Ramp Network and TransFi take USD only, and the exchange rate to convert CAD is not available right now.',
     );
     // What the page offers, Process Payment takes without a rate; what it does not, Process Payment refuses.
     jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
@@ -238,15 +239,19 @@ describe('GET /pay.php: the providers for the order', () => {
     });
     expect(moonpay.statusCode).toBe(503);
 
-    // EUR: nothing can be offered without a rate; the page says so instead of offering links that fail.
+    // EUR: only a provider made for EUR, its minimum in EUR (Wert (EUR)), can be offered without a rate; the others are not linked.
     jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
     const eur = expectHtml(await order('49.99', 'EUR'), 200);
-    expect(providers(eur).available.size).toBe(0);
-    expect(strip(eur)).toContain('No provider can take this order right now. Try again in a few minutes');
+    expect([...providers(eur).available.keys()]).toEqual(['werteur']);
+    // With no provider left, the page says so instead of offering links that fail.
+    jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
+    const gbp = expectHtml(await order('49.99', 'GBP'), 200);
+    expect(providers(gbp).available.size).toBe(0);
+    expect(strip(gbp)).toContain('No provider can take this order right now. Try again in a few minutes');
     // A USD order needs no rate: nothing is missing.
     jest.mocked(app.rateReader.current).mockRejectedValueOnce(stale());
     const usd = await order('49.99', 'USD');
-    expect(providers(usd.body).available.size).toBe(17);
+    expect(providers(usd.body).available.size).toBe(18);
     expect(usd.body).not.toContain('rates-note');
   });
 });
@@ -297,7 +302,7 @@ describe('GET /pay.php: branding', () => {
       expect(html).not.toContain('onerror');
       expect(html).toContain('<body class="gateway checkout">');
       expect(response.headers['content-security-policy']).toBe(plain.headers['content-security-policy']);
-      expect(providers(html).available.size).toBe(17);
+      expect(providers(html).available.size).toBe(18);
     }
     // A quote in a logo URL is percent-encoded by URL parsing: it can never close the attribute.
     const quoted = (await order('49.99', 'USD', { logo: 'https://cdn.shop.io/x.png" onerror="alert(1)' })).body;

@@ -90,7 +90,8 @@ describe('GET /process-payment.php', () => {
         'invalid_parameter',
       ]),
       [{ amount: '19.99' }, 'amount', 'amount_below_minimum'],
-      [{ provider: 'paypal' }, 'provider', 'provider_not_offered'],
+      [{ provider: 'bitnovo' }, 'provider', 'provider_not_offered'],
+      [{ provider: 'robinhood' }, 'provider', 'provider_not_offered'],
       [{ provider: 'cryptix' }, 'provider', 'provider_not_offered'],
       [{ provider: 'moonpai' }, 'provider', 'unsupported_provider'],
       [{ provider: 'wert', currency: 'EUR' }, 'currency', 'currency_not_allowed_for_provider'],
@@ -112,6 +113,12 @@ describe('GET /process-payment.php', () => {
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ status: 'error', param: 'provider', code: 'provider_not_offered' });
       expect(response.json().error).toMatch(/Kado is not offered by this gateway \(Kado shut down in 2025/);
+    });
+
+    it('Robinhood, whose Connect takes no guest card: not offered, saying why (the sandbox does not stand in for it)', async () => {
+      const response = await pay({ ...valid(), provider: 'robinhood' });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toMatch(/Robinhood is not offered by this gateway \(Robinhood Connect moves crypto out of/);
     });
 
     it.each(['address', 'amount', 'provider', 'email', 'currency'])('missing %s', async (name) => {

@@ -13,6 +13,8 @@ import { FAKE_TRANSFI, startTransfiFake, type TransfiFake } from '../../../packa
 import { startGuardarianFake, type GuardarianFake } from '../../../packages/providers/test/support/guardarian-fake';
 import { startWertFake, type WertFake } from '../../../packages/providers/test/support/wert-fake';
 import { startCoinbaseFake, type CoinbaseFake } from '../../../packages/providers/test/support/coinbase-fake';
+import { startBinanceFake, type BinanceFake } from '../../../packages/providers/test/support/binance-fake';
+import { SARDINE_FAKE_CLIENT, startSardineFake, type SardineFake } from '../../../packages/providers/test/support/sardine-fake';
 import {
   SIMPLEX_FAKE_API_KEY,
   SIMPLEX_FAKE_PARTNER,
@@ -34,6 +36,12 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
     MODE: '',
   },
   interac: {
+    API_KEY: 'pk_test_123456789abc',
+    SECRET_KEY: 'sk_test_abcdefgh1234',
+    WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
+    MODE: '',
+  },
+  paypal: {
     API_KEY: 'pk_test_123456789abc',
     SECRET_KEY: 'sk_test_abcdefgh1234',
     WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
@@ -113,6 +121,17 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
       return wertFake.url;
     },
   },
+  // Wert in EUR: the Wert account's settings under its own prefix.
+  werteur: {
+    PARTNER_ID: '01GJMAVBKQYNKGCFSPE4QTN4AC',
+    MODE: 'test',
+    get API_KEY() {
+      return wertFake.apiKey;
+    },
+    get API_URL() {
+      return wertFake.url;
+    },
+  },
   // A CDP Ed25519 key (base64 of seed and public key); the session token from a local CDP API.
   coinbase: {
     KEY_ID: uuid,
@@ -120,6 +139,37 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
     MODE: 'test',
     get API_URL() {
       return coinbaseFake.url;
+    },
+  },
+  // A pre-order on a local Binance Pay Onchain (signed with the partner key it holds); its link is on binance.com.
+  binance: {
+    MERCHANT_CODE: 'gateway_shop',
+    MERCHANT_NAME: 'Gateway Shop',
+    MODE: 'test',
+    get CLIENT_ID() {
+      return binanceFake.clientId;
+    },
+    get API_KEY() {
+      return binanceFake.apiKey;
+    },
+    get PRIVATE_KEY() {
+      return binanceFake.partnerPrivateKeyPem;
+    },
+    get WEBHOOK_PUBLIC_KEY() {
+      return binanceFake.binancePublicKeyPem;
+    },
+    get API_URL() {
+      return binanceFake.url;
+    },
+  },
+  // The client token from a local Sardine; the customer goes to its documented sandbox checkout.
+  sardine: {
+    CLIENT_ID: SARDINE_FAKE_CLIENT.id,
+    CLIENT_SECRET: SARDINE_FAKE_CLIENT.secret,
+    WEBHOOK_SECRET: 'whsec_C2FyZGluZS13ZWJob29rLXNpZ25pbmctc2VjcmV0',
+    MODE: 'test',
+    get API_URL() {
+      return sardineFake.url;
     },
   },
   // Quote and payment data on a local Simplex; the browser posts the form to the documented sandbox checkout.
@@ -139,6 +189,8 @@ let guardarianFake: GuardarianFake;
 let wertFake: WertFake;
 let simplexFake: SimplexFake;
 let coinbaseFake: CoinbaseFake;
+let sardineFake: SardineFake;
+let binanceFake: BinanceFake;
 
 function providerEnv(id: string): Record<string, string> {
   return Object.fromEntries(
@@ -163,6 +215,8 @@ beforeAll(async () => {
   guardarianFake = await startGuardarianFake(undefined, 'https://payments-staging.guardarian.com');
   wertFake = await startWertFake();
   simplexFake = await startSimplexFake();
+  sardineFake = await startSardineFake();
+  binanceFake = await startBinanceFake();
   coinbaseFake = await startCoinbaseFake({ keyId: uuid, publicKey: cdpKey.publicKey, algorithm: 'EdDSA' });
 });
 afterAll(async () => {
@@ -172,6 +226,9 @@ afterAll(async () => {
   await transfiFake.close();
   await guardarianFake.close();
   await wertFake.close();
+  await sardineFake.close();
+  expect(binanceFake.problems).toEqual([]);
+  await binanceFake.close();
   expect(simplexFake.problems).toEqual([]);
   await simplexFake.close();
   expect(coinbaseFake.problems).toEqual([]);

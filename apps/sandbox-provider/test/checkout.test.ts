@@ -159,7 +159,7 @@ describe('GET /checkout', () => {
       '/checkout?%E0%A4%A=1&amount=%',
       '/checkout?amount[]=1&provider[x]=2',
       `/checkout?${new URLSearchParams(resign({ ...link.params, amount: 'NaN' }))}`,
-      `/checkout?${new URLSearchParams(resign({ ...link.params, provider: 'paypal' }))}`,
+      `/checkout?${new URLSearchParams(resign({ ...link.params, provider: 'bitnovo' }))}`,
       `/checkout?${new URLSearchParams(resign({ ...link.params, return_url: 'javascript:alert(1)' }))}`,
       `/checkout?${new URLSearchParams(resign({ ...link.params, currency: 'XYZ' }))}`,
     ];

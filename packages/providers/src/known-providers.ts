@@ -40,7 +40,6 @@ export const SPECIFICATION_ORDER: readonly string[] = [
  */
 export const SPECIFICATION_SESSION_PROVIDERS: readonly ProviderTerms[] = [
   terms('wert', 'Wert', 'USD', '1'),
-  terms('robinhood', 'Robinhood', 'USD', '5'),
   terms('guardarian', 'Guardarian', 'any', '20'),
   terms('coinbase', 'Coinbase', 'any', '2'),
   terms('sardine', 'Sardine', 'any', '30'),
@@ -58,7 +57,9 @@ export function providersToCome(modules: readonly { descriptor: { id: string } }
 
 /**
  * Identifiers this gateway knows and never offers: those the PayGate-style WooCommerce and WHMCS
- * plugins send that it has no integration for, and providers that closed. Process Payment answers
+ * plugins send that it has no integration for, providers that closed, and one of the specification's
+ * whose documented flow cannot deliver a card payment's USDC on Polygon to our wallet (Robinhood
+ * Connect). Process Payment answers
  * them with `provider_not_offered` and the reason, so a merchant reads "not offered here" rather
  * than a typo, and no customer is sent to them.
  */
@@ -68,16 +69,30 @@ export const PROVIDERS_NOT_OFFERED: readonly { id: string; displayName: string; 
     displayName: 'Kado',
     reason: 'Kado shut down in 2025 and takes no more orders; its integration was removed',
   },
-  { id: 'paypal', displayName: 'PayPal', reason: 'PayPal is not a card on-ramp this gateway integrates' },
-  { id: 'binance', displayName: 'Binance', reason: 'no integration for Binance in this gateway' },
-  { id: 'bitnovo', displayName: 'Bitnovo', reason: 'no integration for Bitnovo in this gateway' },
   {
-    id: 'werteur',
-    displayName: 'Wert (EUR)',
-    reason: "Wert's euro checkout is not integrated; Wert is offered in USD as provider=wert where configured",
+    id: 'robinhood',
+    displayName: 'Robinhood',
+    reason:
+      "Robinhood Connect moves crypto out of the customer's own Robinhood account (US residents with a verified account), " +
+      'not a card payment by a guest; its partner API is documented to approved partners only, and no public page confirms USDC on Polygon',
   },
-  { id: 'simpleswap', displayName: 'SimpleSwap', reason: 'no integration for SimpleSwap in this gateway' },
-  { id: 'changenow', displayName: 'ChangeNOW', reason: 'no integration for ChangeNOW in this gateway' },
+  {
+    id: 'bitnovo',
+    displayName: 'Bitnovo',
+    reason: 'Bitnovo documents only Bitnovo Pay, which takes payments in crypto: no card on-ramp delivering USDC on Polygon to an address',
+  },
+  {
+    id: 'simpleswap',
+    displayName: 'SimpleSwap',
+    reason: "SimpleSwap's public API exchanges crypto for crypto; it documents no card on-ramp API of its own",
+  },
+  {
+    id: 'changenow',
+    displayName: 'ChangeNOW',
+    reason:
+      "ChangeNOW's public API exchanges crypto for crypto; its card purchases are made at its partners Guardarian and Simplex, " +
+      'offered here as guardarian and simplex',
+  },
   { id: 'itez', displayName: 'Itez', reason: 'no integration for Itez in this gateway' },
   { id: 'finchpay', displayName: 'FinchPay', reason: 'no integration for FinchPay in this gateway' },
   { id: 'switchere', displayName: 'Switchere', reason: 'no integration for Switchere in this gateway' },

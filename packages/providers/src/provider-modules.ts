@@ -1,14 +1,17 @@
 import type { ProviderModule } from './provider-contract';
 import { alchemypay } from './adapters/alchemypay/alchemypay-adapter';
 import { banxa } from './adapters/banxa/banxa-adapter';
+import { binance } from './adapters/binance/binance-adapter';
 import { guardarian } from './adapters/guardarian/guardarian-adapter';
 import { coinbase } from './adapters/coinbase/coinbase-adapter';
 import { interac } from './adapters/interac/interac-adapter';
 import { mercuryo } from './adapters/mercuryo/mercuryo-adapter';
 import { moonpay } from './adapters/moonpay/moonpay-adapter';
 import { particle } from './adapters/particle/particle-adapter';
+import { paypal } from './adapters/paypal/paypal-adapter';
 import { rampnetwork } from './adapters/rampnetwork/rampnetwork-adapter';
 import { revolut } from './adapters/revolut/revolut-adapter';
+import { sardine } from './adapters/sardine/sardine-adapter';
 import { simplex } from './adapters/simplex/simplex-adapter';
 import { stripe } from './adapters/stripe/stripe-adapter';
 import { swipelux } from './adapters/swipelux/swipelux-adapter';
@@ -19,6 +22,7 @@ import { unlimit } from './adapters/unlimit/unlimit-adapter';
 import { upi } from './adapters/upi/upi-adapter';
 import { utorg } from './adapters/utorg/utorg-adapter';
 import { wert } from './adapters/wert/wert-adapter';
+import { werteur } from './adapters/werteur/werteur-adapter';
 
 /**
  * Every provider with an adapter, in the order the hosted checkout lists them (the
@@ -34,6 +38,7 @@ export const PROVIDER_MODULES: readonly ProviderModule[] = [
   guardarian,
   particle,
   coinbase,
+  sardine,
   banxa,
   utorg,
   simplex,
@@ -46,4 +51,7 @@ export const PROVIDER_MODULES: readonly ProviderModule[] = [
   upi,
   revolut,
   swipelux,
+  werteur,
+  paypal,
+  binance,
 ];

@@ -85,8 +85,8 @@ describe('createProviderRegistry', () => {
     for (const { descriptor } of PROVIDER_MODULES) expect(ids).toContain(descriptor.id);
     expect(ids).toEqual(expect.arrayContaining(['wert', 'transak', 'coinbase', 'transfi']));
     expect(registry.adapters.every((adapter) => adapter.mode === 'sandbox')).toBe(true);
-    expect(registry.adapter('paypal')).toBeUndefined();
-    expect(registry.notOfferedReason('paypal')).toMatch(/PayPal/);
+    expect(registry.adapter('bitnovo')).toBeUndefined();
+    expect(registry.notOfferedReason('bitnovo')).toMatch(/Bitnovo/);
     expect(registry.describe('cryptix')?.displayName).toBe('Cryptix');
     expect(registry.notOfferedReason('moonpay')).toBeUndefined();
   });
@@ -105,16 +105,30 @@ describe('createProviderRegistry', () => {
     expect(local.notOfferedReason('kado')).toMatch(/Kado shut down in 2025/);
   });
 
+  it('answers Robinhood (Connect takes no guest card payment) as not offered with the reason; no sandbox stands in', async () => {
+    const local = await build({
+      production: false,
+      sandbox,
+      token: { chainId: 31337, address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
+    });
+    expect(local.adapter('robinhood')).toBeUndefined();
+    expect(local.offered.map((provider) => provider.id)).not.toContain('robinhood');
+    expect(local.notOfferedReason('robinhood')).toMatch(/own Robinhood account.*no public page confirms USDC on Polygon/);
+    expect((await build({})).describe('robinhood')?.displayName).toBe('Robinhood');
+  });
+
   it('an adapter for a provider of the specification is offered as itself with nothing but its module listed', async () => {
-    // A module for a provider still to come, as a new adapter adds it to provider-modules.ts: no other list names it "to come".
-    const { id, displayName } = providersToCome(PROVIDER_MODULES)[0]!;
+    // A module for a provider still to come (here Wert, as if its adapter were not listed yet), as a new adapter adds it to
+    // provider-modules.ts: no other list names it "to come".
+    const listed = PROVIDER_MODULES.filter((module) => module.descriptor.id !== 'wert');
+    const { id, displayName } = providersToCome(listed)[0]!;
     const descriptor = { ...bridgedProvider.descriptor, id, displayName, delivers: 'native' as const };
     const coming: ProviderModule = defineProvider({
       descriptor,
       modeOf: modeFromSetting,
       create: async (_values, context) => ({ ...(await bridgedProvider.create({ KEY: 'x' } as never, context)), descriptor }),
     });
-    const modules = [...PROVIDER_MODULES, coming];
+    const modules = [...listed, coming];
     const unconfigured = await build({ modules });
     expect(unconfigured.notOfferedReason(id)).toBe('not configured by this operator');
     const prefix = `PROVIDER_${id.toUpperCase()}`;
@@ -139,9 +153,12 @@ describe('createProviderRegistry', () => {
     expect(registry.offered.map((provider) => provider.id)).toEqual(['moonpay']);
     expect(registry.adapter('moonpay')?.mode).toBe('test');
     expect(registry.notOfferedReason('mercuryo')).toBe('not configured by this operator');
-    const coming = providersToCome(PROVIDER_MODULES)[0]!;
-    expect(registry.notOfferedReason(coming.id)).toMatch(/server-side checkout session\) is not in this version/);
-    expect(registry.describe(coming.id)?.displayName).toBe(coming.displayName);
+    // Every session provider of the specification has its adapter listed: none is "to come".
+    expect(providersToCome(PROVIDER_MODULES)).toEqual([]);
+    const listed = PROVIDER_MODULES.filter((module) => module.descriptor.id !== 'wert');
+    const withoutWert = await build({ modules: listed, env: { ...moonpayTest, ALLOW_PROVIDER_TEST_MODE: true } });
+    expect(withoutWert.notOfferedReason('wert')).toMatch(/server-side checkout session\) is not in this version/);
+    expect(withoutWert.describe('wert')?.displayName).toBe('Wert');
     expect(registry.notOfferedReason('wert')).toBe('not configured by this operator');
     expect(registry.notOfferedReason('transak')).toBe('not configured by this operator');
   });

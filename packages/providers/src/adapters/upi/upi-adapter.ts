@@ -4,11 +4,13 @@ import {
   defineProvider,
   modeFromSetting,
   ProviderWebhookError,
+  type AdapterContext,
   type CheckoutOrder,
   type ProviderDescriptor,
   type ProviderMode,
   type WebhookOutcome,
 } from '../../provider-contract';
+import { isObject, lookupAnswer } from '../../support/session-call';
 import { hmacSha512, safeEqual, singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
@@ -34,9 +36,12 @@ import { onrampMoneyWebhookEvent } from './upi-webhook';
  *   during onboarding or with setWebhookUrl).
  *
  * Choices where the docs are open:
- * - coinCode `usdc`, network `matic20` (the hosted-mode page lists usdc on bep20 and matic20).
- *   Which USDC Onramp sends on Polygon is not documented: native 0x3c49…3359 is assumed; check
- *   allConfig's coin details before going live.
+ * - coinCode `usdc`, network `matic20` (the hosted-mode page lists usdc on bep20 and matic20),
+ *   confirmed at boot in live mode against Onramp's public config (…/offramp-widget-integration/
+ *   get-all-coin-details-v2: GET <API>/onramp/api/v2/sell/public/allConfig, no credential): `usdc`
+ *   must list the network whose chainSymbol is `matic20`, or the boot stops; so does an answer that
+ *   cannot be had (a checkout that may not deliver is not offered). allConfig names no contract:
+ *   which USDC Onramp sends on Polygon is not documented, native 0x3c49…3359 is assumed.
  * - Test mode sends the sandbox pair (`usdt`, `matic20-test`), the only one the sandbox has: a test
  *   checkout exercises the flow, not the token the gateway watches.
  * - No e-mail (hosted mode documents only phoneNumber, which the gateway does not have) and no
@@ -62,7 +67,16 @@ const settings = Type.Object({
     pattern: '^\\S{8,256}$',
     description: 'Onramp.money API secret, the HMAC-SHA512 key of x-onramp-signature on webhooks',
   }),
+  API_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^/?#\\s]+/?$',
+      description: 'API host whose public allConfig confirms usdc on matic20 at boot; default https://api.onramp.money',
+    }),
+  ),
 });
+
+export const ONRAMP_API_URL = 'https://api.onramp.money';
+const BOOT_CHECK_TIMEOUT_MS = 10_000;
 
 export const ONRAMP_PAYLOAD_HEADER = 'x-onramp-payload';
 export const ONRAMP_SIGNATURE_HEADER = 'x-onramp-signature';
@@ -91,8 +105,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const upi = defineProvider({
   descriptor,
   modeOf: modeFromSetting,
-  create: (values, context) =>
-    urlCheckoutAdapter(
+  async create(values, context) {
+    if (context.mode === 'live') await confirmUsdcOnPolygon(context, (values.API_URL ?? ONRAMP_API_URL).replace(/\/+$/, ''));
+    return urlCheckoutAdapter(
       descriptor,
       context,
       (order, host) => onrampMoneyUpiUrl(host, values.APP_ID, order, context.mode),
@@ -107,8 +122,42 @@ export const upi = defineProvider({
         const data = signedData(payload, rawBody);
         return { ...onrampMoneyWebhookEvent(data), acknowledgement: textAcknowledgement('ok') };
       },
-    ),
+    );
+  },
 });
+
+/**
+ * The live asset, confirmed in Onramp's public allConfig: the coin `usdc` lists the network whose
+ * chainSymbol is `matic20`. Throws (the boot stops, naming why) when it does not, or when the
+ * config cannot be had.
+ */
+export async function confirmUsdcOnPolygon(context: Pick<AdapterContext, 'http'>, apiUrl: string): Promise<void> {
+  const { coinCode, network } = ASSET.live;
+  const refusal = (why: string) =>
+    new Error(`Onramp.money's allConfig ${why}: ${coinCode} on ${network} is not confirmed, so UPI is not offered`);
+  let answer: unknown;
+  try {
+    const response = await context.http.request({
+      method: 'GET',
+      url: `${apiUrl}/onramp/api/v2/sell/public/allConfig`,
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(BOOT_CHECK_TIMEOUT_MS),
+      retryable: true,
+    });
+    answer = lookupAnswer('Onramp.money', 'allConfig', response);
+  } catch (error) {
+    throw refusal(`could not be read at boot (${(error as Error).message.slice(0, 120)})`);
+  }
+  const data = isObject(answer) && answer.status === 1 && isObject(answer.data) ? answer.data : undefined;
+  if (!data || !isObject(data.allCoinConfig) || !isObject(data.networkConfig)) throw refusal('has no coin and network config');
+  const networkIds = Object.entries(data.networkConfig)
+    .filter(([, config]) => isObject(config) && config.chainSymbol === network)
+    .map(([id]) => Number(id));
+  const coin = data.allCoinConfig[coinCode];
+  const coinNetworks = isObject(coin) && Array.isArray(coin.networks) ? coin.networks : [];
+  if (networkIds.length === 0) throw refusal(`lists no network ${network}`);
+  if (!coinNetworks.some((id) => networkIds.includes(id as number))) throw refusal(`does not list ${coinCode} on ${network}`);
+}
 
 export function onrampMoneyUpiUrl(host: string, appId: string, order: CheckoutOrder, mode: ProviderMode): string {
   if (order.currency !== 'INR') throw new Error(`UPI takes INR only, not ${order.currency}`);

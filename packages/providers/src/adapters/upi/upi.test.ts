@@ -1,12 +1,66 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
 import { contractContext, describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError } from '../../provider-contract';
+import { createProviderHttpClient } from '../../support/provider-http-client';
 import { upi } from './upi-adapter';
 import { onrampMoneyWebhookEvent } from './upi-webhook';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 
-const live = { APP_ID: '1739218', API_SECRET: 'onramp-secret-0f3e9a7c21' };
+/**
+ * A local Onramp.money public API: GET /onramp/api/v2/sell/public/allConfig answered in the shape
+ * of the "Get all coin details - V2" page (allCoinConfig with each coin's network ids,
+ * networkConfig with each id's chainSymbol); usdc is listed on matic20 (id 3) unless a test says otherwise.
+ */
+const documentedConfig = (usdcNetworks: number[] = [3, 15]) => ({
+  status: 1,
+  code: 200,
+  data: {
+    allCoinConfig: {
+      usdt: { coinId: 54, coinName: 'Tether', networks: [0, 3, 15] },
+      usdc: { coinId: 116, coinName: 'USD Coin', networks: usdcNetworks },
+    },
+    networkConfig: {
+      '0': { chainSymbol: 'erc20', chainName: 'Ethereum Network', networkId: 1 },
+      '3': { chainSymbol: 'matic20', chainName: 'Polygon Network', networkId: 137 },
+      '15': { chainSymbol: 'bep20', chainName: 'BSC Network', networkId: 56 },
+    },
+  },
+});
+let server: Server;
+let apiUrl = '';
+const seen: string[] = [];
+let answer: (() => { status: number; body: string } | 'hang') | undefined;
+const http = createProviderHttpClient({ attemptTimeoutMs: 400, maxAttempts: 2, backoffBaseMs: 1 });
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    const scripted = answer?.() ?? { status: 200, body: JSON.stringify(documentedConfig()) };
+    if (scripted === 'hang') return;
+    res.writeHead(scripted.status, { 'content-type': 'application/json' }).end(scripted.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+beforeEach(() => {
+  seen.length = 0;
+  answer = undefined;
+});
+afterAll(async () => {
+  await http.close();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const live = {
+  APP_ID: '1739218',
+  API_SECRET: 'onramp-secret-0f3e9a7c21',
+  get API_URL() {
+    return apiUrl;
+  },
+};
 const test = { APP_ID: '2', API_SECRET: 'onramp-secret-0f3e9a7c21' };
 
 /** A webhook as the Onramp.money webhook page describes it, signed with node:crypto directly. */
@@ -39,6 +93,7 @@ const sampleData = (overrides: object = {}) => ({
 describeAdapterContract({
   module: upi,
   settings: { live, test },
+  context: () => ({ http }),
   // Hosted-mode parameters; fiatType 1 is INR per Onramp's fiat table.
   readCheckout: (url) => ({
     wallet: url.searchParams.get('walletAddress') ?? '',
@@ -68,7 +123,7 @@ describeAdapterContract({
 
 describe('upi checkout URL (Onramp.money hosted mode)', () => {
   const checkout = async (mode: 'live' | 'test') => {
-    const adapter = await upi.create(mode === 'live' ? live : test, contractContext('upi', mode));
+    const adapter = await upi.create(mode === 'live' ? live : test, contractContext('upi', mode, { http }));
     const order = sampleOrder('INR');
     return new URL(
       redirectCheckout(await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).url,
@@ -97,7 +152,7 @@ describe('upi checkout URL (Onramp.money hosted mode)', () => {
   });
 
   it('refuses any currency but INR', async () => {
-    const adapter = await upi.create(live, contractContext('upi', 'live'));
+    const adapter = await upi.create(live, contractContext('upi', 'live', { http }));
     const order = sampleOrder('EUR');
     await expect(adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: new AbortController().signal })).rejects.toThrow(
       /INR only/,
@@ -114,7 +169,7 @@ describe('upi webhook signature (x-onramp-signature)', () => {
       .toString()
       .split(' ')[0];
     expect(webhook.headers['x-onramp-signature']).toBe(byOpenssl);
-    const adapter = await upi.create(live, contractContext('upi', 'live'));
+    const adapter = await upi.create(live, contractContext('upi', 'live', { http }));
     await expect(adapter.verifyWebhook(webhook.rawBody, webhook.headers)).resolves.toMatchObject({
       kind: 'event',
       event: { status: 'paid', rawStatus: '15', providerReference: '918273' },
@@ -122,7 +177,7 @@ describe('upi webhook signature (x-onramp-signature)', () => {
   });
 
   it('refuses another secret, a body that differs from the signed payload, and a repeated header', async () => {
-    const adapter = await upi.create(live, contractContext('upi', 'live'));
+    const adapter = await upi.create(live, contractContext('upi', 'live', { http }));
     const forged = onrampWebhook(sampleData(), 'not-the-secret');
     await expect(adapter.verifyWebhook(forged.rawBody, forged.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
     const genuine = onrampWebhook(sampleData({ status: 0 }), live.API_SECRET);
@@ -136,7 +191,7 @@ describe('upi webhook signature (x-onramp-signature)', () => {
   });
 
   it('accepts the same data in another key order or spacing, since the comparison is of JSON values', async () => {
-    const adapter = await upi.create(live, contractContext('upi', 'live'));
+    const adapter = await upi.create(live, contractContext('upi', 'live', { http }));
     const webhook = onrampWebhook(sampleData(), live.API_SECRET);
     const reordered = Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(sampleData()).reverse()), null, 2));
     await expect(adapter.verifyWebhook(reordered, webhook.headers)).resolves.toMatchObject({ kind: 'event' });
@@ -178,5 +233,42 @@ describe('upi webhook statuses (Onramp on-ramp order codes)', () => {
         match: { paymentId: sampleOrder('INR').paymentId, providerReference: '918273', walletAddress: sampleOrder('INR').walletAddress },
       },
     });
+  });
+});
+
+describe('upi asset at boot (live mode): Onramp.money allConfig', () => {
+  const boot = (mode: 'live' | 'test' = 'live') =>
+    Promise.resolve(upi.create(mode === 'live' ? { ...live } : test, contractContext('upi', mode, { http })));
+
+  it('asks the public allConfig, without a credential, and boots when usdc lists matic20', async () => {
+    await expect(boot()).resolves.toMatchObject({ mode: 'live' });
+    expect(seen).toEqual(['GET /onramp/api/v2/sell/public/allConfig']);
+  });
+
+  it('test mode asks nothing (the sandbox has its own pair)', async () => {
+    await boot('test');
+    expect(seen).toEqual([]);
+  });
+
+  type Answer = () => { status: number; body: string } | 'hang';
+  const refusals: [string, Answer, RegExp][] = [
+    ['usdc without matic20', () => ({ status: 200, body: JSON.stringify(documentedConfig([0, 15])) }), /does not list usdc on matic20/],
+    [
+      'no matic20 network at all',
+      () => {
+        const config = documentedConfig();
+        const { '3': _polygon, ...others } = config.data.networkConfig;
+        return { status: 200, body: JSON.stringify({ ...config, data: { ...config.data, networkConfig: others } }) };
+      },
+      /lists no network matic20/,
+    ],
+    ['status 0', () => ({ status: 200, body: JSON.stringify({ status: 0, code: 400, data: null }) }), /no coin and network config/],
+    ['5xx', () => ({ status: 503, body: '' }), /could not be read at boot/],
+    ['not JSON', () => ({ status: 200, body: '<html>' }), /could not be read at boot/],
+    ['no answer', () => 'hang', /could not be read at boot/],
+  ];
+  it.each(refusals)('%s: the boot stops, naming why', async (_name, scripted, reason) => {
+    answer = scripted;
+    await expect(boot()).rejects.toThrow(reason);
   });
 });

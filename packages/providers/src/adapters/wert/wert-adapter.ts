@@ -1,10 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import {
   defineProvider,
   modeFromSetting,
   ProviderCheckoutError,
+  type AdapterContext,
   type CheckoutOrder,
   type CreatedCheckout,
+  type ProviderAdapter,
   type ProviderDescriptor,
   type ProviderMode,
   type ProviderStatusQuery,
@@ -45,7 +47,7 @@ import { wertOrderEvent, wertWebhookEvent } from './wert-order';
  *   `created`, `progress`, `cancelled` are read as well, unconfirmed.
  * - Hosts: API https://partner.wert.io (test: https://partner-sandbox.wert.io), documented; the
  *   minimum (1 USD) is the specification's, not Wert's (none found on a page read).
- * - Currency: USD. The plugins' `werteur` is this adapter with EUR (see the README's row).
+ * - Currency: USD. The plugins' `werteur` is this adapter with EUR, on the same account (adapters/werteur).
  */
 
 export const WERT_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
@@ -53,7 +55,7 @@ export const WERT_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
   test: 'https://partner-sandbox.wert.io',
 };
 
-const settings = Type.Object({
+export const wertSettings = Type.Object({
   PARTNER_ID: Type.String({ pattern: '^[0-9A-Za-z]{8,40}$', description: 'partner id, the widget URL path segment' }),
   API_KEY: Type.String({ pattern: '^[A-Za-z0-9-]{16,200}$', description: 'partner API key, sent as X-Api-Key' }),
   API_URL: Type.Optional(
@@ -64,7 +66,7 @@ const settings = Type.Object({
   ),
 });
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: ProviderDescriptor<typeof wertSettings> = {
   id: 'wert',
   displayName: 'Wert',
   currency: 'USD',
@@ -74,7 +76,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'none: unsigned (a hint; the order is looked up)',
   webhookUnsigned: true,
   delivers: 'native',
-  settings,
+  settings: wertSettings,
   hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },
   docs: 'https://docs.wert.io/docs/fiat-onramp',
 };
@@ -82,37 +84,44 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const wert = defineProvider({
   descriptor,
   modeOf: modeFromSetting,
-  create(values, context) {
-    const apiUrl = (values.API_URL ?? WERT_API_HOSTS[context.mode]).replace(/\/+$/, '');
-    const widget = `${descriptor.hosts[context.mode]}/${encodeURIComponent(values.PARTNER_ID)}/widget`;
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
-        const response = await context.http.request({
-          method: 'POST',
-          url: `${apiUrl}/api/external/hpp/create-session`,
-          headers: { 'x-api-key': values.API_KEY, 'content-type': 'application/json', accept: 'application/json' },
-          body: wertSessionBody(order),
-          signal,
-          retryable: false,
-        });
-        const session = sessionAnswer('Wert', 'session', response);
-        const sessionId = typeof session.sessionId === 'string' ? session.sessionId : '';
-        if (!/^[A-Za-z0-9_-]{8,128}$/.test(sessionId)) throw malformedAnswer('Wert', 'session', 'no sessionId');
-        const url = new URL(widget);
-        url.searchParams.set('session_id', sessionId);
-        url.searchParams.set('click_id', order.paymentId);
-        url.searchParams.set('redirect_url', order.returnUrl);
-        return { kind: 'redirect', url: url.toString() };
-      },
-      async verifyWebhook(rawBody: Buffer): Promise<WebhookOutcome> {
-        return { ...wertWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
-      },
-      status: (query, { signal }) => wertOrderStatus(context.http, apiUrl, values.API_KEY, query, signal),
-    };
-  },
+  create: (values, context) => createWertAdapter(descriptor, values, context),
 });
+
+/** Wert's adapter under a descriptor: Wert's own, or one of a provider on the Wert account (werteur). */
+export function createWertAdapter(
+  described: ProviderDescriptor<typeof wertSettings>,
+  values: Static<typeof wertSettings>,
+  context: AdapterContext,
+): ProviderAdapter {
+  const apiUrl = (values.API_URL ?? WERT_API_HOSTS[context.mode]).replace(/\/+$/, '');
+  const widget = `${described.hosts[context.mode]}/${encodeURIComponent(values.PARTNER_ID)}/widget`;
+  return {
+    descriptor: described,
+    mode: context.mode,
+    async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+      const response = await context.http.request({
+        method: 'POST',
+        url: `${apiUrl}/api/external/hpp/create-session`,
+        headers: { 'x-api-key': values.API_KEY, 'content-type': 'application/json', accept: 'application/json' },
+        body: wertSessionBody(order),
+        signal,
+        retryable: false,
+      });
+      const session = sessionAnswer('Wert', 'session', response);
+      const sessionId = typeof session.sessionId === 'string' ? session.sessionId : '';
+      if (!/^[A-Za-z0-9_-]{8,128}$/.test(sessionId)) throw malformedAnswer('Wert', 'session', 'no sessionId');
+      const url = new URL(widget);
+      url.searchParams.set('session_id', sessionId);
+      url.searchParams.set('click_id', order.paymentId);
+      url.searchParams.set('redirect_url', order.returnUrl);
+      return { kind: 'redirect', url: url.toString() };
+    },
+    async verifyWebhook(rawBody: Buffer): Promise<WebhookOutcome> {
+      return { ...wertWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
+    },
+    status: (query, { signal }) => wertOrderStatus(context.http, apiUrl, values.API_KEY, query, signal),
+  };
+}
 
 /** The session of one order: USDC on Polygon to the wallet for the order's amount, nothing left to change. */
 export function wertSessionBody(order: CheckoutOrder): string {

@@ -1,0 +1,73 @@
+import type { ProviderPaymentStatus } from '@gateway/domain';
+import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import { isObject } from '../../support/session-call';
+import { paymentEvent } from '../../support/webhook-event';
+
+/**
+ * Binance Pay Onchain's order statuses (developers.binance.com, connect-2.0 basics "Order status"),
+ * for a buy order. 2 is the crypto bought and held in the customer's Binance wallet, not sent: the
+ * card is charged, `charged`, as are 10, 11 and 15 (the withdrawal or swap under way). 20 is the
+ * purchase and the withdrawal both done: `paid`. 99 FAILED is read as Binance Connect's other product
+ * (connect-prime) documents it: the page read cuts off after 20, so the failure codes of the on-ramp
+ * are not confirmed, and any other code says nothing yet (the chain decides).
+ */
+export const BINANCE_ORDER_STATUS: Readonly<Record<number, { name: string; status: ProviderPaymentStatus; reason?: string }>> = {
+  0: { name: 'INIT', status: 'pending' },
+  1: { name: 'ON_RAMP_PROCESSING', status: 'pending' },
+  2: { name: 'ON_RAMP_COMPLETED', status: 'charged' },
+  10: { name: 'WITHDRAW_INIT', status: 'charged' },
+  11: { name: 'WITHDRAW_PROCESSING', status: 'charged' },
+  15: { name: 'SWAP_PROCESSING', status: 'charged' },
+  20: { name: 'COMPLETED', status: 'paid' },
+  99: { name: 'FAILED', status: 'failed', reason: 'Binance could not complete this purchase.' },
+};
+
+/** Binance's order event type for an on-ramp order's status change. */
+export const BINANCE_ORDER_EVENT = 'connect_order_event';
+
+/**
+ * Our externalOrderId for a checkout: the idempotency key without the payment id's dashes and with
+ * `_` before an attempt number, since Binance takes letters, digits and `_` ("without special characters").
+ */
+export function binanceOrderId(idempotencyKey: string): string {
+  return idempotencyKey.replace(/-/g, '').replace(':', '_');
+}
+
+const ORDER_ID = /^([0-9a-fA-F]{8})([0-9a-fA-F]{4})([0-9a-fA-F]{4})([0-9a-fA-F]{4})([0-9a-fA-F]{12})(?:_\d{1,6})?$/;
+
+/** The payment id an externalOrderId we sent names; undefined for anything else. */
+export function paymentIdOfBinanceOrder(orderId: unknown): string | undefined {
+  const parts = typeof orderId === 'string' ? ORDER_ID.exec(orderId) : null;
+  return parts ? parts.slice(1, 6).join('-').toLowerCase() : undefined;
+}
+
+/** An order (a webhook body, or the order look-up's data) read into the gateway's words; undefined for a code not mapped. */
+export function binanceOrderEvent(order: Record<string, unknown>): ProviderWebhookEvent | undefined {
+  const code = typeof order.status === 'number' ? order.status : Number.NaN;
+  const mapped = BINANCE_ORDER_STATUS[code];
+  if (!mapped) return undefined;
+  const orderId = typeof order.externalOrderId === 'string' ? order.externalOrderId : undefined;
+  return paymentEvent({
+    status: mapped.status,
+    rawStatus: `${code} ${mapped.name}`,
+    paymentId: paymentIdOfBinanceOrder(orderId),
+    providerReference: orderId,
+    reason: mapped.reason,
+  }).event;
+}
+
+/** A verified webhook body: an on-ramp (buy) order's status change; other events and order types are ignored. */
+export function binanceWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    throw new ProviderWebhookError('Binance webhook body is not JSON');
+  }
+  if (!isObject(body)) throw new ProviderWebhookError('Binance webhook body is not a JSON object');
+  const type = typeof body.webhookEventType === 'string' ? body.webhookEventType : '';
+  if (type !== BINANCE_ORDER_EVENT) return { kind: 'ignored', why: `event ${type.slice(0, 60) || '(none)'}` };
+  if (body.type !== 1) return { kind: 'ignored', why: 'not a buy order' };
+  const event = binanceOrderEvent(body);
+  return event ? { kind: 'event', event } : { kind: 'ignored', why: `order status ${String(body.status).slice(0, 20)}` };
+}

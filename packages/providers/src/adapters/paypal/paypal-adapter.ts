@@ -1,0 +1,40 @@
+import { defineProvider, type ProviderDescriptor } from '../../provider-contract';
+import { createMoonpayAdapter, moonpayKeysMode, moonpaySettings } from '../moonpay/moonpay-adapter';
+
+/**
+ * PayPal, through MoonPay: what the PayGate plugins send as `paypal`. PayPal is no card on-ramp of
+ * its own that delivers USDC on Polygon to a given address; MoonPay lists PayPal among its payment
+ * methods (support.moonpay.com, "MoonPay's supported payment methods": the US, the UK and the EU
+ * except Croatia, Hungary and Iceland) and documents `paypal` as a `paymentMethod` its widget
+ * preselects (https://dev.moonpay.com/platform/guides/pay-with-widget). Why MoonPay: Topper's bootstrap
+ * token documents a `paypal` payment network as well, but MoonPay's pages also state where PayPal is
+ * offered, and Interac already runs on the MoonPay account the same way.
+ *
+ * It runs on the operator's MoonPay account: its settings are MoonPay's keys (`PROVIDER_PAYPAL_API_KEY`
+ * = the pk_, and so on: the same values, or the same secret files, as `PROVIDER_MOONPAY_*`), and
+ * MoonPay's webhooks for it arrive at `/webhooks/moonpay` (`account`). Setting them is the
+ * operator's opt-in, once PayPal is enabled on the MoonPay account.
+ * Choices: any currency and MoonPay's 20 USD minimum (PayPal's availability follows the customer's
+ * country, which the gateway does not know; where PayPal is not offered, MoonPay lets the customer
+ * choose another method, per the same page). Unconfirmed: PayPal's own limits on MoonPay.
+ */
+const descriptor: ProviderDescriptor<typeof moonpaySettings> = {
+  id: 'paypal',
+  displayName: 'PayPal (via MoonPay)',
+  currency: 'any',
+  minimum: '20',
+  minimumCurrency: 'USD',
+  flow: 'signed-url',
+  webhook: 'HMAC-SHA256, Moonpay-Signature-V2 (at /webhooks/moonpay)',
+  delivers: 'native',
+  settings: moonpaySettings,
+  hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
+  docs: 'https://dev.moonpay.com/platform/guides/pay-with-widget',
+  account: 'moonpay',
+};
+
+export const paypal = defineProvider({
+  descriptor,
+  modeOf: (values, requested) => moonpayKeysMode('PAYPAL', values, requested),
+  create: (values, context) => createMoonpayAdapter(descriptor, values, context, 'paypal'),
+});
