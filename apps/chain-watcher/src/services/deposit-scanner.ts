@@ -19,6 +19,8 @@ export interface ScanResult {
   ownTransfers: number;
   /** Deposits inserted, or brought back to `seen`, by this range. */
   written: number;
+  /** The ids of the deposits this range inserted (not those brought back). */
+  inserted: string[];
   timingsMs: { chain: number; match: number; write: number };
 }
 
@@ -100,11 +102,11 @@ export class DepositScanner {
     const written = await inTransaction(this.deps.pool, async (client) => {
       const rows = await this.deps.deposits.recordSeen(client, deposits);
       if (!(await this.deps.cursors.move(client, this.deps.cursorKey, cursor, next))) throw new CursorMovedError();
-      return rows.length;
+      return rows;
     });
     const writeDone = performance.now();
 
-    this.deps.metrics.deposits.inc({ status: 'seen' }, written);
+    this.deps.metrics.deposits.inc({ status: 'seen' }, written.length);
     for (const from of ownTransfers) this.deps.metrics.ownTransfers.inc({ from });
     stopTimer();
     return {
@@ -114,7 +116,8 @@ export class DepositScanner {
       transfers: transfers.length,
       matched: deposits.length,
       ownTransfers: ownTransfers.length,
-      written,
+      written: written.length,
+      inserted: written.filter((row) => row.inserted).map((row) => row.id),
       timingsMs: { chain: chainDone - started, match: matchDone - chainDone, write: writeDone - matchDone },
     };
   }

@@ -71,6 +71,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimum: '1',
   minimumCurrency: 'USD',
   flow: 'session',
+  // One session call.
+  checkoutDeadlineMs: 8_000,
   webhook: 'none: unsigned (a hint; the order is looked up)',
   webhookUnsigned: true,
   delivers: 'native',
