@@ -189,10 +189,13 @@ function hostOf(url: string): string {
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
-/** An attempt that ran out of its own time is a timeout; any other failure to get an answer is the network's. */
+/**
+ * An attempt that ran out of its own time is a timeout; any other failure to get an answer is the
+ * network's. Read by name and code, not instanceof: undici's DOMException may come from another realm.
+ */
 function failureOf(error: unknown): 'timeout' | 'network' {
-  if (!(error instanceof Error)) return 'network';
-  return error.name === 'TimeoutError' || TIMEOUT_CODES.has((error as NodeJS.ErrnoException).code ?? '') ? 'timeout' : 'network';
+  const { name, code } = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown };
+  return name === 'TimeoutError' || (typeof code === 'string' && TIMEOUT_CODES.has(code)) ? 'timeout' : 'network';
 }
 
 function describe(error: unknown): string {
