@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { createMetricsServer } from '@gateway/http';
@@ -148,11 +149,19 @@ describe('per-provider metrics', () => {
   });
 
   it('webhooks accepted and refused are counted by provider', async () => {
+    const paymentId = (await pay()).json().payment_id as string;
     const before = await scrape();
-    const forged = await app.inject({ method: 'POST', url: '/webhooks/transak', payload: { data: 'eyJhbGciOiJIUzI1NiJ9.e30.AAAA' } });
+    const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const claims = { webhookData: { id: 'tk-9', partnerOrderId: paymentId, status: 'PROCESSING' } };
+    const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims)}`;
+    const signed = `${unsigned}.${createHmac('sha256', fake.currentToken!).update(unsigned).digest('base64url')}`;
+    expect((await app.inject({ method: 'POST', url: '/webhooks/transak', payload: { data: signed } })).statusCode).toBe(200);
+    const forged = await app.inject({ method: 'POST', url: '/webhooks/transak', payload: { data: `${unsigned}.${'A'.repeat(43)}` } });
     expect(forged.statusCode).toBe(401);
     const after = await scrape();
+    expect(delta(before, after, 'provider_webhooks_total', { provider: 'transak', outcome: 'updated' })).toBe(1);
     expect(delta(before, after, 'provider_webhooks_total', { provider: 'transak', outcome: 'refused' })).toBe(1);
+    expect(delta(before, after, 'provider_statuses_total', { provider: 'transak', status: 'pending', source: 'webhook' })).toBe(1);
   });
 });
 
