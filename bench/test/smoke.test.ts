@@ -18,6 +18,7 @@ const BENCHES: Record<string, string> = {
   'watcher-bench.ts': 'watcher.json',
   'settlement-bench.ts': 'settlement.json',
   'cold-start-bench.ts': 'cold-start.json',
+  'session-checkout-bench.ts': 'sessions.json',
 };
 // Seconds a smoke run took here (2 cores shared, load average ~6): 1–13; the limit leaves room for a
 // busier CI machine running another test file beside this one.

@@ -20,6 +20,7 @@ export class WatcherMetrics {
   readonly reorgs: Counter;
   readonly settlementJobsPending: Gauge;
   readonly batchDuration: Histogram;
+  readonly checkoutToUsdc: Histogram<'provider'>;
 
   constructor(readonly registry: Registry = new Registry()) {
     const registers = [registry];
@@ -67,6 +68,13 @@ export class WatcherMetrics {
       name: 'chain_watcher_scan_batch_duration_seconds',
       help: 'one block range: eth_getLogs, wallet match, deposit insert and cursor move',
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.checkoutToUsdc = new Histogram({
+      name: 'provider_checkout_to_usdc_seconds',
+      help: "from the checkout of the payment a new deposit is credited to (Process Payment, or the second chance) to the deposit seen on chain, by that payment's provider",
+      labelNames: ['provider'] as const,
+      buckets: [30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21_600, 86_400],
       registers,
     });
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Queue } from 'bullmq';
 import { ChainCursorRepository } from '@gateway/db';
@@ -82,6 +83,32 @@ describe('chain-watcher on a real chain', () => {
     await settle();
     expect(await countDeposits(db.pool)).toBe(1);
     expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'seen' })).toBe(1);
+  });
+
+  it('times checkout to USDC received for the payment the deposit is credited to, by its provider, once', async () => {
+    const wallet = await insertWallet(db.pool);
+    // An order tried at MoonPay 10 minutes ago, then at Transak 5 minutes ago (a second chance): Transak's paid.
+    const attempt = (provider: string, minutesAgo: number) =>
+      db.pool.query(
+        `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, created_at)
+         VALUES ($1, $2, 25, 'USD', $3, 'jane@shop.io', now() - make_interval(mins => $4))`,
+        [randomUUID(), wallet.id, provider, minutesAgo],
+      );
+    await attempt('moonpay', 10);
+    await attempt('transak', 5);
+    await chain.sendUsdc(wallet.address, 25_000_000n);
+    await onlyDepositOf(wallet.id);
+    const sum = await waitFor('the histogram sample', async () => {
+      const value = await metricValue(app, 'provider_checkout_to_usdc_seconds_sum', { provider: 'transak' });
+      return Number.isNaN(value) ? undefined : value;
+    });
+    expect(sum).toBeGreaterThanOrEqual(300);
+    expect(sum).toBeLessThan(330);
+    expect(await metricValue(app, 'provider_checkout_to_usdc_seconds_bucket', { provider: 'transak', le: '600' })).toBe(1);
+    expect(await metricValue(app, 'provider_checkout_to_usdc_seconds_bucket', { provider: 'transak', le: '300' })).toBe(0);
+    expect(await metricValue(app, 'provider_checkout_to_usdc_seconds_count', { provider: 'moonpay' })).toBeNaN();
+    await settle();
+    expect(await metricValue(app, 'provider_checkout_to_usdc_seconds_count', { provider: 'transak' })).toBe(1);
   });
 
   it('never records another ERC-20 sent to a temporary wallet as a deposit, from a sender or minted there', async () => {

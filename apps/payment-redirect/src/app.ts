@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { ConfigError, parseTrustProxy } from '@gateway/config';
 import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
-import { Counter } from 'prom-client';
+import { Registry } from 'prom-client';
 import { openProviderStatusQueue, startProviderStatusWorker, type ProviderStatusQueue } from '@gateway/queue';
 import { createServer } from '@gateway/http';
 import { pagesPlugin } from '@gateway/pages';
@@ -25,7 +25,7 @@ import { ReceiptService } from './services/receipt-service';
 import { HostedCheckoutService } from './services/hosted-checkout-service';
 import { ProviderStatusService } from './services/provider-status-service';
 import { StatusPollReconciler } from './services/provider-status-reconciler';
-import { providerStatusMetrics } from './metrics';
+import { providerCheckoutMetrics, providerStatusMetrics } from './metrics';
 import { paymentRoutes } from './routes/payment';
 import { receiptRoutes } from './routes/receipt';
 import { hostedCheckoutRoutes } from './routes/hosted-checkout';
@@ -78,6 +78,9 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   // Before anything listens: every provider's credentials checked, its adapter built; the
   // sandbox only where SANDBOX_CHECKOUT=on (never in production).
   const providerHttp = createProviderHttpClient();
+  // The app's metrics registry, made first: adapters may call their provider at boot.
+  const metricsRegistry = new Registry();
+  const checkoutMetrics = providerCheckoutMetrics(metricsRegistry);
   const providers = await createProviderRegistry({
     env: raw,
     ...(config.sandbox ? { sandbox: config.sandbox } : {}),
@@ -87,6 +90,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     http: providerHttp,
     // Tokens that outlive a request (Transak's access token) are shared by every replica.
     sharedStore: redisSharedStore(redis, raw.REDIS_PREFIX),
+    observer: checkoutMetrics,
   }).catch(async (error: unknown) => {
     await providerHttp.close();
     throw error;
@@ -97,6 +101,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
       'Payment links: validates the order, redirects the customer to the provider, and shows the live receipt (the {payment_url} host).',
     logLevel: raw.LOG_LEVEL,
     logger,
+    metricsRegistry,
     trustProxy: parseTrustProxy(raw.TRUST_PROXY),
     rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS, redis, keyPrefix: raw.REDIS_PREFIX },
     readiness: {
@@ -125,12 +130,6 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   app.addHook('preClose', () => rateReader.stop());
   registerRateMetrics(rateReader, app.metrics);
   await rateReader.start();
-  const checkoutCounter = new Counter({
-    name: 'provider_checkouts_total',
-    help: 'Process Payment checkouts by provider and outcome (created; refused: the provider answered with an error; unavailable: not reached or no answer in time)',
-    labelNames: ['provider', 'outcome'] as const,
-    registers: [app.metrics],
-  });
   app.decorate('rateReader', rateReader);
   app.decorate('providers', providers);
   app.decorate('paymentReceipts', receipts);
@@ -185,9 +184,9 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     keys: config.keys,
     rates: rateReader,
     publicUrl: config.publicUrl,
-    checkoutTimeoutMs: raw.CHECKOUT_TIMEOUT_MS,
+    ...(raw.CHECKOUT_TIMEOUT_MS !== undefined ? { checkoutTimeoutMs: raw.CHECKOUT_TIMEOUT_MS } : {}),
     log: app.log,
-    countCheckout: (provider, outcome) => checkoutCounter.inc({ provider, outcome }),
+    countCheckout: (provider, outcome, failure) => checkoutMetrics.checkout(provider, outcome, failure),
     checkoutRecorded: (paymentId, provider) => providerStatus.track(paymentId, provider),
   });
   app.decorate('paymentService', paymentService);

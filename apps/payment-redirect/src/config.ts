@@ -40,13 +40,14 @@ export const paymentRedirectSettings = Type.Object({
     pattern: '^(none|https?://[^\\s]*\\{tx\\}[^\\s]*)$',
     description: 'block explorer link of a transaction, {tx} standing for its hash; none for a chain without one (a local chain)',
   }),
-  CHECKOUT_TIMEOUT_MS: Type.Integer({
-    default: 10_000,
-    minimum: 1000,
-    maximum: 60_000,
-    description:
-      "how long Process Payment waits for a provider's checkout (a session call, retries included) before it shows the customer the error page",
-  }),
+  CHECKOUT_TIMEOUT_MS: Type.Optional(
+    Type.Integer({
+      minimum: 1000,
+      maximum: 60_000,
+      description:
+        "the longest Process Payment waits for any provider's checkout (all its calls, retries included) before it shows the customer the error page; unset, each provider's own deadline applies (its descriptor's), set, the shorter of the two",
+    }),
+  ),
   SANDBOX_CHECKOUT: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'off',
     description:

@@ -1,5 +1,48 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { ProviderObserver } from '@gateway/providers';
+import type { CheckoutFailureKind } from './services/payment-service';
 import type { ProviderStatusMetrics } from './services/provider-status-service';
+
+/** Per-provider numbers of checkouts and of the calls they make: what the adapters' HTTP client and token store tell. */
+export interface ProviderCheckoutMetrics extends ProviderObserver {
+  checkout(provider: string, outcome: 'created' | 'refused' | 'unavailable', failure?: CheckoutFailureKind): void;
+}
+
+export function providerCheckoutMetrics(registry: Registry): ProviderCheckoutMetrics {
+  const checkouts = new Counter({
+    name: 'provider_checkouts_total',
+    help: "Process Payment checkouts (and renewals by the customer's link) by provider and outcome (created; refused: the provider answered with an error; unavailable: not reached or no answer in time)",
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'provider_checkout_failures_total',
+    help: 'Checkouts a provider did not give, by provider and kind (timeout, network, rate_limited, http_5xx, http_4xx, malformed, too_large, token_store, refused, unavailable, adapter_error)',
+    labelNames: ['provider', 'kind'] as const,
+    registers: [registry],
+  });
+  const calls = new Histogram({
+    name: 'provider_call_duration_seconds',
+    help: "Calls to a provider's API (retries included), by provider, call (token, session, quote, status, keys) and outcome (ok, timeout, network, too_large, rate_limited, http_5xx, http_4xx)",
+    labelNames: ['provider', 'call', 'outcome'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30],
+    registers: [registry],
+  });
+  const minted = new Counter({
+    name: 'provider_tokens_minted_total',
+    help: 'Provider tokens this process minted into the shared token store (a refresh at the provider; one replica at a time)',
+    labelNames: ['provider'] as const,
+    registers: [registry],
+  });
+  return {
+    checkout(provider, outcome, failure) {
+      checkouts.inc({ provider, outcome });
+      if (failure) failures.inc({ provider, kind: failure });
+    },
+    call: (provider, call, outcome, seconds) => calls.observe({ provider, call, outcome }, seconds),
+    tokenMinted: (provider) => minted.inc({ provider }),
+  };
+}
 
 /** The provider status metrics, and the reconciler's re-enqueued look-ups. */
 export interface PaymentRedirectStatusMetrics extends ProviderStatusMetrics {

@@ -89,10 +89,11 @@ function rulesOf(file: string): Rule[] {
 }
 
 describe('Prometheus alert rules (infra/prometheus)', () => {
-  it('prometheus.yml loads the settlement, chain-watcher and wallet-control rules', () => {
+  it('prometheus.yml loads the settlement, chain-watcher, wallet-control and payment-redirect rules', () => {
     expect(ruleFiles()).toContain(path.join(PROMETHEUS_DIR, 'rules/settlement.yml'));
     expect(ruleFiles()).toContain(path.join(PROMETHEUS_DIR, 'rules/chain-watcher.yml'));
     expect(ruleFiles()).toContain(path.join(PROMETHEUS_DIR, 'rules/wallet-control.yml'));
+    expect(ruleFiles()).toContain(path.join(PROMETHEUS_DIR, 'rules/payment-redirect.yml'));
     for (const file of ruleFiles()) expect(statSync(file).isFile()).toBe(true);
   });
 
@@ -131,6 +132,9 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
       'new_wallets_refused_total',
       'rate_limit_store_errors_total',
       'payout_quota_store_errors_total',
+      'provider_checkout_failures_total',
+      'provider_tokens_minted_total',
+      'provider_call_duration_seconds_bucket',
     ]) {
       expect(read).toContain(metric);
     }

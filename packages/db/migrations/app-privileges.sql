@@ -73,6 +73,9 @@ GRANT SELECT, INSERT ON deposits TO :"chain_watcher";
 GRANT UPDATE (status, block_number, block_hash, wallet_id, from_address, amount, seen_at, final_at) ON deposits TO :"chain_watcher";
 GRANT SELECT, INSERT ON chain_cursors TO :"chain_watcher";
 GRANT UPDATE (block_number, block_hash, updated_at) ON chain_cursors TO :"chain_watcher";
+-- The time from checkout to USDC received, per provider: which payment of the wallet a new deposit
+-- is credited to, and when its checkout was created.
+GRANT SELECT (id, wallet_id, provider, created_at, provider_tx_hash) ON payments TO :"chain_watcher";
 
 -- settlement-worker (holds the seed and the relayer key): reads the wallet's terms, plans,
 -- signs, sends and confirms the legs, moves deposits from final on, writes the callback delivery

@@ -66,6 +66,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
       'moveSeen',
       'seenInBlocks',
       'orphansAbove',
+      'checkoutsOf',
     ],
     ChainCursorRepository: ['get', 'initialize', 'move', 'set'],
     TokenRepository: ['register', 'list'],
@@ -367,7 +368,9 @@ describe('chain-watcher, as its role', () => {
       amount: 5_000_000n,
     });
     const [a, b] = [log(hex(32), 0), log(hex(32), 1)];
-    expect(await deposits.recordSeen(database.appPool('chain-watcher'), [a, b])).toHaveLength(2);
+    const written = await deposits.recordSeen(database.appPool('chain-watcher'), [a, b]);
+    expect(written).toHaveLength(2);
+    expect(await deposits.checkoutsOf(written.map((row) => row.id))).toMatchObject([{ attempts: [] }, { attempts: [] }]);
     const blocks = await deposits.unfinalBlocks();
     expect(blocks.map((block) => block.blockHash).sort()).toEqual([a.blockHash, b.blockHash].sort());
     expect(await deposits.recordedBlocksBetween(15n, 25n)).toHaveLength(2);
@@ -545,6 +548,7 @@ describe('what each app must never do', () => {
     ['callback-worker', 'write a delivery', `INSERT INTO callback_deliveries (id) VALUES ('${randomUUID()}')`],
     ['callback-worker', 'change what a callback reports', 'UPDATE callback_deliveries SET value_coin = value_coin + 1'],
     ['chain-watcher', 'move a deposit to forwarding', `UPDATE deposits SET forwarded_at = now()`],
+    ['chain-watcher', "read a payment's e-mail", 'SELECT email FROM payments'],
     ['chain-watcher', 'write a delivery', `INSERT INTO callback_deliveries (id) VALUES ('${randomUUID()}')`],
     ['wallet-control', 'record a deposit', `INSERT INTO deposits (chain_id) VALUES (1)`],
     ['payment-redirect', 'record a deposit', `INSERT INTO deposits (chain_id) VALUES (1)`],

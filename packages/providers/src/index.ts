@@ -5,4 +5,5 @@ export * from './known-providers';
 export * from './provider-registry';
 export * from './sandbox-adapter';
 export * from './support/provider-http-client';
+export * from './support/provider-call-observer';
 export * from './support/shared-token-store';

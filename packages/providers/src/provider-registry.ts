@@ -5,6 +5,7 @@ import { PROVIDER_MODULES } from './provider-modules';
 import { ALLOW_PROVIDER_TEST_MODE, providerEnvName, readProviderSettings } from './provider-settings';
 import { createSandboxAdapter, type SandboxAdapterOptions } from './sandbox-adapter';
 import type { ProviderHttpClient } from './support/provider-http-client';
+import { observedHttpClient, type ProviderObserver } from './support/provider-call-observer';
 import { createTokenStore, type SharedKeyValue } from './support/shared-token-store';
 
 export interface ProviderRegistryOptions {
@@ -21,6 +22,8 @@ export interface ProviderRegistryOptions {
   /** Where provider tokens are shared between replicas (Redis, under the app's prefix). */
   sharedStore: SharedKeyValue;
   now?: () => number;
+  /** Told each adapter's calls (latency, outcome) and token mints, by provider; nothing told without one. */
+  observer?: ProviderObserver;
   /** Tests use their own modules; the gateway uses PROVIDER_MODULES. */
   modules?: readonly ProviderModule[];
 }
@@ -93,13 +96,15 @@ export async function createProviderRegistry(options: ProviderRegistryOptions): 
         );
         continue;
       }
+      const { observer } = options;
       const adapter = await module.create(settings as never, {
         mode,
         webhookUrl: `${options.publicUrl}/webhooks/${descriptor.id}`,
-        http: options.http,
+        http: observer ? observedHttpClient(options.http, descriptor.id, observer) : options.http,
         tokens: createTokenStore(options.sharedStore, {
           prefix: `provider-tokens:${descriptor.id}:`,
           ...(options.now ? { now: options.now } : {}),
+          ...(observer ? { onMinted: () => observer.tokenMinted(descriptor.id) } : {}),
         }),
         now: options.now ?? Date.now,
       });

@@ -6,6 +6,7 @@ import {
   RetryBudget,
   type ProviderHttpClient,
 } from '../src/support/provider-http-client';
+import { observedHttpClient } from '../src/support/provider-call-observer';
 
 /** A local fake provider answering with what each test queues, recording what it received. */
 function fakeProvider() {
@@ -89,6 +90,7 @@ describe('provider HTTP client', () => {
     const error = await client.request({ method: 'GET', url: `${base}/quote`, signal: signal(), retryable: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderUnreachableError);
     expect((error as ProviderUnreachableError).kind).toBe('unavailable');
+    expect((error as ProviderUnreachableError).failure).toBe('network');
     base = await fake.start();
   });
 
@@ -99,16 +101,70 @@ describe('provider HTTP client', () => {
       .request({ method: 'GET', url: `${base}/slow`, signal: AbortSignal.timeout(100), retryable: true })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderUnreachableError);
+    expect((error as ProviderUnreachableError).failure).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('says an attempt that ran out of its own time timed out', async () => {
+    fake.answers.push(() => undefined);
+    const error = await client
+      .request({ method: 'POST', url: `${base}/slow`, signal: signal(), retryable: false })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ProviderUnreachableError', failure: 'timeout' });
   });
 
   it('refuses a body larger than its limit', async () => {
     const small = createProviderHttpClient({ maxResponseBytes: 10 });
     fake.answers.push(status(200, 'x'.repeat(100)));
-    await expect(small.request({ method: 'GET', url: `${base}/big`, signal: signal(), retryable: false })).rejects.toThrow(
-      /more than 10 bytes/,
-    );
+    await expect(small.request({ method: 'GET', url: `${base}/big`, signal: signal(), retryable: false })).rejects.toMatchObject({
+      message: expect.stringMatching(/more than 10 bytes/),
+      failure: 'too_large',
+    });
     await small.close();
+  });
+});
+
+describe('the observed client of one provider', () => {
+  const fake = fakeProvider();
+  let base: string;
+  const shared = createProviderHttpClient({ attemptTimeoutMs: 300, backoffBaseMs: 1 });
+  const told: [string, string, string][] = [];
+  const observed = observedHttpClient(shared, 'acme', {
+    call: (provider, call, outcome, seconds) => {
+      expect(seconds).toBeGreaterThanOrEqual(0);
+      told.push([provider, call, outcome]);
+    },
+    tokenMinted: () => undefined,
+  });
+  beforeAll(async () => {
+    base = await fake.start();
+  });
+  afterAll(async () => {
+    await shared.close();
+    await fake.stop();
+  });
+
+  it('tells each call by its name (a GET is a status look-up, anything else a session call) and how it ended', async () => {
+    fake.answers.push(status(200, '{}'), status(201, '{}'), status(429), status(502), status(404), () => undefined);
+    const post = () => ({ method: 'POST' as const, url: `${base}/x`, body: '{}', signal: signal(), retryable: false });
+    await observed.request({ ...post(), call: 'token' });
+    await observed.request(post());
+    await observed.request({ method: 'GET', url: `${base}/q`, call: 'quote', signal: signal(), retryable: false });
+    await observed.request({ method: 'GET', url: `${base}/s`, signal: signal(), retryable: false });
+    await observed.request(post());
+    await expect(observed.request(post())).rejects.toMatchObject({ failure: 'timeout' });
+    await fake.stop();
+    await expect(observed.request(post())).rejects.toMatchObject({ failure: 'network' });
+    base = await fake.start();
+    expect(told).toEqual([
+      ['acme', 'token', 'ok'],
+      ['acme', 'session', 'ok'],
+      ['acme', 'quote', 'rate_limited'],
+      ['acme', 'status', 'http_5xx'],
+      ['acme', 'session', 'http_4xx'],
+      ['acme', 'session', 'timeout'],
+      ['acme', 'session', 'network'],
+    ]);
   });
 });
 

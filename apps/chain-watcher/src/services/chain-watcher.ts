@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from 'pg';
 import type { ChainCursor, ChainCursorKey, ChainCursorRepository, DepositRepository } from '@gateway/db';
-import type { FinalityView } from '@gateway/domain';
+import { attemptThatPaid, type FinalityView } from '@gateway/domain';
 import { backoffDelayMs, reorgFloor } from '../chain-rules';
 import type { WatcherMetrics } from '../metrics';
 import type { ChainReader, ChainTip } from './chain-reader';
@@ -167,6 +167,7 @@ export class ChainWatcher {
       if (result.written > 0) {
         log.info({ fromBlock: result.fromBlock, toBlock: result.toBlock, deposits: result.written }, 'deposits seen');
       }
+      await this.observeCheckoutToUsdc(result.inserted);
     }
     metrics.observePosition(tip.head, cursor.blockNumber);
 
@@ -181,6 +182,25 @@ export class ChainWatcher {
     if (finalIds.length > 0) log.info({ final: finalIds.length }, 'deposits final');
     this.queueSettlement(finalIds);
     return cursor.blockNumber >= tip.head;
+  }
+
+  /**
+   * The time from checkout to USDC received, once per deposit (when it is inserted), for the
+   * payment it is credited to; a metric only: a failure here is logged and loses no deposit.
+   */
+  private async observeCheckoutToUsdc(depositIds: readonly string[]): Promise<void> {
+    if (depositIds.length === 0) return;
+    try {
+      for (const deposit of await this.deps.deposits.checkoutsOf(depositIds)) {
+        const creditedId = attemptThatPaid(deposit, deposit.attempts);
+        const credited = deposit.attempts.find((attempt) => attempt.id === creditedId);
+        if (!credited) continue;
+        const seconds = Math.max(0, (deposit.seenAt.getTime() - credited.createdAt.getTime()) / 1000);
+        this.deps.metrics.checkoutToUsdc.observe({ provider: credited.provider }, seconds);
+      }
+    } catch (error) {
+      this.deps.log.warn({ err: error }, 'could not attribute new deposits to checkouts (provider_checkout_to_usdc_seconds)');
+    }
   }
 
   private async verifyChainId(): Promise<void> {

@@ -19,6 +19,8 @@ export interface ScanResult {
   ownTransfers: number;
   /** Deposits inserted, or brought back to `seen`, by this range. */
   written: number;
+  /** The ids of the deposits this range inserted (not those brought back). */
+  inserted: string[];
   timingsMs: { chain: number; match: number; write: number };
 }
 
@@ -104,10 +106,9 @@ export class DepositScanner {
       if (!(await this.deps.cursors.move(client, this.deps.cursorKey, cursor, next))) throw new CursorMovedError();
       return recorded;
     });
-    const written = rows.length;
     const writeDone = performance.now();
 
-    this.deps.metrics.deposits.inc({ status: 'seen' }, written);
+    this.deps.metrics.deposits.inc({ status: 'seen' }, rows.length);
     const otherSeen = rows.filter((row) => row.token !== null && row.token !== this.deps.tokens[0]).length;
     if (otherSeen > 0) this.deps.metrics.otherTokenDeposits.inc(otherSeen);
     for (const from of ownTransfers) this.deps.metrics.ownTransfers.inc({ from });
@@ -119,7 +120,8 @@ export class DepositScanner {
       transfers: transfers.length,
       matched: deposits.length,
       ownTransfers: ownTransfers.length,
-      written,
+      written: rows.length,
+      inserted: rows.filter((row) => row.inserted).map((row) => row.id),
       timingsMs: { chain: chainDone - started, match: matchDone - chainDone, write: writeDone - matchDone },
     };
   }

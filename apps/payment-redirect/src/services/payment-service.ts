@@ -21,11 +21,13 @@ import {
 import { currentRatesOrDeferredError, type RateReader } from '@gateway/rates';
 import { createBatcher, type NewPayment, type PaymentRepository, type RecordedCheckout } from '@gateway/db';
 import {
+  checkoutDeadlineMs,
   ProviderCheckoutError,
   type CheckoutOrder,
   type CheckoutTarget,
   type CreatedCheckout,
   type ProviderAdapter,
+  type ProviderFailureKind,
   type ProviderRegistry,
 } from '@gateway/providers';
 
@@ -67,14 +69,17 @@ export interface PaymentServiceDeps {
   rates: RateReader;
   /** {payment_url}: the receipt page of each payment is under it. */
   publicUrl: string;
-  /** How long a provider may take to give a checkout, retries included. */
-  checkoutTimeoutMs: number;
+  /** The operator's cap on every provider's checkout deadline (CHECKOUT_TIMEOUT_MS); each provider's own applies below it. */
+  checkoutTimeoutMs?: number;
   log: FastifyBaseLogger;
-  /** Counts checkouts by provider and outcome (created, refused, unavailable). */
-  countCheckout(provider: string, outcome: 'created' | 'refused' | 'unavailable'): void;
+  /** Counts checkouts by provider and outcome (created, refused, unavailable), and a failed one's kind. */
+  countCheckout(provider: string, outcome: 'created' | 'refused' | 'unavailable', failure?: CheckoutFailureKind): void;
   /** A payment's first checkout is recorded: its provider's status look-ups are scheduled (never throws). */
   checkoutRecorded?(paymentId: string, provider: string): Promise<void>;
 }
+
+/** Why a checkout failed: the provider's failure, a checkout URL that is not https, or the adapter itself failing. */
+export type CheckoutFailureKind = ProviderFailureKind | 'adapter_error';
 
 /** The provider gave no checkout: the customer is told in words, and offered another provider. */
 export class CheckoutFailedError extends GatewayError {
@@ -256,18 +261,21 @@ export class PaymentService {
   ): Promise<CreatedCheckout> {
     const provider = adapter.descriptor;
     const paymentId = order.paymentId;
+    // Every call of the checkout (token + session, quote + payment) and their retries fit this one deadline.
+    const deadlineMs = Math.min(checkoutDeadlineMs(provider), this.deps.checkoutTimeoutMs ?? Number.POSITIVE_INFINITY);
     try {
-      const checkout = await adapter.createCheckout(order, { idempotencyKey, signal: AbortSignal.timeout(this.deps.checkoutTimeoutMs) });
+      const checkout = await adapter.createCheckout(order, { idempotencyKey, signal: AbortSignal.timeout(deadlineMs) });
       checkTarget(checkout, adapter);
       return checkout;
     } catch (error) {
       // An adapter fault is the provider integration failing this order: the customer still gets the page, the operator the log.
       const kind = error instanceof ProviderCheckoutError ? error.kind : 'refused';
+      const failure = error instanceof ProviderCheckoutError ? error.failure : 'adapter_error';
       const reason = error instanceof Error ? error.message : String(error);
       if (error instanceof ProviderCheckoutError)
-        this.deps.log.warn({ paymentId, provider: provider.id, kind, reason }, 'provider gave no checkout');
+        this.deps.log.warn({ paymentId, provider: provider.id, kind, failure, reason }, 'provider gave no checkout');
       else this.deps.log.error({ paymentId, provider: provider.id, err: error }, 'provider adapter failed');
-      this.deps.countCheckout(provider.id, kind);
+      this.deps.countCheckout(provider.id, kind, failure);
       // A renewal that fails leaves the payment as it was: its link may try again.
       if (failPayment) {
         await this.deps.payments.failCheckout(paymentId, `${kind}: ${reason}`).catch((failure: unknown) => {
@@ -290,6 +298,7 @@ function checkTarget(checkout: CheckoutTarget, adapter: ProviderAdapter): void {
     throw new ProviderCheckoutError(
       `checkout ${checkout.kind === 'redirect' ? 'URL' : 'form action'} is not https (${parsed.protocol})`,
       'refused',
+      'malformed',
     );
   }
 }

@@ -24,6 +24,15 @@ export interface WrittenDeposit {
   token: string | null;
 }
 
+/** A new deposit and the payments of its wallet it may be credited to (attemptThatPaid in packages/domain). */
+export interface DepositCheckouts {
+  depositId: string;
+  txHash: string;
+  seenAt: Date;
+  /** Newest first: the one whose provider reported this transaction, and the latest created before the deposit was seen. */
+  attempts: { id: string; provider: string; createdAt: Date; deliveredTxHash: string | null }[];
+}
+
 /** What an address of the gateway itself is (see DepositRepository.gatewaySenders). */
 export type GatewaySender = 'temporary_wallet' | 'relayer' | 'platform_fee';
 
@@ -125,6 +134,43 @@ export class DepositRepository {
       ],
     });
     return rows;
+  }
+
+  /**
+   * For the time from checkout to USDC received: each deposit with the payments of its wallet it
+   * may be credited to, those whose provider reported its transaction and the latest twenty created
+   * before it was seen (a wallet is one order; older ones cannot be credited).
+   */
+  async checkoutsOf(depositIds: readonly string[]): Promise<DepositCheckouts[]> {
+    if (depositIds.length === 0) return [];
+    const { rows } = await this.pool.query<{
+      deposit_id: string;
+      tx_hash: string;
+      seen_at: Date;
+      attempts: { id: string; provider: string; created_at: string; provider_tx_hash: string | null }[] | null;
+    }>({
+      name: 'deposit-checkouts',
+      text: `SELECT d.id::text AS deposit_id, d.tx_hash, d.seen_at,
+                    (SELECT json_agg(json_build_object('id', a.id, 'provider', a.provider, 'created_at', a.created_at,
+                                                       'provider_tx_hash', a.provider_tx_hash))
+                     FROM (SELECT p.id, p.provider, p.created_at, p.provider_tx_hash FROM payments p
+                           WHERE p.wallet_id = d.wallet_id AND (p.provider_tx_hash = d.tx_hash OR p.created_at <= d.seen_at)
+                           ORDER BY p.provider_tx_hash = d.tx_hash DESC NULLS LAST, p.created_at DESC
+                           LIMIT 20) a) AS attempts
+             FROM deposits d WHERE d.chain_id = $1 AND d.id = ANY($2::bigint[])`,
+      values: [this.chainId, depositIds],
+    });
+    return rows.map((row) => ({
+      depositId: row.deposit_id,
+      txHash: row.tx_hash,
+      seenAt: row.seen_at,
+      attempts: (row.attempts ?? []).map((attempt) => ({
+        id: attempt.id,
+        provider: attempt.provider,
+        createdAt: new Date(attempt.created_at),
+        deliveredTxHash: attempt.provider_tx_hash,
+      })),
+    }));
   }
 
   /** The blocks holding `seen` (unfinal) deposits, oldest first. */

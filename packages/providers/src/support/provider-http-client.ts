@@ -1,5 +1,5 @@
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
-import { ProviderCheckoutError } from '../provider-contract';
+import { ProviderCheckoutError, type ProviderFailureKind } from '../provider-contract';
 import { abortableSleep } from './abortable-sleep';
 
 /**
@@ -10,8 +10,16 @@ import { abortableSleep } from './abortable-sleep';
  * provider is down, callers then add a few percent of load, not a multiple of it.
  */
 
+/**
+ * What a call is for, a fixed set (a metric label): minting a token, opening a session (or the
+ * order a checkout is), a quote, an order's status, the provider's webhook keys. Unnamed, a GET
+ * is a status look-up and anything else a session call.
+ */
+export type ProviderCallName = 'token' | 'session' | 'quote' | 'status' | 'keys';
+
 export interface ProviderHttpRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  call?: ProviderCallName;
   url: string;
   headers?: Readonly<Record<string, string>>;
   body?: string;
@@ -51,8 +59,8 @@ export interface ProviderHttpClientOptions {
 
 /** The provider could not be reached or did not answer in time: the customer may try again. */
 export class ProviderUnreachableError extends ProviderCheckoutError {
-  constructor(message: string) {
-    super(message, 'unavailable');
+  constructor(message: string, failure: Extract<ProviderFailureKind, 'timeout' | 'network' | 'too_large'> = 'network') {
+    super(message, 'unavailable', failure);
     this.name = 'ProviderUnreachableError';
   }
 }
@@ -131,7 +139,7 @@ export function createProviderHttpClient(options: ProviderHttpClientOptions = {}
       size += (chunk as Buffer).length;
       if (size > maxResponseBytes) {
         response.body.destroy();
-        throw new ProviderUnreachableError(`${hostOf(request.url)} answered with more than ${maxResponseBytes} bytes`);
+        throw new ProviderUnreachableError(`${hostOf(request.url)} answered with more than ${maxResponseBytes} bytes`, 'too_large');
       }
       chunks.push(chunk as Buffer);
     }
@@ -147,11 +155,11 @@ export function createProviderHttpClient(options: ProviderHttpClientOptions = {}
           outcome = await attempt(request);
         } catch (error) {
           if (request.signal.aborted)
-            throw new ProviderUnreachableError(`call to ${hostOf(request.url)} given up (${describe(request.signal.reason)})`);
+            throw new ProviderUnreachableError(`call to ${hostOf(request.url)} given up (${describe(request.signal.reason)})`, 'timeout');
           outcome =
             error instanceof ProviderUnreachableError
               ? error
-              : new ProviderUnreachableError(`${hostOf(request.url)} did not answer: ${describe(error)}`);
+              : new ProviderUnreachableError(`${hostOf(request.url)} did not answer: ${describe(error)}`, failureOf(error));
         }
         const retry =
           request.retryable &&
@@ -177,6 +185,17 @@ function hostOf(url: string): string {
   } catch {
     return 'the provider';
   }
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/**
+ * An attempt that ran out of its own time is a timeout; any other failure to get an answer is the
+ * network's. Read by name and code, not instanceof: undici's DOMException may come from another realm.
+ */
+function failureOf(error: unknown): 'timeout' | 'network' {
+  const { name, code } = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown };
+  return name === 'TimeoutError' || (typeof code === 'string' && TIMEOUT_CODES.has(code)) ? 'timeout' : 'network';
 }
 
 function describe(error: unknown): string {

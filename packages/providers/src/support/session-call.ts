@@ -10,7 +10,11 @@ import type { ProviderHttpResponse } from './provider-http-client';
 export function sessionAnswer(provider: string, call: string, response: ProviderHttpResponse): Record<string, unknown> {
   const { statusCode } = response;
   if (statusCode === 429 || statusCode >= 500) {
-    throw new ProviderCheckoutError(`${provider} ${call} answered HTTP ${statusCode}`, 'unavailable');
+    throw new ProviderCheckoutError(
+      `${provider} ${call} answered HTTP ${statusCode}`,
+      'unavailable',
+      statusCode === 429 ? 'rate_limited' : 'http_5xx',
+    );
   }
   let body: unknown;
   try {
@@ -19,9 +23,11 @@ export function sessionAnswer(provider: string, call: string, response: Provider
     body = undefined;
   }
   if (statusCode < 200 || statusCode >= 300) {
-    throw new ProviderCheckoutError(`${provider} ${call} refused (HTTP ${statusCode}${errorMessageOf(body)})`, 'refused');
+    throw new ProviderCheckoutError(`${provider} ${call} refused (HTTP ${statusCode}${errorMessageOf(body)})`, 'refused', 'http_4xx');
   }
-  if (!isObject(body)) throw new ProviderCheckoutError(`${provider} ${call} answered something that is not a JSON object`, 'refused');
+  if (!isObject(body)) {
+    throw new ProviderCheckoutError(`${provider} ${call} answered something that is not a JSON object`, 'refused', 'malformed');
+  }
   return body;
 }
 
@@ -41,7 +47,7 @@ export function lookupAnswer(provider: string, lookup: string, response: Provide
 
 /** A malformed answer to a call: a field missing or of another type. */
 export function malformedAnswer(provider: string, call: string, why: string): ProviderCheckoutError {
-  return new ProviderCheckoutError(`${provider} ${call} answer is malformed: ${why}`, 'refused');
+  return new ProviderCheckoutError(`${provider} ${call} answer is malformed: ${why}`, 'refused', 'malformed');
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

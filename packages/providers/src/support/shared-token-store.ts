@@ -62,8 +62,9 @@ interface StoredTokens {
 const KEEP_AFTER_EXPIRY_MS = 24 * 60 * 60 * 1000;
 
 export class TokenStoreUnavailableError extends ProviderCheckoutError {
-  constructor(message: string) {
-    super(message, 'unavailable');
+  /** `timeout`: the checkout's deadline passed while another replica minted; `token_store`: Redis failed. */
+  constructor(message: string, failure: 'timeout' | 'token_store' = 'token_store') {
+    super(message, 'unavailable', failure);
     this.name = 'TokenStoreUnavailableError';
   }
 }
@@ -129,7 +130,9 @@ export function createTokenStore(kv: SharedKeyValue, options: TokenStoreOptions)
         }
         // Another replica is minting: its token is the one to use (a refresh invalidates the old one).
         await abortableSleep(pollMs, signal);
-        if (signal.aborted) throw new TokenStoreUnavailableError(`gave up waiting for the ${name} token another replica is minting`);
+        if (signal.aborted) {
+          throw new TokenStoreUnavailableError(`gave up waiting for the ${name} token another replica is minting`, 'timeout');
+        }
       }
     },
     async known(name) {

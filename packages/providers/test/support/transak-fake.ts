@@ -24,6 +24,8 @@ export interface TransakFake {
   sessions: FakeRequest[];
   /** What the fake found not as documented, in words; empty when every request was right. */
   problems: string[];
+  /** The paths of the calls whose caller hung up before the answer was sent (a deadline that passed). */
+  abandoned: string[];
   /** The token a session call must carry now (the latest minted). */
   readonly currentToken: string | undefined;
   /** The widgetParams a session was opened with, by the sessionId of its widget URL. */
@@ -50,6 +52,7 @@ export async function startTransakFake(expected = { apiKey: FAKE_API_KEY, apiSec
     refreshes: [],
     sessions: [],
     problems: [],
+    abandoned: [],
     latencyMs: 0,
     get currentToken() {
       return currentToken;
@@ -59,6 +62,7 @@ export async function startTransakFake(expected = { apiKey: FAKE_API_KEY, apiSec
       fake.refreshes = [];
       fake.sessions = [];
       fake.problems = [];
+      fake.abandoned = [];
       fake.latencyMs = 0;
       delete fake.answerRefresh;
       delete fake.answerSession;
@@ -140,6 +144,9 @@ export async function startTransakFake(expected = { apiKey: FAKE_API_KEY, apiSec
         body: Buffer.concat(chunks).toString('utf8'),
       };
       const answer = route(request);
+      res.on('close', () => {
+        if (!res.writableEnded) fake.abandoned.push(request.path);
+      });
       if (answer === 'hang') {
         hanging.add(() => res.destroy());
         return;

@@ -78,6 +78,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimum: '2',
   minimumCurrency: 'USD',
   flow: 'session',
+  // One session token call.
+  checkoutDeadlineMs: 8_000,
   webhook: null,
   delivers: 'native',
   settings,

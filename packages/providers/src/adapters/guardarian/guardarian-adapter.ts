@@ -74,6 +74,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimum: '20',
   minimumCurrency: 'USD',
   flow: 'session',
+  // One transaction call.
+  checkoutDeadlineMs: 8_000,
   webhook: 'none: unsigned (a hint; the transaction is looked up)',
   webhookUnsigned: true,
   delivers: 'native',

@@ -58,6 +58,7 @@ export async function moonpayBuyQuote(
   // Unreachable or timed out: the client's ProviderUnreachableError passes through as it is.
   const response = await http.request({
     method: 'GET',
+    call: 'quote',
     url: url.toString(),
     headers: { accept: 'application/json' },
     signal,

@@ -82,6 +82,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimum: '50',
   minimumCurrency: 'USD',
   flow: 'session',
+  // The quote and the payment data calls.
+  checkoutDeadlineMs: 12_000,
   webhook: 'none: pushed events are unsigned hints',
   webhookUnsigned: true,
   delivers: 'native',
@@ -98,9 +100,10 @@ export const simplex = defineProvider({
     const checkoutUrl = (values.CHECKOUT_URL ?? SIMPLEX_HOSTS[context.mode].checkout).replace(/\/+$/, '');
     const asset = values.ASSET ?? SIMPLEX_ASSET;
     const authorization = `ApiKey ${values.API_KEY}`;
-    const post = (path: string, body: string, signal: AbortSignal) =>
+    const post = (call: 'quote' | 'session', path: string, body: string, signal: AbortSignal) =>
       context.http.request({
         method: 'POST',
+        call,
         url: `${apiUrl}${path}`,
         headers: { authorization, 'content-type': 'application/json', accept: 'application/json' },
         body,
@@ -114,7 +117,7 @@ export const simplex = defineProvider({
         const quote = sessionAnswer(
           'Simplex',
           'quote',
-          await post('/wallet/merchant/v2/quote', simplexQuoteBody(order, values.PARTNER, asset), signal),
+          await post('quote', '/wallet/merchant/v2/quote', simplexQuoteBody(order, values.PARTNER, asset), signal),
         );
         const quoteId = typeof quote.quote_id === 'string' && quote.quote_id !== '' ? quote.quote_id : undefined;
         if (!quoteId) throw malformedAnswer('Simplex', 'quote', 'no quote_id');
@@ -124,6 +127,7 @@ export const simplex = defineProvider({
           'Simplex',
           'payment data',
           await post(
+            'session',
             '/wallet/merchant/v2/payments/partner/data',
             JSON.stringify(simplexPaymentData(order, { partner: values.PARTNER, asset, quoteId, paymentId, now: context.now() })),
             signal,

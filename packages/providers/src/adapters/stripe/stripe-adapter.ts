@@ -68,6 +68,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimum: '2',
   minimumCurrency: 'USD',
   flow: 'session',
+  // One session call, retried within it (Idempotency-Key).
+  checkoutDeadlineMs: 10_000,
   webhook: 'HMAC-SHA256, Stripe-Signature',
   delivers: 'native',
   settings,

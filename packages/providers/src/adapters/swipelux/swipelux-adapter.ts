@@ -162,6 +162,7 @@ function webhookKeyCache(context: AdapterContext): WebhookKeyCache {
   async function fetchKeys(): Promise<JWK[]> {
     const response = await context.http.request({
       method: 'GET',
+      call: 'keys',
       url: SWIPELUX_WEBHOOK_KEYS_URL,
       signal: AbortSignal.timeout(10_000),
       retryable: true,

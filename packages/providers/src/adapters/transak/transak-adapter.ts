@@ -85,6 +85,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimum: '15',
   minimumCurrency: 'USD',
   flow: 'session',
+  // The refresh-token call (when no token is stored) and the session call.
+  checkoutDeadlineMs: 12_000,
   webhook: 'HS256 JWT in the body, keyed by the partner access token',
   delivers: 'native',
   settings,
@@ -152,7 +154,7 @@ export const transak = defineProvider({
 /** The session call refused the stored partner access token: it is dropped, and the next call mints one. */
 class TokenRefusedError extends ProviderCheckoutError {
   constructor() {
-    super('Transak refused the partner access token (HTTP 401)', 'unavailable');
+    super('Transak refused the partner access token (HTTP 401)', 'unavailable', 'http_4xx');
     this.name = 'TokenRefusedError';
   }
 }
@@ -184,6 +186,7 @@ async function refreshAccessToken(
 ): Promise<ProviderToken> {
   const response = await context.http.request({
     method: 'POST',
+    call: 'token',
     url: `${apiUrl}/partners/api/v2/refresh-token`,
     headers: { 'api-secret': values.API_SECRET, 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ apiKey: values.API_KEY }),

@@ -93,6 +93,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimum: '70',
   minimumCurrency: 'USD',
   flow: 'session',
+  // One order call.
+  checkoutDeadlineMs: 8_000,
   webhook: 'HMAC-SHA256, X-Transfi-Hmac-Hash',
   delivers: 'native',
   settings,

@@ -73,6 +73,8 @@ const descriptor: ProviderDescriptor<typeof wertSettings> = {
   minimum: '1',
   minimumCurrency: 'USD',
   flow: 'session',
+  // One session call.
+  checkoutDeadlineMs: 8_000,
   webhook: 'none: unsigned (a hint; the order is looked up)',
   webhookUnsigned: true,
   delivers: 'native',
