@@ -13,7 +13,9 @@ const folders = ['packages', 'apps', 'infra'].flatMap((parent) =>
     .map((name) => `${parent}/${name}`)
     .filter((folder) => existsSync(join(ROOT, folder, 'package.json'))),
 );
-const folderOf = new Map<string, string>([...folders, 'bench', 'e2e'].map((folder) => [readJson(`${folder}/package.json`).name, folder]));
+const folderOf = new Map<string, string>(
+  [...folders, 'bench', 'e2e', 'examples/shop'].map((folder) => [readJson(`${folder}/package.json`).name, folder]),
+);
 const workspaceDependencies = (dependencies: Record<string, string> = {}) => Object.keys(dependencies).filter((name) => folderOf.has(name));
 const referencedFolders = (tsconfigPath: string) =>
   ((readTsconfig(tsconfigPath).references ?? []) as { path: string }[])
@@ -35,15 +37,31 @@ describe('workspace projects', () => {
     expect(referencedFolders(`${folder}/test/tsconfig.json`)).toEqual([folder, ...[...names].map((name) => folderOf.get(name))].sort());
   });
 
-  it.each(built)('%s: exports its sources under @gateway/source and its build by default', (folder) => {
-    const entry = readJson(`${folder}/package.json`).exports['.'];
-    expect(Object.keys(entry)).toEqual(['@gateway/source', 'default']);
-    expect(existsSync(join(ROOT, folder, entry['@gateway/source']))).toBe(true);
-    expect(entry.default).toBe(entry['@gateway/source'].replace(/^\.\/src\//, './dist/').replace(/\.ts$/, '.js'));
+  // The merchant SDK is published: its build is an ES module and a CommonJS one, each with its types.
+  const published = 'packages/sdk';
+  it.each(built.filter((folder) => folder !== published))(
+    '%s: exports its sources under @gateway/source and its build by default',
+    (folder) => {
+      const entry = readJson(`${folder}/package.json`).exports['.'];
+      expect(Object.keys(entry)).toEqual(['@gateway/source', 'default']);
+      expect(existsSync(join(ROOT, folder, entry['@gateway/source']))).toBe(true);
+      expect(entry.default).toBe(entry['@gateway/source'].replace(/^\.\/src\//, './dist/').replace(/\.ts$/, '.js'));
+    },
+  );
+
+  it(`${published}: exports its sources under @gateway/source, its ES module to import and its CommonJS build to require`, () => {
+    const entry = readJson(`${published}/package.json`).exports['.'];
+    expect(Object.keys(entry)).toEqual(['@gateway/source', 'import', 'require']);
+    expect(existsSync(join(ROOT, published, entry['@gateway/source']))).toBe(true);
+    expect(entry.import).toEqual({ types: './dist/esm/index.d.mts', default: './dist/esm/index.mjs' });
+    expect(entry.require).toEqual({
+      types: entry['@gateway/source'].replace(/^\.\/src\//, './dist/cjs/').replace(/\.ts$/, '.d.ts'),
+      default: entry['@gateway/source'].replace(/^\.\/src\//, './dist/cjs/').replace(/\.ts$/, '.js'),
+    });
   });
 
   it('the root solution builds every project', () => {
-    const projects = [...built, ...withTests.map((folder) => `${folder}/test`), 'bench', 'e2e', 'scripts'];
+    const projects = [...built, ...withTests.map((folder) => `${folder}/test`), 'bench', 'e2e', 'scripts', 'examples/shop'];
     expect(referencedFolders('tsconfig.json')).toEqual(expect.arrayContaining(projects.sort()));
   });
 });
