@@ -99,16 +99,16 @@ describe('chain-watcher on a real chain', () => {
     await chain.sendUsdc(wallet.address, 25_000_000n);
     await onlyDepositOf(wallet.id);
     const sum = await waitFor('the histogram sample', async () => {
-      const value = await metricValue(app, 'provider_checkout_to_usdc_seconds_sum', { provider: 'transak' });
+      const value = await metricValue(app, 'chain_watcher_checkout_to_usdc_seconds_sum', { provider: 'transak' });
       return Number.isNaN(value) ? undefined : value;
     });
     expect(sum).toBeGreaterThanOrEqual(300);
     expect(sum).toBeLessThan(330);
-    expect(await metricValue(app, 'provider_checkout_to_usdc_seconds_bucket', { provider: 'transak', le: '600' })).toBe(1);
-    expect(await metricValue(app, 'provider_checkout_to_usdc_seconds_bucket', { provider: 'transak', le: '300' })).toBe(0);
-    expect(await metricValue(app, 'provider_checkout_to_usdc_seconds_count', { provider: 'moonpay' })).toBeNaN();
+    expect(await metricValue(app, 'chain_watcher_checkout_to_usdc_seconds_bucket', { provider: 'transak', le: '600' })).toBe(1);
+    expect(await metricValue(app, 'chain_watcher_checkout_to_usdc_seconds_bucket', { provider: 'transak', le: '300' })).toBe(0);
+    expect(await metricValue(app, 'chain_watcher_checkout_to_usdc_seconds_count', { provider: 'moonpay' })).toBeNaN();
     await settle();
-    expect(await metricValue(app, 'provider_checkout_to_usdc_seconds_count', { provider: 'transak' })).toBe(1);
+    expect(await metricValue(app, 'chain_watcher_checkout_to_usdc_seconds_count', { provider: 'transak' })).toBe(1);
   });
 
   it('never records another ERC-20 sent to a temporary wallet as a deposit, from a sender or minted there', async () => {

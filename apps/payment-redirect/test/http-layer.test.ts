@@ -104,7 +104,7 @@ describe('metrics', () => {
     try {
       const body = (await metricsServer.inject({ url: '/metrics' })).body;
       expect(body).toContain('route="/process-payment.php"');
-      expect(body).toContain('provider_webhooks_total');
+      expect(body).toContain('payment_redirect_provider_webhooks_total');
     } finally {
       await metricsServer.close();
     }

@@ -91,15 +91,26 @@ describe('per-provider metrics', () => {
     expect((await pay()).statusCode).toBe(200);
     const after = await scrape();
     const transak = { provider: 'transak', service: 'payment-redirect' };
-    expect(delta(before, after, 'provider_checkouts_total', { ...transak, outcome: 'created' })).toBe(2);
-    expect(delta(before, after, 'provider_tokens_minted_total', transak)).toBe(1);
-    expect(delta(before, after, 'provider_call_duration_seconds_count', { ...transak, call: 'token', outcome: 'ok' })).toBe(1);
-    expect(delta(before, after, 'provider_call_duration_seconds_count', { ...transak, call: 'session', outcome: 'ok' })).toBe(2);
-    expect(sampleValue(after, 'provider_call_duration_seconds_sum', { ...transak, call: 'session', outcome: 'ok' })).toBeGreaterThan(0);
+    expect(delta(before, after, 'payment_redirect_provider_checkouts_total', { ...transak, outcome: 'created' })).toBe(2);
+    expect(delta(before, after, 'payment_redirect_provider_tokens_minted_total', transak)).toBe(1);
+    expect(
+      delta(before, after, 'payment_redirect_provider_call_duration_seconds_count', { ...transak, call: 'token', outcome: 'ok' }),
+    ).toBe(1);
+    expect(
+      delta(before, after, 'payment_redirect_provider_call_duration_seconds_count', { ...transak, call: 'session', outcome: 'ok' }),
+    ).toBe(2);
+    expect(
+      sampleValue(after, 'payment_redirect_provider_call_duration_seconds_sum', { ...transak, call: 'session', outcome: 'ok' }),
+    ).toBeGreaterThan(0);
     // Histogram buckets are cumulative: every session call is under +Inf.
-    expect(sampleValue(after, 'provider_call_duration_seconds_bucket', { ...transak, call: 'session', outcome: 'ok', le: '+Inf' })).toBe(
-      sampleValue(after, 'provider_call_duration_seconds_count', { ...transak, call: 'session', outcome: 'ok' }),
-    );
+    expect(
+      sampleValue(after, 'payment_redirect_provider_call_duration_seconds_bucket', {
+        ...transak,
+        call: 'session',
+        outcome: 'ok',
+        le: '+Inf',
+      }),
+    ).toBe(sampleValue(after, 'payment_redirect_provider_call_duration_seconds_count', { ...transak, call: 'session', outcome: 'ok' }));
     expect(fake.problems).toEqual([]);
   });
 
@@ -122,9 +133,11 @@ describe('per-provider metrics', () => {
     expect(response.json()).toMatchObject({ status: 'error', param: 'provider' });
     const after = await scrape();
     const transak = { provider: 'transak' };
-    expect(delta(before, after, 'provider_call_duration_seconds_count', { ...transak, call: 'session', outcome: call })).toBe(1);
-    expect(delta(before, after, 'provider_checkout_failures_total', { ...transak, kind })).toBe(1);
-    expect(delta(before, after, 'provider_checkouts_total', { ...transak, outcome: 'created' })).toBe(0);
+    expect(
+      delta(before, after, 'payment_redirect_provider_call_duration_seconds_count', { ...transak, call: 'session', outcome: call }),
+    ).toBe(1);
+    expect(delta(before, after, 'payment_redirect_provider_checkout_failures_total', { ...transak, kind })).toBe(1);
+    expect(delta(before, after, 'payment_redirect_provider_checkouts_total', { ...transak, outcome: 'created' })).toBe(0);
   });
 
   it('a provider not reached: network failures, by kind', async () => {
@@ -137,11 +150,15 @@ describe('per-provider metrics', () => {
       const response = await pay('application/json', unreachable, sealAddressIn(temporary, unreachableConfig.keys));
       expect(response.statusCode).toBe(503);
       const samples = await scrape(server);
-      expect(sampleValue(samples, 'provider_call_duration_seconds_count', { provider: 'transak', call: 'token', outcome: 'network' })).toBe(
-        1,
-      );
-      expect(sampleValue(samples, 'provider_checkout_failures_total', { provider: 'transak', kind: 'network' })).toBe(1);
-      expect(sampleValue(samples, 'provider_checkouts_total', { provider: 'transak', outcome: 'unavailable' })).toBe(1);
+      expect(
+        sampleValue(samples, 'payment_redirect_provider_call_duration_seconds_count', {
+          provider: 'transak',
+          call: 'token',
+          outcome: 'network',
+        }),
+      ).toBe(1);
+      expect(sampleValue(samples, 'payment_redirect_provider_checkout_failures_total', { provider: 'transak', kind: 'network' })).toBe(1);
+      expect(sampleValue(samples, 'payment_redirect_provider_checkouts_total', { provider: 'transak', outcome: 'unavailable' })).toBe(1);
     } finally {
       await server.close();
       await unreachable.close();
@@ -159,9 +176,11 @@ describe('per-provider metrics', () => {
     const forged = await app.inject({ method: 'POST', url: '/webhooks/transak', payload: { data: `${unsigned}.${'A'.repeat(43)}` } });
     expect(forged.statusCode).toBe(401);
     const after = await scrape();
-    expect(delta(before, after, 'provider_webhooks_total', { provider: 'transak', outcome: 'updated' })).toBe(1);
-    expect(delta(before, after, 'provider_webhooks_total', { provider: 'transak', outcome: 'refused' })).toBe(1);
-    expect(delta(before, after, 'provider_statuses_total', { provider: 'transak', status: 'pending', source: 'webhook' })).toBe(1);
+    expect(delta(before, after, 'payment_redirect_provider_webhooks_total', { provider: 'transak', outcome: 'updated' })).toBe(1);
+    expect(delta(before, after, 'payment_redirect_provider_webhooks_total', { provider: 'transak', outcome: 'refused' })).toBe(1);
+    expect(
+      delta(before, after, 'payment_redirect_provider_statuses_total', { provider: 'transak', status: 'pending', source: 'webhook' }),
+    ).toBe(1);
   });
 });
 
@@ -200,9 +219,13 @@ describe("the checkout deadline, from the provider's descriptor", () => {
       await waitFor(() => fake.abandoned.filter((path) => path === '/api/v2/auth/session').length === 2);
       const after = await scrape();
       expect(
-        delta(before, after, 'provider_call_duration_seconds_count', { provider: 'transak', call: 'session', outcome: 'timeout' }),
+        delta(before, after, 'payment_redirect_provider_call_duration_seconds_count', {
+          provider: 'transak',
+          call: 'session',
+          outcome: 'timeout',
+        }),
       ).toBe(2);
-      expect(delta(before, after, 'provider_checkout_failures_total', { provider: 'transak', kind: 'timeout' })).toBe(2);
+      expect(delta(before, after, 'payment_redirect_provider_checkout_failures_total', { provider: 'transak', kind: 'timeout' })).toBe(2);
     } finally {
       jest.restoreAllMocks();
     }

@@ -169,23 +169,25 @@ describe('provider status look-ups', () => {
     expect(await app.providerStatusQueue.getJobState(providerStatusJobId(paymentId))).toBe('unknown');
     expect(fake.unsigned).toBe(0);
     for (const outcome of ['not_found', 'failed', 'updated']) {
-      expect(await metric('provider_status_polls_total', { provider: 'moonpay', outcome })).toBeGreaterThan(0);
+      expect(await metric('payment_redirect_provider_status_polls_total', { provider: 'moonpay', outcome })).toBeGreaterThan(0);
     }
-    expect(await metric('provider_statuses_total', { provider: 'moonpay', status: 'paid', source: 'poll' })).toBeGreaterThan(0);
+    expect(
+      await metric('payment_redirect_provider_statuses_total', { provider: 'moonpay', status: 'paid', source: 'poll' }),
+    ).toBeGreaterThan(0);
   });
 
   it('goes on asking after a FLUSHALL: the reconciler recreates the job from the payment', async () => {
     const paymentId = await startPayment();
     fake.answers.set(paymentId, [{ statusCode: 200, status: 'pending' }]);
     await waitUntil(() => asked(paymentId) >= 1, 5_000, 'a first look-up');
-    const before = await metric('provider_status_reconciler_enqueued_total', {});
+    const before = await metric('payment_redirect_provider_status_reconciler_enqueued_total', {});
     await redisServer.flushAll();
     expect(await app.providerStatusQueue.getJobState(providerStatusJobId(paymentId))).toBe('unknown');
     const askedAtFlush = asked(paymentId);
     fake.answers.set(paymentId, [{ statusCode: 200, status: 'paid' }]);
     await waitUntil(async () => (await pollState(paymentId)).provider_status === 'paid', 10_000, 'the look-ups to resume');
     expect(asked(paymentId)).toBeGreaterThan(askedAtFlush);
-    expect(await metric('provider_status_reconciler_enqueued_total', {})).toBeGreaterThan(before);
+    expect(await metric('payment_redirect_provider_status_reconciler_enqueued_total', {})).toBeGreaterThan(before);
   });
 
   it('never undoes a paid webhook with a later look-up', async () => {
@@ -205,17 +207,20 @@ describe('provider status look-ups', () => {
       expect(response.headers['x-webhook-outcome']).toBe('updated');
     });
     fake.answers.set(paymentId, [{ statusCode: 200, status: 'pending' }]);
-    const unchangedBefore = await metric('provider_status_polls_total', { provider: 'moonpay', outcome: 'unchanged' });
+    const unchangedBefore = await metric('payment_redirect_provider_status_polls_total', { provider: 'moonpay', outcome: 'unchanged' });
     await waitUntil(() => asked(paymentId) === 1, 5_000, 'a look-up');
     await waitUntil(
-      async () => (await metric('provider_status_polls_total', { provider: 'moonpay', outcome: 'unchanged' })) > unchangedBefore,
+      async () =>
+        (await metric('payment_redirect_provider_status_polls_total', { provider: 'moonpay', outcome: 'unchanged' })) > unchangedBefore,
       5_000,
       'the look-up to be recorded',
     );
     await waitUntil(async () => !(await pollState(paymentId)).due, 5_000, 'polling to stop');
     expect(await pollState(paymentId)).toMatchObject({ provider_status: 'paid', due: false });
     expect(asked(paymentId)).toBe(1);
-    expect(await metric('provider_statuses_total', { provider: 'moonpay', status: 'paid', source: 'webhook' })).toBeGreaterThan(0);
+    expect(
+      await metric('payment_redirect_provider_statuses_total', { provider: 'moonpay', status: 'paid', source: 'webhook' }),
+    ).toBeGreaterThan(0);
   });
 });
 

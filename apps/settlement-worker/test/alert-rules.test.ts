@@ -128,13 +128,13 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
       'settlement_other_token_held_deposits',
       'chain_watcher_own_transfers_total',
       'chain_watcher_deposits_total',
-      'wallet_hd_index_space_used_ratio',
-      'new_wallets_refused_total',
+      'wallet_control_hd_index_space_used_ratio',
+      'wallet_control_new_wallets_refused_total',
       'rate_limit_store_errors_total',
-      'payout_quota_store_errors_total',
-      'provider_checkout_failures_total',
-      'provider_tokens_minted_total',
-      'provider_call_duration_seconds_bucket',
+      'wallet_control_payout_quota_store_errors_total',
+      'payment_redirect_provider_checkout_failures_total',
+      'payment_redirect_provider_tokens_minted_total',
+      'payment_redirect_provider_call_duration_seconds_bucket',
     ]) {
       expect(read).toContain(metric);
     }
@@ -142,7 +142,7 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
     const expressions = ruleFiles().flatMap((file) => rulesOf(file).map((rule) => rule.expr));
     expect(expressions.some((expr) => /chain_watcher_deposits_total\{[^}]*status="orphaned"/.test(expr))).toBe(true);
     // The ceiling's refusals, the label wallet-control counts them under.
-    expect(expressions.some((expr) => /new_wallets_refused_total\{[^}]*reason="gateway_ceiling"/.test(expr))).toBe(true);
+    expect(expressions.some((expr) => /wallet_control_new_wallets_refused_total\{[^}]*reason="gateway_ceiling"/.test(expr))).toBe(true);
   });
 
   it('gives every alert a severity and a summary', () => {

@@ -16,17 +16,17 @@ export interface WalletControlMetrics {
 
 export function registerWalletControlMetrics(registry: Registry): WalletControlMetrics {
   const used = new Gauge({
-    name: 'wallet_hd_index_space_used_ratio',
+    name: 'wallet_control_hd_index_space_used_ratio',
     help: "Share of the HD index space (2^31 temporary wallets per xpub) the sequence has handed out, as of this process's last reservation (alert on max across replicas)",
     registers: [registry],
   });
   const payoutQuotaStoreErrors = new Counter({
-    name: 'payout_quota_store_errors_total',
+    name: 'wallet_control_payout_quota_store_errors_total',
     help: 'Create Wallet requests whose quota and ceiling were counted in this process only, because Redis did not answer',
     registers: [registry],
   });
   const newWalletsRefused = new Counter({
-    name: 'new_wallets_refused_total',
+    name: 'wallet_control_new_wallets_refused_total',
     help: 'New wallets refused with 429: reason payout_quota (PAYOUT_WALLET_QUOTA_MAX) or gateway_ceiling (NEW_WALLETS_PER_MINUTE)',
     labelNames: ['reason'],
     registers: [registry],

@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 
 async function gauge(): Promise<number | undefined> {
-  const metric = (await app.metrics.getSingleMetric('wallet_hd_index_space_used_ratio')?.get())?.values[0]?.value;
+  const metric = (await app.metrics.getSingleMetric('wallet_control_hd_index_space_used_ratio')?.get())?.values[0]?.value;
   return metric;
 }
 
@@ -27,5 +27,5 @@ it('reports the share of the HD index space the sequence has handed out', async 
   const used = await gauge();
   // The batch reserved: indexes 1610612737 … 1610612746, the highest of them counted as used.
   expect(used).toBeCloseTo((1610612746 + 1) / 2 ** 31, 9);
-  expect(await app.metrics.metrics()).toMatch(/wallet_hd_index_space_used_ratio\{service="wallet-control"\} 0\.75/);
+  expect(await app.metrics.metrics()).toMatch(/wallet_control_hd_index_space_used_ratio\{service="wallet-control"\} 0\.75/);
 });

@@ -53,7 +53,7 @@ describe('the gateway-wide ceiling on new wallets (NEW_WALLETS_PER_MINUTE)', () 
       expect((await createWallet(app, wallet.address, wallet.callback)).statusCode).toBe(200);
     }
     const metrics = await a.metrics.metrics();
-    expect(metrics).toMatch(/^new_wallets_refused_total\{reason="gateway_ceiling"[^}]*\} 1$/m);
+    expect(metrics).toMatch(/^wallet_control_new_wallets_refused_total\{reason="gateway_ceiling"[^}]*\} 1$/m);
   });
 });
 
@@ -86,6 +86,6 @@ describe('when Redis does not answer', () => {
     // Four new wallets this minute: the ceiling holds without Redis too.
     const refused = await createWallet(app, payoutAddress(), nextCallback());
     expect([refused.statusCode, refused.json().code]).toEqual([429, 'new_wallet_ceiling']);
-    expect(await app.metrics.metrics()).toMatch(/^payout_quota_store_errors_total\{[^}]*\} [1-9]\d*$/m);
+    expect(await app.metrics.metrics()).toMatch(/^wallet_control_payout_quota_store_errors_total\{[^}]*\} [1-9]\d*$/m);
   });
 });

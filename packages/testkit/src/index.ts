@@ -7,3 +7,4 @@ export * from './rpc-proxy';
 export * from './test-redis';
 export * from './api-app-fixture';
 export * from './app-login-users';
+export * from './alert-rules';

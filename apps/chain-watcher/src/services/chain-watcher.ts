@@ -199,7 +199,7 @@ export class ChainWatcher {
         this.deps.metrics.checkoutToUsdc.observe({ provider: credited.provider }, seconds);
       }
     } catch (error) {
-      this.deps.log.warn({ err: error }, 'could not attribute new deposits to checkouts (provider_checkout_to_usdc_seconds)');
+      this.deps.log.warn({ err: error }, 'could not attribute new deposits to checkouts (chain_watcher_checkout_to_usdc_seconds)');
     }
   }
 

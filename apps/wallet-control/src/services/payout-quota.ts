@@ -38,7 +38,7 @@ interface Window {
  *
  * When Redis does not answer, the counts this process keeps beside Redis's decide (never open):
  * each replica then holds the quota and the ceiling on its own, so N replicas let up to N times
- * through; each such request is counted in payout_quota_store_errors_total. A fixed window lets up
+ * through; each such request is counted in wallet_control_payout_quota_store_errors_total. A fixed window lets up
  * to twice the quota through across a window boundary.
  *
  * Only wallets actually created count (a repeat, a refusal or an error never does), so the quota is
