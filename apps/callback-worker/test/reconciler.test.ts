@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { CallbackDeliveryRepository } from '@gateway/db';
 import { callbackJobId, openCallbackQueue, type CallbackQueue } from '@gateway/queue';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
-import { Reconciler } from '../src/reconciler';
+import { Reconciler } from '../src/services/reconciler';
 import { deleteRedisKeys, insertDeliveries, insertWallet, testRedisPrefix } from './support/fixtures';
 
 const INTERVAL_MS = 200;
