@@ -1,9 +1,9 @@
 import type { Queue } from 'bullmq';
 
 /**
- * A key of the caller's among the queue's keys, so that whatever wipes the jobs (FLUSHALL, a restart
- * of a Redis that keeps nothing on disk, obliterating the queue) wipes it too: its absence tells the
- * jobs may be gone.
+ * A key of the caller's among the queue's keys, so that whatever wipes them all (FLUSHALL, a restart
+ * of a Redis that keeps nothing on disk) wipes it too: its absence tells the jobs may be gone.
+ * Queue.obliterate leaves it: it removes only the keys BullMQ knows.
  */
 export async function setQueueMarker(queue: Queue, name: string): Promise<void> {
   const client = await queue.getBackend().connection.client;
