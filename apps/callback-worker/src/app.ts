@@ -1,16 +1,17 @@
 import type { LookupFunction } from 'node:net';
-import { Worker } from 'bullmq';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
 import { createCallbackHttpClient } from '@gateway/callback-http';
 import { CallbackDeliveryRepository, isDatabaseReachable, logLostConnections } from '@gateway/db';
 import { createServer } from '@gateway/http';
-import { openCallbackQueue, QUEUE_NAMES, redisConnection, type CallbackJob, type CallbackQueue, type RedisSettings } from '@gateway/queue';
-import { createCallbackProcessor } from './callback-processor';
+import { CALLBACK_JOB_NAME, openCallbackQueue, startCallbackJobWorker, type CallbackQueue, type RedisSettings } from '@gateway/queue';
 import type { CallbackWorkerConfig } from './config';
-import { HostLimiter } from './host-limiter';
+import { createDeliverCallbackJob } from './jobs/deliver-callback';
 import { registerCallbackMetrics } from './metrics';
-import { Reconciler } from './reconciler';
+import { createAttemptRecorder } from './services/attempt-recorder';
+import { createCallbackSender } from './services/callback-sender';
+import { HostLimiter } from './services/host-limiter';
+import { Reconciler } from './services/reconciler';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -56,26 +57,22 @@ export async function startCallbackWorker({ config, pool, logger, lookup }: Call
   // Per merchant (registrable domain or IP address, see merchantKeyOf). As many may queue for a
   // merchant as run there: a slow merchant holds at most twice its share of slots.
   const hostLimiter = new HostLimiter(raw.PER_HOST_CONCURRENCY, raw.PER_HOST_CONCURRENCY);
-  const processor = createCallbackProcessor({
+  const recorder = createAttemptRecorder({ deliveries, attemptLeaseMs: config.attemptLeaseMs, metrics, log: app.log });
+  const deliverCallback = createDeliverCallbackJob({
     deliveries,
-    http,
-    signingKeys: config.signingKeys,
+    recorder,
+    send: createCallbackSender({ http, signingKeys: config.signingKeys, requireHttps: raw.NODE_ENV === 'production', log: app.log }),
+    hostLimiter,
     retrySchedule: config.retrySchedule,
     attemptLeaseMs: config.attemptLeaseMs,
-    hostLimiter,
     metrics,
     log: app.log,
-    requireHttps: raw.NODE_ENV === 'production',
   });
-  const worker = new Worker<CallbackJob, void>(QUEUE_NAMES.callbacks, processor.processJob, {
-    connection: redisConnection(redis, 'worker'),
-    prefix: redis.prefix,
-    concurrency: raw.WORKER_CONCURRENCY,
-    // A job whose worker died is taken up again once its lock runs out; the delivery's own lease in
-    // PostgreSQL has the same length, so the retaken job finds the delivery claimable.
-    lockDuration: config.attemptLeaseMs,
-    stalledInterval: config.attemptLeaseMs,
-  });
+  const worker = startCallbackJobWorker(
+    redis,
+    { [CALLBACK_JOB_NAME]: deliverCallback },
+    { concurrency: raw.WORKER_CONCURRENCY, lockDurationMs: config.attemptLeaseMs },
+  );
   worker.on('error', (error) => app.log.error({ err: error }, 'callback worker error'));
   // The reconciler's and the metrics' connection: while Redis is away it reports every reconnect try.
   queue.on('error', (error) => app.log.warn({ err: error }, 'callback queue connection error; the reconciler retries at its next pass'));
@@ -112,7 +109,7 @@ export async function startCallbackWorker({ config, pool, logger, lookup }: Call
     hostLimiter.close();
     await reconciler.stop();
     await worker.close();
-    await processor.drainRecords();
+    await recorder.drain();
     await Promise.all([queue.close(), http.close()]);
   };
   let stopping: Promise<void> | undefined;

@@ -1,17 +1,10 @@
-import { ConfigError } from '@gateway/config';
-import { loadCallbackWorkerConfig } from '../src/config';
 import { signingKeyPair } from './support/fixtures';
+import { configProblems } from './support/worker-fixture';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres', CALLBACK_SIGNING_KEYS: signingKeyPair('k1').setting };
 
 function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadCallbackWorkerConfig({ ...base, ...env });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
+  return configProblems({ ...base, ...env });
 }
 
 describe('CALLBACK_ALLOWED_CIDRS in production', () => {

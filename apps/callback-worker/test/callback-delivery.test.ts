@@ -1,43 +1,27 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
 import { callbackJobId, enqueueDeliveries } from '@gateway/queue';
 import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
 import { WalletRepository } from '@gateway/db';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
-import { startCallbackWorker } from '../src/app';
-import { loadCallbackWorkerConfig } from '../src/config';
-import {
-  attemptRows,
-  deleteRedisKeys,
-  deliveryRow,
-  insertDeliveries,
-  insertWallet,
-  signingKeyPair,
-  testRedisPrefix,
-  waitUntil,
-} from './support/fixtures';
+import type { TestDatabase } from '@gateway/testkit';
+import { attemptRows, deliveryRow, insertDeliveries, insertWallet, signingKeyPair, waitUntil } from './support/fixtures';
 import { closedPort, MerchantStub } from './support/merchant-stub';
-import { workerEnv } from './support/worker-env';
+import { REPOSITORY_ROOT, useWorkerFixture } from './support/worker-fixture';
 
-const ROOT = join(__dirname, '..', '..', '..');
 // Two keys, newest first, as during a rotation: every callback carries one v1 per key.
 const newKey = signingKeyPair('k2');
 const oldKey = signingKeyPair('k1');
-const redisPrefix = testRedisPrefix();
+const stub = new MerchantStub();
+const fixture = useWorkerFixture('cbw_delivery', [stub]);
 
 let db: TestDatabase;
-let stub: MerchantStub;
 let worker: FastifyInstance;
 
 async function deliver(callbackUrl: string, count = 1, values = {}) {
-  const wallet = await insertWallet(db.pool, callbackUrl);
-  const ids = await insertDeliveries(db.pool, wallet.id, count, values);
   // As settlement does: the rows are committed first, the jobs added after.
-  await enqueueDeliveries(worker.callbackQueue, ids);
-  return { wallet, ids };
+  return fixture.deliver(worker, callbackUrl, count, values);
 }
 
 async function waitForStatus(id: string, status: string, timeoutMs = 15_000) {
@@ -45,17 +29,8 @@ async function waitForStatus(id: string, status: string, timeoutMs = 15_000) {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('cbw_delivery');
-  stub = await new MerchantStub().start();
-  const config = loadCallbackWorkerConfig(workerEnv(db, redisPrefix, [newKey, oldKey]));
-  worker = await startCallbackWorker({ config, pool: db.appPool('callback-worker'), logger: false });
-});
-
-afterAll(async () => {
-  await worker.close();
-  await stub.close();
-  await deleteRedisKeys(redisPrefix);
-  await db.drop();
+  db = fixture.db;
+  worker = await fixture.startWorker({ keys: [newKey, oldKey] });
 });
 
 describe('the callback a merchant receives', () => {
@@ -317,8 +292,8 @@ function runResendCommand(id: string): Promise<{ code: number | null; stdout: st
     process.execPath,
     ['--conditions=@gateway/source', '--import', 'tsx', 'apps/callback-worker/src/resend-delivery.ts', id],
     {
-      cwd: ROOT,
-      env: { ...process.env, ...workerEnv(db, redisPrefix, [newKey]) },
+      cwd: REPOSITORY_ROOT,
+      env: { ...process.env, ...fixture.env({}, [newKey]) },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -1,48 +1,25 @@
 import { createPool } from '@gateway/db';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
-import { startCallbackWorker } from '../src/app';
-import { enqueueDeliveries } from '@gateway/queue';
-import { loadCallbackWorkerConfig } from '../src/config';
-import {
-  attemptRows,
-  countByStatus,
-  deleteRedisKeys,
-  insertDeliveries,
-  insertWallet,
-  signingKeyPair,
-  testRedisPrefix,
-  waitUntil,
-} from './support/fixtures';
+import type { TestDatabase } from '@gateway/testkit';
+import { attemptRows, countByStatus, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
-import { workerEnv } from './support/worker-env';
+import { useWorkerFixture } from './support/worker-fixture';
 
-const redisPrefix = testRedisPrefix();
-let db: TestDatabase;
 const merchant = new MerchantStub();
+const fixture = useWorkerFixture('cbw_close', [merchant]);
+let db: TestDatabase;
 
-beforeAll(async () => {
-  db = await createTestDatabase('cbw_close');
-  await merchant.start();
+beforeAll(() => {
+  db = fixture.db;
   // Answers spread over ~0.6 s, so the attempt records leave in several batches.
   merchant.on('/ipn', (_request, nth) => ({ status: 200, body: 'ok', delayMs: 200 + nth * 30 }));
 });
 
-afterAll(async () => {
-  await merchant.close();
-  await deleteRedisKeys(redisPrefix);
-  await db.drop();
-});
-
 it('finishes the callbacks in flight and commits every attempt record before it closes', async () => {
-  const env = workerEnv(db, redisPrefix, [signingKeyPair('k1')], { WORKER_CONCURRENCY: '20', PER_HOST_CONCURRENCY: '20' });
   // Its own pool, ended when the worker closes, as main.ts does: a record still waiting to be
   // written after that would be lost.
   const pool = createPool({ connectionString: db.connectionString, schema: db.schema, max: 5, app: 'callback-worker' });
-  const worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool, logger: false });
-  worker.addHook('onClose', () => pool.end());
-  const wallet = await insertWallet(db.pool, `${merchant.origin}/ipn?order=77`);
-  const ids = await insertDeliveries(db.pool, wallet.id, 20);
-  await enqueueDeliveries(worker.callbackQueue, ids);
+  const worker = await fixture.startWorker({ env: { WORKER_CONCURRENCY: '20', PER_HOST_CONCURRENCY: '20' }, pool });
+  const { ids } = await fixture.deliver(worker, `${merchant.origin}/ipn?order=77`, 20);
   await waitUntil(() => merchant.receivedOn('/ipn').length === 20, 10_000, 'all twenty callbacks to be in flight');
 
   // Hold the rows, so the first record batches wait for PostgreSQL and later ones queue behind

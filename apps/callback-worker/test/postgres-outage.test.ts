@@ -1,28 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { createPool } from '@gateway/db';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
-import { createTestDatabase, findFreePort, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
-import { startCallbackWorker } from '../src/app';
-import { enqueueDeliveries } from '@gateway/queue';
-import { loadCallbackWorkerConfig } from '../src/config';
-import {
-  countByStatus,
-  deleteRedisKeys,
-  insertDeliveries,
-  insertWallet,
-  signingKeyPair,
-  testRedisPrefix,
-  waitUntil,
-} from './support/fixtures';
+import { findFreePort, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
+import { countByStatus, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
-import { workerEnv } from './support/worker-env';
+import { useWorkerFixture } from './support/worker-fixture';
 
 // Under a loaded CI runner the 300 deliveries and the retries after the outage take longer than jest's default.
 jest.setTimeout(120_000);
 
-const redisPrefix = testRedisPrefix();
+const stub = new MerchantStub();
+const fixture = useWorkerFixture('cbw_pg_outage', [stub]);
 let db: TestDatabase;
-let stub: MerchantStub;
 let worker: FastifyInstance;
 // The worker reaches PostgreSQL through this forwarder; closing it is PostgreSQL going away for the worker only.
 let forwarder: { close(): Promise<void> };
@@ -30,34 +19,23 @@ let forwarderPort: number;
 let upstreamPort: number;
 
 beforeAll(async () => {
-  [db, stub] = await Promise.all([createTestDatabase('cbw_pg_outage'), new MerchantStub().start()]);
+  db = fixture.db;
   stub.on('/ipn', () => ({ status: 200, body: 'ok', delayMs: 50 }));
   const direct = new URL(db.connectionString);
   upstreamPort = Number(direct.port || 5432);
   forwarderPort = await findFreePort();
   forwarder = await startTcpForwarder(forwarderPort, upstreamPort);
   const viaForwarder = Object.assign(new URL(db.connectionString), { port: String(forwarderPort) }).toString();
-  const env = workerEnv(db, redisPrefix, [signingKeyPair('k1')], {
-    DATABASE_URL: viaForwarder,
-    WORKER_CONCURRENCY: '50',
-    PER_HOST_CONCURRENCY: '50',
-  });
   const pool = createPool({ connectionString: viaForwarder, schema: db.schema, max: 5, app: 'callback-worker' });
-  worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool, logger: false });
-  worker.addHook('onClose', () => pool.end());
-});
-
-afterAll(async () => {
-  await worker.close();
-  await Promise.all([forwarder.close(), stub.close()]);
-  await deleteRedisKeys(redisPrefix);
-  await db.drop();
+  worker = await fixture.startWorker({
+    env: { DATABASE_URL: viaForwarder, WORKER_CONCURRENCY: '50', PER_HOST_CONCURRENCY: '50' },
+    pool,
+  });
+  fixture.onTeardown(() => forwarder.close());
 });
 
 it('delivers every callback once after PostgreSQL goes away mid-batch for two seconds', async () => {
-  const wallet = await insertWallet(db.pool, `${stub.origin}/ipn?order=outage`);
-  const ids = await insertDeliveries(db.pool, wallet.id, 300);
-  await enqueueDeliveries(worker.callbackQueue, ids);
+  const { ids } = await fixture.deliver(worker, `${stub.origin}/ipn?order=outage`, 300);
   await waitUntil(() => stub.received.length >= 60, 20_000, 'the batch to be under way');
 
   await forwarder.close();

@@ -1,12 +1,13 @@
 import Fastify from 'fastify';
 import { CallbackDeliveryRepository } from '@gateway/db';
 import { callbackJobId, openCallbackQueue, type CallbackQueue } from '@gateway/queue';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
-import { Reconciler } from '../src/reconciler';
-import { deleteRedisKeys, insertDeliveries, insertWallet, testRedisPrefix } from './support/fixtures';
+import type { TestDatabase } from '@gateway/testkit';
+import { Reconciler } from '../src/services/reconciler';
+import { deleteRedisKeys, insertDeliveries, insertWallet } from './support/fixtures';
+import { useWorkerFixture } from './support/worker-fixture';
 
 const INTERVAL_MS = 200;
-const redisPrefix = testRedisPrefix();
+const fixture = useWorkerFixture('cbw_reconciler');
 const silentLog = Fastify({ logger: false }).log;
 let db: TestDatabase;
 let queue: CallbackQueue;
@@ -28,15 +29,10 @@ async function overdueDeliveries(count: number): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('cbw_reconciler');
-  queue = openCallbackQueue({ url: 'redis://127.0.0.1:6379', prefix: redisPrefix });
+  db = fixture.db;
+  queue = openCallbackQueue({ url: 'redis://127.0.0.1:6379', prefix: fixture.redisPrefix });
+  fixture.onTeardown(() => queue.close());
   walletId = (await insertWallet(db.pool, 'https://shop.io/ipn?order=1')).id;
-});
-
-afterAll(async () => {
-  await queue.close();
-  await deleteRedisKeys(redisPrefix);
-  await db.drop();
 });
 
 beforeEach(() => db.pool.query(`UPDATE callback_deliveries SET status = 'delivered'`));
@@ -70,7 +66,7 @@ it('after the first pass looks only at newly overdue rows, until Redis shows it 
   expect(await subject.reconcileOnce()).toBe(0);
 
   // FLUSHALL, limited to this file's keys (the Redis is shared): the marker goes with the jobs.
-  await deleteRedisKeys(redisPrefix);
+  await deleteRedisKeys(fixture.redisPrefix);
   expect(await subject.reconcileOnce()).toBe(1);
   await queue.drain();
 });

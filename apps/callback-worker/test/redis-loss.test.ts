@@ -1,41 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
-import { createTestDatabase, startRedisServer, type RunningRedis, type TestDatabase } from '@gateway/testkit';
-import { startCallbackWorker } from '../src/app';
-import { enqueueDeliveries } from '@gateway/queue';
-import { loadCallbackWorkerConfig } from '../src/config';
-import { countByStatus, insertDeliveries, insertWallet, signingKeyPair, testRedisPrefix, waitUntil } from './support/fixtures';
+import { startRedisServer, type RunningRedis, type TestDatabase } from '@gateway/testkit';
+import { countByStatus, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
-import { workerEnv } from './support/worker-env';
+import { useWorkerFixture } from './support/worker-fixture';
 
+const stub = new MerchantStub();
+const fixture = useWorkerFixture('cbw_redis_loss', [stub]);
 // A Redis of this file's own: FLUSHALL and a restart would wipe every other test's queues on the shared one.
 let redis: RunningRedis;
 let db: TestDatabase;
-let stub: MerchantStub;
 let worker: FastifyInstance;
 
 beforeAll(async () => {
-  [redis, db, stub] = await Promise.all([startRedisServer(), createTestDatabase('cbw_redis_loss'), new MerchantStub().start()]);
+  db = fixture.db;
+  redis = await startRedisServer();
   // Slow enough answers that the loss lands in the middle of the batch.
   stub.on('/ipn', () => ({ status: 200, body: 'ok', delayMs: 100 }));
-  const env = workerEnv(db, testRedisPrefix(), [signingKeyPair('k1')], {
-    REDIS_URL: redis.url,
-    WORKER_CONCURRENCY: '50',
-    PER_HOST_CONCURRENCY: '50',
-  });
-  worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool: db.appPool('callback-worker'), logger: false });
-});
-
-afterAll(async () => {
-  await worker.close();
-  await Promise.all([stub.close(), redis.stop()]);
-  await db.drop();
+  worker = await fixture.startWorker({ env: { REDIS_URL: redis.url, WORKER_CONCURRENCY: '50', PER_HOST_CONCURRENCY: '50' } });
+  fixture.onTeardown(() => redis.stop());
 });
 
 async function startBatch(order: string): Promise<string[]> {
-  const wallet = await insertWallet(db.pool, `${stub.origin}/ipn?order=${order}`);
-  const ids = await insertDeliveries(db.pool, wallet.id, 500);
-  await enqueueDeliveries(worker.callbackQueue, ids);
+  const { ids } = await fixture.deliver(worker, `${stub.origin}/ipn?order=${order}`, 500);
   await waitUntil(
     () => stub.receivedOn('/ipn').filter((r) => r.url.includes(`order=${order}&`)).length >= 50,
     20_000,

@@ -1,58 +1,32 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
-import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
-import {
-  attemptRows,
-  deleteRedisKeys,
-  deliveryRow,
-  insertDeliveries,
-  insertWallet,
-  signingKeyPair,
-  testRedisPrefix,
-  waitUntil,
-} from './support/fixtures';
+import type { ChildProcess } from 'node:child_process';
+import type { TestDatabase } from '@gateway/testkit';
+import { attemptRows, deliveryRow, insertDeliveries, insertWallet, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
-import { workerEnv } from './support/worker-env';
+import { useWorkerFixture } from './support/worker-fixture';
 
-const ROOT = join(__dirname, '..', '..', '..');
 // Longer than the 10 s after which the process used to be cut off on SIGTERM.
 const MERCHANT_ANSWERS_AFTER_MS = 11_000;
-const redisPrefix = testRedisPrefix();
+const merchant = new MerchantStub();
+const fixture = useWorkerFixture('cbw_sigterm', [merchant]);
 let db: TestDatabase;
-let merchant: MerchantStub;
 let child: ChildProcess | undefined;
 
-beforeAll(async () => {
-  db = await createTestDatabase('cbw_sigterm');
-  merchant = await new MerchantStub().start();
+beforeAll(() => {
+  db = fixture.db;
   merchant.on('/slow', () => ({ status: 200, body: 'ok', delayMs: MERCHANT_ANSWERS_AFTER_MS }));
-});
-
-afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await merchant.close();
-  await deleteRedisKeys(redisPrefix);
-  await db.drop();
+  fixture.onTeardown(() => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
 });
 
 it('on SIGTERM lets the attempt in flight finish, commits its record and exits 0', async () => {
   const wallet = await insertWallet(db.pool, `${merchant.origin}/slow?order=term`);
   const [id] = await insertDeliveries(db.pool, wallet.id, 1);
-  const queue = openCallbackQueue({ url: 'redis://127.0.0.1:6379', prefix: redisPrefix });
-  await enqueueDeliveries(queue, [id!]);
-  await queue.close();
+  await fixture.queueDeliveries([id!]);
 
   // The real process, as `pnpm --filter @gateway/callback-worker start` runs it, with the default grace period.
-  const env = workerEnv(db, redisPrefix, [signingKeyPair('k1')], {
-    CALLBACK_HEADERS_TIMEOUT_SECONDS: '15',
-    CALLBACK_ATTEMPT_TIMEOUT_SECONDS: '20',
-  });
-  const worker = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'apps/callback-worker/src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const env = fixture.env({ CALLBACK_HEADERS_TIMEOUT_SECONDS: '15', CALLBACK_ATTEMPT_TIMEOUT_SECONDS: '20' });
+  const worker = fixture.spawnWorker(env, 'pipe');
   child = worker;
   let stderr = '';
   worker.stderr!.on('data', (chunk) => (stderr += String(chunk)));

@@ -1,33 +1,20 @@
 import { lookup as systemLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
-import { startCallbackWorker } from '../src/app';
-import { enqueueDeliveries } from '@gateway/queue';
-import { loadCallbackWorkerConfig } from '../src/config';
-import {
-  attemptRows,
-  countByStatus,
-  deleteRedisKeys,
-  deliveryRow,
-  insertDeliveries,
-  insertWallet,
-  signingKeyPair,
-  testRedisPrefix,
-  waitUntil,
-} from './support/fixtures';
+import type { TestDatabase } from '@gateway/testkit';
+import { attemptRows, countByStatus, deliveryRow, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
-import { workerEnv } from './support/worker-env';
+import { useWorkerFixture } from './support/worker-fixture';
 
-const redisPrefix = testRedisPrefix();
-let db: TestDatabase;
-let worker: FastifyInstance;
 // Three merchants on three loopback addresses (Linux answers on all of 127.0.0.0/8).
 const slow = new MerchantStub('127.0.0.1');
 const fast = new MerchantStub('127.0.0.2');
 const silent = new MerchantStub('127.0.0.3');
 // A hostile merchant with a wildcard DNS record: every *.evil.com name points at it.
 const evil = new MerchantStub('127.0.0.4');
+const fixture = useWorkerFixture('cbw_slow', [slow, fast, silent, evil]);
+let db: TestDatabase;
+let worker: FastifyInstance;
 
 /** The worker's resolver: *.evil.com resolves to the hostile merchant, every other name as usual. */
 const lookup: LookupFunction = (hostname, options, callback) => {
@@ -37,35 +24,24 @@ const lookup: LookupFunction = (hostname, options, callback) => {
 };
 
 async function deliver(callbackUrl: string, count: number): Promise<string[]> {
-  const wallet = await insertWallet(db.pool, callbackUrl);
-  const ids = await insertDeliveries(db.pool, wallet.id, count);
-  await enqueueDeliveries(worker.callbackQueue, ids);
-  return ids;
+  return (await fixture.deliver(worker, callbackUrl, count)).ids;
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase('cbw_slow');
-  await Promise.all([slow.start(), fast.start(), silent.start(), evil.start()]);
+  db = fixture.db;
   slow.on('/hang', () => 'hang');
   silent.on('/hang', () => 'hang');
   silent.on('/drip', () => 'drip');
   evil.on('/hang', () => 'hang');
-  const env = workerEnv(db, redisPrefix, [signingKeyPair('k1')], {
+  const env = {
     WORKER_CONCURRENCY: '6',
     PER_HOST_CONCURRENCY: '2',
     CALLBACK_HEADERS_TIMEOUT_SECONDS: '4',
     // Longer than any pause of a merchant dripping a byte a second: only the deadline ends it.
     CALLBACK_BODY_TIMEOUT_SECONDS: '3',
     CALLBACK_ATTEMPT_TIMEOUT_SECONDS: '6',
-  });
-  worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool: db.appPool('callback-worker'), logger: false, lookup });
-});
-
-afterAll(async () => {
-  await worker.close();
-  await Promise.all([slow.close(), fast.close(), silent.close(), evil.close()]);
-  await deleteRedisKeys(redisPrefix);
-  await db.drop();
+  };
+  worker = await fixture.startWorker({ env, lookup });
 });
 
 it('times out a merchant that never answers and schedules a retry', async () => {

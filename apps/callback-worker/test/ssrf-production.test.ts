@@ -1,39 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
-import { startCallbackWorker } from '../src/app';
-import { enqueueDeliveries } from '@gateway/queue';
-import { loadCallbackWorkerConfig } from '../src/config';
-import {
-  attemptRows,
-  deleteRedisKeys,
-  deliveryRow,
-  insertDeliveries,
-  insertWallet,
-  signingKeyPair,
-  testRedisPrefix,
-  waitUntil,
-} from './support/fixtures';
+import type { TestDatabase } from '@gateway/testkit';
+import { attemptRows, deliveryRow, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
-import { workerEnv } from './support/worker-env';
+import { useWorkerFixture } from './support/worker-fixture';
 
-const redisPrefix = testRedisPrefix();
+const stub = new MerchantStub();
+const fixture = useWorkerFixture('cbw_ssrf', [stub]);
 let db: TestDatabase;
-let stub: MerchantStub;
 let worker: FastifyInstance;
 
 beforeAll(async () => {
-  db = await createTestDatabase('cbw_ssrf');
-  stub = await new MerchantStub().start();
+  db = fixture.db;
   // The production setting: no allow-list, so only public unicast addresses may be called.
-  const env = workerEnv(db, redisPrefix, [signingKeyPair('k1')], { NODE_ENV: 'production', CALLBACK_ALLOWED_CIDRS: '' });
-  worker = await startCallbackWorker({ config: loadCallbackWorkerConfig(env), pool: db.appPool('callback-worker'), logger: false });
-});
-
-afterAll(async () => {
-  await worker.close();
-  await stub.close();
-  await deleteRedisKeys(redisPrefix);
-  await db.drop();
+  worker = await fixture.startWorker({ env: { NODE_ENV: 'production', CALLBACK_ALLOWED_CIDRS: '' } });
 });
 
 // https, as production requires: the guard refuses the address before any TLS.
@@ -42,9 +21,9 @@ it.each([
   ['cloud metadata (link-local)', () => 'https://169.254.169.254/latest/meta-data/?order=1', /169\.254\.169\.254: linkLocal address/],
   ['a name that resolves to loopback', () => `https://localhost:${new URL(stub.origin).port}/ipn?order=2`, /resolved from localhost/],
 ])('refuses %s at once, without retries, and says why', async (_case, callbackUrl, reason) => {
-  const wallet = await insertWallet(db.pool, callbackUrl());
-  const [id] = await insertDeliveries(db.pool, wallet.id, 1);
-  await enqueueDeliveries(worker.callbackQueue, [id!]);
+  const {
+    ids: [id],
+  } = await fixture.deliver(worker, callbackUrl(), 1);
   await waitUntil(async () => (await deliveryRow(db.pool, id!)).status === 'failed', 10_000, 'the delivery to fail');
 
   expect(await deliveryRow(db.pool, id!)).toMatchObject({ status: 'failed', attempt_count: 1 });
@@ -58,9 +37,9 @@ it.each([
 
 it('never sends a callback over http in production (one registered before the rule): failed at once, nothing sent', async () => {
   // Loopback, so that without the rule the attempt would still reach nothing outside this machine.
-  const wallet = await insertWallet(db.pool, `${stub.origin}/ipn?order=plain`);
-  const [id] = await insertDeliveries(db.pool, wallet.id, 1);
-  await enqueueDeliveries(worker.callbackQueue, [id!]);
+  const {
+    ids: [id],
+  } = await fixture.deliver(worker, `${stub.origin}/ipn?order=plain`, 1);
   await waitUntil(async () => (await deliveryRow(db.pool, id!)).status === 'failed', 10_000, 'the delivery to fail');
   const attempts = await attemptRows(db.pool, id!);
   expect(attempts).toMatchObject([{ attempt_no: 1, error_code: 'https_required', status_code: null }]);

@@ -1,61 +1,36 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
-import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
-import {
-  countByStatus,
-  deleteRedisKeys,
-  insertDeliveries,
-  insertWallet,
-  signingKeyPair,
-  testRedisPrefix,
-  waitUntil,
-} from './support/fixtures';
+import type { TestDatabase } from '@gateway/testkit';
+import { countByStatus, insertDeliveries, insertWallet, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
-import { workerEnv } from './support/worker-env';
+import { useWorkerFixture } from './support/worker-fixture';
 
-const ROOT = join(__dirname, '..', '..', '..');
 const CONCURRENCY = 20;
-const redisPrefix = testRedisPrefix();
-const key = signingKeyPair('k1');
+const stub = new MerchantStub();
+const fixture = useWorkerFixture('cbw_crash', [stub]);
 const children: ChildProcess[] = [];
 let db: TestDatabase;
-let stub: MerchantStub;
 
 /** The real worker process, as `pnpm --filter @gateway/callback-worker start` runs it. */
 function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'apps/callback-worker/src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ...workerEnv(db, redisPrefix, [key], { WORKER_CONCURRENCY: String(CONCURRENCY), PER_HOST_CONCURRENCY: String(CONCURRENCY) }),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = fixture.spawnWorker(
+    fixture.env({ WORKER_CONCURRENCY: String(CONCURRENCY), PER_HOST_CONCURRENCY: String(CONCURRENCY) }),
+    'inherit',
+  );
   children.push(child);
   return child;
 }
 
-beforeAll(async () => {
-  db = await createTestDatabase('cbw_crash');
-  stub = await new MerchantStub().start();
+beforeAll(() => {
+  db = fixture.db;
   stub.on('/ipn', () => ({ status: 200, body: 'ok', delayMs: 50 }));
-});
-
-afterAll(async () => {
-  await Promise.all(children.map((child) => stopGracefully(child)));
-  await stub.close();
-  await deleteRedisKeys(redisPrefix);
-  await db.drop();
+  fixture.onTeardown(() => Promise.all(children.map((child) => stopGracefully(child))));
 });
 
 it('delivers everything after the worker is killed with SIGKILL mid-batch; a repeat carries the same delivery id', async () => {
   const wallet = await insertWallet(db.pool, `${stub.origin}/ipn?order=crash`);
   const ids = await insertDeliveries(db.pool, wallet.id, 300);
-  const queue = openCallbackQueue({ url: 'redis://127.0.0.1:6379', prefix: redisPrefix });
-  await enqueueDeliveries(queue, ids);
-  await queue.close();
+  await fixture.queueDeliveries(ids);
 
   const first = startWorkerProcess();
   await waitUntil(() => stub.received.length >= 100, 30_000, 'the first worker to be half-way');

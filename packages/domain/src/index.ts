@@ -22,6 +22,7 @@ export * from './dust-policy';
 export * from './payout-plan';
 export * from './own-wallets';
 export * from './callback-retry-schedule';
+export * from './callback-attempt-policy';
 export * from './on-ramp-quote';
 export * from './payment-progress';
 export * from './settlement-states';

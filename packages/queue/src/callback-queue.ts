@@ -1,5 +1,6 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
 import { redisConnection, type RedisSettings } from './connection';
+import { haveJobs } from './job-presence';
 import { callbackJobId, type CallbackJob } from './job-payloads';
 import { CALLBACK_JOB_NAME, QUEUE_NAMES } from './queue-names';
 
@@ -36,4 +37,39 @@ export async function enqueueDeliveries(queue: CallbackQueue, deliveryIds: reado
       opts: { ...callbackJobOptions, jobId: callbackJobId(id) },
     })),
   );
+}
+
+/** Which of these deliveries have a job in Redis, in any state (waiting, delayed, running). */
+export function haveCallbackJobs(queue: CallbackQueue, deliveryIds: readonly string[]): Promise<boolean[]> {
+  return haveJobs(queue, deliveryIds.map(callbackJobId));
+}
+
+/** A handler per job name the callbacks queue carries: the consumer cannot leave one out. */
+export type CallbackJobHandlers = Record<typeof CALLBACK_JOB_NAME, (job: Job<CallbackJob>, token?: string) => Promise<void>>;
+
+export type CallbackWorker = Worker<CallbackJob, void>;
+
+/**
+ * The consumer side: each job goes to the handler of its name. `lockDurationMs` is the attempt's
+ * lease: a job whose worker died is taken up again once its lock runs out, and the delivery's own
+ * lease in PostgreSQL has the same length, so the retaken job finds the delivery claimable.
+ */
+export function startCallbackJobWorker(
+  redis: RedisSettings,
+  handlers: CallbackJobHandlers,
+  options: { concurrency: number; lockDurationMs: number },
+): CallbackWorker {
+  const processJob = (job: Job<CallbackJob>, token?: string): Promise<void> => {
+    const handler = handlers[job.name as keyof CallbackJobHandlers] as CallbackJobHandlers[keyof CallbackJobHandlers] | undefined;
+    // Failed and removed: the reconciler recreates the delivery's job under the name it has now.
+    if (handler === undefined) return Promise.reject(new Error(`no handler for callback job ${JSON.stringify(job.name)}`));
+    return handler(job, token);
+  };
+  return new Worker<CallbackJob, void>(QUEUE_NAMES.callbacks, processJob, {
+    connection: redisConnection(redis, 'worker'),
+    prefix: redis.prefix,
+    concurrency: options.concurrency,
+    lockDuration: options.lockDurationMs,
+    stalledInterval: options.lockDurationMs,
+  });
 }

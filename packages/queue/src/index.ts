@@ -4,3 +4,4 @@ export * from './connection';
 export * from './callback-queue';
 export * from './settlement-queue';
 export * from './provider-status-queue';
+export * from './queue-marker';

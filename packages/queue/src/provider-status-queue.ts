@@ -1,5 +1,6 @@
 import { DelayedError, Queue, Worker, type Job, type JobsOptions } from 'bullmq';
 import { redisConnection, type RedisSettings } from './connection';
+import { haveJobs } from './job-presence';
 import { providerStatusJobId, type ProviderStatusJob } from './job-payloads';
 import { PROVIDER_STATUS_JOB_NAME, QUEUE_NAMES } from './queue-names';
 
@@ -53,14 +54,9 @@ export async function pollStatusNow(queue: ProviderStatusQueue, paymentId: strin
   if (state === 'unknown') await enqueueStatusPolls(queue, [paymentId]);
 }
 
-/**
- * Which of these payments have a job in Redis, in any state. One HEXISTS per job hash, pipelined
- * on one connection (as the callback reconciler does).
- */
-export async function haveStatusJobs(queue: ProviderStatusQueue, paymentIds: readonly string[]): Promise<boolean[]> {
-  const client = await queue.getBackend().connection.client;
-  // Every job hash has a timestamp field; the key is BullMQ's <prefix>:<queue>:<job id>.
-  return Promise.all(paymentIds.map(async (id) => (await client.hexists(queue.toKey(providerStatusJobId(id)), 'timestamp')) === 1));
+/** Which of these payments have a job in Redis, in any state. */
+export function haveStatusJobs(queue: ProviderStatusQueue, paymentIds: readonly string[]): Promise<boolean[]> {
+  return haveJobs(queue, paymentIds.map(providerStatusJobId));
 }
 
 /** Asks the provider about one payment; resolves to when to ask next, or null when done. */

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import type { CallbackAttemptOutcome } from '@gateway/domain';
 
 export type CallbackDeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -32,8 +33,6 @@ export interface CallbackDeliveryState {
   status: CallbackDeliveryStatus;
   nextAttemptAt: Date;
 }
-
-export type CallbackAttemptOutcome = { kind: 'delivered' } | { kind: 'retry'; nextAttemptAt: Date } | { kind: 'failed' };
 
 export interface CallbackAttemptRecord {
   deliveryId: string;

@@ -19,8 +19,9 @@ export interface CallbackRequest {
 /**
  * The GET the merchant receives: its registered URL untouched (but for a parameter using one of
  * our names, which is dropped), our parameters appended (amounts as exact decimal strings from base
- * units; address_out the payout address the merchant's share, value_forwarded_coin, was paid to), signed with every signing key over exactly that URL (v1) and over the delivery id and
- * that URL (v2). Throws only when the registered URL is not a URL at all.
+ * units; address_out the payout address the merchant's share, value_forwarded_coin, was paid to),
+ * signed with every signing key over exactly that URL (v1) and over the delivery id and that URL (v2).
+ * Throws only when the registered URL is not a URL at all.
  */
 export function buildCallbackRequest(
   delivery: ClaimedCallbackDelivery,

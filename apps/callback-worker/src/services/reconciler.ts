@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { CallbackDeliveryRepository, OverdueCallbackDelivery } from '@gateway/db';
-import { enqueueDeliveries, type CallbackQueue } from '@gateway/queue';
-import { haveJobs } from './callback-queue';
+import { enqueueDeliveries, haveCallbackJobs, hasQueueMarker, setQueueMarker, type CallbackQueue } from '@gateway/queue';
 
 export interface ReconcilerOptions {
   intervalMs: number;
@@ -11,15 +10,14 @@ export interface ReconcilerOptions {
   fullPassEveryMs?: number;
 }
 
-// Lives among the queue's keys, so whatever wipes the jobs (FLUSHALL, a restart of a Redis that
-// keeps nothing on disk, obliterating the queue) wipes it too.
+// Lives among the queue's keys (setQueueMarker), so whatever wipes the jobs wipes it too.
 const MARKER_KEY = 'gateway-reconciler-marker';
 
 /**
  * Redis holds only work in flight and keeps nothing on disk here, so it can lose every job. The
  * reconciler gives a job to every pending delivery that is overdue (due for at least one interval:
- * a row that has just become due normally has its job) and has none. Jobs are looked up in
- * pipelined batches (about 30 µs a row).
+ * a row that has just become due normally has its job) and has none. Jobs are looked up a page at a
+ * time, back to back on one connection.
  *
  * Looking at the whole backlog on every pass would cost the most exactly when the worker is behind,
  * so most passes only look at rows that became overdue since the previous pass. The whole backlog
@@ -72,7 +70,7 @@ export class Reconciler {
       this.watermark === undefined ||
       this.jobsLost ||
       Date.now() - this.lastFullPassAt >= (this.options.fullPassEveryMs ?? 60_000) ||
-      !(await this.markerPresent());
+      !(await hasQueueMarker(this.queue, MARKER_KEY));
     // Cleared before the walk, so a job failing during it asks for the pass after this one; set
     // again when the pass fails (PostgreSQL still away): the lost jobs are still to be found.
     const lostBefore = this.jobsLost;
@@ -88,7 +86,7 @@ export class Reconciler {
       throw error;
     }
     if (full) {
-      await this.setMarker();
+      await setQueueMarker(this.queue, MARKER_KEY);
       this.lastFullPassAt = Date.now();
     }
     this.watermark = until;
@@ -106,7 +104,7 @@ export class Reconciler {
     for (;;) {
       const overdue = await this.deliveries.listOverdue(pageSize, window, page);
       if (overdue.length === 0) break;
-      const queued = await haveJobs(
+      const queued = await haveCallbackJobs(
         this.queue,
         overdue.map((delivery) => delivery.id),
       );
@@ -120,16 +118,6 @@ export class Reconciler {
       page = overdue[overdue.length - 1];
     }
     return enqueued;
-  }
-
-  private async markerPresent(): Promise<boolean> {
-    const client = await this.queue.getBackend().connection.client;
-    return (await client.get(this.queue.toKey(MARKER_KEY))) !== null;
-  }
-
-  private async setMarker(): Promise<void> {
-    const client = await this.queue.getBackend().connection.client;
-    await client.set(this.queue.toKey(MARKER_KEY), String(Date.now()));
   }
 
   private schedule(delayMs: number): void {

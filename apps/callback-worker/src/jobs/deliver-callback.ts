@@ -1,0 +1,120 @@
+import { DelayedError, type Job } from 'bullmq';
+import type { FastifyBaseLogger } from 'fastify';
+import type { CallbackAttemptRecord, CallbackDeliveryRepository } from '@gateway/db';
+import {
+  callbackAttemptOutcome,
+  hostBusyRetryAt,
+  pendingDeliveryRecheckAt,
+  type CallbackRetrySchedule,
+  type RandomSource,
+} from '@gateway/domain';
+import type { CallbackJob } from '@gateway/queue';
+import type { CallbackMetrics } from '../metrics';
+import { observeAttempt } from '../services/attempt-observer';
+import type { AttemptRecorder } from '../services/attempt-recorder';
+import type { AttemptResult, CallbackSender } from '../services/callback-sender';
+import { merchantKeyOf, type HostLimiter } from '../services/host-limiter';
+
+export interface DeliverCallbackDeps {
+  deliveries: CallbackDeliveryRepository;
+  recorder: AttemptRecorder;
+  send: CallbackSender;
+  hostLimiter: HostLimiter;
+  retrySchedule: CallbackRetrySchedule;
+  attemptLeaseMs: number;
+  metrics: CallbackMetrics;
+  log: FastifyBaseLogger;
+  random?: RandomSource;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * One BullMQ job is one attempt of one delivery (job id = delivery id for the delivery's whole
+ * life): claim the row in PostgreSQL, send the signed GET, decide what follows (the attempt policy
+ * in @gateway/domain), record the attempt, and either finish the job (delivered or failed) or move
+ * the same job to `delayed` until the next attempt, whose time PostgreSQL also holds (so the
+ * reconciler can recreate it if Redis loses it).
+ *
+ * A final attempt (delivered or failed) is recorded behind the job: the job finishes as soon as
+ * the merchant has answered and the record joins the next batch. Waiting for that commit held a
+ * worker slot for a whole batch round trip and cost 15–25% of throughput at a given concurrency
+ * (bench/). Nothing can be lost by it: until the record commits, the claim's lease keeps the row
+ * pending and not due; a record PostgreSQL refuses is tried again until shortly before the lease
+ * ends; one that never commits (the worker dies, PostgreSQL stays away) leaves the row due when the
+ * lease ends, so the reconciler sends it again, with the same delivery id.
+ * A retry is recorded before its job is delayed, so the next attempt finds the row due.
+ */
+export function createDeliverCallbackJob(deps: DeliverCallbackDeps): (job: Job<CallbackJob>, token?: string) => Promise<void> {
+  const { deliveries, recorder, metrics, log } = deps;
+  const random = deps.random ?? Math.random;
+  return async (job, token) => {
+    const deliveryId = job.data.deliveryId;
+    if (typeof deliveryId !== 'string' || !UUID.test(deliveryId)) {
+      log.warn({ jobId: job.id }, 'callback job without a valid delivery id dropped');
+      return;
+    }
+    // PostgreSQL starts the lease when it runs the claim, after this moment: it ends no earlier
+    // than this (give or take the difference between the two clocks).
+    const leaseEndsAt = Date.now() + deps.attemptLeaseMs;
+    const delivery = await recorder.claim(deliveryId.toLowerCase());
+    if (delivery === undefined) return waitForDelivery(job, token, deliveries, deliveryId.toLowerCase(), log);
+
+    const release = await deps.hostLimiter.acquire(merchantKeyOf(delivery.callbackUrl));
+    if (release === undefined) {
+      const notBefore = hostBusyRetryAt(Date.now(), random);
+      await deliveries.releaseClaim(delivery.id, delivery.attemptNo, notBefore);
+      metrics.attempts.inc({ outcome: 'deferred', error_code: '' });
+      return delayJob(job, token, notBefore);
+    }
+    const startedAt = new Date();
+    let result: AttemptResult;
+    try {
+      result = await deps.send(delivery);
+    } finally {
+      release();
+    }
+    const outcome = callbackAttemptOutcome(result, delivery.failedInRound, deps.retrySchedule, Date.now(), random);
+    const attempt: CallbackAttemptRecord = {
+      deliveryId: delivery.id,
+      attemptNo: delivery.attemptNo,
+      startedAt,
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      errorCode: result.error?.code,
+      error: result.error?.message,
+      responseExcerpt: result.bodyExcerpt,
+      outcome,
+    };
+    observeAttempt(metrics, log, delivery, result, outcome);
+    if (outcome.kind !== 'retry') return recorder.recordBehind(attempt, leaseEndsAt);
+    await recorder.record(attempt);
+    return delayJob(job, token, outcome.nextAttemptAt);
+  };
+}
+
+/**
+ * The delivery was not claimable: finished already (a stale or repeated job: done), unknown (done),
+ * or pending but held by an attempt in flight or not due yet: come back when it is.
+ */
+async function waitForDelivery(
+  job: Job<CallbackJob>,
+  token: string | undefined,
+  deliveries: CallbackDeliveryRepository,
+  deliveryId: string,
+  log: FastifyBaseLogger,
+): Promise<void> {
+  const [state] = await deliveries.findStates([deliveryId]);
+  if (state === undefined) {
+    log.warn({ deliveryId }, 'callback job for an unknown delivery dropped');
+    return;
+  }
+  if (state.status !== 'pending') return;
+  return delayJob(job, token, pendingDeliveryRecheckAt(state.nextAttemptAt, Date.now()));
+}
+
+/** Keeps the same job (same id) for the next attempt: BullMQ moves it to `delayed` until then. */
+async function delayJob(job: Job<CallbackJob>, token: string | undefined, notBefore: Date): Promise<never> {
+  await job.moveToDelayed(notBefore.getTime(), token);
+  throw new DelayedError();
+}

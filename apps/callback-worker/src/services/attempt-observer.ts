@@ -1,0 +1,41 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { ClaimedCallbackDelivery } from '@gateway/db';
+import type { CallbackAttemptOutcome } from '@gateway/domain';
+import type { CallbackMetrics } from '../metrics';
+import { originOf, type AttemptResult } from './callback-sender';
+
+/** Counts an attempt in the metrics and logs it, by what it left the delivery as. */
+export function observeAttempt(
+  metrics: CallbackMetrics,
+  log: FastifyBaseLogger,
+  delivery: ClaimedCallbackDelivery,
+  result: AttemptResult,
+  outcome: CallbackAttemptOutcome,
+): void {
+  const errorCode = result.ok ? '' : (result.error?.code ?? '');
+  metrics.attempts.inc({ outcome: outcome.kind, error_code: errorCode });
+  metrics.attemptDuration.observe({ outcome: outcome.kind }, result.durationMs / 1000);
+  const context = {
+    deliveryId: delivery.id,
+    attemptNo: delivery.attemptNo,
+    origin: originOf(delivery.callbackUrl),
+    statusCode: result.statusCode,
+    durationMs: result.durationMs,
+  };
+  switch (outcome.kind) {
+    case 'delivered':
+      metrics.deliveries.inc({ outcome: 'delivered' });
+      metrics.dueToDelivered.observe(Math.max(0, Date.now() - delivery.dueAt.getTime()) / 1000);
+      log.debug(context, 'callback delivered');
+      return;
+    case 'retry':
+      log.info(
+        { ...context, error: result.error?.message, nextAttemptAt: outcome.nextAttemptAt },
+        'callback attempt failed; retry scheduled',
+      );
+      return;
+    case 'failed':
+      metrics.deliveries.inc({ outcome: 'failed' });
+      log.warn({ ...context, error: result.error?.message }, 'callback failed for good; an operator can resend it');
+  }
+}
