@@ -11,7 +11,7 @@ import { Registry } from 'prom-client';
 import { fingerprintFromMnemonic } from '@gateway/chain';
 import { HdKeyRepository, PayoutRepository, SettlementRepository, WalletLookupRepository, type NewPayoutLeg } from '@gateway/db';
 import { sweepOfHeldDust } from '@gateway/domain';
-import { ensureLiveSettlementJob, openSettlementQueue, type SettlementQueue } from '@gateway/queue';
+import { ensureLiveSettlementJob, openSettlementQueue, produceWithin } from '@gateway/queue';
 import { assertSeedDerivedTheWallets, assertTokenCounted } from './app';
 import { settlementChainOptions, type SettlementConfig } from './config';
 import { SettlementMetrics } from './metrics';
@@ -44,9 +44,9 @@ const quiet: FastifyBaseLogger = {
   child: () => quiet,
 };
 
-async function queueSettlement(queue: SettlementQueue, depositId: string): Promise<QueuedBy> {
+async function queueSettlement(config: SettlementConfig, depositId: string): Promise<QueuedBy> {
   try {
-    await ensureLiveSettlementJob(queue, depositId);
+    await produceWithin(openSettlementQueue(config.redis), (queue) => ensureLiveSettlementJob(queue, depositId));
     return { queuedBy: 'queued' };
   } catch (error) {
     return { queuedBy: 'reconciler', queueError: (error as Error).message };
@@ -89,12 +89,7 @@ export async function replanDeposit(
   });
   const outcome = await replanner.replan(depositId, run);
   if (outcome.result !== 'replanned') return outcome;
-  const queue = openSettlementQueue(config.redis);
-  try {
-    return { ...outcome, ...(await queueSettlement(queue, depositId)) };
-  } finally {
-    await queue.close();
-  }
+  return { ...outcome, ...(await queueSettlement(config, depositId)) };
 }
 
 export interface DustSweepRequest {
@@ -146,36 +141,31 @@ export async function sweepHeldDust(config: SettlementConfig, pool: Pool, reques
     const chain = await SettlementChain.connect(settlementChainOptions(config));
     costing = payoutCosting(config, chain, new Relayer(config.relayerKey, chain.chainId, raw.FEE_BUMP_PERCENT, config.maxFeePerGas));
   }
-  const queue = openSettlementQueue(config.redis);
-  try {
-    const swept: WalletSweep[] = [];
-    for (const wallet of wallets) {
-      const amounts = wallet.held.map((dust) => dust.amount);
-      const sweep = sweepOfHeldDust(amounts, config.dustThreshold, request.force);
-      const about = { wallet: wallet.temporaryAddress, heldDeposits: wallet.held.length, amount: sweep.payable };
-      if (!sweep.pay) {
-        swept.push({ ...about, outcome: 'below_threshold', dustThreshold: config.dustThreshold });
-        continue;
-      }
-      const carrier = wallet.held[wallet.held.length - 1]!;
-      const deposit = await settlements.findDeposit(carrier.id);
-      if (!deposit) throw new Error(`held deposit ${carrier.id} vanished`);
-      const legs = planner.legs(deposit, sweep.payable);
-      const gas = await costing?.weigh(legs);
-      if (gas && !gas.covered) {
-        swept.push({ ...about, outcome: 'below_gas_cost', platformFee: gas.earnedUsdc, gasCost: gas.gasCostUsdc });
-        continue;
-      }
-      const sweptDepositIds = wallet.held.slice(0, -1).map((dust) => dust.id);
-      if (!(await settlements.startForwarding(carrier.id, legs, { sweptDepositIds, from: 'held' }))) {
-        swept.push({ ...about, outcome: 'taken_meanwhile' });
-        continue;
-      }
-      const planned = legs.map(({ leg, amount, toAddress }) => ({ leg, amount, toAddress }));
-      swept.push({ ...about, outcome: 'paid', carrierDepositId: carrier.id, legs: planned, ...(await queueSettlement(queue, carrier.id)) });
+  const swept: WalletSweep[] = [];
+  for (const wallet of wallets) {
+    const amounts = wallet.held.map((dust) => dust.amount);
+    const sweep = sweepOfHeldDust(amounts, config.dustThreshold, request.force);
+    const about = { wallet: wallet.temporaryAddress, heldDeposits: wallet.held.length, amount: sweep.payable };
+    if (!sweep.pay) {
+      swept.push({ ...about, outcome: 'below_threshold', dustThreshold: config.dustThreshold });
+      continue;
     }
-    return { result: 'swept', wallets: swept };
-  } finally {
-    await queue.close();
+    const carrier = wallet.held[wallet.held.length - 1]!;
+    const deposit = await settlements.findDeposit(carrier.id);
+    if (!deposit) throw new Error(`held deposit ${carrier.id} vanished`);
+    const legs = planner.legs(deposit, sweep.payable);
+    const gas = await costing?.weigh(legs);
+    if (gas && !gas.covered) {
+      swept.push({ ...about, outcome: 'below_gas_cost', platformFee: gas.earnedUsdc, gasCost: gas.gasCostUsdc });
+      continue;
+    }
+    const sweptDepositIds = wallet.held.slice(0, -1).map((dust) => dust.id);
+    if (!(await settlements.startForwarding(carrier.id, legs, { sweptDepositIds, from: 'held' }))) {
+      swept.push({ ...about, outcome: 'taken_meanwhile' });
+      continue;
+    }
+    const planned = legs.map(({ leg, amount, toAddress }) => ({ leg, amount, toAddress }));
+    swept.push({ ...about, outcome: 'paid', carrierDepositId: carrier.id, legs: planned, ...(await queueSettlement(config, carrier.id)) });
   }
+  return { result: 'swept', wallets: swept };
 }

@@ -16,6 +16,8 @@ import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC, w
 jest.setTimeout(180_000);
 
 const APP_DIR = path.resolve(__dirname, '..');
+// The operator CLI (apps/cli), from its sources, as `pnpm gateway …` runs it.
+const CLI = path.resolve(APP_DIR, '..', 'cli', 'src', 'main.ts');
 
 let fixture: SettlementFixture;
 
@@ -29,9 +31,9 @@ interface CommandRun {
   stderr: string;
 }
 
-/** The operator command, as an operator runs it (`pnpm --filter @gateway/settlement-worker replan …`). */
+/** The operator command, as an operator runs it (`gateway deposits replan …`). */
 function replanCommand(args: string[], env: Record<string, string> = fixture.env()): Promise<CommandRun> {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/replan-deposit.ts', ...args], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', CLI, 'deposits', 'replan', ...args], {
     cwd: APP_DIR,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -94,6 +96,17 @@ describe('replan: the way out of needs_attention', () => {
     expect(listed.stdout).toMatch(
       /merchant\s+needs_attention\s+9\.9 USDC to 0x[0-9a-f]{40}\s+payout_address_blacklisted \(Blacklistable: account is blacklisted\)/,
     );
+
+    const listedJson = await replanCommand(['--list', '--json']);
+    expect(listedJson.code).toBe(0);
+    expect(JSON.parse(listedJson.stdout)).toEqual([
+      expect.objectContaining({
+        depositId: deposit.id,
+        status: 'needs_attention',
+        reason: 'payout_address_blacklisted',
+        amount: '10000000',
+      }),
+    ]);
 
     // The merchant's address is cleared; the old merchant leg was signed before its estimate failed.
     await setTestUsdcBlacklisted(fixture.tokenAdmin, wallet.payoutAddress, false);
@@ -167,7 +180,7 @@ describe('replan: the way out of needs_attention', () => {
       const waiting = await replanCommand([deposit.id, '--timeout', '2'], env);
       expect({ code: waiting.code, stderr: waiting.stderr }).toEqual({
         code: 3,
-        stderr: `the cancellations of the merchant leg(s) are not final yet; run replan ${deposit.id} again\n`,
+        stderr: `gateway deposits replan: the cancellations of the merchant leg(s) are not final yet; run gateway deposits replan ${deposit.id} again\n`,
       });
       expect(waiting.stdout).toContain('merchant leg: cancelling its authorization');
       expect(waiting.stdout).not.toContain('new plan');
@@ -277,7 +290,7 @@ describe('replan: the way out of needs_attention', () => {
     try {
       const refused = await replanCommand([deposit.id]);
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/^replan: .*Pausable: paused/);
+      expect(refused.stderr).toMatch(/^gateway deposits replan: .*Pausable: paused/);
       expect((await fixture.transactionsOf(deposit.id)).filter((t) => t.reason === 'cancel')).toEqual([]);
       expect(await fixture.depositStatus(deposit.id)).toBe('needs_attention');
     } finally {
@@ -298,14 +311,15 @@ describe('replan: the way out of needs_attention', () => {
 
     expect(await replanCommand([deposit.id])).toMatchObject({
       code: 1,
-      stderr: `deposit ${deposit.id} is forwarded and none of its legs needs attention: nothing to re-plan\n`,
+      stderr: `gateway deposits replan: deposit ${deposit.id} is forwarded and none of its legs needs attention: nothing to re-plan\n`,
     });
-    expect(await replanCommand(['999999'])).toMatchObject({ code: 1, stderr: 'no deposit 999999\n' });
+    expect(await replanCommand(['999999'])).toMatchObject({ code: 1, stderr: 'gateway deposits replan: no deposit 999999\n' });
     for (const args of [[], ['abc'], [deposit.id, '--timeout'], [deposit.id, '--timeout', '0'], ['--list', 'x']]) {
-      expect(await replanCommand(args)).toMatchObject({
-        code: 2,
-        stderr: 'usage: replan --list | replan <deposit-id> [--timeout <seconds>]\n',
-      });
+      const usage = await replanCommand(args);
+      expect(usage).toMatchObject({ code: 2, stdout: '' });
+      expect(usage.stderr).toMatch(
+        /^gateway deposits replan: .+\nusage: gateway deposits replan \(<deposit id> \[--timeout <seconds>\] \| --list\) \[--json\]\n$/,
+      );
     }
   });
 });

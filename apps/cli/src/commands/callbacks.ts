@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import { resendCallbackDelivery, WalletRepository, type ReleasedWallet } from '@gateway/db';
 import { callbackOriginPath, callbackPathKey } from '@gateway/domain';
-import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
+import { enqueueDeliveries, openCallbackQueue, produceWithin } from '@gateway/queue';
 import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
 import { openDatabase, withDatabase } from '../database';
 import { redisFromEnv } from '../redis';
@@ -16,14 +16,12 @@ export async function resendCommand(args: string[], io: CliIo): Promise<number> 
   const id = positionals[0]!;
   if (!/^[0-9a-f-]{36}$/i.test(id)) throw new UsageError(`${id} is not a callback delivery id (uuid)`);
   const redis = redisFromEnv(io.env);
-  const outcome = await withDatabase(openDatabase(io.env, 'resend', 'callback-worker'), async (pool) => {
-    const queue = openCallbackQueue(redis);
-    try {
-      return await resendCallbackDelivery(pool, id, (deliveryId) => enqueueDeliveries(queue, [deliveryId]));
-    } finally {
-      await queue.close();
-    }
-  });
+  const outcome = await withDatabase(openDatabase(io.env, 'resend', 'callback-worker'), (pool) =>
+    // The queue is opened only for a delivery that is pending again.
+    resendCallbackDelivery(pool, id, (deliveryId) =>
+      produceWithin(openCallbackQueue(redis), (queue) => enqueueDeliveries(queue, [deliveryId])),
+    ),
+  );
   if (outcome.result === 'invalid_id') throw new UsageError(outcome.message);
   if (outcome.result !== 'resent') throw new CommandFailed(outcome.message);
   if (values.json) {

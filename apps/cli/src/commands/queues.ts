@@ -1,5 +1,5 @@
 import { Queue, type Job } from 'bullmq';
-import { QUEUE_NAMES, redisConnection } from '@gateway/queue';
+import { produceWithin, QUEUE_NAMES, redisConnection } from '@gateway/queue';
 import { parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
 import { redisFromEnv } from '../redis';
 
@@ -31,11 +31,7 @@ export async function queuesCommand(args: string[], io: CliIo): Promise<number> 
   const reports: QueueReport[] = [];
   for (const name of Object.values(QUEUE_NAMES)) {
     const queue = new Queue(name, { connection: redisConnection(redis, 'producer'), prefix: redis.prefix });
-    try {
-      reports.push(await report(queue, Date.now()));
-    } finally {
-      await queue.close();
-    }
+    reports.push(await produceWithin(queue, (open) => report(open, Date.now())));
   }
   if (values.json) {
     io.out(toJson({ prefix: redis.prefix, queues: reports }));

@@ -105,7 +105,7 @@ export function storyEvents({ wallet, payments, deposits, payouts, deliveries }:
       delivery.createdAt,
       subject,
       `created for deposit ${delivery.depositId}: value ${usdc(delivery.valueCoin)}, forwarded ${usdc(delivery.valueForwardedCoin)}, ` +
-        `fee ${usdc(delivery.feeCoin)}, txid_out ${delivery.txidOut ?? '-'}; now ${delivery.status} after ${delivery.attemptCount} attempt(s)` +
+        `fee ${usdc(delivery.feeCoin)}, txid_out ${delivery.txidOut}; now ${delivery.status} after ${delivery.attemptCount} attempt(s)` +
         (delivery.status === 'pending' && delivery.nextAttemptAt ? `, next at ${delivery.nextAttemptAt.toISOString()}` : ''),
     );
     for (const attempt of delivery.attempts) {

@@ -104,7 +104,7 @@ export interface StoryDelivery {
   valueForwardedCoin: bigint;
   feeCoin: bigint;
   txidIn: string;
-  txidOut: string | null;
+  txidOut: string;
   status: string;
   attemptCount: number;
   nextAttemptAt: Date | null;
