@@ -1,5 +1,4 @@
-import type { Pool } from 'pg';
-import { CallbackDeliveryRepository } from './repositories/callback-delivery-repository';
+import type { CallbackDeliveryRepository } from './repositories/callback-delivery-repository';
 
 const DELIVERY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -20,16 +19,17 @@ export type CallbackResendOutcome =
  * The operator's resend of a failed callback delivery, for the admin route and `gateway callbacks
  * resend` alike: the delivery becomes pending and due now with a new retry round (PostgreSQL is the
  * record). `queueNow`, when the caller has Redis, queues it at once; without it, or if Redis refuses,
- * the callback-worker's reconciler queues the due delivery within an interval or two.
+ * the callback-worker's reconciler queues the due delivery within an interval or two. The repository
+ * is on the caller's pool, so the update runs as the caller's role.
  */
 export async function resendCallbackDelivery(
-  pool: Pool,
+  deliveries: CallbackDeliveryRepository,
   id: string,
   queueNow?: (deliveryId: string) => Promise<void>,
 ): Promise<CallbackResendOutcome> {
   if (!DELIVERY_ID.test(id)) return { result: 'invalid_id', message: 'id must be a callback delivery id (uuid)' };
   const deliveryId = id.toLowerCase();
-  const outcome = await new CallbackDeliveryRepository(pool).resendFailed(deliveryId);
+  const outcome = await deliveries.resendFailed(deliveryId);
   if (outcome.result === 'not_found') return { result: 'not_found', message: `no callback delivery ${id}` };
   if (outcome.result === 'not_failed') {
     return {

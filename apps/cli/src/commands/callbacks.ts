@@ -1,5 +1,5 @@
 import { getAddress } from 'viem';
-import { resendCallbackDelivery, WalletRepository, type ReleasedWallet } from '@gateway/db';
+import { CallbackDeliveryRepository, resendCallbackDelivery, WalletRepository, type ReleasedWallet } from '@gateway/db';
 import { callbackOriginPath, callbackPathKey } from '@gateway/domain';
 import { enqueueDeliveries, openCallbackQueue, produceWithin } from '@gateway/queue';
 import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
@@ -18,7 +18,7 @@ export async function resendCommand(args: string[], io: CliIo): Promise<number> 
   const redis = redisFromEnv(io.env);
   const outcome = await withDatabase(openDatabase(io.env, 'resend', 'callback-worker'), (pool) =>
     // The queue is opened only for a delivery that is pending again.
-    resendCallbackDelivery(pool, id, (deliveryId) =>
+    resendCallbackDelivery(new CallbackDeliveryRepository(pool), id, (deliveryId) =>
       produceWithin(openCallbackQueue(redis), (queue) => enqueueDeliveries(queue, [deliveryId])),
     ),
   );

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Pool } from 'pg';
-import { resendCallbackDelivery } from '@gateway/db';
+import { CallbackDeliveryRepository, resendCallbackDelivery } from '@gateway/db';
 import { GatewayError, invalidParameter } from '@gateway/domain';
 import { errorBody } from '../control/schemas';
 
@@ -21,6 +21,7 @@ const resendResponse = Type.Object({
 export const adminRoutes =
   (options: { token: string; pool: Pool }): FastifyPluginAsyncTypebox =>
   async (app) => {
+    const deliveries = new CallbackDeliveryRepository(options.pool);
     const expected = digest(options.token);
 
     app.addHook('onRequest', async (request, reply) => {
@@ -45,7 +46,7 @@ export const adminRoutes =
       async (request) => {
         const { id } = request.params;
         // The same operation as `gateway callbacks resend`, without Redis: the reconciler queues it.
-        const outcome = await resendCallbackDelivery(options.pool, id);
+        const outcome = await resendCallbackDelivery(deliveries, id);
         if (outcome.result === 'invalid_id') throw invalidParameter('id', outcome.message);
         if (outcome.result === 'not_found') throw new GatewayError('not_found', outcome.message, 'id');
         if (outcome.result === 'not_failed') throw new GatewayError('conflict', outcome.message, 'id');
