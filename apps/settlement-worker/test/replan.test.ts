@@ -45,6 +45,20 @@ function replanCommand(args: string[], env: Record<string, string> = fixture.env
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
+/** `gateway story <key>` in the worker's environment (the fixture's owner login reads every table). */
+function gatewayStory(key: string): Promise<CommandRun> {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', CLI, 'story', key], {
+    cwd: APP_DIR,
+    env: { PATH: process.env.PATH ?? '', ...fixture.env() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
 async function payoutRows(depositId: string) {
   const { rows } = await fixture.db.pool.query<{
     id: string;
@@ -147,6 +161,25 @@ describe('replan: the way out of needs_attention', () => {
     const uses = await fixture.authorizationUses(wallet.address);
     expect(uses.get(oldMerchant!.authorization_nonce)).toBeUndefined();
     expect(uses.get(rows[2]!.authorization_nonce)).toBe(1);
+
+    // The operator's view of it (`gateway story`), found by the deposit's transaction hash: the
+    // needs_attention, both plans in order, the cancellations and the payouts with their hashes.
+    const story = await gatewayStory(deposit.txHash);
+    expect([story.code, story.stderr]).toEqual([0, '']);
+    const lines = story.stdout.split('\n');
+    const position = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+    const moments = [
+      /wallet +created: temporary address/,
+      new RegExp(`deposit ${deposit.id} +seen: 10 USDC .* tx ${deposit.txHash}`),
+      new RegExp(`deposit ${deposit.id} +needs attention: payout_address_blacklisted`),
+      new RegExp(`payout ${oldMerchant!.id} \\(merchant\\) +cancel transaction 0x[0-9a-f]{64}`),
+      new RegExp(
+        `payout ${rows[2]!.id} \\(merchant\\) +planned for deposit ${deposit.id}: 9\\.9 USDC to ${rows[2]!.to_address}, now confirmed, replaces payout ${oldMerchant!.id}`,
+      ),
+      new RegExp(`payout ${rows[2]!.id} \\(merchant\\) +confirmed: tx 0x[0-9a-f]{64} in block \\d+`),
+    ].map(position);
+    expect(moments.every((index) => index > 0)).toBe(true);
+    expect([...moments].sort((x, y) => x - y)).toEqual(moments);
 
     // The old authorization is cancelled on chain: its signature can never move the funds.
     const cancelled = await fixture.rpc.getContractEvents({
