@@ -228,7 +228,7 @@ describe('callbacks whose URL holds a name the gateway reserved later', () => {
   });
 });
 
-describe('a wallet whose callback the operator released (release-callback)', () => {
+describe('a wallet whose callback the operator released (gateway callbacks release)', () => {
   it('never calls the URL for it: its deliveries fail at once, also on a resend, and a new owner of the URL is called', async () => {
     const callbackUrl = `${stub.origin}/released?order=9`;
     const { wallet, ids } = await deliver(callbackUrl);
@@ -290,7 +290,7 @@ describe('recovery and observability', () => {
 function runResendCommand(id: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(
     process.execPath,
-    ['--conditions=@gateway/source', '--import', 'tsx', 'apps/callback-worker/src/resend-delivery.ts', id],
+    ['--conditions=@gateway/source', '--import', 'tsx', 'apps/cli/src/main.ts', 'callbacks', 'resend', id],
     {
       cwd: REPOSITORY_ROOT,
       env: { ...process.env, ...fixture.env({}, [newKey]) },

@@ -48,7 +48,7 @@ export interface SettlementWorkerDeps {
  * Refuses to settle with a seed whose key is not the one wallet-control registered (it derived
  * the temporary wallets from that key's xpub): every signature would be for the wrong address.
  */
-async function assertSeedDerivedTheWallets(keys: HdKeyRepository, fingerprint: string): Promise<void> {
+export async function assertSeedDerivedTheWallets(keys: HdKeyRepository, fingerprint: string): Promise<void> {
   const known = await keys.list();
   if (known.length === 0 || (known.length === 1 && known[0] === fingerprint)) return;
   throw new ConfigError([
@@ -60,7 +60,7 @@ async function assertSeedDerivedTheWallets(keys: HdKeyRepository, fingerprint: s
  * Refuses to pay in a token the gateway cannot count in (its decimals() is not 6), or in another
  * token than the one this database counts in (recorded by the first app to boot).
  */
-async function assertTokenCounted(pool: Pool, chain: SettlementChain): Promise<void> {
+export async function assertTokenCounted(pool: Pool, chain: SettlementChain): Promise<void> {
   const token = { chainId: chain.chainId, address: chain.token };
   const problem = (await tokenDecimalsProblem(chain.client, chain.token)) ?? (await new TokenRepository(pool).register(token));
   if (problem) throw new ConfigError([`USDC_TOKEN_ADDRESS: ${problem}`]);

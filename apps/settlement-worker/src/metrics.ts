@@ -125,7 +125,7 @@ export class SettlementMetrics {
     });
     this.dustHeldDeposits = new Gauge({
       name: 'settlement_dust_held_deposits',
-      help: 'Deposits held below DUST_THRESHOLD, waiting for the next payout of their wallet or sweep-dust',
+      help: 'Deposits held below DUST_THRESHOLD, waiting for the next payout of their wallet or gateway dust sweep',
       registers,
     });
     this.dustHeldUsdc = new Gauge({

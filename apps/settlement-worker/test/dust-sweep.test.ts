@@ -14,6 +14,8 @@ import { freshAddress, SettlementFixture, USDC, type TestDeposit, type TestWalle
 jest.setTimeout(180_000);
 
 const APP_DIR = path.resolve(__dirname, '..');
+// The operator CLI (apps/cli), from its sources, as `pnpm gateway …` runs it.
+const CLI = path.resolve(APP_DIR, '..', 'cli', 'src', 'main.ts');
 
 let fixture: SettlementFixture;
 let app: FastifyInstance;
@@ -50,7 +52,7 @@ async function sweptBy(depositId: string): Promise<string | null> {
 
 /** Runs the operator command as an operator would, in the settlement worker's environment. */
 function sweepDust(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/sweep-dust.ts', ...args], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', CLI, 'dust', 'sweep', ...args], {
     cwd: APP_DIR,
     env: { PATH: process.env.PATH ?? '', ...fixture.env({ ...PAY_BELOW_GAS_COST, ...env }) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -127,7 +129,7 @@ describe('dust', () => {
     expect(await fixture.usdcBalance(wallet.address)).toBe(0n);
   });
 
-  it('sweep-dust pays held dust on demand: every wallet whose dust sums to the threshold, and a smaller sum only with --force', async () => {
+  it('gateway dust sweep pays held dust on demand: every wallet whose dust sums to the threshold, and a smaller sum only with --force', async () => {
     const enough = await fixture.createWallet();
     const older = await heldDust(enough, 6_000n);
     const newer = await heldDust(enough, 3_000n);
@@ -166,10 +168,10 @@ describe('dust', () => {
     expect(nothingLeft.output).toMatch(/no held dust/i);
   });
 
-  it('sweep-dust refuses a call without --all or --wallet, and an address that is not a temporary wallet', async () => {
+  it('gateway dust sweep refuses a call without --all or --wallet, and an address that is not a temporary wallet', async () => {
     const usage = await sweepDust([]);
     expect(usage.code).toBe(2);
-    expect(usage.output).toMatch(/usage: sweep-dust/);
+    expect(usage.output).toMatch(/usage: gateway dust sweep/);
     const unknown = await sweepDust(['--wallet', '0x000000000000000000000000000000000000dEaD']);
     expect(unknown.code).toBe(1);
     expect(unknown.output).toMatch(/no temporary wallet 0x000000000000000000000000000000000000dead/i);

@@ -11,6 +11,8 @@ const POL_PRICE = 500_000n;
 const WEI_PER_POL = 10n ** 18n;
 
 const APP_DIR = path.resolve(__dirname, '..');
+// The operator CLI (apps/cli), from its sources, as `pnpm gateway …` runs it.
+const CLI = path.resolve(APP_DIR, '..', 'cli', 'src', 'main.ts');
 
 let fixture: SettlementFixture;
 let app: FastifyInstance | undefined;
@@ -37,7 +39,7 @@ async function congest(gwei: string): Promise<void> {
 
 /** The operator command, in the settlement worker's environment. */
 function sweepDust(args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/sweep-dust.ts', ...args], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', CLI, 'dust', 'sweep', ...args], {
     cwd: APP_DIR,
     env: { PATH: process.env.PATH ?? '', ...fixture.env({ NATIVE_PRICE_USDC: '0.50' }) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -108,7 +110,7 @@ describe('a payout never costs the relayer more gas than the platform earns on i
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(49_500n);
   });
 
-  it('sweep-dust weighs a wallet the same way: left held while its fee is worth less than the gas, paid with --force', async () => {
+  it('gateway dust sweep weighs a wallet the same way: left held while its fee is worth less than the gas, paid with --force', async () => {
     await start();
     const wallet = await fixture.createWallet();
     await congest('300');

@@ -6,6 +6,8 @@ import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor } from 
 jest.setTimeout(180_000);
 
 const APP_DIR = path.resolve(__dirname, '..');
+// The operator CLI (apps/cli), from its sources, as `pnpm gateway …` runs it.
+const CLI = path.resolve(APP_DIR, '..', 'cli', 'src', 'main.ts');
 
 let fixture: SettlementFixture;
 
@@ -17,7 +19,7 @@ function replanCommand(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/replan-deposit.ts', ...args], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', CLI, 'deposits', 'replan', ...args], {
     cwd: APP_DIR,
     env: { PATH: process.env.PATH ?? '', ...fixture.env(env) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -16,6 +16,8 @@ import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC, w
 jest.setTimeout(180_000);
 
 const APP_DIR = path.resolve(__dirname, '..');
+// The operator CLI (apps/cli), from its sources, as `pnpm gateway …` runs it.
+const CLI = path.resolve(APP_DIR, '..', 'cli', 'src', 'main.ts');
 
 let fixture: SettlementFixture;
 
@@ -29,11 +31,25 @@ interface CommandRun {
   stderr: string;
 }
 
-/** The operator command, as an operator runs it (`pnpm --filter @gateway/settlement-worker replan …`). */
+/** The operator command, as an operator runs it (`gateway deposits replan …`). */
 function replanCommand(args: string[], env: Record<string, string> = fixture.env()): Promise<CommandRun> {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', 'src/replan-deposit.ts', ...args], {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', CLI, 'deposits', 'replan', ...args], {
     cwd: APP_DIR,
     env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** `gateway story <key>` in the worker's environment (the fixture's owner login reads every table). */
+function gatewayStory(key: string): Promise<CommandRun> {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', CLI, 'story', key], {
+    cwd: APP_DIR,
+    env: { PATH: process.env.PATH ?? '', ...fixture.env() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -95,6 +111,17 @@ describe('replan: the way out of needs_attention', () => {
       /merchant\s+needs_attention\s+9\.9 USDC to 0x[0-9a-f]{40}\s+payout_address_blacklisted \(Blacklistable: account is blacklisted\)/,
     );
 
+    const listedJson = await replanCommand(['--list', '--json']);
+    expect(listedJson.code).toBe(0);
+    expect(JSON.parse(listedJson.stdout)).toEqual([
+      expect.objectContaining({
+        depositId: deposit.id,
+        status: 'needs_attention',
+        reason: 'payout_address_blacklisted',
+        amount: '10000000',
+      }),
+    ]);
+
     // The merchant's address is cleared; the old merchant leg was signed before its estimate failed.
     await setTestUsdcBlacklisted(fixture.tokenAdmin, wallet.payoutAddress, false);
     const [oldMerchant, oldPlatform] = await payoutRows(deposit.id);
@@ -135,6 +162,28 @@ describe('replan: the way out of needs_attention', () => {
     expect(uses.get(oldMerchant!.authorization_nonce)).toBeUndefined();
     expect(uses.get(rows[2]!.authorization_nonce)).toBe(1);
 
+    // The operator's view of it (`gateway story`), found by the deposit's transaction hash: the
+    // needs_attention, both plans in order, the cancellations and the payouts with their hashes.
+    const story = await gatewayStory(deposit.txHash);
+    expect([story.code, story.stderr]).toEqual([0, '']);
+    const lines = story.stdout.split('\n');
+    const position = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+    const moments = [
+      /wallet +created: temporary address/,
+      new RegExp(`deposit ${deposit.id} +seen: 10 USDC .* tx ${deposit.txHash}`),
+      new RegExp(`payout ${oldMerchant!.id} \\(merchant\\) +needs attention: payout_address_blacklisted`),
+      new RegExp(`payout ${oldMerchant!.id} \\(merchant\\) +cancel transaction 0x[0-9a-f]{64}`),
+      new RegExp(
+        `payout ${rows[2]!.id} \\(merchant\\) +planned for deposit ${deposit.id}: 9\\.9 USDC to ${rows[2]!.to_address}, now confirmed, replaces payout ${oldMerchant!.id}`,
+      ),
+      new RegExp(`payout ${rows[2]!.id} \\(merchant\\) +confirmed: tx 0x[0-9a-f]{64} in block \\d+`),
+    ].map(position);
+    expect({ missing: moments.flatMap((index, i) => (index > 0 ? [] : [i])), story: story.stdout }).toEqual({
+      missing: [],
+      story: story.stdout,
+    });
+    expect([...moments].sort((x, y) => x - y)).toEqual(moments);
+
     // The old authorization is cancelled on chain: its signature can never move the funds.
     const cancelled = await fixture.rpc.getContractEvents({
       address: fixture.token,
@@ -167,7 +216,7 @@ describe('replan: the way out of needs_attention', () => {
       const waiting = await replanCommand([deposit.id, '--timeout', '2'], env);
       expect({ code: waiting.code, stderr: waiting.stderr }).toEqual({
         code: 3,
-        stderr: `the cancellations of the merchant leg(s) are not final yet; run replan ${deposit.id} again\n`,
+        stderr: `gateway deposits replan: the cancellations of the merchant leg(s) are not final yet; run gateway deposits replan ${deposit.id} again\n`,
       });
       expect(waiting.stdout).toContain('merchant leg: cancelling its authorization');
       expect(waiting.stdout).not.toContain('new plan');
@@ -277,7 +326,7 @@ describe('replan: the way out of needs_attention', () => {
     try {
       const refused = await replanCommand([deposit.id]);
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/^replan: .*Pausable: paused/);
+      expect(refused.stderr).toMatch(/^gateway deposits replan: .*Pausable: paused/);
       expect((await fixture.transactionsOf(deposit.id)).filter((t) => t.reason === 'cancel')).toEqual([]);
       expect(await fixture.depositStatus(deposit.id)).toBe('needs_attention');
     } finally {
@@ -298,14 +347,15 @@ describe('replan: the way out of needs_attention', () => {
 
     expect(await replanCommand([deposit.id])).toMatchObject({
       code: 1,
-      stderr: `deposit ${deposit.id} is forwarded and none of its legs needs attention: nothing to re-plan\n`,
+      stderr: `gateway deposits replan: deposit ${deposit.id} is forwarded and none of its legs needs attention: nothing to re-plan\n`,
     });
-    expect(await replanCommand(['999999'])).toMatchObject({ code: 1, stderr: 'no deposit 999999\n' });
+    expect(await replanCommand(['999999'])).toMatchObject({ code: 1, stderr: 'gateway deposits replan: no deposit 999999\n' });
     for (const args of [[], ['abc'], [deposit.id, '--timeout'], [deposit.id, '--timeout', '0'], ['--list', 'x']]) {
-      expect(await replanCommand(args)).toMatchObject({
-        code: 2,
-        stderr: 'usage: replan --list | replan <deposit-id> [--timeout <seconds>]\n',
-      });
+      const usage = await replanCommand(args);
+      expect(usage).toMatchObject({ code: 2, stdout: '' });
+      expect(usage.stderr).toMatch(
+        /^gateway deposits replan: .+\nusage: gateway deposits replan \(<deposit id> \[--timeout <seconds>\] \| --list\) \[--json\]\n$/,
+      );
     }
   });
 });

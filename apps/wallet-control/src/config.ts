@@ -149,7 +149,7 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
     if (isPublicTestXpub(raw.HD_XPUB)) problems.push('HD_XPUB: is derived from the public test mnemonic; generate a real seed');
     if (callbackPublicKeys.length === 0) {
       problems.push(
-        'CALLBACK_PUBLIC_KEYS: required in production, or merchants cannot verify callbacks (see the callback-worker keygen command)',
+        'CALLBACK_PUBLIC_KEYS: required in production, or merchants cannot verify callbacks (`gateway keys callback` makes a pair)',
       );
     }
   }

@@ -239,7 +239,7 @@ describe('CALLBACK_OWNERSHIP=shared (a marketplace)', () => {
   });
 });
 
-describe('release-callback: the operator frees a callback URL', () => {
+describe('gateway callbacks release: the operator frees a callback URL', () => {
   it('releases the owner, which keeps its payout; the callback can then be registered again', async () => {
     const callback = nextCallback();
     const squatted = (await wallet(attacker, callback)).json();
@@ -295,7 +295,7 @@ describe('release-callback: the operator frees a callback URL', () => {
 function runReleaseCommand(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(
     process.execPath,
-    ['--conditions=@gateway/source', '--import', 'tsx', 'apps/wallet-control/src/release-callback.ts', ...args],
+    ['--conditions=@gateway/source', '--import', 'tsx', 'apps/cli/src/main.ts', 'callbacks', 'release', ...args],
     {
       cwd: ROOT,
       env: { ...process.env, ...fixture.env(), LOG_LEVEL: 'warn' },

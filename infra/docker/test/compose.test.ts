@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const APPS = readdirSync(join(ROOT, 'apps')).filter((name) => existsSync(join(ROOT, 'apps', name, 'package.json')));
+// apps/cli is the operator CLI: an image of its own (the Dockerfile's target cli), run per command, not a service.
+const APPS = readdirSync(join(ROOT, 'apps')).filter((name) => name !== 'cli' && existsSync(join(ROOT, 'apps', name, 'package.json')));
 
 interface Service {
   build?: { target?: string; args?: Record<string, string> };

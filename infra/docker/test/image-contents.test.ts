@@ -15,7 +15,8 @@ import { copyBuildContext, isExcluded, parseDockerignore } from './support/docke
 import { argsOf, execForm, parseDockerfile, stage } from './support/dockerfile';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const APPS = readdirSync(join(ROOT, 'apps')).filter((name) => existsSync(join(ROOT, 'apps', name, 'package.json')));
+// apps/cli is the operator CLI: an image of its own (the Dockerfile's target cli), run per command, not a service.
+const APPS = readdirSync(join(ROOT, 'apps')).filter((name) => name !== 'cli' && existsSync(join(ROOT, 'apps', name, 'package.json')));
 const dockerfile = parseDockerfile(readFileSync(join(ROOT, 'infra', 'docker', 'Dockerfile'), 'utf8'));
 const compose = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as ComposeFile;
 const DEV_ONLY =
@@ -293,6 +294,9 @@ describe('the images, built as the Dockerfile builds them', () => {
     const tools = join(work, 'images', 'local-tools');
     for (const command of stageCommands('local-tools-files', tools)) run(command, context, assemblyEnv);
     folders.set('local-tools', tools);
+    const cli = join(work, 'images', 'cli');
+    for (const command of stageCommands('cli-files', cli)) run(command, context, assemblyEnv);
+    folders.set('cli', cli);
     for (const [name, folder] of folders) sizes.set(name, run(`du -sh ${folder}`, work).split('\t')[0]!);
     console.log(`what each image holds (du -sh):\n${[...sizes].map(([name, size]) => `  ${name.padEnd(18)} ${size}`).join('\n')}`);
   }, 900_000);
@@ -366,6 +370,27 @@ describe('the images, built as the Dockerfile builds them', () => {
       expect(second).toContain('chain kept');
       expect(readFileSync(join(keysDir(), 'keys.json'), 'utf8')).toBe(keys);
     }, 120_000);
+
+    it("the CLI image runs gateway (its ENTRYPOINT): help by default, and the commands against the init's database", () => {
+      const cli = folders.get('cli')!;
+      const image = stage(dockerfile, 'cli');
+      expect(argsOf(image, 'USER')).toEqual(['node']);
+      expect(argsOf(image, 'COPY')).toEqual(['--from=cli-files /out /app']);
+      const entrypoint = execForm(argsOf(image, 'ENTRYPOINT')[0]!);
+      expect(readdirSync(cli).sort()).toEqual(['dist', 'node_modules', 'package.json']);
+      expect(readdirSync(join(cli, 'node_modules', '.pnpm')).filter((entry) => DEV_ONLY.test(entry))).toEqual([]);
+      const gateway = (args: string[]) =>
+        spawnSync(process.execPath, [...entrypoint.slice(1), ...args], {
+          cwd: cli,
+          env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: TEST_DATABASE_URL.replace(/\/[^/]*$/, `/${database}`) },
+          encoding: 'utf8',
+        });
+      const help = gateway(execForm(argsOf(image, 'CMD')[0]!));
+      expect([help.status, help.stdout]).toEqual([0, expect.stringContaining('  deposits replan ')]);
+      // The init migrated this database (the test above): the CLI finds it up to date.
+      expect(gateway(['migrate'])).toMatchObject({ status: 0, stdout: 'database schema is up to date\n' });
+      expect(gateway(['story', '0x000000000000000000000000000000000000dEaD'])).toMatchObject({ status: 1 });
+    });
 
     it.each(APPS)(
       '%s answers /healthz (the image HEALTHCHECK) and /readyz (compose) from node dist/main.js',

@@ -214,10 +214,10 @@ describe('every container', () => {
     if (API_APPS.includes(app)) expect(container.readinessProbe?.httpGet?.port).toBe('http');
   });
 
-  it('of the migration Job runs the migration command of the wallet-control image', () => {
+  it("of the migration Job runs gateway migrate of the operator CLI's image", () => {
     const container = podSpec(named(jobs, 'gateway-migrate')).containers[0] as IContainer;
-    expect(container.image).toMatch(/^gateway\/wallet-control:/);
-    expect(container.command).toEqual(['node', 'node_modules/@gateway/db/dist/migrate-cli.js']);
+    expect(container.image).toMatch(/^gateway\/cli:/);
+    expect(container.command).toEqual(['node', 'dist/main.js', 'migrate']);
     expect(podSpec(named(jobs, 'gateway-migrate')).restartPolicy).toBe('Never');
   });
 });

@@ -25,7 +25,7 @@ const repositoryClasses = Object.entries(db as Record<string, unknown>).filter(
 
 /**
  * Which methods of which repositories each app runs. `owner`: operator commands that change what
- * no app may (release-callback), run with the owner's credentials.
+ * no app may (gateway callbacks release) or read every table (gateway story), run with the owner's credentials.
  */
 const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
   'wallet-control': {
@@ -105,6 +105,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
   },
   owner: {
     WalletRepository: ['releaseCallback', 'releaseCallbackPath', 'listReleased'],
+    WalletStoryRepository: ['findWallets', 'story'],
   },
 };
 
@@ -497,7 +498,7 @@ describe('settlement-worker, as its role', () => {
 });
 
 describe('the owner', () => {
-  it('releases a callback (release-callback): no app may', async () => {
+  it('releases a callback (gateway callbacks release): no app may', async () => {
     const wallet = await ownerWallet();
     const wallets = repository('owner', db.WalletRepository);
     await expect(wallets.releaseCallback(wallet.callbackUrl)).resolves.toMatchObject({ polygonAddress: wallet.address });
@@ -509,6 +510,13 @@ describe('the owner', () => {
     ]);
     await expect(wallets.releaseCallbackPath(claim.key)).resolves.toEqual({ claimed: true, wallets: [] });
     expect(await wallets.listReleased()).toMatchObject([{ polygonAddress: wallet.address }]);
+  });
+
+  it("reads a wallet's whole story (gateway story)", async () => {
+    const wallet = await ownerWallet();
+    const stories = repository('owner', db.WalletStoryRepository);
+    expect(await stories.findWallets({ by: 'ipn_token', value: wallet.ipnToken })).toEqual([wallet.id]);
+    expect(await stories.story(wallet.id)).toMatchObject({ wallet: { id: wallet.id, temporaryAddress: wallet.address }, deposits: [] });
   });
 });
 

@@ -16,7 +16,7 @@ import { sameAddress } from './evm-address';
  *    payout and terms get a new wallet for each new URL on that path, anything else a 409
  *    whatever the query says. `shared` lets sellers with different payout addresses share one
  *    callback path (a marketplace), which only a gateway that pins its payouts should allow.
- * Only the operator frees a URL or a path (release-callback in wallet-control).
+ * Only the operator frees a URL or a path (gateway callbacks release).
  */
 export interface WalletTerms {
   payoutAddress: string;
@@ -29,7 +29,7 @@ export type CallbackOwnership = 'path' | 'shared';
 export interface CallbackPathBinding {
   /** sha256 of the canonical origin and path: the key of the binding. */
   key: Buffer;
-  /** The canonical origin and path, for the operator (release-callback --list). */
+  /** The canonical origin and path, for the operator (gateway callbacks release --list). */
   path: string;
   /** walletTermsKey of the wallet's terms: every live wallet on the path has these. */
   terms: string;

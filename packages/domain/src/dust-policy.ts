@@ -7,7 +7,7 @@
  *    payout plan for the sum (split like any deposit), the held deposits marked `swept` by it,
  *    one callback whose value_coin is the sum. While the sum is still below the threshold, the
  *    new deposit is held too.
- *  - An operator's sweep (`sweep-dust`) pays a wallet's held dust on demand when it sums to the
+ *  - An operator's sweep (`gateway dust sweep`) pays a wallet's held dust on demand when it sums to the
  *    threshold, or whatever it sums to when forced.
  *  - A payout above the threshold whose platform fee is worth less than its gas at today's gas
  *    price (payoutGasCheck, below) is held the same way, until the wallet's sum earns its gas.

@@ -69,7 +69,7 @@ export const DEPOSIT_MOVES = {
   forwardHeldDust: {
     from: ['held'],
     to: 'forwarding',
-    requires: "an operator's sweep-dust: its wallet's held dust planned as one payout it carries, in the same transaction",
+    requires: "an operator's dust sweep: its wallet's held dust planned as one payout it carries, in the same transaction",
   },
   startForwarding: { from: ['final'], to: 'forwarding', requires: 'its payout legs written in the same transaction' },
   completeForwarding: {

@@ -24,3 +24,31 @@ export function redisConnection(settings: RedisSettings, role: 'producer' | 'wor
     ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
   };
 }
+
+/**
+ * Runs a producer's calls on `queue` and closes it, giving up after `ms`: BullMQ waits for a refused
+ * connection for as long as ioredis retries it, which an operator's command must not. On the deadline
+ * the queue is closed in the background (its close waits for the same connection) and the error says so.
+ */
+export async function produceWithin<Q extends { close(): Promise<void>; on(event: 'error', listener: (error: Error) => void): unknown }, T>(
+  queue: Q,
+  work: (queue: Q) => Promise<T>,
+  ms = 5_000,
+): Promise<T> {
+  // A refused connection is reported by the deadline, not as an unhandled 'error' event.
+  queue.on('error', () => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  let answered = false;
+  try {
+    const result = await Promise.race([work(queue), deadline]);
+    answered = true;
+    return result;
+  } finally {
+    clearTimeout(timer);
+    if (answered) await queue.close();
+    else void queue.close().catch(() => undefined);
+  }
+}

@@ -74,7 +74,7 @@ function dueNoEarlierThan(job: Job<SettlementJob>): number {
  * Makes sure a deposit that owes settlement has a job that will run in time: adds it when Redis
  * lost it, retries it when it failed, adds it again when it completed (a held deposit an operator
  * sweeps, a deposit re-planned after it needed attention, a forwarded one with a leg unpaid),
- * promotes it when it is delayed past the retry schedule. The reconciler, sweep-dust and replan
+ * promotes it when it is delayed past the retry schedule. The reconciler, the dust sweep and replan
  * all queue a deposit with it.
  */
 export async function ensureLiveSettlementJob(queue: SettlementQueue, depositId: string): Promise<'enqueued' | 'promoted' | 'live'> {

@@ -32,7 +32,7 @@ export function createCallbackSender(deps: {
       // The URL may belong to another wallet now: this wallet's payments must never fire it.
       return notSent(
         'callback_released',
-        "the wallet's callback URL was released by the operator (release-callback): it is never called for this wallet again",
+        "the wallet's callback URL was released by the operator (gateway callbacks release): it is never called for this wallet again",
       );
     }
     let request: CallbackRequest;

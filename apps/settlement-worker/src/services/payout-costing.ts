@@ -16,7 +16,7 @@ export interface PayoutCostingSettings {
 /**
  * Weighs a planned payout against the gas the relayer will pay for it (payoutGasCheck in
  * @gateway/domain), at the price the relayer would sign with now: the fee estimate, at most the
- * ceiling (MAX_FEE_PER_GAS_GWEI). The settlement worker asks before it plans a deposit, sweep-dust
+ * ceiling (MAX_FEE_PER_GAS_GWEI). The settlement worker asks before it plans a deposit, gateway dust sweep
  * before it sweeps a wallet.
  */
 export class PayoutCosting {
@@ -37,7 +37,7 @@ export class PayoutCosting {
   }
 }
 
-/** The rule as configured (PAYOUT_BELOW_GAS_COST, NATIVE_PRICE_USDC): the settlement worker's, and sweep-dust's. */
+/** The rule as configured (PAYOUT_BELOW_GAS_COST, NATIVE_PRICE_USDC): the settlement worker's, and gateway dust sweep's. */
 export function payoutCosting(
   config: SettlementConfig,
   chain: Pick<SettlementChain, 'estimateFees'>,

@@ -28,7 +28,7 @@ export function depositPlan(
 
 /**
  * The legs of one payout out of a deposit's temporary wallet (depositPlan), each with a fresh
- * random EIP-3009 nonce. The settlement worker plans with it, and so does sweep-dust.
+ * random EIP-3009 nonce. The settlement worker plans with it, and so does gateway dust sweep.
  */
 export class PayoutPlanner {
   constructor(private readonly settings: PayoutPlannerSettings) {}

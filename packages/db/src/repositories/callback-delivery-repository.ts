@@ -17,7 +17,7 @@ export interface ClaimedCallbackDelivery {
   temporaryAddress: string;
   /** The wallet's payout address (the merchant's share went there), lower-case hex as stored. */
   payoutAddress: string;
-  /** The operator released the wallet's callback URL (release-callback): it is never called for this wallet again. */
+  /** The operator released the wallet's callback URL (gateway callbacks release): it is never called for this wallet again. */
   callbackReleased: boolean;
   ipnToken: string;
   /** USDC base units. */

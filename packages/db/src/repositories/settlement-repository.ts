@@ -57,7 +57,7 @@ export interface WalletHeldDust {
 export interface DustSweep {
   /** Held deposits of the same wallet the payout carries: held → swept, naming the carrying deposit. */
   sweptDepositIds: readonly string[];
-  /** The carrying deposit's status: final (its own settlement), or held (an operator's sweep-dust). */
+  /** The carrying deposit's status: final (its own settlement), or held (an operator's dust sweep). */
   from: 'final' | 'held';
 }
 

@@ -62,7 +62,7 @@ export interface DerivedAddress {
   polygonAddress: string;
 }
 
-/** A wallet whose callback an operator released (release-callback), or migration 013 did. */
+/** A wallet whose callback an operator released (gateway callbacks release), or migration 013 did. */
 export interface ReleasedWallet {
   polygonAddress: string;
   payoutAddress: string;
@@ -214,7 +214,7 @@ export class WalletRepository {
   }
 
   /**
-   * release-callback: the live wallet owning this callback URL gives it up (callback_released_at,
+   * gateway callbacks release: the live wallet owning this callback URL gives it up (callback_released_at,
    * and its (payout, callback) key), so the URL can be registered again. The wallet keeps its
    * address, payout and split; the callback-worker never calls the URL for it again. Returns the
    * wallet released, or undefined when no live wallet owns the URL.
@@ -231,7 +231,7 @@ export class WalletRepository {
   }
 
   /**
-   * release-callback --path: the live claim on this callback path (sha256 key) is released with
+   * gateway callbacks release: the live claim on this callback path (sha256 key) is released with
    * every live wallet created under it, so the path can be claimed again. The wallets keep their
    * addresses, payouts and splits; the callback-worker never calls their URLs again. Returns the
    * wallets released (none: the path had no claim, or a claim without live wallets, now released).

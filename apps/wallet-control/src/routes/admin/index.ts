@@ -2,11 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Pool } from 'pg';
-import { CallbackDeliveryRepository } from '@gateway/db';
+import { CallbackDeliveryRepository, resendCallbackDelivery } from '@gateway/db';
 import { GatewayError, invalidParameter } from '@gateway/domain';
 import { errorBody } from '../control/schemas';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const resendResponse = Type.Object({
   status: Type.Literal('success'),
@@ -47,16 +45,15 @@ export const adminRoutes =
       },
       async (request) => {
         const { id } = request.params;
-        if (!UUID.test(id)) throw invalidParameter('id', 'id must be a callback delivery id (uuid)');
-        const outcome = await deliveries.resendFailed(id.toLowerCase());
-        if (outcome.result === 'not_found') throw new GatewayError('not_found', `no callback delivery ${id}`, 'id');
-        if (outcome.result === 'not_failed') {
-          throw new GatewayError('conflict', `delivery ${id} is ${outcome.status}; only failed deliveries can be resent`, 'id');
-        }
+        // The same operation as `gateway callbacks resend`, without Redis: the reconciler queues it.
+        const outcome = await resendCallbackDelivery(deliveries, id);
+        if (outcome.result === 'invalid_id') throw invalidParameter('id', outcome.message);
+        if (outcome.result === 'not_found') throw new GatewayError('not_found', outcome.message, 'id');
+        if (outcome.result === 'not_failed') throw new GatewayError('conflict', outcome.message, 'id');
         request.log.info({ deliveryId: id }, 'failed callback delivery resent by an operator');
         return {
           status: 'success' as const,
-          delivery_id: id.toLowerCase(),
+          delivery_id: outcome.deliveryId,
           delivery_status: 'pending' as const,
           next_attempt_at: outcome.nextAttemptAt.toISOString(),
         };

@@ -1,0 +1,156 @@
+import { WalletStoryRepository, type StoryKey, type WalletStory } from '@gateway/db';
+import { formatUsdc } from '@gateway/domain';
+import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { openDatabase, withDatabase } from '../database';
+
+export interface StoryEvent {
+  at: Date;
+  /** What the line is about: `wallet`, `payment <uuid>`, `deposit 12`, `payout 31 (merchant)`, `callback <uuid>`. */
+  subject: string;
+  text: string;
+}
+
+/** Tells the kinds of key apart by their form; anything else is a usage error. */
+export function storyKey(query: string): StoryKey {
+  if (/^0x[0-9a-f]{64}$/i.test(query)) return { by: 'tx_hash', value: query.toLowerCase() };
+  if (/^0x[0-9a-f]{40}$/i.test(query)) return { by: 'address', value: query.toLowerCase() };
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(query)) return { by: 'id', value: query.toLowerCase() };
+  if (/^[1-9][0-9]{0,18}$/.test(query)) return { by: 'deposit', value: query };
+  if (/^[A-Za-z0-9_-]{16,64}$/.test(query)) return { by: 'ipn_token', value: query };
+  throw new UsageError(`${query} is none of: an ipn_token, a tx hash, a payment or callback delivery id (uuid), a deposit id, an address`);
+}
+
+const usdc = (amount: bigint) => `${formatUsdc(amount)} USDC`;
+
+/** Every recorded moment of the wallet, in order (by time, then in the order the gateway did them). */
+export function storyEvents({ wallet, payments, deposits, payouts, deliveries }: WalletStory): StoryEvent[] {
+  const events: StoryEvent[] = [];
+  const add = (at: Date | null, subject: string, text: string) => {
+    if (at) events.push({ at, subject, text });
+  };
+  const split =
+    wallet.affiliateAddress === null
+      ? `platform fee ${wallet.platformFeeBps} bps`
+      : `affiliate ${wallet.affiliateAddress} at ${wallet.affiliateFeeBps} bps, merchant ${wallet.merchantFeeBps ?? '-'} bps, ` +
+        `platform ${wallet.platformFeeBps} bps`;
+  add(
+    wallet.createdAt,
+    'wallet',
+    `created: temporary address ${wallet.temporaryAddress}, payout ${wallet.payoutAddress}, ${split}, callback ${wallet.callbackUrl}`,
+  );
+  add(wallet.callbackReleasedAt, 'wallet', 'callback released by the operator: never called again for this wallet');
+  for (const payment of payments) {
+    const subject = `payment ${payment.id}`;
+    const error = payment.checkoutError ? ` (checkout error: ${payment.checkoutError})` : '';
+    add(payment.createdAt, subject, `created: ${payment.amount} ${payment.currency} by ${payment.provider}, now ${payment.status}${error}`);
+    add(payment.checkoutServedAt, subject, `checkout served (${payment.checkoutAttempts} attempt(s))`);
+    if (payment.providerStatus !== null) {
+      const extra = [
+        payment.providerRawStatus && `provider says ${payment.providerRawStatus}`,
+        payment.providerReason && `reason ${payment.providerReason}`,
+        payment.providerReference && `reference ${payment.providerReference}`,
+        payment.providerTxHash && `tx ${payment.providerTxHash}`,
+      ].filter(Boolean);
+      add(
+        payment.providerUpdatedAt ?? payment.createdAt,
+        subject,
+        `provider status ${payment.providerStatus}${extra.length ? ` (${extra.join(', ')})` : ''}`,
+      );
+    }
+  }
+  for (const deposit of deposits) {
+    const subject = `deposit ${deposit.id}`;
+    const swept = deposit.sweptByDepositId ? `, swept by deposit ${deposit.sweptByDepositId}` : '';
+    add(
+      deposit.seenAt,
+      subject,
+      `seen: ${usdc(deposit.amount)} from ${deposit.fromAddress}, tx ${deposit.txHash} (log ${deposit.logIndex}, block ` +
+        `${deposit.blockNumber}), now ${deposit.status}${swept}`,
+    );
+    add(deposit.finalAt, subject, 'final');
+    add(deposit.heldAt, subject, 'held (dust, or its payout would not earn its gas)');
+    add(
+      deposit.attentionAt,
+      subject,
+      `needs attention: ${deposit.attentionReason ?? '?'}${deposit.attentionDetail ? ` (${deposit.attentionDetail})` : ''}`,
+    );
+    add(deposit.forwardedAt, subject, 'forwarded');
+  }
+  for (const payout of payouts) {
+    const subject = `payout ${payout.id} (${payout.leg})`;
+    const replaces = payout.replacesPayoutId ? `, replaces payout ${payout.replacesPayoutId}` : '';
+    add(
+      payout.createdAt,
+      subject,
+      `planned for deposit ${payout.depositId}: ${usdc(payout.amount)} to ${payout.toAddress}, now ${payout.status}${replaces}`,
+    );
+    for (const transaction of payout.transactions) {
+      add(
+        transaction.sentAt ?? transaction.createdAt,
+        subject,
+        `${transaction.reason} transaction ${transaction.txHash} (relayer nonce ${transaction.relayerNonce}): ${transaction.status}`,
+      );
+    }
+    add(
+      payout.attentionAt,
+      subject,
+      `needs attention: ${payout.attentionReason ?? '?'}${payout.attentionDetail ? ` (${payout.attentionDetail})` : ''}`,
+    );
+    add(payout.confirmedAt, subject, `confirmed: tx ${payout.txHash ?? '?'} in block ${payout.blockNumber ?? '?'}`);
+    add(payout.cancelledAt, subject, 'cancelled (its authorization cancelled on chain by a replan)');
+  }
+  for (const delivery of deliveries) {
+    const subject = `callback ${delivery.id}`;
+    add(
+      delivery.createdAt,
+      subject,
+      `created for deposit ${delivery.depositId}: value ${usdc(delivery.valueCoin)}, forwarded ${usdc(delivery.valueForwardedCoin)}, ` +
+        `fee ${usdc(delivery.feeCoin)}, txid_out ${delivery.txidOut}; now ${delivery.status} after ${delivery.attemptCount} attempt(s)` +
+        (delivery.status === 'pending' && delivery.nextAttemptAt ? `, next at ${delivery.nextAttemptAt.toISOString()}` : ''),
+    );
+    for (const attempt of delivery.attempts) {
+      const answer =
+        attempt.statusCode !== null
+          ? `HTTP ${attempt.statusCode}${attempt.responseExcerpt ? `: ${JSON.stringify(attempt.responseExcerpt)}` : ''}`
+          : `${attempt.errorCode ?? 'error'}${attempt.error ? `: ${attempt.error}` : ''}`;
+      add(
+        attempt.startedAt,
+        subject,
+        `attempt ${attempt.attemptNo}: ${answer}${attempt.durationMs !== null ? ` (${attempt.durationMs} ms)` : ''}`,
+      );
+    }
+    add(delivery.resentAt, subject, `resent by an operator (${delivery.resendCount} time(s))`);
+    add(delivery.deliveredAt, subject, 'delivered');
+  }
+  // Stable: moments with the same time keep the order above (created before served, sent before confirmed).
+  return events.sort((a, b) => a.at.getTime() - b.at.getTime());
+}
+
+/** `gateway story <key>`: the whole story of the wallet(s) the key leads to, human text or --json. */
+export async function storyCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {});
+  if (positionals.length !== 1) throw new UsageError('name one ipn_token, tx hash, payment id, delivery id, deposit id or address');
+  const query = positionals[0]!;
+  const key = storyKey(query);
+  const stories = await withDatabase(openDatabase(io.env, 'story'), async (pool) => {
+    const repository = new WalletStoryRepository(pool);
+    const found: WalletStory[] = [];
+    for (const id of await repository.findWallets(key)) {
+      const story = await repository.story(id);
+      if (story) found.push(story);
+    }
+    return found;
+  });
+  if (stories.length === 0)
+    throw new CommandFailed(`nothing in this gateway matches ${query} (looked it up as ${key.by.replace('_', ' ')})`);
+  if (values.json) {
+    io.out(toJson({ query, matchedBy: key.by, wallets: stories.map((story) => ({ ...story, events: storyEvents(story) })) }));
+    return 0;
+  }
+  for (const [index, story] of stories.entries()) {
+    if (index > 0) io.out('');
+    io.out(`wallet ${story.wallet.temporaryAddress} (id ${story.wallet.id})`);
+    for (const event of storyEvents(story)) io.out(`${event.at.toISOString()}  ${event.subject.padEnd(16)}  ${event.text}`);
+  }
+  return 0;
+}
