@@ -198,7 +198,7 @@ it("applies the merchant's branding: name, https logo (allowed by the page CSP),
   await page.close();
 }, 30_000);
 
-it('shows a clear HTML page for a bad link: 400 naming the parameter, 404 for an unknown wallet', async () => {
+it('shows a clear HTML page for a bad link: 400 naming the parameter, or the unknown wallet', async () => {
   const page = await browser.newPage({ viewport: DESKTOP });
   const bad = await page.goto(
     `${stack.paymentUrl}/pay.php?${new URLSearchParams({ address: PAYOUT, amount: '49,99', email: 'jane@shop.io', currency: 'EUR' })}`,
@@ -220,9 +220,9 @@ it('shows a clear HTML page for a bad link: 400 naming the parameter, 404 for an
   const unknown = await page.goto(
     `${stack.paymentUrl}/pay.php?${new URLSearchParams({ address: other.address_in, amount: '10', email: 'jane@shop.io', currency: 'USD' })}`,
   );
-  expect(unknown?.status()).toBe(404);
+  expect(unknown?.status()).toBe(400);
   await expect(page.locator('h1').innerText()).resolves.toBe('This payment link points to an unknown wallet');
-  await screenshot(page, 'hosted-error-404');
+  await screenshot(page, 'hosted-error-unknown-wallet');
   await page.close();
 }, 30_000);
 

@@ -1,16 +1,12 @@
 // The hosted checkout's pure parts: link parsing, branding, the page model, the CSP rewrite.
 import { randomBytes } from 'node:crypto';
-import { createSealingKeyRing, GatewayError, parseRate, sealAddressIn, type RateTable } from '@gateway/domain';
+import { createSealingKeyRing, GatewayError, parseCheckoutLink, parseRate, sealAddressIn, type RateTable } from '@gateway/domain';
 import { fixedRateReader, type RateReader } from '@gateway/rates';
 import { knownProviderTerms, SPECIFICATION_ORDER } from '@gateway/providers';
-import {
-  allowImageOrigin,
-  brandingStyle,
-  HostedCheckoutService,
-  parseBranding,
-  parseCheckoutLink,
-  readableInk,
-} from '../src/services/hosted-checkout-service';
+import { HostedCheckoutService, type RawQuery } from '../src/services/hosted-checkout-service';
+import { brandingStyle, parseBranding, readableInk } from '../src/routes/hosted-checkout/branding';
+import { allowImageOrigin } from '../src/routes/hosted-checkout/content-security-policy';
+import { checkoutPageView } from '../src/routes/hosted-checkout/view-model';
 
 // The specification's twenty providers, with the terms their descriptors declare.
 // The specification's providers this gateway can serve (Robinhood is not offered: it has no terms here).
@@ -139,9 +135,15 @@ describe('allowImageOrigin', () => {
 describe('HostedCheckoutService', () => {
   const service = (known: boolean, reader: RateReader = fixedRateReader(rates)) =>
     new HostedCheckoutService({ keys, wallets: { hasTemporaryAddress: async () => known }, rates: reader, providers: SPEC_PROVIDERS });
+  // The page the route renders from the service's offer: the view model over the providers it gives.
+  const page = async (checkout: HostedCheckoutService, query: RawQuery) => {
+    const offer = await checkout.prepare(query);
+    if (offer.kind !== 'offer') return offer;
+    return { kind: 'page' as const, view: checkoutPageView(offer.link, offer.options, parseBranding(query)), ratesError: offer.ratesError };
+  };
 
   it('lists the providers with links to Process Payment', async () => {
-    const outcome = await service(true).prepare({ ...query, domain: 'shop.io' });
+    const outcome = await page(service(true), { ...query, domain: 'shop.io' });
     if (outcome.kind !== 'page') throw new Error('expected a page');
     const wert = outcome.view.available.find((provider) => provider.id === 'wert');
     expect(wert).toMatchObject({ amount: '54.34', currency: 'USD', orderAmount: '49.99 EUR' });
@@ -161,8 +163,8 @@ describe('HostedCheckoutService', () => {
     ]);
   });
 
-  it('unknown wallet: 404; wallet lookup failing: 503', async () => {
-    expect(await service(false).prepare(query)).toMatchObject({ kind: 'error', status: 404, problems: [{ param: 'address' }] });
+  it('unknown wallet: 400, as Process Payment answers it; wallet lookup failing: 503', async () => {
+    expect(await service(false).prepare(query)).toMatchObject({ kind: 'error', status: 400, problems: [{ param: 'address' }] });
     const failing = new HostedCheckoutService({
       keys,
       wallets: { hasTemporaryAddress: async () => Promise.reject(new Error('ECONNREFUSED')) },
@@ -174,7 +176,7 @@ describe('HostedCheckoutService', () => {
 
   it('rates unavailable: offers what needs no rate and says why the USD-only providers are missing', async () => {
     const stale = new GatewayError('service_unavailable', 'rates too old');
-    const outcome = await service(true, { current: async () => Promise.reject(stale) }).prepare({
+    const outcome = await page(service(true, { current: async () => Promise.reject(stale) }), {
       ...query,
       currency: 'CAD',
       amount: '150',

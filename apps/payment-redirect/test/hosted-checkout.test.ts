@@ -358,11 +358,40 @@ describe('GET /pay.php: bad links get an HTML page that says what to fix', () =>
     for (const param of ['address', 'amount', 'email', 'currency']) expect(problem(html, param)).toMatch(/is missing/);
   });
 
-  it('an address_in of no wallet here: 404', async () => {
+  it('an address_in of no wallet here: 400, as Process Payment answers it', async () => {
     const stranger = sealAddressIn('0x3333333333333333333333333333333333333333', config.keys);
-    const html = expectHtml(await checkout({ ...valid(), address: stranger }), 404);
+    const html = expectHtml(await checkout({ ...valid(), address: stranger }), 400);
     expect(html).toContain('<h1>This payment link points to an unknown wallet</h1>');
     expect(problem(html, 'address')).toMatch(/no wallet of this gateway has it.*call Create Wallet/);
+  });
+
+  it('answers each bad parameter with what Process Payment answers for it, trimming nothing', async () => {
+    const stranger = sealAddressIn('0x3333333333333333333333333333333333333333', config.keys);
+    const cases: Array<[string, Record<string, string>]> = [
+      ['address', { address: ` ${addressIn}` }],
+      ['address', { address: `${addressIn} ` }],
+      ['address', { address: stranger }],
+      ['address', { address: payout }],
+      ['amount', { amount: ' 49.99' }],
+      ['amount', { amount: '49.99 ' }],
+      ['amount', { amount: '1e3' }],
+      ['currency', { currency: ' USD' }],
+      ['currency', { currency: 'XYZ' }],
+      ['email', { email: ' jane@shop.io' }],
+      ['email', { email: 'jane' }],
+    ];
+    for (const [param, change] of cases) {
+      const query = { ...valid(), ...change };
+      const processPayment = await app.inject({
+        url: '/process-payment.php',
+        query: { ...query, provider: 'moonpay' },
+        headers: { accept: 'application/json' },
+      });
+      expect([param, processPayment.statusCode]).toEqual([param, 400]);
+      expect(processPayment.json()).toMatchObject({ param });
+      const html = expectHtml(await checkout(query), 400);
+      expect([change, problem(html, param)]).toEqual([change, processPayment.json().error]);
+    }
   });
 
   it('is HTML even for a client that asks for JSON, and never echoes markup', async () => {

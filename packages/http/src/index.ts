@@ -3,6 +3,7 @@ export * from './metrics-server';
 export * from './run-server';
 export * from './log-redaction';
 export { recordOutcome } from './access-log';
+export { withDirective } from './plugins/security-headers';
 export * from './negotiate';
 export * from './redis-client';
 export type { ReadinessCheck } from './plugins/health';

@@ -17,6 +17,7 @@ import {
   type ProviderPaymentStatus,
   type RateTable,
   type SealingKeyRing,
+  unknownWalletError,
 } from '@gateway/domain';
 import { currentRatesOrDeferredError, type RateReader } from '@gateway/rates';
 import { createBatcher, type NewPayment, type PaymentRepository, type RecordedCheckout } from '@gateway/db';
@@ -184,7 +185,7 @@ export class PaymentService {
       email: request.email,
     });
     if (!recorded) {
-      throw new GatewayError('unknown_wallet', 'address opens, but no wallet of this gateway has it; call Create Wallet again', 'address');
+      throw unknownWalletError();
     }
     const order: CheckoutOrder = {
       paymentId,

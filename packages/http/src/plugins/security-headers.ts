@@ -48,3 +48,20 @@ export const securityHeadersPlugin = fp(async (app: FastifyInstance, options: { 
     done();
   });
 });
+
+/**
+ * A Content-Security-Policy with the directive `name` rewritten in place (added at the end when the
+ * policy has none): `rewrite` gets the directive as it is, or undefined. Every other directive
+ * stays exactly as the policy has it; a repeated `name` (which browsers ignore) is dropped.
+ */
+export function withDirective(policy: string, name: string, rewrite: (directive: string | undefined) => string): string {
+  const directives = policy
+    .split(';')
+    .map((directive) => directive.trim())
+    .filter(Boolean);
+  const named = (directive: string) => directive.split(/\s+/)[0]?.toLowerCase() === name;
+  const index = directives.findIndex(named);
+  if (index === -1) return [...directives, rewrite(undefined)].join(';');
+  const rewritten = rewrite(directives[index]);
+  return directives.flatMap((directive, at) => (at === index ? [rewritten] : named(directive) ? [] : [directive])).join(';');
+}

@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { GatewayError } from '@gateway/domain';
-import { allowImageOrigin, type RawQuery } from '../../services/hosted-checkout-service';
+import type { RawQuery } from '../../services/hosted-checkout-service';
+import { parseBranding } from './branding';
+import { allowImageOrigin } from './content-security-policy';
 import { hostedCheckoutQuery } from './schemas';
+import { checkoutErrorView, checkoutPageView } from './view-model';
 
 /** Process Payment – Multi-Providers: the hosted checkout page listing every provider that can take the order. */
 export const hostedCheckoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -12,7 +15,10 @@ export const hostedCheckoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Process Payment - Multi-Providers (hosted checkout)',
         description:
-          'HTML page listing the providers that can take this order, each a link to Process Payment with the amount it charges (USD-only providers: the amount converted to USD, rounded up to the cent). Providers under their minimum are listed as unavailable with the reason. A bad link gets an HTML error page: 400 (a parameter is missing or invalid) or 404 (the address_in belongs to no wallet of this gateway). Never framed.',
+          'HTML page listing the providers that can take this order, each a link to Process Payment with the amount it charges ' +
+          '(USD-only providers: the amount converted to USD, rounded up to the cent). Providers under their minimum are listed as ' +
+          'unavailable with the reason. A bad link gets an HTML error page, 400, with what Process Payment answers for it ' +
+          '(a parameter missing or invalid, or an address_in that belongs to no wallet of this gateway). Never framed.',
         tags: ['payment'],
         querystring: hostedCheckoutQuery,
         produces: ['text/html'],
@@ -21,30 +27,32 @@ export const hostedCheckoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       // The service parses the raw query itself: validation failures only reach the log.
       if (request.validationError) request.log.debug({ validation: request.validationError.message }, 'pay.php query off-schema');
-      const outcome = await app.hostedCheckoutService.prepare(request.query as RawQuery);
-      if (outcome.kind === 'error') {
-        if (outcome.cause) request.log.error({ err: outcome.cause }, 'hosted checkout: wallet lookup failed');
+      const query = request.query as RawQuery;
+      const branding = parseBranding(query);
+      const offer = await app.hostedCheckoutService.prepare(query);
+      if (offer.kind === 'error') {
+        if (offer.cause) request.log.error({ err: offer.cause }, 'hosted checkout: wallet lookup failed');
         else
           request.log.info(
-            { status: outcome.status, params: outcome.problems.map((problem) => problem.param) },
+            { status: offer.status, params: offer.problems.map((problem) => problem.param) },
             'hosted checkout link refused',
           );
-        if (outcome.status === 503) reply.header('retry-after', '30');
-        return reply.page('pay-error', outcome.view, outcome.status);
+        if (offer.status === 503) reply.header('retry-after', '30');
+        return reply.page('pay-error', checkoutErrorView(offer, branding), offer.status);
       }
-      if (outcome.ratesError) {
-        const expected = outcome.ratesError instanceof GatewayError && outcome.ratesError.code === 'service_unavailable';
+      if (offer.ratesError) {
+        const expected = offer.ratesError instanceof GatewayError && offer.ratesError.code === 'service_unavailable';
         request.log[expected ? 'warn' : 'error'](
-          { err: outcome.ratesError },
+          { err: offer.ratesError },
           'hosted checkout without exchange rates: USD-only providers withheld',
         );
       }
-      if (outcome.ignoredBranding.length > 0) request.log.info({ ignored: outcome.ignoredBranding }, 'hosted checkout branding ignored');
-      if (outcome.logoOrigin) {
+      if (branding.ignored.length > 0) request.log.info({ ignored: branding.ignored }, 'hosted checkout branding ignored');
+      if (branding.logoOrigin) {
         const policy = reply.getHeader('content-security-policy');
-        if (typeof policy === 'string') reply.header('content-security-policy', allowImageOrigin(policy, outcome.logoOrigin));
+        if (typeof policy === 'string') reply.header('content-security-policy', allowImageOrigin(policy, branding.logoOrigin));
       }
-      return reply.page('pay', outcome.view);
+      return reply.page('pay', checkoutPageView(offer.link, offer.options, branding));
     },
   );
 };

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { withDirective } from '@gateway/http';
 import type { CheckoutTarget } from '@gateway/providers';
 
 /**
@@ -21,10 +22,6 @@ export function sendToCheckout(reply: FastifyReply, target: CheckoutTarget, page
 }
 
 /** The policy with `form-action` admitting `origin` alone; every other directive exactly as the host's policy has it. */
-export function withFormAction(policy: string, origin: string): string {
-  const directives = policy
-    .split(';')
-    .map((directive) => directive.trim())
-    .filter((directive) => directive !== '' && directive.split(/\s+/)[0]?.toLowerCase() !== 'form-action');
-  return [...directives, `form-action ${origin}`].join(';');
+function withFormAction(policy: string, origin: string): string {
+  return withDirective(policy, 'form-action', () => `form-action ${origin}`);
 }

@@ -7,7 +7,7 @@ import {
   type ProviderHttpRequest,
 } from '../../support/provider-http-client';
 import { NO_TOKENS, sampleOrder } from '../../../test/support/adapter-contract';
-import { interac } from '../interac/interac-adapter';
+import { interac } from '../moonpay-interac/moonpay-interac-adapter';
 import { moonpay } from './moonpay-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 

@@ -14,7 +14,7 @@ import { isObject, lookupAnswer } from '../../support/session-call';
 import { hmacSha512, safeEqual, singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
-import { onrampMoneyWebhookEvent } from './upi-webhook';
+import { onrampMoneyWebhookEvent } from './onramp-money-webhook';
 
 /**
  * UPI (India) through Onramp.money's hosted mode: a plain URL, nothing signed.

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { describeAdapterContract, signatureInHeader } from '../../../test/support/adapter-contract';
-import { interac } from './interac-adapter';
+import { interac } from './moonpay-interac-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 
 const live = { API_KEY: 'pk_live_123456789abc', SECRET_KEY: 'sk_live_abcdefgh1234', WEBHOOK_KEY: 'wk_live_zyxwvuts9876' };

@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http';
 import { contractContext, describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError } from '../../provider-contract';
 import { createProviderHttpClient } from '../../support/provider-http-client';
-import { upi } from './upi-adapter';
-import { onrampMoneyWebhookEvent } from './upi-webhook';
+import { upi } from './onramp-money-adapter';
+import { onrampMoneyWebhookEvent } from './onramp-money-webhook';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 
 /**
