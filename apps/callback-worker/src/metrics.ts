@@ -7,6 +7,7 @@ export interface CallbackMetrics {
   deliveries: Counter<'outcome'>;
   attemptDuration: Histogram<'outcome'>;
   dueToDelivered: Histogram;
+  forwardedToDelivered: Histogram;
   reconcilerEnqueued: Counter;
   recordsLost: Counter;
 }
@@ -61,6 +62,12 @@ export function registerCallbackMetrics(
       name: 'callback_due_to_delivered_seconds',
       help: 'From the moment the delivered attempt was due to the merchant answering 2xx',
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    forwardedToDelivered: new Histogram({
+      name: 'callback_forwarded_to_delivered_seconds',
+      help: "From the payout (the deposit marked forwarded, its callback written) to the merchant answering 2xx: what a shop waits",
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21_600, 86_400],
       registers,
     }),
     recordsLost: new Counter({

@@ -26,6 +26,7 @@ export function observeAttempt(
     case 'delivered':
       metrics.deliveries.inc({ outcome: 'delivered' });
       metrics.dueToDelivered.observe(Math.max(0, Date.now() - delivery.dueAt.getTime()) / 1000);
+      metrics.forwardedToDelivered.observe(Math.max(0, Date.now() - delivery.forwardedAt.getTime()) / 1000);
       log.debug(context, 'callback delivered');
       return;
     case 'retry':

@@ -12,6 +12,8 @@ export interface ClaimedCallbackDelivery {
   failedInRound: number;
   /** When the attempt was due (next_attempt_at before the claim). */
   dueAt: Date;
+  /** When the delivery was written: in the transaction that marked its deposit forwarded (the payout confirmed). */
+  forwardedAt: Date;
   callbackUrl: string;
   /** The temporary receiving address, lower-case hex as stored. */
   temporaryAddress: string;
@@ -90,6 +92,7 @@ export class CallbackDeliveryRepository {
              WHERE d.id = due.id AND w.id = d.wallet_id
              RETURNING d.id::text AS "id", d.attempt_count AS "attemptNo",
                d.attempt_count - 1 - d.round_start_attempts AS "failedInRound", due.next_attempt_at AS "dueAt",
+               d.created_at AS "forwardedAt",
                w.callback_url AS "callbackUrl", w.polygon_address AS "temporaryAddress", w.ipn_token AS "ipnToken",
                w.payout_address AS "payoutAddress", w.callback_released_at IS NOT NULL AS "callbackReleased",
                d.value_coin::text AS "valueCoin", d.value_forwarded_coin::text AS "valueForwardedCoin",
