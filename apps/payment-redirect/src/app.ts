@@ -188,7 +188,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     checkoutTimeoutMs: raw.CHECKOUT_TIMEOUT_MS,
     log: app.log,
     countCheckout: (provider, outcome) => checkoutCounter.inc({ provider, outcome }),
-    checkoutRecorded: (paymentId, provider) => providerStatus.track(paymentId, provider),
+    statusLookUps: providerStatus,
   });
   app.decorate('paymentService', paymentService);
   app.decorate(
