@@ -23,6 +23,7 @@ import { healthPlugin, type ReadinessCheck } from './plugins/health';
 import { openApiPlugin } from './plugins/openapi';
 import { redactUrl } from './log-redaction';
 import { AccessLogController } from './access-log';
+import { trackRequestsInFlight } from './requests-in-flight';
 
 // Declared here rather than beside each plugin: a program that uses this package sees only what
 // the entry point's declarations reach, and every server made by createServer has both.
@@ -149,6 +150,7 @@ export async function createBaseServer(options: {
     reply.header('x-request-id', request.id);
     done(null, payload);
   });
+  trackRequestsInFlight(app);
   await app.register(methodTablePlugin, { maxParamLength: MAX_PARAM_LENGTH });
   await app.register(errorHandlerPlugin);
   await app.register(securityHeadersPlugin, { headers });
