@@ -105,6 +105,11 @@ async function paymentStates(): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((row) => [row.status, row.n]));
 }
 
+/** Lets the last requests' connections be accepted: one still in the listen backlog at SIGTERM was never in flight. */
+function everyRequestArrived(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 500));
+}
+
 /** Log lines at warn or above (pino levels 40+) from the shutdown on (the sandbox's warnings at boot are expected). */
 function problems(stdout: string): string[] {
   const shutdown = stdout.indexOf('"msg":"shutting down"');
@@ -133,6 +138,7 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
     afterThisTest = lock.release;
     const requests = paths.map((path) => get(port, path));
     await waitForBlockedInserts();
+    await everyRequestArrived();
     run.child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 300));
     await lock.release();
@@ -152,6 +158,7 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
     afterThisTest = lock.release;
     const requests = paths.map((path) => get(port, path));
     await waitForBlockedInserts();
+    await everyRequestArrived();
     // Load balancer timeouts: the listener closes at once, the handlers are still running.
     for (const sent of requests) {
       sent.answered.catch(() => undefined);
