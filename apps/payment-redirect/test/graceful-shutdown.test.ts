@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import type { PoolClient } from 'pg';
@@ -15,12 +15,17 @@ import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 const MAIN = join(__dirname, '..', 'src', 'main.ts');
 const fixture = paymentRedirectFixture('graceful_shutdown');
 
+/** The processes the tests started: one that a failed test leaves running is killed after it. */
+const started = new Set<ChildProcess>();
+
 function runMain(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', MAIN], {
     cwd: join(__dirname, '..'),
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.add(child);
+  child.once('exit', () => started.delete(child));
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -126,6 +131,7 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
   afterEach(async () => {
     await afterThisTest?.().catch(() => undefined);
     afterThisTest = undefined;
+    for (const child of started) child.kill('SIGKILL');
   });
 
   it('answers every request still connected with its checkout before it exits', async () => {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import type { PoolClient } from 'pg';
@@ -15,12 +15,17 @@ const MAIN = join(__dirname, '..', 'src', 'main.ts');
 const fixture = walletControlFixture('graceful_shutdown');
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 
+/** The processes the tests started: one that a failed test leaves running is killed after it. */
+const started = new Set<ChildProcess>();
+
 function runMain(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', MAIN], {
     cwd: join(__dirname, '..'),
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.add(child);
+  child.once('exit', () => started.delete(child));
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -135,6 +140,7 @@ describe('wallet-control on SIGTERM with Create Wallets in flight', () => {
   afterEach(async () => {
     await afterThisTest?.().catch(() => undefined);
     afterThisTest = undefined;
+    for (const child of started) child.kill('SIGKILL');
   });
 
   it('answers every request still connected with its wallet before it exits', async () => {
