@@ -104,7 +104,8 @@ async function main(): Promise<void> {
       path: `/control/wallet.php?address=${PAYOUT_ADDRESS}&callback=${SHOP_CALLBACK}[<id>]`,
       seconds: SECONDS,
       uniqueIds: true,
-      target: 1.0,
+      // Issue 22: at least 0.64× the one-INSERT baseline (aim 0.8×).
+      target: 0.64,
     }),
   );
   measurements.push(
@@ -131,7 +132,8 @@ async function main(): Promise<void> {
       morePaths: morePaymentPaths,
       headers: { accept: 'application/json' },
       seconds: SECONDS,
-      target: 1.0,
+      // Issue 22: back to the 0.74× measured when it was filed, before the status look-ups of issue 23.
+      target: 0.74,
     }),
   );
   measurements.push(

@@ -66,7 +66,7 @@ export function registerCallbackMetrics(
     }),
     forwardedToDelivered: new Histogram({
       name: 'callback_forwarded_to_delivered_seconds',
-      help: "From the payout (the deposit marked forwarded, its callback written) to the merchant answering 2xx: what a shop waits",
+      help: 'From the payout (the deposit marked forwarded, its callback written) to the merchant answering 2xx: what a shop waits',
       buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600, 21_600, 86_400],
       registers,
     }),

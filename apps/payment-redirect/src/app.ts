@@ -187,7 +187,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     ...(raw.CHECKOUT_TIMEOUT_MS !== undefined ? { checkoutTimeoutMs: raw.CHECKOUT_TIMEOUT_MS } : {}),
     log: app.log,
     countCheckout: (provider, outcome, failure) => checkoutMetrics.checkout(provider, outcome, failure),
-    checkoutRecorded: (paymentId, provider) => providerStatus.track(paymentId, provider),
+    statusLookUps: providerStatus,
   });
   app.decorate('paymentService', paymentService);
   app.decorate(

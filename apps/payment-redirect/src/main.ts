@@ -1,5 +1,5 @@
 import { createPool } from '@gateway/db';
-import { createApiRedis, runServer } from '@gateway/http';
+import { closeAfterRequests, createApiRedis, runServer } from '@gateway/http';
 import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { ProviderConfigurationError } from '@gateway/providers';
 import { loadPaymentRedirectConfig } from './config';
@@ -13,7 +13,8 @@ async function main(): Promise<void> {
   // Without a listener a Redis outage would end the process; requests fail open meanwhile.
   redis.on('error', () => undefined);
   const app = await buildPaymentRedirectApp({ config, pool, redis });
-  app.addHook('onClose', async () => {
+  // After the listener, and after the requests still running (their clients may be gone) have finished.
+  closeAfterRequests(app, async () => {
     await pool.end();
     redis.disconnect();
   });

@@ -105,6 +105,8 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
     onStoreError: storeErrorReporter(app.log, metrics),
     onRefused: (reason) => metrics.newWalletsRefused.inc({ reason }),
   });
+  // The counts of the last wallets reach Redis before it closes.
+  app.settleBeforeClose(() => quota.settled());
   app.decorate(
     'walletService',
     new WalletService({

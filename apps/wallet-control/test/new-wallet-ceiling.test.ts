@@ -57,6 +57,23 @@ describe('the gateway-wide ceiling on new wallets (NEW_WALLETS_PER_MINUTE)', () 
   });
 });
 
+describe('past the ceiling, the own-wallet rule still comes first', () => {
+  it('answers 400 naming address, not 429, for a payout address that is one of our temporary wallets', async () => {
+    await freshMinute();
+    const app = await fixture.build();
+    const created = [];
+    for (let i = 0; i < 4; i += 1) {
+      const response = await createWallet(app, payoutAddress(), nextCallback());
+      if (response.statusCode === 200) created.push(response.json().polygon_address_in as string);
+    }
+    // The ceiling (4) is reached this minute, by these wallets or by the first test's.
+    expect((await createWallet(app, payoutAddress(), nextCallback())).statusCode).toBe(429);
+    const temporary = created[0] ?? (await fixture.db.pool.query('SELECT polygon_address FROM wallets LIMIT 1')).rows[0].polygon_address;
+    const refused = await createWallet(app, temporary, nextCallback());
+    expect([refused.statusCode, refused.json().code, refused.json().param]).toEqual([400, 'invalid_parameter', 'address']);
+  });
+});
+
 describe('when Redis does not answer', () => {
   let server: RunningRedis;
   let down: TestRedis;

@@ -69,6 +69,17 @@ describe('TemporaryAddressDeriver', () => {
     }
   });
 
+  it('hashes as viem does with its native sponge reused, around each block boundary and call after call', () => {
+    const native = keccakBackend();
+    for (const length of [0, 1, 31, 64, 135, 136, 137, 271, 272, 1000]) {
+      const data = Uint8Array.from({ length }, (_, i) => (i * 31 + length) % 256);
+      for (let call = 0; call < 2; call += 1) expect(bytesToHex(native.keccak256(data))).toBe(keccak256(data));
+    }
+    // A view into a larger buffer hashes its own bytes only.
+    const larger = Uint8Array.from({ length: 100 }, (_, i) => i);
+    expect(bytesToHex(native.keccak256(larger.subarray(10, 74)))).toBe(keccak256(larger.slice(10, 74)));
+  });
+
   it('follows the published BIP-32 test vectors, natively and with the JS fallback', () => {
     const fallback = { name: 'elliptic' as const, ...(require('secp256k1/elliptic') as Omit<ReturnType<typeof secp256k1Backend>, 'name'>) };
     for (const [parentXpub, index, childXpub] of BIP32_PUBLIC_STEPS) {

@@ -269,3 +269,36 @@ describe('a webhook finds its payment', () => {
     expect(newer).not.toBe(named);
   });
 });
+
+describe("a checkout's first status look-up, scheduled in the same statement", () => {
+  const dueAt = async (id: string) =>
+    (await db.pool.query<{ due: Date | null }>('SELECT status_poll_due_at AS due FROM payments WHERE id = $1', [id])).rows[0]?.due;
+
+  it('is set where asked, left unset where not, and an earlier one already set is kept', async () => {
+    const [asked, notAsked, earlier] = [await paymentIn('creating'), await paymentIn('creating'), await paymentIn('creating')];
+    const due = new Date(Date.now() + 30_000);
+    const soon = new Date(Date.now() + 1_000);
+    await db.pool.query('UPDATE payments SET status_poll_due_at = $2 WHERE id = $1', [earlier, soon]);
+    expect(
+      await payments.recordCheckouts([
+        { id: asked, checkoutUrl: 'https://checkout.example/a', statusPollDueAt: due },
+        { id: notAsked, checkoutUrl: 'https://checkout.example/b' },
+        { id: earlier, checkoutUrl: 'https://checkout.example/c', statusPollDueAt: due },
+      ]),
+    ).toEqual([true, true, true]);
+    expect(await dueAt(asked)).toEqual(due);
+    expect(await dueAt(notAsked)).toBeNull();
+    expect(await dueAt(earlier)).toEqual(soon);
+  });
+
+  it('leaves a payment whose provider status is final unscheduled', async () => {
+    const paid = await paymentIn('creating');
+    await db.pool.query("UPDATE payments SET provider_status = 'paid' WHERE id = $1", [paid]);
+    expect(
+      await payments.recordCheckouts([
+        { id: paid, checkoutUrl: 'https://checkout.example/p', statusPollDueAt: new Date(Date.now() + 30_000) },
+      ]),
+    ).toEqual([true]);
+    expect(await dueAt(paid)).toBeNull();
+  });
+});

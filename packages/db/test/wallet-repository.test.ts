@@ -64,3 +64,43 @@ describe('WalletRepository.createOrGetMany', () => {
     }
   });
 });
+
+describe("the own-wallet rule in createOrGetMany's statement", () => {
+  it('refuses a candidate paying one of our temporary wallets, as payout or affiliate, and creates the rest of the batch', async () => {
+    const [ours] = await wallets.createOrGetMany([candidate('https://shop.io/own-b')]);
+    const temporary = walletOf(ours).row.polygonAddress;
+    const payingOurs = { ...candidate('https://shop.io/own-a'), payoutAddress: temporary.toUpperCase().replace('0X', '0x') };
+    const affiliateOurs = {
+      ...candidate('https://shop.io/own-c'),
+      affiliate: { affiliateAddress: temporary, affiliateFeeBps: 100, merchantFeeBps: null },
+    };
+    const both = { ...payingOurs, ...candidate('https://shop.io/own-d'), payoutAddress: temporary, affiliate: affiliateOurs.affiliate };
+    const honest = candidate('https://shop.io/own-e');
+    // A URL that has a wallet already is refused all the same: the rule comes first.
+    const repeatPayingOurs = { ...candidate('https://shop.io/own-b'), payoutAddress: temporary };
+
+    const results = await wallets.createOrGetMany([payingOurs, affiliateOurs, honest, both, repeatPayingOurs]);
+
+    expect(results[0]).toEqual({ temporaryWallet: 'address' });
+    expect(results[1]).toEqual({ temporaryWallet: 'affiliate' });
+    expect(walletOf(results[2]).created).toBe(true);
+    expect(results[3]).toEqual({ temporaryWallet: 'address' });
+    expect(results[4]).toEqual({ temporaryWallet: 'address' });
+    const { rows } = await db.pool.query<{ callback_url: string }>(
+      "SELECT callback_url FROM wallets WHERE callback_url LIKE 'https://shop.io/own-%' ORDER BY callback_url",
+    );
+    expect(rows.map((row) => row.callback_url)).toEqual(['https://shop.io/own-b', 'https://shop.io/own-e']);
+  });
+
+  it('claims no callback path for a refused candidate', async () => {
+    const [ours] = await wallets.createOrGetMany([candidate('https://shop.io/own-path-b')]);
+    const refused = {
+      ...candidate('https://shop.io/own-path/ipn?o=1'),
+      payoutAddress: walletOf(ours).row.polygonAddress,
+      callbackPath: { key: randomBytes(32), path: 'https://shop.io/own-path/ipn', terms: 'refused-terms' },
+    };
+    expect(await wallets.createOrGetMany([refused])).toEqual([{ temporaryWallet: 'address' }]);
+    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM callback_paths WHERE path_key = $1', [refused.callbackPath.key]);
+    expect(rows[0].n).toBe(0);
+  });
+});

@@ -1,6 +1,7 @@
 export * from './create-server';
 export * from './metrics-server';
 export * from './run-server';
+export { closeAfterRequests } from './requests-in-flight';
 export * from './log-redaction';
 export { recordOutcome } from './access-log';
 export { withDirective } from './plugins/security-headers';

@@ -75,8 +75,11 @@ export interface PaymentServiceDeps {
   log: FastifyBaseLogger;
   /** Counts checkouts by provider and outcome (created, refused, unavailable), and a failed one's kind. */
   countCheckout(provider: string, outcome: 'created' | 'refused' | 'unavailable', failure?: CheckoutFailureKind): void;
-  /** A payment's first checkout is recorded: its provider's status look-ups are scheduled (never throws). */
-  checkoutRecorded?(paymentId: string, provider: string): Promise<void>;
+  /** Status look-ups: when a new payment's provider is first asked (recorded with its checkout), and its job added (never throws). */
+  statusLookUps?: {
+    firstLookUpAt(provider: string): Date | undefined;
+    track(paymentId: string, provider: string, options: { scheduled: boolean }): Promise<void>;
+  };
 }
 
 /** Why a checkout failed: the provider's failure, a checkout URL that is not https, or the adapter itself failing. */
@@ -199,11 +202,13 @@ export class PaymentService {
     const checkout = await this.createCheckout(adapter, order, paymentId, { failPayment: true });
     // A JSON client gets a form checkout as the customer's link, which hands the form out when opened.
     const served = audience === 'browser' || (audience === 'json' && checkout.kind === 'redirect');
-    if (!(await this.recordCheckout({ id: paymentId, ...recordedCheckout(checkout), served }))) {
+    const statusPollDueAt = this.deps.statusLookUps?.firstLookUpAt(request.provider.id);
+    const record = { id: paymentId, ...recordedCheckout(checkout), served, ...(statusPollDueAt ? { statusPollDueAt } : {}) };
+    if (!(await this.recordCheckout(record))) {
       throw new Error(`payment ${paymentId} left 'creating' before its checkout was recorded`);
     }
     this.deps.countCheckout(request.provider.id, 'created');
-    await this.deps.checkoutRecorded?.(paymentId, request.provider.id);
+    if (statusPollDueAt) await this.deps.statusLookUps?.track(paymentId, request.provider.id, { scheduled: true });
     return { paymentId, provider: request.provider.id, checkout, link: checkoutLink(this.deps.publicUrl, paymentId) };
   }
 

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { isFinalProviderStatus, nextStatusPollAt, type ProviderPaymentStatus, type StatusPollSchedule } from '@gateway/domain';
-import type { PaymentReceiptRepository, ProviderStatusPollRepository, StatusPollRecord } from '@gateway/db';
+import { createBatcher, type PaymentReceiptRepository, type ProviderStatusPollRepository, type StatusPollRecord } from '@gateway/db';
 import {
   ProviderWebhookError,
   type ProviderAdapter,
@@ -54,11 +54,26 @@ export interface ProviderStatusServiceDeps {
  * written by PaymentReceiptRepository.recordProviderStatus under the domain's forward-only rule:
  * a late or polled status never undoes `paid`, and none of it moves money.
  */
+// Process Payments of the same moment share one BullMQ add (one write, one wake-up of the worker).
+const BATCHING = { maxBatchSize: 64, maxInFlight: 4, lingerMs: 1 };
+
 export class ProviderStatusService {
   private readonly now: () => Date;
+  /** Adds the first look-up's job of a payment whose schedule is recorded, with others of the same moment. */
+  private readonly enqueueFirstLookUp: (paymentId: string) => Promise<void>;
 
   constructor(private readonly deps: ProviderStatusServiceDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.enqueueFirstLookUp = createBatcher(async (paymentIds: string[]) => {
+      await enqueueStatusPolls(deps.queue, paymentIds, deps.schedule.firstDelayMs);
+      return paymentIds.map(() => undefined);
+    }, BATCHING);
+  }
+
+  /** When a new payment's provider is first asked about it; undefined for a provider that cannot be asked. */
+  firstLookUpAt(provider: string): Date | undefined {
+    if (!this.deps.providers.adapter(provider)?.status) return undefined;
+    return new Date(this.now().getTime() + this.deps.schedule.firstDelayMs);
   }
 
   async receiveWebhook(endpoint: string, rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookReceipt> {
@@ -116,14 +131,19 @@ export class ProviderStatusService {
 
   /**
    * A checkout was recorded: a provider that can be asked gets its first look-up on the schedule.
-   * A failure here is logged, never the customer's: the webhook still comes.
+   * `scheduled`: the checkout's own statement recorded the schedule (firstLookUpAt), only its job is
+   * added. A failure here is logged, never the customer's: the webhook still comes.
    */
-  async track(paymentId: string, provider: string): Promise<void> {
+  async track(paymentId: string, provider: string, { scheduled = false } = {}): Promise<void> {
     if (!this.deps.providers.adapter(provider)?.status) return;
     try {
+      if (scheduled) {
+        await this.enqueueFirstLookUp(paymentId);
+        return;
+      }
       const delay = this.deps.schedule.firstDelayMs;
-      const scheduled = await this.deps.polls.schedule([paymentId], new Date(this.now().getTime() + delay));
-      await enqueueStatusPolls(this.deps.queue, scheduled, delay);
+      const due = await this.deps.polls.schedule([paymentId], new Date(this.now().getTime() + delay));
+      await enqueueStatusPolls(this.deps.queue, due, delay);
     } catch (error) {
       this.deps.log.warn({ paymentId, provider, err: error }, 'status look-ups of the payment could not be scheduled');
     }

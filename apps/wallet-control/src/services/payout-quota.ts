@@ -28,13 +28,43 @@ interface Window {
   endsAt: number;
 }
 
+interface QueuedCheck {
+  payoutAddress: string;
+  resolve: (refusal: GatewayError | undefined) => void;
+}
+
+/** A window's wallets created since the last command, and when the window's key expires (ms). */
+interface QueuedCount {
+  increment: number;
+  expiresAt: number;
+}
+
+// The command of one moment: the windows of the wallets created since the last one are counted
+// (INCRBY, PEXPIREAT), then the windows of the checks asked meanwhile read (MGET), atomically.
+// KEYS: the counted windows, then the windows read; ARGV[1]: how many are counted, then each
+// counted window's increment and expiry (ms).
+const QUOTA_SCRIPT = `
+local counted = tonumber(ARGV[1])
+for i = 1, counted do
+  redis.call('INCRBY', KEYS[i], ARGV[2 * i])
+  redis.call('PEXPIREAT', KEYS[i], ARGV[2 * i + 1])
+end
+if #KEYS > counted then return redis.call('MGET', unpack(KEYS, counted + 1)) end
+return {}`;
+const QUOTA_COMMAND = 'gatewayPayoutQuota';
+
+type QuotaCommand = (numberOfKeys: number, ...keysAndArgs: Array<string | number>) => Promise<Array<string | null>>;
+
 /**
  * New wallets per payout address (in fixed windows) and across the gateway per minute, counted in
  * Redis and shared by every replica, as the rate limits are. Redis rather than PostgreSQL: Create
  * Wallet is the hottest write path, and counting a payout address's recent wallets there would cost
  * an index on (payout_address, created_at) that every insert maintains and a statement per request.
- * Both counts are read in one command (MGET) and, for a new wallet, written in one transaction,
- * pipelined with the other commands of the same moment: the ceiling costs no round trip of its own.
+ *
+ * Every check and count of the same moment (one turn of the event loop) is one command: a script
+ * that counts the wallets created since the last command and reads both windows of each check
+ * asked meanwhile. Under load a new wallet costs one Redis command, shared with the others of its
+ * moment, where a check (MGET) and a count (MULTI of four) cost two of their own.
  *
  * When Redis does not answer, the counts this process keeps beside Redis's decide (never open):
  * each replica then holds the quota and the ceiling on its own, so N replicas let up to N times
@@ -47,29 +77,29 @@ interface Window {
  */
 export class PayoutQuota {
   private readonly local = new LRUCache<string, number>({ max: LOCAL_WINDOWS });
+  private checks: QueuedCheck[] = [];
+  /** Windows to count in Redis with the next command, and how many wallets that is. */
+  private counts = new Map<string, QueuedCount>();
+  private walletsCounted = 0;
+  private flushScheduled = false;
+  private readonly flushing = new Set<Promise<void>>();
+  private readonly command: QuotaCommand;
 
   constructor(
-    private readonly redis: IORedis,
+    redis: IORedis,
     private readonly options: PayoutQuotaOptions,
-  ) {}
+  ) {
+    redis.defineCommand(QUOTA_COMMAND, { lua: QUOTA_SCRIPT });
+    const command = (redis as unknown as Record<string, QuotaCommand>)[QUOTA_COMMAND]!;
+    this.command = command.bind(redis);
+  }
 
   /** The 429 for a payout address that has had its quota in this window, or for the gateway past its ceiling; undefined when neither. */
-  async refusal(payoutAddress: string): Promise<GatewayError | undefined> {
-    const payout = this.payoutWindow(payoutAddress);
-    const gateway = this.gatewayWindow();
-    let counts: [number, number];
-    try {
-      const [forPayout, forGateway] = await this.redis.mget(payout.key, gateway.key);
-      counts = [Number(forPayout ?? 0), Number(forGateway ?? 0)];
-    } catch (error) {
-      this.options.onStoreError(error as Error);
-      counts = [this.local.get(payout.key) ?? 0, this.local.get(gateway.key) ?? 0];
-    }
-    if (counts[0] >= this.options.max) return payoutQuotaExceeded(this.options, (payout.endsAt - Date.now()) / 1000);
-    if (counts[1] >= this.options.newWalletsPerMinute) {
-      return newWalletCeilingReached(this.options.newWalletsPerMinute, (gateway.endsAt - Date.now()) / 1000);
-    }
-    return undefined;
+  refusal(payoutAddress: string): Promise<GatewayError | undefined> {
+    return new Promise((resolve) => {
+      this.checks.push({ payoutAddress, resolve });
+      this.scheduleFlush();
+    });
   }
 
   /** A refusal of `refusal()` was answered (no wallet of that request existed): counted for the metric. */
@@ -79,19 +109,70 @@ export class PayoutQuota {
 
   /** Counts a wallet just created for the payout address (not awaited by the request: its answer never waits on Redis). */
   count(payoutAddress: string): void {
-    const payout = this.payoutWindow(payoutAddress);
-    const gateway = this.gatewayWindow();
-    for (const window of [payout, gateway]) {
+    for (const window of [this.payoutWindow(payoutAddress), this.gatewayWindow()]) {
       this.local.set(window.key, (this.local.get(window.key) ?? 0) + 1, { ttl: Math.max(1, window.endsAt - Date.now()) });
+      const queued = this.counts.get(window.key);
+      if (queued) queued.increment += 1;
+      else this.counts.set(window.key, { increment: 1, expiresAt: window.endsAt + 1_000 });
     }
-    this.redis
-      .multi()
-      .incr(payout.key)
-      .pexpireat(payout.key, payout.endsAt + 1_000)
-      .incr(gateway.key)
-      .pexpireat(gateway.key, gateway.endsAt + 1_000)
-      .exec()
-      .catch((error: Error) => this.options.onStoreError(error));
+    this.walletsCounted += 1;
+    this.scheduleFlush();
+  }
+
+  /** Resolves once every check and count asked so far has been answered by Redis (or failed): before Redis closes. */
+  async settled(): Promise<void> {
+    while (this.flushScheduled || this.flushing.size > 0) {
+      await (this.flushScheduled ? new Promise(setImmediate) : Promise.all(this.flushing));
+    }
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      const flushing = this.flush().finally(() => this.flushing.delete(flushing));
+      this.flushing.add(flushing);
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const checks = this.checks;
+    const counts = this.counts;
+    const walletsCounted = this.walletsCounted;
+    this.checks = [];
+    this.counts = new Map();
+    this.walletsCounted = 0;
+    const gateway = this.gatewayWindow();
+    const payouts = checks.map((check) => this.payoutWindow(check.payoutAddress));
+    const read = [gateway.key, ...new Set(payouts.map((window) => window.key))];
+    const counted = [...counts.entries()];
+    let values: Map<string, number>;
+    try {
+      const answer = await this.command(
+        counted.length + (checks.length > 0 ? read.length : 0),
+        ...counted.map(([key]) => key),
+        ...(checks.length > 0 ? read : []),
+        counted.length,
+        ...counted.flatMap(([, count]) => [count.increment, count.expiresAt]),
+      );
+      values = new Map(read.map((key, index) => [key, Number(answer[index] ?? 0)]));
+    } catch (error) {
+      // Each wallet that could not be counted and each request checked without Redis is reported.
+      for (let i = 0; i < walletsCounted + checks.length; i += 1) this.options.onStoreError(error as Error);
+      values = new Map(read.map((key) => [key, this.local.get(key) ?? 0]));
+    }
+    checks.forEach((check, index) => {
+      check.resolve(this.refusalFor(payouts[index]!, gateway, values));
+    });
+  }
+
+  private refusalFor(payout: Window, gateway: Window, counts: Map<string, number>): GatewayError | undefined {
+    if ((counts.get(payout.key) ?? 0) >= this.options.max) return payoutQuotaExceeded(this.options, (payout.endsAt - Date.now()) / 1000);
+    if ((counts.get(gateway.key) ?? 0) >= this.options.newWalletsPerMinute) {
+      return newWalletCeilingReached(this.options.newWalletsPerMinute, (gateway.endsAt - Date.now()) / 1000);
+    }
+    return undefined;
   }
 
   private payoutWindow(payoutAddress: string): Window {

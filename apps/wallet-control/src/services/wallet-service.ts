@@ -91,8 +91,6 @@ const REMEMBERED_FOR_MS = 60_000;
  */
 export class WalletService {
   private readonly createOrGetWallet: (candidate: NewWallet) => Promise<CreateOrGetResult>;
-  /** Whether a payout address is one of this gateway's temporary wallets (batched like the inserts). */
-  private readonly isTemporaryWallet: (address: string) => Promise<boolean>;
   /** The callback-worker's address rule, for callbacks whose host is an IP literal. */
   private readonly addressPolicy: AddressPolicy;
   /** Opens only what the current key sealed: a stored address_in that does not is sealed again. */
@@ -107,7 +105,6 @@ export class WalletService {
     // Requests are validated before they join a batch (a NUL, say, is a 400 of its own); a row
     // PostgreSQL still refuses fails alone, the batcher answering the rest of its batch.
     this.createOrGetWallet = createBatcher((candidates: NewWallet[]) => deps.wallets.createOrGetMany(candidates), BATCHING);
-    this.isTemporaryWallet = createBatcher((addresses: string[]) => deps.wallets.areTemporaryWallets(addresses), BATCHING);
     this.addressPolicy = callbackAddressPolicy(deps.allowTestDomains, deps.callbackAllowedCidrs ?? []);
     this.currentKeyOnly = { current: deps.keys.current, byId: new Map([[deps.keys.current.id, deps.keys.current]]) };
   }
@@ -174,24 +171,23 @@ export class WalletService {
     const key = request.dedupeKey.toString('base64');
     const known = this.remembered.get(key);
     if (known) return { created: false, data: this.answerRepeat(key, known, requested, { remember: false }) };
-    // Payout and affiliate rule (own-wallets in @gateway/domain) and the payout's quota, asked
-    // while the address is derived; a repeat answered from memory passed them when it was created.
-    // An index taken for a refused request is handed out next (one lost to an error is a harmless gap).
-    const [payoutIsTemporaryWallet, affiliateIsTemporaryWallet, overQuota, candidate] = await Promise.all([
-      this.isTemporaryWallet(request.payoutAddress),
-      terms ? this.isTemporaryWallet(terms.address) : false,
-      this.deps.quota?.refusal(request.payoutAddress),
-      this.deps.addresses.take(),
-    ]);
-    if (payoutIsTemporaryWallet || affiliateIsTemporaryWallet || overQuota) {
+    // The payout's quota, asked while the address is derived; the payout and affiliate rule
+    // (own-wallets in @gateway/domain) is the insert's own. A repeat answered from memory passed
+    // them when it was created. An index taken for a refused request is handed out next (one lost
+    // to an error is a harmless gap).
+    const [overQuota, candidate] = await Promise.all([this.deps.quota?.refusal(request.payoutAddress), this.deps.addresses.take()]);
+    if (overQuota) {
       this.deps.addresses.giveBack(candidate);
-      if (payoutIsTemporaryWallet || affiliateIsTemporaryWallet) {
-        throw payoutToTemporaryWallet(payoutIsTemporaryWallet ? 'address' : 'affiliate');
-      }
-      // Over the quota: a wallet that exists is still answered, only a new one waits.
-      const [owner] = await this.deps.wallets.findOwners([request.callbackUrl]);
+      // Over the quota: a wallet that exists is still answered, only a new one waits; the
+      // own-wallet rule still comes first.
+      const [temporaryWallets, [owner]] = await Promise.all([
+        this.deps.wallets.areTemporaryWallets(terms ? [request.payoutAddress, terms.address] : [request.payoutAddress]),
+        this.deps.wallets.findOwners([request.callbackUrl]),
+      ]);
+      const temporaryWallet = temporaryWallets[0] ? 'address' : temporaryWallets[1] ? 'affiliate' : undefined;
+      if (temporaryWallet) throw payoutToTemporaryWallet(temporaryWallet);
       if (owner) return { created: false, data: this.answerRepeat(key, this.walletOf(owner, false), requested) };
-      this.deps.quota?.refused(overQuota!);
+      this.deps.quota?.refused(overQuota);
       throw overQuota;
     }
     const result = await this.createOrGetWallet({
@@ -222,6 +218,10 @@ export class WalletService {
       this.deps.addresses.giveBack(candidate);
       throw error;
     });
+    if ('temporaryWallet' in result) {
+      this.deps.addresses.giveBack(candidate);
+      throw payoutToTemporaryWallet(result.temporaryWallet);
+    }
     if ('pathOwner' in result) {
       // The URL is new, but its origin and path are claimed for other terms: never remembered, so
       // a path the operator releases is free at once.

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import {
   canMoveProviderStatus,
   deliveryTxHash,
+  FINAL_PROVIDER_STATUSES,
   PAYMENT_MOVES,
   PROVIDER_REPORT_LIMITS,
   providerIdentifier,
@@ -39,6 +40,11 @@ export interface RecordedCheckout {
   /** Handed out as it is recorded (a single-use one is then used up). */
   served?: boolean;
   providerReference?: string;
+  /**
+   * Its provider's first status look-up (migration 021), scheduled in the same statement: an
+   * earlier one already set is kept, and a payment whose provider status is final is left alone.
+   */
+  statusPollDueAt?: Date;
 }
 
 /** A fresh checkout the customer's link obtained, as the payment's `attempt`-th. */
@@ -99,7 +105,10 @@ export class PaymentRepository {
     return payments.map((payment) => recorded.has(payment.id));
   }
 
-  /** creating → redirected with each checkout (PAYMENT_MOVES.recordCheckout), the batch in one statement; false where the move is not allowed. */
+  /**
+   * creating → redirected with each checkout (PAYMENT_MOVES.recordCheckout), and its first status
+   * look-up scheduled where asked, the batch in one statement; false where the move is not allowed.
+   */
   async recordCheckouts(checkouts: readonly RecordedCheckout[]): Promise<boolean[]> {
     // Not a named (prepared) statement: the generic plan cached while the table is small joins by
     // scanning all of payments, and keeps doing so as it grows (measured: Process Payment at 0.38×
@@ -108,9 +117,11 @@ export class PaymentRepository {
       `UPDATE payments p SET status = '${PAYMENT_MOVES.recordCheckout.to}', checkout_url = i.checkout_url,
               provider_reference = COALESCE(i.provider_reference, p.provider_reference),
               checkout_form_fields = i.form_fields::jsonb, checkout_expires_at = i.expires_at, checkout_single_use = i.single_use,
-              checkout_served_at = CASE WHEN i.single_use AND i.served THEN now() END, checkout_attempts = 1
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::boolean[], $7::boolean[])
-         AS i(id, checkout_url, provider_reference, form_fields, expires_at, single_use, served)
+              checkout_served_at = CASE WHEN i.single_use AND i.served THEN now() END, checkout_attempts = 1,
+              status_poll_due_at = CASE WHEN i.poll_due_at IS NULL OR p.provider_status = ANY($9::text[]) THEN p.status_poll_due_at
+                                        ELSE LEAST(COALESCE(p.status_poll_due_at, i.poll_due_at), i.poll_due_at) END
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::boolean[], $7::boolean[], $8::timestamptz[])
+         AS i(id, checkout_url, provider_reference, form_fields, expires_at, single_use, served, poll_due_at)
        WHERE p.id = i.id AND p.status IN (${sqlStatusList(PAYMENT_MOVES.recordCheckout.from)})
        RETURNING p.id`,
       [
@@ -118,6 +129,8 @@ export class PaymentRepository {
         checkouts.map((c) => c.checkoutUrl),
         checkouts.map((c) => providerIdentifier(c.providerReference) ?? null),
         ...checkoutColumns(checkouts),
+        checkouts.map((c) => c.statusPollDueAt ?? null),
+        FINAL_PROVIDER_STATUSES,
       ],
     );
     const recorded = new Set(rows.map((row) => row.id));

@@ -53,8 +53,15 @@ export interface CallbackPathOwner {
   merchantFeeBps: number | null;
 }
 
-/** What a candidate got: its wallet (new, or the one its URL had), or the claim on its path, which has other terms. */
-export type CreateOrGetResult = { row: WalletRow; created: boolean } | { pathOwner: CallbackPathOwner };
+/**
+ * What a candidate got: its wallet (new, or the one its URL had), the claim on its path, which has
+ * other terms, or nothing because its payout (`address`) or affiliate address is one of this
+ * gateway's temporary wallets (payoutToTemporaryWallet in @gateway/domain).
+ */
+export type CreateOrGetResult =
+  | { row: WalletRow; created: boolean }
+  | { pathOwner: CallbackPathOwner }
+  | { temporaryWallet: 'address' | 'affiliate' };
 
 export interface DerivedAddress {
   hdIndex: bigint;
@@ -74,6 +81,13 @@ export interface ReleasedWallet {
 // same terms after this statement's snapshot (it could not see the claim, so it did not insert).
 const CLAIM_ATTEMPTS = 2;
 
+/** A candidate of createOrGetMany refused by the own-wallet rule: its place in the batch (from 1) and the address at fault. */
+interface OwnWalletRow {
+  callbackUrl: string;
+  ownWallet: 'address' | 'affiliate';
+  ord: string;
+}
+
 const COLUMNS = `polygon_address AS "polygonAddress", address_in AS "addressIn", payout_address AS "payoutAddress",
   callback_url AS "callbackUrl", ipn_token AS "ipnToken", affiliate_address AS "affiliateAddress",
   affiliate_fee_bps AS "affiliateFeeBps", merchant_fee_bps AS "merchantFeeBps"`;
@@ -89,46 +103,59 @@ export class WalletRepository {
    * address was used; candidates with one URL in one batch get one wallet. An existing wallet is
    * returned as it is, with its own payout address and affiliate terms, which may differ from the
    * candidate's: the caller compares them (callbackOwnerRefusal in @gateway/domain). A candidate
-   * whose URL is free but whose path is claimed for other terms gets that claim (`pathOwner`).
+   * whose URL is free but whose path is claimed for other terms gets that claim (`pathOwner`). A
+   * candidate paying one of this gateway's temporary wallets (as payout or affiliate address) gets
+   * `temporaryWallet` whatever its URL has, and claims and creates nothing.
    */
   async createOrGetMany(candidates: readonly NewWallet[], attempt = 1): Promise<CreateOrGetResult[]> {
     // New callbacks are the common case: claim and insert first, and read back only what had an
-    // owner. The path claim, the claims read and the insert are one statement; the insert skips a
-    // candidate whose path is claimed for other terms. No conflict target on wallets: a live wallet
-    // with the URL (wallets_callback_owner_idx) or the same pair (dedupe_key) both mean "it exists";
-    // a concurrent insert of the URL (or claim of the path) is waited for, then seen below.
-    const { rows } = await this.pool.query<WalletRow & { hdIndex: string | null }>({
+    // owner. The own-wallet rule, the path claim, the claims read and the insert are one statement;
+    // the insert skips a candidate whose path is claimed for other terms. No conflict target on
+    // wallets: a live wallet with the URL (wallets_callback_owner_idx) or the same pair (dedupe_key)
+    // both mean "it exists"; a concurrent insert of the URL (or claim of the path) is waited for,
+    // then seen below. The rule probes the unique index on polygon_address once per address (a
+    // LATERAL ... LIMIT 1): the generic plan cached on a fresh deployment's never-analyzed table
+    // keeps the probe, where `= ANY(...)` became a scan of the whole table (areTemporaryWallets),
+    // and statistics that (auto)analyze updates make PostgreSQL plan the statement again.
+    const { rows } = await this.pool.query<(WalletRow & { hdIndex: string | null; ownWallet: null; ord: null }) | OwnWalletRow>({
       name: 'wallet-insert-many',
       text: `WITH c AS (
-               SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
-                                    $8::text[], $9::int[], $10::int[], $11::text[], $12::int[], $13::bytea[], $14::text[], $15::text[])
-                 WITH ORDINALITY AS c(hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
+               SELECT u.*, CASE WHEN pay.hit THEN 'address' WHEN aff.hit THEN 'affiliate' END AS own_wallet
+               FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
+                           $8::text[], $9::int[], $10::int[], $11::text[], $12::int[], $13::bytea[], $14::text[], $15::text[])
+                 WITH ORDINALITY AS u(hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
                                       affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint, platform_fee_bps,
-                                      path_key, callback_path, terms, ord)),
+                                      path_key, callback_path, terms, ord)
+               LEFT JOIN LATERAL (SELECT true AS hit FROM wallets w WHERE w.polygon_address = u.payout_address LIMIT 1) pay ON true
+               LEFT JOIN LATERAL (SELECT true AS hit FROM wallets w WHERE w.polygon_address = u.affiliate_address LIMIT 1) aff ON true),
              claimed AS (
                INSERT INTO callback_paths (path_key, callback_path, terms,
                                            payout_address, affiliate_address, affiliate_fee_bps, merchant_fee_bps)
                SELECT DISTINCT ON (path_key) path_key, callback_path, terms,
                                              payout_address, affiliate_address, affiliate_fee_bps, merchant_fee_bps
-               FROM c WHERE path_key IS NOT NULL ORDER BY path_key, ord
+               FROM c WHERE path_key IS NOT NULL AND own_wallet IS NULL ORDER BY path_key, ord
                ON CONFLICT (path_key) WHERE released_at IS NULL DO NOTHING
                RETURNING id, path_key, terms),
              claims AS (
                SELECT id, path_key, terms FROM claimed
                UNION ALL
                SELECT p.id, p.path_key, p.terms FROM callback_paths p
-               WHERE p.released_at IS NULL AND p.path_key IN (SELECT path_key FROM c WHERE path_key IS NOT NULL))
-             INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
-                                  affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint, platform_fee_bps,
-                                  callback_path_id, callback_terms)
-             SELECT c.hd_index, c.polygon_address, c.address_in, c.payout_address, c.callback_url, c.dedupe_key, c.ipn_token,
-                    c.affiliate_address, c.affiliate_fee_bps, c.merchant_fee_bps, c.key_fingerprint, c.platform_fee_bps,
-                    claims.id, claims.terms
-             FROM c LEFT JOIN claims ON claims.path_key = c.path_key AND claims.terms = c.terms
-             WHERE c.path_key IS NULL OR claims.id IS NOT NULL
-             ORDER BY c.ord
-             ON CONFLICT DO NOTHING
-             RETURNING ${COLUMNS}, hd_index::text AS "hdIndex"`,
+               WHERE p.released_at IS NULL AND p.path_key IN (SELECT path_key FROM c WHERE path_key IS NOT NULL AND own_wallet IS NULL)),
+             inserted AS (
+               INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
+                                    affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint, platform_fee_bps,
+                                    callback_path_id, callback_terms)
+               SELECT c.hd_index, c.polygon_address, c.address_in, c.payout_address, c.callback_url, c.dedupe_key, c.ipn_token,
+                      c.affiliate_address, c.affiliate_fee_bps, c.merchant_fee_bps, c.key_fingerprint, c.platform_fee_bps,
+                      claims.id, claims.terms
+               FROM c LEFT JOIN claims ON claims.path_key = c.path_key AND claims.terms = c.terms
+               WHERE c.own_wallet IS NULL AND (c.path_key IS NULL OR claims.id IS NOT NULL)
+               ORDER BY c.ord
+               ON CONFLICT DO NOTHING
+               RETURNING ${COLUMNS}, hd_index::text AS "hdIndex")
+             SELECT *, NULL AS "ownWallet", NULL::bigint AS ord FROM inserted
+             UNION ALL
+             SELECT NULL, NULL, NULL, callback_url, NULL, NULL, NULL, NULL, NULL, own_wallet, ord FROM c WHERE own_wallet IS NOT NULL`,
       values: [
         candidates.map((c) => c.hdIndex.toString()),
         candidates.map((c) => c.polygonAddress.toLowerCase()),
@@ -147,8 +174,17 @@ export class WalletRepository {
         candidates.map((c) => c.callbackPath?.terms ?? null),
       ],
     });
-    const byUrl = new Map<string, WalletRow & { hdIndex: string | null }>(rows.map((row) => [row.callbackUrl, row]));
-    let missing = candidates.filter((c) => !byUrl.has(c.callbackUrl));
+    const ownWallets = new Map<number, 'address' | 'affiliate'>();
+    const byUrl = new Map<string, WalletRow & { hdIndex: string | null }>();
+    for (const row of rows) {
+      if (row.ownWallet !== null) {
+        ownWallets.set(Number(row.ord) - 1, row.ownWallet);
+        continue;
+      }
+      const { ownWallet: _ownWallet, ord: _ord, ...wallet } = row;
+      byUrl.set(wallet.callbackUrl, wallet);
+    }
+    let missing = candidates.filter((c, index) => !ownWallets.has(index) && !byUrl.has(c.callbackUrl));
     const pathOwners = new Map<string, CallbackPathOwner & { pathKey: Buffer; terms: string }>();
     if (missing.length > 0) {
       // The URL had an owner, or a concurrent request for it committed first (the insert waited
@@ -174,7 +210,9 @@ export class WalletRepository {
         });
       }
     }
-    return candidates.map((candidate): CreateOrGetResult => {
+    return candidates.map((candidate, index): CreateOrGetResult => {
+      const temporaryWallet = ownWallets.get(index);
+      if (temporaryWallet) return { temporaryWallet };
       const found = byUrl.get(candidate.callbackUrl);
       if (found) {
         const { hdIndex, ...row } = found;
