@@ -24,6 +24,8 @@ interface Service {
   secrets?: string[];
   depends_on?: Record<string, { condition: string }> | string[];
   healthcheck?: { test: string[] };
+  profiles?: string[];
+  volumes?: string[];
 }
 interface ComposeFile {
   services: Record<string, Service>;
@@ -41,7 +43,7 @@ describe('docker-compose.yml (the local stack)', () => {
       expect(local.services[app]).toMatchObject({ build: { args: { APP: app } }, image: `gateway/${app}:0.1.0`, read_only: true });
     }
     expect(Object.keys(local.services).sort()).toEqual(
-      [...APPS, 'chain', 'demo-merchant', 'demo-order', 'init', 'postgres', 'redis'].sort(),
+      [...APPS, 'chain', 'demo-merchant', 'demo-order', 'init', 'postgres', 'redis', 'prometheus', 'grafana'].sort(),
     );
     expect(local.services.chain!.build?.target).toBe('local-chain');
     for (const tool of ['init', 'demo-merchant', 'demo-order']) expect(local.services[tool]!.build?.target).toBe('local-tools');
@@ -57,6 +59,20 @@ describe('docker-compose.yml (the local stack)', () => {
       }
     }
     for (const app of APPS) expect(Object.keys(local.services[app]!.depends_on ?? {})).toContain('init');
+  });
+
+  it('runs Prometheus (the rules, the compose scrape config) and Grafana (the dashboard) only under the observability profile', () => {
+    const observability = Object.entries(local.services).filter(([, service]) => service.profiles?.includes('observability'));
+    expect(observability.map(([name]) => name).sort()).toEqual(['grafana', 'prometheus']);
+    expect(local.services.prometheus!.command).toEqual(['--config.file=/etc/prometheus/prometheus.compose.yml']);
+    expect(local.services.prometheus!.volumes).toEqual(['./infra/prometheus:/etc/prometheus:ro']);
+    expect(local.services.grafana!.volumes).toEqual([
+      './infra/grafana/provisioning:/etc/grafana/provisioning:ro',
+      './infra/grafana/dashboards:/var/lib/grafana/dashboards:ro',
+    ]);
+    for (const [, service] of Object.entries(local.services).filter(([name]) => !['grafana', 'prometheus'].includes(name))) {
+      expect(service.profiles).toBeUndefined();
+    }
   });
 
   it('needs nothing from the environment: no variable is substituted in the file', () => {

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parseAllDocuments, visit } from 'yaml';
 import { applyJsonPatch, type JsonPatchOperation } from './json-patch';
 
 /**
  * Renders a kustomization as `kubectl apply -k` would, for the subset of kustomize these manifests
  * use: `resources` (files, and folders holding a kustomization), `namespace`, `images`,
- * `configMapGenerator` with `literals`, and `patches` holding JSON 6902 operations with a
+ * `configMapGenerator` with `literals` or `files` (each file's name its key, inside the
+ * kustomization's folder, as kustomize's load restrictor wants) and `options.labels`, and `patches` holding JSON 6902 operations with a
  * kind-and-name `target`. Any other field is refused, so nothing kubectl would apply is skipped
  * here unseen. The tests compare the output with `kubectl kustomize` where kubectl is installed.
  */
@@ -36,6 +37,9 @@ interface ImageOverride {
 interface ConfigMapGenerator {
   name: string;
   literals: string[];
+  /** Paths relative to the kustomization's folder, read when the kustomization is. */
+  files: { key: string; content: string }[];
+  labels: Record<string, string>;
 }
 
 interface Patch {
@@ -141,7 +145,7 @@ function readKustomization(file: string): Kustomization {
     ...(raw.namespace !== undefined ? { namespace: raw.namespace } : {}),
     resources: listOf(raw.resources, `${file}: resources`, (entry) => (typeof entry === 'string' ? entry : undefined)),
     images: listOf(raw.images, `${file}: images`, readImageOverride),
-    configMapGenerator: listOf(raw.configMapGenerator, `${file}: configMapGenerator`, readGenerator),
+    configMapGenerator: listOf(raw.configMapGenerator, `${file}: configMapGenerator`, (entry) => readGenerator(entry, file)),
     patches: listOf(raw.patches, `${file}: patches`, (entry) => readPatch(entry, file)),
   };
 }
@@ -167,11 +171,31 @@ function readImageOverride(entry: unknown): ImageOverride | undefined {
   return entry as unknown as ImageOverride;
 }
 
-function readGenerator(entry: unknown): ConfigMapGenerator | undefined {
-  if (!isRecord(entry) || typeof entry.name !== 'string' || !Array.isArray(entry.literals)) return undefined;
-  if (Object.keys(entry).some((key) => key !== 'name' && key !== 'literals')) return undefined;
-  if (!entry.literals.every((literal) => typeof literal === 'string' && /^[-._a-zA-Z0-9]+=/.test(literal))) return undefined;
-  return { name: entry.name, literals: entry.literals as string[] };
+function readGenerator(entry: unknown, file: string): ConfigMapGenerator | undefined {
+  if (!isRecord(entry) || typeof entry.name !== 'string') return undefined;
+  if (Object.keys(entry).some((key) => !['name', 'literals', 'files', 'options'].includes(key))) return undefined;
+  const literals = entry.literals ?? [];
+  const files = entry.files ?? [];
+  if (!Array.isArray(literals) || !literals.every((literal) => typeof literal === 'string' && /^[-._a-zA-Z0-9]+=/.test(literal)))
+    return undefined;
+  if (!Array.isArray(files) || !files.every((path) => typeof path === 'string' && !path.includes('=') && !path.startsWith('/')))
+    return undefined;
+  const options = entry.options ?? {};
+  if (!isRecord(options) || Object.keys(options).some((key) => key !== 'labels')) return undefined;
+  const labels = options.labels ?? {};
+  if (!isRecord(labels) || !Object.values(labels).every((value) => typeof value === 'string')) return undefined;
+  const dir = resolve(file, '..');
+  return {
+    name: entry.name,
+    literals: literals as string[],
+    files: (files as string[]).map((path) => {
+      const full = resolve(dir, path);
+      if (!full.startsWith(`${dir}/`))
+        throw new KustomizeError(`${file}: ${path} is outside the kustomization's folder (kustomize refuses it)`);
+      return { key: basename(full), content: readFileSync(full, 'utf8') };
+    }),
+    labels: labels as Record<string, string>,
+  };
 }
 
 function readPatch(entry: unknown, file: string): Patch | undefined {
@@ -208,15 +232,18 @@ function applyPatch(manifests: Manifest[], patch: Patch, file: string): Manifest
   return patched;
 }
 
-function generateConfigMap({ name, literals }: ConfigMapGenerator): Manifest {
+function generateConfigMap({ name, literals, files, labels }: ConfigMapGenerator): Manifest {
   const data: Record<string, string> = {};
-  for (const literal of literals) {
-    const separator = literal.indexOf('=');
-    const key = literal.slice(0, separator);
+  const entries = [
+    ...literals.map((literal) => [literal.slice(0, literal.indexOf('=')), literal.slice(literal.indexOf('=') + 1)] as const),
+    ...files.map(({ key, content }) => [key, content] as const),
+  ];
+  for (const [key, value] of entries) {
     if (Object.hasOwn(data, key)) throw new KustomizeError(`configMapGenerator ${name}: ${key} is given twice`);
-    data[key] = literal.slice(separator + 1);
+    data[key] = value;
   }
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data };
+  const metadata = Object.keys(labels).length > 0 ? { name, labels } : { name };
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata, data };
 }
 
 /**
