@@ -11,8 +11,9 @@ import {
   type SettlementJob,
   type SettlementQueue,
 } from '@gateway/queue';
-import type { SettlementMetrics, SettlementOutcome } from './metrics';
-import { DepositNotFound, SettlementRetryLater, type CallbackEnqueuer, type SettlementService } from './services/settlement-service';
+import { settlementRunsAgain, type SettlementOutcome } from '@gateway/domain';
+import type { SettlementMetrics } from './metrics';
+import { DepositNotFound, type CallbackEnqueuer, type SettlementService } from './services/settlement-service';
 import { SettlementReconciler, type ReconcilerDeps } from './services/settlement-reconciler';
 
 export interface RuntimeSettings {
@@ -24,10 +25,6 @@ export interface RuntimeSettings {
   /** A job whose deposit still owes work (payout in flight, busy elsewhere, not final) runs again after this long. */
   pollIntervalMs: number;
 }
-
-// Outcomes after which the job runs again: it goes back to `delayed`, which is not a failure
-// (BullMQ's attemptsMade and back-off are for failures only).
-const RUNS_AGAIN: ReadonlySet<SettlementOutcome> = new Set(['in_flight', 'busy', 'not_final']);
 
 export interface RuntimeDeps {
   service: SettlementService;
@@ -112,13 +109,13 @@ export class SettlementRuntime {
       outcome = await service.settle(job.data.depositId);
     } catch (error) {
       if (error instanceof DepositNotFound) throw new UnrecoverableError(error.message);
-      if (!(error instanceof SettlementRetryLater)) throw error;
-      outcome = error.outcome;
+      throw error;
     } finally {
       stopTimer({ outcome });
       metrics.jobRuns.inc({ outcome });
     }
-    if (!RUNS_AGAIN.has(outcome)) return outcome;
+    // Not a failure: the job goes back to `delayed` (BullMQ's attemptsMade and back-off are for failures only).
+    if (!settlementRunsAgain(outcome)) return outcome;
     await job.moveToDelayed(Date.now() + settings.pollIntervalMs, token);
     throw new DelayedError();
   }

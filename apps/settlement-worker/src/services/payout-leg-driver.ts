@@ -1,7 +1,7 @@
 import { getAddress, parseTransaction, type Hash, type Hex, type LocalAccount, type TransactionReceipt } from 'viem';
 import { encodeTransferWithAuthorization, signTransferAuthorization, splitSignature, type TransferAuthorization } from '@gateway/chain';
 import type { PayoutLegRow, PayoutRepository, PayoutTransactionReason, PayoutTransactionRow } from '@gateway/db';
-import { legMismatch, type NeedsAttentionReason, type PlannedLeg } from '@gateway/domain';
+import { legMismatch, type LegOutcome, type NeedsAttentionReason, type PlannedLeg } from '@gateway/domain';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CrashHook } from './crash-points';
 import type { AuthorizationUse, SettlementChain } from './settlement-chain';
@@ -9,9 +9,6 @@ import type { PayoutFinality } from './payout-finality';
 import { LegFailureJudge } from './leg-failure';
 import type { RelayerCallFor, RelayerOutbox } from './relayer-outbox';
 import type { SettlementMetrics } from '../metrics';
-
-/** needs-attention: the token will refuse the leg however often it is sent; nothing more is sent for it. */
-export type LegProgress = 'confirmed' | 'in-flight' | 'needs-attention';
 
 // The transactions this driver sends for a leg (a cancellation is the replan command's).
 type LegTransactionReason = Exclude<PayoutTransactionReason, 'cancel'>;
@@ -83,9 +80,9 @@ export class PayoutLegDriver {
     this.failures = new LegFailureJudge(deps.chain);
   }
 
-  async advance(leg: PayoutLegRow, context: LegContext): Promise<LegProgress> {
+  async advance(leg: PayoutLegRow, context: LegContext): Promise<LegOutcome> {
     if (leg.status === 'confirmed') return 'confirmed';
-    if (leg.status === 'needs_attention') return 'needs-attention';
+    if (leg.status === 'needs_attention') return 'needs_attention';
     const mismatch = legMismatch(context.plan, { kind: leg.leg, from: leg.fromAddress, to: leg.toAddress, amount: leg.amount });
     if (mismatch) return this.needAttention(leg, 'plan_mismatch', mismatch);
     try {
@@ -104,7 +101,7 @@ export class PayoutLegDriver {
    * the leg; a paused token is counted and retried with back-off; anything else is thrown for the
    * caller's retry.
    */
-  private async judgeFailure(leg: PayoutLegRow, error: unknown): Promise<LegProgress> {
+  private async judgeFailure(leg: PayoutLegRow, error: unknown): Promise<LegOutcome> {
     const failure = await this.failures.judge(leg, error);
     if (failure.verdict === 'retry') throw error;
     if (failure.verdict === 'wait') {
@@ -118,17 +115,17 @@ export class PayoutLegDriver {
     return this.needAttention(leg, failure.reason, failure.detail);
   }
 
-  private async needAttention(leg: PayoutLegRow, reason: NeedsAttentionReason, detail: string): Promise<LegProgress> {
-    if (!(await this.deps.payouts.markLegNeedsAttention(leg.id, reason, detail))) return 'in-flight';
+  private async needAttention(leg: PayoutLegRow, reason: NeedsAttentionReason, detail: string): Promise<LegOutcome> {
+    if (!(await this.deps.payouts.markLegNeedsAttention(leg.id, reason, detail))) return 'in_flight';
     this.deps.metrics.needsAttention.inc({ reason });
     this.deps.log.error(
       { depositId: leg.depositId, leg: leg.leg, to: leg.toAddress, reason, detail },
       'payout leg will not succeed however often it is sent; it needs attention (replan)',
     );
-    return 'needs-attention';
+    return 'needs_attention';
   }
 
-  private async confirmPaid(leg: PayoutLegRow, transactions: PayoutTransactionRow[], context: LegContext): Promise<LegProgress> {
+  private async confirmPaid(leg: PayoutLegRow, transactions: PayoutTransactionRow[], context: LegContext): Promise<LegOutcome> {
     const { payouts } = this.deps;
     const use = await this.findUse(leg, transactions, context.depositBlock);
     if (!use) {
@@ -139,9 +136,9 @@ export class PayoutLegDriver {
       }
       // Used, yet no transaction shows it: the node's log index lags its state, or a reorg is
       // under way. Look again next round.
-      return 'in-flight';
+      return 'in_flight';
     }
-    if (!(await this.deps.finality.isFinal(use))) return 'in-flight';
+    if (!(await this.deps.finality.isFinal(use))) return 'in_flight';
     await this.releaseRelayerNonce(leg, transactions);
     await payouts.confirmLeg(leg.id, use.txHash, use.blockNumber);
     this.deps.metrics.legsConfirmed.inc({ leg: leg.leg });
@@ -184,12 +181,12 @@ export class PayoutLegDriver {
     return chain.findAuthorizationUse(from, leg.authorizationNonce as Hex, depositBlock);
   }
 
-  private async pushUnpaid(leg: PayoutLegRow, transactions: PayoutTransactionRow[], context: LegContext): Promise<LegProgress> {
+  private async pushUnpaid(leg: PayoutLegRow, transactions: PayoutTransactionRow[], context: LegContext): Promise<LegOutcome> {
     const current = await this.currentAuthorization(leg, context.signer);
     const latest = transactions.at(-1);
     if (!latest) {
       await this.sendUnderNewNonce(leg, current, 'initial');
-      return 'in-flight';
+      return 'in_flight';
     }
     const sameNonce = transactions.filter((transaction) => transaction.relayerNonce === latest.relayerNonce);
     const mined = await this.minedAmong(sameNonce);
@@ -205,27 +202,27 @@ export class PayoutLegDriver {
         );
         await this.sendUnderNewNonce(leg, current, 'new-nonce');
       }
-      return 'in-flight';
+      return 'in_flight';
     }
     const relayerMined = await this.deps.outbox.minedCount();
     if (relayerMined > latest.relayerNonce) {
       // Spent by none of ours as far as the receipts said a moment ago; ask once more, since one
       // may have been mined in between, before concluding another transaction took the nonce.
-      if (await this.minedAmong(sameNonce)) return 'in-flight';
+      if (await this.minedAmong(sameNonce)) return 'in_flight';
       this.deps.log.warn(
         { depositId: leg.depositId, leg: leg.leg, relayerNonce: latest.relayerNonce.toString() },
         'relayer nonce was used by a transaction settlement did not record; sending under a new nonce',
       );
       await this.sendUnderNewNonce(leg, current, 'new-nonce');
-      return 'in-flight';
+      return 'in_flight';
     }
     if (parseTransaction(latest.rawTx as Hex).data !== this.calldata(current)) {
       await this.replace(leg, latest, current, 're-signed');
-      return 'in-flight';
+      return 'in_flight';
     }
     if (!(await this.deps.chain.isKnown(latest.txHash as Hash))) {
       await this.deps.outbox.broadcast(latest, 'rebroadcast');
-      return 'in-flight';
+      return 'in_flight';
     }
     // Only the relayer's next transaction to be mined is bumped: one waiting behind another
     // would stay stuck at any fee, and bumping it again and again would only inflate its price.
@@ -233,7 +230,7 @@ export class PayoutLegDriver {
     if (atHead && Date.now() - latest.createdAt.getTime() >= this.deps.settings.stuckTxTimeoutMs) {
       await this.replace(leg, latest, current, 'fee-bump');
     }
-    return 'in-flight';
+    return 'in_flight';
   }
 
   /**

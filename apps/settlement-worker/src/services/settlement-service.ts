@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Address } from 'viem';
 import type { FastifyBaseLogger } from 'fastify';
-import { legParksDeposit, payoutOfDeposit, type PayoutLegKind } from '@gateway/domain';
-import type { PayoutLegRow, PayoutRepository, SettlementDeposit, SettlementRepository } from '@gateway/db';
-import type { SettlementMetrics, SettlementOutcome } from '../metrics';
+import {
+  legParksDeposit,
+  merchantLegConfirmed,
+  payoutOfDeposit,
+  roundOutcome,
+  type LegOutcome,
+  type PayoutLegKind,
+  type SettlementOutcome,
+} from '@gateway/domain';
+import type { PayoutRepository, SettlementDeposit, SettlementRepository } from '@gateway/db';
+import type { SettlementMetrics } from '../metrics';
 import { isChainError } from './chain-errors';
-import type { LegProgress, PayoutLegDriver } from './payout-leg-driver';
+import type { PayoutLegDriver } from './payout-leg-driver';
 import type { PayoutCosting } from './payout-costing';
 import { depositPlan, PayoutPlanner } from './payout-planner';
 import type { TemporaryWalletKeys } from './temporary-wallet-keys';
@@ -33,17 +41,6 @@ export interface SettlementServiceDeps {
   metrics: SettlementMetrics;
   log: FastifyBaseLogger;
   settings: SettlementServiceSettings;
-}
-
-/** Not a failure: the job should run again a little later (the worker moves it to `delayed`). */
-export class SettlementRetryLater extends Error {
-  constructor(
-    message: string,
-    readonly outcome: SettlementOutcome,
-  ) {
-    super(message);
-    this.name = 'SettlementRetryLater';
-  }
 }
 
 export class DepositNotFound extends Error {
@@ -78,10 +75,10 @@ export class SettlementService {
     this.planner = new PayoutPlanner(deps.settings);
   }
 
-  /** One run: plans the deposit if it is final, then one round over its legs. */
+  /** One run: plans the deposit if it is final, then one round over its legs; busy while another worker has it. */
   async settle(depositId: string): Promise<SettlementOutcome> {
     const lock = await this.deps.settlements.tryLockDeposit(depositId);
-    if (!lock) throw new SettlementRetryLater(`deposit ${depositId} is being settled by another worker`, 'busy');
+    if (!lock) return 'busy';
     try {
       return await this.settleLocked(depositId);
     } finally {
@@ -95,7 +92,7 @@ export class SettlementService {
     if (!deposit) throw new DepositNotFound(depositId);
     switch (deposit.status) {
       case 'seen':
-        throw new SettlementRetryLater(`deposit ${depositId} is not final yet`, 'not_final');
+        return 'not_final';
       case 'orphaned':
         log.warn({ depositId }, 'deposit was orphaned by a reorg; nothing to forward');
         return 'orphaned';
@@ -114,7 +111,7 @@ export class SettlementService {
           return 'held';
         }
         const planned = await this.plan(deposit);
-        return planned ? this.advanceLegs(planned) : 'held';
+        return typeof planned === 'string' ? planned : this.advanceLegs(planned);
       }
       case 'forwarding':
         break;
@@ -152,9 +149,10 @@ export class SettlementService {
    * Plans the payout of a final deposit together with its wallet's held dust (dust-policy in
    * @gateway/domain): one payout of the sum, the held deposits swept by this one; or, while the sum
    * is still dust or its platform fee does not pay for its gas, holds the deposit too. Returns the
-   * deposit as planned, or undefined when held.
+   * deposit as planned; held; or busy when another payout took the deposit or its wallet's held dust
+   * meanwhile (the next run reads what it became).
    */
-  private async plan(deposit: SettlementDeposit): Promise<SettlementDeposit | undefined> {
+  private async plan(deposit: SettlementDeposit): Promise<SettlementDeposit | 'held' | 'busy'> {
     const { settlements, settings, log } = this.deps;
     const held = await settlements.heldDust(deposit.chainId, deposit.walletId);
     const payout = payoutOfDeposit(
@@ -164,7 +162,7 @@ export class SettlementService {
     );
     if (!payout.pay) {
       await this.hold(deposit, 'dust', { withHeldDust: payout.payable.toString(), dustThreshold: settings.dustThreshold.toString() });
-      return undefined;
+      return 'held';
     }
     const legs = this.planner.legs(deposit, payout.payable);
     const gas = await this.deps.costing.weigh(legs);
@@ -174,15 +172,10 @@ export class SettlementService {
         gasCostUsdc: gas.gasCostUsdc.toString(),
         earnedUsdc: gas.earnedUsdc.toString(),
       });
-      return undefined;
+      return 'held';
     }
     const sweptDepositIds = held.map((dust) => dust.id);
-    if (!(await settlements.startForwarding(deposit.id, legs, { sweptDepositIds, from: 'final' }))) {
-      throw new SettlementRetryLater(
-        `deposit ${deposit.id} left final, or its wallet's held dust was swept, while it was being planned`,
-        'busy',
-      );
-    }
+    if (!(await settlements.startForwarding(deposit.id, legs, { sweptDepositIds, from: 'final' }))) return 'busy';
     log.info(
       { depositId: deposit.id, sweptDepositIds, legs: legs.map((leg) => ({ leg: leg.leg, amount: leg.amount.toString() })) },
       'payout planned',
@@ -203,14 +196,14 @@ export class SettlementService {
       plan: depositPlan(deposit, settings.platformFeeAddress),
     };
     const legs = await payouts.listLegs(deposit.id);
-    const progress: LegProgress[] = [];
+    const progress: LegOutcome[] = [];
     let chainError: Error | undefined;
     for (const leg of legs) {
       try {
         const legProgress = await driver.advance(leg, context);
         progress.push(legProgress);
         if (
-          legProgress === 'needs-attention' &&
+          legProgress === 'needs_attention' &&
           legParksDeposit(
             leg.leg,
             legs.map((row) => row.leg),
@@ -223,14 +216,14 @@ export class SettlementService {
         break;
       }
     }
-    if (deposit.status !== 'forwarded' && merchantLegConfirmed(legs, progress)) await this.completeForwarding(deposit);
+    const merchantPaid = merchantLegConfirmed(legs.map((leg, index) => ({ kind: leg.leg, outcome: progress[index] })));
+    if (deposit.status !== 'forwarded' && merchantPaid) await this.completeForwarding(deposit);
     if (chainError) {
       metrics.chainErrors.inc();
       log.warn({ depositId: deposit.id, reason: chainError.message.split('\n')[0] }, 'chain request failed; the job is retried');
       throw chainError;
     }
-    if (progress.includes('in-flight')) return 'in_flight';
-    return progress.includes('needs-attention') ? 'needs_attention' : 'forwarded';
+    return roundOutcome(progress);
   }
 
   /** A leg that parks the deposit will not succeed: the deposit waits for a person, with that leg's reason. */
@@ -273,11 +266,4 @@ export class SettlementService {
     const delivery = await this.deps.settlements.findCallbackDelivery(depositId);
     if (delivery?.status === 'pending') await this.deps.callbacks.enqueue(delivery.id);
   }
-}
-
-/** The leg the merchant's callback waits for is confirmed (every leg, for a split that pays the merchant nothing). */
-function merchantLegConfirmed(legs: readonly PayoutLegRow[], progress: readonly LegProgress[]): boolean {
-  const merchant = legs.findIndex((leg) => leg.leg === 'merchant');
-  const awaited = merchant >= 0 ? [merchant] : legs.map((_, index) => index);
-  return awaited.every((index) => progress[index] === 'confirmed');
 }
