@@ -15,7 +15,7 @@ import { formatUsdc } from '@gateway/domain';
 import { ensureLiveSettlementJob } from '@gateway/queue';
 import { buildSettlementWorkerApp } from './app';
 import { loadSettlementConfig, settlementChainOptions } from './config';
-import { SettlementChain } from './services/settlement-chain';
+import { SettlementChainClient } from './chain/settlement-chain-client';
 
 const USAGE = 'usage: replan --list | replan <deposit-id> [--timeout <seconds>]';
 const DEFAULT_TIMEOUT_SECONDS = 600;
@@ -72,7 +72,7 @@ function describe(deposit: DepositNeedingAttention): string {
 async function replan(depositId: string, timeoutMs: number): Promise<number> {
   const config = loadSettlementConfig();
   const { raw } = config;
-  const chain = await SettlementChain.connect(settlementChainOptions(config));
+  const chain = await SettlementChainClient.connect(settlementChainOptions(config));
   const pool = createPool({ ...databasePoolOptions(raw, 'settlement-replan'), max: 3, app: 'settlement-worker' });
   // The worker's app, never started: the same components and checks (seed, relayer), no consumer.
   const app = await buildSettlementWorkerApp({ config, pool, chain, logger: false });

@@ -11,10 +11,10 @@ import { formatUsdc, sweepOfHeldDust } from '@gateway/domain';
 import { createPool, SettlementRepository, WalletLookupRepository, type WalletHeldDust } from '@gateway/db';
 import { ensureLiveSettlementJob, openSettlementQueue, type SettlementQueue } from '@gateway/queue';
 import { loadSettlementConfig, settlementChainOptions } from './config';
-import { payoutCosting, type PayoutCosting } from './services/payout-costing';
-import { PayoutPlanner } from './services/payout-planner';
-import { Relayer } from './services/relayer';
-import { SettlementChain } from './services/settlement-chain';
+import { payoutCosting, type PayoutCosting } from './legs/payout-costing';
+import { PayoutPlanner } from './legs/payout-planner';
+import { Relayer } from './chain/relayer';
+import { SettlementChainClient } from './chain/settlement-chain-client';
 
 const USAGE = 'usage: sweep-dust (--all | --wallet <temporary wallet address>) [--force]';
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -68,7 +68,7 @@ async function main(): Promise<number> {
     // The worker's rule for a payout's gas, priced by the same node at the same ceiling; --force pays regardless.
     let costing: PayoutCosting | undefined;
     if (!request.force) {
-      const chain = await SettlementChain.connect(settlementChainOptions(config));
+      const chain = await SettlementChainClient.connect(settlementChainOptions(config));
       costing = payoutCosting(config, chain, new Relayer(config.relayerKey, chain.chainId, raw.FEE_BUMP_PERCENT, config.maxFeePerGas));
     }
     let failed = 0;

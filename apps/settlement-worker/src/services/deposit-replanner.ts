@@ -9,11 +9,11 @@ import type {
   SettlementRepository,
 } from '@gateway/db';
 import type { PayoutLegKind, PlannedLeg } from '@gateway/domain';
-import type { PayoutFinality } from './payout-finality';
-import { depositPlan } from './payout-planner';
-import type { Outgoing, RelayerCallFor, RelayerOutbox } from './relayer-outbox';
-import type { SettlementChain } from './settlement-chain';
-import type { TemporaryWalletKeys } from './temporary-wallet-keys';
+import type { PayoutFinality } from '../legs/payout-finality';
+import { depositPlan } from '../legs/payout-planner';
+import type { Outgoing, RelayerCallFor, RelayerOutbox } from '../chain/relayer-outbox';
+import type { SettlementChainClient } from '../chain/settlement-chain-client';
+import type { TemporaryWalletKeys } from '../chain/temporary-wallet-keys';
 
 export interface ReplanSettings {
   /** Where the platform leg of a new plan goes (the worker's PLATFORM_FEE_ADDRESS as configured now). */
@@ -35,7 +35,7 @@ export interface ReplanRun {
 export interface ReplanDeps {
   settlements: SettlementRepository;
   payouts: PayoutRepository;
-  chain: SettlementChain;
+  chain: SettlementChainClient;
   outbox: RelayerOutbox;
   keys: TemporaryWalletKeys;
   finality: PayoutFinality;

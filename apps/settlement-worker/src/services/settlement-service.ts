@@ -6,17 +6,18 @@ import {
   merchantLegConfirmed,
   payoutOfDeposit,
   roundOutcome,
-  type LegOutcome,
   type PayoutLegKind,
+  type PlannedLeg,
   type SettlementOutcome,
 } from '@gateway/domain';
-import type { PayoutRepository, SettlementDeposit, SettlementRepository } from '@gateway/db';
+import type { PayoutLegRow, PayoutRepository, SettlementDeposit, SettlementRepository } from '@gateway/db';
 import type { SettlementMetrics } from '../metrics';
-import { isChainError } from './chain-errors';
-import type { PayoutLegDriver } from './payout-leg-driver';
-import type { PayoutCosting } from './payout-costing';
-import { depositPlan, PayoutPlanner } from './payout-planner';
-import type { TemporaryWalletKeys } from './temporary-wallet-keys';
+import { isChainError } from '../chain/chain-errors';
+import type { DepositRound, LegResult } from '../legs/deposit-round';
+import type { PayoutLegDriver } from '../legs/payout-leg-driver';
+import type { PayoutCosting } from '../legs/payout-costing';
+import { depositPlan, PayoutPlanner } from '../legs/payout-planner';
+import type { TemporaryWalletKeys } from '../chain/temporary-wallet-keys';
 
 /** Puts a callback delivery on the callback queue (idempotent: job id = delivery id). */
 export interface CallbackEnqueuer {
@@ -111,12 +112,12 @@ export class SettlementService {
           return 'held';
         }
         const planned = await this.plan(deposit);
-        return typeof planned === 'string' ? planned : this.advanceLegs(planned);
+        return typeof planned === 'string' ? planned : this.advanceLegs(planned.deposit, planned.plan);
       }
       case 'forwarding':
         break;
     }
-    return this.advanceLegs(deposit);
+    return this.advanceLegs(deposit, depositPlan(deposit, this.deps.settings.platformFeeAddress));
   }
 
   /**
@@ -152,7 +153,7 @@ export class SettlementService {
    * deposit as planned; held; or busy when another payout took the deposit or its wallet's held dust
    * meanwhile (the next run reads what it became).
    */
-  private async plan(deposit: SettlementDeposit): Promise<SettlementDeposit | 'held' | 'busy'> {
+  private async plan(deposit: SettlementDeposit): Promise<{ deposit: SettlementDeposit; plan: PlannedLeg[] } | 'held' | 'busy'> {
     const { settlements, settings, log } = this.deps;
     const held = await settlements.heldDust(deposit.chainId, deposit.walletId);
     const payout = payoutOfDeposit(
@@ -164,7 +165,8 @@ export class SettlementService {
       await this.hold(deposit, 'dust', { withHeldDust: payout.payable.toString(), dustThreshold: settings.dustThreshold.toString() });
       return 'held';
     }
-    const legs = this.planner.legs(deposit, payout.payable);
+    const plan = depositPlan(deposit, settings.platformFeeAddress, payout.payable);
+    const legs = this.planner.legsOf(plan);
     const gas = await this.deps.costing.weigh(legs);
     if (gas && !gas.covered) {
       await this.hold(deposit, 'below_gas_cost', {
@@ -180,73 +182,69 @@ export class SettlementService {
       { depositId: deposit.id, sweptDepositIds, legs: legs.map((leg) => ({ leg: leg.leg, amount: leg.amount.toString() })) },
       'payout planned',
     );
-    return { ...deposit, status: 'forwarding', sweptAmount: payout.payable - deposit.amount };
+    return { deposit: { ...deposit, status: 'forwarding', sweptAmount: payout.payable - deposit.amount }, plan };
   }
 
   /**
-   * One round over the legs not yet confirmed. The merchant's leg comes first (planned first) and
-   * its confirmation forwards the deposit at once; a chain error on a later leg is thrown after
-   * that, for the queue's back-off.
+   * One round over the legs not yet confirmed, from the deposit, its legs and its plan read once
+   * (DepositRound). The merchant's leg comes first (planned first) and its confirmation forwards the
+   * deposit at once; a chain error on a later leg is thrown after that, for the queue's back-off.
    */
-  private async advanceLegs(deposit: SettlementDeposit): Promise<SettlementOutcome> {
-    const { payouts, legs: driver, keys, metrics, log, settings } = this.deps;
-    const context = {
-      depositBlock: deposit.blockNumber,
-      signer: keys.accountAt(deposit.hdIndex, deposit.temporaryAddress),
-      plan: depositPlan(deposit, settings.platformFeeAddress),
-    };
-    const legs = await payouts.listLegs(deposit.id);
-    const progress: LegOutcome[] = [];
+  private async advanceLegs(deposit: SettlementDeposit, plan: readonly PlannedLeg[]): Promise<SettlementOutcome> {
+    const { payouts, legs: driver, keys, metrics, log } = this.deps;
+    const signer = keys.accountAt(deposit.hdIndex, deposit.temporaryAddress);
+    const round: DepositRound = { deposit, plan, signer, legs: await payouts.listLegs(deposit.id) };
+    const kinds = round.legs.map((leg) => leg.leg);
+    const results: LegResult[] = [];
     let chainError: Error | undefined;
-    for (const leg of legs) {
+    for (const leg of round.legs) {
       try {
-        const legProgress = await driver.advance(leg, context);
-        progress.push(legProgress);
-        if (
-          legProgress === 'needs_attention' &&
-          legParksDeposit(
-            leg.leg,
-            legs.map((row) => row.leg),
-          )
-        )
-          return await this.park(deposit, leg.id);
+        const result = await driver.advance(leg, round);
+        results.push(result);
+        if (result.outcome === 'needs_attention' && legParksDeposit(leg.leg, kinds))
+          return await this.depositNeedsAttention(deposit, leg, result);
       } catch (error) {
         if (!isChainError(error)) throw error;
         chainError = error as Error;
         break;
       }
     }
-    const merchantPaid = merchantLegConfirmed(legs.map((leg, index) => ({ kind: leg.leg, outcome: progress[index] })));
-    if (deposit.status !== 'forwarded' && merchantPaid) await this.completeForwarding(deposit);
+    const merchantPaid = merchantLegConfirmed(round.legs.map((leg, index) => ({ kind: leg.leg, outcome: results[index]?.outcome })));
+    if (deposit.status !== 'forwarded' && merchantPaid) await this.completeForwarding(round, results);
     if (chainError) {
       metrics.chainErrors.inc();
       log.warn({ depositId: deposit.id, reason: chainError.message.split('\n')[0] }, 'chain request failed; the job is retried');
       throw chainError;
     }
-    return roundOutcome(progress);
+    return roundOutcome(results.map((result) => result.outcome));
   }
 
-  /** A leg that parks the deposit will not succeed: the deposit waits for a person, with that leg's reason. */
-  private async park(deposit: SettlementDeposit, legId: string): Promise<SettlementOutcome> {
-    const leg = (await this.deps.payouts.listLegs(deposit.id)).find((row) => row.id === legId);
-    if (leg?.attentionReason && (await this.deps.settlements.needAttention(deposit.id, leg.attentionReason, leg.attentionDetail))) {
-      this.deps.log.error(
-        { depositId: deposit.id, leg: leg.leg, reason: leg.attentionReason },
-        'deposit needs attention: its payout will not succeed (replan)',
-      );
+  /** A leg that holds its deposit back (legParksDeposit) will not succeed: the deposit waits for a person, with that leg's reason. */
+  private async depositNeedsAttention(
+    deposit: SettlementDeposit,
+    leg: PayoutLegRow,
+    { reason, detail }: Extract<LegResult, { outcome: 'needs_attention' }>,
+  ): Promise<SettlementOutcome> {
+    if (reason && (await this.deps.settlements.needAttention(deposit.id, reason, detail))) {
+      this.deps.log.error({ depositId: deposit.id, leg: leg.leg, reason }, 'deposit needs attention: its payout will not succeed (replan)');
     }
     return 'needs_attention';
   }
 
-  private async completeForwarding(deposit: SettlementDeposit): Promise<void> {
-    const legs = await this.deps.payouts.listLegs(deposit.id);
+  /** Forwards the deposit: its merchant's leg (every leg, without one) is confirmed by this round's results. */
+  private async completeForwarding({ deposit, legs }: DepositRound, results: readonly LegResult[]): Promise<void> {
     const amountOf = (kind: PayoutLegKind) => legs.find((leg) => leg.leg === kind)?.amount ?? 0n;
     const paid = legs.reduce((sum, leg) => sum + leg.amount, 0n);
     // The deposit and the held dust its payout swept: the callback reports all of it as value_coin.
     const payable = deposit.amount + deposit.sweptAmount;
     if (paid !== payable) throw new Error(`deposit ${deposit.id}: legs pay ${paid}, the deposit and the dust it swept are ${payable}`);
-    const merchantLeg = legs.find((leg) => leg.leg === 'merchant') ?? legs[0];
-    if (!merchantLeg?.txHash) throw new Error(`deposit ${deposit.id}: confirmed merchant leg without a transaction hash`);
+    const merchant = Math.max(
+      legs.findIndex((leg) => leg.leg === 'merchant'),
+      0,
+    );
+    const merchantResult = results[merchant];
+    const txidOut = merchantResult?.outcome === 'confirmed' ? merchantResult.txHash : null;
+    if (!txidOut) throw new Error(`deposit ${deposit.id}: confirmed merchant leg without a transaction hash`);
     const delivery = await this.deps.settlements.completeForwarding({
       id: randomUUID(),
       walletId: deposit.walletId,
@@ -255,11 +253,11 @@ export class SettlementService {
       valueForwardedCoin: amountOf('merchant'),
       feeCoin: amountOf('platform') + amountOf('affiliate'),
       txidIn: deposit.txHash,
-      txidOut: merchantLeg.txHash,
+      txidOut,
     });
     if (!delivery) throw new Error(`deposit ${deposit.id} left forwarding while its payout was being confirmed`);
     if (delivery.status === 'pending') await this.deps.callbacks.enqueue(delivery.id);
-    this.deps.log.info({ depositId: deposit.id, txidOut: merchantLeg.txHash, deliveryId: delivery.id }, 'deposit forwarded');
+    this.deps.log.info({ depositId: deposit.id, txidOut, deliveryId: delivery.id }, 'deposit forwarded');
   }
 
   private async enqueuePendingCallback(depositId: string): Promise<void> {

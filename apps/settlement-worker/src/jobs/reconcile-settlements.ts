@@ -4,13 +4,13 @@ import { formatUsdc } from '@gateway/domain';
 import { ensureLiveSettlementJob, type SettlementQueue } from '@gateway/queue';
 import type { SettlementRepository } from '@gateway/db';
 import type { SettlementMetrics } from '../metrics';
-import type { Relayer } from './relayer';
-import type { SettlementChain } from './settlement-chain';
+import type { Relayer } from '../chain/relayer';
+import type { SettlementChainClient } from '../chain/settlement-chain-client';
 
 export interface ReconcilerDeps {
   settlements: SettlementRepository;
   queue: SettlementQueue;
-  chain: SettlementChain;
+  chain: SettlementChainClient;
   relayer: Relayer;
   metrics: SettlementMetrics;
   log: FastifyBaseLogger;
