@@ -59,10 +59,11 @@ export class DepositNotFound extends Error {
  *     final -> forwarding and its legs are written from its wallet's terms (depositPlan), each with
  *     a fresh random EIP-3009 nonce and validBefore. A deposit below the dust threshold, or whose
  *     platform fee is worth less than the gas of its payout, goes final -> held instead.
- *  3. A round derives the plan from the wallet's terms again and moves each unconfirmed leg one
- *     step with PayoutLegDriver (see there for why a leg is paid exactly once, and only as the plan
- *     says), then gives the deposit back: 'in_flight' asks for another run later, so
- *     no worker slot or lock is held while a payout waits to be final.
+ *  3. A round reads the deposit and its legs once (DepositRound), derives the plan from the
+ *     wallet's terms again (once), and moves each unconfirmed leg one step with PayoutLegDriver (see
+ *     there for why a leg is paid exactly once, and only as the plan says), which returns where it
+ *     left the leg; then it gives the deposit back: 'in_flight' asks for another run later, so no
+ *     worker slot or lock is held while a payout waits to be final.
  *  4. Once the merchant's leg is confirmed, one transaction marks the deposit forwarded and writes
  *     its callback delivery; after the commit the callback job is enqueued (the callback worker's
  *     reconciler covers a crash in between). The fee and affiliate legs do not hold the merchant's
