@@ -17,6 +17,7 @@ import {
 import {
   DEFAULT_MAX_BLOCK_RANGE,
   LogRangeWidth,
+  readFinalizedTag,
   readTokenDomain,
   searchLogRanges,
   usdcAbi,
@@ -204,18 +205,9 @@ export class SettlementChainClient {
     }
   }
 
-  /**
-   * The node's answer to the `finalized` block tag: an error answer (or no block) is a refusal,
-   * which the finality rule weighs; a node that did not answer at all is thrown, and decides nothing.
-   */
-  async finalizedTag(): Promise<FinalizedTagAnswer> {
-    try {
-      const block = await this.client.getBlock({ blockTag: 'finalized' });
-      return { served: true, finalized: block.number };
-    } catch (error) {
-      if (isTransportError(error)) throw error;
-      return { served: false };
-    }
+  /** The node's answer to the `finalized` block tag, by the one rule of @gateway/chain (readFinalizedTag). */
+  finalizedTag(): Promise<FinalizedTagAnswer> {
+    return readFinalizedTag(this.client);
   }
 
   async estimateFees(): Promise<FeeEstimate> {
