@@ -158,14 +158,14 @@ export const PAYOUT_TRANSACTION_MOVES = {
  * retried with back-off; needs_attention: a leg will not succeed, the job is done until a person
  * re-plans the deposit; held: dust, below its gas cost, or in the other USDC; orphaned: by a reorg.
  */
-export const SETTLEMENT_OUTCOMES = ['forwarded', 'in_flight', 'held', 'orphaned', 'not_final', 'busy', 'error', 'needs_attention'] as const;
+const SETTLEMENT_OUTCOMES = ['forwarded', 'in_flight', 'held', 'orphaned', 'not_final', 'busy', 'error', 'needs_attention'] as const;
 export type SettlementOutcome = (typeof SETTLEMENT_OUTCOMES)[number];
 
 /**
  * Outcomes after which the job runs again a little later: it goes back to `delayed`, which is not a
  * failure (a queue's attempts and back-off are for failures only).
  */
-export const SETTLEMENT_OUTCOMES_RUNNING_AGAIN = ['in_flight', 'busy', 'not_final'] as const satisfies readonly SettlementOutcome[];
+const SETTLEMENT_OUTCOMES_RUNNING_AGAIN = ['in_flight', 'busy', 'not_final'] as const satisfies readonly SettlementOutcome[];
 
 export function settlementRunsAgain(outcome: SettlementOutcome): boolean {
   return (SETTLEMENT_OUTCOMES_RUNNING_AGAIN as readonly SettlementOutcome[]).includes(outcome);

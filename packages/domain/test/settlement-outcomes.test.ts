@@ -1,8 +1,10 @@
-import { merchantLegConfirmed, roundOutcome, settlementRunsAgain, SETTLEMENT_OUTCOMES, type LegOutcome } from '../src';
+import { merchantLegConfirmed, roundOutcome, settlementRunsAgain, type LegOutcome, type SettlementOutcome } from '../src';
+
+const OUTCOMES: SettlementOutcome[] = ['forwarded', 'in_flight', 'held', 'orphaned', 'not_final', 'busy', 'error', 'needs_attention'];
 
 describe('settlement outcomes', () => {
   it('runs again after in_flight, busy and not_final only', () => {
-    const again = SETTLEMENT_OUTCOMES.filter(settlementRunsAgain);
+    const again = OUTCOMES.filter(settlementRunsAgain);
     expect(again).toEqual(['in_flight', 'not_final', 'busy']);
   });
 
