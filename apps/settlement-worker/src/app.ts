@@ -16,16 +16,16 @@ import { openCallbackQueue } from '@gateway/queue';
 import type { SettlementConfig } from './config';
 import { SettlementMetrics } from './metrics';
 import { CallbackQueueEnqueuer, SettlementRuntime } from './settlement-runtime';
-import { crashAt, noCrashes } from './services/crash-points';
+import { crashAt, noCrashes } from './crash-points';
 import { DepositReplanner } from './services/deposit-replanner';
-import { payoutCosting } from './services/payout-costing';
-import { PayoutFinality } from './services/payout-finality';
-import { PayoutLegDriver } from './services/payout-leg-driver';
-import { Relayer } from './services/relayer';
-import { RelayerOutbox } from './services/relayer-outbox';
-import type { SettlementChain } from './services/settlement-chain';
+import { payoutCosting } from './legs/payout-costing';
+import { PayoutFinality } from './legs/payout-finality';
+import { PayoutLegDriver } from './legs/payout-leg-driver';
+import { Relayer } from './chain/relayer';
+import { RelayerOutbox } from './chain/relayer-outbox';
+import type { SettlementChainClient } from './chain/settlement-chain-client';
 import { SettlementService } from './services/settlement-service';
-import { TemporaryWalletKeys } from './services/temporary-wallet-keys';
+import { TemporaryWalletKeys } from './chain/temporary-wallet-keys';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,7 +40,7 @@ export interface SettlementWorkerDeps {
   config: SettlementConfig;
   pool: Pool;
   /** Connected at boot: the token's EIP-712 domain has been read from the chain. */
-  chain: SettlementChain;
+  chain: SettlementChainClient;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -60,7 +60,7 @@ export async function assertSeedDerivedTheWallets(keys: HdKeyRepository, fingerp
  * Refuses to pay in a token the gateway cannot count in (its decimals() is not 6), or in another
  * token than the one this database counts in (recorded by the first app to boot).
  */
-export async function assertTokenCounted(pool: Pool, chain: SettlementChain): Promise<void> {
+export async function assertTokenCounted(pool: Pool, chain: SettlementChainClient): Promise<void> {
   const token = { chainId: chain.chainId, address: chain.token };
   const problem = (await tokenDecimalsProblem(chain.client, chain.token)) ?? (await new TokenRepository(pool).register(token));
   if (problem) throw new ConfigError([`USDC_TOKEN_ADDRESS: ${problem}`]);

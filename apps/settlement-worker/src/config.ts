@@ -19,8 +19,8 @@ import {
 import { DEFAULT_MAX_BLOCK_RANGE, PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
 import { ASSUMED_NATIVE_PRICE_USDC, DEFAULT_DUST_THRESHOLD, formatUsdc, parseUsdc } from '@gateway/domain';
 import type { RedisSettings } from '@gateway/queue';
-import { CRASH_POINTS, type CrashPoint } from './services/crash-points';
-import type { SettlementChainOptions } from './services/settlement-chain';
+import { CRASH_POINTS, type CrashPoint } from './crash-points';
+import type { SettlementChainClientOptions } from './chain/settlement-chain-client';
 
 const ADDRESS = '^0x[0-9a-fA-F]{40}$';
 
@@ -199,7 +199,7 @@ export function loadSettlementConfig(env: NodeJS.ProcessEnv = process.env): Sett
 }
 
 /** How the worker and its commands reach the chain: the same node, token and log range for all. */
-export function settlementChainOptions({ raw, tokenAddress }: SettlementConfig): SettlementChainOptions {
+export function settlementChainOptions({ raw, tokenAddress }: SettlementConfig): SettlementChainClientOptions {
   return {
     rpcUrl: raw.CHAIN_RPC_URL,
     chainId: raw.CHAIN_ID,

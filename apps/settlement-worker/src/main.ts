@@ -3,14 +3,14 @@ import { createPool } from '@gateway/db';
 import { runServer } from '@gateway/http';
 import { buildSettlementWorkerApp } from './app';
 import { loadSettlementConfig, settlementChainOptions } from './config';
-import { SettlementChain } from './services/settlement-chain';
+import { SettlementChainClient } from './chain/settlement-chain-client';
 
 async function main(): Promise<void> {
   const config = loadSettlementConfig();
   const { raw } = config;
   // The token's EIP-712 domain is read from the chain here; a node that is down, on another
   // chain, or a token whose domain does not match its DOMAIN_SEPARATOR stops the boot.
-  const chain = await SettlementChain.connect(settlementChainOptions(config));
+  const chain = await SettlementChainClient.connect(settlementChainOptions(config));
   const pool = createPool({ ...databasePoolOptions(raw, 'settlement-worker'), app: 'settlement-worker' });
   const app = await buildSettlementWorkerApp({ config, pool, chain });
   app.addHook('onClose', () => pool.end());

@@ -1,14 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { FinalityGauges } from '@gateway/http';
 
-/**
- * How one run of a deposit's settlement job ended. forwarded: every leg confirmed, the job is done;
- * in_flight: legs still unconfirmed (the deposit may be forwarded already: its merchant leg is),
- * the job runs again; not_final and busy (another worker has the deposit): runs again; error: failed,
- * retried with back-off; needs_attention: a leg will not succeed, the job is done until a person
- * re-plans the deposit.
- */
-export type SettlementOutcome = 'forwarded' | 'in_flight' | 'held' | 'orphaned' | 'not_final' | 'busy' | 'error' | 'needs_attention';
 /** What a relayer transaction was sent for: a payout leg's (first, again, replaced), a nonce filler, or the replan command's cancellation. */
 export type RelayerSendKind =
   | 'initial'

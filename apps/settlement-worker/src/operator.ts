@@ -15,15 +15,15 @@ import { ensureLiveSettlementJob, openSettlementQueue, produceWithin } from '@ga
 import { assertSeedDerivedTheWallets, assertTokenCounted } from './app';
 import { settlementChainOptions, type SettlementConfig } from './config';
 import { SettlementMetrics } from './metrics';
-import { crashAt, noCrashes } from './services/crash-points';
+import { crashAt, noCrashes } from './crash-points';
 import { DepositReplanner, type ReplanResult, type ReplanRun } from './services/deposit-replanner';
-import { payoutCosting, type PayoutCosting } from './services/payout-costing';
-import { PayoutFinality } from './services/payout-finality';
-import { PayoutPlanner } from './services/payout-planner';
-import { Relayer } from './services/relayer';
-import { RelayerOutbox } from './services/relayer-outbox';
-import { SettlementChain } from './services/settlement-chain';
-import { TemporaryWalletKeys } from './services/temporary-wallet-keys';
+import { payoutCosting, type PayoutCosting } from './legs/payout-costing';
+import { PayoutFinality } from './legs/payout-finality';
+import { PayoutPlanner } from './legs/payout-planner';
+import { Relayer } from './chain/relayer';
+import { RelayerOutbox } from './chain/relayer-outbox';
+import { SettlementChainClient } from './chain/settlement-chain-client';
+import { TemporaryWalletKeys } from './chain/temporary-wallet-keys';
 
 export { loadSettlementConfig, type SettlementConfig } from './config';
 export type { ReplanResult, ReplanRun } from './services/deposit-replanner';
@@ -65,7 +65,7 @@ export async function replanDeposit(
   run: ReplanRun,
 ): Promise<ReplanResult | (Extract<ReplanResult, { result: 'replanned' }> & QueuedBy)> {
   const { raw } = config;
-  const chain = await SettlementChain.connect(settlementChainOptions(config));
+  const chain = await SettlementChainClient.connect(settlementChainOptions(config));
   await assertSeedDerivedTheWallets(new HdKeyRepository(pool), fingerprintFromMnemonic(config.mnemonic));
   await assertTokenCounted(pool, chain);
   // Counted on a registry of its own: nothing scrapes a command.
@@ -138,7 +138,7 @@ export async function sweepHeldDust(config: SettlementConfig, pool: Pool, reques
   // The worker's rule for a payout's gas, priced by the same node at the same ceiling; forced pays regardless.
   let costing: PayoutCosting | undefined;
   if (!request.force) {
-    const chain = await SettlementChain.connect(settlementChainOptions(config));
+    const chain = await SettlementChainClient.connect(settlementChainOptions(config));
     costing = payoutCosting(config, chain, new Relayer(config.relayerKey, chain.chainId, raw.FEE_BUMP_PERCENT, config.maxFeePerGas));
   }
   const swept: WalletSweep[] = [];

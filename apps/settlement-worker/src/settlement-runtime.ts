@@ -1,4 +1,4 @@
-import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Worker } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   enqueueDeliveries,
@@ -11,9 +11,11 @@ import {
   type SettlementJob,
   type SettlementQueue,
 } from '@gateway/queue';
-import type { SettlementMetrics, SettlementOutcome } from './metrics';
-import { DepositNotFound, SettlementRetryLater, type CallbackEnqueuer, type SettlementService } from './services/settlement-service';
-import { SettlementReconciler, type ReconcilerDeps } from './services/settlement-reconciler';
+import type { SettlementOutcome } from '@gateway/domain';
+import type { SettlementMetrics } from './metrics';
+import { SettlementReconciler, type ReconcilerDeps } from './jobs/reconcile-settlements';
+import { settleDepositJob } from './jobs/settle-deposit';
+import type { CallbackEnqueuer, SettlementService } from './services/settlement-service';
 
 export interface RuntimeSettings {
   redis: RedisSettings;
@@ -24,10 +26,6 @@ export interface RuntimeSettings {
   /** A job whose deposit still owes work (payout in flight, busy elsewhere, not final) runs again after this long. */
   pollIntervalMs: number;
 }
-
-// Outcomes after which the job runs again: it goes back to `delayed`, which is not a failure
-// (BullMQ's attemptsMade and back-off are for failures only).
-const RUNS_AGAIN: ReadonlySet<SettlementOutcome> = new Set(['in_flight', 'busy', 'not_final']);
 
 export interface RuntimeDeps {
   service: SettlementService;
@@ -72,8 +70,10 @@ export class SettlementRuntime {
 
   start(): void {
     if (this.worker) return;
-    const { settings, log } = this.deps;
-    this.worker = new Worker<SettlementJob, SettlementOutcome>(QUEUE_NAMES.settlement, (job, token) => this.process(job, token), {
+    const { service, metrics, settings, log } = this.deps;
+    // The queue's name registers its job (jobs/settle-deposit), as each queue would.
+    const handler = settleDepositJob({ service, metrics, pollIntervalMs: settings.pollIntervalMs });
+    this.worker = new Worker<SettlementJob, SettlementOutcome>(QUEUE_NAMES.settlement, handler, {
       connection: redisConnection(settings.redis, 'worker'),
       prefix: settings.redis.prefix,
       concurrency: settings.concurrency,
@@ -102,24 +102,5 @@ export class SettlementRuntime {
     await this.worker?.close();
     await this.settlementQueue.close();
     await this.callbackQueue.close();
-  }
-
-  private async process(job: Job<SettlementJob>, token: string | undefined): Promise<SettlementOutcome> {
-    const { service, metrics, settings } = this.deps;
-    const stopTimer = metrics.jobRunDuration.startTimer();
-    let outcome: SettlementOutcome = 'error';
-    try {
-      outcome = await service.settle(job.data.depositId);
-    } catch (error) {
-      if (error instanceof DepositNotFound) throw new UnrecoverableError(error.message);
-      if (!(error instanceof SettlementRetryLater)) throw error;
-      outcome = error.outcome;
-    } finally {
-      stopTimer({ outcome });
-      metrics.jobRuns.inc({ outcome });
-    }
-    if (!RUNS_AGAIN.has(outcome)) return outcome;
-    await job.moveToDelayed(Date.now() + settings.pollIntervalMs, token);
-    throw new DelayedError();
   }
 }

@@ -14,7 +14,7 @@ import {
   type TestUsdcAdminOptions,
 } from '@gateway/chain';
 import { anvilAccounts, TEST_MNEMONIC } from '@gateway/testkit';
-import { classifyTokenRevert } from '../src/services/chain-errors';
+import { classifyTokenRevert } from '../src/chain/chain-errors';
 import { freshAddress, SettlementFixture, USDC } from './settlement-fixture';
 
 // The classification of real viem errors, as anvil (and a node answering in geth's words) raises

@@ -1,4 +1,4 @@
-import { CRASH_POINTS, type CrashPoint } from '../src/services/crash-points';
+import { CRASH_POINTS, type CrashPoint } from '../src/crash-points';
 import { SettlementFixture, USDC } from './settlement-fixture';
 import { spawnWorker, type WorkerProcess } from './worker-process';
 

@@ -9,7 +9,7 @@ import { anvilAccounts, createTestDatabase, startAnvil, TEST_MNEMONIC, type Runn
 import type { FastifyInstance } from 'fastify';
 import { loadSettlementConfig, type SettlementConfig } from '../src/config';
 import { buildSettlementWorkerApp } from '../src/app';
-import { SettlementChain } from '../src/services/settlement-chain';
+import { SettlementChainClient } from '../src/chain/settlement-chain-client';
 
 export const USDC = 1_000_000n;
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -110,7 +110,7 @@ export class SettlementFixture {
   /** A settlement app in this process (not started); `pool` defaults to one with the settlement-worker's role, as in production. */
   async buildApp(overrides: Record<string, string> = {}, pool: Pool = this.db.appPool('settlement-worker')): Promise<FastifyInstance> {
     const config = this.config(overrides);
-    const chain = await SettlementChain.connect({
+    const chain = await SettlementChainClient.connect({
       rpcUrl: config.raw.CHAIN_RPC_URL,
       chainId: config.raw.CHAIN_ID,
       token: config.tokenAddress,

@@ -3,7 +3,7 @@ import { getAddress } from 'viem';
 import { createPool } from '@gateway/db';
 import { fingerprintFromMnemonic, readTokenDomain } from '@gateway/chain';
 import { TEST_MNEMONIC } from '@gateway/testkit';
-import { SettlementChain } from '../src/services/settlement-chain';
+import { SettlementChainClient } from '../src/chain/settlement-chain-client';
 import { freshAddress, relayerAccount, SettlementFixture, USDC, waitFor, type TestWallet } from './settlement-fixture';
 
 jest.setTimeout(120_000);
@@ -72,11 +72,11 @@ describe('settlement of a final deposit', () => {
 
   it('reads the EIP-712 domain from the token at boot, and refuses a node of another chain or a contract that is not the token', async () => {
     const target = { rpcUrl: fixture.anvil.rpcUrl, chainId: fixture.anvil.chainId, token: fixture.token, pollingIntervalMs: 100 };
-    const chain = await SettlementChain.connect(target);
+    const chain = await SettlementChainClient.connect(target);
     expect(chain.domain).toEqual(await readTokenDomain(fixture.rpc, fixture.token));
     expect(chain.domain).toMatchObject({ name: 'USD Coin', version: '2', chainId: fixture.anvil.chainId });
-    await expect(SettlementChain.connect({ ...target, chainId: 1 })).rejects.toThrow(/serves chain 137, but CHAIN_ID is 1/);
-    await expect(SettlementChain.connect({ ...target, token: freshAddress() })).rejects.toThrow(/EIP-712 domain|returned no data/);
+    await expect(SettlementChainClient.connect({ ...target, chainId: 1 })).rejects.toThrow(/serves chain 137, but CHAIN_ID is 1/);
+    await expect(SettlementChainClient.connect({ ...target, token: freshAddress() })).rejects.toThrow(/EIP-712 domain|returned no data/);
   });
 
   it('refuses to boot with a seed whose key did not derive the wallets (the key wallet-control registered)', async () => {

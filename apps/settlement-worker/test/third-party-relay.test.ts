@@ -10,7 +10,7 @@ import {
   type TransferAuthorization,
 } from '@gateway/chain';
 import { anvilAccounts, RpcProxy, TEST_MNEMONIC } from '@gateway/testkit';
-import { SettlementChain } from '../src/services/settlement-chain';
+import { SettlementChainClient } from '../src/chain/settlement-chain-client';
 import { relayerAccount, type SettlementFixture, settlementFixtureForFile, USDC } from './settlement-fixture';
 
 jest.setTimeout(120_000);
@@ -63,7 +63,7 @@ describe('finding the transaction that used an authorization', () => {
     const proxy = await RpcProxy.start(fixture.anvil.rpcUrl);
     try {
       proxy.maxLogRange = 60;
-      const chain = await SettlementChain.connect({
+      const chain = await SettlementChainClient.connect({
         rpcUrl: proxy.url,
         chainId: fixture.anvil.chainId,
         token: fixture.token,

@@ -3,3 +3,4 @@ export * from './token';
 export * from './crypto-backends';
 export * from './log-ranges';
 export * from './finality-follower';
+export * from './finalized-tag';

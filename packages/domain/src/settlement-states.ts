@@ -151,6 +151,47 @@ export const PAYOUT_TRANSACTION_MOVES = {
   replace: { from: ['recorded', 'sent'], to: 'replaced', requires: 'another transaction of the same relayer nonce mined' },
 } as const satisfies Record<string, StatusMove<PayoutTransactionStatus>>;
 
+/**
+ * How one run of a deposit's settlement job ended. forwarded: every leg confirmed, the job is done;
+ * in_flight: legs still unconfirmed (the deposit may be forwarded already: its merchant leg is),
+ * the job runs again; not_final and busy (another worker has the deposit): runs again; error: failed,
+ * retried with back-off; needs_attention: a leg will not succeed, the job is done until a person
+ * re-plans the deposit; held: dust, below its gas cost, or in the other USDC; orphaned: by a reorg.
+ */
+const SETTLEMENT_OUTCOMES = ['forwarded', 'in_flight', 'held', 'orphaned', 'not_final', 'busy', 'error', 'needs_attention'] as const;
+export type SettlementOutcome = (typeof SETTLEMENT_OUTCOMES)[number];
+
+/**
+ * Outcomes after which the job runs again a little later: it goes back to `delayed`, which is not a
+ * failure (a queue's attempts and back-off are for failures only).
+ */
+const SETTLEMENT_OUTCOMES_RUNNING_AGAIN = ['in_flight', 'busy', 'not_final'] as const satisfies readonly SettlementOutcome[];
+
+export function settlementRunsAgain(outcome: SettlementOutcome): boolean {
+  return (SETTLEMENT_OUTCOMES_RUNNING_AGAIN as readonly SettlementOutcome[]).includes(outcome);
+}
+
+/**
+ * Where one round left a payout leg, in the settlement outcomes' words: confirmed; in_flight (runs
+ * again); needs_attention (the token will refuse it however often it is sent; nothing more is sent).
+ */
+export type LegOutcome = 'confirmed' | Extract<SettlementOutcome, 'in_flight' | 'needs_attention'>;
+
+/** A round's outcome from its legs': in flight while any leg is, else needs_attention if one does, else forwarded. */
+export function roundOutcome(legs: readonly LegOutcome[]): SettlementOutcome {
+  if (legs.includes('in_flight')) return 'in_flight';
+  return legs.includes('needs_attention') ? 'needs_attention' : 'forwarded';
+}
+
+/**
+ * Whether the leg the merchant's callback waits for is confirmed: the merchant's leg, or every leg
+ * for a split that pays the merchant nothing.
+ */
+export function merchantLegConfirmed(legs: readonly { kind: PayoutLegKind; outcome: LegOutcome | undefined }[]): boolean {
+  const merchant = legs.find((leg) => leg.kind === 'merchant');
+  return merchant ? merchant.outcome === 'confirmed' : legs.every((leg) => leg.outcome === 'confirmed');
+}
+
 type MachineStatus = DepositStatus | PayoutLegStatus | PayoutTransactionStatus | PaymentStatus;
 
 /** True when `moves` has a move from `from` to `to`. */

@@ -3,8 +3,6 @@ import {
   http,
   hexToBigInt,
   hexToNumber,
-  RpcError,
-  RpcRequestError,
   toEventSelector,
   toHex,
   type Address,
@@ -12,7 +10,7 @@ import {
   type Hex,
   type PublicClient,
 } from 'viem';
-import { tokenDecimalsProblem } from '@gateway/chain';
+import { isErrorAnswer, readFinalizedTag, tokenDecimalsProblem } from '@gateway/chain';
 import type { FinalizedTagAnswer } from '@gateway/domain';
 import type { WatcherMetrics } from '../metrics';
 
@@ -144,20 +142,9 @@ export class ChainReader {
     };
   }
 
-  /**
-   * Asked every round: an error answer (or no block) is a refusal, which the finality rule
-   * weighs; a node that did not answer at all fails the round and decides nothing.
-   */
-  private async finalizedTag(): Promise<FinalizedTagAnswer> {
-    try {
-      const block = await this.call('eth_getBlockByNumber', () =>
-        this.client.request({ method: 'eth_getBlockByNumber', params: ['finalized', false] }),
-      );
-      return block?.number ? { served: true, finalized: hexToBigInt(block.number) } : { served: false };
-    } catch (error) {
-      if (error instanceof RpcCallError && error.answered) return { served: false };
-      throw error;
-    }
+  /** Asked every round (readFinalizedTag's rule); a refusal is counted as a failed call too, a node that did not answer fails the round. */
+  private finalizedTag(): Promise<FinalizedTagAnswer> {
+    return readFinalizedTag({ request: (args) => this.call('eth_getBlockByNumber', () => this.client.request(args)) });
   }
 
   private async call<T>(method: string, request: () => Promise<T>): Promise<T> {
@@ -165,7 +152,7 @@ export class ChainReader {
       return await request();
     } catch (error) {
       this.options.metrics.rpcErrors.inc({ method });
-      throw new RpcCallError(method, error instanceof RpcError || error instanceof RpcRequestError, error);
+      throw new RpcCallError(method, isErrorAnswer(error), error);
     }
   }
 }

@@ -9,11 +9,11 @@ import type {
   SettlementRepository,
 } from '@gateway/db';
 import type { PayoutLegKind, PlannedLeg } from '@gateway/domain';
-import type { PayoutFinality } from './payout-finality';
-import { depositPlan } from './payout-planner';
-import type { Outgoing, RelayerCallFor, RelayerOutbox } from './relayer-outbox';
-import type { SettlementChain } from './settlement-chain';
-import type { TemporaryWalletKeys } from './temporary-wallet-keys';
+import type { PayoutFinality } from '../legs/payout-finality';
+import { depositPlan } from '../legs/payout-planner';
+import type { Outgoing, RelayerCallFor, RelayerOutbox } from '../chain/relayer-outbox';
+import type { SettlementChainClient } from '../chain/settlement-chain-client';
+import type { TemporaryWalletKeys } from '../chain/temporary-wallet-keys';
 
 export interface ReplanSettings {
   /** Where the platform leg of a new plan goes (the worker's PLATFORM_FEE_ADDRESS as configured now). */
@@ -35,7 +35,7 @@ export interface ReplanRun {
 export interface ReplanDeps {
   settlements: SettlementRepository;
   payouts: PayoutRepository;
-  chain: SettlementChain;
+  chain: SettlementChainClient;
   outbox: RelayerOutbox;
   keys: TemporaryWalletKeys;
   finality: PayoutFinality;
@@ -90,13 +90,13 @@ export class DepositReplanner {
     const deposit = await settlements.findDeposit(depositId);
     if (!deposit) return { result: 'not_found' };
     const legs = await payouts.listLegs(depositId);
-    const parked = deposit.status === 'needs_attention';
-    if (!parked && !(deposit.status === 'forwarded' && legs.some((leg) => leg.status === 'needs_attention'))) {
+    const waitsForPerson = deposit.status === 'needs_attention';
+    if (!waitsForPerson && !(deposit.status === 'forwarded' && legs.some((leg) => leg.status === 'needs_attention'))) {
       return { result: 'nothing_to_replan', status: deposit.status };
     }
-    // A parked deposit is driven by nobody: every unpaid leg is re-planned. A forwarded one keeps
+    // A deposit in needs_attention is driven by nobody: every unpaid leg is re-planned. A forwarded one keeps
     // its legs in flight with the worker; only those needing attention are.
-    const old = legs.filter((leg) => (parked ? leg.status !== 'confirmed' : leg.status === 'needs_attention'));
+    const old = legs.filter((leg) => (waitsForPerson ? leg.status !== 'confirmed' : leg.status === 'needs_attention'));
     const signer = keys.accountAt(deposit.hdIndex, deposit.temporaryAddress);
     const deadline = Date.now() + timeoutMs;
     let ends: LegEnd[];

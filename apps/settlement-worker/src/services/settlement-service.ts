@@ -1,14 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Address } from 'viem';
 import type { FastifyBaseLogger } from 'fastify';
-import { legParksDeposit, payoutOfDeposit, type PayoutLegKind } from '@gateway/domain';
+import {
+  legParksDeposit,
+  merchantLegConfirmed,
+  payoutOfDeposit,
+  roundOutcome,
+  type PayoutLegKind,
+  type PlannedLeg,
+  type SettlementOutcome,
+} from '@gateway/domain';
 import type { PayoutLegRow, PayoutRepository, SettlementDeposit, SettlementRepository } from '@gateway/db';
-import type { SettlementMetrics, SettlementOutcome } from '../metrics';
-import { isChainError } from './chain-errors';
-import type { LegProgress, PayoutLegDriver } from './payout-leg-driver';
-import type { PayoutCosting } from './payout-costing';
-import { depositPlan, PayoutPlanner } from './payout-planner';
-import type { TemporaryWalletKeys } from './temporary-wallet-keys';
+import type { SettlementMetrics } from '../metrics';
+import { isChainError } from '../chain/chain-errors';
+import type { DepositRound, LegResult } from '../legs/deposit-round';
+import type { PayoutLegDriver } from '../legs/payout-leg-driver';
+import type { PayoutCosting } from '../legs/payout-costing';
+import { depositPlan, PayoutPlanner } from '../legs/payout-planner';
+import type { TemporaryWalletKeys } from '../chain/temporary-wallet-keys';
 
 /** Puts a callback delivery on the callback queue (idempotent: job id = delivery id). */
 export interface CallbackEnqueuer {
@@ -35,17 +44,6 @@ export interface SettlementServiceDeps {
   settings: SettlementServiceSettings;
 }
 
-/** Not a failure: the job should run again a little later (the worker moves it to `delayed`). */
-export class SettlementRetryLater extends Error {
-  constructor(
-    message: string,
-    readonly outcome: SettlementOutcome,
-  ) {
-    super(message);
-    this.name = 'SettlementRetryLater';
-  }
-}
-
 export class DepositNotFound extends Error {
   constructor(depositId: string) {
     super(`deposit ${depositId} does not exist`);
@@ -61,10 +59,11 @@ export class DepositNotFound extends Error {
  *     final -> forwarding and its legs are written from its wallet's terms (depositPlan), each with
  *     a fresh random EIP-3009 nonce and validBefore. A deposit below the dust threshold, or whose
  *     platform fee is worth less than the gas of its payout, goes final -> held instead.
- *  3. A round derives the plan from the wallet's terms again and moves each unconfirmed leg one
- *     step with PayoutLegDriver (see there for why a leg is paid exactly once, and only as the plan
- *     says), then gives the deposit back: 'in_flight' asks for another run later, so
- *     no worker slot or lock is held while a payout waits to be final.
+ *  3. A round reads the deposit and its legs once (DepositRound), derives the plan from the
+ *     wallet's terms again (once), and moves each unconfirmed leg one step with PayoutLegDriver (see
+ *     there for why a leg is paid exactly once, and only as the plan says), which returns where it
+ *     left the leg; then it gives the deposit back: 'in_flight' asks for another run later, so no
+ *     worker slot or lock is held while a payout waits to be final.
  *  4. Once the merchant's leg is confirmed, one transaction marks the deposit forwarded and writes
  *     its callback delivery; after the commit the callback job is enqueued (the callback worker's
  *     reconciler covers a crash in between). The fee and affiliate legs do not hold the merchant's
@@ -78,10 +77,10 @@ export class SettlementService {
     this.planner = new PayoutPlanner(deps.settings);
   }
 
-  /** One run: plans the deposit if it is final, then one round over its legs. */
+  /** One run: plans the deposit if it is final, then one round over its legs; busy while another worker has it. */
   async settle(depositId: string): Promise<SettlementOutcome> {
     const lock = await this.deps.settlements.tryLockDeposit(depositId);
-    if (!lock) throw new SettlementRetryLater(`deposit ${depositId} is being settled by another worker`, 'busy');
+    if (!lock) return 'busy';
     try {
       return await this.settleLocked(depositId);
     } finally {
@@ -95,7 +94,7 @@ export class SettlementService {
     if (!deposit) throw new DepositNotFound(depositId);
     switch (deposit.status) {
       case 'seen':
-        throw new SettlementRetryLater(`deposit ${depositId} is not final yet`, 'not_final');
+        return 'not_final';
       case 'orphaned':
         log.warn({ depositId }, 'deposit was orphaned by a reorg; nothing to forward');
         return 'orphaned';
@@ -114,12 +113,12 @@ export class SettlementService {
           return 'held';
         }
         const planned = await this.plan(deposit);
-        return planned ? this.advanceLegs(planned) : 'held';
+        return typeof planned === 'string' ? planned : this.advanceLegs(planned.deposit, planned.plan);
       }
       case 'forwarding':
         break;
     }
-    return this.advanceLegs(deposit);
+    return this.advanceLegs(deposit, depositPlan(deposit, this.deps.settings.platformFeeAddress));
   }
 
   /**
@@ -152,9 +151,10 @@ export class SettlementService {
    * Plans the payout of a final deposit together with its wallet's held dust (dust-policy in
    * @gateway/domain): one payout of the sum, the held deposits swept by this one; or, while the sum
    * is still dust or its platform fee does not pay for its gas, holds the deposit too. Returns the
-   * deposit as planned, or undefined when held.
+   * deposit as planned; held; or busy when another payout took the deposit or its wallet's held dust
+   * meanwhile (the next run reads what it became).
    */
-  private async plan(deposit: SettlementDeposit): Promise<SettlementDeposit | undefined> {
+  private async plan(deposit: SettlementDeposit): Promise<{ deposit: SettlementDeposit; plan: PlannedLeg[] } | 'held' | 'busy'> {
     const { settlements, settings, log } = this.deps;
     const held = await settlements.heldDust(deposit.chainId, deposit.walletId);
     const payout = payoutOfDeposit(
@@ -164,9 +164,10 @@ export class SettlementService {
     );
     if (!payout.pay) {
       await this.hold(deposit, 'dust', { withHeldDust: payout.payable.toString(), dustThreshold: settings.dustThreshold.toString() });
-      return undefined;
+      return 'held';
     }
-    const legs = this.planner.legs(deposit, payout.payable);
+    const plan = depositPlan(deposit, settings.platformFeeAddress, payout.payable);
+    const legs = this.planner.legsOf(plan);
     const gas = await this.deps.costing.weigh(legs);
     if (gas && !gas.covered) {
       await this.hold(deposit, 'below_gas_cost', {
@@ -174,86 +175,77 @@ export class SettlementService {
         gasCostUsdc: gas.gasCostUsdc.toString(),
         earnedUsdc: gas.earnedUsdc.toString(),
       });
-      return undefined;
+      return 'held';
     }
     const sweptDepositIds = held.map((dust) => dust.id);
-    if (!(await settlements.startForwarding(deposit.id, legs, { sweptDepositIds, from: 'final' }))) {
-      throw new SettlementRetryLater(
-        `deposit ${deposit.id} left final, or its wallet's held dust was swept, while it was being planned`,
-        'busy',
-      );
-    }
+    if (!(await settlements.startForwarding(deposit.id, legs, { sweptDepositIds, from: 'final' }))) return 'busy';
     log.info(
       { depositId: deposit.id, sweptDepositIds, legs: legs.map((leg) => ({ leg: leg.leg, amount: leg.amount.toString() })) },
       'payout planned',
     );
-    return { ...deposit, status: 'forwarding', sweptAmount: payout.payable - deposit.amount };
+    return { deposit: { ...deposit, status: 'forwarding', sweptAmount: payout.payable - deposit.amount }, plan };
   }
 
   /**
-   * One round over the legs not yet confirmed. The merchant's leg comes first (planned first) and
-   * its confirmation forwards the deposit at once; a chain error on a later leg is thrown after
-   * that, for the queue's back-off.
+   * One round over the legs not yet confirmed, from the deposit, its legs and its plan read once
+   * (DepositRound). The merchant's leg comes first (planned first) and its confirmation forwards the
+   * deposit at once; a chain error on a later leg is thrown after that, for the queue's back-off.
    */
-  private async advanceLegs(deposit: SettlementDeposit): Promise<SettlementOutcome> {
-    const { payouts, legs: driver, keys, metrics, log, settings } = this.deps;
-    const context = {
-      depositBlock: deposit.blockNumber,
-      signer: keys.accountAt(deposit.hdIndex, deposit.temporaryAddress),
-      plan: depositPlan(deposit, settings.platformFeeAddress),
-    };
-    const legs = await payouts.listLegs(deposit.id);
-    const progress: LegProgress[] = [];
+  private async advanceLegs(deposit: SettlementDeposit, plan: readonly PlannedLeg[]): Promise<SettlementOutcome> {
+    const { payouts, legs: driver, keys, metrics, log } = this.deps;
+    const signer = keys.accountAt(deposit.hdIndex, deposit.temporaryAddress);
+    const round: DepositRound = { deposit, plan, signer, legs: await payouts.listLegs(deposit.id) };
+    const kinds = round.legs.map((leg) => leg.leg);
+    const results: LegResult[] = [];
     let chainError: Error | undefined;
-    for (const leg of legs) {
+    for (const leg of round.legs) {
       try {
-        const legProgress = await driver.advance(leg, context);
-        progress.push(legProgress);
-        if (
-          legProgress === 'needs-attention' &&
-          legParksDeposit(
-            leg.leg,
-            legs.map((row) => row.leg),
-          )
-        )
-          return await this.park(deposit, leg.id);
+        const result = await driver.advance(leg, round);
+        results.push(result);
+        if (result.outcome === 'needs_attention' && legParksDeposit(leg.leg, kinds))
+          return await this.depositNeedsAttention(deposit, leg, result);
       } catch (error) {
         if (!isChainError(error)) throw error;
         chainError = error as Error;
         break;
       }
     }
-    if (deposit.status !== 'forwarded' && merchantLegConfirmed(legs, progress)) await this.completeForwarding(deposit);
+    const merchantPaid = merchantLegConfirmed(round.legs.map((leg, index) => ({ kind: leg.leg, outcome: results[index]?.outcome })));
+    if (deposit.status !== 'forwarded' && merchantPaid) await this.completeForwarding(round, results);
     if (chainError) {
       metrics.chainErrors.inc();
       log.warn({ depositId: deposit.id, reason: chainError.message.split('\n')[0] }, 'chain request failed; the job is retried');
       throw chainError;
     }
-    if (progress.includes('in-flight')) return 'in_flight';
-    return progress.includes('needs-attention') ? 'needs_attention' : 'forwarded';
+    return roundOutcome(results.map((result) => result.outcome));
   }
 
-  /** A leg that parks the deposit will not succeed: the deposit waits for a person, with that leg's reason. */
-  private async park(deposit: SettlementDeposit, legId: string): Promise<SettlementOutcome> {
-    const leg = (await this.deps.payouts.listLegs(deposit.id)).find((row) => row.id === legId);
-    if (leg?.attentionReason && (await this.deps.settlements.needAttention(deposit.id, leg.attentionReason, leg.attentionDetail))) {
-      this.deps.log.error(
-        { depositId: deposit.id, leg: leg.leg, reason: leg.attentionReason },
-        'deposit needs attention: its payout will not succeed (replan)',
-      );
+  /** A leg that holds its deposit back (legParksDeposit) will not succeed: the deposit waits for a person, with that leg's reason. */
+  private async depositNeedsAttention(
+    deposit: SettlementDeposit,
+    leg: PayoutLegRow,
+    { reason, detail }: Extract<LegResult, { outcome: 'needs_attention' }>,
+  ): Promise<SettlementOutcome> {
+    if (reason && (await this.deps.settlements.needAttention(deposit.id, reason, detail))) {
+      this.deps.log.error({ depositId: deposit.id, leg: leg.leg, reason }, 'deposit needs attention: its payout will not succeed (replan)');
     }
     return 'needs_attention';
   }
 
-  private async completeForwarding(deposit: SettlementDeposit): Promise<void> {
-    const legs = await this.deps.payouts.listLegs(deposit.id);
+  /** Forwards the deposit: its merchant's leg (every leg, without one) is confirmed by this round's results. */
+  private async completeForwarding({ deposit, legs }: DepositRound, results: readonly LegResult[]): Promise<void> {
     const amountOf = (kind: PayoutLegKind) => legs.find((leg) => leg.leg === kind)?.amount ?? 0n;
     const paid = legs.reduce((sum, leg) => sum + leg.amount, 0n);
     // The deposit and the held dust its payout swept: the callback reports all of it as value_coin.
     const payable = deposit.amount + deposit.sweptAmount;
     if (paid !== payable) throw new Error(`deposit ${deposit.id}: legs pay ${paid}, the deposit and the dust it swept are ${payable}`);
-    const merchantLeg = legs.find((leg) => leg.leg === 'merchant') ?? legs[0];
-    if (!merchantLeg?.txHash) throw new Error(`deposit ${deposit.id}: confirmed merchant leg without a transaction hash`);
+    const merchant = Math.max(
+      legs.findIndex((leg) => leg.leg === 'merchant'),
+      0,
+    );
+    const merchantResult = results[merchant];
+    const txidOut = merchantResult?.outcome === 'confirmed' ? merchantResult.txHash : null;
+    if (!txidOut) throw new Error(`deposit ${deposit.id}: confirmed merchant leg without a transaction hash`);
     const delivery = await this.deps.settlements.completeForwarding({
       id: randomUUID(),
       walletId: deposit.walletId,
@@ -262,22 +254,15 @@ export class SettlementService {
       valueForwardedCoin: amountOf('merchant'),
       feeCoin: amountOf('platform') + amountOf('affiliate'),
       txidIn: deposit.txHash,
-      txidOut: merchantLeg.txHash,
+      txidOut,
     });
     if (!delivery) throw new Error(`deposit ${deposit.id} left forwarding while its payout was being confirmed`);
     if (delivery.status === 'pending') await this.deps.callbacks.enqueue(delivery.id);
-    this.deps.log.info({ depositId: deposit.id, txidOut: merchantLeg.txHash, deliveryId: delivery.id }, 'deposit forwarded');
+    this.deps.log.info({ depositId: deposit.id, txidOut, deliveryId: delivery.id }, 'deposit forwarded');
   }
 
   private async enqueuePendingCallback(depositId: string): Promise<void> {
     const delivery = await this.deps.settlements.findCallbackDelivery(depositId);
     if (delivery?.status === 'pending') await this.deps.callbacks.enqueue(delivery.id);
   }
-}
-
-/** The leg the merchant's callback waits for is confirmed (every leg, for a split that pays the merchant nothing). */
-function merchantLegConfirmed(legs: readonly PayoutLegRow[], progress: readonly LegProgress[]): boolean {
-  const merchant = legs.findIndex((leg) => leg.leg === 'merchant');
-  const awaited = merchant >= 0 ? [merchant] : legs.map((_, index) => index);
-  return awaited.every((index) => progress[index] === 'confirmed');
 }

@@ -1,17 +1,15 @@
 import { getAddress, parseTransaction, type Hash, type Hex, type LocalAccount, type TransactionReceipt } from 'viem';
 import { encodeTransferWithAuthorization, signTransferAuthorization, splitSignature, type TransferAuthorization } from '@gateway/chain';
 import type { PayoutLegRow, PayoutRepository, PayoutTransactionReason, PayoutTransactionRow } from '@gateway/db';
-import { legMismatch, type NeedsAttentionReason, type PlannedLeg } from '@gateway/domain';
+import { legMismatch, type NeedsAttentionReason } from '@gateway/domain';
 import type { FastifyBaseLogger } from 'fastify';
-import type { CrashHook } from './crash-points';
-import type { AuthorizationUse, SettlementChain } from './settlement-chain';
+import type { CrashHook } from '../crash-points';
+import { IN_FLIGHT, type DepositRound, type LegResult } from './deposit-round';
+import type { AuthorizationUse, SettlementChainClient } from '../chain/settlement-chain-client';
 import type { PayoutFinality } from './payout-finality';
-import { LegFailureJudge } from './leg-failure';
-import type { RelayerCallFor, RelayerOutbox } from './relayer-outbox';
+import { LegFailureClassifier } from './leg-failure';
+import type { RelayerCallFor, RelayerOutbox } from '../chain/relayer-outbox';
 import type { SettlementMetrics } from '../metrics';
-
-/** needs-attention: the token will refuse the leg however often it is sent; nothing more is sent for it. */
-export type LegProgress = 'confirmed' | 'in-flight' | 'needs-attention';
 
 // The transactions this driver sends for a leg (a cancellation is the replan command's).
 type LegTransactionReason = Exclude<PayoutTransactionReason, 'cancel'>;
@@ -23,7 +21,7 @@ export interface LegDriverSettings {
 
 export interface LegDriverDeps {
   payouts: PayoutRepository;
-  chain: SettlementChain;
+  chain: SettlementChainClient;
   /** When the paying transaction counts as final (the chain watcher's rule). */
   finality: PayoutFinality;
   outbox: RelayerOutbox;
@@ -31,16 +29,6 @@ export interface LegDriverDeps {
   log: FastifyBaseLogger;
   crash: CrashHook;
   settings: LegDriverSettings;
-}
-
-/**
- * What a leg is being paid for: the deposit's block (no payout can be older), the temporary
- * wallet's key, and the deposit's payout plan derived from its wallet's terms now (payout-plan).
- */
-export interface LegContext {
-  depositBlock: bigint;
-  signer: LocalAccount;
-  plan: readonly PlannedLeg[];
 }
 
 interface CurrentAuthorization {
@@ -73,41 +61,44 @@ interface CurrentAuthorization {
  *    STUCK_TX_TIMEOUT_MS as the relayer's next transaction to be mined: record a replacement
  *    (same relayer nonce, higher fees), then broadcast it.
  * A leg the token will refuse however often it is sent (a blacklisted address, its authorization
- * cancelled, the wallet short of the amount: see LegFailureJudge) moves to needs_attention and
+ * cancelled, the wallet short of the amount: see LegFailureClassifier) moves to needs_attention and
  * nothing more is sent for it; the replan command takes it from there.
  */
 export class PayoutLegDriver {
-  private readonly failures: LegFailureJudge;
+  private readonly failures: LegFailureClassifier;
 
   constructor(private readonly deps: LegDriverDeps) {
-    this.failures = new LegFailureJudge(deps.chain);
+    this.failures = new LegFailureClassifier(deps.chain);
   }
 
-  async advance(leg: PayoutLegRow, context: LegContext): Promise<LegProgress> {
-    if (leg.status === 'confirmed') return 'confirmed';
-    if (leg.status === 'needs_attention') return 'needs-attention';
-    const mismatch = legMismatch(context.plan, { kind: leg.leg, from: leg.fromAddress, to: leg.toAddress, amount: leg.amount });
+  /** One step for `leg`, one of `round`'s legs as the round read it; returns where the step left it. */
+  async advance(leg: PayoutLegRow, round: DepositRound): Promise<LegResult> {
+    if (leg.status === 'confirmed') return { outcome: 'confirmed', txHash: leg.txHash };
+    if (leg.status === 'needs_attention') return { outcome: 'needs_attention', reason: leg.attentionReason, detail: leg.attentionDetail };
+    const mismatch = legMismatch(round.plan, { kind: leg.leg, from: leg.fromAddress, to: leg.toAddress, amount: leg.amount });
     if (mismatch) return this.needAttention(leg, 'plan_mismatch', mismatch);
     try {
       const transactions = await this.deps.payouts.listTransactions(leg.id);
       if (transactions.length > 0) this.deps.crash('before-receipt');
       const used = await this.deps.chain.isAuthorizationUsed(getAddress(leg.fromAddress), leg.authorizationNonce as Hex);
-      return used ? await this.confirmPaid(leg, transactions, context) : await this.pushUnpaid(leg, transactions, context);
+      return used
+        ? await this.confirmPaid(leg, transactions, round.deposit.blockNumber)
+        : await this.pushUnpaid(leg, transactions, round.signer);
     } catch (error) {
-      return this.judgeFailure(leg, error);
+      return this.onRoundFailed(leg, error);
     }
   }
 
   /**
    * A round of the leg failed. A token revert that no retry changes (estimating the gas of the
-   * transfer, after our transaction was mined and reverted, or a node refusing the broadcast) parks
-   * the leg; a paused token is counted and retried with back-off; anything else is thrown for the
+   * transfer, after our transaction was mined and reverted, or a node refusing the broadcast) moves
+   * the leg to needs_attention; a paused token is counted and retried with back-off; anything else is thrown for the
    * caller's retry.
    */
-  private async judgeFailure(leg: PayoutLegRow, error: unknown): Promise<LegProgress> {
-    const failure = await this.failures.judge(leg, error);
-    if (failure.verdict === 'retry') throw error;
-    if (failure.verdict === 'wait') {
+  private async onRoundFailed(leg: PayoutLegRow, error: unknown): Promise<LegResult> {
+    const failure = await this.failures.classify(leg, error);
+    if (failure.action === 'retry') throw error;
+    if (failure.action === 'wait') {
       this.deps.metrics.legWaits.inc({ reason: failure.reason });
       this.deps.log.warn(
         { depositId: leg.depositId, leg: leg.leg, reason: failure.reason },
@@ -118,35 +109,35 @@ export class PayoutLegDriver {
     return this.needAttention(leg, failure.reason, failure.detail);
   }
 
-  private async needAttention(leg: PayoutLegRow, reason: NeedsAttentionReason, detail: string): Promise<LegProgress> {
-    if (!(await this.deps.payouts.markLegNeedsAttention(leg.id, reason, detail))) return 'in-flight';
+  private async needAttention(leg: PayoutLegRow, reason: NeedsAttentionReason, detail: string): Promise<LegResult> {
+    if (!(await this.deps.payouts.markLegNeedsAttention(leg.id, reason, detail))) return IN_FLIGHT;
     this.deps.metrics.needsAttention.inc({ reason });
     this.deps.log.error(
       { depositId: leg.depositId, leg: leg.leg, to: leg.toAddress, reason, detail },
       'payout leg will not succeed however often it is sent; it needs attention (replan)',
     );
-    return 'needs-attention';
+    return { outcome: 'needs_attention', reason, detail };
   }
 
-  private async confirmPaid(leg: PayoutLegRow, transactions: PayoutTransactionRow[], context: LegContext): Promise<LegProgress> {
+  private async confirmPaid(leg: PayoutLegRow, transactions: PayoutTransactionRow[], depositBlock: bigint): Promise<LegResult> {
     const { payouts } = this.deps;
-    const use = await this.findUse(leg, transactions, context.depositBlock);
+    const use = await this.findUse(leg, transactions, depositBlock);
     if (!use) {
       // Spent without paying the leg: someone holding the temporary wallet's key cancelled it.
       const from = getAddress(leg.fromAddress);
-      if (await this.deps.chain.findCancellation(from, leg.authorizationNonce as Hex, context.depositBlock)) {
+      if (await this.deps.chain.findCancellation(from, leg.authorizationNonce as Hex, depositBlock)) {
         return this.needAttention(leg, 'authorization_cancelled', 'FiatTokenV2: authorization is used or canceled (AuthorizationCanceled)');
       }
       // Used, yet no transaction shows it: the node's log index lags its state, or a reorg is
       // under way. Look again next round.
-      return 'in-flight';
+      return IN_FLIGHT;
     }
-    if (!(await this.deps.finality.isFinal(use))) return 'in-flight';
+    if (!(await this.deps.finality.isFinal(use))) return IN_FLIGHT;
     await this.releaseRelayerNonce(leg, transactions);
     await payouts.confirmLeg(leg.id, use.txHash, use.blockNumber);
     this.deps.metrics.legsConfirmed.inc({ leg: leg.leg });
     this.deps.log.info({ depositId: leg.depositId, leg: leg.leg, txHash: use.txHash }, 'payout leg confirmed');
-    return 'confirmed';
+    return { outcome: 'confirmed', txHash: use.txHash.toLowerCase() };
   }
 
   /**
@@ -184,12 +175,12 @@ export class PayoutLegDriver {
     return chain.findAuthorizationUse(from, leg.authorizationNonce as Hex, depositBlock);
   }
 
-  private async pushUnpaid(leg: PayoutLegRow, transactions: PayoutTransactionRow[], context: LegContext): Promise<LegProgress> {
-    const current = await this.currentAuthorization(leg, context.signer);
+  private async pushUnpaid(leg: PayoutLegRow, transactions: PayoutTransactionRow[], signer: LocalAccount): Promise<LegResult> {
+    const current = await this.currentAuthorization(leg, signer);
     const latest = transactions.at(-1);
     if (!latest) {
       await this.sendUnderNewNonce(leg, current, 'initial');
-      return 'in-flight';
+      return IN_FLIGHT;
     }
     const sameNonce = transactions.filter((transaction) => transaction.relayerNonce === latest.relayerNonce);
     const mined = await this.minedAmong(sameNonce);
@@ -205,27 +196,27 @@ export class PayoutLegDriver {
         );
         await this.sendUnderNewNonce(leg, current, 'new-nonce');
       }
-      return 'in-flight';
+      return IN_FLIGHT;
     }
     const relayerMined = await this.deps.outbox.minedCount();
     if (relayerMined > latest.relayerNonce) {
       // Spent by none of ours as far as the receipts said a moment ago; ask once more, since one
       // may have been mined in between, before concluding another transaction took the nonce.
-      if (await this.minedAmong(sameNonce)) return 'in-flight';
+      if (await this.minedAmong(sameNonce)) return IN_FLIGHT;
       this.deps.log.warn(
         { depositId: leg.depositId, leg: leg.leg, relayerNonce: latest.relayerNonce.toString() },
         'relayer nonce was used by a transaction settlement did not record; sending under a new nonce',
       );
       await this.sendUnderNewNonce(leg, current, 'new-nonce');
-      return 'in-flight';
+      return IN_FLIGHT;
     }
     if (parseTransaction(latest.rawTx as Hex).data !== this.calldata(current)) {
       await this.replace(leg, latest, current, 're-signed');
-      return 'in-flight';
+      return IN_FLIGHT;
     }
     if (!(await this.deps.chain.isKnown(latest.txHash as Hash))) {
       await this.deps.outbox.broadcast(latest, 'rebroadcast');
-      return 'in-flight';
+      return IN_FLIGHT;
     }
     // Only the relayer's next transaction to be mined is bumped: one waiting behind another
     // would stay stuck at any fee, and bumping it again and again would only inflate its price.
@@ -233,7 +224,7 @@ export class PayoutLegDriver {
     if (atHead && Date.now() - latest.createdAt.getTime() >= this.deps.settings.stuckTxTimeoutMs) {
       await this.replace(leg, latest, current, 'fee-bump');
     }
-    return 'in-flight';
+    return IN_FLIGHT;
   }
 
   /**

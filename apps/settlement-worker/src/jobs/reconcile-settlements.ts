@@ -4,13 +4,13 @@ import { formatUsdc } from '@gateway/domain';
 import { ensureLiveSettlementJob, type SettlementQueue } from '@gateway/queue';
 import type { SettlementRepository } from '@gateway/db';
 import type { SettlementMetrics } from '../metrics';
-import type { Relayer } from './relayer';
-import type { SettlementChain } from './settlement-chain';
+import type { Relayer } from '../chain/relayer';
+import type { SettlementChainClient } from '../chain/settlement-chain-client';
 
 export interface ReconcilerDeps {
   settlements: SettlementRepository;
   queue: SettlementQueue;
-  chain: SettlementChain;
+  chain: SettlementChainClient;
   relayer: Relayer;
   metrics: SettlementMetrics;
   log: FastifyBaseLogger;
@@ -25,7 +25,7 @@ const PAGE = 500;
  * pages through every deposit settlement still owes work on (final, forwarding, or forwarded with a
  * leg unpaid) and makes sure each has a live job that will run in time: it adds the job if Redis
  * lost it, retries it if it failed, adds it again if it completed without finishing the deposit,
- * and promotes one delayed longer than the retry schedule ever waits (a job parked for days is as
+ * and promotes one delayed longer than the retry schedule ever waits (a job delayed for days is as
  * good as lost). Each pass also refreshes the backlog gauges (oldest deposit owing settlement,
  * held dust, deposits needing a person), and the relayer balance gauge.
  */

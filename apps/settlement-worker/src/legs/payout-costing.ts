@@ -1,8 +1,8 @@
 import type { NewPayoutLeg } from '@gateway/db';
 import { payoutGasCheck, type PayoutGasCheck } from '@gateway/domain';
 import type { SettlementConfig } from '../config';
-import type { Relayer } from './relayer';
-import type { SettlementChain } from './settlement-chain';
+import type { Relayer } from '../chain/relayer';
+import type { SettlementChainClient } from '../chain/settlement-chain-client';
 
 /** PAYOUT_BELOW_GAS_COST: hold a payout whose platform fee is worth less than its gas (the default), or pay it anyway. */
 export type BelowGasCost = 'hold' | 'pay';
@@ -21,7 +21,7 @@ export interface PayoutCostingSettings {
  */
 export class PayoutCosting {
   constructor(
-    private readonly chain: Pick<SettlementChain, 'estimateFees'>,
+    private readonly chain: Pick<SettlementChainClient, 'estimateFees'>,
     private readonly relayer: Pick<Relayer, 'firstFees'>,
     private readonly settings: PayoutCostingSettings,
   ) {}
@@ -40,7 +40,7 @@ export class PayoutCosting {
 /** The rule as configured (PAYOUT_BELOW_GAS_COST, NATIVE_PRICE_USDC): the settlement worker's, and gateway dust sweep's. */
 export function payoutCosting(
   config: SettlementConfig,
-  chain: Pick<SettlementChain, 'estimateFees'>,
+  chain: Pick<SettlementChainClient, 'estimateFees'>,
   relayer: Pick<Relayer, 'firstFees'>,
 ): PayoutCosting {
   return new PayoutCosting(chain, relayer, { belowGasCost: config.raw.PAYOUT_BELOW_GAS_COST, nativePriceUsdc: config.nativePriceUsdc });

@@ -14,11 +14,19 @@ import {
   type PublicClient,
   type TransactionReceipt,
 } from 'viem';
-import { DEFAULT_MAX_BLOCK_RANGE, LogRangeWidth, readTokenDomain, searchLogRanges, usdcAbi, type TokenDomain } from '@gateway/chain';
+import {
+  DEFAULT_MAX_BLOCK_RANGE,
+  LogRangeWidth,
+  readFinalizedTag,
+  readTokenDomain,
+  searchLogRanges,
+  usdcAbi,
+  type TokenDomain,
+} from '@gateway/chain';
 import type { FinalizedTagAnswer } from '@gateway/domain';
 import { isTransportError } from './chain-errors';
 
-export interface SettlementChainOptions {
+export interface SettlementChainClientOptions {
   rpcUrl: string;
   chainId: number;
   token: Address;
@@ -43,7 +51,7 @@ export interface AuthorizationUse {
  * Everything settlement asks the chain, in the shape it needs. The token's EIP-712 domain is read
  * from the token at boot (name/version, checked against DOMAIN_SEPARATOR), never configured.
  */
-export class SettlementChain {
+export class SettlementChainClient {
   private constructor(
     readonly client: PublicClient,
     readonly chainId: number,
@@ -53,7 +61,7 @@ export class SettlementChain {
   ) {}
 
   /** Connects, checks the node serves the configured chain, and reads the token's domain. */
-  static async connect(options: SettlementChainOptions): Promise<SettlementChain> {
+  static async connect(options: SettlementChainClientOptions): Promise<SettlementChainClient> {
     const chain = defineChain({
       id: options.chainId,
       name: `chain-${options.chainId}`,
@@ -75,7 +83,13 @@ export class SettlementChain {
     }
     const token = getAddress(options.token);
     const domain = await readTokenDomain(client, token);
-    return new SettlementChain(client, options.chainId, token, domain, new LogRangeWidth(options.maxBlockRange ?? DEFAULT_MAX_BLOCK_RANGE));
+    return new SettlementChainClient(
+      client,
+      options.chainId,
+      token,
+      domain,
+      new LogRangeWidth(options.maxBlockRange ?? DEFAULT_MAX_BLOCK_RANGE),
+    );
   }
 
   isAuthorizationUsed(authorizer: Address, nonce: Hex): Promise<boolean> {
@@ -191,18 +205,9 @@ export class SettlementChain {
     }
   }
 
-  /**
-   * The node's answer to the `finalized` block tag: an error answer (or no block) is a refusal,
-   * which the finality rule weighs; a node that did not answer at all is thrown, and decides nothing.
-   */
-  async finalizedTag(): Promise<FinalizedTagAnswer> {
-    try {
-      const block = await this.client.getBlock({ blockTag: 'finalized' });
-      return { served: true, finalized: block.number };
-    } catch (error) {
-      if (isTransportError(error)) throw error;
-      return { served: false };
-    }
+  /** The node's answer to the `finalized` block tag, by the one rule of @gateway/chain (readFinalizedTag). */
+  finalizedTag(): Promise<FinalizedTagAnswer> {
+    return readFinalizedTag(this.client);
   }
 
   async estimateFees(): Promise<FeeEstimate> {

@@ -3,13 +3,13 @@ import type { PayoutLegName, PayoutRepository, PayoutTransactionReason, PayoutTr
 import type { FastifyBaseLogger } from 'fastify';
 import type { RelayerSendKind, SettlementMetrics } from '../metrics';
 import { classifyTokenRevert, isTransportError } from './chain-errors';
-import type { CrashHook } from './crash-points';
+import type { CrashHook } from '../crash-points';
 import type { Relayer } from './relayer';
-import type { SettlementChain } from './settlement-chain';
+import type { SettlementChainClient } from './settlement-chain-client';
 
 export interface RelayerOutboxDeps {
   payouts: PayoutRepository;
-  chain: SettlementChain;
+  chain: SettlementChainClient;
   relayer: Relayer;
   metrics: SettlementMetrics;
   log: FastifyBaseLogger;

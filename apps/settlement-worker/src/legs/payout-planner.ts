@@ -34,8 +34,13 @@ export class PayoutPlanner {
   constructor(private readonly settings: PayoutPlannerSettings) {}
 
   legs(deposit: SettlementDeposit, payable: bigint): NewPayoutLeg[] {
+    return this.legsOf(depositPlan(deposit, this.settings.platformFeeAddress, payable));
+  }
+
+  /** The rows of a plan already derived (the settlement round's, computed once). */
+  legsOf(plan: readonly PlannedLeg[]): NewPayoutLeg[] {
     const validBefore = BigInt(Math.floor(Date.now() / 1000) + this.settings.authorizationValiditySeconds);
-    return depositPlan(deposit, this.settings.platformFeeAddress, payable).map((leg) => ({
+    return plan.map((leg) => ({
       leg: leg.kind,
       fromAddress: leg.from,
       toAddress: leg.to,

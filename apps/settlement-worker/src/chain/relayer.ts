@@ -1,7 +1,7 @@
 import { keccak256, type Address, type Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { SignedRelayerTransaction } from '@gateway/db';
-import type { FeeEstimate } from './settlement-chain';
+import type { FeeEstimate } from './settlement-chain-client';
 
 export interface RelayerCall {
   to: Address;

@@ -2,10 +2,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import { FinalityFollower } from '@gateway/chain';
 import { isBlockFinal, type FinalityView } from '@gateway/domain';
 import type { SettlementMetrics } from '../metrics';
-import type { AuthorizationUse, SettlementChain } from './settlement-chain';
+import type { AuthorizationUse, SettlementChainClient } from '../chain/settlement-chain-client';
 
 export interface PayoutFinalityDeps {
-  chain: SettlementChain;
+  chain: SettlementChainClient;
   confirmations: number;
   metrics: SettlementMetrics;
   log: FastifyBaseLogger;
