@@ -282,6 +282,8 @@ describe('recovery and observability', () => {
     expect(response.body).toMatch(/callback_attempt_duration_seconds_bucket/);
     expect(response.body).toMatch(/callback_queue_jobs\{state="waiting",service="callback-worker"\} \d+/);
     expect(response.body).toMatch(/callback_oldest_due_seconds\{service="callback-worker"\} [\d.]+/);
+    // From the payout (the delivery written) to the merchant's 2xx: one sample per delivered callback.
+    expect(response.body).toMatch(/callback_forwarded_to_delivered_seconds_count\{service="callback-worker"\} [1-9]/);
     const health = await worker.inject({ method: 'GET', url: '/readyz' });
     expect(health.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok' } });
   });

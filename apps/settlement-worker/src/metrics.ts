@@ -20,6 +20,7 @@ export class SettlementMetrics {
   readonly transactionsSent: Counter<'kind'>;
   readonly chainErrors: Counter;
   readonly jobRunDuration: Histogram<'outcome'>;
+  readonly finalToForwarded: Histogram;
   readonly relayerBalance: Gauge;
   readonly reconcilerEnqueued: Counter;
   readonly reconcilerPromoted: Counter;
@@ -93,6 +94,12 @@ export class SettlementMetrics {
       help: 'Duration of one run of a settlement job (one round over the legs: a few chain requests each), by outcome',
       labelNames: ['outcome'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    });
+    this.finalToForwarded = new Histogram({
+      name: 'settlement_final_to_forwarded_seconds',
+      help: 'From a deposit becoming final to its payout confirmed and the deposit marked forwarded (its callback written)',
+      buckets: [1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 21_600],
       registers,
     });
     this.relayerBalance = new Gauge({

@@ -237,5 +237,8 @@ describe('HTTP', () => {
     expect(metrics).toMatch(/settlement_relayer_balance_native\{service="settlement-worker"\} 9\d{3}\.\d+/);
     expect(metrics).toMatch(/settlement_job_run_duration_seconds_bucket\{le="5",service="settlement-worker",outcome="forwarded"\} [1-9]/);
     expect(metrics).toMatch(/settlement_payout_legs_confirmed_total\{leg="affiliate",service="settlement-worker"\} 1/);
+    // From final to forwarded, once per deposit forwarded by this app (the dashboard's "final deposit to payout").
+    expect(metrics).toMatch(/settlement_final_to_forwarded_seconds_count\{service="settlement-worker"\} [1-9]/);
+    expect(metrics).toMatch(/settlement_final_to_forwarded_seconds_bucket\{le="600",service="settlement-worker"\} [1-9]/);
   });
 });

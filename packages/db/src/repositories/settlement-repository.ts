@@ -118,6 +118,11 @@ export interface CallbackDeliveryRef {
   status: string;
 }
 
+/** The delivery written with a deposit's forwarding, and how long the deposit had been final then (null for a deposit forwarded before). */
+export interface ForwardedDelivery extends CallbackDeliveryRef {
+  finalForSeconds: number | null;
+}
+
 /** Held while one worker settles a deposit; other workers skip the deposit until it is released. */
 export interface DepositLock {
   release(): Promise<void>;
@@ -299,19 +304,21 @@ export class SettlementRepository {
    * deposit's delivery: the new one, or the existing one if the deposit was already forwarded;
    * undefined if the deposit is in neither state.
    */
-  async completeForwarding(delivery: NewCallbackDelivery): Promise<CallbackDeliveryRef | undefined> {
+  async completeForwarding(delivery: NewCallbackDelivery): Promise<ForwardedDelivery | undefined> {
     return inTransaction(this.pool, async (client) => {
-      const { rowCount } = await client.query(
+      const forwarded = await client.query<{ finalForSeconds: number | null }>(
         `UPDATE deposits SET status = 'forwarded', forwarded_at = now()
-         WHERE id = $1 AND status IN (${sqlStatusList(DEPOSIT_MOVES.completeForwarding.from)})`,
+         WHERE id = $1 AND status IN (${sqlStatusList(DEPOSIT_MOVES.completeForwarding.from)})
+         RETURNING extract(epoch FROM now() - final_at)::float8 AS "finalForSeconds"`,
         [delivery.depositId],
       );
-      if (rowCount === 1) {
+      if (forwarded.rowCount === 1) {
         const id = await insertCallbackDelivery(client, delivery);
-        return { id, status: 'pending' };
+        return { id, status: 'pending', finalForSeconds: forwarded.rows[0]!.finalForSeconds };
       }
-      const { rows } = await client.query<CallbackDeliveryRef>(
-        `SELECT c.id::text AS id, c.status FROM callback_deliveries c JOIN deposits d ON d.id = c.deposit_id
+      const { rows } = await client.query<ForwardedDelivery>(
+        `SELECT c.id::text AS id, c.status, NULL::float8 AS "finalForSeconds"
+         FROM callback_deliveries c JOIN deposits d ON d.id = c.deposit_id
          WHERE d.id = $1 AND d.status = 'forwarded'`,
         [delivery.depositId],
       );
