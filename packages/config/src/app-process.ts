@@ -11,7 +11,7 @@
  * The two API apps keep little live data (~50 MB of heap under load, with the Create Wallet
  * memory full), but V8 lets the old generation grow far beyond that before it collects, so RSS
  * after a burst stood at ~230 MB. A 96 MB old generation and 8 MB semi-spaces (the default is 16)
- * keep it under 150 MB at the same throughput (README, "Benchmarks"). The images take the same
+ * keep it under 150 MB at the same throughput (docs/benchmarks.md). The images take the same
  * flags from NODE_OPTIONS (infra/k8s).
  */
 export type AppRuntime = 'source' | 'dist';

@@ -1,4 +1,4 @@
-// The build's wiring (tsc -b, README "Build"): each workspace package compiles on its own against
+// The build's wiring (tsc -b, docs/deployment.md "Build"): each workspace package compiles on its own against
 // what it declares, and resolves to its sources only under the @gateway/source condition.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -3,7 +3,7 @@ import { type PersonalMessageSigner, signAffiliateConsent } from './affiliate-co
 import { buildHostedPaymentLink, buildPaymentLink, type HostedPaymentLinkInput, type PaymentLinkInput } from './payment-link';
 
 // The calls a shop makes to the gateway's {base_url} host (wallet-control), with Node's own fetch:
-// the SDK stays free of dependencies. Every answer is the API's as documented in the gateway's README
+// the SDK stays free of dependencies. Every answer is the API's as documented in the gateway's docs/api.md
 // ("Create Wallet", "Convert to USD", "Check Payment Status"); names are camelCase where the SDK
 // builds an object of its own, and the API's where it hands the answer on.
 

@@ -8,3 +8,4 @@ export * from './test-redis';
 export * from './api-app-fixture';
 export * from './app-login-users';
 export * from './alert-rules';
+export * from './documented-settings';
