@@ -3,7 +3,7 @@ import { Worker } from 'bullmq';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
 import { createCallbackHttpClient } from '@gateway/callback-http';
-import { CallbackDeliveryRepository, isDatabaseReachable, logLostConnections } from '@gateway/db';
+import { CallbackDeliveryRepository, isDatabaseReachable, logLostConnections } from '@gateway/db/callback-worker';
 import { createServer } from '@gateway/http';
 import { openCallbackQueue, QUEUE_NAMES, redisConnection, type CallbackJob, type CallbackQueue, type RedisSettings } from '@gateway/queue';
 import { createCallbackProcessor } from './callback-processor';

@@ -2,11 +2,16 @@ import { DelayedError, type Job } from 'bullmq';
 import { backOff } from 'exponential-backoff';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CallbackHttpClient, CallbackHttpErrorCode, CallbackHttpResult } from '@gateway/callback-http';
-import type { CallbackAttemptOutcome, CallbackAttemptRecord, CallbackDeliveryRepository, ClaimedCallbackDelivery } from '@gateway/db';
+import type {
+  CallbackAttemptOutcome,
+  CallbackAttemptRecord,
+  CallbackDeliveryRepository,
+  ClaimedCallbackDelivery,
+} from '@gateway/db/callback-worker';
 import { callbackRetryDelayMs, callbackSchemeRefusal, type CallbackRetrySchedule, type RandomSource } from '@gateway/domain';
 import type { CallbackJob } from '@gateway/queue';
 import type { CallbackSigningKey } from '@usdc-card-gateway/sdk';
-import { createBatcher } from '@gateway/db';
+import { createBatcher } from '@gateway/db/callback-worker';
 import { buildCallbackRequest, type CallbackRequest } from './callback-request';
 import { merchantKeyOf, type HostLimiter } from './host-limiter';
 import type { CallbackMetrics } from './metrics';

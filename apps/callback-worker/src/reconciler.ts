@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { CallbackDeliveryRepository, OverdueCallbackDelivery } from '@gateway/db';
+import type { CallbackDeliveryRepository, OverdueCallbackDelivery } from '@gateway/db/callback-worker';
 import { enqueueDeliveries, type CallbackQueue } from '@gateway/queue';
 import { haveJobs } from './callback-queue';
 

@@ -3,7 +3,7 @@
 // the default); if Redis is out of reach the reconciler of a running worker picks it up anyway.
 import { Type } from '@sinclair/typebox';
 import { ConfigError, databasePoolOptions, databaseSettings, loadConfig, redisSettings, runtimeSettings } from '@gateway/config';
-import { CallbackDeliveryRepository, createPool } from '@gateway/db';
+import { CallbackDeliveryRepository, createPool } from '@gateway/db/callback-worker';
 import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
 
 const resendSettings = Type.Object({ ...runtimeSettings, ...databaseSettings, ...redisSettings });

@@ -1,4 +1,4 @@
-import { createPool } from '@gateway/db';
+import { createPool } from '@gateway/db/callback-worker';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { startCallbackWorker } from '../src/app';
 import { enqueueDeliveries } from '@gateway/queue';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createPool } from '@gateway/db';
+import { createPool } from '@gateway/db/callback-worker';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
 import { createTestDatabase, findFreePort, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
 import { startCallbackWorker } from '../src/app';

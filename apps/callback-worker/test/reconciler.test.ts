@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import { CallbackDeliveryRepository } from '@gateway/db';
+import { CallbackDeliveryRepository } from '@gateway/db/callback-worker';
 import { callbackJobId, openCallbackQueue, type CallbackQueue } from '@gateway/queue';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { Reconciler } from '../src/reconciler';

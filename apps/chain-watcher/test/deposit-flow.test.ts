@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Queue } from 'bullmq';
-import { ChainCursorRepository } from '@gateway/db';
+import { ChainCursorRepository } from '@gateway/db/chain-watcher';
 import { settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
 import type { Address } from 'viem';
 import { mintTestUsdc } from '@gateway/chain';

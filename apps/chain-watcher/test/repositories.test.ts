@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ChainCursorRepository, DepositRepository, type NewDeposit } from '@gateway/db';
+import { ChainCursorRepository, DepositRepository, type NewDeposit } from '@gateway/db/chain-watcher';
 import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { insertWallet, strangerAddress } from './support/wallets';
 

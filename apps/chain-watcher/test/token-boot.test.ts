@@ -1,5 +1,5 @@
 import { deployTestTokenWithDecimals } from '@gateway/chain';
-import { TokenRepository } from '@gateway/db';
+import { TokenRepository } from '@gateway/db/chain-watcher';
 import { anvilAccounts, createTestDatabase, type TestDatabase } from '@gateway/testkit';
 import { startLocalChain, type LocalChain } from './support/local-chain';
 import { strangerAddress } from './support/wallets';

@@ -10,7 +10,7 @@
 //       the deposit. Run it again to resume after a timeout.
 import { Type } from '@sinclair/typebox';
 import { chainIdentitySettings, ConfigError, databasePoolOptions, databaseSettings, loadConfig, runtimeSettings } from '@gateway/config';
-import { createPool, SettlementRepository, type DepositNeedingAttention } from '@gateway/db';
+import { createPool, SettlementRepository, type DepositNeedingAttention } from '@gateway/db/settlement-worker';
 import { formatUsdc } from '@gateway/domain';
 import { ensureLiveSettlementJob } from '@gateway/queue';
 import { buildSettlementWorkerApp } from './app';

@@ -8,7 +8,7 @@
 // out of reach, the worker's reconciler queues them.
 import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { formatUsdc, sweepOfHeldDust } from '@gateway/domain';
-import { createPool, SettlementRepository, WalletLookupRepository, type WalletHeldDust } from '@gateway/db';
+import { createPool, SettlementRepository, WalletLookupRepository, type WalletHeldDust } from '@gateway/db/settlement-worker';
 import { ensureLiveSettlementJob, openSettlementQueue, type SettlementQueue } from '@gateway/queue';
 import { loadSettlementConfig, settlementChainOptions } from './config';
 import { payoutCosting, type PayoutCosting } from './services/payout-costing';

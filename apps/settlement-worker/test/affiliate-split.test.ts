@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Address } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { parseCustomAffiliateWalletRequest, walletPlatformFeeBps, type EvmAddress } from '@gateway/domain';
-import { PaymentStatusRepository, WalletRepository } from '@gateway/db';
+import { PaymentStatusRepository, WalletRepository } from '@gateway/db/wallet-control';
 import { TEST_MNEMONIC } from '@gateway/testkit';
 import { freshAddress, SettlementFixture, USDC, type TestWallet } from './settlement-fixture';
 

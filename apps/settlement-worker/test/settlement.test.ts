@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
-import { createPool } from '@gateway/db';
+import { createPool } from '@gateway/db/settlement-worker';
 import { fingerprintFromMnemonic, readTokenDomain } from '@gateway/chain';
 import { TEST_MNEMONIC } from '@gateway/testkit';
 import { SettlementChain } from '../src/services/settlement-chain';

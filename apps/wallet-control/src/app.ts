@@ -10,7 +10,7 @@ import {
   PaymentStatusRepository,
   TokenRepository,
   WalletRepository,
-} from '@gateway/db';
+} from '@gateway/db/wallet-control';
 import { TemporaryAddressDeriver } from '@gateway/chain';
 import { createRateReader, registerRateMetrics } from '@gateway/rates';
 import type { WalletControlConfig } from './config';

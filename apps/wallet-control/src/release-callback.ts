@@ -15,7 +15,7 @@
 import { Type } from '@sinclair/typebox';
 import { getAddress } from 'viem';
 import { ConfigError, databaseSettings, loadConfig, runtimeSettings } from '@gateway/config';
-import { createPool, WalletRepository, type ReleasedWallet } from '@gateway/db';
+import { createPool, WalletRepository, type ReleasedWallet } from '@gateway/db/wallet-control';
 import { callbackOriginPath, callbackPathKey } from '@gateway/domain';
 
 const USAGE = 'usage: release-callback <callback URL, exactly as registered> | release-callback --list';

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { isFinalProviderStatus, nextStatusPollAt, type ProviderPaymentStatus, type StatusPollSchedule } from '@gateway/domain';
-import type { PaymentReceiptRepository, ProviderStatusPollRepository, StatusPollRecord } from '@gateway/db';
+import type { PaymentReceiptRepository, ProviderStatusPollRepository, StatusPollRecord } from '@gateway/db/payment-redirect';
 import {
   ProviderWebhookError,
   type ProviderAdapter,

@@ -12,7 +12,7 @@ import {
   type ReceiptProgress,
   type ReceiptStep,
 } from '@gateway/domain';
-import type { PaymentReceiptRepository, ReceiptDepositRecord } from '@gateway/db';
+import type { PaymentReceiptRepository, ReceiptDepositRecord } from '@gateway/db/payment-redirect';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

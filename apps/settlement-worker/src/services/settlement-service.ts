@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Address } from 'viem';
 import type { FastifyBaseLogger } from 'fastify';
 import { legParksDeposit, payoutOfDeposit, type PayoutLegKind } from '@gateway/domain';
-import type { PayoutLegRow, PayoutRepository, SettlementDeposit, SettlementRepository } from '@gateway/db';
+import type { PayoutLegRow, PayoutRepository, SettlementDeposit, SettlementRepository } from '@gateway/db/settlement-worker';
 import type { SettlementMetrics, SettlementOutcome } from '../metrics';
 import { isChainError } from './chain-errors';
 import type { LegProgress, PayoutLegDriver } from './payout-leg-driver';
