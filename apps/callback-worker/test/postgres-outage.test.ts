@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { createPool } from '@gateway/db/callback-worker';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
-import { createTestDatabase, findFreePort, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
+import { findFreePort, startTcpForwarder } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { startCallbackWorker } from '../src/app';
 import { enqueueDeliveries } from '@gateway/queue';
 import { loadCallbackWorkerConfig } from '../src/config';

@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { CallbackDeliveryRepository } from '@gateway/db/callback-worker';
 import { callbackJobId, openCallbackQueue, type CallbackQueue } from '@gateway/queue';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { Reconciler } from '../src/reconciler';
 import { deleteRedisKeys, insertDeliveries, insertWallet, testRedisPrefix } from './support/fixtures';
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
-import { createTestDatabase, startRedisServer, type RunningRedis, type TestDatabase } from '@gateway/testkit';
+import { startRedisServer, type RunningRedis } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { startCallbackWorker } from '../src/app';
 import { enqueueDeliveries } from '@gateway/queue';
 import { loadCallbackWorkerConfig } from '../src/config';

@@ -5,7 +5,7 @@ import { openAddressIn } from '@gateway/domain';
 import { WalletRepository } from '@gateway/db/wallet-control';
 import { TemporaryAddressDeriver, xpubFromMnemonic } from '@gateway/chain';
 import { AddressSupply } from '../src/services/address-supply';
-import { TEST_MNEMONIC } from '@gateway/testkit';
+import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import type { WalletControlConfig } from '../src/config';
 import { walletControlFixture } from './support/wallet-control-fixture';
 

@@ -3,6 +3,7 @@
 // its PostgreSQL role may run (app-privileges.sql).
 export * from './pool';
 export * from './app-roles';
+export * from './app-login-users';
 export * from './migrate';
 export * from './in-transaction';
 export * from './statement-batcher';
