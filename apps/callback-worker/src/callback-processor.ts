@@ -8,7 +8,7 @@ import type {
   CallbackDeliveryRepository,
   ClaimedCallbackDelivery,
 } from '@gateway/db/callback-worker';
-import { callbackRetryDelayMs, callbackSchemeRefusal, type CallbackRetrySchedule, type RandomSource } from '@gateway/domain';
+import { callbackRetryDelayMs, callbackSchemeRefusal, type CallbackRetrySchedule, type RandomSource, isUuid } from '@gateway/domain';
 import type { CallbackJob } from '@gateway/queue';
 import type { CallbackSigningKey } from '@usdc-card-gateway/sdk';
 import { createBatcher } from '@gateway/db/callback-worker';
@@ -49,7 +49,6 @@ export interface CallbackProcessor {
   drainRecords: () => Promise<void>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // A job for a host with every slot taken comes back after about this long (±50%).
 const HOST_BUSY_DEFER_MS = 1_000;
 // A job that finds its delivery held by another attempt or not due yet waits at least this long,
@@ -175,7 +174,7 @@ export function createCallbackProcessor(deps: CallbackProcessorDeps): CallbackPr
 
   const processJob = async (job: Job<CallbackJob>, token?: string): Promise<void> => {
     const deliveryId = job.data.deliveryId;
-    if (typeof deliveryId !== 'string' || !UUID.test(deliveryId)) {
+    if (typeof deliveryId !== 'string' || !isUuid(deliveryId)) {
       log.warn({ jobId: job.id }, 'callback job without a valid delivery id dropped');
       return;
     }

@@ -2,8 +2,6 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { CallbackDeliveryRepository } from '@gateway/db/callback-worker';
 import type { CallbackQueue } from '@gateway/queue';
 
-export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'deferred';
-
 export interface CallbackMetrics {
   attempts: Counter<'outcome' | 'error_code'>;
   deliveries: Counter<'outcome'>;

@@ -5,13 +5,13 @@ import { Type } from '@sinclair/typebox';
 import { ConfigError, databasePoolOptions, databaseSettings, loadConfig, redisSettings, runtimeSettings } from '@gateway/config';
 import { CallbackDeliveryRepository, createPool } from '@gateway/db/callback-worker';
 import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
+import { isUuid } from '@gateway/domain';
 
 const resendSettings = Type.Object({ ...runtimeSettings, ...databaseSettings, ...redisSettings });
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function main(): Promise<number> {
   const deliveryId = process.argv[2]?.toLowerCase() ?? '';
-  if (!UUID.test(deliveryId)) {
+  if (!isUuid(deliveryId)) {
     console.error('usage: resend <delivery-id>   (the uuid of a failed callback delivery)');
     return 2;
   }

@@ -11,10 +11,9 @@ import {
   RECEIPT_STEPS,
   type ReceiptProgress,
   type ReceiptStep,
+  isUuid,
 } from '@gateway/domain';
 import type { PaymentReceiptRepository, ReceiptDepositRecord } from '@gateway/db/payment-redirect';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ReceiptStepView {
   label: string;
@@ -185,7 +184,7 @@ export class ReceiptService {
   ) {}
 
   async view(paymentId: string): Promise<ReceiptView | undefined> {
-    if (!UUID.test(paymentId)) return undefined;
+    if (!isUuid(paymentId)) return undefined;
     const record = await this.receipts.findReceipt(paymentId.toLowerCase());
     if (!record) return undefined;
     // A deposit is this payment's when it is credited to it, not to a later attempt of the same order.

@@ -14,8 +14,6 @@ import { inTransaction } from '../in-transaction';
 import { insertCallbackDelivery, type NewCallbackDelivery } from './callback-delivery-writer';
 import { insertPayoutLegs, type NewPayoutLeg } from './payout-repository';
 
-export type DepositSettlementStatus = DepositStatus;
-
 /** A deposit with what settlement needs of its wallet. */
 export interface SettlementDeposit {
   id: string;
@@ -23,7 +21,7 @@ export interface SettlementDeposit {
   txHash: string;
   blockNumber: bigint;
   amount: bigint;
-  status: DepositSettlementStatus;
+  status: DepositStatus;
   walletId: string;
   hdIndex: bigint;
   /** The temporary wallet (lower-case hex). */

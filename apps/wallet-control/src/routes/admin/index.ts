@@ -3,10 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Pool } from 'pg';
 import { CallbackDeliveryRepository } from '@gateway/db/wallet-control';
-import { GatewayError, invalidParameter } from '@gateway/domain';
+import { GatewayError, invalidParameter, isUuid } from '@gateway/domain';
 import { errorBody } from '../control/schemas';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const resendResponse = Type.Object({
   status: Type.Literal('success'),
@@ -47,7 +45,7 @@ export const adminRoutes =
       },
       async (request) => {
         const { id } = request.params;
-        if (!UUID.test(id)) throw invalidParameter('id', 'id must be a callback delivery id (uuid)');
+        if (!isUuid(id)) throw invalidParameter('id', 'id must be a callback delivery id (uuid)');
         const outcome = await deliveries.resendFailed(id.toLowerCase());
         if (outcome.result === 'not_found') throw new GatewayError('not_found', `no callback delivery ${id}`, 'id');
         if (outcome.result === 'not_failed') {
