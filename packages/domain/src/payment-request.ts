@@ -45,7 +45,8 @@ export function openTemporaryAddress(token: string, keys: SealingKeyRing): EvmAd
   if (looksLikeEvmAddress(token)) {
     throw new GatewayError(
       'payout_address_not_accepted',
-      'address must be the encrypted address_in returned by Create Wallet (/control/wallet.php), URL-encoded; a plain 0x wallet address is not accepted here',
+      'address must be the encrypted address_in returned by Create Wallet (/control/wallet.php), URL-encoded; a plain 0x wallet ' +
+        'address is not accepted here',
       'address',
     );
   }
@@ -53,7 +54,8 @@ export function openTemporaryAddress(token: string, keys: SealingKeyRing): EvmAd
   if (!address) {
     throw new GatewayError(
       'invalid_address_in',
-      'address is not an address_in issued by this gateway (altered, truncated or from another instance); call Create Wallet again and send its address_in unchanged',
+      'address is not an address_in issued by this gateway (altered, truncated or from another instance); call Create Wallet again ' +
+        'and send its address_in unchanged',
       'address',
     );
   }

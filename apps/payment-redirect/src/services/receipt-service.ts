@@ -122,7 +122,9 @@ function providerStatusWords(status: ProviderPaymentStatus | null, name: string)
       return {
         providerLine: `Paid with ${name}`,
         headline: `${name} charged your card`,
-        message: `${name} is buying the USDC and sending it to the shop. This page updates by itself once it arrives; nothing else is needed from you.`,
+        message:
+          `${name} is buying the USDC and sending it to the shop. This page updates by itself once it arrives; nothing else ` +
+          `is needed from you.`,
         stepLabel: 'Card payment accepted',
         stepDetail: `${name} charged the card; the USDC is on its way`,
       };

@@ -74,8 +74,9 @@ export class PaymentRepository {
 
   /**
    * Records each payment ('creating': before its provider is asked for a checkout) against the
-   * wallet that owns its `polygonAddress`, the whole batch in one statement. Returns, per payment, false when no such wallet exists (a token sealed by us
-   * for a wallet since removed, or a database that does not match the keys).
+   * wallet that owns its `polygonAddress`, the whole batch in one statement. Returns, per payment,
+   * false when no such wallet exists (a token sealed by us for a wallet since removed, or a database
+   * that does not match the keys).
    */
   async insertManyForWallets(payments: readonly NewPayment[]): Promise<boolean[]> {
     const { rows } = await this.pool.query<{ id: string }>({
@@ -99,7 +100,10 @@ export class PaymentRepository {
     return payments.map((payment) => recorded.has(payment.id));
   }
 
-  /** creating → redirected with each checkout (PAYMENT_MOVES.recordCheckout), the batch in one statement; false where the move is not allowed. */
+  /**
+   * creating → redirected with each checkout (PAYMENT_MOVES.recordCheckout), the batch in one
+   * statement; false where the move is not allowed.
+   */
   async recordCheckouts(checkouts: readonly RecordedCheckout[]): Promise<boolean[]> {
     // Not a named (prepared) statement: the generic plan cached while the table is small joins by
     // scanning all of payments, and keeps doing so as it grows (measured: Process Payment at 0.38×
