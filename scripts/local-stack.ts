@@ -398,7 +398,8 @@ async function smokeTest(): Promise<void> {
       }
       if (!entry.signatureValid) throw new Error('smoke: callback signature did not verify');
       console.log(
-        `smoke test passed: the receipt says sent to the merchant; callback for ${order} arrived signed, value_coin=${q.value_coin} forwarded=${q.value_forwarded_coin} fee=${q.fee_coin}`,
+        `smoke test passed: the receipt says sent to the merchant; callback for ${order} arrived signed, value_coin=${q.value_coin} ` +
+          `forwarded=${q.value_forwarded_coin} fee=${q.fee_coin}`,
       );
       return;
     }

@@ -63,8 +63,10 @@ interface RunResult {
 async function main(): Promise<void> {
   const machine = describeMachine();
   console.log(
-    `machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, node ${machine.node}; load average ${machine.loadAverage.join(' ')}\n` +
-      `concurrency ${CONCURRENCY} (${WORKERS} worker process${WORKERS > 1 ? 'es' : ''}), ${DELIVERIES} deliveries per run after ${WARMUP} warm-up; schema ${schema}, Redis prefix ${redisPrefix}\n`,
+    `machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, node ${machine.node}; load average ` +
+      `${machine.loadAverage.join(' ')}\n` +
+      `concurrency ${CONCURRENCY} (${WORKERS} worker process${WORKERS > 1 ? 'es' : ''}), ${DELIVERIES} deliveries per run after ` +
+      `${WARMUP} warm-up; schema ${schema}, Redis prefix ${redisPrefix}\n`,
   );
   await migrate(pool, schema);
   const stubUrl = await startMerchantStub();
@@ -103,7 +105,8 @@ async function main(): Promise<void> {
   console.log(
     `\nend-to-end burst: ${pipeline.perSecond} deliveries/s = ${percent(pipeline.shareOfBaseline ?? 0)} of the plain-GET baseline ` +
       `(${reference} req/s); target ≥ ${percent(TARGET_SHARE)}: ${verdict}\n` +
-      `queue floor (BullMQ job + the same GET, nothing else): ${floor.perSecond}/s = ${percent(floor.shareOfBaseline ?? 0)} of the baseline; ` +
+      `queue floor (BullMQ job + the same GET, nothing else): ${floor.perSecond}/s = ${percent(floor.shareOfBaseline ?? 0)} of the ` +
+      `baseline; ` +
       `the pipeline reaches ${percent(pipeline.perSecond / floor.perSecond)} of the floor`,
   );
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
@@ -358,7 +361,11 @@ async function enqueue(ids: string[]): Promise<void> {
 /** The URL a delivery of this bench produces, for the baseline to fetch: same length, same stub route. */
 async function sampleCallbackUrl(callbackUrl: string): Promise<string> {
   const txid = `0x${randomBytes(32).toString('hex')}`;
-  return `${callbackUrl}&value_coin=25.000001&value_forwarded_coin=24.750001&fee_coin=0.25&coin=polygon_usdc&txid_in=${txid}&txid_out=${txid}&address_in=0x${randomBytes(20).toString('hex')}&ipn_token=${randomBytes(24).toString('base64url')}`;
+  return (
+    `${callbackUrl}&value_coin=25.000001&value_forwarded_coin=24.750001&fee_coin=0.25&coin=polygon_usdc` +
+    `&txid_in=${txid}&txid_out=${txid}&address_in=0x${randomBytes(20).toString('hex')}` +
+    `&ipn_token=${randomBytes(24).toString('base64url')}`
+  );
 }
 
 /**

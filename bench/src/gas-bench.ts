@@ -211,9 +211,13 @@ async function main(): Promise<void> {
           platformFeeBps: Number(PLATFORM_FEE_BPS),
           affiliateFeeBps: Number(AFFILIATE_FEE_BPS),
           notes: [
-            'eip3009-relay: one transferWithAuthorization per leg, sent and paid for by the relayer; the temporary wallet never holds native currency.',
-            'fund-then-transfer: the relayer first sends native gas to the temporary wallet, which then sends plain transfer() per leg; the unspent native stays stranded there unless swept back (another 21000 gas per wallet, not counted here).',
-            'transferWithAuthorization costs ~31k more per leg than transfer(): it writes the (authorizer, nonce) slot (a new 20k storage write), runs ecrecover and carries ~290 more bytes of calldata. That slot is also what makes each leg payable at most once.',
+            'eip3009-relay: one transferWithAuthorization per leg, sent and paid for by the relayer; the temporary wallet never ' +
+              'holds native currency.',
+            'fund-then-transfer: the relayer first sends native gas to the temporary wallet, which then sends plain transfer() per ' +
+              'leg; the unspent native stays stranded there unless swept back (another 21000 gas per wallet, not counted here).',
+            'transferWithAuthorization costs ~31k more per leg than transfer(): it writes the (authorizer, nonce) slot (a new 20k ' +
+              'storage write), runs ecrecover and carries ~290 more bytes of calldata. That slot is also what makes each leg ' +
+              'payable at most once.',
             '"new" recipients hold no USDC before the payout (a fresh storage slot); "existing" recipients already do.',
           ],
           scenarios: scenarios.map((s) => ({

@@ -20,7 +20,8 @@ import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem
 import { createPool, migrate } from '@gateway/db';
 import { defineLocalChain, deployTestUsdc, mintTestUsdc, usdcAbi } from '@gateway/chain';
 import { enqueueSettlements, openSettlementQueue } from '@gateway/queue';
-import { anvilAccounts, findFreePort, startAnvil, TEST_MNEMONIC, type RunningAnvil } from '@gateway/testkit';
+import { anvilAccounts, findFreePort, startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { benchInt, benchSetting, resultsFile } from './bench-mode';
 
 const RESULTS_FILE = resultsFile('settlement.json');

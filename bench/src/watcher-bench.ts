@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import type { Pool } from 'pg';
 import { createPublicClient, createWalletClient, http, type Address, type Hash, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ChainCursorRepository, createPool, DepositRepository, migrate, type ChainCursorKey } from '@gateway/db';
+import { ChainCursorRepository, createPool, DepositRepository, migrate, type ChainCursorKey } from '@gateway/db/chain-watcher';
 import { compileSolidity, defineLocalChain, deployTestUsdc, mintTestUsdc } from '@gateway/chain';
 import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
 // The bench drives the watcher's own range reader in-process, to time exactly one range.

@@ -6,9 +6,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { sealAddressIn, walletDedupeKey, type EvmAddress } from '@gateway/domain';
-import { WalletRepository } from '@gateway/db';
+import { WalletRepository } from '@gateway/db/wallet-control';
 import { ProviderCheckoutError, ProviderUnreachableError } from '@gateway/providers';
-import { apiAppFixture } from '@gateway/testkit';
+import { apiAppFixture } from '@gateway/app-testkit';
 import { buildPaymentRedirectApp, loadPaymentRedirectConfig } from '@gateway/payment-redirect';
 import { launchChromium, screenshot } from './support/browser';
 

@@ -2,7 +2,7 @@ import type { LookupFunction } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
 import { createCallbackHttpClient } from '@gateway/callback-http';
-import { CallbackDeliveryRepository, isDatabaseReachable, logLostConnections } from '@gateway/db';
+import { CallbackDeliveryRepository, isDatabaseReachable, logLostConnections } from '@gateway/db/callback-worker';
 import { createServer } from '@gateway/http';
 import { CALLBACK_JOB_NAME, openCallbackQueue, startCallbackJobWorker, type CallbackQueue, type RedisSettings } from '@gateway/queue';
 import type { CallbackWorkerConfig } from './config';

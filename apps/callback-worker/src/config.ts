@@ -24,7 +24,8 @@ export const callbackWorkerSettings = Type.Object({
   CALLBACK_SIGNING_KEYS: Type.String({
     minLength: 1,
     description:
-      'Ed25519 private keys as kid:key, comma-separated, newest first; key is PEM or base64 PKCS#8. Every key signs (one v1 each), so merchants keep verifying during a rotation',
+      'Ed25519 private keys as kid:key, comma-separated, newest first; key is PEM or base64 PKCS#8. Every key signs (one v1 each), ' +
+      'so merchants keep verifying during a rotation',
   }),
   ...callbackAllowedCidrsSettings,
   CALLBACK_CONNECT_TIMEOUT_SECONDS: seconds(5, 'DNS, TCP and TLS time limit'),
@@ -39,7 +40,8 @@ export const callbackWorkerSettings = Type.Object({
     exclusiveMinimum: 0,
     maximum: 3600,
     description:
-      "on SIGTERM, how long attempts in flight and their records may take before the process exits anyway; must exceed CALLBACK_ATTEMPT_TIMEOUT_SECONDS + 5 (and stay below the orchestrator's own kill delay)",
+      'on SIGTERM, how long attempts in flight and their records may take before the process exits anyway; must exceed ' +
+      "CALLBACK_ATTEMPT_TIMEOUT_SECONDS + 5 (and stay below the orchestrator's own kill delay)",
   }),
   CALLBACK_MAX_RESPONSE_BYTES: Type.Integer({
     default: 65_536,
@@ -116,7 +118,8 @@ export function loadCallbackWorkerConfig(env: NodeJS.ProcessEnv = process.env): 
     // until its lease ends: the process must outlive both.
     const atLeast = Math.floor(attemptLeaseMs / 1000) + 1;
     problems.push(
-      `CALLBACK_SHUTDOWN_GRACE_SECONDS: must be longer than CALLBACK_ATTEMPT_TIMEOUT_SECONDS + ${LEASE_MARGIN_MS / 1000} (${atLeast} or more here), so an attempt in flight and its record finish before the process exits`,
+      `CALLBACK_SHUTDOWN_GRACE_SECONDS: must be longer than CALLBACK_ATTEMPT_TIMEOUT_SECONDS + ${LEASE_MARGIN_MS / 1000} (${atLeast} ` +
+        `or more here), so an attempt in flight and its record finish before the process exits`,
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,5 +1,5 @@
 import { ConfigError, databasePoolOptions } from '@gateway/config';
-import { createPool } from '@gateway/db';
+import { createPool } from '@gateway/db/callback-worker';
 import { runServer } from '@gateway/http';
 import { startCallbackWorker } from './app';
 import { loadCallbackWorkerConfig } from './config';

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { CallbackDeliveryRepository } from '@gateway/db';
+import type { CallbackDeliveryRepository } from '@gateway/db/callback-worker';
 import type { CallbackQueue } from '@gateway/queue';
 
 export interface CallbackMetrics {

@@ -1,6 +1,7 @@
 // The app's `metrics` registry, as @gateway/http declares it on Fastify.
 import type {} from '@gateway/http';
-import { createTestDatabase, metricsMissingForRules, type TestDatabase } from '@gateway/testkit';
+import { metricsMissingForRules } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { startCallbackWorker } from '../src/app';
 import { loadCallbackWorkerConfig } from '../src/config';
 import { deleteRedisKeys, signingKeyPair, testRedisPrefix } from './support/fixtures';

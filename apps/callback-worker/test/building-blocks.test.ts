@@ -1,4 +1,4 @@
-import { createBatcher } from '@gateway/db';
+import { createBatcher } from '@gateway/db/callback-worker';
 import { HostLimiter, merchantKeyOf } from '../src/services/host-limiter';
 
 describe('createBatcher', () => {

@@ -1,5 +1,5 @@
-import { createPool } from '@gateway/db';
-import type { TestDatabase } from '@gateway/testkit';
+import { createPool } from '@gateway/db/callback-worker';
+import type { TestDatabase } from '@gateway/app-testkit';
 import { attemptRows, countByStatus, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
 import { useWorkerFixture } from './support/worker-fixture';

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { createPool } from '@gateway/db';
+import { createPool } from '@gateway/db/callback-worker';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
-import { findFreePort, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
+import { findFreePort, startTcpForwarder } from '@gateway/testkit';
+import type { TestDatabase } from '@gateway/app-testkit';
 import { countByStatus, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
 import { useWorkerFixture } from './support/worker-fixture';

@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
-import { CallbackDeliveryRepository } from '@gateway/db';
+import { CallbackDeliveryRepository } from '@gateway/db/callback-worker';
 import { callbackJobId, openCallbackQueue, type CallbackQueue } from '@gateway/queue';
-import type { TestDatabase } from '@gateway/testkit';
+import type { TestDatabase } from '@gateway/app-testkit';
 import { Reconciler } from '../src/services/reconciler';
 import { deleteRedisKeys, insertDeliveries, insertWallet } from './support/fixtures';
 import { useWorkerFixture } from './support/worker-fixture';

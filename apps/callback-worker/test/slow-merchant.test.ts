@@ -1,7 +1,7 @@
 import { lookup as systemLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { TestDatabase } from '@gateway/testkit';
+import type { TestDatabase } from '@gateway/app-testkit';
 import { attemptRows, countByStatus, deliveryRow, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
 import { useWorkerFixture } from './support/worker-fixture';

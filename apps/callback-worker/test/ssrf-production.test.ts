@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { TestDatabase } from '@gateway/testkit';
+import type { TestDatabase } from '@gateway/app-testkit';
 import { attemptRows, deliveryRow, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
 import { useWorkerFixture } from './support/worker-fixture';

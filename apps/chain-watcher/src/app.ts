@@ -10,7 +10,7 @@ import {
   logLostConnections,
   TokenRepository,
   type RecordedToken,
-} from '@gateway/db';
+} from '@gateway/db/chain-watcher';
 import type { ChainWatcherConfig } from './config';
 import { WatcherMetrics } from './metrics';
 import { ChainReader } from './services/chain-reader';

@@ -1,5 +1,5 @@
 import { ConfigError, databasePoolOptions } from '@gateway/config';
-import { createPool } from '@gateway/db';
+import { createPool } from '@gateway/db/chain-watcher';
 import { runServer } from '@gateway/http';
 import { buildChainWatcherApp } from './app';
 import { loadChainWatcherConfig } from './config';

@@ -43,13 +43,17 @@ export class WatcherMetrics {
     for (const status of ['seen', 'final', 'orphaned', 'restored'] satisfies DepositEvent[]) this.deposits.inc({ status }, 0);
     this.ownTransfers = new Counter({
       name: 'chain_watcher_own_transfers_total',
-      help: "USDC transfers into a temporary wallet from the gateway's own addresses (a temporary wallet, the relayer, the platform fee address), by sender: not deposits, never settled",
+      help:
+        "USDC transfers into a temporary wallet from the gateway's own addresses (a temporary wallet, the relayer, the platform " +
+        'fee address), by sender: not deposits, never settled',
       labelNames: ['from'] as const,
       registers,
     });
     this.otherTokenDeposits = new Counter({
       name: 'chain_watcher_other_token_deposits_total',
-      help: 'deposits of the other USDC (OTHER_USDC_TOKEN_ADDRESS, USDC.e on Polygon) seen or seen again, in this process; also counted in chain_watcher_deposits_total',
+      help:
+        'deposits of the other USDC (OTHER_USDC_TOKEN_ADDRESS, USDC.e on Polygon) seen or seen again, in this process; also ' +
+        'counted in chain_watcher_deposits_total',
       registers,
     });
     this.rpcErrors = new Counter({

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase, metricsMissingForRules, type TestDatabase } from '@gateway/testkit';
+import { metricsMissingForRules } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { startLocalChain, type LocalChain } from './support/local-chain';
 import { startWatcher, uniqueRedisPrefix } from './support/watcher-fixture';
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Queue } from 'bullmq';
-import { ChainCursorRepository } from '@gateway/db';
+import { ChainCursorRepository } from '@gateway/db/chain-watcher';
 import { settlementJobId, settlementJobOptions, type SettlementJob } from '@gateway/queue';
 import type { Address } from 'viem';
 import { mintTestUsdc } from '@gateway/chain';
-import { anvilAccounts, createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { anvilAccounts } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { FINALIZED_LAG, startLocalChain, type LocalChain } from './support/local-chain';
 import { insertWallet, strangerAddress } from './support/wallets';
 import {

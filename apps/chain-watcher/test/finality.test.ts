@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase, RpcProxy, type TestDatabase } from '@gateway/testkit';
+import { RpcProxy } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { startLocalChain, type LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
 import {

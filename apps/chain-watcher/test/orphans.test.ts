@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Queue } from 'bullmq';
 import type { Hash } from 'viem';
 import { settlementJobId, type SettlementJob } from '@gateway/queue';
-import { createTestDatabase, RpcProxy, type TestDatabase } from '@gateway/testkit';
+import { RpcProxy } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { FINALIZED_LAG, startLocalChain, type LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
 import {

@@ -5,7 +5,7 @@ import { createWalletClient, http, parseAbi, parseEther, type Address, type Hex 
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { defineLocalChain } from '@gateway/chain';
 import type { SettlementJob } from '@gateway/queue';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { startLocalChain, type LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
 import { depositsOf, metricValue, settlementQueue, startWatcher, uniqueRedisPrefix, waitFor } from './support/watcher-fixture';

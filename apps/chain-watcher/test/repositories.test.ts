@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ChainCursorRepository, DepositRepository, type NewDeposit } from '@gateway/db';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { ChainCursorRepository, DepositRepository, type NewDeposit } from '@gateway/db/chain-watcher';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { insertWallet, strangerAddress } from './support/wallets';
 
 let db: TestDatabase;

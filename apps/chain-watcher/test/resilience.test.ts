@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { settlementJobId } from '@gateway/queue';
-import { createTestDatabase, findFreePort, RpcProxy, startTcpForwarder, type TestDatabase } from '@gateway/testkit';
+import { findFreePort, RpcProxy, startTcpForwarder } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { FINALIZED_LAG, startLocalChain, type LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
 import {

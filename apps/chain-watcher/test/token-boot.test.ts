@@ -1,6 +1,7 @@
 import { deployTestTokenWithDecimals } from '@gateway/chain';
-import { TokenRepository } from '@gateway/db';
-import { anvilAccounts, createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { TokenRepository } from '@gateway/db/chain-watcher';
+import { anvilAccounts } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { startLocalChain, type LocalChain } from './support/local-chain';
 import { strangerAddress } from './support/wallets';
 import { startWatcher, uniqueRedisPrefix, type WatcherTarget } from './support/watcher-fixture';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Pool } from 'pg';
 import { databasePoolOptions, databaseSettings, loadConfig, runtimeSettings } from '@gateway/config';
-import { createPool, type DatabaseApp } from '@gateway/db';
+import { createPool, type DatabaseApp } from '@gateway/db/cli';
 
 export const databaseCommandSettings = Type.Object({ ...runtimeSettings, ...databaseSettings });
 

@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { english } from 'viem/accounts';
 import { xpubFromMnemonic } from '@gateway/chain';
 import { parseCallbackPublicKeys, parseCallbackSigningKeys, parseSealingKeys } from '@gateway/config';
-import { DATABASE_APPS, readMigrations } from '@gateway/db';
+import { DATABASE_APPS, readMigrations } from '@gateway/db/cli';
 import { TEST_DATABASE_URL } from '@gateway/testkit';
 import { runGateway } from './support/run-cli';
 

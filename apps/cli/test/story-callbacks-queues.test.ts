@@ -8,7 +8,8 @@ import {
   openSettlementQueue,
   SETTLEMENT_JOB_NAME,
 } from '@gateway/queue';
-import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from '@gateway/testkit';
+import { createTestRedis, type TestRedis } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { runGateway } from './support/run-cli';
 
 let db: TestDatabase;

@@ -15,7 +15,7 @@ import {
   ProviderStatusPollRepository,
   TokenRepository,
   WalletLookupRepository,
-} from '@gateway/db';
+} from '@gateway/db/payment-redirect';
 import { createProviderHttpClient, createProviderRegistry, type ProviderRegistry } from '@gateway/providers';
 import { createRateReader, registerRateMetrics, type RateReader } from '@gateway/rates';
 import type { PaymentRedirectConfig } from './config';

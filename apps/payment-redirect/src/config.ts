@@ -33,7 +33,8 @@ export const paymentRedirectSettings = Type.Object({
     default: 'http://127.0.0.1:3200',
     pattern: '^https?://[^/?#]+/?$',
     description:
-      'public base URL of this host ({payment_url}): providers send the customer back to its receipt pages and post webhooks to it; https and not loopback in production',
+      'public base URL of this host ({payment_url}): providers send the customer back to its receipt pages and post webhooks to it; ' +
+      'https and not loopback in production',
   }),
   EXPLORER_TX_URL: Type.String({
     default: 'https://polygonscan.com/tx/{tx}',
@@ -45,13 +46,15 @@ export const paymentRedirectSettings = Type.Object({
       minimum: 1000,
       maximum: 60_000,
       description:
-        "the longest Process Payment waits for any provider's checkout (all its calls, retries included) before it shows the customer the error page; unset, each provider's own deadline applies (its descriptor's), set, the shorter of the two",
+        "the longest Process Payment waits for any provider's checkout (all its calls, retries included) before it shows the " +
+        "customer the error page; unset, each provider's own deadline applies (its descriptor's), set, the shorter of the two",
     }),
   ),
   SANDBOX_CHECKOUT: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'off',
     description:
-      'on: the sandbox provider (a simulated checkout) stands in for every provider without credentials (a local stack); refused in production',
+      'on: the sandbox provider (a simulated checkout) stands in for every provider without credentials (a local stack); refused in ' +
+      'production',
   }),
   SANDBOX_PROVIDER_URL: Type.String({
     default: 'http://127.0.0.1:3300',
@@ -64,7 +67,8 @@ export const paymentRedirectSettings = Type.Object({
   STATUS_POLL_WORKER: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
     description:
-      "on: this process runs the provider status look-ups (the provider-status queue's worker and its reconciler); off: it only schedules them, for replicas that serve customers alone",
+      "on: this process runs the provider status look-ups (the provider-status queue's worker and its reconciler); off: it only " +
+      'schedules them, for replicas that serve customers alone',
   }),
   STATUS_POLL_FIRST_DELAY_MS: Type.Integer({
     default: 30_000,

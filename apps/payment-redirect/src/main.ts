@@ -1,4 +1,4 @@
-import { createPool } from '@gateway/db';
+import { createPool } from '@gateway/db/payment-redirect';
 import { closeAfterRequests, createApiRedis, runServer } from '@gateway/http';
 import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { ProviderConfigurationError } from '@gateway/providers';

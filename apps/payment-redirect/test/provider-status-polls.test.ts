@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import IORedis from 'ioredis';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
-import { PaymentReceiptRepository, ProviderStatusPollRepository } from '@gateway/db';
+import { PaymentReceiptRepository, ProviderStatusPollRepository } from '@gateway/db/payment-redirect';
 import {
   SANDBOX_WEBHOOK_SIGNATURE_HEADER,
   signSandboxWebhook,

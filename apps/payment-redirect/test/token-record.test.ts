@@ -1,4 +1,4 @@
-import { createPool, TokenRepository } from '@gateway/db';
+import { createPool, TokenRepository } from '@gateway/db/payment-redirect';
 import { findFreePort, startTcpForwarder } from '@gateway/testkit';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 

@@ -51,7 +51,8 @@ export const sandboxProviderSettings = Type.Object({
     Type.String({
       minLength: 1,
       description:
-        'JSON rate table (units per 1 USD) the simulated provider converts card amounts to USDC with, read at boot; default the sample table of @gateway/rates, which the local stack gives the gateway too',
+        'JSON rate table (units per 1 USD) the simulated provider converts card amounts to USDC with, read at boot; default the ' +
+        'sample table of @gateway/rates, which the local stack gives the gateway too',
     }),
   ),
   GATEWAY_WEBHOOK_BASE_URL: Type.Optional(

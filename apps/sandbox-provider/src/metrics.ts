@@ -9,7 +9,9 @@ export class SandboxMetrics {
   constructor(registry: Registry) {
     this.checkouts = new Counter({
       name: 'sandbox_checkouts_total',
-      help: 'Card form posts by outcome (paid, declined, insufficient_funds, invalid_card, replayed: a post for an order already paid or paying)',
+      help:
+        'Card form posts by outcome (paid, declined, insufficient_funds, invalid_card, replayed: a post for an order already ' +
+        'paid or paying)',
       labelNames: ['outcome'],
       registers: [registry],
     });

@@ -1,6 +1,7 @@
 import { ConfigError } from '@gateway/config';
 import { deployTestTokenWithDecimals } from '@gateway/chain';
-import { createTestDatabase, findFreePort, startAnvil, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
+import { findFreePort, startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { startSandboxProvider } from '../src/boot';
 import { loadSandboxProviderConfig } from '../src/config';
 import { DEPLOYER, deployFundedToken, freshAddress, newSecret, sandboxEnv } from './sandbox-fixture';

@@ -3,7 +3,8 @@ import { parse, type HTMLElement } from 'node-html-parser';
 // app.metrics is declared by @gateway/http (its createServer registers the registry).
 import type {} from '@gateway/http';
 import { createSandboxAdapter, knownProviderTerms, signSandboxFields, SANDBOX_SIGNED_FIELDS } from '@gateway/providers';
-import { createTestDatabase, startAnvil, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
+import { startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { startSandboxProvider } from '../src/boot';
 import { loadSandboxProviderConfig } from '../src/config';
 import {

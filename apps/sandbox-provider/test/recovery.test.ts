@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { createTestClient, http } from 'viem';
 import { defineLocalChain } from '@gateway/chain';
-import { createTestDatabase, startAnvil, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
+import { startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { startSandboxProvider } from '../src/boot';
 import { loadSandboxProviderConfig, type SandboxProviderConfig } from '../src/config';
 import { createFunderWallet, type FunderWallet, type SignedTransfer } from '../src/services/funder-wallet';

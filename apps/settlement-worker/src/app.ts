@@ -11,7 +11,7 @@ import {
   logLostConnections,
   PayoutRepository,
   SettlementRepository,
-} from '@gateway/db';
+} from '@gateway/db/settlement-worker';
 import { openCallbackQueue } from '@gateway/queue';
 import type { SettlementConfig } from './config';
 import { SettlementMetrics } from './metrics';

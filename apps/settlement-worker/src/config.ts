@@ -47,12 +47,14 @@ export const settlementSettings = Type.Object({
     default: DEFAULT_DUST_THRESHOLD.toString(),
     pattern: '^[0-9]{1,30}$',
     description:
-      "USDC base units; a deposit below it is held and paid out with its wallet's next payout, never forwarded alone at a loss (30000 = 0.03 USDC)",
+      "USDC base units; a deposit below it is held and paid out with its wallet's next payout, never forwarded alone at a loss " +
+      '(30000 = 0.03 USDC)',
   }),
   PAYOUT_BELOW_GAS_COST: Type.Union([Type.Literal('hold'), Type.Literal('pay')], {
     default: 'hold',
     description:
-      "hold: a payout whose platform fee is worth less than its gas (at today's gas price, NATIVE_PRICE_USDC per POL) is held like dust until its wallet's sum earns its gas; pay: the operator pays such payouts (e.g. a gateway charging no fee)",
+      "hold: a payout whose platform fee is worth less than its gas (at today's gas price, NATIVE_PRICE_USDC per POL) is held like " +
+      "dust until its wallet's sum earns its gas; pay: the operator pays such payouts (e.g. a gateway charging no fee)",
   }),
   NATIVE_PRICE_USDC: Type.String({
     default: formatUsdc(ASSUMED_NATIVE_PRICE_USDC),

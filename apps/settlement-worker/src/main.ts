@@ -1,5 +1,5 @@
 import { ConfigError, databasePoolOptions } from '@gateway/config';
-import { createPool } from '@gateway/db';
+import { createPool } from '@gateway/db/settlement-worker';
 import { runServer } from '@gateway/http';
 import { buildSettlementWorkerApp } from './app';
 import { loadSettlementConfig, settlementChainOptions } from './config';

@@ -9,7 +9,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from 'pg';
 import { Registry } from 'prom-client';
 import { fingerprintFromMnemonic } from '@gateway/chain';
-import { HdKeyRepository, PayoutRepository, SettlementRepository, WalletLookupRepository, type NewPayoutLeg } from '@gateway/db';
+import {
+  HdKeyRepository,
+  PayoutRepository,
+  SettlementRepository,
+  WalletLookupRepository,
+  type NewPayoutLeg,
+} from '@gateway/db/settlement-worker';
 import { sweepOfHeldDust } from '@gateway/domain';
 import { ensureLiveSettlementJob, openSettlementQueue, produceWithin } from '@gateway/queue';
 import { assertSeedDerivedTheWallets, assertTokenCounted } from './app';

@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Address } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { parseCustomAffiliateWalletRequest, walletPlatformFeeBps, type EvmAddress } from '@gateway/domain';
-import { PaymentStatusRepository, WalletRepository } from '@gateway/db';
-import { TEST_MNEMONIC } from '@gateway/testkit';
+import { PaymentStatusRepository, WalletRepository } from '@gateway/db/wallet-control';
+import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { freshAddress, SettlementFixture, USDC, type TestWallet } from './settlement-fixture';
 
 jest.setTimeout(120_000);

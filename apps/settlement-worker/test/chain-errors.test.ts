@@ -13,7 +13,8 @@ import {
   signTransferAuthorization,
   type TestUsdcAdminOptions,
 } from '@gateway/chain';
-import { anvilAccounts, TEST_MNEMONIC } from '@gateway/testkit';
+import { anvilAccounts } from '@gateway/testkit';
+import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { classifyTokenRevert } from '../src/chain/chain-errors';
 import { freshAddress, SettlementFixture, USDC } from './settlement-fixture';
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { ConfigError } from '@gateway/config';
-import { anvilAccounts, TEST_MNEMONIC } from '@gateway/testkit';
+import { anvilAccounts } from '@gateway/testkit';
+import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { english, generateMnemonic, generatePrivateKey } from 'viem/accounts';
 import { loadSettlementConfig } from '../src/config';
 

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
-import { SettlementRepository } from '@gateway/db';
+import { SettlementRepository } from '@gateway/db/settlement-worker';
 import { settlementJobId } from '@gateway/queue';
 import { RpcProxy } from '@gateway/testkit';
 import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from './settlement-fixture';

@@ -12,7 +12,8 @@ import {
   signTransferAuthorization,
   testUsdcAdminAbi,
 } from '@gateway/chain';
-import { anvilAccounts, TEST_MNEMONIC } from '@gateway/testkit';
+import { anvilAccounts } from '@gateway/testkit';
+import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestWallet } from './settlement-fixture';
 
 jest.setTimeout(180_000);

@@ -5,7 +5,8 @@ import { createPublicClient, createTestClient, getAddress, http, parseEventLogs,
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain, deployTestUsdc, mintTestUsdc, setTestUsdcBlacklisted, usdcAbi, type TestUsdcAdminOptions } from '@gateway/chain';
 import { callbackJobId, enqueueSettlements, openSettlementQueue, QUEUE_NAMES, redisConnection, type SettlementQueue } from '@gateway/queue';
-import { anvilAccounts, createTestDatabase, startAnvil, TEST_MNEMONIC, type RunningAnvil, type TestDatabase } from '@gateway/testkit';
+import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { createTestDatabase, TEST_MNEMONIC, type TestDatabase } from '@gateway/app-testkit';
 import type { FastifyInstance } from 'fastify';
 import { loadSettlementConfig, type SettlementConfig } from '../src/config';
 import { buildSettlementWorkerApp } from '../src/app';

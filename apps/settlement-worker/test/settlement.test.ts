@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
-import { createPool } from '@gateway/db';
+import { createPool } from '@gateway/db/settlement-worker';
 import { fingerprintFromMnemonic, readTokenDomain } from '@gateway/chain';
-import { TEST_MNEMONIC } from '@gateway/testkit';
+import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { SettlementChainClient } from '../src/chain/settlement-chain-client';
 import { freshAddress, relayerAccount, SettlementFixture, USDC, waitFor, type TestWallet } from './settlement-fixture';
 

@@ -9,7 +9,8 @@ import {
   splitSignature,
   type TransferAuthorization,
 } from '@gateway/chain';
-import { anvilAccounts, RpcProxy, TEST_MNEMONIC } from '@gateway/testkit';
+import { anvilAccounts, RpcProxy } from '@gateway/testkit';
+import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { SettlementChainClient } from '../src/chain/settlement-chain-client';
 import { relayerAccount, type SettlementFixture, settlementFixtureForFile, USDC } from './settlement-fixture';
 

@@ -1,5 +1,5 @@
 import { deployTestTokenWithDecimals, deployTestUsdc } from '@gateway/chain';
-import { TokenRepository } from '@gateway/db';
+import { TokenRepository } from '@gateway/db/settlement-worker';
 import { anvilAccounts } from '@gateway/testkit';
 import { type SettlementFixture, settlementFixtureForFile } from './settlement-fixture';
 

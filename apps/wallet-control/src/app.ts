@@ -10,7 +10,7 @@ import {
   PaymentStatusRepository,
   TokenRepository,
   WalletRepository,
-} from '@gateway/db';
+} from '@gateway/db/wallet-control';
 import { TemporaryAddressDeriver } from '@gateway/chain';
 import { createRateReader, registerRateMetrics } from '@gateway/rates';
 import type { WalletControlConfig } from './config';
@@ -49,7 +49,8 @@ async function assertKnownHdKey(keys: HdKeyRepository, fingerprint: string): Pro
   const known = await keys.registerAndList(fingerprint);
   if (known.length === 1 && known[0] === fingerprint) return;
   throw new ConfigError([
-    `HD_XPUB: its key (fingerprint ${fingerprint}) is not the key this database's temporary wallets were derived from (${known.join(', ')}); configure that xpub, or use another database`,
+    `HD_XPUB: its key (fingerprint ${fingerprint}) is not the key this database's temporary wallets were derived from ` +
+      `(${known.join(', ')}); configure that xpub, or use another database`,
   ]);
 }
 

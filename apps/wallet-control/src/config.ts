@@ -46,7 +46,8 @@ export const walletControlSettings = Type.Object({
     minimum: 0,
     maximum: 10_000,
     description:
-      'share of each payment, in basis points (50 = 0.5%), paid to the affiliate of a wallet created by affiliate.php, beside the platform fee; recorded on the wallet when it is created',
+      'share of each payment, in basis points (50 = 0.5%), paid to the affiliate of a wallet created by affiliate.php, beside the ' +
+      'platform fee; recorded on the wallet when it is created',
   }),
   CALLBACK_ALLOW_TEST_DOMAINS: Type.Boolean({
     default: false,
@@ -62,12 +63,14 @@ export const walletControlSettings = Type.Object({
   CALLBACK_PUBLIC_KEYS: Type.String({
     default: '',
     description:
-      'public halves of the callback signing keys as kid:key, comma-separated, newest first; key is PEM or base64 SPKI (required in production)',
+      'public halves of the callback signing keys as kid:key, comma-separated, newest first; key is PEM or base64 SPKI (required in ' +
+      'production)',
   }),
   PAYOUT_ADDRESSES: Type.String({
     default: '',
     description:
-      'comma-separated payout addresses this gateway pays (a gateway for your own shops: always set it); Create Wallet and the affiliate endpoints refuse any other with 403. Empty: any address (open mode)',
+      'comma-separated payout addresses this gateway pays (a gateway for your own shops: always set it); Create Wallet and the ' +
+      'affiliate endpoints refuse any other with 403. Empty: any address (open mode)',
   }),
   AFFILIATE_ADDRESSES: Type.String({
     default: '',
@@ -92,7 +95,8 @@ export const walletControlSettings = Type.Object({
     default: 1000,
     minimum: 1,
     description:
-      'new wallets one payout address may get per window (Create Wallet and the affiliate endpoints together); more get 429 with Retry-After',
+      'new wallets one payout address may get per window (Create Wallet and the affiliate endpoints together); more get 429 with ' +
+      'Retry-After',
   }),
   PAYOUT_WALLET_QUOTA_WINDOW_SECONDS: Type.Integer({
     default: 3600,
@@ -104,7 +108,9 @@ export const walletControlSettings = Type.Object({
     default: 600,
     minimum: 1,
     description:
-      'new wallets the whole gateway creates per minute, whatever the payout address or client (Create Wallet and the affiliate endpoints together, counted in Redis across replicas); more get 429 new_wallet_ceiling with Retry-After, repeats of existing wallets never',
+      'new wallets the whole gateway creates per minute, whatever the payout address or client (Create Wallet and the affiliate ' +
+      'endpoints together, counted in Redis across replicas); more get 429 new_wallet_ceiling with Retry-After, repeats of ' +
+      'existing wallets never',
   }),
   ADMIN_TOKEN: Type.Optional(
     Type.String({

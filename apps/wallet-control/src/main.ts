@@ -1,4 +1,4 @@
-import { createPool } from '@gateway/db';
+import { createPool } from '@gateway/db/wallet-control';
 import { closeAfterRequests, createApiRedis, runServer } from '@gateway/http';
 import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { loadWalletControlConfig } from './config';

@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { mnemonicToAccount } from 'viem/accounts';
 import { getAddress } from 'viem';
 import { openAddressIn } from '@gateway/domain';
-import { WalletRepository } from '@gateway/db';
+import { WalletRepository } from '@gateway/db/wallet-control';
 import { TemporaryAddressDeriver, xpubFromMnemonic } from '@gateway/chain';
 import { AddressSupply } from '../src/services/address-supply';
-import { TEST_MNEMONIC } from '@gateway/testkit';
+import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import type { WalletControlConfig } from '../src/config';
 import { walletControlFixture } from './support/wallet-control-fixture';
 

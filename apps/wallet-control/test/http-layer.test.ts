@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { createPool } from '@gateway/db';
+import { createPool } from '@gateway/db/wallet-control';
 import { createMetricsServer } from '@gateway/http';
 import { walletControlFixture } from './support/wallet-control-fixture';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { consentingOwner, ownerConsent } from './support/affiliate-consent';
 import { walletControlFixture } from './support/wallet-control-fixture';
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { testKeyEnv } from '@gateway/testkit';
+import { testKeyEnv } from '@gateway/app-testkit';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
 const MAIN = join(__dirname, '..', 'src', 'main.ts');

@@ -1,4 +1,4 @@
-import { TokenRepository } from '@gateway/db';
+import { TokenRepository } from '@gateway/db/wallet-control';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
 // wallet-control has no RPC: it records the token it is configured with when the database knows

@@ -8,17 +8,9 @@ import { english, generateMnemonic } from 'viem/accounts';
 import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
 import { appNodeArguments } from '@gateway/config';
 import { waitFor } from './wait-for';
-import {
-  anvilAccounts,
-  createTestDatabase,
-  ensureAppLoginUsers,
-  findFreePort,
-  startAnvil,
-  TEST_DATABASE_URL,
-  testKeyEnv,
-  type RunningAnvil,
-  type TestDatabase,
-} from '@gateway/testkit';
+import { anvilAccounts, findFreePort, startAnvil, TEST_DATABASE_URL, type RunningAnvil } from '@gateway/testkit';
+import { createTestDatabase, testKeyEnv, type TestDatabase } from '@gateway/app-testkit';
+import { ensureAppLoginUsers } from '@gateway/db';
 
 const ROOT = join(__dirname, '..', '..', '..');
 // Exchange rates from the sample table, never the network; the sandbox converts with the same one.

@@ -128,7 +128,8 @@ export function createShop(options: ShopOptions): Shop {
       response,
       200,
       `Order ${order.id}`,
-      `<ul class="lines">${lines.join('')}</ul><p class="total">Total ${dollars(order.totalCents)} USD</p><p id="order-status" data-status="${order.status}">${state}</p>`,
+      `<ul class="lines">${lines.join('')}</ul><p class="total">Total ${dollars(order.totalCents)} USD</p><p id="order-status" ` +
+        `data-status="${order.status}">${state}</p>`,
     );
   }
 
@@ -200,8 +201,10 @@ function page(response: ServerResponse, status: number, title: string, content: 
       'content-security-policy': "default-src 'self'; style-src 'unsafe-inline'",
     })
     .end(
-      `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>` +
-        `<style>${STYLE}</style><header><a href="/">Leaf &amp; Kettle</a></header><main><h1>${escapeHtml(title)}</h1>${content}</main></html>`,
+      `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, ` +
+        `initial-scale=1"><title>${escapeHtml(title)}</title>` +
+        `<style>${STYLE}</style><header><a href="/">Leaf &amp; ` +
+        `Kettle</a></header><main><h1>${escapeHtml(title)}</h1>${content}</main></html>`,
     );
 }
 
@@ -209,7 +212,8 @@ const STYLE = `
 body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1d2a22;background:#f4f1ea}
 header{padding:14px 24px;background:#1f4d3a}header a{color:#fff;font-weight:600;text-decoration:none;font-size:1.1em}
 main{max-width:520px;margin:32px auto;padding:24px;background:#fff;border-radius:12px;box-shadow:0 1px 4px #0002}
-ul.lines{list-style:none;padding:0}ul.lines li{display:flex;justify-content:space-between;align-items:center;gap:12px;padding:10px 0;border-bottom:1px solid #eee}
+ul.lines{list-style:none;padding:0}
+ul.lines li{display:flex;justify-content:space-between;align-items:center;gap:12px;padding:10px 0;border-bottom:1px solid #eee}
 label span,li span{color:#555;margin-left:8px}input{font:inherit;padding:8px;border:1px solid #bbb;border-radius:6px}
 input[type=number]{width:64px}input[type=email]{width:100%;box-sizing:border-box;margin:6px 0 16px}
 button{font:inherit;font-weight:600;width:100%;padding:12px;border:0;border-radius:8px;background:#1f4d3a;color:#fff;cursor:pointer}

@@ -105,7 +105,8 @@ async function main(): Promise<void> {
   console.log(result.keysCreated ? `generated throw-away local keys in ${settings.keysDir}` : `kept the local keys in ${settings.keysDir}`);
   console.log(
     result.freshChain
-      ? `new chain: test USDC deployed at ${result.token}, 1,000,000 minted to ${localAccounts.customer.address} and to the sandbox; database ${settings.database} made anew`
+      ? `new chain: test USDC deployed at ${result.token}, 1,000,000 minted to ${localAccounts.customer.address} and to the sandbox; ` +
+          `database ${settings.database} made anew`
       : `chain kept: test USDC at ${result.token}; database ${settings.database} kept`,
   );
   console.log(result.applied.length > 0 ? `migrations applied: ${result.applied.join(', ')}` : 'database schema is up to date');

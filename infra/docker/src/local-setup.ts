@@ -7,8 +7,8 @@ import { Client } from 'pg';
 import { createPublicClient, http, type Address } from 'viem';
 import { english, generateMnemonic } from 'viem/accounts';
 import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
-import { createPool, migrate, type DatabaseApp } from '@gateway/db';
-import { anvilAccounts, ensureAppLoginUsers } from '@gateway/testkit';
+import { createPool, ensureAppLoginUsers, migrate, type DatabaseApp } from '@gateway/db';
+import { anvilAccounts } from '@gateway/testkit';
 
 /**
  * Anvil's own chain id, never Polygon's 137: nothing signed here is valid on mainnet, and the

@@ -11,8 +11,7 @@ import {
   type LocalAccount,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-// @gateway/testkit depends on @gateway/chain, so chain's own tests reach its anvil helper by path.
-import { anvilAccounts, startAnvil, type RunningAnvil } from '../../testkit/src/anvil';
+import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
 import {
   defineLocalChain,
   deployTestUsdc,

@@ -96,7 +96,8 @@ export function parseRateSourceSettings(raw: RateSourceRaw, options: { sampleFil
   }
   if (maxAgeSeconds <= raw.RATE_REFRESH_SECONDS) {
     problems.push(
-      `RATE_MAX_AGE_SECONDS: ${maxAgeSeconds} must be longer than RATE_REFRESH_SECONDS (${raw.RATE_REFRESH_SECONDS}), or fresh rates expire between two refreshes`,
+      `RATE_MAX_AGE_SECONDS: ${maxAgeSeconds} must be longer than RATE_REFRESH_SECONDS (${raw.RATE_REFRESH_SECONDS}), or fresh rates ` +
+        `expire between two refreshes`,
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);
@@ -151,7 +152,9 @@ export function parseSecretBytes(value: string, name: string): Buffer {
   const canonical = bytes.toString(urlSafe ? 'base64url' : 'base64').replace(/=+$/, '');
   if (canonical !== text.replace(/=+$/, '') || bytes.length < MIN_SECRET_BYTES) {
     throw new ConfigError([
-      `${name}: must be base64 of at least ${MIN_SECRET_BYTES} random bytes (decodes to ${bytes.length} byte(s)${canonical !== text.replace(/=+$/, '') ? ', and is not plain base64' : ''}); generate one with: openssl rand -base64 32`,
+      `${name}: must be base64 of at least ${MIN_SECRET_BYTES} random bytes (decodes to ${bytes.length} ` +
+        `byte(s)${canonical !== text.replace(/=+$/, '') ? ', and is not plain base64' : ''}); generate one with: openssl rand ` +
+        `-base64 32`,
     ]);
   }
   return bytes;
@@ -171,7 +174,8 @@ export function checkPublicUrl(value: string, production: boolean, name = 'PUBLI
   if (refusal !== undefined) {
     const parsed = new URL(url);
     throw new ConfigError([
-      `${name}: must be the https URL customers and providers reach this host at in production (got ${parsed.protocol}//${parsed.host}): ${refusal}; e.g. https://pay.example.com`,
+      `${name}: must be the https URL customers and providers reach this host at in production (got ` +
+        `${parsed.protocol}//${parsed.host}): ${refusal}; e.g. https://pay.example.com`,
     ]);
   }
   return url;

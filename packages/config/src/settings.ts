@@ -26,20 +26,23 @@ export const databaseSettings = {
     minimum: 0,
     maximum: 3_600_000,
     description:
-      'PostgreSQL cancels a statement (or lock wait) running longer than this, in milliseconds (the API apps answer 503 with Retry-After); 0 for none; migrations wait without it',
+      'PostgreSQL cancels a statement (or lock wait) running longer than this, in milliseconds (the API apps answer 503 with ' +
+      'Retry-After); 0 for none; migrations wait without it',
   }),
   DATABASE_KEEPALIVE_DELAY_MS: Type.Integer({
     default: 10_000,
     minimum: 1000,
     maximum: 3_600_000,
     description:
-      'TCP keep-alive on every PostgreSQL connection: probes start after this many milliseconds idle, so a silently dropped connection is noticed',
+      'TCP keep-alive on every PostgreSQL connection: probes start after this many milliseconds idle, so a silently dropped ' +
+      'connection is noticed',
   }),
   DATABASE_ROLE_PREFIX: Type.String({
     default: 'gateway',
     pattern: '^[a-z_][a-z0-9_]{0,40}$',
     description:
-      "the apps' PostgreSQL roles are <prefix>_wallet_control, <prefix>_settlement_worker …, created by the migrations; each app takes its own at connect (its login user must be a member); one prefix per gateway sharing a cluster",
+      "the apps' PostgreSQL roles are <prefix>_wallet_control, <prefix>_settlement_worker …, created by the migrations; each app " +
+      'takes its own at connect (its login user must be a member); one prefix per gateway sharing a cluster',
   }),
 };
 
@@ -84,7 +87,8 @@ export const serverSettings = (defaultPort: number) => ({
     default: 'false',
     pattern: '^(false|\\d{1,2}|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$',
     description:
-      "which X-Forwarded-For entries to believe: false (none), a number of proxy hops in front of the app (e.g. 1 behind one load balancer), or the proxies' addresses/CIDR ranges, comma-separated; never the whole header",
+      'which X-Forwarded-For entries to believe: false (none), a number of proxy hops in front of the app (e.g. 1 behind one load ' +
+      "balancer), or the proxies' addresses/CIDR ranges, comma-separated; never the whole header",
   }),
   RATE_LIMIT_MAX: Type.Integer({ default: 600, minimum: 1, description: 'requests per client IP per window' }),
   RATE_LIMIT_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1000, description: 'rate limit window in milliseconds' }),
@@ -125,7 +129,8 @@ export const chainIdentitySettings = {
   CHAIN_NETWORK: Type.Union([Type.Literal('mainnet'), Type.Literal('testnet')], {
     default: 'mainnet',
     description:
-      "mainnet, or testnet for a production deployment on Polygon Amoy (CHAIN_ID=80002) that takes no real money; the operator's explicit word, checked at boot",
+      "mainnet, or testnet for a production deployment on Polygon Amoy (CHAIN_ID=80002) that takes no real money; the operator's " +
+      'explicit word, checked at boot',
   }),
   USDC_TOKEN_ADDRESS: Type.String({
     default: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
@@ -140,7 +145,8 @@ export const otherUsdcSettings = {
     Type.String({
       pattern: '^(0x[0-9a-fA-F]{40}|none)$',
       description:
-        "the other USDC contract, whose deposits are recorded and held, never settled (default on Polygon PoS: the Polygon USDC that USDC_TOKEN_ADDRESS is not, i.e. USDC.e; elsewhere none); 'none' follows only USDC_TOKEN_ADDRESS",
+        'the other USDC contract, whose deposits are recorded and held, never settled (default on Polygon PoS: the Polygon USDC that ' +
+        "USDC_TOKEN_ADDRESS is not, i.e. USDC.e; elsewhere none); 'none' follows only USDC_TOKEN_ADDRESS",
     }),
   ),
   OTHER_USDC_DEPOSITS: Type.Union([Type.Literal('hold'), Type.Literal('forward')], {
@@ -172,7 +178,8 @@ export const chainRpcSettings = {
     default: 64,
     minimum: 0,
     description:
-      'blocks on top of a deposit or payout before it is final, only on a node that does not serve the finalized block tag (where it does, the finalized block decides)',
+      'blocks on top of a deposit or payout before it is final, only on a node that does not serve the finalized block tag (where it ' +
+      'does, the finalized block decides)',
   }),
 };
 
@@ -181,7 +188,8 @@ export const rateSourceSettings = {
   RATE_SOURCE: Type.Optional(
     Type.Union([Type.Literal('ecb'), Type.Literal('open-er-api'), Type.Literal('file')], {
       description:
-        "ecb (the European Central Bank's daily reference rates), open-er-api (ExchangeRate-API's free USD-based open endpoint) or file (RATE_FILE); default ecb in production, file elsewhere",
+        "ecb (the European Central Bank's daily reference rates), open-er-api (ExchangeRate-API's free USD-based open endpoint) or " +
+        'file (RATE_FILE); default ecb in production, file elsewhere',
     }),
   ),
   RATE_SOURCE_URL: Type.Optional(
@@ -203,7 +211,8 @@ export const rateSourceSettings = {
     Type.Integer({
       minimum: 60,
       description:
-        'rates older than this (from the date the source gives them) are refused with a 503, never used; default 432000 (5 days) for ecb and file, 172800 (2 days) for open-er-api',
+        'rates older than this (from the date the source gives them) are refused with a 503, never used; default 432000 (5 days) for ' +
+        'ecb and file, 172800 (2 days) for open-er-api',
     }),
   ),
   RATE_FETCH_TIMEOUT_SECONDS: Type.Integer({

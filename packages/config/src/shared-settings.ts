@@ -15,7 +15,8 @@ export const platformFeeSettings = {
     minimum: 0,
     maximum: 10_000,
     description:
-      'platform fee in basis points (100 = 1%), recorded on each wallet when it is created: settlement pays what the wallet records, so a change prices only the wallets created after it; custom-affiliate.php requires merchant_fee + affiliate_fee = 1 - this',
+      'platform fee in basis points (100 = 1%), recorded on each wallet when it is created: settlement pays what the wallet records, ' +
+      'so a change prices only the wallets created after it; custom-affiliate.php requires merchant_fee + affiliate_fee = 1 - this',
   }),
 };
 
@@ -23,11 +24,16 @@ export const callbackAllowedCidrsSettings = {
   CALLBACK_ALLOWED_CIDRS: Type.String({
     default: '',
     description:
-      'comma-separated ranges exempt from the callback address rule (e.g. 127.0.0.0/8,::1/128 for the local stack), set alike on wallet-control and the callback-worker; production refuses any range reaching loopback, link-local, the unspecified address (0.0.0.0, ::) or IPv4-compatible IPv6 (::7f00:1), also IPv4-mapped',
+      'comma-separated ranges exempt from the callback address rule (e.g. 127.0.0.0/8,::1/128 for the local stack), set alike on ' +
+      'wallet-control and the callback-worker; production refuses any range reaching loopback, link-local, the unspecified ' +
+      'address (0.0.0.0, ::) or IPv4-compatible IPv6 (::7f00:1), also IPv4-mapped',
   }),
 };
 
-/** CALLBACK_ALLOWED_CIDRS → its ranges, each checked by the one rule both apps apply (allowedCidrProblem); problems are added to `problems`. */
+/**
+ * CALLBACK_ALLOWED_CIDRS → its ranges, each checked by the one rule both apps apply (allowedCidrProblem);
+ * problems are added to `problems`.
+ */
 export function parseCallbackAllowedCidrs(
   value: string,
   production: boolean,

@@ -1,21 +1,9 @@
+// What every app shares: the pool, the migrations, the apps' roles and the statement helpers. The
+// repositories are reached through each app's own entry point (src/apps/), which exports only those
+// its PostgreSQL role may run (app-privileges.sql).
 export * from './pool';
 export * from './app-roles';
+export * from './app-login-users';
 export * from './migrate';
 export * from './in-transaction';
-export * from './repositories/wallet-repository';
-export * from './repositories/wallet-lookup-repository';
-export * from './repositories/payment-repository';
-export * from './repositories/hd-key-repository';
-export * from './repositories/token-repository';
-export * from './repositories/payment-status-repository';
-export * from './repositories/callback-delivery-writer';
-export * from './repositories/chain-cursor-repository';
-export * from './repositories/deposit-repository';
-export * from './repositories/callback-delivery-repository';
-export * from './callback-resend';
-export * from './repositories/payout-repository';
-export * from './repositories/settlement-repository';
-export * from './repositories/gateway-address-repository';
 export * from './statement-batcher';
-export * from './repositories/provider-status-poll-repository';
-export * from './repositories/wallet-story-repository';

@@ -63,7 +63,8 @@ export async function migrate(pool: Pool, schema = 'public', options: MigrateOpt
     // Read by migration 014 when it creates the roles.
     await client.query(`SELECT set_config('gateway.role_prefix', $1, false)`, [rolePrefix]);
     await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL ' +
+        'DEFAULT now())',
     );
     // Before anything is applied: the roles this schema grants to must be the ones the apps take.
     await assertRolePrefix(client, schema, expectedRoles);
@@ -110,7 +111,8 @@ async function assertRolePrefix(client: PoolClient, schema: string, expected: Re
   for (const { app, role_name: recorded } of rows) {
     if (recorded !== expected.get(app)) {
       throw new Error(
-        `schema "${schema}" grants to the roles migration 014 named (${recorded}, …), not to ${expected.get(app)}: set DATABASE_ROLE_PREFIX as it was when the schema was first migrated`,
+        `schema "${schema}" grants to the roles migration 014 named (${recorded}, …), not to ${expected.get(app)}: set ` +
+          `DATABASE_ROLE_PREFIX as it was when the schema was first migrated`,
       );
     }
   }

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '@gateway/testkit';
+import { TEST_DATABASE_URL } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { createPool } from '../src/pool';
 
 // Issue 17, section 3: code execution in an internet-facing app (or the callback-worker) must not

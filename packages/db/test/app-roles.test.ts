@@ -2,9 +2,18 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool } from 'pg';
-import { createTestDatabase, ensureAppLoginUsers, TEST_DATABASE_URL, type TestDatabase } from '@gateway/testkit';
+import { TEST_DATABASE_URL } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
+import { ensureAppLoginUsers } from '../src/app-login-users';
 import { callbackPathBinding } from '@gateway/domain';
-import * as db from '../src';
+import * as callbackWorker from '../src/apps/callback-worker';
+// The operator CLI's (apps/cli, with the owner's login).
+import * as cli from '../src/apps/cli';
+import * as chainWatcher from '../src/apps/chain-watcher';
+import * as paymentRedirect from '../src/apps/payment-redirect';
+import * as settlementWorker from '../src/apps/settlement-worker';
+// The owner's commands (release-callback) are wallet-control's.
+import * as walletControl from '../src/apps/wallet-control';
 import { createPool } from '../src/pool';
 import { DATABASE_APPS, type DatabaseApp } from '../src/app-roles';
 
@@ -12,16 +21,25 @@ import { DATABASE_APPS, type DatabaseApp } from '../src/app-roles';
 // app-privileges.sql), on rows that take each method down its writing path; then what the app must
 // never do. Two guards keep the list whole: the repositories each app's source uses are the ones
 // listed here, and every method of every repository is listed for some app (or for the owner).
-// A method added without its grant, or a grant forgotten for a new column, fails here.
+// A method added without its grant, or a grant forgotten for a new column, fails here. Each app's
+// entry point (@gateway/db/<app>) exports exactly the repositories listed for it, so an app's
+// source cannot even compile one of tables its role may not touch.
 
 const ROOT = join(__dirname, '..', '..', '..');
 const CHAIN_ID = 137;
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
 
 type RepositoryClass = new (pool: Pool, ...rest: never[]) => object;
-const repositoryClasses = Object.entries(db as Record<string, unknown>).filter(
-  (entry): entry is [string, RepositoryClass] => entry[0].endsWith('Repository') && typeof entry[1] === 'function',
-);
+const repositoriesOf = (module: Record<string, unknown>) =>
+  Object.entries(module).filter(
+    (entry): entry is [string, RepositoryClass] => entry[0].endsWith('Repository') && typeof entry[1] === 'function',
+  );
+const REPOSITORIES_DIR = join(__dirname, '..', 'src', 'repositories');
+const repositoryClasses = readdirSync(REPOSITORIES_DIR).flatMap((file) => repositoriesOf(require(join(REPOSITORIES_DIR, file))));
+const PACKAGE_DIR = join(__dirname, '..');
+const { exports: PACKAGE_EXPORTS } = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8'));
+/** The module `@gateway/db/<app>` (`.` for `@gateway/db`) resolves to, through the package's exports as the apps' imports do. */
+const entryPoint = (subpath: string) => require(join(PACKAGE_DIR, PACKAGE_EXPORTS[subpath]['@gateway/source']));
 
 /**
  * Which methods of which repositories each app runs. `owner`: operator commands that change what
@@ -173,7 +191,7 @@ afterAll(() => database.drop());
 
 describe('wallet-control, as its role', () => {
   it('creates wallets (new, and a repeat of one), reserves HD indexes, checks addresses, registers and lists its key', async () => {
-    const wallets = repository('wallet-control', db.WalletRepository);
+    const wallets = repository('wallet-control', walletControl.WalletRepository);
     const [index] = await wallets.reserveHdIndexes(1);
     const candidate = {
       hdIndex: index!,
@@ -226,8 +244,8 @@ describe('wallet-control, as its role', () => {
     expect(refused).toMatchObject({ pathOwner: { payoutAddress: next.payoutAddress } });
     expect(await wallets.findPathOwners([bound.callbackPath.key])).toHaveLength(1);
     expect(await wallets.areTemporaryWallets([candidate.polygonAddress, hex(20)])).toEqual([true, false]);
-    expect(await repository('wallet-control', db.TokenRepository).register(token)).toBeUndefined();
-    const keys = repository('wallet-control', db.HdKeyRepository);
+    expect(await repository('wallet-control', walletControl.TokenRepository).register(token)).toBeUndefined();
+    const keys = repository('wallet-control', walletControl.HdKeyRepository);
     expect(await keys.registerAndList('a1b2c3d4')).toEqual(['a1b2c3d4']);
     expect(await keys.list()).toEqual(['a1b2c3d4']);
   });
@@ -240,10 +258,10 @@ describe('wallet-control, as its role', () => {
       `INSERT INTO payments (id, wallet_id, amount, currency, provider, email) VALUES ($1, $2, 25, 'USD', 'moonpay', 'a@b.io')`,
       [randomUUID(), wallet.id],
     );
-    const status = await repository('wallet-control', db.PaymentStatusRepository).findByIpnToken(wallet.ipnToken);
+    const status = await repository('wallet-control', walletControl.PaymentStatusRepository).findByIpnToken(wallet.ipnToken);
     expect(status).toMatchObject({ depositCount: 1, paymentCount: 1, forwarded: { count: 1 } });
 
-    const deliveries = repository('wallet-control', db.CallbackDeliveryRepository);
+    const deliveries = repository('wallet-control', walletControl.CallbackDeliveryRepository);
     const failed = await ownerDelivery(wallet.id, null, 'failed');
     expect(await deliveries.resendFailed(failed)).toMatchObject({ result: 'resent' });
     expect(await deliveries.resendFailed(failed)).toEqual({ result: 'not_failed', status: 'pending' });
@@ -274,10 +292,10 @@ describe('wallet-control, as its role', () => {
 
 describe('payment-redirect, as its role', () => {
   it("records payments and their checkouts, the providers' statuses, and reads receipts", async () => {
-    expect(await repository('payment-redirect', db.TokenRepository).register(token)).toBeUndefined();
+    expect(await repository('payment-redirect', paymentRedirect.TokenRepository).register(token)).toBeUndefined();
     const wallet = await ownerWallet();
-    expect(await repository('payment-redirect', db.WalletLookupRepository).hasTemporaryAddress(wallet.address)).toBe(true);
-    const payments = repository('payment-redirect', db.PaymentRepository);
+    expect(await repository('payment-redirect', paymentRedirect.WalletLookupRepository).hasTemporaryAddress(wallet.address)).toBe(true);
+    const payments = repository('payment-redirect', paymentRedirect.PaymentRepository);
     const [paid, failed] = [randomUUID(), randomUUID()];
     const base = { polygonAddress: wallet.address, amount: '25', currency: 'USD', provider: 'moonpay', email: 'jane@shop.io' };
     expect(
@@ -300,7 +318,7 @@ describe('payment-redirect, as its role', () => {
     expect(await payments.renewCheckout({ id: session, attempt: 2, ...form, served: true })).toBe(true);
     expect(await payments.renewCheckout({ id: failed, attempt: 1, checkoutUrl: 'https://checkout.example/again' })).toBe(true);
 
-    const receipts = repository('payment-redirect', db.PaymentReceiptRepository);
+    const receipts = repository('payment-redirect', paymentRedirect.PaymentReceiptRepository);
     const update = { providers: ['moonpay'], status: 'pending' as const, rawStatus: 'waitingPayment' };
     expect(await receipts.recordProviderStatus({ ...update, match: { paymentId: paid } })).toBe('updated');
     expect(
@@ -322,7 +340,7 @@ describe('payment-redirect, as its role', () => {
     expect(receipt!.deposits[0]!.forwardedTxHash).toMatch(/^0x[0-9a-f]{64}$/);
 
     // Status look-ups (migration 021): scheduled, hinted, counted, found overdue; a final status is never scheduled.
-    const polls = repository('payment-redirect', db.ProviderStatusPollRepository);
+    const polls = repository('payment-redirect', paymentRedirect.ProviderStatusPollRepository);
     expect(await polls.schedule([session, paid], new Date(Date.now() - 60_000))).toEqual([session]);
     expect(await polls.scheduleNowFor(['transak'], { paymentId: session })).toBe(session);
     await polls.recordPoll(session, new Date(Date.now() - 30_000));
@@ -336,7 +354,7 @@ describe('payment-redirect, as its role', () => {
 describe('callback-worker, as its role', () => {
   it('claims, defers, records and resends deliveries, and reads the backlog', async () => {
     const wallet = await ownerWallet();
-    const deliveries = repository('callback-worker', db.CallbackDeliveryRepository);
+    const deliveries = repository('callback-worker', callbackWorker.CallbackDeliveryRepository);
     const [first, second] = [await ownerDelivery(wallet.id, null), await ownerDelivery(wallet.id, null)];
     expect(await deliveries.oldestDueAgeSeconds()).toBeGreaterThan(0);
     const cutoff = await deliveries.overdueCutoff(0);
@@ -355,7 +373,7 @@ describe('callback-worker, as its role', () => {
 describe('chain-watcher, as its role', () => {
   it('records deposits, moves them final or orphaned, brings one back, and keeps its cursor', async () => {
     const wallet = await ownerWallet();
-    const deposits = repository('chain-watcher', db.DepositRepository, CHAIN_ID);
+    const deposits = repository('chain-watcher', chainWatcher.DepositRepository, CHAIN_ID);
     expect(await deposits.matchTemporaryWallets([wallet.address])).toEqual(new Map([[wallet.address, wallet.id]]));
     expect(await deposits.gatewaySenders([wallet.address])).toEqual(new Map([[wallet.address, 'temporary_wallet']]));
     const log = (blockHash: string, logIndex: number) => ({
@@ -383,14 +401,14 @@ describe('chain-watcher, as its role', () => {
     expect(await deposits.recordSeen(pool, [{ ...a, blockHash: hex(32) }])).toMatchObject([{ inserted: false }]);
     expect(await deposits.markFinal(pool, [{ blockNumber: 20n, blockHash: b.blockHash }])).toHaveLength(1);
 
-    const cursors = repository('chain-watcher', db.ChainCursorRepository);
+    const cursors = repository('chain-watcher', chainWatcher.ChainCursorRepository);
     const key = { chainId: CHAIN_ID, token: hex(20) };
     const start = { blockNumber: 1n, blockHash: hex(32) };
     expect(await cursors.initialize(key, start)).toEqual(start);
     expect(await cursors.move(pool, key, start, { blockNumber: 2n, blockHash: hex(32) })).toBe(true);
     await cursors.set(key, start);
     expect(await cursors.get(key)).toEqual(start);
-    expect(await repository('chain-watcher', db.TokenRepository).register(token)).toBeUndefined();
+    expect(await repository('chain-watcher', chainWatcher.TokenRepository).register(token)).toBeUndefined();
   });
 });
 
@@ -408,8 +426,8 @@ describe('settlement-worker, as its role', () => {
 
   it('plans, signs, sends and confirms a payout, completes it with its callback, and reads its backlog', async () => {
     const wallet = await ownerWallet();
-    const settlements = repository('settlement-worker', db.SettlementRepository);
-    const payouts = repository('settlement-worker', db.PayoutRepository);
+    const settlements = repository('settlement-worker', settlementWorker.SettlementRepository);
+    const payouts = repository('settlement-worker', settlementWorker.PayoutRepository);
     const dust = await ownerDeposit(wallet.id, 'final', 1_000n);
     expect(await settlements.holdDust(dust.id)).toBe(true);
     expect(await settlements.heldDust(CHAIN_ID, wallet.id)).toEqual([{ id: dust.id, amount: 1_000n }]);
@@ -472,8 +490,8 @@ describe('settlement-worker, as its role', () => {
 
   it('parks a deposit that needs a person and re-plans it', async () => {
     const wallet = await ownerWallet();
-    const settlements = repository('settlement-worker', db.SettlementRepository);
-    const payouts = repository('settlement-worker', db.PayoutRepository);
+    const settlements = repository('settlement-worker', settlementWorker.SettlementRepository);
+    const payouts = repository('settlement-worker', settlementWorker.PayoutRepository);
     const deposit = await ownerDeposit(wallet.id, 'final');
     expect(await settlements.startForwarding(deposit.id, legs(wallet.address, 25_000_000n))).toBe(true);
     const [merchant] = await payouts.listLegs(deposit.id);
@@ -490,17 +508,17 @@ describe('settlement-worker, as its role', () => {
   });
 
   it('registers its own addresses, checks the token, reads the HD key and looks up a temporary wallet', async () => {
-    expect(await repository('settlement-worker', db.TokenRepository).register(token)).toBeUndefined();
-    await repository('settlement-worker', db.GatewayAddressRepository).register([{ address: hex(20), role: 'relayer' }]);
-    expect(await repository('settlement-worker', db.HdKeyRepository).list()).toEqual(expect.any(Array));
-    expect(await repository('settlement-worker', db.WalletLookupRepository).hasTemporaryAddress(hex(20))).toBe(false);
+    expect(await repository('settlement-worker', settlementWorker.TokenRepository).register(token)).toBeUndefined();
+    await repository('settlement-worker', settlementWorker.GatewayAddressRepository).register([{ address: hex(20), role: 'relayer' }]);
+    expect(await repository('settlement-worker', settlementWorker.HdKeyRepository).list()).toEqual(expect.any(Array));
+    expect(await repository('settlement-worker', settlementWorker.WalletLookupRepository).hasTemporaryAddress(hex(20))).toBe(false);
   });
 });
 
 describe('the owner', () => {
   it('releases a callback (gateway callbacks release): no app may', async () => {
     const wallet = await ownerWallet();
-    const wallets = repository('owner', db.WalletRepository);
+    const wallets = repository('owner', walletControl.WalletRepository);
     await expect(wallets.releaseCallback(wallet.callbackUrl)).resolves.toMatchObject({ polygonAddress: wallet.address });
     const claim = callbackPathBinding('https://shop.example/claimed', { payoutAddress: hex(20), affiliate: null });
     await database.pool.query('INSERT INTO callback_paths (path_key, callback_path, terms, payout_address) VALUES ($1, $2, $3, $3)', [
@@ -514,7 +532,7 @@ describe('the owner', () => {
 
   it("reads a wallet's whole story (gateway story)", async () => {
     const wallet = await ownerWallet();
-    const stories = repository('owner', db.WalletStoryRepository);
+    const stories = repository('owner', cli.WalletStoryRepository);
     expect(await stories.findWallets({ by: 'ipn_token', value: wallet.ipnToken })).toEqual([wallet.id]);
     expect(await stories.story(wallet.id)).toMatchObject({ wallet: { id: wallet.id, temporaryAddress: wallet.address }, deposits: [] });
   });
@@ -608,6 +626,15 @@ describe('the list above is whole', () => {
       const methods = Object.getOwnPropertyNames(Class.prototype).filter((method) => method !== 'constructor');
       expect({ name, unlisted: methods.filter((method) => !listed.has(method)) }).toEqual({ name, unlisted: [] });
     }
+  });
+
+  it.each(DATABASE_APPS)('@gateway/db/%s exports exactly the repositories listed for it', (app) => {
+    const exported = repositoriesOf(entryPoint(`./${app}`)).map(([name]) => name);
+    expect(exported.sort()).toEqual(Object.keys(USES[app]).sort());
+  });
+
+  it('@gateway/db itself exports no repository', () => {
+    expect(repositoriesOf(entryPoint('.'))).toEqual([]);
   });
 
   it.each(DATABASE_APPS)('%s uses exactly the repositories listed for it', (app) => {

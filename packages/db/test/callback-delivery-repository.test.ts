@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { CallbackDeliveryRepository, type CallbackAttemptRecord } from '../src/repositories/callback-delivery-repository';
 
 let db: TestDatabase;

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 import type { NewPayoutLeg } from '../src/repositories/payout-repository';
 import { SettlementRepository } from '../src/repositories/settlement-repository';
 

@@ -1,5 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { migrate, readMigrations } from '../src/migrate';
 
 let db: TestDatabase;

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { PayoutRepository, type PayoutTransactionRow } from '../src/repositories/payout-repository';
 import { SettlementRepository } from '../src/repositories/settlement-repository';
 

@@ -1,5 +1,6 @@
 import { Client, type Pool } from 'pg';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '@gateway/testkit';
+import { TEST_DATABASE_URL } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { createPool } from '../src/pool';
 import { migrate } from '../src/migrate';
 

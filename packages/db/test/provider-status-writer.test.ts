@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { PaymentReceiptRepository, PaymentRepository, type ProviderStatusUpdate } from '../src/repositories/payment-repository';
 import { WalletRepository } from '../src/repositories/wallet-repository';
 

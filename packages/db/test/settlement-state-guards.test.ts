@@ -15,7 +15,7 @@ import {
   type PayoutTransactionStatus,
   type StatusMove,
 } from '@gateway/domain';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { DepositRepository } from '../src/repositories/deposit-repository';
 import { PayoutRepository } from '../src/repositories/payout-repository';
 import { SettlementRepository } from '../src/repositories/settlement-repository';

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { createBatcher } from '../src/statement-batcher';
 import { WalletRepository, type NewWallet } from '../src/repositories/wallet-repository';
 import { PaymentRepository, type NewPayment, type RecordedCheckout } from '../src/repositories/payment-repository';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { WalletRepository, type CreateOrGetResult, type NewWallet, type WalletRow } from '../src/repositories/wallet-repository';
 
 let db: TestDatabase;

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
 
 // A wallet's terms (who is paid, how much, who is told) never change once written: not by an app
 // (no app role may update them), and not by the owner either (migration 014's trigger), short of

@@ -43,7 +43,8 @@ export function parseFeeFraction(input: string, param: string): number {
   if (!match) {
     throw invalidParameter(
       param,
-      `${param} must be a plain decimal fraction between 0 and 1 with at most ${FEE_DECIMALS} decimals, e.g. 0.01 for 1% (got "${truncate(input)}")`,
+      `${param} must be a plain decimal fraction between 0 and 1 with at most ${FEE_DECIMALS} decimals, e.g. 0.01 for 1% (got ` +
+        `"${truncate(input)}")`,
     );
   }
   const [, whole = '', rawFraction = ''] = match;
@@ -113,8 +114,10 @@ export function parseCustomAffiliateWalletRequest(
   if (merchantFeeBps + affiliateFeeBps !== available) {
     throw invalidParameter(
       'merchant_fee',
-      `merchant_fee + affiliate_fee must equal ${formatFeeFraction(available)} (1 minus the platform fee of ${formatFeeFraction(rules.platformFeeBps)}); ` +
-        `got ${formatFeeFraction(merchantFeeBps)} + ${formatFeeFraction(affiliateFeeBps)} = ${formatFeeFraction(merchantFeeBps + affiliateFeeBps)}`,
+      `merchant_fee + affiliate_fee must equal ${formatFeeFraction(available)} (1 minus the platform fee of ` +
+        `${formatFeeFraction(rules.platformFeeBps)}); ` +
+        `got ${formatFeeFraction(merchantFeeBps)} + ${formatFeeFraction(affiliateFeeBps)} = ` +
+        `${formatFeeFraction(merchantFeeBps + affiliateFeeBps)}`,
     );
   }
   return { ...request, affiliate: { kind: 'custom', address, affiliateFeeBps, merchantFeeBps } };
@@ -167,7 +170,9 @@ export function affiliateTermsConflict(existing: AffiliateTerms | null): Gateway
       ? 'no affiliate (it was created by wallet.php)'
       : existing.kind === 'configured'
         ? `the configured affiliate share for ${getAddress(existing.address)} (it was created by affiliate.php)`
-        : `the custom split merchant_fee=${formatFeeFraction(existing.merchantFeeBps)}, affiliate_fee=${formatFeeFraction(existing.affiliateFeeBps)} for ${getAddress(existing.address)} (it was created by custom-affiliate.php)`;
+        : `the custom split merchant_fee=${formatFeeFraction(existing.merchantFeeBps)}, ` +
+          `affiliate_fee=${formatFeeFraction(existing.affiliateFeeBps)} for ${getAddress(existing.address)} (it was created by ` +
+          `custom-affiliate.php)`;
   return new GatewayError(
     'conflict',
     `a wallet for this address and callback already exists with ${has}; its split never changes once payments could arrive. ` +

@@ -75,7 +75,8 @@ export function allowedCidrProblem(cidr: string, production: boolean): string | 
   if (!reached) return undefined;
   return reached[1] === 'loopback or link-local'
     ? `${cidr} lets callbacks reach loopback or link-local addresses, refused in production`
-    : `${cidr} lets callbacks reach the host itself through unspecified (0.0.0.0, ::) or IPv4-compatible (::a.b.c.d) addresses, refused in production`;
+    : `${cidr} lets callbacks reach the host itself through unspecified (0.0.0.0, ::) or IPv4-compatible (::a.b.c.d) addresses, ` +
+        `refused in production`;
 }
 
 /** An IPv4-mapped IPv6 range (::ffff:10.0.0.0/104) as the IPv4 range it is (10.0.0.0/8). */

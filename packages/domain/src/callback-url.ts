@@ -74,7 +74,8 @@ export function parseCallbackUrl(input: string, rules: CallbackUrlRules, param =
     const codePoint = `U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
     throw invalidParameter(
       param,
-      `${param} contains a control character or whitespace (${codePoint} at character ${control.index + 1}); percent-encode it in the URL (a space is %20), then percent-encode the whole URL as the ${param} value`,
+      `${param} contains a control character or whitespace (${codePoint} at character ${control.index + 1}); percent-encode it in ` +
+        `the URL (a space is %20), then percent-encode the whole URL as the ${param} value`,
     );
   }
   if (LONE_SURROGATE.test(input)) {
@@ -101,7 +102,8 @@ export function parseCallbackUrl(input: string, rules: CallbackUrlRules, param =
     if (refusal !== undefined) {
       throw invalidParameter(
         param,
-        `${param} points at ${literal} (${refusal}); the gateway never calls such an address, so the shop would never hear of a payment. Use the shop's public host name`,
+        `${param} points at ${literal} (${refusal}); the gateway never calls such an address, so the shop would never hear of a ` +
+          `payment. Use the shop's public host name`,
       );
     }
   }
@@ -109,7 +111,8 @@ export function parseCallbackUrl(input: string, rules: CallbackUrlRules, param =
   if (clash) {
     throw invalidParameter(
       param,
-      `${param} already has a parameter named "${clash}", which the gateway adds itself; rename it (reserved: ${GATEWAY_CALLBACK_PARAMS.join(', ')})`,
+      `${param} already has a parameter named "${clash}", which the gateway adds itself; rename it (reserved: ` +
+        `${GATEWAY_CALLBACK_PARAMS.join(', ')})`,
     );
   }
   return input;

@@ -30,7 +30,8 @@ export function parseConvertValue(input: string, param = 'value'): ExactAmount {
   if (!match) {
     throw invalidParameter(
       param,
-      `${param} must be a plain positive decimal with a dot, e.g. 49.99 or 150 (no sign, exponent, comma or spaces; got "${truncate(input)}")`,
+      `${param} must be a plain positive decimal with a dot, e.g. 49.99 or 150 (no sign, exponent, comma or spaces; got ` +
+        `"${truncate(input)}")`,
     );
   }
   const [, whole = '', fraction = ''] = match;

@@ -38,3 +38,4 @@ export * from './production-settings';
 export * from './second-chance';
 export * from './deposit-attribution';
 export * from './other-usdc';
+export * from './uuid';

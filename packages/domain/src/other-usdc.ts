@@ -47,7 +47,10 @@ export function otherUsdcRefusal(chainId: number, settledToken: string, otherTok
   if (!production || chainId !== POLYGON_CHAIN_ID) return undefined;
   const pair = new Set([POLYGON_NATIVE_USDC.toLowerCase(), POLYGON_BRIDGED_USDC.toLowerCase()]);
   if (pair.has(settled) && pair.has(other)) return undefined;
-  return `on Polygon PoS the two USDCs are ${POLYGON_NATIVE_USDC} (native) and ${POLYGON_BRIDGED_USDC} (USDC.e); USDC_TOKEN_ADDRESS and OTHER_USDC_TOKEN_ADDRESS must be these two`;
+  return (
+    `on Polygon PoS the two USDCs are ${POLYGON_NATIVE_USDC} (native) and ${POLYGON_BRIDGED_USDC} (USDC.e); USDC_TOKEN_ADDRESS ` +
+    `and OTHER_USDC_TOKEN_ADDRESS must be these two`
+  );
 }
 
 /** The wire's coin of a deposit in `token`, the settled token being `settledToken` (any case). */

@@ -11,6 +11,7 @@ import { invalidParameter, type GatewayError } from './errors';
 export function payoutToTemporaryWallet(param = 'address'): GatewayError {
   return invalidParameter(
     param,
-    `${param} is a temporary receiving wallet of this gateway (a polygon_address_in), not a payout wallet; send the address of your own USDC wallet`,
+    `${param} is a temporary receiving wallet of this gateway (a polygon_address_in), not a payout wallet; send the address of your ` +
+      `own USDC wallet`,
   );
 }

@@ -19,7 +19,8 @@ export function productionChainRefusal(chainId: number, network: ChainNetwork): 
   if (network === 'mainnet') {
     return chainId === POLYGON_CHAIN_ID
       ? undefined
-      : `${chainId} is not Polygon PoS (${POLYGON_CHAIN_ID}); a test network (Polygon Amoy, ${POLYGON_TESTNET_CHAIN_ID}) needs CHAIN_NETWORK=testnet, a local chain is never production`;
+      : `${chainId} is not Polygon PoS (${POLYGON_CHAIN_ID}); a test network (Polygon Amoy, ${POLYGON_TESTNET_CHAIN_ID}) needs ` +
+          `CHAIN_NETWORK=testnet, a local chain is never production`;
   }
   return chainId === POLYGON_TESTNET_CHAIN_ID
     ? undefined
@@ -60,5 +61,6 @@ export const MIN_PRODUCTION_SECRET_CHARACTERS = 32;
 export function shortSecretRefusal(value: string): string | undefined {
   return value.length >= MIN_PRODUCTION_SECRET_CHARACTERS
     ? undefined
-    : `at least ${MIN_PRODUCTION_SECRET_CHARACTERS} characters in production (this one has ${value.length}): a short key lets anyone who tries enough forge what it signs`;
+    : `at least ${MIN_PRODUCTION_SECRET_CHARACTERS} characters in production (this one has ${value.length}): a short key lets anyone ` +
+        `who tries enough forge what it signs`;
 }

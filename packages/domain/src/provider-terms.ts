@@ -85,7 +85,8 @@ export function checkProviderOrder(provider: ProviderTerms, amount: FiatAmount, 
   if (amount.minorUnits < minimum) {
     throw new GatewayError(
       'amount_below_minimum',
-      `amount ${amount.text} ${currency} is below ${provider.id}'s minimum of ${formatMinorUnits(minimum)} ${currency}; raise the amount or choose another provider`,
+      `amount ${amount.text} ${currency} is below ${provider.id}'s minimum of ${formatMinorUnits(minimum)} ${currency}; raise the ` +
+        `amount or choose another provider`,
       'amount',
     );
   }

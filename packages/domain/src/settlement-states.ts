@@ -36,13 +36,15 @@ export const DEPOSIT_MOVES = {
     from: ['seen', 'orphaned'],
     to: 'seen',
     requires:
-      'the Transfer log read (again) on the canonical chain, by eth_getLogs or in its transaction receipt: an orphaned one came back, or an unfinal one is in another block now',
+      'the Transfer log read (again) on the canonical chain, by eth_getLogs or in its transaction receipt: an orphaned one came ' +
+      'back, or an unfinal one is in another block now',
   },
   markFinal: {
     from: ['seen'],
     to: 'final',
     requires:
-      'its block final by the finality rule (chain-finality: at or below the finalized block, CONFIRMATIONS deep only on a node without the tag) and still canonical',
+      'its block final by the finality rule (chain-finality: at or below the finalized block, CONFIRMATIONS deep only on a node ' +
+      'without the tag) and still canonical',
   },
   markOrphaned: {
     from: ['seen'],
@@ -53,7 +55,8 @@ export const DEPOSIT_MOVES = {
     from: ['final'],
     to: 'held_for_operator',
     requires:
-      'a deposit of the other USDC (other-usdc: not the token the gateway settles) with OTHER_USDC_DEPOSITS=hold: never forwarded, never called back',
+      'a deposit of the other USDC (other-usdc: not the token the gateway settles) with OTHER_USDC_DEPOSITS=hold: never forwarded, ' +
+      'never called back',
   },
   holdDust: {
     from: ['final'],

@@ -32,7 +32,8 @@ export function walletDedupeKey(payoutAddress: string, callbackUrl: string): Buf
 export function newWalletCeilingReached(perMinute: number, retryAfterSeconds: number): GatewayError {
   return new GatewayError(
     'new_wallet_ceiling',
-    `this gateway has made its most new wallets for this minute: ${perMinute} new wallets per minute (NEW_WALLETS_PER_MINUTE), across all payout addresses; ` +
+    `this gateway has made its most new wallets for this minute: ${perMinute} new wallets per minute (NEW_WALLETS_PER_MINUTE), ` +
+      `across all payout addresses; ` +
       'wallets that exist are still answered. Try again after Retry-After',
     'callback',
     { retryAfterSeconds },
@@ -47,7 +48,8 @@ export function newWalletCeilingReached(perMinute: number, retryAfterSeconds: nu
 export function payoutQuotaExceeded(quota: { max: number; windowSeconds: number }, retryAfterSeconds: number): GatewayError {
   return new GatewayError(
     'payout_quota_exceeded',
-    `this payout address has had its quota of new wallets: ${quota.max} new wallets per payout address every ${quota.windowSeconds} s (PAYOUT_WALLET_QUOTA_MAX); ` +
+    `this payout address has had its quota of new wallets: ${quota.max} new wallets per payout address every ${quota.windowSeconds} ` +
+      `s (PAYOUT_WALLET_QUOTA_MAX); ` +
       'the wallets it has are still answered. Try again after Retry-After, or ask the operator to raise the quota',
     'address',
     { retryAfterSeconds },

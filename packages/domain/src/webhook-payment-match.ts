@@ -1,4 +1,5 @@
 import type { ProviderPaymentStatus } from './payment-progress';
+import { isUuid } from './uuid';
 
 /**
  * Which payment a provider's webhook may update. A provider's webhook updates what the customer and
@@ -25,13 +26,12 @@ export interface WebhookPaymentNames {
   walletAddress?: string | undefined;
 }
 
-const PAYMENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const WALLET_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 export function webhookPaymentLookup(names: WebhookPaymentNames): WebhookPaymentLookup {
   if (names.paymentId !== undefined && names.paymentId !== '') {
     // An id that cannot be one of ours (another integration's order id on a shared account) names no payment of ours.
-    return PAYMENT_ID.test(names.paymentId) ? { by: 'payment_id', paymentId: names.paymentId.toLowerCase() } : { by: 'nothing' };
+    return isUuid(names.paymentId) ? { by: 'payment_id', paymentId: names.paymentId.toLowerCase() } : { by: 'nothing' };
   }
   const providerReference = names.providerReference !== undefined && names.providerReference !== '' ? names.providerReference : null;
   const walletAddress =

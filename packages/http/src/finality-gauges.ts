@@ -16,7 +16,9 @@ export class FinalityGauges {
     const registers = [registry];
     this.mode = new Gauge({
       name: 'chain_finality_mode',
-      help: `1 for the rule ${subject} become final by: the node's finalized tag, CONFIRMATIONS depth (node without the tag), or undecided yet`,
+      help:
+        `1 for the rule ${subject} become final by: the node's finalized tag, CONFIRMATIONS depth (node without the tag), or ` +
+        `undecided yet`,
       labelNames: ['mode'] as const,
       registers,
     });

@@ -85,14 +85,18 @@ export async function createProviderRegistry(options: ProviderRegistryOptions): 
       const mode = module.modeOf(settings as never, requestedMode);
       if (mode === 'test' && options.production && !testModeAllowed) {
         problems.push(
-          `${providerEnvName(descriptor.id, '*')}: ${descriptor.displayName}'s credentials select its test mode (${descriptor.hosts.test}), refused in production: its sandbox's webhooks could mark real orders paid; give live credentials, or set ${ALLOW_PROVIDER_TEST_MODE}=true for a deployment that takes no real money`,
+          `${providerEnvName(descriptor.id, '*')}: ${descriptor.displayName}'s credentials select its test mode ` +
+            `(${descriptor.hosts.test}), refused in production: its sandbox's webhooks could mark real orders paid; give live ` +
+            `credentials, or set ${ALLOW_PROVIDER_TEST_MODE}=true for a deployment that takes no real money`,
         );
         continue;
       }
       const delivered = POLYGON_USDC[descriptor.delivers];
       if (mode === 'live' && options.token.chainId === 137 && delivered.toLowerCase() !== options.token.address.toLowerCase()) {
         problems.push(
-          `${providerEnvName(descriptor.id, '*')}: ${descriptor.displayName} delivers ${descriptor.delivers === 'bridged' ? 'USDC.e' : 'USDC'} (${delivered}) but USDC_TOKEN_ADDRESS is ${options.token.address}: the chain watcher would never see its payments; remove its settings or follow that token`,
+          `${providerEnvName(descriptor.id, '*')}: ${descriptor.displayName} delivers ` +
+            `${descriptor.delivers === 'bridged' ? 'USDC.e' : 'USDC'} (${delivered}) but USDC_TOKEN_ADDRESS is ` +
+            `${options.token.address}: the chain watcher would never see its payments; remove its settings or follow that token`,
         );
         continue;
       }

@@ -39,7 +39,8 @@ export function providerEnvironmentSchema(modules: readonly ProviderModule[]): R
     [ALLOW_PROVIDER_TEST_MODE]: Type.Boolean({
       default: false,
       description:
-        'true lets a production gateway run providers in their test mode (their sandbox hosts and test keys): a staging deployment that takes no real money; refused otherwise',
+        'true lets a production gateway run providers in their test mode (their sandbox hosts and test keys): a staging deployment ' +
+        'that takes no real money; refused otherwise',
     }),
   };
   for (const { descriptor } of modules) {
@@ -99,7 +100,9 @@ export function readProviderSettings(
       problems.push(
         name === '' || !(name in schema.properties)
           ? `${id}: ${error.message}`
-          : `${providerEnvName(id, name)}: ${settings[name] === undefined ? 'required once any of its settings is given' : 'not in the form expected'}${description ? ` (${description})` : ''}`,
+          : `${providerEnvName(id, name)}: ` +
+              `${settings[name] === undefined ? 'required once any of its settings is given' : 'not in the form expected'}` +
+              `${description ? ` (${description})` : ''}`,
       );
     }
     if (production) {

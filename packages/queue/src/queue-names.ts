@@ -5,8 +5,6 @@ export const QUEUE_NAMES = {
   providerStatus: 'provider-status',
 } as const;
 
-export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
-
 /** The name of every job on the settlement queue (one per deposit). */
 export const SETTLEMENT_JOB_NAME = 'settle-deposit';
 /** The name of every job on the callbacks queue (one per callback delivery). */

@@ -96,7 +96,8 @@ export class CachedRateReader implements RateReader {
     if (!held) {
       throw new GatewayError(
         'service_unavailable',
-        `exchange rates are not available yet: the rate source (${this.source.name}) has not answered since this server started; retry in a minute`,
+        `exchange rates are not available yet: the rate source (${this.source.name}) has not answered since this server started; ` +
+          `retry in a minute`,
         undefined,
         { retryAfterSeconds },
       );
@@ -105,7 +106,8 @@ export class CachedRateReader implements RateReader {
     if (age > this.maxAgeMs) {
       throw new GatewayError(
         'service_unavailable',
-        `exchange rates are too old to use: the newest from ${held.snapshot.source} are of ${held.snapshot.asOf.toISOString()}, ${formatDuration(age)} ago, and this gateway refuses rates older than ${formatDuration(this.maxAgeMs)}; retry later`,
+        `exchange rates are too old to use: the newest from ${held.snapshot.source} are of ${held.snapshot.asOf.toISOString()}, ` +
+          `${formatDuration(age)} ago, and this gateway refuses rates older than ${formatDuration(this.maxAgeMs)}; retry later`,
         undefined,
         { retryAfterSeconds },
       );

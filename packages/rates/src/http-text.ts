@@ -41,7 +41,8 @@ export class HttpTextClient {
       const location = response.headers.location;
       throw new RateSourceError(
         this.source,
-        `GET ${url} answered ${response.statusCode}${typeof location === 'string' ? ` (redirect to ${location}; set RATE_SOURCE_URL to it)` : ''}`,
+        `GET ${url} answered ` +
+          `${response.statusCode}${typeof location === 'string' ? ` (redirect to ${location}; set RATE_SOURCE_URL to it)` : ''}`,
       );
     }
     const chunks: Buffer[] = [];

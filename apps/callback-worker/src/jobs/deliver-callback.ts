@@ -1,9 +1,10 @@
 import { DelayedError, type Job } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
-import type { CallbackAttemptRecord, CallbackDeliveryRepository } from '@gateway/db';
+import type { CallbackAttemptRecord, CallbackDeliveryRepository } from '@gateway/db/callback-worker';
 import {
   callbackAttemptOutcome,
   hostBusyRetryAt,
+  isUuid,
   pendingDeliveryRecheckAt,
   type CallbackRetrySchedule,
   type RandomSource,
@@ -27,8 +28,6 @@ export interface DeliverCallbackDeps {
   random?: RandomSource;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * One BullMQ job is one attempt of one delivery (job id = delivery id for the delivery's whole
  * life): claim the row in PostgreSQL, send the signed GET, decide what follows (the attempt policy
@@ -50,7 +49,7 @@ export function createDeliverCallbackJob(deps: DeliverCallbackDeps): (job: Job<C
   const random = deps.random ?? Math.random;
   return async (job, token) => {
     const deliveryId = job.data.deliveryId;
-    if (typeof deliveryId !== 'string' || !UUID.test(deliveryId)) {
+    if (typeof deliveryId !== 'string' || !isUuid(deliveryId)) {
       log.warn({ jobId: job.id }, 'callback job without a valid delivery id dropped');
       return;
     }

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ClaimedCallbackDelivery } from '@gateway/db';
+import type { ClaimedCallbackDelivery } from '@gateway/db/callback-worker';
 import type { CallbackAttemptOutcome } from '@gateway/domain';
 import type { CallbackMetrics } from '../metrics';
 import { originOf, type AttemptResult } from './callback-sender';

@@ -1,6 +1,11 @@
 import { backOff } from 'exponential-backoff';
 import type { FastifyBaseLogger } from 'fastify';
-import { createBatcher, type CallbackAttemptRecord, type CallbackDeliveryRepository, type ClaimedCallbackDelivery } from '@gateway/db';
+import {
+  createBatcher,
+  type CallbackAttemptRecord,
+  type CallbackDeliveryRepository,
+  type ClaimedCallbackDelivery,
+} from '@gateway/db/callback-worker';
 import type { CallbackMetrics } from '../metrics';
 
 // 5 ms of lingering halves PostgreSQL's CPU per delivery under load (measured: bench/) and costs a

@@ -1,6 +1,6 @@
 import { getAddress } from 'viem';
 import { buildCallbackUrl, formatUsdc, gatewayParamsIn, type GatewayCallbackParamName } from '@gateway/domain';
-import type { ClaimedCallbackDelivery } from '@gateway/db';
+import type { ClaimedCallbackDelivery } from '@gateway/db/callback-worker';
 import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, signCallback, type CallbackSigningKey } from '@usdc-card-gateway/sdk';
 
 /** The `coin` value of every callback: the gateway only pays out USDC on Polygon. */

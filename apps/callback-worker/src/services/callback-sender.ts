@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { CallbackHttpClient, CallbackHttpErrorCode, CallbackHttpResult } from '@gateway/callback-http';
-import type { ClaimedCallbackDelivery } from '@gateway/db';
+import type { ClaimedCallbackDelivery } from '@gateway/db/callback-worker';
 import { callbackSchemeRefusal } from '@gateway/domain';
 import type { CallbackSigningKey } from '@usdc-card-gateway/sdk';
 import { buildCallbackRequest, type CallbackRequest } from './callback-request';

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { CallbackDeliveryRepository, OverdueCallbackDelivery } from '@gateway/db';
+import type { CallbackDeliveryRepository, OverdueCallbackDelivery } from '@gateway/db/callback-worker';
 import { enqueueDeliveries, haveCallbackJobs, hasQueueMarker, setQueueMarker, type CallbackQueue } from '@gateway/queue';
 
 export interface ReconcilerOptions {

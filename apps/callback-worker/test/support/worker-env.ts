@@ -1,4 +1,4 @@
-import type { TestDatabase } from '@gateway/testkit';
+import type { TestDatabase } from '@gateway/app-testkit';
 import type { SigningKeyPair } from './fixtures';
 
 /** Worker settings for tests: loopback merchants allowed, short timeouts, retries in milliseconds. */

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { ConfigError } from '@gateway/config';
 import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
-import { createTestDatabase, type TestDatabase } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { startCallbackWorker } from '../../src/app';
 import { loadCallbackWorkerConfig } from '../../src/config';
 import {

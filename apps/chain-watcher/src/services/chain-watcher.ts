@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from 'pg';
-import type { ChainCursor, ChainCursorKey, ChainCursorRepository, DepositRepository } from '@gateway/db';
+import type { ChainCursor, ChainCursorKey, ChainCursorRepository, DepositRepository } from '@gateway/db/chain-watcher';
 import { attemptThatPaid, type FinalityView } from '@gateway/domain';
 import { backoffDelayMs, reorgFloor } from '../chain-rules';
 import type { WatcherMetrics } from '../metrics';

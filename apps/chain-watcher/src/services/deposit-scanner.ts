@@ -1,9 +1,16 @@
 import type { Pool } from 'pg';
 import type { Address } from 'viem';
-import type { ChainCursor, ChainCursorKey, ChainCursorRepository, DepositRepository, GatewaySender, NewDeposit } from '@gateway/db';
+import type {
+  ChainCursor,
+  ChainCursorKey,
+  ChainCursorRepository,
+  DepositRepository,
+  GatewaySender,
+  NewDeposit,
+} from '@gateway/db/chain-watcher';
 import type { WatcherMetrics } from '../metrics';
 import { RpcCallError, type ChainReader, type TransferLog } from './chain-reader';
-import { inTransaction } from '@gateway/db';
+import { inTransaction } from '@gateway/db/chain-watcher';
 import { LogRangeWidth } from '@gateway/chain';
 
 export interface ScanResult {

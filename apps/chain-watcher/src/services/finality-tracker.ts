@@ -1,12 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from 'pg';
 import type { Address } from 'viem';
-import type { DepositBlock, DepositRepository, NewDeposit, RecordedDeposit } from '@gateway/db';
+import type { DepositBlock, DepositRepository, NewDeposit, RecordedDeposit } from '@gateway/db/chain-watcher';
 import { FinalityFollower } from '@gateway/chain';
 import type { FinalityView } from '@gateway/domain';
 import type { WatcherMetrics } from '../metrics';
 import type { ChainReader, ChainTip } from './chain-reader';
-import { inTransaction } from '@gateway/db';
+import { inTransaction } from '@gateway/db/chain-watcher';
 
 export interface FinalityUpdate {
   orphaned: number;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { Queue } from 'bullmq';
 import { QUEUE_NAMES, type SettlementJob } from '@gateway/queue';
-import type { TestDatabase } from '@gateway/testkit';
+import type { TestDatabase } from '@gateway/app-testkit';
 import { buildChainWatcherApp } from '../../src/app';
 import { loadChainWatcherConfig } from '../../src/config';
 

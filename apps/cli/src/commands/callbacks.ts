@@ -1,5 +1,5 @@
 import { getAddress } from 'viem';
-import { CallbackDeliveryRepository, resendCallbackDelivery, WalletRepository, type ReleasedWallet } from '@gateway/db';
+import { CallbackDeliveryRepository, resendCallbackDelivery, WalletRepository, type ReleasedWallet } from '@gateway/db/cli';
 import { callbackOriginPath, callbackPathKey } from '@gateway/domain';
 import { enqueueDeliveries, openCallbackQueue, produceWithin } from '@gateway/queue';
 import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { chainIdentitySettings, databasePoolOptions, loadConfig } from '@gateway/config';
-import { createPool, SettlementRepository, type DepositNeedingAttention } from '@gateway/db';
+import { createPool, SettlementRepository, type DepositNeedingAttention } from '@gateway/db/cli';
 import { formatUsdc } from '@gateway/domain';
 import { loadSettlementConfig, replanDeposit } from '@gateway/settlement-worker/operator';
 import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';

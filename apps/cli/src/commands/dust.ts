@@ -1,5 +1,5 @@
 import { databasePoolOptions } from '@gateway/config';
-import { createPool } from '@gateway/db';
+import { createPool } from '@gateway/db/cli';
 import { formatUsdc } from '@gateway/domain';
 import { loadSettlementConfig, sweepHeldDust, type WalletSweep } from '@gateway/settlement-worker/operator';
 import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { english, generateMnemonic } from 'viem/accounts';
 import { xpubFromMnemonic } from '@gateway/chain';
-import { appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, isRolePrefix } from '@gateway/db';
+import { appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, isRolePrefix } from '@gateway/db/cli';
 import { parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
 
 const KEY_ID = /^[A-Za-z0-9_-]{1,16}$/;

@@ -1,5 +1,5 @@
 import { loadConfig } from '@gateway/config';
-import { createPool, migrate } from '@gateway/db';
+import { createPool, migrate } from '@gateway/db/cli';
 import { parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
 import { databaseCommandSettings } from '../database';
 

@@ -1,4 +1,4 @@
-import { WalletStoryRepository, type StoryKey, type WalletStory } from '@gateway/db';
+import { WalletStoryRepository, type StoryKey, type WalletStory } from '@gateway/db/cli';
 import { formatUsdc } from '@gateway/domain';
 import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
 import { openDatabase, withDatabase } from '../database';

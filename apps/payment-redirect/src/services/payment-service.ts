@@ -20,7 +20,7 @@ import {
   unknownWalletError,
 } from '@gateway/domain';
 import { currentRatesOrDeferredError, type RateReader } from '@gateway/rates';
-import { createBatcher, type NewPayment, type PaymentRepository, type RecordedCheckout } from '@gateway/db';
+import { createBatcher, type NewPayment, type PaymentRepository, type RecordedCheckout } from '@gateway/db/payment-redirect';
 import {
   checkoutDeadlineMs,
   ProviderCheckoutError,

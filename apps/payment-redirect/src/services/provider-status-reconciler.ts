@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { OverdueStatusPoll, ProviderStatusPollRepository } from '@gateway/db';
+import type { OverdueStatusPoll, ProviderStatusPollRepository } from '@gateway/db/payment-redirect';
 import { enqueueStatusPolls, haveStatusJobs, type ProviderStatusQueue } from '@gateway/queue';
 
 export interface StatusPollReconcilerOptions {

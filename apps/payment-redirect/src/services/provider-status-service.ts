@@ -1,6 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { isFinalProviderStatus, nextStatusPollAt, type ProviderPaymentStatus, type StatusPollSchedule } from '@gateway/domain';
-import { createBatcher, type PaymentReceiptRepository, type ProviderStatusPollRepository, type StatusPollRecord } from '@gateway/db';
+import {
+  createBatcher,
+  type PaymentReceiptRepository,
+  type ProviderStatusPollRepository,
+  type StatusPollRecord,
+} from '@gateway/db/payment-redirect';
 import {
   ProviderWebhookError,
   type ProviderAdapter,
@@ -22,7 +27,10 @@ export type WebhookReceipt =
   /** Accepted: answered as the provider expects; `outcome` says what was done. */
   | { kind: 'accepted'; outcome: WebhookOutcomeName; acknowledgement: WebhookAcknowledgement };
 
-/** updated, unchanged, unknown_payment: recorded (or not) by the forward-only rule; ignored: nothing to record; hint: a look-up scheduled. */
+/**
+ * updated, unchanged, unknown_payment: recorded (or not) by the forward-only rule; ignored: nothing
+ * to record; hint: a look-up scheduled.
+ */
 export type WebhookOutcomeName = 'updated' | 'unchanged' | 'unknown_payment' | 'ignored' | 'hint';
 
 /** What one look-up did: the status written (or not), nothing known yet, or the provider not answering. */

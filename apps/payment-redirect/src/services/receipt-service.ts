@@ -11,10 +11,9 @@ import {
   RECEIPT_STEPS,
   type ReceiptProgress,
   type ReceiptStep,
+  isUuid,
 } from '@gateway/domain';
-import type { PaymentReceiptRepository, ReceiptDepositRecord } from '@gateway/db';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import type { PaymentReceiptRepository, ReceiptDepositRecord } from '@gateway/db/payment-redirect';
 
 export interface ReceiptStepView {
   label: string;
@@ -123,7 +122,9 @@ function providerStatusWords(status: ProviderPaymentStatus | null, name: string)
       return {
         providerLine: `Paid with ${name}`,
         headline: `${name} charged your card`,
-        message: `${name} is buying the USDC and sending it to the shop. This page updates by itself once it arrives; nothing else is needed from you.`,
+        message:
+          `${name} is buying the USDC and sending it to the shop. This page updates by itself once it arrives; nothing else ` +
+          `is needed from you.`,
         stepLabel: 'Card payment accepted',
         stepDetail: `${name} charged the card; the USDC is on its way`,
       };
@@ -185,7 +186,7 @@ export class ReceiptService {
   ) {}
 
   async view(paymentId: string): Promise<ReceiptView | undefined> {
-    if (!UUID.test(paymentId)) return undefined;
+    if (!isUuid(paymentId)) return undefined;
     const record = await this.receipts.findReceipt(paymentId.toLowerCase());
     if (!record) return undefined;
     // A deposit is this payment's when it is credited to it, not to a later attempt of the same order.

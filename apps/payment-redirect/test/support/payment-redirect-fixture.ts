@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { walletDedupeKey, type EvmAddress } from '@gateway/domain';
-import { WalletRepository } from '@gateway/db';
-import { apiAppFixture, type ApiAppFixture, type EnvOverrides } from '@gateway/testkit';
+import { WalletRepository } from '@gateway/db/wallet-control';
+import { apiAppFixture, type ApiAppFixture, type EnvOverrides } from '@gateway/app-testkit';
 import { buildPaymentRedirectApp } from '../../src/app';
 import { loadPaymentRedirectConfig, type PaymentRedirectConfig } from '../../src/config';
 

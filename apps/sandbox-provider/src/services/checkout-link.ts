@@ -8,6 +8,7 @@ import {
   type OnRampQuote,
   type ProviderTerms,
   type RateTable,
+  isUuid,
 } from '@gateway/domain';
 import { knownProviderTerms, SANDBOX_SIGNED_FIELDS, verifySandboxLink, type SandboxLinkFields } from '@gateway/providers';
 
@@ -34,8 +35,6 @@ export interface CheckoutLinkOptions {
   feeBps: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Reads a checkout link (the query of GET /checkout, or the hidden fields of the card form).
  * Only what the gateway signed is trusted; a signed link that still does not make sense (it
@@ -55,7 +54,7 @@ export function readCheckoutLink(params: Readonly<Record<string, string | undefi
 
 function orderFrom(fields: SandboxLinkFields, sig: string, options: CheckoutLinkOptions): CheckoutOrder | undefined {
   const provider = knownProviderTerms(fields.provider);
-  if (!provider || !UUID.test(fields.payment) || !isAddress(fields.address, { strict: false }) || !isWebUrl(fields.return_url))
+  if (!provider || !isUuid(fields.payment) || !isAddress(fields.address, { strict: false }) || !isWebUrl(fields.return_url))
     return undefined;
   try {
     const amount = parseFiatAmount(fields.amount);

@@ -1,5 +1,5 @@
 import type { Hash, Hex } from 'viem';
-import type { PayoutLegName, PayoutRepository, PayoutTransactionReason, PayoutTransactionRow } from '@gateway/db';
+import type { PayoutLegName, PayoutRepository, PayoutTransactionReason, PayoutTransactionRow } from '@gateway/db/settlement-worker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RelayerSendKind, SettlementMetrics } from '../metrics';
 import { classifyTokenRevert, isTransportError } from './chain-errors';

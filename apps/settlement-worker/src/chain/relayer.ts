@@ -1,6 +1,6 @@
 import { keccak256, type Address, type Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { SignedRelayerTransaction } from '@gateway/db';
+import type { SignedRelayerTransaction } from '@gateway/db/settlement-worker';
 import type { FeeEstimate } from './settlement-chain-client';
 
 export interface RelayerCall {

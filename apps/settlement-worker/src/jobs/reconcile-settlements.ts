@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { formatEther } from 'viem';
 import { formatUsdc } from '@gateway/domain';
 import { ensureLiveSettlementJob, type SettlementQueue } from '@gateway/queue';
-import type { SettlementRepository } from '@gateway/db';
+import type { SettlementRepository } from '@gateway/db/settlement-worker';
 import type { SettlementMetrics } from '../metrics';
 import type { Relayer } from '../chain/relayer';
 import type { SettlementChainClient } from '../chain/settlement-chain-client';

@@ -1,5 +1,5 @@
 import type { LocalAccount } from 'viem';
-import type { PayoutLegRow, SettlementDeposit } from '@gateway/db';
+import type { PayoutLegRow, SettlementDeposit } from '@gateway/db/settlement-worker';
 import type { LegOutcome, NeedsAttentionReason, PlannedLeg } from '@gateway/domain';
 
 /**

@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import { usdcAbi } from '@gateway/chain';
 import { RECIPIENT_BLACKLISTED_REASON, type NeedsAttentionReason } from '@gateway/domain';
-import type { PayoutLegRow } from '@gateway/db';
+import type { PayoutLegRow } from '@gateway/db/settlement-worker';
 import { classifyTokenRevert } from '../chain/chain-errors';
 import type { SettlementChainClient } from '../chain/settlement-chain-client';
 

@@ -1,4 +1,4 @@
-import type { NewPayoutLeg } from '@gateway/db';
+import type { NewPayoutLeg } from '@gateway/db/settlement-worker';
 import { payoutGasCheck, type PayoutGasCheck } from '@gateway/domain';
 import type { SettlementConfig } from '../config';
 import type { Relayer } from '../chain/relayer';

@@ -1,6 +1,6 @@
 import { getAddress, parseTransaction, type Hash, type Hex, type LocalAccount, type TransactionReceipt } from 'viem';
 import { encodeTransferWithAuthorization, signTransferAuthorization, splitSignature, type TransferAuthorization } from '@gateway/chain';
-import type { PayoutLegRow, PayoutRepository, PayoutTransactionReason, PayoutTransactionRow } from '@gateway/db';
+import type { PayoutLegRow, PayoutRepository, PayoutTransactionReason, PayoutTransactionRow } from '@gateway/db/settlement-worker';
 import { legMismatch, type NeedsAttentionReason } from '@gateway/domain';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CrashHook } from '../crash-points';

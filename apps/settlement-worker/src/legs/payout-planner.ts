@@ -1,7 +1,7 @@
 import type { Address } from 'viem';
 import { payoutPlan, type PlannedLeg } from '@gateway/domain';
 import { randomAuthorizationNonce } from '@gateway/chain';
-import type { NewPayoutLeg, SettlementDeposit } from '@gateway/db';
+import type { NewPayoutLeg, SettlementDeposit } from '@gateway/db/settlement-worker';
 
 export interface PayoutPlannerSettings {
   platformFeeAddress: Address;

@@ -7,7 +7,7 @@ import type {
   PayoutTransactionRow,
   SettlementDeposit,
   SettlementRepository,
-} from '@gateway/db';
+} from '@gateway/db/settlement-worker';
 import type { PayoutLegKind, PlannedLeg } from '@gateway/domain';
 import type { PayoutFinality } from '../legs/payout-finality';
 import { depositPlan } from '../legs/payout-planner';

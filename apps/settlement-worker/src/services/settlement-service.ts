@@ -10,7 +10,7 @@ import {
   type PlannedLeg,
   type SettlementOutcome,
 } from '@gateway/domain';
-import type { PayoutLegRow, PayoutRepository, SettlementDeposit, SettlementRepository } from '@gateway/db';
+import type { PayoutLegRow, PayoutRepository, SettlementDeposit, SettlementRepository } from '@gateway/db/settlement-worker';
 import type { SettlementMetrics } from '../metrics';
 import { isChainError } from '../chain/chain-errors';
 import type { DepositRound, LegResult } from '../legs/deposit-round';

@@ -1,4 +1,4 @@
-import type { DerivedAddress, WalletRepository } from '@gateway/db';
+import type { DerivedAddress, WalletRepository } from '@gateway/db/wallet-control';
 import type { TemporaryAddressDeriver } from '@gateway/chain';
 
 export interface AddressSupplyOptions {

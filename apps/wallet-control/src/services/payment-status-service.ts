@@ -8,7 +8,7 @@ import {
   type NeedsAttentionReason,
   type UsdcCoin,
 } from '@gateway/domain';
-import type { PaymentStatusRecord, PaymentStatusRepository } from '@gateway/db';
+import type { PaymentStatusRecord, PaymentStatusRepository } from '@gateway/db/wallet-control';
 
 /** The `coin` every gateway answer and callback names (USDC on Polygon). */
 const COIN = 'polygon_usdc';

@@ -26,7 +26,7 @@ import {
   type WalletRequest,
   walletPlatformFeeBps,
 } from '@gateway/domain';
-import { createBatcher, type CreateOrGetResult, type NewWallet, type WalletRepository, type WalletRow } from '@gateway/db';
+import { createBatcher, type CreateOrGetResult, type NewWallet, type WalletRepository, type WalletRow } from '@gateway/db/wallet-control';
 import type { AddressSupply } from './address-supply';
 import type { PayoutQuota } from './payout-quota';
 

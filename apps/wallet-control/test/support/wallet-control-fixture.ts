@@ -1,4 +1,4 @@
-import { apiAppFixture, type ApiAppFixture, type EnvOverrides } from '@gateway/testkit';
+import { apiAppFixture, type ApiAppFixture, type EnvOverrides } from '@gateway/app-testkit';
 import { buildWalletControlApp } from '../../src/app';
 import { loadWalletControlConfig, type WalletControlConfig } from '../../src/config';
 

@@ -21,5 +21,8 @@ export async function tokenDecimalsProblem(client: Client, tokenAddress: Address
     throw error;
   }
   if (decimals === USDC_DECIMALS) return undefined;
-  return `token ${token} has ${decimals} decimals; the gateway counts in USDC base units of ${USDC_DECIMALS} decimals and refuses any other token`;
+  return (
+    `token ${token} has ${decimals} decimals; the gateway counts in USDC base units of ${USDC_DECIMALS} decimals and refuses ` +
+    `any other token`
+  );
 }

@@ -80,8 +80,9 @@ export class PaymentRepository {
 
   /**
    * Records each payment ('creating': before its provider is asked for a checkout) against the
-   * wallet that owns its `polygonAddress`, the whole batch in one statement. Returns, per payment, false when no such wallet exists (a token sealed by us
-   * for a wallet since removed, or a database that does not match the keys).
+   * wallet that owns its `polygonAddress`, the whole batch in one statement. Returns, per payment,
+   * false when no such wallet exists (a token sealed by us for a wallet since removed, or a database
+   * that does not match the keys).
    */
   async insertManyForWallets(payments: readonly NewPayment[]): Promise<boolean[]> {
     const { rows } = await this.pool.query<{ id: string }>({

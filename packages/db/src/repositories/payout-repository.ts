@@ -7,14 +7,13 @@ import {
   sqlStatusList,
   type NeedsAttentionReason,
   type PayoutLegStatus,
+  type PayoutTransactionStatus,
 } from '@gateway/domain';
 import { inTransaction } from '../in-transaction';
 
 export type PayoutLegName = 'merchant' | 'platform' | 'affiliate';
-export type PayoutStatus = PayoutLegStatus;
 /** cancel: carries cancelAuthorization of the leg's nonce, when the leg is re-planned. */
 export type PayoutTransactionReason = 'initial' | 'fee-bump' | 're-signed' | 'new-nonce' | 'cancel';
-export type PayoutTransactionStatus = 'recorded' | 'sent' | 'mined' | 'reverted' | 'replaced';
 
 /** A leg as planned, before anything is signed. */
 export interface NewPayoutLeg {
@@ -39,7 +38,7 @@ export interface PayoutLegRow {
   validAfter: bigint;
   validBefore: bigint;
   signature: string | null;
-  status: PayoutStatus;
+  status: PayoutLegStatus;
   txHash: string | null;
   blockNumber: bigint | null;
   attentionReason: NeedsAttentionReason | null;

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { FINAL_PROVIDER_STATUSES, providerIdentifier, type ProviderPaymentStatus } from '@gateway/domain';
+import { FINAL_PROVIDER_STATUSES, providerIdentifier, type ProviderPaymentStatus, isUuid } from '@gateway/domain';
 
 /** What a status look-up needs of a payment, and where its schedule stands (migration 021). */
 export interface StatusPollRecord {
@@ -66,7 +66,7 @@ export class ProviderStatusPollRepository {
     const paymentId = providerIdentifier(match.paymentId) ?? null;
     const reference = providerIdentifier(match.providerReference) ?? null;
     if (paymentId === null && reference === null) return undefined;
-    const uuid = paymentId !== null && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(paymentId) ? paymentId : null;
+    const uuid = paymentId !== null && isUuid(paymentId) ? paymentId : null;
     const { rows } = await this.pool.query<{ id: string }>({
       name: 'status-poll-schedule-now',
       text: `UPDATE payments SET status_poll_due_at = now()

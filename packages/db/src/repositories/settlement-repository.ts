@@ -14,8 +14,6 @@ import { inTransaction } from '../in-transaction';
 import { insertCallbackDelivery, type NewCallbackDelivery } from './callback-delivery-writer';
 import { insertPayoutLegs, type NewPayoutLeg } from './payout-repository';
 
-export type DepositSettlementStatus = DepositStatus;
-
 /** A deposit with what settlement needs of its wallet. */
 export interface SettlementDeposit {
   id: string;
@@ -23,7 +21,7 @@ export interface SettlementDeposit {
   txHash: string;
   blockNumber: bigint;
   amount: bigint;
-  status: DepositSettlementStatus;
+  status: DepositStatus;
   walletId: string;
   hdIndex: bigint;
   /** The temporary wallet (lower-case hex). */
@@ -382,7 +380,8 @@ export class SettlementRepository {
       name: 'settlement-needing-attention',
       text: `SELECT d.id::text AS "depositId", d.status, d.amount::text AS amount, d.tx_hash AS "txHash",
                     d.attention_reason AS reason, d.attention_detail AS detail,
-                    coalesce(d.attention_at, (SELECT min(p.attention_at) FROM payouts p WHERE p.deposit_id = d.id AND p.status = 'needs_attention')) AS since,
+                    coalesce(d.attention_at, (SELECT min(p.attention_at) FROM payouts p
+                                              WHERE p.deposit_id = d.id AND p.status = 'needs_attention')) AS since,
                     w.polygon_address AS "temporaryAddress", w.payout_address AS "payoutAddress",
                     (SELECT json_agg(json_build_object('id', p.id::text, 'leg', p.leg, 'status', p.status, 'toAddress', p.to_address,
                                                        'amount', p.amount::text, 'reason', p.attention_reason, 'detail', p.attention_detail)
@@ -391,7 +390,8 @@ export class SettlementRepository {
              FROM deposits d JOIN wallets w ON w.id = d.wallet_id
              WHERE d.chain_id = $1
                AND (d.status = 'needs_attention'
-                    OR (d.status = 'forwarded' AND EXISTS (SELECT 1 FROM payouts p WHERE p.deposit_id = d.id AND p.status = 'needs_attention')))
+                    OR (d.status = 'forwarded'
+                        AND EXISTS (SELECT 1 FROM payouts p WHERE p.deposit_id = d.id AND p.status = 'needs_attention')))
              ORDER BY d.id`,
       values: [chainId],
     });
@@ -449,7 +449,9 @@ export class SettlementRepository {
       }),
       this.pool.query<{ count: number; amount: string }>({
         name: 'settlement-held-dust-total',
-        text: `SELECT count(*)::int AS count, coalesce(sum(amount), 0)::text AS amount FROM deposits WHERE chain_id = $1 AND status = 'held'`,
+        text:
+          `SELECT count(*)::int AS count, coalesce(sum(amount), 0)::text AS amount FROM deposits WHERE chain_id = $1 AND status ` +
+          `= 'held'`,
         values: [chainId],
       }),
       this.pool.query<{ count: number }>({

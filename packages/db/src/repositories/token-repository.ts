@@ -24,7 +24,10 @@ export class TokenRepository {
     const known = await this.list();
     if (known.length === 1 && known[0]!.chainId === token.chainId && known[0]!.address === address) return undefined;
     const recorded = known.map((other) => `${other.address} on chain ${other.chainId}`).join(', ');
-    return `${address} on chain ${token.chainId} is not the token this database counts in (${recorded}); configure that token and chain, or use another database`;
+    return (
+      `${address} on chain ${token.chainId} is not the token this database counts in (${recorded}); configure that token and ` +
+      `chain, or use another database`
+    );
   }
 
   async list(): Promise<RecordedToken[]> {

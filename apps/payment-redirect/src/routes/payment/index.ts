@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { prefersJson, recordOutcome } from '@gateway/http';
+import { isUuid } from '@gateway/domain';
 import { CheckoutFailedError, receiptUrl, type StartedPayment } from '../../services/payment-service';
 import { sendToCheckout } from './checkout-page';
 import { checkoutCreated, checkoutLinkParams, errorBody, processPaymentQuery } from './schemas';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -75,7 +74,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const { paymentId } = request.params;
-      if (!UUID.test(paymentId)) return reply.page('not-found', {}, 404);
+      if (!isUuid(paymentId)) return reply.page('not-found', {}, 404);
       let opened: Awaited<ReturnType<typeof app.paymentService.open>>;
       try {
         opened = await app.paymentService.open(paymentId.toLowerCase(), request.ip);

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { recordOutcome } from '@gateway/http';
+import { isUuid } from '@gateway/domain';
 import { CheckoutFailedError, RetryRefusedError, type RetryRefusal, type StartedPayment } from '../../services/payment-service';
 import { receiptParams } from './schemas';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // A second-chance form carries one short field.
 const FORM_BODY_LIMIT = 1024;
 
@@ -80,7 +80,7 @@ export const receiptRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const { paymentId } = request.params;
-      if (!UUID.test(paymentId)) return reply.page('not-found', {}, 404);
+      if (!isUuid(paymentId)) return reply.page('not-found', {}, 404);
       const body = request.body as Record<string, unknown> | undefined;
       const provider = typeof body?.provider === 'string' ? body.provider.trim().toLowerCase() : '';
       let started: StartedPayment;

@@ -25,7 +25,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Provider webhook',
         description:
-          "A provider's signed notice about a payment (paid, declined, failed), verified with that provider's scheme and key. Answered with the status and body the provider expects; the x-webhook-outcome header says what was done (updated, unchanged, unknown_payment, ignored; hint for an unsigned provider's webhook, answered at once, after which the gateway asks the provider itself). 401 unauthorized (our error shape) when the signature is missing, wrong or stale; 404 for a provider without webhooks here.",
+          "A provider's signed notice about a payment (paid, declined, failed), verified with that provider's scheme and key. " +
+          'Answered with the status and body the provider expects; the x-webhook-outcome header says what was done (updated, ' +
+          "unchanged, unknown_payment, ignored; hint for an unsigned provider's webhook, answered at once, after which the " +
+          'gateway asks the provider itself). 401 unauthorized (our error shape) when the signature is missing, wrong or stale; ' +
+          '404 for a provider without webhooks here.',
         tags: ['webhooks'],
         params: webhookParams,
       },

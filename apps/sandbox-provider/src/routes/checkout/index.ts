@@ -68,7 +68,8 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<CheckoutRoutesOptions> = 
       schema: {
         summary: 'Sandbox checkout page',
         description:
-          'HTML card form for a checkout link signed by the gateway (payment-redirect). Test cards only; pays test USDC on the local chain.',
+          'HTML card form for a checkout link signed by the gateway (payment-redirect). Test cards only; pays test USDC on the local ' +
+          'chain.',
         tags: ['checkout'],
         querystring: checkoutQuery,
         produces: ['text/html'],
@@ -92,7 +93,8 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<CheckoutRoutesOptions> = 
       schema: {
         summary: 'Pay with a test card',
         description:
-          'The card form (application/x-www-form-urlencoded) with the signed link fields. When paid, a page that takes the customer on to the gateway receipt; 422 with the form for a field error; 402 for a declined card.',
+          'The card form (application/x-www-form-urlencoded) with the signed link fields. When paid, a page that takes the customer ' +
+          'on to the gateway receipt; 422 with the form for a field error; 402 for a declined card.',
         tags: ['checkout'],
         body: checkoutForm,
         produces: ['text/html'],

@@ -45,7 +45,8 @@ export const linkProblemPages: Record<'invalid' | 'expired', NoticePage & { stat
     status: 400,
     heading: 'This payment link is not valid',
     message:
-      'This payment link is not valid: it is incomplete or was changed after the shop created it. Go back to the shop and start the payment again.',
+      'This payment link is not valid: it is incomplete or was changed after the shop created it. Go back to the shop and start the ' +
+      'payment again.',
     tone: 'bad',
   },
   expired: {
@@ -61,7 +62,8 @@ export function orderStatusPage(order: CheckoutOrder, row: Pick<SandboxOrderRow,
   if (row.status === 'paid') {
     return {
       heading: 'Already paid',
-      message: `This order of ${order.amount.text} ${order.currency} has already been paid, and its test USDC sent. Nothing more is needed.`,
+      message:
+        `This order of ${order.amount.text} ${order.currency} has already been paid, and its test USDC sent. Nothing more is ` + `needed.`,
       tone: 'ok',
       returnUrl: order.returnUrl,
     };
@@ -76,7 +78,9 @@ export function orderStatusPage(order: CheckoutOrder, row: Pick<SandboxOrderRow,
 export function paymentApprovedPage(order: CheckoutOrder): NoticePage {
   return {
     heading: 'Payment approved',
-    message: `${order.amount.text} ${order.currency} paid (test mode) and ${formatUsdc(order.quote.netUsdc)} USDC sent. Taking you back to your receipt…`,
+    message:
+      `${order.amount.text} ${order.currency} paid (test mode) and ${formatUsdc(order.quote.netUsdc)} USDC sent. Taking you ` +
+      `back to your receipt…`,
     tone: 'ok',
     returnUrl: order.returnUrl,
     redirectTo: order.returnUrl,

@@ -22,7 +22,9 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
     {
       schema: {
         summary: 'Order status',
-        description: `The status of the sandbox order of a gateway payment, for the gateway's status poller; the request is signed with ${SANDBOX_WEBHOOK_SIGNATURE_HEADER} over "GET <path>". 404 while there is no such order.`,
+        description:
+          `The status of the sandbox order of a gateway payment, for the gateway's status poller; the request is signed ` +
+          `with ${SANDBOX_WEBHOOK_SIGNATURE_HEADER} over "GET <path>". 404 while there is no such order.`,
         tags: ['orders'],
         params: Type.Object({ paymentId: Type.String({ format: 'uuid' }) }),
       },

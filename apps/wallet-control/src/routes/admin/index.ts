@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Pool } from 'pg';
-import { CallbackDeliveryRepository, resendCallbackDelivery } from '@gateway/db';
+import { CallbackDeliveryRepository, resendCallbackDelivery } from '@gateway/db/wallet-control';
 import { GatewayError, invalidParameter } from '@gateway/domain';
 import { errorBody } from '../control/schemas';
 

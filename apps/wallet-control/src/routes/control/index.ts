@@ -13,7 +13,8 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Returns a temporary receiving wallet for a payout address and callback URL; the same pair returns the same wallet. ' +
           'A callback URL belongs to the first wallet registered with it: another payout address gets 409 callback_registered_elsewhere. ' +
-          '403 address_not_allowed: a payout address the operator did not pin (PAYOUT_ADDRESSES); 429 payout_quota_exceeded: too many new wallets for this payout address.',
+          '403 address_not_allowed: a payout address the operator did not pin (PAYOUT_ADDRESSES); 429 payout_quota_exceeded: too ' +
+          'many new wallets for this payout address.',
         tags: ['wallet'],
         querystring: createWalletQuery,
         response: { 200: walletControlData, 400: errorBody, 403: errorBody, 409: errorBody, 429: errorBody },

@@ -7,7 +7,9 @@ export const createWalletQuery = Type.Object({
   }),
   callback: Type.String({
     description:
-      'absolute http(s) URL that receives the payment notice by GET, percent-encoded; no spaces or control characters, no port 0, and an IP-literal host must be a public unicast address (the callback-worker calls nothing else); add a parameter with a unique value (e.g. the order id) to get a new wallet',
+      'absolute http(s) URL that receives the payment notice by GET, percent-encoded; no spaces or control characters, no port 0, ' +
+      'and an IP-literal host must be a public unicast address (the callback-worker calls nothing else); add a parameter with a ' +
+      'unique value (e.g. the order id) to get a new wallet',
     examples: ['https://shop.io/ipn?order_id=1234'],
   }),
 });

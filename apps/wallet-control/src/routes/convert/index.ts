@@ -26,7 +26,8 @@ export function convertRoutes(rates: RateReader): FastifyPluginAsyncTypebox {
         schema: {
           summary: 'Convert to USD',
           description:
-            'Converts an amount in a supported currency to USD at the current reference rate, rounded up to the cent so a payment of value_coin USD never falls short of the order.',
+            'Converts an amount in a supported currency to USD at the current reference rate, rounded up to the cent so a payment of ' +
+            'value_coin USD never falls short of the order.',
           tags: ['wallet'],
           querystring: convertQuery,
           response: { 200: convertResult, 400: errorBody, 503: errorBody },
@@ -42,7 +43,8 @@ export function convertRoutes(rates: RateReader): FastifyPluginAsyncTypebox {
           if (!found) {
             throw new GatewayError(
               'unsupported_currency',
-              `from ${currency} has no exchange rate on this gateway: its rate source (${snapshot.source}) does not publish one; convert from another currency`,
+              `from ${currency} has no exchange rate on this gateway: its rate source (${snapshot.source}) does not publish one; ` +
+                `convert from another currency`,
               'from',
             );
           }

@@ -5,7 +5,9 @@ export { errorBody } from '../control/schemas';
 
 export const convertQuery = Type.Object({
   value: Type.String({
-    description: `the amount to convert: a plain positive decimal with a dot, at most ${CONVERT_VALUE_MAX_DECIMALS} decimals (no sign, exponent or comma), e.g. 49.99 or 150`,
+    description:
+      `the amount to convert: a plain positive decimal with a dot, at most ${CONVERT_VALUE_MAX_DECIMALS} decimals (no ` +
+      `sign, exponent or comma), e.g. 49.99 or 150`,
     examples: ['49.99'],
   }),
   from: Type.String({
@@ -19,7 +21,8 @@ export const convertResult = Type.Object(
     status: Type.Literal('success'),
     value_coin: Type.String({
       description:
-        'the value in USD with exactly 2 decimals, rounded up to the cent (never short of the value); pass it as Process Payment amount with currency=USD',
+        'the value in USD with exactly 2 decimals, rounded up to the cent (never short of the value); pass it as Process Payment ' +
+        'amount with currency=USD',
       examples: ['54.24'],
     }),
     exchange_rate: Type.String({

@@ -17,7 +17,8 @@ export function statusRoutes(options: StatusRouteOptions): FastifyPluginAsyncTyp
         schema: {
           summary: 'Check Payment Status',
           description:
-            'The payments into the wallet of an ipn_token: paid once a deposit has been forwarded, the forwarded amounts, every deposit with its status and the provider status of each payment. ' +
+            'The payments into the wallet of an ipn_token: paid once a deposit has been forwarded, the forwarded amounts, every ' +
+            'deposit with its status and the provider status of each payment. ' +
             'Has a tighter rate limit of its own (STATUS_RATE_LIMIT_MAX per window); 429 with Retry-After past it.',
           tags: ['wallet'],
           querystring: paymentStatusQuery,

@@ -31,8 +31,9 @@ import { banxaOrderEvent, banxaWebhookNotice } from './banxa-webhook';
  *   (https://docs.banxa.com/products/hosted-checkout/openapi/other/retrieve-a-specific-order):
  *   `GET https://api.banxa.com/{partner}/v2/orders/{orderId}` (sandbox api.banxa-sandbox.com)
  *   with `x-api-key` — Hosted Checkout's v2 endpoints take the API key, HMAC being reserved for
- *   KYC sharing and webhooks. The two are separate credentials in Banxa's dashboard (the page above: "API key
- *   authentication" and "HMAC authentication"), hence three settings: API_KEY, HMAC_KEY, HMAC_SECRET. Its status and wallet are what we record, so a forged or replayed
+ *   KYC sharing and webhooks. The two are separate credentials in Banxa's dashboard (the page
+ *   above: "API key authentication" and "HMAC authentication"), hence three settings: API_KEY,
+ *   HMAC_KEY, HMAC_SECRET. Its status and wallet are what we record, so a forged or replayed
  *   webhook can at most make us read Banxa's own truth again.
  *
  * Choices where the docs are open: `blockchain=MATIC` is Polygon's code (the code integrators use,

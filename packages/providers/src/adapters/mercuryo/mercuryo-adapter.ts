@@ -58,7 +58,8 @@ const settings = Type.Object({
     // The partner sets it in the dashboard: whoever guesses a short one signs checkout URLs in our name.
     productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description:
-      "the widget's Secret (Dashboard → Widgets → the widget → Secret), signs the widget URL (signature v2); at least 32 characters in production",
+      "the widget's Secret (Dashboard → Widgets → the widget → Secret), signs the widget URL (signature v2); at least 32 characters " +
+      'in production',
   }),
   SIGN_KEY: Type.String({
     pattern: '^\\S{8,256}$',

@@ -116,7 +116,8 @@ export function createMoonpayAdapter(
       if (!safeEqual(signature, expected)) throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} does not match the body`);
       if (!withinTolerance(t, 'seconds', context.now(), MOONPAY_WEBHOOK_TOLERANCE_SECONDS)) {
         throw new ProviderWebhookError(
-          `${MOONPAY_SIGNATURE_HEADER} timestamp is more than ${MOONPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`,
+          `${MOONPAY_SIGNATURE_HEADER} timestamp is more than ${MOONPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock ` +
+            `far off)`,
         );
       }
       // MoonPay takes any 2xx.

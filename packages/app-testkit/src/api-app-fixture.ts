@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
 import type { DatabaseApp } from '@gateway/db';
+import { createTestRedis, type TestRedis } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from './test-database';
-import { createTestRedis, type TestRedis } from './test-redis';
 import { testKeyEnv } from './test-keys';
 
 export type EnvOverrides = Record<string, string>;

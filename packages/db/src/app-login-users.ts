@@ -1,8 +1,8 @@
 import { Client } from 'pg';
-import { appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, type DatabaseApp } from '@gateway/db';
+import { appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, type DatabaseApp } from './app-roles';
 
 /** `<prefix>_<app>_login`: the login user of an app on a development or test cluster. */
-export function appLoginUser(app: DatabaseApp, prefix = DEFAULT_ROLE_PREFIX): string {
+function appLoginUser(app: DatabaseApp, prefix = DEFAULT_ROLE_PREFIX): string {
   return `${appRoleName(prefix, app)}_login`;
 }
 

@@ -1,0 +1,3 @@
+export * from './test-database';
+export * from './test-keys';
+export * from './api-app-fixture';
