@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import { isIP, type AddressInfo, type LookupFunction } from 'node:net';
+import { constants } from 'node:os';
 import {
   createCallbackHttpClient,
   DnsLookupError,
@@ -78,15 +79,19 @@ interface TcpHandle {
   connect6(...args: unknown[]): number;
 }
 
+/** The prototype of the TCP handle under every net.Socket, where connect() reaches the kernel. */
+function tcpHandle(): TcpHandle {
+  return (process as unknown as { binding(name: 'tcp_wrap'): { TCP: { prototype: TcpHandle } } }).binding('tcp_wrap').TCP.prototype;
+}
+
 /**
  * Throws instead of letting any socket open a TCP connection, so a refused URL cannot reach the
  * network even if the policy were broken. The TCP handle is below net.Socket's own DNS lookup,
  * which is where names are checked.
  */
 function forbidConnections(): { attempts(): number } {
-  const { TCP } = (process as unknown as { binding(name: 'tcp_wrap'): { TCP: { prototype: TcpHandle } } }).binding('tcp_wrap');
   const spies = (['connect', 'connect6'] as const).map((method) =>
-    jest.spyOn(TCP.prototype, method).mockImplementation(() => {
+    jest.spyOn(tcpHandle(), method).mockImplementation(() => {
       throw new Error('a TCP connection was attempted');
     }),
   );
@@ -519,6 +524,20 @@ describe('what each outcome says', () => {
     const result = await client().get(server.url);
     expect(result.error?.message).toBe(`connect ECONNREFUSED 127.0.0.1:${server.port}`);
   });
+
+  // What the kernel answers connect() on a real network (no route, an address gone, a handshake cut
+  // off) cannot happen on loopback: the TCP handle is made to answer it, as forbidConnections does.
+  it.each(['EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT', 'EPROTO'] as const)(
+    'reports a connect() refused with %s as connect_failed, retried',
+    async (code) => {
+      const server = await startServer(answering(200));
+      jest.spyOn(tcpHandle(), 'connect').mockImplementation(() => -constants.errno[code]);
+      const result = await client().get(server.url);
+      expect(result).toMatchObject({ ok: false, error: { code: 'connect_failed', retryable: true } });
+      expect(result.error?.message).toMatch(new RegExp(`^connect ${code} 127\\.0\\.0\\.1:${server.port}\\b`));
+      expect(server.requests).toHaveLength(0);
+    },
+  );
 
   it('reports a connection the merchant drops after the request as request_failed, with the code', async () => {
     const server = await startServer((request) => request.socket.destroy());

@@ -476,8 +476,17 @@ describe('settlement-worker, as its role', () => {
       txidIn: hex(32),
       txidOut: bump.txHash,
     };
-    expect(await settlements.completeForwarding(delivery)).toEqual({ id: delivery.id, status: 'pending' });
-    expect(await settlements.completeForwarding({ ...delivery, id: randomUUID() })).toEqual({ id: delivery.id, status: 'pending' });
+    expect(await settlements.completeForwarding(delivery)).toEqual({
+      id: delivery.id,
+      status: 'pending',
+      finalForSeconds: expect.any(Number),
+    });
+    // A repeat finds the delivery written the first time; the time final was counted then.
+    expect(await settlements.completeForwarding({ ...delivery, id: randomUUID() })).toEqual({
+      id: delivery.id,
+      status: 'pending',
+      finalForSeconds: null,
+    });
     expect(await settlements.findCallbackDelivery(deposit.id)).toEqual({ id: delivery.id, status: 'pending' });
     expect(await settlements.listNeedingAttention(CHAIN_ID)).toMatchObject([{ depositId: deposit.id }]);
     expect(await settlements.backlog(CHAIN_ID)).toMatchObject({

@@ -45,10 +45,8 @@ export function productionPublicUrlRefusal(value: string): string | undefined {
   }
   if (url.protocol !== 'https:') return `must be https in production (got ${url.protocol})`;
   // The WHATWG parser has already written any IPv4 spelling (2130706433, 0x7f.1) as a.b.c.d.
-  const host = url.hostname
-    .replace(/^\[|\]$/g, '')
-    .replace(/\.$/, '')
-    .toLowerCase();
+  const bare = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const host = bare.replace(/\.$/, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback name`;
   if (!ipaddr.isValid(host)) return undefined;
   return PUBLIC_ADDRESSES_ONLY.refusalReason(host);

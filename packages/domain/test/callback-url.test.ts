@@ -83,6 +83,10 @@ describe('parseCallbackUrl', () => {
         'https://[2606:4700:4700::1111]/ipn',
         'https://127.0.0.1.nip.io/ipn',
         'https://10.shop.io/ipn',
+        // A name may start or end with a digit: only a host that is digits and dots is an address.
+        'https://365shop.io/ipn',
+        'https://pay.shop.web3/ipn',
+        'https://shop.io/10.0.0.5',
       ]) {
         expect(parseCallbackUrl(url, prod)).toBe(url);
       }

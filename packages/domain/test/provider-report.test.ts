@@ -40,6 +40,9 @@ describe('providerIdentifier: an id a provider sent, or nothing', () => {
     expect(providerIdentifier('ab\ud800\udc00', 3)).toBe('ab');
     expect(providerIdentifier('ab\udbff\udfff', 3)).toBe('ab');
     expect(providerIdentifier('abcdef', 3)).toBe('abc');
+    // Just past the high-surrogate range: a low surrogate, or a character above the surrogates, ends the cut as it is.
+    expect(providerIdentifier('ab\udc00d', 3)).toBe('ab\udc00');
+    expect(providerIdentifier('ab\uff71d', 3)).toBe('ab\uff71');
     // Exactly the size: nothing is cut, whatever it ends with.
     expect(providerIdentifier('ab\ud83d', 3)).toBe('ab\ud83d');
     expect(providerIdentifier('abc', 3)).toBe('abc');

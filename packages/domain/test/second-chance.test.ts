@@ -23,6 +23,10 @@ describe('secondChanceOpen', () => {
     expect(secondChanceOpen('declined', true)).toBe(false);
     expect(secondChanceOpen('failed', true)).toBe(false);
   });
+
+  it('throws naming the status rather than guessing (a new provider status needs its rule first)', () => {
+    expect(() => secondChanceOpen('refunded' as never, false)).toThrow('provider status refunded has no second-chance rule');
+  });
 });
 
 describe('secondChanceProviders', () => {
@@ -78,6 +82,14 @@ describe('attemptThatPaid', () => {
     expect(attemptThatPaid({ txHash: tx('b'), seenAt: at('10:03:00') }, reported)).toBeNull();
   });
 
+  it('credits the first listed of attempts created in the same millisecond, so every reader of one list credits the same one', () => {
+    const twins = [
+      { id: 'first-listed', createdAt: at('10:05:00'), deliveredTxHash: null },
+      { id: 'second-listed', createdAt: at('10:05:00'), deliveredTxHash: null },
+    ];
+    expect(attemptThatPaid({ txHash: tx('a'), seenAt: at('10:07:00') }, [attempts[0]!, ...twins])).toBe('first-listed');
+  });
+
   it('credits no attempt with a deposit seen before any of them started', () => {
     expect(attemptThatPaid({ txHash: tx('a'), seenAt: at('09:59:59') }, attempts)).toBeNull();
     expect(attemptThatPaid({ txHash: tx('a'), seenAt: at('10:00:00') }, [])).toBeNull();
@@ -90,5 +102,7 @@ describe('deliveryTxHash', () => {
     for (const value of [undefined, null, 42, '', '0x1234', `0x${'g'.repeat(64)}`, `${'a'.repeat(64)}`, `0x${'a'.repeat(65)}`]) {
       expect(deliveryTxHash(value)).toBeUndefined();
     }
+    // A hash inside other text is not one.
+    expect(deliveryTxHash(`tx0x${'a'.repeat(64)}`)).toBeUndefined();
   });
 });
