@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import type { PoolClient } from 'pg';
+import { getOnOwnConnection, killStartedApps, startAppProcess } from '@gateway/testkit';
 import { sealAddressIn, type EvmAddress, type SealingKeyRing } from '@gateway/domain';
 import { loadPaymentRedirectConfig } from '../src/config';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
@@ -14,52 +13,6 @@ import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 
 const MAIN = join(__dirname, '..', 'src', 'main.ts');
 const fixture = paymentRedirectFixture('graceful_shutdown');
-
-/** The processes the tests started: one that a failed test leaves running is killed after it. */
-const started = new Set<ChildProcess>();
-
-function runMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', MAIN], {
-    cwd: join(__dirname, '..'),
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  started.add(child);
-  child.once('exit', () => started.delete(child));
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const port = new Promise<number>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
-      if (match) {
-        clearInterval(timer);
-        resolve(Number(match[1]));
-      }
-    }, 50);
-    void exited.then(() => {
-      clearInterval(timer);
-      reject(new Error(`exited early: ${stderr}`));
-    });
-  });
-  return { child, exited, port, output: () => ({ stdout, stderr }) };
-}
-
-/** GET on a connection of its own; `abort` closes it before the answer, as a client that gives up. */
-function get(port: number, path: string): { answered: Promise<number>; abort: () => void } {
-  const sent = request({ host: '127.0.0.1', port, path, headers: { accept: 'application/json' }, agent: false });
-  const answered = new Promise<number>((resolve, reject) => {
-    sent.on('response', (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-    });
-    sent.on('error', reject);
-  });
-  sent.end();
-  return { answered, abort: () => sent.destroy() };
-}
 
 let walletIndex = 0;
 async function paymentPath(keys: SealingKeyRing): Promise<string> {
@@ -131,18 +84,18 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
   afterEach(async () => {
     await afterThisTest?.().catch(() => undefined);
     afterThisTest = undefined;
-    for (const child of started) child.kill('SIGKILL');
+    killStartedApps();
   });
 
   it('answers every request still connected with its checkout before it exits', async () => {
     const env = fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' });
-    const run = runMain(env);
+    const run = startAppProcess(MAIN, env);
     const port = await run.port;
     const { keys } = loadPaymentRedirectConfig(env);
     const paths = await Promise.all(Array.from({ length: 6 }, () => paymentPath(keys)));
     const lock = await lockPayments();
     afterThisTest = lock.release;
-    const requests = paths.map((path) => get(port, path));
+    const requests = paths.map((path) => getOnOwnConnection(port, path, { accept: 'application/json' }));
     await waitForBlockedInserts();
     await everyRequestArrived();
     run.child.kill('SIGTERM');
@@ -156,13 +109,13 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
 
   it('finishes the payments of clients that went away, and only then ends its pool', async () => {
     const env = fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' });
-    const run = runMain(env);
+    const run = startAppProcess(MAIN, env);
     const port = await run.port;
     const { keys } = loadPaymentRedirectConfig(env);
     const paths = await Promise.all(Array.from({ length: 6 }, () => paymentPath(keys)));
     const lock = await lockPayments();
     afterThisTest = lock.release;
-    const requests = paths.map((path) => get(port, path));
+    const requests = paths.map((path) => getOnOwnConnection(port, path, { accept: 'application/json' }));
     await waitForBlockedInserts();
     await everyRequestArrived();
     // Load balancer timeouts: the listener closes at once, the handlers are still running.

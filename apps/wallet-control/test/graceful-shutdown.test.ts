@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import type { PoolClient } from 'pg';
+import { getOnOwnConnection, killStartedApps, startAppProcess } from '@gateway/testkit';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
 // A rolling deploy sends SIGTERM while Create Wallets are in flight. The process ended its pool and
@@ -15,52 +14,6 @@ const MAIN = join(__dirname, '..', 'src', 'main.ts');
 const fixture = walletControlFixture('graceful_shutdown');
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
 
-/** The processes the tests started: one that a failed test leaves running is killed after it. */
-const started = new Set<ChildProcess>();
-
-function runMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', MAIN], {
-    cwd: join(__dirname, '..'),
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  started.add(child);
-  child.once('exit', () => started.delete(child));
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const port = new Promise<number>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
-      if (match) {
-        clearInterval(timer);
-        resolve(Number(match[1]));
-      }
-    }, 50);
-    void exited.then(() => {
-      clearInterval(timer);
-      reject(new Error(`exited early: ${stderr}`));
-    });
-  });
-  return { child, exited, port, output: () => ({ stdout, stderr }) };
-}
-
-/** GET on a connection of its own; `abort` closes it before the answer, as a client that gives up. */
-function get(port: number, path: string): { answered: Promise<number>; abort: () => void } {
-  const sent = request({ host: '127.0.0.1', port, path, agent: false });
-  const answered = new Promise<number>((resolve, reject) => {
-    sent.on('response', (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-    });
-    sent.on('error', reject);
-  });
-  sent.end();
-  return { answered, abort: () => sent.destroy() };
-}
-
 let order = 0;
 /** Create Wallet for a callback of its own: a new wallet each. */
 function walletPath(): string {
@@ -70,9 +23,9 @@ function walletPath(): string {
 
 /** Sends the requests a few milliseconds apart: several batches, some queued behind those running. */
 async function sendApart(port: number, count: number) {
-  const sent: Array<ReturnType<typeof get>> = [];
+  const sent: Array<ReturnType<typeof getOnOwnConnection>> = [];
   for (let i = 0; i < count; i += 1) {
-    sent.push(get(port, walletPath()));
+    sent.push(getOnOwnConnection(port, walletPath()));
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   return sent;
@@ -140,11 +93,11 @@ describe('wallet-control on SIGTERM with Create Wallets in flight', () => {
   afterEach(async () => {
     await afterThisTest?.().catch(() => undefined);
     afterThisTest = undefined;
-    for (const child of started) child.kill('SIGKILL');
+    killStartedApps();
   });
 
   it('answers every request still connected with its wallet before it exits', async () => {
-    const run = runMain(fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' }));
+    const run = startAppProcess(MAIN, fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' }));
     const port = await run.port;
     const lock = await lockWallets();
     afterThisTest = lock.release;
@@ -163,7 +116,7 @@ describe('wallet-control on SIGTERM with Create Wallets in flight', () => {
   it('finishes the wallets of clients that went away, counts them, and only then ends its pool and Redis', async () => {
     // A minute's window of its own for the count.
     if (60_000 - (Date.now() % 60_000) < 20_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 50));
-    const run = runMain(fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' }));
+    const run = startAppProcess(MAIN, fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' }));
     const port = await run.port;
     const counted = await countedThisMinute();
     const lock = await lockWallets();

@@ -6,3 +6,4 @@ export * from './rpc-proxy';
 export * from './test-redis';
 export * from './alert-rules';
 export * from './documented-settings';
+export * from './app-process';

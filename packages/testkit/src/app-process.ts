@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { dirname } from 'node:path';
+
+/** The processes started here: one that a failed test leaves running is killed by killStartedApps. */
+const started = new Set<ChildProcess>();
+
+/**
+ * An app run as deployed (its main.ts, from its sources), its port read from the line it logs
+ * ("listening at http://127.0.0.1:<port>"); `exited` resolves with its exit code.
+ */
+export function startAppProcess(main: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', main], {
+    cwd: dirname(dirname(main)),
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const port = new Promise<number>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
+      if (match) {
+        clearInterval(timer);
+        resolve(Number(match[1]));
+      }
+    }, 50);
+    void exited.then(() => {
+      clearInterval(timer);
+      reject(new Error(`exited early: ${stderr}`));
+    });
+  });
+  return { child, exited, port, output: () => ({ stdout, stderr }) };
+}
+
+/** Kills (SIGKILL) every app process startAppProcess started that is still running. */
+export function killStartedApps(): void {
+  for (const child of started) child.kill('SIGKILL');
+}
+
+/** GET on a connection of its own; `abort` closes it before the answer, as a client that gives up. */
+export function getOnOwnConnection(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): { answered: Promise<number>; abort: () => void } {
+  const sent = request({ host: '127.0.0.1', port, path, headers, agent: false });
+  const answered = new Promise<number>((resolve, reject) => {
+    sent.on('response', (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    sent.on('error', reject);
+  });
+  sent.end();
+  return { answered, abort: () => sent.destroy() };
+}
