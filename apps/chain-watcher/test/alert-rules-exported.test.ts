@@ -1,23 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { metricsMissingForRules } from '@gateway/testkit';
-import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { startLocalChain, type LocalChain } from './support/local-chain';
-import { startWatcher, uniqueRedisPrefix } from './support/watcher-fixture';
+import { openWatcherBed, type WatcherBed } from './support/watcher-fixture';
 
 // infra/prometheus/rules/chain-watcher.yml alerts only on what the chain-watcher exports.
-let db: TestDatabase;
-let chain: LocalChain;
+let bed: WatcherBed;
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  [db, chain] = await Promise.all([createTestDatabase('watcher_alert_rules'), startLocalChain()]);
-  app = await startWatcher({ db, rpcUrl: chain.anvil.rpcUrl, token: chain.token, redisPrefix: uniqueRedisPrefix() });
+  bed = await openWatcherBed('watcher_alert_rules');
+  app = await bed.watch();
 });
-afterAll(async () => {
-  await app?.close();
-  await chain?.stop();
-  await db?.drop();
-});
+afterAll(() => bed?.close());
 
 it('exports every metric its alert rules read', async () => {
   expect(await metricsMissingForRules('chain-watcher.yml', app.metrics)).toEqual([]);

@@ -6,31 +6,21 @@ import { settlementJobId, settlementJobOptions, type SettlementJob } from '@gate
 import type { Address } from 'viem';
 import { mintTestUsdc } from '@gateway/chain';
 import { anvilAccounts } from '@gateway/testkit';
-import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { FINALIZED_LAG, startLocalChain, type LocalChain } from './support/local-chain';
+import type { TestDatabase } from '@gateway/app-testkit';
+import { FINALIZED_LAG, type LocalChain } from './support/local-chain';
 import { insertWallet, strangerAddress } from './support/wallets';
-import {
-  countDeposits,
-  depositsOf,
-  metricValue,
-  settlementQueue,
-  startWatcher,
-  uniqueRedisPrefix,
-  waitFor,
-  type WatcherTarget,
-} from './support/watcher-fixture';
+import { countDeposits, depositsOf, metricValue, openWatcherBed, sleep, waitFor, type WatcherBed } from './support/watcher-fixture';
 
 jest.setTimeout(60_000);
 
+let bed: WatcherBed;
 let db: TestDatabase;
 let chain: LocalChain;
 let queue: Queue<SettlementJob>;
-let target: WatcherTarget;
 let app: FastifyInstance;
-let firstCursor: bigint;
+let startCursor: bigint;
 
 const cursorBlock = () => BigInt(app.chainWatcher.status().cursorBlock ?? -1);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until the watcher has read up to the head, then lets two more rounds (finality) run. */
 async function settle(): Promise<void> {
@@ -47,21 +37,14 @@ async function onlyDepositOf(walletId: string, status?: string) {
 }
 
 beforeAll(async () => {
-  [db, chain] = await Promise.all([createTestDatabase('watcher_flow'), startLocalChain()]);
-  target = { db, rpcUrl: chain.anvil.rpcUrl, token: chain.token, redisPrefix: uniqueRedisPrefix() };
-  queue = settlementQueue(target.redisPrefix);
-  app = await startWatcher(target);
+  bed = await openWatcherBed('watcher_flow');
+  ({ db, chain, queue } = bed);
+  app = await bed.watch();
   // With no START_BLOCK the first cursor is the head at the first round; transfers come after it.
-  firstCursor = await waitFor('the first cursor', async () => app.chainWatcher.status().cursorBlock !== null && cursorBlock());
+  startCursor = cursorBlock();
 });
 
-afterAll(async () => {
-  await app?.close();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
-  await chain?.stop();
-  await db?.drop();
-});
+afterAll(() => bed?.close());
 
 describe('chain-watcher on a real chain', () => {
   it('records a transfer into a temporary wallet as seen, with the exact amount, and ignores the rest', async () => {
@@ -166,7 +149,7 @@ describe('chain-watcher on a real chain', () => {
     const cursors = new ChainCursorRepository(db.pool);
     const key = { chainId: 137, token: chain.token };
     // Back to before the first transfer of this file: every deposit so far is read again.
-    const rewindTo = firstCursor;
+    const rewindTo = startCursor;
     await cursors.set(key, { blockNumber: rewindTo, blockHash: await chain.blockHash(rewindTo) });
     const head = await chain.head();
     await waitFor('the cursor back at the head', async () => (await cursors.get(key))!.blockNumber >= head);
@@ -226,7 +209,7 @@ describe('chain-watcher on a real chain', () => {
     await chain.sendUsdc(wallet.address, 2_500_000n);
     const before = await countDeposits(db.pool);
 
-    app = await startWatcher(target);
+    app = await bed.watch();
     await waitFor('both deposits', async () => (await depositsOf(db.pool, wallet.id)).length === 2);
     await settle();
     expect((await depositsOf(db.pool, wallet.id)).map((d) => d.amount)).toEqual(['1500000', '2500000']);

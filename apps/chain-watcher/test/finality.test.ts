@@ -1,32 +1,22 @@
 import type { FastifyInstance } from 'fastify';
-import { RpcProxy } from '@gateway/testkit';
-import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { startLocalChain, type LocalChain } from './support/local-chain';
+import type { RpcProxy } from '@gateway/testkit';
+import type { TestDatabase } from '@gateway/app-testkit';
+import type { LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import {
-  CONFIRMATIONS,
-  depositsOf,
-  metricValue,
-  startWatcher,
-  uniqueRedisPrefix,
-  waitFor,
-  type WatcherTarget,
-} from './support/watcher-fixture';
+import { CONFIRMATIONS, depositsOf, metricValue, openWatcherBed, sleep, waitFor, type WatcherBed } from './support/watcher-fixture';
 
 jest.setTimeout(60_000);
 
+let bed: WatcherBed;
 let db: TestDatabase;
 let chain: LocalChain;
 let proxy: RpcProxy;
-let target: WatcherTarget;
 let app: FastifyInstance | undefined;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 beforeAll(async () => {
-  [db, chain] = await Promise.all([createTestDatabase('watcher_finality'), startLocalChain()]);
-  proxy = await RpcProxy.start(chain.anvil.rpcUrl);
-  target = { db, rpcUrl: proxy.url, token: chain.token, redisPrefix: uniqueRedisPrefix() };
+  bed = await openWatcherBed('watcher_finality', { throughProxy: true });
+  ({ db, chain } = bed);
+  proxy = bed.proxy!;
 });
 
 afterEach(async () => {
@@ -36,15 +26,10 @@ afterEach(async () => {
   proxy.refuseFinalizedTagTimes(0);
 });
 
-afterAll(async () => {
-  await proxy?.close();
-  await chain?.stop();
-  await db?.drop();
-});
+afterAll(() => bed?.close());
 
 async function watch(): Promise<FastifyInstance> {
-  app = await startWatcher(target);
-  await waitFor('the first cursor', async () => app!.chainWatcher.status().cursorBlock !== null);
+  app = await bed.watch();
   return app;
 }
 

@@ -2,19 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Queue } from 'bullmq';
 import type { Hash } from 'viem';
 import { settlementJobId, type SettlementJob } from '@gateway/queue';
-import { RpcProxy } from '@gateway/testkit';
-import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { FINALIZED_LAG, startLocalChain, type LocalChain } from './support/local-chain';
+import type { RpcProxy } from '@gateway/testkit';
+import type { TestDatabase } from '@gateway/app-testkit';
+import { FINALIZED_LAG, type LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import {
-  depositsOf,
-  metricValue,
-  settlementQueue,
-  startWatcher,
-  uniqueRedisPrefix,
-  waitFor,
-  type WatcherTarget,
-} from './support/watcher-fixture';
+import { depositsOf, metricValue, openWatcherBed, sleep, waitFor, type WatcherBed } from './support/watcher-fixture';
 
 // Behind a load balancer one backend can lag on another fork: it answers one block-hash query (or
 // one receipt query) from a chain the others have left. A deposit is orphaned only when a second
@@ -23,32 +15,21 @@ import {
 
 jest.setTimeout(60_000);
 
+let bed: WatcherBed;
 let db: TestDatabase;
 let chain: LocalChain;
 let proxy: RpcProxy;
-let target: WatcherTarget;
 let queue: Queue<SettlementJob>;
 let app: FastifyInstance;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 beforeAll(async () => {
-  [db, chain] = await Promise.all([createTestDatabase('watcher_orphans'), startLocalChain()]);
-  proxy = await RpcProxy.start(chain.anvil.rpcUrl);
-  target = { db, rpcUrl: proxy.url, token: chain.token, redisPrefix: uniqueRedisPrefix() };
-  queue = settlementQueue(target.redisPrefix);
-  app = await startWatcher(target);
-  await waitFor('the first cursor', async () => app.chainWatcher.status().cursorBlock !== null);
+  bed = await openWatcherBed('watcher_orphans', { throughProxy: true });
+  ({ db, chain, queue } = bed);
+  proxy = bed.proxy!;
+  app = await bed.watch();
 });
 
-afterAll(async () => {
-  await app?.close();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
-  await proxy?.close();
-  await chain?.stop();
-  await db?.drop();
-});
+afterAll(() => bed?.close());
 
 async function statusOf(walletId: string): Promise<string | undefined> {
   return (await depositsOf(db.pool, walletId))[0]?.status;

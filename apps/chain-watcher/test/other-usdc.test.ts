@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Queue } from 'bullmq';
 import type { Address } from 'viem';
 import { settlementJobId, type SettlementJob } from '@gateway/queue';
-import { RpcProxy } from '@gateway/testkit';
-import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { FINALIZED_LAG, startLocalChain, type LocalChain } from './support/local-chain';
+import type { RpcProxy } from '@gateway/testkit';
+import type { TestDatabase } from '@gateway/app-testkit';
+import { FINALIZED_LAG, type LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import { metricValue, settlementQueue, startWatcher, uniqueRedisPrefix, waitFor, type WatcherTarget } from './support/watcher-fixture';
+import { metricValue, openWatcherBed, waitFor, type WatcherBed } from './support/watcher-fixture';
 
 // The other Polygon USDC (USDC.e) on a real local chain: a second TestUSDC plays it. The watcher
 // reads both tokens' Transfer logs with one eth_getLogs per range, records the token on each
@@ -14,21 +14,22 @@ import { metricValue, settlementQueue, startWatcher, uniqueRedisPrefix, waitFor,
 
 jest.setTimeout(60_000);
 
+let bed: WatcherBed;
 let db: TestDatabase;
 let chain: LocalChain;
 let proxy: RpcProxy;
 let other: Address;
-let target: WatcherTarget;
 let queue: Queue<SettlementJob>;
 let app: FastifyInstance;
 /** The address filter of every eth_getLogs the watcher sent. */
 const logFilters: unknown[] = [];
 
 beforeAll(async () => {
-  [db, chain] = await Promise.all([createTestDatabase('watcher_other_usdc'), startLocalChain()]);
+  bed = await openWatcherBed('watcher_other_usdc', { throughProxy: true });
+  ({ db, chain, queue } = bed);
   other = await chain.deployForeignToken();
-  proxy = await RpcProxy.start(chain.anvil.rpcUrl);
   // A hook that never fires: it only looks at every call on its way through.
+  proxy = bed.proxy!;
   proxy.beforeCall(
     (call) => {
       if (call.method === 'eth_getLogs') logFilters.push(((call.params?.[0] ?? {}) as { address?: unknown }).address);
@@ -36,20 +37,10 @@ beforeAll(async () => {
     },
     async () => undefined,
   );
-  target = { db, rpcUrl: proxy.url, token: chain.token, redisPrefix: uniqueRedisPrefix() };
-  queue = settlementQueue(target.redisPrefix);
-  app = await startWatcher(target, { OTHER_USDC_TOKEN_ADDRESS: other });
-  await waitFor('the first cursor', async () => app.chainWatcher.status().cursorBlock !== null);
+  app = await bed.watch({ OTHER_USDC_TOKEN_ADDRESS: other });
 });
 
-afterAll(async () => {
-  await app?.close();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
-  await proxy?.close();
-  await chain?.stop();
-  await db?.drop();
-});
+afterAll(() => bed?.close());
 
 interface TokenDeposit {
   id: string;

@@ -1,40 +1,26 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { Queue } from 'bullmq';
 import { createWalletClient, http, parseAbi, parseEther, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { defineLocalChain } from '@gateway/chain';
-import type { SettlementJob } from '@gateway/queue';
-import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { startLocalChain, type LocalChain } from './support/local-chain';
+import type { TestDatabase } from '@gateway/app-testkit';
+import type { LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import { depositsOf, metricValue, settlementQueue, startWatcher, uniqueRedisPrefix, waitFor } from './support/watcher-fixture';
+import { depositsOf, metricValue, openWatcherBed, waitFor, type WatcherBed } from './support/watcher-fixture';
 
 jest.setTimeout(60_000);
 
 const transferAbi = parseAbi(['function transfer(address to, uint256 value) returns (bool)']);
 
+let bed: WatcherBed;
 let db: TestDatabase;
 let chain: LocalChain;
-let queue: Queue<SettlementJob>;
 let app: FastifyInstance;
 
 /** A wallet row whose temporary address this test holds the key of, so it can send from it. */
 async function temporaryWalletWithKey(): Promise<{ id: string; account: PrivateKeyAccount }> {
   const account = privateKeyToAccount(generatePrivateKey());
-  const { rows } = await db.pool.query<{ id: string }>(
-    `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-     VALUES (nextval('wallet_hd_index_seq'), $1, $2, $3, $4, $5, $6) RETURNING id::text AS id`,
-    [
-      account.address.toLowerCase(),
-      `test-${randomBytes(16).toString('hex')}`,
-      `0x${randomBytes(20).toString('hex')}`,
-      `https://shop.example/ipn?order=${randomBytes(4).toString('hex')}`,
-      randomBytes(32),
-      randomBytes(24).toString('hex'),
-    ],
-  );
-  return { id: rows[0]!.id, account };
+  const { id } = await insertWallet(db.pool, account.address);
+  return { id, account };
 }
 
 /** Gives `account` gas and USDC, then has it send `amount` USDC to `to`; resolves once mined. */
@@ -65,20 +51,12 @@ async function watchedUpToHead(): Promise<void> {
 }
 
 beforeAll(async () => {
-  [db, chain] = await Promise.all([createTestDatabase('watcher_own'), startLocalChain()]);
-  const target = { db, rpcUrl: chain.anvil.rpcUrl, token: chain.token, redisPrefix: uniqueRedisPrefix() };
-  queue = settlementQueue(target.redisPrefix);
-  app = await startWatcher(target);
-  await waitFor('the first cursor', async () => app.chainWatcher.status().cursorBlock !== null);
+  bed = await openWatcherBed('watcher_own');
+  ({ db, chain } = bed);
+  app = await bed.watch();
 });
 
-afterAll(async () => {
-  await app?.close();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
-  await chain?.stop();
-  await db?.drop();
-});
+afterAll(() => bed?.close());
 
 describe("transfers from the gateway's own wallets", () => {
   it('a transfer from temporary wallet A to temporary wallet B creates no deposit to settle', async () => {

@@ -1,30 +1,30 @@
 import type { FastifyInstance } from 'fastify';
 import { settlementJobId } from '@gateway/queue';
-import { findFreePort, RpcProxy, startTcpForwarder } from '@gateway/testkit';
-import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { FINALIZED_LAG, startLocalChain, type LocalChain } from './support/local-chain';
+import { findFreePort, type RpcProxy, startTcpForwarder } from '@gateway/testkit';
+import type { TestDatabase } from '@gateway/app-testkit';
+import { FINALIZED_LAG, type LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
 import {
   countDeposits,
   depositsOf,
   metricValue,
+  openWatcherBed,
   REDIS_URL,
-  settlementQueue,
+  sleep,
   startWatcher,
-  uniqueRedisPrefix,
   waitFor,
+  type WatcherBed,
   type WatcherTarget,
 } from './support/watcher-fixture';
 
 jest.setTimeout(60_000);
 
+let bed: WatcherBed;
 let db: TestDatabase;
 let chain: LocalChain;
 let proxy: RpcProxy;
 let direct: WatcherTarget;
 const running = new Set<FastifyInstance>();
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const role = (app: FastifyInstance) => app.chainWatcher.status().role;
 
 async function start(target: WatcherTarget, env: Record<string, string> = {}): Promise<FastifyInstance> {
@@ -43,16 +43,15 @@ async function amountsOf(walletId: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  [db, chain] = await Promise.all([createTestDatabase('watcher_resilience'), startLocalChain()]);
-  proxy = await RpcProxy.start(chain.anvil.rpcUrl);
-  direct = { db, rpcUrl: chain.anvil.rpcUrl, token: chain.token, redisPrefix: uniqueRedisPrefix() };
+  bed = await openWatcherBed('watcher_resilience', { throughProxy: true });
+  ({ db, chain } = bed);
+  proxy = bed.proxy!;
+  direct = { ...bed.target, rpcUrl: chain.anvil.rpcUrl };
 });
 
 afterAll(async () => {
   await Promise.all([...running].map((app) => app.close()));
-  await proxy?.close();
-  await chain?.stop();
-  await db?.drop();
+  await bed?.close();
 });
 
 it('keeps retrying while the RPC fails or hangs, counts the errors, and loses no block', async () => {
@@ -134,7 +133,7 @@ it('keeps following the chain while Redis is away, and adds the settlement jobs 
   expect(await countDeposits(db.pool)).toBeGreaterThanOrEqual(2);
 
   const redis = await startTcpForwarder(redisPort, Number(new URL(REDIS_URL).port || 6379));
-  const queue = settlementQueue(direct.redisPrefix);
+  const { queue } = bed;
   try {
     for (const deposit of await depositsOf(db.pool, wallet.id)) {
       const job = await waitFor(`the job of deposit ${deposit.id}`, async () => queue.getJob(settlementJobId(deposit.id)));
@@ -143,8 +142,6 @@ it('keeps following the chain while Redis is away, and adds the settlement jobs 
     await waitFor('nothing pending', async () => (await metricValue(app, 'chain_watcher_settlement_jobs_pending')) === 0);
     await stop(app);
   } finally {
-    await queue.obliterate({ force: true });
-    await queue.close();
     await redis.close();
   }
 });

@@ -1,29 +1,27 @@
 import { deployTestTokenWithDecimals } from '@gateway/chain';
 import { TokenRepository } from '@gateway/db/chain-watcher';
 import { anvilAccounts } from '@gateway/testkit';
-import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { startLocalChain, type LocalChain } from './support/local-chain';
+import type { TestDatabase } from '@gateway/app-testkit';
+import type { LocalChain } from './support/local-chain';
 import { strangerAddress } from './support/wallets';
-import { startWatcher, uniqueRedisPrefix, type WatcherTarget } from './support/watcher-fixture';
+import { openWatcherBed, startWatcher, type WatcherBed, type WatcherTarget } from './support/watcher-fixture';
 
 // Every amount in the gateway is in 6-decimal base units of one token: the watcher reads the
 // token's decimals() at boot and records the token in the database, and refuses another.
 
 jest.setTimeout(60_000);
 
+let bed: WatcherBed;
 let db: TestDatabase;
 let chain: LocalChain;
 let target: WatcherTarget;
 
 beforeAll(async () => {
-  [db, chain] = await Promise.all([createTestDatabase('watcher_token'), startLocalChain()]);
-  target = { db, rpcUrl: chain.anvil.rpcUrl, token: chain.token, redisPrefix: uniqueRedisPrefix() };
+  bed = await openWatcherBed('watcher_token');
+  ({ db, chain, target } = bed);
 });
 
-afterAll(async () => {
-  await chain?.stop();
-  await db?.drop();
-});
+afterAll(() => bed?.close());
 
 it('refuses to boot with a token whose decimals() is not 6, or none, and records nothing', async () => {
   const eighteen = await deployTestTokenWithDecimals({ ...chain.anvil, deployerKey: anvilAccounts[0].privateKey, decimals: 18 });

@@ -8,9 +8,12 @@ export interface TestWallet {
   address: string;
 }
 
-/** A temporary wallet row as Create Wallet would leave it (the fields the watcher does not read are random). */
-export async function insertWallet(pool: Pool): Promise<TestWallet> {
-  const address = privateKeyToAddress(generatePrivateKey()).toLowerCase();
+/**
+ * A temporary wallet row as Create Wallet would leave it (the fields the watcher does not read are
+ * random), at `temporaryAddress` when the test holds its key.
+ */
+export async function insertWallet(pool: Pool, temporaryAddress: string = strangerAddress()): Promise<TestWallet> {
+  const address = temporaryAddress.toLowerCase();
   const { rows } = await pool.query<{ id: string }>(
     `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
      VALUES (nextval('wallet_hd_index_seq'), $1, $2, $3, $4, $5, $6) RETURNING id::text AS id`,

@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { Queue } from 'bullmq';
 import { QUEUE_NAMES, type SettlementJob } from '@gateway/queue';
-import type { TestDatabase } from '@gateway/app-testkit';
+import { RpcProxy } from '@gateway/testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
+import { startLocalChain, type LocalChain } from './local-chain';
 import { buildChainWatcherApp } from '../../src/app';
 import { loadChainWatcherConfig } from '../../src/config';
 
@@ -45,6 +47,63 @@ export async function startWatcher(target: WatcherTarget, env: Record<string, st
   app.chainWatcher.start();
   return app;
 }
+
+/** Resolves once the watcher has chosen its first cursor (the head, with no START_BLOCK), with that block. */
+export function firstCursor(app: FastifyInstance): Promise<bigint> {
+  return waitFor('the first cursor', async () => {
+    const block = app.chainWatcher.status().cursorBlock;
+    return block === null ? undefined : BigInt(block);
+  });
+}
+
+/**
+ * What each test file stands on: a schema of its own, a local chain, a Redis prefix and the
+ * settlement queue under it, and, when asked for, an RPC proxy in front of the chain that the
+ * watchers read through. `close` stops every watcher started by `watch` and then the rest.
+ */
+export interface WatcherBed {
+  db: TestDatabase;
+  chain: LocalChain;
+  proxy: RpcProxy | undefined;
+  /** Through the proxy when there is one. */
+  target: WatcherTarget;
+  queue: Queue<SettlementJob>;
+  /** Starts a watcher on `target` (with settings `env`) and waits for its first cursor. */
+  watch(env?: Record<string, string>, target?: WatcherTarget): Promise<FastifyInstance>;
+  close(): Promise<void>;
+}
+
+export async function openWatcherBed(schemaName: string, options: { throughProxy?: boolean } = {}): Promise<WatcherBed> {
+  const [db, chain] = await Promise.all([createTestDatabase(schemaName), startLocalChain()]);
+  const proxy = options.throughProxy ? await RpcProxy.start(chain.anvil.rpcUrl) : undefined;
+  const target: WatcherTarget = { db, rpcUrl: proxy?.url ?? chain.anvil.rpcUrl, token: chain.token, redisPrefix: uniqueRedisPrefix() };
+  const queue = settlementQueue(target.redisPrefix);
+  const running = new Set<FastifyInstance>();
+  return {
+    db,
+    chain,
+    proxy,
+    target,
+    queue,
+    async watch(env = {}, on = target) {
+      const app = await startWatcher(on, env);
+      running.add(app);
+      app.addHook('onClose', async () => void running.delete(app));
+      await firstCursor(app);
+      return app;
+    },
+    async close() {
+      await Promise.all([...running].map((app) => app.close()));
+      await queue.obliterate({ force: true });
+      await queue.close();
+      await proxy?.close();
+      await chain.stop();
+      await db.drop();
+    },
+  };
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function settlementQueue(redisPrefix: string): Queue<SettlementJob> {
   const url = new URL(REDIS_URL);
