@@ -9,7 +9,17 @@ import { anvilAccounts } from '@gateway/testkit';
 import type { TestDatabase } from '@gateway/app-testkit';
 import { FINALIZED_LAG, type LocalChain } from './support/local-chain';
 import { insertWallet, strangerAddress } from './support/wallets';
-import { countDeposits, depositsOf, metricValue, openWatcherBed, sleep, waitFor, type WatcherBed } from './support/watcher-fixture';
+import {
+  countDeposits,
+  cursorBlock,
+  depositsOf,
+  metricValue,
+  openWatcherBed,
+  readUpToHead,
+  sleep,
+  waitFor,
+  type WatcherBed,
+} from './support/watcher-fixture';
 
 jest.setTimeout(60_000);
 
@@ -20,12 +30,9 @@ let queue: Queue<SettlementJob>;
 let app: FastifyInstance;
 let startCursor: bigint;
 
-const cursorBlock = () => BigInt(app.chainWatcher.status().cursorBlock ?? -1);
-
 /** Waits until the watcher has read up to the head, then lets two more rounds (finality) run. */
 async function settle(): Promise<void> {
-  const head = await chain.head();
-  await waitFor(`cursor at ${head}`, async () => cursorBlock() >= head);
+  await readUpToHead(app, chain);
   await sleep(300);
 }
 
@@ -41,7 +48,7 @@ beforeAll(async () => {
   ({ db, chain, queue } = bed);
   app = await bed.watch();
   // With no START_BLOCK the first cursor is the head at the first round; transfers come after it.
-  startCursor = cursorBlock();
+  startCursor = cursorBlock(app);
 });
 
 afterAll(() => bed?.close());

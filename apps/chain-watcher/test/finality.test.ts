@@ -3,7 +3,16 @@ import type { RpcProxy } from '@gateway/testkit';
 import type { TestDatabase } from '@gateway/app-testkit';
 import type { LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import { CONFIRMATIONS, depositsOf, metricValue, openWatcherBed, sleep, waitFor, type WatcherBed } from './support/watcher-fixture';
+import {
+  CONFIRMATIONS,
+  depositsOf,
+  metricValue,
+  openWatcherBed,
+  readUpToHead,
+  sleep,
+  waitFor,
+  type WatcherBed,
+} from './support/watcher-fixture';
 
 jest.setTimeout(60_000);
 
@@ -35,8 +44,7 @@ async function watch(): Promise<FastifyInstance> {
 
 /** Waits until the watcher has read up to the head, then lets a few more rounds (finality) run. */
 async function caughtUp(watcher: FastifyInstance): Promise<void> {
-  const head = await chain.head();
-  await waitFor(`cursor at ${head}`, async () => BigInt(watcher.chainWatcher.status().cursorBlock ?? -1) >= head);
+  await readUpToHead(watcher, chain);
   await sleep(500);
 }
 

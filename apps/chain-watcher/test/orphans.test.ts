@@ -6,7 +6,16 @@ import type { RpcProxy } from '@gateway/testkit';
 import type { TestDatabase } from '@gateway/app-testkit';
 import { FINALIZED_LAG, type LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import { depositsOf, metricValue, openWatcherBed, sleep, waitFor, type WatcherBed } from './support/watcher-fixture';
+import {
+  cursorBlock,
+  depositsOf,
+  metricValue,
+  openWatcherBed,
+  readUpToHead,
+  sleep,
+  waitFor,
+  type WatcherBed,
+} from './support/watcher-fixture';
 
 // Behind a load balancer one backend can lag on another fork: it answers one block-hash query (or
 // one receipt query) from a chain the others have left. A deposit is orphaned only when a second
@@ -43,7 +52,7 @@ async function depositBehindTheCursor(amount: bigint): Promise<{ walletId: strin
   const head = await chain.head();
   await waitFor(
     'the deposit seen and the cursor at the head',
-    async () => (await statusOf(wallet.id)) === 'seen' && BigInt(app.chainWatcher.status().cursorBlock ?? -1) >= head,
+    async () => (await statusOf(wallet.id)) === 'seen' && cursorBlock(app) >= head,
   );
   return { walletId: wallet.id, block: receipt.blockNumber, txHash: receipt.transactionHash };
 }
@@ -101,8 +110,7 @@ it('a deposit whose transaction a reorg really dropped stays orphaned, once the 
   await chain.mine(2);
   await waitFor('the deposit orphaned', async () => (await statusOf(wallet.id)) === 'orphaned');
   await chain.mine(FINALIZED_LAG + 2);
-  const head = await chain.head();
-  await waitFor('the cursor at the head', async () => BigInt(app.chainWatcher.status().cursorBlock ?? -1) >= head);
+  await readUpToHead(app, chain);
   await sleep(500);
   expect(await statusOf(wallet.id)).toBe('orphaned');
   const [deposit] = await depositsOf(db.pool, wallet.id);

@@ -6,7 +6,7 @@ import type { RpcProxy } from '@gateway/testkit';
 import type { TestDatabase } from '@gateway/app-testkit';
 import { FINALIZED_LAG, type LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import { metricValue, openWatcherBed, waitFor, type WatcherBed } from './support/watcher-fixture';
+import { cursorBlock, metricValue, openWatcherBed, readUpToHead, waitFor, type WatcherBed } from './support/watcher-fixture';
 
 // The other Polygon USDC (USDC.e) on a real local chain: a second TestUSDC plays it. The watcher
 // reads both tokens' Transfer logs with one eth_getLogs per range, records the token on each
@@ -102,8 +102,7 @@ it('orphans a USDC.e deposit a reorg dropped, like any deposit, and queues nothi
   await chain.mine(2);
   await waitFor('the deposit orphaned', async () => (await statusOf(wallet.id)) === 'orphaned');
   await chain.mine(FINALIZED_LAG + 2);
-  const head = await chain.head();
-  await waitFor('the cursor at the head', async () => BigInt(app.chainWatcher.status().cursorBlock ?? -1) >= head);
+  await readUpToHead(app, chain);
   expect(await statusOf(wallet.id)).toBe('orphaned');
   const [deposit] = await depositsOf(wallet.id);
   expect(await queue.getJob(settlementJobId(deposit!.id))).toBeUndefined();
@@ -114,10 +113,7 @@ it("checks a USDC.e deposit against its own token's logs in its receipt: one wro
   const receipt = await chain.sendToken(other, wallet.address, 6_000_000n);
   await chain.mine(3);
   const head = await chain.head();
-  await waitFor(
-    'the deposit seen and the cursor past it',
-    async () => (await statusOf(wallet.id)) === 'seen' && BigInt(app.chainWatcher.status().cursorBlock ?? -1) >= head,
-  );
+  await waitFor('the deposit seen and the cursor past it', async () => (await statusOf(wallet.id)) === 'seen' && cursorBlock(app) >= head);
   const orphanedBefore = await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' });
   const misreported = proxy.misreported;
   // The receipt still places the transfer in its block (read in USDC.e's logs, not USDC's): not orphaned.

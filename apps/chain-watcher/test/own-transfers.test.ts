@@ -5,7 +5,7 @@ import { defineLocalChain } from '@gateway/chain';
 import type { TestDatabase } from '@gateway/app-testkit';
 import type { LocalChain } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import { depositsOf, metricValue, openWatcherBed, waitFor, type WatcherBed } from './support/watcher-fixture';
+import { depositsOf, metricValue, openWatcherBed, readUpToHead, waitFor, type WatcherBed } from './support/watcher-fixture';
 
 jest.setTimeout(60_000);
 
@@ -45,11 +45,6 @@ async function sendFrom(account: PrivateKeyAccount, to: string, amount: bigint):
   return hash;
 }
 
-async function watchedUpToHead(): Promise<void> {
-  const head = await chain.head();
-  await waitFor(`cursor at ${head}`, async () => BigInt(app.chainWatcher.status().cursorBlock ?? -1) >= head);
-}
-
 beforeAll(async () => {
   bed = await openWatcherBed('watcher_own');
   ({ db, chain } = bed);
@@ -67,7 +62,7 @@ describe("transfers from the gateway's own wallets", () => {
     await waitFor("A's deposit", async () => (await depositsOf(db.pool, a.id)).length === 1);
     // ...but what A then sends to B (say, a payout address pointing at B) is not a customer's payment.
     await sendFrom(a.account, b.address, 1_500_000n);
-    await watchedUpToHead();
+    await readUpToHead(app, chain);
 
     expect(await depositsOf(db.pool, b.id)).toEqual([]);
     expect(await metricValue(app, 'chain_watcher_own_transfers_total', { from: 'temporary_wallet' })).toBe(1);
@@ -88,7 +83,7 @@ describe("transfers from the gateway's own wallets", () => {
     // A stranger's transfer in the same blocks is a deposit as always.
     await chain.sendUsdc(b.address, 700_000n);
     await waitFor("the stranger's deposit", async () => (await depositsOf(db.pool, b.id)).length >= 1);
-    await watchedUpToHead();
+    await readUpToHead(app, chain);
 
     expect((await depositsOf(db.pool, b.id)).map((deposit) => [deposit.fromAddress, deposit.amount])).toEqual([
       [chain.sender.toLowerCase(), '700000'],

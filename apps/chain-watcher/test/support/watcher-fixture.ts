@@ -103,6 +103,15 @@ export async function openWatcherBed(schemaName: string, options: { throughProxy
   };
 }
 
+/** How far the watcher has read: -1 before its first cursor. */
+export const cursorBlock = (app: FastifyInstance): bigint => BigInt(app.chainWatcher.status().cursorBlock ?? -1);
+
+/** Resolves once the watcher has read up to the chain's head as it is now. */
+export async function readUpToHead(app: FastifyInstance, chain: LocalChain): Promise<void> {
+  const head = await chain.head();
+  await waitFor(`the cursor at ${head}`, async () => cursorBlock(app) >= head);
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function settlementQueue(redisPrefix: string): Queue<SettlementJob> {
