@@ -1,17 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { metricsMissingForRules } from '@gateway/testkit';
-import { openWatcherBed, type WatcherBed } from './support/watcher-fixture';
+import { useWatcherBed } from './support/watcher-fixture';
 
 // infra/prometheus/rules/chain-watcher.yml alerts only on what the chain-watcher exports.
-let bed: WatcherBed;
+const bed = useWatcherBed('watcher_alert_rules');
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  bed = await openWatcherBed('watcher_alert_rules');
   app = await bed.watch();
 });
-afterAll(() => bed?.close());
-
 it('exports every metric its alert rules read', async () => {
   expect(await metricsMissingForRules('chain-watcher.yml', app.metrics)).toEqual([]);
 });

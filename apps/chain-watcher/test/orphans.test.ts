@@ -1,21 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import type { Queue } from 'bullmq';
 import type { Hash } from 'viem';
-import { settlementJobId, type SettlementJob } from '@gateway/queue';
-import type { RpcProxy } from '@gateway/testkit';
-import type { TestDatabase } from '@gateway/app-testkit';
-import { FINALIZED_LAG, type LocalChain } from './support/local-chain';
+import { settlementJobId } from '@gateway/queue';
+import { FINALIZED_LAG } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import {
-  cursorBlock,
-  depositsOf,
-  metricValue,
-  openWatcherBed,
-  readUpToHead,
-  sleep,
-  waitFor,
-  type WatcherBed,
-} from './support/watcher-fixture';
+import { cursorBlock, depositsOf, metricValue, useWatcherBed, readUpToHead, sleep, waitFor } from './support/watcher-fixture';
 
 // Behind a load balancer one backend can lag on another fork: it answers one block-hash query (or
 // one receipt query) from a chain the others have left. A deposit is orphaned only when a second
@@ -24,32 +12,23 @@ import {
 
 jest.setTimeout(60_000);
 
-let bed: WatcherBed;
-let db: TestDatabase;
-let chain: LocalChain;
-let proxy: RpcProxy;
-let queue: Queue<SettlementJob>;
+const bed = useWatcherBed('watcher_orphans', { throughProxy: true });
 let app: FastifyInstance;
 
 beforeAll(async () => {
-  bed = await openWatcherBed('watcher_orphans', { throughProxy: true });
-  ({ db, chain, queue } = bed);
-  proxy = bed.proxy!;
   app = await bed.watch();
 });
 
-afterAll(() => bed?.close());
-
 async function statusOf(walletId: string): Promise<string | undefined> {
-  return (await depositsOf(db.pool, walletId))[0]?.status;
+  return (await depositsOf(bed.db.pool, walletId))[0]?.status;
 }
 
 /** A deposit seen, with the cursor a few blocks past it, so only the finality pass asks for its block. */
 async function depositBehindTheCursor(amount: bigint): Promise<{ walletId: string; block: bigint; txHash: Hash }> {
-  const wallet = await insertWallet(db.pool);
-  const receipt = await chain.sendUsdc(wallet.address, amount);
-  await chain.mine(3);
-  const head = await chain.head();
+  const wallet = await insertWallet(bed.db.pool);
+  const receipt = await bed.chain.sendUsdc(wallet.address, amount);
+  await bed.chain.mine(3);
+  const head = await bed.chain.head();
   await waitFor(
     'the deposit seen and the cursor at the head',
     async () => (await statusOf(wallet.id)) === 'seen' && cursorBlock(app) >= head,
@@ -58,10 +37,10 @@ async function depositBehindTheCursor(amount: bigint): Promise<{ walletId: strin
 }
 
 async function finalAndQueued(walletId: string): Promise<void> {
-  await chain.mine(FINALIZED_LAG);
+  await bed.chain.mine(FINALIZED_LAG);
   await waitFor('the deposit final', async () => (await statusOf(walletId)) === 'final');
-  const [deposit] = await depositsOf(db.pool, walletId);
-  const job = await waitFor('its settlement job', async () => queue.getJob(settlementJobId(deposit!.id)));
+  const [deposit] = await depositsOf(bed.db.pool, walletId);
+  const job = await waitFor('its settlement job', async () => bed.queue.getJob(settlementJobId(deposit!.id)));
   expect(job.data).toEqual({ depositId: deposit!.id });
 }
 
@@ -69,9 +48,9 @@ it('one wrong block-hash answer does not orphan a deposit: it becomes final and 
   const orphanedBefore = await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' });
   const { walletId, block } = await depositBehindTheCursor(5_000_000n);
 
-  const misreported = proxy.misreported;
-  proxy.misreportBlockHash(block);
-  await waitFor('the wrong answer given', async () => proxy.misreported > misreported);
+  const misreported = bed.proxy.misreported;
+  bed.proxy.misreportBlockHash(block);
+  await waitFor('the wrong answer given', async () => bed.proxy.misreported > misreported);
   await sleep(500);
   expect(await statusOf(walletId)).toBe('seen');
   expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' })).toBe(orphanedBefore);
@@ -83,10 +62,10 @@ it('a deposit orphaned on two answers that agree (a backend on another fork) com
   const orphanedBefore = await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' });
   const { walletId, block, txHash } = await depositBehindTheCursor(6_000_000n);
 
-  const misreported = proxy.misreported;
-  proxy.hideReceipt(txHash);
-  proxy.misreportBlockHash(block);
-  await waitFor('the wrong block hash given', async () => proxy.misreported > misreported);
+  const misreported = bed.proxy.misreported;
+  bed.proxy.hideReceipt(txHash);
+  bed.proxy.misreportBlockHash(block);
+  await waitFor('the wrong block hash given', async () => bed.proxy.misreported > misreported);
   // Orphaned on the two answers (counted: an alert rule reads it), then read again and brought back.
   await waitFor(
     'the orphan counted',
@@ -94,25 +73,25 @@ it('a deposit orphaned on two answers that agree (a backend on another fork) com
   );
   await waitFor('the deposit back to seen', async () => (await statusOf(walletId)) === 'seen');
   expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'restored' })).toBe(1);
-  const [deposit] = await depositsOf(db.pool, walletId);
-  expect(deposit).toMatchObject({ txHash, blockNumber: block.toString(), blockHash: await chain.blockHash(block) });
+  const [deposit] = await depositsOf(bed.db.pool, walletId);
+  expect(deposit).toMatchObject({ txHash, blockNumber: block.toString(), blockHash: await bed.chain.blockHash(block) });
 
   await finalAndQueued(walletId);
 });
 
 it('a deposit whose transaction a reorg really dropped stays orphaned, once the finalized block has passed it', async () => {
-  const wallet = await insertWallet(db.pool);
-  const snapshot = await chain.snapshot();
-  await chain.sendUsdc(wallet.address, 7_000_000n);
+  const wallet = await insertWallet(bed.db.pool);
+  const snapshot = await bed.chain.snapshot();
+  await bed.chain.sendUsdc(wallet.address, 7_000_000n);
   await waitFor('the deposit seen', async () => (await statusOf(wallet.id)) === 'seen');
 
-  await chain.revert(snapshot);
-  await chain.mine(2);
+  await bed.chain.revert(snapshot);
+  await bed.chain.mine(2);
   await waitFor('the deposit orphaned', async () => (await statusOf(wallet.id)) === 'orphaned');
-  await chain.mine(FINALIZED_LAG + 2);
-  await readUpToHead(app, chain);
+  await bed.chain.mine(FINALIZED_LAG + 2);
+  await readUpToHead(app, bed.chain);
   await sleep(500);
   expect(await statusOf(wallet.id)).toBe('orphaned');
-  const [deposit] = await depositsOf(db.pool, wallet.id);
-  expect(await queue.getJob(settlementJobId(deposit!.id))).toBeUndefined();
+  const [deposit] = await depositsOf(bed.db.pool, wallet.id);
+  expect(await bed.queue.getJob(settlementJobId(deposit!.id))).toBeUndefined();
 });

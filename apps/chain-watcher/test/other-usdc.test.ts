@@ -1,12 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import type { Queue } from 'bullmq';
 import type { Address } from 'viem';
-import { settlementJobId, type SettlementJob } from '@gateway/queue';
-import type { RpcProxy } from '@gateway/testkit';
-import type { TestDatabase } from '@gateway/app-testkit';
-import { FINALIZED_LAG, type LocalChain } from './support/local-chain';
+import { settlementJobId } from '@gateway/queue';
+import { FINALIZED_LAG } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import { cursorBlock, metricValue, openWatcherBed, readUpToHead, waitFor, type WatcherBed } from './support/watcher-fixture';
+import { cursorBlock, metricValue, useWatcherBed, readUpToHead, waitFor } from './support/watcher-fixture';
 
 // The other Polygon USDC (USDC.e) on a real local chain: a second TestUSDC plays it. The watcher
 // reads both tokens' Transfer logs with one eth_getLogs per range, records the token on each
@@ -14,23 +11,16 @@ import { cursorBlock, metricValue, openWatcherBed, readUpToHead, waitFor, type W
 
 jest.setTimeout(60_000);
 
-let bed: WatcherBed;
-let db: TestDatabase;
-let chain: LocalChain;
-let proxy: RpcProxy;
+const bed = useWatcherBed('watcher_other_usdc', { throughProxy: true });
 let other: Address;
-let queue: Queue<SettlementJob>;
 let app: FastifyInstance;
 /** The address filter of every eth_getLogs the watcher sent. */
 const logFilters: unknown[] = [];
 
 beforeAll(async () => {
-  bed = await openWatcherBed('watcher_other_usdc', { throughProxy: true });
-  ({ db, chain, queue } = bed);
-  other = await chain.deployForeignToken();
+  other = await bed.chain.deployForeignToken();
   // A hook that never fires: it only looks at every call on its way through.
-  proxy = bed.proxy!;
-  proxy.beforeCall(
+  bed.proxy.beforeCall(
     (call) => {
       if (call.method === 'eth_getLogs') logFilters.push(((call.params?.[0] ?? {}) as { address?: unknown }).address);
       return false;
@@ -40,8 +30,6 @@ beforeAll(async () => {
   app = await bed.watch({ OTHER_USDC_TOKEN_ADDRESS: other });
 });
 
-afterAll(() => bed?.close());
-
 interface TokenDeposit {
   id: string;
   token: string | null;
@@ -50,7 +38,7 @@ interface TokenDeposit {
 }
 
 async function depositsOf(walletId: string): Promise<TokenDeposit[]> {
-  const { rows } = await db.pool.query<TokenDeposit>(
+  const { rows } = await bed.db.pool.query<TokenDeposit>(
     'SELECT id::text AS id, token, amount::text AS amount, status FROM deposits WHERE wallet_id = $1 ORDER BY id',
     [walletId],
   );
@@ -60,10 +48,10 @@ async function depositsOf(walletId: string): Promise<TokenDeposit[]> {
 const statusOf = async (walletId: string) => (await depositsOf(walletId))[0]?.status;
 
 it('records a USDC.e transfer into a temporary wallet with its token, beside a USDC one, from one eth_getLogs per range', async () => {
-  const wallet = await insertWallet(db.pool);
+  const wallet = await insertWallet(bed.db.pool);
   const callsBefore = logFilters.length;
-  const bridged = await chain.sendToken(other, wallet.address, 12_000_000n);
-  const native = await chain.sendUsdc(wallet.address, 3_000_000n);
+  const bridged = await bed.chain.sendToken(other, wallet.address, 12_000_000n);
+  const native = await bed.chain.sendUsdc(wallet.address, 3_000_000n);
 
   const rows = await waitFor('both deposits seen', async () => {
     const found = await depositsOf(wallet.id);
@@ -71,55 +59,55 @@ it('records a USDC.e transfer into a temporary wallet with its token, beside a U
   });
   expect(rows).toEqual([
     { id: expect.any(String), token: other.toLowerCase(), amount: '12000000', status: 'seen' },
-    { id: expect.any(String), token: chain.token.toLowerCase(), amount: '3000000', status: 'seen' },
+    { id: expect.any(String), token: bed.chain.token.toLowerCase(), amount: '3000000', status: 'seen' },
   ]);
   expect(bridged.blockNumber).toBeLessThan(native.blockNumber);
   // Every range read both contracts at once: never one call per token.
   const filters = logFilters.slice(callsBefore);
   expect(filters.length).toBeGreaterThan(0);
-  for (const filter of filters) expect(filter).toEqual([chain.token.toLowerCase(), other.toLowerCase()]);
+  for (const filter of filters) expect(filter).toEqual([bed.chain.token.toLowerCase(), other.toLowerCase()]);
   expect(await metricValue(app, 'chain_watcher_other_token_deposits_total')).toBe(1);
 });
 
 it('makes a USDC.e deposit final like any deposit and queues its settlement job (settlement holds it)', async () => {
-  const wallet = await insertWallet(db.pool);
-  await chain.sendToken(other, wallet.address, 5_000_000n);
+  const wallet = await insertWallet(bed.db.pool);
+  await bed.chain.sendToken(other, wallet.address, 5_000_000n);
   await waitFor('the deposit seen', async () => (await statusOf(wallet.id)) === 'seen');
-  await chain.mine(FINALIZED_LAG);
+  await bed.chain.mine(FINALIZED_LAG);
   await waitFor('the deposit final', async () => (await statusOf(wallet.id)) === 'final');
   const [deposit] = await depositsOf(wallet.id);
-  const job = await waitFor('its settlement job', async () => queue.getJob(settlementJobId(deposit!.id)));
+  const job = await waitFor('its settlement job', async () => bed.queue.getJob(settlementJobId(deposit!.id)));
   expect(job.data).toEqual({ depositId: deposit!.id });
 });
 
 it('orphans a USDC.e deposit a reorg dropped, like any deposit, and queues nothing for it', async () => {
-  const wallet = await insertWallet(db.pool);
-  const snapshot = await chain.snapshot();
-  await chain.sendToken(other, wallet.address, 7_000_000n);
+  const wallet = await insertWallet(bed.db.pool);
+  const snapshot = await bed.chain.snapshot();
+  await bed.chain.sendToken(other, wallet.address, 7_000_000n);
   await waitFor('the deposit seen', async () => (await statusOf(wallet.id)) === 'seen');
 
-  await chain.revert(snapshot);
-  await chain.mine(2);
+  await bed.chain.revert(snapshot);
+  await bed.chain.mine(2);
   await waitFor('the deposit orphaned', async () => (await statusOf(wallet.id)) === 'orphaned');
-  await chain.mine(FINALIZED_LAG + 2);
-  await readUpToHead(app, chain);
+  await bed.chain.mine(FINALIZED_LAG + 2);
+  await readUpToHead(app, bed.chain);
   expect(await statusOf(wallet.id)).toBe('orphaned');
   const [deposit] = await depositsOf(wallet.id);
-  expect(await queue.getJob(settlementJobId(deposit!.id))).toBeUndefined();
+  expect(await bed.queue.getJob(settlementJobId(deposit!.id))).toBeUndefined();
 });
 
 it("checks a USDC.e deposit against its own token's logs in its receipt: one wrong block-hash answer does not orphan it", async () => {
-  const wallet = await insertWallet(db.pool);
-  const receipt = await chain.sendToken(other, wallet.address, 6_000_000n);
-  await chain.mine(3);
-  const head = await chain.head();
+  const wallet = await insertWallet(bed.db.pool);
+  const receipt = await bed.chain.sendToken(other, wallet.address, 6_000_000n);
+  await bed.chain.mine(3);
+  const head = await bed.chain.head();
   await waitFor('the deposit seen and the cursor past it', async () => (await statusOf(wallet.id)) === 'seen' && cursorBlock(app) >= head);
   const orphanedBefore = await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' });
-  const misreported = proxy.misreported;
+  const misreported = bed.proxy.misreported;
   // The receipt still places the transfer in its block (read in USDC.e's logs, not USDC's): not orphaned.
-  proxy.misreportBlockHash(receipt.blockNumber);
-  await waitFor('the wrong answer given', async () => proxy.misreported > misreported);
-  await chain.mine(FINALIZED_LAG);
+  bed.proxy.misreportBlockHash(receipt.blockNumber);
+  await waitFor('the wrong answer given', async () => bed.proxy.misreported > misreported);
+  await bed.chain.mine(FINALIZED_LAG);
   await waitFor('the deposit final', async () => (await statusOf(wallet.id)) === 'final');
   expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'orphaned' })).toBe(orphanedBefore);
 });

@@ -1,89 +1,63 @@
 import type { FastifyInstance } from 'fastify';
 import { settlementJobId } from '@gateway/queue';
-import { findFreePort, type RpcProxy, startTcpForwarder } from '@gateway/testkit';
-import type { TestDatabase } from '@gateway/app-testkit';
-import { FINALIZED_LAG, type LocalChain } from './support/local-chain';
+import { findFreePort, startTcpForwarder } from '@gateway/testkit';
+import { FINALIZED_LAG } from './support/local-chain';
 import { insertWallet } from './support/wallets';
 import {
   countDeposits,
   depositsOf,
   metricValue,
-  openWatcherBed,
+  useWatcherBed,
   REDIS_URL,
   sleep,
-  startWatcher,
   waitFor,
-  type WatcherBed,
   type WatcherTarget,
 } from './support/watcher-fixture';
 
 jest.setTimeout(60_000);
 
-let bed: WatcherBed;
-let db: TestDatabase;
-let chain: LocalChain;
-let proxy: RpcProxy;
+const bed = useWatcherBed('watcher_resilience', { throughProxy: true });
 let direct: WatcherTarget;
-const running = new Set<FastifyInstance>();
 const role = (app: FastifyInstance) => app.chainWatcher.status().role;
 
-async function start(target: WatcherTarget, env: Record<string, string> = {}): Promise<FastifyInstance> {
-  const app = await startWatcher(target, env);
-  running.add(app);
-  return app;
-}
-
-async function stop(app: FastifyInstance): Promise<void> {
-  running.delete(app);
-  await app.close();
-}
-
 async function amountsOf(walletId: string): Promise<string[]> {
-  return (await depositsOf(db.pool, walletId)).map((deposit) => deposit.amount);
+  return (await depositsOf(bed.db.pool, walletId)).map((deposit) => deposit.amount);
 }
 
 beforeAll(async () => {
-  bed = await openWatcherBed('watcher_resilience', { throughProxy: true });
-  ({ db, chain } = bed);
-  proxy = bed.proxy!;
-  direct = { ...bed.target, rpcUrl: chain.anvil.rpcUrl };
-});
-
-afterAll(async () => {
-  await Promise.all([...running].map((app) => app.close()));
-  await bed?.close();
+  direct = { ...bed.target, rpcUrl: bed.chain.anvil.rpcUrl };
 });
 
 it('keeps retrying while the RPC fails or hangs, counts the errors, and loses no block', async () => {
-  const app = await start({ ...direct, rpcUrl: proxy.url }, { RPC_TIMEOUT_MS: '300' });
+  const app = await bed.start({ RPC_TIMEOUT_MS: '300' });
   await waitFor('the first cursor', async () => app.chainWatcher.status().cursorBlock !== null);
-  const wallet = await insertWallet(db.pool);
+  const wallet = await insertWallet(bed.db.pool);
 
-  proxy.mode = 'down';
-  await chain.sendUsdc(wallet.address, 1_000_000n);
-  await chain.mine(3);
-  await chain.sendUsdc(wallet.address, 2_000_000n);
+  bed.proxy.mode = 'down';
+  await bed.chain.sendUsdc(wallet.address, 1_000_000n);
+  await bed.chain.mine(3);
+  await bed.chain.sendUsdc(wallet.address, 2_000_000n);
   await waitFor('RPC errors counted', async () => (await metricValue(app, 'chain_watcher_rpc_errors_total')) > 0);
 
-  proxy.mode = 'hang';
-  await chain.sendUsdc(wallet.address, 3_000_000n);
-  const requestsBefore = proxy.requests;
+  bed.proxy.mode = 'hang';
+  await bed.chain.sendUsdc(wallet.address, 3_000_000n);
+  const requestsBefore = bed.proxy.requests;
   await sleep(1_500);
-  expect(proxy.requests).toBeGreaterThan(requestsBefore);
+  expect(bed.proxy.requests).toBeGreaterThan(requestsBefore);
   expect(await amountsOf(wallet.id)).toEqual([]);
 
-  proxy.mode = 'pass';
+  bed.proxy.mode = 'pass';
   await waitFor('every deposit made during the outage', async () => (await amountsOf(wallet.id)).length === 3);
-  await chain.mine(FINALIZED_LAG);
-  await waitFor('all final', async () => (await depositsOf(db.pool, wallet.id)).every((d) => d.status === 'final'));
+  await bed.chain.mine(FINALIZED_LAG);
+  await waitFor('all final', async () => (await depositsOf(bed.db.pool, wallet.id)).every((d) => d.status === 'final'));
   expect(await amountsOf(wallet.id)).toEqual(['1000000', '2000000', '3000000']);
-  expect(app.chainWatcher.status().cursorBlock).toBe((await chain.head()).toString());
-  await stop(app);
+  expect(app.chainWatcher.status().cursorBlock).toBe((await bed.chain.head()).toString());
+  await app.close();
 });
 
 it('lets one watcher lead; a standby takes over when the leader session dies or the leader stops', async () => {
-  const first = await start(direct);
-  const second = await start(direct);
+  const first = await bed.start({}, direct);
+  const second = await bed.start({}, direct);
   const leaders = () => [first, second].filter((app) => role(app) === 'leader');
   await waitFor('a leader', async () => leaders().length === 1);
   await sleep(600);
@@ -100,47 +74,46 @@ it('lets one watcher lead; a standby takes over when the leader session dies or 
   // What PostgreSQL does when the leading process dies: its session ends and the lock frees.
   const pid = leader.chainWatcher.status().leaderSessionPid;
   expect(pid).toEqual(expect.any(Number));
-  await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+  await bed.db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
   await waitFor('the standby to take the lead', async () => role(standby) === 'leader');
   await sleep(600);
   expect(leaders()).toEqual([standby]);
 
-  const wallet = await insertWallet(db.pool);
-  await chain.sendUsdc(wallet.address, 4_000_000n);
+  const wallet = await insertWallet(bed.db.pool);
+  await bed.chain.sendUsdc(wallet.address, 4_000_000n);
   await waitFor('the deposit under the new leader', async () => (await amountsOf(wallet.id)).length === 1);
 
-  await stop(standby);
+  await standby.close();
   await waitFor('the first leader to lead again', async () => role(leader) === 'leader');
-  await chain.sendUsdc(wallet.address, 5_000_000n);
+  await bed.chain.sendUsdc(wallet.address, 5_000_000n);
   await waitFor('the next deposit', async () => (await amountsOf(wallet.id)).length === 2);
   await sleep(300);
   expect(await amountsOf(wallet.id)).toEqual(['4000000', '5000000']);
-  expect(await countDeposits(db.pool)).toBe(5);
-  await stop(leader);
+  expect(await countDeposits(bed.db.pool)).toBe(5);
+  await leader.close();
 });
 
 it('keeps following the chain while Redis is away, and adds the settlement jobs once it is back', async () => {
   const redisPort = await findFreePort();
-  const app = await start(direct, { REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+  const app = await bed.start({ REDIS_URL: `redis://127.0.0.1:${redisPort}` }, direct);
   await waitFor('a cursor', async () => app.chainWatcher.status().cursorBlock !== null);
-  const wallet = await insertWallet(db.pool);
-  await chain.sendUsdc(wallet.address, 6_000_000n);
-  await chain.sendUsdc(wallet.address, 7_000_000n);
-  await chain.mine(FINALIZED_LAG);
-  await waitFor('both final', async () => (await depositsOf(db.pool, wallet.id)).filter((d) => d.status === 'final').length === 2);
+  const wallet = await insertWallet(bed.db.pool);
+  await bed.chain.sendUsdc(wallet.address, 6_000_000n);
+  await bed.chain.sendUsdc(wallet.address, 7_000_000n);
+  await bed.chain.mine(FINALIZED_LAG);
+  await waitFor('both final', async () => (await depositsOf(bed.db.pool, wallet.id)).filter((d) => d.status === 'final').length === 2);
   // These two, and those earlier tests left unfinal that the blocks just mined made final.
   await waitFor('the jobs pending', async () => (await metricValue(app, 'chain_watcher_settlement_jobs_pending')) >= 2);
-  expect(await countDeposits(db.pool)).toBeGreaterThanOrEqual(2);
+  expect(await countDeposits(bed.db.pool)).toBeGreaterThanOrEqual(2);
 
   const redis = await startTcpForwarder(redisPort, Number(new URL(REDIS_URL).port || 6379));
-  const { queue } = bed;
   try {
-    for (const deposit of await depositsOf(db.pool, wallet.id)) {
-      const job = await waitFor(`the job of deposit ${deposit.id}`, async () => queue.getJob(settlementJobId(deposit.id)));
+    for (const deposit of await depositsOf(bed.db.pool, wallet.id)) {
+      const job = await waitFor(`the job of deposit ${deposit.id}`, async () => bed.queue.getJob(settlementJobId(deposit.id)));
       expect(job.data).toEqual({ depositId: deposit.id });
     }
     await waitFor('nothing pending', async () => (await metricValue(app, 'chain_watcher_settlement_jobs_pending')) === 0);
-    await stop(app);
+    await app.close();
   } finally {
     await redis.close();
   }

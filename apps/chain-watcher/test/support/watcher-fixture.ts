@@ -59,46 +59,91 @@ export function firstCursor(app: FastifyInstance): Promise<bigint> {
 /**
  * What each test file stands on: a schema of its own, a local chain, a Redis prefix and the
  * settlement queue under it, and, when asked for, an RPC proxy in front of the chain that the
- * watchers read through. `close` stops every watcher started by `watch` and then the rest.
+ * watchers read through. Opened before the file's tests and closed after them, every watcher
+ * started through it first.
  */
 export interface WatcherBed {
+  readonly db: TestDatabase;
+  readonly chain: LocalChain;
+  /** Only on a bed opened `throughProxy`. */
+  readonly proxy: RpcProxy;
+  /** Through the proxy when there is one. */
+  readonly target: WatcherTarget;
+  readonly queue: Queue<SettlementJob>;
+  /** Starts a watcher on `target` (with settings `env`); closed with the bed unless closed before. */
+  start(env?: Record<string, string>, target?: WatcherTarget): Promise<FastifyInstance>;
+  /** `start`, then waits for the watcher's first cursor. */
+  watch(env?: Record<string, string>, target?: WatcherTarget): Promise<FastifyInstance>;
+}
+
+interface OpenBed {
   db: TestDatabase;
   chain: LocalChain;
   proxy: RpcProxy | undefined;
-  /** Through the proxy when there is one. */
   target: WatcherTarget;
   queue: Queue<SettlementJob>;
-  /** Starts a watcher on `target` (with settings `env`) and waits for its first cursor. */
-  watch(env?: Record<string, string>, target?: WatcherTarget): Promise<FastifyInstance>;
-  close(): Promise<void>;
+  running: Set<FastifyInstance>;
 }
 
-export async function openWatcherBed(schemaName: string, options: { throughProxy?: boolean } = {}): Promise<WatcherBed> {
+async function openBed(schemaName: string, throughProxy: boolean): Promise<OpenBed> {
   const [db, chain] = await Promise.all([createTestDatabase(schemaName), startLocalChain()]);
-  const proxy = options.throughProxy ? await RpcProxy.start(chain.anvil.rpcUrl) : undefined;
+  const proxy = throughProxy ? await RpcProxy.start(chain.anvil.rpcUrl) : undefined;
   const target: WatcherTarget = { db, rpcUrl: proxy?.url ?? chain.anvil.rpcUrl, token: chain.token, redisPrefix: uniqueRedisPrefix() };
-  const queue = settlementQueue(target.redisPrefix);
-  const running = new Set<FastifyInstance>();
+  return { db, chain, proxy, target, queue: settlementQueue(target.redisPrefix), running: new Set() };
+}
+
+async function closeBed({ db, chain, proxy, queue, running }: OpenBed): Promise<void> {
+  await Promise.all([...running].map((app) => app.close()));
+  await queue.obliterate({ force: true });
+  await queue.close();
+  await proxy?.close();
+  await chain.stop();
+  await db.drop();
+}
+
+/** Registers the file's beforeAll and afterAll that open and close its bed. */
+export function useWatcherBed(schemaName: string, options: { throughProxy?: boolean } = {}): WatcherBed {
+  let bed: OpenBed | undefined;
+  beforeAll(async () => {
+    bed = await openBed(schemaName, options.throughProxy ?? false);
+  });
+  afterAll(async () => {
+    if (bed) await closeBed(bed);
+  });
+  const open = (): OpenBed => {
+    if (!bed) throw new Error('the watcher bed opens in beforeAll');
+    return bed;
+  };
+  const start = async (env: Record<string, string> = {}, on: WatcherTarget = open().target) => {
+    const app = await startWatcher(on, env);
+    const { running } = open();
+    running.add(app);
+    app.addHook('onClose', async () => void running.delete(app));
+    return app;
+  };
   return {
-    db,
-    chain,
-    proxy,
-    target,
-    queue,
-    async watch(env = {}, on = target) {
-      const app = await startWatcher(on, env);
-      running.add(app);
-      app.addHook('onClose', async () => void running.delete(app));
+    get db() {
+      return open().db;
+    },
+    get chain() {
+      return open().chain;
+    },
+    get proxy() {
+      const { proxy } = open();
+      if (!proxy) throw new Error('this watcher bed reads the chain directly: open it with throughProxy');
+      return proxy;
+    },
+    get target() {
+      return open().target;
+    },
+    get queue() {
+      return open().queue;
+    },
+    start,
+    async watch(env, on) {
+      const app = await start(env, on);
       await firstCursor(app);
       return app;
-    },
-    async close() {
-      await Promise.all([...running].map((app) => app.close()));
-      await queue.obliterate({ force: true });
-      await queue.close();
-      await proxy?.close();
-      await chain.stop();
-      await db.drop();
     },
   };
 }
