@@ -68,15 +68,21 @@ export class GatewayError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { status: 'error', code: this.code, error: this.message, ...(this.param ? { param: this.param } : {}) };
+    return errorBody(this.code, this.message, this.param);
   }
 }
 
+/** The one shape of every error answer; its schema for responses and the API docs is `errorBodySchema` in `@gateway/http`. */
 export interface ErrorBody {
   status: 'error';
   code: ErrorCode;
   error: string;
+  /** The query parameter (or header) to fix, when one is to blame. */
   param?: string;
+}
+
+export function errorBody(code: ErrorCode, error: string, param?: string): ErrorBody {
+  return { status: 'error', code, error, ...(param ? { param } : {}) };
 }
 
 export function invalidParameter(param: string, message: string): GatewayError {

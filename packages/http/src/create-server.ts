@@ -13,8 +13,8 @@ import Fastify, {
 import pino from 'pino';
 import type { Registry } from 'prom-client';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { ErrorBody } from '@gateway/domain';
-import { errorBody, errorHandlerPlugin, frameworkErrorBody } from './plugins/error-handler';
+import { errorBody, type ErrorBody } from '@gateway/domain';
+import { errorHandlerPlugin, frameworkErrorBody } from './plugins/error-handler';
 import { methodTablePlugin } from './plugins/method-table';
 import { queryEncodingPlugin } from './plugins/query-encoding';
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers';

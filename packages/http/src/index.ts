@@ -5,6 +5,7 @@ export { closeAfterRequests } from './requests-in-flight';
 export * from './log-redaction';
 export { recordOutcome } from './access-log';
 export { withDirective } from './plugins/security-headers';
+export { errorBodySchema } from './plugins/error-handler';
 export * from './negotiate';
 export * from './redis-client';
 export type { ReadinessCheck } from './plugins/health';

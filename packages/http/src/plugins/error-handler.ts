@@ -1,7 +1,23 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError, type ErrorBody } from '@gateway/domain';
+import { Type } from '@sinclair/typebox';
+import { ERROR_CODES, errorBody, GatewayError, type ErrorBody, type ErrorCode } from '@gateway/domain';
 import { allowedMethods } from './method-table';
+
+/** `ErrorBody` as a response schema: what the routes answer on an error, and what /docs lists (every code). */
+export const errorBodySchema = Type.Object(
+  {
+    status: Type.Literal('error'),
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: Object.keys(ERROR_CODES),
+      description: 'stable and machine-readable: switch on this, not on the message',
+    }),
+    error: Type.String({ description: 'what is wrong and how to fix it' }),
+    param: Type.Optional(Type.String({ description: 'the parameter to fix, when one is to blame' })),
+  },
+  { description: 'error' },
+);
 
 interface ValidationIssue {
   keyword: string;
@@ -60,10 +76,6 @@ function isDependencyOutage(error: Error & { code?: unknown }): boolean {
   return (
     OUTAGE_CODES.has(code) || code.startsWith('08') || /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)
   );
-}
-
-export function errorBody(code: ErrorBody['code'], error: string, param?: string): ErrorBody {
-  return { status: 'error', code, error, ...(param ? { param } : {}) };
 }
 
 const MAX_ECHO = 100;

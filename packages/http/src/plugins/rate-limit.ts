@@ -5,7 +5,7 @@ import RedisStore from '@fastify/rate-limit/store/RedisStore';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type IORedis from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
-import { rateLimitClientOf } from '@gateway/domain';
+import { errorBody, rateLimitClientOf } from '@gateway/domain';
 
 export interface RateLimitOptions {
   max: number;
@@ -102,9 +102,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, options: RateLimi
     allowList: (request) => UNLIMITED.has(request.url),
     errorResponseBuilder: (_request, context) => ({
       statusCode: 429,
-      status: 'error',
-      code: 'rate_limited',
-      error: `too many requests: at most ${context.max} per ${context.after}; retry after the Retry-After delay`,
+      ...errorBody('rate_limited', `too many requests: at most ${context.max} per ${context.after}; retry after the Retry-After delay`),
     }),
   });
 });

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { prefersJson, recordOutcome } from '@gateway/http';
+import { errorBodySchema, prefersJson, recordOutcome } from '@gateway/http';
 import { isUuid } from '@gateway/domain';
 import { CheckoutFailedError, receiptUrl, type StartedPayment } from '../../services/payment-service';
 import { sendToCheckout } from './checkout-page';
-import { checkoutCreated, checkoutLinkParams, errorBody, processPaymentQuery } from './schemas';
+import { checkoutCreated, checkoutLinkParams, processPaymentQuery } from './schemas';
 
 export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -17,7 +17,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "Records the payment, asks the provider for the checkout, and redirects the customer (302) to it, or, for a provider whose checkout is a form, answers the page that posts it. Clients that send Accept: application/json get the checkout URL, until when it is good, and the customer's link (which opens a fresh checkout once that one has expired) as JSON instead. When the provider gives no checkout (it refused: 502 provider_error; it did not answer in time: 503 provider_unavailable), a browser gets a page that offers to try again or choose another provider (pay.php for the same order), a JSON client the error.",
         tags: ['payment'],
         querystring: processPaymentQuery,
-        response: { 200: checkoutCreated, 400: errorBody, 502: errorBody, 503: errorBody },
+        response: { 200: checkoutCreated, 400: errorBodySchema, 502: errorBodySchema, 503: errorBodySchema },
       },
     },
     async (request, reply) => {

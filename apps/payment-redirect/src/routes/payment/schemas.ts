@@ -32,13 +32,6 @@ export const checkoutCreated = Type.Object(
   { description: 'returned instead of the redirect when the client sends Accept: application/json' },
 );
 
-export const errorBody = Type.Object({
-  status: Type.Literal('error'),
-  code: Type.String(),
-  error: Type.String(),
-  param: Type.Optional(Type.String()),
-});
-
 // Any string reaches the handler, so a mistyped link gets the "not found" page, not a JSON error.
 export const checkoutLinkParams = Type.Object({
   paymentId: Type.String({ maxLength: 100, description: 'payment_id from Process Payment' }),

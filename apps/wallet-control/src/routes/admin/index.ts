@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { Pool } from 'pg';
 import { CallbackDeliveryRepository, resendCallbackDelivery } from '@gateway/db/wallet-control';
 import { GatewayError, invalidParameter } from '@gateway/domain';
-import { errorBody } from '../control/schemas';
+import { errorBodySchema } from '@gateway/http';
 
 const resendResponse = Type.Object({
   status: Type.Literal('success'),
@@ -40,7 +40,7 @@ export const adminRoutes =
         schema: {
           hide: true,
           params: Type.Object({ id: Type.String({ description: 'callback delivery id (uuid), as in the x-gateway-delivery-id header' }) }),
-          response: { 200: resendResponse, 400: errorBody, 401: errorBody, 404: errorBody, 409: errorBody },
+          response: { 200: resendResponse, 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema },
         },
       },
       async (request) => {

@@ -1,6 +1,7 @@
-import { maskIpnToken, recordOutcome } from '@gateway/http';
+import { errorBodySchema, maskIpnToken, recordOutcome } from '@gateway/http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { affiliateWalletQuery, customAffiliateWalletQuery, errorBody, walletControlData } from './schemas';
+import { affiliateWalletQuery, customAffiliateWalletQuery } from './schemas';
+import { walletControlData } from '../control/schemas';
 
 /** Create Wallet – Affiliate: a temporary wallet whose payments also pay an affiliate. */
 export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -23,7 +24,7 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'or affiliate_consent_invalid (a signature by another key or over other terms).',
         tags: ['wallet'],
         querystring: affiliateWalletQuery,
-        response: { 200: walletControlData, 400: errorBody, 403: errorBody, 409: errorBody, 429: errorBody },
+        response: { 200: walletControlData, 400: errorBodySchema, 403: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema },
       },
     },
     async (request, reply) => {
@@ -52,7 +53,7 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Needs consent as affiliate.php does (403 affiliate_consent_required or affiliate_consent_invalid).',
         tags: ['wallet'],
         querystring: customAffiliateWalletQuery,
-        response: { 200: walletControlData, 400: errorBody, 403: errorBody, 409: errorBody, 429: errorBody },
+        response: { 200: walletControlData, 400: errorBodySchema, 403: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema },
       },
     },
     async (request, reply) => {

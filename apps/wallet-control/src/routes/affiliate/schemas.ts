@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { createWalletQuery } from '../control/schemas';
 
-export { errorBody, walletControlData } from '../control/schemas';
-
 const affiliate = Type.String({
   description:
     "the affiliate's own USDC wallet on Polygon, paid its share of every payment into this wallet: 0x followed by 40 hex characters " +

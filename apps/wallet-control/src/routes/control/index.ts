@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { maskIpnToken, recordOutcome } from '@gateway/http';
-import { createWalletQuery, errorBody, walletControlData } from './schemas';
+import { errorBodySchema, maskIpnToken, recordOutcome } from '@gateway/http';
+import { createWalletQuery, walletControlData } from './schemas';
 
 export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -17,7 +17,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'many new wallets for this payout address.',
         tags: ['wallet'],
         querystring: createWalletQuery,
-        response: { 200: walletControlData, 400: errorBody, 403: errorBody, 409: errorBody, 429: errorBody },
+        response: { 200: walletControlData, 400: errorBodySchema, 403: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema },
       },
     },
     async (request, reply) => {

@@ -29,13 +29,3 @@ export const walletControlData = Type.Object(
   },
   { description: 'temporary wallet control data' },
 );
-
-export const errorBody = Type.Object(
-  {
-    status: Type.Literal('error'),
-    code: Type.String(),
-    error: Type.String(),
-    param: Type.Optional(Type.String()),
-  },
-  { description: 'error' },
-);

@@ -10,7 +10,8 @@ import {
   type ExactRate,
 } from '@gateway/domain';
 import type { RateReader } from '@gateway/rates';
-import { convertQuery, convertResult, errorBody } from './schemas';
+import { convertQuery, convertResult } from './schemas';
+import { errorBodySchema } from '@gateway/http';
 
 /**
  * Convert to USD: what shop plugins call before Process Payment when the store's currency is not
@@ -30,7 +31,7 @@ export function convertRoutes(rates: RateReader): FastifyPluginAsyncTypebox {
             'value_coin USD never falls short of the order.',
           tags: ['wallet'],
           querystring: convertQuery,
-          response: { 200: convertResult, 400: errorBody, 503: errorBody },
+          response: { 200: convertResult, 400: errorBodySchema, 503: errorBodySchema },
         },
       },
       async (request) => {

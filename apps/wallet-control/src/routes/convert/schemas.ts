@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CONVERT_VALUE_MAX_DECIMALS, SUPPORTED_CURRENCIES } from '@gateway/domain';
 
-export { errorBody } from '../control/schemas';
-
 export const convertQuery = Type.Object({
   value: Type.String({
     description:

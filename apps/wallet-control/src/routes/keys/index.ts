@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { GatewayError } from '@gateway/domain';
 import { publicKeyToJwk } from '@usdc-card-gateway/sdk';
 import type { CallbackPublicKey } from '../../config';
-import { errorBody } from '../control/schemas';
+import { errorBodySchema } from '@gateway/http';
 
 // Merchants cache these; a rotation adds the new key well before it signs alone, so minutes are fine.
 const CACHE_CONTROL = 'public, max-age=300';
@@ -44,7 +44,7 @@ export const keyRoutes =
           description: 'The Ed25519 public keys that sign callbacks, as PEM blocks, newest first.',
           tags: ['callbacks'],
           produces: ['text/plain'],
-          response: { 200: Type.String(), 503: errorBody },
+          response: { 200: Type.String(), 503: errorBodySchema },
         },
       },
       async (_request, reply) => {
@@ -60,7 +60,7 @@ export const keyRoutes =
         schema: {
           summary: 'Callback public keys (JWK set)',
           tags: ['callbacks'],
-          response: { 200: jwkSet, 503: errorBody },
+          response: { 200: jwkSet, 503: errorBodySchema },
         },
       },
       async (_request, reply) => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errorBody, paymentStatusBody, paymentStatusQuery } from './schemas';
+import { paymentStatusBody, paymentStatusQuery } from './schemas';
+import { errorBodySchema } from '@gateway/http';
 
 export interface StatusRouteOptions {
   /** Requests per client per window: tighter than the global limit (it answers about a payment by its token). */
@@ -22,7 +23,7 @@ export function statusRoutes(options: StatusRouteOptions): FastifyPluginAsyncTyp
             'Has a tighter rate limit of its own (STATUS_RATE_LIMIT_MAX per window); 429 with Retry-After past it.',
           tags: ['wallet'],
           querystring: paymentStatusQuery,
-          response: { 200: paymentStatusBody, 400: errorBody, 404: errorBody, 429: errorBody },
+          response: { 200: paymentStatusBody, 400: errorBodySchema, 404: errorBodySchema, 429: errorBodySchema },
         },
       },
       async (request) => app.paymentStatusService.statusOf(request.query.ipn_token),

@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { NEEDS_ATTENTION_REASONS } from '@gateway/domain';
 
-export { errorBody } from '../control/schemas';
-
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const usdc = (description: string) => Type.String({ description: `${description}; USDC as an exact decimal string`, examples: ['24.75'] });
 const txHash = (description: string) => Type.String({ description, pattern: '^0x[0-9a-f]{64}$' });
