@@ -14,7 +14,6 @@ import {
   parseCallbackPublicKeys,
   parseRateSourceSettings,
   parseSealingKeys,
-  platformFeeSettings,
   rateSourceSettings,
   type RateSourceConfig,
   redisSettings,
@@ -40,7 +39,14 @@ export const walletControlSettings = Type.Object({
     minimum: 1,
     description: 'requests per client IP per window to /control/payment-status.php (tighter: it answers about a payment by its token)',
   }),
-  ...platformFeeSettings,
+  PLATFORM_FEE_BPS: Type.Integer({
+    default: 100,
+    minimum: 0,
+    maximum: 10_000,
+    description:
+      'platform fee in basis points (100 = 1%), recorded on each wallet when it is created: settlement pays what the wallet records, ' +
+      'so a change prices only the wallets created after it; custom-affiliate.php requires merchant_fee + affiliate_fee = 1 - this',
+  }),
   AFFILIATE_SHARE_BPS: Type.Integer({
     default: 50,
     minimum: 0,

@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { loadConfig } from '@gateway/config';
+import { walletControlSettings } from '../src/config';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -17,6 +20,14 @@ async function recordedFee(callback: string): Promise<number | undefined> {
   );
   return rows[0]?.platform_fee_bps;
 }
+
+it('PLATFORM_FEE_BPS: 100 by default, basis points only', () => {
+  const schema = Type.Pick(walletControlSettings, ['PLATFORM_FEE_BPS']);
+  expect(loadConfig(schema, {})).toEqual({ PLATFORM_FEE_BPS: 100 });
+  expect(loadConfig(schema, { PLATFORM_FEE_BPS: '0' })).toEqual({ PLATFORM_FEE_BPS: 0 });
+  for (const bad of ['10001', '-1', 'x'])
+    expect(() => loadConfig(schema, { PLATFORM_FEE_BPS: bad })).toThrow(/^invalid configuration:\n {2}- PLATFORM_FEE_BPS/);
+});
 
 describe('the platform fee is recorded on each wallet when it is created', () => {
   it('records PLATFORM_FEE_BPS as it is at creation, and a custom split as what it leaves; a later change prices only new wallets', async () => {

@@ -3,22 +3,11 @@ import { Type } from '@sinclair/typebox';
 import { allowedCidrProblem } from '@gateway/domain';
 
 /**
- * Settings that two apps read and must agree on, each defined and parsed here once: the platform
- * fee, the callback address exemptions (Create Wallet accepts exactly what the callback-worker will
- * call), and the callback signing keys (the callback-worker's private halves, wallet-control's
- * public ones: one list format, one key-id rule).
+ * Settings that two apps read and must agree on, each defined and parsed here once: the callback
+ * address exemptions (Create Wallet accepts exactly what the callback-worker will call), and the
+ * callback signing keys (the callback-worker's private halves, wallet-control's public ones: one
+ * list format, one key-id rule).
  */
-
-export const platformFeeSettings = {
-  PLATFORM_FEE_BPS: Type.Integer({
-    default: 100,
-    minimum: 0,
-    maximum: 10_000,
-    description:
-      'platform fee in basis points (100 = 1%), recorded on each wallet when it is created: settlement pays what the wallet records, ' +
-      'so a change prices only the wallets created after it; custom-affiliate.php requires merchant_fee + affiliate_fee = 1 - this',
-  }),
-};
 
 export const callbackAllowedCidrsSettings = {
   CALLBACK_ALLOWED_CIDRS: Type.String({

@@ -6,7 +6,6 @@ import {
   parseCallbackAllowedCidrs,
   parseCallbackPublicKeys,
   parseCallbackSigningKeys,
-  platformFeeSettings,
 } from '../src';
 
 function ed25519() {
@@ -26,14 +25,6 @@ const parsed = <T>(parse: (value: string, problems: string[]) => T, value: strin
 };
 
 describe('settings two apps must agree on, parsed once', () => {
-  it('PLATFORM_FEE_BPS: 100 by default, basis points only', () => {
-    const schema = Type.Object(platformFeeSettings);
-    expect(loadConfig(schema, {})).toEqual({ PLATFORM_FEE_BPS: 100 });
-    expect(loadConfig(schema, { PLATFORM_FEE_BPS: '0' })).toEqual({ PLATFORM_FEE_BPS: 0 });
-    for (const bad of ['10001', '-1', 'x'])
-      expect(() => loadConfig(schema, { PLATFORM_FEE_BPS: bad })).toThrow(/^invalid configuration:\n {2}- PLATFORM_FEE_BPS/);
-  });
-
   it('CALLBACK_ALLOWED_CIDRS: the ranges, each checked by the production rule', () => {
     expect(loadConfig(Type.Object(callbackAllowedCidrsSettings), {})).toEqual({ CALLBACK_ALLOWED_CIDRS: '' });
     expect(parsed((v, p) => parseCallbackAllowedCidrs(v, true, p), ' 10.20.0.0/16 ,, fd12:3456::/32 ')).toEqual({

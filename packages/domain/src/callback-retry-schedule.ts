@@ -44,13 +44,6 @@ export function callbackRetryDelayMs(
   return Math.round(nominalDelayMs(failedAttempts, schedule) * spread);
 }
 
-/** The whole schedule without jitter: how long a delivery is retried before it is failed. */
-export function callbackRetryWindowMs(schedule: CallbackRetrySchedule = DEFAULT_CALLBACK_RETRY_SCHEDULE): number {
-  let total = 0;
-  for (let retry = 1; retry <= schedule.maxRetries; retry += 1) total += nominalDelayMs(retry, schedule);
-  return total;
-}
-
 function nominalDelayMs(retry: number, schedule: CallbackRetrySchedule): number {
   // 2 ** 1023 is the last finite power; past the cap the exponent no longer matters anyway.
   return Math.min(schedule.firstDelayMs * 2 ** Math.min(retry - 1, 1023), schedule.maxDelayMs);

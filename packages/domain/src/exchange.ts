@@ -92,10 +92,6 @@ export function reduceRate(rate: ExactRate): ExactRate {
   return { numerator: rate.numerator / divisor, denominator: rate.denominator / divisor };
 }
 
-export function ratesEqual(a: ExactRate, b: ExactRate): boolean {
-  return a.numerator * b.denominator === b.numerator * a.denominator;
-}
-
 const JSON_NUMBER_RATE = /^(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d{1,3}))?$/;
 
 /**

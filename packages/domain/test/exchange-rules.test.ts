@@ -5,7 +5,6 @@ import {
   parseConvertValue,
   parseRate,
   parseRateText,
-  ratesEqual,
   ratioOfRates,
   reduceRate,
   UNIT_RATE,
@@ -124,13 +123,6 @@ describe('exact rate fractions', () => {
     expect(reduceRate({ numerator: 12n, denominator: 18n })).toEqual({ numerator: 2n, denominator: 3n });
     expect(reduceRate({ numerator: 7n, denominator: 5n })).toEqual({ numerator: 7n, denominator: 5n });
     expect(usdPerUnit({ numerator: 50n, denominator: 10n })).toEqual({ numerator: 1n, denominator: 5n });
-  });
-
-  it('compares rates by value, not by representation', () => {
-    expect(ratesEqual({ numerator: 1n, denominator: 2n }, { numerator: 2n, denominator: 4n })).toBe(true);
-    expect(ratesEqual(parseRate('0.92'), { numerator: 23n, denominator: 25n })).toBe(true);
-    expect(ratesEqual({ numerator: 1n, denominator: 2n }, { numerator: 2n, denominator: 3n })).toBe(false);
-    expect(ratesEqual({ numerator: 3n, denominator: 2n }, { numerator: 2n, denominator: 3n })).toBe(false);
   });
 });
 
