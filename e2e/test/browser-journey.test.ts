@@ -73,7 +73,8 @@ beforeAll(async () => {
     response
       .writeHead(200, { 'content-type': 'text/html' })
       .end(
-        `<!doctype html><title>Some shop</title><h1>Some shop</h1><iframe id="pay" src="${link.replace(/"/g, '&quot;')}" width="600" height="700"></iframe>`,
+        `<!doctype html><title>Some shop</title><h1>Some shop</h1><iframe id="pay" src="${link.replace(/"/g, '&quot;')}" width="600" ` +
+          `height="700"></iframe>`,
       );
   });
   await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));

@@ -10,7 +10,8 @@ import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
 const LOGO_SVG =
-  '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#0b6e4f"/><path d="M9 22c0-9 6-13 15-13-1 9-5 14-12 14l-3 2" fill="#c8ecd9"/></svg>';
+  '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" ' +
+  'fill="#0b6e4f"/><path d="M9 22c0-9 6-13 15-13-1 9-5 14-12 14l-3 2" fill="#c8ecd9"/></svg>';
 
 let stack: GatewayStack;
 let browser: Browser;
@@ -45,7 +46,8 @@ beforeAll(async () => {
     response
       .writeHead(200, { 'content-type': 'text/html' })
       .end(
-        `<!doctype html><title>Some shop</title><h1>Some shop</h1><iframe id="pay" src="${link.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}" width="600" height="600"></iframe>`,
+        `<!doctype html><title>Some shop</title><h1>Some shop</h1><iframe id="pay" ` +
+          `src="${link.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}" width="600" height="600"></iframe>`,
       );
   });
   await new Promise<void>((resolve) => framingSite.listen(0, '127.0.0.1', resolve));

@@ -72,7 +72,9 @@ export function registerCallbackMetrics(
     }),
     recordsLost: new Counter({
       name: 'callback_attempt_records_lost_total',
-      help: 'Final attempts whose record could not be written before their lease ended (PostgreSQL away): each of those deliveries is sent again',
+      help:
+        'Final attempts whose record could not be written before their lease ended (PostgreSQL away): each of those deliveries is ' +
+        'sent again',
       registers,
     }),
     reconcilerEnqueued: new Counter({

@@ -59,7 +59,8 @@ describe('callback-worker configuration', () => {
   it('refuses a shutdown grace period that an attempt and its record would not fit in', () => {
     const keys = { CALLBACK_SIGNING_KEYS: signingKeyPair('k1').setting };
     expect(problemsOf({ ...keys, CALLBACK_ATTEMPT_TIMEOUT_SECONDS: '30', CALLBACK_SHUTDOWN_GRACE_SECONDS: '35' })).toEqual([
-      'CALLBACK_SHUTDOWN_GRACE_SECONDS: must be longer than CALLBACK_ATTEMPT_TIMEOUT_SECONDS + 5 (36 or more here), so an attempt in flight and its record finish before the process exits',
+      'CALLBACK_SHUTDOWN_GRACE_SECONDS: must be longer than CALLBACK_ATTEMPT_TIMEOUT_SECONDS + 5 (36 or more here), so an attempt in ' +
+        'flight and its record finish before the process exits',
     ]);
     const config = loadCallbackWorkerConfig({
       ...base,

@@ -76,7 +76,9 @@ export class WatcherMetrics {
     });
     this.checkoutToUsdc = new Histogram({
       name: 'chain_watcher_checkout_to_usdc_seconds',
-      help: "from the checkout of the payment a new deposit is credited to (Process Payment, or the second chance) to the deposit seen on chain, by that payment's provider",
+      help:
+        'from the checkout of the payment a new deposit is credited to (Process Payment, or the second chance) to the deposit seen ' +
+        "on chain, by that payment's provider",
       labelNames: ['provider'] as const,
       buckets: [30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21_600, 86_400],
       registers,

@@ -32,7 +32,8 @@ it('records the token at its first boot, and refuses to boot with another token 
   const other = await bed.chain.deployForeignToken();
   await expect(startWatcher({ ...bed.target, token: other })).rejects.toThrow(
     new RegExp(
-      `USDC_TOKEN_ADDRESS: ${other.toLowerCase()} on chain 137 is not the token this database counts in \\(${bed.chain.token.toLowerCase()} on chain 137\\)`,
+      `USDC_TOKEN_ADDRESS: ${other.toLowerCase()} on chain 137 is not the token this database counts in ` +
+        `\\(${bed.chain.token.toLowerCase()} on chain 137\\)`,
     ),
   );
   await expect(startWatcher(bed.target, { CHAIN_ID: '80002' })).rejects.toThrow(/on chain 80002 is not the token this database counts in/);

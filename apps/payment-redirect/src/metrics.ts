@@ -11,19 +11,25 @@ export interface ProviderCheckoutMetrics extends ProviderObserver {
 export function providerCheckoutMetrics(registry: Registry): ProviderCheckoutMetrics {
   const checkouts = new Counter({
     name: 'payment_redirect_provider_checkouts_total',
-    help: "Process Payment checkouts (and renewals by the customer's link) by provider and outcome (created; refused: the provider answered with an error; unavailable: not reached or no answer in time)",
+    help:
+      "Process Payment checkouts (and renewals by the customer's link) by provider and outcome (created; refused: the provider " +
+      'answered with an error; unavailable: not reached or no answer in time)',
     labelNames: ['provider', 'outcome'] as const,
     registers: [registry],
   });
   const failures = new Counter({
     name: 'payment_redirect_provider_checkout_failures_total',
-    help: 'Checkouts a provider did not give, by provider and kind (timeout, network, rate_limited, http_5xx, http_4xx, malformed, too_large, token_store, refused, unavailable, adapter_error)',
+    help:
+      'Checkouts a provider did not give, by provider and kind (timeout, network, rate_limited, http_5xx, http_4xx, malformed, ' +
+      'too_large, token_store, refused, unavailable, adapter_error)',
     labelNames: ['provider', 'kind'] as const,
     registers: [registry],
   });
   const calls = new Histogram({
     name: 'payment_redirect_provider_call_duration_seconds',
-    help: "Calls to a provider's API (retries included), by provider, call (token, session, quote, status, keys) and outcome (ok, timeout, network, too_large, rate_limited, http_5xx, http_4xx)",
+    help:
+      "Calls to a provider's API (retries included), by provider, call (token, session, quote, status, keys) and outcome (ok, " +
+      'timeout, network, too_large, rate_limited, http_5xx, http_4xx)',
     labelNames: ['provider', 'call', 'outcome'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30],
     registers: [registry],
@@ -53,13 +59,17 @@ export interface PaymentRedirectStatusMetrics extends ProviderStatusMetrics {
 export function providerStatusMetrics(registry: Registry): PaymentRedirectStatusMetrics {
   const webhooks = new Counter({
     name: 'payment_redirect_provider_webhooks_total',
-    help: 'Provider webhooks by provider and outcome (updated, unchanged, unknown_payment, ignored, hint: an unsigned one that scheduled a look-up, refused, failed)',
+    help:
+      'Provider webhooks by provider and outcome (updated, unchanged, unknown_payment, ignored, hint: an unsigned one that scheduled ' +
+      'a look-up, refused, failed)',
     labelNames: ['provider', 'outcome'] as const,
     registers: [registry],
   });
   const polls = new Counter({
     name: 'payment_redirect_provider_status_polls_total',
-    help: 'Status look-ups at providers by provider and outcome (updated, unchanged, unknown_payment, not_found: the provider has no such order yet, failed)',
+    help:
+      'Status look-ups at providers by provider and outcome (updated, unchanged, unknown_payment, not_found: the provider has no ' +
+      'such order yet, failed)',
     labelNames: ['provider', 'outcome'] as const,
     registers: [registry],
   });

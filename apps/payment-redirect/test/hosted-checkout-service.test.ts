@@ -119,7 +119,8 @@ describe('parseBranding', () => {
 
 describe('allowImageOrigin', () => {
   const policy =
-    "default-src 'self';frame-ancestors 'none';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data:;form-action 'self';base-uri 'none';object-src 'none'";
+    "default-src 'self';frame-ancestors 'none';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data:;form-action " +
+    "'self';base-uri 'none';object-src 'none'";
   it('adds one origin to img-src and changes nothing else', () => {
     expect(allowImageOrigin(policy, 'https://cdn.shop.io')).toBe(
       policy.replace("img-src 'self' data:", "img-src 'self' data: https://cdn.shop.io"),
@@ -190,7 +191,8 @@ describe('HostedCheckoutService', () => {
       reason: 'Exchange rate unavailable right now',
     });
     expect(outcome.view.withheldNote).toBe(
-      'Wert, Stripe, Ramp Network and TransFi take USD only, and the exchange rate to convert CAD is not available right now. Try again in a few minutes to see them here.',
+      'Wert, Stripe, Ramp Network and TransFi take USD only, and the exchange rate to convert CAD is not available right now. Try again ' +
+        'in a few minutes to see them here.',
     );
   });
 });

@@ -34,7 +34,8 @@ describe('GET /process-payment.php', () => {
     expect(verifySandboxLink(location.searchParams, config.sandbox!.signingSecret)).toMatchObject({ ok: true });
     const paymentId = location.searchParams.get('payment');
     const { rows } = await fixture.db.pool.query(
-      'SELECT p.amount::text, p.currency, p.provider, p.email, p.status, w.polygon_address FROM payments p JOIN wallets w ON w.id = p.wallet_id WHERE p.id = $1',
+      'SELECT p.amount::text, p.currency, p.provider, p.email, p.status, w.polygon_address FROM payments p JOIN wallets w ON w.id = ' +
+        'p.wallet_id WHERE p.id = $1',
       [paymentId],
     );
     expect(rows[0]).toEqual({

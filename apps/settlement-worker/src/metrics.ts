@@ -42,14 +42,18 @@ export class SettlementMetrics {
     this.finality = new FinalityGauges(registry, 'payouts');
     this.feeCeiling = new Counter({
       name: 'settlement_fee_ceiling_total',
-      help: 'MAX_FEE_PER_GAS_GWEI at work: capped = a payout transaction signed at the ceiling instead of its estimate or bump; held = a stuck one left as it is, already at the ceiling (once per transaction)',
+      help:
+        'MAX_FEE_PER_GAS_GWEI at work: capped = a payout transaction signed at the ceiling instead of its estimate or bump; held = a ' +
+        'stuck one left as it is, already at the ceiling (once per transaction)',
       labelNames: ['outcome'],
       registers,
     });
     for (const outcome of ['capped', 'held']) this.feeCeiling.inc({ outcome }, 0);
     this.jobRuns = new Counter({
       name: 'settlement_job_runs_total',
-      help: "Runs of settlement jobs (each one round over a deposit's payout legs), by outcome (forwarded: every leg confirmed, in_flight: runs again, held, orphaned, not_final, busy elsewhere, error)",
+      help:
+        "Runs of settlement jobs (each one round over a deposit's payout legs), by outcome (forwarded: every leg confirmed, " +
+        'in_flight: runs again, held, orphaned, not_final, busy elsewhere, error)',
       labelNames: ['outcome'],
       registers,
     });
@@ -61,25 +65,35 @@ export class SettlementMetrics {
     });
     this.needsAttention = new Counter({
       name: 'settlement_needs_attention_total',
-      help: 'Payout legs moved to needs_attention (the token will refuse them however often they are sent), by reason; each waits for an operator (replan)',
+      help:
+        'Payout legs moved to needs_attention (the token will refuse them however often they are sent), by reason; each waits for an ' +
+        'operator (replan)',
       labelNames: ['reason'],
       registers,
     });
     this.legWaits = new Counter({
       name: 'settlement_payout_leg_waits_total',
-      help: 'Rounds in which a payout leg could not be sent for a reason that passes on its own (token_paused), by reason; retried with back-off',
+      help:
+        'Rounds in which a payout leg could not be sent for a reason that passes on its own (token_paused), by reason; retried with ' +
+        'back-off',
       labelNames: ['reason'],
       registers,
     });
     this.transactionsSent = new Counter({
       name: 'settlement_relayer_transactions_total',
-      help: 'Relayer transactions broadcast, by kind (initial, rebroadcast, fee-bump, re-signed, new-nonce, nonce-filler: a 0-value transfer spending a nonce our dropped transaction held after someone else paid its leg; cancel, cancel-rebroadcast, cancel-fee-bump: the replan command cancelling an authorization)',
+      help:
+        'Relayer transactions broadcast, by kind (initial, rebroadcast, fee-bump, re-signed, new-nonce, nonce-filler: a 0-value ' +
+        'transfer spending a nonce our dropped transaction held after someone else paid its leg; cancel, cancel-rebroadcast, ' +
+        'cancel-fee-bump: the replan command cancelling an authorization)',
       labelNames: ['kind'],
       registers,
     });
     this.payoutsHeld = new Counter({
       name: 'settlement_payouts_held_total',
-      help: "Deposits held instead of paid out, by reason (dust: below DUST_THRESHOLD with the wallet's held dust; below_gas_cost: its platform fee is worth less than the payout's gas; both go with the next payout of their wallet; other_token: in the other USDC (USDC.e), held for the operator)",
+      help:
+        "Deposits held instead of paid out, by reason (dust: below DUST_THRESHOLD with the wallet's held dust; below_gas_cost: its " +
+        "platform fee is worth less than the payout's gas; both go with the next payout of their wallet; other_token: in the other " +
+        'USDC (USDC.e), held for the operator)',
       labelNames: ['reason'],
       registers,
     });

@@ -159,7 +159,8 @@ describe('settlement reconciler', () => {
     expect(sample(text, 'settlement_deposits_needing_attention')).toBe(1);
 
     await fixture.db.pool.query(
-      `UPDATE deposits SET status = 'forwarded', attention_reason = NULL WHERE status IN ('final', 'forwarding', 'held', 'needs_attention')`,
+      `UPDATE deposits SET status = 'forwarded', attention_reason = NULL WHERE status IN ('final', 'forwarding', 'held', ` +
+        `'needs_attention')`,
     );
     await app.settlement.reconciler.reconcile();
     text = await metricsText();

@@ -174,7 +174,8 @@ describe('replan: the way out of needs_attention', () => {
       new RegExp(`payout ${oldMerchant!.id} \\(merchant\\) +needs attention: payout_address_blacklisted`),
       new RegExp(`payout ${oldMerchant!.id} \\(merchant\\) +cancel transaction 0x[0-9a-f]{64}`),
       new RegExp(
-        `payout ${rows[2]!.id} \\(merchant\\) +planned for deposit ${deposit.id}: 9\\.9 USDC to ${rows[2]!.to_address}, now confirmed, replaces payout ${oldMerchant!.id}`,
+        `payout ${rows[2]!.id} \\(merchant\\) +planned for deposit ${deposit.id}: 9\\.9 USDC to ${rows[2]!.to_address}, now confirmed, ` +
+          `replaces payout ${oldMerchant!.id}`,
       ),
       new RegExp(`payout ${rows[2]!.id} \\(merchant\\) +confirmed: tx 0x[0-9a-f]{64} in block \\d+`),
     ].map(position);
@@ -216,7 +217,9 @@ describe('replan: the way out of needs_attention', () => {
       const waiting = await replanCommand([deposit.id, '--timeout', '2'], env);
       expect({ code: waiting.code, stderr: waiting.stderr }).toEqual({
         code: 3,
-        stderr: `gateway deposits replan: the cancellations of the merchant leg(s) are not final yet; run gateway deposits replan ${deposit.id} again\n`,
+        stderr:
+          `gateway deposits replan: the cancellations of the merchant leg(s) are not final yet; run gateway deposits replan ` +
+          `${deposit.id} again\n`,
       });
       expect(waiting.stdout).toContain('merchant leg: cancelling its authorization');
       expect(waiting.stdout).not.toContain('new plan');

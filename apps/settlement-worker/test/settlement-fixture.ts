@@ -342,7 +342,8 @@ export class SettlementFixture {
       status: string;
       tx_hash: string | null;
     }>(
-      'SELECT id::text, leg, to_address, amount::text, authorization_nonce, status, tx_hash FROM payouts WHERE deposit_id = $1 ORDER BY payouts.id',
+      'SELECT id::text, leg, to_address, amount::text, authorization_nonce, status, tx_hash FROM payouts WHERE deposit_id = $1 ORDER BY ' +
+        'payouts.id',
       [depositId],
     );
     return rows;

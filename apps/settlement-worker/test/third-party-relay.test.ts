@@ -106,7 +106,8 @@ describe('an authorization relayed by someone else', () => {
       valid_before: string;
       signature: string;
     }>(
-      `SELECT to_address, amount::text, authorization_nonce, valid_before::text, signature FROM payouts WHERE deposit_id = $1 AND leg = 'merchant'`,
+      `SELECT to_address, amount::text, authorization_nonce, valid_before::text, signature FROM payouts WHERE deposit_id = $1 AND leg = ` +
+        `'merchant'`,
       [deposit.id],
     );
     const leg = rows[0]!;

@@ -17,7 +17,9 @@ export interface WalletControlMetrics {
 export function registerWalletControlMetrics(registry: Registry): WalletControlMetrics {
   const used = new Gauge({
     name: 'wallet_control_hd_index_space_used_ratio',
-    help: "Share of the HD index space (2^31 temporary wallets per xpub) the sequence has handed out, as of this process's last reservation (alert on max across replicas)",
+    help:
+      "Share of the HD index space (2^31 temporary wallets per xpub) the sequence has handed out, as of this process's last " +
+      'reservation (alert on max across replicas)',
     registers: [registry],
   });
   const payoutQuotaStoreErrors = new Counter({

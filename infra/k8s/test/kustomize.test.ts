@@ -139,7 +139,8 @@ patches:
 
   it('reads manifests as Kubernetes does and refuses documents that are not objects', () => {
     const [configMap] = parseManifests(
-      '---\napiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\ndata: { a: 0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359, b: 0x10, c: yes }\n---\n',
+      '---\napiVersion: v1\nkind: ConfigMap\nmetadata: { name: a }\ndata: { a: 0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359, b: 0x10, c: ' +
+        'yes }\n---\n',
       's',
     );
     // Go reads a 160-bit hex number as the string it is; kubectl kustomize prints addresses so.

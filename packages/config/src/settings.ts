@@ -152,7 +152,8 @@ export const otherUsdcSettings = {
   OTHER_USDC_DEPOSITS: Type.Union([Type.Literal('hold'), Type.Literal('forward')], {
     default: 'hold',
     description:
-      'hold: a final deposit of the other USDC is held for the operator (counted, alerted on, shown to the customer and the merchant); forward is refused at boot (see docs/settlement.md)',
+      'hold: a final deposit of the other USDC is held for the operator (counted, alerted on, shown to the customer and the merchant); ' +
+      'forward is refused at boot (see docs/settlement.md)',
   }),
 };
 

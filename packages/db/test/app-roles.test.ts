@@ -559,7 +559,8 @@ describe('what each app must never do', () => {
         [
           app,
           'plan a payout leg',
-          `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before) VALUES (1, 'merchant', '${hex(20)}', '${hex(20)}', 1, '${hex(32)}', 1)`,
+          `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before) VALUES (1, ` +
+            `'merchant', '${hex(20)}', '${hex(20)}', 1, '${hex(32)}', 1)`,
         ] as const,
         [app, 'change a payout leg', `UPDATE payouts SET status = 'planned'`] as const,
         [app, 'record a relayer transaction', `UPDATE payout_transactions SET status = 'sent'`] as const,

@@ -79,7 +79,8 @@ describe("the apps' roles", () => {
     const { schema, pool } = schemaPool('prefix');
     await migrate(pool, schema, { rolePrefix: prefix });
     const { rows } = await admin.query(
-      `SELECT rolname, rolcanlogin, rolsuper, rolcreaterole, rolcreatedb, rolbypassrls, rolinherit FROM pg_roles WHERE rolname = ANY($1) ORDER BY 1`,
+      `SELECT rolname, rolcanlogin, rolsuper, rolcreaterole, rolcreatedb, rolbypassrls, rolinherit FROM pg_roles WHERE rolname = ANY($1) ` +
+        `ORDER BY 1`,
       [expectedRoles(prefix)],
     );
     expect(rows).toEqual(

@@ -71,4 +71,5 @@ export const COIN_NAMES: Readonly<Record<UsdcCoin, string>> = { polygon_usdc: 'U
  * which this version does not have.
  */
 export const OTHER_USDC_FORWARD_REFUSAL =
-  'forward is not built: the other USDC (USDC.e) signs transferWithAuthorization under another EIP-712 domain (a salt instead of chainId), which settlement does not sign; use hold (its deposits wait for the operator, see docs/settlement.md)';
+  'forward is not built: the other USDC (USDC.e) signs transferWithAuthorization under another EIP-712 domain (a salt instead of ' +
+  'chainId), which settlement does not sign; use hold (its deposits wait for the operator, see docs/settlement.md)';

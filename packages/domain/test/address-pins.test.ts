@@ -29,7 +29,8 @@ describe('address pins (PAYOUT_ADDRESSES, AFFILIATE_ADDRESSES)', () => {
       statusCode: 403,
       param: 'affiliate',
       message:
-        "affiliate is not an address this gateway pays: it is run for its operator's own shops and pays only the addresses in AFFILIATE_ADDRESSES",
+        "affiliate is not an address this gateway pays: it is run for its operator's own shops and pays only the addresses in " +
+        'AFFILIATE_ADDRESSES',
     });
   });
 

@@ -212,7 +212,8 @@ describe('affiliate terms of an existing wallet', () => {
       /merchant_fee=0\.98, affiliate_fee=0\.01 for 0x8ba1f109551bD432803012645Ac136ddd64DBA72/,
     );
     expect(affiliateTermsConflict({ ...configured, address: affiliate.toLowerCase() as EvmAddress }).message).toBe(
-      `a wallet for this address and callback already exists with the configured affiliate share for ${affiliate} (it was created by affiliate.php); ` +
+      `a wallet for this address and callback already exists with the configured affiliate share for ${affiliate} (it was created by ` +
+        `affiliate.php); ` +
         'its split never changes once payments could arrive. Repeat the original request, or use a callback URL on another path ' +
         'for a wallet with other terms ' +
         '(with CALLBACK_OWNERSHIP=path, every wallet on one callback origin and path has the terms of the first)',

@@ -52,7 +52,8 @@ describe('allowedCidrProblem: what each refusal says', () => {
   it('names reach of the host through unspecified and IPv4-compatible addresses', () => {
     for (const cidr of ['0.0.0.0/32', '::/128', '::7f00:1/128']) {
       expect(allowedCidrProblem(cidr, true)).toBe(
-        `${cidr} lets callbacks reach the host itself through unspecified (0.0.0.0, ::) or IPv4-compatible (::a.b.c.d) addresses, refused in production`,
+        `${cidr} lets callbacks reach the host itself through unspecified (0.0.0.0, ::) or IPv4-compatible (::a.b.c.d) addresses, ` +
+          `refused in production`,
       );
     }
   });

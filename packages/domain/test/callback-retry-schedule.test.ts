@@ -1,8 +1,4 @@
-import {
-  callbackRetryDelayMs,
-  DEFAULT_CALLBACK_RETRY_SCHEDULE,
-  type CallbackRetrySchedule,
-} from '../src/callback-retry-schedule';
+import { callbackRetryDelayMs, DEFAULT_CALLBACK_RETRY_SCHEDULE, type CallbackRetrySchedule } from '../src/callback-retry-schedule';
 
 const HOUR = 3_600_000;
 const middle = () => 0.5;

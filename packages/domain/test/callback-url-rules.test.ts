@@ -42,10 +42,12 @@ describe('parseCallbackUrl: exact messages, naming the parameter', () => {
       code: 'invalid_parameter',
       param: 'callback',
       message:
-        'callback contains a control character or whitespace (U+0000 at character 17); percent-encode it in the URL (a space is %20), then percent-encode the whole URL as the callback value',
+        'callback contains a control character or whitespace (U+0000 at character 17); percent-encode it in the URL (a space is %20), ' +
+        'then percent-encode the whole URL as the callback value',
     });
     expect(thrown(() => parseCallbackUrl('https://shop.io/\u009b', prod, 'cb')).message).toBe(
-      'cb contains a control character or whitespace (U+009B at character 17); percent-encode it in the URL (a space is %20), then percent-encode the whole URL as the cb value',
+      'cb contains a control character or whitespace (U+009B at character 17); percent-encode it in the URL (a space is %20), then ' +
+        'percent-encode the whole URL as the cb value',
     );
     expect(thrown(() => parseCallbackUrl('https://shop.io/?a=b c', prod)).message).toContain('(U+0020 at character 21)');
     expect(thrown(() => parseCallbackUrl('https://shop.io/\ufeff', prod)).message).toContain('(U+FEFF at character 17)');
@@ -160,7 +162,9 @@ describe('parseCallbackUrl: exact messages, naming the parameter', () => {
   it('explains a reserved parameter, listing them all', () => {
     expect(thrown(() => parseCallbackUrl('https://shop.io/ipn?value_coin=1', prod, 'cb'))).toMatchObject({
       param: 'cb',
-      message: `cb already has a parameter named "value_coin", which the gateway adds itself; rename it (reserved: ${GATEWAY_CALLBACK_PARAMS.join(', ')})`,
+      message:
+        `cb already has a parameter named "value_coin", which the gateway adds itself; rename it (reserved: ` +
+        `${GATEWAY_CALLBACK_PARAMS.join(', ')})`,
     });
   });
 });

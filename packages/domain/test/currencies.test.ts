@@ -24,7 +24,8 @@ describe('parseCurrency', () => {
         code: 'unsupported_currency',
         param: 'currency',
         message:
-          'currency XYZ is not supported; use one of USD, EUR, GBP, CAD, AUD, NZD, CHF, SEK, NOK, DKK, PLN, CZK, INR, BRL, MXN, SGD, HKD, ZAR, TRY, AED',
+          'currency XYZ is not supported; use one of USD, EUR, GBP, CAD, AUD, NZD, CHF, SEK, NOK, DKK, PLN, CZK, INR, BRL, MXN, SGD, ' +
+          'HKD, ZAR, TRY, AED',
       }),
     );
   });

@@ -52,7 +52,8 @@ describe('openTemporaryAddress', () => {
         statusCode: 400,
         param: 'address',
         message:
-          'address must be the encrypted address_in returned by Create Wallet (/control/wallet.php), URL-encoded; a plain 0x wallet address is not accepted here',
+          'address must be the encrypted address_in returned by Create Wallet (/control/wallet.php), URL-encoded; a plain 0x wallet ' +
+          'address is not accepted here',
       }),
     );
   });
@@ -66,7 +67,8 @@ describe('openTemporaryAddress', () => {
           statusCode: 400,
           param: 'address',
           message:
-            'address is not an address_in issued by this gateway (altered, truncated or from another instance); call Create Wallet again and send its address_in unchanged',
+            'address is not an address_in issued by this gateway (altered, truncated or from another instance); call Create Wallet again ' +
+            'and send its address_in unchanged',
         }),
       );
     }

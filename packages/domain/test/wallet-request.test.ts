@@ -42,14 +42,16 @@ describe('Create Wallet refusals', () => {
       param: 'callback',
       retryAfterSeconds: 1,
       message:
-        'this gateway has made its most new wallets for this minute: 600 new wallets per minute (NEW_WALLETS_PER_MINUTE), across all payout addresses; ' +
+        'this gateway has made its most new wallets for this minute: 600 new wallets per minute (NEW_WALLETS_PER_MINUTE), across all ' +
+        'payout addresses; ' +
         'wallets that exist are still answered. Try again after Retry-After',
     });
   });
 
   it("one of the gateway's own temporary wallets is no payout address, for the address or the affiliate", () => {
     const message = (param: string) =>
-      `${param} is a temporary receiving wallet of this gateway (a polygon_address_in), not a payout wallet; send the address of your own USDC wallet`;
+      `${param} is a temporary receiving wallet of this gateway (a polygon_address_in), not a payout wallet; send the address of your ` +
+      `own USDC wallet`;
     expect(payoutToTemporaryWallet()).toMatchObject({
       code: 'invalid_parameter',
       statusCode: 400,

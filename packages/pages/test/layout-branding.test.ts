@@ -13,7 +13,8 @@ describe('layout: per-page branding (hosted checkout)', () => {
     });
     expect(html).toContain('<body class="gateway checkout theme-dark" style="--accent:#00aa77;--bg:#000000&quot;&gt;&lt;script&gt;">');
     expect(html).toContain(
-      '<img class="brand-logo" src="https://cdn.shop.io/l.png?a=1&amp;b=&quot;x&quot;" alt="" height="32" referrerpolicy="no-referrer">Shop &lt;b&gt;</span>',
+      '<img class="brand-logo" src="https://cdn.shop.io/l.png?a=1&amp;b=&quot;x&quot;" alt="" height="32" ' +
+        'referrerpolicy="no-referrer">Shop &lt;b&gt;</span>',
     );
     expect(html).not.toContain('brand-mark');
   });

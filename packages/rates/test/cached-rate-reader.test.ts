@@ -111,7 +111,8 @@ describe('CachedRateReader', () => {
     const error = await unavailable(rates.current());
     expect(error).toMatchObject({ code: 'service_unavailable', statusCode: 503, retryAfterSeconds: 60 });
     expect(error.message).toBe(
-      'exchange rates are too old to use: the newest from fake are of 2025-03-14T13:10:00.000Z, 5 days ago, and this gateway refuses rates older than 5 days; retry later',
+      'exchange rates are too old to use: the newest from fake are of 2025-03-14T13:10:00.000Z, 5 days ago, and this gateway refuses ' +
+        'rates older than 5 days; retry later',
     );
   });
 

@@ -175,7 +175,8 @@ export class ChainWatcher {
     if (orphaned > 0) {
       log.warn(
         { orphaned },
-        'deposits orphaned: their block left the chain and no receipt has their transfer; looked up again each round until the finalized block passes them',
+        'deposits orphaned: their block left the chain and no receipt has their transfer; looked up again each round until the finalized ' +
+          'block passes them',
       );
     }
     if (restored > 0) log.warn({ restored }, 'orphaned deposits back to seen: their transaction is in a canonical block');

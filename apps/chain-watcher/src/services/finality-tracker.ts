@@ -126,7 +126,8 @@ export class FinalityTracker {
       if (!confirmed) {
         this.deps.log.warn(
           { blockNumber: block.blockNumber, recordedHash: block.blockHash },
-          'the RPC answered another hash for a deposit block, but a receipt still places the deposit there; not orphaned, asked again next round',
+          'the RPC answered another hash for a deposit block, but a receipt still places the deposit there; not orphaned, asked again ' +
+            'next round',
         );
         continue;
       }

@@ -30,7 +30,8 @@ export async function resendCommand(args: string[], io: CliIo): Promise<number> 
     io.out(`delivery ${outcome.deliveryId} is pending again and queued now`);
   } else {
     io.out(
-      `delivery ${outcome.deliveryId} is pending again; Redis did not take the job (${outcome.queueError}), the worker's reconciler will queue it`,
+      `delivery ${outcome.deliveryId} is pending again; Redis did not take the job (${outcome.queueError}), the worker's reconciler will ` +
+        `queue it`,
     );
   }
   return 0;

@@ -42,7 +42,8 @@ export async function queuesCommand(args: string[], io: CliIo): Promise<number> 
     io.out(`${queue.padEnd(16)} ${depth.length > 0 ? depth.join(', ') : 'empty'}`);
     if (oldest) {
       io.out(
-        `${''.padEnd(16)} oldest: job ${oldest.id} (${oldest.state}, added ${oldest.addedAt}, ${oldest.ageSeconds} s ago) ${JSON.stringify(oldest.data)}`,
+        `${''.padEnd(16)} oldest: job ${oldest.id} (${oldest.state}, added ${oldest.addedAt}, ${oldest.ageSeconds} s ago) ` +
+          `${JSON.stringify(oldest.data)}`,
       );
     }
   }

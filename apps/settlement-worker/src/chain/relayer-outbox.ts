@@ -170,7 +170,8 @@ export class RelayerOutbox {
     this.deps.metrics.feeCeiling.inc({ outcome: 'held' });
     this.deps.log.warn(
       { depositId: call.depositId, leg: call.leg, txHash: stuck.txHash, maxFeePerGas: stuck.maxFeePerGas, reason: call.reason },
-      'relayer transaction is at the fee ceiling (MAX_FEE_PER_GAS_GWEI); not replacing it, it waits for fees to fall or the ceiling to rise',
+      'relayer transaction is at the fee ceiling (MAX_FEE_PER_GAS_GWEI); not replacing it, it waits for fees to fall or the ceiling to ' +
+        'rise',
     );
   }
 }

@@ -143,7 +143,8 @@ export class SettlementService {
       { depositId: deposit.id, amount: deposit.amount.toString(), reason, ...details },
       reason === 'dust'
         ? 'deposit below the dust threshold is held until the next payout of its wallet (or gateway dust sweep)'
-        : "deposit held: the platform fee of its payout is worth less than the payout's gas; it goes with the next payout of its wallet that earns its gas (or gateway dust sweep)",
+        : "deposit held: the platform fee of its payout is worth less than the payout's gas; it goes with the next payout of its wallet " +
+            'that earns its gas (or gateway dust sweep)',
     );
   }
 

@@ -14,7 +14,12 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Process Payment - Single Provider',
         description:
-          "Records the payment, asks the provider for the checkout, and redirects the customer (302) to it, or, for a provider whose checkout is a form, answers the page that posts it. Clients that send Accept: application/json get the checkout URL, until when it is good, and the customer's link (which opens a fresh checkout once that one has expired) as JSON instead. When the provider gives no checkout (it refused: 502 provider_error; it did not answer in time: 503 provider_unavailable), a browser gets a page that offers to try again or choose another provider (pay.php for the same order), a JSON client the error.",
+          'Records the payment, asks the provider for the checkout, and redirects the customer (302) to it, or, for a provider whose ' +
+          'checkout is a form, answers the page that posts it. Clients that send Accept: application/json get the checkout URL, ' +
+          "until when it is good, and the customer's link (which opens a fresh checkout once that one has expired) as JSON " +
+          'instead. When the provider gives no checkout (it refused: 502 provider_error; it did not answer in time: 503 ' +
+          'provider_unavailable), a browser gets a page that offers to try again or choose another provider (pay.php for the same ' +
+          'order), a JSON client the error.',
         tags: ['payment'],
         querystring: processPaymentQuery,
         response: { 200: checkoutCreated, 400: errorBodySchema, 502: errorBodySchema, 503: errorBodySchema },
@@ -65,7 +70,10 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: "The customer's link to a payment's checkout",
         description:
-          "Sends the customer to the payment's checkout: the one recorded while it is usable (a reload), or a fresh one from the provider once it has expired or, where the provider accepts a checkout once, was handed out. Once the provider has an order for the payment (or USDC arrived), 303 to its receipt page instead: a second checkout could charge twice. When the provider gives no checkout, the error page.",
+          "Sends the customer to the payment's checkout: the one recorded while it is usable (a reload), or a fresh one from the " +
+          'provider once it has expired or, where the provider accepts a checkout once, was handed out. Once the provider has an ' +
+          'order for the payment (or USDC arrived), 303 to its receipt page instead: a second checkout could charge twice. When ' +
+          'the provider gives no checkout, the error page.',
         tags: ['payment'],
         params: checkoutLinkParams,
         produces: ['text/html'],

@@ -5,7 +5,8 @@ export const processPaymentQuery = Type.Object({
   amount: Type.String({ description: 'amount the customer pays: a positive decimal with a dot and at most 2 decimals, e.g. 49.99' }),
   provider: Type.String({
     description:
-      'provider id, e.g. moonpay: one this gateway offers (the hosted checkout, pay.php, lists them); an id it knows but does not offer gets 400 provider_not_offered',
+      'provider id, e.g. moonpay: one this gateway offers (the hosted checkout, pay.php, lists them); an id it knows but does not offer ' +
+      'gets 400 provider_not_offered',
   }),
   email: Type.String({ description: "the customer's e-mail address, URL-encoded" }),
   currency: Type.String({ description: 'ISO 4217 code such as USD, EUR or CAD; some providers take one currency only' }),
@@ -22,7 +23,8 @@ export const checkoutCreated = Type.Object(
     }),
     checkout_expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description:
-        'until when checkout_url is good (ISO 8601, UTC); null when it does not expire. Some providers accept it once: send the customer to checkout_link instead when in doubt',
+        'until when checkout_url is good (ISO 8601, UTC); null when it does not expire. Some providers accept it once: send the customer ' +
+        'to checkout_link instead when in doubt',
     }),
     checkout_link: Type.String({
       description:
