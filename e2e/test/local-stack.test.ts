@@ -95,7 +95,8 @@ it("connects each app as a login user of its own, a member of its app's role onl
   try {
     const { rows } = await admin.query<{ app: string; login: string; member_of: string[] }>(
       `SELECT DISTINCT a.application_name AS app, a.usename AS login,
-              ARRAY(SELECT r.rolname FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid WHERE m.member = a.usesysid)::text[] AS member_of
+              ARRAY(SELECT r.rolname FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid
+                WHERE m.member = a.usesysid)::text[] AS member_of
        FROM pg_stat_activity a WHERE a.datname = $1 AND a.application_name <> '' AND a.usename <> 'postgres'
        ORDER BY 1`,
       [database],

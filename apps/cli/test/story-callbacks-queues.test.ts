@@ -68,7 +68,8 @@ async function paidWallet(pool: Pool): Promise<PaidWallet> {
   const depositTx = hex(32);
   await pool.query(
     `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, status, checkout_url, created_at, checkout_served_at,
-                           checkout_attempts, provider_status, provider_raw_status, provider_reference, provider_tx_hash, provider_updated_at)
+                           checkout_attempts, provider_status, provider_raw_status, provider_reference, provider_tx_hash,
+                           provider_updated_at)
      VALUES ($1, $2, '25.00', 'USD', 'sandbox', 'buyer@example.com', 'redirected', 'https://sandbox.example/c/1', $3, $4, 1,
              'paid', 'COMPLETED', 'sb-991', $5, $6)`,
     [paymentId, walletId, at(1), at(1.2), depositTx, at(5)],

@@ -50,7 +50,8 @@ async function addDeposit(
   const txHash = `0x${randomBytes(32).toString('hex')}`;
   logIndex += 1;
   const { rows } = await fixture.db.pool.query<{ id: string }>(
-    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, attention_reason,
+    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status,
+      attention_reason,
                            token)
      VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6, $7, $8) RETURNING id::text`,
     [

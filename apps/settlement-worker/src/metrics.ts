@@ -1,7 +1,10 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { FinalityGauges } from '@gateway/http';
 
-/** What a relayer transaction was sent for: a payout leg's (first, again, replaced), a nonce filler, or the replan command's cancellation. */
+/**
+ * What a relayer transaction was sent for: a payout leg's (first, again, replaced), a nonce filler, or
+ * the replan command's cancellation.
+ */
 export type RelayerSendKind =
   | 'initial'
   | 'rebroadcast'

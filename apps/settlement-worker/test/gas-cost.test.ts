@@ -55,7 +55,10 @@ async function start(overrides: Record<string, string> = {}): Promise<void> {
   app.settlement.start();
 }
 
-/** The deposit settled (held, or paid out with every leg confirmed); what the relayer spent on it, in USDC at POL_PRICE, and what the platform earned. */
+/**
+ * The deposit settled (held, or paid out with every leg confirmed); what the relayer spent on it, in
+ * USDC at POL_PRICE, and what the platform earned.
+ */
 async function settle(deposit: TestDeposit): Promise<{ status: string; gasCostUsdc: bigint; platformEarned: bigint }> {
   const relayerBefore = await fixture.nativeBalance(relayerAccount.address);
   await fixture.enqueue(deposit.id);

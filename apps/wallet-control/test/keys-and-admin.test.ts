@@ -26,7 +26,8 @@ async function insertDelivery(status: 'failed' | 'delivered'): Promise<string> {
   );
   const id = randomUUID();
   await fixture.db.pool.query(
-    `INSERT INTO callback_deliveries (id, wallet_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, status, attempt_count, next_attempt_at)
+    `INSERT INTO callback_deliveries (id, wallet_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, status,
+      attempt_count, next_attempt_at)
      VALUES ($1, $2, 1000000, 990000, 10000, '0xin', '0xout', $3, 19, now() - interval '1 day')`,
     [id, rows[0]!.id, status],
   );

@@ -177,7 +177,8 @@ async function ownerDelivery(
 ): Promise<string> {
   const id = randomUUID();
   await database.pool.query(
-    `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, status, next_attempt_at)
+    `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out,
+      status, next_attempt_at)
      VALUES ($1, $2, $3, 25000000, 24750000, 250000, $4, $5, $6, now() - interval '1 minute')`,
     [id, walletId, depositId, hex(32), hex(32), status],
   );

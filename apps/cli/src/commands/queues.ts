@@ -3,7 +3,8 @@ import { produceWithin, QUEUE_NAMES, redisConnection } from '@gateway/queue';
 import { parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
 import { redisFromEnv } from '../redis';
 
-// Every state BullMQ keeps a job in (settlement keeps finished jobs a day, failed ones a week); the oldest is looked for among the live ones.
+// Every state BullMQ keeps a job in (settlement keeps finished jobs a day, failed ones a week); the oldest
+// is looked for among the live ones.
 const STATES = ['waiting', 'prioritized', 'delayed', 'active', 'waiting-children', 'failed', 'completed'] as const;
 const LIVE = ['waiting', 'prioritized', 'delayed', 'active'] as const;
 

@@ -143,7 +143,8 @@ export class WalletStoryRepository {
       // A payment id or a callback delivery id: both are uuids.
       id: `SELECT wallet_id AS id FROM payments WHERE id = $1::uuid
            UNION SELECT wallet_id FROM callback_deliveries WHERE id = $1::uuid`,
-      // Hashes are kept lower-case. Deposit in, payout out (its final hash, or any transaction that carried it), or the provider's delivery.
+      // Hashes are kept lower-case. Deposit in, payout out (its final hash, or any transaction that
+      // carried it), or the provider's delivery.
       tx_hash: `SELECT wallet_id AS id FROM deposits WHERE tx_hash = lower($1)
                 UNION SELECT d.wallet_id FROM payouts p JOIN deposits d ON d.id = p.deposit_id WHERE p.tx_hash = lower($1)
                 UNION SELECT d.wallet_id FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id
