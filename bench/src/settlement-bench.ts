@@ -18,10 +18,9 @@ import type { Pool } from 'pg';
 import { createPublicClient, http, parseEventLogs, type Address, type PublicClient } from 'viem';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { createPool, migrate } from '@gateway/db';
-import { defineLocalChain, deployTestUsdc, mintTestUsdc, usdcAbi } from '@gateway/chain';
+import { defineLocalChain, deployTestUsdc, mintTestUsdc, usdcAbi, PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
 import { enqueueSettlements, openSettlementQueue } from '@gateway/queue';
 import { anvilAccounts, findFreePort, startAnvil, type RunningAnvil } from '@gateway/testkit';
-import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { benchInt, benchSetting, resultsFile } from './bench-mode';
 
 const RESULTS_FILE = resultsFile('settlement.json');
@@ -104,7 +103,7 @@ async function makeDeposits(pool: Pool, anvil: RunningAnvil, token: Address): Pr
   const ids: string[] = [];
   for (let i = 0; i < DEPOSITS; i += 1) {
     const hdIndex = FIRST_HD_INDEX + i;
-    const address = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: hdIndex }).address;
+    const address = mnemonicToAccount(PUBLIC_TEST_MNEMONIC, { addressIndex: hdIndex }).address;
     const payout = privateKeyToAccount(generatePrivateKey()).address;
     const { rows: wallets } = await pool.query<{ id: string }>(
       `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
@@ -170,7 +169,7 @@ function workerEnv(options: {
     CHAIN_ID: String(options.anvil.chainId),
     USDC_TOKEN_ADDRESS: options.token,
     CONFIRMATIONS: String(CONFIRMATIONS),
-    SETTLEMENT_MNEMONIC: TEST_MNEMONIC,
+    SETTLEMENT_MNEMONIC: PUBLIC_TEST_MNEMONIC,
     RELAYER_PRIVATE_KEY: anvilAccounts[1].privateKey,
     PLATFORM_FEE_ADDRESS: privateKeyToAccount(generatePrivateKey()).address,
     METRICS_HOST: '127.0.0.1',

@@ -4,8 +4,8 @@ import type { Address } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { parseCustomAffiliateWalletRequest, walletPlatformFeeBps, type EvmAddress } from '@gateway/domain';
 import { PaymentStatusRepository, WalletRepository } from '@gateway/db/wallet-control';
-import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { freshAddress, SettlementFixture, USDC, type TestWallet } from './settlement-fixture';
+import { PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
 
 jest.setTimeout(120_000);
 
@@ -40,7 +40,7 @@ async function customAffiliateWallet(
   platformFeeBpsAtCreation = 100,
 ): Promise<CustomWallet> {
   const hdIndex = nextHdIndex++;
-  const address = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: hdIndex }).address;
+  const address = mnemonicToAccount(PUBLIC_TEST_MNEMONIC, { addressIndex: hdIndex }).address;
   const payoutAddress = freshAddress();
   const affiliate = freshAddress();
   const request = parseCustomAffiliateWalletRequest(

@@ -12,9 +12,9 @@ import {
   setTestUsdcPaused,
   signTransferAuthorization,
   type TestUsdcAdminOptions,
+  PUBLIC_TEST_MNEMONIC,
 } from '@gateway/chain';
 import { anvilAccounts } from '@gateway/testkit';
-import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { classifyTokenRevert } from '../src/chain/chain-errors';
 import { freshAddress, SettlementFixture, USDC } from './settlement-fixture';
 
@@ -26,7 +26,7 @@ jest.setTimeout(60_000);
 let fixture: SettlementFixture;
 let admin: TestUsdcAdminOptions;
 const relayer = privateKeyToAccount(anvilAccounts[1].privateKey);
-const holder = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 150 });
+const holder = mnemonicToAccount(PUBLIC_TEST_MNEMONIC, { addressIndex: 150 });
 
 beforeAll(async () => {
   fixture = await SettlementFixture.start('chain_errors');

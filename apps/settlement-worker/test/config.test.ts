@@ -5,9 +5,9 @@ import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english';
 import { ConfigError } from '@gateway/config';
 import { anvilAccounts } from '@gateway/testkit';
-import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { english, generateMnemonic, generatePrivateKey } from 'viem/accounts';
 import { loadSettlementConfig } from '../src/config';
+import { PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
 
 const realMnemonic = generateMnemonic(english);
 const realKey = generatePrivateKey();
@@ -59,7 +59,11 @@ describe('settlement worker configuration', () => {
 
   it('in production, refuses the public test mnemonic, public test keys and the crash hook, without echoing secrets', () => {
     const problems = problemsOf(
-      env({ SETTLEMENT_MNEMONIC: TEST_MNEMONIC, RELAYER_PRIVATE_KEY: anvilAccounts[1].privateKey, SETTLEMENT_CRASH_AT: 'before-sign' }),
+      env({
+        SETTLEMENT_MNEMONIC: PUBLIC_TEST_MNEMONIC,
+        RELAYER_PRIVATE_KEY: anvilAccounts[1].privateKey,
+        SETTLEMENT_CRASH_AT: 'before-sign',
+      }),
     );
     expect(problems).toEqual([
       expect.stringMatching(/^SETTLEMENT_MNEMONIC: is the public test mnemonic/),
@@ -77,7 +81,9 @@ describe('settlement worker configuration', () => {
   });
 
   it('accepts the test mnemonic outside production', () => {
-    expect(loadSettlementConfig(env({ NODE_ENV: 'development', SETTLEMENT_MNEMONIC: TEST_MNEMONIC })).mnemonic).toBe(TEST_MNEMONIC);
+    expect(loadSettlementConfig(env({ NODE_ENV: 'development', SETTLEMENT_MNEMONIC: PUBLIC_TEST_MNEMONIC })).mnemonic).toBe(
+      PUBLIC_TEST_MNEMONIC,
+    );
   });
 
   it('refuses a mnemonic with a wrong checksum, and never prints it', () => {

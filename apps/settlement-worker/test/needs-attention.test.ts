@@ -11,9 +11,9 @@ import {
   signCancelAuthorization,
   signTransferAuthorization,
   testUsdcAdminAbi,
+  PUBLIC_TEST_MNEMONIC,
 } from '@gateway/chain';
 import { anvilAccounts } from '@gateway/testkit';
-import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestWallet } from './settlement-fixture';
 
 jest.setTimeout(180_000);
@@ -46,7 +46,7 @@ async function legAttention(depositId: string) {
 
 /** The temporary wallet's key, as anyone holding the settlement seed has it. */
 function temporaryKey(wallet: TestWallet) {
-  return mnemonicToAccount(TEST_MNEMONIC, { addressIndex: wallet.hdIndex });
+  return mnemonicToAccount(PUBLIC_TEST_MNEMONIC, { addressIndex: wallet.hdIndex });
 }
 
 const clientOf = (key: Hex) =>

@@ -3,10 +3,18 @@ import { Queue } from 'bullmq';
 import type { Pool } from 'pg';
 import { createPublicClient, createTestClient, getAddress, http, parseEventLogs, type Address, type Hash, type PublicClient } from 'viem';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
-import { defineLocalChain, deployTestUsdc, mintTestUsdc, setTestUsdcBlacklisted, usdcAbi, type TestUsdcAdminOptions } from '@gateway/chain';
+import {
+  defineLocalChain,
+  deployTestUsdc,
+  mintTestUsdc,
+  setTestUsdcBlacklisted,
+  usdcAbi,
+  type TestUsdcAdminOptions,
+  PUBLIC_TEST_MNEMONIC,
+} from '@gateway/chain';
 import { callbackJobId, enqueueSettlements, openSettlementQueue, QUEUE_NAMES, redisConnection, type SettlementQueue } from '@gateway/queue';
 import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
-import { createTestDatabase, TEST_MNEMONIC, type TestDatabase } from '@gateway/app-testkit';
+import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import type { FastifyInstance } from 'fastify';
 import { loadSettlementConfig, type SettlementConfig } from '../src/config';
 import { buildSettlementWorkerApp } from '../src/app';
@@ -90,7 +98,7 @@ export class SettlementFixture {
       CHAIN_ID: String(this.anvil.chainId),
       USDC_TOKEN_ADDRESS: this.token,
       CONFIRMATIONS: '0',
-      SETTLEMENT_MNEMONIC: TEST_MNEMONIC,
+      SETTLEMENT_MNEMONIC: PUBLIC_TEST_MNEMONIC,
       RELAYER_PRIVATE_KEY: relayerAccount.privateKey,
       PLATFORM_FEE_ADDRESS: this.platformFeeAddress,
       DUST_THRESHOLD: '10000',
@@ -205,7 +213,7 @@ export class SettlementFixture {
 
   async createWallet(options: WalletOptions = {}): Promise<TestWallet> {
     const hdIndex = this.nextHdIndex++;
-    const address = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: hdIndex }).address;
+    const address = mnemonicToAccount(PUBLIC_TEST_MNEMONIC, { addressIndex: hdIndex }).address;
     const payoutAddress = freshAddress();
     const { rows } = await this.db.pool.query<{ id: string }>(
       `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
 import { createPool } from '@gateway/db/settlement-worker';
-import { fingerprintFromMnemonic, readTokenDomain } from '@gateway/chain';
-import { TEST_MNEMONIC } from '@gateway/app-testkit';
+import { fingerprintFromMnemonic, readTokenDomain, PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
 import { SettlementChainClient } from '../src/chain/settlement-chain-client';
 import { freshAddress, relayerAccount, SettlementFixture, USDC, waitFor, type TestWallet } from './settlement-fixture';
 
@@ -88,7 +87,7 @@ describe('settlement of a final deposit', () => {
     } finally {
       await fixture.db.pool.query(`DELETE FROM hd_keys`);
     }
-    const ours = fingerprintFromMnemonic(TEST_MNEMONIC);
+    const ours = fingerprintFromMnemonic(PUBLIC_TEST_MNEMONIC);
     await fixture.db.pool.query(`INSERT INTO hd_keys (fingerprint) VALUES ($1)`, [ours]);
     try {
       await (await fixture.buildApp()).close();

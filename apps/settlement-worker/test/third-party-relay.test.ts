@@ -8,9 +8,9 @@ import {
   signTransferAuthorization,
   splitSignature,
   type TransferAuthorization,
+  PUBLIC_TEST_MNEMONIC,
 } from '@gateway/chain';
 import { anvilAccounts, RpcProxy } from '@gateway/testkit';
-import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import { SettlementChainClient } from '../src/chain/settlement-chain-client';
 import { relayerAccount, type SettlementFixture, settlementFixtureForFile, USDC } from './settlement-fixture';
 
@@ -47,7 +47,7 @@ describe('finding the transaction that used an authorization', () => {
     const depositBlock = (await fixture.rpc.getTransactionReceipt({ hash: deposit.txHash })).blockNumber;
     await fixture.testClient().mine({ blocks: 400 });
 
-    const signer = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: wallet.hdIndex });
+    const signer = mnemonicToAccount(PUBLIC_TEST_MNEMONIC, { addressIndex: wallet.hdIndex });
     const authorization: TransferAuthorization = {
       from: wallet.address,
       to: wallet.payoutAddress,

@@ -3,9 +3,8 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { getAddress } from 'viem';
 import { openAddressIn } from '@gateway/domain';
 import { WalletRepository } from '@gateway/db/wallet-control';
-import { TemporaryAddressDeriver, xpubFromMnemonic } from '@gateway/chain';
+import { TemporaryAddressDeriver, xpubFromMnemonic, PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
 import { AddressSupply } from '../src/services/address-supply';
-import { TEST_MNEMONIC } from '@gateway/app-testkit';
 import type { WalletControlConfig } from '../src/config';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
@@ -43,7 +42,7 @@ describe('GET /control/wallet.php', () => {
   it('derives the temporary address from the xpub at the wallet HD index, so the seed can sign for it', async () => {
     const body = (await createWallet(payout, 'https://shop.io/ipn?order_id=derive')).json();
     const { rows } = await fixture.db.pool.query('SELECT hd_index::int AS i FROM wallets WHERE ipn_token = $1', [body.ipn_token]);
-    expect(body.polygon_address_in).toBe(mnemonicToAccount(TEST_MNEMONIC, { addressIndex: rows[0].i }).address);
+    expect(body.polygon_address_in).toBe(mnemonicToAccount(PUBLIC_TEST_MNEMONIC, { addressIndex: rows[0].i }).address);
   });
 
   it('returns the same wallet for the same pair, whatever the case of the payout address', async () => {
@@ -96,7 +95,9 @@ describe('GET /control/wallet.php', () => {
     const taken = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? one : other).take()));
     expect(new Set(taken.map((a) => a.hdIndex)).size).toBe(20);
     for (const address of taken.slice(0, 3)) {
-      expect(getAddress(address.polygonAddress)).toBe(mnemonicToAccount(TEST_MNEMONIC, { addressIndex: Number(address.hdIndex) }).address);
+      expect(getAddress(address.polygonAddress)).toBe(
+        mnemonicToAccount(PUBLIC_TEST_MNEMONIC, { addressIndex: Number(address.hdIndex) }).address,
+      );
     }
     // An address given back (the wallet existed) is the next one handed out.
     one.giveBack(taken[0]!);

@@ -9,5 +9,3 @@ export function testKeyEnv(): Record<string, string> {
     SANDBOX_SIGNING_SECRET: randomBytes(32).toString('base64'),
   };
 }
-
-export const TEST_MNEMONIC = PUBLIC_TEST_MNEMONIC;
