@@ -5,3 +5,4 @@ export * from './callback-queue';
 export * from './settlement-queue';
 export * from './provider-status-queue';
 export * from './queue-marker';
+export * from './job-reconciling';

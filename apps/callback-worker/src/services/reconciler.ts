@@ -1,6 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { CallbackDeliveryRepository, OverdueCallbackDelivery } from '@gateway/db/callback-worker';
-import { enqueueDeliveries, haveCallbackJobs, hasQueueMarker, setQueueMarker, type CallbackQueue } from '@gateway/queue';
+import {
+  enqueueDeliveries,
+  enqueueMissingJobs,
+  haveCallbackJobs,
+  hasQueueMarker,
+  RepeatingPass,
+  setQueueMarker,
+  type CallbackQueue,
+} from '@gateway/queue';
 
 export interface ReconcilerOptions {
   intervalMs: number;
@@ -26,9 +34,7 @@ const MARKER_KEY = 'gateway-reconciler-marker';
  * may be gone with it.
  */
 export class Reconciler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private stopped = false;
+  private readonly passes: RepeatingPass;
   /** Upper end of the last window looked at; rows due up to here had a job then. */
   private watermark: string | undefined;
   private lastFullPassAt = 0;
@@ -41,17 +47,20 @@ export class Reconciler {
     private readonly log: FastifyBaseLogger,
     private readonly options: ReconcilerOptions,
     private readonly onEnqueued: (count: number) => void = () => undefined,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
+  ) {
+    this.passes = new RepeatingPass(
+      () => this.reconcileOnce(),
+      options.intervalMs,
+      (error) => this.log.warn({ err: error }, 'reconciler pass failed; retrying at the next interval'),
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+  start(): void {
+    this.passes.start();
+  }
+
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 
   /**
@@ -97,36 +106,14 @@ export class Reconciler {
     return enqueued;
   }
 
-  private async walk(window: { since?: string; until: string }): Promise<number> {
+  private walk(window: { since?: string; until: string }): Promise<number> {
     const pageSize = this.options.pageSize ?? 500;
-    let enqueued = 0;
-    let page: OverdueCallbackDelivery | undefined;
-    for (;;) {
-      const overdue = await this.deliveries.listOverdue(pageSize, window, page);
-      if (overdue.length === 0) break;
-      const queued = await haveCallbackJobs(
-        this.queue,
-        overdue.map((delivery) => delivery.id),
-      );
-      const missing = overdue.filter((_, index) => !queued[index]);
-      await enqueueDeliveries(
-        this.queue,
-        missing.map((delivery) => delivery.id),
-      );
-      enqueued += missing.length;
-      if (overdue.length < pageSize || this.stopped) break;
-      page = overdue[overdue.length - 1];
-    }
-    return enqueued;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.reconcileOnce();
-      this.running
-        .catch((error: unknown) => this.log.warn({ err: error }, 'reconciler pass failed; retrying at the next interval'))
-        .finally(() => this.schedule(this.options.intervalMs));
-    }, delayMs);
+    return enqueueMissingJobs<OverdueCallbackDelivery>({
+      pageSize,
+      readPage: (after) => this.deliveries.listOverdue(pageSize, window, after),
+      haveJobs: (ids) => haveCallbackJobs(this.queue, ids),
+      enqueue: (ids) => enqueueDeliveries(this.queue, ids),
+      stopped: () => this.passes.isStopped,
+    });
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { OverdueStatusPoll, ProviderStatusPollRepository } from '@gateway/db/payment-redirect';
-import { enqueueStatusPolls, haveStatusJobs, type ProviderStatusQueue } from '@gateway/queue';
+import { enqueueMissingJobs, enqueueStatusPolls, haveStatusJobs, RepeatingPass, type ProviderStatusQueue } from '@gateway/queue';
 
 export interface StatusPollReconcilerOptions {
   intervalMs: number;
@@ -18,11 +18,7 @@ export interface StatusPollReconcilerOptions {
  * asks for a pass at once, so its payment is not left waiting for the next interval.
  */
 export class StatusPollReconciler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private stopped = true;
-  /** A job failed while a pass was running: another pass follows it at once. */
-  private passAgain = false;
+  private readonly passes: RepeatingPass;
   /** The next pass follows a failed job: it looks at look-ups due just now too. */
   private afterFailure = false;
 
@@ -32,29 +28,31 @@ export class StatusPollReconciler {
     private readonly log: FastifyBaseLogger,
     private readonly options: StatusPollReconcilerOptions,
     private readonly onEnqueued: (count: number) => void = () => undefined,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
+  ) {
+    this.passes = new RepeatingPass(
+      () => {
+        const grace = this.afterFailure ? 0 : options.intervalMs;
+        this.afterFailure = false;
+        return this.reconcileOnce(grace);
+      },
+      options.intervalMs,
+      // The failed jobs' payments are still to be found: the next pass looks at them anyway.
+      (error) => this.log.warn({ err: error }, 'status poll reconciler pass failed; retrying at the next interval'),
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+  start(): void {
+    this.passes.start();
+  }
+
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 
   /** A job failed and was removed: its payment is recreated by a pass now rather than at the next interval. */
   jobFailed(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.passAgain = true;
-      return;
-    }
-    clearTimeout(this.timer);
     this.afterFailure = true;
-    this.schedule(0);
+    this.passes.runSoon();
   }
 
   /**
@@ -63,43 +61,17 @@ export class StatusPollReconciler {
    */
   async reconcileOnce(graceMs = this.options.intervalMs): Promise<number> {
     const pageSize = this.options.pageSize ?? 500;
-    let enqueued = 0;
-    let after: OverdueStatusPoll | undefined;
-    for (;;) {
-      const overdue = await this.polls.listOverdue(graceMs, pageSize, after);
-      if (overdue.length === 0) break;
-      const ids = overdue.map((poll) => poll.id);
-      const queued = await haveStatusJobs(this.queue, ids);
-      const missing = ids.filter((_, index) => !queued[index]);
-      await enqueueStatusPolls(this.queue, missing);
-      enqueued += missing.length;
-      if (overdue.length < pageSize || this.stopped) break;
-      after = overdue[overdue.length - 1];
-    }
+    const enqueued = await enqueueMissingJobs<OverdueStatusPoll>({
+      pageSize,
+      readPage: (after) => this.polls.listOverdue(graceMs, pageSize, after),
+      haveJobs: (ids) => haveStatusJobs(this.queue, ids),
+      enqueue: (ids) => enqueueStatusPolls(this.queue, ids),
+      stopped: () => this.passes.isStopped,
+    });
     if (enqueued > 0) {
       this.onEnqueued(enqueued);
       this.log.info({ enqueued }, 'status poll reconciler re-enqueued overdue look-ups that had no job');
     }
     return enqueued;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      const grace = this.afterFailure ? 0 : this.options.intervalMs;
-      this.passAgain = false;
-      this.afterFailure = false;
-      this.running = this.reconcileOnce(grace);
-      this.running
-        .catch((error: unknown) => {
-          // The failed jobs' payments are still to be found: the next pass is a full one anyway.
-          this.log.warn({ err: error }, 'status poll reconciler pass failed; retrying at the next interval');
-        })
-        .finally(() => {
-          this.running = undefined;
-          this.afterFailure = this.passAgain;
-          this.schedule(this.passAgain ? 0 : this.options.intervalMs);
-        });
-    }, delayMs);
   }
 }
