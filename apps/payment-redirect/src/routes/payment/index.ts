@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorBodySchema, prefersJson, recordOutcome } from '@gateway/http';
 import { isUuid } from '@gateway/domain';
 import { CheckoutFailedError, receiptUrl, type StartedPayment } from '../../services/payment-service';
+import { sendCheckoutFailed, type NextSteps } from './checkout-failed-page';
 import { sendToCheckout } from './checkout-page';
 import { checkoutCreated, checkoutLinkParams, processPaymentQuery } from './schemas';
 
@@ -36,9 +37,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         started = await app.paymentService.start(request.query, request.ip, json ? 'json' : 'browser');
       } catch (error) {
         if (!(error instanceof CheckoutFailedError) || json) throw error;
-        recordOutcome(request, 'provider gave no checkout', { paymentId: error.paymentId, code: error.code });
-        if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-        return reply.page('checkout-failed', checkoutFailedView(error, request.query), error.statusCode);
+        return sendCheckoutFailed(request, reply, error, processPaymentNextSteps(error, request.query));
       }
       // The access line's URL already shows the e-mail masked.
       recordOutcome(request, 'payment redirected to provider', { paymentId: started.paymentId, provider: started.provider });
@@ -88,9 +87,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         opened = await app.paymentService.open(paymentId.toLowerCase(), request.ip);
       } catch (error) {
         if (!(error instanceof CheckoutFailedError)) throw error;
-        recordOutcome(request, 'provider gave no checkout', { paymentId: error.paymentId, code: error.code });
-        if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-        return reply.page('checkout-failed', linkFailedView(error, request.url), error.statusCode);
+        return sendCheckoutFailed(request, reply, error, linkNextSteps(error, request.url));
       }
       if (!opened) return reply.page('not-found', {}, 404);
       if (opened.kind !== 'checkout') return reply.redirect(receiptUrl('', opened.paymentId), 303);
@@ -107,36 +104,21 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }
 };
 
-/** The error page of the customer's link: try the link again (a fresh checkout), nothing else to choose without the order's link. */
-function linkFailedView(error: CheckoutFailedError, link: string) {
-  return {
-    title: `${error.providerName} is not available`,
-    kind: error.kind,
-    providerName: error.providerName,
-    heading:
-      error.kind === 'unavailable'
-        ? `${error.providerName} is not answering right now`
-        : `${error.providerName} could not start your payment`,
-    intro:
-      error.kind === 'unavailable'
-        ? `We could not reach ${error.providerName} to open your checkout. Try again in a moment.`
-        : `${error.providerName} did not accept this order. Go back to the shop to choose another way to pay.`,
-    retryHref: error.kind === 'unavailable' ? link : undefined,
-  };
+/** From the customer's link: try the link again (a fresh checkout), nothing else to choose without the order's link. */
+function linkNextSteps(error: CheckoutFailedError, link: string): NextSteps {
+  return error.kind === 'unavailable'
+    ? { intro: `We could not reach ${error.providerName} to open your checkout. Try again in a moment.`, retryHref: link }
+    : { intro: `${error.providerName} did not accept this order. Go back to the shop to choose another way to pay.` };
 }
 
-/** The page a customer sees when the provider gave no checkout: try again (when it may help), or another provider for the same order. */
-function checkoutFailedView(
+/** From Process Payment: try again (when it may help), or another provider for the same order. */
+function processPaymentNextSteps(
   error: CheckoutFailedError,
   query: { address: string; amount: string; provider: string; email: string; currency: string },
-) {
+): NextSteps {
   const order = { address: query.address, amount: query.amount, email: query.email, currency: query.currency };
   const unavailable = error.kind === 'unavailable';
   return {
-    title: `${error.providerName} is not available`,
-    kind: error.kind,
-    providerName: error.providerName,
-    heading: unavailable ? `${error.providerName} is not answering right now` : `${error.providerName} could not start your payment`,
     intro: unavailable
       ? `We could not reach ${error.providerName} to open your checkout. Try again in a moment, or pay with another provider.`
       : `${error.providerName} did not accept this order. You can pay the same order with another provider.`,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { recordOutcome } from '@gateway/http';
 import { isUuid } from '@gateway/domain';
 import { CheckoutFailedError, RetryRefusedError, type RetryRefusal, type StartedPayment } from '../../services/payment-service';
+import { sendCheckoutFailed } from '../payment/checkout-failed-page';
 import { receiptParams } from './schemas';
 
 // A second-chance form carries one short field.
@@ -94,23 +95,10 @@ export const receiptRoutes: FastifyPluginAsyncTypebox = async (app) => {
           return reply.page('checkout-failed', refusedView(error.refusal, provider, app, receipt), error.refusal === 'closed' ? 409 : 400);
         }
         if (!(error instanceof CheckoutFailedError)) throw error;
-        recordOutcome(request, 'provider gave no checkout', { paymentId: error.paymentId, code: error.code });
-        if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-        return reply.page(
-          'checkout-failed',
-          {
-            title: `${error.providerName} is not available`,
-            kind: error.kind,
-            providerName: error.providerName,
-            heading:
-              error.kind === 'unavailable'
-                ? `${error.providerName} is not answering right now`
-                : `${error.providerName} could not start your payment`,
-            intro: `${error.providerName} did not open a checkout for this order. Choose another provider on your receipt.`,
-            chooseHref: receipt,
-          },
-          error.statusCode,
-        );
+        return sendCheckoutFailed(request, reply, error, {
+          intro: `${error.providerName} did not open a checkout for this order. Choose another provider on your receipt.`,
+          chooseHref: receipt,
+        });
       }
       recordOutcome(request, 'second chance taken', { paymentId, retryPaymentId: started.paymentId, provider: started.provider });
       // A GET page on this host, not the link itself: browsers hold a form's redirects to form-action
