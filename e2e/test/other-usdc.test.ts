@@ -1,12 +1,14 @@
 // The other Polygon USDC (USDC.e) through the whole gateway, every app its own process: a second
 // test USDC sent to a temporary wallet is seen by the chain-watcher, becomes final, is held for the
 // operator by the settlement-worker (no payout, no callback), and the receipt page and Check
-// Payment Status say so in words. A USDC payment into the same wallet afterwards is paid as ever.
+// Payment Status say so in words (the receipt also in Chromium, screenshotted). A USDC payment into
+// the same wallet afterwards is paid as ever.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain } from '@gateway/chain';
+import { launchChromium, screenshot } from './support/browser';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
 import { waitFor } from './support/wait-for';
 
@@ -100,6 +102,15 @@ it('holds USDC.e paid into a temporary wallet for the operator, says so on the r
   expect(receipt).toContain('Paid in 12.5 USDC.e: held for the operator');
   expect(receipt).toContain('the shop has not been paid yet');
   expect(receipt).toContain(txIn);
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${stack.paymentUrl}/payment/${paymentId}`);
+    await page.getByText('Paid in 12.5 USDC.e: held for the operator').waitFor();
+    await screenshot(page, 'receipt-usdc-e-held');
+  } finally {
+    await browser.close();
+  }
 
   // The temporary wallet still holds the USDC.e: nothing was moved, nobody was called.
   const balanceOf = (token: Address, owner: Address) =>
