@@ -5,7 +5,8 @@ set -euo pipefail
 
 answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 missing() {
-  echo "$1 is not running on 127.0.0.1:$2 and is not installed here: install it ($3), or run the whole stack with \`docker compose up\` instead." >&2
+  echo "$1 is not running on 127.0.0.1:$2 and is not installed here: install it ($3)," \
+    "or run the whole stack with \`docker compose up\` instead." >&2
   exit 1
 }
 
@@ -25,7 +26,8 @@ if ! answers 6379; then
   fi
   echo "starting Redis…"
   mkdir -p /var/lib/redis /var/log/redis
-  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log
   for _ in $(seq 1 30); do answers 6379 && break; sleep 1; done
 fi
 answers 6379 && echo "redis: answering on 127.0.0.1:6379"
