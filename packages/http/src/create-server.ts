@@ -51,7 +51,7 @@ export interface ServerOptions {
   /**
    * Serve `/metrics` on this server. Only for a server whose port is private anyway (the workers'
    * health and metrics server); a public API app leaves it off and runs createMetricsServer on its
-   * METRICS_PORT (runServer does).
+   * METRICS_PORT (runApp does).
    */
   metricsRoute?: boolean;
   /** The registry `app.metrics` is: an app that counts things before its server exists (at boot) passes its own. */
