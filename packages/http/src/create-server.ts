@@ -54,8 +54,6 @@ export interface ServerOptions {
    * METRICS_PORT (runApp does).
    */
   metricsRoute?: boolean;
-  /** The registry `app.metrics` is: an app that counts things before its server exists (at boot) passes its own. */
-  metricsRegistry?: Registry;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -132,11 +130,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     logController: new AccessLogController(),
   });
   app.decorate('readinessChecks', options.readiness);
-  await app.register(metricsPlugin, {
-    serviceName: options.serviceName,
-    route: options.metricsRoute ?? false,
-    ...(options.metricsRegistry ? { registry: options.metricsRegistry } : {}),
-  });
+  await app.register(metricsPlugin, { serviceName: options.serviceName, route: options.metricsRoute ?? false });
   if (options.rateLimit) await app.register(rateLimitPlugin, options.rateLimit);
   await app.register(healthPlugin, { checks: options.readiness });
   await app.register(openApiPlugin, {
