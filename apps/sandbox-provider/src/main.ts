@@ -1,8 +1,9 @@
 import { databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db';
 import { runApp } from '@gateway/http';
-import { SandboxBootRefusedError, startSandboxProvider } from './boot';
+import { buildSandboxProviderApp } from './app';
 import { loadSandboxProviderConfig } from './config';
+import { SandboxBootRefusedError } from './services/sandbox-safety';
 
 runApp({
   name: 'sandbox-provider',
@@ -11,7 +12,7 @@ runApp({
   async build(config) {
     const { raw } = config;
     const pool = createPool(databasePoolOptions(raw, 'sandbox-provider'));
-    const app = await startSandboxProvider({ config, pool }).catch(async (error: unknown) => {
+    const app = await buildSandboxProviderApp({ config, pool }).catch(async (error: unknown) => {
       await pool.end();
       throw error;
     });
