@@ -1,7 +1,7 @@
 import { databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db/callback-worker';
 import { runApp } from '@gateway/http';
-import { startCallbackWorker } from './app';
+import { buildCallbackWorkerApp } from './app';
 import { loadCallbackWorkerConfig } from './config';
 
 runApp({
@@ -17,7 +17,7 @@ runApp({
       // written by settlement with normal commits. Saves a disk flush (~3.5 ms here) per batch.
       asynchronousCommit: true,
     });
-    const app = await startCallbackWorker({ config, pool });
+    const app = await buildCallbackWorkerApp({ config, pool });
     app.addHook('onClose', () => pool.end());
     // SIGTERM: attempts in flight run to their deadline and their records commit before the exit.
     return { app, listen: { host: raw.METRICS_HOST, port: raw.METRICS_PORT }, closeDelayMs: config.shutdownGraceMs };
