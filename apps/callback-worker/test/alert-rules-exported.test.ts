@@ -2,7 +2,7 @@
 import type {} from '@gateway/http';
 import { metricsMissingForRules } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { startCallbackWorker } from '../src/app';
+import { buildCallbackWorkerApp } from '../src/app';
 import { loadCallbackWorkerConfig } from '../src/config';
 import { deleteRedisKeys, signingKeyPair, testRedisPrefix } from './support/fixtures';
 import { workerEnv } from './support/worker-env';
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 it('exports every metric its alert rules read', async () => {
   const config = loadCallbackWorkerConfig(workerEnv(db, redisPrefix, [signingKeyPair('k1')]));
-  const worker = await startCallbackWorker({ config, pool: db.appPool('callback-worker'), logger: false });
+  const worker = await buildCallbackWorkerApp({ config, pool: db.appPool('callback-worker'), logger: false });
   try {
     expect(await metricsMissingForRules('callback-worker.yml', worker.metrics)).toEqual([]);
   } finally {

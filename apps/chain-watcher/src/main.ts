@@ -1,20 +1,17 @@
-import { ConfigError, databasePoolOptions } from '@gateway/config';
+import { databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db/chain-watcher';
-import { runServer } from '@gateway/http';
+import { runApp } from '@gateway/http';
 import { buildChainWatcherApp } from './app';
 import { loadChainWatcherConfig } from './config';
 
-async function main(): Promise<void> {
-  const config = loadChainWatcherConfig();
-  const { raw } = config;
-  const pool = createPool({ ...databasePoolOptions(raw, 'chain-watcher'), app: 'chain-watcher' });
-  const app = await buildChainWatcherApp({ config, pool });
-  app.addHook('onClose', () => pool.end());
-  await runServer(app, { host: raw.METRICS_HOST, port: raw.METRICS_PORT });
-  app.chainWatcher.start();
-}
-
-main().catch((error: Error) => {
-  console.error(error instanceof ConfigError ? `chain-watcher: ${error.message}` : error);
-  process.exit(1);
+runApp({
+  name: 'chain-watcher',
+  loadConfig: loadChainWatcherConfig,
+  async build(config) {
+    const { raw } = config;
+    const pool = createPool({ ...databasePoolOptions(raw, 'chain-watcher'), app: 'chain-watcher' });
+    const app = await buildChainWatcherApp({ config, pool });
+    app.addHook('onClose', () => pool.end());
+    return { app, listen: { host: raw.METRICS_HOST, port: raw.METRICS_PORT }, onListening: () => app.chainWatcher.start() };
+  },
 });

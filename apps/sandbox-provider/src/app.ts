@@ -2,24 +2,23 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { parseTrustProxy } from '@gateway/config';
 import type { Pool } from 'pg';
-import { isDatabaseReachable, logLostConnections } from '@gateway/db';
+import { isDatabaseReachable } from '@gateway/db';
 import { createServer } from '@gateway/http';
 import { pagesPlugin } from '@gateway/pages';
 import type { SandboxProviderConfig } from './config';
 import { SandboxMetrics } from './metrics';
+import { checkSandboxSafety } from './services/sandbox-safety';
+import { createFunderWallet, type FunderWallet } from './services/funder-wallet';
+// Each plugin declares what it decorates the app with; imported for their own sake too, those declarations
+// reach every program that imports this file (the tests).
+import './plugins/postgres';
+import './plugins/funder-wallet';
+import './plugins/sandbox-checkout';
+import { postgres } from './plugins/postgres';
+import { funderWallet } from './plugins/funder-wallet';
+import { sandboxCheckout } from './plugins/sandbox-checkout';
 import { checkoutRoutes } from './routes/checkout';
 import { orderRoutes } from './routes/orders';
-import { CheckoutService } from './services/checkout-service';
-import { createFunderWallet, type FunderWallet } from './services/funder-wallet';
-import { GatewayNotifier } from './services/gateway-notifier';
-import { OrderPayer } from './services/order-payer';
-import { SandboxOrderRepository } from './services/order-repository';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    sandboxCheckout: CheckoutService;
-  }
-}
 
 export interface SandboxProviderDeps {
   config: SandboxProviderConfig;
@@ -33,8 +32,8 @@ export interface SandboxProviderDeps {
 
 /**
  * Development only: a simulated card on-ramp. It shows the checkout page the gateway links to,
- * takes test cards, and pays the order in test USDC on the local chain. Use startSandboxProvider
- * to boot it: that refuses anything that looks like a real chain or real USDC first.
+ * takes test cards, and pays the order in test USDC on the local chain. It refuses anything that
+ * looks like a real chain or real USDC first, and finishes the orders a crash interrupted. Does not listen.
  */
 export async function buildSandboxProviderApp({
   config,
@@ -44,8 +43,7 @@ export async function buildSandboxProviderApp({
   receiptTimeoutMs,
 }: SandboxProviderDeps): Promise<FastifyInstance> {
   const { raw } = config;
-  const orders = new SandboxOrderRepository(pool);
-  await orders.ensureTable(raw.DATABASE_SCHEMA);
+  await checkSandboxSafety(config, funder);
   const app = await createServer({
     serviceName: 'sandbox-provider',
     description: 'Development only: a simulated card on-ramp that pays test USDC on the local chain.',
@@ -58,18 +56,16 @@ export async function buildSandboxProviderApp({
       chain: async () => (await funder.rpcChainId()) === raw.CHAIN_ID,
     },
   });
-  const stopLoggingLostConnections = logLostConnections(pool, app.log);
-  app.addHook('onClose', async () => stopLoggingLostConnections());
-  const notifier = new GatewayNotifier({ baseUrl: config.webhookBaseUrl, secret: config.signingSecret, log: app.log });
-  app.addHook('onClose', () => notifier.close());
-  const checkout = new CheckoutService({ orders, payer: new OrderPayer({ orders, funder, receiptTimeoutMs }), notifier, log: app.log });
-  app.decorate('sandboxCheckout', checkout);
+  await app.register(postgres, { pool });
+  await app.register(funderWallet, { funder });
+  await app.register(sandboxCheckout, { config, receiptTimeoutMs });
+
   await app.register(pagesPlugin, { viewsDir: join(__dirname, '..', 'views') });
   await app.register(checkoutRoutes, {
-    checkout,
+    checkout: app.sandboxCheckout,
     link: { secret: config.signingSecret, rates: config.rates, feeBps: raw.PROVIDER_FEE_BPS },
     metrics: new SandboxMetrics(app.metrics),
   });
-  await app.register(orderRoutes, { checkout, secret: config.signingSecret });
+  await app.register(orderRoutes, { checkout: app.sandboxCheckout, secret: config.signingSecret });
   return app;
 }

@@ -2,7 +2,7 @@ import { ConfigError } from '@gateway/config';
 import { deployTestTokenWithDecimals } from '@gateway/chain';
 import { findFreePort, startAnvil, type RunningAnvil } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { startSandboxProvider } from '../src/boot';
+import { buildSandboxProviderApp } from '../src/app';
 import { loadSandboxProviderConfig } from '../src/config';
 import { DEPLOYER, deployFundedToken, freshAddress, newSecret, sandboxEnv } from './sandbox-fixture';
 
@@ -13,7 +13,7 @@ let env: NodeJS.ProcessEnv;
 const secret = newSecret();
 
 const boot = (changes: NodeJS.ProcessEnv) =>
-  startSandboxProvider({ config: loadSandboxProviderConfig({ ...env, ...changes }), pool: db.pool, logger: false });
+  buildSandboxProviderApp({ config: loadSandboxProviderConfig({ ...env, ...changes }), pool: db.pool, logger: false });
 
 beforeAll(async () => {
   [anvil, polygonLookalike, db] = await Promise.all([
@@ -30,7 +30,7 @@ afterAll(async () => {
   await Promise.all([anvil?.stop(), polygonLookalike?.stop()]);
 });
 
-describe('startSandboxProvider', () => {
+describe('buildSandboxProviderApp', () => {
   it('starts on a local chain with a test token, and is ready', async () => {
     const app = await boot({});
     try {

@@ -5,7 +5,7 @@ import type {} from '@gateway/http';
 import { createSandboxAdapter, knownProviderTerms, signSandboxFields, SANDBOX_SIGNED_FIELDS } from '@gateway/providers';
 import { startAnvil, type RunningAnvil } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { startSandboxProvider } from '../src/boot';
+import { buildSandboxProviderApp } from '../src/app';
 import { loadSandboxProviderConfig } from '../src/config';
 import {
   deployFundedToken,
@@ -64,7 +64,7 @@ beforeAll(async () => {
   const token = await deployFundedToken(anvil);
   webhooks = await startWebhookReceiver(secret);
   const env = sandboxEnv({ anvil, token, secret, schema: db.schema, databaseUrl: db.connectionString, webhookBaseUrl: webhooks.baseUrl });
-  app = await startSandboxProvider({ config: loadSandboxProviderConfig(env), pool: db.pool, logger: false });
+  app = await buildSandboxProviderApp({ config: loadSandboxProviderConfig(env), pool: db.pool, logger: false });
   balanceOf = usdcReader(anvil, token);
 });
 

@@ -3,7 +3,7 @@ import { createTestClient, http } from 'viem';
 import { defineLocalChain } from '@gateway/chain';
 import { startAnvil, type RunningAnvil } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { startSandboxProvider } from '../src/boot';
+import { buildSandboxProviderApp } from '../src/app';
 import { loadSandboxProviderConfig, type SandboxProviderConfig } from '../src/config';
 import { createFunderWallet, type FunderWallet, type SignedTransfer } from '../src/services/funder-wallet';
 import { SandboxOrderRepository } from '../src/services/order-repository';
@@ -33,7 +33,7 @@ const apps: FastifyInstance[] = [];
 const secret = newSecret();
 
 const start = async (receiptTimeoutMs?: number) => {
-  const app = await startSandboxProvider({ config, pool: db.pool, logger: false, receiptTimeoutMs });
+  const app = await buildSandboxProviderApp({ config, pool: db.pool, logger: false, receiptTimeoutMs });
   apps.push(app);
   return app;
 };

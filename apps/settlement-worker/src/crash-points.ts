@@ -17,10 +17,15 @@ export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 export type CrashHook = (point: CrashPoint) => void;
 
-export const noCrashes: CrashHook = () => undefined;
+const noCrashes: CrashHook = () => undefined;
 
-export function crashAt(target: CrashPoint): CrashHook {
+function crashAt(target: CrashPoint): CrashHook {
   return (point) => {
     if (point === target) process.kill(process.pid, 'SIGKILL');
   };
+}
+
+/** The hook of SETTLEMENT_CRASH_AT: a crash there, or none. */
+export function crashHookFor(target: CrashPoint | undefined): CrashHook {
+  return target ? crashAt(target) : noCrashes;
 }

@@ -18,10 +18,11 @@ import {
 } from '@gateway/db/settlement-worker';
 import { sweepOfHeldDust } from '@gateway/domain';
 import { ensureLiveSettlementJob, openSettlementQueue, produceWithin } from '@gateway/queue';
-import { assertSeedDerivedTheWallets, assertTokenCounted } from './app';
+import { assertSeedDerivedTheWallets } from './services/seed-check';
+import { assertTokenCounted } from './services/token-check';
 import { settlementChainOptions, type SettlementConfig } from './config';
 import { SettlementMetrics } from './metrics';
-import { crashAt, noCrashes } from './crash-points';
+import { crashHookFor } from './crash-points';
 import { DepositReplanner, type ReplanResult, type ReplanRun } from './services/deposit-replanner';
 import { payoutCosting, type PayoutCosting } from './legs/payout-costing';
 import { PayoutFinality } from './legs/payout-finality';
@@ -78,7 +79,7 @@ export async function replanDeposit(
   const metrics = new SettlementMetrics(new Registry());
   const payouts = new PayoutRepository(pool);
   const relayer = new Relayer(config.relayerKey, chain.chainId, raw.FEE_BUMP_PERCENT, config.maxFeePerGas);
-  const crash = config.crashAt ? crashAt(config.crashAt) : noCrashes;
+  const crash = crashHookFor(config.crashAt);
   const replanner = new DepositReplanner({
     settlements: new SettlementRepository(pool),
     payouts,

@@ -51,11 +51,9 @@ export interface ServerOptions {
   /**
    * Serve `/metrics` on this server. Only for a server whose port is private anyway (the workers'
    * health and metrics server); a public API app leaves it off and runs createMetricsServer on its
-   * METRICS_PORT (runServer does).
+   * METRICS_PORT (runApp does).
    */
   metricsRoute?: boolean;
-  /** The registry `app.metrics` is: an app that counts things before its server exists (at boot) passes its own. */
-  metricsRegistry?: Registry;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -130,13 +128,13 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     // A hop count as the function proxy-addr makes of it (Fastify's types take no number).
     trustProxy: typeof options.trustProxy === 'number' ? trustHops(options.trustProxy) : (options.trustProxy ?? false),
     logController: new AccessLogController(),
+    // The apps' boot steps are plugins: a rate source's first fetch, a chain's first answers or the
+    // orders a crash interrupted may take longer than Fastify's 10 s, and are bounded by their own
+    // time limits. The process's close stays bounded by close-with-grace (runApp).
+    pluginTimeout: 0,
   });
   app.decorate('readinessChecks', options.readiness);
-  await app.register(metricsPlugin, {
-    serviceName: options.serviceName,
-    route: options.metricsRoute ?? false,
-    ...(options.metricsRegistry ? { registry: options.metricsRegistry } : {}),
-  });
+  await app.register(metricsPlugin, { serviceName: options.serviceName, route: options.metricsRoute ?? false });
   if (options.rateLimit) await app.register(rateLimitPlugin, options.rateLimit);
   await app.register(healthPlugin, { checks: options.readiness });
   await app.register(openApiPlugin, {
@@ -158,12 +156,14 @@ export async function createBaseServer(options: {
   loggerInstance?: FastifyBaseLogger;
   trustProxy?: FastifyServerOptions['trustProxy'];
   logController?: FastifyServerOptions['logController'];
+  pluginTimeout?: number;
 }): Promise<FastifyInstance> {
   const headers = securityHeaders();
   const app = Fastify({
     ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
     trustProxy: options.trustProxy ?? false,
     ...(options.logController ? { logController: options.logController } : {}),
+    ...(options.pluginTimeout !== undefined ? { pluginTimeout: options.pluginTimeout } : {}),
     requestIdHeader: 'x-request-id',
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];

@@ -1,6 +1,6 @@
 export * from './create-server';
 export * from './metrics-server';
-export * from './run-server';
+export * from './run-app';
 export { closeAfterRequests } from './requests-in-flight';
 export * from './log-redaction';
 export { recordOutcome } from './access-log';

@@ -6,7 +6,7 @@ import type { Pool } from 'pg';
 import { ConfigError } from '@gateway/config';
 import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { startCallbackWorker } from '../../src/app';
+import { buildCallbackWorkerApp } from '../../src/app';
 import { loadCallbackWorkerConfig } from '../../src/config';
 import {
   deleteRedisKeys,
@@ -91,7 +91,7 @@ export function useWorkerFixture(databaseName: string, merchants: readonly Merch
     async startWorker(options = {}) {
       const config = loadCallbackWorkerConfig(fixture.env(options.env, options.keys));
       const pool = options.pool ?? fixture.db.appPool('callback-worker');
-      const worker = await startCallbackWorker({ config, pool, logger: false, lookup: options.lookup });
+      const worker = await buildCallbackWorkerApp({ config, pool, logger: false, lookup: options.lookup });
       let closed = false;
       worker.addHook('onClose', async () => {
         closed = true;

@@ -4,7 +4,6 @@ import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export interface MetricsPluginOptions {
   serviceName: string;
-  registry?: Registry;
   /**
    * Serve `/metrics` on this server too. Only for a server on a private port (the workers'
    * health/metrics server); a public API app serves its metrics from createMetricsServer.
@@ -14,7 +13,7 @@ export interface MetricsPluginOptions {
 
 /** Process metrics plus a request histogram by route (not by raw URL), in `app.metrics`. */
 export const metricsPlugin = fp(async (app: FastifyInstance, options: MetricsPluginOptions) => {
-  const registry = options.registry ?? new Registry();
+  const registry = new Registry();
   registry.setDefaultLabels({ service: options.serviceName });
   collectDefaultMetrics({ register: registry });
   const duration = new Histogram({

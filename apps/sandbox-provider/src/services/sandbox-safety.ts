@@ -1,8 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import { formatUsdc, sameAddress } from '@gateway/domain';
-import { buildSandboxProviderApp, type SandboxProviderDeps } from './app';
-import type { SandboxProviderConfig } from './config';
-import { createFunderWallet, type FunderWallet } from './services/funder-wallet';
+import { sameAddress } from '@gateway/domain';
+import type { SandboxProviderConfig } from '../config';
+import { createFunderWallet, type FunderWallet } from './funder-wallet';
 
 /** The sandbox would pay with something real: it does not start. */
 export class SandboxBootRefusedError extends Error {
@@ -60,17 +58,4 @@ export async function checkSandboxSafety(config: SandboxProviderConfig, funder: 
   // The gateway counts in 6-decimal base units: a token with other decimals would pay orders off by powers of ten.
   const decimalsProblem = await funder.tokenDecimalsProblem();
   if (decimalsProblem) throw new SandboxBootRefusedError(`USDC_TOKEN_ADDRESS: ${decimalsProblem}`);
-}
-
-/** Checks that it is safe, builds the app, and finishes the orders a crash interrupted. Does not listen. */
-export async function startSandboxProvider(deps: SandboxProviderDeps): Promise<FastifyInstance> {
-  const funder = deps.funder ?? createFunderWallet(deps.config);
-  await checkSandboxSafety(deps.config, funder);
-  const app = await buildSandboxProviderApp({ ...deps, funder });
-  const balance = await funder.tokenBalance();
-  const details = { funder: funder.address, token: funder.token, usdc: formatUsdc(balance) };
-  if (balance === 0n) app.log.warn(details, 'the sandbox funder holds no test USDC: approved cards will fail until it is funded');
-  else app.log.info(details, 'sandbox funder ready');
-  await app.sandboxCheckout.resumeUnfinished();
-  return app;
 }

@@ -1,2 +1,0 @@
-export { startCallbackWorker, type CallbackWorkerDeps } from './app';
-export { loadCallbackWorkerConfig, callbackWorkerSettings, type CallbackWorkerConfig } from './config';

@@ -1,0 +1,17 @@
+import fp from 'fastify-plugin';
+import { PaymentStatusRepository } from '@gateway/db/wallet-control';
+import type { WalletControlConfig } from '../config';
+import { PaymentStatusService } from '../services/payment-status-service';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    paymentStatusService: PaymentStatusService;
+  }
+}
+
+export const paymentStatusService = fp<{ config: WalletControlConfig }>(
+  async (app, { config }) => {
+    app.decorate('paymentStatusService', new PaymentStatusService(new PaymentStatusRepository(app.pool), config.tokenAddress));
+  },
+  { name: 'payment-status-service', dependencies: ['postgres'] },
+);
