@@ -4,17 +4,10 @@ import type { Pool } from 'pg';
 import { isDatabaseReachable } from '@gateway/db/callback-worker';
 import { createServer } from '@gateway/http';
 import type { CallbackWorkerConfig } from './config';
-// Each plugin declares what it decorates the app with; imported for their own sake too, those declarations
-// reach every program that imports this file (the tests).
-import './plugins/postgres';
-import './plugins/callback-queue';
-import './plugins/callback-metrics';
-import './plugins/reconciler';
-import { postgres } from './plugins/postgres';
-import { callbackQueue } from './plugins/callback-queue';
-import { callbackMetrics } from './plugins/callback-metrics';
-import { reconciler } from './plugins/reconciler';
-import { callbackWorker } from './plugins/callback-worker';
+// Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
+// reaches every program that imports this file (the tests read app.walletService and the like).
+import './plugins';
+import { postgres, callbackQueue, callbackMetrics, reconciler, callbackWorker } from './plugins';
 
 export interface CallbackWorkerDeps {
   config: CallbackWorkerConfig;

@@ -3,18 +3,10 @@ import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
 import { isDatabaseReachable } from '@gateway/db/chain-watcher';
 import type { ChainWatcherConfig } from './config';
-// Each plugin declares what it decorates the app with; imported for their own sake too, those declarations
-// reach every program that imports this file (the tests read app.chainWatcher).
-import './plugins/postgres';
-import './plugins/watcher-metrics';
-import './plugins/chain-reader';
-import './plugins/watched-tokens';
-import './plugins/chain-watcher';
-import { postgres } from './plugins/postgres';
-import { watcherMetrics } from './plugins/watcher-metrics';
-import { chainReader } from './plugins/chain-reader';
-import { watchedTokens } from './plugins/watched-tokens';
-import { chainWatcher } from './plugins/chain-watcher';
+// Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
+// reaches every program that imports this file (the tests read app.walletService and the like).
+import './plugins';
+import { postgres, watcherMetrics, chainReader, watchedTokens, chainWatcher } from './plugins';
 
 export interface ChainWatcherAppDeps {
   config: ChainWatcherConfig;

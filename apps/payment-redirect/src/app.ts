@@ -7,32 +7,23 @@ import { createServer } from '@gateway/http';
 import { pagesPlugin } from '@gateway/pages';
 import type { PaymentRedirectConfig } from './config';
 import { TokenCheck } from './services/token-check';
-// Each plugin declares what it decorates the app with; imported for their own sake too, those declarations
-// reach every program that imports this file (the tests read app.providers, app.rateReader, …).
-import './plugins/postgres';
-import './plugins/redis';
-import './plugins/provider-metrics';
-import './plugins/providers';
-import './plugins/payment-receipts';
-import './plugins/rate-reader';
-import './plugins/provider-status-queue';
-import './plugins/provider-status-service';
-import './plugins/status-poll-reconciler';
-import './plugins/payment-service';
-import './plugins/receipt-service';
-import './plugins/hosted-checkout-service';
-import { postgres } from './plugins/postgres';
-import { redis as redisPlugin } from './plugins/redis';
-import { providerMetrics } from './plugins/provider-metrics';
-import { providers } from './plugins/providers';
-import { paymentReceipts } from './plugins/payment-receipts';
-import { rateReader } from './plugins/rate-reader';
-import { providerStatusQueue } from './plugins/provider-status-queue';
-import { providerStatusService } from './plugins/provider-status-service';
-import { statusPollReconciler } from './plugins/status-poll-reconciler';
-import { paymentService } from './plugins/payment-service';
-import { receiptService } from './plugins/receipt-service';
-import { hostedCheckoutService } from './plugins/hosted-checkout-service';
+// Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
+// reaches every program that imports this file (the tests read app.walletService and the like).
+import './plugins';
+import {
+  postgres,
+  redis as redisPlugin,
+  providerMetrics,
+  providers,
+  paymentReceipts,
+  rateReader,
+  providerStatusQueue,
+  providerStatusService,
+  statusPollReconciler,
+  paymentService,
+  receiptService,
+  hostedCheckoutService,
+} from './plugins';
 import { paymentRoutes } from './routes/payment';
 import { receiptRoutes } from './routes/receipt';
 import { hostedCheckoutRoutes } from './routes/hosted-checkout';

@@ -9,14 +9,10 @@ import type { SandboxProviderConfig } from './config';
 import { SandboxMetrics } from './metrics';
 import { checkSandboxSafety } from './services/sandbox-safety';
 import { createFunderWallet, type FunderWallet } from './services/funder-wallet';
-// Each plugin declares what it decorates the app with; imported for their own sake too, those declarations
-// reach every program that imports this file (the tests).
-import './plugins/postgres';
-import './plugins/funder-wallet';
-import './plugins/sandbox-checkout';
-import { postgres } from './plugins/postgres';
-import { funderWallet } from './plugins/funder-wallet';
-import { sandboxCheckout } from './plugins/sandbox-checkout';
+// Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
+// reaches every program that imports this file (the tests read app.walletService and the like).
+import './plugins';
+import { postgres, funderWallet, sandboxCheckout } from './plugins';
 import { checkoutRoutes } from './routes/checkout';
 import { orderRoutes } from './routes/orders';
 

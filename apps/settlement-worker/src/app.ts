@@ -4,30 +4,22 @@ import { createServer } from '@gateway/http';
 import { isDatabaseReachable } from '@gateway/db/settlement-worker';
 import type { SettlementConfig } from './config';
 import type { SettlementChainClient } from './chain/settlement-chain-client';
-// Each plugin declares what it decorates the app with; imported for their own sake too, those declarations
-// reach every program that imports this file (the tests read app.settlement, app.settlementService, app.replanner).
-import './plugins/postgres';
-import './plugins/temporary-wallet-keys';
-import './plugins/settlement-chain';
-import './plugins/settlement-metrics';
-import './plugins/relayer';
-import './plugins/payout-finality';
-import './plugins/relayer-outbox';
-import './plugins/callback-queue';
-import './plugins/settlement-service';
-import './plugins/settlement-runtime';
-import './plugins/replanner';
-import { postgres } from './plugins/postgres';
-import { temporaryWalletKeys } from './plugins/temporary-wallet-keys';
-import { settlementChain } from './plugins/settlement-chain';
-import { settlementMetrics } from './plugins/settlement-metrics';
-import { relayer } from './plugins/relayer';
-import { payoutFinality } from './plugins/payout-finality';
-import { relayerOutbox } from './plugins/relayer-outbox';
-import { callbackQueue } from './plugins/callback-queue';
-import { settlementService } from './plugins/settlement-service';
-import { settlementRuntime } from './plugins/settlement-runtime';
-import { replanner } from './plugins/replanner';
+// Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
+// reaches every program that imports this file (the tests read app.walletService and the like).
+import './plugins';
+import {
+  postgres,
+  temporaryWalletKeys,
+  settlementChain,
+  settlementMetrics,
+  relayer,
+  payoutFinality,
+  relayerOutbox,
+  callbackQueue,
+  settlementService,
+  settlementRuntime,
+  replanner,
+} from './plugins';
 
 export interface SettlementWorkerDeps {
   config: SettlementConfig;

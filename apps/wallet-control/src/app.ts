@@ -5,26 +5,20 @@ import type { Pool } from 'pg';
 import { createServer } from '@gateway/http';
 import { isDatabaseReachable } from '@gateway/db/wallet-control';
 import type { WalletControlConfig } from './config';
-// Each plugin declares what it decorates the app with; imported for their own sake too, those declarations
-// reach every program that imports this file (the tests).
-import './plugins/postgres';
-import './plugins/redis';
-import './plugins/address-deriver';
-import './plugins/token-check';
-import './plugins/metrics';
-import './plugins/payout-quota';
-import './plugins/wallet-service';
-import './plugins/payment-status-service';
-import './plugins/rate-reader';
-import { postgres } from './plugins/postgres';
-import { redis as redisPlugin } from './plugins/redis';
-import { addressDeriver } from './plugins/address-deriver';
-import { tokenCheck } from './plugins/token-check';
-import { walletControlMetrics } from './plugins/metrics';
-import { payoutQuota } from './plugins/payout-quota';
-import { walletService } from './plugins/wallet-service';
-import { paymentStatusService } from './plugins/payment-status-service';
-import { rateReader } from './plugins/rate-reader';
+// Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
+// reaches every program that imports this file (the tests read app.walletService and the like).
+import './plugins';
+import {
+  postgres,
+  redis as redisPlugin,
+  addressDeriver,
+  tokenCheck,
+  walletControlMetrics,
+  payoutQuota,
+  walletService,
+  paymentStatusService,
+  rateReader,
+} from './plugins';
 import { controlRoutes } from './routes/control';
 import { affiliateRoutes } from './routes/affiliate';
 import { statusRoutes } from './routes/status';

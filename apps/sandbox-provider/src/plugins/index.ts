@@ -1,0 +1,4 @@
+// The app's plugins, one file each; app.ts registers them in boot order.
+export { postgres } from './postgres';
+export { funderWallet } from './funder-wallet';
+export { sandboxCheckout } from './sandbox-checkout';
