@@ -2,12 +2,12 @@ import type { LookupFunction } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
 import { isDatabaseReachable } from '@gateway/db/callback-worker';
-import { createServer } from '@gateway/http';
+import { createServer, postgresPlugin } from '@gateway/http';
 import type { CallbackWorkerConfig } from './config';
 // Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
 // reaches every program that imports this file (the tests read app.walletService and the like).
 import './plugins';
-import { postgres, callbackQueue, callbackMetrics, reconciler, callbackWorker } from './plugins';
+import { callbackQueue, callbackMetrics, reconciler, callbackWorker } from './plugins';
 
 export interface CallbackWorkerDeps {
   config: CallbackWorkerConfig;
@@ -35,7 +35,7 @@ export async function buildCallbackWorkerApp({ config, pool, logger, lookup }: C
     // Its only server, on METRICS_PORT: /metrics stays here.
     metricsRoute: true,
   });
-  await app.register(postgres, { pool });
+  await app.register(postgresPlugin, { pool });
   await app.register(callbackQueue, { config });
   await app.register(callbackMetrics);
   await app.register(reconciler, { config });

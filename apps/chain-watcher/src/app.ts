@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
-import { createServer } from '@gateway/http';
+import { createServer, postgresPlugin } from '@gateway/http';
 import { isDatabaseReachable } from '@gateway/db/chain-watcher';
 import type { ChainWatcherConfig } from './config';
 // Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
 // reaches every program that imports this file (the tests read app.walletService and the like).
 import './plugins';
-import { postgres, watcherMetrics, chainReader, watchedTokens, chainWatcher } from './plugins';
+import { watcherMetrics, chainReader, watchedTokens, chainWatcher } from './plugins';
 
 export interface ChainWatcherAppDeps {
   config: ChainWatcherConfig;
@@ -29,7 +29,7 @@ export async function buildChainWatcherApp({ config, pool, logger }: ChainWatche
     // Its only server, on METRICS_PORT: /metrics stays here.
     metricsRoute: true,
   });
-  await app.register(postgres, { pool });
+  await app.register(postgresPlugin, { pool });
   await app.register(watcherMetrics);
   await app.register(chainReader, { config });
   await app.register(watchedTokens, { config });

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { parseTrustProxy } from '@gateway/config';
 import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
-import { createServer } from '@gateway/http';
+import { createServer, postgresPlugin, rateReaderPlugin, redisPlugin } from '@gateway/http';
 import { pagesPlugin } from '@gateway/pages';
 import type { PaymentRedirectConfig } from './config';
 import { TokenCheck } from './services/token-check';
@@ -11,12 +11,9 @@ import { TokenCheck } from './services/token-check';
 // reaches every program that imports this file (the tests read app.walletService and the like).
 import './plugins';
 import {
-  postgres,
-  redis as redisPlugin,
   providerMetrics,
   providers,
   paymentReceipts,
-  rateReader,
   providerStatusQueue,
   providerStatusService,
   statusPollReconciler,
@@ -54,12 +51,12 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS, redis, keyPrefix: raw.REDIS_PREFIX },
     readiness: { postgres: () => tokenCheck.ready(app.log) },
   });
-  await app.register(postgres, { pool });
+  await app.register(postgresPlugin, { pool });
   await app.register(redisPlugin, { redis });
   await app.register(providerMetrics);
   await app.register(providers, { config });
   await app.register(paymentReceipts);
-  await app.register(rateReader, { config });
+  await app.register(rateReaderPlugin, { settings: config.rates, keyPrefix: raw.REDIS_PREFIX });
   await app.register(providerStatusQueue, { config });
   await app.register(providerStatusService, { config });
   await app.register(statusPollReconciler, { config });

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { parseTrustProxy } from '@gateway/config';
 import type { Pool } from 'pg';
 import { isDatabaseReachable } from '@gateway/db';
-import { createServer } from '@gateway/http';
+import { createServer, postgresPlugin } from '@gateway/http';
 import { pagesPlugin } from '@gateway/pages';
 import type { SandboxProviderConfig } from './config';
 import { SandboxMetrics } from './metrics';
@@ -12,7 +12,7 @@ import { createFunderWallet, type FunderWallet } from './services/funder-wallet'
 // Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
 // reaches every program that imports this file (the tests read app.walletService and the like).
 import './plugins';
-import { postgres, funderWallet, sandboxCheckout } from './plugins';
+import { funderWallet, sandboxCheckout } from './plugins';
 import { checkoutRoutes } from './routes/checkout';
 import { orderRoutes } from './routes/orders';
 
@@ -52,7 +52,7 @@ export async function buildSandboxProviderApp({
       chain: async () => (await funder.rpcChainId()) === raw.CHAIN_ID,
     },
   });
-  await app.register(postgres, { pool });
+  await app.register(postgresPlugin, { pool });
   await app.register(funderWallet, { funder });
   await app.register(sandboxCheckout, { config, receiptTimeoutMs });
 

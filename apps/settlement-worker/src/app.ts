@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Pool } from 'pg';
-import { createServer } from '@gateway/http';
+import { createServer, postgresPlugin } from '@gateway/http';
 import { isDatabaseReachable } from '@gateway/db/settlement-worker';
 import type { SettlementConfig } from './config';
 import type { SettlementChainClient } from './chain/settlement-chain-client';
@@ -8,7 +8,6 @@ import type { SettlementChainClient } from './chain/settlement-chain-client';
 // reaches every program that imports this file (the tests read app.walletService and the like).
 import './plugins';
 import {
-  postgres,
   temporaryWalletKeys,
   settlementChain,
   settlementMetrics,
@@ -48,7 +47,7 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
     // Its only server, on METRICS_PORT: /metrics stays here.
     metricsRoute: true,
   });
-  await app.register(postgres, { pool });
+  await app.register(postgresPlugin, { pool });
   await app.register(temporaryWalletKeys, { config });
   await app.register(settlementChain, { chain });
   await app.register(settlementMetrics);

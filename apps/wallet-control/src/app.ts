@@ -2,23 +2,13 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { parseTrustProxy } from '@gateway/config';
 import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
-import { createServer } from '@gateway/http';
+import { createServer, postgresPlugin, rateReaderPlugin, redisPlugin } from '@gateway/http';
 import { isDatabaseReachable } from '@gateway/db/wallet-control';
 import type { WalletControlConfig } from './config';
 // Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
 // reaches every program that imports this file (the tests read app.walletService and the like).
 import './plugins';
-import {
-  postgres,
-  redis as redisPlugin,
-  addressDeriver,
-  tokenCheck,
-  walletControlMetrics,
-  payoutQuota,
-  walletService,
-  paymentStatusService,
-  rateReader,
-} from './plugins';
+import { addressDeriver, tokenCheck, walletControlMetrics, payoutQuota, walletService, paymentStatusService } from './plugins';
 import { controlRoutes } from './routes/control';
 import { affiliateRoutes } from './routes/affiliate';
 import { statusRoutes } from './routes/status';
@@ -46,7 +36,7 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
     rateLimit: { max: raw.RATE_LIMIT_MAX, windowMs: raw.RATE_LIMIT_WINDOW_MS, redis, keyPrefix: raw.REDIS_PREFIX },
     readiness: { postgres: () => isDatabaseReachable(pool) },
   });
-  await app.register(postgres, { pool });
+  await app.register(postgresPlugin, { pool });
   await app.register(redisPlugin, { redis });
   await app.register(addressDeriver, { config });
   await app.register(tokenCheck, { config });
@@ -54,7 +44,7 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
   await app.register(payoutQuota, { config });
   await app.register(walletService, { config });
   await app.register(paymentStatusService, { config });
-  await app.register(rateReader, { config });
+  await app.register(rateReaderPlugin, { settings: config.rates, keyPrefix: raw.REDIS_PREFIX });
 
   await app.register(convertRoutes(app.rateReader));
   await app.register(controlRoutes);

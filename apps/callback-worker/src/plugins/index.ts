@@ -1,5 +1,4 @@
 // The app's plugins, one file each; app.ts registers them in boot order.
-export { postgres } from './postgres';
 export { callbackQueue } from './callback-queue';
 export { callbackMetrics } from './callback-metrics';
 export { reconciler } from './reconciler';

@@ -1,5 +1,4 @@
 // The app's plugins, one file each; app.ts registers them in boot order.
-export { postgres } from './postgres';
 export { watcherMetrics } from './watcher-metrics';
 export { chainReader } from './chain-reader';
 export { watchedTokens } from './watched-tokens';

@@ -1,10 +1,7 @@
 // The app's plugins, one file each; app.ts registers them in boot order.
-export { postgres } from './postgres';
-export { redis } from './redis';
 export { providerMetrics } from './provider-metrics';
 export { providers } from './providers';
 export { paymentReceipts } from './payment-receipts';
-export { rateReader } from './rate-reader';
 export { providerStatusQueue } from './provider-status-queue';
 export { providerStatusService } from './provider-status-service';
 export { statusPollReconciler } from './status-poll-reconciler';

@@ -1,4 +1,3 @@
 // The app's plugins, one file each; app.ts registers them in boot order.
-export { postgres } from './postgres';
 export { funderWallet } from './funder-wallet';
 export { sandboxCheckout } from './sandbox-checkout';

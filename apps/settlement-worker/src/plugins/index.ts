@@ -1,5 +1,4 @@
 // The app's plugins, one file each; app.ts registers them in boot order.
-export { postgres } from './postgres';
 export { temporaryWalletKeys } from './temporary-wallet-keys';
 export { settlementChain } from './settlement-chain';
 export { settlementMetrics } from './settlement-metrics';

@@ -3,12 +3,13 @@ import type IORedis from 'ioredis';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Shared by every replica: rate-limit counters, provider tokens, cached exchange rates. Its owner closes it. */
+    /** Shared by every replica (rate-limit counters, cached exchange rates and the app's own keys); its owner closes it. */
     redis: IORedis;
   }
 }
 
-export const redis = fp<{ redis: IORedis }>(
+/** An API app's Redis client (createApiRedis) on the instance. */
+export const redisPlugin = fp<{ redis: IORedis }>(
   async (app, options) => {
     app.decorate('redis', options.redis);
   },

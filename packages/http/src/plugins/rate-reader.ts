@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin';
+import type { RateSourceConfig } from '@gateway/config';
 import { createRateReader, registerRateMetrics, type RateReader } from '@gateway/rates';
-import type { PaymentRedirectConfig } from '../config';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Exchange rates: provider minimums, the hosted checkout. */
+    /** Exchange rates (Convert to USD, provider minimums, the hosted checkout). */
     rateReader: RateReader;
   }
 }
@@ -13,9 +13,9 @@ declare module 'fastify' {
  * The configured source behind the Redis cache, refreshed in the background (never on the request
  * path); loaded once before the app serves.
  */
-export const rateReader = fp<{ config: PaymentRedirectConfig }>(
-  async (app, { config }) => {
-    const reader = createRateReader({ settings: config.rates, redis: app.redis, keyPrefix: config.raw.REDIS_PREFIX, logger: app.log });
+export const rateReaderPlugin = fp<{ settings: RateSourceConfig; keyPrefix: string }>(
+  async (app, { settings, keyPrefix }) => {
+    const reader = createRateReader({ settings, redis: app.redis, keyPrefix, logger: app.log });
     app.addHook('preClose', () => reader.stop());
     registerRateMetrics(reader, app.metrics);
     await reader.start();
