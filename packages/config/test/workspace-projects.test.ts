@@ -40,12 +40,15 @@ describe('workspace projects', () => {
   // The merchant SDK is published: its build is an ES module and a CommonJS one, each with its types.
   const published = 'packages/sdk';
   it.each(built.filter((folder) => folder !== published))(
-    '%s: exports its sources under @gateway/source and its build by default',
+    '%s: exports its sources under @gateway/source and its build by default, at every entry',
     (folder) => {
-      const entry = readJson(`${folder}/package.json`).exports['.'];
-      expect(Object.keys(entry)).toEqual(['@gateway/source', 'default']);
-      expect(existsSync(join(ROOT, folder, entry['@gateway/source']))).toBe(true);
-      expect(entry.default).toBe(entry['@gateway/source'].replace(/^\.\/src\//, './dist/').replace(/\.ts$/, '.js'));
+      const entries = Object.values(readJson(`${folder}/package.json`).exports) as Record<string, string>[];
+      expect(entries.length).toBeGreaterThan(0);
+      for (const entry of entries) {
+        expect(Object.keys(entry)).toEqual(['@gateway/source', 'default']);
+        expect(existsSync(join(ROOT, folder, entry['@gateway/source']!))).toBe(true);
+        expect(entry.default).toBe(entry['@gateway/source']!.replace(/^\.\/src\//, './dist/').replace(/\.ts$/, '.js'));
+      }
     },
   );
 
