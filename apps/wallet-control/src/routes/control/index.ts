@@ -1,8 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { maskIpnToken, recordOutcome } from '@gateway/http';
+import type { PreparedWalletRequest } from '../../services/wallet-service';
 import { createWalletQuery, errorBody, walletControlData } from './schemas';
 
 export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const prepared = new WeakMap<FastifyRequest, PreparedWalletRequest>();
   app.get(
     '/control/wallet.php',
     {
@@ -19,9 +22,16 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: createWalletQuery,
         response: { 200: walletControlData, 400: errorBody, 403: errorBody, 409: errorBody, 429: errorBody },
       },
+      // Route hooks run before the rate limiter's (@fastify/rate-limit appends its own): the quota
+      // is asked in the same moment as the rate limit, not one round trip to Redis after it.
+      onRequest: (request, _reply, done) => {
+        const preparation = app.walletService.prepare(request.query);
+        if (preparation) prepared.set(request, preparation);
+        done();
+      },
     },
     async (request, reply) => {
-      const { data, created } = await app.walletService.createOrGet(request.query);
+      const { data, created } = await app.walletService.createOrGet(request.query, prepared.get(request));
       recordOutcome(request, created ? 'wallet created' : 'wallet returned', { ipnToken: maskIpnToken(data.ipn_token) });
       // The body holds ipn_token (it reads payment-status.php) and address_in: no cache may keep it.
       reply.header('cache-control', 'no-store');
