@@ -190,6 +190,8 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
     statusLookUps: providerStatus,
   });
   app.decorate('paymentService', paymentService);
+  // The status look-ups' jobs added behind the answers reach Redis before it closes.
+  app.settleBeforeClose(() => paymentService.settled());
   app.decorate(
     'receiptService',
     new ReceiptService(receipts, {
