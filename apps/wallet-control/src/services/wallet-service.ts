@@ -73,6 +73,8 @@ interface RememberedWallet {
 export interface PreparedWalletRequest {
   query: { address: string; callback: string };
   request: WalletRequest;
+  /** Its key in the memory of answered wallets. */
+  key: string;
   overQuota: Promise<GatewayError | undefined> | undefined;
 }
 
@@ -132,14 +134,15 @@ export class WalletService {
     } catch {
       return undefined;
     }
-    const known = this.remembered.has(request.dedupeKey.toString('base64'));
-    return { query: { address, callback }, request, overQuota: known ? undefined : this.deps.quota?.refusal(request.payoutAddress) };
+    const key = request.dedupeKey.toString('base64');
+    const overQuota = this.remembered.has(key) ? undefined : this.deps.quota?.refusal(request.payoutAddress);
+    return { query: { address, callback }, request, key, overQuota };
   }
 
   /** wallet.php; `prepared`: what prepare() made of the same query. */
   createOrGet(query: { address: string; callback: string }, prepared?: PreparedWalletRequest): Promise<CreatedWallet> {
     if (prepared && prepared.query.address === query.address && prepared.query.callback === query.callback) {
-      return this.createOrGetWith(prepared.request, null, prepared.overQuota);
+      return this.createOrGetWith(prepared.request, null, prepared);
     }
     return this.createOrGetWith(parseWalletRequest(query, this.rules()), null);
   }
@@ -194,16 +197,16 @@ export class WalletService {
     };
   }
 
-  /** `overQuota`: the quota's answer, when it was asked already (prepare). */
+  /** `prepared`: the request's key and quota answer, when prepare() made them already. */
   private async createOrGetWith(
     request: WalletRequest,
     terms: AffiliateTerms | null,
-    overQuota?: Promise<GatewayError | undefined>,
+    prepared?: Pick<PreparedWalletRequest, 'key' | 'overQuota'>,
   ): Promise<CreatedWallet> {
     const pinned = pinnedAddressRefusal(request.payoutAddress, this.deps.pins?.payout, 'address');
     if (pinned) throw pinned;
     const requested = { payoutAddress: request.payoutAddress, terms };
-    const key = request.dedupeKey.toString('base64');
+    const key = prepared?.key ?? request.dedupeKey.toString('base64');
     const known = this.remembered.get(key);
     if (known) return { created: false, data: this.answerRepeat(key, known, requested, { remember: false }) };
     // The payout's quota, asked while the address is derived; the payout and affiliate rule
@@ -211,7 +214,7 @@ export class WalletService {
     // them when it was created. An index taken for a refused request is handed out next (one lost
     // to an error is a harmless gap).
     const [refusal, candidate] = await Promise.all([
-      overQuota ?? this.deps.quota?.refusal(request.payoutAddress),
+      prepared?.overQuota ?? this.deps.quota?.refusal(request.payoutAddress),
       this.deps.addresses.take(),
     ]);
     if (refusal) {

@@ -1,11 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { maskIpnToken, recordOutcome } from '@gateway/http';
 import type { PreparedWalletRequest } from '../../services/wallet-service';
 import { createWalletQuery, errorBody, walletControlData } from './schemas';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** wallet.php: the query as parsed when the request arrived, and its quota asked (WalletService.prepare). */
+    walletPreparation: PreparedWalletRequest | null;
+  }
+}
+
 export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const prepared = new WeakMap<FastifyRequest, PreparedWalletRequest>();
+  app.decorateRequest('walletPreparation', null);
   app.get(
     '/control/wallet.php',
     {
@@ -25,13 +31,12 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Route hooks run before the rate limiter's (@fastify/rate-limit appends its own): the quota
       // is asked in the same moment as the rate limit, not one round trip to Redis after it.
       onRequest: (request, _reply, done) => {
-        const preparation = app.walletService.prepare(request.query);
-        if (preparation) prepared.set(request, preparation);
+        request.walletPreparation = app.walletService.prepare(request.query) ?? null;
         done();
       },
     },
     async (request, reply) => {
-      const { data, created } = await app.walletService.createOrGet(request.query, prepared.get(request));
+      const { data, created } = await app.walletService.createOrGet(request.query, request.walletPreparation ?? undefined);
       recordOutcome(request, created ? 'wallet created' : 'wallet returned', { ipnToken: maskIpnToken(data.ipn_token) });
       // The body holds ipn_token (it reads payment-status.php) and address_in: no cache may keep it.
       reply.header('cache-control', 'no-store');
