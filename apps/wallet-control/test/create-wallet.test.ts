@@ -115,7 +115,7 @@ describe('GET /control/wallet.php', () => {
     const first = await supply.take();
     const second = await supply.take();
     expect(reserved).toHaveBeenCalledTimes(1);
-    // Two of four left: the next batch is asked for now, in the background.
+    // This take leaves one of four: the next batch is asked for now, in the background.
     const third = await supply.take();
     expect(reserved).toHaveBeenCalledTimes(2);
     const rest = await Promise.all(Array.from({ length: 5 }, () => supply.take()));
