@@ -4,6 +4,9 @@
 // The apps run from their TypeScript sources; BENCH_RUNTIME=dist (`bench:dist`, after `pnpm build`)
 // runs the compiled dist/ as the images do, with results in bench/results/http-dist.json.
 // BENCH_SMOKE=1: 1 s per scenario and no warm-up, 10 connections, Process Payment over 20 wallets.
+// BENCH_SCENARIOS=create-wallet-new,process-payment measures only those (the one-INSERT baseline
+// always, the ratios need it), to compare before and after in short interleaved runs;
+// BENCH_APP_NODE_ARGS adds Node arguments to the two apps (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,6 +29,8 @@ const MAX_RSS_MB = 150;
 const PAYMENT_WALLETS = benchInt('BENCH_PAYMENT_WALLETS', 500, 20);
 const PAYOUT_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const SHOP_CALLBACK = 'https%3A%2F%2Fshop.io%2Fipn%3Forder%3D';
+const SCENARIOS = process.env.BENCH_SCENARIOS ? new Set(process.env.BENCH_SCENARIOS.split(',')) : undefined;
+const APP_NODE_ARGS = process.env.BENCH_APP_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 
 interface Scenario {
   id: string;
@@ -82,7 +87,9 @@ async function main(): Promise<void> {
 
   // The reference server always runs from source: it is the bench's own, never built.
   const baseline = await startService('baseline', [...appNodeArguments('bench', 'source'), 'bench/src/baseline-server.ts'], env.baseline);
-  measurements.push(await measure(baseline, { id: 'baseline-bare', title: 'baseline: bare Fastify', path: '/bare', seconds: SECONDS }));
+  if (wanted('baseline-bare')) {
+    measurements.push(await measure(baseline, { id: 'baseline-bare', title: 'baseline: bare Fastify', path: '/bare', seconds: SECONDS }));
+  }
   const insert = await measure(baseline, {
     id: 'baseline-insert',
     title: 'baseline: Fastify + one INSERT',
@@ -93,58 +100,53 @@ async function main(): Promise<void> {
   await stop(baseline.child);
 
   const [wallets, payments] = await Promise.all([
-    startService('wallet-control', appCommand('wallet-control', RUNTIME), env.walletControl),
-    startService('payment-redirect', appCommand('payment-redirect', RUNTIME), env.paymentRedirect),
+    startService('wallet-control', [...APP_NODE_ARGS, ...appCommand('wallet-control', RUNTIME)], env.walletControl),
+    startService('payment-redirect', [...APP_NODE_ARGS, ...appCommand('payment-redirect', RUNTIME)], env.paymentRedirect),
   ]);
   // A cold start: every address is derived on the spot, nothing is prepared ahead.
-  measurements.push(
-    await measure(wallets, {
-      id: 'create-wallet-new',
-      title: 'Create Wallet, new wallets',
-      path: `/control/wallet.php?address=${PAYOUT_ADDRESS}&callback=${SHOP_CALLBACK}[<id>]`,
-      seconds: SECONDS,
-      uniqueIds: true,
-      // Issue 22: at least 0.64× the one-INSERT baseline (aim 0.8×).
-      target: 0.64,
-    }),
-  );
-  measurements.push(
-    await measure(wallets, {
-      id: 'create-wallet-repeat',
-      title: 'Create Wallet, the same pair again',
-      path: `/control/wallet.php?address=${PAYOUT_ADDRESS}&callback=${SHOP_CALLBACK}repeat`,
-      seconds: SECONDS,
-      target: 1.5,
-    }),
-  );
+  await measureIfWanted(measurements, wallets, {
+    id: 'create-wallet-new',
+    title: 'Create Wallet, new wallets',
+    path: `/control/wallet.php?address=${PAYOUT_ADDRESS}&callback=${SHOP_CALLBACK}[<id>]`,
+    seconds: SECONDS,
+    uniqueIds: true,
+    // Issue 22: at least 0.64× the one-INSERT baseline (aim 0.8×).
+    target: 0.64,
+  });
+  await measureIfWanted(measurements, wallets, {
+    id: 'create-wallet-repeat',
+    title: 'Create Wallet, the same pair again',
+    path: `/control/wallet.php?address=${PAYOUT_ADDRESS}&callback=${SHOP_CALLBACK}repeat`,
+    seconds: SECONDS,
+    target: 1.5,
+  });
 
   // Each order has its own wallet (spec 4.1), so real payments spread over many wallets; the
   // one-wallet run is the worst case, every foreign-key check locking the same wallets row.
   const paymentPath = (addressIn: string) =>
     `/process-payment.php?address=${encodeURIComponent(addressIn)}&amount=25&provider=moonpay&email=jane%40shop.io&currency=USD`;
-  const paymentWallets = await Promise.all(Array.from({ length: PAYMENT_WALLETS }, (_, i) => createWallet(wallets.url, `payment-${i}`)));
+  const paymentScenarios = ['process-payment', 'process-payment-one-wallet'].filter(wanted);
+  const paymentWallets = await Promise.all(
+    Array.from({ length: paymentScenarios.length > 0 ? PAYMENT_WALLETS : 0 }, (_, i) => createWallet(wallets.url, `payment-${i}`)),
+  );
   const [firstPaymentPath = '', ...morePaymentPaths] = paymentWallets.map(paymentPath);
-  measurements.push(
-    await measure(payments, {
-      id: 'process-payment',
-      title: `Process Payment, ${PAYMENT_WALLETS} wallets`,
-      path: firstPaymentPath,
-      morePaths: morePaymentPaths,
-      headers: { accept: 'application/json' },
-      seconds: SECONDS,
-      // Issue 22: back to the 0.74× measured when it was filed, before the status look-ups of issue 23.
-      target: 0.74,
-    }),
-  );
-  measurements.push(
-    await measure(payments, {
-      id: 'process-payment-one-wallet',
-      title: 'Process Payment, one wallet',
-      path: firstPaymentPath,
-      headers: { accept: 'application/json' },
-      seconds: SECONDS,
-    }),
-  );
+  await measureIfWanted(measurements, payments, {
+    id: 'process-payment',
+    title: `Process Payment, ${PAYMENT_WALLETS} wallets`,
+    path: firstPaymentPath,
+    morePaths: morePaymentPaths,
+    headers: { accept: 'application/json' },
+    seconds: SECONDS,
+    // Issue 22: back to the 0.74× measured when it was filed, before the status look-ups of issue 23.
+    target: 0.74,
+  });
+  await measureIfWanted(measurements, payments, {
+    id: 'process-payment-one-wallet',
+    title: 'Process Payment, one wallet',
+    path: firstPaymentPath,
+    headers: { accept: 'application/json' },
+    seconds: SECONDS,
+  });
   const memory = { 'wallet-control': residentMb(wallets.child.pid), 'payment-redirect': residentMb(payments.child.pid) };
 
   for (const measurement of measurements) judge(measurement, insert.requestsPerSecond);
@@ -172,6 +174,14 @@ async function main(): Promise<void> {
   };
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`results: ${RESULTS_FILE}`);
+}
+
+function wanted(id: string): boolean {
+  return SCENARIOS === undefined || SCENARIOS.has(id);
+}
+
+async function measureIfWanted(measurements: Measurement[], service: Service, scenario: Scenario): Promise<void> {
+  if (wanted(scenario.id)) measurements.push(await measure(service, scenario));
 }
 
 // /proc/<pid>/stat counts CPU time in clock ticks (USER_HZ, 100 per second on Linux).

@@ -109,6 +109,20 @@ describe('GET /control/wallet.php', () => {
     expect(rows[0].key_fingerprint).toBe(deriver.fingerprint);
   });
 
+  it('reserves the next batch of HD indexes while half of the batch is left, so no new wallet waits for it', async () => {
+    const wallets = new WalletRepository(fixture.db.pool);
+    const reserved = jest.spyOn(wallets, 'reserveHdIndexes');
+    const supply = new AddressSupply(wallets, new TemporaryAddressDeriver(config.raw.HD_XPUB), { reserveBatch: 4 });
+    const first = await supply.take();
+    const second = await supply.take();
+    expect(reserved).toHaveBeenCalledTimes(1);
+    // This take leaves one of four: the next batch is asked for now, in the background.
+    const third = await supply.take();
+    expect(reserved).toHaveBeenCalledTimes(2);
+    const rest = await Promise.all(Array.from({ length: 5 }, () => supply.take()));
+    expect(new Set([first, second, third, ...rest].map((address) => address.hdIndex)).size).toBe(8);
+  });
+
   it('refuses to serve with an xpub other than the one the database knows', async () => {
     const otherXpub = xpubFromMnemonic('legal winner thank year wave sausage worth useful legal winner thank yellow');
     await expect(fixture.build(fixture.config({ HD_XPUB: otherXpub }))).rejects.toThrow(

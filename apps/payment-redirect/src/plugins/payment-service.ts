@@ -13,20 +13,20 @@ export const paymentService = fp<{ config: PaymentRedirectConfig }>(
   async (app, { config }) => {
     const { raw } = config;
     const checkoutMetrics = app.providerMetrics.checkout;
-    app.decorate(
-      'paymentService',
-      new PaymentService({
-        payments: new PaymentRepository(app.pool),
-        providers: app.providers,
-        keys: config.keys,
-        rates: app.rateReader,
-        publicUrl: config.publicUrl,
-        ...(raw.CHECKOUT_TIMEOUT_MS !== undefined ? { checkoutTimeoutMs: raw.CHECKOUT_TIMEOUT_MS } : {}),
-        log: app.log,
-        countCheckout: (provider, outcome, failure) => checkoutMetrics.checkout(provider, outcome, failure),
-        statusLookUps: app.providerStatus,
-      }),
-    );
+    const service = new PaymentService({
+      payments: new PaymentRepository(app.pool),
+      providers: app.providers,
+      keys: config.keys,
+      rates: app.rateReader,
+      publicUrl: config.publicUrl,
+      ...(raw.CHECKOUT_TIMEOUT_MS !== undefined ? { checkoutTimeoutMs: raw.CHECKOUT_TIMEOUT_MS } : {}),
+      log: app.log,
+      countCheckout: (provider, outcome, failure) => checkoutMetrics.checkout(provider, outcome, failure),
+      statusLookUps: app.providerStatus,
+    });
+    app.decorate('paymentService', service);
+    // The status look-ups' jobs added behind the answers reach Redis before it closes.
+    app.settleBeforeClose(() => service.settled());
   },
   { name: 'payment-service', dependencies: ['postgres', 'providers', 'rate-reader', 'provider-metrics', 'provider-status-service'] },
 );

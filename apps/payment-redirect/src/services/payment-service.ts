@@ -115,6 +115,9 @@ export class PaymentService {
   private readonly recordPayment: (payment: NewPayment) => Promise<boolean>;
   private readonly recordCheckout: (checkout: RecordedCheckout) => Promise<boolean>;
 
+  /** Work left running after an answer (status look-ups' jobs being added): waited for before Redis closes. */
+  private readonly running = new Set<Promise<void>>();
+
   constructor(private readonly deps: PaymentServiceDeps) {
     this.recordPayment = createBatcher((payments: NewPayment[]) => deps.payments.insertManyForWallets(payments), BATCHING);
     this.recordCheckout = createBatcher((checkouts: RecordedCheckout[]) => deps.payments.recordCheckouts(checkouts), BATCHING);
@@ -208,8 +211,21 @@ export class PaymentService {
       throw new Error(`payment ${paymentId} left 'creating' before its checkout was recorded`);
     }
     this.deps.countCheckout(request.provider.id, 'created');
-    if (statusPollDueAt) await this.deps.statusLookUps?.track(paymentId, request.provider.id, { scheduled: true });
+    // The look-up's job is added behind the answer: the schedule is recorded with the checkout (the
+    // reconciler makes the job from it if this add is lost), and a failure is logged, never the customer's.
+    if (statusPollDueAt) this.behind(this.deps.statusLookUps?.track(paymentId, request.provider.id, { scheduled: true }));
     return { paymentId, provider: request.provider.id, checkout, link: checkoutLink(this.deps.publicUrl, paymentId) };
+  }
+
+  /** Resolves once the work left running after the answers given so far is done (before Redis closes). */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.all(this.running);
+  }
+
+  private behind(work: Promise<void> | undefined): void {
+    if (!work) return;
+    const tracked: Promise<void> = work.finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
   }
 
   /**

@@ -22,6 +22,7 @@ import {
   type AffiliateTerms,
   type CallbackOwnership,
   type EvmAddress,
+  type GatewayError,
   type SealingKeyRing,
   type WalletRequest,
   walletPlatformFeeBps,
@@ -68,6 +69,15 @@ interface RememberedWallet {
   terms: AffiliateTerms | null;
 }
 
+/** A wallet.php query parsed as it arrived, and its quota asked for unless the wallet is remembered (WalletService.prepare). */
+export interface PreparedWalletRequest {
+  query: { address: string; callback: string };
+  request: WalletRequest;
+  /** Its key in the memory of answered wallets. */
+  key: string;
+  overQuota: Promise<GatewayError | undefined> | undefined;
+}
+
 export interface CreatedWallet {
   data: WalletControlData;
   created: boolean;
@@ -109,8 +119,31 @@ export class WalletService {
     this.currentKeyOnly = { current: deps.keys.current, byId: new Map([[deps.keys.current.id, deps.keys.current]]) };
   }
 
-  /** wallet.php */
-  createOrGet(query: { address: string; callback: string }): Promise<CreatedWallet> {
+  /**
+   * wallet.php, as the request arrives, before the rate limiter's round trip to Redis: a request
+   * for a wallet this process does not remember asks for its quota now, so the answer comes back
+   * beside the rate limiter's instead of in a round trip of its own after it. It refuses nothing:
+   * createOrGet answers what is invalid, limited or over the quota, in the usual order.
+   */
+  prepare(query: { address?: unknown; callback?: unknown }): PreparedWalletRequest | undefined {
+    const { address, callback } = query;
+    if (typeof address !== 'string' || typeof callback !== 'string') return undefined;
+    let request: WalletRequest;
+    try {
+      request = parseWalletRequest({ address, callback }, this.rules());
+    } catch {
+      return undefined;
+    }
+    const key = request.dedupeKey.toString('base64');
+    const overQuota = this.remembered.has(key) ? undefined : this.deps.quota?.refusal(request.payoutAddress);
+    return { query: { address, callback }, request, key, overQuota };
+  }
+
+  /** wallet.php; `prepared`: what prepare() made of the same query. */
+  createOrGet(query: { address: string; callback: string }, prepared?: PreparedWalletRequest): Promise<CreatedWallet> {
+    if (prepared && prepared.query.address === query.address && prepared.query.callback === query.callback) {
+      return this.createOrGetWith(prepared.request, null, prepared);
+    }
     return this.createOrGetWith(parseWalletRequest(query, this.rules()), null);
   }
 
@@ -164,19 +197,27 @@ export class WalletService {
     };
   }
 
-  private async createOrGetWith(request: WalletRequest, terms: AffiliateTerms | null): Promise<CreatedWallet> {
+  /** `prepared`: the request's key and quota answer, when prepare() made them already. */
+  private async createOrGetWith(
+    request: WalletRequest,
+    terms: AffiliateTerms | null,
+    prepared?: Pick<PreparedWalletRequest, 'key' | 'overQuota'>,
+  ): Promise<CreatedWallet> {
     const pinned = pinnedAddressRefusal(request.payoutAddress, this.deps.pins?.payout, 'address');
     if (pinned) throw pinned;
     const requested = { payoutAddress: request.payoutAddress, terms };
-    const key = request.dedupeKey.toString('base64');
+    const key = prepared?.key ?? request.dedupeKey.toString('base64');
     const known = this.remembered.get(key);
     if (known) return { created: false, data: this.answerRepeat(key, known, requested, { remember: false }) };
     // The payout's quota, asked while the address is derived; the payout and affiliate rule
     // (own-wallets in @gateway/domain) is the insert's own. A repeat answered from memory passed
     // them when it was created. An index taken for a refused request is handed out next (one lost
     // to an error is a harmless gap).
-    const [overQuota, candidate] = await Promise.all([this.deps.quota?.refusal(request.payoutAddress), this.deps.addresses.take()]);
-    if (overQuota) {
+    const [refusal, candidate] = await Promise.all([
+      prepared?.overQuota ?? this.deps.quota?.refusal(request.payoutAddress),
+      this.deps.addresses.take(),
+    ]);
+    if (refusal) {
       this.deps.addresses.giveBack(candidate);
       // Over the quota: a wallet that exists is still answered, only a new one waits; the
       // own-wallet rule still comes first.
@@ -187,8 +228,8 @@ export class WalletService {
       const temporaryWallet = temporaryWallets[0] ? 'address' : temporaryWallets[1] ? 'affiliate' : undefined;
       if (temporaryWallet) throw payoutToTemporaryWallet(temporaryWallet);
       if (owner) return { created: false, data: this.answerRepeat(key, this.walletOf(owner, false), requested) };
-      this.deps.quota?.refused(overQuota);
-      throw overQuota;
+      this.deps.quota?.refused(refusal);
+      throw refusal;
     }
     const result = await this.createOrGetWallet({
       hdIndex: candidate.hdIndex,

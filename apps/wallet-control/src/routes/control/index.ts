@@ -1,8 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorBodySchema, maskIpnToken, recordOutcome } from '@gateway/http';
+import type { PreparedWalletRequest } from '../../services/wallet-service';
 import { createWalletQuery, walletControlData } from './schemas';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** wallet.php: the query as parsed when the request arrived, and its quota asked (WalletService.prepare). */
+    walletPreparation: PreparedWalletRequest | null;
+  }
+}
+
 export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.decorateRequest('walletPreparation', null);
   app.get(
     '/control/wallet.php',
     {
@@ -19,9 +28,15 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: createWalletQuery,
         response: { 200: walletControlData, 400: errorBodySchema, 403: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema },
       },
+      // Route hooks run before the rate limiter's (@fastify/rate-limit appends its own): the quota
+      // is asked in the same moment as the rate limit, not one round trip to Redis after it.
+      onRequest: (request, _reply, done) => {
+        request.walletPreparation = app.walletService.prepare(request.query) ?? null;
+        done();
+      },
     },
     async (request, reply) => {
-      const { data, created } = await app.walletService.createOrGet(request.query);
+      const { data, created } = await app.walletService.createOrGet(request.query, request.walletPreparation ?? undefined);
       recordOutcome(request, created ? 'wallet created' : 'wallet returned', { ipnToken: maskIpnToken(data.ipn_token) });
       // The body holds ipn_token (it reads payment-status.php) and address_in: no cache may keep it.
       reply.header('cache-control', 'no-store');
