@@ -17,7 +17,7 @@ import {
   runtimeSettings,
   serverSettings,
 } from '@gateway/config';
-import type { SealingKeyRing } from '@gateway/domain';
+import { DEFAULT_STATUS_POLL_SCHEDULE, type SealingKeyRing } from '@gateway/domain';
 import { PROVIDER_MODULES, providerEnvironmentSchema } from '@gateway/providers';
 import { SAMPLE_RATE_FILE } from '@gateway/rates';
 
@@ -71,19 +71,19 @@ export const paymentRedirectSettings = Type.Object({
       'schedules them, for replicas that serve customers alone',
   }),
   STATUS_POLL_FIRST_DELAY_MS: Type.Integer({
-    default: 30_000,
+    default: DEFAULT_STATUS_POLL_SCHEDULE.firstDelayMs,
     minimum: 100,
     maximum: 3_600_000,
     description: "how long after a checkout the provider is first asked for the order's status; each further look-up waits twice as long",
   }),
   STATUS_POLL_MAX_DELAY_MS: Type.Integer({
-    default: 600_000,
+    default: DEFAULT_STATUS_POLL_SCHEDULE.maxDelayMs,
     minimum: 100,
     maximum: 86_400_000,
     description: 'the longest wait between two status look-ups of one payment',
   }),
   STATUS_POLL_MAX_AGE_MINUTES: Type.Integer({
-    default: 1440,
+    default: DEFAULT_STATUS_POLL_SCHEDULE.maxAgeMs / 60_000,
     minimum: 1,
     maximum: 30 * 1440,
     description: 'a payment older than this is no longer looked up at its provider (the chain still sees any USDC)',

@@ -1,7 +1,7 @@
 // The hosted checkout's pure parts: link parsing, branding, the page model, the CSP rewrite.
 import { randomBytes } from 'node:crypto';
 import { createSealingKeyRing, GatewayError, parseCheckoutLink, parseRate, sealAddressIn, type RateTable } from '@gateway/domain';
-import { fixedRateReader, type RateReader } from '@gateway/rates';
+import type { RateReader } from '@gateway/rates';
 import { knownProviderTerms, SPECIFICATION_ORDER } from '@gateway/providers';
 import { HostedCheckoutService, type RawQuery } from '../src/services/hosted-checkout-service';
 import { brandingStyle, parseBranding, readableInk } from '../src/routes/hosted-checkout/branding';
@@ -19,6 +19,7 @@ const rates: RateTable = new Map([
   ['CAD', parseRate('1.37')],
   ['INR', parseRate('83.1')],
 ]);
+const fixedRates: RateReader = { current: async () => ({ rates, asOf: new Date(), source: 'fixed' }) };
 const query = { address: addressIn, amount: '49.99', email: 'jane@shop.io', currency: 'EUR' };
 
 describe('parseCheckoutLink', () => {
@@ -134,7 +135,7 @@ describe('allowImageOrigin', () => {
 });
 
 describe('HostedCheckoutService', () => {
-  const service = (known: boolean, reader: RateReader = fixedRateReader(rates)) =>
+  const service = (known: boolean, reader: RateReader = fixedRates) =>
     new HostedCheckoutService({ keys, wallets: { hasTemporaryAddress: async () => known }, rates: reader, providers: SPEC_PROVIDERS });
   // The page the route renders from the service's offer: the view model over the providers it gives.
   const page = async (checkout: HostedCheckoutService, query: RawQuery) => {
@@ -169,7 +170,7 @@ describe('HostedCheckoutService', () => {
     const failing = new HostedCheckoutService({
       keys,
       wallets: { hasTemporaryAddress: async () => Promise.reject(new Error('ECONNREFUSED')) },
-      rates: fixedRateReader(rates),
+      rates: fixedRates,
       providers: SPEC_PROVIDERS,
     });
     expect(await failing.prepare(query)).toMatchObject({ kind: 'error', status: 503 });

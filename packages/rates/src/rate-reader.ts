@@ -16,9 +16,3 @@ export interface RateSnapshot {
 export interface RateReader {
   current(): Promise<RateSnapshot>;
 }
-
-/** A reader that always answers the same table (tests; tools without a rate source). */
-export function fixedRateReader(rates: RateTable, asOf = new Date(), source = 'fixed'): RateReader {
-  const snapshot: RateSnapshot = { rates, asOf, source };
-  return { current: async () => snapshot };
-}

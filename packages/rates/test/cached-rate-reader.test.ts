@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
 import { GatewayError, type CurrencyCode, type ExactRate } from '@gateway/domain';
 import { createTestRedis, findFreePort, startTcpForwarder, type TestRedis } from '@gateway/testkit';
-import { CachedRateReader, currentRatesOrDeferredError, fixedRateReader, type RateSnapshot, type RateSource } from '../src';
+import { CachedRateReader, currentRatesOrDeferredError, type RateSnapshot, type RateSource } from '../src';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -243,7 +243,7 @@ describe('CachedRateReader without Redis', () => {
 
 describe('currentRatesOrDeferredError', () => {
   it('gives the table, or one that answers the 503 only when a rate is looked up', async () => {
-    const table = await currentRatesOrDeferredError(fixedRateReader(snapshotOf(FRIDAY_RATES).rates));
+    const table = await currentRatesOrDeferredError({ current: async () => snapshotOf(FRIDAY_RATES) });
     expect(table.get('EUR')).toEqual(rate(1000n, 1089n));
     const { source, state } = fakeSource();
     state.failure = new Error('down');
