@@ -1,27 +1,11 @@
-import { databasePoolOptions } from '@gateway/config';
-import { createPool } from '@gateway/db/payment-redirect';
-import { closeAfterRequests, createApiRedis, runApp } from '@gateway/http';
+import { runApiApp } from '@gateway/http';
 import { ProviderConfigurationError } from '@gateway/providers';
 import { buildPaymentRedirectApp } from './app';
 import { loadPaymentRedirectConfig } from './config';
 
-runApp({
+runApiApp({
   name: 'payment-redirect',
   loadConfig: loadPaymentRedirectConfig,
   refusals: [ProviderConfigurationError],
-  async build(config) {
-    const { raw } = config;
-    const pool = createPool({ ...databasePoolOptions(raw, 'payment-redirect'), app: 'payment-redirect' });
-    const redis = createApiRedis(raw.REDIS_URL);
-    // Without a listener a Redis outage would end the process; requests fail open meanwhile.
-    redis.on('error', () => undefined);
-    const app = await buildPaymentRedirectApp({ config, pool, redis });
-    // After the listener, and after the requests still running (their clients may be gone) have finished.
-    closeAfterRequests(app, async () => {
-      await pool.end();
-      redis.disconnect();
-    });
-    // /metrics on its own port (METRICS_PORT), never the public one; /healthz and /readyz on both.
-    return { app, listen: { host: raw.HOST, port: raw.PORT }, metrics: { host: raw.METRICS_HOST, port: raw.METRICS_PORT } };
-  },
+  build: (config, { pool, redis }) => buildPaymentRedirectApp({ config, pool, redis }),
 });

@@ -1,7 +1,8 @@
 export * from './create-server';
 export * from './metrics-server';
 export * from './run-app';
-export { closeAfterRequests } from './requests-in-flight';
+// Its declarations (app.settleBeforeClose, app.requestsSettled) for every app built on createServer.
+import './requests-in-flight';
 export * from './log-redaction';
 export { recordOutcome } from './access-log';
 export { withDirective } from './plugins/security-headers';

@@ -1,7 +1,12 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError } from '@gateway/config';
+import type IORedis from 'ioredis';
+import type { Pool } from 'pg';
+import { ConfigError, databasePoolOptions } from '@gateway/config';
+import { createPool, type DatabaseApp } from '@gateway/db';
 import { createMetricsServer } from './metrics-server';
+import { createApiRedis } from './redis-client';
+import { closeAfterRequests } from './requests-in-flight';
 
 export interface ListenAddress {
   host: string;
@@ -65,4 +70,44 @@ async function start<Config>({ loadConfig, build }: AppProcess<Config>): Promise
   await app.listen(listen);
   if (metricsServer && metrics) await metricsServer.listen(metrics);
   onListening?.();
+}
+
+/** What a public API app's settings hold for its process: the pool's, Redis's and the two listen addresses. */
+export type ApiAppSettings = Parameters<typeof databasePoolOptions>[0] & {
+  REDIS_URL: string;
+  HOST: string;
+  PORT: number;
+  METRICS_HOST: string;
+  METRICS_PORT: number;
+};
+
+export interface ApiAppProcess<Config extends { raw: ApiAppSettings }> extends Omit<AppProcess<Config>, 'name' | 'build'> {
+  name: DatabaseApp;
+  /** Builds the app on what the process holds. */
+  build(config: Config, held: { pool: Pool; redis: IORedis }): Promise<FastifyInstance>;
+}
+
+/**
+ * A public API app's process (runApp) holding a pool logged in as the app's role and the API Redis
+ * client; both are closed after the listener and after the requests still running (their clients
+ * may be gone) have finished. `/metrics` on its own port (METRICS_PORT), never the public one.
+ */
+export function runApiApp<Config extends { raw: ApiAppSettings }>({ name, build, ...process }: ApiAppProcess<Config>): void {
+  runApp({
+    ...process,
+    name,
+    async build(config) {
+      const { raw } = config;
+      const pool = createPool({ ...databasePoolOptions(raw, name), app: name });
+      const redis = createApiRedis(raw.REDIS_URL);
+      // Without a listener a Redis outage would end the process; requests fail open meanwhile.
+      redis.on('error', () => undefined);
+      const app = await build(config, { pool, redis });
+      closeAfterRequests(app, async () => {
+        await pool.end();
+        redis.disconnect();
+      });
+      return { app, listen: { host: raw.HOST, port: raw.PORT }, metrics: { host: raw.METRICS_HOST, port: raw.METRICS_PORT } };
+    },
+  });
 }
