@@ -5,7 +5,7 @@ import { isDatabaseReachable } from '@gateway/db/callback-worker';
 import { createServer, postgresPlugin } from '@gateway/http';
 import type { CallbackWorkerConfig } from './config';
 // Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
-// reaches every program that imports this file (the tests read app.walletService and the like).
+// reaches every program that imports this file (the tests read what the plugins decorate the app with).
 import './plugins';
 import { callbackQueue, callbackMetrics, reconciler, callbackWorker } from './plugins';
 

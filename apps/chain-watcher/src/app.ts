@@ -4,7 +4,7 @@ import { createServer, postgresPlugin } from '@gateway/http';
 import { isDatabaseReachable } from '@gateway/db/chain-watcher';
 import type { ChainWatcherConfig } from './config';
 // Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
-// reaches every program that imports this file (the tests read app.walletService and the like).
+// reaches every program that imports this file (the tests read what the plugins decorate the app with).
 import './plugins';
 import { watcherMetrics, chainReader, watchedTokens, chainWatcher } from './plugins';
 

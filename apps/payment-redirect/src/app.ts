@@ -8,7 +8,7 @@ import { pagesPlugin } from '@gateway/pages';
 import type { PaymentRedirectConfig } from './config';
 import { TokenCheck } from './services/token-check';
 // Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
-// reaches every program that imports this file (the tests read app.walletService and the like).
+// reaches every program that imports this file (the tests read what the plugins decorate the app with).
 import './plugins';
 import {
   providerMetrics,

@@ -10,7 +10,7 @@ import { SandboxMetrics } from './metrics';
 import { checkSandboxSafety } from './services/sandbox-safety';
 import { createFunderWallet, type FunderWallet } from './services/funder-wallet';
 // Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
-// reaches every program that imports this file (the tests read app.walletService and the like).
+// reaches every program that imports this file (the tests read what the plugins decorate the app with).
 import './plugins';
 import { funderWallet, sandboxCheckout } from './plugins';
 import { checkoutRoutes } from './routes/checkout';

@@ -6,7 +6,7 @@ import { createServer, postgresPlugin, rateReaderPlugin, redisPlugin } from '@ga
 import { isDatabaseReachable } from '@gateway/db/wallet-control';
 import type { WalletControlConfig } from './config';
 // Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
-// reaches every program that imports this file (the tests read app.walletService and the like).
+// reaches every program that imports this file (the tests read what the plugins decorate the app with).
 import './plugins';
 import { addressDeriver, tokenCheck, walletControlMetrics, payoutQuota, walletService, paymentStatusService } from './plugins';
 import { controlRoutes } from './routes/control';
