@@ -136,10 +136,15 @@ describe('parseCustomAffiliateWalletRequest', () => {
       'a split adding up to 1',
       { affiliate_fee: '0.02', merchant_fee: '0.98' },
       'merchant_fee',
-      /must equal 0\.99 .*got 0\.98 \+ 0\.02 = 1$/,
+      /^merchant_fee \+ affiliate_fee must equal 0\.99 \(1 minus the platform fee of 0\.01\); got 0\.98 \+ 0\.02 = 1$/,
     ],
     ['a split adding up to less', { affiliate_fee: '0.01', merchant_fee: '0.97' }, 'merchant_fee', /must equal 0\.99/],
-    ['no merchant leg', { affiliate_fee: '0.99', merchant_fee: '0' }, 'merchant_fee', /more than 0: .*merchant leg/],
+    [
+      'no merchant leg',
+      { affiliate_fee: '0.99', merchant_fee: '0' },
+      'merchant_fee',
+      /more than 0: .*merchant leg.*arrived\. Give the payout address a share \(e\.g\. merchant_fee=0\.98&affiliate_fee=0\.01\)$/,
+    ],
     ['no merchant leg, trailing zeros', { affiliate_fee: '0.99', merchant_fee: '0.0000' }, 'merchant_fee', /more than 0/],
     ['percentages', { affiliate_fee: '1', merchant_fee: '98' }, 'merchant_fee', /between 0 and 1/],
     ['more than 4 decimals', { affiliate_fee: '0.00995', merchant_fee: '0.98005' }, 'affiliate_fee', /more than 4 decimals/],
@@ -209,7 +214,7 @@ describe('affiliate terms of an existing wallet', () => {
     expect(affiliateTermsConflict(null)).toMatchObject({ code: 'conflict', statusCode: 409, param: 'callback' });
     expect(affiliateTermsConflict(null).message).toMatch(/no affiliate .*wallet\.php/);
     expect(affiliateTermsConflict(custom).message).toMatch(
-      /merchant_fee=0\.98, affiliate_fee=0\.01 for 0x8ba1f109551bD432803012645Ac136ddd64DBA72/,
+      /with the custom split merchant_fee=0\.98, affiliate_fee=0\.01 for 0x8ba1f109551bD432803012645Ac136ddd64DBA72 \(it was created by custom-affiliate\.php\); its split/,
     );
     expect(affiliateTermsConflict({ ...configured, address: affiliate.toLowerCase() as EvmAddress }).message).toBe(
       `a wallet for this address and callback already exists with the configured affiliate share for ${affiliate} (it was created by ` +

@@ -1,5 +1,8 @@
 import {
+  COIN_NAMES,
   coinOfToken,
+  OTHER_USDC_FORWARD_REFUSAL,
+  OTHER_USDC_NONE,
   defaultOtherUsdc,
   otherUsdcRefusal,
   POLYGON_BRIDGED_USDC,
@@ -36,11 +39,23 @@ describe('the other Polygon USDC', () => {
   it('in production on Polygon PoS, accepts only the pair of Polygon USDCs', () => {
     expect(otherUsdcRefusal(POLYGON_CHAIN_ID, POLYGON_NATIVE_USDC, POLYGON_BRIDGED_USDC.toLowerCase(), true)).toBeUndefined();
     expect(otherUsdcRefusal(POLYGON_CHAIN_ID, POLYGON_BRIDGED_USDC, POLYGON_NATIVE_USDC, true)).toBeUndefined();
-    expect(otherUsdcRefusal(POLYGON_CHAIN_ID, POLYGON_NATIVE_USDC, LOCAL_SECOND, true)).toMatch(/must be these two/);
+    expect(otherUsdcRefusal(POLYGON_CHAIN_ID, POLYGON_NATIVE_USDC, LOCAL_SECOND, true)).toBe(
+      `on Polygon PoS the two USDCs are ${POLYGON_NATIVE_USDC} (native) and ${POLYGON_BRIDGED_USDC} (USDC.e); ` +
+        'USDC_TOKEN_ADDRESS and OTHER_USDC_TOKEN_ADDRESS must be these two',
+    );
     expect(otherUsdcRefusal(POLYGON_CHAIN_ID, LOCAL_TOKEN, POLYGON_BRIDGED_USDC, true)).toMatch(/must be these two/);
     // Elsewhere (a local chain, a test network, or outside production) any other contract may play it.
     expect(otherUsdcRefusal(POLYGON_CHAIN_ID, POLYGON_NATIVE_USDC, LOCAL_SECOND, false)).toBeUndefined();
     expect(otherUsdcRefusal(31_337, LOCAL_TOKEN, LOCAL_SECOND, true)).toBeUndefined();
+  });
+
+  it('names the setting that turns it off, the coins for a customer, and why forward is refused', () => {
+    expect(OTHER_USDC_NONE).toBe('none');
+    expect(COIN_NAMES).toEqual({ polygon_usdc: 'USDC', polygon_usdc_e: 'USDC.e' });
+    expect(OTHER_USDC_FORWARD_REFUSAL).toBe(
+      'forward is not built: the other USDC (USDC.e) signs transferWithAuthorization under another EIP-712 domain (a salt ' +
+        'instead of chainId), which settlement does not sign; use hold (its deposits wait for the operator, see docs/settlement.md)',
+    );
   });
 
   it('names a deposit polygon_usdc in the settled token (or a row without one), polygon_usdc_e in any other', () => {

@@ -77,7 +77,11 @@ describe('checkProviderOrder', () => {
       expect.objectContaining({ code: 'currency_not_allowed_for_provider', param: 'currency' }),
     );
     expect(() => checkProviderOrder(find('transak'), parseFiatAmount('14.99'), 'USD', rates)).toThrow(
-      expect.objectContaining({ code: 'amount_below_minimum', param: 'amount' }),
+      expect.objectContaining({
+        code: 'amount_below_minimum',
+        param: 'amount',
+        message: "amount 14.99 USD is below transak's minimum of 15.00 USD; raise the amount or choose another provider",
+      }),
     );
     expect(() => checkProviderOrder(find('transak'), parseFiatAmount('100'), 'GBP', rates)).toThrow(
       expect.objectContaining({ code: 'unsupported_currency', param: 'currency' }),
