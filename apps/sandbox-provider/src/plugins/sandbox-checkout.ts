@@ -17,7 +17,10 @@ export interface SandboxCheckoutOptions {
   receiptTimeoutMs?: number;
 }
 
-/** The orders (in the sandbox's own table), their payment in test USDC, and the webhooks to the gateway; finishes the orders a crash interrupted. */
+/**
+ * The orders (in the sandbox's own table), their payment in test USDC, and the webhooks to the
+ * gateway; finishes the orders a crash interrupted.
+ */
 export const sandboxCheckout = fp<SandboxCheckoutOptions>(
   async (app, { config, receiptTimeoutMs }) => {
     const orders = new SandboxOrderRepository(app.pool);

@@ -9,6 +9,7 @@ export async function assertSeedDerivedTheWallets(keys: HdKeyRepository, fingerp
   const known = await keys.list();
   if (known.length === 0 || (known.length === 1 && known[0] === fingerprint)) return;
   throw new ConfigError([
-    `SETTLEMENT_MNEMONIC: its key m/44'/60'/0'/0 (fingerprint ${fingerprint}) is not the key this database's temporary wallets were derived from (${known.join(', ')}); configure the seed whose xpub wallet-control uses`,
+    `SETTLEMENT_MNEMONIC: its key m/44'/60'/0'/0 (fingerprint ${fingerprint}) is not the key this database's temporary wallets ` +
+      `were derived from (${known.join(', ')}); configure the seed whose xpub wallet-control uses`,
   ]);
 }

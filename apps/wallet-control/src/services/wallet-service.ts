@@ -281,7 +281,10 @@ export class WalletService {
     return { created, data: this.answerRepeat(key, wallet, requested) };
   }
 
-  /** What a request for this wallet is answered with. `derivedAddress`: the checksummed address just derived for a new wallet (it saves a keccak). */
+  /**
+   * What a request for this wallet is answered with. `derivedAddress`: the checksummed address just
+   * derived for a new wallet (it saves a keccak).
+   */
   private walletOf(row: WalletRow, created: boolean, derivedAddress?: string): RememberedWallet {
     return {
       answer: {
