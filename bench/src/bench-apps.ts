@@ -5,8 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { english, generateMnemonic } from 'viem/accounts';
+import type { Pool } from 'pg';
 import { type AppRuntime, appEntry, appNodeArguments } from '@gateway/config';
 import { xpubFromMnemonic } from '@gateway/chain';
+import { deleteRedisPrefix } from '@gateway/testkit';
 
 export const ROOT = join(__dirname, '..', '..');
 
@@ -24,10 +26,35 @@ export function appCommand(app: string, runtime: AppRuntime): string[] {
   return [...appNodeArguments(app, runtime), entry];
 }
 
+/** What one run owns: a schema in PostgreSQL and a key prefix in Redis, both removed when it ends. */
+export interface BenchRun {
+  schema: string;
+  redisPrefix: string;
+}
+
+export function newBenchRun(): BenchRun {
+  const id = randomBytes(4).toString('hex');
+  return { schema: `bench_${id}`, redisPrefix: `bench-${id}` };
+}
+
+/**
+ * Drops the run's schema and deletes its Redis keys: the apps' queues and jobs (Process Payment
+ * schedules a status look-up per payment) would otherwise stay in Redis after every run, ~30 MB a
+ * run of the HTTP bench, and slow the runs after it.
+ */
+export async function removeBenchRun(admin: Pool, run: BenchRun): Promise<void> {
+  await admin
+    .query(`DROP SCHEMA IF EXISTS "${run.schema}" CASCADE`)
+    .catch((error: Error) => console.error(`could not drop schema ${run.schema}: ${error.message}`));
+  await deleteRedisPrefix(run.redisPrefix).catch((error: Error) =>
+    console.error(`could not delete the Redis keys under ${run.redisPrefix}: ${error.message}`),
+  );
+}
+
 /** Throw-away keys and settings close to production for the two API apps, except what a local bench needs. */
 export function apiAppEnvironments(
   databaseUrl: string,
-  schema: string,
+  { schema, redisPrefix }: BenchRun,
 ): { walletControl: Record<string, string>; paymentRedirect: Record<string, string> } {
   const common = {
     NODE_ENV: 'development',
@@ -40,7 +67,7 @@ export function apiAppEnvironments(
     ADDRESS_IN_KEYS: `bench1:${randomBytes(32).toString('base64')}`,
     // One client IP sends everything; the limiter still runs (in Redis), it just never says no.
     RATE_LIMIT_MAX: '1000000000',
-    REDIS_PREFIX: `bench-${randomBytes(4).toString('hex')}`,
+    REDIS_PREFIX: redisPrefix,
   };
   return {
     walletControl: {

@@ -18,6 +18,7 @@ import Fastify from 'fastify';
 import { Agent, request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
 import { CALLBACK_JOB_NAME, callbackJobId, callbackJobOptions, QUEUE_NAMES } from '@gateway/queue';
+import { deleteRedisPrefix } from '@gateway/testkit';
 import { benchInt, resultsFile } from './bench-mode';
 
 const ROOT = join(__dirname, '..', '..');
@@ -541,22 +542,11 @@ async function cleanUp(): Promise<void> {
         }),
     ),
   );
-  await deleteRedisKeys().catch(() => undefined);
+  // Every key under this run's prefix: the queue's and the worker's own (its reconciler's marker).
+  await deleteRedisPrefix(redisPrefix, REDIS_URL).catch(() => undefined);
   await queue?.close();
   await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
   await pool.end();
-}
-
-/** Every key under this run's prefix: the queue's and the worker's own (its reconciler's marker). */
-async function deleteRedisKeys(): Promise<void> {
-  if (queue === undefined) return;
-  const client = await queue.getBackend().connection.client;
-  let cursor = '0';
-  do {
-    const [next, keys] = await client.scan(cursor, { MATCH: `${redisPrefix}:*`, COUNT: 1000 });
-    cursor = next;
-    if (keys.length > 0) await client.del(...keys);
-  } while (cursor !== '0');
 }
 
 function percent(share: number): string {

@@ -4,13 +4,12 @@
 // see the same machine. `pnpm build`, then `pnpm --filter @gateway/bench bench:cold-start`;
 // results in bench/results/cold-start.json. BENCH_SMOKE=1: one start of each app from each runtime.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import type { AppRuntime } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
-import { apiAppEnvironments, appCommand, freePort, residentMb, ROOT } from './bench-apps';
+import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, freePort, residentMb, ROOT } from './bench-apps';
 import { benchInt, resultsFile } from './bench-mode';
 
 const RESULTS_FILE = resultsFile('cold-start.json');
@@ -25,12 +24,13 @@ interface Start {
   rssMb: number;
 }
 
-const schema = `bench_${randomBytes(4).toString('hex')}`;
+const run = newBenchRun();
+const { schema } = run;
 const admin = createPool({ connectionString: DATABASE_URL, schema, max: 1, applicationName: 'bench' });
 
 async function main(): Promise<void> {
   await migrate(admin, schema);
-  const environments = apiAppEnvironments(DATABASE_URL, schema);
+  const environments = apiAppEnvironments(DATABASE_URL, run);
   const env = { 'wallet-control': environments.walletControl, 'payment-redirect': environments.paymentRedirect };
   const starts = new Map<string, Start[]>();
   console.log(`${RUNS} cold starts of each app from each runtime, ${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(2)}`);
@@ -125,8 +125,6 @@ main()
     process.exitCode = 1;
   })
   .finally(async () => {
-    await admin
-      .query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-      .catch((error: Error) => console.error(`could not drop schema ${schema}: ${error.message}`));
+    await removeBenchRun(admin, run);
     await admin.end();
   });

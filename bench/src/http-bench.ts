@@ -8,14 +8,13 @@
 // always, the ratios need it), to compare before and after in short interleaved runs;
 // BENCH_APP_NODE_ARGS adds Node arguments to the two apps (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants, cpus, loadavg, release, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import autocannon from 'autocannon';
 import { appNodeArguments } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
-import { apiAppEnvironments, appCommand, benchRuntime, freePort, residentMb, ROOT } from './bench-apps';
+import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, freePort, residentMb, ROOT } from './bench-apps';
 import { benchInt, resultsFile } from './bench-mode';
 
 const RUNTIME = benchRuntime();
@@ -70,7 +69,8 @@ interface Service {
   child: ChildProcess;
 }
 
-const schema = `bench_${randomBytes(4).toString('hex')}`;
+const run = newBenchRun();
+const { schema } = run;
 const admin = createPool({ connectionString: DATABASE_URL, schema, max: 2, applicationName: 'bench' });
 const children = new Set<ChildProcess>();
 
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       `${SECONDS} s per scenario after ${WARMUP_SECONDS} s warm-up   schema: ${schema}   apps from: ${RUNTIME}\n`,
   );
   await migrate(admin, schema);
-  const env = { baseline: { DATABASE_URL, DATABASE_SCHEMA: schema }, ...apiAppEnvironments(DATABASE_URL, schema) };
+  const env = { baseline: { DATABASE_URL, DATABASE_SCHEMA: schema }, ...apiAppEnvironments(DATABASE_URL, run) };
   const measurements: Measurement[] = [];
 
   // The reference server always runs from source: it is the bench's own, never built.
@@ -367,9 +367,7 @@ let cleaning: Promise<void> | undefined;
 function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
     await Promise.all([...children].map(stop));
-    await admin
-      .query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-      .catch((error: Error) => console.error(`could not drop schema ${schema}: ${error.message}`));
+    await removeBenchRun(admin, run);
     await admin.end();
   })();
   return cleaning;

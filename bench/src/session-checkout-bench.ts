@@ -10,13 +10,12 @@
 //   live one again: no new session call.
 // `pnpm bench:sessions`; results in bench/results/sessions.json. BENCH_SMOKE=1: 10 customers.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { constants, cpus, loadavg, release, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
-import { apiAppEnvironments, appCommand, benchRuntime, freePort, ROOT } from './bench-apps';
+import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, freePort, ROOT } from './bench-apps';
 import { benchInt, resultsFile } from './bench-mode';
 import { FAKE_STRIPE, FAKE_TRANSAK, type SessionProviderFake, startSessionProviderFake } from './session-provider-fake';
 
@@ -56,7 +55,8 @@ interface Service {
   child: ChildProcess;
 }
 
-const schema = `bench_${randomBytes(4).toString('hex')}`;
+const run = newBenchRun();
+const { schema } = run;
 const admin = createPool({ connectionString: DATABASE_URL, schema, max: 2, applicationName: 'bench' });
 const children = new Set<ChildProcess>();
 let fake: SessionProviderFake | undefined;
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   );
   await migrate(admin, schema);
   fake = await startSessionProviderFake(LATENCY_MS);
-  const env = apiAppEnvironments(DATABASE_URL, schema);
+  const env = apiAppEnvironments(DATABASE_URL, run);
   const paymentPort = await freePort();
   const paymentRedirectEnv = {
     ...env.paymentRedirect,
@@ -336,9 +336,7 @@ function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
     await Promise.all([...children].map(stop));
     await fake?.close();
-    await admin
-      .query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-      .catch((error: Error) => console.error(`could not drop schema ${schema}: ${error.message}`));
+    await removeBenchRun(admin, run);
     await admin.end();
   })();
   return cleaning;

@@ -20,7 +20,7 @@ import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem
 import { createPool, migrate } from '@gateway/db';
 import { defineLocalChain, deployTestUsdc, mintTestUsdc, usdcAbi, PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
 import { enqueueSettlements, openSettlementQueue } from '@gateway/queue';
-import { anvilAccounts, findFreePort, startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { anvilAccounts, deleteRedisPrefix, findFreePort, startAnvil, type RunningAnvil } from '@gateway/testkit';
 import { benchInt, benchSetting, resultsFile } from './bench-mode';
 
 const RESULTS_FILE = resultsFile('settlement.json');
@@ -90,8 +90,9 @@ async function main(): Promise<void> {
     printTable(runs);
   } finally {
     if (worker) await stopWorker(worker);
-    await queue.obliterate({ force: true }).catch(() => undefined);
     await queue.close();
+    // Every queue of the worker under this prefix, not only the settlement queue.
+    await deleteRedisPrefix(prefix, REDIS_URL).catch(() => undefined);
     await anvil?.stop();
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
     await pool.end();

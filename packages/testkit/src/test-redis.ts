@@ -21,10 +21,27 @@ export function createTestRedis(label = 't'): TestRedis {
     url: TEST_REDIS_URL,
     prefix,
     async close() {
-      const keys: string[] = [];
-      for await (const batch of redis.scanStream({ match: `${prefix}:*`, count: 500 })) keys.push(...(batch as string[]));
-      for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+      await deleteKeys(redis, prefix);
       await redis.quit();
     },
   };
+}
+
+/**
+ * Deletes every key under `prefix` in the Redis at `url`: what a run of the apps with that
+ * REDIS_PREFIX left (queues, jobs, counters), which nothing else would ever remove.
+ */
+export async function deleteRedisPrefix(prefix: string, url = TEST_REDIS_URL): Promise<void> {
+  const redis = new IORedis(url, { maxRetriesPerRequest: 1 });
+  try {
+    await deleteKeys(redis, prefix);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function deleteKeys(redis: IORedis, prefix: string): Promise<void> {
+  const keys: string[] = [];
+  for await (const batch of redis.scanStream({ match: `${prefix}:*`, count: 500 })) keys.push(...(batch as string[]));
+  for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
 }
