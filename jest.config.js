@@ -7,6 +7,6 @@ module.exports = {
     '<rootDir>/infra/*/jest.config.js',
     '<rootDir>/bench/jest.config.js',
   ],
-  // Global, not per project: chain and process tests on a busy 2-core machine need the room.
-  testTimeout: 30000,
+  // Global: a run of several projects reads it here, not from theirs (jest.preset.js).
+  testTimeout: require('./jest.preset.js').TEST_TIMEOUT_MS,
 };

@@ -7,6 +7,10 @@
 // BENCH_SCENARIOS=create-wallet-new,process-payment measures only those (the one-INSERT baseline
 // always, the ratios need it), to compare before and after in short interleaved runs;
 // BENCH_APP_NODE_ARGS adds Node arguments to the two apps (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+// BENCH_COMMIT_DELAY_US=3000 makes PostgreSQL wait that long before each WAL flush (commit_delay,
+// set with ALTER SYSTEM for the run and reset after it: it needs a superuser DATABASE_URL): a disk
+// whose flush takes milliseconds, as networked cloud volumes do, where a local SSD's takes ~0.1 ms.
+// The one-INSERT baseline commits every request; the gateway commits a batch at a time.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants, cpus, loadavg, release, totalmem } from 'node:os';
@@ -30,6 +34,7 @@ const PAYOUT_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 const SHOP_CALLBACK = 'https%3A%2F%2Fshop.io%2Fipn%3Forder%3D';
 const SCENARIOS = process.env.BENCH_SCENARIOS ? new Set(process.env.BENCH_SCENARIOS.split(',')) : undefined;
 const APP_NODE_ARGS = process.env.BENCH_APP_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const COMMIT_DELAY_US = benchInt('BENCH_COMMIT_DELAY_US', 0, 0, 0);
 
 interface Scenario {
   id: string;
@@ -79,9 +84,11 @@ async function main(): Promise<void> {
   console.log(
     `machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, node ${machine.node}, ${machine.postgres}\n` +
       `load average at start: ${machine.loadAverage.join(' ')}   connections: ${CONNECTIONS}   ` +
-      `${SECONDS} s per scenario after ${WARMUP_SECONDS} s warm-up   schema: ${schema}   apps from: ${RUNTIME}\n`,
+      `${SECONDS} s per scenario after ${WARMUP_SECONDS} s warm-up   schema: ${schema}   apps from: ${RUNTIME}` +
+      `${COMMIT_DELAY_US > 0 ? `   commit_delay: ${COMMIT_DELAY_US} µs` : ''}\n`,
   );
   await migrate(admin, schema);
+  if (COMMIT_DELAY_US > 0) await setCommitDelay(COMMIT_DELAY_US);
   const env = { baseline: { DATABASE_URL, DATABASE_SCHEMA: schema }, ...apiAppEnvironments(DATABASE_URL, run) };
   const measurements: Measurement[] = [];
 
@@ -168,6 +175,7 @@ async function main(): Promise<void> {
       logLevel: 'info',
       p99TargetMs: P99_TARGET_MS,
       runtime: RUNTIME,
+      commitDelayMicros: COMMIT_DELAY_US,
     },
     residentMemoryMb: memory,
     scenarios: measurements,
@@ -363,10 +371,20 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(killer);
 }
 
+/** PostgreSQL's commit_delay for every session, the new setting read by a reload; 0 resets it to the server's own. */
+async function setCommitDelay(micros: number): Promise<void> {
+  // ALTER SYSTEM takes no parameters; the value is an integer checked by benchInt.
+  await admin.query(micros > 0 ? `ALTER SYSTEM SET commit_delay = ${micros}` : 'ALTER SYSTEM RESET commit_delay');
+  await admin.query('SELECT pg_reload_conf()');
+}
+
 let cleaning: Promise<void> | undefined;
 function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
     await Promise.all([...children].map(stop));
+    if (COMMIT_DELAY_US > 0) {
+      await setCommitDelay(0).catch((error: Error) => console.error(`could not reset commit_delay: ${error.message}`));
+    }
     await removeBenchRun(admin, run);
     await admin.end();
   })();
