@@ -85,6 +85,12 @@ async function forward(order: Order, deposit: { id: string; txHash: string }, de
 
 const receipt = (paymentId: string) => app.inject({ url: `/payment/${paymentId}` });
 
+/** The page's steps as `<state>: <label> (<detail>)`, the step the payment stands at marked `*`. */
+function stepsOf(body: string): string[] {
+  const items = body.matchAll(/<li class="([a-z ]+)"( aria-current="step")?>([^<]*)(?:<span class="detail">([^<]*)<\/span>)?<\/li>/g);
+  return [...items].map(([, state, current, label, detail]) => `${state}${current ? '*' : ''}: ${label}${detail ? ` (${detail})` : ''}`);
+}
+
 function webhook(provider: string, body: object, secret = config.sandbox!.signingSecret) {
   const payload = JSON.stringify(body);
   return app.inject({
@@ -182,6 +188,27 @@ describe('GET /payment/<id>: the receipt page', () => {
     const page = await receipt(paymentId);
     expect(page.body).toContain('reaches the merchant together with the next payment into this wallet');
     expect(page.body).toContain('data-final="true"');
+    // Confirmed is done; the last step says where the USDC stopped, not "sent to the merchant".
+    expect(stepsOf(page.body)).toEqual([
+      'done: Waiting for the provider (MoonPay took the card payment)',
+      'done: USDC received (0.005 USDC arrived)',
+      'done: Confirmed on the blockchain',
+      'held*: Not sent to the merchant yet (Held until the next payment into this wallet)',
+    ]);
+  });
+
+  it('holds no step while another deposit is still on its way', async () => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order);
+    await addDeposit(order, 'held', 5_000n);
+    await addDeposit(order, 'seen', 10_000_000n);
+    const page = await receipt(paymentId);
+    expect(page.body).toContain('data-final="false"');
+    expect(stepsOf(page.body).slice(1)).toEqual([
+      'current*: USDC received (10.005 USDC arrived)',
+      'todo: Confirmed on the blockchain',
+      'todo: Sent to the merchant',
+    ]);
   });
 
   it('says when forwarding waits for the operator (the token refuses the payout)', async () => {
@@ -192,6 +219,10 @@ describe('GET /payment/<id>: the receipt page', () => {
     expect(page.body).toContain("needs the gateway operator's attention");
     expect(page.body).not.toContain('below the amount');
     expect(page.body).toContain('data-step="confirmed"');
+    expect(stepsOf(page.body).slice(2)).toEqual([
+      'done: Confirmed on the blockchain',
+      'held*: Not sent to the merchant yet (Waiting for the gateway operator)',
+    ]);
   });
 
   it('says in words when the customer paid in USDC.e: arrived, held for the operator, the shop not paid yet', async () => {
@@ -207,6 +238,10 @@ describe('GET /payment/<id>: the receipt page', () => {
     expect(page.body).toContain('<dt>12.5 USDC.e</dt>');
     expect(page.body).toContain(held.txHash);
     expect(page.body).toContain('data-step="confirmed"');
+    expect(stepsOf(page.body).slice(2)).toEqual([
+      'done: Confirmed on the blockchain',
+      'held*: Not sent to the merchant yet (USDC.e is held for the gateway operator)',
+    ]);
     // Nothing changes on its own any more: the page stops refreshing, and never says the shop was paid.
     expect(page.body).toContain('data-final="true"');
     expect(page.body).not.toContain('the shop has been paid');

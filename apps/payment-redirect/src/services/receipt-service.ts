@@ -18,7 +18,8 @@ import type { PaymentReceiptRepository, ReceiptDepositRecord } from '@gateway/db
 export interface ReceiptStepView {
   label: string;
   detail?: string;
-  state: 'done' | 'current' | 'todo';
+  /** `held`: the USDC arrived and is final, but goes no further on its own (ReceiptProgress.waitingOn). */
+  state: 'done' | 'current' | 'held' | 'todo';
 }
 
 export interface ReceiptTransactionView {
@@ -88,6 +89,13 @@ const STEP_LABELS: Record<ReceiptStep, string> = {
   usdc_received: 'USDC received',
   confirmed: 'Confirmed on the blockchain',
   sent_to_merchant: 'Sent to the merchant',
+};
+
+/** The step after "Confirmed" when a deposit is held there: why the merchant has not been sent it. */
+const HELD_STEP_DETAILS: Record<NonNullable<ReceiptProgress['waitingOn']>, string> = {
+  next_deposit: 'Held until the next payment into this wallet',
+  operator: 'Waiting for the gateway operator',
+  other_token: 'USDC.e is held for the gateway operator',
 };
 
 /** What the page says while no USDC has arrived: the provider's status, in the customer's words. */
@@ -211,9 +219,12 @@ export class ReceiptService {
       paidAttempt || !progress.declined
         ? []
         : await this.options.secondChanceFor({ ...record, usdcArrived: record.deposits.some((d) => d.status !== 'orphaned') });
+    // Held: every deposit went as far as it goes on its own; its step is done, and the next says why it stops there.
+    const heldStep = progress.final && progress.waitingOn ? RECEIPT_STEPS[stepIndex + 1] : undefined;
     const details: Partial<Record<ReceiptStep, string>> = {
       waiting_for_provider: stepIndex > 0 ? `${providerName} took the card payment` : words.stepDetail,
       ...(receivedText ? { usdc_received: `${receivedText} arrived` } : {}),
+      ...(heldStep && progress.waitingOn ? { [heldStep]: HELD_STEP_DETAILS[progress.waitingOn] } : {}),
     };
     return {
       paymentId: record.id,
@@ -235,14 +246,21 @@ export class ReceiptService {
           ? words.message
           : null,
       steps: RECEIPT_STEPS.map((step, index) => ({
-        label: step === 'waiting_for_provider' && stepIndex === 0 ? words.stepLabel : STEP_LABELS[step],
+        label:
+          step === 'waiting_for_provider' && stepIndex === 0
+            ? words.stepLabel
+            : step === heldStep
+              ? 'Not sent to the merchant yet'
+              : STEP_LABELS[step],
         ...(details[step] ? { detail: details[step] } : {}),
         state:
-          index < stepIndex || (progress.final && index === stepIndex && !progress.waitingOn)
+          index < stepIndex || (progress.final && index === stepIndex)
             ? 'done'
-            : index === stepIndex
-              ? 'current'
-              : 'todo',
+            : step === heldStep
+              ? 'held'
+              : index === stepIndex
+                ? 'current'
+                : 'todo',
       })),
       receivedUsdc: received,
       receivedText,
