@@ -8,7 +8,7 @@ import { english, generateMnemonic } from 'viem/accounts';
 import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
 import { appNodeArguments } from '@gateway/config';
 import { waitFor } from './wait-for';
-import { anvilAccounts, findFreePort, startAnvil, TEST_DATABASE_URL, type RunningAnvil } from '@gateway/testkit';
+import { anvilAccounts, deleteRedisPrefix, findFreePort, startAnvil, TEST_DATABASE_URL, type RunningAnvil } from '@gateway/testkit';
 import { createTestDatabase, testKeyEnv, type TestDatabase } from '@gateway/app-testkit';
 import { ensureAppLoginUsers } from '@gateway/db';
 
@@ -80,11 +80,12 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     callbacks: await findFreePort(),
   };
   const url = (port: number) => `http://127.0.0.1:${port}`;
+  const redisPrefix = `e2e-${randomUUID()}`;
   const common = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
     DATABASE_SCHEMA: db.schema,
-    REDIS_PREFIX: `e2e-${randomUUID()}`,
+    REDIS_PREFIX: redisPrefix,
     CHAIN_ID: String(chain.chainId),
     CHAIN_RPC_URL: chain.rpcUrl,
     USDC_TOKEN_ADDRESS: token,
@@ -177,6 +178,8 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     await chain.stop();
     await db.pool.query(`DROP SCHEMA IF EXISTS "${sandboxSchema}" CASCADE`);
     await db.drop();
+    // The apps' queues, jobs and counters: nothing else would ever remove them.
+    await deleteRedisPrefix(redisPrefix);
   };
   try {
     await Promise.all(Object.values(ports).map((port) => waitUntilReady(url(port))));
