@@ -2,7 +2,6 @@
 // TypeScript sources (tsx, as `pnpm dev` and the tests) or from the compiled dist/ (as the images).
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { english, generateMnemonic } from 'viem/accounts';
 import type { Pool } from 'pg';
@@ -81,17 +80,6 @@ export function apiAppEnvironments(
     },
     paymentRedirect: { ...common, SANDBOX_CHECKOUT: 'on', SANDBOX_SIGNING_SECRET: randomBytes(32).toString('base64') },
   };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** The resident set of a running process, from the kernel (VmRSS), in MB. */

@@ -9,7 +9,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -18,7 +17,7 @@ import Fastify from 'fastify';
 import { Agent, request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
 import { CALLBACK_JOB_NAME, callbackJobId, callbackJobOptions, QUEUE_NAMES } from '@gateway/queue';
-import { deleteRedisPrefix } from '@gateway/testkit';
+import { deleteRedisPrefix, findFreePort } from '@gateway/testkit';
 import { benchInt, resultsFile } from './bench-mode';
 
 const ROOT = join(__dirname, '..', '..');
@@ -421,7 +420,7 @@ function readProc(path: string): string | undefined {
 }
 
 async function startWorker(): Promise<void> {
-  const port = await freePort();
+  const port = await findFreePort();
   const privateKey = generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
   // e.g. BENCH_WORKER_NODE_ARGS=--cpu-prof to profile the worker (the profile is written when it stops).
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -518,17 +517,6 @@ function describeMachine() {
 function redisOptions() {
   const url = new URL(REDIS_URL);
   return { host: url.hostname, port: Number(url.port || 6379), password: url.password || undefined };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function cleanUp(): Promise<void> {

@@ -9,7 +9,8 @@ import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import type { AppRuntime } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
-import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, freePort, residentMb, ROOT } from './bench-apps';
+import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, residentMb, ROOT } from './bench-apps';
+import { findFreePort } from '@gateway/testkit';
 import { benchInt, resultsFile } from './bench-mode';
 
 const RESULTS_FILE = resultsFile('cold-start.json');
@@ -70,8 +71,8 @@ async function main(): Promise<void> {
 
 /** Spawns the app, waits for /healthz to answer 200, reads its RSS, stops it. */
 async function coldStart(command: string[], env: Record<string, string>): Promise<Start> {
-  const port = await freePort();
-  const metricsPort = await freePort();
+  const port = await findFreePort();
+  const metricsPort = await findFreePort();
   const began = performance.now();
   const child = spawn(process.execPath, command, {
     cwd: ROOT,

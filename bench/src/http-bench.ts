@@ -18,7 +18,8 @@ import { dirname } from 'node:path';
 import autocannon from 'autocannon';
 import { appNodeArguments } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
-import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, freePort, residentMb, ROOT } from './bench-apps';
+import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, residentMb, ROOT } from './bench-apps';
+import { findFreePort } from '@gateway/testkit';
 import { benchInt, resultsFile } from './bench-mode';
 
 const RUNTIME = benchRuntime();
@@ -335,8 +336,8 @@ function spawnApp(command: string[], env: Record<string, string>): ChildProcess 
 }
 
 async function startService(name: string, command: string[], env: Record<string, string>): Promise<Service> {
-  const port = await freePort();
-  const metricsPort = await freePort();
+  const port = await findFreePort();
+  const metricsPort = await findFreePort();
   const service = {
     name,
     url: `http://127.0.0.1:${port}`,

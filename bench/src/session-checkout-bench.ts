@@ -15,7 +15,8 @@ import { constants, cpus, loadavg, release, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
-import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, freePort, ROOT } from './bench-apps';
+import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, ROOT } from './bench-apps';
+import { findFreePort } from '@gateway/testkit';
 import { benchInt, resultsFile } from './bench-mode';
 import { FAKE_STRIPE, FAKE_TRANSAK, type SessionProviderFake, startSessionProviderFake } from './session-provider-fake';
 
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
   await migrate(admin, schema);
   fake = await startSessionProviderFake(LATENCY_MS);
   const env = apiAppEnvironments(DATABASE_URL, run);
-  const paymentPort = await freePort();
+  const paymentPort = await findFreePort();
   const paymentRedirectEnv = {
     ...env.paymentRedirect,
     // The customer's link is under it; only the two providers measured are offered.
@@ -293,8 +294,8 @@ async function describeMachine() {
 }
 
 async function startService(name: string, command: string[], env: Record<string, string>, port?: number): Promise<Service> {
-  port ??= await freePort();
-  const metricsPort = await freePort();
+  port ??= await findFreePort();
+  const metricsPort = await findFreePort();
   const child = spawn(process.execPath, command, {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), METRICS_PORT: String(metricsPort) },
