@@ -10,6 +10,8 @@ import { walletControlFixture } from './support/wallet-control-fixture';
 // terms sets them (issue 22).
 const stranger = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 const affiliate = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
+// An affiliate that holds its key (not one of anvil's: those are this gateway's temporary wallets).
+const keyedAffiliate = privateKeyToAccount(`0x${'2a'.repeat(32)}`);
 
 const fixture = walletControlFixture('affiliate_consent');
 let app: FastifyInstance;
@@ -78,6 +80,15 @@ describe.each(routes)('%s', (url, fees) => {
     }
     const malformed = await get(url, { ...query, signature: '0x1234' });
     expect([malformed.statusCode, malformed.json().param]).toEqual([400, 'signature']);
+    expect(await walletCount(query.callback)).toBe(0);
+  });
+
+  it("the affiliate's own signature over the exact message: 403 affiliate_consent_invalid, no wallet (only the payout's owner consents)", async () => {
+    // The party the terms pay cannot consent to them: that was the theft of issue 22.
+    const query = { address: owner.address, callback: nextCallback(), affiliate: keyedAffiliate.address, ...fees };
+    const byAffiliate = await keyedAffiliate.signMessage({ message: sdkMessage(termsOf(query)) });
+    const response = await get(url, { ...query, signature: byAffiliate });
+    expect([response.statusCode, response.json().code, response.json().param]).toEqual([403, 'affiliate_consent_invalid', 'signature']);
     expect(await walletCount(query.callback)).toBe(0);
   });
 });

@@ -83,6 +83,18 @@ describe('affiliateConsentRefusal', () => {
     }
   });
 
+  it("the affiliate's own signature over the exact message is no consent: only the payout address's owner may give its money away", async () => {
+    // An affiliate with a key of its own (each other test's affiliate is a bare address): accepting
+    // its signature would let the party paid by the terms consent to them, the theft of issue 22.
+    const keyedAffiliate = privateKeyToAccount(`0x${'2a'.repeat(32)}`);
+    const toAffiliate = { ...terms, affiliateAddress: keyedAffiliate.address.toLowerCase() };
+    const refusal = await affiliateConsentRefusal(toAffiliate, {
+      operatorPinned: false,
+      signature: await signedBy(keyedAffiliate, toAffiliate),
+    });
+    expect(refusal).toMatchObject({ code: 'affiliate_consent_invalid', statusCode: 403, param: 'signature' });
+  });
+
   it('a signature that is not one: 400, param signature, saying what a signature looks like', async () => {
     const valid = await signedBy(owner);
     const malformed = [
