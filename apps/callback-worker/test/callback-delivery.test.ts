@@ -157,6 +157,26 @@ describe('retries', () => {
     expect(new Set(stub.receivedOn('/flaky').map((r) => r.headers[CALLBACK_DELIVERY_ID_HEADER]))).toEqual(new Set([id]));
   });
 
+  it('never counts a 4xx as delivered: a merchant answering 404, then 410, is retried after each and delivered only at its 200', async () => {
+    // A 4xx is usually a merchant deploy gone wrong; counted as delivered, the shop would never hear of the payment.
+    const answers = [
+      { status: 404, body: 'no such route' },
+      { status: 410, body: 'gone' },
+    ];
+    stub.on('/redeploying', (_request, nth) => answers[nth - 1] ?? { status: 200, body: 'ok' });
+    const { ids } = await deliver(`${stub.origin}/redeploying?order=43`);
+    const id = ids[0]!;
+    await waitForStatus(id, 'delivered');
+
+    expect((await attemptRows(db.pool, id)).map((a) => [a.attempt_no, a.status_code, a.error_code])).toEqual([
+      [1, 404, 'http_error'],
+      [2, 410, 'http_error'],
+      [3, 200, null],
+    ]);
+    expect(await deliveryRow(db.pool, id)).toMatchObject({ status: 'delivered', attempt_count: 3 });
+    expect(stub.receivedOn('/redeploying')).toHaveLength(3);
+  });
+
   it('schedules retries while the merchant is down, fails after the schedule, and an operator resend delivers it', async () => {
     const port = await closedPort();
     const { ids } = await deliver(`http://127.0.0.1:${port}/down?order=9`);

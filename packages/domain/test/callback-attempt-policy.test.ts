@@ -30,6 +30,17 @@ describe('callbackAttemptOutcome', () => {
     });
   });
 
+  it('never counts a 4xx as delivered: the answers the HTTP client gives for 400, 404, 410 and 429 are retried', () => {
+    // A 4xx is usually a merchant deploy gone wrong; counted as delivered, the shop would never hear of the payment.
+    for (const statusCode of [400, 404, 410, 429]) {
+      const answered = { ok: false, statusCode, error: { code: 'http_error', retryable: true } };
+      expect([statusCode, callbackAttemptOutcome(answered, 0, schedule, NOW, middle)]).toEqual([
+        statusCode,
+        { kind: 'retry', nextAttemptAt: new Date(NOW + 1_000) },
+      ]);
+    }
+  });
+
   it('spreads the retry by the jitter the random source gives', () => {
     const timeout = { ok: false, error: { retryable: true } };
     expect(callbackAttemptOutcome(timeout, 0, schedule, NOW, () => 0)).toEqual({ kind: 'retry', nextAttemptAt: new Date(NOW + 800) });
