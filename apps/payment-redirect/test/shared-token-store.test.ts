@@ -39,6 +39,17 @@ function tokenIssuer(lifetimeMs = 7 * 24 * HOUR, latencyMs = 50, now = Date.now)
   };
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A moment a test lets happen: `promise` resolves once `resolve` is called. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  const moment: { resolve?: () => void } = {};
+  const promise = new Promise<void>((done) => {
+    moment.resolve = done;
+  });
+  return { promise, resolve: () => moment.resolve?.() };
+}
+
 describe('shared provider tokens', () => {
   it('concurrent calls on two replicas mint one token, and every caller gets it', async () => {
     const issuer = tokenIssuer();
@@ -111,6 +122,42 @@ describe('shared provider tokens', () => {
     expect(await kv.deleteIfEquals('lock-test', 'holder-b')).toBe(false);
     expect(await kv.get('lock-test')).toBe('holder-a');
     expect(await kv.deleteIfEquals('lock-test', 'holder-a')).toBe(true);
+  });
+
+  it("a replica whose lock expired while it minted frees only its own: the replica that took the lock meanwhile keeps it, so a third waits for that one's token", async () => {
+    // A's provider call outlives A's lock (100 ms), then fails; B took the lock after it expired.
+    // A freeing B's lock would let a third replica mint beside B, and Transak's second refresh logs the first out.
+    const minting = { b: deferred(), bMayFinish: deferred() };
+    const a = replica(first, 'expired-lock', { lockTtlMs: 100 });
+    const aCall = a.current(
+      'access',
+      async () => {
+        await minting.b.promise;
+        throw new ProviderCheckoutError('refresh-token timed out', 'unavailable');
+      },
+      { signal: signal() },
+    );
+    aCall.catch(() => undefined);
+    await sleep(200);
+    const bCall = replica(second, 'expired-lock').current(
+      'access',
+      async () => {
+        minting.b.resolve();
+        await minting.bMayFinish.promise;
+        return { value: 'token-b', expiresAt: Date.now() + HOUR };
+      },
+      { signal: signal() },
+    );
+    await expect(aCall).rejects.toThrow('refresh-token timed out');
+
+    const thirdMint = jest.fn(async () => ({ value: 'token-c', expiresAt: Date.now() + HOUR }));
+    const thirdCall = replica(first, 'expired-lock').current('access', thirdMint, { signal: signal() });
+    // Long enough for the third replica to take a lock that was freed (it looks every 50 ms).
+    await sleep(300);
+    minting.bMayFinish.resolve();
+    expect(await bCall).toBe('token-b');
+    expect(await thirdCall).toBe('token-b');
+    expect(thirdMint).not.toHaveBeenCalled();
   });
 
   it('a replica waiting on another gives up with the checkout deadline; Redis away is "unavailable", never the token', async () => {
