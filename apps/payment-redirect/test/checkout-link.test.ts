@@ -100,6 +100,23 @@ describe('a single-use session that expires (Transak)', () => {
     expect(second.body).toContain('name="attempt" value="2"');
     expect(calls).toHaveLength(2);
   });
+
+  it('a single-use session never handed out that expired: the link asks the provider for a fresh one, never the dead one', async () => {
+    const calls = provider('transak', (o, call) => ({
+      kind: 'form',
+      action: 'https://checkout.example/payments/new',
+      fields: { payment_id: o.paymentId, attempt: String(call) },
+      expiresAt: Date.now() + 300_000,
+      singleUse: true,
+    }));
+    // A JSON client gets the link for a form checkout: the session itself was handed to nobody.
+    const body = (await pay('transak', 'application/json')).json();
+    await fixture.db.pool.query(`UPDATE payments SET checkout_expires_at = now() - interval '1 second' WHERE id = $1`, [body.payment_id]);
+    const opened = await open(body.payment_id);
+    expect(opened.statusCode).toBe(200);
+    expect(opened.body).toContain('name="attempt" value="2"');
+    expect(calls.map((call) => call.idempotencyKey)).toEqual([body.payment_id, `${body.payment_id}:2`]);
+  });
 });
 
 describe('a reusable checkout', () => {

@@ -26,6 +26,13 @@ describe('checkoutLinkAction', () => {
     expect(checkoutLinkAction(redirected({ expiresAt, singleUse: true, servedAt: new Date(NOW - 5000) }), NOW)).toBe('renew');
   });
 
+  it('renews an expired single-use session even when it was never handed out: being unserved does not make a dead session live', () => {
+    const neverServed = { singleUse: true, servedAt: null };
+    expect(checkoutLinkAction(redirected({ ...neverServed, expiresAt: new Date(NOW - 1) }), NOW)).toBe('renew');
+    // Within the margin of its expiry counts as expired, as for any session.
+    expect(checkoutLinkAction(redirected({ ...neverServed, expiresAt: new Date(NOW + CHECKOUT_EXPIRY_MARGIN_MS) }), NOW)).toBe('renew');
+  });
+
   it('opens no second checkout once the provider has an order for the payment or USDC arrived', () => {
     const expired = { expiresAt: new Date(NOW - 1), singleUse: true, servedAt: new Date(NOW - 60_000) };
     expect(checkoutLinkAction({ ...redirected(expired), providerStatus: 'pending' }, NOW)).toBe('receipt');
