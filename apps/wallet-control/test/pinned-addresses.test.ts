@@ -67,6 +67,24 @@ describe('AFFILIATE_ADDRESSES', () => {
   });
 });
 
+describe('merchant_fee=0 with a pinned affiliate', () => {
+  it('custom-affiliate.php refuses it with 400 naming merchant_fee: the pin spares consent, never the merchant leg', async () => {
+    // A wallet paying its payout address nothing would still call the shop back "paid".
+    const callback = nextCallback();
+    const response = await get(pinned, '/control/custom-affiliate.php', {
+      address: shop,
+      callback,
+      affiliate: partner,
+      merchant_fee: '0',
+      affiliate_fee: '0.99',
+    });
+    expect([response.statusCode, response.json().code, response.json().param]).toEqual([400, 'invalid_parameter', 'merchant_fee']);
+    expect(response.json().error).toMatch(/^merchant_fee must be more than 0/);
+    const { rows } = await fixture.db.pool.query('SELECT 1 FROM wallets WHERE callback_url = $1', [callback]);
+    expect(rows).toEqual([]);
+  });
+});
+
 describe('AFFILIATE_WALLETS=off', () => {
   it('turns both affiliate routes off with 403 naming affiliate; Create Wallet keeps working', async () => {
     const off = await fixture.build(fixture.config({ PAYOUT_ADDRESSES: shop, AFFILIATE_WALLETS: 'off' }));
