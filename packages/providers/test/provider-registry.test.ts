@@ -117,6 +117,12 @@ describe('createProviderRegistry', () => {
     expect((await build({})).describe('robinhood')?.displayName).toBe('Robinhood');
   });
 
+  it("answers ChangeNOW as not offered: its card on-ramp is Guardarian's, which is offered as itself", async () => {
+    const reason = (await build({})).notOfferedReason('changenow');
+    expect(reason).toMatch(/card on-ramp, but Guardarian runs it.*use guardarian/);
+    expect(reason).not.toMatch(/crypto for crypto/);
+  });
+
   it('an adapter for a provider of the specification is offered as itself with nothing but its module listed', async () => {
     // A module for a provider still to come (here Wert, as if its adapter were not listed yet), as a new adapter adds it to
     // provider-modules.ts: no other list names it "to come".
