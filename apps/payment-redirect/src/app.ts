@@ -17,6 +17,7 @@ import {
   providerStatusQueue,
   providerStatusService,
   statusPollReconciler,
+  providerEventConsumer,
   paymentService,
   receiptService,
   hostedCheckoutService,
@@ -60,6 +61,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   await app.register(providerStatusQueue, { config });
   await app.register(providerStatusService, { config });
   await app.register(statusPollReconciler, { config });
+  await app.register(providerEventConsumer, { config });
   await app.register(paymentService, { config });
   await app.register(receiptService, { config });
   await app.register(hostedCheckoutService, { config });

@@ -100,6 +100,14 @@ export const paymentRedirectSettings = Type.Object({
     maximum: 64,
     description: 'status look-ups run at once by this process',
   }),
+  PROVIDER_EVENTS_INTERVAL_MS: Type.Integer({
+    default: 30_000,
+    minimum: 1_000,
+    maximum: 3_600_000,
+    description:
+      "how often a provider's event queue (Simplex's) is read, each event kept in the database and deleted at the provider " +
+      '(STATUS_POLL_WORKER=on; one replica at a time)',
+  }),
   STATUS_POLL_RECONCILE_INTERVAL_MS: Type.Integer({
     default: 30_000,
     minimum: 100,

@@ -97,6 +97,8 @@ describe('GET /process-payment.php', () => {
       [{ provider: 'moonpai' }, 'provider', 'unsupported_provider'],
       [{ provider: 'wert', currency: 'EUR' }, 'currency', 'currency_not_allowed_for_provider'],
       [{ provider: 'interac', currency: 'USD', amount: '150' }, 'currency', 'currency_not_allowed_for_provider'],
+      // Coinbase's preset amount holds in USD, CAD, GBP and EUR only.
+      [{ provider: 'coinbase', currency: 'INR', amount: '5000' }, 'currency', 'currency_not_allowed_for_provider'],
       [{ provider: 'interac', currency: 'CAD', amount: '99.99' }, 'amount', 'amount_below_minimum'],
       [{ provider: 'upi', currency: 'INR', amount: '99' }, 'amount', 'amount_below_minimum'],
       [{ currency: 'XYZ' }, 'currency', 'unsupported_currency'],

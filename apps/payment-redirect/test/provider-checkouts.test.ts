@@ -146,6 +146,8 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
     MERCHANT_CODE: 'gateway_shop',
     MERCHANT_NAME: 'Gateway Shop',
     MODE: 'test',
+    // The operator's word that Binance enabled the order-attribute lock: production requires it.
+    ORDER_LOCK: 'on',
     get CLIENT_ID() {
       return binanceFake.clientId;
     },

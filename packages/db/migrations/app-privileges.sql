@@ -55,6 +55,8 @@ GRANT UPDATE (status, checkout_url, checkout_error, checkout_form_fields, checko
 GRANT SELECT ON deposits TO :"payment_redirect";
 GRANT SELECT (deposit_id, leg, tx_hash) ON payouts TO :"payment_redirect";
 GRANT SELECT (deposit_id, status) ON callback_deliveries TO :"payment_redirect";
+-- The events it reads from a provider's queue and keeps (migration 028): never changed once kept.
+GRANT SELECT, INSERT ON provider_events TO :"payment_redirect";
 
 -- callback-worker (talks to merchants' servers): claims deliveries (with what the callback carries
 -- of the wallet, and whether its callback was released), records attempts, resends.

@@ -58,6 +58,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     PaymentRepository: ['insertManyForWallets', 'recordCheckouts', 'failCheckout', 'findCheckout', 'claimSingleUse', 'renewCheckout'],
     PaymentReceiptRepository: ['findReceipt', 'recordProviderStatus'],
     ProviderStatusPollRepository: ['schedule', 'scheduleNowFor', 'find', 'recordPoll', 'listOverdue', 'stop'],
+    ProviderEventRepository: ['save', 'find', 'tryLockConsumer'],
     TokenRepository: ['register', 'list'],
   },
   'callback-worker': {
@@ -349,6 +350,22 @@ describe('payment-redirect, as its role', () => {
     expect((await polls.listOverdue(1000, 10)).map((poll) => poll.id)).toEqual([session]);
     await polls.stop(session);
     expect(await polls.listOverdue(0, 10)).toEqual([]);
+
+    // A provider's events, kept once (migration 028), under the consumer's lock.
+    const events = repository('payment-redirect', paymentRedirect.ProviderEventRepository);
+    const lock = await events.tryLockConsumer('simplex');
+    expect(lock).toBeDefined();
+    const event = {
+      eventId: 'ev-1',
+      providerReference: 'sx-1',
+      paymentId: paid,
+      body: { event_id: 'ev-1', name: 'payment_simplexcc_approved' },
+    };
+    await events.save('simplex', event);
+    await events.save('simplex', { ...event, body: { changed: true } });
+    expect(await events.find('simplex', { providerReference: 'sx-1' })).toEqual([event.body]);
+    expect(await events.find('simplex', { paymentId: paid })).toEqual([event.body]);
+    await lock!.release();
   });
 });
 

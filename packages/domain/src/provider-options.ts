@@ -1,6 +1,6 @@
 import type { CurrencyCode } from './currencies';
 import { convertToUsdMinorUnits, FIAT_DECIMALS, formatMinorUnits, MAX_FIAT_AMOUNT_UNITS, type FiatAmount } from './money';
-import { providerMinimum, type ProviderTerms, type RateTable } from './provider-terms';
+import { providerMinimum, takesCurrency, type ProviderTerms, type RateTable } from './provider-terms';
 
 /** What a provider's checkout will be asked to charge: Process Payment's `amount` and `currency`. */
 export interface ProviderCharge {
@@ -40,8 +40,8 @@ const MAX_MINOR_UNITS = MAX_FIAT_AMOUNT_UNITS * 10n ** BigInt(FIAT_DECIMALS);
  * Which of the `offered` providers the hosted checkout lists for an order of `amount` in
  * `currency`, in their order. Providers that take any currency charge the order as it is. A USD-only provider is
  * offered for any order, converted to USD with `rates` and rounded up to the cent (a converted
- * payment never falls short). A provider restricted to another currency (Interac: CAD, UPI: INR)
- * appears only for orders in that currency. Each is checked against its minimum exactly as
+ * payment never falls short). A provider restricted to another currency (Interac: CAD, UPI: INR),
+ * or to a few (Coinbase), appears only for orders in one of them. Each is checked against its minimum exactly as
  * Process Payment checks it (`providerMinimum`). `rates` undefined means no rates could be read:
  * what needs no rate is still offered (every provider for a USD order; Interac for CAD, UPI for
  * INR); for another order the USD-only providers are withheld, and the providers that take any
@@ -56,12 +56,12 @@ export function providerOptions(
 ): ProviderOption[] {
   const options: ProviderOption[] = [];
   for (const provider of offered) {
-    if (provider.currency === 'any' || provider.currency === currency) {
+    if (takesCurrency(provider, currency)) {
       options.push(ownCurrencyOption(provider, amount, currency, rates));
     } else if (provider.currency === 'USD') {
       options.push(convertedOption(provider, amount, currency, rates));
     }
-    // A provider restricted to another currency than USD is not for this order at all.
+    // A provider restricted to currencies other than this one (and not USD alone) is not for this order at all.
   }
   return options;
 }

@@ -12,6 +12,11 @@ export interface ProviderTerms {
   readonly displayName: string;
   /** `any`, or the only currency the provider's checkout takes. */
   readonly currency: 'any' | CurrencyCode;
+  /**
+   * With `currency: 'any'`, the currencies its checkout takes when not every one (Coinbase honours
+   * its preset amount in four): an order in another is refused and the hosted checkout leaves it out.
+   */
+  readonly currencies?: readonly CurrencyCode[];
   /** Smallest order the provider accepts, in `minimumCurrency`. */
   readonly minimum: string;
   readonly minimumCurrency: CurrencyCode;
@@ -81,6 +86,14 @@ export function checkProviderOrder(provider: ProviderTerms, amount: FiatAmount, 
       'currency',
     );
   }
+  if (!takesCurrency(provider, currency)) {
+    throw new GatewayError(
+      'currency_not_allowed_for_provider',
+      `${provider.id} accepts ${provider.currencies?.join(', ').replace(/, (\w+)$/, ' or $1')} only; send one of those currencies or ` +
+        'choose another provider',
+      'currency',
+    );
+  }
   const minimum = providerMinimum(provider, currency, rates);
   if (amount.minorUnits < minimum) {
     throw new GatewayError(
@@ -90,6 +103,12 @@ export function checkProviderOrder(provider: ProviderTerms, amount: FiatAmount, 
       'amount',
     );
   }
+}
+
+/** Whether the provider's checkout takes orders in `currency`, as they are (no conversion). */
+export function takesCurrency(provider: ProviderTerms, currency: CurrencyCode): boolean {
+  if (provider.currency !== 'any') return provider.currency === currency;
+  return provider.currencies === undefined || provider.currencies.includes(currency);
 }
 
 /**

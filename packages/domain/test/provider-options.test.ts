@@ -81,6 +81,9 @@ describe('providerOptions: which provider the hosted checkout offers', () => {
     const options = byId(providerOptions(parseFiatAmount('2500'), 'INR', rates, SAMPLE_PROVIDERS));
     expect(summary(options.get('upi'))).toBe('2500.00 INR');
     expect(options.has('interac')).toBe(false);
+    // Coinbase takes USD, CAD, GBP and EUR only: left out, as Process Payment would refuse it.
+    expect(options.has('coinbase')).toBe(false);
+    expect(byId(providerOptions(parseFiatAmount('150'), 'CAD', rates, SAMPLE_PROVIDERS)).has('coinbase')).toBe(true);
     // 2500 / 83.1 = 30.0842… → 30.09
     expect(summary(options.get('wert'))).toBe('30.09 USD');
     // 20 USD × 83.1 = 1662 INR

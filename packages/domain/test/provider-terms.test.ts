@@ -65,6 +65,17 @@ describe('checkProviderOrder', () => {
     expect(() => checkProviderOrder(find('interac'), parseFiatAmount('150'), 'USD', rates)).toThrow(/CAD only/);
     expect(() => checkProviderOrder(find('upi'), parseFiatAmount('150'), 'INR', rates)).not.toThrow();
   });
+  it('a provider that takes a few currencies refuses the others, naming them', () => {
+    expect(() => checkProviderOrder(find('coinbase'), parseFiatAmount('5000'), 'INR', rates)).toThrow(
+      expect.objectContaining({
+        code: 'currency_not_allowed_for_provider',
+        param: 'currency',
+        message: 'coinbase accepts USD, CAD, GBP or EUR only; send one of those currencies or choose another provider',
+      }),
+    );
+    expect(() => checkProviderOrder(find('coinbase'), parseFiatAmount('10'), 'EUR', rates)).not.toThrow();
+    expect(() => checkProviderOrder(find('coinbase'), parseFiatAmount('10'), 'USD', rates)).not.toThrow();
+  });
   it('compares minimums in the provider currency, converting USD minimums with the rate table', () => {
     expect(() => checkProviderOrder(find('interac'), parseFiatAmount('99.99'), 'CAD', rates)).toThrow(/minimum of 100.00 CAD/);
     expect(() => checkProviderOrder(find('transak'), parseFiatAmount('13.80'), 'EUR', rates)).not.toThrow();

@@ -90,8 +90,8 @@ export const PROVIDERS_NOT_OFFERED: readonly { id: string; displayName: string; 
     id: 'changenow',
     displayName: 'ChangeNOW',
     reason:
-      "ChangeNOW's public API exchanges crypto for crypto; its card purchases are made at its partners Guardarian and Simplex, " +
-      'offered here as guardarian and simplex',
+      "ChangeNOW's API has a card on-ramp, but Guardarian runs it (Guardarian takes the card and sends the crypto): " +
+      'use guardarian, integrated here directly; this gateway has no ChangeNOW integration of its own',
   },
   { id: 'itez', displayName: 'Itez', reason: 'no integration for Itez in this gateway' },
   { id: 'finchpay', displayName: 'FinchPay', reason: 'no integration for FinchPay in this gateway' },

@@ -1,5 +1,6 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import type { CurrencyCode, EvmAddress, ProviderPaymentStatus, ProviderTerms } from '@gateway/domain';
+import type { ProviderEventStore } from './support/provider-event-store';
 import type { ProviderHttpClient } from './support/provider-http-client';
 import type { TokenStore } from './support/shared-token-store';
 
@@ -186,6 +187,13 @@ export interface ProviderAdapter {
   status?(query: ProviderStatusQuery, options: { signal: AbortSignal }): Promise<ProviderWebhookEvent | null>;
   /** Where the provider has a public quote API. */
   quote?(order: Pick<CheckoutOrder, 'amount' | 'currency'>, options: { signal: AbortSignal }): Promise<ProviderQuote>;
+  /**
+   * Where the provider keeps a queue of events it wants read and deleted (Simplex): reads it, keeps
+   * each event (AdapterContext.events), then deletes it at the provider; answers what the kept
+   * events say, so their payments are asked at once. One consumer at a time (the caller's lock).
+   * Throws when the provider fails: what was kept stays kept, the rest is read again next time.
+   */
+  consumeEvents?(options: { signal: AbortSignal }): Promise<ProviderWebhookEvent[]>;
 }
 
 /** What an adapter is built with besides its own settings. */
@@ -197,6 +205,8 @@ export interface AdapterContext {
   http: ProviderHttpClient;
   /** Credentials that outlive one request (an access token), shared by every replica, minted by one at a time. */
   tokens: TokenStore;
+  /** Events read from a provider's queue (consumeEvents), kept in the gateway's database; only such a provider needs it. */
+  events?: ProviderEventStore;
   /** Unix milliseconds; tests move it. */
   now: () => number;
 }

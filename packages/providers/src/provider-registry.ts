@@ -6,6 +6,7 @@ import { ALLOW_PROVIDER_TEST_MODE, providerEnvName, readProviderSettings } from 
 import { createSandboxAdapter, type SandboxAdapterOptions } from './sandbox-adapter';
 import type { ProviderHttpClient } from './support/provider-http-client';
 import { observedHttpClient, type ProviderObserver } from './support/provider-call-observer';
+import type { ProviderEventStore } from './support/provider-event-store';
 import { createTokenStore, type SharedKeyValue } from './support/shared-token-store';
 
 export interface ProviderRegistryOptions {
@@ -21,6 +22,8 @@ export interface ProviderRegistryOptions {
   http: ProviderHttpClient;
   /** Where provider tokens are shared between replicas (Redis, under the app's prefix). */
   sharedStore: SharedKeyValue;
+  /** Where events read from a provider's queue are kept (PostgreSQL); without it such a provider's look-ups fail. */
+  events?: ProviderEventStore;
   now?: () => number;
   /** Told each adapter's calls (latency, outcome) and token mints, by provider; nothing told without one. */
   observer?: ProviderObserver;
@@ -110,6 +113,7 @@ export async function createProviderRegistry(options: ProviderRegistryOptions): 
           ...(options.now ? { now: options.now } : {}),
           ...(observer ? { onMinted: () => observer.tokenMinted(descriptor.id) } : {}),
         }),
+        ...(options.events ? { events: options.events } : {}),
         now: options.now ?? Date.now,
       });
       built.set(descriptor.id, adapter);

@@ -33,6 +33,15 @@ export interface ProductionMinLength {
   productionMinLength?: number;
 }
 
+/**
+ * A provider setting's schema option: in production it must be given with this value, the
+ * operator's word that something outside the gateway is done (an option the provider enables on
+ * the merchant account) without which the integration is not safe; its description says what.
+ */
+export interface ProductionValue {
+  productionValue?: string;
+}
+
 /** Every provider setting as an optional string (plus each MODE, and ALLOW_PROVIDER_TEST_MODE), for an app's environment schema. */
 export function providerEnvironmentSchema(modules: readonly ProviderModule[]): Record<string, TSchema> {
   const properties: Record<string, TSchema> = {
@@ -69,7 +78,7 @@ export interface ProviderSettingsResult {
 
 /**
  * The providers with settings in `env`, each checked against its descriptor's schema, and in
- * production against each setting's `productionMinLength`.
+ * production against each setting's `productionMinLength` and `productionValue`.
  */
 export function readProviderSettings(
   modules: readonly ProviderModule[],
@@ -110,6 +119,11 @@ export function readProviderSettings(
         const minimum = (schema.properties[name] as ProductionMinLength).productionMinLength;
         const refusal = minimum !== undefined && value.length < minimum ? shortSecretRefusal(value) : undefined;
         if (refusal !== undefined) problems.push(`${providerEnvName(id, name)}: ${refusal}`);
+      }
+      for (const [name, property] of Object.entries(schema.properties)) {
+        const { productionValue, description } = property as ProductionValue & { description?: string };
+        if (productionValue === undefined || settings[name] === productionValue) continue;
+        problems.push(`${providerEnvName(id, name)}: must be ${productionValue} in production (${description ?? name})`);
       }
     }
     if (errors.length === 0) configured.push({ module, settings, requestedMode: mode === 'live' || mode === 'test' ? mode : undefined });

@@ -65,6 +65,7 @@ export function createSandboxAdapter(provider: ProviderTerms, options: SandboxAd
     id: provider.id,
     displayName: provider.displayName,
     currency: provider.currency,
+    ...(provider.currencies ? { currencies: provider.currencies } : {}),
     minimum: provider.minimum,
     minimumCurrency: provider.minimumCurrency,
     flow: 'signed-url',

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import {
   createProviderRegistry,
@@ -117,6 +117,12 @@ describe('createProviderRegistry', () => {
     expect((await build({})).describe('robinhood')?.displayName).toBe('Robinhood');
   });
 
+  it("answers ChangeNOW as not offered: its card on-ramp is Guardarian's, which is offered as itself", async () => {
+    const reason = (await build({})).notOfferedReason('changenow');
+    expect(reason).toMatch(/card on-ramp, but Guardarian runs it.*use guardarian/);
+    expect(reason).not.toMatch(/crypto for crypto/);
+  });
+
   it('an adapter for a provider of the specification is offered as itself with nothing but its module listed', async () => {
     // A module for a provider still to come (here Wert, as if its adapter were not listed yet), as a new adapter adds it to
     // provider-modules.ts: no other list names it "to come".
@@ -201,6 +207,24 @@ describe('createProviderRegistry', () => {
     expect((await build({ env: longSecret })).adapter('mercuryo')?.mode).toBe('live');
     expect((await build({ env: moonpayLive })).adapter('moonpay')?.mode).toBe('live');
     expect((await build({ env: { ...moonpayLive, PROVIDER_MOONPAY_WEBHOOK_KEY: short }, production: false })).offered).toHaveLength(1);
+  });
+
+  it('in production refuses Binance until the operator says Binance enabled the order-attribute lock on the merchant', async () => {
+    const rsa = () => generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const binance = {
+      PROVIDER_BINANCE_CLIENT_ID: 'gateway-client',
+      PROVIDER_BINANCE_API_KEY: 'binance-api-key-0123',
+      PROVIDER_BINANCE_PRIVATE_KEY: rsa().privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      PROVIDER_BINANCE_WEBHOOK_PUBLIC_KEY: rsa().publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      PROVIDER_BINANCE_MERCHANT_CODE: 'shop_1',
+      PROVIDER_BINANCE_MERCHANT_NAME: 'Shop',
+    };
+    // Without the lock Binance ignores LOCK_ORDER_ATTRIBUTES: the customer could change the address, network or amount.
+    await expect(build({ env: binance })).rejects.toThrow(/PROVIDER_BINANCE_ORDER_LOCK: must be on in production .*LOCK_ORDER_ATTRIBUTES/);
+    await expect(build({ env: { ...binance, PROVIDER_BINANCE_ORDER_LOCK: 'off' } })).rejects.toThrow(/PROVIDER_BINANCE_ORDER_LOCK/);
+    expect((await build({ env: { ...binance, PROVIDER_BINANCE_ORDER_LOCK: 'on' } })).adapter('binance')?.mode).toBe('live');
+    // A local stack or a test deployment is not held to it.
+    expect((await build({ env: binance, production: false })).adapter('binance')?.mode).toBe('live');
   });
 
   it('offers nothing when nothing is configured (Process Payment then says so per provider)', async () => {

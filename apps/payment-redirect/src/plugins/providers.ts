@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { ProviderEventRepository } from '@gateway/db/payment-redirect';
 import { createProviderHttpClient, createProviderRegistry, type ProviderRegistry } from '@gateway/providers';
 import type { PaymentRedirectConfig } from '../config';
 import { redisSharedStore } from '../services/redis-shared-store';
@@ -26,6 +27,8 @@ export const providers = fp<{ config: PaymentRedirectConfig }>(
       http: providerHttp,
       // Tokens that outlive a request (Transak's access token) are shared by every replica.
       sharedStore: redisSharedStore(app.redis, raw.REDIS_PREFIX),
+      // Events read from a provider's queue (Simplex's), kept where every replica's look-ups read them.
+      events: new ProviderEventRepository(app.pool),
       observer: app.providerMetrics.checkout,
     }).catch(async (error: unknown) => {
       await providerHttp.close();
@@ -42,5 +45,5 @@ export const providers = fp<{ config: PaymentRedirectConfig }>(
     app.log.info({ offered: registry.offered.map((provider) => provider.id) }, 'providers offered');
     app.decorate('providers', registry);
   },
-  { name: 'providers', dependencies: ['redis', 'provider-metrics'] },
+  { name: 'providers', dependencies: ['postgres', 'redis', 'provider-metrics'] },
 );

@@ -217,8 +217,11 @@ export class ProviderStatusService {
     return status;
   }
 
-  /** An unsigned webhook names a payment: its provider is asked now, its body never recorded. */
-  private async hint(providers: readonly string[], match: { paymentId?: string; providerReference?: string }): Promise<WebhookOutcomeName> {
+  /**
+   * A hint names a payment (an unsigned webhook, or an event kept from a provider's queue): its
+   * provider is asked now, the hint's body never recorded.
+   */
+  async hint(providers: readonly string[], match: { paymentId?: string; providerReference?: string }): Promise<WebhookOutcomeName> {
     try {
       const paymentId = await this.deps.polls.scheduleNowFor(providers, match);
       if (!paymentId) return 'unknown_payment';

@@ -5,4 +5,5 @@ export * from '../index';
 export * from '../repositories/wallet-lookup-repository';
 export * from '../repositories/payment-repository';
 export * from '../repositories/provider-status-poll-repository';
+export * from '../repositories/provider-event-repository';
 export * from '../repositories/token-repository';

@@ -19,7 +19,8 @@ export const SAMPLE_PROVIDERS: readonly ProviderTerms[] = [
   terms('rampnetwork', 'Ramp Network', 'USD', '4'),
   terms('guardarian', 'Guardarian', 'any', '20'),
   terms('particle', 'Particle', 'any', '30'),
-  terms('coinbase', 'Coinbase', 'any', '2'),
+  // Coinbase honours its preset fiat amount in these four currencies only.
+  { ...terms('coinbase', 'Coinbase', 'any', '2'), currencies: ['USD', 'CAD', 'GBP', 'EUR'] },
   terms('sardine', 'Sardine', 'any', '30'),
   terms('banxa', 'Banxa', 'any', '20'),
   terms('utorg', 'UTORG', 'any', '50'),

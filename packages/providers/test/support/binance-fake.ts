@@ -99,7 +99,10 @@ export async function startBinanceFake(now: () => number = Date.now): Promise<Bi
     if (request.path !== '/papi/v1/ramp/connect/buy/pre-order') return refuse(`path ${request.path}`, 404);
     const missing = REQUIRED_PRE_ORDER.filter((field) => body[field] === undefined);
     if (missing.length > 0) return refuse(`${missing.join(', ')} required`);
-    if (!/^[A-Za-z0-9_]{1,64}$/.test(String(body.externalOrderId))) return refuse('externalOrderId has special characters');
+    if (!/^[A-Za-z0-9]{1,64}$/.test(String(body.externalOrderId))) {
+      fake.problems.push(`externalOrderId ${String(body.externalOrderId)} is not letters and digits`);
+      return refuse('externalOrderId has special characters');
+    }
     if (orders.has(String(body.externalOrderId))) return refuse('duplicate externalOrderId');
     if (typeof body.fiatAmount !== 'number' || typeof body.address !== 'string' || typeof body.network !== 'string') {
       return refuse('fiatAmount, address and network expected');

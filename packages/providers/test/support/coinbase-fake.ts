@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
  * A local CDP onramp API on node:http, answering as docs.cdp.coinbase.com documents: the session
  * token (POST /onramp/v1/token) and the transaction status (GET /onramp/v1/buy/user/<ref>/transactions).
  * Each request's Bearer JWT is verified with node:crypto against the key's public half (alg, kid,
- * typ, nonce, sub, iss "cdp", uris naming this request, a lifetime of at most 120 s); what is found
+ * typ, nonce, sub, iss "cdp", aud ["cdp_service"], uris naming this request, a lifetime of at most 120 s); what is found
  * wrong is recorded. Tests override answers to play errors, timeouts and malformed bodies.
  */
 
@@ -100,6 +100,8 @@ export async function startCoinbaseFake(first: CdpKeyExpectation, nowMs: () => n
       check(header.typ === 'JWT', `${request.path}: JWT typ`),
       check(typeof header.nonce === 'string' && /^[0-9a-f]{32}$/.test(header.nonce), `${request.path}: JWT nonce`),
       check(claims.iss === 'cdp', `${request.path}: JWT iss`),
+      // What the CDP SDK's generateJwt puts in every JWT (coinbase/cdp-sdk typescript/src/auth/utils/jwt.ts).
+      check(JSON.stringify(claims.aud) === '["cdp_service"]', `${request.path}: JWT aud is not ["cdp_service"]`),
       check(JSON.stringify(claims.uris) === JSON.stringify([`${request.method} ${host}${path}`]), `${request.path}: JWT uris`),
       check(typeof claims.nbf === 'number' && typeof claims.exp === 'number', `${request.path}: JWT nbf/exp`),
       check(Number(claims.exp) - Number(claims.nbf) <= 120 && Number(claims.exp) > now - 5, `${request.path}: JWT lifetime`),

@@ -8,6 +8,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
  * answering the orders with that referenceId as a list. Orders appear as Sardine would make them
  * once a customer pays (`addOrder`). Sardine's error body is not documented: `{"message"}` here.
  * `script` answers a request otherwise (an error, a malformed answer) or not at all ('hang').
+ * `widgetProblems` reads a checkout URL as the widget would: a token it issued, and the chain and
+ * asset locked (`fixed_network`, `fixed_asset_type`: without them the customer may switch either).
  */
 export interface SardineFakeRequest {
   method: string;
@@ -23,6 +25,8 @@ export interface SardineFake {
   requests: SardineFakeRequest[];
   script: ((request: SardineFakeRequest) => { status: number; body: string } | 'hang' | undefined) | undefined;
   addOrder(order: Record<string, unknown>): void;
+  /** What is wrong with a widget URL, in words; empty when the widget would open it locked to our order. */
+  widgetProblems(url: string): string[];
   reset(): void;
   close(): Promise<void>;
 }
@@ -32,6 +36,7 @@ export const SARDINE_FAKE_CLIENT = { id: '16744ddc-a8a3-48b2-a8e9-606ae8995539',
 export async function startSardineFake(now: () => number = Date.now): Promise<SardineFake> {
   const orders: Record<string, unknown>[] = [];
   const references = new Set<string>();
+  const tokens = new Set<string>();
   const fake: SardineFake = {
     url: '',
     clientId: SARDINE_FAKE_CLIENT.id,
@@ -39,11 +44,27 @@ export async function startSardineFake(now: () => number = Date.now): Promise<Sa
     requests: [],
     script: undefined,
     addOrder: (order) => orders.push(order),
+    widgetProblems(text) {
+      const url = new URL(text);
+      const param = (name: string) => url.searchParams.get(name);
+      const problems: string[] = [];
+      if (!tokens.has(param('client_token') ?? '')) problems.push('client_token is not a token this Sardine issued');
+      if (!/^0x[0-9a-fA-F]{40}$/.test(param('address') ?? '')) problems.push('no address');
+      for (const [value, lock] of [
+        ['network', 'fixed_network'],
+        ['asset_type', 'fixed_asset_type'],
+      ] as const) {
+        if (param(lock) === null) problems.push(`${lock} missing: the customer may change ${value}`);
+        else if (param(lock) !== param(value)) problems.push(`${lock} is not ${value}`);
+      }
+      return problems;
+    },
     reset() {
       fake.requests.length = 0;
       fake.script = undefined;
       orders.length = 0;
       references.clear();
+      tokens.clear();
     },
     close: () =>
       new Promise((resolve) => {
@@ -74,7 +95,9 @@ export async function startSardineFake(now: () => number = Date.now): Promise<Sa
     // "Unique id representing a new session, must be regenerated for each call".
     if (references.has(reference)) return error(400, 'referenceId already used');
     references.add(reference);
-    return { status: 200, body: JSON.stringify({ clientToken: randomUUID(), expiresAt: new Date(now() + 30 * 60_000).toISOString() }) };
+    const clientToken = randomUUID();
+    tokens.add(clientToken);
+    return { status: 200, body: JSON.stringify({ clientToken, expiresAt: new Date(now() + 30 * 60_000).toISOString() }) };
   }
 
   const server = createServer((req, res) => {

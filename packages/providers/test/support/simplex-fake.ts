@@ -3,7 +3,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 
 /**
  * A local Simplex Wallet API on node:http, answering as integrations.simplex.com documents: the
- * quote, the payment data (which must name a live quote of the same partner) and the events queue.
+ * quote, the payment data (which must name a live quote of the same partner) and the events queue,
+ * which the poll method empties: GET /wallet/merchant/v2/events, then DELETE
+ * /wallet/merchant/v2/events/<event_id> of each (answered `{"status": "OK"}`; an id not in the
+ * queue is a problem).
  * It checks each request (method, path, `Authorization: ApiKey`, JSON body fields) and records
  * what it found wrong; tests override answers to play errors, timeouts and malformed bodies.
  */
@@ -22,6 +25,7 @@ export interface SimplexFake {
   quotes: SimplexFakeRequest[];
   paymentData: SimplexFakeRequest[];
   eventReads: SimplexFakeRequest[];
+  eventDeletes: SimplexFakeRequest[];
   /** What the fake found not as documented, in words; empty when every request was right. */
   problems: string[];
   /** The events queue GET /wallet/merchant/v2/events answers. */
@@ -29,6 +33,7 @@ export interface SimplexFake {
   answerQuote?: (request: SimplexFakeRequest) => SimplexFakeAnswer | undefined;
   answerPaymentData?: (request: SimplexFakeRequest) => SimplexFakeAnswer | undefined;
   answerEvents?: (request: SimplexFakeRequest) => SimplexFakeAnswer | undefined;
+  answerEventDelete?: (request: SimplexFakeRequest) => SimplexFakeAnswer | undefined;
   reset(): void;
   close(): Promise<void>;
 }
@@ -46,18 +51,21 @@ export async function startSimplexFake(nowMs: () => number = Date.now): Promise<
     quotes: [],
     paymentData: [],
     eventReads: [],
+    eventDeletes: [],
     problems: [],
     events: [],
     reset() {
       fake.quotes = [];
       fake.paymentData = [];
       fake.eventReads = [];
+      fake.eventDeletes = [];
       fake.problems = [];
       fake.events = [];
       quotes.clear();
       delete fake.answerQuote;
       delete fake.answerPaymentData;
       delete fake.answerEvents;
+      delete fake.answerEventDelete;
     },
     close: () =>
       new Promise((resolve) => {
@@ -143,6 +151,14 @@ export async function startSimplexFake(nowMs: () => number = Date.now): Promise<
     return json(200, { events: fake.events });
   }
 
+  function deleteEvent(request: SimplexFakeRequest, eventId: string): SimplexFakeAnswer {
+    if (!authorized(request)) return error(401, 'Unauthorized');
+    const index = fake.events.findIndex((event) => (event as { event_id?: unknown }).event_id === eventId);
+    if (!check(index !== -1, `DELETE events/${eventId}: no such event in the queue`)) return error(404, 'event not found');
+    fake.events.splice(index, 1);
+    return json(200, { status: 'OK' });
+  }
+
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -158,6 +174,10 @@ export async function startSimplexFake(nowMs: () => number = Date.now): Promise<
       } else if (request.method === 'GET' && request.path === '/wallet/merchant/v2/events') {
         fake.eventReads.push(request);
         answer = fake.answerEvents?.(request) ?? events(request);
+      } else if (request.method === 'DELETE' && request.path.startsWith('/wallet/merchant/v2/events/')) {
+        fake.eventDeletes.push(request);
+        const eventId = decodeURIComponent(request.path.slice('/wallet/merchant/v2/events/'.length));
+        answer = fake.answerEventDelete?.(request) ?? deleteEvent(request, eventId);
       } else {
         fake.problems.push(`unexpected ${request.method} ${request.path}`);
         answer = error(404, 'Not Found');

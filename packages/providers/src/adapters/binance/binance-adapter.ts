@@ -31,7 +31,8 @@ import { binanceOrderEvent, binanceOrderId, binanceWebhookEvent } from './binanc
  *   compact JSON body signed with the partner's RSA key: base64 SHA256withRSA of `body + timestamp`
  *   (ms), headers X-Tesla-ClientId, X-Tesla-SignAccessToken (the API key), X-Tesla-Signature,
  *   X-Tesla-Timestamp. Answer `{code: "000000", success: true, data}`.
- * - Pre-order: externalOrderId (the checkout's idempotency key, letters, digits and `_`),
+ * - Pre-order: externalOrderId (the payment id without dashes, `R<n>` after it for a fresh checkout:
+ *   letters and digits only, as the pre-order page requires),
  *   merchantCode, merchantName, ts, fiatCurrency, fiatAmount (a JSON number written from the decimal
  *   string), cryptoCurrency USDC, contractAddress (native USDC on Polygon), network, address (the
  *   wallet), payMethodCode BUY_CARD, redirectUrl and failRedirectUrl (the receipt page), customization
@@ -46,10 +47,13 @@ import { binanceOrderEvent, binanceOrderId, binanceWebhookEvent } from './binanc
  * - The customer pays inside Binance: it signs in to (or opens) a Binance account on the way.
  * - The network code `MATIC` for Polygon PoS (the crypto-network API lists the codes; `NETWORK`
  *   overrides it), that Binance honours `contractAddress` for USDC, and which USDC it withdraws.
- * - The failure codes of an on-ramp order (only 99 FAILED, from connect-prime, is read), the order
- *   look-up's answer fields beyond `status` and `externalOrderId`, and no delivery hash is read.
+ * - The order look-up's answer fields beyond `status` and `externalOrderId`; no delivery hash is read.
  * - The webhook timestamp in milliseconds and 5 minutes of tolerance (none documented); Binance's
- *   answer body `{returnCode: "SUCCESS"}` (connect-prime's); the flags need the merchant's permission.
+ *   answer body `{returnCode: "SUCCESS"}` (connect-prime's).
+ * - The customization flags work only once Binance has enabled them on the merchant; unenabled,
+ *   LOCK_ORDER_ATTRIBUTES is ignored and the customer could send the USDC elsewhere. The gateway
+ *   cannot ask Binance whether it is enabled, so production requires the operator's word:
+ *   PROVIDER_BINANCE_ORDER_LOCK=on (a going-live precondition, docs/operations.md).
  * - Test mode: no sandbox host is documented (Binance gives a test merchant): the same hosts.
  * - Not retried: Binance documents no idempotency for a pre-order (a repeated externalOrderId is refused).
  * - The minimum (20 USD) is a choice; Binance's card limits come from the payment-method list.
@@ -80,6 +84,15 @@ const settings = Type.Object({
   ),
   API_URL: Type.Optional(
     Type.String({ pattern: '^https?://[^/?#\\s]+/?$', description: 'API host; default https://api.commonservice.io' }),
+  ),
+  ORDER_LOCK: Type.Optional(
+    Type.Union([Type.Literal('on'), Type.Literal('off')], {
+      productionValue: 'on',
+      description:
+        'on once Binance has enabled the customization LOCK_ORDER_ATTRIBUTES (the order-attribute lock) on the merchant, which ' +
+        'Binance grants per merchant on request: without it Binance ignores the lock and the customer can change the wallet address, ' +
+        'network or amount; required on in production',
+    }),
   ),
 });
 

@@ -4,12 +4,13 @@ import { isObject } from '../../support/session-call';
 import { paymentEvent } from '../../support/webhook-event';
 
 /**
- * Binance Pay Onchain's order statuses (developers.binance.com, connect-2.0 basics "Order status"),
- * for a buy order. 2 is the crypto bought and held in the customer's Binance wallet, not sent: the
- * card is charged, `charged`, as are 10, 11 and 15 (the withdrawal or swap under way). 20 is the
- * purchase and the withdrawal both done: `paid`. 99 FAILED is read as Binance Connect's other product
- * (connect-prime) documents it: the page read cuts off after 20, so the failure codes of the on-ramp
- * are not confirmed, and any other code says nothing yet (the chain decides).
+ * Binance Pay Onchain's order statuses (developers.binance.com/en/docs/products/connect-2.0/basics/
+ * 7.order-status), for a buy order. 2 is the crypto bought and held in the customer's Binance
+ * wallet, not sent: the card is charged, `charged`, as are 10, 11 and 15 (the withdrawal or swap
+ * under way). 20 is the purchase and the withdrawal both done: `paid`. The final failures of a buy:
+ * 97 ON_RAMP_FAILED (the card purchase failed: `declined`), 96 WITHDRAW_ABANDONED, 98 WITHDRAW_FAILED
+ * and 99 FAILED (`failed`); each lets the customer try again. 93 and 94 (a swap abandoned or failed)
+ * and 95 (an off-ramp) are not for a USDC buy. Any other code says nothing yet (the chain decides).
  */
 export const BINANCE_ORDER_STATUS: Readonly<Record<number, { name: string; status: ProviderPaymentStatus; reason?: string }>> = {
   0: { name: 'INIT', status: 'pending' },
@@ -19,6 +20,17 @@ export const BINANCE_ORDER_STATUS: Readonly<Record<number, { name: string; statu
   11: { name: 'WITHDRAW_PROCESSING', status: 'charged' },
   15: { name: 'SWAP_PROCESSING', status: 'charged' },
   20: { name: 'COMPLETED', status: 'paid' },
+  96: {
+    name: 'WITHDRAW_ABANDONED',
+    status: 'failed',
+    reason: 'Binance did not send the USDC: the purchase is in your Binance account.',
+  },
+  97: { name: 'ON_RAMP_FAILED', status: 'declined', reason: 'Binance could not take the card payment.' },
+  98: {
+    name: 'WITHDRAW_FAILED',
+    status: 'failed',
+    reason: 'Binance could not send the USDC: the purchase is in your Binance account.',
+  },
   99: { name: 'FAILED', status: 'failed', reason: 'Binance could not complete this purchase.' },
 };
 
@@ -26,14 +38,16 @@ export const BINANCE_ORDER_STATUS: Readonly<Record<number, { name: string; statu
 export const BINANCE_ORDER_EVENT = 'connect_order_event';
 
 /**
- * Our externalOrderId for a checkout: the idempotency key without the payment id's dashes and with
- * `_` before an attempt number, since Binance takes letters, digits and `_` ("without special characters").
+ * Our externalOrderId for a checkout, letters and digits only (Binance's rule: "without special
+ * characters"): the payment id without its dashes, then for a fresh checkout `R` and its attempt
+ * number (`R` is not a hex digit, so the id stays unique and names its payment).
  */
 export function binanceOrderId(idempotencyKey: string): string {
-  return idempotencyKey.replace(/-/g, '').replace(':', '_');
+  return idempotencyKey.replace(/-/g, '').replace(':', 'R');
 }
 
-const ORDER_ID = /^([0-9a-fA-F]{8})([0-9a-fA-F]{4})([0-9a-fA-F]{4})([0-9a-fA-F]{4})([0-9a-fA-F]{12})(?:_\d{1,6})?$/;
+// `_<n>`: a fresh checkout's id before the letters-and-digits rule was kept; its orders still name their payment.
+const ORDER_ID = /^([0-9a-fA-F]{8})([0-9a-fA-F]{4})([0-9a-fA-F]{4})([0-9a-fA-F]{4})([0-9a-fA-F]{12})(?:[R_]\d{1,6})?$/;
 
 /** The payment id an externalOrderId we sent names; undefined for anything else. */
 export function paymentIdOfBinanceOrder(orderId: unknown): string | undefined {

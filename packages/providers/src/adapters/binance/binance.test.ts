@@ -148,12 +148,20 @@ describe('binance pre-order against a local Binance Pay Onchain', () => {
     }
   });
 
-  it('a fresh checkout of the same payment is its own order (<id>_<n>); the same id twice is refused by Binance', async () => {
+  it('a fresh checkout of the same payment is its own order, letters and digits only, naming the payment; the same id twice is refused', async () => {
     const order = sampleOrder('USD');
     await open(order);
     const again = await open(order, `${order.paymentId}:2`);
-    expect(sentBody(1).externalOrderId).toBe(`${compactId(order.paymentId)}_2`);
-    expect(again.providerReference).toBe(`${compactId(order.paymentId)}_2`);
+    const third = await open(order, `${order.paymentId}:3`);
+    expect(fake.problems).toEqual([]);
+    const ids = [0, 1, 2].map((index) => String(sentBody(index).externalOrderId));
+    // Binance's rule: letters and digits, no special characters (the fake refuses anything else).
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9]+$/);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids[0]).toBe(compactId(order.paymentId));
+    expect([again.providerReference, third.providerReference]).toEqual([ids[1], ids[2]]);
+    for (const id of ids) expect(paymentIdOfBinanceOrder(id)).toBe(order.paymentId);
+    // An order made before this rule was kept (<id>_<n>) still names its payment.
     expect(paymentIdOfBinanceOrder(`${compactId(order.paymentId)}_2`)).toBe(order.paymentId);
     await expect(open(order)).rejects.toMatchObject({ kind: 'refused', message: expect.stringMatching(/duplicate externalOrderId/) });
   });
@@ -233,6 +241,20 @@ describe('binance order look-up', () => {
       await expect((await build()).status!({ paymentId: o.paymentId }, { signal: signal() })).resolves.toMatchObject({ status });
     },
   );
+
+  it.each([
+    [96, 'failed', 'WITHDRAW_ABANDONED'],
+    [97, 'declined', 'ON_RAMP_FAILED'],
+    [98, 'failed', 'WITHDRAW_FAILED'],
+    [99, 'failed', 'FAILED'],
+  ] as const)('the final failure %s is %s (%s): the customer is told, and may try again', async (code, status, name) => {
+    fake.addOrder({ externalOrderId: compactId(o.paymentId), status: code, type: 1 });
+    await expect((await build()).status!({ paymentId: o.paymentId }, { signal: signal() })).resolves.toMatchObject({
+      status,
+      rawStatus: `${code} ${name}`,
+      reason: expect.stringMatching(/Binance/),
+    });
+  });
 
   it('a status code not documented says nothing yet; an error answer throws so the poller asks again', async () => {
     fake.addOrder({ externalOrderId: compactId(o.paymentId), status: 42, type: 1 });

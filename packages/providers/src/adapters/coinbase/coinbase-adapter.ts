@@ -27,7 +27,12 @@ import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
  *   X-Forwarded-For": the payment host's own reading behind its configured proxies is sent).
  * - The customer goes to https://pay.coinbase.com/buy/select-asset?sessionToken=…&defaultNetwork=polygon
  *   &defaultAsset=USDC&presetFiatAmount=…&fiatCurrency=…&defaultPaymentMethod=CARD&partnerUserRef=<payment id>
- *   &redirectUrl=<receipt page>.
+ *   &redirectUrl=<receipt page>; in test mode to https://pay-sandbox.coinbase.com, the sandbox
+ *   (docs.cdp.coinbase.com/onramp-&-offramp/integration/sandbox-testing: session tokens required,
+ *   guest checkout, the test card 4242 4242 4242 4242, no real purchase).
+ * - presetFiatAmount holds only in USD, CAD, GBP and EUR (generating-onramp-url, as issue 35 read it): Coinbase is
+ *   offered for those currencies only (descriptor.currencies). Even there the customer can change
+ *   the amount in Coinbase's page: the chain decides what arrived.
  * - Status: GET <API>/onramp/v1/buy/user/<partnerUserRef>/transactions?page_size=1 (newest first):
  *   ONRAMP_TRANSACTION_STATUS_SUCCESS is `paid` (Coinbase sent the crypto; its tx_hash is kept),
  *   ..._FAILED `failed`, ..._CREATED and ..._IN_PROGRESS `pending`.
@@ -39,7 +44,7 @@ import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
  *   Host header, or Coinbase would refuse a JWT naming the proxy.
  * - The token call is not retried (a retry mints a second token: harmless, but not documented
  *   idempotent); one deadline covers it, the order's signal.
- * - No sandbox host is documented for the hosted onramp: test mode uses the same hosts.
+ * - The sandbox is documented for the onramp page, not for the API: test mode uses the same API host.
  * - Which Polygon USDC Coinbase sends is not stated on a page read: `native` is claimed (the
  *   watcher follows both).
  */
@@ -61,6 +66,8 @@ const settings = Type.Object({
 
 export const COINBASE_API_URL = 'https://api.developer.coinbase.com';
 export const COINBASE_PAY_URL = 'https://pay.coinbase.com';
+/** The documented sandbox: guest checkout with the test card 4242 4242 4242 4242, no real purchase. */
+export const COINBASE_SANDBOX_PAY_URL = 'https://pay-sandbox.coinbase.com';
 /** A session token is good for 5 minutes and once. */
 export const COINBASE_TOKEN_LIFETIME_MS = 5 * 60_000;
 
@@ -75,6 +82,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   id: 'coinbase',
   displayName: 'Coinbase',
   currency: 'any',
+  // presetFiatAmount is honoured in these only: in another currency the customer would set the amount.
+  currencies: ['USD', 'CAD', 'GBP', 'EUR'],
   minimum: '2',
   minimumCurrency: 'USD',
   flow: 'session',
@@ -83,7 +92,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: null,
   delivers: 'native',
   settings,
-  hosts: { live: COINBASE_PAY_URL, test: COINBASE_PAY_URL },
+  hosts: { live: COINBASE_PAY_URL, test: COINBASE_SANDBOX_PAY_URL },
   docs: 'https://docs.cdp.coinbase.com/onramp-&-offramp/session-token-authentication',
 };
 
@@ -111,7 +120,7 @@ export const coinbase = defineProvider({
         if (typeof answer.token !== 'string' || answer.token === '') throw malformedAnswer('Coinbase', 'session token', 'no token');
         return {
           kind: 'redirect',
-          url: coinbaseOnrampUrl(answer.token, order).toString(),
+          url: coinbaseOnrampUrl(answer.token, order, descriptor.hosts[context.mode]).toString(),
           expiresAt: context.now() + COINBASE_TOKEN_LIFETIME_MS,
           singleUse: true,
         };
@@ -132,8 +141,8 @@ export function coinbaseTokenRequest(order: CheckoutOrder): Record<string, unkno
   };
 }
 
-export function coinbaseOnrampUrl(token: string, order: CheckoutOrder): URL {
-  const url = new URL('/buy/select-asset', COINBASE_PAY_URL);
+export function coinbaseOnrampUrl(token: string, order: CheckoutOrder, host: string): URL {
+  const url = new URL('/buy/select-asset', host);
   for (const [name, value] of [
     ['sessionToken', token],
     ['defaultNetwork', 'polygon'],

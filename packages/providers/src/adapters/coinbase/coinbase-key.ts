@@ -9,9 +9,10 @@ import { SignJWT } from 'jose';
  * - ECDSA keys (legacy, "organizations/…/apiKeys/…"): a PEM `EC PRIVATE KEY` (SEC1) or PKCS#8 on
  *   P-256; signed ES256.
  * The JWT: header {alg, kid: key id, typ: "JWT", nonce: 16 random bytes in hex}; claims {sub: key
- * id, iss: "cdp", uris: ["<METHOD> <host><path>"], iat, nbf, exp: nbf + 120}. `uris` (an array,
- * beside `iat`) is what CDP's SDKs emit; older pages show a singular `uri`: not confirmed which
- * the onramp API insists on.
+ * id, iss: "cdp", aud: ["cdp_service"], uris: ["<METHOD> <host><path>"], iat, nbf, exp: nbf + 120},
+ * as CDP's own SDK writes them (github.com/coinbase/cdp-sdk, typescript/src/auth/utils/jwt.ts,
+ * generateJwt: `aud: options.audience || ["cdp_service"]`). `uris` (an array, beside `iat`) is
+ * what that SDK emits; older pages show a singular `uri`.
  */
 export interface CdpKey {
   algorithm: 'EdDSA' | 'ES256';
@@ -45,7 +46,7 @@ export function importCdpKey(secret: string): CdpKey {
 export function cdpBearerJwt(cdpKey: CdpKey, keyId: string, method: string, url: string, nowMs: number): Promise<string> {
   const { host, pathname } = new URL(url);
   const now = Math.floor(nowMs / 1000);
-  return new SignJWT({ uris: [`${method} ${host}${pathname}`] })
+  return new SignJWT({ aud: ['cdp_service'], uris: [`${method} ${host}${pathname}`] })
     .setProtectedHeader({ alg: cdpKey.algorithm, kid: keyId, typ: 'JWT', nonce: randomBytes(16).toString('hex') })
     .setSubject(keyId)
     .setIssuer('cdp')

@@ -85,6 +85,17 @@ describe('coinbase session token against a local CDP API', () => {
     expect(created).toMatchObject({ singleUse: true, expiresAt: CONTRACT_NOW_MS + COINBASE_TOKEN_LIFETIME_MS });
   });
 
+  it('test mode opens the documented sandbox (pay-sandbox.coinbase.com, test card 4242…), never the live onramp', async () => {
+    const url = new URL((await open(await build('test'))).url);
+    expect(url.origin).toBe('https://pay-sandbox.coinbase.com');
+    expect(url.searchParams.get('sessionToken')).toMatch(/^[\w-]{20,}$/);
+    expect(coinbase.descriptor.hosts).toEqual({ live: 'https://pay.coinbase.com', test: 'https://pay-sandbox.coinbase.com' });
+  });
+
+  it('is offered only in the currencies whose preset fiat amount Coinbase honours: USD, CAD, GBP, EUR', () => {
+    expect(coinbase.descriptor.currencies).toEqual(['USD', 'CAD', 'GBP', 'EUR']);
+  });
+
   it('signs EdDSA with an Ed25519 key and ES256 with a legacy EC key; each JWT verifies with node:crypto', async () => {
     await open(await build());
     const [h, c, s] = String(fake.tokens[0]!.headers.authorization).replace('Bearer ', '').split('.');
@@ -94,6 +105,7 @@ describe('coinbase session token against a local CDP API', () => {
       claims: {
         sub: ED_KEY_ID,
         iss: 'cdp',
+        aud: ['cdp_service'],
         uris: [`POST ${new URL(fake.url).host}/onramp/v1/token`],
         nbf: CONTRACT_NOW_MS / 1000,
         exp: CONTRACT_NOW_MS / 1000 + 120,

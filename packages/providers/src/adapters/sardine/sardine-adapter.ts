@@ -39,13 +39,16 @@ import { ordersIn, sardineOrderEvent, sardineWebhookEvent } from './sardine-orde
  *   with the e-mail, paymentMethodTypeConfig with the card types only (us_debit, us_credit,
  *   international_debit, international_credit; the default us_debit for USD, else international_debit).
  * - Checkout: <checkout host>/?client_token=…&address=<wallet>&network=polygon&asset_type=USDC
- *   &fiat_amount=…&fiat_currency=…&redirect_url=<receipt page>; it expires with the token.
+ *   &fixed_network=polygon&fixed_asset_type=USDC&fiat_amount=…&fiat_currency=…&redirect_url=<receipt page>;
+ *   it expires with the token. The `fixed_` pair locks chain and asset: `network` and `asset_type`
+ *   alone only preselect them (Sardine's widget configuration reference, linked from Web Integration).
  * - Status: GET <API>/v1/orders?referenceId=<the recorded referenceId, else the payment id>; the newest order speaks.
  *
  * Choices where the docs are open, and facts not confirmed on a page read:
  * - The widget parameters other than client_token and redirect_url (address, network, asset_type,
- *   fiat_amount, fiat_currency) are named in Sardine's configuration reference, which was not
- *   readable: their names, that they lock the values, and the codes `polygon` and `USDC` are unconfirmed.
+ *   fixed_network, fixed_asset_type, fiat_amount, fiat_currency) are named in Sardine's configuration
+ *   reference as the project's review of it (issue 35) reports; the stored copy of that page does not
+ *   show them, and the codes `polygon` and `USDC` are unconfirmed.
  * - The on-ramp webhooks page shows no signature and no body: the NFT checkout page's scheme and body
  *   (`eventType` `order.<status>`, `order.id`, `order.referenceId`, `order.status`) are assumed for
  *   the on-ramp too; the signing key is the base64-decoded part after `whsec_` (Standard Webhooks);
@@ -123,6 +126,10 @@ export const sardine = defineProvider({
         url.searchParams.set('address', order.walletAddress);
         url.searchParams.set('network', 'polygon');
         url.searchParams.set('asset_type', 'USDC');
+        // Locked: with network and asset_type alone the customer may switch to another chain, and
+        // the USDC would land at the same address on a chain the gateway does not watch.
+        url.searchParams.set('fixed_network', 'polygon');
+        url.searchParams.set('fixed_asset_type', 'USDC');
         url.searchParams.set('fiat_amount', order.amount);
         url.searchParams.set('fiat_currency', order.currency);
         url.searchParams.set('redirect_url', order.returnUrl);

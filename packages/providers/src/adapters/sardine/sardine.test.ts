@@ -72,6 +72,7 @@ describeAdapterContract({
   // The widget URL carries the token (opaque) and the order; our reference is the token's referenceId.
   readCheckout: (url) => {
     expect(url.pathname).toBe('/');
+    expect(fake.widgetProblems(url.toString())).toEqual([]);
     return {
       wallet: url.searchParams.get('address') ?? '',
       amount: url.searchParams.get('fiat_amount') ?? '',
@@ -110,10 +111,14 @@ describe('sardine client token against a local Sardine', () => {
       address: order.walletAddress,
       network: 'polygon',
       asset_type: 'USDC',
+      // Without the locks the customer can switch chain or asset in the widget, and the USDC lands on a chain nobody watches.
+      fixed_network: 'polygon',
+      fixed_asset_type: 'USDC',
       fiat_amount: '149.99',
       fiat_currency: 'USD',
       redirect_url: order.returnUrl,
     });
+    expect(fake.widgetProblems(created.url)).toEqual([]);
     expect(created).toMatchObject({ expiresAt: CONTRACT_NOW_MS + 30 * 60_000, singleUse: true, providerReference: order.paymentId });
     expect(new URL(redirectCheckout(await open(order, 'test', `${order.paymentId}:2`)).url).origin).toBe(
       'https://crypto.sandbox.sardine.ai',

@@ -9,15 +9,17 @@ import {
   type ProviderMode,
   type WebhookOutcome,
 } from '../../provider-contract';
+import { NO_EVENT_STORE } from '../../support/provider-event-store';
 import { malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { simplexPaymentStatus, simplexWebhookEvent } from './simplex-events';
+import { consumeSimplexEvents, simplexPaymentStatus, simplexWebhookEvent } from './simplex-events';
 
 /**
  * Simplex (by Nuvei) Wallet API: a quote, then the payment data, then the customer's browser POSTs
  * a form to Simplex's checkout (`/payments/new`), which takes the card.
  * Docs: https://integrations.simplex.com/wallet-api-integration (quote, partner data, payment form,
- * events), and Simplex's supported-cryptocurrencies list for the asset code.
+ * events), https://integrations.simplex.com/docs/poll-method (the events: read, store, delete each),
+ * and Simplex's supported-cryptocurrencies list for the asset code.
  * - POST <API>/wallet/merchant/v2/quote, `Authorization: ApiKey <key>`, JSON: end_user_id,
  *   digital_currency, fiat_currency, requested_currency, requested_amount (a JSON number),
  *   wallet_id (the partner name), client_ip, payment_methods → quote_id, user_id, digital_money,
@@ -30,7 +32,8 @@ import { simplexPaymentStatus, simplexWebhookEvent } from './simplex-events';
  *   return_url_success, return_url_fail, quote_id, payment_id.
  * - Hosts: API https://backend-wallet-api.simplexcc.com (live), https://sandbox.test-simplexcc.com
  *   (test); checkout https://checkout.simplexcc.com (live), https://sandbox.test-simplexcc.com (test).
- * - Events: see simplex-events.ts (the events API is what status() reads).
+ * - Events: consumeEvents empties the events queue into the gateway's store; status() reads the
+ *   kept copy (simplex-events.ts).
  *
  * Choices where the docs are open, and facts not confirmed:
  * - The asset code `USDC-MATIC` for USDC on Polygon is not on a Simplex page read (wallets'
@@ -43,7 +46,7 @@ import { simplexPaymentStatus, simplexWebhookEvent } from './simplex-events';
  * - requested_currency is the fiat currency: the customer pays exactly the order's amount.
  * - The checkout expires with the quote (`valid_until`, when given) and is single use (its payment id).
  * - Webhooks: Simplex documents no signature on the events it can push, so a pushed event is a
- *   hint (descriptor.webhookUnsigned): the gateway then asks the events API through status().
+ *   hint (descriptor.webhookUnsigned): the gateway then asks status(), which reads the kept events.
  * - The customer's IP goes in the quote's client_ip and in signup_login.ip.
  */
 
@@ -100,6 +103,7 @@ export const simplex = defineProvider({
     const checkoutUrl = (values.CHECKOUT_URL ?? SIMPLEX_HOSTS[context.mode].checkout).replace(/\/+$/, '');
     const asset = values.ASSET ?? SIMPLEX_ASSET;
     const authorization = `ApiKey ${values.API_KEY}`;
+    const events = context.events ?? NO_EVENT_STORE;
     const post = (call: 'quote' | 'session', path: string, body: string, signal: AbortSignal) =>
       context.http.request({
         method: 'POST',
@@ -154,7 +158,8 @@ export const simplex = defineProvider({
       async verifyWebhook(rawBody: Buffer): Promise<WebhookOutcome> {
         return { ...simplexWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
-      status: (query, { signal }) => simplexPaymentStatus(context.http, apiUrl, authorization, query, signal),
+      status: (query) => simplexPaymentStatus(events, query),
+      consumeEvents: ({ signal }) => consumeSimplexEvents(context.http, apiUrl, authorization, events, signal),
     };
   },
 });

@@ -1,5 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderStatusQuery, type ProviderWebhookEvent } from '../../provider-contract';
+import type { ProviderEventStore } from '../../support/provider-event-store';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { isObject, lookupAnswer } from '../../support/session-call';
 import { paymentEvent } from '../../support/webhook-event';
@@ -15,10 +16,14 @@ import { paymentEvent } from '../../support/webhook-event';
  *   sent after), payment_simplexcc_crypto_sent is `paid`. The crypto_sent event is not on a page
  *   read (it is in integrators' code): until it arrives, `paid` comes from the chain alone.
  * - payment_simplexcc_refunded is `failed` (charged, then given back); declined is `declined`.
- * - The look-up never DELETEs events: it reads the queue for one payment, and deleting would take
- *   the events from the other replicas and payments that read the same queue. Simplex's limit on
- *   the queue's length is not on a page read.
+ * - One consumer (payment-redirect's, under a PostgreSQL advisory lock) empties the queue as the
+ *   poll method says, keeping every event in PostgreSQL; status() reads the kept copy, never the
+ *   queue, so replicas and payments never take events from each other. Simplex's limit on the
+ *   queue's length is not on a page read.
  */
+const SIMPLEX = 'simplex';
+const EVENT_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
 export const SIMPLEX_EVENT_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
   payment_request_submitted: 'pending',
   payment_simplexcc_approved: 'charged',
@@ -59,18 +64,22 @@ export function simplexWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pr
 }
 
 /**
- * The payment's latest known event in the events queue: by Simplex's payment id once known, else by
- * our payment id (partner_end_user_id); null while the queue holds none.
+ * The poll method (integrations.simplex.com/docs/poll-method): GET <API>/wallet/merchant/v2/events,
+ * keep each event, then DELETE <API>/wallet/merchant/v2/events/<event_id> (answered `{"status":
+ * "OK"}`), one by one. Kept before deleted: a consumer that stops between the two keeps it once (the
+ * store ignores an event id it has) and deletes it next time. An event without an id cannot be
+ * deleted and is not kept. Answers what the kept events say, so their payments are asked at once.
  */
-export async function simplexPaymentStatus(
+export async function consumeSimplexEvents(
   http: ProviderHttpClient,
   apiUrl: string,
   authorization: string,
-  query: ProviderStatusQuery,
+  store: ProviderEventStore,
   signal: AbortSignal,
-): Promise<ProviderWebhookEvent | null> {
+): Promise<ProviderWebhookEvent[]> {
   const response = await http.request({
     method: 'GET',
+    call: 'status',
     url: `${apiUrl}/wallet/merchant/v2/events`,
     headers: { authorization, accept: 'application/json' },
     signal,
@@ -78,14 +87,46 @@ export async function simplexPaymentStatus(
   });
   const body = lookupAnswer('Simplex', 'events', response);
   if (!isObject(body) || !Array.isArray(body.events)) throw new Error('Simplex answered the events look-up without an events array');
-  const mine = body.events
-    .map((raw) => ({ raw: raw as Record<string, unknown>, event: simplexEvent(raw) }))
-    .filter(({ event }) =>
-      query.providerReference
-        ? event?.providerReference === query.providerReference
-        : event !== undefined && event.match.paymentId === query.paymentId,
-    );
-  // The queue is in Simplex's order; the event last in time speaks for the payment.
+  const said: ProviderWebhookEvent[] = [];
+  for (const raw of body.events) {
+    if (!isObject(raw) || typeof raw.event_id !== 'string' || !EVENT_ID.test(raw.event_id)) continue;
+    const event = simplexEvent(raw);
+    await store.save(SIMPLEX, {
+      eventId: raw.event_id,
+      ...(event?.match.providerReference ? { providerReference: event.match.providerReference } : {}),
+      ...(event?.match.paymentId ? { paymentId: event.match.paymentId } : {}),
+      body: raw,
+    });
+    const deleted = await http.request({
+      method: 'DELETE',
+      call: 'status',
+      url: `${apiUrl}/wallet/merchant/v2/events/${encodeURIComponent(raw.event_id)}`,
+      headers: { authorization, accept: 'application/json' },
+      signal,
+      // Deleting an event twice deletes it once.
+      retryable: true,
+    });
+    const answer = lookupAnswer('Simplex', 'event delete', deleted);
+    if (!isObject(answer) || answer.status !== 'OK') throw new Error('Simplex did not answer the event delete with status OK');
+    if (event) said.push(event);
+  }
+  return said;
+}
+
+/**
+ * The payment's latest event among those kept (consumeSimplexEvents): by Simplex's payment id once
+ * known, else by our payment id (partner_end_user_id); null while none is kept.
+ */
+export async function simplexPaymentStatus(store: ProviderEventStore, query: ProviderStatusQuery): Promise<ProviderWebhookEvent | null> {
+  const kept = await store.find(
+    SIMPLEX,
+    query.providerReference ? { providerReference: query.providerReference } : { paymentId: query.paymentId },
+  );
+  const mine = kept
+    .filter(isObject)
+    .map((raw) => ({ raw, event: simplexEvent(raw) }))
+    .filter((entry): entry is { raw: Record<string, unknown>; event: ProviderWebhookEvent } => entry.event !== undefined);
+  // The event last in time speaks for the payment.
   const latest = mine.sort((a, b) => String(b.raw.timestamp ?? '').localeCompare(String(a.raw.timestamp ?? '')))[0];
   return latest?.event ?? null;
 }

@@ -1,4 +1,5 @@
 import { contractContext, CONTRACT_NOW_MS, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import { memoryEventStore } from '../../../test/support/memory-event-store';
 import {
   SIMPLEX_FAKE_API_KEY,
   SIMPLEX_FAKE_PARTNER,
@@ -22,7 +23,11 @@ let fake: SimplexFake;
 beforeAll(async () => {
   fake = await startSimplexFake(() => CONTRACT_NOW_MS);
 });
-beforeEach(() => fake.reset());
+let store = memoryEventStore();
+beforeEach(() => {
+  fake.reset();
+  store = memoryEventStore();
+});
 afterEach(() => expect(fake.problems).toEqual([]));
 afterAll(async () => {
   await http.close();
@@ -37,7 +42,8 @@ const settings = () => ({
     return fake.url;
   },
 });
-const build = (mode: ProviderMode = 'test') => Promise.resolve(simplex.create(settings(), contractContext('simplex', mode, { http })));
+const build = (mode: ProviderMode = 'test') =>
+  Promise.resolve(simplex.create(settings(), contractContext('simplex', mode, { http, events: store })));
 const open = (adapter: Awaited<ReturnType<typeof build>>) =>
   adapter.createCheckout(sampleOrder('USD'), { idempotencyKey: sampleOrder('USD').paymentId, signal: AbortSignal.timeout(3000) });
 const formOf = (checkout: CreatedCheckout) => {
@@ -206,20 +212,54 @@ describe('simplex checkout against a local Simplex', () => {
   });
 });
 
-describe('simplex status from the events API', () => {
+describe('simplex events: the poll method (read, keep, delete each); status() reads the kept copy', () => {
   const order = sampleOrder('USD');
+  const mine = { id: 'a1b2c3d4-0000-4000-8000-000000000001', partnerEndUserId: order.paymentId };
+  const other = { id: 'a1b2c3d4-0000-4000-8000-000000000002', partnerEndUserId: 'another-payment' };
+  const consume = async () => (await build()).consumeEvents!({ signal: AbortSignal.timeout(3000) });
 
-  it('reads the latest event of the payment (by Simplex id once known, else by our id); null while there is none', async () => {
+  it('keeps each event and deletes it at Simplex, one by one; answers what they say', async () => {
+    const events = [
+      simplexEventSample('payment_simplexcc_approved', mine, '2026-11-25T12:03:00Z'),
+      simplexEventSample('payment_request_submitted', mine, '2026-11-25T12:01:00Z'),
+      simplexEventSample('payment_simplexcc_declined', other, '2026-11-25T12:05:00Z'),
+    ];
+    fake.events = [...events];
+    const said = await consume();
+    expect(said.map((event) => event.rawStatus)).toEqual([
+      'payment_simplexcc_approved',
+      'payment_request_submitted',
+      'payment_simplexcc_declined',
+    ]);
+    expect(said[0]!.match).toEqual({ paymentId: order.paymentId, providerReference: mine.id });
+    // The queue is empty at Simplex: each event deleted by its id, with the API key.
+    expect(fake.events).toEqual([]);
+    expect(fake.eventDeletes.map((request) => decodeURIComponent(request.path.split('/').pop()!))).toEqual(events.map((e) => e.event_id));
+    expect(fake.eventDeletes.every((request) => request.headers.authorization === `ApiKey ${SIMPLEX_FAKE_API_KEY}`)).toBe(true);
+    expect([...store.kept.values()].map((event) => event.eventId)).toEqual(events.map((e) => e.event_id));
+    expect(store.kept.get(`simplex/${events[0]!.event_id}`)).toEqual({
+      eventId: events[0]!.event_id,
+      providerReference: mine.id,
+      paymentId: order.paymentId,
+      body: events[0],
+    });
+    // Nothing left: the next run reads an empty queue and keeps nothing more.
+    await expect(consume()).resolves.toEqual([]);
+    expect(store.kept.size).toBe(3);
+  });
+
+  it('status() reads the kept events, never the queue: the latest of the payment, by Simplex id once known', async () => {
     const adapter = await build();
     const signal = AbortSignal.timeout(3000);
     expect(await adapter.status!({ paymentId: order.paymentId }, { signal })).toBeNull();
-    const mine = { id: 'a1b2c3d4-0000-4000-8000-000000000001', partnerEndUserId: order.paymentId };
-    const other = { id: 'a1b2c3d4-0000-4000-8000-000000000002', partnerEndUserId: 'another-payment' };
     fake.events = [
       simplexEventSample('payment_simplexcc_approved', mine, '2026-11-25T12:03:00Z'),
       simplexEventSample('payment_request_submitted', mine, '2026-11-25T12:01:00Z'),
       simplexEventSample('payment_simplexcc_declined', other, '2026-11-25T12:05:00Z'),
     ];
+    // Still in Simplex's queue, not kept: status() does not see them.
+    expect(await adapter.status!({ paymentId: order.paymentId }, { signal })).toBeNull();
+    await consume();
     await expect(adapter.status!({ paymentId: order.paymentId }, { signal })).resolves.toMatchObject({
       status: 'charged',
       rawStatus: 'payment_simplexcc_approved',
@@ -227,6 +267,7 @@ describe('simplex status from the events API', () => {
       match: { paymentId: order.paymentId, providerReference: mine.id },
     });
     fake.events.push(simplexEventSample('payment_simplexcc_crypto_sent', mine, '2026-11-25T12:09:00Z'));
+    await consume();
     await expect(adapter.status!({ paymentId: order.paymentId, providerReference: mine.id }, { signal })).resolves.toMatchObject({
       status: 'paid',
     });
@@ -234,7 +275,34 @@ describe('simplex status from the events API', () => {
     await expect(
       adapter.status!({ paymentId: order.paymentId, providerReference: 'a1b2c3d4-0000-4000-8000-00000000000f' }, { signal }),
     ).resolves.toBeNull();
-    expect(fake.eventReads.every((request) => request.headers.authorization === `ApiKey ${SIMPLEX_FAKE_API_KEY}`)).toBe(true);
+    expect(fake.eventReads).toHaveLength(2);
+  });
+
+  it('a stop between keeping and deleting loses no event and doubles none: kept once, deleted next time', async () => {
+    const first = simplexEventSample('payment_simplexcc_approved', mine, '2026-11-25T12:03:00Z');
+    const second = simplexEventSample('payment_simplexcc_crypto_sent', mine, '2026-11-25T12:09:00Z');
+    fake.events = [first, second];
+    fake.answerEventDelete = () => ({ status: 503, body: '' });
+    await expect(consume()).rejects.toThrow(/Simplex/);
+    // Kept before the delete failed; still in Simplex's queue; the second not reached.
+    expect([...store.kept.keys()]).toEqual([`simplex/${first.event_id}`]);
+    expect(fake.events).toHaveLength(2);
+    delete fake.answerEventDelete;
+    await consume();
+    expect(fake.events).toEqual([]);
+    expect(store.saves).toBe(3);
+    expect([...store.kept.keys()]).toEqual([`simplex/${first.event_id}`, `simplex/${second.event_id}`]);
+    await expect((await build()).status!({ paymentId: order.paymentId }, { signal: AbortSignal.timeout(3000) })).resolves.toMatchObject({
+      status: 'paid',
+    });
+  });
+
+  it('an event without an id cannot be deleted: it is not kept', async () => {
+    const { event_id: _none, ...withoutId } = simplexEventSample('payment_simplexcc_approved', mine);
+    fake.events = [withoutId];
+    await expect(consume()).resolves.toEqual([]);
+    expect(store.kept.size).toBe(0);
+    expect(fake.eventDeletes).toEqual([]);
   });
 
   it.each([
@@ -242,9 +310,10 @@ describe('simplex status from the events API', () => {
     ['401', { status: 401, body: '{"error":"Unauthorized"}' }],
     ['not JSON', { status: 200, body: 'oops' }],
     ['no events array', { status: 200, body: '{"events":{}}' }],
-  ] as const)('an answer of %s throws (the poller asks again later)', async (_name, answer) => {
+  ] as const)('an events answer of %s throws (read again next time), keeping nothing', async (_name, answer) => {
     fake.answerEvents = () => answer;
-    await expect((await build()).status!({ paymentId: order.paymentId }, { signal: AbortSignal.timeout(3000) })).rejects.toThrow(/Simplex/);
+    await expect(consume()).rejects.toThrow(/Simplex/);
+    expect(store.kept.size).toBe(0);
   });
 });
 
@@ -252,7 +321,7 @@ describe('simplex webhook (unsigned: a hint)', () => {
   const order = sampleOrder('USD');
   const payment = { id: 'a1b2c3d4-0000-4000-8000-000000000001', partnerEndUserId: order.paymentId };
 
-  it('is declared unsigned, and the registry gives it a receiver: the gateway answers 2xx and asks the events API', async () => {
+  it('is declared unsigned, and the registry gives it a receiver: the gateway answers 2xx and asks status()', async () => {
     expect(simplex.descriptor.webhookUnsigned).toBe(true);
     const registry = await createProviderRegistry({
       env: { PROVIDER_SIMPLEX_API_KEY: SIMPLEX_FAKE_API_KEY, PROVIDER_SIMPLEX_PARTNER: SIMPLEX_FAKE_PARTNER },
