@@ -662,6 +662,28 @@ describe('what each app must never do', () => {
     await other.end();
   });
 
+  it('ensureAppLoginUsers makes every login user NOINHERIT, also one an earlier version made inheriting', async () => {
+    const prefix = `inherit_${randomBytes(4).toString('hex')}`;
+    const roles = DATABASE_APPS.map((app) => `${prefix}_${app.replaceAll('-', '_')}`);
+    for (const role of roles) await database.pool.query(`CREATE ROLE "${role}" NOLOGIN`);
+    await database.pool.query(`CREATE ROLE "${roles[0]}_login" LOGIN INHERIT IN ROLE "${roles[0]}"`);
+    try {
+      await ensureAppLoginUsers(TEST_DATABASE_URL, TEST_DATABASE_URL, prefix);
+      const { rows } = await database.pool.query<{ rolname: string; rolinherit: boolean }>(
+        'SELECT rolname, rolinherit FROM pg_roles WHERE rolname = ANY($1::text[]) ORDER BY rolname',
+        [roles.map((role) => `${role}_login`)],
+      );
+      expect(rows).toEqual(
+        roles.map((role) => ({ rolname: `${role}_login`, rolinherit: false })).sort((a, b) => a.rolname.localeCompare(b.rolname)),
+      );
+    } finally {
+      for (const role of roles) {
+        await database.pool.query(`DROP ROLE IF EXISTS "${role}_login"`);
+        await database.pool.query(`DROP ROLE IF EXISTS "${role}"`);
+      }
+    }
+  });
+
   // Issue 35: a login user made INHERIT (PostgreSQL's default, and what `gateway keys db-logins`
   // printed before) has its role's grants outside the role; migration 018's trigger, which checked
   // current_user, then let it set a delivered callback back to pending. Nothing may depend on it.
