@@ -111,10 +111,12 @@ describe('gateway keys', () => {
         await client.connect();
         const { rows } = await client.query(
           `SELECT current_user AS "user", array(SELECT b.rolname FROM pg_auth_members m JOIN pg_roles b ON b.oid = m.roleid
-             JOIN pg_roles u ON u.oid = m.member WHERE u.rolname = current_user)::text[] AS "memberOf"`,
+             JOIN pg_roles u ON u.oid = m.member WHERE u.rolname = current_user)::text[] AS "memberOf",
+             (SELECT rolinherit FROM pg_roles WHERE rolname = current_user) AS "inherits"`,
         );
         await client.end();
-        expect(rows[0]).toEqual({ user: login.user, memberOf: [roles[index]] });
+        // NOINHERIT: outside its app's role (SET ROLE NONE) the login user can do nothing.
+        expect(rows[0]).toEqual({ user: login.user, memberOf: [roles[index]], inherits: false });
       }
       const usage = await runGateway(['keys', 'db-logins', '--prefix', 'Bad-Prefix'], {});
       expect(usage.code).toBe(2);

@@ -161,6 +161,29 @@ describe("CALLBACK_OWNERSHIP=path (the default): a callback's origin and path be
     }
   });
 
+  // Issue 35: the shop's server runs one handler for each of these spellings of its path.
+  it.each([
+    ['a trailing slash', (n: number) => `https://shop.io/srv${n}/ipn/?order_id=${n}`],
+    ['a doubled slash', (n: number) => `https://shop.io//srv${n}/ipn?order_id=${n}`],
+    ['capitals', (n: number) => `https://shop.io/SRV${n}/IPN?order_id=${n}`],
+    ['a path parameter', (n: number) => `https://shop.io/srv${n}/ipn;x?order_id=${n}`],
+    ['its index.php', (n: number) => `https://shop.io/srv${n}/ipn/index.php?order_id=${n}`],
+    ['its index.html', (n: number) => `https://shop.io/srv${n}/ipn/index.html?order_id=${n}`],
+  ])("a stranger's wallet on the shop's path spelt with %s gets the 409 the exact path gets", async (_spelling, spell) => {
+    const n = ++order;
+    const exact = `https://shop.io/srv${n}/ipn?order_id=${n}`;
+    expect((await wallet(merchant, exact)).statusCode).toBe(200);
+    const onExact = await wallet(attacker, `${exact}&x=1`);
+    expect([onExact.statusCode, onExact.json().code]).toEqual([409, 'callback_registered_elsewhere']);
+    const spelt = await wallet(attacker, spell(n));
+    expect([spell(n), spelt.statusCode, spelt.json()]).toEqual([spell(n), 409, onExact.json()]);
+    // The other way round too: the shop's first wallet on a spelling claims the path.
+    const m = ++order;
+    expect((await wallet(merchant, spell(m))).statusCode).toBe(200);
+    const stranger = await wallet(attacker, `https://shop.io/srv${m}/ipn?order_id=${m}`);
+    expect([stranger.statusCode, stranger.json().code]).toEqual([409, 'callback_registered_elsewhere']);
+  });
+
   it("the merchant's own payout with other terms on the path gets 409 conflict, also with another query", async () => {
     const callback = nextCallback();
     expect((await wallet(merchant, callback)).statusCode).toBe(200);

@@ -11,24 +11,25 @@
 --
 -- Read-only access is SELECT on the table (or the columns the app reads, where the rest is none of
 -- its business); writes are INSERT of whole rows the app creates, and UPDATE of the columns it
--- moves. No app may DELETE or TRUNCATE anything. No app may change a wallet (the owner may not
+-- moves, or EXECUTE of an owner's function that makes one move only (migration 024), where a column
+-- grant would allow more than the app's move. No app may DELETE or TRUNCATE anything. No app may change a wallet (the owner may not
 -- either: migration 014). Only the settlement-worker plans, signs and records payouts.
 
 REVOKE ALL ON ALL TABLES IN SCHEMA :"schema"
   FROM :"wallet_control", :"payment_redirect", :"callback_worker", :"chain_watcher", :"settlement_worker";
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA :"schema"
   FROM :"wallet_control", :"payment_redirect", :"callback_worker", :"chain_watcher", :"settlement_worker";
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA :"schema"
+  FROM :"wallet_control", :"payment_redirect", :"callback_worker", :"chain_watcher", :"settlement_worker";
+-- The owner's functions that write (SECURITY DEFINER, migration 024) are for the apps granted below only.
+REVOKE ALL ON FUNCTION resend_failed_callback_delivery(uuid), record_first_token(integer, text) FROM PUBLIC;
 GRANT USAGE ON SCHEMA :"schema"
-  TO :"wallet_control", :"payment_redirect", :"callback_worker", :"chain_watcher", :"settlement_worker";
-
--- Every app records the token it is configured with when the database knows none, and refuses to
--- boot with another (migration 016).
-GRANT SELECT, INSERT ON chain_tokens
   TO :"wallet_control", :"payment_redirect", :"callback_worker", :"chain_watcher", :"settlement_worker";
 
 -- wallet-control (internet-facing, holds the xpub): Create Wallet and the affiliate endpoints
 -- insert wallets with the HD indexes they reserve; Check Payment Status reads a wallet's
--- payments, deposits and callbacks; the admin route resends a failed callback.
+-- payments, deposits and callbacks; the admin route resends a failed callback, through the owner's
+-- function that moves only failed → pending (migration 024): no UPDATE on callback_deliveries.
 GRANT SELECT, INSERT ON wallets TO :"wallet_control";
 -- The claim on a callback's origin and path (migration 017), taken with a path's first wallet;
 -- only the owner releases one (release-callback --path).
@@ -36,7 +37,7 @@ GRANT SELECT, INSERT ON callback_paths TO :"wallet_control";
 GRANT USAGE ON SEQUENCE wallet_hd_index_seq TO :"wallet_control";
 GRANT SELECT, INSERT ON hd_keys TO :"wallet_control";
 GRANT SELECT ON payments, deposits, callback_deliveries TO :"wallet_control";
-GRANT UPDATE (status, next_attempt_at, round_start_attempts, resend_count, resent_at) ON callback_deliveries TO :"wallet_control";
+GRANT EXECUTE ON FUNCTION resend_failed_callback_delivery(uuid) TO :"wallet_control";
 
 -- payment-redirect (internet-facing, holds the providers' credentials): Process Payment finds the
 -- wallet by its temporary address and records the payment and its checkout (which the customer's
@@ -59,11 +60,12 @@ GRANT SELECT (deposit_id, status) ON callback_deliveries TO :"payment_redirect";
 GRANT SELECT, INSERT ON provider_events TO :"payment_redirect";
 
 -- callback-worker (talks to merchants' servers): claims deliveries (with what the callback carries
--- of the wallet, and whether its callback was released), records attempts, resends.
+-- of the wallet, and whether its callback was released), records attempts; `gateway callbacks
+-- resend` runs as this role, through the owner's function (migration 024), as wallet-control's does.
 GRANT SELECT (id, polygon_address, payout_address, callback_url, callback_released_at, ipn_token) ON wallets TO :"callback_worker";
 GRANT SELECT ON callback_deliveries TO :"callback_worker";
-GRANT UPDATE (status, attempt_count, next_attempt_at, delivered_at, last_error, round_start_attempts, resend_count, resent_at)
-  ON callback_deliveries TO :"callback_worker";
+GRANT UPDATE (status, attempt_count, next_attempt_at, delivered_at, last_error) ON callback_deliveries TO :"callback_worker";
+GRANT EXECUTE ON FUNCTION resend_failed_callback_delivery(uuid) TO :"callback_worker";
 -- ON CONFLICT (delivery_id, attempt_no) reads the arbiter index's columns.
 GRANT SELECT (delivery_id, attempt_no), INSERT ON callback_attempts TO :"callback_worker";
 
@@ -100,6 +102,9 @@ GRANT SELECT, INSERT ON callback_deliveries TO :"settlement_worker";
 GRANT UPDATE (deposit_id) ON callback_deliveries TO :"settlement_worker";
 GRANT SELECT, INSERT ON gateway_addresses TO :"settlement_worker";
 
--- Every app that counts in the token records it when the database knows none yet and reads it at
--- boot, refusing to run with another (migration 016).
-GRANT SELECT, INSERT ON chain_tokens TO :"wallet_control", :"payment_redirect", :"chain_watcher", :"settlement_worker";
+-- Every app that counts in the token reads it at boot, refusing to run with another (migration 016),
+-- and records it when the database knows none yet through the owner's function, which records a
+-- first token only (migration 024): no app may insert into chain_tokens.
+GRANT SELECT ON chain_tokens TO :"wallet_control", :"payment_redirect", :"chain_watcher", :"settlement_worker";
+GRANT EXECUTE ON FUNCTION record_first_token(integer, text)
+  TO :"wallet_control", :"payment_redirect", :"chain_watcher", :"settlement_worker";

@@ -9,9 +9,11 @@ function appLoginUser(app: DatabaseApp, prefix = DEFAULT_ROLE_PREFIX): string {
 /**
  * What an operator does once per cluster, for the local stack and the tests: a login user per app,
  * a member of its app's role (migration 014 creates the roles; run the migrations first) and of
- * nothing else, with no privileges of its own. Without a password: these clusters trust local
- * connections. Safe to run concurrently and again. Returns each app's connection string for
- * `databaseUrl` (same host and database, the app's user).
+ * nothing else, with no privileges of its own, NOINHERIT: it has its role's privileges only while
+ * it is that role (the app's pool takes it at connect), so a session that leaves it (SET ROLE NONE)
+ * can do nothing. A user an earlier version made inheriting is made NOINHERIT. Without a password:
+ * these clusters trust local connections. Safe to run concurrently and again. Returns each app's
+ * connection string for `databaseUrl` (same host and database, the app's user).
  */
 export async function ensureAppLoginUsers(
   adminUrl: string,
@@ -25,7 +27,9 @@ export async function ensureAppLoginUsers(
       // One statement, so the user never exists without its membership; a concurrent creator wins.
       await admin.query(`DO $$ BEGIN
           IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${appLoginUser(app, prefix)}') THEN
-            CREATE ROLE "${appLoginUser(app, prefix)}" LOGIN IN ROLE "${appRoleName(prefix, app)}";
+            CREATE ROLE "${appLoginUser(app, prefix)}" LOGIN NOINHERIT IN ROLE "${appRoleName(prefix, app)}";
+          ELSIF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${appLoginUser(app, prefix)}' AND rolinherit) THEN
+            ALTER ROLE "${appLoginUser(app, prefix)}" NOINHERIT;
           END IF;
         EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
         END $$`);

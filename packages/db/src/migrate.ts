@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool, PoolClient } from 'pg';
 import { appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, type DatabaseApp } from './app-roles';
+import { rekeyCallbackPaths } from './callback-path-rekey';
 import { bindLegacyCallbackPaths } from './legacy-callback-paths';
 
 export const MIGRATIONS_DIR = join(__dirname, '..', 'migrations');
@@ -14,10 +15,12 @@ const MIGRATION_LOCK_ID = 7_311_004_201;
 
 /**
  * What a migration needs that SQL cannot do, run after its SQL in its transaction: 017 claims the
- * callback paths of existing wallets in the canonical form only the WHATWG URL parser gives.
+ * callback paths of existing wallets in the canonical form only the WHATWG URL parser gives, and
+ * 025 recomputes those claims when the canonical form changed.
  */
 const CODE_STEPS: Readonly<Record<string, (client: PoolClient) => Promise<void>>> = {
   '017_callback_path_ownership.sql': bindLegacyCallbackPaths,
+  '025_callback_path_spellings.sql': rekeyCallbackPaths,
 };
 
 interface Migration {

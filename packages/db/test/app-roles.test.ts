@@ -51,7 +51,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     HdKeyRepository: ['registerAndList', 'list'],
     TokenRepository: ['register', 'list'],
     PaymentStatusRepository: ['findByIpnToken'],
-    CallbackDeliveryRepository: ['resendFailed', 'findStates'],
+    CallbackDeliveryRepository: ['resendFailed'],
   },
   'payment-redirect': {
     WalletLookupRepository: ['hasTemporaryAddress'],
@@ -70,6 +70,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
       'overdueCutoff',
       'listOverdue',
       'oldestDueAgeSeconds',
+      // gateway callbacks resend (apps/cli) runs as this role.
       'resendFailed',
     ],
   },
@@ -269,26 +270,39 @@ describe('wallet-control, as its role', () => {
     expect(await deliveries.resendFailed(failed)).toEqual({ result: 'not_failed', status: 'pending' });
   });
 
-  it('moves a callback delivery only from failed to pending (the resend), whatever its column grant allows', async () => {
+  it("moves a callback delivery only from failed to pending (the resend), through the owner's function", async () => {
     const wallet = await ownerWallet();
     const pool = database.appPool('wallet-control');
     const statusOf = async (id: string) =>
       (await database.pool.query<{ status: string }>('SELECT status FROM callback_deliveries WHERE id = $1', [id])).rows[0]!.status;
-    const refused = { code: '42501', message: expect.stringMatching(/only a failed callback delivery may be moved back to pending/) };
+    const resend = async (id: string) => (await pool.query('SELECT * FROM resend_failed_callback_delivery($1)', [id])).rows;
     // A delivered callback set back to pending would be signed and sent again.
     const delivered = await ownerDelivery(wallet.id, null, 'delivered');
-    await expect(pool.query(`UPDATE callback_deliveries SET status = 'pending' WHERE id = $1`, [delivered])).rejects.toMatchObject(refused);
-    await expect(pool.query('UPDATE callback_deliveries SET next_attempt_at = now() WHERE id = $1', [delivered])).rejects.toMatchObject(
-      refused,
-    );
+    await expect(pool.query(`UPDATE callback_deliveries SET status = 'pending' WHERE id = $1`, [delivered])).rejects.toMatchObject({
+      code: '42501',
+    });
+    expect(await resend(delivered)).toMatchObject([{ resent: false, delivery_status: 'delivered' }]);
     expect(await statusOf(delivered)).toBe('delivered');
     const pending = await ownerDelivery(wallet.id, null, 'pending');
-    await expect(pool.query(`UPDATE callback_deliveries SET status = 'failed' WHERE id = $1`, [pending])).rejects.toMatchObject(refused);
+    expect(await resend(pending)).toMatchObject([{ resent: false, delivery_status: 'pending' }]);
+    expect(await resend(randomUUID())).toEqual([]);
     const failed = await ownerDelivery(wallet.id, null, 'failed');
-    await expect(pool.query(`UPDATE callback_deliveries SET status = 'delivered' WHERE id = $1`, [failed])).rejects.toMatchObject(refused);
-    const moved = await pool.query(`UPDATE callback_deliveries SET status = 'pending', next_attempt_at = now() WHERE id = $1`, [failed]);
-    expect(moved.rowCount).toBe(1);
+    expect(await resend(failed)).toEqual([{ resent: true, delivery_status: 'pending', due_at: expect.any(Date) }]);
     expect(await statusOf(failed)).toBe('pending');
+  });
+
+  it("runs the owner's functions with their own search_path, whatever the caller's", async () => {
+    const { rows } = await database.pool.query<{ name: string; config: string[] }>(
+      `SELECT proname AS name, proconfig AS config FROM pg_proc
+       WHERE pronamespace = $1::regnamespace AND prosecdef ORDER BY proname`,
+      [database.schema],
+    );
+    expect(rows).toEqual(
+      ['record_first_token', 'resend_failed_callback_delivery'].map((name) => ({
+        name,
+        config: [`search_path=${database.schema}, pg_temp`],
+      })),
+    );
   });
 });
 
@@ -609,6 +623,19 @@ describe('what each app must never do', () => {
     ['callback-worker', 'record a deposit', `INSERT INTO deposits (chain_id) VALUES (1)`],
     ['settlement-worker', 'record a deposit', `INSERT INTO deposits (chain_id) VALUES (1)`],
     ['wallet-control', 'read the migrations or the roles', 'SELECT * FROM app_roles'],
+    ['wallet-control', 'set a callback back to pending (its resend is a function)', `UPDATE callback_deliveries SET status = 'pending'`],
+    ...everyApp.map(
+      (app) =>
+        [
+          app,
+          "record a token (the first is the function's)",
+          `INSERT INTO chain_tokens (chain_id, address) VALUES (1, '${hex(20)}')`,
+        ] as const,
+    ),
+    ...everyApp
+      .filter((app) => app !== 'wallet-control' && app !== 'callback-worker')
+      .map((app) => [app, 'resend a callback', `SELECT * FROM resend_failed_callback_delivery('${randomUUID()}')`] as const),
+    ['callback-worker', 'record a token', `SELECT record_first_token(1, '${hex(20)}')`],
   ] as Array<readonly [DatabaseApp, string, string]>)('%s may not %s', async (app, _what, sql) => {
     await expect(database.appPool(app).query(sql)).rejects.toMatchObject(denied);
   });
@@ -621,13 +648,27 @@ describe('what each app must never do', () => {
       expect((await session.query('SELECT current_user AS name')).rows[0].name).toBe('gateway_wallet_control');
       await expect(session.query('SET ROLE gateway_settlement_worker')).rejects.toMatchObject(denied);
       // RESET ROLE comes back to the role taken at connect; SET ROLE NONE to the login user, who
-      // has nothing of its own: only what it inherits from its app's role.
+      // has nothing of its own and, NOINHERIT, not its app's role's privileges either.
       await session.query('RESET ROLE');
       expect((await session.query('SELECT current_user AS name')).rows[0].name).toBe('gateway_wallet_control');
       await session.query('SET ROLE NONE');
       expect((await session.query('SELECT current_user AS name')).rows[0].name).toBe('gateway_wallet_control_login');
-      await expect(session.query(`UPDATE wallets SET payout_address = '${hex(20)}'`)).rejects.toMatchObject(denied);
-      await expect(session.query(`UPDATE payouts SET to_address = '${hex(20)}'`)).rejects.toMatchObject(denied);
+      // Its app's schema is not even in sight (no USAGE): named with it, every table is refused.
+      const table = (name: string) => `"${database.schema}".${name}`;
+      await expect(session.query(`SELECT id FROM ${table('wallets')} LIMIT 1`)).rejects.toMatchObject(denied);
+      await expect(session.query(`UPDATE ${table('wallets')} SET payout_address = '${hex(20)}'`)).rejects.toMatchObject(denied);
+      await expect(session.query(`UPDATE ${table('payouts')} SET to_address = '${hex(20)}'`)).rejects.toMatchObject(denied);
+      // Nor the writes issue 35 found open to a login user that inherited its role's grants.
+      const delivered = await ownerDelivery((await ownerWallet()).id, null, 'delivered');
+      await expect(
+        session.query(`UPDATE ${table('callback_deliveries')} SET status = 'pending' WHERE id = $1`, [delivered]),
+      ).rejects.toMatchObject(denied);
+      await expect(session.query(`SELECT * FROM ${table('resend_failed_callback_delivery')}($1)`, [delivered])).rejects.toMatchObject(
+        denied,
+      );
+      await expect(
+        session.query(`INSERT INTO ${table('chain_tokens')} (chain_id, address) VALUES (1, '${hex(20)}')`),
+      ).rejects.toMatchObject(denied);
     } finally {
       session.release();
       await pool.end();
@@ -636,6 +677,62 @@ describe('what each app must never do', () => {
     const other = createPool({ connectionString: urls['payment-redirect'], schema: database.schema, max: 1, app: 'settlement-worker' });
     await expect(other.query('SELECT 1')).rejects.toMatchObject({ message: expect.stringMatching(/permission denied to set role/) });
     await other.end();
+  });
+
+  it('ensureAppLoginUsers makes every login user NOINHERIT, also one an earlier version made inheriting', async () => {
+    const prefix = `inherit_${randomBytes(4).toString('hex')}`;
+    const roles = DATABASE_APPS.map((app) => `${prefix}_${app.replaceAll('-', '_')}`);
+    for (const role of roles) await database.pool.query(`CREATE ROLE "${role}" NOLOGIN`);
+    await database.pool.query(`CREATE ROLE "${roles[0]}_login" LOGIN INHERIT IN ROLE "${roles[0]}"`);
+    try {
+      await ensureAppLoginUsers(TEST_DATABASE_URL, TEST_DATABASE_URL, prefix);
+      const { rows } = await database.pool.query<{ rolname: string; rolinherit: boolean }>(
+        'SELECT rolname, rolinherit FROM pg_roles WHERE rolname = ANY($1::text[]) ORDER BY rolname',
+        [roles.map((role) => `${role}_login`)],
+      );
+      expect(rows).toEqual(
+        roles.map((role) => ({ rolname: `${role}_login`, rolinherit: false })).sort((a, b) => a.rolname.localeCompare(b.rolname)),
+      );
+    } finally {
+      for (const role of roles) {
+        await database.pool.query(`DROP ROLE IF EXISTS "${role}_login"`);
+        await database.pool.query(`DROP ROLE IF EXISTS "${role}"`);
+      }
+    }
+  });
+
+  // Issue 35: a login user made INHERIT (PostgreSQL's default, and what `gateway keys db-logins`
+  // printed before) has its role's grants outside the role; migration 018's trigger, which checked
+  // current_user, then let it set a delivered callback back to pending. Nothing may depend on it.
+  it('an inheriting login user gains nothing by leaving its role (SET ROLE NONE)', async () => {
+    const user = `gateway_wallet_control_inherit_${randomBytes(4).toString('hex')}`;
+    await database.pool.query(`CREATE ROLE "${user}" LOGIN INHERIT IN ROLE gateway_wallet_control`);
+    const url = new URL(TEST_DATABASE_URL);
+    url.username = user;
+    const pool = createPool({ connectionString: url.toString(), schema: database.schema, max: 1, app: 'wallet-control' });
+    try {
+      const session = await pool.connect();
+      try {
+        await session.query('SET ROLE NONE');
+        expect((await session.query('SELECT current_user AS name')).rows[0].name).toBe(user);
+        const statusOf = async (id: string) =>
+          (await database.pool.query<{ status: string }>('SELECT status FROM callback_deliveries WHERE id = $1', [id])).rows[0]!.status;
+        const delivered = await ownerDelivery((await ownerWallet()).id, null, 'delivered');
+        await expect(
+          session.query(`UPDATE callback_deliveries SET status = 'pending', next_attempt_at = now() WHERE id = $1`, [delivered]),
+        ).rejects.toMatchObject(denied);
+        expect((await session.query('SELECT * FROM resend_failed_callback_delivery($1)', [delivered])).rows).toMatchObject([
+          { resent: false, delivery_status: 'delivered' },
+        ]);
+        expect(await statusOf(delivered)).toBe('delivered');
+        await expect(session.query(`INSERT INTO chain_tokens (chain_id, address) VALUES (1, '${hex(20)}')`)).rejects.toMatchObject(denied);
+      } finally {
+        session.release();
+      }
+    } finally {
+      await pool.end();
+      await database.pool.query(`DROP ROLE "${user}"`);
+    }
   });
 });
 

@@ -19,6 +19,8 @@ import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { DepositRepository } from '../src/repositories/deposit-repository';
 import { PayoutRepository } from '../src/repositories/payout-repository';
 import { SettlementRepository } from '../src/repositories/settlement-repository';
+import { TokenRepository } from '../src/repositories/token-repository';
+import { DATABASE_APPS } from '../src/app-roles';
 
 // Each guarded status update of the three repositories, run from every status of its machine
 // against a real schema: the statuses it accepts must be exactly the module's move (its `from`,
@@ -478,5 +480,19 @@ describe('a deposit of the other USDC', () => {
     });
     expect(await settlements.holdOtherToken(deposit.id)).toBe(true);
     expect(await depositStatus(deposit.id)).toBe('held_for_operator');
+  });
+
+  // Issue 35: a second row in chain_tokens naming the other USDC disarmed the trigger. No app may
+  // write one; the owner's function an app records its token with records a first token only.
+  it.each(DATABASE_APPS)('stays held whatever %s records as its token', async (app) => {
+    const pool = db.appPool(app);
+    await expect(pool.query('INSERT INTO chain_tokens (chain_id, address) VALUES ($1, $2)', [CHAIN_ID, other])).rejects.toMatchObject({
+      code: '42501',
+    });
+    if (app !== 'callback-worker') {
+      expect(await new TokenRepository(pool).register({ chainId: CHAIN_ID, address: other })).toMatch(/is not the token this database/);
+    }
+    expect(await new TokenRepository(db.pool).list()).toEqual([{ chainId: CHAIN_ID, address: settled }]);
+    await expect(depositIn('forwarding', undefined, other)).rejects.toMatchObject({ code: '23514' });
   });
 });

@@ -124,22 +124,41 @@ export function parseCallbackUrl(input: string, rules: CallbackUrlRules, param =
  * decimals), drops the scheme's default port, turns `\` into `/` and resolves `.` and `..`
  * segments (also written `%2e`); on top of it a trailing dot of the host is dropped and a
  * percent-encoded unreserved character (`%69` is `i`) is decoded, the rest upper-cased, as RFC
- * 3986 section 6.2.2 normalises. Left as they are, because a server may tell them apart: the
- * path's case and a trailing slash. `callbackUrl` must have passed parseCallbackUrl.
+ * 3986 section 6.2.2 normalises. And the path is read as shops' servers read it, one handler for
+ * all its spellings (issue 35): cut at the first `;` (path parameters, `;jsessionid=…`), in lower
+ * case (IIS, many routers), with runs of slashes merged (nginx, Apache), and without a trailing
+ * index.php or index.html and a trailing slash (a directory, its slash and its index file are
+ * one). An encoded `/` or `;` (`%2F`, `%3B`) is a character of a segment and stays. The result is
+ * its own canonical form (migration 025 recomputes stored claims from it). `callbackUrl` must have
+ * passed parseCallbackUrl.
  */
 export function callbackOriginPath(callbackUrl: string): string {
   const url = new URL(callbackUrl);
   const host = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
-  return `${url.protocol}//${host}${url.port === '' ? '' : `:${url.port}`}${normalisePercentEncoding(url.pathname)}`;
+  return `${url.protocol}//${host}${url.port === '' ? '' : `:${url.port}`}${handlerPath(url.pathname)}`;
 }
 
 const PERCENT_ENCODED = /%([0-9A-Fa-f]{2})/g;
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+const SLASHES = /\/{2,}/g;
+const INDEX_FILE = /\/index\.(?:php|html)$/;
+
+/** The path a shop's server runs one handler for: see callbackOriginPath. */
+function handlerPath(pathname: string): string {
+  const beforeParameters = pathname.split(';', 1)[0]!;
+  const path = normalisePercentEncoding(beforeParameters.toLowerCase()).replace(SLASHES, '/');
+  const directory = withoutTrailingSlash(withoutTrailingSlash(path).replace(INDEX_FILE, ''));
+  return directory === '' ? '/' : directory;
+}
+
+function withoutTrailingSlash(path: string): string {
+  return path.endsWith('/') ? path.slice(0, -1) : path;
+}
 
 function normalisePercentEncoding(path: string): string {
   return path.replace(PERCENT_ENCODED, (_escape, hex: string) => {
     const character = String.fromCharCode(Number.parseInt(hex, 16));
-    return UNRESERVED.test(character) ? character : `%${hex.toUpperCase()}`;
+    return UNRESERVED.test(character) ? character.toLowerCase() : `%${hex.toUpperCase()}`;
   });
 }
 

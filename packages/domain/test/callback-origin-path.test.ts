@@ -24,9 +24,60 @@ describe('callbackOriginPath', () => {
     expect(callbackOriginPath(url)).toBe(canonical);
   });
 
-  it('keeps what a server may tell apart: the port, the scheme, the path case and a trailing slash', () => {
-    const forms = ['https://shop.io/ipn', 'https://shop.io:8443/ipn', 'http://shop.io/ipn', 'https://shop.io/IPN', 'https://shop.io/ipn/'];
+  // Issue 35: a shop's server runs one handler for each of these spellings (nginx and Apache merge
+  // slashes, a directory's slash and its index file are the directory, Java servers drop `;…`
+  // path parameters, IIS and many routers ignore case): one claim for them all.
+  it.each([
+    ['a trailing slash', 'https://shop.io/ipn/'],
+    ['a doubled slash', 'https://shop.io//ipn'],
+    ['slashes doubled before and after', 'https://shop.io//ipn//?order=1'],
+    ['the path in capitals', 'https://shop.io/IPN'],
+    ['mixed case', 'https://shop.io/Ipn?order=1'],
+    ['a path parameter', 'https://shop.io/ipn;x'],
+    ['a session parameter before the query', 'https://shop.io/ipn;jsessionid=AB12?order=1'],
+    ['its index.php', 'https://shop.io/ipn/index.php'],
+    ['its index.html', 'https://shop.io/ipn/index.html'],
+    ['its index file in capitals, with a slash after it', 'https://shop.io/IPN/Index.PHP/'],
+    ['an encoded capital', 'https://shop.io/%49pn'],
+    ['all of them', 'https://shop.io//IPN//index.php;x=1?order=1'],
+  ])('%s is the shop’s /ipn', (_spelling, url) => {
+    expect(callbackOriginPath(url)).toBe('https://shop.io/ipn');
+  });
+
+  it.each([
+    ['https://shop.io/', 'https://shop.io/'],
+    ['https://shop.io/index.php', 'https://shop.io/'],
+    ['https://shop.io//', 'https://shop.io/'],
+    ['https://shop.io/;x', 'https://shop.io/'],
+    ['https://shop.io/a%2Fb/', 'https://shop.io/a%2Fb'],
+    ['https://shop.io/a%3Bb', 'https://shop.io/a%3Bb'],
+    ['https://shop.io/ipn/index.php2', 'https://shop.io/ipn/index.php2'],
+    ['https://shop.io/ipn/myindex.php', 'https://shop.io/ipn/myindex.php'],
+  ])('the root and what is no such spelling: %s → %s', (url, canonical) => {
+    expect(callbackOriginPath(url)).toBe(canonical);
+  });
+
+  it('keeps what a server tells apart: the port, the scheme, another path', () => {
+    const forms = [
+      'https://shop.io/ipn',
+      'https://shop.io:8443/ipn',
+      'http://shop.io/ipn',
+      'https://shop.io/ipn2',
+      'https://shop.io/ipn/x',
+    ];
     expect(new Set(forms.map(callbackOriginPath)).size).toBe(forms.length);
+  });
+
+  // Migration 025 recomputes the stored claims from their stored canonical form: the rule applied
+  // to its own result changes nothing, so a claim recomputed from it is the claim of its URL.
+  it.each([
+    'https://shop.io//IPN//index.php;x=1?order=1',
+    'HTTPS://Shop.io:443/a/%2e%2E/Pay/%49pn/',
+    'https://shop.io/a%2fb%c3%a9;v=2',
+    'https://shop.io/Index.html',
+  ])('is its own canonical form: %s', (url) => {
+    const canonical = callbackOriginPath(url);
+    expect(callbackOriginPath(canonical)).toBe(canonical);
   });
 });
 

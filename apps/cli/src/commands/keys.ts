@@ -80,6 +80,8 @@ function callbackKeys(kid: string): Record<string, string> {
 /**
  * A login user per app with a new password, a member of its app's role only (migration 014 creates
  * the roles): the SQL for the owner to run once, and each app's DATABASE_URL when a base URL is given.
+ * NOINHERIT: the user has its role's privileges only while it is that role (the app's pool takes it
+ * at connect), so a session that leaves it (SET ROLE NONE) can do nothing.
  */
 function printLogins(io: CliIo, prefix: string, databaseUrl: string | undefined, json: boolean): number {
   if (!isRolePrefix(prefix)) throw new UsageError(`--prefix ${prefix}: lower-case letters, digits and _, at most 41`);
@@ -89,7 +91,7 @@ function printLogins(io: CliIo, prefix: string, databaseUrl: string | undefined,
     const user = `${role}_login`;
     // Hex: nothing to quote in SQL or to percent-encode in a URL.
     const password = randomBytes(24).toString('hex');
-    const sql = `CREATE ROLE "${user}" LOGIN PASSWORD '${password}' IN ROLE "${role}";`;
+    const sql = `CREATE ROLE "${user}" LOGIN NOINHERIT PASSWORD '${password}' IN ROLE "${role}";`;
     let url: string | undefined;
     if (databaseUrl !== undefined) {
       const parsed = new URL(databaseUrl);

@@ -208,22 +208,18 @@ export class CallbackDeliveryRepository {
 
   /**
    * An operator's resend: a failed delivery becomes pending and due now, with a new retry round.
-   * Anything else is left alone and reported.
+   * Anything else is left alone and reported. The move is the owner's function (migration 024), so
+   * no app needs a grant that could set a delivered callback back to pending.
    */
   async resendFailed(id: string): Promise<ResendResult> {
-    const { rows } = await this.pool.query<{ nextAttemptAt: Date }>({
+    const { rows } = await this.pool.query<{ resent: boolean; status: CallbackDeliveryStatus; dueAt: Date }>({
       name: 'callback-resend-failed',
-      text: `UPDATE callback_deliveries
-             SET status = 'pending', next_attempt_at = now(), round_start_attempts = attempt_count,
-                 resend_count = resend_count + 1, resent_at = now()
-             WHERE id = $1 AND status = 'failed'
-             RETURNING next_attempt_at AS "nextAttemptAt"`,
+      text: `SELECT resent, delivery_status AS "status", due_at AS "dueAt" FROM resend_failed_callback_delivery($1)`,
       values: [id],
     });
-    const resent = rows[0];
-    if (resent) return { result: 'resent', nextAttemptAt: resent.nextAttemptAt };
-    const [state] = await this.findStates([id]);
-    return state ? { result: 'not_failed', status: state.status } : { result: 'not_found' };
+    const [delivery] = rows;
+    if (!delivery) return { result: 'not_found' };
+    return delivery.resent ? { result: 'resent', nextAttemptAt: delivery.dueAt } : { result: 'not_failed', status: delivery.status };
   }
 }
 

@@ -6,21 +6,18 @@ export interface RecordedToken {
   address: string;
 }
 
-/** The token this database counts in (see migration 016), recorded by the first app to boot. */
+/** The token this database counts in (see migrations 016 and 024), recorded by the first app to boot. */
 export class TokenRepository {
   constructor(private readonly pool: Pool) {}
 
   /**
    * Records `token` when the database knows none yet, and says why an app configured with it must
-   * not run here (undefined when it may). Two first boots with different tokens both record and
-   * both see two tokens, so both refuse.
+   * not run here (undefined when it may). The recording is the owner's function (migration 024): it
+   * records a first token only, one boot at a time, so no app can add a second one.
    */
   async register(token: RecordedToken): Promise<string | undefined> {
     const address = token.address.toLowerCase();
-    await this.pool.query(
-      `INSERT INTO chain_tokens (chain_id, address) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM chain_tokens) ON CONFLICT DO NOTHING`,
-      [token.chainId, address],
-    );
+    await this.pool.query('SELECT record_first_token($1, $2)', [token.chainId, address]);
     const known = await this.list();
     if (known.length === 1 && known[0]!.chainId === token.chainId && known[0]!.address === address) return undefined;
     const recorded = known.map((other) => `${other.address} on chain ${other.chainId}`).join(', ');
