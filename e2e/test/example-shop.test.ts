@@ -2,6 +2,7 @@
 // Chromium as a customer: cart → "Pay by card" → the gateway's checkout page → the sandbox's card
 // page → the receipt → the signed callback reaches the shop → the order page says "Paid".
 import type { AddressInfo } from 'node:net';
+import { pinnedCallbackKeys } from '@usdc-card-gateway/sdk';
 import { createShop, type Shop } from 'example-shop';
 import type { Browser } from 'playwright-core';
 import { DESKTOP, launchChromium, screenshot } from './support/browser';
@@ -16,18 +17,21 @@ let shopUrl: string;
 
 beforeAll(async () => {
   stack = await startGatewayStack('example_shop');
+  // The shop's set-up: the gateway's JWK set, pinned (read once; a failed check never fetches it again).
+  const callbackKeys = pinnedCallbackKeys(await (await fetch(`${stack.walletControlUrl}/.well-known/jwks.json`)).text());
   // The shop's URL is its callback origin: known once it listens, so the shop is made after a port is free.
   const probe = createShop({
     baseUrl: stack.walletControlUrl,
     paymentUrl: stack.paymentUrl,
     payoutAddress: PAYOUT,
     shopUrl: 'http://127.0.0.1',
+    callbackKeys,
   });
   await new Promise<void>((resolve) => probe.server.listen(0, '127.0.0.1', resolve));
   const port = (probe.server.address() as AddressInfo).port;
   await new Promise((resolve) => probe.server.close(resolve));
   shopUrl = `http://127.0.0.1:${port}`;
-  shop = createShop({ baseUrl: stack.walletControlUrl, paymentUrl: stack.paymentUrl, payoutAddress: PAYOUT, shopUrl });
+  shop = createShop({ baseUrl: stack.walletControlUrl, paymentUrl: stack.paymentUrl, payoutAddress: PAYOUT, shopUrl, callbackKeys });
   await new Promise<void>((resolve) => shop.server.listen(port, '127.0.0.1', resolve));
   browser = await launchChromium();
 }, 150_000);
@@ -68,7 +72,7 @@ it('a customer fills the cart, pays by card at the sandbox, and the shop marks t
   await page.locator('#receipt[data-step="sent_to_merchant"]').waitFor({ timeout: 90_000 });
 
   const [order] = [...shop.orders.values()];
-  // 64.00 less the sandbox's 1.5 % on-ramp fee, less the 1 % platform fee: within what the shop allows.
+  // 64.00 less the sandbox's 1.5 % on-ramp fee, less the 1 % platform fee: what the shop allows (62.40), and no less.
   expect(order).toMatchObject({ totalCents: 6400n, status: 'paid', received: '62.4096' });
   await page.goto(`${shopUrl}/orders/${order!.id}`);
   await expect(page.locator('#order-status').innerText()).resolves.toBe('Paid: 62.4096 USDC received. We are packing your tea.');

@@ -41,8 +41,12 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     words: ['keys'],
-    usage: 'gateway keys (seed | sealing [kid] | callback [kid] | db-logins [--prefix <p>] [--database-url <url>]) [--json]',
-    summary: 'new secrets, printed to stdout only: settlement seed and its xpub, address_in sealing key, callback key pair, app logins',
+    usage:
+      'gateway keys (seed | sealing [kid] | callback [kid] | admin | db-logins [--prefix <p>] [--database-url <url>]) ' +
+      '[--out <file> | --out-dir <folder>] [--force] [--json]',
+    summary:
+      'new secrets, to stdout or new files of mode 0600 (--out, --out-dir): settlement seed and its xpub, address_in sealing key, callback ' +
+      'key pair, admin token, app logins',
     load: async () => (await import('./commands/keys.js')).keysCommand,
   },
   {

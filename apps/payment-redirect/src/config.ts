@@ -34,7 +34,7 @@ export const paymentRedirectSettings = Type.Object({
     pattern: '^https?://[^/?#]+/?$',
     description:
       'public base URL of this host ({payment_url}): providers send the customer back to its receipt pages and post webhooks to it; ' +
-      'https and not loopback in production',
+      'https and a public host in production (a name must resolve at boot, to public addresses only)',
   }),
   EXPLORER_TX_URL: Type.String({
     default: 'https://polygonscan.com/tx/{tx}',

@@ -1,3 +1,4 @@
+import { checkPublicUrlResolves } from '@gateway/config';
 import { runApiApp } from '@gateway/http';
 import { ProviderConfigurationError } from '@gateway/providers';
 import { buildPaymentRedirectApp } from './app';
@@ -7,5 +8,9 @@ runApiApp({
   name: 'payment-redirect',
   loadConfig: loadPaymentRedirectConfig,
   refusals: [ProviderConfigurationError],
-  build: (config, { pool, redis }) => buildPaymentRedirectApp({ config, pool, redis }),
+  build: async (config, { pool, redis }) => {
+    // The settings' check judges PUBLIC_URL by its spelling; what its name resolves to is known only here, at boot.
+    await checkPublicUrlResolves(config.publicUrl, config.production);
+    return buildPaymentRedirectApp({ config, pool, redis });
+  },
 });

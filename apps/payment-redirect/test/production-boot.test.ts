@@ -16,11 +16,19 @@ const MOONPAY = {
   WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
 };
 
+/** What a public DNS would answer for the names these tests give PUBLIC_URL (the tests have no internet). */
+const DNS_ANSWERS = {
+  'pay.example.org': ['93.184.215.14'],
+  '127.0.0.1.nip.io': ['127.0.0.1'],
+  'localhost.localdomain': ['127.0.0.1', '::1'],
+};
+
 /** Starts payment-redirect as the image does: `node … apps/payment-redirect/src/main.ts` from the repository root, NODE_ENV=production. */
 function runAsImage(env: Record<string, string>) {
-  const child = spawn(process.execPath, [...appNodeArguments('payment-redirect'), MAIN], {
+  const dnsAnswers = join(__dirname, 'support', 'dns-answers.ts');
+  const child = spawn(process.execPath, [...appNodeArguments('payment-redirect'), '--require', dnsAnswers, MAIN], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', TEST_DNS_ANSWERS: JSON.stringify(DNS_ANSWERS), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -236,6 +244,25 @@ describe('payment-redirect booted as the image runs it', () => {
     expect(stderr).toMatch(/PUBLIC_URL: .*loopback address/);
     expect(stderr).toMatch(/CHAIN_ID: 31337 is not Polygon PoS \(137\)/);
     expect(stderr).toMatch(/RATE_FILE: the bundled sample rates are refused in production/);
+  });
+
+  // Issue 35: a name that resolves to loopback passed, being a name; one that resolves nowhere too.
+  it.each([
+    ['https://127.0.0.1.nip.io', /PUBLIC_URL: .*127\.0\.0\.1\.nip\.io resolves to 127\.0\.0\.1: loopback address/],
+    ['https://localhost.localdomain', /PUBLIC_URL: .*localhost\.localdomain resolves to 127\.0\.0\.1: loopback address/],
+    ['https://pay.gateway.invalid', /PUBLIC_URL: its host pay\.gateway\.invalid does not resolve/],
+  ])('refuses PUBLIC_URL=%s, resolved at boot', async (publicUrl, reason) => {
+    const rateFile = join(dir, 'resolved-rates.json');
+    writeFileSync(rateFile, JSON.stringify({ base: 'USD', rates: { USD: '1', EUR: '0.5' } }));
+    const run = runAsImage({
+      ...listenLocally(),
+      PUBLIC_URL: publicUrl,
+      RATE_SOURCE: 'file',
+      RATE_FILE: rateFile,
+      ...fromFiles({ ADDRESS_IN_KEYS: `p1:${randomBytes(32).toString('base64')}` }),
+    });
+    expect(await bootOutcome(run)).toBe(1);
+    expect(run.output().stderr).toMatch(reason);
   });
 
   it('refuses MoonPay test keys unless test mode is allowed, and an 8-character webhook key, naming the settings and no value', async () => {

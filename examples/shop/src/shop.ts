@@ -2,6 +2,7 @@
 // page with a cart, a "pay" button that creates the order's wallet and sends the customer to the
 // gateway's checkout, and the callback that verifies the gateway's signature and marks the order
 // paid. Orders live in memory: a real shop keeps them in its database.
+import type { JsonWebKey } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   CALLBACK_DELIVERY_ID_HEADER,
@@ -17,13 +18,22 @@ export interface ShopOptions {
   paymentUrl: string;
   /** The shop's USDC address on Polygon. */
   payoutAddress: string;
+  /**
+   * The gateway's callback keys, pinned: read from the shop's configuration at start
+   * (pinnedCallbackKeys), never fetched from the gateway after a failed check, since whoever runs
+   * code on the gateway's API host serves that JWK set and could serve a key of their own.
+   */
+  callbackKeys: readonly JsonWebKey[];
   /** Where the gateway reaches this shop (its callback origin), e.g. https://tea.example. */
   shopUrl: string;
   /** The gateway's platform fee in basis points (its operator publishes it): what comes off before the USDC reaches the shop. */
   platformFeeBps?: number;
   /**
    * What the shop lets the card on-ramp keep, in basis points of the price: providers take their fee
-   * out of the card payment, so a little less USDC than the price arrives (the sandbox keeps 1.5 %).
+   * out of the card payment, so a little less USDC than the price arrives. Default 150, what the
+   * sandbox keeps: set it to your providers' fee and no higher. The callback says what arrived, not
+   * how: USDC sent straight to the order's wallet owes no provider fee, so whoever pays that way may
+   * pay the price less this allowance and still be marked paid (README).
    */
   providerFeeAllowanceBps?: number;
 }
@@ -53,7 +63,6 @@ export function createShop(options: ShopOptions): Shop {
   const gateway = new GatewayClient({ baseUrl: options.baseUrl, paymentUrl: options.paymentUrl });
   const orders = new Map<string, Order>();
   const deliveries = new Set<string>();
-  let publicKeys: Awaited<ReturnType<GatewayClient['callbackPublicKeys']>> | undefined;
 
   async function checkout(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const form = new URLSearchParams(await body(request));
@@ -84,22 +93,19 @@ export function createShop(options: ShopOptions): Shop {
   async function callback(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
     const order = orders.get(url.searchParams.get('order_id') ?? '');
     if (order === undefined) return void response.writeHead(404).end('unknown order');
-    publicKeys ??= await gateway.callbackPublicKeys();
     const check = verifyCallbackSignature({
       url: `${options.shopUrl}${request.url}`, // the path and query exactly as received
       header: request.headers[CALLBACK_SIGNATURE_HEADER],
       deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
-      publicKeys,
+      publicKeys: options.callbackKeys,
       payoutAddress: options.payoutAddress,
-      expectedAmount: usdcDue(order.totalCents, (options.platformFeeBps ?? 100) + (options.providerFeeAllowanceBps ?? 300)),
+      expectedAmount: usdcDue(order.totalCents, (options.platformFeeBps ?? 100) + (options.providerFeeAllowanceBps ?? 150)),
       ipnToken: order.ipnToken,
     });
     // Signed, ours, for this order, but short of the price: recorded for the shop owner, not shipped.
     const short = !check.ok && check.reason === 'amount_below_expected';
-    if (!check.ok && !short) {
-      publicKeys = undefined; // the gateway may have rotated its keys: fetch them again next time
-      return void response.writeHead(401).end(check.reason);
-    }
+    // A failed check never fetches the keys again: a rotation's new key is pinned deliberately (README).
+    if (!check.ok && !short) return void response.writeHead(401).end(check.reason);
     const deliveryId = String(request.headers[CALLBACK_DELIVERY_ID_HEADER]);
     if (!deliveries.has(deliveryId)) {
       deliveries.add(deliveryId);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { promises as dns } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import {
@@ -10,6 +11,8 @@ import {
   type OtherUsdcDepositMode,
   productionChainRefusal,
   productionPublicUrlRefusal,
+  publicUrlHostName,
+  resolvedPublicHostRefusal,
   type ChainNetwork,
   type SealingKeyRing,
 } from '@gateway/domain';
@@ -179,6 +182,45 @@ export function checkPublicUrl(value: string, production: boolean, name = 'PUBLI
     ]);
   }
   return url;
+}
+
+/** The addresses a host name resolves to. */
+export type HostResolver = (host: string) => Promise<string[]>;
+
+/** The machine's resolver (getaddrinfo: /etc/hosts, then DNS), every address it gives. */
+export const resolveHostAddresses: HostResolver = async (host) =>
+  (await dns.lookup(host, { all: true, verbatim: true })).map(({ address }) => address);
+
+/**
+ * The second half of checkPublicUrl, run at boot (it waits for the resolver): in production a
+ * PUBLIC_URL whose host is a name must resolve, and to public addresses only. A name such as
+ * 127.0.0.1.nip.io passes by its spelling and leads to loopback. Resolved once, at boot: a name
+ * whose records change later is the operator's to keep public.
+ */
+export async function checkPublicUrlResolves(
+  value: string,
+  production: boolean,
+  resolve: HostResolver = resolveHostAddresses,
+  name = 'PUBLIC_URL',
+): Promise<void> {
+  const host = production ? publicUrlHostName(value) : undefined;
+  if (host === undefined) return;
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new ConfigError([
+      `${name}: its host ${host} does not resolve (${typeof code === 'string' ? code : (error as Error).message}); in production ` +
+        'it must be the name customers and providers reach this host at, resolving to its public address',
+    ]);
+  }
+  const refusal = resolvedPublicHostRefusal(host, addresses);
+  if (refusal !== undefined) {
+    throw new ConfigError([
+      `${name}: must be the https URL customers and providers reach this host at in production: ${refusal}; e.g. https://pay.example.com`,
+    ]);
+  }
 }
 
 /**

@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkChainNetwork, checkPublicUrl, parseRateSourceSettings, parseSecretBytes, rateTableFingerprint } from '../src';
+import {
+  checkChainNetwork,
+  checkPublicUrl,
+  checkPublicUrlResolves,
+  resolveHostAddresses,
+  parseRateSourceSettings,
+  parseSecretBytes,
+  rateTableFingerprint,
+} from '../src';
 
 // The table @gateway/rates bundles (SAMPLE_RATE_FILE there; config does not depend on rates).
 const SAMPLE_RATE_FILE = join(__dirname, '..', '..', 'rates', 'data', 'local-rates.json');
@@ -73,6 +81,55 @@ describe('checkPublicUrl', () => {
     expect(() => checkPublicUrl('https://[::ffff:7f00:1]', true)).toThrow(/got https:\/\/\[::ffff:7f00:1\]\): loopback address/);
     expect(checkPublicUrl('https://8.8.8.8', true)).toBe('https://8.8.8.8');
     expect(checkPublicUrl('https://[2a00:1450:4001::1]:8443', true)).toBe('https://[2a00:1450:4001::1]:8443');
+  });
+});
+
+describe('checkPublicUrlResolves', () => {
+  /** A resolver that answers from a table, as the machine's resolver would, and fails as it does for a name it does not know. */
+  const stub = (answers: Record<string, string[]>) => {
+    const asked: string[] = [];
+    const resolve = async (host: string) => {
+      asked.push(host);
+      const addresses = answers[host];
+      if (addresses === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      return addresses;
+    };
+    return { resolve, asked };
+  };
+  const problemOf = (url: string, resolve: (host: string) => Promise<string[]>) =>
+    checkPublicUrlResolves(url, true, resolve).then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+
+  it('in production takes a name that resolves to public addresses only, and resolves nothing for an address or outside production', async () => {
+    const { resolve, asked } = stub({ 'pay.example.com': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] });
+    await expect(checkPublicUrlResolves('https://pay.example.com', true, resolve)).resolves.toBeUndefined();
+    await expect(checkPublicUrlResolves('https://8.8.8.8', true, resolve)).resolves.toBeUndefined();
+    await expect(checkPublicUrlResolves('http://127.0.0.1.nip.io:3200', false, resolve)).resolves.toBeUndefined();
+    expect(asked).toEqual(['pay.example.com']);
+  });
+
+  // Issue 35: these passed the production check, being names, not addresses.
+  it.each([
+    ['https://127.0.0.1.nip.io', { '127.0.0.1.nip.io': ['127.0.0.1'] }, /127\.0\.0\.1\.nip\.io resolves to 127\.0\.0\.1: loopback address/],
+    ['https://localhost.localdomain', { 'localhost.localdomain': ['127.0.0.1', '::1'] }, /resolves to 127\.0\.0\.1: loopback address/],
+    ['https://pay.example.com', { 'pay.example.com': ['93.184.215.14', '10.1.2.3'] }, /resolves to 10\.1\.2\.3: private address/],
+    ['https://metadata.example', { 'metadata.example': ['169.254.169.254'] }, /resolves to 169\.254\.169\.254: linkLocal address/],
+  ])('refuses %s, naming PUBLIC_URL and the address', async (url, answers, reason) => {
+    const problem = await problemOf(url, stub(answers).resolve);
+    expect(problem).toMatch(/^invalid configuration:\n {2}- PUBLIC_URL: /);
+    expect(problem).toMatch(reason);
+  });
+
+  it('refuses a name that does not resolve at boot, saying why', async () => {
+    expect(await problemOf('https://pay.example.com', stub({}).resolve)).toMatch(
+      /PUBLIC_URL: its host pay\.example\.com does not resolve \(ENOTFOUND\); in production it must be the name customers and providers reach this host at/,
+    );
+    // The machine's own resolver: a .invalid name never resolves (RFC 6761).
+    expect(await problemOf('https://pay.gateway.invalid', resolveHostAddresses)).toMatch(
+      /its host pay\.gateway\.invalid does not resolve \((ENOTFOUND|EAI_AGAIN)\)/,
+    );
   });
 });
 

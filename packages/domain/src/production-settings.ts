@@ -44,12 +44,47 @@ export function productionPublicUrlRefusal(value: string): string | undefined {
     return 'not a URL';
   }
   if (url.protocol !== 'https:') return `must be https in production (got ${url.protocol})`;
-  // The WHATWG parser has already written any IPv4 spelling (2130706433, 0x7f.1) as a.b.c.d.
-  const bare = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const host = bare.replace(/\.$/, '').toLowerCase();
+  const host = bareHost(url);
   if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback name`;
   if (!ipaddr.isValid(host)) return undefined;
   return PUBLIC_ADDRESSES_ONLY.refusalReason(host);
+}
+
+/**
+ * The host name of a public URL that the boot must resolve, or undefined when its host is an
+ * address (productionPublicUrlRefusal judges those) or it is no URL. A name passes that rule by its
+ * spelling alone, yet 127.0.0.1.nip.io or localhost.localdomain lead to loopback: only its
+ * addresses tell (resolvedPublicHostRefusal).
+ */
+export function publicUrlHostName(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  const host = bareHost(url);
+  return ipaddr.isValid(host) ? undefined : host;
+}
+
+/**
+ * Why a public URL's host name, resolving to `addresses`, is not a public host, or undefined: every
+ * address must be public by the rule merchant callbacks are held to (a customer's browser or a
+ * provider may be given any of them), and a name with no address at all is no host.
+ */
+export function resolvedPublicHostRefusal(host: string, addresses: readonly string[]): string | undefined {
+  if (addresses.length === 0) return `${host} resolves to no address`;
+  for (const address of addresses) {
+    const reason = PUBLIC_ADDRESSES_ONLY.refusalReason(address);
+    if (reason !== undefined) return `${host} resolves to ${address}: ${reason}`;
+  }
+  return undefined;
+}
+
+/** The URL's host, lower-case, without IPv6 brackets and a trailing dot; the WHATWG parser has already written any IPv4 spelling (2130706433, 0x7f.1) as a.b.c.d. */
+function bareHost(url: URL): string {
+  const bare = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  return bare.replace(/\.$/, '').toLowerCase();
 }
 
 /** Shortest secret (in characters) production accepts where the operator chooses it, or where a short one means a placeholder. */

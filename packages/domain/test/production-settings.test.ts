@@ -4,6 +4,8 @@ import {
   POLYGON_TESTNET_CHAIN_ID,
   productionChainRefusal,
   productionPublicUrlRefusal,
+  publicUrlHostName,
+  resolvedPublicHostRefusal,
   shortSecretRefusal,
 } from '../src';
 
@@ -52,6 +54,37 @@ describe('productionPublicUrlRefusal', () => {
     ['https://169.254.169.254', 'linkLocal address, only public unicast addresses are allowed'],
   ])('refuses %s: %s', (url, reason) => {
     expect(productionPublicUrlRefusal(url)).toBe(reason);
+  });
+});
+
+describe('publicUrlHostName', () => {
+  it.each([
+    ['https://pay.example.com', 'pay.example.com'],
+    ['https://Pay.Example.com.:8443/', 'pay.example.com'],
+    ['https://127.0.0.1.nip.io', '127.0.0.1.nip.io'],
+  ])('%s names %s, to be resolved', (url, host) => {
+    expect(publicUrlHostName(url)).toBe(host);
+  });
+  it.each(['https://8.8.8.8', 'https://[2a00:1450:4001::1]', 'https://2130706433', 'not a url'])('%s has no name to resolve', (url) => {
+    expect(publicUrlHostName(url)).toBeUndefined();
+  });
+});
+
+describe('resolvedPublicHostRefusal', () => {
+  it('takes a name whose every address is public', () => {
+    expect(resolvedPublicHostRefusal('pay.example.com', ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'])).toBeUndefined();
+  });
+  it.each([
+    [['127.0.0.1'], '127.0.0.1.nip.io resolves to 127.0.0.1: loopback address, only public unicast addresses are allowed'],
+    [['::1'], '127.0.0.1.nip.io resolves to ::1: loopback address, only public unicast addresses are allowed'],
+    [['93.184.215.14', '10.0.0.7'], '127.0.0.1.nip.io resolves to 10.0.0.7: private address, only public unicast addresses are allowed'],
+    [
+      ['::ffff:169.254.169.254'],
+      '127.0.0.1.nip.io resolves to ::ffff:169.254.169.254: linkLocal address, only public unicast addresses are allowed',
+    ],
+    [[], '127.0.0.1.nip.io resolves to no address'],
+  ])('refuses a name that resolves to %j', (addresses, reason) => {
+    expect(resolvedPublicHostRefusal('127.0.0.1.nip.io', addresses)).toBe(reason);
   });
 });
 

@@ -19,12 +19,12 @@ const sandbox = { baseUrl: 'http://127.0.0.1:3300', signingSecret: randomBytes(3
 const polygon = { chainId: 137, address: POLYGON_USDC.native };
 const moonpayTest = {
   PROVIDER_MOONPAY_API_KEY: 'pk_test_123456789abc',
-  PROVIDER_MOONPAY_SECRET_KEY: 'sk_test_abcdefgh1234',
+  PROVIDER_MOONPAY_SECRET_KEY: 'sk_test_abcdefgh1234567890abcdefghijkl',
   PROVIDER_MOONPAY_WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
 };
 const moonpayLive = {
   PROVIDER_MOONPAY_API_KEY: 'pk_live_123456789abc',
-  PROVIDER_MOONPAY_SECRET_KEY: 'sk_live_abcdefgh1234',
+  PROVIDER_MOONPAY_SECRET_KEY: 'sk_live_abcdefgh1234567890abcdefghijkl',
   PROVIDER_MOONPAY_WEBHOOK_KEY: 'wk_live_zyxwvuts9876543210zyxwvutsrqpon',
 };
 
@@ -198,7 +198,7 @@ describe('createProviderRegistry', () => {
     const mercuryo = {
       PROVIDER_MERCURYO_WIDGET_ID: 'fb48770a-51b0-402e-8d25-33474f474aa2',
       PROVIDER_MERCURYO_SECRET_KEY: 'mercuryo-secret-1',
-      PROVIDER_MERCURYO_SIGN_KEY: 'mercuryo-sign-key',
+      PROVIDER_MERCURYO_SIGN_KEY: 'mercuryo-sign-key-0123456789abcdefghij',
     };
     await expect(build({ env: mercuryo })).rejects.toThrow(
       /PROVIDER_MERCURYO_SECRET_KEY: at least 32 characters in production \(this one has 17\)/,

@@ -200,9 +200,11 @@ export class GatewayClient {
   }
 
   /**
-   * The keys the gateway signs callbacks with (`/.well-known/jwks.json`, newest first; two while
-   * keys rotate): what `verifyCallbackSignature` takes as `publicKeys`. Fetch them at start and
-   * keep them; fetch again when a valid-looking callback fails with `no_matching_signature`.
+   * The keys the gateway serves for its callbacks now (`/.well-known/jwks.json`, newest first; two
+   * while keys rotate). To set a shop up, and to see a rotation coming: compare them with the keys
+   * you pinned (`unpinnedCallbackKeys`). Verify callbacks with pinned keys (`pinnedCallbackKeys`,
+   * from your configuration), never with keys fetched again because a check failed: whoever runs
+   * code on the gateway's API host serves this set, and could serve a key of their own.
    */
   async callbackPublicKeys(): Promise<JsonWebKey[]> {
     const answer = await this.get('/.well-known/jwks.json', {});

@@ -3,3 +3,4 @@ export * from './callback-signature';
 export * from './gateway-client';
 export * from './jwk';
 export * from './payment-link';
+export * from './pinned-keys';

@@ -2,7 +2,10 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { english, generateMnemonic } from 'viem/accounts';
 import { xpubFromMnemonic } from '@gateway/chain';
 import { appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, isRolePrefix } from '@gateway/db/cli';
-import { parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { existsSync, lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { writeSecretFile } from '../secret-file';
 
 const KEY_ID = /^[A-Za-z0-9_-]{1,16}$/;
 
@@ -14,18 +17,29 @@ function keyId(given: string | undefined): string {
 }
 
 /**
- * `gateway keys …`: new secrets, written to stdout only (never a log line, never a file): pipe them
- * into the secret store. Each is printed as the settings the apps read.
+ * `gateway keys …`: new secrets, never a log line: to stdout (pipe them into the secret store), or
+ * with `--out FILE` to a new file only its owner can read (writeSecretFile; `--force` replaces an
+ * existing one), or with `--out-dir DIR` one such file per setting. Each is written as the
+ * settings the apps read.
  */
 export async function keysCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     prefix: { type: 'string' },
     'database-url': { type: 'string' },
+    out: { type: 'string' },
+    'out-dir': { type: 'string' },
+    force: { type: 'boolean' },
   });
   const [kind, kid, ...rest] = positionals;
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
   if (kind !== 'db-logins' && (values.prefix !== undefined || values['database-url'] !== undefined))
     throw new UsageError('--prefix and --database-url are for db-logins');
+  const target: Target = { out: values.out, outDir: values['out-dir'], force: values.force === true };
+  if (target.out !== undefined && target.outDir !== undefined) throw new UsageError('--out or --out-dir, not both');
+  if (target.force && target.out === undefined && target.outDir === undefined)
+    throw new UsageError('--force replaces the files of --out or --out-dir');
+  if (target.out === '' || target.outDir === '') throw new UsageError('--out and --out-dir need a name');
+  const json = values.json === true;
   let settings: Record<string, string>;
   switch (kind) {
     case 'seed':
@@ -39,20 +53,72 @@ export async function keysCommand(args: string[], io: CliIo): Promise<number> {
     case 'callback':
       settings = callbackKeys(keyId(kid));
       break;
-    case 'db-logins':
+    case 'admin':
       if (kid !== undefined) throw new UsageError(`unexpected argument ${kid}`);
-      return printLogins(io, values.prefix ?? DEFAULT_ROLE_PREFIX, values['database-url'], values.json === true);
+      // 32 random bytes, 43 characters: over ADMIN_TOKEN's minimum of 32, nothing to quote in a header or a shell.
+      settings = { ADMIN_TOKEN: randomBytes(32).toString('base64url') };
+      break;
+    case 'db-logins': {
+      if (kid !== undefined) throw new UsageError(`unexpected argument ${kid}`);
+      if (target.outDir !== undefined) throw new UsageError('--out-dir is for settings; give db-logins --out <file>');
+      const logins = dbLogins(values.prefix ?? DEFAULT_ROLE_PREFIX, values['database-url']);
+      return emit(io, json ? toJson(logins) : loginsText(logins), { json, target, names: ['logins'] });
+    }
     default:
-      throw new UsageError(kind === undefined ? 'name the key: seed, sealing, callback or db-logins' : `no key kind ${kind}`);
+      throw new UsageError(kind === undefined ? 'name the key: seed, sealing, callback, admin or db-logins' : `no key kind ${kind}`);
   }
+  if (target.outDir !== undefined) return emitFiles(io, settings, target.outDir, target.force, json);
+  const text = json
+    ? toJson(settings)
+    : Object.entries(settings)
+        .map(([name, value]) => `${name}=${value}`)
+        .join('\n');
+  return emit(io, text, { json, target, names: Object.keys(settings) });
+}
+
+/** Where the secrets go instead of stdout: a file, or a folder of one file per setting; `force` replaces what is there. */
+interface Target {
+  out?: string;
+  outDir?: string;
+  force: boolean;
+}
+
+/** The secrets to stdout, or to the file of --out (mode 0600) with only their names on stdout. */
+function emit(io: CliIo, text: string, { json, target, names }: { json: boolean; target: Target; names: string[] }): number {
+  if (target.out === undefined) {
+    io.out(text);
+    return 0;
+  }
+  writeSecretFile(target.out, `${text}\n`, target.force);
+  io.out(json ? toJson({ file: target.out, mode: '0600', settings: names }) : `${names.join(', ')} written to ${target.out} (mode 0600)`);
+  return 0;
+}
+
+/**
+ * Each setting's bare value to a file of its own in `dir`, named as the setting in lower case: the
+ * names docker-compose.production.yml mounts as `<NAME>_FILE`. Without `force`, nothing is written
+ * unless every file is new (a seed's mnemonic and xpub must never come from two runs).
+ */
+function emitFiles(io: CliIo, settings: Record<string, string>, dir: string, force: boolean, json: boolean): number {
+  const files = Object.entries(settings).map(([name, value]) => ({ value, file: join(dir, name.toLowerCase()) }));
+  const present = force ? undefined : files.find(({ file }) => existsSync(file) || isLink(file));
+  if (present) throw new CommandFailed(`${present.file} exists; give a new folder, or --force to replace its files`);
+  for (const { file, value } of files) writeSecretFile(file, `${value}\n`, force);
+  const written = files.map(({ file }) => file);
   io.out(
-    values.json
-      ? toJson(settings)
-      : Object.entries(settings)
-          .map(([name, value]) => `${name}=${value}`)
-          .join('\n'),
+    json
+      ? toJson({ files: written, mode: '0600', settings: Object.keys(settings) })
+      : `${Object.keys(settings).join(', ')} written to ${written.join(', ')} (mode 0600)`,
   );
   return 0;
+}
+
+function isLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** The temporary wallets' seed (24 words) for the settlement worker, its xpub for wallet-control. */
@@ -83,10 +149,19 @@ function callbackKeys(kid: string): Record<string, string> {
  * NOINHERIT: the user has its role's privileges only while it is that role (the app's pool takes it
  * at connect), so a session that leaves it (SET ROLE NONE) can do nothing.
  */
-function printLogins(io: CliIo, prefix: string, databaseUrl: string | undefined, json: boolean): number {
+interface DbLogin {
+  app: string;
+  role: string;
+  user: string;
+  password: string;
+  sql: string;
+  databaseUrl?: string;
+}
+
+function dbLogins(prefix: string, databaseUrl: string | undefined): DbLogin[] {
   if (!isRolePrefix(prefix)) throw new UsageError(`--prefix ${prefix}: lower-case letters, digits and _, at most 41`);
   if (databaseUrl !== undefined && !URL.canParse(databaseUrl)) throw new UsageError('--database-url is not a URL');
-  const logins = DATABASE_APPS.map((app) => {
+  return DATABASE_APPS.map((app) => {
     const role = appRoleName(prefix, app);
     const user = `${role}_login`;
     // Hex: nothing to quote in SQL or to percent-encode in a URL.
@@ -101,12 +176,12 @@ function printLogins(io: CliIo, prefix: string, databaseUrl: string | undefined,
     }
     return { app, role, user, password, sql, ...(url ? { databaseUrl: url } : {}) };
   });
-  if (json) {
-    io.out(toJson(logins));
-    return 0;
-  }
-  io.out('-- run once as the owner (psql), then give each app its DATABASE_URL:');
-  for (const login of logins) io.out(login.sql);
-  for (const login of logins) if (login.databaseUrl) io.out(`# ${login.app}: DATABASE_URL=${login.databaseUrl}`);
-  return 0;
+}
+
+function loginsText(logins: DbLogin[]): string {
+  return [
+    '-- run once as the owner (psql), then give each app its DATABASE_URL:',
+    ...logins.map((login) => login.sql),
+    ...logins.flatMap((login) => (login.databaseUrl ? [`# ${login.app}: DATABASE_URL=${login.databaseUrl}`] : [])),
+  ].join('\n');
 }

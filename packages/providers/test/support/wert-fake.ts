@@ -28,7 +28,7 @@ export interface WertFake {
 
 const RESTRICTED_FIELDS = ['commodity', 'network', 'wallet_address', 'currency'] as const;
 
-export async function startWertFake(apiKey = 'wert-sbox-4f7a1c9e2b6d4e8a9c3f'): Promise<WertFake> {
+export async function startWertFake(apiKey = 'wert-sbox-4f7a1c9e2b6d4e8a9c3f0d5e7b1a'): Promise<WertFake> {
   const orders: Record<string, unknown>[] = [];
   const fake: WertFake = {
     url: '',

@@ -1,3 +1,4 @@
+import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import {
   defineProvider,
@@ -50,6 +51,7 @@ const settings = Type.Object({
   APP_ID: Type.String({ pattern: '^[A-Za-z0-9]{8,64}$', description: 'appId issued by Alchemy Pay (merchant dashboard), sent as appId' }),
   APP_SECRET: Type.String({
     pattern: '^\\S{8,256}$',
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: 'appSecret issued with the appId: signs the page URL (sign) and verifies webhooks (newSignature)',
   }),
 });

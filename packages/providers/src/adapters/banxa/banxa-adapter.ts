@@ -1,3 +1,4 @@
+import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type, type Static } from '@sinclair/typebox';
 import {
   defineProvider,
@@ -64,12 +65,20 @@ const settings = Type.Object({
     description:
       'partner reference Banxa assigns on onboarding: the checkout subdomain ({partnerRef}.banxa.com) and the partner in API paths',
   }),
-  API_KEY: Type.String({ pattern: '^\\S{8,256}$', description: 'v2 API key: the x-api-key of Get Order' }),
+  API_KEY: Type.String({
+    pattern: '^\\S{8,256}$',
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description: 'v2 API key: the x-api-key of Get Order',
+  }),
   HMAC_KEY: Type.String({
     pattern: '^[^:\\s]{8,256}$',
     description: "HMAC credentials' key: the key named in a webhook's Authorization (not the v2 API key)",
   }),
-  HMAC_SECRET: Type.String({ pattern: '^\\S{8,256}$', description: "HMAC credentials' secret: Banxa signs webhooks with it" }),
+  HMAC_SECRET: Type.String({
+    pattern: '^\\S{8,256}$',
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description: "HMAC credentials' secret: Banxa signs webhooks with it",
+  }),
 });
 export type BanxaSettings = Static<typeof settings>;
 

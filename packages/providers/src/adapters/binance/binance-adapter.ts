@@ -1,3 +1,4 @@
+import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import {
@@ -68,7 +69,11 @@ const LOCKED_ATTRIBUTES = [1, 2, 3, 4, 5, 6, 7];
 
 const settings = Type.Object({
   CLIENT_ID: Type.String({ pattern: '^[A-Za-z0-9_-]{4,100}$', description: 'client id Binance assigns, sent as X-Tesla-ClientId' }),
-  API_KEY: Type.String({ pattern: '^[A-Za-z0-9_-]{8,200}$', description: 'API key (sign access token), sent as X-Tesla-SignAccessToken' }),
+  API_KEY: Type.String({
+    pattern: '^[A-Za-z0-9_-]{8,200}$',
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description: 'API key (sign access token), sent as X-Tesla-SignAccessToken',
+  }),
   PRIVATE_KEY: Type.String({
     minLength: 100,
     description: "the partner's RSA private key (PKCS#8, PEM or base64 DER) whose public half Binance holds; signs requests",

@@ -1,3 +1,4 @@
+import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import {
   defineProvider,
@@ -58,7 +59,11 @@ export const GUARDARIAN_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
 };
 
 const settings = Type.Object({
-  API_KEY: Type.String({ pattern: '^[A-Za-z0-9-]{16,128}$', description: 'partner API key, sent as x-api-key' }),
+  API_KEY: Type.String({
+    pattern: '^[A-Za-z0-9-]{16,128}$',
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description: 'partner API key, sent as x-api-key',
+  }),
   API_URL: Type.Optional(
     Type.String({
       pattern: '^https?://[^/?#\\s]+/?$',

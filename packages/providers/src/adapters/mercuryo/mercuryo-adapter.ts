@@ -63,6 +63,7 @@ const settings = Type.Object({
   }),
   SIGN_KEY: Type.String({
     pattern: '^\\S{8,256}$',
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: "the widget's callback Sign Key (Dashboard → Widgets → the widget), verifies X-Signature on callbacks",
   }),
 });

@@ -41,7 +41,11 @@ const KEY = (prefix: string) => `^${prefix}_(live|test)_[A-Za-z0-9]{8,128}$`;
 
 const settings = Type.Object({
   API_KEY: Type.String({ pattern: KEY('pk'), description: 'publishable key, pk_live_… or pk_test_… (Dashboard → Developers)' }),
-  SECRET_KEY: Type.String({ pattern: KEY('sk'), description: 'secret key, sk_live_… or sk_test_…, signs the widget URL' }),
+  SECRET_KEY: Type.String({
+    pattern: KEY('sk'),
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description: 'secret key, sk_live_… or sk_test_…, signs the widget URL',
+  }),
   // MoonPay's webhook keys are wk_live_/wk_test_ and about 31 more characters: a shorter one is a placeholder.
   WEBHOOK_KEY: Type.String({
     pattern: '^\\S{8,256}$',

@@ -1,3 +1,4 @@
+import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import stringify from 'fast-json-stable-stringify';
 import {
@@ -65,6 +66,7 @@ const settings = Type.Object({
   }),
   API_SECRET: Type.String({
     pattern: '^\\S{8,256}$',
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: 'Onramp.money API secret, the HMAC-SHA512 key of x-onramp-signature on webhooks',
   }),
   API_URL: Type.Optional(

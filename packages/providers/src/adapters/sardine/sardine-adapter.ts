@@ -1,3 +1,4 @@
+import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import {
   defineProvider,
@@ -70,10 +71,14 @@ const CARD_TYPES = ['us_debit', 'us_credit', 'international_debit', 'internation
 
 const settings = Type.Object({
   CLIENT_ID: Type.String({ pattern: '^[A-Za-z0-9-]{8,64}$', description: 'client id issued by Sardine (basic auth user)' }),
-  CLIENT_SECRET: Type.String({ pattern: '^[A-Za-z0-9-]{8,200}$', description: 'client secret issued by Sardine (basic auth password)' }),
+  CLIENT_SECRET: Type.String({
+    pattern: '^[A-Za-z0-9-]{8,200}$',
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description: 'client secret issued by Sardine (basic auth password)',
+  }),
   WEBHOOK_SECRET: Type.String({
     pattern: '^whsec_[A-Za-z0-9+/]{16,}={0,2}$',
-    productionMinLength: 32,
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: "the webhook signing_secret Sardine's integration manager gives (whsec_…); at least 32 characters in production",
   }),
   API_URL: Type.Optional(

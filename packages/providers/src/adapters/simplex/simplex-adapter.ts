@@ -1,3 +1,4 @@
+import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import {
@@ -51,7 +52,11 @@ import { consumeSimplexEvents, simplexPaymentStatus, simplexWebhookEvent } from 
  */
 
 const settings = Type.Object({
-  API_KEY: Type.String({ minLength: 16, description: 'Wallet API key (sent as Authorization: ApiKey <key>)' }),
+  API_KEY: Type.String({
+    minLength: 16,
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description: 'Wallet API key (sent as Authorization: ApiKey <key>)',
+  }),
   PARTNER: Type.String({
     pattern: '^[A-Za-z0-9_.-]{2,64}$',
     description: 'partner name Simplex assigned: the quote wallet_id, the form partner and app_provider_id',

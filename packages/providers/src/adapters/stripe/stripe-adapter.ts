@@ -1,3 +1,4 @@
+import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import {
   defineProvider,
@@ -48,10 +49,12 @@ import { stripeWebhookEvent } from './stripe-webhook';
 const settings = Type.Object({
   SECRET_KEY: Type.String({
     pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9]{8,}$',
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: 'secret (or restricted) API key; sk_test_ selects test mode',
   }),
   WEBHOOK_SECRET: Type.String({
     pattern: '^whsec_[A-Za-z0-9+/=]{16,}$',
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: 'signing secret of the webhook endpoint (whsec_…); verifies Stripe-Signature',
   }),
   API_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$', description: 'API host; default https://api.stripe.com' })),

@@ -1,3 +1,4 @@
+import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { jwtVerify } from 'jose';
 import {
@@ -54,7 +55,11 @@ import { transakWebhookEvent } from './transak-webhook';
 
 const settings = Type.Object({
   API_KEY: Type.String({ minLength: 8, description: 'partner API key (from the Transak dashboard; staging and production differ)' }),
-  API_SECRET: Type.String({ minLength: 8, description: 'partner API secret: sent as api-secret to mint the partner access token' }),
+  API_SECRET: Type.String({
+    minLength: 8,
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description: 'partner API secret: sent as api-secret to mint the partner access token',
+  }),
   API_URL: Type.Optional(
     Type.String({
       pattern: '^https?://[^/?#\\s]+/?$',

@@ -1,3 +1,4 @@
+import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import {
   defineProvider,
@@ -65,9 +66,17 @@ import { transfiOrderEvent, transfiWebhookEvent } from './transfi-webhook';
 
 const settings = Type.Object({
   USERNAME: Type.String({ minLength: 1, description: 'API username (dashboard, Settings → Integration)' }),
-  PASSWORD: Type.String({ minLength: 8, description: 'API password, the merchant key (shown once when generated)' }),
+  PASSWORD: Type.String({
+    minLength: 8,
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description: 'API password, the merchant key (shown once when generated)',
+  }),
   MID: Type.String({ pattern: '^[A-Za-z0-9_-]{3,64}$', description: 'merchant id, sent as the MID header on every call' }),
-  WEBHOOK_SECRET: Type.String({ minLength: 16, description: 'webhook secret key (dashboard): verifies X-Transfi-Hmac-Hash' }),
+  WEBHOOK_SECRET: Type.String({
+    minLength: 16,
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description: 'webhook secret key (dashboard): verifies X-Transfi-Hmac-Hash',
+  }),
   API_URL: Type.Optional(
     Type.String({
       pattern: '^https?://[^/?#\\s]+/?$',

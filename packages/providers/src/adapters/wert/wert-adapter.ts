@@ -1,3 +1,4 @@
+import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { type Static, Type } from '@sinclair/typebox';
 import {
   defineProvider,
@@ -57,7 +58,11 @@ export const WERT_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
 
 export const wertSettings = Type.Object({
   PARTNER_ID: Type.String({ pattern: '^[0-9A-Za-z]{8,40}$', description: 'partner id, the widget URL path segment' }),
-  API_KEY: Type.String({ pattern: '^[A-Za-z0-9-]{16,200}$', description: 'partner API key, sent as X-Api-Key' }),
+  API_KEY: Type.String({
+    pattern: '^[A-Za-z0-9-]{16,200}$',
+    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
+    description: 'partner API key, sent as X-Api-Key',
+  }),
   API_URL: Type.Optional(
     Type.String({
       pattern: '^https?://[^/?#\\s]+/?$',

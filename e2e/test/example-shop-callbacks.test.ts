@@ -1,0 +1,120 @@
+// The example shop's callback rules (examples/shop), without a browser or the stack: a gateway stub
+// answers Create Wallet, and serves a JWK set of an intruder's key, as code running in a taken-over
+// wallet-control could (issue 35).
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pinnedCallbackKeys, publicKeyToJwk, signCallback } from '@usdc-card-gateway/sdk';
+import { createShop, type Order, type Shop } from 'example-shop';
+
+const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
+const gatewayKey = generateKeyPairSync('ed25519');
+const intruderKey = generateKeyPairSync('ed25519');
+
+let gateway: Server;
+let jwksRequests = 0;
+let shop: Shop;
+let shopUrl: string;
+
+const listen = async (server: Server) => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
+
+beforeAll(async () => {
+  let wallets = 0;
+  gateway = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://gateway');
+    response.setHeader('content-type', 'application/json');
+    if (url.pathname === '/.well-known/jwks.json') {
+      jwksRequests += 1;
+      response.end(JSON.stringify({ keys: [publicKeyToJwk(intruderKey.publicKey, 'k1')] }));
+    } else if (url.pathname === '/control/wallet.php') {
+      wallets += 1;
+      response.end(
+        JSON.stringify({
+          address_in: `sealed-${wallets}`,
+          polygon_address_in: '0x275BD9c6A1f2e1d2B8E86e2d2a0E3C2F4c1e5A11',
+          callback_url: url.searchParams.get('callback'),
+          ipn_token: `ipn-${wallets}`,
+        }),
+      );
+    } else response.writeHead(404).end('{}');
+  });
+  const gatewayUrl = await listen(gateway);
+  // The shop's URL is its callback origin: known once it listens.
+  const probe = createServer();
+  const port = Number(new URL(await listen(probe)).port);
+  await new Promise((resolve) => probe.close(resolve));
+  shopUrl = `http://127.0.0.1:${port}`;
+  shop = createShop({
+    baseUrl: gatewayUrl,
+    paymentUrl: gatewayUrl,
+    payoutAddress: PAYOUT,
+    shopUrl,
+    // Pinned at set-up, from the shop's configuration: the gateway's real key.
+    callbackKeys: pinnedCallbackKeys(JSON.stringify({ keys: [publicKeyToJwk(gatewayKey.publicKey, 'k1')] })),
+  });
+  await new Promise<void>((resolve) => shop.server.listen(port, '127.0.0.1', resolve));
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => shop?.server.close(resolve));
+  await new Promise((resolve) => gateway?.close(resolve));
+});
+
+/** An order of one Assam (18.90 USD), as the cart makes it. */
+async function order(): Promise<Order> {
+  const before = new Set(shop.orders.keys());
+  const created = await fetch(`${shopUrl}/checkout`, {
+    method: 'POST',
+    body: 'assam=1&email=jane%40shop.io',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    redirect: 'manual',
+  });
+  expect(created.status).toBe(303);
+  return [...shop.orders.values()].find((candidate) => !before.has(candidate.id))!;
+}
+
+let deliveries = 0;
+/** The gateway's callback for `order`: `valueCoin` arrived, 1 % platform fee off, signed with `key`. */
+function callback(order: Order, valueCoin: string, key = gatewayKey): Promise<Response> {
+  const [whole = '', fraction = ''] = valueCoin.split('.');
+  const forwarded = ((BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'))) * 99n) / 100n;
+  const url =
+    `${shopUrl}/payment/callback?order_id=${order.id}&value_coin=${valueCoin}` +
+    `&value_forwarded_coin=${forwarded / 1_000_000n}.${(forwarded % 1_000_000n).toString().padStart(6, '0')}` +
+    `&address_out=${PAYOUT}&ipn_token=${order.ipnToken}`;
+  deliveries += 1;
+  const deliveryId = `delivery-${deliveries}`;
+  return fetch(url, {
+    headers: {
+      'x-gateway-signature': signCallback({ url, deliveryId, privateKeys: [{ key: key.privateKey }] }),
+      'x-gateway-delivery-id': deliveryId,
+    },
+  });
+}
+
+it("refuses a callback signed with the key the gateway's API host serves now, and never fetches that key", async () => {
+  const forgedOrder = await order();
+  const forged = await callback(forgedOrder, '18.90', intruderKey);
+  expect([forged.status, await forged.text()]).toEqual([401, 'no_matching_signature']);
+  // A failed check fetches nothing: the shop went on with its pinned key.
+  expect((await callback(forgedOrder, '18.90', intruderKey)).status).toBe(401);
+  expect(jwksRequests).toBe(0);
+  expect(forgedOrder.status).toBe('awaiting payment');
+
+  expect((await callback(forgedOrder, '18.90')).status).toBe(200);
+  expect(forgedOrder).toMatchObject({ status: 'paid', received: '18.711000' });
+});
+
+it("takes a card payment less the sandbox's 1.5 % fee; USDC sent straight to the wallet below that is underpaid", async () => {
+  const card = await order();
+  // 18.90 less the on-ramp's 1.5 %: 18.6165 arrives, 18.430335 is forwarded.
+  expect((await callback(card, '18.6165')).status).toBe(200);
+  expect(card.status).toBe('paid');
+  // Issue 35: with the 3 % allowance a direct transfer of 97.5 % (forwarded 18.243225 of 18.90) was "paid".
+  const direct = await order();
+  expect((await callback(direct, '18.4275')).status).toBe(200);
+  expect(direct).toMatchObject({ status: 'underpaid', received: '18.243225' });
+});
