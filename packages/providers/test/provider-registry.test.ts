@@ -213,7 +213,7 @@ describe('createProviderRegistry', () => {
     const rsa = () => generateKeyPairSync('rsa', { modulusLength: 2048 });
     const binance = {
       PROVIDER_BINANCE_CLIENT_ID: 'gateway-client',
-      PROVIDER_BINANCE_API_KEY: 'binance-api-key-0123',
+      PROVIDER_BINANCE_API_KEY: 'binance-api-key-0123456789abcdefghij',
       PROVIDER_BINANCE_PRIVATE_KEY: rsa().privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       PROVIDER_BINANCE_WEBHOOK_PUBLIC_KEY: rsa().publicKey.export({ type: 'spki', format: 'pem' }).toString(),
       PROVIDER_BINANCE_MERCHANT_CODE: 'shop_1',
