@@ -75,8 +75,8 @@ async function runRound(mode: Round['mode']): Promise<Round> {
 }
 
 async function measureRound(url: string, mode: Round['mode']): Promise<Round> {
-  const hostileAgent = new Agent({ connect: { localAddress: HOSTILE_ADDRESS }, connections: HOSTILE_CONNECTIONS });
-  const shopAgent = new Agent({ connect: { localAddress: SHOP_ADDRESS } });
+  const hostileAgent = new Agent({ localAddress: HOSTILE_ADDRESS, connections: HOSTILE_CONNECTIONS });
+  const shopAgent = new Agent({ localAddress: SHOP_ADDRESS });
   const hostile: Tally = { requests: 0, outcomes: {} };
   const shop: Tally & { latencies: number[] } = { requests: 0, outcomes: {}, latencies: [] };
   const endsAt = Date.now() + SECONDS * 1000;

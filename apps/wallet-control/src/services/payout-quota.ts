@@ -49,6 +49,8 @@ interface InFlightWallet {
   held: string[];
   /** Its requests not settled yet. */
   holders: number;
+  /** One of them made the wallet. */
+  created: boolean;
 }
 
 /** What admit() decided; an admitted request holds its place in the counters until settle() says whether it made a wallet. */
@@ -104,6 +106,8 @@ export class PayoutQuota {
   private readonly local = new LRUCache<string, number>({ max: LOCAL_COUNTERS });
   /** Places held by requests admitted and not settled yet, per counter (admit). */
   private readonly held = new Map<string, number>();
+  /** The places of wallets made, counted by the next command: released once it has answered. */
+  private placesCounted: string[][] = [];
   /** The admissions not settled yet, by the wallet asked for (its dedupe key). */
   private readonly inFlight = new Map<string, InFlightWallet>();
   private checks: QueuedCheck[] = [];
@@ -161,7 +165,7 @@ export class PayoutQuota {
         .filter((counter) => counter !== claim)
         .map((counter) => this.keyOf(counter));
       for (const key of held) this.held.set(key, (this.held.get(key) ?? 0) + 1);
-      entry = { decision, held, holders: 0 };
+      entry = { decision, held, holders: 0, created: false };
       this.inFlight.set(reading.wallet, entry);
     }
     // Identical requests in flight at once make one wallet (the insert's batch): one place for them all.
@@ -173,17 +177,27 @@ export class PayoutQuota {
       settle: (created) => {
         if (settled) return;
         settled = true;
-        if (created) this.count(reading.ask, admitted.decision.claimed);
+        if (created) {
+          this.count(reading.ask, admitted.decision.claimed);
+          admitted.created = true;
+        }
         admitted.holders -= 1;
         if (admitted.holders > 0) return;
         this.inFlight.delete(reading.wallet);
-        for (const key of admitted.held) {
-          const left = (this.held.get(key) ?? 1) - 1;
-          if (left > 0) this.held.set(key, left);
-          else this.held.delete(key);
-        }
+        // A wallet made keeps its place until the command that counts it in Redis has answered:
+        // a request read before that would otherwise see neither.
+        if (admitted.created) this.placesCounted.push(admitted.held);
+        else this.release(admitted.held);
       },
     };
+  }
+
+  private release(held: readonly string[]): void {
+    for (const key of held) {
+      const left = (this.held.get(key) ?? 1) - 1;
+      if (left > 0) this.held.set(key, left);
+      else this.held.delete(key);
+    }
   }
 
   /** A refusal of admit() was answered (no wallet of that request existed): counted for the metric. */
@@ -225,6 +239,8 @@ export class PayoutQuota {
     const checks = this.checks;
     const counts = this.counts;
     const walletsCounted = this.walletsCounted;
+    const placesCounted = this.placesCounted;
+    this.placesCounted = [];
     this.checks = [];
     this.counts = new Map();
     this.walletsCounted = 0;
@@ -247,6 +263,7 @@ export class PayoutQuota {
       for (let i = 0; i < walletsCounted + checks.length; i += 1) this.options.onStoreError(error as Error);
       values = new Map(read.map((key) => [key, this.local.get(key) ?? 0]));
     }
+    for (const held of placesCounted) this.release(held);
     checks.forEach((check, index) => {
       check.resolve({ ask: check.ask, wallet: check.wallet, counters: asked[index]!, values });
     });
