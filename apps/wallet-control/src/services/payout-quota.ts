@@ -36,7 +36,6 @@ interface QueuedCheck {
 
 /** The counters of a request as Redis (or this process, without Redis) counted them when asked: admit() decides on it. */
 export interface NewWalletReading {
-  ask: NewWalletAsk;
   /** The wallet asked for (its dedupe key): identical requests share one admission. */
   wallet: string;
   counters: NewWalletCounters;
@@ -178,7 +177,7 @@ export class PayoutQuota {
         if (settled) return;
         settled = true;
         if (created) {
-          this.count(reading.ask, admitted.decision.claimed);
+          this.count(reading.counters, admitted.decision.claimed);
           admitted.created = true;
         }
         admitted.holders -= 1;
@@ -206,8 +205,9 @@ export class PayoutQuota {
   }
 
   /** Counts a wallet just created for the request (`claimed`: what admit() said). Not awaited: an answer never waits on Redis. */
-  private count(ask: NewWalletAsk, claimed: boolean): void {
-    for (const counter of countersCharged(newWalletCounters(ask, this.options, Date.now()), claimed)) {
+  private count(counters: NewWalletCounters, claimed: boolean): void {
+    // The windows the request was read in (a wallet made across a boundary counts in the one before).
+    for (const counter of countersCharged(counters, claimed)) {
       const key = this.keyOf(counter);
       this.local.set(key, (this.local.get(key) ?? 0) + 1, { ttl: Math.max(1, counter.endsAt - Date.now()) });
       const queued = this.counts.get(key);
@@ -265,7 +265,7 @@ export class PayoutQuota {
     }
     for (const held of placesCounted) this.release(held);
     checks.forEach((check, index) => {
-      check.resolve({ ask: check.ask, wallet: check.wallet, counters: asked[index]!, values });
+      check.resolve({ wallet: check.wallet, counters: asked[index]!, values });
     });
   }
 
