@@ -21,6 +21,7 @@ const BENCHES: Record<string, string> = {
   'settlement-bench.ts': 'settlement.json',
   'cold-start-bench.ts': 'cold-start.json',
   'session-checkout-bench.ts': 'sessions.json',
+  'new-wallet-fairness-bench.ts': 'new-wallet-fairness.json',
 };
 // Seconds a smoke run took here (2 cores shared, load average ~6): 1–13; the limit leaves room for a
 // busier CI machine running another test file beside this one.

@@ -21,7 +21,7 @@ import {
   serverSettings,
   type CallbackPublicKey,
 } from '@gateway/config';
-import { parseAddressPin, type AddressPin, type EvmAddress, type SealingKeyRing } from '@gateway/domain';
+import { parseAddressPin, type AddressPin, type EvmAddress, type NewWalletLimits, type SealingKeyRing } from '@gateway/domain';
 import { isPublicTestXpub } from '@gateway/chain';
 
 export const walletControlSettings = Type.Object({
@@ -101,8 +101,9 @@ export const walletControlSettings = Type.Object({
     default: 1000,
     minimum: 1,
     description:
-      'new wallets one payout address may get per window (Create Wallet and the affiliate endpoints together); more get 429 with ' +
-      'Retry-After',
+      'new wallets one payout address may get per window on one callback origin (Create Wallet and the affiliate endpoints ' +
+      "together; strangers using a shop's payout address on origins of their own count in windows of their own); more get 429 " +
+      'payout_quota_exceeded with Retry-After',
   }),
   PAYOUT_WALLET_QUOTA_WINDOW_SECONDS: Type.Integer({
     default: 3600,
@@ -118,6 +119,16 @@ export const walletControlSettings = Type.Object({
       'endpoints together, counted in Redis across replicas); more get 429 new_wallet_ceiling with Retry-After, repeats of ' +
       'existing wallets never',
   }),
+  NEW_WALLETS_PER_CLIENT_PER_MINUTE: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'new wallets one client (an IPv4 address or an IPv6 /64, as the rate limit counts) may create per minute, below ' +
+        'NEW_WALLETS_PER_MINUTE so that no single client takes the whole minute from every other shop; more get 429 ' +
+        'new_wallet_client_limit with Retry-After, repeats of existing wallets never. Unset: a tenth of NEW_WALLETS_PER_MINUTE ' +
+        '(at least 1). With PAYOUT_ADDRESSES set, new wallets on a callback origin the payout address already has count in neither',
+    }),
+  ),
   ADMIN_TOKEN: Type.Optional(
     Type.String({
       minLength: 32,
@@ -142,8 +153,8 @@ export interface WalletControlConfig {
   pins: { payout?: AddressPin; affiliate?: AddressPin };
   /** AFFILIATE_WALLETS: whether affiliate.php and custom-affiliate.php create wallets. */
   affiliateWallets: boolean;
-  /** New wallets per payout address per window, and across the gateway per minute. */
-  payoutQuota: { max: number; windowSeconds: number; newWalletsPerMinute: number };
+  /** The limits on new wallets: per payout address and callback origin, per client, across the gateway. */
+  newWalletLimits: NewWalletLimits;
 }
 
 export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): WalletControlConfig {
@@ -176,6 +187,13 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
         "wallet of their own on a shop's callback path",
     );
   }
+  const perClientPerMinute = raw.NEW_WALLETS_PER_CLIENT_PER_MINUTE ?? Math.max(1, Math.floor(raw.NEW_WALLETS_PER_MINUTE / 10));
+  if (raw.NEW_WALLETS_PER_CLIENT_PER_MINUTE !== undefined && perClientPerMinute >= raw.NEW_WALLETS_PER_MINUTE) {
+    problems.push(
+      `NEW_WALLETS_PER_CLIENT_PER_MINUTE: ${perClientPerMinute} is not below NEW_WALLETS_PER_MINUTE (${raw.NEW_WALLETS_PER_MINUTE}), ` +
+        "so one client could take the gateway's whole minute of new wallets from every other shop; set it well below (unset: a tenth)",
+    );
+  }
   // Reported with the others: production refuses the sample rates and a test chain in one run.
   let rates: RateSourceConfig | undefined;
   try {
@@ -194,10 +212,11 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
     callbackAllowedCidrs,
     pins,
     affiliateWallets: raw.AFFILIATE_WALLETS === 'on',
-    payoutQuota: {
-      max: raw.PAYOUT_WALLET_QUOTA_MAX,
-      windowSeconds: raw.PAYOUT_WALLET_QUOTA_WINDOW_SECONDS,
-      newWalletsPerMinute: raw.NEW_WALLETS_PER_MINUTE,
+    newWalletLimits: {
+      payoutQuota: { max: raw.PAYOUT_WALLET_QUOTA_MAX, windowSeconds: raw.PAYOUT_WALLET_QUOTA_WINDOW_SECONDS },
+      perMinute: raw.NEW_WALLETS_PER_MINUTE,
+      perClientPerMinute,
+      exemptClaimedOrigins: pins.payout !== undefined,
     },
   };
 }

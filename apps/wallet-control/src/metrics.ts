@@ -10,7 +10,7 @@ export interface WalletControlMetrics {
   /** A batch of HD indexes was reserved from the sequence; the highest of them is counted as used. */
   hdIndexesReserved(highestIndex: bigint): void;
   payoutQuotaStoreErrors: Counter;
-  /** New wallets refused: by the per-payout quota, or by the gateway-wide ceiling (NEW_WALLETS_PER_MINUTE). */
+  /** New wallets refused: by the per-payout quota, a client's budget (NEW_WALLETS_PER_CLIENT_PER_MINUTE) or the gateway-wide ceiling. */
   newWalletsRefused: Counter<'reason'>;
 }
 
@@ -29,11 +29,13 @@ export function registerWalletControlMetrics(registry: Registry): WalletControlM
   });
   const newWalletsRefused = new Counter({
     name: 'wallet_control_new_wallets_refused_total',
-    help: 'New wallets refused with 429: reason payout_quota (PAYOUT_WALLET_QUOTA_MAX) or gateway_ceiling (NEW_WALLETS_PER_MINUTE)',
+    help:
+      'New wallets refused with 429: reason payout_quota (PAYOUT_WALLET_QUOTA_MAX), client_limit ' +
+      '(NEW_WALLETS_PER_CLIENT_PER_MINUTE) or gateway_ceiling (NEW_WALLETS_PER_MINUTE)',
     labelNames: ['reason'],
     registers: [registry],
   });
-  for (const reason of ['payout_quota', 'gateway_ceiling']) newWalletsRefused.inc({ reason }, 0);
+  for (const reason of ['payout_quota', 'client_limit', 'gateway_ceiling']) newWalletsRefused.inc({ reason }, 0);
   return {
     // A ratio for people and alerts: float precision is plenty (2^31 fits a double exactly).
     hdIndexesReserved: (highestIndex) => used.set(Number(highestIndex + 1n) / Number(HD_INDEX_SPACE)),

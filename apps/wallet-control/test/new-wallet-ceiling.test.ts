@@ -18,8 +18,10 @@ const payoutAddress = () => `0x${randomBytes(20).toString('hex')}`;
 let order = 0;
 // A path of its own per wallet: the wallets have different payout addresses, and a path belongs to one.
 const nextCallback = () => `https://shop.io/ipn/ceiling-${++order}?order_id=${order}`;
+let client = 0;
+// A client of its own for each request: what is under test is the ceiling, not one client's budget (issue 35).
 const createWallet = (on: FastifyInstance, address: string, callback: string) =>
-  on.inject({ method: 'GET', url: '/control/wallet.php', query: { address, callback } });
+  on.inject({ method: 'GET', url: '/control/wallet.php', query: { address, callback }, remoteAddress: `192.0.2.${(++client % 250) + 1}` });
 
 /** A minute's window starts within this test's run: wait for the next one when fewer than 20 s are left. */
 async function freshMinute(): Promise<void> {

@@ -23,7 +23,7 @@ beforeAll(async () => {
   app = await fixture.build();
 });
 
-describe('new wallets per payout address per window (PAYOUT_WALLET_QUOTA_MAX)', () => {
+describe('new wallets per payout address and callback origin per window (PAYOUT_WALLET_QUOTA_MAX)', () => {
   it('creates up to the quota, then answers 429 with Retry-After naming the quota', async () => {
     const first = nextCallback();
     expect((await createWallet(payout, first)).statusCode).toBe(200);
@@ -37,7 +37,9 @@ describe('new wallets per payout address per window (PAYOUT_WALLET_QUOTA_MAX)', 
     const refused = await createWallet(payout.toLowerCase(), nextCallback());
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toMatchObject({ status: 'error', code: 'payout_quota_exceeded', param: 'address' });
-    expect(refused.json().error).toMatch(/3 new wallets per payout address every 600 s \(PAYOUT_WALLET_QUOTA_MAX\)/);
+    expect(refused.json().error).toMatch(
+      /on https:\/\/shop\.io: 3 new wallets per payout address and callback origin every 600 s \(PAYOUT_WALLET_QUOTA_MAX\)/,
+    );
     const retryAfter = Number(refused.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(600);

@@ -134,8 +134,21 @@ export function parseCallbackUrl(input: string, rules: CallbackUrlRules, param =
  */
 export function callbackOriginPath(callbackUrl: string): string {
   const url = new URL(callbackUrl);
+  return `${canonicalOrigin(url)}${handlerPath(url.pathname)}`;
+}
+
+/**
+ * The callback's origin (scheme, host and port) in the canonical form of callbackOriginPath: what
+ * the per-payout quota counts a new wallet against (new-wallet-limits). `callbackUrl` must have
+ * passed parseCallbackUrl.
+ */
+export function callbackOrigin(callbackUrl: string): string {
+  return canonicalOrigin(new URL(callbackUrl));
+}
+
+function canonicalOrigin(url: URL): string {
   const host = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
-  return `${url.protocol}//${host}${url.port === '' ? '' : `:${url.port}`}${handlerPath(url.pathname)}`;
+  return `${url.protocol}//${host}${url.port === '' ? '' : `:${url.port}`}`;
 }
 
 const PERCENT_ENCODED = /%([0-9A-Fa-f]{2})/g;

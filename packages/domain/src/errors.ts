@@ -39,6 +39,8 @@ export const ERROR_CODES = {
   /** The payout address has had its quota of new wallets for this window (PAYOUT_WALLET_QUOTA_MAX). */
   payout_quota_exceeded: 429,
   new_wallet_ceiling: 429,
+  /** One client (IPv4 address or IPv6 /64) has had its new wallets for this minute (NEW_WALLETS_PER_CLIENT_PER_MINUTE). */
+  new_wallet_client_limit: 429,
   headers_too_large: 431,
   internal_error: 500,
   /** The provider answered the checkout request with an error. */

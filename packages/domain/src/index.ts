@@ -16,6 +16,7 @@ export * from './random-bytes';
 export * from './email';
 export * from './currencies';
 export * from './wallet-request';
+export * from './new-wallet-limits';
 export * from './payment-request';
 export * from './fee-split';
 export * from './dust-policy';

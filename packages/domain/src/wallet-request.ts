@@ -42,16 +42,38 @@ export function newWalletCeilingReached(perMinute: number, retryAfterSeconds: nu
 
 /**
  * The 429 of Create Wallet (and its affiliate variants) for a payout address that has had its
- * quota of new wallets in this window. Wallets it already has are still answered: only new ones
- * wait for the next window.
+ * quota of new wallets on this callback origin in this window. Counted per origin, so that
+ * strangers using a shop's (public) payout address on callbacks of their own spend their own
+ * window, never the shop's. Wallets it already has are still answered: only new ones wait.
  */
-export function payoutQuotaExceeded(quota: { max: number; windowSeconds: number }, retryAfterSeconds: number): GatewayError {
+export function payoutQuotaExceeded(
+  quota: { max: number; windowSeconds: number },
+  callbackOrigin: string,
+  retryAfterSeconds: number,
+): GatewayError {
   return new GatewayError(
     'payout_quota_exceeded',
-    `this payout address has had its quota of new wallets: ${quota.max} new wallets per payout address every ${quota.windowSeconds} ` +
-      `s (PAYOUT_WALLET_QUOTA_MAX); ` +
+    `this payout address has had its quota of new wallets on ${callbackOrigin}: ${quota.max} new wallets per payout address and ` +
+      `callback origin every ${quota.windowSeconds} s (PAYOUT_WALLET_QUOTA_MAX); ` +
       'the wallets it has are still answered. Try again after Retry-After, or ask the operator to raise the quota',
     'address',
+    { retryAfterSeconds },
+  );
+}
+
+/**
+ * The 429 of Create Wallet (and its affiliate variants) for a client (an IPv4 address or an IPv6
+ * /64, as the rate limiter counts it) that has made its budget of new wallets this minute: a
+ * slice of the gateway-wide ceiling, so that no one client can take the whole minute from every
+ * other shop. Wallets that exist are still answered.
+ */
+export function newWalletClientLimitReached(perMinute: number, retryAfterSeconds: number): GatewayError {
+  return new GatewayError(
+    'new_wallet_client_limit',
+    `this client (your IP address, or its IPv6 /64) has made its most new wallets for this minute: ${perMinute} new wallets per ` +
+      'minute from one client (NEW_WALLETS_PER_CLIENT_PER_MINUTE); wallets that exist are still answered. Try again after ' +
+      'Retry-After; a shop server that needs more new orders a minute asks the operator to raise the setting',
+    undefined,
     { retryAfterSeconds },
   );
 }

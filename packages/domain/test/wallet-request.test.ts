@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { EvmAddress } from '../src/evm-address';
 import { payoutToTemporaryWallet } from '../src/own-wallets';
-import { newWalletCeilingReached, parseWalletRequest, payoutQuotaExceeded, walletDedupeKey } from '../src/wallet-request';
+import {
+  newWalletCeilingReached,
+  newWalletClientLimitReached,
+  parseWalletRequest,
+  payoutQuotaExceeded,
+  walletDedupeKey,
+} from '../src/wallet-request';
 
 const payout = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 const callback = 'https://shop.io/ipn?order_id=1';
@@ -23,16 +29,28 @@ describe('the identity of a (payout, callback) pair', () => {
 });
 
 describe('Create Wallet refusals', () => {
-  it('a payout quota reached is a 429 on the address, with Retry-After', () => {
-    expect(payoutQuotaExceeded({ max: 50, windowSeconds: 3600 }, 12.5)).toMatchObject({
+  it('a payout quota reached is a 429 on the address naming the callback origin, with Retry-After', () => {
+    expect(payoutQuotaExceeded({ max: 50, windowSeconds: 3600 }, 'https://shop.io', 12.5)).toMatchObject({
       code: 'payout_quota_exceeded',
       statusCode: 429,
       param: 'address',
       retryAfterSeconds: 13,
       message:
-        'this payout address has had its quota of new wallets: 50 new wallets per payout address every 3600 s (PAYOUT_WALLET_QUOTA_MAX); ' +
+        'this payout address has had its quota of new wallets on https://shop.io: 50 new wallets per payout address and callback ' +
+        'origin every 3600 s (PAYOUT_WALLET_QUOTA_MAX); ' +
         'the wallets it has are still answered. Try again after Retry-After, or ask the operator to raise the quota',
     });
+  });
+
+  it("a client's budget of new wallets reached is a 429 with Retry-After, naming the setting and what to do", () => {
+    const refusal = newWalletClientLimitReached(60, 30.5);
+    expect(refusal).toMatchObject({ code: 'new_wallet_client_limit', statusCode: 429, retryAfterSeconds: 31 });
+    expect(refusal.param).toBeUndefined();
+    expect(refusal.message).toBe(
+      'this client (your IP address, or its IPv6 /64) has made its most new wallets for this minute: 60 new wallets per minute from ' +
+        'one client (NEW_WALLETS_PER_CLIENT_PER_MINUTE); wallets that exist are still answered. Try again after Retry-After; a shop ' +
+        'server that needs more new orders a minute asks the operator to raise the setting',
+    );
   });
 
   it('the gateway-wide ceiling reached is a 429 with Retry-After, naming the setting', () => {

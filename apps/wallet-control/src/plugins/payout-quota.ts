@@ -30,7 +30,7 @@ export const payoutQuota = fp<{ config: WalletControlConfig }>(
   async (app, { config }) => {
     const metrics = app.walletControlMetrics;
     const quota = new PayoutQuota(app.redis, {
-      ...config.payoutQuota,
+      ...config.newWalletLimits,
       keyPrefix: config.raw.REDIS_PREFIX,
       onStoreError: storeErrorReporter(app.log, metrics),
       onRefused: (reason) => metrics.newWalletsRefused.inc({ reason }),

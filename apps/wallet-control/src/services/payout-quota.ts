@@ -1,36 +1,60 @@
 import type IORedis from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { newWalletCeilingReached, payoutQuotaExceeded, type GatewayError } from '@gateway/domain';
+import {
+  countersCharged,
+  countersRead,
+  newWalletCounters,
+  newWalletDecision,
+  newWalletRefusalReason,
+  type GatewayError,
+  type NewWalletAsk,
+  type NewWalletCounter,
+  type NewWalletCounters,
+  type NewWalletDecision,
+  type NewWalletLimits,
+  type NewWalletRefusalReason,
+} from '@gateway/domain';
 
-export interface PayoutQuotaOptions {
-  /** New wallets per payout address per window (PAYOUT_WALLET_QUOTA_MAX). */
-  max: number;
-  windowSeconds: number;
-  /** New wallets per minute across the gateway, whatever the payout address (NEW_WALLETS_PER_MINUTE). */
-  newWalletsPerMinute: number;
+export interface PayoutQuotaOptions extends NewWalletLimits {
   /** REDIS_PREFIX: the counters live beside the rate limits'. */
   keyPrefix: string;
   /** Redis did not answer: the counts of this process decide instead (called for each such request). */
   onStoreError: (error: Error) => void;
   /** A new wallet was refused (for the metric). */
-  onRefused?: (reason: NewWalletRefusal) => void;
+  onRefused?: (reason: NewWalletRefusalReason) => void;
 }
 
-export type NewWalletRefusal = 'payout_quota' | 'gateway_ceiling';
-
-const MINUTE_MS = 60_000;
-// Windows this process counts on its own (payout addresses seen this window, plus the gateway's):
-// what decides while Redis does not answer. ~100 bytes each.
-const LOCAL_WINDOWS = 100_000;
-
-interface Window {
-  key: string;
-  endsAt: number;
-}
+// Counters this process keeps on its own (the windows seen, the claims of the last day): what
+// decides while Redis does not answer. ~100 bytes each.
+const LOCAL_COUNTERS = 100_000;
 
 interface QueuedCheck {
-  payoutAddress: string;
-  resolve: (refusal: GatewayError | undefined) => void;
+  ask: NewWalletAsk;
+  wallet: string;
+  resolve: (reading: NewWalletReading) => void;
+}
+
+/** The counters of a request as Redis (or this process, without Redis) counted them when asked: admit() decides on it. */
+export interface NewWalletReading {
+  /** The wallet asked for (its dedupe key): identical requests share one admission. */
+  wallet: string;
+  counters: NewWalletCounters;
+  values: ReadonlyMap<string, number>;
+}
+
+interface InFlightWallet {
+  decision: NewWalletDecision;
+  /** The counters it holds a place in. */
+  held: string[];
+  /** Its requests not settled yet. */
+  holders: number;
+  /** One of them made the wallet. */
+  created: boolean;
+}
+
+/** What admit() decided; an admitted request holds its place in the counters until settle() says whether it made a wallet. */
+export interface NewWalletAdmission extends NewWalletDecision {
+  settle(created: boolean): void;
 }
 
 /** A window's wallets created since the last command, and when the window's key expires (ms). */
@@ -56,29 +80,37 @@ const QUOTA_COMMAND = 'gatewayPayoutQuota';
 type QuotaCommand = (numberOfKeys: number, ...keysAndArgs: Array<string | number>) => Promise<Array<string | null>>;
 
 /**
- * New wallets per payout address (in fixed windows) and across the gateway per minute, counted in
- * Redis and shared by every replica, as the rate limits are. Redis rather than PostgreSQL: Create
- * Wallet is the hottest write path, and counting a payout address's recent wallets there would cost
- * an index on (payout_address, created_at) that every insert maintains and a statement per request.
+ * The limits on new wallets (new-wallet-limits in @gateway/domain: the quota per payout address
+ * and callback origin, each client's budget per minute, the gateway-wide ceiling, and in pinned
+ * mode the claims that pass the last two), counted in Redis and shared by every replica, as the
+ * rate limits are. Redis rather than PostgreSQL: Create Wallet is the hottest write path, and
+ * counting a payout address's recent wallets there would cost an index on (payout_address,
+ * created_at) that every insert maintains and a statement per request.
  *
  * Every check and count of the same moment (one turn of the event loop) is one command: a script
- * that counts the wallets created since the last command and reads both windows of each check
+ * that counts the wallets created since the last command and reads every counter of each check
  * asked meanwhile. Under load a new wallet costs one Redis command, shared with the others of its
- * moment, where a check (MGET) and a count (MULTI of four) cost two of their own.
+ * moment, where a check (MGET) and a count (MULTI) cost two of their own.
  *
  * When Redis does not answer, the counts this process keeps beside Redis's decide (never open):
- * each replica then holds the quota and the ceiling on its own, so N replicas let up to N times
- * through; each such request is counted in wallet_control_payout_quota_store_errors_total. A fixed window lets up
- * to twice the quota through across a window boundary.
+ * each replica then holds the limits on its own, so N replicas let up to N times through; each such
+ * request is counted in wallet_control_payout_quota_store_errors_total. A fixed window lets up to
+ * twice the quota through across a window boundary.
  *
- * Only wallets actually created count (a repeat, a refusal or an error never does), so the quota is
- * checked before the insert and counted after it: requests already in flight when the quota is
- * reached may still create their wallets, a few over the quota at most.
+ * Only wallets actually created count (a repeat, a refusal or an error never does), so the limits
+ * are checked before the insert and counted after it: requests already in flight when a limit is
+ * reached may still create their wallets, a few over it at most.
  */
 export class PayoutQuota {
-  private readonly local = new LRUCache<string, number>({ max: LOCAL_WINDOWS });
+  private readonly local = new LRUCache<string, number>({ max: LOCAL_COUNTERS });
+  /** Places held by requests admitted and not settled yet, per counter (admit). */
+  private readonly held = new Map<string, number>();
+  /** The places of wallets made, counted by the next command: released once it has answered. */
+  private placesCounted: string[][] = [];
+  /** The admissions not settled yet, by the wallet asked for (its dedupe key). */
+  private readonly inFlight = new Map<string, InFlightWallet>();
   private checks: QueuedCheck[] = [];
-  /** Windows to count in Redis with the next command, and how many wallets that is. */
+  /** Counters to count in Redis with the next command, and how many wallets that is. */
   private counts = new Map<string, QueuedCount>();
   private walletsCounted = 0;
   private flushScheduled = false;
@@ -103,26 +135,84 @@ export class PayoutQuota {
     };
   }
 
-  /** The 429 for a payout address that has had its quota in this window, or for the gateway past its ceiling; undefined when neither. */
-  refusal(payoutAddress: string): Promise<GatewayError | undefined> {
+  /** Reads the request's counters, with the moment's other checks and counts in one command; admit() decides. */
+  check(ask: NewWalletAsk, wallet: string): Promise<NewWalletReading> {
     return new Promise((resolve) => {
-      this.checks.push({ payoutAddress, resolve });
+      this.checks.push({ ask, wallet, resolve });
       this.scheduleFlush();
     });
   }
 
-  /** A refusal of `refusal()` was answered (no wallet of that request existed): counted for the metric. */
-  refused(refusal: GatewayError): void {
-    this.options.onRefused?.(refusal.code === 'new_wallet_ceiling' ? 'gateway_ceiling' : 'payout_quota');
+  /**
+   * Whether the request read may make a new wallet (its refusal, or none), and whether its origin
+   * is claimed, counting the requests this process admitted that have not settled yet: a burst of
+   * concurrent requests read the same counts, and without them all would pass (one client's whole
+   * burst, past its budget). Only what the burst is charged to is held; a claim is what Redis
+   * read, never a place held, or a burst on a new origin would pass as claimed.
+   */
+  admit(reading: NewWalletReading): NewWalletAdmission {
+    let entry = this.inFlight.get(reading.wallet);
+    if (!entry) {
+      const claim = reading.counters.claim;
+      const count = (counter: NewWalletCounter) => {
+        const key = this.keyOf(counter);
+        return (reading.values.get(key) ?? 0) + (counter === claim ? 0 : (this.held.get(key) ?? 0));
+      };
+      const decision = newWalletDecision(reading.counters, count, this.options, Date.now());
+      if (decision.refusal) return { ...decision, settle: () => undefined };
+      const held = countersCharged(reading.counters, decision.claimed)
+        .filter((counter) => counter !== claim)
+        .map((counter) => this.keyOf(counter));
+      for (const key of held) this.held.set(key, (this.held.get(key) ?? 0) + 1);
+      entry = { decision, held, holders: 0, created: false };
+      this.inFlight.set(reading.wallet, entry);
+    }
+    // Identical requests in flight at once make one wallet (the insert's batch): one place for them all.
+    const admitted = entry;
+    admitted.holders += 1;
+    let settled = false;
+    return {
+      ...admitted.decision,
+      settle: (created) => {
+        if (settled) return;
+        settled = true;
+        if (created) {
+          this.count(reading.counters, admitted.decision.claimed);
+          admitted.created = true;
+        }
+        admitted.holders -= 1;
+        if (admitted.holders > 0) return;
+        this.inFlight.delete(reading.wallet);
+        // A wallet made keeps its place until the command that counts it in Redis has answered:
+        // a request read before that would otherwise see neither.
+        if (admitted.created) this.placesCounted.push(admitted.held);
+        else this.release(admitted.held);
+      },
+    };
   }
 
-  /** Counts a wallet just created for the payout address (not awaited by the request: its answer never waits on Redis). */
-  count(payoutAddress: string): void {
-    for (const window of [this.payoutWindow(payoutAddress), this.gatewayWindow()]) {
-      this.local.set(window.key, (this.local.get(window.key) ?? 0) + 1, { ttl: Math.max(1, window.endsAt - Date.now()) });
-      const queued = this.counts.get(window.key);
+  private release(held: readonly string[]): void {
+    for (const key of held) {
+      const left = (this.held.get(key) ?? 1) - 1;
+      if (left > 0) this.held.set(key, left);
+      else this.held.delete(key);
+    }
+  }
+
+  /** A refusal of admit() was answered (no wallet of that request existed): counted for the metric. */
+  refused(refusal: GatewayError): void {
+    this.options.onRefused?.(newWalletRefusalReason(refusal));
+  }
+
+  /** Counts a wallet just created for the request (`claimed`: what admit() said). Not awaited: an answer never waits on Redis. */
+  private count(counters: NewWalletCounters, claimed: boolean): void {
+    // The windows the request was read in (a wallet made across a boundary counts in the one before).
+    for (const counter of countersCharged(counters, claimed)) {
+      const key = this.keyOf(counter);
+      this.local.set(key, (this.local.get(key) ?? 0) + 1, { ttl: Math.max(1, counter.endsAt - Date.now()) });
+      const queued = this.counts.get(key);
       if (queued) queued.increment += 1;
-      else this.counts.set(window.key, { increment: 1, expiresAt: window.endsAt + 1_000 });
+      else this.counts.set(key, { increment: 1, expiresAt: counter.endsAt + 1_000 });
     }
     this.walletsCounted += 1;
     this.scheduleFlush();
@@ -149,19 +239,21 @@ export class PayoutQuota {
     const checks = this.checks;
     const counts = this.counts;
     const walletsCounted = this.walletsCounted;
+    const placesCounted = this.placesCounted;
+    this.placesCounted = [];
     this.checks = [];
     this.counts = new Map();
     this.walletsCounted = 0;
-    const gateway = this.gatewayWindow();
-    const payouts = checks.map((check) => this.payoutWindow(check.payoutAddress));
-    const read = [gateway.key, ...new Set(payouts.map((window) => window.key))];
+    const now = Date.now();
+    const asked = checks.map((check) => newWalletCounters(check.ask, this.options, now));
+    const read = [...new Set(asked.flatMap((counters) => countersRead(counters).map((counter) => this.keyOf(counter))))];
     const counted = [...counts.entries()];
     let values: Map<string, number>;
     try {
       const answer = await this.command(
-        counted.length + (checks.length > 0 ? read.length : 0),
+        counted.length + read.length,
         ...counted.map(([key]) => key),
-        ...(checks.length > 0 ? read : []),
+        ...read,
         counted.length,
         ...counted.flatMap(([, count]) => [count.increment, count.expiresAt]),
       );
@@ -171,27 +263,13 @@ export class PayoutQuota {
       for (let i = 0; i < walletsCounted + checks.length; i += 1) this.options.onStoreError(error as Error);
       values = new Map(read.map((key) => [key, this.local.get(key) ?? 0]));
     }
+    for (const held of placesCounted) this.release(held);
     checks.forEach((check, index) => {
-      check.resolve(this.refusalFor(payouts[index]!, gateway, values));
+      check.resolve({ wallet: check.wallet, counters: asked[index]!, values });
     });
   }
 
-  private refusalFor(payout: Window, gateway: Window, counts: Map<string, number>): GatewayError | undefined {
-    if ((counts.get(payout.key) ?? 0) >= this.options.max) return payoutQuotaExceeded(this.options, (payout.endsAt - Date.now()) / 1000);
-    if ((counts.get(gateway.key) ?? 0) >= this.options.newWalletsPerMinute) {
-      return newWalletCeilingReached(this.options.newWalletsPerMinute, (gateway.endsAt - Date.now()) / 1000);
-    }
-    return undefined;
-  }
-
-  private payoutWindow(payoutAddress: string): Window {
-    const windowMs = this.options.windowSeconds * 1000;
-    const window = Math.floor(Date.now() / windowMs);
-    return { key: `${this.options.keyPrefix}:payout-quota:${payoutAddress.toLowerCase()}:${window}`, endsAt: (window + 1) * windowMs };
-  }
-
-  private gatewayWindow(): Window {
-    const minute = Math.floor(Date.now() / MINUTE_MS);
-    return { key: `${this.options.keyPrefix}:new-wallets:${minute}`, endsAt: (minute + 1) * MINUTE_MS };
+  private keyOf(counter: NewWalletCounter): string {
+    return `${this.options.keyPrefix}:${counter.name}`;
   }
 }

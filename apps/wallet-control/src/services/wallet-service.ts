@@ -22,14 +22,21 @@ import {
   type AffiliateTerms,
   type CallbackOwnership,
   type EvmAddress,
-  type GatewayError,
+  type NewWalletAsk,
   type SealingKeyRing,
   type WalletRequest,
   walletPlatformFeeBps,
 } from '@gateway/domain';
-import { createBatcher, type CreateOrGetResult, type NewWallet, type WalletRepository, type WalletRow } from '@gateway/db/wallet-control';
+import {
+  createBatcher,
+  type CreateOrGetResult,
+  type DerivedAddress,
+  type NewWallet,
+  type WalletRepository,
+  type WalletRow,
+} from '@gateway/db/wallet-control';
 import type { AddressSupply } from './address-supply';
-import type { PayoutQuota } from './payout-quota';
+import type { NewWalletReading, PayoutQuota } from './payout-quota';
 
 export interface WalletControlData {
   address_in: string;
@@ -56,7 +63,7 @@ export interface WalletServiceDeps {
   pins?: { payout?: AddressPin; affiliate?: AddressPin };
   /** AFFILIATE_WALLETS=off: the affiliate endpoints refuse. Default on. */
   affiliateWallets?: boolean;
-  /** New wallets per payout address per window, and across the gateway per minute; none: no quota. */
+  /** The limits on new wallets (per payout address and origin, per client, across the gateway); none: no limits. */
   quota?: PayoutQuota;
   /** CALLBACK_OWNERSHIP: `path` (default) binds a callback's origin and path to its first wallet's terms; `shared` only the URL. */
   callbackOwnership?: CallbackOwnership;
@@ -69,18 +76,22 @@ interface RememberedWallet {
   terms: AffiliateTerms | null;
 }
 
-/** A wallet.php query parsed as it arrived, and its quota asked for unless the wallet is remembered (WalletService.prepare). */
+/** A wallet.php query parsed as it arrived, and its limits asked for unless the wallet is remembered (WalletService.prepare). */
 export interface PreparedWalletRequest {
   query: { address: string; callback: string };
   request: WalletRequest;
   /** Its key in the memory of answered wallets. */
   key: string;
-  overQuota: Promise<GatewayError | undefined> | undefined;
+  limits: Promise<NewWalletReading> | undefined;
 }
 
 export interface CreatedWallet {
   data: WalletControlData;
   created: boolean;
+}
+
+function newWalletAsk(request: WalletRequest, client: string): NewWalletAsk {
+  return { payoutAddress: request.payoutAddress, callbackUrl: request.callbackUrl, client };
 }
 
 // Concurrent requests share statements: a statement costs PostgreSQL far more than a row.
@@ -125,7 +136,7 @@ export class WalletService {
    * beside the rate limiter's instead of in a round trip of its own after it. It refuses nothing:
    * createOrGet answers what is invalid, limited or over the quota, in the usual order.
    */
-  prepare(query: { address?: unknown; callback?: unknown }): PreparedWalletRequest | undefined {
+  prepare(query: { address?: unknown; callback?: unknown }, client: string): PreparedWalletRequest | undefined {
     const { address, callback } = query;
     if (typeof address !== 'string' || typeof callback !== 'string') return undefined;
     let request: WalletRequest;
@@ -135,39 +146,38 @@ export class WalletService {
       return undefined;
     }
     const key = request.dedupeKey.toString('base64');
-    const overQuota = this.remembered.has(key) ? undefined : this.deps.quota?.refusal(request.payoutAddress);
-    return { query: { address, callback }, request, key, overQuota };
+    const limits = this.remembered.has(key) ? undefined : this.deps.quota?.check(newWalletAsk(request, client), key);
+    return { query: { address, callback }, request, key, limits };
   }
 
-  /** wallet.php; `prepared`: what prepare() made of the same query. */
-  createOrGet(query: { address: string; callback: string }, prepared?: PreparedWalletRequest): Promise<CreatedWallet> {
+  /** wallet.php; `client`: rateLimitClientOf the request's address; `prepared`: what prepare() made of the same query. */
+  createOrGet(query: { address: string; callback: string }, client: string, prepared?: PreparedWalletRequest): Promise<CreatedWallet> {
     if (prepared && prepared.query.address === query.address && prepared.query.callback === query.callback) {
-      return this.createOrGetWith(prepared.request, null, prepared);
+      return this.createOrGetWith(prepared.request, null, client, prepared);
     }
-    return this.createOrGetWith(parseWalletRequest(query, this.rules()), null);
+    return this.createOrGetWith(parseWalletRequest(query, this.rules()), null, client);
   }
 
   /** affiliate.php: the affiliate earns the configured share (AFFILIATE_SHARE_BPS, recorded on the wallet). */
-  async createOrGetAffiliate(query: { address: string; callback: string; affiliate: string; signature?: string }): Promise<CreatedWallet> {
+  async createOrGetAffiliate(
+    query: { address: string; callback: string; affiliate: string; signature?: string },
+    client: string,
+  ): Promise<CreatedWallet> {
     if (this.deps.affiliateWallets === false) throw affiliateWalletsDisabled();
     const request = parseAffiliateWalletRequest(query, { ...this.rules(), affiliateShareBps: this.deps.affiliateShareBps });
     await this.assertAffiliateConsent(request, request.affiliate, query.signature);
-    return this.createOrGetWith(request, request.affiliate);
+    return this.createOrGetWith(request, request.affiliate, client);
   }
 
   /** custom-affiliate.php: merchant_fee + affiliate_fee = 1 − the platform fee, recorded on the wallet. */
-  async createOrGetCustomAffiliate(query: {
-    address: string;
-    callback: string;
-    affiliate: string;
-    affiliate_fee: string;
-    merchant_fee: string;
-    signature?: string;
-  }): Promise<CreatedWallet> {
+  async createOrGetCustomAffiliate(
+    query: { address: string; callback: string; affiliate: string; affiliate_fee: string; merchant_fee: string; signature?: string },
+    client: string,
+  ): Promise<CreatedWallet> {
     if (this.deps.affiliateWallets === false) throw affiliateWalletsDisabled();
     const request = parseCustomAffiliateWalletRequest(query, { ...this.rules(), platformFeeBps: this.deps.platformFeeBps });
     await this.assertAffiliateConsent(request, request.affiliate, query.signature);
-    return this.createOrGetWith(request, request.affiliate);
+    return this.createOrGetWith(request, request.affiliate, client);
   }
 
   /**
@@ -197,11 +207,12 @@ export class WalletService {
     };
   }
 
-  /** `prepared`: the request's key and quota answer, when prepare() made them already. */
+  /** `prepared`: the request's key and limits' answer, when prepare() made them already. */
   private async createOrGetWith(
     request: WalletRequest,
     terms: AffiliateTerms | null,
-    prepared?: Pick<PreparedWalletRequest, 'key' | 'overQuota'>,
+    client: string,
+    prepared?: Pick<PreparedWalletRequest, 'key' | 'limits'>,
   ): Promise<CreatedWallet> {
     const pinned = pinnedAddressRefusal(request.payoutAddress, this.deps.pins?.payout, 'address');
     if (pinned) throw pinned;
@@ -209,14 +220,16 @@ export class WalletService {
     const key = prepared?.key ?? request.dedupeKey.toString('base64');
     const known = this.remembered.get(key);
     if (known) return { created: false, data: this.answerRepeat(key, known, requested, { remember: false }) };
-    // The payout's quota, asked while the address is derived; the payout and affiliate rule
+    // The limits on new wallets, asked while the address is derived; the payout and affiliate rule
     // (own-wallets in @gateway/domain) is the insert's own. A repeat answered from memory passed
     // them when it was created. An index taken for a refused request is handed out next (one lost
     // to an error is a harmless gap).
-    const [refusal, candidate] = await Promise.all([
-      prepared?.overQuota ?? this.deps.quota?.refusal(request.payoutAddress),
+    const [reading, candidate] = await Promise.all([
+      prepared?.limits ?? this.deps.quota?.check(newWalletAsk(request, client), key),
       this.deps.addresses.take(),
     ]);
+    const admission = reading && this.deps.quota?.admit(reading);
+    const refusal = admission?.refusal;
     if (refusal) {
       this.deps.addresses.giveBack(candidate);
       // Over the quota: a wallet that exists is still answered, only a new one waits; the
@@ -231,6 +244,23 @@ export class WalletService {
       this.deps.quota?.refused(refusal);
       throw refusal;
     }
+    // Admitted: the place held in the limits is given up, or counted once the wallet exists.
+    let created = false;
+    try {
+      const outcome = await this.insertWallet(request, terms, candidate, key);
+      created = outcome.created;
+      return outcome;
+    } finally {
+      admission?.settle(created);
+    }
+  }
+
+  private async insertWallet(
+    request: WalletRequest,
+    terms: AffiliateTerms | null,
+    candidate: DerivedAddress,
+    key: string,
+  ): Promise<CreatedWallet> {
     const result = await this.createOrGetWallet({
       hdIndex: candidate.hdIndex,
       polygonAddress: candidate.polygonAddress,
@@ -271,14 +301,13 @@ export class WalletService {
       throw callbackOwnerRefusal({ payoutAddress: request.payoutAddress, affiliate: terms }, owner) ?? callbackRegisteredElsewhere();
     }
     const { row, created } = result;
-    if (created) this.deps.quota?.count(request.payoutAddress);
-    else this.deps.addresses.giveBack(candidate);
+    if (!created) this.deps.addresses.giveBack(candidate);
     const wallet = this.walletOf(row, created, created ? candidate.polygonAddress : undefined);
     if (created) {
       this.remembered.set(key, wallet);
       return { created, data: wallet.answer };
     }
-    return { created, data: this.answerRepeat(key, wallet, requested) };
+    return { created, data: this.answerRepeat(key, wallet, { payoutAddress: request.payoutAddress, terms }) };
   }
 
   /**

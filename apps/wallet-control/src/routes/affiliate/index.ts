@@ -1,3 +1,4 @@
+import { rateLimitClientOf } from '@gateway/domain';
 import { errorBodySchema, maskIpnToken, recordOutcome } from '@gateway/http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { affiliateWalletQuery, customAffiliateWalletQuery } from './schemas';
@@ -28,7 +29,7 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { data, created } = await app.walletService.createOrGetAffiliate(request.query);
+      const { data, created } = await app.walletService.createOrGetAffiliate(request.query, rateLimitClientOf(request.ip));
       recordOutcome(request, created ? 'affiliate wallet created' : 'affiliate wallet returned', {
         ipnToken: maskIpnToken(data.ipn_token),
       });
@@ -57,7 +58,7 @@ export const affiliateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { data, created } = await app.walletService.createOrGetCustomAffiliate(request.query);
+      const { data, created } = await app.walletService.createOrGetCustomAffiliate(request.query, rateLimitClientOf(request.ip));
       recordOutcome(request, created ? 'custom affiliate wallet created' : 'custom affiliate wallet returned', {
         ipnToken: maskIpnToken(data.ipn_token),
       });

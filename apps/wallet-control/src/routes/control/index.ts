@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { rateLimitClientOf } from '@gateway/domain';
 import { errorBodySchema, maskIpnToken, recordOutcome } from '@gateway/http';
 import type { PreparedWalletRequest } from '../../services/wallet-service';
 import { createWalletQuery, walletControlData } from './schemas';
@@ -22,8 +23,10 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Returns a temporary receiving wallet for a payout address and callback URL; the same pair returns the same wallet. ' +
           'A callback URL belongs to the first wallet registered with it: another payout address gets 409 callback_registered_elsewhere. ' +
-          '403 address_not_allowed: a payout address the operator did not pin (PAYOUT_ADDRESSES); 429 payout_quota_exceeded: too ' +
-          'many new wallets for this payout address.',
+          '403 address_not_allowed: a payout address the operator did not pin (PAYOUT_ADDRESSES); 429 for a new wallet only ' +
+          '(a wallet that exists is still answered), with Retry-After: payout_quota_exceeded (too many new wallets for this payout ' +
+          'address on this callback origin), new_wallet_client_limit (too many new wallets from this client this minute), ' +
+          'new_wallet_ceiling (the whole gateway made its most new wallets this minute).',
         tags: ['wallet'],
         querystring: createWalletQuery,
         response: { 200: walletControlData, 400: errorBodySchema, 403: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema },
@@ -31,12 +34,16 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // Route hooks run before the rate limiter's (@fastify/rate-limit appends its own): the quota
       // is asked in the same moment as the rate limit, not one round trip to Redis after it.
       onRequest: (request, _reply, done) => {
-        request.walletPreparation = app.walletService.prepare(request.query) ?? null;
+        request.walletPreparation = app.walletService.prepare(request.query, rateLimitClientOf(request.ip)) ?? null;
         done();
       },
     },
     async (request, reply) => {
-      const { data, created } = await app.walletService.createOrGet(request.query, request.walletPreparation ?? undefined);
+      const { data, created } = await app.walletService.createOrGet(
+        request.query,
+        rateLimitClientOf(request.ip),
+        request.walletPreparation ?? undefined,
+      );
       recordOutcome(request, created ? 'wallet created' : 'wallet returned', { ipnToken: maskIpnToken(data.ipn_token) });
       // The body holds ipn_token (it reads payment-status.php) and address_in: no cache may keep it.
       reply.header('cache-control', 'no-store');
