@@ -173,7 +173,7 @@ async function coinbaseTransactionStatus(
   const body = lookupAnswer('Coinbase', 'transaction status', response);
   if (!isObject(body) || !Array.isArray(body.transactions)) throw new Error('Coinbase answered without a transactions array');
   const transactions = body.transactions.filter(isObject);
-  const latest = ourTransaction(transactions, query) ?? transactions[0];
+  const latest = ourTransaction(transactions, query);
   if (!latest || typeof latest.status !== 'string') return null;
   const status = COINBASE_TRANSACTION_STATUS[latest.status];
   // A status word the mapping does not know says nothing yet: asked again later.
@@ -194,11 +194,15 @@ async function coinbaseTransactionStatus(
 
 /**
  * partnerUserRef is a URL parameter anyone can put on a purchase of their own: the transaction
- * followed is the one pinned on the payment, else the newest delivering to the payment's wallet.
- * None such: the newest speaks, and the gateway refuses it as another wallet's.
+ * followed is the one pinned on the payment (none while Coinbase does not list it), else the newest
+ * delivering to the payment's wallet. None such: the newest speaks, and the gateway refuses it as
+ * another wallet's.
  */
 function ourTransaction(newestFirst: readonly Record<string, unknown>[], query: ProviderStatusQuery): Record<string, unknown> | undefined {
   if (query.providerReference) return newestFirst.find((transaction) => transaction.transaction_id === query.providerReference);
   const wallet = query.walletAddress?.toLowerCase();
-  return newestFirst.find((transaction) => typeof transaction.wallet_address === 'string' && transaction.wallet_address.toLowerCase() === wallet);
+  return (
+    newestFirst.find((transaction) => typeof transaction.wallet_address === 'string' && transaction.wallet_address.toLowerCase() === wallet) ??
+    newestFirst[0]
+  );
 }

@@ -33,6 +33,7 @@ export function guardarianTransactionEvent(transaction: Record<string, unknown>)
     providerReference: id && /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : undefined,
     walletAddress: typeof payout.payout_address === 'string' ? payout.payout_address : undefined,
     reason: mapped.reason,
+    refunded: raw === 'refunded',
   });
   const hash = transaction.output_hash;
   return mapped.status === 'paid' && typeof hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(hash) ? { ...event, txHash: hash } : event;

@@ -179,6 +179,7 @@ describe('guardarian status look-up', () => {
       status: 'paid',
       rawStatus: 'finished',
       providerReference: created.providerReference,
+      destination: { address: sampleOrder('EUR').walletAddress },
       txHash: `0x${'cd'.repeat(32)}`,
     });
   });

@@ -227,6 +227,7 @@ describe('sardine status look-up (Get Order(s) by referenceId)', () => {
       status: 'paid',
       rawStatus: 'Complete',
       providerReference: `${o.paymentId}:2`,
+      destination: { address: o.walletAddress },
       txHash: `0x${'ef'.repeat(32)}`,
     });
   });

@@ -244,6 +244,7 @@ describe('topper webhook signature', () => {
       status: 'pending',
       rawStatus: 'order:crypto-onramp:charged',
       providerReference: '966b8e24-6a65-442a-942e-577f16288789',
+      destination: { address: order.walletAddress },
     });
   });
 });

@@ -166,17 +166,17 @@ export async function wertOrderStatus(
   }
   const orders = body.data.filter((item): item is Record<string, unknown> => isObject(item) && item.click_id === query.paymentId);
   const newestFirst = orders.sort((a, b) => String(b.created_at ?? '').localeCompare(String(a.created_at ?? '')));
-  const chosen = ourOrder(newestFirst, query) ?? newestFirst[0];
+  const chosen = ourOrder(newestFirst, query);
   return (chosen && wertOrderEvent(chosen)) ?? null;
 }
 
 /**
  * The click_id is a URL parameter anyone can put on an order of their own: the order followed is the
- * one already pinned, else the newest delivering to the payment's wallet. None such: the newest
- * speaks, and the gateway refuses it as another wallet's.
+ * one already pinned (none while Wert does not list it), else the newest delivering to the payment's
+ * wallet. None such: the newest speaks, and the gateway refuses it as another wallet's.
  */
 function ourOrder(newestFirst: readonly Record<string, unknown>[], query: ProviderStatusQuery): Record<string, unknown> | undefined {
   if (query.providerReference) return newestFirst.find((order) => order.order_id === query.providerReference);
   const wallet = query.walletAddress?.toLowerCase();
-  return newestFirst.find((order) => typeof order.address === 'string' && order.address.toLowerCase() === wallet);
+  return newestFirst.find((order) => typeof order.address === 'string' && order.address.toLowerCase() === wallet) ?? newestFirst[0];
 }
