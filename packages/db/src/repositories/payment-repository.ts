@@ -376,7 +376,8 @@ export class PaymentReceiptRepository {
     const byId = lookup.by === 'payment_id' ? lookup.paymentId : null;
     const reference = lookup.by === 'payment_id' ? null : lookup.providerReference;
     const wallet = lookup.by === 'payment_id' ? null : lookup.walletAddress;
-    const providerReference = providerIdentifier(update.providerReference) ?? null;
+    // A report found by the provider's order id is about that order, whether or not it repeats it.
+    const providerReference = providerIdentifier(update.providerReference) ?? reference;
     const rawStatus = providerText(update.rawStatus, PROVIDER_REPORT_LIMITS.rawStatus) ?? null;
     const reason = providerText(update.reason, PROVIDER_REPORT_LIMITS.reason) ?? null;
     const txHash = deliveryTxHash(update.txHash) ?? null;
