@@ -179,7 +179,10 @@ function transfiWebhook(paymentWallet: string, orderId: string, status: string) 
     method: 'POST',
     url: '/webhooks/transfi',
     payload,
-    headers: { 'content-type': 'application/json', 'x-transfi-hmac-hash': createHmac('sha256', TRANSFI_SECRET).update(payload).digest('hex') },
+    headers: {
+      'content-type': 'application/json',
+      'x-transfi-hmac-hash': createHmac('sha256', TRANSFI_SECRET).update(payload).digest('hex'),
+    },
   });
 }
 
@@ -221,7 +224,14 @@ describe('a late or replayed decline after the charge', () => {
     const paymentId = checkout.json().payment_id as string;
     const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const webhook = (status: string) => {
-      const order = { id: 'tk-order-1', partnerOrderId: paymentId, status, walletAddress: wallet, network: 'polygon', cryptoCurrency: 'USDC' };
+      const order = {
+        id: 'tk-order-1',
+        partnerOrderId: paymentId,
+        status,
+        walletAddress: wallet,
+        network: 'polygon',
+        cryptoCurrency: 'USDC',
+      };
       const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ webhookData: order })}`;
       const jwt = `${unsigned}.${createHmac('sha256', transakFake.currentToken!).update(unsigned).digest('base64url')}`;
       return app.inject({ method: 'POST', url: '/webhooks/transak', payload: { data: jwt } });
@@ -247,7 +257,13 @@ describe('Ramp: purchases found by the wallet alone', () => {
   beforeAll(() => {
     const adapter = createRampAdapter(
       { HOST_API_KEY: 'demo_host_api_key_1' },
-      { mode: 'test', webhookUrl: 'https://pay.example/webhooks/rampnetwork', http: undefined as never, tokens: undefined as never, now: Date.now },
+      {
+        mode: 'test',
+        webhookUrl: 'https://pay.example/webhooks/rampnetwork',
+        http: undefined as never,
+        tokens: undefined as never,
+        now: Date.now,
+      },
       { live: publicPem, test: publicPem },
     );
     const registry = {
@@ -286,7 +302,9 @@ describe('Ramp: purchases found by the wallet alone', () => {
     const customer = await payment('rampnetwork');
     await rampWebhook('CREATED', { id: 'ramp-stranger', status: 'INITIALIZED', receiverAddress: customer.wallet, asset });
     await rampWebhook('CREATED', { id: 'ramp-own', status: 'INITIALIZED', receiverAddress: customer.wallet, asset });
-    expect(await rampWebhook('RETURNED', { id: 'ramp-stranger', status: 'EXPIRED', receiverAddress: customer.wallet, asset })).toMatchObject({
+    expect(
+      await rampWebhook('RETURNED', { id: 'ramp-stranger', status: 'EXPIRED', receiverAddress: customer.wallet, asset }),
+    ).toMatchObject({
       kind: 'accepted',
       outcome: 'unknown_payment',
     });

@@ -36,11 +36,9 @@ async function paymentAt(status: ProviderPaymentStatus, reference = 'order-A'): 
 /** As payment-redirect's role, which holds the UPDATE grant of provider_status. */
 async function move(id: string, to: ProviderPaymentStatus | null, reference = 'order-A'): Promise<'moved' | string> {
   try {
-    await db.appPool('payment-redirect').query('UPDATE payments SET provider_status = $2, provider_reference = $3 WHERE id = $1', [
-      id,
-      to,
-      reference,
-    ]);
+    await db
+      .appPool('payment-redirect')
+      .query('UPDATE payments SET provider_status = $2, provider_reference = $3 WHERE id = $1', [id, to, reference]);
     return 'moved';
   } catch (error) {
     return (error as { code?: string }).code ?? String(error);

@@ -139,7 +139,11 @@ export function judgeProviderReport(payment: PaymentUnderReport, report: Provide
  * once: the provider's event id where it sends one, else its order and status word (a purchase
  * passes each status once). Undefined when the report names no order: nothing to remember it by.
  */
-export function reportReplayKey(report: { eventId?: string | undefined; providerReference: string | null; rawStatus: string }): string | undefined {
+export function reportReplayKey(report: {
+  eventId?: string | undefined;
+  providerReference: string | null;
+  rawStatus: string;
+}): string | undefined {
   if (report.eventId) return `event:${report.eventId}`;
   if (report.providerReference === null) return undefined;
   return `order:${report.providerReference}:${report.rawStatus}`;

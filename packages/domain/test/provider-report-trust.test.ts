@@ -90,7 +90,10 @@ describe('judgeProviderReport: does the report belong to this payment', () => {
   it('found by the wallet alone (Ramp): a purchase may not end the payment, and only one that was charged or paid names it', () => {
     const byWallet = payment({ foundBy: 'wallet' });
     // A stranger's purchase to the customer's wallet, created first, then abandoned.
-    expect(judgeProviderReport(byWallet, report({ status: 'pending', providerReference: 'ramp-X' }))).toEqual({ kind: 'record', pin: null });
+    expect(judgeProviderReport(byWallet, report({ status: 'pending', providerReference: 'ramp-X' }))).toEqual({
+      kind: 'record',
+      pin: null,
+    });
     for (const status of ['declined', 'failed'] as const) {
       expect(judgeProviderReport(byWallet, report({ status, providerReference: 'ramp-X' }))).toMatchObject({ kind: 'not_this_payment' });
     }

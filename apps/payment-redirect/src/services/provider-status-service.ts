@@ -70,7 +70,10 @@ export interface ProviderStatusServiceDeps {
 const BATCHING = { maxBatchSize: 64, maxInFlight: 4, lingerMs: 1 };
 
 /** What a report carries into the one writer, with what its provider's descriptor says about such reports. */
-function reportUpdate(adapter: Pick<ProviderAdapter, 'descriptor'>, event: ProviderWebhookEvent): Omit<ProviderStatusUpdate, 'providers' | 'match'> {
+function reportUpdate(
+  adapter: Pick<ProviderAdapter, 'descriptor'>,
+  event: ProviderWebhookEvent,
+): Omit<ProviderStatusUpdate, 'providers' | 'match'> {
   return {
     status: event.status,
     rawStatus: event.rawStatus,

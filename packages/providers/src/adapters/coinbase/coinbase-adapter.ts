@@ -202,7 +202,8 @@ function ourTransaction(newestFirst: readonly Record<string, unknown>[], query: 
   if (query.providerReference) return newestFirst.find((transaction) => transaction.transaction_id === query.providerReference);
   const wallet = query.walletAddress?.toLowerCase();
   return (
-    newestFirst.find((transaction) => typeof transaction.wallet_address === 'string' && transaction.wallet_address.toLowerCase() === wallet) ??
-    newestFirst[0]
+    newestFirst.find(
+      (transaction) => typeof transaction.wallet_address === 'string' && transaction.wallet_address.toLowerCase() === wallet,
+    ) ?? newestFirst[0]
   );
 }

@@ -193,7 +193,11 @@ describe('coinbase transaction status', () => {
   });
 
   it("a stranger's newer transaction under our partnerUserRef does not hide ours: the pinned one, else the newest to the wallet", async () => {
-    const stranger = { ...transaction('ONRAMP_TRANSACTION_STATUS_FAILED'), transaction_id: 'stranger', wallet_address: `0x${'9'.repeat(40)}` };
+    const stranger = {
+      ...transaction('ONRAMP_TRANSACTION_STATUS_FAILED'),
+      transaction_id: 'stranger',
+      wallet_address: `0x${'9'.repeat(40)}`,
+    };
     fake.transactions.set(order.paymentId, [stranger, transaction('ONRAMP_TRANSACTION_STATUS_SUCCESS')]);
     const adapter = await build();
     const read = (extra: object) => adapter.status!({ paymentId: order.paymentId, ...extra }, { signal: AbortSignal.timeout(3000) });

@@ -179,7 +179,7 @@ describe('guardarian status look-up', () => {
       status: 'paid',
       rawStatus: 'finished',
       providerReference: created.providerReference,
-      destination: { address: sampleOrder('EUR').walletAddress },
+      destination: { address: sampleOrder('EUR').walletAddress, network: 'MATIC', asset: 'USDC' },
       txHash: `0x${'cd'.repeat(32)}`,
     });
   });
