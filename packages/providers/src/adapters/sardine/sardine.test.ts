@@ -261,7 +261,10 @@ describe('sardine status look-up (Get Order(s) by referenceId)', () => {
     'order status %s maps to %s',
     async (raw, status) => {
       fake.addOrder(order({ referenceId: o.paymentId, status: raw.charAt(0).toUpperCase() + raw.slice(1) }));
-      await expect((await build()).status!({ paymentId: o.paymentId }, { signal: signal() })).resolves.toMatchObject({ status });
+      const event = await (await build()).status!({ paymentId: o.paymentId }, { signal: signal() });
+      expect(event).toMatchObject({ status });
+      // Only a refund may end a payment whose card was charged.
+      expect(event?.refunded === true).toBe(raw === 'refunded');
     },
   );
 });
