@@ -181,11 +181,11 @@ describe('a webhook finds its payment', () => {
         expect(await update({ paymentId, providerReference: 'tp-1', walletAddress: walletMatch }, 'topper')).toBe('unknown_payment');
       }
       expect(await providerStatuses()).toEqual(before);
-      // Named, and the provider's, about the order it follows: updated. Another order under our id is not.
+      // Named, and the provider's: updated, its order followed from then on; another order under our id is not.
+      expect(await update({ paymentId: topperPayment, providerReference: 'tp-1', walletAddress: walletMatch }, 'topper')).toBe('updated');
       expect(await update({ paymentId: topperPayment, providerReference: 'tp-2', walletAddress: walletMatch }, 'topper')).toBe(
         'unknown_payment',
       );
-      expect(await update({ paymentId: topperPayment, providerReference: 'tp-1', walletAddress: walletMatch }, 'topper')).toBe('updated');
       expect(await status(topperPayment)).toBe('pending');
       expect(await status(moonpayPayment)).toBeNull();
     });
@@ -257,6 +257,33 @@ describe('a webhook finds its payment', () => {
         holder.release();
       }
     });
+  });
+
+  it("a renewed checkout's reference is followed until a report names an order; then a renewal leaves that order", async () => {
+    const id = await paymentIn('creating', 'sardine');
+    expect(await payments.recordCheckouts([{ id, checkoutUrl: 'https://checkout.example/1', providerReference: `${id}:1` }])).toEqual([
+      true,
+    ]);
+    expect(await payments.renewCheckout({ id, attempt: 2, checkoutUrl: 'https://checkout.example/2', providerReference: `${id}:2` })).toBe(
+      true,
+    );
+    expect(await reference(id)).toBe(`${id}:2`);
+    // The customer paid in the first tab: that order is ours too, and is followed from then on.
+    const report = (providerReference: string) =>
+      receipts().recordProviderStatus({
+        providers: ['sardine'],
+        match: { paymentId: id },
+        status: 'pending',
+        rawStatus: 'Processing',
+        providerReference,
+      });
+    expect(await report(`${id}:1`)).toBe('updated');
+    expect(await reference(id)).toBe(`${id}:1`);
+    expect(await payments.renewCheckout({ id, attempt: 3, checkoutUrl: 'https://checkout.example/3', providerReference: `${id}:3` })).toBe(
+      true,
+    );
+    expect(await reference(id)).toBe(`${id}:1`);
+    expect(await report(`${id}:3`)).toBe('unknown_payment');
   });
 
   it('prefers our id over a reference or the wallet', async () => {

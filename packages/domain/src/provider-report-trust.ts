@@ -23,7 +23,10 @@ export interface PaymentUnderReport {
   /** The payment's temporary wallet. */
   walletAddress: string;
   providerStatus: ProviderPaymentStatus | null;
-  /** The provider's order id pinned on the payment (its checkout's, or the first report's); null while none is. */
+  /**
+   * The provider's order id the payment carries: the last checkout's until a report is recorded, then
+   * the order that report was about (pinned); null while none is.
+   */
   providerReference: string | null;
   /** How the report found the payment (webhookPaymentLookup). */
   foundBy: WebhookPaymentFound['by'];
@@ -79,7 +82,10 @@ export function destinationMismatch(walletAddress: string, destination: Reported
 
 /** Whether the report's order is this payment's, and the order id the payment is pinned to. */
 function belongs(payment: PaymentUnderReport, report: ProviderReportFacts): ProviderReportVerdict {
-  if (payment.providerReference !== null && payment.providerReference !== report.providerReference) {
+  // Before any report, the reference is only the last checkout's: a renewed checkout replaced the first,
+  // whose order (opened in another tab) may be the one paid. Once a report was recorded, its order is the payment's.
+  const pinned = payment.providerStatus !== null ? payment.providerReference : null;
+  if (pinned !== null && pinned !== report.providerReference) {
     return { kind: 'not_this_payment', why: 'another order of the provider than the one the payment follows' };
   }
   const mismatch = destinationMismatch(payment.walletAddress, report.destination);
@@ -87,7 +93,7 @@ function belongs(payment: PaymentUnderReport, report: ProviderReportFacts): Prov
   if (MONEY_STATUSES.has(report.status) && report.destinationDocumented && report.destination?.address === undefined) {
     return { kind: 'not_this_payment', why: 'the report names no destination wallet, which this provider documents' };
   }
-  if (payment.providerReference !== null) return { kind: 'record', pin: payment.providerReference };
+  if (pinned !== null) return { kind: 'record', pin: pinned };
   // Found by the wallet alone (Ramp takes no reference of ours): anyone may open a purchase to a known
   // wallet, so no purchase ends the payment, nor names it, before one proves it paid.
   if (payment.foundBy === 'wallet') {
@@ -96,7 +102,7 @@ function belongs(payment: PaymentUnderReport, report: ProviderReportFacts): Prov
     }
     return { kind: 'record', pin: MONEY_STATUSES.has(report.status) ? report.providerReference : null };
   }
-  return { kind: 'record', pin: report.providerReference };
+  return { kind: 'record', pin: report.providerReference ?? payment.providerReference };
 }
 
 /** Order of a purchase's life, for reports that carry no signed time: only a later step may be recorded. */

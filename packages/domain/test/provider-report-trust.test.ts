@@ -71,6 +71,16 @@ describe('judgeProviderReport: does the report belong to this payment', () => {
     expect(judgeProviderReport(pinned, report())).toEqual({ kind: 'record', pin: 'order-A' });
   });
 
+  it('before any report, the reference is only the last checkout’s: an earlier checkout’s order may be the one reported', () => {
+    const renewed = payment({ providerReference: 'session-2' });
+    expect(judgeProviderReport(renewed, report({ providerReference: 'session-1' }))).toEqual({ kind: 'record', pin: 'session-1' });
+    expect(judgeProviderReport(renewed, report({ providerReference: null }))).toEqual({ kind: 'record', pin: 'session-2' });
+    // Still only to the payment's wallet.
+    expect(judgeProviderReport(renewed, report({ providerReference: 'x', destination: { address: STRANGER } }))).toMatchObject({
+      kind: 'not_this_payment',
+    });
+  });
+
   it('a provider that documents the destination is not trusted with charged or paid without it', () => {
     for (const status of ['charged', 'paid'] as const) {
       expect(judgeProviderReport(payment(), report({ status, destination: undefined }))).toMatchObject({ kind: 'not_this_payment' });

@@ -203,8 +203,10 @@ export class PaymentRepository {
     const [formFields, expiresAt, singleUse, served] = checkoutColumns([checkout]);
     const { rowCount } = await this.pool.query({
       name: 'payments-renew-checkout',
+      // A reference a provider's report was recorded under is the order followed (judgeProviderReport): a fresh checkout leaves it.
       text: `UPDATE payments SET status = '${PAYMENT_MOVES.renewCheckout.to}', checkout_url = $3, checkout_error = NULL,
-                    provider_reference = COALESCE($4, provider_reference), checkout_form_fields = $5::jsonb,
+                    provider_reference = CASE WHEN provider_status IS NULL THEN COALESCE($4, provider_reference) ELSE provider_reference END,
+                    checkout_form_fields = $5::jsonb,
                     checkout_expires_at = $6, checkout_single_use = $7, checkout_served_at = CASE WHEN $7 AND $8 THEN now() END,
                     checkout_attempts = $2
              WHERE id = $1 AND checkout_attempts = $2 - 1 AND status IN (${sqlStatusList(PAYMENT_MOVES.renewCheckout.from)})`,
