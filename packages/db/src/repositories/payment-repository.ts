@@ -363,8 +363,8 @@ export class PaymentReceiptRepository {
    * belongs to one of `providers`, and the domain's judgeProviderReport lets it: the report is about
    * the payment's own order (its pinned order id; the wallet, network and asset it delivers to),
    * and the forward-only rule lets the status move (never from paid, never a charged card reopened
-   * but by its refund; a report without a signed time only forward, and only once). The provider's
-   * order id is pinned the first time it is seen. Whatever the provider's strings hold (NUL bytes,
+   * but by its refund; a report without a signed time only forward, and only once). The order of
+   * the first report recorded is pinned, and followed from then on. Whatever the provider's strings hold (NUL bytes,
    * control characters, megabytes, another type), they are made fit to store first
    * (provider-report in @gateway/domain): this is where provider data enters the database.
    */
@@ -435,7 +435,7 @@ export class PaymentReceiptRepository {
       if (replayKey !== undefined) {
         const seen = await client.query(
           'INSERT INTO provider_report_events (payment_id, event_key) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-          [current.id, replayKey.slice(0, 500)],
+          [current.id, replayKey],
         );
         if (seen.rowCount === 0) return 'unchanged';
       }
