@@ -54,7 +54,8 @@ export type ProviderReportVerdict =
 
 /** Statuses that say money moved: only a report proven to be about this payment's order may bring them. */
 const MONEY_STATUSES: ReadonlySet<ProviderPaymentStatus> = new Set(['charged', 'paid']);
-const ENDS_A_PURCHASE: ReadonlySet<ProviderPaymentStatus> = new Set(['paid', 'declined', 'failed']);
+/** Statuses that say the provider gave up: they open the second chance. */
+const GAVE_UP: ReadonlySet<ProviderPaymentStatus> = new Set(['declined', 'failed']);
 
 /**
  * Polygon in the providers' words (Wert `polygon`, Coinbase `polygon`, Ramp's chain `MATIC`,
@@ -97,7 +98,7 @@ function belongs(payment: PaymentUnderReport, report: ProviderReportFacts): Prov
   // Found by the wallet alone (Ramp takes no reference of ours): anyone may open a purchase to a known
   // wallet, so no purchase ends the payment, nor names it, before one proves it paid.
   if (payment.foundBy === 'wallet') {
-    if (ENDS_A_PURCHASE.has(report.status) && !MONEY_STATUSES.has(report.status)) {
+    if (GAVE_UP.has(report.status)) {
       return { kind: 'not_this_payment', why: 'a purchase found by the wallet alone may not end the payment' };
     }
     return { kind: 'record', pin: MONEY_STATUSES.has(report.status) ? report.providerReference : null };
