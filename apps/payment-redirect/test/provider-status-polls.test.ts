@@ -194,7 +194,8 @@ describe('provider status look-ups', () => {
     const paymentId = await startPayment();
     // While the provider is being asked, its signed webhook says paid; the look-up then answers pending.
     fake.before.set(paymentId, async () => {
-      const payload = JSON.stringify({ payment_id: paymentId, status: 'paid', order_id: 'sbx_webhook' });
+      // The same order the look-up then answers about (another order's answer would not be this payment's at all).
+      const payload = JSON.stringify({ payment_id: paymentId, status: 'paid', order_id: `sbx_${paymentId.slice(0, 8)}` });
       const response = await app.inject({
         method: 'POST',
         url: '/webhooks/moonpay',
@@ -297,7 +298,7 @@ describe('an unsigned webhook', () => {
     expect(await queue.getJobState(providerStatusJobId(paymentId))).toBe('waiting');
     // The job's look-up asks the provider, whose answer (not the webhook's body) is recorded.
     expect(await service.poll(paymentId)).toBeInstanceOf(Date);
-    expect(looked).toEqual([{ paymentId }]);
+    expect(looked).toEqual([{ paymentId, walletAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/) }]);
     expect((await pollState(paymentId)).provider_status).toBe('pending');
     expect(counted).toContain('moonpay:hint');
   });

@@ -53,6 +53,8 @@ GRANT UPDATE (status, checkout_url, checkout_error, checkout_form_fields, checko
               provider_status, provider_raw_status, provider_reference, provider_reason, provider_updated_at, provider_tx_hash,
               status_poll_due_at, status_polls)
   ON payments TO :"payment_redirect";
+-- A report without a signed time is recorded once (migration 026).
+GRANT SELECT, INSERT ON provider_report_events TO :"payment_redirect";
 GRANT SELECT ON deposits TO :"payment_redirect";
 GRANT SELECT (deposit_id, leg, tx_hash) ON payouts TO :"payment_redirect";
 GRANT SELECT (deposit_id, status) ON callback_deliveries TO :"payment_redirect";

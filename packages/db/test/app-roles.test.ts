@@ -335,7 +335,7 @@ describe('payment-redirect, as its role', () => {
     expect(await payments.renewCheckout({ id: failed, attempt: 1, checkoutUrl: 'https://checkout.example/again' })).toBe(true);
 
     const receipts = repository('payment-redirect', paymentRedirect.PaymentReceiptRepository);
-    const update = { providers: ['moonpay'], status: 'pending' as const, rawStatus: 'waitingPayment' };
+    const update = { providers: ['moonpay'], status: 'pending' as const, rawStatus: 'waitingPayment', providerReference: 'mp-1' };
     expect(await receipts.recordProviderStatus({ ...update, match: { paymentId: paid } })).toBe('updated');
     expect(
       await receipts.recordProviderStatus({

@@ -181,8 +181,11 @@ describe('a webhook finds its payment', () => {
         expect(await update({ paymentId, providerReference: 'tp-1', walletAddress: walletMatch }, 'topper')).toBe('unknown_payment');
       }
       expect(await providerStatuses()).toEqual(before);
-      // Named, and the provider's: updated.
-      expect(await update({ paymentId: topperPayment, walletAddress: walletMatch }, 'topper')).toBe('updated');
+      // Named, and the provider's: updated, its order followed from then on; another order under our id is not.
+      expect(await update({ paymentId: topperPayment, providerReference: 'tp-1', walletAddress: walletMatch }, 'topper')).toBe('updated');
+      expect(await update({ paymentId: topperPayment, providerReference: 'tp-2', walletAddress: walletMatch }, 'topper')).toBe(
+        'unknown_payment',
+      );
       expect(await status(topperPayment)).toBe('pending');
       expect(await status(moonpayPayment)).toBeNull();
     });
@@ -197,10 +200,8 @@ describe('a webhook finds its payment', () => {
       expect(await update({ providerReference: 'ramp-B', walletAddress: walletMatch }, 'rampnetwork')).toBe('updated');
       expect(await status(named)).toBeNull();
       expect(await status(unnamed)).toBe('pending');
-      expect(await reference(unnamed)).toBe('ramp-B');
-      // Both named now: a third purchase into the wallet finds no payment of Ramp's to update.
-      expect(await update({ providerReference: 'ramp-C', walletAddress: walletMatch }, 'rampnetwork')).toBe('unknown_payment');
-      expect(await update({ walletAddress: walletMatch }, 'rampnetwork')).toBe('unknown_payment');
+      // A purchase under way names no payment: anyone may open one to a known wallet.
+      expect(await reference(unnamed)).toBeNull();
       // Each purchase's own reference still finds its payment.
       expect(await update({ providerReference: 'ramp-A', walletAddress: walletMatch }, 'rampnetwork')).toBe('updated');
       expect(await status(named)).toBe('pending');
@@ -208,7 +209,7 @@ describe('a webhook finds its payment', () => {
       expect(await update({ walletAddress: walletMatch }, 'alchemypay')).toBe('unknown_payment');
     });
 
-    it("Ramp: the purchase's CREATED names the payment; a final status of another purchase into the wallet is ignored", async () => {
+    it('Ramp: only the purchase that paid names the payment; no purchase found by the wallet alone ends it', async () => {
       const payment = await paymentIn('redirected', 'rampnetwork', wallet);
       const ramp = (providerReference: string, status: 'pending' | 'paid' | 'failed', rawStatus: string) =>
         receipts().recordProviderStatus({
@@ -218,18 +219,18 @@ describe('a webhook finds its payment', () => {
           rawStatus,
           providerReference,
         });
-      // Someone else's purchase to this wallet expires before the customer's was created: not this payment's outcome.
+      // Someone else's purchase to this wallet, created first: under way it names nothing, and its end is not this payment's.
+      expect(await ramp('ramp-other', 'pending', 'INITIALIZED')).toBe('updated');
       expect(await ramp('ramp-other', 'failed', 'EXPIRED')).toBe('unknown_payment');
-      expect(await ramp('ramp-other', 'paid', 'RELEASED')).toBe('unknown_payment');
-      expect([await status(payment), await reference(payment)]).toEqual([null, null]);
-      // The customer's purchase is created: its id is recorded.
+      expect([await status(payment), await reference(payment)]).toEqual(['pending', null]);
+      // The customer's purchase is created after it: still nothing named.
       expect(await ramp('ramp-mine', 'pending', 'INITIALIZED')).toBe('updated');
-      expect([await status(payment), await reference(payment)]).toEqual(['pending', 'ramp-mine']);
-      // The other purchase's final statuses still relabel nothing; the customer's own is recorded.
       expect(await ramp('ramp-other', 'failed', 'CANCELLED')).toBe('unknown_payment');
-      expect(await status(payment)).toBe('pending');
+      expect([await status(payment), await reference(payment)]).toEqual(['pending', null]);
+      // The purchase that paid names the payment; the other one's outcome is then another order's.
       expect(await ramp('ramp-mine', 'paid', 'RELEASED')).toBe('updated');
       expect([await status(payment), await reference(payment)]).toEqual(['paid', 'ramp-mine']);
+      expect(await ramp('ramp-other', 'paid', 'RELEASED')).toBe('unknown_payment');
     });
 
     it('a payment another webhook of the provider names while this one waits for its lock is left to that one', async () => {
@@ -256,6 +257,33 @@ describe('a webhook finds its payment', () => {
         holder.release();
       }
     });
+  });
+
+  it("a renewed checkout's reference is followed until a report names an order; then a renewal leaves that order", async () => {
+    const id = await paymentIn('creating', 'sardine');
+    expect(await payments.recordCheckouts([{ id, checkoutUrl: 'https://checkout.example/1', providerReference: `${id}:1` }])).toEqual([
+      true,
+    ]);
+    expect(await payments.renewCheckout({ id, attempt: 2, checkoutUrl: 'https://checkout.example/2', providerReference: `${id}:2` })).toBe(
+      true,
+    );
+    expect(await reference(id)).toBe(`${id}:2`);
+    // The customer paid in the first tab: that order is ours too, and is followed from then on.
+    const report = (providerReference: string) =>
+      receipts().recordProviderStatus({
+        providers: ['sardine'],
+        match: { paymentId: id },
+        status: 'pending',
+        rawStatus: 'Processing',
+        providerReference,
+      });
+    expect(await report(`${id}:1`)).toBe('updated');
+    expect(await reference(id)).toBe(`${id}:1`);
+    expect(await payments.renewCheckout({ id, attempt: 3, checkoutUrl: 'https://checkout.example/3', providerReference: `${id}:3` })).toBe(
+      true,
+    );
+    expect(await reference(id)).toBe(`${id}:1`);
+    expect(await report(`${id}:3`)).toBe('unknown_payment');
   });
 
   it('prefers our id over a reference or the wallet', async () => {

@@ -143,8 +143,9 @@ describe('the provider status writer, over hostile input (seeded)', () => {
       }
       expect({ context, outcome }).toEqual({ context, outcome: expect.stringMatching(/^(updated|unchanged|unknown_payment)$/) });
       outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-      // Our own id, sent as is, always finds its payment.
-      if (update.match.paymentId === id) expect({ context, outcome }).not.toEqual({ context, outcome: 'unknown_payment' });
+      // Our own id and the order's own reference (pinned at its checkout), sent as is, always find the payment.
+      if (update.match.paymentId === id && update.providerReference === reference)
+        expect({ context, outcome }).not.toEqual({ context, outcome: 'unknown_payment' });
       const { rows } = await db.pool.query(
         `SELECT provider_raw_status, provider_reference, provider_reason FROM payments WHERE provider_updated_at IS NOT NULL`,
       );

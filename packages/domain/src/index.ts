@@ -33,6 +33,7 @@ export * from './affiliate-consent';
 export * from './chain-finality';
 export * from './rate-limit-client';
 export * from './webhook-payment-match';
+export * from './provider-report-trust';
 export * from './provider-status-polls';
 export * from './provider-report';
 export * from './production-settings';

@@ -13,19 +13,6 @@ import type { DepositStatus } from './settlement-states';
  */
 export type ProviderPaymentStatus = 'pending' | 'charged' | 'paid' | 'declined' | 'failed';
 
-/**
- * Whether a provider status may replace the one recorded. Webhooks arrive late and out of
- * order: `paid` is final (a late "declined" of an earlier card attempt must not hide it), while a
- * declined or failed attempt may be followed by a successful one with another card. A charged
- * card may still end declined or failed (refunded, the crypto transfer failed), never pending again.
- */
-export function canMoveProviderStatus(from: ProviderPaymentStatus | null, to: ProviderPaymentStatus): boolean {
-  if (from === null) return true;
-  if (from === 'paid') return false;
-  if (to === 'pending') return from === 'pending';
-  return true;
-}
-
 /** The steps of the receipt page, in order. */
 export const RECEIPT_STEPS = ['waiting_for_provider', 'usdc_received', 'confirmed', 'sent_to_merchant'] as const;
 export type ReceiptStep = (typeof RECEIPT_STEPS)[number];

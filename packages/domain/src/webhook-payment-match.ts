@@ -1,4 +1,3 @@
-import type { ProviderPaymentStatus } from './payment-progress';
 import { isUuid } from './uuid';
 
 /**
@@ -12,7 +11,7 @@ import { isUuid } from './uuid';
  *    payment of that provider that the provider has not named yet (no reference recorded). Once a
  *    payment carries the provider's reference, only that reference finds it.
  * The repository applies the lookup (each way one index look-up); the provider filter is its own.
- * The payment found then takes the report only as webhookMayUpdatePayment says.
+ * The payment found then takes the report only as judgeProviderReport (provider-report-trust) says.
  */
 export type WebhookPaymentLookup =
   | { by: 'payment_id'; paymentId: string }
@@ -44,24 +43,4 @@ export function webhookPaymentLookup(names: WebhookPaymentNames): WebhookPayment
 export interface WebhookPaymentFound {
   by: 'payment_id' | 'provider_reference' | 'wallet';
   recordedReference: string | null;
-}
-
-/** The outcomes that end a provider's purchase: another purchase's must never land on this payment. */
-const ENDS_A_PURCHASE: ReadonlySet<ProviderPaymentStatus> = new Set(['paid', 'declined', 'failed']);
-
-/**
- * Whether the payment found may take the webhook's report. Anyone can open a purchase to a known
- * temporary wallet (Ramp's public key is in the page), so the wallet only lets a purchase under way
- * name the payment (Ramp's CREATED records its purchase id); how a purchase ended is recorded only on
- * the payment that carries that purchase's reference. A payment that carries a reference takes
- * reports of that reference only (one found by the wallet may have been named while its webhook
- * waited for the row). Our own payment id is trusted as it is.
- */
-export function webhookMayUpdatePayment(
-  found: WebhookPaymentFound,
-  report: { providerReference: string | null; status: ProviderPaymentStatus },
-): boolean {
-  if (found.by === 'payment_id') return true;
-  if (found.recordedReference !== null) return found.recordedReference === report.providerReference;
-  return !ENDS_A_PURCHASE.has(report.status);
 }

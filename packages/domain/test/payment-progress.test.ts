@@ -1,4 +1,4 @@
-import { canMoveProviderStatus, receiptProgress, type ProviderPaymentStatus } from '../src';
+import { receiptProgress } from '../src';
 
 describe('receiptProgress', () => {
   it('waits for the provider until USDC arrives, and says when the card was declined', () => {
@@ -80,26 +80,5 @@ describe('receiptProgress', () => {
         { status: 'seen', amount: 5n },
       ]),
     ).toMatchObject({ step: 'usdc_received', final: false });
-  });
-});
-
-describe('canMoveProviderStatus', () => {
-  const all: ProviderPaymentStatus[] = ['pending', 'charged', 'paid', 'declined', 'failed'];
-  // Every move, written out: [from, to, allowed]. paid is final; nothing returns to pending once the card was
-  // charged or refused; a charged card may still be refunded (failed) or its transfer fail; another card may follow a refusal.
-  const moves: Record<ProviderPaymentStatus, Record<ProviderPaymentStatus, boolean>> = {
-    pending: { pending: true, charged: true, paid: true, declined: true, failed: true },
-    charged: { pending: false, charged: true, paid: true, declined: true, failed: true },
-    paid: { pending: false, charged: false, paid: false, declined: false, failed: false },
-    declined: { pending: false, charged: true, paid: true, declined: true, failed: true },
-    failed: { pending: false, charged: true, paid: true, declined: true, failed: true },
-  };
-
-  it('allows exactly the moves of the table, for every pair of statuses', () => {
-    for (const from of all) for (const to of all) expect([from, to, canMoveProviderStatus(from, to)]).toEqual([from, to, moves[from][to]]);
-  });
-
-  it('records any first status', () => {
-    for (const to of all) expect(canMoveProviderStatus(null, to)).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { type ProviderPaymentStatus, webhookMayUpdatePayment, webhookPaymentLookup } from '../src';
+import { webhookPaymentLookup } from '../src';
 
 const PAYMENT_ID = '6F1C2B9E-4D3A-4E8B-9A7C-2F5D8E1B3C40';
 const WALLET = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -40,41 +40,5 @@ describe('webhookPaymentLookup: which payment a provider webhook may update', ()
     expect(webhookPaymentLookup({ providerReference: '', walletAddress: `${WALLET}00` })).toEqual({ by: 'nothing' });
     expect(webhookPaymentLookup({ walletAddress: WALLET.slice(0, -1) })).toEqual({ by: 'nothing' });
     expect(webhookPaymentLookup({ walletAddress: `00${WALLET}` })).toEqual({ by: 'nothing' });
-  });
-});
-
-describe('webhookMayUpdatePayment: whether the payment found may take what the webhook says', () => {
-  const terminal: ProviderPaymentStatus[] = ['paid', 'declined', 'failed'];
-  const underWay: ProviderPaymentStatus[] = ['pending', 'charged'];
-
-  it('found by our id: yes, whatever it says', () => {
-    for (const status of [...terminal, ...underWay]) {
-      expect(webhookMayUpdatePayment({ by: 'payment_id', recordedReference: 'ramp-A' }, { providerReference: 'ramp-B', status })).toBe(
-        true,
-      );
-    }
-  });
-
-  it("found by the wallet alone (no reference recorded): only a report under way, which names the payment (Ramp's CREATED)", () => {
-    for (const status of underWay) {
-      expect(webhookMayUpdatePayment({ by: 'wallet', recordedReference: null }, { providerReference: 'ramp-A', status })).toBe(true);
-      expect(webhookMayUpdatePayment({ by: 'wallet', recordedReference: null }, { providerReference: null, status })).toBe(true);
-    }
-    // Anyone can open a purchase to a known wallet: its outcome is not this customer's until the payment carries its reference.
-    for (const status of terminal) {
-      expect(webhookMayUpdatePayment({ by: 'wallet', recordedReference: null }, { providerReference: 'ramp-X', status })).toBe(false);
-      expect(webhookMayUpdatePayment({ by: 'wallet', recordedReference: null }, { providerReference: null, status })).toBe(false);
-    }
-  });
-
-  it('a payment that carries a reference takes reports of that reference only', () => {
-    for (const status of [...terminal, ...underWay]) {
-      expect(
-        webhookMayUpdatePayment({ by: 'provider_reference', recordedReference: 'ramp-A' }, { providerReference: 'ramp-A', status }),
-      ).toBe(true);
-      // Named by another webhook while this one, found by the wallet, waited for the row.
-      expect(webhookMayUpdatePayment({ by: 'wallet', recordedReference: 'ramp-A' }, { providerReference: 'ramp-B', status })).toBe(false);
-      expect(webhookMayUpdatePayment({ by: 'wallet', recordedReference: 'ramp-A' }, { providerReference: null, status })).toBe(false);
-    }
   });
 });

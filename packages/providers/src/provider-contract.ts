@@ -1,5 +1,5 @@
 import type { Static, TObject } from '@sinclair/typebox';
-import type { CurrencyCode, EvmAddress, ProviderPaymentStatus, ProviderTerms } from '@gateway/domain';
+import type { CurrencyCode, EvmAddress, ProviderPaymentStatus, ProviderTerms, ReportedDestination } from '@gateway/domain';
 import type { ProviderEventStore } from './support/provider-event-store';
 import type { ProviderHttpClient } from './support/provider-http-client';
 import type { TokenStore } from './support/shared-token-store';
@@ -43,6 +43,17 @@ export interface ProviderDescriptor<S extends TObject = TObject> extends Provide
    * ask the provider (`status()`); what its body says is never recorded.
    */
   readonly webhookUnsigned?: boolean;
+  /**
+   * Its signed webhooks sign no time (TransFi, Transak): a replay cannot be refused by age, so each
+   * is recorded once (by its event id, else its order and status word) and only moves a status forward.
+   */
+  readonly webhookUntimed?: boolean;
+  /**
+   * Its status reports (webhooks, look-ups) carry the wallet the order delivers to, as documented: a
+   * report of charged or paid without it is not trusted (our payment id alone, an unsigned URL
+   * parameter at most providers, proves nothing).
+   */
+  readonly reportsDestination?: boolean;
   /** Which USDC on Polygon it delivers: the chain watcher must follow that token, or the provider cannot be used. */
   readonly delivers: PolygonUsdc;
   /**
@@ -135,6 +146,12 @@ export interface ProviderWebhookEvent {
   reason?: string;
   /** The transaction the provider sent the USDC in, where it reports one (deliveryTxHash): it decides which attempt paid. */
   txHash?: string;
+  /** Where the order delivers (wallet, network, asset in the provider's words), each part where the provider reports it. */
+  destination?: ReportedDestination;
+  /** The provider gave the money back (a refund): the only end of a payment whose card was charged. Reported as `failed`. */
+  refunded?: boolean;
+  /** The provider's id of this notification, where it sends one: a replay of an untimed webhook is known by it. */
+  eventId?: string;
 }
 
 /** The answer the provider expects once a webhook is accepted (some want a particular body). */
@@ -156,8 +173,10 @@ export type WebhookHeaders = Readonly<Record<string, string | string[] | undefin
 export interface ProviderStatusQuery {
   /** Our payment id, sent to the provider as its order reference wherever it takes one. */
   paymentId: string;
-  /** The provider's own id for the order, once a checkout or webhook gave it. */
+  /** The provider's own id for the order, once a checkout or webhook gave it: the order followed. */
   providerReference?: string;
+  /** The payment's temporary wallet: among orders carrying our id (anyone can open one), the one delivering there is ours. */
+  walletAddress?: string;
 }
 
 /** A provider's public price for an order: what the customer pays and what the wallet gets. */

@@ -4,12 +4,14 @@ import {
   createBatcher,
   type PaymentReceiptRepository,
   type ProviderStatusPollRepository,
+  type ProviderStatusUpdate,
   type StatusPollRecord,
 } from '@gateway/db/payment-redirect';
 import {
   ProviderWebhookError,
   type ProviderAdapter,
   type ProviderRegistry,
+  type ProviderWebhookEvent,
   type WebhookAcknowledgement,
   type WebhookHeaders,
   type WebhookOutcome,
@@ -59,11 +61,31 @@ export interface ProviderStatusServiceDeps {
 /**
  * What providers say about payments, however it arrives: a signed webhook (recorded), an unsigned
  * one (a hint: the provider is asked), or a look-up on the payment's schedule. Every status is
- * written by PaymentReceiptRepository.recordProviderStatus under the domain's forward-only rule:
- * a late or polled status never undoes `paid`, and none of it moves money.
+ * written by PaymentReceiptRepository.recordProviderStatus under the domain's rules: only a report
+ * about the payment's own order (its pinned order id, its wallet as destination) moves it, only
+ * forward (a late or polled status never undoes `paid`, nor reopens a charged card but by a
+ * refund), and none of it moves money.
  */
 // Process Payments of the same moment share one BullMQ add (one write, one wake-up of the worker).
 const BATCHING = { maxBatchSize: 64, maxInFlight: 4, lingerMs: 1 };
+
+/** What a report carries into the one writer, with what its provider's descriptor says about such reports. */
+function reportUpdate(
+  adapter: Pick<ProviderAdapter, 'descriptor'>,
+  event: ProviderWebhookEvent,
+): Omit<ProviderStatusUpdate, 'providers' | 'match'> {
+  return {
+    status: event.status,
+    rawStatus: event.rawStatus,
+    destinationDocumented: adapter.descriptor.reportsDestination === true,
+    ...(event.providerReference ? { providerReference: event.providerReference } : {}),
+    ...(event.reason ? { reason: event.reason } : {}),
+    ...(event.txHash ? { txHash: event.txHash } : {}),
+    ...(event.destination ? { destination: event.destination } : {}),
+    ...(event.refunded ? { refunded: true } : {}),
+    ...(event.eventId ? { eventId: event.eventId } : {}),
+  };
+}
 
 export class ProviderStatusService {
   private readonly now: () => Date;
@@ -115,12 +137,9 @@ export class ProviderStatusService {
     if (unsigned) return this.accepted(endpoint, await this.hint(providers, event.match), verified.acknowledgement);
     const outcome = await this.deps.receipts.recordProviderStatus({
       providers,
+      ...reportUpdate(adapter, event),
       match: event.match,
-      status: event.status,
-      rawStatus: event.rawStatus,
-      ...(event.providerReference ? { providerReference: event.providerReference } : {}),
-      ...(event.reason ? { reason: event.reason } : {}),
-      ...(event.txHash ? { txHash: event.txHash } : {}),
+      untimed: adapter.descriptor.webhookUntimed === true,
     });
     if (outcome === 'updated') this.deps.metrics.statusReached(endpoint, event.status, 'webhook');
     this.deps.log[outcome === 'unknown_payment' ? 'warn' : 'info'](
@@ -172,7 +191,7 @@ export class ProviderStatusService {
       await this.deps.polls.stop(paymentId);
       return null;
     }
-    const status = await this.lookUp(adapter as Required<Pick<ProviderAdapter, 'status'>>, payment);
+    const status = await this.lookUp(adapter as ProviderAdapter & Required<Pick<ProviderAdapter, 'status'>>, payment);
     // A status another writer recorded meanwhile (a webhook) is read at the next look-up.
     const next = nextStatusPollAt({ ...payment, providerStatus: status, polls: payment.polls + 1 }, this.now(), this.deps.schedule);
     await this.deps.polls.recordPoll(paymentId, next);
@@ -181,7 +200,7 @@ export class ProviderStatusService {
 
   /** Asks the provider once and records its answer; returns the payment's provider status as it now stands. */
   private async lookUp(
-    adapter: Required<Pick<ProviderAdapter, 'status'>>,
+    adapter: Pick<ProviderAdapter, 'descriptor'> & Required<Pick<ProviderAdapter, 'status'>>,
     payment: StatusPollRecord,
   ): Promise<ProviderPaymentStatus | null> {
     const { id: paymentId, provider } = payment;
@@ -189,20 +208,20 @@ export class ProviderStatusService {
     let status = payment.providerStatus;
     try {
       const event = await adapter.status(
-        { paymentId, ...(payment.providerReference ? { providerReference: payment.providerReference } : {}) },
+        {
+          paymentId,
+          walletAddress: payment.walletAddress,
+          ...(payment.providerReference ? { providerReference: payment.providerReference } : {}),
+        },
         { signal: AbortSignal.timeout(this.deps.lookupTimeoutMs) },
       );
       if (event === null) outcome = 'not_found';
       else {
-        // Matched by our id alone: the answer is about the order we asked for.
+        // Found by our id, which anyone may put on an order of theirs: the repository checks the order is this payment's.
         outcome = await this.deps.receipts.recordProviderStatus({
           providers: [provider],
+          ...reportUpdate(adapter, event),
           match: { paymentId },
-          status: event.status,
-          rawStatus: event.rawStatus,
-          ...(event.providerReference ? { providerReference: event.providerReference } : {}),
-          ...(event.txHash ? { txHash: event.txHash } : {}),
-          ...(event.reason ? { reason: event.reason } : {}),
         });
         if (outcome === 'updated') {
           status = event.status;

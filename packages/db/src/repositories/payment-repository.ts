@@ -1,14 +1,15 @@
 import type { Pool } from 'pg';
 import {
-  canMoveProviderStatus,
   deliveryTxHash,
   FINAL_PROVIDER_STATUSES,
   PAYMENT_MOVES,
   PROVIDER_REPORT_LIMITS,
   providerIdentifier,
   providerText,
+  judgeProviderReport,
+  reportReplayKey,
   sqlStatusList,
-  webhookMayUpdatePayment,
+  type ReportedDestination,
   type WebhookPaymentFound,
   webhookPaymentLookup,
   type DepositStatus,
@@ -202,8 +203,10 @@ export class PaymentRepository {
     const [formFields, expiresAt, singleUse, served] = checkoutColumns([checkout]);
     const { rowCount } = await this.pool.query({
       name: 'payments-renew-checkout',
+      // A reference a provider's report was recorded under is the order followed (judgeProviderReport): a fresh checkout leaves it.
       text: `UPDATE payments SET status = '${PAYMENT_MOVES.renewCheckout.to}', checkout_url = $3, checkout_error = NULL,
-                    provider_reference = COALESCE($4, provider_reference), checkout_form_fields = $5::jsonb,
+                    provider_reference = CASE WHEN provider_status IS NULL THEN COALESCE($4, provider_reference) ELSE provider_reference END,
+                    checkout_form_fields = $5::jsonb,
                     checkout_expires_at = $6, checkout_single_use = $7, checkout_served_at = CASE WHEN $7 AND $8 THEN now() END,
                     checkout_attempts = $2
              WHERE id = $1 AND checkout_attempts = $2 - 1 AND status IN (${sqlStatusList(PAYMENT_MOVES.renewCheckout.from)})`,
@@ -284,6 +287,16 @@ export interface ProviderStatusUpdate {
   reason?: string;
   /** The transaction the provider reported sending the USDC in: it decides which attempt paid. */
   txHash?: string;
+  /** Where the provider says the order delivers: it must be the payment's wallet (judgeProviderReport). */
+  destination?: ReportedDestination;
+  /** The provider documents the destination in its reports: charged or paid without it is not trusted. */
+  destinationDocumented?: boolean;
+  /** The provider reported a refund. */
+  refunded?: boolean;
+  /** A webhook that signs no time: recorded once (provider_report_events), and only forward. */
+  untimed?: boolean;
+  /** The provider's id of the notification, where it sends one. */
+  eventId?: string;
 }
 
 export type ProviderStatusOutcome = 'updated' | 'unchanged' | 'unknown_payment';
@@ -346,10 +359,13 @@ export class PaymentReceiptRepository {
   }
 
   /**
-   * Records what a provider's webhook says, when the payment exists, belongs to one of `providers`,
-   * and the domain's rule lets the status move (a late webhook never undoes `paid`). The
-   * provider's own status word is kept beside the mapped one. Whatever the provider's strings hold
-   * (NUL bytes, control characters, megabytes, another type), they are made fit to store first
+   * Records what a provider says (a webhook, or a look-up's answer), when the payment exists,
+   * belongs to one of `providers`, and the domain's judgeProviderReport lets it: the report is about
+   * the payment's own order (its pinned order id; the wallet, network and asset it delivers to),
+   * and the forward-only rule lets the status move (never from paid, never a charged card reopened
+   * but by its refund; a report without a signed time only forward, and only once). The order of
+   * the first report recorded is pinned, and followed from then on. Whatever the provider's strings hold (NUL bytes,
+   * control characters, megabytes, another type), they are made fit to store first
    * (provider-report in @gateway/domain): this is where provider data enters the database.
    */
   async recordProviderStatus(update: ProviderStatusUpdate): Promise<ProviderStatusOutcome> {
@@ -362,19 +378,23 @@ export class PaymentReceiptRepository {
     const byId = lookup.by === 'payment_id' ? lookup.paymentId : null;
     const reference = lookup.by === 'payment_id' ? null : lookup.providerReference;
     const wallet = lookup.by === 'payment_id' ? null : lookup.walletAddress;
-    const providerReference = providerIdentifier(update.providerReference) ?? null;
+    // A report found by the provider's order id is about that order, whether or not it repeats it.
+    const providerReference = providerIdentifier(update.providerReference) ?? reference;
     const rawStatus = providerText(update.rawStatus, PROVIDER_REPORT_LIMITS.rawStatus) ?? null;
     const reason = providerText(update.reason, PROVIDER_REPORT_LIMITS.reason) ?? null;
     const txHash = deliveryTxHash(update.txHash) ?? null;
+    const destination = reportedDestination(update.destination);
     return inTransaction(this.pool, async (client) => {
       // One statement, the ways webhookPaymentLookup allows in order of trust (each an index look-up); the row locked for the move.
       const { rows } = await client.query<{
         id: string;
+        polygon_address: string;
         provider_status: ProviderPaymentStatus | null;
         provider_reference: string | null;
         found_by: WebhookPaymentFound['by'];
       }>(
-        `SELECT p.id, p.provider_status, p.provider_reference, found.found_by FROM payments p
+        `SELECT p.id, w.polygon_address, p.provider_status, p.provider_reference, found.found_by
+         FROM payments p JOIN wallets w ON w.id = p.wallet_id
          JOIN (
            SELECT id, (ARRAY['payment_id', 'provider_reference', 'wallet'])[rank] AS found_by FROM (
              SELECT id, 1 AS rank, created_at FROM payments WHERE id = $2::uuid AND provider = ANY($1::text[])
@@ -391,18 +411,55 @@ export class PaymentReceiptRepository {
       );
       const current = rows[0];
       if (!current) return 'unknown_payment';
-      const found = { by: current.found_by, recordedReference: current.provider_reference };
-      if (!webhookMayUpdatePayment(found, { providerReference: reference, status: update.status })) return 'unknown_payment';
-      if (!canMoveProviderStatus(current.provider_status, update.status)) return 'unchanged';
+      const untimed = update.untimed === true;
+      const verdict = judgeProviderReport(
+        {
+          walletAddress: current.polygon_address,
+          providerStatus: current.provider_status,
+          providerReference: current.provider_reference,
+          foundBy: current.found_by,
+        },
+        {
+          status: update.status,
+          providerReference,
+          destination,
+          destinationDocumented: update.destinationDocumented === true,
+          refunded: update.refunded === true,
+          untimed,
+        },
+      );
+      if (verdict.kind === 'not_this_payment') return 'unknown_payment';
+      const replayKey = untimed
+        ? reportReplayKey({ eventId: providerIdentifier(update.eventId), providerReference, rawStatus: rawStatus ?? '' })
+        : undefined;
+      if (replayKey !== undefined) {
+        const seen = await client.query(
+          'INSERT INTO provider_report_events (payment_id, event_key) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+          [current.id, replayKey],
+        );
+        if (seen.rowCount === 0) return 'unchanged';
+      }
+      if (verdict.kind === 'unchanged') return 'unchanged';
       await client.query(
-        `UPDATE payments SET provider_status = $2, provider_raw_status = $3, provider_reference = COALESCE($4, provider_reference),
+        `UPDATE payments SET provider_status = $2, provider_raw_status = $3, provider_reference = $4,
                 provider_reason = $5, provider_tx_hash = COALESCE($6, provider_tx_hash), provider_updated_at = now()
          WHERE id = $1`,
-        [current.id, update.status, rawStatus, providerReference, reason, txHash],
+        [current.id, update.status, rawStatus, verdict.pin, reason, txHash],
       );
       return 'updated';
     });
   }
+}
+
+/** The destination a provider reported, each part made fit to compare (a part that is not plain text is not reported). */
+function reportedDestination(reported: ReportedDestination | undefined): ReportedDestination | undefined {
+  if (!reported) return undefined;
+  const parts = {
+    address: providerIdentifier(reported.address),
+    network: providerIdentifier(reported.network),
+    asset: providerIdentifier(reported.asset),
+  };
+  return Object.values(parts).some((part) => part !== undefined) ? parts : undefined;
 }
 
 /** The form fields (JSON), expiry, single-use and served columns of checkouts, each an array in their order. */

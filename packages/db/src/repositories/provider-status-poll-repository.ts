@@ -5,6 +5,8 @@ import { FINAL_PROVIDER_STATUSES, providerIdentifier, type ProviderPaymentStatus
 export interface StatusPollRecord {
   id: string;
   provider: string;
+  /** The payment's temporary wallet: the provider's order for it delivers there. */
+  walletAddress: string;
   providerReference: string | null;
   providerStatus: ProviderPaymentStatus | null;
   createdAt: Date;
@@ -24,6 +26,7 @@ export interface OverdueStatusPoll {
 interface PollRow {
   id: string;
   provider: string;
+  polygon_address: string;
   provider_reference: string | null;
   provider_status: ProviderPaymentStatus | null;
   created_at: Date;
@@ -83,8 +86,9 @@ export class ProviderStatusPollRepository {
   async find(paymentId: string): Promise<StatusPollRecord | undefined> {
     const { rows } = await this.pool.query<PollRow>({
       name: 'status-poll-find',
-      text: `SELECT id, provider, provider_reference, provider_status, created_at, status_polls, status_poll_due_at
-             FROM payments WHERE id = $1`,
+      text: `SELECT p.id, p.provider, w.polygon_address, p.provider_reference, p.provider_status, p.created_at, p.status_polls,
+                    p.status_poll_due_at
+             FROM payments p JOIN wallets w ON w.id = p.wallet_id WHERE p.id = $1`,
       values: [paymentId],
     });
     const row = rows[0];
@@ -92,6 +96,7 @@ export class ProviderStatusPollRepository {
     return {
       id: row.id,
       provider: row.provider,
+      walletAddress: row.polygon_address,
       providerReference: row.provider_reference,
       providerStatus: row.provider_status,
       createdAt: row.created_at,

@@ -1,3 +1,4 @@
+import type { ReportedDestination } from '@gateway/domain';
 import type { ProviderPaymentStatus, ProviderWebhookEvent } from '../provider-contract';
 
 /** What a webhook parser read of a buy order; each identifier present only when the provider sent it. */
@@ -6,12 +7,30 @@ export interface PaymentEventFields {
   rawStatus: string;
   paymentId?: string | undefined;
   providerReference?: string | undefined;
+  /** The wallet the order delivers to: it names the payment (where nothing else does) and is its destination. */
   walletAddress?: string | undefined;
+  /** The network and asset the order delivers, in the provider's words, where it reports them. */
+  network?: string | undefined;
+  asset?: string | undefined;
   reason?: string | undefined;
+  /** The status is a refund (the money given back). */
+  refunded?: boolean | undefined;
+  eventId?: string | undefined;
 }
 
 /** The event of a webhook about a payment: matched by whichever identifiers it carries, empty ones left out. */
-export function paymentEvent({ status, rawStatus, paymentId, providerReference, walletAddress, reason }: PaymentEventFields): {
+export function paymentEvent({
+  status,
+  rawStatus,
+  paymentId,
+  providerReference,
+  walletAddress,
+  network,
+  asset,
+  reason,
+  refunded,
+  eventId,
+}: PaymentEventFields): {
   kind: 'event';
   event: ProviderWebhookEvent;
 } {
@@ -27,6 +46,14 @@ export function paymentEvent({ status, rawStatus, paymentId, providerReference, 
       rawStatus,
       ...(providerReference ? { providerReference } : {}),
       ...(reason ? { reason } : {}),
+      ...(walletAddress || network || asset ? { destination: destination({ address: walletAddress, network, asset }) } : {}),
+      ...(refunded ? { refunded: true } : {}),
+      ...(eventId ? { eventId } : {}),
     },
   };
+}
+
+/** The parts of a destination the provider reported, empty ones left out. */
+export function destination(parts: ReportedDestination): ReportedDestination {
+  return Object.fromEntries(Object.entries(parts).filter(([, value]) => typeof value === 'string' && value !== '')) as ReportedDestination;
 }

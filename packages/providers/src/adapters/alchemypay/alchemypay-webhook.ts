@@ -67,5 +67,5 @@ export function alchemyPayWebhookEvent(
   const walletAddress = text(body.address);
   // `message` says why a card payment failed; failed notifications may add returnMsg.
   const reason = status === 'declined' || status === 'failed' ? (text(body.message) ?? text(body.returnMsg)) : undefined;
-  return paymentEvent({ status, rawStatus, paymentId, providerReference, walletAddress, reason });
+  return paymentEvent({ status, rawStatus, paymentId, providerReference, walletAddress, reason, refunded: rawStatus === 'REFUNDED' });
 }

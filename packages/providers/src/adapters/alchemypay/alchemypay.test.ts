@@ -244,6 +244,8 @@ describe('alchemypay webhooks', () => {
     const webhook = alchemyPayWebhook(onRampFields(status), CONTRACT_NOW_MS);
     const outcome = await adapter.verifyWebhook(webhook.rawBody, webhook.headers);
     expect(outcome.kind === 'event' && outcome.event.status).toBe(mapped);
+    // Only a refund may end a payment whose card was charged.
+    expect(outcome.kind === 'event' && outcome.event.refunded === true).toBe(status === 'REFUNDED');
   });
 
   it("gives the card failure's message as the reason", async () => {

@@ -82,6 +82,8 @@ export function banxaOrderEvent(
       rawStatus,
       providerReference: orderId,
       ...(reason ? { reason } : {}),
+      ...(walletAddress ? { destination: { address: walletAddress } } : {}),
+      ...(rawStatus === 'refunded' ? { refunded: true } : {}),
     },
   };
 }

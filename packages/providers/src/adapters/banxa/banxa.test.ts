@@ -289,7 +289,10 @@ describe('banxa order status mapping', () => {
     ['expired', 'failed'],
     ['refunded', 'failed'],
   ])('%s maps to %s', (rawStatus, status) => {
-    expect(banxaOrderEvent(banxaOrder(id, rawStatus), id)).toMatchObject({ kind: 'event', event: { status, rawStatus } });
+    const read = banxaOrderEvent(banxaOrder(id, rawStatus), id);
+    expect(read).toMatchObject({ kind: 'event', event: { status, rawStatus } });
+    // Only a refund may end a payment whose card was charged.
+    expect(read.kind === 'event' && read.event.refunded === true).toBe(rawStatus === 'refunded');
   });
 
   it('ignores an unknown status and a sell order', () => {

@@ -66,6 +66,10 @@ export function binanceOrderEvent(order: Record<string, unknown>): ProviderWebho
     rawStatus: `${code} ${mapped.name}`,
     paymentId: paymentIdOfBinanceOrder(orderId),
     providerReference: orderId,
+    // The pre-order's destination, where the order reports it back.
+    walletAddress: typeof order.address === 'string' ? order.address : undefined,
+    network: typeof order.network === 'string' ? order.network : undefined,
+    asset: typeof order.cryptoCurrency === 'string' ? order.cryptoCurrency : undefined,
     reason: mapped.reason,
   }).event;
 }

@@ -231,6 +231,7 @@ describe('binance order look-up', () => {
       status: 'paid',
       rawStatus: '20 COMPLETED',
       providerReference: `${compactId(o.paymentId)}_2`,
+      destination: { asset: 'USDC' },
     });
   });
 

@@ -33,7 +33,9 @@ import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
  * - presetFiatAmount holds only in USD, CAD, GBP and EUR (generating-onramp-url, as issue 35 read it): Coinbase is
  *   offered for those currencies only (descriptor.currencies). Even there the customer can change
  *   the amount in Coinbase's page: the chain decides what arrived.
- * - Status: GET <API>/onramp/v1/buy/user/<partnerUserRef>/transactions?page_size=1 (newest first):
+ * - Status: GET <API>/onramp/v1/buy/user/<partnerUserRef>/transactions?page_size=10 (newest first), the
+ *   transaction pinned on the payment, else the newest to its wallet (`wallet_address`, with
+ *   `purchase_network` and `purchase_currency` the rest of its destination):
  *   ONRAMP_TRANSACTION_STATUS_SUCCESS is `paid` (Coinbase sent the crypto; its tx_hash is kept),
  *   ..._FAILED `failed`, ..._CREATED and ..._IN_PROGRESS `pending`.
  *
@@ -68,6 +70,8 @@ export const COINBASE_API_URL = 'https://api.developer.coinbase.com';
 export const COINBASE_PAY_URL = 'https://pay.coinbase.com';
 /** The documented sandbox: guest checkout with the test card 4242 4242 4242 4242, no real purchase. */
 export const COINBASE_SANDBOX_PAY_URL = 'https://pay-sandbox.coinbase.com';
+/** Transactions of one partnerUserRef read per look-up, newest first: a stranger's under the same ref must not hide ours. */
+export const COINBASE_TRANSACTIONS_READ = 10;
 /** A session token is good for 5 minutes and once. */
 export const COINBASE_TOKEN_LIFETIME_MS = 5 * 60_000;
 
@@ -90,6 +94,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // One session token call.
   checkoutDeadlineMs: 8_000,
   webhook: null,
+  reportsDestination: true,
   delivers: 'native',
   settings,
   hosts: { live: COINBASE_PAY_URL, test: COINBASE_SANDBOX_PAY_URL },
@@ -168,7 +173,7 @@ async function coinbaseTransactionStatus(
   const url = `${apiUrl}/onramp/v1/buy/user/${encodeURIComponent(query.paymentId)}/transactions`;
   const response = await http.request({
     method: 'GET',
-    url: `${url}?page_size=1`,
+    url: `${url}?page_size=${COINBASE_TRANSACTIONS_READ}`,
     headers: { authorization: await bearer('GET', url), accept: 'application/json' },
     signal,
     retryable: true,
@@ -176,8 +181,9 @@ async function coinbaseTransactionStatus(
   if (response.statusCode === 404) return null;
   const body = lookupAnswer('Coinbase', 'transaction status', response);
   if (!isObject(body) || !Array.isArray(body.transactions)) throw new Error('Coinbase answered without a transactions array');
-  const [latest] = body.transactions;
-  if (!isObject(latest) || typeof latest.status !== 'string') return null;
+  const transactions = body.transactions.filter(isObject);
+  const latest = ourTransaction(transactions, query);
+  if (!latest || typeof latest.status !== 'string') return null;
   const status = COINBASE_TRANSACTION_STATUS[latest.status];
   // A status word the mapping does not know says nothing yet: asked again later.
   if (!status) return null;
@@ -187,8 +193,26 @@ async function coinbaseTransactionStatus(
     paymentId: query.paymentId,
     providerReference: typeof latest.transaction_id === 'string' ? latest.transaction_id : undefined,
     walletAddress: typeof latest.wallet_address === 'string' ? latest.wallet_address : undefined,
+    network: typeof latest.purchase_network === 'string' ? latest.purchase_network : undefined,
+    asset: typeof latest.purchase_currency === 'string' ? latest.purchase_currency : undefined,
     reason: status === 'failed' ? 'Coinbase could not complete the purchase.' : undefined,
   });
   const txHash = typeof latest.tx_hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(latest.tx_hash) ? latest.tx_hash : undefined;
   return txHash ? { ...event, txHash } : event;
+}
+
+/**
+ * partnerUserRef is a URL parameter anyone can put on a purchase of their own: the transaction
+ * followed is the one pinned on the payment (none while Coinbase does not list it), else the newest
+ * delivering to the payment's wallet. None such: the newest speaks, and the gateway refuses it as
+ * another wallet's.
+ */
+function ourTransaction(newestFirst: readonly Record<string, unknown>[], query: ProviderStatusQuery): Record<string, unknown> | undefined {
+  if (query.providerReference) return newestFirst.find((transaction) => transaction.transaction_id === query.providerReference);
+  const wallet = query.walletAddress?.toLowerCase();
+  return (
+    newestFirst.find(
+      (transaction) => typeof transaction.wallet_address === 'string' && transaction.wallet_address.toLowerCase() === wallet,
+    ) ?? newestFirst[0]
+  );
 }

@@ -197,10 +197,26 @@ describe('coinbase transaction status', () => {
       status: mapped,
       rawStatus: status,
       match: { paymentId: order.paymentId, providerReference: '1f087a54-ff1f-62e8-9f85-aa77ac0499a5' },
+      destination: { address: order.walletAddress, network: 'polygon', asset: 'USDC' },
     });
     expect(event?.txHash).toBe(mapped === 'paid' ? hash : undefined);
-    expect(fake.lookups[0]!.path).toBe(`/onramp/v1/buy/user/${order.paymentId}/transactions?page_size=1`);
+    expect(fake.lookups[0]!.path).toBe(`/onramp/v1/buy/user/${order.paymentId}/transactions?page_size=10`);
     expect(fake.lookups[0]!.jwt?.claims.uris).toEqual([`GET ${new URL(fake.url).host}/onramp/v1/buy/user/${order.paymentId}/transactions`]);
+  });
+
+  it("a stranger's newer transaction under our partnerUserRef does not hide ours: the pinned one, else the newest to the wallet", async () => {
+    const stranger = {
+      ...transaction('ONRAMP_TRANSACTION_STATUS_FAILED'),
+      transaction_id: 'stranger',
+      wallet_address: `0x${'9'.repeat(40)}`,
+    };
+    fake.transactions.set(order.paymentId, [stranger, transaction('ONRAMP_TRANSACTION_STATUS_SUCCESS')]);
+    const adapter = await build();
+    const read = (extra: object) => adapter.status!({ paymentId: order.paymentId, ...extra }, { signal: AbortSignal.timeout(3000) });
+    await expect(read({ walletAddress: order.walletAddress.toLowerCase() })).resolves.toMatchObject({ status: 'paid' });
+    await expect(read({ providerReference: '1f087a54-ff1f-62e8-9f85-aa77ac0499a5' })).resolves.toMatchObject({ status: 'paid' });
+    await expect(read({ providerReference: 'gone' })).resolves.toBeNull();
+    await expect(read({})).resolves.toMatchObject({ providerReference: 'stranger', destination: { address: stranger.wallet_address } });
   });
 
   it('null while Coinbase has no transaction, or one in a status it does not document; a failed look-up throws', async () => {

@@ -32,7 +32,10 @@ export function guardarianTransactionEvent(transaction: Record<string, unknown>)
     paymentId,
     providerReference: id && /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : undefined,
     walletAddress: typeof payout.payout_address === 'string' ? payout.payout_address : undefined,
+    network: typeof transaction.to_network === 'string' ? transaction.to_network : undefined,
+    asset: typeof transaction.to_currency === 'string' ? transaction.to_currency : undefined,
     reason: mapped.reason,
+    refunded: raw === 'refunded',
   });
   const hash = transaction.output_hash;
   return mapped.status === 'paid' && typeof hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(hash) ? { ...event, txHash: hash } : event;

@@ -179,6 +179,7 @@ describe('guardarian status look-up', () => {
       status: 'paid',
       rawStatus: 'finished',
       providerReference: created.providerReference,
+      destination: { address: sampleOrder('EUR').walletAddress, network: 'MATIC', asset: 'USDC' },
       txHash: `0x${'cd'.repeat(32)}`,
     });
   });
@@ -217,6 +218,9 @@ describe('guardarian webhook (unsigned: a hint)', () => {
   it.each(Object.entries(GUARDARIAN_STATUS).map(([raw, mapped]) => [raw, mapped.status] as const))(
     'status %s maps to %s, naming the payment, the transaction and the wallet',
     (raw, status) => {
+      const read = guardarianWebhookEvent(Buffer.from(JSON.stringify(webhook(5517577077, raw, o.paymentId, o.walletAddress))));
+      // Only a refund may end a payment whose card was charged.
+      expect(read.kind === 'event' && read.event.refunded === true).toBe(raw === 'refunded');
       expect(guardarianWebhookEvent(Buffer.from(JSON.stringify(webhook(5517577077, raw, o.paymentId, o.walletAddress))))).toMatchObject({
         kind: 'event',
         event: {

@@ -65,6 +65,7 @@ describe('moonpay status', () => {
       status: 'paid',
       rawStatus: 'completed',
       providerReference: 'defb7c52-7bd3-422b-9052-374df50cc51a',
+      destination: { address: '0x52908400098527886E0F7030069857D2E4169EE7' },
     });
     expect(requests.map((url) => [url.pathname, Object.fromEntries(url.searchParams)])).toEqual([[LOOKUP_PATH, { apiKey: live.API_KEY }]]);
   });

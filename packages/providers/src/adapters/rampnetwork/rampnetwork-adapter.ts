@@ -85,6 +85,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimumCurrency: 'USD',
   flow: 'url',
   webhook: 'ECDSA secp256k1/SHA-256, X-Body-Signature',
+  reportsDestination: true,
   delivers: 'native',
   settings,
   hosts: { live: 'https://app.rampnetwork.com', test: 'https://app.demo.rampnetwork.com' },

@@ -1,5 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
+import { destination } from '../../support/webhook-event';
 
 /**
  * Ramp's purchase webhooks (https://docs.rampnetwork.com/webhooks): `{"type": "CREATED" |
@@ -7,7 +8,8 @@ import type { ProviderWebhookEvent } from '../../provider-contract';
  * (RampNetwork/ramp-instant-sdk src/types.ts: id, receiverAddress, status, asset, …). Off-ramp
  * sales come as `{"type", "mode": "OFFRAMP", "payload": RampSale}` and are not ours.
  * Ramp takes no order reference of ours: a purchase is matched by the wallet it pays
- * (`receiverAddress`, the temporary wallet) and by its own id.
+ * (`receiverAddress`, the temporary wallet) and by its own id; its destination is that wallet and
+ * its `asset` (`symbol` MATIC_USDC, `chain` MATIC).
  */
 const PURCHASE_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
   INITIALIZED: 'pending',
@@ -49,6 +51,8 @@ export function rampWebhookEvent(body: unknown): { kind: 'event'; event: Provide
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const providerReference = text(purchase.id);
   const walletAddress = text(purchase.receiverAddress);
+  const asset = isRecord(purchase.asset) ? purchase.asset : {};
+  const delivers = destination({ address: walletAddress, network: text(asset.chain), asset: text(asset.symbol) });
   return {
     kind: 'event',
     event: {
@@ -57,6 +61,9 @@ export function rampWebhookEvent(body: unknown): { kind: 'event'; event: Provide
       rawStatus,
       ...(providerReference ? { providerReference } : {}),
       ...(REASON[rawStatus] ? { reason: REASON[rawStatus] } : {}),
+      ...(Object.keys(delivers).length > 0 ? { destination: delivers } : {}),
+      // RETURNED: the money went back to the customer.
+      ...(type === 'RETURNED' ? { refunded: true } : {}),
     },
   };
 }

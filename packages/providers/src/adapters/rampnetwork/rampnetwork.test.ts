@@ -197,6 +197,14 @@ describe('rampnetwork purchase status mapping', () => {
     });
   });
 
+  it('reports where the purchase delivers, and RETURNED as a refund; the descriptor says Ramp documents the destination', () => {
+    const released = rampWebhookEvent(purchaseEvent('RELEASED', 'RELEASED', wallet));
+    expect(released).toMatchObject({ event: { destination: { address: wallet, network: 'MATIC', asset: 'USDC' } } });
+    expect(released.kind === 'event' && released.event.refunded).toBeFalsy();
+    expect(rampWebhookEvent(purchaseEvent('RETURNED', 'RELEASED', wallet))).toMatchObject({ event: { status: 'failed', refunded: true } });
+    expect(rampnetwork.descriptor.reportsDestination).toBe(true);
+  });
+
   it('ignores unknown event types, unknown purchase statuses and events without a purchase', () => {
     expect(rampWebhookEvent(purchaseEvent('PING', 'RELEASED', wallet)).kind).toBe('ignored');
     expect(rampWebhookEvent(purchaseEvent('CREATED', 'SOMETHING_NEW', wallet)).kind).toBe('ignored');

@@ -51,6 +51,7 @@ export function sardineOrderEvent(order: Record<string, unknown>, word: unknown 
     providerReference: reference,
     walletAddress: typeof wallet === 'string' ? wallet : undefined,
     reason: mapped.reason,
+    refunded: raw.toLowerCase() === 'refunded',
   });
   const hash = [withdrawal.txHash, order.transactionHash].find((value) => typeof value === 'string' && TX_HASH.test(value));
   return mapped.status === 'paid' && typeof hash === 'string' ? { ...event, txHash: hash } : event;

@@ -232,6 +232,7 @@ describe('sardine status look-up (Get Order(s) by referenceId)', () => {
       status: 'paid',
       rawStatus: 'Complete',
       providerReference: `${o.paymentId}:2`,
+      destination: { address: o.walletAddress },
       txHash: `0x${'ef'.repeat(32)}`,
     });
   });
@@ -265,7 +266,10 @@ describe('sardine status look-up (Get Order(s) by referenceId)', () => {
     'order status %s maps to %s',
     async (raw, status) => {
       fake.addOrder(order({ referenceId: o.paymentId, status: raw.charAt(0).toUpperCase() + raw.slice(1) }));
-      await expect((await build()).status!({ paymentId: o.paymentId }, { signal: signal() })).resolves.toMatchObject({ status });
+      const event = await (await build()).status!({ paymentId: o.paymentId }, { signal: signal() });
+      expect(event).toMatchObject({ status });
+      // Only a refund may end a payment whose card was charged.
+      expect(event?.refunded === true).toBe(raw === 'refunded');
     },
   );
 });

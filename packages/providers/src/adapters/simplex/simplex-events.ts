@@ -46,6 +46,7 @@ export function simplexEvent(event: unknown): ProviderWebhookEvent | undefined {
     providerReference: payment.id,
     reason:
       status === 'declined' ? 'Simplex declined the card payment.' : status === 'failed' ? 'Simplex refunded the card payment.' : undefined,
+    refunded: event.name === 'payment_simplexcc_refunded',
   }).event;
 }
 

@@ -341,6 +341,8 @@ describe('simplex webhook (unsigned: a hint)', () => {
       event: { status: mapped, rawStatus: name, match: { paymentId: order.paymentId, providerReference: payment.id } },
       acknowledgement: { statusCode: 200 },
     });
+    // Only a refund may end a payment whose card was charged.
+    expect(outcome.kind === 'event' && outcome.event.refunded === true).toBe(name === 'payment_simplexcc_refunded');
   });
 
   it('ignores an unknown event name; refuses a body that is not an event', () => {

@@ -41,6 +41,8 @@ export function stripeWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pro
     paymentId: typeof metadata.payment_id === 'string' ? metadata.payment_id : undefined,
     providerReference: typeof session.id === 'string' ? session.id : undefined,
     walletAddress: typeof details.wallet_address === 'string' ? details.wallet_address : undefined,
+    network: typeof details.destination_network === 'string' ? details.destination_network : undefined,
+    asset: typeof details.destination_currency === 'string' ? details.destination_currency : undefined,
     reason: status === 'declined' ? 'Stripe could not accept this purchase (its checks refused it).' : undefined,
   });
 }

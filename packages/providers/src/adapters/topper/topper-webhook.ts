@@ -64,6 +64,8 @@ export function topperWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pro
       rawStatus: name,
       ...(providerReference ? { providerReference } : {}),
       ...(reason ? { reason } : {}),
+      ...(walletAddress ? { destination: { address: walletAddress } } : {}),
+      ...(name === 'order:crypto-onramp:refund:completed' ? { refunded: true } : {}),
     },
   };
 }

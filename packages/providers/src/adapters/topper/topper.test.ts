@@ -244,6 +244,7 @@ describe('topper webhook signature', () => {
       status: 'pending',
       rawStatus: 'order:crypto-onramp:charged',
       providerReference: '966b8e24-6a65-442a-942e-577f16288789',
+      destination: { address: order.walletAddress },
     });
   });
 });
@@ -265,6 +266,8 @@ describe('topper webhook events', () => {
     const outcome = read(name);
     expect(outcome.kind).toBe('event');
     if (outcome.kind === 'event') expect([outcome.event.status, outcome.event.rawStatus]).toEqual([status, name]);
+    // Only a refund may end a payment whose card was charged.
+    expect(outcome.kind === 'event' && outcome.event.refunded === true).toBe(name === 'order:crypto-onramp:refund:completed');
   });
 
   it('covers every on-ramp event of docs/webhooks.mdx and nothing else', () => {

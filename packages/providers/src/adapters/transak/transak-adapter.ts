@@ -30,7 +30,8 @@ import { transakWebhookEvent } from './transak-webhook';
  * - Session: POST <gateway host>/api/v2/auth/session, header `access-token`, JSON {"widgetParams"}
  *   → {"data": {"widgetUrl"}}, single use, valid 5 minutes. Backend only; partner IPs whitelisted.
  * - Webhook: JSON {"data": "<JWT>"}, HS256 keyed by the partner access token; its claims'
- *   `webhookData` is the order (`id`, `partnerOrderId`, `status`, `walletAddress`).
+ *   `webhookData` is the order (`id`, `partnerOrderId`, `status`; `walletAddress`, `network` and
+ *   `cryptoCurrency` its destination).
  * - Hosts: API api-stg.transak.com / api.transak.com (production host inferred from staging's name,
  *   not stated on a page read); gateway api-gateway-stg.transak.com / api-gateway.transak.com;
  *   widget global-stg.transak.com / global.transak.com. Each API host is a setting (a fake, a proxy).
@@ -48,8 +49,9 @@ import { transakWebhookEvent } from './transak-webhook';
  *   was revoked, or refreshed outside this gateway) drops the stored token and is tried once more
  *   with a fresh one, within the same checkout deadline.
  * - The webhook is verified with the current token, then the previous one (a refresh between
- *   Transak signing and our receiving). No freshness check: the JWT carries no documented time.
- * - FAILED (e.g. a card decline), CANCELLED, EXPIRED and REFUNDED are `failed` with a reason;
+ *   Transak signing and our receiving). No freshness check: the JWT carries no documented time
+ *   (`webhookUntimed`: each order and status is recorded once, and only forward).
+ * - FAILED (e.g. a card decline), CANCELLED, EXPIRED and REFUNDED (a refund) are `failed` with a reason;
  *   COMPLETED ("crypto sent") is `paid`; every other documented status is `pending`.
  */
 
@@ -93,6 +95,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // The refresh-token call (when no token is stored) and the session call.
   checkoutDeadlineMs: 12_000,
   webhook: 'HS256 JWT in the body, keyed by the partner access token',
+  webhookUntimed: true,
+  reportsDestination: true,
   delivers: 'native',
   settings,
   hosts: { live: 'https://global.transak.com', test: 'https://global-stg.transak.com' },

@@ -34,7 +34,7 @@ export function transakWebhookEvent(
   const order = claims.webhookData;
   if (typeof order !== 'object' || order === null || Array.isArray(order))
     throw new ProviderWebhookError('Transak webhook has no webhookData');
-  const { status: rawStatus, partnerOrderId, id, walletAddress, isBuyOrSell } = order as Record<string, unknown>;
+  const { status: rawStatus, partnerOrderId, id, walletAddress, network, cryptoCurrency, isBuyOrSell } = order as Record<string, unknown>;
   if (typeof rawStatus !== 'string' || rawStatus === '') throw new ProviderWebhookError('Transak webhookData has no status');
   if (typeof isBuyOrSell === 'string' && isBuyOrSell.toUpperCase() !== 'BUY')
     return { kind: 'ignored', why: `a ${isBuyOrSell.slice(0, 10)} order` };
@@ -46,6 +46,9 @@ export function transakWebhookEvent(
     paymentId: typeof partnerOrderId === 'string' ? partnerOrderId : undefined,
     providerReference: typeof id === 'string' ? id : undefined,
     walletAddress: typeof walletAddress === 'string' ? walletAddress : undefined,
+    network: typeof network === 'string' ? network : undefined,
+    asset: typeof cryptoCurrency === 'string' ? cryptoCurrency : undefined,
     reason: REASON[rawStatus],
+    refunded: rawStatus === 'REFUNDED',
   });
 }

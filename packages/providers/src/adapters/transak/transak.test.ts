@@ -271,6 +271,16 @@ describe('transak webhook', () => {
     if (mapped === 'failed') expect(outcome.kind === 'event' && outcome.event.reason).toMatch(/Transak/);
   });
 
+  it('reports the wallet, network and asset the order delivers to, and REFUNDED as a refund; its JWT signs no time', () => {
+    const read = (status: string) => transakWebhookEvent({ webhookData: order(sample.paymentId, sample.walletAddress, status) });
+    expect(read('COMPLETED')).toMatchObject({
+      event: { destination: { address: sample.walletAddress, network: 'polygon', asset: 'USDC' } },
+    });
+    expect(read('REFUNDED')).toMatchObject({ event: { status: 'failed', refunded: true } });
+    for (const status of ['FAILED', 'CANCELLED', 'EXPIRED']) expect(read(status)).not.toMatchObject({ event: { refunded: true } });
+    expect(transak.descriptor).toMatchObject({ webhookUntimed: true, reportsDestination: true });
+  });
+
   it('covers the ten statuses of the documented list; ignores sell orders and unknown statuses', () => {
     expect(Object.keys(TRANSAK_ORDER_STATUS)).toHaveLength(10);
     expect(

@@ -31,8 +31,9 @@ import { transfiOrderEvent, transfiWebhookEvent } from './transfi-webhook';
  *   `MID` → {"orderId": "OR-…", "paymentUrl", "partnerContext", "redirectUrl"}.
  * - GET <API>/v2/orders/{orderId}, same headers → {"data": {"orderId", "status", …}}.
  * - Webhook: JSON {entityType, entityId, status, user, order}, `X-Transfi-Hmac-Hash` the hex
- *   HMAC-SHA256 of the raw body keyed by the webhook secret of the dashboard. It signs no time:
- *   no staleness check is possible; a replay can only repeat a status, which moves forward only.
+ *   HMAC-SHA256 of the raw body keyed by the webhook secret of the dashboard. It signs no time
+ *   (`webhookUntimed`): no staleness check is possible; each order and status is recorded once,
+ *   and only forward. Its order's `walletAddress` and `cryptoTicker` are the destination.
  * - API hosts https://sandbox-api.transfi.com (sandbox) and https://api.transfi.com; each is the
  *   API_URL setting's default for its mode. Sandbox and production credentials differ.
  *
@@ -105,6 +106,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // One order call.
   checkoutDeadlineMs: 8_000,
   webhook: 'HMAC-SHA256, X-Transfi-Hmac-Hash',
+  webhookUntimed: true,
+  reportsDestination: true,
   delivers: 'native',
   settings,
   hosts: { live: 'https://pay-widget.transfi.com', test: 'https://sandbox-pay-widget.transfi.com' },

@@ -42,6 +42,13 @@ export function transfiOrderEvent(
     paymentId: typeof context.paymentId === 'string' ? context.paymentId : undefined,
     providerReference: typeof order.orderId === 'string' ? order.orderId : undefined,
     walletAddress: typeof order.walletAddress === 'string' ? order.walletAddress : undefined,
+    // The webhook's order names its ticker (USDCPOLYGON: the asset and its network), Get Order its withdrawCurrency.
+    asset:
+      typeof order.cryptoTicker === 'string'
+        ? order.cryptoTicker
+        : typeof order.withdrawCurrency === 'string'
+          ? order.withdrawCurrency
+          : undefined,
     reason: REASONS[rawStatus],
   });
 }

@@ -225,6 +225,13 @@ describe('transfi webhook', () => {
     if (read.kind === 'event') expect(read.event.reason !== undefined).toBe(mapped === 'declined' || mapped === 'failed');
   });
 
+  it('reports the wallet and ticker the order delivers to; signs no time, so the gateway records each event once', () => {
+    expect(transfiWebhookEvent(Buffer.from(JSON.stringify(event(order.walletAddress, 'asset_settled'))))).toMatchObject({
+      event: { destination: { address: order.walletAddress, asset: 'USDCPOLYGON' } },
+    });
+    expect(transfi.descriptor).toMatchObject({ webhookUntimed: true, reportsDestination: true });
+  });
+
   it('ignores user events, sell orders and undocumented statuses; refuses a body without an order', () => {
     expect(transfiWebhookEvent(Buffer.from(JSON.stringify(event(order.walletAddress, 'kyc_success', 'UX-1', 'user')))).kind).toBe(
       'ignored',

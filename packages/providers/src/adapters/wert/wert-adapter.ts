@@ -33,7 +33,8 @@ import { wertOrderEvent, wertWebhookEvent } from './wert-order';
  *   (nothing editable by the customer), commodity `USDC`, network `polygon`, wallet_address,
  *   currency, currency_amount (a JSON number written from the decimal string, never through a float).
  * - Checkout: <widget origin>/<PARTNER_ID>/widget?session_id=…&click_id=<payment id>&redirect_url=<receipt page>.
- * - Status: the Data API searched by click_id (our payment id); the newest order with that click_id speaks.
+ * - Status: the Data API searched by click_id (our payment id): the order pinned on the payment, else
+ *   the newest with that click_id delivering to the payment's wallet (`address`), speaks.
  * - Webhooks are unsigned (`webhookUnsigned`): each is a hint, answered 200, on which the gateway asks `status()`.
  *
  * Choices where the docs are open, and facts not confirmed on a page read:
@@ -82,6 +83,7 @@ const descriptor: ProviderDescriptor<typeof wertSettings> = {
   checkoutDeadlineMs: 8_000,
   webhook: 'none: unsigned (a hint; the order is looked up)',
   webhookUnsigned: true,
+  reportsDestination: true,
   delivers: 'native',
   settings: wertSettings,
   hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },
@@ -168,6 +170,18 @@ export async function wertOrderStatus(
     throw new Error('Wert answered the order look-up without success and a data array');
   }
   const orders = body.data.filter((item): item is Record<string, unknown> => isObject(item) && item.click_id === query.paymentId);
-  const latest = orders.sort((a, b) => String(b.created_at ?? '').localeCompare(String(a.created_at ?? '')))[0];
-  return (latest && wertOrderEvent(latest)) ?? null;
+  const newestFirst = orders.sort((a, b) => String(b.created_at ?? '').localeCompare(String(a.created_at ?? '')));
+  const chosen = ourOrder(newestFirst, query);
+  return (chosen && wertOrderEvent(chosen)) ?? null;
+}
+
+/**
+ * The click_id is a URL parameter anyone can put on an order of their own: the order followed is the
+ * one already pinned (none while Wert does not list it), else the newest delivering to the payment's
+ * wallet. None such: the newest speaks, and the gateway refuses it as another wallet's.
+ */
+function ourOrder(newestFirst: readonly Record<string, unknown>[], query: ProviderStatusQuery): Record<string, unknown> | undefined {
+  if (query.providerReference) return newestFirst.find((order) => order.order_id === query.providerReference);
+  const wallet = query.walletAddress?.toLowerCase();
+  return newestFirst.find((order) => typeof order.address === 'string' && order.address.toLowerCase() === wallet) ?? newestFirst[0];
 }

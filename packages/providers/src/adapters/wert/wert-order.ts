@@ -30,7 +30,10 @@ export const WERT_ORDER_EVENTS: Readonly<Record<string, ProviderPaymentStatus>> 
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 
-/** One order of the Data API's `data`, read into the gateway's words; undefined for a status word not mapped. */
+/**
+ * One order of the Data API's `data`, read into the gateway's words (its `address`, `network` and
+ * `commodity` the destination); undefined for a status word not mapped.
+ */
 export function wertOrderEvent(order: Record<string, unknown>): ProviderWebhookEvent | undefined {
   const raw = typeof order.status === 'string' ? order.status : '';
   const mapped = WERT_ORDER_STATUS[raw];
@@ -41,6 +44,8 @@ export function wertOrderEvent(order: Record<string, unknown>): ProviderWebhookE
     paymentId: typeof order.click_id === 'string' ? order.click_id : undefined,
     providerReference: typeof order.order_id === 'string' ? order.order_id : undefined,
     walletAddress: typeof order.address === 'string' ? order.address : undefined,
+    network: typeof order.network === 'string' ? order.network : undefined,
+    asset: typeof order.commodity === 'string' ? order.commodity : undefined,
     reason: mapped.reason,
   });
   const hash = order.tx_id;

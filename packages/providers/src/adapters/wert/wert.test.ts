@@ -168,7 +168,25 @@ describe('wert status look-up (Data API)', () => {
       status: 'paid',
       rawStatus: 'success',
       providerReference: '01GMAPHCFE06G3Y8FG2KW9BAM0',
+      destination: { address: sampleOrder('USD').walletAddress },
       txHash: `0x${'ef'.repeat(32)}`,
+    });
+  });
+
+  it("a stranger's newer order under our click_id does not hide ours: the pinned order, else the newest to the wallet, speaks", async () => {
+    const adapter = await build();
+    const wallet = sampleOrder('USD').walletAddress;
+    const stranger = '0x9999999999999999999999999999999999999999';
+    fake.addOrder(dataApiOrder({ order_id: 'OURS', status: 'success', created_at: '2026-11-25 10:40:00' }));
+    fake.addOrder(dataApiOrder({ order_id: 'STRANGER', status: 'failed', address: stranger, created_at: '2026-11-25 11:40:00' }));
+    const read = (extra: object) => adapter.status!({ ...query, ...extra }, { signal: signal() });
+    await expect(read({ walletAddress: wallet.toLowerCase() })).resolves.toMatchObject({ providerReference: 'OURS', status: 'paid' });
+    await expect(read({ providerReference: 'OURS' })).resolves.toMatchObject({ providerReference: 'OURS' });
+    await expect(read({ providerReference: 'GONE', walletAddress: wallet })).resolves.toBeNull();
+    // None to the wallet: the newest speaks, with its destination, which the gateway then refuses as another wallet's.
+    await expect(read({ walletAddress: '0x1111111111111111111111111111111111111111' })).resolves.toMatchObject({
+      providerReference: 'STRANGER',
+      destination: { address: stranger },
     });
   });
 

@@ -21,6 +21,7 @@ const descriptor: ProviderDescriptor<typeof wertSettings> = {
   flow: 'session',
   webhook: 'none: unsigned (a hint; the order is looked up) (at /webhooks/wert)',
   webhookUnsigned: true,
+  reportsDestination: true,
   delivers: 'native',
   settings: wertSettings,
   hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },
