@@ -1,0 +1,52 @@
+import { GatewayError } from './errors';
+
+/**
+ * How far one order goes: a customer makes a handful of attempts (a declined card, another
+ * provider); anyone holding the order's address_in (it is in every checkout link) or a payment's
+ * key could otherwise record attempts without end, each one more row every read of the order walks.
+ */
+
+/** Payments recorded per wallet (one order): Process Payment, the hosted checkout's links and second chances alike. */
+export const DEFAULT_ORDER_ATTEMPTS_MAX = 20;
+
+/** Second chances taken from one payment. */
+export const DEFAULT_SECOND_CHANCES_MAX = 5;
+
+export function orderAttemptsExhaustedError(max: number): GatewayError {
+  return new GatewayError(
+    'order_attempts_exhausted',
+    `this order has had its ${max} payment attempts, the most one order may have; to pay, go back to the shop for a new payment ` +
+      'link (a new order)',
+    'address',
+  );
+}
+
+export function paymentKeyRequiredError(): GatewayError {
+  return new GatewayError(
+    'payment_key_required',
+    'this payment can be continued only in the browser it was started in (or with the checkout_link Process Payment returned); ' +
+      'open the payment link the shop gave you',
+  );
+}
+
+export function crossSiteRequestError(): GatewayError {
+  return new GatewayError(
+    'cross_site_request',
+    "this form is accepted only from this gateway's own receipt page; open your receipt and choose again",
+  );
+}
+
+export type PostOrigin = 'same_origin' | 'no_browser_headers' | 'cross_site';
+
+/**
+ * Where a POST comes from, by the headers browsers set themselves: Sec-Fetch-Site must say
+ * same-origin, and Origin must be the gateway's own (`ownOrigin`, from PUBLIC_URL). A request with
+ * neither is not from a current browser (curl, a server): it still needs the payment's key.
+ */
+export function postOrigin(headers: { origin?: string; secFetchSite?: string }, ownOrigin: string): PostOrigin {
+  const { origin, secFetchSite } = headers;
+  if (origin === undefined && secFetchSite === undefined) return 'no_browser_headers';
+  if (secFetchSite !== undefined && secFetchSite.toLowerCase() !== 'same-origin') return 'cross_site';
+  if (origin !== undefined && origin.toLowerCase() !== ownOrigin.toLowerCase()) return 'cross_site';
+  return 'same_origin';
+}
