@@ -215,6 +215,11 @@ describe('POST /payment/<id>/retry', () => {
     expect(sixth.statusCode).toBe(409);
     expect(sixth.body).toContain('tried too many times');
     expect(await paymentsOf(walletId)).toBe(6);
+    // Its receipt offers no more.
+    expect(await retryForm(started)).toEqual({});
+    expect((await app.inject({ url: `/payment/${started.paymentId}`, headers: { cookie: started.cookie } })).body).toContain(
+      'Go back to the shop to try again',
+    );
   });
 });
 

@@ -12,6 +12,11 @@ export const DEFAULT_ORDER_ATTEMPTS_MAX = 20;
 /** Second chances taken from one payment. */
 export const DEFAULT_SECOND_CHANCES_MAX = 5;
 
+/** Whether a payment that gave `taken` second chances may give another (the repository claims it atomically by the same rule). */
+export function secondChanceLeft(taken: number, max: number): boolean {
+  return taken < max;
+}
+
 export function orderAttemptsExhaustedError(max: number): GatewayError {
   return new GatewayError(
     'order_attempts_exhausted',

@@ -14,6 +14,7 @@ import {
   isUuid,
   matchingPaymentKey,
   secondChanceFormToken,
+  secondChanceLeft,
 } from '@gateway/domain';
 import type { PaymentReceiptRepository, ReceiptDepositRecord } from '@gateway/db/payment-redirect';
 
@@ -184,6 +185,8 @@ export interface ReceiptServiceOptions {
   explorerTxUrl: string | null;
   /** Names the payment's provider (also one no longer offered). */
   providers: Pick<ProviderCatalogue, 'describe'>;
+  /** SECOND_CHANCES_MAX: a payment that gave as many offers none. */
+  secondChancesMax: number;
   /** The providers a payment may be paid with instead (PaymentService.secondChanceFor). */
   secondChanceFor(payment: {
     provider: string;
@@ -226,7 +229,7 @@ export class ReceiptService {
       href: `/payment/${attempt.id}`,
     });
     const choices =
-      paidAttempt || !progress.declined
+      paidAttempt || !progress.declined || !secondChanceLeft(record.secondChances, this.options.secondChancesMax)
         ? []
         : await this.options.secondChanceFor({ ...record, usdcArrived: record.deposits.some((d) => d.status !== 'orphaned') });
     // Held: every deposit went as far as it goes on its own; its step is done, and the next says why it stops there.

@@ -293,6 +293,8 @@ export interface PaymentReceiptRecord {
   providerReason: string | null;
   /** SHA-256 of its key; null for a payment recorded before keys existed (migration 027). */
   keyHash: Buffer | null;
+  /** Second chances taken from it. */
+  secondChances: number;
   deposits: ReceiptDepositRecord[];
   /**
    * The payments of the same wallet that attemptThatPaid needs to credit its deposits, oldest
@@ -355,7 +357,7 @@ export class PaymentReceiptRepository {
       text: `SELECT p.id, p.amount::text AS amount, p.currency, p.provider, p.created_at, p.provider_status, p.provider_reason,
                     d.status AS deposit_status, d.amount::text AS deposit_amount, d.tx_hash, d.seen_at, d.token,
                     po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified,
-                    p.customer_key_hash,
+                    p.customer_key_hash, p.second_chances,
                     (SELECT json_agg(json_build_object('id', a.id, 'provider', a.provider, 'created_at', a.created_at,
                                                        'provider_tx_hash', a.provider_tx_hash)
                                      ORDER BY a.created_at, a.id)
@@ -397,6 +399,7 @@ export class PaymentReceiptRepository {
       providerStatus: first.provider_status,
       providerReason: first.provider_reason,
       keyHash: first.customer_key_hash,
+      secondChances: first.second_chances,
       deposits: rows
         .filter((row) => row.deposit_status !== null)
         .map((row) => ({
@@ -515,6 +518,7 @@ interface ReceiptRow {
   provider_status: ProviderPaymentStatus | null;
   provider_reason: string | null;
   customer_key_hash: Buffer | null;
+  second_chances: number;
   deposit_status: string | null;
   deposit_amount: string | null;
   tx_hash: string | null;
