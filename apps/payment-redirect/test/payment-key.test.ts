@@ -168,7 +168,8 @@ describe('POST /payment/<id>/retry', () => {
     const before = await paymentsOf(walletId);
     for (const headers of [
       { origin: 'https://evil.example' } as Record<string, string>,
-      { origin: 'null' },
+      // A sandboxed frame on another site: Origin null, and the fetch metadata says where it is.
+      { origin: 'null', 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
       { origin: PUBLIC_URL, 'sec-fetch-site': 'cross-site' },
     ]) {
@@ -180,7 +181,8 @@ describe('POST /payment/<id>/retry', () => {
     expect((await retry(started.paymentId, fields, { origin: PUBLIC_URL })).statusCode).toBe(403);
     expect(await paymentsOf(walletId)).toBe(before);
     // From the receipt page itself: the new payment, with its own key for the browser.
-    const own = await retry(started.paymentId, fields, { cookie: started.cookie, origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' });
+    // From the receipt page itself (Chromium sends Origin null there: the page's Referrer-Policy is no-referrer).
+    const own = await retry(started.paymentId, fields, { cookie: started.cookie, origin: 'null', 'sec-fetch-site': 'same-origin' });
     expect(own.statusCode).toBe(303);
     const next = /^\/payment\/([0-9a-f-]{36})\/continue$/.exec(own.headers.location as string)![1]!;
     const cookie = own.cookies.find((c) => c.path === `/payment/${next}`)!;

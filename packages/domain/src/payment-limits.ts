@@ -41,17 +41,21 @@ export function crossSiteRequestError(): GatewayError {
   );
 }
 
-export type PostOrigin = 'same_origin' | 'no_browser_headers' | 'cross_site';
+/** `unknown`: nothing says where it comes from (not a current browser, or one that hides it): the payment's key decides alone. */
+export type PostOrigin = 'same_origin' | 'unknown' | 'cross_site';
 
 /**
- * Where a POST comes from, by the headers browsers set themselves: Sec-Fetch-Site must say
- * same-origin, and Origin must be the gateway's own (`ownOrigin`, from PUBLIC_URL). A request with
- * neither is not from a current browser (curl, a server): it still needs the payment's key.
+ * Where a POST comes from, by the headers browsers set themselves: Sec-Fetch-Site, when sent, must
+ * say same-origin, and Origin, when it names one, must be the gateway's own (`ownOrigin`, from
+ * PUBLIC_URL). `Origin: null` names none: browsers send it for a form posted from a page whose
+ * Referrer-Policy is no-referrer, which every page of the payment host has (measured with Chromium
+ * on the receipt's own form), as well as from sandboxed frames; Sec-Fetch-Site still tells those
+ * apart. A request with neither (curl, a server, an old browser) still needs the payment's key.
  */
 export function postOrigin(headers: { origin?: string; secFetchSite?: string }, ownOrigin: string): PostOrigin {
-  const { origin, secFetchSite } = headers;
-  if (origin === undefined && secFetchSite === undefined) return 'no_browser_headers';
+  const { secFetchSite } = headers;
+  const origin = headers.origin === 'null' ? undefined : headers.origin;
   if (secFetchSite !== undefined && secFetchSite.toLowerCase() !== 'same-origin') return 'cross_site';
   if (origin !== undefined && origin.toLowerCase() !== ownOrigin.toLowerCase()) return 'cross_site';
-  return 'same_origin';
+  return secFetchSite === undefined && origin === undefined ? 'unknown' : 'same_origin';
 }

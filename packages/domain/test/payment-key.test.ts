@@ -69,13 +69,15 @@ describe('the payment key', () => {
 describe('where a POST comes from', () => {
   const own = 'https://pay.shop.test';
   it.each([
-    [{}, 'no_browser_headers'],
+    [{}, 'unknown'],
+    [{ origin: 'null' }, 'unknown'],
+    [{ origin: 'null', secFetchSite: 'same-origin' }, 'same_origin'],
+    [{ origin: 'null', secFetchSite: 'cross-site' }, 'cross_site'],
     [{ origin: own }, 'same_origin'],
     [{ origin: 'HTTPS://PAY.SHOP.TEST' }, 'same_origin'],
     [{ secFetchSite: 'same-origin' }, 'same_origin'],
     [{ origin: own, secFetchSite: 'same-origin' }, 'same_origin'],
     [{ origin: 'https://evil.example' }, 'cross_site'],
-    [{ origin: 'null' }, 'cross_site'],
     [{ origin: 'http://pay.shop.test' }, 'cross_site'],
     [{ origin: 'https://pay.shop.test:8443' }, 'cross_site'],
     [{ secFetchSite: 'same-site' }, 'cross_site'],
