@@ -38,8 +38,6 @@ export const ERROR_CODES = {
   callback_registered_elsewhere: 409,
   /** The order (address_in) has had ORDER_ATTEMPTS_MAX payment attempts: a new order is a new link from the shop. */
   order_attempts_exhausted: 409,
-  /** The payment has had SECOND_CHANCES_MAX second chances. */
-  second_chances_exhausted: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,

@@ -6,13 +6,13 @@ import { sendCheckoutFailed } from '../payment/checkout-failed-page';
 import { cookieKeys, givePaymentKey, sendPaymentRefused } from '../payment/payment-key-cookie';
 import { receiptParams } from './schemas';
 
-// A second-chance form carries one short field.
+// A second-chance form carries two short fields.
 const FORM_BODY_LIMIT = 1024;
 
 /** The customer's live receipt: where every provider sends the customer back. */
 export const receiptRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string }> = async (app, { publicUrl }) => {
   const ownOrigin = new URL(publicUrl).origin;
-  // The receipt's forms post `provider=<id>` (HTML forms, no JavaScript needed).
+  // The receipt's forms post `provider=<id>&form_token=…` (HTML forms, no JavaScript needed).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) =>
     done(null, Object.fromEntries(new URLSearchParams(String(body)))),
   );
