@@ -3,6 +3,7 @@ import type { Pool, QueryConfig } from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { PaymentReceiptRepository } from '../src/repositories/payment-repository';
 import { PaymentStatusRepository } from '../src/repositories/payment-status-repository';
+import { DepositRepository } from '../src/repositories/deposit-repository';
 
 // Issue 35: an order soaked with attempts (71,000 under a soak) made its receipt and Check Payment
 // Status slower with every attempt, since both read all of them. Seeded here with 20,000 attempts, each
@@ -22,6 +23,7 @@ let reporter: string;
 let latest: string[];
 let reportedTx: string;
 let timeRuleTx: string;
+const depositIds: string[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase('bounded_attempt_reads');
@@ -53,11 +55,12 @@ beforeAll(async () => {
     [reportedTx, 0],
     [timeRuleTx, 1],
   ] as const) {
-    await db.pool.query(
+    const deposit = await db.pool.query<{ id: string }>(
       `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, seen_at)
-       VALUES (137, $1, $2, 10, $3, $4, $5, 25000000, 'seen', now())`,
+       VALUES (137, $1, $2, 10, $3, $4, $5, 25000000, 'seen', now()) RETURNING id::text`,
       [tx, logIndex, hex(32), walletId, hex(20)],
     );
+    depositIds.push(deposit.rows[0]!.id);
   }
   await db.pool.query('ANALYZE payments');
   await db.pool.query('ANALYZE deposits');
@@ -118,5 +121,14 @@ describe('an order with 20,000 attempts', () => {
     const status = await statuses.findByIpnToken(ipnToken);
     expect(status!.payments.map((payment) => payment.id)).toEqual(latest);
     expect(await rowsTouched(db.pool, 'payments', () => statuses.findByIpnToken(ipnToken))).toBeLessThan(BOUND);
+  });
+
+  it("the chain watcher's attempts of each new deposit (its checkout-to-USDC time): the reporting one and the latest, a bounded read", async () => {
+    const deposits = new DepositRepository(db.pool, 137);
+    const [reported, timed] = await deposits.checkoutsOf(depositIds);
+    expect(reported!.attempts.map((attempt) => attempt.id)).toContain(reporter);
+    expect(timed!.attempts.map((attempt) => attempt.id)).toContain(latest[0]);
+    expect(timed!.attempts.length).toBeLessThanOrEqual(21);
+    expect(await rowsTouched(db.pool, 'payments', () => deposits.checkoutsOf(depositIds))).toBeLessThan(BOUND);
   });
 });
