@@ -1,7 +1,8 @@
 // The second chance in a real browser (Debian's Chromium): the card is declined at one provider
 // (the sandbox standing in for MoonPay), the receipt page offers the other providers for the same
 // order and temporary wallet, the customer clicks one (the sandbox standing in for it too) and pays;
-// the merchant gets exactly one callback and every receipt names the provider that paid.
+// the merchant gets exactly one callback and every receipt names the provider that paid. The same
+// receipt in another browser, without the payment's key, offers nothing to act with.
 // Screenshots: e2e/artifacts/second-chance-*.png (git-ignored).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -88,6 +89,17 @@ it('declined at MoonPay, paid at Banxa from the receipt page: one callback, Banx
   expect(choices).toContain('banxa');
   expect(choices).not.toContain('moonpay');
   await screenshot(page, 'second-chance-declined');
+
+  // The same receipt in another browser (another device): what happened, but no form to act with (issue 35).
+  const elsewhere = await browser.newContext({ viewport: DESKTOP });
+  const stranger = await elsewhere.newPage();
+  await stranger.goto(`${stack.paymentUrl}/payment/${declinedId}`);
+  expect(await stranger.locator('h1').innerText()).toBe('Your card was declined');
+  expect(await stranger.locator('#second-chance').count()).toBe(0);
+  expect(await stranger.locator('#second-chance-elsewhere').innerText()).toContain('in the browser you started the payment in');
+  const link = await stranger.goto(`${stack.paymentUrl}/payment/${declinedId}/checkout`);
+  expect(link?.status()).toBe(403);
+  await elsewhere.close();
 
   // One click: a new payment for the same wallet, straight to Banxa's checkout (the sandbox's).
   await page.locator('#second-chance button[data-provider="banxa"]').click();

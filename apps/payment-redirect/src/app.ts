@@ -67,8 +67,8 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   await app.register(hostedCheckoutService, { config });
 
   await app.register(pagesPlugin, { viewsDir: join(APP_ROOT, 'views'), assetsDir: join(APP_ROOT, 'assets') });
-  await app.register(paymentRoutes);
-  await app.register(receiptRoutes);
+  await app.register(paymentRoutes, { publicUrl: config.publicUrl });
+  await app.register(receiptRoutes, { publicUrl: config.publicUrl });
   await app.register(hostedCheckoutRoutes);
   await app.register(webhookRoutes);
   return app;

@@ -17,7 +17,7 @@ import {
   runtimeSettings,
   serverSettings,
 } from '@gateway/config';
-import { DEFAULT_STATUS_POLL_SCHEDULE, type SealingKeyRing } from '@gateway/domain';
+import { DEFAULT_ORDER_ATTEMPTS_MAX, DEFAULT_SECOND_CHANCES_MAX, DEFAULT_STATUS_POLL_SCHEDULE, type SealingKeyRing } from '@gateway/domain';
 import { PROVIDER_MODULES, providerEnvironmentSchema } from '@gateway/providers';
 import { SAMPLE_RATE_FILE } from '@gateway/rates';
 
@@ -50,6 +50,20 @@ export const paymentRedirectSettings = Type.Object({
         "customer the error page; unset, each provider's own deadline applies (its descriptor's), set, the shorter of the two",
     }),
   ),
+  ORDER_ATTEMPTS_MAX: Type.Integer({
+    default: DEFAULT_ORDER_ATTEMPTS_MAX,
+    minimum: 1,
+    maximum: 1_000_000,
+    description:
+      'payments one order (one address_in) may have: Process Payment, the hosted checkout and second chances alike; one more is ' +
+      'refused with 409 order_attempts_exhausted (a customer makes a handful; raise it for a shop that reuses one callback URL for every order)',
+  }),
+  SECOND_CHANCES_MAX: Type.Integer({
+    default: DEFAULT_SECOND_CHANCES_MAX,
+    minimum: 0,
+    maximum: 100,
+    description: "second chances (the receipt's other providers) one payment may give; one more is refused with 409; 0 turns them off",
+  }),
   SANDBOX_CHECKOUT: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'off',
     description:

@@ -14,9 +14,23 @@ let addressIn: string;
 const temporary = '0x3333333333333333333333333333333333333333' as EvmAddress;
 
 const order = (provider: string) => ({ address: addressIn, amount: '75.00', provider, email: 'jane@shop.io', currency: 'USD' });
-const pay = (provider: string, accept = 'text/html') =>
-  app.inject({ method: 'GET', url: '/process-payment.php', query: order(provider), headers: { accept } });
-const open = (paymentId: string) => app.inject({ method: 'GET', url: `/payment/${paymentId}/checkout`, headers: { accept: 'text/html' } });
+/** Each payment's key, as the customer's browser holds it (the cookie Process Payment set, or the key of a JSON client's link). */
+const keys = new Map<string, string>();
+async function pay(provider: string, accept = 'text/html') {
+  const response = await app.inject({ method: 'GET', url: '/process-payment.php', query: order(provider), headers: { accept } });
+  for (const cookie of response.cookies) keys.set(cookie.path!.split('/')[2]!, cookie.value);
+  if (accept === 'application/json' && response.statusCode === 200) {
+    const body = response.json();
+    keys.set(body.payment_id, new URL(body.checkout_link).searchParams.get('key')!);
+  }
+  return response;
+}
+const open = (paymentId: string) =>
+  app.inject({
+    method: 'GET',
+    url: `/payment/${paymentId}/checkout`,
+    headers: { accept: 'text/html', cookie: `payment_key=${keys.get(paymentId) ?? ''}` },
+  });
 
 /** Stands a provider's adapter in with `make`, recording each order and idempotency key it was asked with. */
 function provider(id: string, make: (order: CheckoutOrder, call: number) => CreatedCheckout) {
@@ -53,7 +67,7 @@ describe('a single-use session that expires (Transak)', () => {
     const body = response.json();
     expect(body.checkout_url).toBe(`https://global-stg.transak.com/?sessionId=${body.payment_id}-1`);
     expect(Date.parse(body.checkout_expires_at) - Date.now()).toBeGreaterThan(290_000);
-    expect(body.checkout_link).toBe(`${config.publicUrl}/payment/${body.payment_id}/checkout`);
+    expect(body.checkout_link).toBe(`${config.publicUrl}/payment/${body.payment_id}/checkout?key=${keys.get(body.payment_id)}`);
     expect(calls.map((call) => call.idempotencyKey)).toEqual([body.payment_id]);
   });
 

@@ -48,7 +48,7 @@ async function waitForBlockedInserts(): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const { rows } = await fixture.db.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO payments%'`,
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO payments%'`,
     );
     if ((rows[0]?.n ?? 0) > 0) return;
     if (Date.now() > deadline) throw new Error('no Process Payment reached its insert');

@@ -3,7 +3,8 @@ import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import type { PaymentRedirectConfig } from '../src/config';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 
-const fixture = paymentRedirectFixture('pay_hostile');
+// One wallet takes every hostile request that gets as far as a payment: more than one order's ORDER_ATTEMPTS_MAX.
+const fixture = paymentRedirectFixture('pay_hostile', { ORDER_ATTEMPTS_MAX: '1000' });
 let app: FastifyInstance;
 let config: PaymentRedirectConfig;
 let addressIn: string;

@@ -58,7 +58,8 @@ describe('GET /process-payment.php', () => {
     // The sandbox link lives an hour; the customer's link opens a fresh one after that.
     const expires = Number(new URL(body.checkout_url).searchParams.get('expires')) * 1000;
     expect(body.checkout_expires_at).toBe(new Date(expires).toISOString());
-    expect(body.checkout_link).toBe(`${config.publicUrl}/payment/${body.payment_id}/checkout`);
+    // The customer's link carries the payment's key (issue 35), never the checkout URL.
+    expect(body.checkout_link).toMatch(new RegExp(`^${config.publicUrl}/payment/${body.payment_id}/checkout\\?key=[A-Za-z0-9_-]{43}$`));
   });
 
   it('refuses a plain payout address with 400 telling to send address_in', async () => {

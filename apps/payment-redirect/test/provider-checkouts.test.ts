@@ -202,7 +202,8 @@ function providerEnv(id: string): Record<string, string> {
   );
 }
 
-const fixture = paymentRedirectFixture('provider-checkouts', { SANDBOX_CHECKOUT: 'off' });
+// One wallet takes every provider's payments here: more than one order's ORDER_ATTEMPTS_MAX.
+const fixture = paymentRedirectFixture('provider-checkouts', { SANDBOX_CHECKOUT: 'off', ORDER_ATTEMPTS_MAX: '1000' });
 let dir: string;
 const temporary = '0x4444444444444444444444444444444444444444' as EvmAddress;
 

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { sealAddressIn, type EvmAddress } from '@gateway/domain';
+import { sealAddressIn, secondChanceFormToken, type EvmAddress } from '@gateway/domain';
 import { SANDBOX_WEBHOOK_SIGNATURE_HEADER, signSandboxWebhook } from '@gateway/providers';
 import type { PaymentRedirectConfig } from '../src/config';
 import { paymentRedirectFixture, payout } from './support/payment-redirect-fixture';
@@ -27,6 +27,10 @@ async function newOrder(): Promise<Order> {
   return { walletId, addressIn, ipnToken };
 }
 
+/** Each payment's key, as the customer's browser holds it (issue 35: the second chance needs it). */
+const keys = new Map<string, string>();
+const keyCookie = (paymentId: string) => ({ cookie: `payment_key=${keys.get(paymentId) ?? ''}` });
+
 async function startPayment(order: Order, provider = 'moonpay'): Promise<string> {
   const response = await app.inject({
     url: '/process-payment.php',
@@ -34,7 +38,9 @@ async function startPayment(order: Order, provider = 'moonpay'): Promise<string>
     headers: { accept: 'application/json' },
   });
   expect(response.statusCode).toBe(200);
-  return response.json().payment_id;
+  const { payment_id: paymentId, checkout_link: link } = response.json();
+  keys.set(paymentId, new URL(link).searchParams.get('key')!);
+  return paymentId;
 }
 
 // The other Polygon USDC (USDC_TOKEN_ADDRESS is native USDC by default), as the chain watcher records it.
@@ -83,7 +89,7 @@ async function forward(order: Order, deposit: { id: string; txHash: string }, de
   );
 }
 
-const receipt = (paymentId: string) => app.inject({ url: `/payment/${paymentId}` });
+const receipt = (paymentId: string) => app.inject({ url: `/payment/${paymentId}`, headers: keyCookie(paymentId) });
 
 /** The page's steps as `<state>: <label> (<detail>)`, the step the payment stands at marked `*`. */
 function stepsOf(body: string): string[] {
@@ -321,13 +327,19 @@ describe('GET /payment/<id>: the words for each provider status', () => {
 });
 
 describe('the second chance: another provider for the same order and wallet', () => {
-  const retry = (paymentId: string, provider: string) =>
-    app.inject({
+  // As the receipt's form posts it, from the browser holding the key (payment-key.test.ts: anyone else is refused).
+  const retry = async (paymentId: string, provider: string) => {
+    const key = keys.get(paymentId) ?? '';
+    const response = await app.inject({
       method: 'POST',
       url: `/payment/${paymentId}/retry`,
-      payload: new URLSearchParams({ provider }).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ provider, form_token: secondChanceFormToken(key, paymentId) }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://pay.shop.test', ...keyCookie(paymentId) },
     });
+    const next = response.cookies[0];
+    if (next) keys.set(next.path!.split('/')[2]!, next.value);
+    return response;
+  };
   const offered = (body: string) => [...body.matchAll(/name="provider" value="([a-z0-9]+)"/g)].map((match) => match[1]);
 
   it('a declined payment offers, as one form each, the other providers that accept the order', async () => {
@@ -372,7 +384,7 @@ describe('the second chance: another provider for the same order and wallet', ()
     );
     expect(rows[1]).toEqual({ ...rows[0], provider: 'banxa', status: 'redirected' });
     expect(rows[1].wallet_id).toBe(order.walletId);
-    const checkout = await app.inject({ url: `/payment/${second}/checkout` });
+    const checkout = await app.inject({ url: `/payment/${second}/checkout`, headers: keyCookie(second!) });
     expect(checkout.statusCode).toBe(302);
     expect(new URL(checkout.headers.location as string).searchParams.get('payment')).toBe(second);
 
@@ -409,13 +421,24 @@ describe('the second chance: another provider for the same order and wallet', ()
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(huge.statusCode).toBe(413);
-    // Not a form: no provider chosen.
-    const foreign = await app.inject({ method: 'POST', url, payload: 'provider=banxa', headers: { 'content-type': 'text/plain' } });
-    expect(foreign.statusCode).toBe(400);
-    const binary = await app.inject({ method: 'POST', url, payload: 'x', headers: { 'content-type': 'application/octet-stream' } });
+    // Not a form: no provider chosen, and no form token either (403 before anything else is looked at).
+    const headers = keyCookie(paymentId);
+    const foreign = await app.inject({
+      method: 'POST',
+      url,
+      payload: 'provider=banxa',
+      headers: { ...headers, 'content-type': 'text/plain' },
+    });
+    expect(foreign.statusCode).toBe(403);
+    const binary = await app.inject({
+      method: 'POST',
+      url,
+      payload: 'x',
+      headers: { ...headers, 'content-type': 'application/octet-stream' },
+    });
     expect(binary.statusCode).toBe(415);
-    const empty = await app.inject({ method: 'POST', url });
-    expect(empty.statusCode).toBe(400);
+    const empty = await app.inject({ method: 'POST', url, headers });
+    expect(empty.statusCode).toBe(403);
   });
 
   it('is not open while the provider is working or once USDC arrived (409), nor for an unknown payment (404)', async () => {

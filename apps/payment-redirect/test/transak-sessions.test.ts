@@ -11,7 +11,9 @@ import { paymentRedirectFixture } from './support/payment-redirect-fixture';
 // fails gives the customer the error page and a JSON client the error shape, never a 500.
 
 let fake: TransakFake;
+// One wallet takes every payment here (40 at once in the latency test): more than one order's ORDER_ATTEMPTS_MAX.
 const fixture = paymentRedirectFixture('transak_sessions', {
+  ORDER_ATTEMPTS_MAX: '1000',
   PROVIDER_TRANSAK_API_KEY: FAKE_API_KEY,
   PROVIDER_TRANSAK_API_SECRET: FAKE_API_SECRET,
   PROVIDER_TRANSAK_MODE: 'test',

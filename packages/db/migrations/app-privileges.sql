@@ -43,6 +43,7 @@ GRANT EXECUTE ON FUNCTION resend_failed_callback_delivery(uuid) TO :"wallet_cont
 -- wallet by its temporary address and records the payment and its checkout (which the customer's
 -- link renews once expired, migration 017); the providers' webhooks and its status polls (migration 021)
 -- update what the provider says;
+-- each payment's key is stored as its hash, and second chances and attempts per order are counted (migration 027);
 -- the receipt page reads the payment, the deposits into its wallet, the merchant leg's transaction
 -- and whether the callback was delivered. It never sees a wallet's payout address, callback URL or
 -- ipn_token.
@@ -51,10 +52,12 @@ GRANT SELECT, INSERT ON payments TO :"payment_redirect";
 GRANT UPDATE (status, checkout_url, checkout_error, checkout_form_fields, checkout_expires_at, checkout_single_use,
               checkout_served_at, checkout_attempts,
               provider_status, provider_raw_status, provider_reference, provider_reason, provider_updated_at, provider_tx_hash,
-              status_poll_due_at, status_polls)
+              status_poll_due_at, status_polls, second_chances)
   ON payments TO :"payment_redirect";
 -- A report without a signed time is recorded once (migration 026).
 GRANT SELECT, INSERT ON provider_report_events TO :"payment_redirect";
+-- Attempts asked per wallet (one order), counted as each payment is recorded (migration 027).
+GRANT SELECT, INSERT, UPDATE (attempts) ON wallet_payment_attempts TO :"payment_redirect";
 GRANT SELECT ON deposits TO :"payment_redirect";
 GRANT SELECT (deposit_id, leg, tx_hash) ON payouts TO :"payment_redirect";
 GRANT SELECT (deposit_id, status) ON callback_deliveries TO :"payment_redirect";

@@ -55,7 +55,15 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
   },
   'payment-redirect': {
     WalletLookupRepository: ['hasTemporaryAddress'],
-    PaymentRepository: ['insertManyForWallets', 'recordCheckouts', 'failCheckout', 'findCheckout', 'claimSingleUse', 'renewCheckout'],
+    PaymentRepository: [
+      'insertManyForWallets',
+      'claimSecondChance',
+      'recordCheckouts',
+      'failCheckout',
+      'findCheckout',
+      'claimSingleUse',
+      'renewCheckout',
+    ],
     PaymentReceiptRepository: ['findReceipt', 'recordProviderStatus'],
     ProviderStatusPollRepository: ['schedule', 'scheduleNowFor', 'find', 'recordPoll', 'listOverdue', 'stop'],
     ProviderEventRepository: ['save', 'find', 'tryLockConsumer'],
@@ -262,7 +270,7 @@ describe('wallet-control, as its role', () => {
       [randomUUID(), wallet.id],
     );
     const status = await repository('wallet-control', walletControl.PaymentStatusRepository).findByIpnToken(wallet.ipnToken);
-    expect(status).toMatchObject({ depositCount: 1, paymentCount: 1, forwarded: { count: 1 } });
+    expect(status).toMatchObject({ depositCount: 1, payments: [expect.anything()], forwarded: { count: 1 } });
 
     const deliveries = repository('wallet-control', walletControl.CallbackDeliveryRepository);
     const failed = await ownerDelivery(wallet.id, null, 'failed');
@@ -313,20 +321,34 @@ describe('payment-redirect, as its role', () => {
     expect(await repository('payment-redirect', paymentRedirect.WalletLookupRepository).hasTemporaryAddress(wallet.address)).toBe(true);
     const payments = repository('payment-redirect', paymentRedirect.PaymentRepository);
     const [paid, failed] = [randomUUID(), randomUUID()];
-    const base = { polygonAddress: wallet.address, amount: '25', currency: 'USD', provider: 'moonpay', email: 'jane@shop.io' };
+    const base = {
+      polygonAddress: wallet.address,
+      amount: '25',
+      currency: 'USD',
+      provider: 'moonpay',
+      email: 'jane@shop.io',
+      keyHash: randomBytes(32),
+    };
     expect(
-      await payments.insertManyForWallets([
-        { id: paid, ...base },
-        { id: failed, ...base },
-      ]),
-    ).toEqual([true, true]);
+      await payments.insertManyForWallets(
+        [
+          { id: paid, ...base },
+          { id: failed, ...base },
+        ],
+        20,
+      ),
+    ).toEqual(['recorded', 'recorded']);
+    // The wallet's attempts are counted (migration 027), and a payment's second chances.
+    expect(await payments.insertManyForWallets([{ ...base, id: randomUUID() }], 2)).toEqual(['attempts_exhausted']);
+    expect(await payments.claimSecondChance(failed, 1)).toBe(true);
+    expect(await payments.claimSecondChance(failed, 1)).toBe(false);
     expect(await payments.recordCheckouts([{ id: paid, checkoutUrl: 'https://buy.moonpay.com/?x=1', providerReference: 'mp-1' }])).toEqual([
       true,
     ]);
     expect(await payments.failCheckout(failed, 'provider answered 503')).toBe(true);
     // The customer's link: a form checkout, single use, handed out once, then renewed (migration 017).
     const session = randomUUID();
-    await payments.insertManyForWallets([{ id: session, ...base, provider: 'transak' }]);
+    await payments.insertManyForWallets([{ id: session, ...base, provider: 'transak' }], 20);
     const form = { checkoutUrl: 'https://checkout.example/pay', formFields: { payment_id: session }, singleUse: true };
     expect(await payments.recordCheckouts([{ id: session, ...form, expiresAt: new Date(Date.now() + 300_000) }])).toEqual([true]);
     expect(await payments.findCheckout(session)).toMatchObject({ attempts: 1, checkout: { formFields: { payment_id: session } } });

@@ -34,7 +34,10 @@ afterAll(() => db.drop());
 
 async function paymentIn(status: PaymentStatus, provider = 'moonpay', wallet = polygonAddress): Promise<string> {
   const id = randomUUID();
-  await payments.insertManyForWallets([{ id, polygonAddress: wallet, amount: '25.00', currency: 'USD', provider, email: 'jane@shop.io' }]);
+  await payments.insertManyForWallets(
+    [{ id, polygonAddress: wallet, amount: '25.00', currency: 'USD', provider, email: 'jane@shop.io', keyHash: randomBytes(32) }],
+    1000,
+  );
   if (status !== 'creating') {
     await db.pool.query(
       `UPDATE payments SET status = $2, checkout_url = CASE WHEN $2 = 'redirected' THEN 'https://x.example/' END WHERE id = $1`,

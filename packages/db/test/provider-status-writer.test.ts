@@ -118,7 +118,10 @@ describe('the provider status writer, over hostile input (seeded)', () => {
     for (let n = 0; n < CASES; n += 1) {
       const id = randomUUID();
       const reference = `mp_${randomBytes(6).toString('hex')}`;
-      await payments.insertManyForWallets([{ id, polygonAddress, amount: '25.00', currency: 'USD', provider: 'moonpay', email: 'a@b.io' }]);
+      await payments.insertManyForWallets(
+        [{ id, polygonAddress, amount: '25.00', currency: 'USD', provider: 'moonpay', email: 'a@b.io', keyHash: randomBytes(32) }],
+        1000,
+      );
       await payments.recordCheckouts([{ id, checkoutUrl: 'https://buy.moonpay.com/?x=1', providerReference: reference }]);
       // Some payments are paid already: a late webhook leaves them as they are.
       if (random.int(3) === 0) await db.pool.query(`UPDATE payments SET provider_status = 'paid' WHERE id = $1`, [id]);

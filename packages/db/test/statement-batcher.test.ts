@@ -151,7 +151,7 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
     const target = wallet('https://shop.io/ipn?order=payments');
     await new WalletRepository(db.pool).createOrGetMany([target]);
     const payments = new PaymentRepository(db.pool);
-    const record = createBatcher((batch: NewPayment[]) => payments.insertManyForWallets(batch), together);
+    const record = createBatcher((batch: NewPayment[]) => payments.insertManyForWallets(batch, 100), together);
     const batch = Array.from(
       { length: 41 },
       (_, i): NewPayment => ({
@@ -161,11 +161,12 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
         currency: 'USD',
         provider: 'moonpay',
         email: i === 7 ? 'jane\u0000@shop.io' : `jane${i}@shop.io`,
+        keyHash: randomBytes(32),
       }),
     );
     const results = await Promise.allSettled(batch.map(record));
     expect(results[7]).toMatchObject({ status: 'rejected', reason: { code: '22021' } });
-    expect(results.filter((r) => r.status === 'fulfilled' && r.value === true)).toHaveLength(40);
+    expect(results.filter((r) => r.status === 'fulfilled' && r.value === 'recorded')).toHaveLength(40);
     const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM payments');
     expect(rows[0].n).toBe(40);
   });
@@ -183,7 +184,9 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
         currency: 'USD',
         provider: 'moonpay',
         email: 'jane@shop.io',
+        keyHash: randomBytes(32),
       })),
+      100,
     );
     const record = createBatcher((batch: RecordedCheckout[]) => payments.recordCheckouts(batch), together);
     const results = await Promise.allSettled(

@@ -26,12 +26,18 @@ export const ERROR_CODES = {
   affiliate_consent_required: 403,
   /** A consent signature that does not recover to the payout address over the requested terms. */
   affiliate_consent_invalid: 403,
+  /** The checkout link or the second chance without the payment's key: only the browser that started the payment holds it. */
+  payment_key_required: 403,
+  /** A second chance posted from another site (Origin or Sec-Fetch-Site not this gateway's own). */
+  cross_site_request: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
   /** The callback URL belongs to a wallet with another payout address: a callback is only ever fired by its own wallet's payments. */
   callback_registered_elsewhere: 409,
+  /** The order (address_in) has had ORDER_ATTEMPTS_MAX payment attempts: a new order is a new link from the shop. */
+  order_attempts_exhausted: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,

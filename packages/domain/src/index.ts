@@ -38,6 +38,8 @@ export * from './provider-status-polls';
 export * from './provider-report';
 export * from './production-settings';
 export * from './second-chance';
+export * from './payment-key';
+export * from './payment-limits';
 export * from './deposit-attribution';
 export * from './other-usdc';
 export * from './uuid';

@@ -2,8 +2,9 @@ import { maskEmail } from '@gateway/domain';
 
 /**
  * Request URLs carry customer e-mails, merchant callback URLs (which often hold the shop's own
- * secret tokens) and ipn_tokens (which read a payment's status). Logs keep the e-mail's domain,
- * the callback's origin and the token's first characters (enough to find a payment with support).
+ * secret tokens), ipn_tokens (which read a payment's status) and payment keys (which act on a
+ * payment: the customer's checkout link). Logs keep the e-mail's domain, the callback's origin and
+ * the token's first characters (enough to find a payment with support), and nothing of a key.
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
@@ -16,6 +17,9 @@ export function redactUrl(url: string): string {
       changed = true;
     } else if (name === 'callback') {
       params.set(name, callbackOrigin(value));
+      changed = true;
+    } else if (name === 'key') {
+      params.set(name, '…');
       changed = true;
     } else if (name === 'ipn_token') {
       params.set(name, maskIpnToken(value));

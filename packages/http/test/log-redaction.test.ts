@@ -15,6 +15,12 @@ describe('redactUrl', () => {
     expect(redacted).not.toContain('q0m1cS3aZl9m4b8wYpV2Rr7o');
     expect(decodeURIComponent(redacted)).toContain('ipn_token=IJM9GL…');
   });
+  it("hides a payment's key whole: it acts on the payment (issue 35)", () => {
+    const key = 'kxaJU4BcNpQ3SAuuq8gZoxfV4AhUmL-C8kXoxmhIIZA';
+    const redacted = redactUrl(`/payment/6f1c2b9e-4d3a-4e8b-9a7c-2f5d8e1b3c40/checkout?key=${key}`);
+    expect(redacted).not.toContain(key.slice(0, 6));
+    expect(decodeURIComponent(redacted)).toBe('/payment/6f1c2b9e-4d3a-4e8b-9a7c-2f5d8e1b3c40/checkout?key=…');
+  });
   it('leaves URLs without sensitive parameters alone', () => {
     expect(redactUrl('/healthz')).toBe('/healthz');
     expect(redactUrl('/x?a=1&b=2')).toBe('/x?a=1&b=2');

@@ -20,6 +20,7 @@ export const paymentService = fp<{ config: PaymentRedirectConfig }>(
       rates: app.rateReader,
       publicUrl: config.publicUrl,
       ...(raw.CHECKOUT_TIMEOUT_MS !== undefined ? { checkoutTimeoutMs: raw.CHECKOUT_TIMEOUT_MS } : {}),
+      limits: { orderAttempts: raw.ORDER_ATTEMPTS_MAX, secondChances: raw.SECOND_CHANCES_MAX },
       log: app.log,
       countCheckout: (provider, outcome, failure) => checkoutMetrics.checkout(provider, outcome, failure),
       statusLookUps: app.providerStatus,

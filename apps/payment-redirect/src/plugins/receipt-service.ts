@@ -17,6 +17,7 @@ export const receiptService = fp<{ config: PaymentRedirectConfig }>(
         settledToken: config.raw.USDC_TOKEN_ADDRESS,
         explorerTxUrl: config.explorerTxUrl,
         providers: app.providers,
+        secondChancesMax: config.raw.SECOND_CHANCES_MAX,
         secondChanceFor: (payment) => payments.secondChanceFor(payment),
       }),
     );

@@ -3,6 +3,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import {
   checkoutLinkAction,
   GatewayError,
+  issuePaymentKey,
+  matchingPaymentKey,
+  orderAttemptsExhaustedError,
+  secondChanceFormTokenMatches,
   parseCurrency,
   parseFiatAmount,
   parsePaymentRequest,
@@ -20,7 +24,13 @@ import {
   unknownWalletError,
 } from '@gateway/domain';
 import { currentRatesOrDeferredError, type RateReader } from '@gateway/rates';
-import { createBatcher, type NewPayment, type PaymentRepository, type RecordedCheckout } from '@gateway/db/payment-redirect';
+import {
+  createBatcher,
+  type NewPayment,
+  type PaymentRecording,
+  type PaymentRepository,
+  type RecordedCheckout,
+} from '@gateway/db/payment-redirect';
 import {
   checkoutDeadlineMs,
   ProviderCheckoutError,
@@ -36,8 +46,10 @@ export interface StartedPayment {
   paymentId: string;
   provider: string;
   checkout: CreatedCheckout;
-  /** The customer's link to it, which opens a fresh checkout once this one is no longer usable. */
+  /** The customer's link to it, which opens a fresh checkout once this one is no longer usable; it carries the key. */
   link: string;
+  /** The payment's key, for the browser that started it alone (a cookie scoped to the payment). */
+  key: string;
 }
 
 /**
@@ -46,8 +58,18 @@ export interface StartedPayment {
  */
 export type CheckoutAudience = 'browser' | 'json' | 'link';
 
-/** Why a second chance was not started: no such payment, it is not open, or the provider cannot take the order. */
-export type RetryRefusal = 'no_payment' | 'closed' | 'provider_not_accepted';
+/**
+ * Why a second chance was not started: no such payment; not asked with the payment's key (the
+ * browser that started it holds it); it is not open; the provider cannot take the order; or the
+ * payment (SECOND_CHANCES_MAX) or its order (ORDER_ATTEMPTS_MAX) has had as many as it may.
+ */
+export type RetryRefusal = 'no_payment' | 'key_required' | 'closed' | 'provider_not_accepted' | 'exhausted';
+
+/** What a browser presents to act on a payment: the keys it sent (cookies, the link's query) and the second-chance form's token. */
+export interface PaymentCredentials {
+  keys: readonly string[];
+  formToken?: string;
+}
 
 export class RetryRefusedError extends Error {
   constructor(readonly refusal: RetryRefusal) {
@@ -55,13 +77,14 @@ export class RetryRefusedError extends Error {
   }
 }
 
-/** What the customer's link opens. */
-export type OpenedCheckout =
+/** What the customer's link opens, for the holder of the payment's `key`. */
+export type OpenedCheckout = (
   | { kind: 'checkout'; paymentId: string; providerId: string; target: CheckoutTarget; amount: string; currency: string }
   /** The provider has an order for this payment already, or USDC arrived: the receipt page. */
   | { kind: 'receipt'; paymentId: string }
   /** The payment's first checkout is still being created (a concurrent Process Payment). */
-  | { kind: 'wait'; paymentId: string };
+  | { kind: 'wait'; paymentId: string }
+) & { key: string };
 
 export interface PaymentServiceDeps {
   payments: PaymentRepository;
@@ -72,6 +95,8 @@ export interface PaymentServiceDeps {
   publicUrl: string;
   /** The operator's cap on every provider's checkout deadline (CHECKOUT_TIMEOUT_MS); each provider's own applies below it. */
   checkoutTimeoutMs?: number;
+  /** ORDER_ATTEMPTS_MAX and SECOND_CHANCES_MAX. */
+  limits: { orderAttempts: number; secondChances: number };
   log: FastifyBaseLogger;
   /** Counts checkouts by provider and outcome (created, refused, unavailable), and a failed one's kind. */
   countCheckout(provider: string, outcome: 'created' | 'refused' | 'unavailable', failure?: CheckoutFailureKind): void;
@@ -112,14 +137,17 @@ const BATCHING = { maxBatchSize: 64, maxInFlight: 4, lingerMs: 1 };
  * never half-recorded: it is 'redirected' with its URL, or 'checkout_failed' with the reason.
  */
 export class PaymentService {
-  private readonly recordPayment: (payment: NewPayment) => Promise<boolean>;
+  private readonly recordPayment: (payment: NewPayment) => Promise<PaymentRecording>;
   private readonly recordCheckout: (checkout: RecordedCheckout) => Promise<boolean>;
 
   /** Work left running after an answer (status look-ups' jobs being added): waited for before Redis closes. */
   private readonly running = new Set<Promise<void>>();
 
   constructor(private readonly deps: PaymentServiceDeps) {
-    this.recordPayment = createBatcher((payments: NewPayment[]) => deps.payments.insertManyForWallets(payments), BATCHING);
+    this.recordPayment = createBatcher(
+      (payments: NewPayment[]) => deps.payments.insertManyForWallets(payments, deps.limits.orderAttempts),
+      BATCHING,
+    );
     this.recordCheckout = createBatcher((checkouts: RecordedCheckout[]) => deps.payments.recordCheckouts(checkouts), BATCHING);
   }
 
@@ -156,14 +184,22 @@ export class PaymentService {
   /**
    * The second chance (`POST /payment/<id>/retry`): a new payment for the same wallet, order and
    * e-mail with `providerId`, recorded and sent to its checkout exactly as Process Payment does.
+   * Only for the holder of the payment's key, with the form's token derived from it; one of the
+   * payment's SECOND_CHANCES_MAX is taken before the new payment is recorded.
    */
-  async retry(paymentId: string, providerId: string, customerIp: string): Promise<StartedPayment> {
+  async retry(paymentId: string, providerId: string, customerIp: string, credentials: PaymentCredentials): Promise<StartedPayment> {
     const payment = await this.deps.payments.findCheckout(paymentId);
     if (!payment) throw new RetryRefusedError('no_payment');
+    if (!secondChanceFormTokenMatches(credentials.formToken ?? '', credentials.keys, payment.keyHash, paymentId)) {
+      throw new RetryRefusedError('key_required');
+    }
     if (!secondChanceOpen(payment.providerStatus, payment.hasDeposit)) throw new RetryRefusedError('closed');
     const choices = await this.secondChanceFor({ ...payment, usdcArrived: payment.hasDeposit });
     const chosen = choices.find((option) => option.provider.id === providerId);
     if (!chosen) throw new RetryRefusedError('provider_not_accepted');
+    if (!(await this.deps.payments.claimSecondChance(paymentId, this.deps.limits.secondChances))) {
+      throw new RetryRefusedError('exhausted');
+    }
     return this.begin(
       {
         temporaryAddress: payment.polygonAddress as EvmAddress,
@@ -174,7 +210,10 @@ export class PaymentService {
       },
       customerIp,
       'link',
-    );
+    ).catch((error: unknown) => {
+      if (error instanceof GatewayError && error.code === 'order_attempts_exhausted') throw new RetryRefusedError('exhausted');
+      throw error;
+    });
   }
 
   /** Records the payment, then asks its provider for the checkout and records that: Process Payment and the second chance alike. */
@@ -182,17 +221,18 @@ export class PaymentService {
     const adapter = this.deps.providers.adapter(request.provider.id);
     if (!adapter) throw new Error(`provider ${request.provider.id} is offered without an adapter`);
     const paymentId = randomUUID();
-    const recorded = await this.recordPayment({
+    const { key, hash } = issuePaymentKey();
+    const recording = await this.recordPayment({
       id: paymentId,
       polygonAddress: request.temporaryAddress,
       amount: request.amount.text,
       currency: request.currency,
       provider: request.provider.id,
       email: request.email,
+      keyHash: hash,
     });
-    if (!recorded) {
-      throw unknownWalletError();
-    }
+    if (recording === 'unknown_wallet') throw unknownWalletError();
+    if (recording === 'attempts_exhausted') throw orderAttemptsExhaustedError(this.deps.limits.orderAttempts);
     const order: CheckoutOrder = {
       paymentId,
       walletAddress: request.temporaryAddress,
@@ -214,7 +254,7 @@ export class PaymentService {
     // The look-up's job is added behind the answer: the schedule is recorded with the checkout (the
     // reconciler makes the job from it if this add is lost), and a failure is logged, never the customer's.
     if (statusPollDueAt) this.behind(this.deps.statusLookUps?.track(paymentId, request.provider.id, { scheduled: true }));
-    return { paymentId, provider: request.provider.id, checkout, link: checkoutLink(this.deps.publicUrl, paymentId) };
+    return { paymentId, provider: request.provider.id, checkout, link: checkoutLink(this.deps.publicUrl, paymentId, key), key };
   }
 
   /** Resolves once the work left running after the answers given so far is done (before Redis closes). */
@@ -231,13 +271,17 @@ export class PaymentService {
   /**
    * The customer's link (`/payment/<id>/checkout`): the recorded checkout while it is usable (a
    * reload), else a fresh one from the provider (expired, or single use and handed out before),
-   * unless the provider already has an order for the payment. Undefined for no such payment.
+   * unless the provider already has an order for the payment. Undefined for no such payment;
+   * 'key_required' when none of `keys` is the payment's (the checkout carries the customer's e-mail
+   * and wallet, and a fresh one is a new order at the provider).
    */
-  async open(paymentId: string, customerIp: string): Promise<OpenedCheckout | undefined> {
+  async open(paymentId: string, customerIp: string, keys: readonly string[]): Promise<OpenedCheckout | 'key_required' | undefined> {
     const payment = await this.deps.payments.findCheckout(paymentId);
     if (!payment) return undefined;
+    const key = matchingPaymentKey(keys, payment.keyHash);
+    if (!key) return 'key_required';
     const action = checkoutLinkAction(payment, Date.now());
-    if (action === 'receipt' || action === 'wait') return { kind: action, paymentId };
+    if (action === 'receipt' || action === 'wait') return { kind: action, paymentId, key };
     const adapter = this.deps.providers.adapter(payment.provider);
     if (action === 'reuse' && payment.checkout) {
       const { checkout } = payment;
@@ -246,11 +290,19 @@ export class PaymentService {
         const target: CheckoutTarget = checkout.formFields
           ? { kind: 'form', action: checkout.url, fields: checkout.formFields }
           : { kind: 'redirect', url: checkout.url };
-        return { kind: 'checkout', paymentId, providerId: payment.provider, target, amount: payment.amount, currency: payment.currency };
+        return {
+          kind: 'checkout',
+          paymentId,
+          providerId: payment.provider,
+          target,
+          amount: payment.amount,
+          currency: payment.currency,
+          key,
+        };
       }
     }
     // The provider is no longer offered (its settings removed): its payments show their receipt.
-    if (!adapter) return { kind: 'receipt', paymentId };
+    if (!adapter) return { kind: 'receipt', paymentId, key };
     const attempt = payment.attempts + 1;
     const order: CheckoutOrder = {
       paymentId,
@@ -272,6 +324,7 @@ export class PaymentService {
       target: checkout,
       amount: payment.amount,
       currency: payment.currency,
+      key,
     };
   }
 
@@ -336,9 +389,12 @@ function recordedCheckout(checkout: CreatedCheckout): Omit<RecordedCheckout, 'id
   };
 }
 
-/** The customer's link to a payment's checkout: the recorded one while usable, else a fresh one. */
-export function checkoutLink(publicUrl: string, paymentId: string): string {
-  return `${publicUrl}/payment/${paymentId}/checkout`;
+/**
+ * The customer's link to a payment's checkout (the recorded one while usable, else a fresh one),
+ * for a JSON client to hand its customer: it carries the key, which the link then gives the browser.
+ */
+export function checkoutLink(publicUrl: string, paymentId: string, key: string): string {
+  return `${publicUrl}/payment/${paymentId}/checkout?key=${key}`;
 }
 
 /** The customer's receipt page, every provider's return URL. */

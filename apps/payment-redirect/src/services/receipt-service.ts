@@ -12,6 +12,9 @@ import {
   type ReceiptProgress,
   type ReceiptStep,
   isUuid,
+  matchingPaymentKey,
+  secondChanceFormToken,
+  secondChanceLeft,
 } from '@gateway/domain';
 import type { PaymentReceiptRepository, ReceiptDepositRecord } from '@gateway/db/payment-redirect';
 
@@ -67,8 +70,14 @@ export interface ReceiptView {
   transactions: ReceiptTransactionView[];
   /** The provider gave up (declined, failed) and no USDC arrived; `reason` is the provider's own words, as a sentence. */
   declined: { reason: string | null } | null;
-  /** The other providers that accept this order, for the same wallet; null when the second chance is not open. */
-  secondChance: { action: string; choices: SecondChoiceView[] } | null;
+  /**
+   * The other providers that accept this order, for the same wallet, each a form carrying
+   * `formToken` (derived from the payment's key); null when the second chance is not open, or the
+   * page is not shown to the browser holding the key.
+   */
+  secondChance: { action: string; formToken: string; choices: SecondChoiceView[] } | null;
+  /** The second chance is open, but only in the browser holding the payment's key: this page says so instead. */
+  secondChanceElsewhere: boolean;
   /** The order was paid through a later attempt at another provider. */
   paidThrough: OtherAttemptView | null;
   /** A later attempt of the same order, not (yet) paid: the customer chose another provider. */
@@ -176,6 +185,8 @@ export interface ReceiptServiceOptions {
   explorerTxUrl: string | null;
   /** Names the payment's provider (also one no longer offered). */
   providers: Pick<ProviderCatalogue, 'describe'>;
+  /** SECOND_CHANCES_MAX: a payment that gave as many offers none. */
+  secondChancesMax: number;
   /** The providers a payment may be paid with instead (PaymentService.secondChanceFor). */
   secondChanceFor(payment: {
     provider: string;
@@ -193,10 +204,12 @@ export class ReceiptService {
     private readonly options: ReceiptServiceOptions,
   ) {}
 
-  async view(paymentId: string): Promise<ReceiptView | undefined> {
+  /** The receipt of `paymentId`; the second chance's forms only for a browser presenting its key among `keys`. */
+  async view(paymentId: string, keys: readonly string[] = []): Promise<ReceiptView | undefined> {
     if (!isUuid(paymentId)) return undefined;
     const record = await this.receipts.findReceipt(paymentId.toLowerCase());
     if (!record) return undefined;
+    const key = matchingPaymentKey(keys, record.keyHash);
     // A deposit is this payment's when it is credited to it, not to a later attempt of the same order.
     const creditedTo = (deposit: ReceiptDepositRecord) => attemptThatPaid(deposit, record.attempts);
     const own = record.deposits.filter((deposit) => creditedTo(deposit) === record.id);
@@ -216,7 +229,7 @@ export class ReceiptService {
       href: `/payment/${attempt.id}`,
     });
     const choices =
-      paidAttempt || !progress.declined
+      paidAttempt || !progress.declined || !secondChanceLeft(record.secondChances, this.options.secondChancesMax)
         ? []
         : await this.options.secondChanceFor({ ...record, usdcArrived: record.deposits.some((d) => d.status !== 'orphaned') });
     // Held: every deposit went as far as it goes on its own; its step is done, and the next says why it stops there.
@@ -273,9 +286,10 @@ export class ReceiptService {
       declined:
         progress.declined && !paidAttempt ? { reason: record.providerReason ? asSentence(record.providerReason) || null : null } : null,
       secondChance:
-        choices.length > 0
+        choices.length > 0 && key
           ? {
               action: `/payment/${record.id}/retry`,
+              formToken: secondChanceFormToken(key, record.id),
               choices: choices.map((option) => ({
                 id: option.provider.id,
                 name: option.provider.displayName,
@@ -285,6 +299,7 @@ export class ReceiptService {
               })),
             }
           : null,
+      secondChanceElsewhere: choices.length > 0 && !key,
       paidThrough: paidAttempt ? otherView(paidAttempt) : null,
       laterAttempt: progress.declined && !paidAttempt && later ? otherView(later) : null,
       waitingOn: progress.waitingOn,

@@ -139,7 +139,9 @@ export class DepositRepository {
   /**
    * For the time from checkout to USDC received: each deposit with the payments of its wallet it
    * may be credited to, those whose provider reported its transaction and the latest twenty created
-   * before it was seen (a wallet is one order; older ones cannot be credited).
+   * before it was seen (a wallet is one order; older ones cannot be credited). Two index look-ups
+   * (payments_provider_tx_hash_idx, payments_wallet_created_idx backwards), however many attempts
+   * the order has.
    */
   async checkoutsOf(depositIds: readonly string[]): Promise<DepositCheckouts[]> {
     if (depositIds.length === 0) return [];
@@ -153,10 +155,12 @@ export class DepositRepository {
       text: `SELECT d.id::text AS deposit_id, d.tx_hash, d.seen_at,
                     (SELECT json_agg(json_build_object('id', a.id, 'provider', a.provider, 'created_at', a.created_at,
                                                        'provider_tx_hash', a.provider_tx_hash))
-                     FROM (SELECT p.id, p.provider, p.created_at, p.provider_tx_hash FROM payments p
-                           WHERE p.wallet_id = d.wallet_id AND (p.provider_tx_hash = d.tx_hash OR p.created_at <= d.seen_at)
-                           ORDER BY p.provider_tx_hash = d.tx_hash DESC NULLS LAST, p.created_at DESC
-                           LIMIT 20) a) AS attempts
+                     FROM ((SELECT p.id, p.provider, p.created_at, p.provider_tx_hash FROM payments p
+                            WHERE p.provider_tx_hash = d.tx_hash AND p.wallet_id = d.wallet_id)
+                           UNION
+                           (SELECT p.id, p.provider, p.created_at, p.provider_tx_hash FROM payments p
+                            WHERE p.wallet_id = d.wallet_id AND p.created_at <= d.seen_at
+                            ORDER BY p.created_at DESC, p.id DESC LIMIT 20)) a) AS attempts
              FROM deposits d WHERE d.chain_id = $1 AND d.id = ANY($2::bigint[])`,
       values: [this.chainId, depositIds],
     });

@@ -26,7 +26,15 @@ export interface NewPayment {
   currency: string;
   provider: string;
   email: string;
+  /** SHA-256 of the payment's key (issuePaymentKey in @gateway/domain). */
+  keyHash: Buffer;
 }
+
+/**
+ * What became of a payment asked to be recorded: recorded; no wallet has its address; or its
+ * wallet (one order) has had as many payments as it may (ORDER_ATTEMPTS_MAX).
+ */
+export type PaymentRecording = 'recorded' | 'unknown_wallet' | 'attempts_exhausted';
 
 /** What the provider gave for a payment: the customer's checkout, and its own reference when it gives one. */
 export interface RecordedCheckout {
@@ -67,6 +75,8 @@ export interface PaymentCheckoutRecord {
   hasDeposit: boolean;
   /** Checkouts the provider gave for it so far. */
   attempts: number;
+  /** SHA-256 of its key; null for a payment recorded before keys existed (migration 027). */
+  keyHash: Buffer | null;
   checkout: {
     url: string;
     formFields: Record<string, string> | null;
@@ -81,19 +91,38 @@ export class PaymentRepository {
 
   /**
    * Records each payment ('creating': before its provider is asked for a checkout) against the
-   * wallet that owns its `polygonAddress`, the whole batch in one statement. Returns, per payment,
-   * false when no such wallet exists (a token sealed by us for a wallet since removed, or a database
-   * that does not match the keys).
+   * wallet that owns its `polygonAddress`, the whole batch in one statement, counting it in the
+   * wallet's attempts (wallet_payment_attempts, migration 027): a payment whose place among its
+   * wallet's attempts is beyond `attemptsMax` is not recorded. The count is the row's, updated under
+   * its lock, so concurrent batches never record more than `attemptsMax` between them; refused
+   * attempts count too. A statement that fails counts nothing (it is rolled back whole).
    */
-  async insertManyForWallets(payments: readonly NewPayment[]): Promise<boolean[]> {
-    const { rows } = await this.pool.query<{ id: string }>({
+  async insertManyForWallets(payments: readonly NewPayment[], attemptsMax: number): Promise<PaymentRecording[]> {
+    const { rows } = await this.pool.query<{ id: string; recorded: boolean }>({
       name: 'payments-insert-for-wallets',
-      text: `INSERT INTO payments (id, wallet_id, amount, currency, provider, email)
-             SELECT i.id, w.id, i.amount, i.currency, i.provider, i.email
-             FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[])
-               AS i(id, polygon_address, amount, currency, provider, email)
-             JOIN wallets w ON w.polygon_address = i.polygon_address
-             RETURNING id`,
+      text: `WITH input AS (
+               SELECT i.id, w.id AS wallet_id, i.amount, i.currency, i.provider, i.email, i.key_hash,
+                      row_number() OVER (PARTITION BY w.id ORDER BY i.ord) AS place
+               FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[], $7::bytea[])
+                 WITH ORDINALITY AS i(id, polygon_address, amount, currency, provider, email, key_hash, ord)
+               JOIN wallets w ON w.polygon_address = i.polygon_address
+             ),
+             asked AS (SELECT wallet_id, count(*) AS n FROM input GROUP BY wallet_id),
+             counted AS (
+               INSERT INTO wallet_payment_attempts AS c (wallet_id, attempts)
+               SELECT wallet_id, n FROM asked
+               ON CONFLICT (wallet_id) DO UPDATE SET attempts = c.attempts + EXCLUDED.attempts
+               RETURNING c.wallet_id, c.attempts
+             ),
+             recorded AS (
+               INSERT INTO payments (id, wallet_id, amount, currency, provider, email, customer_key_hash)
+               SELECT i.id, i.wallet_id, i.amount, i.currency, i.provider, i.email, i.key_hash
+               FROM input i JOIN asked a USING (wallet_id) JOIN counted c USING (wallet_id)
+               -- Its place among all the wallet's attempts: those counted before this statement, then its place in it.
+               WHERE c.attempts - a.n + i.place <= $8
+               RETURNING id
+             )
+             SELECT i.id, r.id IS NOT NULL AS recorded FROM input i LEFT JOIN recorded r ON r.id = i.id`,
       values: [
         payments.map((p) => p.id),
         payments.map((p) => p.polygonAddress.toLowerCase()),
@@ -101,10 +130,29 @@ export class PaymentRepository {
         payments.map((p) => p.currency),
         payments.map((p) => p.provider),
         payments.map((p) => p.email),
+        payments.map((p) => p.keyHash),
+        attemptsMax,
       ],
     });
-    const recorded = new Set(rows.map((row) => row.id));
-    return payments.map((payment) => recorded.has(payment.id));
+    const found = new Map(rows.map((row) => [row.id, row.recorded]));
+    return payments.map((payment) => {
+      const recorded = found.get(payment.id);
+      return recorded === undefined ? 'unknown_wallet' : recorded ? 'recorded' : 'attempts_exhausted';
+    });
+  }
+
+  /**
+   * Takes one of the payment's second chances; false when it has had `max` already (or no such
+   * payment). Taken before the new payment is recorded: a second chance whose checkout then fails
+   * still counts.
+   */
+  async claimSecondChance(id: string, max: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query({
+      name: 'payments-claim-second-chance',
+      text: 'UPDATE payments SET second_chances = second_chances + 1 WHERE id = $1 AND second_chances < $2',
+      values: [id, max],
+    });
+    return rowCount === 1;
   }
 
   /**
@@ -150,7 +198,7 @@ export class PaymentRepository {
                     EXISTS (SELECT 1 FROM deposits d WHERE d.wallet_id = p.wallet_id AND d.seen_at >= p.created_at
                             AND d.status <> 'orphaned') AS has_deposit,
                     p.checkout_attempts, p.checkout_url, p.checkout_form_fields, p.checkout_expires_at, p.checkout_single_use,
-                    p.checkout_served_at
+                    p.checkout_served_at, p.customer_key_hash
              FROM payments p JOIN wallets w ON w.id = p.wallet_id
              WHERE p.id = $1`,
       values: [id],
@@ -168,6 +216,7 @@ export class PaymentRepository {
       providerStatus: row.provider_status,
       hasDeposit: row.has_deposit,
       attempts: row.checkout_attempts,
+      keyHash: row.customer_key_hash,
       checkout:
         row.status === 'redirected' && row.checkout_url !== null
           ? {
@@ -245,11 +294,17 @@ export interface PaymentReceiptRecord {
   createdAt: Date;
   providerStatus: ProviderPaymentStatus | null;
   providerReason: string | null;
+  /** SHA-256 of its key; null for a payment recorded before keys existed (migration 027). */
+  keyHash: Buffer | null;
+  /** Second chances taken from it. */
+  secondChances: number;
   deposits: ReceiptDepositRecord[];
   /**
-   * The payments of the same wallet that may be credited with its deposits (attemptThatPaid),
-   * oldest first: those created since this one (a second chance at another provider), this one
-   * included, and any whose provider reported the transaction it sent.
+   * The payments of the same wallet that attemptThatPaid needs to credit its deposits, oldest
+   * first: this one; for each deposit, the attempts whose provider reported its transaction and the
+   * latest created since this one before it was seen that reported none; and the wallet's latest
+   * two since this one (the attempt the customer chose next). A few index look-ups, however many
+   * attempts the wallet has.
    */
   attempts: ReceiptAttemptRecord[];
 }
@@ -306,8 +361,8 @@ export class PaymentReceiptRepository {
 
   /**
    * The payment, the deposits into its wallet since it started (a wallet is one order; earlier
-   * deposits belong to an earlier payment of it), oldest first, and the wallet's payments since it
-   * started, in one round trip.
+   * deposits belong to an earlier payment of it), oldest first, and the wallet's payments that may
+   * be credited with them (PaymentReceiptRecord.attempts), in one round trip.
    */
   async findReceipt(paymentId: string): Promise<PaymentReceiptRecord | undefined> {
     const { rows } = await this.pool.query<ReceiptRow>({
@@ -315,11 +370,29 @@ export class PaymentReceiptRepository {
       text: `SELECT p.id, p.amount::text AS amount, p.currency, p.provider, p.created_at, p.provider_status, p.provider_reason,
                     d.status AS deposit_status, d.amount::text AS deposit_amount, d.tx_hash, d.seen_at, d.token,
                     po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified,
+                    p.customer_key_hash, p.second_chances,
                     (SELECT json_agg(json_build_object('id', a.id, 'provider', a.provider, 'created_at', a.created_at,
                                                        'provider_tx_hash', a.provider_tx_hash)
                                      ORDER BY a.created_at, a.id)
-                     FROM payments a
-                     WHERE a.wallet_id = p.wallet_id AND (a.created_at >= p.created_at OR a.provider_tx_hash IS NOT NULL)) AS attempts
+                     FROM (SELECT DISTINCT ON (c.id) c.* FROM (
+                             SELECT p.id, p.provider, p.created_at, p.provider_tx_hash
+                             UNION ALL
+                             (SELECT l.id, l.provider, l.created_at, l.provider_tx_hash FROM payments l
+                              WHERE l.wallet_id = p.wallet_id AND l.created_at >= p.created_at
+                              ORDER BY l.created_at DESC, l.id DESC LIMIT 2)
+                             UNION ALL
+                             SELECT r.id, r.provider, r.created_at, r.provider_tx_hash
+                             FROM deposits rd JOIN payments r ON r.provider_tx_hash = rd.tx_hash AND r.wallet_id = rd.wallet_id
+                             WHERE rd.wallet_id = p.wallet_id AND rd.seen_at >= p.created_at
+                             UNION ALL
+                             -- Every attempt at the latest moment before the deposit: a batch records several at one now().
+                             SELECT t.id, t.provider, t.created_at, t.provider_tx_hash
+                             FROM deposits td JOIN payments t ON t.wallet_id = td.wallet_id AND t.provider_tx_hash IS NULL
+                               AND t.created_at = (SELECT max(m.created_at) FROM payments m
+                                                   WHERE m.wallet_id = td.wallet_id AND m.provider_tx_hash IS NULL
+                                                     AND m.created_at >= p.created_at AND m.created_at <= td.seen_at)
+                             WHERE td.wallet_id = p.wallet_id AND td.seen_at >= p.created_at
+                           ) c) a) AS attempts
              FROM payments p
              LEFT JOIN deposits d ON d.wallet_id = p.wallet_id AND d.seen_at >= p.created_at
              LEFT JOIN payouts po ON po.deposit_id = d.id AND po.leg = 'merchant'
@@ -338,6 +411,8 @@ export class PaymentReceiptRepository {
       createdAt: first.created_at,
       providerStatus: first.provider_status,
       providerReason: first.provider_reason,
+      keyHash: first.customer_key_hash,
+      secondChances: first.second_chances,
       deposits: rows
         .filter((row) => row.deposit_status !== null)
         .map((row) => ({
@@ -488,6 +563,7 @@ interface CheckoutRow {
   checkout_expires_at: Date | null;
   checkout_single_use: boolean;
   checkout_served_at: Date | null;
+  customer_key_hash: Buffer | null;
 }
 
 interface ReceiptRow {
@@ -498,6 +574,8 @@ interface ReceiptRow {
   created_at: Date;
   provider_status: ProviderPaymentStatus | null;
   provider_reason: string | null;
+  customer_key_hash: Buffer | null;
+  second_chances: number;
   deposit_status: string | null;
   deposit_amount: string | null;
   tx_hash: string | null;

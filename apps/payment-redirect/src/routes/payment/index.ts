@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorBodySchema, prefersJson, recordOutcome } from '@gateway/http';
-import { isUuid } from '@gateway/domain';
+import { isUuid, paymentKeyRequiredError } from '@gateway/domain';
 import { CheckoutFailedError, receiptUrl, type StartedPayment } from '../../services/payment-service';
 import { sendCheckoutFailed, type NextSteps } from './checkout-failed-page';
 import { sendToCheckout } from './checkout-page';
-import { checkoutCreated, checkoutLinkParams, processPaymentQuery } from './schemas';
+import { cookieKeys, givePaymentKey, sendPaymentRefused } from './payment-key-cookie';
+import { checkoutCreated, checkoutLinkParams, checkoutLinkQuery, processPaymentQuery } from './schemas';
 
-export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const paymentRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string }> = async (app, { publicUrl }) => {
   app.get(
     '/process-payment.php',
     {
@@ -42,6 +43,8 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // The access line's URL already shows the e-mail masked.
       recordOutcome(request, 'payment redirected to provider', { paymentId: started.paymentId, provider: started.provider });
       const { checkout } = started;
+      // A JSON client gets the key in checkout_link, for the customer it sends there.
+      if (!json) givePaymentKey(reply, publicUrl, started.paymentId, started.key);
       if (json) {
         return {
           status: 'success' as const,
@@ -72,9 +75,12 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "Sends the customer to the payment's checkout: the one recorded while it is usable (a reload), or a fresh one from the " +
           'provider once it has expired or, where the provider accepts a checkout once, was handed out. Once the provider has an ' +
           'order for the payment (or USDC arrived), 303 to its receipt page instead: a second checkout could charge twice. When ' +
-          'the provider gives no checkout, the error page.',
+          "the provider gives no checkout, the error page. Only with the payment's key: the cookie Process Payment gave the " +
+          'browser, or the key query parameter of the checkout_link a JSON client got (the cookie is then given); 403 ' +
+          'payment_key_required otherwise (a page, or the error as JSON).',
         tags: ['payment'],
         params: checkoutLinkParams,
+        querystring: checkoutLinkQuery,
         produces: ['text/html'],
       },
     },
@@ -82,14 +88,18 @@ export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       reply.header('cache-control', 'no-store');
       const { paymentId } = request.params;
       if (!isUuid(paymentId)) return reply.page('not-found', {}, 404);
+      const keys = request.query.key === undefined ? cookieKeys(request) : [request.query.key, ...cookieKeys(request)];
       let opened: Awaited<ReturnType<typeof app.paymentService.open>>;
       try {
-        opened = await app.paymentService.open(paymentId.toLowerCase(), request.ip);
+        opened = await app.paymentService.open(paymentId.toLowerCase(), request.ip, keys);
       } catch (error) {
         if (!(error instanceof CheckoutFailedError)) throw error;
         return sendCheckoutFailed(request, reply, error, linkNextSteps(error, request.url));
       }
       if (!opened) return reply.page('not-found', {}, 404);
+      if (opened === 'key_required') return sendPaymentRefused(request, reply, paymentKeyRequiredError(), paymentId.toLowerCase());
+      // The link's key becomes the browser's: its receipt's second chance needs it.
+      givePaymentKey(reply, publicUrl, opened.paymentId, opened.key);
       if (opened.kind !== 'checkout') return reply.redirect(receiptUrl('', opened.paymentId), 303);
       recordOutcome(request, 'payment link opened', { paymentId: opened.paymentId, provider: opened.providerId });
       return sendToCheckout(reply, opened.target, {

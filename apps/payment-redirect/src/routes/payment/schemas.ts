@@ -28,7 +28,8 @@ export const checkoutCreated = Type.Object(
     }),
     checkout_link: Type.String({
       description:
-        "the customer's link to this payment's checkout: reuses a live one, opens a fresh one once checkout_url has expired or was used",
+        "the customer's link to this payment's checkout: reuses a live one, opens a fresh one once checkout_url has expired or was used. " +
+        "It carries the payment's key (key=…): give it to this customer alone; opening it lets the browser take the receipt's second chance",
     }),
   },
   { description: 'returned instead of the redirect when the client sends Accept: application/json' },
@@ -37,4 +38,10 @@ export const checkoutCreated = Type.Object(
 // Any string reaches the handler, so a mistyped link gets the "not found" page, not a JSON error.
 export const checkoutLinkParams = Type.Object({
   paymentId: Type.String({ maxLength: 100, description: 'payment_id from Process Payment' }),
+});
+
+export const checkoutLinkQuery = Type.Object({
+  key: Type.Optional(
+    Type.String({ maxLength: 100, description: "the payment's key, in the checkout_link Process Payment gave a JSON client" }),
+  ),
 });

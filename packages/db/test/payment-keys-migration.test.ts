@@ -1,0 +1,64 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import { TEST_DATABASE_URL } from '@gateway/testkit';
+import { createPool } from '../src/pool';
+import { migrate, readMigrations } from '../src/migrate';
+import { PaymentRepository } from '../src/repositories/payment-repository';
+
+// Migration 027 on a deployment that already has payments: each order's attempts so far are counted,
+// so ORDER_ATTEMPTS_MAX holds from the first request after the upgrade; the old payments have no key.
+
+const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
+const schema = `keys_upgrade_${randomBytes(6).toString('hex')}`;
+let pool: Pool;
+
+beforeAll(() => {
+  pool = createPool({ connectionString: TEST_DATABASE_URL, schema, max: 2 });
+});
+afterAll(async () => {
+  await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await pool.end();
+});
+
+it("counts each wallet's payments recorded before it, and leaves them without a key", async () => {
+  await pool.query(`CREATE SCHEMA "${schema}"`);
+  await pool.query(
+    'CREATE TABLE schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
+  for (const migration of readMigrations().filter((m) => m.name < '027')) {
+    await pool.query(migration.sql);
+    await pool.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [migration.name, migration.checksum]);
+  }
+  const address = hex(20);
+  const { rows } = await pool.query<{ id: string }>(
+    `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
+     VALUES (1, $1, 'sealed', $2, 'https://shop.example/ipn?order=1', $3, $4) RETURNING id::text AS id`,
+    [address, hex(20), randomBytes(32), randomUUID()],
+  );
+  const walletId = rows[0]!.id;
+  const old = [randomUUID(), randomUUID(), randomUUID()];
+  for (const id of old) {
+    await pool.query(
+      `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, status) VALUES ($1, $2, 25, 'USD', 'moonpay', 'a@b.io', 'creating')`,
+      [id, walletId],
+    );
+  }
+
+  await migrate(pool, schema);
+
+  const counted = await pool.query('SELECT wallet_id::text, attempts::int FROM wallet_payment_attempts');
+  expect(counted.rows).toEqual([{ wallet_id: walletId, attempts: 3 }]);
+  const keys = await pool.query('SELECT customer_key_hash, second_chances FROM payments WHERE id = ANY($1::uuid[])', [old]);
+  expect(keys.rows).toEqual(old.map(() => ({ customer_key_hash: null, second_chances: 0 })));
+  // With a cap of four, the order has one attempt left.
+  const payment = () => ({
+    id: randomUUID(),
+    polygonAddress: address,
+    amount: '25',
+    currency: 'USD',
+    provider: 'moonpay',
+    email: 'a@b.io',
+    keyHash: randomBytes(32),
+  });
+  expect(await new PaymentRepository(pool).insertManyForWallets([payment(), payment()], 4)).toEqual(['recorded', 'attempts_exhausted']);
+});
