@@ -7,3 +7,4 @@ export * from './sandbox-adapter';
 export * from './support/provider-http-client';
 export * from './support/provider-call-observer';
 export * from './support/shared-token-store';
+export { transakTokenName } from './adapters/transak/transak-adapter';
