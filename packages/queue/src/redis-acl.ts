@@ -172,8 +172,12 @@ export interface RedisUserCredentials {
 
 /** SHA-256 of the password, as ACL rules take it (`#<hex>`): an aclfile then holds no password. */
 function passwordRule(password: string): string {
-  if (password.length < 16) throw new Error('a Redis ACL password needs at least 16 characters');
+  assertPassword(password);
   return `#${createHash('sha256').update(password).digest('hex')}`;
+}
+
+function assertPassword(password: string): void {
+  if (password.length < 16) throw new Error('a Redis ACL password needs at least 16 characters');
 }
 
 function assertName(name: string): void {
@@ -211,7 +215,10 @@ export function redisCredentialsOf(user: RedisUser, redisUrl: string): RedisUser
   const url = new URL(redisUrl);
   const name = decodeURIComponent(url.username);
   if (name === '' || name === 'default') throw new Error(`the ${user} Redis URL names no user of its own (redis://<user>:<password>@host)`);
-  return { user, name, password: decodeURIComponent(url.password) };
+  const password = decodeURIComponent(url.password);
+  assertPassword(password);
+  assertName(name);
+  return { user, name, password };
 }
 
 /**

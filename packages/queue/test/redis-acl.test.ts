@@ -94,10 +94,10 @@ describe('the rules', () => {
   });
 
   it("takes each app's user from its REDIS_URL and refuses a URL without one (the default user)", () => {
-    expect(redisCredentialsOf('chain-watcher', 'rediss://gw-chain-watcher:p%40ss-word@redis.internal:6380')).toEqual({
+    expect(redisCredentialsOf('chain-watcher', 'rediss://gw-chain-watcher:p%40ss-word-long-enough@redis.internal:6380')).toEqual({
       user: 'chain-watcher',
       name: 'gw-chain-watcher',
-      password: 'p@ss-word',
+      password: 'p@ss-word-long-enough',
     });
     expect(() => redisCredentialsOf('chain-watcher', 'redis://:secret@redis.internal')).toThrow(/names no user/);
     expect(() => redisCredentialsOf('chain-watcher', 'redis://default:secret@redis.internal')).toThrow(/names no user/);
