@@ -4,6 +4,7 @@ import {
   POLYGON_TESTNET_CHAIN_ID,
   productionChainRefusal,
   productionPublicUrlRefusal,
+  productionRedisUrlRefusal,
   shortSecretRefusal,
 } from '../src';
 
@@ -52,6 +53,16 @@ describe('productionPublicUrlRefusal', () => {
     ['https://169.254.169.254', 'linkLocal address, only public unicast addresses are allowed'],
   ])('refuses %s: %s', (url, reason) => {
     expect(productionPublicUrlRefusal(url)).toBe(reason);
+  });
+});
+
+describe('productionRedisUrlRefusal', () => {
+  it("takes a URL naming the app's own user, and refuses none, the default user and a non-URL", () => {
+    expect(productionRedisUrlRefusal('rediss://gw-wallet-control:secret@redis.internal:6380')).toBeUndefined();
+    expect(productionRedisUrlRefusal('redis://gw%3Aeu-chain-watcher:secret@10.0.0.5')).toBeUndefined();
+    for (const url of ['redis://127.0.0.1:6379', 'rediss://:secret@redis.internal', 'redis://default:secret@redis.internal'])
+      expect([url, productionRedisUrlRefusal(url)]).toEqual([url, expect.stringMatching(/own Redis user .*never the default user/)]);
+    expect(productionRedisUrlRefusal('not a url')).toBe('not a URL');
   });
 });
 
