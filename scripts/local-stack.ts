@@ -4,12 +4,14 @@
 // link → the sandbox checkout with a test card → USDC on chain → settlement → signed callback at
 // the demo merchant), checks the amounts, and stops.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { appNodeArguments } from '@gateway/config';
 import { DEFAULT_ROLE_PREFIX } from '@gateway/db';
 import { formatUsdc, parseFiatAmount, quoteOnRamp } from '@gateway/domain';
+import { applyRedisAcl, defaultRedisUserName, deleteRedisUsers, redisUrlFor, REDIS_USERS, type RedisUser } from '@gateway/queue';
 import { startAnvil, type RunningAnvil } from '@gateway/testkit';
 // The setup `docker compose up` does too (its init service): one module, so the two stacks agree.
 import {
@@ -86,6 +88,7 @@ async function main(): Promise<void> {
   console.log(`database ${DATABASE_NAME}: migrations applied: ${database.applied.join(', ')}`);
   const databaseUrls = database.apps;
   clearRedisPrefix();
+  const redisUrls = await createRedisUsers();
 
   // Anvil answers `finalized` as head − 2 × slots per epoch; one slot makes a block final two blocks (~2 s) later.
   chain = await startAnvil({ port: PORTS.chain, chainId: CHAIN_ID, blockTime: 1, slotsInAnEpoch: 1 });
@@ -105,7 +108,6 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     HOST: '127.0.0.1',
     METRICS_HOST: '127.0.0.1',
-    REDIS_URL,
     REDIS_PREFIX,
     CHAIN_ID: String(CHAIN_ID),
     CHAIN_RPC_URL: chain.rpcUrl,
@@ -121,6 +123,7 @@ async function main(): Promise<void> {
       env: {
         ...common,
         DATABASE_URL: databaseUrls['wallet-control'],
+        REDIS_URL: redisUrls['wallet-control'],
         PORT: String(PORTS.walletControl),
         METRICS_PORT: String(PORTS.walletControlMetrics),
         ADDRESS_IN_KEYS: keys.addressInKeys,
@@ -138,6 +141,7 @@ async function main(): Promise<void> {
       env: {
         ...common,
         DATABASE_URL: databaseUrls['payment-redirect'],
+        REDIS_URL: redisUrls['payment-redirect'],
         PORT: String(PORTS.paymentRedirect),
         METRICS_PORT: String(PORTS.paymentRedirectMetrics),
         ADDRESS_IN_KEYS: keys.addressInKeys,
@@ -177,6 +181,7 @@ async function main(): Promise<void> {
       env: {
         ...common,
         DATABASE_URL: databaseUrls['chain-watcher'],
+        REDIS_URL: redisUrls['chain-watcher'],
         METRICS_PORT: String(PORTS.chainWatcher),
         CONFIRMATIONS: '3',
         START_BLOCK: '0',
@@ -190,6 +195,7 @@ async function main(): Promise<void> {
       env: {
         ...common,
         DATABASE_URL: databaseUrls['settlement-worker'],
+        REDIS_URL: redisUrls['settlement-worker'],
         METRICS_PORT: String(PORTS.settlementWorker),
         SETTLEMENT_MNEMONIC: keys.mnemonic,
         RELAYER_PRIVATE_KEY: relayer.privateKey,
@@ -206,6 +212,7 @@ async function main(): Promise<void> {
       env: {
         ...common,
         DATABASE_URL: databaseUrls['callback-worker'],
+        REDIS_URL: redisUrls['callback-worker'],
         METRICS_PORT: String(PORTS.callbackWorker),
         CALLBACK_SIGNING_KEYS: `${keys.callbackSigningKey.kid}:${keys.callbackSigningKey.privatePkcs8}`,
         // Loopback callbacks (the demo merchant) are allowed on the local stack only.
@@ -220,7 +227,8 @@ async function main(): Promise<void> {
     startedAt: new Date().toISOString(),
     // url: the owner's (migrations, looking around); apps: each app's login user.
     database: { url: DATABASE_URL, rolePrefix: ROLE_PREFIX, apps: databaseUrls },
-    redis: { url: REDIS_URL, prefix: REDIS_PREFIX },
+    // url: the Redis as given (its default user); apps: each app's own ACL user, operator: `gateway queues`.
+    redis: { url: REDIS_URL, prefix: REDIS_PREFIX, apps: redisUrls },
     rates: {
       source: 'file',
       file: RATE_FILE,
@@ -262,6 +270,24 @@ async function main(): Promise<void> {
   }
   await new Promise(() => undefined);
 }
+
+/**
+ * A Redis ACL user per app, named after this stack's prefix (ACL users belong to the whole server:
+ * two stacks never share one), limited to its keys (packages/queue redis-acl.ts), as in
+ * production. Made on the Redis the stack is given, with new passwords each run; every other user,
+ * the default one included, is left as it is, and these are deleted when the stack stops.
+ */
+async function createRedisUsers(): Promise<Record<RedisUser, string>> {
+  const users = REDIS_USERS.map((user) => ({
+    user,
+    name: defaultRedisUserName(REDIS_PREFIX, user),
+    password: randomBytes(18).toString('base64url'),
+  }));
+  await applyRedisAcl(REDIS_URL, users, REDIS_PREFIX);
+  redisUserNames = users.map((user) => user.name);
+  return Object.fromEntries(users.map((user) => [user.user, redisUrlFor(REDIS_URL, user)])) as Record<RedisUser, string>;
+}
+let redisUserNames: string[] = [];
 
 function clearRedisPrefix(): void {
   const url = new URL(REDIS_URL);
@@ -423,6 +449,7 @@ async function stopAll(): Promise<void> {
   );
   merchant?.close();
   await chain?.stop();
+  await deleteRedisUsers(REDIS_URL, redisUserNames).catch((error: Error) => console.error(`Redis users not deleted: ${error.message}`));
 }
 
 function port(name: string, fallback: number): number {

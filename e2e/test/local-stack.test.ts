@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { findFreePort, requestChainId, TEST_DATABASE_URL } from '@gateway/testkit';
+import IORedis from 'ioredis';
+import { findFreePort, requestChainId, startRedisServer, TEST_DATABASE_URL, type RunningRedis } from '@gateway/testkit';
 import { waitFor } from './support/wait-for';
 
 const ROOT = join(__dirname, '..', '..');
@@ -16,6 +17,9 @@ const database = `gateway_stack_${id}`;
 const redisPrefix = `stack-${id}`;
 let stack: ChildProcess;
 let ports: Record<string, number>;
+// A Redis of this test's own: the stack makes its apps' ACL users on the Redis it is given, and the
+// shared Redis's users are never changed by a test.
+let redis: RunningRedis;
 
 interface StackFile {
   redis: { prefix: string };
@@ -33,6 +37,7 @@ function listenerPid(port: number): number | undefined {
 const ready = (url: string) => fetch(`${url}/readyz`).then((r) => (r.ok ? true : undefined));
 
 beforeAll(async () => {
+  redis = await startRedisServer();
   ports = {};
   for (const name of [
     'WALLET_CONTROL_PORT',
@@ -57,6 +62,7 @@ beforeAll(async () => {
       LOCAL_STATE_DIR: stateDir,
       LOCAL_DATABASE: database,
       LOCAL_REDIS_PREFIX: redisPrefix,
+      REDIS_URL: redis.url,
       LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -74,16 +80,25 @@ afterAll(async () => {
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   await admin.end();
-  const keys = spawnSync('redis-cli', ['--scan', '--pattern', `${redisPrefix}:*`], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter(Boolean);
-  if (keys.length > 0) spawnSync('redis-cli', ['DEL', ...keys]);
+  await redis?.stop();
   rmSync(stateDir, { recursive: true, force: true });
 }, 60_000);
 
 it('uses the Redis prefix it is given, so two stacks on one Redis keep their queues apart', () => {
   const described = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as StackFile;
   expect(described.redis.prefix).toBe(redisPrefix);
+});
+
+it('connects each app to Redis as an ACL user of its own, named after the prefix', async () => {
+  const look = new IORedis(redis.url);
+  try {
+    const clients = String(await look.call('CLIENT', 'LIST'));
+    const users = new Set([...clients.matchAll(/ user=(\S+)/g)].map((match) => match[1]));
+    for (const app of ['wallet-control', 'payment-redirect', 'chain-watcher', 'settlement-worker', 'callback-worker'])
+      expect([app, users.has(`${redisPrefix}-${app}`)]).toEqual([app, true]);
+  } finally {
+    look.disconnect();
+  }
 });
 
 it("connects each app as a login user of its own, a member of its app's role only", async () => {

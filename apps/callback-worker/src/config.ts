@@ -6,6 +6,7 @@ import {
   loadConfig,
   parseCallbackAllowedCidrs,
   parseCallbackSigningKeys,
+  checkRedisUrl,
   redisSettings,
   runtimeSettings,
 } from '@gateway/config';
@@ -111,6 +112,7 @@ export function loadCallbackWorkerConfig(env: NodeJS.ProcessEnv = process.env): 
   const problems: string[] = [];
   const signingKeys = parseCallbackSigningKeys(raw.CALLBACK_SIGNING_KEYS, problems);
   const allowedCidrs = parseCallbackAllowedCidrs(raw.CALLBACK_ALLOWED_CIDRS, raw.NODE_ENV === 'production', problems);
+  checkRedisUrl(raw, raw.NODE_ENV === 'production', problems);
   const attemptLeaseMs = Math.round(raw.CALLBACK_ATTEMPT_TIMEOUT_SECONDS * 1000) + LEASE_MARGIN_MS;
   const shutdownGraceMs = Math.round(raw.CALLBACK_SHUTDOWN_GRACE_SECONDS * 1000);
   if (shutdownGraceMs <= attemptLeaseMs) {

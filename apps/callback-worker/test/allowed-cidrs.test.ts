@@ -1,7 +1,11 @@
 import { signingKeyPair } from './support/fixtures';
 import { configProblems } from './support/worker-fixture';
 
-const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres', CALLBACK_SIGNING_KEYS: signingKeyPair('k1').setting };
+const base = {
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+  REDIS_URL: 'redis://gw-callback-worker:a-password-of-its-own@127.0.0.1:6379',
+  CALLBACK_SIGNING_KEYS: signingKeyPair('k1').setting,
+};
 
 function problemsOf(env: Record<string, string>): string[] {
   return configProblems({ ...base, ...env });

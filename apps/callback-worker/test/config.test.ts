@@ -3,7 +3,11 @@ import { loadCallbackWorkerConfig } from '../src/config';
 import { signingKeyPair } from './support/fixtures';
 import { configProblems } from './support/worker-fixture';
 
-const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres', NODE_ENV: 'production' };
+const base = {
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+  REDIS_URL: 'redis://gw-callback-worker:a-password-of-its-own@127.0.0.1:6379',
+  NODE_ENV: 'production',
+};
 
 function problemsOf(env: Record<string, string>): string[] {
   return configProblems({ ...base, ...env });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { TestDatabase } from '@gateway/app-testkit';
+import { startAclRedis, type AclRedis, type TestDatabase } from '@gateway/app-testkit';
 import { attemptRows, deliveryRow, waitUntil } from './support/fixtures';
 import { MerchantStub } from './support/merchant-stub';
 import { useWorkerFixture } from './support/worker-fixture';
@@ -8,11 +8,20 @@ const stub = new MerchantStub();
 const fixture = useWorkerFixture('cbw_ssrf', [stub]);
 let db: TestDatabase;
 let worker: FastifyInstance;
+// Production connects the worker as its own Redis user: a private redis-server with the apps' users.
+let acl: AclRedis;
 
 beforeAll(async () => {
   db = fixture.db;
+  acl = await startAclRedis('ssrf');
   // The production setting: no allow-list, so only public unicast addresses may be called.
-  worker = await fixture.startWorker({ env: { NODE_ENV: 'production', CALLBACK_ALLOWED_CIDRS: '' } });
+  worker = await fixture.startWorker({
+    env: { NODE_ENV: 'production', CALLBACK_ALLOWED_CIDRS: '', REDIS_URL: acl.urlOf('callback-worker'), REDIS_PREFIX: acl.prefix },
+  });
+});
+afterAll(async () => {
+  await worker?.close();
+  await acl?.stop();
 });
 
 // https, as production requires: the guard refuses the address before any TLS.

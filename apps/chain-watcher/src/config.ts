@@ -3,6 +3,7 @@ import {
   chainIdentitySettings,
   chainRpcSettings,
   checkChainNetwork,
+  checkRedisUrl,
   ConfigError,
   databaseSettings,
   loadConfig,
@@ -57,6 +58,7 @@ export function loadChainWatcherConfig(env: NodeJS.ProcessEnv = process.env): Ch
   const raw = loadConfig(chainWatcherSettings, env);
   const problems: string[] = [];
   checkChainNetwork(raw, raw.NODE_ENV === 'production', problems);
+  checkRedisUrl(raw, raw.NODE_ENV === 'production', problems);
   const other = resolveOtherUsdc(raw, raw.NODE_ENV === 'production', problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {

@@ -43,7 +43,12 @@ describe('leaderLockKey', () => {
 });
 
 describe('loadChainWatcherConfig', () => {
-  const env = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/gateway', CHAIN_RPC_URL: 'http://127.0.0.1:8545' };
+  // NODE_ENV unset is production: the app's own Redis user.
+  const env = {
+    DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/gateway',
+    CHAIN_RPC_URL: 'http://127.0.0.1:8545',
+    REDIS_URL: 'redis://gw-chain-watcher:a-password-of-its-own@10.0.0.5:6379',
+  };
 
   it('defaults to Polygon PoS native USDC, port 3101, and the head as the start', () => {
     const config = loadChainWatcherConfig(env);

@@ -85,6 +85,14 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'depth by state and the oldest job of each BullMQ queue (REDIS_URL, REDIS_PREFIX)',
     load: async () => (await import('./commands/queues.js')).queuesCommand,
   },
+  {
+    words: ['redis', 'acl'],
+    usage: 'gateway redis acl [--apply] [--json]',
+    summary:
+      "each app's Redis user, from the URL it is given (WALLET_CONTROL_REDIS_URL …), limited to its keys under REDIS_PREFIX: " +
+      'an aclfile, or --apply on REDIS_URL (an admin)',
+    load: async () => (await import('./commands/redis-acl.js')).redisAclCommand,
+  },
 ];
 
 export function helpText(): string {

@@ -3,6 +3,7 @@ import {
   addressInKeySettings,
   chainIdentitySettings,
   checkChainNetwork,
+  checkRedisUrl,
   checkPublicUrl,
   ConfigError,
   databaseSettings,
@@ -171,6 +172,7 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
   };
   const publicUrl = attempt(() => checkPublicUrl(raw.PUBLIC_URL, production));
   checkChainNetwork(raw, production, problems);
+  checkRedisUrl(raw, production, problems);
   const keys = attempt(() => parseSealingKeys(raw.ADDRESS_IN_KEYS));
   const rates = attempt(() => parseRateSourceSettings(raw, { sampleFile: SAMPLE_RATE_FILE }));
   let sandbox: PaymentRedirectConfig['sandbox'];

@@ -3,6 +3,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startAclRedis, type AclRedis } from '@gateway/app-testkit';
 import { appNodeArguments } from '@gateway/config';
 import { createSealingKeyRing, sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { SAMPLE_RATE_FILE } from '@gateway/rates';
@@ -72,11 +73,17 @@ async function bootOutcome(run: ReturnType<typeof runAsImage>): Promise<number |
 
 const fixture = paymentRedirectFixture('production-boot');
 let dir: string;
+// Production connects the app as its own Redis user: a private redis-server with the apps' users.
+let acl: AclRedis;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'payment-redirect-secrets-'));
+  acl = await startAclRedis('boot');
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await acl?.stop();
+});
 
 /** Writes each setting to a file and passes its path as <NAME>_FILE, as Kubernetes mounts secrets. */
 function fromFiles(settings: Record<string, string>): Record<string, string> {
@@ -110,7 +117,7 @@ describe('payment-redirect booted as the image runs it', () => {
     const run = runAsImage({
       DATABASE_URL: base.DATABASE_URL!,
       DATABASE_SCHEMA: base.DATABASE_SCHEMA!,
-      REDIS_PREFIX: base.REDIS_PREFIX!,
+      REDIS_PREFIX: acl.prefix,
       HOST: '127.0.0.1',
       PORT: '0',
       METRICS_HOST: '127.0.0.1',
@@ -120,6 +127,7 @@ describe('payment-redirect booted as the image runs it', () => {
       RATE_FILE: rateFile,
       ALLOW_PROVIDER_TEST_MODE: 'true',
       ...fromFiles({
+        REDIS_URL: acl.urlOf('payment-redirect'),
         ADDRESS_IN_KEYS: `p1:${key.toString('base64')}`,
         PROVIDER_MOONPAY_API_KEY: MOONPAY.API_KEY,
         PROVIDER_MOONPAY_SECRET_KEY: MOONPAY.SECRET_KEY,
@@ -210,6 +218,8 @@ describe('payment-redirect booted as the image runs it', () => {
     expect(stderr).toMatch(/SANDBOX_CHECKOUT: on is refused in production/);
     expect(stderr).toMatch(/SANDBOX_SIGNING_SECRET: must be base64 of at least 32 random bytes \(decodes to 0 byte/);
     expect(stderr).toMatch(/RATE_FILE: the bundled sample rates are refused in production/);
+    // The development Redis URL: the default user, which every app could share.
+    expect(stderr).toMatch(/REDIS_URL: must name this app's own Redis user in production .*never the default user/);
     expect(stderr).not.toMatch(/at .*\.ts:\d+/);
   });
 
@@ -219,7 +229,8 @@ describe('payment-redirect booted as the image runs it', () => {
     return {
       DATABASE_URL: base.DATABASE_URL!,
       DATABASE_SCHEMA: base.DATABASE_SCHEMA!,
-      REDIS_PREFIX: base.REDIS_PREFIX!,
+      REDIS_URL: acl.urlOf('payment-redirect'),
+      REDIS_PREFIX: acl.prefix,
       HOST: '127.0.0.1',
       PORT: '0',
       METRICS_HOST: '127.0.0.1',

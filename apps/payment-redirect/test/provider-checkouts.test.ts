@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { startAclRedis, type AclRedis } from '@gateway/app-testkit';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { PROVIDER_MODULES, providerEnvName } from '@gateway/providers';
 import { SAMPLE_RATE_FILE } from '@gateway/rates';
@@ -206,8 +207,12 @@ function providerEnv(id: string): Record<string, string> {
 const fixture = paymentRedirectFixture('provider-checkouts', { SANDBOX_CHECKOUT: 'off', ORDER_ATTEMPTS_MAX: '1000' });
 let dir: string;
 const temporary = '0x4444444444444444444444444444444444444444' as EvmAddress;
+// Production connects each app as its own Redis user: a private redis-server with the apps' users.
+let acl: AclRedis;
+const productionApps: FastifyInstance[] = [];
 
 beforeAll(async () => {
+  acl = await startAclRedis('checkouts');
   dir = mkdtempSync(join(tmpdir(), 'rates-'));
   // A table of the operator's own (production refuses the sample's rates, wherever they lie): one rate differs.
   const sample = JSON.parse(readFileSync(SAMPLE_RATE_FILE, 'utf8')) as { rates: Record<string, string> };
@@ -223,6 +228,8 @@ beforeAll(async () => {
   coinbaseFake = await startCoinbaseFake({ keyId: uuid, publicKey: cdpKey.publicKey, algorithm: 'EdDSA' });
 });
 afterAll(async () => {
+  for (const app of productionApps) await app.close();
+  await acl.stop();
   rmSync(dir, { recursive: true, force: true });
   await transakFake.close();
   await stripeFake.close();
@@ -246,9 +253,13 @@ async function productionWith(id: string): Promise<{ app: FastifyInstance; confi
     PUBLIC_URL: 'https://pay.example.org',
     RATE_SOURCE: 'file',
     RATE_FILE: join(dir, 'rates.json'),
+    REDIS_URL: acl.urlOf('payment-redirect'),
+    REDIS_PREFIX: acl.prefix,
     ...providerEnv(id),
   });
-  return { app: await fixture.build(config), config };
+  const app = await fixture.build(config, { redis: acl.testRedisOf('payment-redirect') });
+  productionApps.push(app);
+  return { app, config };
 }
 
 describe('Process Payment with each provider configured with its test credentials', () => {

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { createMetricsServer } from '@gateway/http';
-import { checkoutDeadlineMs, PROVIDER_MODULES } from '@gateway/providers';
+import { checkoutDeadlineMs, PROVIDER_MODULES, transakTokenName } from '@gateway/providers';
 import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } from '../../../packages/providers/test/support/transak-fake';
 import type { PaymentRedirectConfig } from '../src/config';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
@@ -26,7 +26,7 @@ let app: FastifyInstance;
 let metricsServer: FastifyInstance;
 let addressIn: string;
 const temporary = '0x5555555555555555555555555555555555555555' as EvmAddress;
-const tokenKey = () => `${config.raw.REDIS_PREFIX}:provider-tokens:transak:partner-access-token`;
+const tokenKey = () => `${config.raw.REDIS_PREFIX}:provider-tokens:transak:${transakTokenName('test', FAKE_API_KEY)}`;
 
 const pay = (accept = 'application/json', through = app, address = addressIn) =>
   through.inject({

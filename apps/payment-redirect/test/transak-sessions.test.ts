@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createTestRedis, type TestRedis } from '@gateway/testkit';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
+import { transakTokenName } from '@gateway/providers';
 import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } from '../../../packages/providers/test/support/transak-fake';
 import type { PaymentRedirectConfig } from '../src/config';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
@@ -125,7 +126,7 @@ describe('Transak failing', () => {
     ],
   ] as const)('%s: the customer gets the error page, a JSON client the error shape, never a 500', async (_name, arrange, status, code) => {
     // A fresh token store state for the refusal case: no token stored yet.
-    await fixture.cache.redis.del(`${config.raw.REDIS_PREFIX}:provider-tokens:transak:partner-access-token`);
+    await fixture.cache.redis.del(`${config.raw.REDIS_PREFIX}:provider-tokens:transak:${transakTokenName('test', FAKE_API_KEY)}`);
     arrange();
     const page = await pay(replicaA, 'text/html');
     expect(page.statusCode).toBe(status);

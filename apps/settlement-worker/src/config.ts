@@ -7,6 +7,7 @@ import {
   chainIdentitySettings,
   chainRpcSettings,
   checkChainNetwork,
+  checkRedisUrl,
   ConfigError,
   databaseSettings,
   loadConfig,
@@ -182,6 +183,7 @@ export function loadSettlementConfig(env: NodeJS.ProcessEnv = process.env): Sett
     problems.push('PLATFORM_FEE_ADDRESS: must be a wallet, not the zero address or the token contract');
   }
   checkChainNetwork(raw, raw.NODE_ENV === 'production', problems);
+  checkRedisUrl(raw, raw.NODE_ENV === 'production', problems);
   const otherUsdc = resolveOtherUsdc(raw, raw.NODE_ENV === 'production', problems);
   if (raw.NODE_ENV === 'production') problems.push(...productionProblems(raw, relayerKey));
   if (problems.length > 0) throw new ConfigError(problems);

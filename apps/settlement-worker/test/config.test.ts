@@ -16,6 +16,7 @@ function env(overrides: Record<string, string | undefined> = {}): NodeJS.Process
   return {
     NODE_ENV: 'production',
     DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/gateway',
+    REDIS_URL: 'rediss://gw-settlement-worker:a-password-of-its-own@redis.example:6380',
     CHAIN_RPC_URL: 'https://polygon-rpc.example',
     SETTLEMENT_MNEMONIC: realMnemonic,
     RELAYER_PRIVATE_KEY: realKey,

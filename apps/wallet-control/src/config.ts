@@ -5,6 +5,7 @@ import {
   callbackAllowedCidrsSettings,
   chainIdentitySettings,
   checkChainNetwork,
+  checkRedisUrl,
   ConfigError,
   databaseSettings,
   hdPublicKeySettings,
@@ -167,6 +168,7 @@ export function loadWalletControlConfig(env: NodeJS.ProcessEnv = process.env): W
     problems.push('AFFILIATE_SHARE_BPS: together with PLATFORM_FEE_BPS it reaches 10000 (100%) and leaves the merchant nothing');
   }
   checkChainNetwork(raw, raw.NODE_ENV === 'production', problems);
+  checkRedisUrl(raw, raw.NODE_ENV === 'production', problems);
   if (raw.NODE_ENV === 'production') {
     if (raw.CALLBACK_ALLOW_TEST_DOMAINS) problems.push('CALLBACK_ALLOW_TEST_DOMAINS: must be false in production');
     if (isPublicTestXpub(raw.HD_XPUB)) problems.push('HD_XPUB: is derived from the public test mnemonic; generate a real seed');

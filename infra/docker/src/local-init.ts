@@ -2,6 +2,7 @@
 // keys volume on first start, the test USDC on the local chain, the migrated database with a login
 // user per app. Every app starts after it has exited 0, and reads what it needs from the volume
 // through the *_FILE settings (one file per setting, named after it).
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Address } from 'viem';
@@ -25,6 +26,8 @@ interface LocalInitSettings {
   chainId: number;
   /** The keys volume: keys.json and one file per app setting. */
   keysDir: string;
+  /** The apps' Redis (no user): each app gets its own user's URL on it. */
+  redisUrl: string;
 }
 
 function readLocalInitSettings(env: NodeJS.ProcessEnv): LocalInitSettings {
@@ -42,6 +45,7 @@ function readLocalInitSettings(env: NodeJS.ProcessEnv): LocalInitSettings {
     rpcUrl: required('CHAIN_RPC_URL'),
     chainId,
     keysDir: required('LOCAL_KEYS_DIR'),
+    redisUrl: required('LOCAL_REDIS_URL'),
   };
 }
 
@@ -76,6 +80,7 @@ async function runLocalInit(settings: LocalInitSettings): Promise<LocalInitResul
     fresh: freshChain,
   });
   writeSettingFiles(settings.keysDir, keys, token, otherToken);
+  writeRedisUrlFiles(settings.keysDir, settings.redisUrl);
   return { keysCreated: created, token, freshChain, applied };
 }
 
@@ -97,6 +102,20 @@ function writeSettingFiles(dir: string, keys: LocalKeys, token: Address, otherTo
     OTHER_USDC_TOKEN_ADDRESS: otherToken,
   };
   for (const [name, value] of Object.entries(settings)) writeFileSync(join(dir, name), `${value}\n`, { mode: 0o600 });
+}
+
+// The apps that connect to Redis, each as the ACL user `gw-<app>` (REDIS_PREFIX gw) that the
+// compose service redis-acl makes from these files (`gateway redis acl --apply`).
+const REDIS_APPS = ['wallet-control', 'payment-redirect', 'chain-watcher', 'settlement-worker', 'callback-worker'];
+
+/** `<APP>_REDIS_URL`: each app's own user on the compose Redis, with a new throw-away password on each start. */
+function writeRedisUrlFiles(dir: string, redisUrl: string): void {
+  for (const app of REDIS_APPS) {
+    const url = new URL(redisUrl);
+    url.username = `gw-${app}`;
+    url.password = randomBytes(18).toString('base64url');
+    writeFileSync(join(dir, `${app.toUpperCase().replaceAll('-', '_')}_REDIS_URL`), `${url}\n`, { mode: 0o600 });
+  }
 }
 
 async function main(): Promise<void> {

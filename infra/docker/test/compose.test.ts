@@ -43,8 +43,9 @@ describe('docker-compose.yml (the local stack)', () => {
       expect(local.services[app]).toMatchObject({ build: { args: { APP: app } }, image: `gateway/${app}:0.1.0`, read_only: true });
     }
     expect(Object.keys(local.services).sort()).toEqual(
-      [...APPS, 'chain', 'demo-merchant', 'demo-order', 'init', 'postgres', 'redis', 'prometheus', 'grafana'].sort(),
+      [...APPS, 'chain', 'demo-merchant', 'demo-order', 'init', 'postgres', 'redis', 'redis-acl', 'prometheus', 'grafana'].sort(),
     );
+    expect(local.services['redis-acl']!.build?.target).toBe('cli');
     expect(local.services.chain!.build?.target).toBe('local-chain');
     for (const tool of ['init', 'demo-merchant', 'demo-order']) expect(local.services[tool]!.build?.target).toBe('local-tools');
   });
@@ -77,6 +78,16 @@ describe('docker-compose.yml (the local stack)', () => {
 
   it('needs nothing from the environment: no variable is substituted in the file', () => {
     expect(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')).not.toMatch(/\$\{/);
+  });
+
+  it('connects each app to Redis as its own user, made by redis-acl before any app starts', () => {
+    for (const app of APPS.filter((name) => name !== 'sandbox-provider')) {
+      const setting = `${app.toUpperCase().replaceAll('-', '_')}_REDIS_URL`;
+      expect(local.services[app]!.environment?.REDIS_URL_FILE).toBe(`/run/gateway-local/${setting}`);
+      expect(local.services['redis-acl']!.environment?.[`${setting}_FILE`]).toBe(`/run/gateway-local/${setting}`);
+      expect(local.services[app]!.depends_on).toMatchObject({ 'redis-acl': { condition: 'service_completed_successfully' } });
+    }
+    expect(local.services['redis-acl']!.command).toEqual(['redis', 'acl', '--apply']);
   });
 
   it("reads every key from the init's volume, never from the file itself", () => {
@@ -117,6 +128,13 @@ describe('docker-compose.production.yml', () => {
         .filter(([name, service]) => name !== 'secrets-check' && service.secrets?.includes(secret))
         .map(([name]) => name);
     expect(holders('settlement_mnemonic')).toEqual(['settlement-worker']);
+    // Each app its own Redis user (redis-acl makes them, with the admin's URL only it holds).
+    expect(holders('redis_admin_url')).toEqual(['redis-acl']);
+    for (const app of APPS.filter((name) => name !== 'sandbox-provider')) {
+      const secret = `${app.replaceAll('-', '_')}_redis_url`;
+      expect(production.services[app]!.environment?.REDIS_URL_FILE).toBe(`/run/secrets/${secret}`);
+      expect(holders(secret)).toEqual(['redis-acl', app]);
+    }
     expect(holders('relayer_private_key')).toEqual(['settlement-worker']);
     expect(production.services['sandbox-provider']).toBeUndefined();
   });

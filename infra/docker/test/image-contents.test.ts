@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, relative } from 'node:path';
 import { Client } from 'pg';
 import { parse as parseYaml } from 'yaml';
-import { createTestRedis, findFreePort, startAnvil, TEST_DATABASE_URL, type RunningAnvil, type TestRedis } from '@gateway/testkit';
+import { findFreePort, startAnvil, startRedisServer, TEST_DATABASE_URL, type RunningAnvil, type RunningRedis } from '@gateway/testkit';
 import { copyBuildContext, isExcluded, parseDockerignore } from './support/docker-context';
 import { argsOf, execForm, parseDockerfile, stage } from './support/dockerfile';
 
@@ -41,7 +41,8 @@ const id = randomBytes(4).toString('hex');
 const database = `gateway_images_${id}`;
 const keysDir = () => join(work, 'keys');
 let chain: RunningAnvil | undefined;
-let redis: TestRedis | undefined;
+// A private redis-server: compose's redis-acl makes its apps' users on it (never on the shared Redis).
+let redis: RunningRedis | undefined;
 const running: ChildProcess[] = [];
 
 /** Runs a Dockerfile RUN command (shell form) in `cwd`, failing with its output. */
@@ -133,7 +134,6 @@ function localEnv(service: string, ports: Ports): Record<string, string> {
     METRICS_PORT: String(ports.metricsPort),
     HOST: '127.0.0.1',
     METRICS_HOST: '127.0.0.1',
-    REDIS_PREFIX: redis!.prefix,
   };
 }
 
@@ -313,7 +313,7 @@ describe('the images, built as the Dockerfile builds them', () => {
       ),
     );
     await chain?.stop();
-    await redis?.close();
+    await redis?.stop();
     const admin = new Client({ connectionString: TEST_DATABASE_URL });
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
@@ -346,7 +346,7 @@ describe('the images, built as the Dockerfile builds them', () => {
   describe('started as docker compose starts them', () => {
     beforeAll(async () => {
       chain = await startAnvil({ chainId: 31337, blockTime: 1, slotsInAnEpoch: 1 });
-      redis = createTestRedis('images');
+      redis = await startRedisServer();
       for (const name of [...APPS, 'demo-merchant']) started.set(name, { port: await findFreePort(), metricsPort: await findFreePort() });
     }, 60_000);
 
@@ -360,6 +360,7 @@ describe('the images, built as the Dockerfile builds them', () => {
         LOCAL_DATABASE: database,
         CHAIN_RPC_URL: chain!.rpcUrl,
         LOCAL_KEYS_DIR: keysDir(),
+        LOCAL_REDIS_URL: redis!.url,
       };
       const first = run('node dist/local-init.js', tools, env);
       expect(first).toContain('generated throw-away local keys');
@@ -370,6 +371,19 @@ describe('the images, built as the Dockerfile builds them', () => {
       expect(second).toContain('chain kept');
       expect(readFileSync(join(keysDir(), 'keys.json'), 'utf8')).toBe(keys);
     }, 120_000);
+
+    it("redis-acl (the CLI image) makes each app's Redis user from the init's files, as compose runs it", () => {
+      const cli = folders.get('cli')!;
+      const service = compose.services['redis-acl']!;
+      const entrypoint = execForm(argsOf(stage(dockerfile, 'cli'), 'ENTRYPOINT')[0]!);
+      const made = spawnSync(process.execPath, [...entrypoint.slice(1), ...service.command!], {
+        cwd: cli,
+        env: { PATH: process.env.PATH, ...localEnv('redis-acl', { port: 0, metricsPort: 0 }) },
+        encoding: 'utf8',
+      });
+      expect([made.status, made.stderr]).toEqual([0, '']);
+      for (const app of APPS.filter((name) => name !== 'sandbox-provider')) expect(made.stdout).toContain(`gw-${app}`);
+    });
 
     it("the CLI image runs gateway (its ENTRYPOINT): help by default, and the commands against the init's database", () => {
       const cli = folders.get('cli')!;

@@ -23,13 +23,23 @@ const AUTOSCALED: readonly App[] = APPS.filter((app) => app !== 'chain-watcher')
 const RELEASE = /^gateway\/[a-z-]+:\d+\.\d+\.\d+$/;
 
 // Which Secrets each workload mounts: secrets.example.yaml says the same to the operator.
-const SECRETS_HELD: Record<App | 'migration', string[]> = {
-  'wallet-control': ['gateway-db-wallet-control', 'gateway-redis', 'gateway-address-in', 'gateway-hd-xpub'],
-  'payment-redirect': ['gateway-db-payment-redirect', 'gateway-redis', 'gateway-address-in', 'gateway-provider-moonpay'],
-  'chain-watcher': ['gateway-db-chain-watcher', 'gateway-redis', 'gateway-chain-rpc'],
-  'settlement-worker': ['gateway-db-settlement-worker', 'gateway-redis', 'gateway-chain-rpc', 'gateway-settlement-seed', 'gateway-relayer'],
-  'callback-worker': ['gateway-db-callback-worker', 'gateway-redis', 'gateway-callback-signing'],
+const SECRETS_HELD: Record<App | 'migration' | 'redis-acl', string[]> = {
+  'wallet-control': ['gateway-db-wallet-control', 'gateway-redis-wallet-control', 'gateway-address-in', 'gateway-hd-xpub'],
+  'payment-redirect': ['gateway-db-payment-redirect', 'gateway-redis-payment-redirect', 'gateway-address-in', 'gateway-provider-moonpay'],
+  'chain-watcher': ['gateway-db-chain-watcher', 'gateway-redis-chain-watcher', 'gateway-chain-rpc'],
+  'settlement-worker': [
+    'gateway-db-settlement-worker',
+    'gateway-redis-settlement-worker',
+    'gateway-chain-rpc',
+    'gateway-settlement-seed',
+    'gateway-relayer',
+  ],
+  'callback-worker': ['gateway-db-callback-worker', 'gateway-redis-callback-worker', 'gateway-callback-signing'],
   migration: ['gateway-db-owner'],
+  'redis-acl': [
+    'gateway-redis-admin',
+    ...['wallet-control', 'payment-redirect', 'chain-watcher', 'settlement-worker', 'callback-worker'].map((app) => `gateway-redis-${app}`),
+  ],
 };
 
 // Each app's settings schema, from its own config loader (required settings without a default must be set).
@@ -160,7 +170,7 @@ describe('the production overlay, rendered', () => {
     expect(services.map((s) => s.metadata.name).sort()).toEqual([...APPS].sort());
     expect(production.filter((m) => m.kind === 'Secret').map(manifestName)).toEqual([]);
     expect(migration.filter((m) => m.kind === 'Secret').map(manifestName)).toEqual([]);
-    expect(jobs.map((j) => j.metadata.name)).toEqual(['gateway-migrate']);
+    expect(jobs.map((j) => j.metadata.name)).toEqual(['gateway-migrate', 'gateway-redis-acl']);
   });
 
   it('is valid against the Kubernetes schemas, with no unknown field (as is the Secrets example)', () => {
@@ -289,7 +299,28 @@ describe('secrets', () => {
     expect(Object.fromEntries(logins)).toEqual({
       ...Object.fromEntries(APPS.map((app) => [app, [`gateway-db-${app}`]])),
       'gateway-migrate': ['gateway-db-owner'],
+      'gateway-redis-acl': [],
     });
+  });
+
+  it("gives each app a Redis user of its own, made by the redis-acl Job, which alone holds the admin's", () => {
+    const redisSecrets = workloads.map(([name, workload]) => [
+      name,
+      [...held(workload).keys()].filter((secret) => secret.startsWith('gateway-redis-')).sort(),
+    ]);
+    expect(Object.fromEntries(redisSecrets)).toEqual({
+      ...Object.fromEntries(APPS.map((app) => [app, [`gateway-redis-${app}`]])),
+      'gateway-migrate': [],
+      'gateway-redis-acl': [...SECRETS_HELD['redis-acl']].sort(),
+    });
+    const container = podSpec(named(jobs, 'gateway-redis-acl')).containers[0] as IContainer;
+    expect(container.image).toMatch(/^gateway\/cli:/);
+    expect(container.command).toEqual(['node', 'dist/main.js', 'redis', 'acl', '--apply']);
+    const files = mountedFiles(podSpec(named(jobs, 'gateway-redis-acl')), container);
+    for (const app of APPS) {
+      const variable = container.env?.find((candidate) => candidate.name === `${app.toUpperCase().replaceAll('-', '_')}_REDIS_URL_FILE`);
+      expect([app, files.has(variable?.value as string)]).toEqual([app, true]);
+    }
   });
 
   it('has every Secret and key the workloads read in secrets.example.yaml, with placeholders only', () => {

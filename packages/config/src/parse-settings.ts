@@ -10,6 +10,7 @@ import {
   otherUsdcRefusal,
   type OtherUsdcDepositMode,
   productionChainRefusal,
+  productionRedisUrlRefusal,
   productionPublicUrlRefusal,
   publicUrlHostName,
   resolvedPublicHostRefusal,
@@ -232,6 +233,16 @@ export function checkChainNetwork(raw: { CHAIN_ID: number; CHAIN_NETWORK: ChainN
   if (!production) return;
   const refusal = productionChainRefusal(raw.CHAIN_ID, raw.CHAIN_NETWORK);
   if (refusal !== undefined) problems.push(`CHAIN_ID: ${refusal}`);
+}
+
+/**
+ * REDIS_URL in production names the app's own Redis user (productionRedisUrlRefusal in
+ * @gateway/domain). Every app with Redis applies it; problems are added to `problems`.
+ */
+export function checkRedisUrl(raw: { REDIS_URL: string }, production: boolean, problems: string[]): void {
+  if (!production) return;
+  const refusal = productionRedisUrlRefusal(raw.REDIS_URL);
+  if (refusal !== undefined) problems.push(`REDIS_URL: ${refusal}`);
 }
 
 /** The other USDC as an app runs with it: its address (lower-case) or none, and what happens to its deposits. */

@@ -80,7 +80,7 @@ export function newWalletCounters(ask: NewWalletAsk, limits: NewWalletLimits, no
     payoutOrigin: { name: `payout-quota:${payoutOrigin}:${window}`, endsAt: (window + 1) * windowMs },
     client: { name: `new-wallets-client:${ask.client}:${minute}`, endsAt: minuteEnds },
     gateway: { name: `new-wallets:${minute}`, endsAt: minuteEnds },
-    ...(limits.exemptClaimedOrigins ? { claim: { name: `payout-origin-claim:${payoutOrigin}`, endsAt: now + CLAIM_MEMORY_MS } } : {}),
+    ...(limits.exemptClaimedOrigins ? { claim: { name: `payout-quota-claim:${payoutOrigin}`, endsAt: now + CLAIM_MEMORY_MS } } : {}),
   };
 }
 

@@ -97,3 +97,19 @@ export function shortSecretRefusal(value: string): string | undefined {
     : `at least ${MIN_PRODUCTION_SECRET_CHARACTERS} characters in production (this one has ${value.length}): a short key lets anyone ` +
         `who tries enough forge what it signs`;
 }
+
+/**
+ * Why `value` cannot be a production app's REDIS_URL, or undefined: each app connects as a Redis
+ * ACL user of its own, limited to its keys (as it has a PostgreSQL role of its own), never as the
+ * default user, the one every connection without credentials is.
+ */
+export function productionRedisUrlRefusal(value: string): string | undefined {
+  let user: string;
+  try {
+    user = decodeURIComponent(new URL(value).username);
+  } catch {
+    return 'not a URL';
+  }
+  if (user !== '' && user !== 'default') return undefined;
+  return "must name this app's own Redis user in production (redis://<user>:<password>@host, made by `gateway redis acl`), never the default user";
+}

@@ -27,7 +27,7 @@ const now = Date.UTC(2026, 10, 28, 10, 0, 30);
 
 /** A count per counter, by the start of its name; the others 0. */
 const counts =
-  (values: Partial<Record<'payout-quota' | 'new-wallets-client' | 'new-wallets' | 'payout-origin-claim', number>>) =>
+  (values: Partial<Record<'payout-quota' | 'new-wallets-client' | 'new-wallets' | 'payout-quota-claim', number>>) =>
   (counter: NewWalletCounter) =>
     values[counter.name.slice(0, counter.name.indexOf(':')) as keyof typeof values] ?? 0;
 
@@ -86,15 +86,15 @@ describe('the decision on a new wallet', () => {
   });
 
   it('in open mode a claim counts for nothing: an origin anyone can claim cannot pass the ceiling', () => {
-    expect(decide(open, { 'new-wallets': 20, 'payout-origin-claim': 5 }).refusal?.code).toBe('new_wallet_ceiling');
+    expect(decide(open, { 'new-wallets': 20, 'payout-quota-claim': 5 }).refusal?.code).toBe('new_wallet_ceiling');
   });
 
   it('with PAYOUT_ADDRESSES, a claimed origin passes the client budget and the ceiling, never the quota', () => {
-    expect(decide(pinned, { 'new-wallets-client': 2, 'new-wallets': 20, 'payout-origin-claim': 1 })).toEqual({
+    expect(decide(pinned, { 'new-wallets-client': 2, 'new-wallets': 20, 'payout-quota-claim': 1 })).toEqual({
       refusal: undefined,
       claimed: true,
     });
-    expect(decide(pinned, { 'payout-quota': 3, 'payout-origin-claim': 1 }).refusal?.code).toBe('payout_quota_exceeded');
+    expect(decide(pinned, { 'payout-quota': 3, 'payout-quota-claim': 1 }).refusal?.code).toBe('payout_quota_exceeded');
     expect(decide(pinned, { 'new-wallets': 20 })).toMatchObject({ refusal: { code: 'new_wallet_ceiling' }, claimed: false });
   });
 
@@ -102,8 +102,8 @@ describe('the decision on a new wallet', () => {
     const names = (limits: NewWalletLimits, claimed: boolean) =>
       countersCharged(newWalletCounters(shop, limits, now), claimed).map((counter) => counter.name.slice(0, counter.name.indexOf(':')));
     expect(names(open, false)).toEqual(['payout-quota', 'new-wallets-client', 'new-wallets']);
-    expect(names(pinned, false)).toEqual(['payout-quota', 'payout-origin-claim', 'new-wallets-client', 'new-wallets']);
-    expect(names(pinned, true)).toEqual(['payout-quota', 'payout-origin-claim']);
+    expect(names(pinned, false)).toEqual(['payout-quota', 'payout-quota-claim', 'new-wallets-client', 'new-wallets']);
+    expect(names(pinned, true)).toEqual(['payout-quota', 'payout-quota-claim']);
   });
 
   it("names each refusal's reason for the metric", () => {

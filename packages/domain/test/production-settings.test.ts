@@ -6,6 +6,7 @@ import {
   productionPublicUrlRefusal,
   publicUrlHostName,
   resolvedPublicHostRefusal,
+  productionRedisUrlRefusal,
   shortSecretRefusal,
 } from '../src';
 
@@ -85,6 +86,16 @@ describe('resolvedPublicHostRefusal', () => {
     [[], '127.0.0.1.nip.io resolves to no address'],
   ])('refuses a name that resolves to %j', (addresses, reason) => {
     expect(resolvedPublicHostRefusal('127.0.0.1.nip.io', addresses)).toBe(reason);
+  });
+});
+
+describe('productionRedisUrlRefusal', () => {
+  it("takes a URL naming the app's own user, and refuses none, the default user and a non-URL", () => {
+    expect(productionRedisUrlRefusal('rediss://gw-wallet-control:secret@redis.internal:6380')).toBeUndefined();
+    expect(productionRedisUrlRefusal('redis://gw%3Aeu-chain-watcher:secret@10.0.0.5')).toBeUndefined();
+    for (const url of ['redis://127.0.0.1:6379', 'rediss://:secret@redis.internal', 'redis://default:secret@redis.internal'])
+      expect([url, productionRedisUrlRefusal(url)]).toEqual([url, expect.stringMatching(/own Redis user .*never the default user/)]);
+    expect(productionRedisUrlRefusal('not a url')).toBe('not a URL');
   });
 });
 

@@ -8,3 +8,4 @@ export * from './support/provider-http-client';
 export * from './support/provider-call-observer';
 export * from './support/shared-token-store';
 export * from './support/provider-event-store';
+export { transakTokenName } from './adapters/transak/transak-adapter';

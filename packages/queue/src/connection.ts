@@ -16,7 +16,7 @@ export function redisConnection(settings: RedisSettings, role: 'producer' | 'wor
   return {
     host: url.hostname,
     port: Number(url.port || 6379),
-    username: url.username || undefined,
+    username: url.username ? decodeURIComponent(url.username) : undefined,
     password: url.password ? decodeURIComponent(url.password) : undefined,
     db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
     maxRetriesPerRequest: role === 'worker' ? null : 3,

@@ -6,3 +6,4 @@ export * from './settlement-queue';
 export * from './provider-status-queue';
 export * from './queue-marker';
 export * from './job-reconciling';
+export * from './redis-acl';

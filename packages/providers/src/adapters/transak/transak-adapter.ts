@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { jwtVerify } from 'jose';
@@ -82,8 +83,14 @@ export const TRANSAK_API_HOSTS: Readonly<Record<ProviderMode, { api: string; gat
 };
 /** The widget URL of a session is good for 5 minutes and once. */
 export const TRANSAK_SESSION_LIFETIME_MS = 5 * 60_000;
-/** The name of the partner access token in the shared token store. */
-export const TRANSAK_TOKEN = 'partner-access-token';
+/**
+ * The name of the partner access token in the shared token store: one per mode and API key, so two
+ * deployments, modes or keys sharing a Redis prefix never use (or refresh away) each other's token.
+ * The key is named by the first 16 hex digits of its SHA-256: the Redis key never shows the API key.
+ */
+export function transakTokenName(mode: ProviderMode, apiKey: string): string {
+  return `partner-access-token:${mode}:${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}`;
+}
 
 const descriptor: ProviderDescriptor<typeof settings> = {
   id: 'transak',
@@ -110,8 +117,9 @@ export const transak = defineProvider({
     const apiUrl = (values.API_URL ?? TRANSAK_API_HOSTS[context.mode].api).replace(/\/+$/, '');
     const gatewayUrl = (values.GATEWAY_URL ?? TRANSAK_API_HOSTS[context.mode].gateway).replace(/\/+$/, '');
     const mint = (signal: AbortSignal) => refreshAccessToken(context, apiUrl, values, signal);
+    const tokenName = transakTokenName(context.mode, values.API_KEY);
     const openSession = async (order: CheckoutOrder, signal: AbortSignal): Promise<string> => {
-      const token = await context.tokens.current(TRANSAK_TOKEN, mint, { signal });
+      const token = await context.tokens.current(tokenName, mint, { signal });
       const response = await context.http.request({
         method: 'POST',
         url: `${gatewayUrl}/api/v2/auth/session`,
@@ -121,7 +129,7 @@ export const transak = defineProvider({
         retryable: false,
       });
       if (response.statusCode === 401) {
-        await context.tokens.discard(TRANSAK_TOKEN, token);
+        await context.tokens.discard(tokenName, token);
         throw new TokenRefusedError();
       }
       const data = sessionAnswer('Transak', 'session', response).data;
@@ -145,7 +153,7 @@ export const transak = defineProvider({
       },
       async verifyWebhook(rawBody): Promise<WebhookOutcome> {
         const jwt = webhookJwt(rawBody);
-        const keys = await context.tokens.known(TRANSAK_TOKEN);
+        const keys = await context.tokens.known(tokenName);
         for (const key of keys) {
           const claims = await verifiedClaims(jwt, key);
           if (claims) return { ...transakWebhookEvent(claims), acknowledgement: jsonAcknowledgement({ received: true }) };

@@ -6,12 +6,13 @@ import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } fro
 import { ProviderCheckoutError, ProviderWebhookError, type AdapterContext, type ProviderMode } from '../../provider-contract';
 import { createProviderHttpClient } from '../../support/provider-http-client';
 import { createTokenStore, type TokenStore } from '../../support/shared-token-store';
-import { TRANSAK_TOKEN, transak } from './transak-adapter';
+import { transak, transakTokenName } from './transak-adapter';
 import { TRANSAK_ORDER_STATUS, transakWebhookEvent } from './transak-webhook';
 
 let fake: TransakFake;
 const http = createProviderHttpClient({ attemptTimeoutMs: 400, maxAttempts: 3, backoffBaseMs: 1 });
 let tokens: TokenStore;
+const TOKEN_NAME = transakTokenName('test', FAKE_API_KEY);
 
 beforeAll(async () => {
   fake = await startTransakFake();
@@ -67,7 +68,7 @@ const order = (paymentId: string, walletAddress: string, status: string) => ({
 /** Seeds the store as a checkout would have, and returns the token Transak signs with. */
 async function storedToken(): Promise<string> {
   return tokens.current(
-    TRANSAK_TOKEN,
+    TOKEN_NAME,
     async () => ({ value: 'eyJhbGciOiJIUzI1NiJ9.seeded.token-for-webhooks', expiresAt: Date.now() + 86_400_000 }),
     {
       signal: AbortSignal.timeout(1000),
@@ -143,6 +144,31 @@ describe('transak checkout against a local Transak', () => {
     expect(fake.sessions).toHaveLength(4);
   });
 
+  it('keeps a token per mode and API key in one shared store, named by a hash that never shows the key', async () => {
+    const shared = memorySharedStore();
+    const names: string[] = [];
+    const recording = {
+      ...shared,
+      set: (key: string, ...rest: Parameters<typeof shared.set> extends [string, ...infer R] ? R : never) => {
+        names.push(key);
+        return shared.set(key, ...rest);
+      },
+    };
+    const store = createTokenStore(recording, { prefix: 'provider-tokens:transak:' });
+    await checkout(await build('test', { tokens: store }));
+    await checkout(await build('live', { tokens: store }));
+    // Live mode minted its own token rather than using the test one (same prefix, same store).
+    expect(fake.refreshes).toHaveLength(2);
+    const tokenKeys = [...new Set(names.filter((name) => !name.endsWith(':lock')))];
+    expect(tokenKeys).toEqual([
+      `provider-tokens:transak:partner-access-token:test:${transakTokenName('test', FAKE_API_KEY).slice(-16)}`,
+      `provider-tokens:transak:partner-access-token:live:${transakTokenName('live', FAKE_API_KEY).slice(-16)}`,
+    ]);
+    expect(tokenKeys.join()).not.toContain(FAKE_API_KEY);
+    expect(transakTokenName('live', FAKE_API_KEY)).toMatch(/^partner-access-token:live:[0-9a-f]{16}$/);
+    expect(transakTokenName('live', 'another-partner-key')).not.toBe(transakTokenName('live', FAKE_API_KEY));
+  });
+
   it('a token Transak no longer accepts (401) is dropped and the session opened once more with a fresh one', async () => {
     const adapter = await build();
     await checkout(adapter);
@@ -216,7 +242,7 @@ describe('transak webhook', () => {
     await checkout(adapter);
     const first = fake.currentToken!;
     const signedBefore = signedWebhook(first, order(sample.paymentId, sample.walletAddress, 'PROCESSING'));
-    await tokens.discard(TRANSAK_TOKEN, first);
+    await tokens.discard(TOKEN_NAME, first);
     // The store lost the token (refused): a fresh checkout mints another, and the old one is no longer known.
     await checkout(adapter);
     await expect(adapter.verifyWebhook(signedBefore.rawBody, signedBefore.headers)).rejects.toBeInstanceOf(ProviderWebhookError);
