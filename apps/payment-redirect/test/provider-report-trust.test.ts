@@ -1,6 +1,6 @@
 import { createHmac, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { sealAddressIn, type EvmAddress } from '@gateway/domain';
+import { issuePaymentKey, sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { PaymentReceiptRepository, ProviderStatusPollRepository } from '@gateway/db/payment-redirect';
 import { providerEnvName, type ProviderRegistry } from '@gateway/providers';
 import { ProviderStatusService } from '../src/services/provider-status-service';
@@ -84,13 +84,20 @@ async function payment(provider: string, providerReference: string | null = null
     hdIndex: BigInt(1000 + walletIndex),
   });
   const id = randomUUID();
+  const { key, hash } = issuePaymentKey();
   await fixture.db.pool.query(
-    `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, status, checkout_url, provider_reference, status_poll_due_at)
-     VALUES ($1::uuid, $2, 80, 'USD', $3, 'jane@shop.io', 'redirected', 'https://checkout.example/' || $1::text, $4, now())`,
-    [id, walletId, provider, providerReference],
+    `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, status, checkout_url, provider_reference, status_poll_due_at,
+       customer_key_hash)
+     VALUES ($1::uuid, $2, 80, 'USD', $3, 'jane@shop.io', 'redirected', 'https://checkout.example/' || $1::text, $4, now(), $5)`,
+    [id, walletId, provider, providerReference, hash],
   );
+  keys.set(id, key);
   return { id, wallet };
 }
+
+/** Each payment's key, as the browser that started it holds it: only that browser is offered the second chance. */
+const keys = new Map<string, string>();
+const receiptAsTheCustomer = (id: string) => app.inject({ url: `/payment/${id}`, headers: { cookie: `payment_key=${keys.get(id)}` } });
 
 async function providerState(id: string) {
   const { rows } = await fixture.db.pool.query<{
@@ -190,12 +197,14 @@ describe('a late or replayed decline after the charge', () => {
   it('TransFi: a replayed fund_failed after fund_settled neither reopens the second chance nor says "Nothing was charged"', async () => {
     const customer = await payment('transfi', 'OR-charged-1');
     expect((await transfiWebhook(customer.wallet, 'OR-charged-1', 'fund_failed')).headers['x-webhook-outcome']).toBe('updated');
+    // Declined: the customer's own browser is offered the other providers (what the replay must not bring back).
+    expect((await receiptAsTheCustomer(customer.id)).body).toContain(`/payment/${customer.id}/retry`);
     expect((await transfiWebhook(customer.wallet, 'OR-charged-1', 'fund_settled')).headers['x-webhook-outcome']).toBe('updated');
     const replay = await transfiWebhook(customer.wallet, 'OR-charged-1', 'fund_failed');
     expect(replay.statusCode).toBe(200);
     expect(replay.headers['x-webhook-outcome']).toBe('unchanged');
     expect((await providerState(customer.id)).provider_status).toBe('charged');
-    const page = await app.inject({ url: `/payment/${customer.id}` });
+    const page = await receiptAsTheCustomer(customer.id);
     expect(page.statusCode).toBe(200);
     expect(page.body).not.toContain('Nothing was charged');
     expect(page.body).not.toContain(`/payment/${customer.id}/retry`);
