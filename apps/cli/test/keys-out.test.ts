@@ -138,7 +138,7 @@ describe('gateway keys --out FILE', () => {
     expect([loginsRun.code, loginsRun.stderr]).toEqual([0, '']);
     expect(loginsRun.stdout).not.toMatch(/PASSWORD/);
     expect(readFileSync(logins, 'utf8')).toMatch(
-      /^-- run once as the owner[^\n]*\nCREATE ROLE "gateway_wallet_control_login" LOGIN PASSWORD '[0-9a-f]{48}'/,
+      /^-- run once as the owner[^\n]*\nCREATE ROLE "gateway_wallet_control_login" LOGIN NOINHERIT PASSWORD '[0-9a-f]{48}'/,
     );
 
     for (const file of [sealing, callback, admin, logins]) expect(modeOf(file)).toBe(0o600);

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { isUuid } from '@gateway/domain';
+import { trySessionLock, type SessionLock } from '../session-lock';
 
 /** An event as a provider's adapter keeps it (the providers package's ProviderEvent). */
 export interface KeptProviderEvent {
@@ -10,11 +11,7 @@ export interface KeptProviderEvent {
 }
 
 /** Held while one process empties a provider's event queue; release() lets the next one in. */
-export interface ProviderEventConsumerLock {
-  release(): Promise<void>;
-}
-
-const CONSUMER_LOCK_KEY = `hashtextextended(current_schema() || '/provider-events/' || $1::text, 0)`;
+export type ProviderEventConsumerLock = SessionLock;
 
 /**
  * The events read from a provider's queue (migration 028), kept once by their id, and the lock
@@ -52,36 +49,8 @@ export class ProviderEventRepository {
     return rows.map((row) => row.body);
   }
 
-  /**
-   * Session-level advisory lock on the provider's queue, on a connection of its own held until
-   * release: one consumer at a time in every replica. If the process dies, PostgreSQL drops the
-   * connection and the lock with it. Undefined when another consumer holds it.
-   */
-  async tryLockConsumer(provider: string): Promise<ProviderEventConsumerLock | undefined> {
-    const client = await this.pool.connect();
-    try {
-      const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${CONSUMER_LOCK_KEY}) AS locked`, [provider]);
-      if (!rows[0]?.locked) {
-        client.release();
-        return undefined;
-      }
-    } catch (error) {
-      client.release(error as Error);
-      throw error;
-    }
-    let released = false;
-    return {
-      async release() {
-        if (released) return;
-        released = true;
-        try {
-          await client.query(`SELECT pg_advisory_unlock(${CONSUMER_LOCK_KEY})`, [provider]);
-          client.release();
-        } catch (error) {
-          // Destroying the connection releases the lock too.
-          client.release(error as Error);
-        }
-      },
-    };
+  /** One consumer of the provider's queue at a time in every replica (undefined when another holds it). */
+  tryLockConsumer(provider: string): Promise<ProviderEventConsumerLock | undefined> {
+    return trySessionLock(this.pool, 'provider-events', provider);
   }
 }

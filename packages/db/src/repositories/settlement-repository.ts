@@ -10,6 +10,7 @@ import {
   type PayoutLegKind,
   type PayoutLegStatus,
 } from '@gateway/domain';
+import { trySessionLock, type SessionLock } from '../session-lock';
 import { inTransaction } from '../in-transaction';
 import { insertCallbackDelivery, type NewCallbackDelivery } from './callback-delivery-writer';
 import { insertPayoutLegs, type NewPayoutLeg } from './payout-repository';
@@ -122,14 +123,7 @@ export interface ForwardedDelivery extends CallbackDeliveryRef {
 }
 
 /** Held while one worker settles a deposit; other workers skip the deposit until it is released. */
-export interface DepositLock {
-  release(): Promise<void>;
-}
-
-// Advisory locks are per database, not per schema: the key covers the schema too, so gateways
-// (or test files) sharing a database in different schemas never hold each other's deposits. A
-// 64-bit hash collision between two deposits would only make one wait for the other.
-const DEPOSIT_LOCK_KEY = `hashtextextended(current_schema() || '/settlement-deposit/' || $1::text, 0)`;
+export type DepositLock = SessionLock;
 
 /**
  * The deposit side of settlement: each step is one guarded status transition (WHERE status = ...),
@@ -169,37 +163,9 @@ export class SettlementRepository {
     };
   }
 
-  /**
-   * Session-level advisory lock on the deposit, on a connection of its own held until release.
-   * If the worker dies, PostgreSQL drops the connection and the lock with it. Undefined when
-   * another worker holds it.
-   */
-  async tryLockDeposit(depositId: string): Promise<DepositLock | undefined> {
-    const client = await this.pool.connect();
-    try {
-      const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${DEPOSIT_LOCK_KEY}) AS locked`, [depositId]);
-      if (!rows[0]?.locked) {
-        client.release();
-        return undefined;
-      }
-    } catch (error) {
-      client.release(error as Error);
-      throw error;
-    }
-    let released = false;
-    return {
-      async release() {
-        if (released) return;
-        released = true;
-        try {
-          await client.query(`SELECT pg_advisory_unlock(${DEPOSIT_LOCK_KEY})`, [depositId]);
-          client.release();
-        } catch (error) {
-          // Destroying the connection releases the lock too.
-          client.release(error as Error);
-        }
-      },
-    };
+  /** One worker at a time settles the deposit (undefined when another holds it). */
+  tryLockDeposit(depositId: string): Promise<DepositLock | undefined> {
+    return trySessionLock(this.pool, 'settlement-deposit', depositId);
   }
 
   /**

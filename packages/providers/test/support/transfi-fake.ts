@@ -40,7 +40,7 @@ export interface TransfiFake {
   close(): Promise<void>;
 }
 
-export const FAKE_TRANSFI = { username: 'shop_sandbox', password: 'Zq7xK2mP9wL4tR8v', mid: 'ABCDEF_NA_NA' } as const;
+export const FAKE_TRANSFI = { username: 'shop_sandbox', password: 'Zq7xK2mP9wL4tR8vB3nC6yD1hJ5gF0sA', mid: 'ABCDEF_NA_NA' } as const;
 
 export async function startTransfiFake(expected = FAKE_TRANSFI): Promise<TransfiFake> {
   const byToken = new Map<string, TransfiFakeOrder>();
