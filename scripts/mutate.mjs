@@ -1,5 +1,5 @@
 // `pnpm mutate [package…] [--force]`: StrykerJS over the packages that hold the money and trust
-// rules (all three by default), one run per package (packages/<name>/stryker.config.mjs,
+// rules (all four by default), one run per package (packages/<name>/stryker.config.mjs,
 // stryker.shared.mjs), then each package's mutation score and the total. Runs are incremental;
 // `--force` tests every mutant again (an earlier result can hide what a new test now kills).
 // Reports: reports/mutation/<name>/index.html. Not part of `pnpm test` or CI. Exits non-zero only
@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-const PACKAGES = ['domain', 'sdk', 'callback-http'];
+const PACKAGES = ['domain', 'sdk', 'callback-http', 'providers'];
 const strykerFlags = process.argv.slice(2).filter((arg) => arg === '--force');
 const chosen = process.argv.slice(2).filter((arg) => arg !== '--force');
 for (const name of chosen) {

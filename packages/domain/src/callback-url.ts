@@ -152,7 +152,8 @@ function canonicalOrigin(url: URL): string {
 }
 
 const PERCENT_ENCODED = /%([0-9A-Fa-f]{2})/g;
-const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+// Tested against one character at a time.
+const UNRESERVED = /[A-Za-z0-9\-._~]/;
 const SLASHES = /\/{2,}/g;
 const INDEX_FILE = /\/index\.(?:php|html)$/;
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { callbackOrigin } from '../src/callback-url';
 import {
   CLAIM_MEMORY_MS,
@@ -57,6 +58,15 @@ describe('the counters of a request for a new wallet', () => {
     expect(counters.payoutOrigin.endsAt).toBe(Date.UTC(2026, 10, 28, 10, 10, 0));
     expect(counters.client.endsAt).toBe(Date.UTC(2026, 10, 28, 10, 1, 0));
     expect(counters.gateway.endsAt).toBe(Date.UTC(2026, 10, 28, 10, 1, 0));
+  });
+
+  it('names the quota by the payout address in lower case and a hash of the origin (22 base64url characters), never the origin itself', () => {
+    const hash = createHash('sha256').update('https://shop.io').digest('base64url').slice(0, 22);
+    expect(newWalletCounters(shop, pinned, now)).toMatchObject({
+      payoutOrigin: { name: `payout-quota:0x52908400098527886e0f7030069857d2e4169ee7:${hash}:${Math.floor(now / 600_000)}` },
+      claim: { name: `payout-quota-claim:0x52908400098527886e0f7030069857d2e4169ee7:${hash}` },
+    });
+    expect(CLAIM_MEMORY_MS).toBe(86_400_000);
   });
 
   it('reads and keeps a claim only when claimed origins are exempt (PAYOUT_ADDRESSES), for a day after the last wallet', () => {

@@ -6,8 +6,11 @@ import {
   paymentKeyMatches,
   secondChanceFormToken,
   secondChanceFormTokenMatches,
+  PAYMENT_KEY_COOKIE,
+  PAYMENT_KEY_COOKIE_MAX_AGE_SECONDS,
 } from '../src/payment-key';
 import {
+  crossSiteRequestError,
   DEFAULT_ORDER_ATTEMPTS_MAX,
   DEFAULT_SECOND_CHANCES_MAX,
   orderAttemptsExhaustedError,
@@ -62,6 +65,8 @@ describe('the payment key', () => {
     expect(cookieValues('payment_key=a; other=b; payment_key=c', 'payment_key')).toEqual(['a', 'c']);
     expect(cookieValues('xpayment_key=a;payment_key = b', 'payment_key')).toEqual(['b']);
     expect(cookieValues('payment_key', 'payment_key')).toEqual([]);
+    // A pair without '=' is no cookie of that name, even when dropping its last character would make one.
+    expect(cookieValues('payment_keyX', 'payment_key')).toEqual([]);
     expect(cookieValues(undefined, 'payment_key')).toEqual([]);
   });
 });
@@ -102,13 +107,38 @@ describe('the refusals', () => {
     expect(orderAttemptsExhaustedError(DEFAULT_ORDER_ATTEMPTS_MAX).toBody()).toEqual({
       status: 'error',
       code: 'order_attempts_exhausted',
-      error: expect.stringContaining('this order has had its 20 payment attempts'),
+      error:
+        'this order has had its 20 payment attempts, the most one order may have; to pay, go back to the shop for a new payment ' +
+        'link (a new order)',
       param: 'address',
     });
     expect(orderAttemptsExhaustedError(20).statusCode).toBe(409);
     expect(paymentKeyRequiredError()).toMatchObject({
       statusCode: 403,
-      message: expect.stringMatching(/open the payment link the shop gave you/),
+      code: 'payment_key_required',
+      message:
+        'this payment can be continued only in the browser it was started in (or with the checkout_link Process Payment ' +
+        'returned); open the payment link the shop gave you',
     });
+    expect(crossSiteRequestError()).toMatchObject({
+      statusCode: 403,
+      code: 'cross_site_request',
+      message: "this form is accepted only from this gateway's own receipt page; open your receipt and choose again",
+    });
+  });
+});
+
+describe('the cookie and the key', () => {
+  it('is the payment_key cookie, kept a week: the provider’s return and a second chance come within days', () => {
+    expect(PAYMENT_KEY_COOKIE).toBe('payment_key');
+    expect(PAYMENT_KEY_COOKIE_MAX_AGE_SECONDS).toBe(604_800);
+  });
+
+  it('matches a key of exactly its shape only: a longer string holding the key, or one with a prefix, is no key', () => {
+    const { key, hash } = issuePaymentKey();
+    expect(paymentKeyMatches([key], hash)).toBe(true);
+    expect(paymentKeyMatches([`${key}A`], paymentKeyHash(`${key}A`))).toBe(false);
+    expect(paymentKeyMatches([`!${key.slice(1)}`], paymentKeyHash(`!${key.slice(1)}`))).toBe(false);
+    expect(paymentKeyMatches([`${key.slice(0, 42)}!`], paymentKeyHash(`${key.slice(0, 42)}!`))).toBe(false);
   });
 });

@@ -32,7 +32,7 @@ const report = (over: Partial<ProviderReportFacts> = {}): ProviderReportFacts =>
 describe('destinationMismatch: the order delivers USDC on Polygon to the payment wallet', () => {
   it('accepts the wallet in any case, Polygon and USDC in the providers’ spellings', () => {
     expect(destinationMismatch(WALLET, { address: WALLET.toUpperCase().replace('0X', '0x') })).toBeUndefined();
-    for (const network of ['polygon', 'MATIC', 'Polygon PoS', 'polygon_mainnet', '137']) {
+    for (const network of ['polygon', 'MATIC', 'Polygon PoS', 'polygon_mainnet', 'MATIC-MAINNET', '137']) {
       expect([network, destinationMismatch(WALLET, { network })]).toEqual([network, undefined]);
     }
     for (const asset of ['USDC', 'usdc', 'MATIC_USDC', 'USDCPOLYGON', 'USDC.e']) {
@@ -126,6 +126,41 @@ describe('judgeProviderReport: does the report belong to this payment', () => {
     expect(judgeProviderReport(charged, report({ status: 'declined' }))).toEqual({
       kind: 'unchanged',
       why: 'the card was charged: only a refund ends the payment',
+    });
+  });
+});
+
+describe('judgeProviderReport: why a report is refused, in words the webhook log and the tests share', () => {
+  it('names each reason', () => {
+    const pinned = payment({ providerStatus: 'pending', providerReference: 'order-A' });
+    expect(judgeProviderReport(pinned, report({ providerReference: 'order-B' }))).toEqual({
+      kind: 'not_this_payment',
+      why: 'another order of the provider than the one the payment follows',
+    });
+    expect(judgeProviderReport(payment(), report({ destination: undefined }))).toEqual({
+      kind: 'not_this_payment',
+      why: 'the report names no destination wallet, which this provider documents',
+    });
+    expect(judgeProviderReport(payment({ foundBy: 'wallet' }), report({ status: 'declined' }))).toEqual({
+      kind: 'not_this_payment',
+      why: 'a purchase found by the wallet alone may not end the payment',
+    });
+    const paid = payment({ providerStatus: 'paid', providerReference: 'order-A' });
+    expect(judgeProviderReport(paid, report({ status: 'declined' }))).toEqual({ kind: 'unchanged', why: 'paid is final' });
+    expect(judgeProviderReport(pinned, report({ status: 'pending' }))).toEqual({ kind: 'record', pin: 'order-A' });
+    const declined = payment({ providerStatus: 'declined', providerReference: 'order-A' });
+    expect(judgeProviderReport(declined, report({ status: 'pending' }))).toEqual({ kind: 'unchanged', why: 'nothing returns to pending' });
+    expect(judgeProviderReport(declined, report({ status: 'failed', untimed: true }))).toEqual({
+      kind: 'unchanged',
+      why: 'an untimed report may only move forward',
+    });
+  });
+
+  it('a report about another order stays another order’s, even where its status could not have moved this payment', () => {
+    const paid = payment({ providerStatus: 'paid', providerReference: 'order-A' });
+    expect(judgeProviderReport(paid, report({ status: 'declined', providerReference: 'order-B' }))).toEqual({
+      kind: 'not_this_payment',
+      why: 'another order of the provider than the one the payment follows',
     });
   });
 });
