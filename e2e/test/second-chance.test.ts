@@ -97,8 +97,10 @@ it('declined at MoonPay, paid at Banxa from the receipt page: one callback, Banx
   expect(await stranger.locator('h1').innerText()).toBe('Your card was declined');
   expect(await stranger.locator('#second-chance').count()).toBe(0);
   expect(await stranger.locator('#second-chance-elsewhere').innerText()).toContain('in the browser you started the payment in');
+  await screenshot(stranger, 'second-chance-elsewhere');
   const link = await stranger.goto(`${stack.paymentUrl}/payment/${declinedId}/checkout`);
   expect(link?.status()).toBe(403);
+  await screenshot(stranger, 'checkout-link-without-key');
   await elsewhere.close();
 
   // One click: a new payment for the same wallet, straight to Banxa's checkout (the sandbox's).
