@@ -1,0 +1,434 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { createTestRedis } from '@gateway/testkit';
+import { walletControlFixture } from '../support/wallet-control-fixture';
+
+const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
+const EMAIL = 'jane.doe@shop.io';
+
+// Status has a tighter limit of its own; only the test of that limit wants it.
+const fixture = walletControlFixture('status', { STATUS_RATE_LIMIT_MAX: '100000' });
+let app: FastifyInstance;
+
+interface Wallet {
+  id: string;
+  ipnToken: string;
+  polygonAddress: string;
+  callback: string;
+}
+
+let order = 0;
+async function newWallet(): Promise<Wallet> {
+  const callback = `https://shop.io/ipn?order_id=status-${++order}`;
+  const response = await app.inject({ url: '/control/wallet.php', query: { address: payout, callback } });
+  expect(response.statusCode).toBe(200);
+  const body = response.json();
+  const { rows } = await fixture.db.pool.query<{ id: string }>('SELECT id::text FROM wallets WHERE ipn_token = $1', [body.ipn_token]);
+  return { id: rows[0]!.id, ipnToken: body.ipn_token, polygonAddress: body.polygon_address_in, callback };
+}
+
+const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
+// USDC_TOKEN_ADDRESS's default (native USDC on Polygon PoS), and the other Polygon USDC.
+const NATIVE_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
+const USDC_E = '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174';
+
+let logIndex = 0;
+async function addDeposit(
+  wallet: Wallet,
+  status: string,
+  amount: bigint,
+  seenAt: string,
+  token: string = NATIVE_USDC,
+): Promise<{ id: string; txHash: string }> {
+  const txHash = hex(32);
+  const { rows } = await fixture.db.pool.query<{ id: string }>(
+    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, seen_at, token)
+     VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6, $7, $8) RETURNING id::text`,
+    [txHash, ++logIndex, hex(32), wallet.id, amount.toString(), status, seenAt, token.toLowerCase()],
+  );
+  return { id: rows[0]!.id, txHash };
+}
+
+/** Marks a deposit forwarded as settlement does: merchant leg confirmed and the callback delivery, in one go. */
+async function forward(
+  wallet: Wallet,
+  deposit: { id: string; txHash: string },
+  amounts: { value: bigint; forwarded: bigint; fee: bigint },
+  forwardedAt: string,
+): Promise<string> {
+  const txOut = hex(32);
+  await fixture.db.pool.query(`UPDATE deposits SET status = 'forwarded', forwarded_at = $2 WHERE id = $1`, [deposit.id, forwardedAt]);
+  await fixture.db.pool.query(
+    `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, status, tx_hash)
+     VALUES ($1, 'merchant', $2, $3, $4, $5, 0, 'confirmed', $6)`,
+    [deposit.id, wallet.polygonAddress.toLowerCase(), payout.toLowerCase(), amounts.forwarded.toString(), hex(32), txOut],
+  );
+  await fixture.db.pool.query(
+    `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      randomUUID(),
+      wallet.id,
+      deposit.id,
+      amounts.value.toString(),
+      amounts.forwarded.toString(),
+      amounts.fee.toString(),
+      deposit.txHash,
+      txOut,
+    ],
+  );
+  return txOut;
+}
+
+async function addPayment(
+  wallet: Wallet,
+  fields: { provider: string; createdAt: string; status?: string; reference?: string },
+): Promise<string> {
+  const id = randomUUID();
+  await fixture.db.pool.query(
+    `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, checkout_url, created_at,
+                           provider_status, provider_reference, provider_updated_at)
+     VALUES ($1, $2, '49.99', 'USD', $3, $4, 'https://checkout.test/x', $5, $6, $7, CASE WHEN $6::text IS NULL THEN NULL ELSE now() END)`,
+    [id, wallet.id, fields.provider, EMAIL, fields.createdAt, fields.status ?? null, fields.reference ?? null],
+  );
+  return id;
+}
+
+const status = (ipnToken: string, on = app, remoteAddress = '127.0.0.1') =>
+  on.inject({ url: '/control/payment-status.php', query: { ipn_token: ipnToken }, remoteAddress });
+
+beforeAll(async () => {
+  app = await fixture.build();
+});
+
+describe('GET /control/payment-status.php', () => {
+  it('a new wallet is unpaid, with nothing in it', async () => {
+    const wallet = await newWallet();
+    const response = await status(wallet.ipnToken);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      status: 'unpaid',
+      value_coin: '0',
+      value_forwarded_coin: '0',
+      fee_coin: '0',
+      txid_in: null,
+      txid_out: null,
+      coin: 'polygon_usdc',
+      polygon_address_in: wallet.polygonAddress,
+      payout_address: payout,
+      callback_url: wallet.callback,
+      deposits: [],
+      deposit_count: 0,
+      payments: [],
+    });
+  });
+
+  it('a forwarded deposit makes it paid, with its amounts and transactions, and the provider status', async () => {
+    const wallet = await newWallet();
+    const paymentId = await addPayment(wallet, {
+      provider: 'moonpay',
+      createdAt: '2025-01-01T10:00:00Z',
+      status: 'paid',
+      reference: 'mp_123',
+    });
+    const deposit = await addDeposit(wallet, 'forwarding', 49_240_150n, '2025-01-01T10:05:00Z');
+    const txOut = await forward(wallet, deposit, { value: 49_240_150n, forwarded: 48_747_749n, fee: 492_401n }, '2025-01-01T10:06:00Z');
+
+    const response = await status(wallet.ipnToken);
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({
+      status: 'paid',
+      value_coin: '49.24015',
+      value_forwarded_coin: '48.747749',
+      fee_coin: '0.492401',
+      txid_in: deposit.txHash,
+      txid_out: txOut,
+      coin: 'polygon_usdc',
+      deposit_count: 1,
+    });
+    expect(body.deposits).toEqual([
+      {
+        status: 'forwarded',
+        attention_reason: null,
+        amount: '49.24015',
+
+        coin: 'polygon_usdc',
+
+        token_address: NATIVE_USDC,
+
+        note: null,
+        value_forwarded_coin: '48.747749',
+        fee_coin: '0.492401',
+        txid_in: deposit.txHash,
+        txid_out: txOut,
+        seen_at: '2025-01-01T10:05:00.000Z',
+        forwarded_at: '2025-01-01T10:06:00.000Z',
+        payment_id: paymentId,
+        provider: 'moonpay',
+      },
+    ]);
+    expect(body.payments).toEqual([
+      {
+        payment_id: paymentId,
+        provider: 'moonpay',
+        amount: '49.99',
+        currency: 'USD',
+        provider_status: 'paid',
+        provider_reference: 'mp_123',
+        created_at: '2025-01-01T10:00:00.000Z',
+        provider_updated_at: expect.any(String),
+      },
+    ]);
+    // Nothing about the customer.
+    expect(response.body).not.toContain(EMAIL);
+    expect(response.body).not.toContain('jane');
+    expect(response.body).not.toContain('checkout.test');
+  });
+
+  it('a second chance: the deposit is credited to the attempt that paid, naming its provider', async () => {
+    const wallet = await newWallet();
+    const declined = await addPayment(wallet, { provider: 'moonpay', createdAt: '2025-01-02T10:00:00Z', status: 'declined' });
+    const second = await addPayment(wallet, { provider: 'banxa', createdAt: '2025-01-02T10:04:00Z', status: 'paid' });
+    const early = await addDeposit(wallet, 'orphaned', 1_000_000n, '2025-01-02T09:00:00Z');
+    const paid = await addDeposit(wallet, 'seen', 49_240_150n, '2025-01-02T10:09:00Z');
+    const body = (await status(wallet.ipnToken)).json();
+    const credit = (txHash: string) => {
+      const deposit = body.deposits.find((entry: { txid_in: string }) => entry.txid_in === txHash);
+      return { payment_id: deposit.payment_id, provider: deposit.provider };
+    };
+    expect(credit(paid.txHash)).toEqual({ payment_id: second, provider: 'banxa' });
+    // Before any payment of the wallet: no attempt is credited.
+    expect(credit(early.txHash)).toEqual({ payment_id: null, provider: null });
+    expect(body.payments.map((payment: { payment_id: string }) => payment.payment_id)).toEqual([second, declined]);
+  });
+
+  it('a deposit whose transaction a provider reported is credited to that payment, even an earlier one', async () => {
+    const wallet = await newWallet();
+    const first = await addPayment(wallet, { provider: 'moonpay', createdAt: '2025-01-03T10:00:00Z', status: 'paid' });
+    await addPayment(wallet, { provider: 'banxa', createdAt: '2025-01-03T10:04:00Z', status: 'pending' });
+    const deposit = await addDeposit(wallet, 'seen', 49_240_150n, '2025-01-03T10:09:00Z');
+    await fixture.db.pool.query('UPDATE payments SET provider_tx_hash = $2 WHERE id = $1', [first, deposit.txHash]);
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body.deposits[0]).toMatchObject({ txid_in: deposit.txHash, payment_id: first, provider: 'moonpay' });
+  });
+
+  it('several deposits: sums over the forwarded ones only, transactions of the latest forwarded, newest first', async () => {
+    const wallet = await newWallet();
+    await addPayment(wallet, { provider: 'moonpay', createdAt: '2025-02-01T09:00:00Z', status: 'declined', reference: 'mp_1' });
+    const latestPayment = await addPayment(wallet, { provider: 'transak', createdAt: '2025-02-01T09:10:00Z' });
+    const first = await addDeposit(wallet, 'final', 10_000_000n, '2025-02-01T09:20:00Z');
+    const second = await addDeposit(wallet, 'final', 2_500_001n, '2025-02-01T09:21:00Z');
+    const pending = await addDeposit(wallet, 'seen', 7_000_000n, '2025-02-01T09:22:00Z');
+    const orphaned = await addDeposit(wallet, 'orphaned', 3_000_000n, '2025-02-01T09:23:00Z');
+    // The older deposit is forwarded last: "latest" means the latest forwarded.
+    await forward(wallet, second, { value: 2_500_001n, forwarded: 2_475_001n, fee: 25_000n }, '2025-02-01T09:30:00Z');
+    const lastOut = await forward(wallet, first, { value: 10_000_000n, forwarded: 9_900_000n, fee: 100_000n }, '2025-02-01T09:31:00Z');
+
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body).toMatchObject({
+      status: 'paid',
+      value_coin: '12.500001',
+      value_forwarded_coin: '12.375001',
+      fee_coin: '0.125',
+      txid_in: first.txHash,
+      txid_out: lastOut,
+      deposit_count: 4,
+    });
+    expect(
+      body.deposits.map((d: { txid_in: string; status: string; amount: string; value_forwarded_coin: string | null }) => [
+        d.txid_in,
+        d.status,
+        d.amount,
+        d.value_forwarded_coin,
+      ]),
+    ).toEqual([
+      [orphaned.txHash, 'orphaned', '3', null],
+      [pending.txHash, 'seen', '7', null],
+      [second.txHash, 'forwarded', '2.500001', '2.475001'],
+      [first.txHash, 'forwarded', '10', '9.9'],
+    ]);
+    expect(
+      body.payments.map((p: { payment_id: string; provider: string; provider_status: string | null }) => [p.provider, p.provider_status]),
+    ).toEqual([
+      ['transak', null],
+      ['moonpay', 'declined'],
+    ]);
+    expect(body.payments[0].payment_id).toBe(latestPayment);
+  });
+
+  it('a held deposit (below the dust threshold) is listed, and leaves the wallet unpaid', async () => {
+    const wallet = await newWallet();
+    const held = await addDeposit(wallet, 'held', 5_000n, '2025-03-01T12:00:00Z');
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body).toMatchObject({ status: 'unpaid', value_coin: '0', txid_in: null, txid_out: null, deposit_count: 1 });
+    expect(body.deposits).toEqual([
+      {
+        status: 'held',
+        attention_reason: null,
+        amount: '0.005',
+
+        coin: 'polygon_usdc',
+
+        token_address: NATIVE_USDC,
+
+        note: null,
+        value_forwarded_coin: null,
+        fee_coin: null,
+        txid_in: held.txHash,
+        txid_out: null,
+        seen_at: '2025-03-01T12:00:00.000Z',
+        forwarded_at: null,
+        payment_id: null,
+        provider: null,
+      },
+    ]);
+  });
+
+  it('a deposit whose payout will not succeed is needs_attention with its reason, and leaves the wallet unpaid', async () => {
+    const wallet = await newWallet();
+    const parked = await addDeposit(wallet, 'forwarding', 10_000_000n, '2025-03-02T12:00:00Z');
+    await fixture.db.pool.query(
+      `UPDATE deposits SET status = 'needs_attention', attention_reason = 'payout_address_blacklisted',
+                           attention_detail = 'Blacklistable: account is blacklisted', attention_at = now() WHERE id = $1`,
+      [parked.id],
+    );
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body).toMatchObject({ status: 'unpaid', value_coin: '0', txid_in: null, txid_out: null, deposit_count: 1 });
+    expect(body.deposits).toEqual([
+      {
+        status: 'needs_attention',
+        attention_reason: 'payout_address_blacklisted',
+        amount: '10',
+
+        coin: 'polygon_usdc',
+
+        token_address: NATIVE_USDC,
+
+        note: null,
+        value_forwarded_coin: null,
+        fee_coin: null,
+        txid_in: parked.txHash,
+        txid_out: null,
+        seen_at: '2025-03-02T12:00:00.000Z',
+        forwarded_at: null,
+        payment_id: null,
+        provider: null,
+      },
+    ]);
+    // The token's own words are for operators (replan --list), not the merchant's answer.
+    expect(JSON.stringify(body)).not.toContain('Blacklistable');
+  });
+
+  it('a deposit in USDC.e is held for the operator: listed with its coin and a note, the wallet unpaid', async () => {
+    const wallet = await newWallet();
+    const paymentId = await addPayment(wallet, {
+      provider: 'moonpay',
+      createdAt: '2025-03-03T11:00:00Z',
+      status: 'paid',
+      reference: 'mp_e',
+    });
+    const held = await addDeposit(wallet, 'final', 12_500_000n, '2025-03-03T12:00:00Z', USDC_E);
+    await fixture.db.pool.query(`UPDATE deposits SET status = 'held_for_operator', held_at = now() WHERE id = $1`, [held.id]);
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body).toMatchObject({ status: 'unpaid', value_coin: '0', coin: 'polygon_usdc', txid_in: null, deposit_count: 1 });
+    expect(body.deposits).toEqual([
+      {
+        status: 'held_for_operator',
+        attention_reason: null,
+        amount: '12.5',
+        coin: 'polygon_usdc_e',
+        token_address: USDC_E,
+        note: expect.stringMatching(
+          /^The customer paid 12\.5 USDC\.e, a USDC this gateway does not settle\. It is held for the gateway operator/,
+        ),
+        value_forwarded_coin: null,
+        fee_coin: null,
+        txid_in: held.txHash,
+        txid_out: null,
+        seen_at: '2025-03-03T12:00:00.000Z',
+        forwarded_at: null,
+        payment_id: paymentId,
+        provider: 'moonpay',
+      },
+    ]);
+  });
+
+  it("reads one wallet only: another wallet's deposits never show", async () => {
+    const a = await newWallet();
+    const b = await newWallet();
+    await addDeposit(b, 'seen', 1_000_000n, '2025-04-01T00:00:00Z');
+    expect((await status(a.ipnToken)).json().deposits).toEqual([]);
+    expect((await status(b.ipnToken)).json().deposit_count).toBe(1);
+  });
+
+  it('an unknown token: 404 in the error shape', async () => {
+    const response = await status(randomBytes(24).toString('base64url'));
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({
+      status: 'error',
+      code: 'not_found',
+      error: expect.stringMatching(/no wallet has this ipn_token/),
+      param: 'ipn_token',
+    });
+  });
+
+  it.each([
+    ['too short', 'abc'],
+    ['a space', 'abcdefgh ijklmnopqrstu'],
+    ['a quote', `abcdefghijklmnop'--`],
+    ['too long', 'a'.repeat(129)],
+  ])('a malformed token (%s): 400', async (_name, token) => {
+    const response = await status(token);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ status: 'error', code: 'invalid_parameter', param: 'ipn_token' });
+  });
+
+  it('a missing token: 400', async () => {
+    const response = await app.inject({ url: '/control/payment-status.php' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'missing_parameter', param: 'ipn_token' });
+  });
+
+  it('is in the OpenAPI document', async () => {
+    const doc = (await app.inject({ url: '/docs/json' })).json();
+    const operation = doc.paths['/control/payment-status.php'].get;
+    expect(operation.parameters.map((p: { name: string; required: boolean }) => [p.name, p.required])).toEqual([['ipn_token', true]]);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '404', '429']);
+    expect(Object.keys(operation.responses['200'].content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['status', 'value_coin', 'value_forwarded_coin', 'txid_in', 'txid_out', 'coin', 'deposits', 'payments']),
+    );
+  });
+});
+
+describe('its own, tighter rate limit', () => {
+  it('answers 429 with Retry-After after STATUS_RATE_LIMIT_MAX requests, while wallet.php still answers', async () => {
+    const limited = createTestRedis('status-limit');
+    const tight = await fixture.build(fixture.config({ REDIS_PREFIX: limited.prefix, STATUS_RATE_LIMIT_MAX: '3', RATE_LIMIT_MAX: '50' }), {
+      redis: limited,
+    });
+    try {
+      const wallet = await newWallet();
+      const client = '203.0.113.9';
+      const statuses = [];
+      for (let i = 0; i < 4; i += 1) statuses.push((await status(wallet.ipnToken, tight, client)).statusCode);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const refused = await status(randomBytes(24).toString('base64url'), tight, client);
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.json()).toMatchObject({ status: 'error', code: 'rate_limited' });
+      // The rest of the API keeps its own (wider) limit for the same client ...
+      const create = await tight.inject({
+        url: '/control/wallet.php',
+        query: { address: payout, callback: 'https://shop.io/ipn?order_id=limit' },
+        remoteAddress: client,
+      });
+      expect(create.statusCode).toBe(200);
+      // ... and another client has its own count.
+      expect((await status(wallet.ipnToken, tight, '198.51.100.7')).statusCode).toBe(200);
+    } finally {
+      await tight.close();
+      await limited.close();
+    }
+  });
+});
