@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { rateLimitClientOf } from '@gateway/domain';
-import { errorBodySchema, maskIpnToken, recordOutcome } from '@gateway/http';
 import type { PreparedWalletRequest } from '../../services/wallet-service';
-import { createWalletQuery, walletControlData } from './schemas';
+import { createWalletQuery, createWalletRoute } from './schemas';
+import { answerWallet } from './wallet-answer';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,9 +16,7 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/control/wallet.php',
     {
-      // Creates a wallet: HEAD must not run it (405, Allow: GET), unlike Fastify's default HEAD for every GET.
-      exposeHeadRoute: false,
-      schema: {
+      ...createWalletRoute({
         summary: 'Create Wallet',
         description:
           'Returns a temporary receiving wallet for a payout address and callback URL; the same pair returns the same wallet. ' +
@@ -27,10 +25,8 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '(a wallet that exists is still answered), with Retry-After: payout_quota_exceeded (too many new wallets for this payout ' +
           'address on this callback origin), new_wallet_client_limit (too many new wallets from this client this minute), ' +
           'new_wallet_ceiling (the whole gateway made its most new wallets this minute).',
-        tags: ['wallet'],
         querystring: createWalletQuery,
-        response: { 200: walletControlData, 400: errorBodySchema, 403: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema },
-      },
+      }),
       // Route hooks run before the rate limiter's (@fastify/rate-limit appends its own): the quota
       // is asked in the same moment as the rate limit, not one round trip to Redis after it.
       onRequest: (request, _reply, done) => {
@@ -39,15 +35,12 @@ export const controlRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { data, created } = await app.walletService.createOrGet(
+      const outcome = await app.walletService.createOrGet(
         request.query,
         rateLimitClientOf(request.ip),
         request.walletPreparation ?? undefined,
       );
-      recordOutcome(request, created ? 'wallet created' : 'wallet returned', { ipnToken: maskIpnToken(data.ipn_token) });
-      // The body holds ipn_token (it reads payment-status.php) and address_in: no cache may keep it.
-      reply.header('cache-control', 'no-store');
-      return data;
+      return answerWallet(request, reply, outcome, 'wallet');
     },
   );
 };

@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { errorBodySchema } from '@gateway/http';
 
 export const createWalletQuery = Type.Object({
   address: Type.String({
@@ -29,3 +30,28 @@ export const walletControlData = Type.Object(
   },
   { description: 'temporary wallet control data' },
 );
+
+/**
+ * The options of a route that creates a wallet (wallet.php, affiliate.php, custom-affiliate.php):
+ * HEAD must not run it (405, Allow: GET), unlike Fastify's default HEAD for every GET.
+ */
+export function createWalletRoute<Query extends TSchema>({
+  summary,
+  description,
+  querystring,
+}: {
+  summary: string;
+  description: string;
+  querystring: Query;
+}) {
+  return {
+    exposeHeadRoute: false,
+    schema: {
+      summary,
+      description,
+      tags: ['wallet'],
+      querystring,
+      response: { 200: walletControlData, 400: errorBodySchema, 403: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema },
+    },
+  };
+}

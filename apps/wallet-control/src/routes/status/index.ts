@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { paymentStatusBody, paymentStatusQuery } from './schemas';
+import { GatewayError } from '@gateway/domain';
 import { errorBodySchema } from '@gateway/http';
+import { paymentStatusBody, paymentStatusQuery } from './schemas';
+import { paymentStatusView } from './view-model';
 
 export interface StatusRouteOptions {
   /** Requests per client per window: tighter than the global limit (it answers about a payment by its token). */
@@ -26,7 +28,17 @@ export function statusRoutes(options: StatusRouteOptions): FastifyPluginAsyncTyp
           response: { 200: paymentStatusBody, 400: errorBodySchema, 404: errorBodySchema, 429: errorBodySchema },
         },
       },
-      async (request) => app.paymentStatusService.statusOf(request.query.ipn_token),
+      async (request) => {
+        const payments = await app.paymentStatusService.statusOf(request.query.ipn_token);
+        if (!payments) {
+          throw new GatewayError(
+            'not_found',
+            'no wallet has this ipn_token; use the ipn_token Create Wallet returned (it is also in every callback)',
+            'ipn_token',
+          );
+        }
+        return paymentStatusView(payments);
+      },
     );
   };
 }

@@ -1,0 +1,65 @@
+import type { Static } from '@sinclair/typebox';
+import { getAddress } from 'viem';
+import { COIN_NAMES, formatUsdc, type UsdcCoin } from '@gateway/domain';
+import type { CreditedDeposit, WalletPayments } from '../../services/payment-status-service';
+import type { paymentStatusBody } from './schemas';
+
+export type PaymentStatusBody = Static<typeof paymentStatusBody>;
+
+/** The `coin` every gateway answer and callback names (USDC on Polygon). */
+const COIN = 'polygon_usdc';
+
+/** Check Payment Status in the wire's words: amounts as USDC decimals, addresses EIP-55, times ISO 8601. */
+export function paymentStatusView({ record, deposits }: WalletPayments): PaymentStatusBody {
+  const { forwarded, latestForwarded } = record;
+  return {
+    status: forwarded.count > 0 ? 'paid' : 'unpaid',
+    value_coin: formatUsdc(forwarded.valueCoin),
+    value_forwarded_coin: formatUsdc(forwarded.valueForwardedCoin),
+    fee_coin: formatUsdc(forwarded.feeCoin),
+    txid_in: latestForwarded?.txidIn ?? null,
+    txid_out: latestForwarded?.txidOut ?? null,
+    coin: COIN,
+    polygon_address_in: getAddress(record.polygonAddress),
+    payout_address: getAddress(record.payoutAddress),
+    callback_url: record.callbackUrl,
+    deposits: deposits.map(depositView),
+    deposit_count: record.depositCount,
+    payments: record.payments.map((payment) => ({
+      payment_id: payment.id,
+      provider: payment.provider,
+      amount: payment.amount,
+      currency: payment.currency,
+      provider_status: payment.providerStatus,
+      provider_reference: payment.providerReference,
+      created_at: payment.createdAt.toISOString(),
+      provider_updated_at: payment.providerUpdatedAt?.toISOString() ?? null,
+    })),
+  };
+}
+
+function depositView({ deposit, coin, token, creditedTo }: CreditedDeposit): PaymentStatusBody['deposits'][number] {
+  return {
+    status: deposit.status,
+    attention_reason: deposit.attentionReason,
+    amount: formatUsdc(deposit.amount),
+    coin,
+    token_address: getAddress(token),
+    note: deposit.status === 'held_for_operator' ? heldForOperatorNote(deposit.amount, coin) : null,
+    value_forwarded_coin: deposit.valueForwardedCoin === null ? null : formatUsdc(deposit.valueForwardedCoin),
+    fee_coin: deposit.feeCoin === null ? null : formatUsdc(deposit.feeCoin),
+    txid_in: deposit.txHash,
+    txid_out: deposit.txidOut,
+    seen_at: deposit.seenAt.toISOString(),
+    forwarded_at: deposit.forwardedAt?.toISOString() ?? null,
+    payment_id: creditedTo?.id ?? null,
+    provider: creditedTo?.provider ?? null,
+  };
+}
+
+function heldForOperatorNote(amount: bigint, coin: UsdcCoin): string {
+  return (
+    `The customer paid ${formatUsdc(amount)} ${COIN_NAMES[coin]}, a USDC this gateway does not settle. It is held for the gateway ` +
+    'operator: it has not been forwarded to the payout wallet and no callback was sent for it. Contact the gateway operator.'
+  );
+}
