@@ -38,6 +38,14 @@ async function depositSeen(amount: bigint): Promise<string> {
 
 const mode = (watcher: FastifyInstance, name: string) => metricValue(watcher, 'chain_finality_mode', { mode: name });
 
+/** Once the watcher has caught up, the deposit is still not final: finality is the finalized tag's, which has not reached it. */
+async function expectHeldByFinalizedTag(watcher: FastifyInstance, walletId: string): Promise<void> {
+  await caughtUp(watcher);
+  expect(await statusOf(walletId)).toBe('seen');
+  expect(await mode(watcher, 'finalized')).toBe(1);
+  expect(await mode(watcher, 'depth')).toBe(0);
+}
+
 describe('finality where the node serves the finalized tag', () => {
   it('a deposit far deeper than CONFIRMATIONS stays unfinal while the finalized block has not reached it', async () => {
     bed.proxy.finalizedTag = { stalledAt: await bed.chain.head() };
@@ -46,10 +54,7 @@ describe('finality where the node serves the finalized tag', () => {
 
     // Finality stalls while blocks keep coming: depth alone must not make the deposit final.
     await bed.chain.mine(CONFIRMATIONS * 50);
-    await caughtUp(watcher);
-    expect(await statusOf(walletId)).toBe('seen');
-    expect(await mode(watcher, 'finalized')).toBe(1);
-    expect(await mode(watcher, 'depth')).toBe(0);
+    await expectHeldByFinalizedTag(watcher, walletId);
     expect(await metricValue(watcher, 'chain_finality_lag_blocks')).toBeGreaterThanOrEqual(CONFIRMATIONS * 50);
 
     // Finality moves again (anvil's own finalized block is head - 64, past the deposit now).
@@ -68,10 +73,7 @@ describe('finality where the node serves the finalized tag', () => {
     await bed.chain.mine(CONFIRMATIONS * 10);
     await waitFor('a refusal answered', async () => bed.proxy.finalizedTagRefusals > refusedBefore);
     await bed.chain.mine(CONFIRMATIONS * 10);
-    await caughtUp(watcher);
-    expect(await statusOf(walletId)).toBe('seen');
-    expect(await mode(watcher, 'finalized')).toBe(1);
-    expect(await mode(watcher, 'depth')).toBe(0);
+    await expectHeldByFinalizedTag(watcher, walletId);
   });
 });
 
@@ -93,9 +95,6 @@ describe('finality where the node does not serve the finalized tag', () => {
     await sleep(500);
     const later = await depositSeen(4_000_000n);
     await bed.chain.mine(CONFIRMATIONS * 10);
-    await caughtUp(watcher);
-    expect(await statusOf(later)).toBe('seen');
-    expect(await mode(watcher, 'finalized')).toBe(1);
-    expect(await mode(watcher, 'depth')).toBe(0);
+    await expectHeldByFinalizedTag(watcher, later);
   });
 });

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Hash } from 'viem';
 import { settlementJobId } from '@gateway/queue';
 import { FINALIZED_LAG } from '../support/local-chain';
+import { expectDroppedDepositOrphaned } from '../support/dropped-deposit';
 import { insertWallet } from '../support/wallets';
-import { cursorBlock, depositsOf, metricValue, useWatcherBed, readUpToHead, sleep, waitFor } from '../support/watcher-fixture';
+import { cursorBlock, depositsOf, metricValue, useWatcherBed, sleep, waitFor } from '../support/watcher-fixture';
 
 // Behind a load balancer one backend can lag on another fork: it answers one block-hash query (or
 // one receipt query) from a chain the others have left. A deposit is orphaned only when a second
@@ -81,17 +82,5 @@ it('a deposit orphaned on two answers that agree (a backend on another fork) com
 
 it('a deposit whose transaction a reorg really dropped stays orphaned, once the finalized block has passed it', async () => {
   const wallet = await insertWallet(bed.db.pool);
-  const snapshot = await bed.chain.snapshot();
-  await bed.chain.sendUsdc(wallet.address, 7_000_000n);
-  await waitFor('the deposit seen', async () => (await statusOf(wallet.id)) === 'seen');
-
-  await bed.chain.revert(snapshot);
-  await bed.chain.mine(2);
-  await waitFor('the deposit orphaned', async () => (await statusOf(wallet.id)) === 'orphaned');
-  await bed.chain.mine(FINALIZED_LAG + 2);
-  await readUpToHead(app, bed.chain);
-  await sleep(500);
-  expect(await statusOf(wallet.id)).toBe('orphaned');
-  const [deposit] = await depositsOf(bed.db.pool, wallet.id);
-  expect(await bed.queue.getJob(settlementJobId(deposit!.id))).toBeUndefined();
+  await expectDroppedDepositOrphaned(bed, app, wallet.id, () => bed.chain.sendUsdc(wallet.address, 7_000_000n));
 });

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Address } from 'viem';
 import { settlementJobId } from '@gateway/queue';
 import { FINALIZED_LAG } from '../support/local-chain';
+import { expectDroppedDepositOrphaned } from '../support/dropped-deposit';
 import { insertWallet } from '../support/wallets';
-import { cursorBlock, metricValue, useWatcherBed, readUpToHead, waitFor } from '../support/watcher-fixture';
+import { cursorBlock, metricValue, useWatcherBed, waitFor } from '../support/watcher-fixture';
 
 // The other Polygon USDC (USDC.e) on a real local chain: a second TestUSDC plays it. The watcher
 // reads both tokens' Transfer logs with one eth_getLogs per range, records the token on each
@@ -82,18 +83,7 @@ it('makes a USDC.e deposit final like any deposit and queues its settlement job 
 
 it('orphans a USDC.e deposit a reorg dropped, like any deposit, and queues nothing for it', async () => {
   const wallet = await insertWallet(bed.db.pool);
-  const snapshot = await bed.chain.snapshot();
-  await bed.chain.sendToken(other, wallet.address, 7_000_000n);
-  await waitFor('the deposit seen', async () => (await statusOf(wallet.id)) === 'seen');
-
-  await bed.chain.revert(snapshot);
-  await bed.chain.mine(2);
-  await waitFor('the deposit orphaned', async () => (await statusOf(wallet.id)) === 'orphaned');
-  await bed.chain.mine(FINALIZED_LAG + 2);
-  await readUpToHead(app, bed.chain);
-  expect(await statusOf(wallet.id)).toBe('orphaned');
-  const [deposit] = await depositsOf(wallet.id);
-  expect(await bed.queue.getJob(settlementJobId(deposit!.id))).toBeUndefined();
+  await expectDroppedDepositOrphaned(bed, app, wallet.id, () => bed.chain.sendToken(other, wallet.address, 7_000_000n));
 });
 
 it("checks a USDC.e deposit against its own token's logs in its receipt: one wrong block-hash answer does not orphan it", async () => {

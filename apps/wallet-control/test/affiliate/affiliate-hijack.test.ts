@@ -19,6 +19,10 @@ beforeAll(async () => {
   app = await fixture.build(fixture.config());
 });
 
+/** custom-affiliate.php with the merchant's payout address and the stranger's affiliate at `split`. */
+const strangersSplit = (callback: string, split: { merchant_fee: string; affiliate_fee: string }) =>
+  get('/control/custom-affiliate.php', { address: merchant, callback, affiliate: strangerAffiliate, ...split });
+
 const shopOrder = async (order: string) => {
   const callback = `https://shop.io/ipn?order_id=${order}`;
   expect((await get('/control/wallet.php', { address: merchant, callback })).statusCode).toBe(200);
@@ -47,24 +51,12 @@ it("steps 1-2: another payout address on the shop's callback is 409, also with a
 
 it("step 3: the merchant's payout, the variant and the stranger's affiliate at merchant_fee=0 get no wallet", async () => {
   const callback = await shopOrder('hijack-2');
-  const step3 = await get('/control/custom-affiliate.php', {
-    address: merchant,
-    callback: `${callback}&x=1`,
-    affiliate: strangerAffiliate,
-    merchant_fee: '0',
-    affiliate_fee: '0.99',
-  });
+  const step3 = await strangersSplit(`${callback}&x=1`, { merchant_fee: '0', affiliate_fee: '0.99' });
   expect(step3.statusCode).toBeGreaterThanOrEqual(400);
   expect(step3.statusCode).toBeLessThan(500);
 
   // A token merchant leg instead: the payout address's owner consented to nothing.
-  const token = await get('/control/custom-affiliate.php', {
-    address: merchant,
-    callback: `${callback}&x=2`,
-    affiliate: strangerAffiliate,
-    merchant_fee: '0.0001',
-    affiliate_fee: '0.9899',
-  });
+  const token = await strangersSplit(`${callback}&x=2`, { merchant_fee: '0.0001', affiliate_fee: '0.9899' });
   expect(token.statusCode).toBe(403);
   expect(token.json()).toMatchObject({ code: 'affiliate_consent_required', param: 'signature' });
   expect(await walletsOn('hijack-2')).toEqual([{ payout_address: merchant.toLowerCase(), affiliate_address: null }]);

@@ -36,6 +36,15 @@ async function walletRows(callback: string) {
   return rows;
 }
 
+/** 50 identical requests at once (`request` for a callback of its own): one wallet, the same answer to each. */
+async function expectOneWalletForConcurrentRequests(request: (callback: string) => ReturnType<typeof get>): Promise<void> {
+  const callback = nextCallback();
+  const responses = await Promise.all(Array.from({ length: 50 }, () => request(callback)));
+  expect(responses.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
+  expect(new Set(responses.map((r) => r.body)).size).toBe(1);
+  expect(await walletRows(callback)).toHaveLength(1);
+}
+
 beforeAll(async () => {
   config = fixture.config();
   app = await fixture.build(config);
@@ -64,13 +73,7 @@ describe('GET /control/affiliate.php', () => {
     expect(await walletRows(callback)).toHaveLength(1);
   });
 
-  it('creates exactly one wallet for 50 identical concurrent requests', async () => {
-    const callback = nextCallback();
-    const responses = await Promise.all(Array.from({ length: 50 }, () => affiliateWallet(callback)));
-    expect(responses.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
-    expect(new Set(responses.map((r) => r.body)).size).toBe(1);
-    expect(await walletRows(callback)).toHaveLength(1);
-  });
+  it('creates exactly one wallet for 50 identical concurrent requests', () => expectOneWalletForConcurrentRequests(affiliateWallet));
 });
 
 describe('GET /control/custom-affiliate.php', () => {
@@ -91,13 +94,7 @@ describe('GET /control/custom-affiliate.php', () => {
     expect((await customWallet(callback, { affiliate_fee: '0.0100', merchant_fee: '0.980000' })).json()).toEqual(first);
   });
 
-  it('creates exactly one wallet for 50 identical concurrent requests', async () => {
-    const callback = nextCallback();
-    const responses = await Promise.all(Array.from({ length: 50 }, () => customWallet(callback)));
-    expect(responses.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
-    expect(new Set(responses.map((r) => r.body)).size).toBe(1);
-    expect(await walletRows(callback)).toHaveLength(1);
-  });
+  it('creates exactly one wallet for 50 identical concurrent requests', () => expectOneWalletForConcurrentRequests(customWallet));
 
   it('validates the split against the configured platform fee', async () => {
     const zeroFee = await fixture.build(fixture.config({ PLATFORM_FEE_BPS: '0' }));

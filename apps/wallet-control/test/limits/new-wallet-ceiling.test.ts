@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createApiRedis } from '@gateway/http';
 import { startRedisServer, type RunningRedis, type TestRedis } from '@gateway/testkit';
+import { freshMinute } from '../support/fresh-minute';
 import { walletControlFixture } from '../support/wallet-control-fixture';
 
 // Issue 22: Create Wallet was not bounded. The per-payout quota is bypassed by rotating payout
@@ -22,12 +23,6 @@ let client = 0;
 // A client of its own for each request: what is under test is the ceiling, not one client's budget (issue 35).
 const createWallet = (on: FastifyInstance, address: string, callback: string) =>
   on.inject({ method: 'GET', url: '/control/wallet.php', query: { address, callback }, remoteAddress: `192.0.2.${(++client % 250) + 1}` });
-
-/** A minute's window starts within this test's run: wait for the next one when fewer than 20 s are left. */
-async function freshMinute(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 20_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
 
 describe('the gateway-wide ceiling on new wallets (NEW_WALLETS_PER_MINUTE)', () => {
   it('refuses the new wallet past the ceiling with 429, Retry-After and its code, whatever the payout address and replica; repeats pass', async () => {

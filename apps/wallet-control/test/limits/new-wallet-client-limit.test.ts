@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '@gateway/config';
+import { freshMinute } from '../support/fresh-minute';
 import { walletControlFixture } from '../support/wallet-control-fixture';
 
 // Issue 35: the gateway-wide ceiling (NEW_WALLETS_PER_MINUTE) was as large as one client's rate
@@ -19,12 +20,6 @@ const hostileCallback = () => `https://hostile-${randomBytes(4).toString('hex')}
 const shopCallback = () => `https://shop-limit.io/ipn?order_id=${++order}`;
 const createWallet = (app: FastifyInstance, address: string, callback: string, remoteAddress: string) =>
   app.inject({ method: 'GET', url: '/control/wallet.php', query: { address, callback }, remoteAddress });
-
-/** A minute's window starts within this test's run: wait for the next one when fewer than 20 s are left. */
-async function freshMinute(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 20_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
 
 let app: FastifyInstance;
 beforeAll(async () => {

@@ -1,30 +1,25 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { testKeyEnv } from '@gateway/app-testkit';
+import { FREE_PORTS_ENV, testKeyEnv } from '@gateway/app-testkit';
+import { killStartedApps, startAppProcess } from '@gateway/testkit';
 import { walletControlFixture } from '../support/wallet-control-fixture';
 
 const MAIN = join(__dirname, '..', '..', 'src', 'main.ts');
 
-function runMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', MAIN], {
-    cwd: join(__dirname, '..', '..'),
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => ({ stdout, stderr }) };
+/** A boot the process refuses: it exits before it listens. */
+function refusedBoot(env: Record<string, string>) {
+  const run = startAppProcess(MAIN, env);
+  run.port.catch(() => undefined);
+  return run;
 }
 
 // The process gets the settings the in-process apps get, so its Redis keys land under the fixture's prefix too.
 const fixture = walletControlFixture('lifecycle');
 
 describe('wallet-control process', () => {
+  afterEach(killStartedApps);
+
   it('refuses to boot on a missing or bad setting, naming it and not its value', async () => {
-    const run = runMain({ DATABASE_URL: fixture.db.connectionString, ADDRESS_IN_KEYS: 'k1:tooshort-secret-value', PORT: 'eighty' });
+    const run = refusedBoot({ DATABASE_URL: fixture.db.connectionString, ADDRESS_IN_KEYS: 'k1:tooshort-secret-value', PORT: 'eighty' });
     expect(await run.exited).toBe(1);
     const { stderr } = run.output();
     expect(stderr).toMatch(/HD_XPUB/);
@@ -34,23 +29,14 @@ describe('wallet-control process', () => {
   });
 
   it('refuses the public test seed in production', async () => {
-    const run = runMain({ ...testKeyEnv(), NODE_ENV: 'production', DATABASE_URL: fixture.db.connectionString });
+    const run = refusedBoot({ ...testKeyEnv(), NODE_ENV: 'production', DATABASE_URL: fixture.db.connectionString });
     expect(await run.exited).toBe(1);
     expect(run.output().stderr).toMatch(/HD_XPUB: is derived from the public test mnemonic/);
   });
 
   it('serves, logs JSON with a request id, and shuts down cleanly on SIGTERM', async () => {
-    const run = runMain(fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' }));
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(run.output().stdout);
-        if (match) {
-          clearInterval(timer);
-          resolve(Number(match[1]));
-        }
-      }, 50);
-      void run.exited.then(() => reject(new Error(`exited early: ${run.output().stderr}`)));
-    });
+    const run = startAppProcess(MAIN, fixture.env(FREE_PORTS_ENV));
+    const port = await run.port;
     const response = await fetch(
       `http://127.0.0.1:${port}/control/wallet.php?address=0x52908400098527886E0F7030069857D2E4169EE7&callback=${encodeURIComponent('https://shop.io/cb?o=1&token=s3cr3t')}`,
       {

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { WalletControlConfig } from '../../src/config';
+import { runGatewayCommand } from '@gateway/app-testkit';
 import { walletControlFixture } from '../support/wallet-control-fixture';
 
 // The review's proof (issue 17, section 1): anyone could register the merchant's callback URL with
@@ -11,7 +10,6 @@ import { walletControlFixture } from '../support/wallet-control-fixture';
 const merchant = '0x52908400098527886E0F7030069857D2E4169EE7';
 const attacker = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 const attackerAffiliate = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
-const ROOT = path.resolve(__dirname, '../../../..');
 
 // The operator consents to the affiliate (AFFILIATE_ADDRESSES): what is left to refuse is the ownership.
 const fixture = walletControlFixture('callback_owner', { AFFILIATE_ADDRESSES: attackerAffiliate });
@@ -32,6 +30,21 @@ async function walletsOf(callback: string) {
     [callback],
   );
   return rows;
+}
+
+const racingPayouts = [merchant, attacker, '0x000000000000000000000000000000000000bEEF'];
+/** 30 Create Wallets at once on two replicas, the three racing payout addresses in turn; `callbackOf(i)`: the i-th one's callback. */
+async function raceThreePayouts(callbackOf: (i: number) => string) {
+  const replica = await fixture.build(config);
+  return Promise.all(
+    Array.from({ length: 30 }, (_, i) =>
+      (i % 2 ? replica : app).inject({
+        method: 'GET',
+        url: '/control/wallet.php',
+        query: { address: racingPayouts[i % 3]!, callback: callbackOf(i) },
+      }),
+    ),
+  );
 }
 
 beforeAll(async () => {
@@ -58,20 +71,19 @@ describe('a callback URL belongs to the first wallet registered with it', () => 
     expect((await wallet(merchant, callback)).json()).toEqual(shop.json());
   });
 
-  it('custom-affiliate.php with a token merchant leg and another payout address gets the same 409', async () => {
+  it.each([
+    [
+      'custom-affiliate.php with a token merchant leg and another payout address gets the same 409',
+      attacker,
+      'callback_registered_elsewhere',
+    ],
+    ["the merchant's own payout address with other affiliate terms gets 409 conflict (the terms never change)", merchant, 'conflict'],
+  ])('%s', async (_title, payout, code) => {
     const callback = nextCallback();
     expect((await wallet(merchant, callback)).statusCode).toBe(200);
-    const hijack = await customAffiliate(attacker, callback, { merchant_fee: '0.0001', affiliate_fee: '0.9899' });
-    expect(hijack.statusCode).toBe(409);
-    expect(hijack.json()).toMatchObject({ code: 'callback_registered_elsewhere', param: 'callback' });
-  });
-
-  it("the merchant's own payout address with other affiliate terms gets 409 conflict (the terms never change)", async () => {
-    const callback = nextCallback();
-    expect((await wallet(merchant, callback)).statusCode).toBe(200);
-    const other = await customAffiliate(merchant, callback, { merchant_fee: '0.0001', affiliate_fee: '0.9899' });
-    expect(other.statusCode).toBe(409);
-    expect(other.json()).toMatchObject({ code: 'conflict', param: 'callback' });
+    const refused = await customAffiliate(payout, callback, { merchant_fee: '0.0001', affiliate_fee: '0.9899' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code, param: 'callback' });
   });
 
   it('a repeat with the same terms returns the same wallet, also from another replica (no memory of it)', async () => {
@@ -87,18 +99,12 @@ describe('a callback URL belongs to the first wallet registered with it', () => 
 
   it('concurrent requests for one callback with different payout addresses: one wins, the others 409, never 5xx', async () => {
     const callback = nextCallback();
-    const payouts = [merchant, attacker, '0x000000000000000000000000000000000000bEEF'];
-    const replica = await fixture.build(config);
-    const responses = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        (i % 2 ? replica : app).inject({ method: 'GET', url: '/control/wallet.php', query: { address: payouts[i % 3]!, callback } }),
-      ),
-    );
+    const responses = await raceThreePayouts(() => callback);
     const rows = await walletsOf(callback);
     expect(rows).toHaveLength(1);
     const winner = rows[0]!.payout_address;
     for (const [i, response] of responses.entries()) {
-      const sent = payouts[i % 3]!.toLowerCase();
+      const sent = racingPayouts[i % 3]!.toLowerCase();
       if (sent === winner) {
         expect(response.statusCode).toBe(200);
         expect(response.json().ipn_token).toBe(rows[0]!.ipn_token);
@@ -193,24 +199,14 @@ describe("CALLBACK_OWNERSHIP=path (the default): a callback's origin and path be
 
   it('concurrent first wallets on one path with different payout addresses and queries: one payout wins, the rest 409', async () => {
     const callback = nextCallback();
-    const payouts = [merchant, attacker, '0x000000000000000000000000000000000000bEEF'];
-    const replica = await fixture.build(config);
-    const responses = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        (i % 2 ? replica : app).inject({
-          method: 'GET',
-          url: '/control/wallet.php',
-          query: { address: payouts[i % 3]!, callback: `${callback}&n=${i}` },
-        }),
-      ),
-    );
+    const responses = await raceThreePayouts((i) => `${callback}&n=${i}`);
     const { rows } = await fixture.db.pool.query<{ payout_address: string }>(
       'SELECT DISTINCT payout_address FROM wallets WHERE callback_url LIKE $1',
       [`${callback}&n=%`],
     );
     expect(rows).toHaveLength(1);
     for (const [i, response] of responses.entries()) {
-      const expected = payouts[i % 3]!.toLowerCase() === rows[0]!.payout_address ? 200 : 409;
+      const expected = racingPayouts[i % 3]!.toLowerCase() === rows[0]!.payout_address ? 200 : 409;
       expect([i, response.statusCode]).toEqual([i, expected]);
     }
   });
@@ -315,19 +311,6 @@ describe('gateway callbacks release: the operator frees a callback URL', () => {
   });
 });
 
-function runReleaseCommand(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@gateway/source', '--import', 'tsx', 'apps/cli/src/main.ts', 'callbacks', 'release', ...args],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...fixture.env(), LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+/** `gateway callbacks release <args>` as the operator runs it. */
+const runReleaseCommand = (args: string[]) =>
+  runGatewayCommand(['callbacks', 'release', ...args], { ...process.env, ...fixture.env(), LOG_LEVEL: 'warn' });

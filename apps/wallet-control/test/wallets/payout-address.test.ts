@@ -95,19 +95,25 @@ describe('well-known token contracts are never a payout or affiliate address', (
     await localDb.drop();
   });
 
+  /** `url` with `query` on the local chain's gateway: 400 invalid_parameter naming `param`. */
+  async function expectRefusedOnLocalChain(url: string, query: Record<string, string>, param: string) {
+    const response = await local.inject({ method: 'GET', url, query });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'invalid_parameter', param });
+    return response;
+  }
+
   it.each([
     ['native USDC', NATIVE_USDC],
     ['native USDC, lower case', NATIVE_USDC.toLowerCase()],
     ['USDC.e', BRIDGED_USDC_E],
     ['the configured token', TEST_TOKEN],
   ])('%s as address: 400 naming address', async (_name, address) => {
-    const response = await local.inject({
-      method: 'GET',
-      url: '/control/wallet.php',
-      query: { address, callback: 'https://shop.io/ipn?order=token' },
-    });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ code: 'invalid_parameter', param: 'address' });
+    const response = await expectRefusedOnLocalChain(
+      '/control/wallet.php',
+      { address, callback: 'https://shop.io/ipn?order=token' },
+      'address',
+    );
     expect(response.json().error).toMatch(/token contract/);
   });
 
@@ -115,12 +121,10 @@ describe('well-known token contracts are never a payout or affiliate address', (
     ['native USDC', NATIVE_USDC],
     ['USDC.e', BRIDGED_USDC_E],
   ])('%s as affiliate: 400 naming affiliate', async (_name, affiliate) => {
-    const response = await local.inject({
-      method: 'GET',
-      url: '/control/affiliate.php',
-      query: { address: payout, callback: 'https://shop.io/ipn?order=token-aff', affiliate },
-    });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ code: 'invalid_parameter', param: 'affiliate' });
+    await expectRefusedOnLocalChain(
+      '/control/affiliate.php',
+      { address: payout, callback: 'https://shop.io/ipn?order=token-aff', affiliate },
+      'affiliate',
+    );
   });
 });
