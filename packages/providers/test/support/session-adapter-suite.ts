@@ -1,0 +1,188 @@
+import type { Static, TObject } from '@sinclair/typebox';
+import {
+  ProviderCheckoutError,
+  type AdapterContext,
+  type CheckoutOrder,
+  type CreatedCheckout,
+  type ProviderAdapter,
+  type ProviderMode,
+  type ProviderModule,
+  type ProviderStatusQuery,
+} from '../../src/provider-contract';
+import { createProviderHttpClient, type ProviderHttpClient } from '../../src/support/provider-http-client';
+import { contractContext, describeAdapterContract, sampleOrder, type AdapterContractFixture } from './adapter-contract';
+import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
+
+/**
+ * The suite every session adapter runs (`describeSessionAdapter` in its own test file): the
+ * adapter contract, against the provider's documented fake, and what every session call must do
+ * whatever the provider: turn each error, malformed answer or silence into a ProviderCheckoutError
+ * of the right kind with no secret in its message; send a call the provider does not de-duplicate
+ * once (or retry it with the same Idempotency-Key where the provider honours one); refuse an amount
+ * that is not a decimal before any call; default to the documented API host of each mode; and
+ * make a failed status look-up throw, so the poller asks again later. It returns the kit the
+ * provider's own tests use beside it (the fake, the adapter builder, a checkout opener).
+ */
+
+type ContractChecks<S extends TObject> = AdapterContractFixture<S> extends infer F
+  ? F extends unknown
+    ? Omit<F, 'module' | 'settings' | 'context'>
+    : never
+  : never;
+
+/** A session call answered otherwise than documented: one answer to it, or the fake set up by hand (a later call failing). */
+export type SessionFailure<F> = readonly [name: string, kind: 'refused' | 'unavailable', answer: FakeAnswer | ((fake: F) => void)];
+
+export interface SessionAdapterFixture<S extends TObject, F extends DocumentedFake<FakeRequest>> {
+  module: ProviderModule<S>;
+  /** Starts the provider's fake; the suite resets it before each test, expects it found no problem after, and closes it. */
+  startFake(): Promise<F>;
+  /** The settings of a mode, on the fake (built when an adapter is, once the fake listens). */
+  settings(fake: F, mode: ProviderMode): Static<S>;
+  /** The modes the contract covers; the first is the one an adapter is built in unless a test says. */
+  modes: readonly [ProviderMode, ...ProviderMode[]];
+  /** Context beside the HTTP client (an event store, a token store). */
+  context?(): Partial<AdapterContext>;
+  /** The contract's provider-specific part (how to read a checkout, how the provider signs its webhooks), given the running fake. */
+  contract(fake: () => F): ContractChecks<S>;
+  /** The order's currency in the shared checks; USD unless the descriptor says otherwise. */
+  currency?: CheckoutOrder['currency'];
+  /** The credential no error message may carry. */
+  secret(fake: F): string;
+  /** 'once': the provider documents no idempotency, a second call would open a second session. */
+  sends: 'once' | 'with-idempotency-key';
+  /** The provider's own refusals and malformed answers, beside the shared 503, 429, non-JSON and silent ones. */
+  failures: readonly SessionFailure<F>[];
+  /**
+   * False where the adapter passes a malformed amount on instead of refusing it before any call (TransFi and
+   * Coinbase today: a gap in those adapters, not a rule of their providers).
+   */
+  refusesMalformedAmount?: false;
+  /** Whether the fake's refusals are problems (Binance's fake counts every refusal): no expectation of none after each test. */
+  refusalsAreProblems?: boolean;
+  /** The URL of the first call of a checkout in each mode, without an API URL setting. */
+  defaultHosts: Partial<Record<ProviderMode, string>>;
+  /** The status look-up: a query, what its errors say, and the provider's own failed answers beside a 502 and non-JSON. */
+  status?: { query: ProviderStatusQuery; error: RegExp; failures: readonly (readonly [name: string, answer: FakeAnswer])[] };
+}
+
+export interface SessionAdapterKit<S extends TObject, F> {
+  /** The running fake (from the first test on). */
+  readonly fake: F;
+  readonly http: ProviderHttpClient;
+  settings(mode?: ProviderMode): Static<S>;
+  build(mode?: ProviderMode, settings?: Static<S>, context?: Partial<AdapterContext>): Promise<ProviderAdapter>;
+  /** A checkout of `order`, by a new adapter unless one is given, keyed by its payment id unless a key is given. */
+  open(order?: CheckoutOrder, options?: { mode?: ProviderMode; idempotencyKey?: string; adapter?: ProviderAdapter }): Promise<CreatedCheckout>;
+}
+
+const SHARED_FAILURES = [
+  ['5xx (503)', 'unavailable', { status: 503, body: '{}' }],
+  ['too many (429)', 'unavailable', { status: 429, body: '{}' }],
+  ['not JSON', 'refused', { status: 200, body: 'OK' }],
+  ['no answer', 'unavailable', 'hang'],
+] as const;
+
+const SHARED_STATUS_FAILURES = [
+  ['5xx', { status: 502, body: '' }],
+  ['not JSON', { status: 200, body: 'nope' }],
+] as const;
+
+export function describeSessionAdapter<S extends TObject, F extends DocumentedFake<FakeRequest>>(
+  fixture: SessionAdapterFixture<S, F>,
+): SessionAdapterKit<S, F> {
+  const { descriptor } = fixture.module;
+  // Deadlines long enough for a machine under load, short enough that a silent provider fails a test in seconds.
+  const http = createProviderHttpClient({ attemptTimeoutMs: 1000, maxAttempts: 3, backoffBaseMs: 1 });
+  const currency = fixture.currency ?? (descriptor.currency === 'any' ? 'USD' : descriptor.currency);
+  let running: F | undefined;
+  const kit: SessionAdapterKit<S, F> = {
+    get fake() {
+      if (!running) throw new Error(`the ${descriptor.id} fake is not running yet`);
+      return running;
+    },
+    http,
+    settings: (mode = fixture.modes[0]) => fixture.settings(kit.fake, mode),
+    build: (mode = fixture.modes[0], settings = kit.settings(mode), context = {}) =>
+      Promise.resolve(fixture.module.create(settings, contractContext(descriptor.id, mode, { http, ...fixture.context?.(), ...context }))),
+    async open(order = sampleOrder(currency), { mode, idempotencyKey = order.paymentId, adapter } = {}) {
+      return (adapter ?? (await kit.build(mode))).createCheckout(order, { idempotencyKey, signal: AbortSignal.timeout(3000) });
+    },
+  };
+
+  beforeAll(async () => {
+    running = await fixture.startFake();
+  });
+  beforeEach(() => kit.fake.reset());
+  if (!fixture.refusalsAreProblems) afterEach(() => expect(kit.fake.problems).toEqual([]));
+  afterAll(async () => {
+    await http.close();
+    await running?.close();
+  });
+
+  // Each mode's settings are read when the contract builds an adapter, once the fake listens.
+  const contractSettings = Object.defineProperties(
+    {},
+    Object.fromEntries(fixture.modes.map((mode) => [mode, { enumerable: true, get: () => kit.settings(mode) }])),
+  ) as Partial<Record<ProviderMode, Static<S>>>;
+  describeAdapterContract({
+    ...fixture.contract(() => kit.fake),
+    module: fixture.module,
+    settings: contractSettings,
+    context: () => ({ http, ...fixture.context?.() }),
+  } as AdapterContractFixture<S>);
+
+  describe(`${descriptor.id}: the session call, as every session adapter makes it`, () => {
+    it.each([...SHARED_FAILURES, ...fixture.failures])(
+      '%s: a ProviderCheckoutError of kind %s, no secret in it',
+      async (_name, kind, answer) => {
+        if (typeof answer === 'function') answer(kit.fake);
+        else kit.fake.script = () => answer;
+        const error = await kit.open().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ProviderCheckoutError);
+        expect((error as ProviderCheckoutError).kind).toBe(kind);
+        expect((error as Error).message).not.toContain(fixture.secret(kit.fake));
+        if (fixture.sends === 'once') {
+          // Each call sent once: the provider does not de-duplicate them, a second would open a second session.
+          const calls = kit.fake.requests.map((request) => `${request.method} ${request.path}`);
+          expect(calls.length).toBeGreaterThan(0);
+          expect(new Set(calls).size).toBe(calls.length);
+        }
+      },
+    );
+
+    if (fixture.refusesMalformedAmount !== false) {
+      it('an amount that is not a two-decimal string is refused before any call', async () => {
+        await expect(kit.open({ ...sampleOrder(currency), amount: '1e3' })).rejects.toBeInstanceOf(ProviderCheckoutError);
+        expect(kit.fake.requests).toHaveLength(0);
+      });
+    }
+
+    it(`the default API hosts: ${Object.values(fixture.defaultHosts).join(', ')}`, async () => {
+      const urls: string[] = [];
+      const recording: ProviderHttpClient = {
+        request: async (request) => {
+          urls.push(request.url);
+          throw new ProviderCheckoutError('offline', 'unavailable');
+        },
+        close: async () => undefined,
+      };
+      for (const mode of Object.keys(fixture.defaultHosts) as ProviderMode[]) {
+        const withoutHosts = Object.fromEntries(Object.entries(kit.settings(mode)).filter(([name]) => !name.endsWith('_URL'))) as Static<S>;
+        await kit.open(sampleOrder(currency), { adapter: await kit.build(mode, withoutHosts, { http: recording }) }).catch(() => undefined);
+      }
+      expect(urls).toEqual(Object.values(fixture.defaultHosts));
+    });
+
+    const { status } = fixture;
+    if (status) {
+      it.each([...SHARED_STATUS_FAILURES, ...status.failures])('status look-up, %s: throws, so the poller asks again later', async (_name, answer) => {
+        kit.fake.script = () => answer;
+        const adapter = await kit.build();
+        await expect(adapter.status!(status.query, { signal: AbortSignal.timeout(3000) })).rejects.toThrow(status.error);
+      });
+    }
+  });
+
+  return kit;
+}
