@@ -54,10 +54,11 @@ export interface SessionAdapterFixture<S extends TObject, F extends DocumentedFa
   /** The provider's own refusals and malformed answers, beside the shared 503, 429, non-JSON and silent ones. */
   failures: readonly SessionFailure<F>[];
   /**
-   * False where the adapter passes a malformed amount on instead of refusing it before any call (TransFi and
-   * Coinbase today: a gap in those adapters, not a rule of their providers).
+   * How the adapter refuses an amount that is not a decimal before any call: by default a ProviderCheckoutError that
+   * names it. A pattern of the message where it throws another error (Simplex); false where it passes the amount on
+   * (TransFi, Coinbase). Both are gaps in those adapters, not rules of their providers.
    */
-  refusesMalformedAmount?: false;
+  malformedAmount?: RegExp | false;
   /** Whether the fake's refusals are problems (Binance's fake counts every refusal): no expectation of none after each test. */
   refusalsAreProblems?: boolean;
   /** The URL of the first call of a checkout in each mode, without an API URL setting. */
@@ -151,9 +152,12 @@ export function describeSessionAdapter<S extends TObject, F extends DocumentedFa
       },
     );
 
-    if (fixture.refusesMalformedAmount !== false) {
+    const { malformedAmount = /1e3/ } = fixture;
+    if (malformedAmount) {
       it('an amount that is not a two-decimal string is refused before any call', async () => {
-        await expect(kit.open({ ...sampleOrder(currency), amount: '1e3' })).rejects.toBeInstanceOf(ProviderCheckoutError);
+        const refusal = kit.open({ ...sampleOrder(currency), amount: '1e3' });
+        await expect(refusal).rejects.toThrow(malformedAmount);
+        if (!fixture.malformedAmount) await expect(refusal).rejects.toBeInstanceOf(ProviderCheckoutError);
         expect(kit.fake.requests).toHaveLength(0);
       });
     }

@@ -38,7 +38,7 @@ const kit = describeSessionAdapter({
   }),
   secret: () => ED_SECRET,
   sends: 'once',
-  refusesMalformedAmount: false,
+  malformedAmount: false,
   failures: [
     ['a refusal (400)', 'refused', { status: 400, body: '{"code":"invalid_request","message":"clientIp is invalid"}' }],
     ['a bad key (401)', 'refused', { status: 401, body: '{"code":"unauthorized","message":"Unauthorized"}' }],

@@ -68,7 +68,7 @@ const kit = describeSessionAdapter({
   }),
   secret: () => FAKE_TRANSFI.password,
   sends: 'once',
-  refusesMalformedAmount: false,
+  malformedAmount: false,
   failures: [
     ['a refusal (400)', 'refused', { status: 400, body: '{"message":"Validation failed"}' }],
     ['bad credentials (401)', 'refused', { status: 401, body: '{"message":"Unauthorized"}' }],
