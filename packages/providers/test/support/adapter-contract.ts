@@ -72,6 +72,25 @@ export interface CheckoutReading {
   reference: string;
 }
 
+/**
+ * The reading of a link that names each value by a query parameter (the provider's own names). A provider that
+ * takes no order reference carries our id as the last segment of the receipt page its return parameter names
+ * (`receiptIn`); one that carries neither reads ''.
+ */
+export function queryReading(names: { wallet: string; amount: string; currency: string; reference?: string; receiptIn?: string }) {
+  return (url: URL): CheckoutReading => {
+    const param = (name: string | undefined) => (name === undefined ? '' : (url.searchParams.get(name) ?? ''));
+    const receipt =
+      names.receiptIn === undefined ? '' : (new URL(param(names.receiptIn) || 'https://invalid/').pathname.split('/').pop() ?? '');
+    return {
+      wallet: param(names.wallet),
+      amount: param(names.amount),
+      currency: param(names.currency),
+      reference: names.reference === undefined ? receipt : param(names.reference),
+    };
+  };
+}
+
 export interface SignedWebhook {
   rawBody: Buffer;
   headers: WebhookHeaders;

@@ -1,5 +1,13 @@
 import { generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
-import { headerOf, jsonAnswer, sentAsJson, startDocumentedFake, type DocumentedFake, type FakeAnswer, type FakeRequest } from './documented-fake';
+import {
+  headerOf,
+  jsonAnswer,
+  sentAsJson,
+  startDocumentedFake,
+  type DocumentedFake,
+  type FakeAnswer,
+  type FakeRequest,
+} from './documented-fake';
 
 /**
  * A local Binance Pay Onchain API: POST /papi/v1/ramp/connect/buy/pre-order and
@@ -37,7 +45,7 @@ export async function startBinanceFake(now: () => number = Date.now): Promise<Bi
   const ok = (data: unknown): FakeAnswer => jsonAnswer(200, { code: '000000', message: 'success', data, success: true });
 
   /** The body of a request signed as documented, or the refusal of one that is not. */
-  function signedBody(request: FakeRequest): Record<string, unknown> | { refusal: FakeAnswer } {
+  function signedBody(request: FakeRequest): { body: Record<string, unknown> } | { refusal: FakeAnswer } {
     const header = (name: string) => headerOf(request, name);
     if (header('x-tesla-clientid') !== CLIENT_ID || header('x-tesla-signaccesstoken') !== API_KEY) {
       return { refusal: refuse('unknown client id or API key', 401) };
@@ -45,14 +53,16 @@ export async function startBinanceFake(now: () => number = Date.now): Promise<Bi
     if (!sentAsJson(request)) return { refusal: refuse('a JSON body is expected', 400) };
     const timestamp = header('x-tesla-timestamp');
     const signature = Buffer.from(header('x-tesla-signature'), 'base64');
-    const signed = verify('sha256', Buffer.from(`${request.body}${timestamp}`), partner.publicKey, signature);
-    if (!/^\d{13}$/.test(timestamp) || !signed) return { refusal: refuse('signature does not verify', 401) };
-    return fake.jsonBody(request) ?? { refusal: refuse('body is not JSON', 400) };
+    const verified = verify('sha256', Buffer.from(`${request.body}${timestamp}`), partner.publicKey, signature);
+    if (!/^\d{13}$/.test(timestamp) || !verified) return { refusal: refuse('signature does not verify', 401) };
+    const body = fake.jsonBody(request);
+    return body ? { body } : { refusal: refuse('body is not JSON', 400) };
   }
 
   function preOrder(request: FakeRequest): FakeAnswer {
-    const body = signedBody(request);
-    if ('refusal' in body) return body.refusal;
+    const signed = signedBody(request);
+    if ('refusal' in signed) return signed.refusal;
+    const { body } = signed;
     const missing = REQUIRED_PRE_ORDER.filter((field) => body[field] === undefined);
     if (missing.length > 0) return refuse(`${missing.join(', ')} required`);
     const id = String(body.externalOrderId);
@@ -69,9 +79,9 @@ export async function startBinanceFake(now: () => number = Date.now): Promise<Bi
   }
 
   function order(request: FakeRequest): FakeAnswer {
-    const body = signedBody(request);
-    if ('refusal' in body) return body.refusal;
-    const found = orders.get(String(body.externalOrderId));
+    const signed = signedBody(request);
+    if ('refusal' in signed) return signed.refusal;
+    const found = orders.get(String(signed.body.externalOrderId));
     return found ? ok(found) : refuse('order not found');
   }
 

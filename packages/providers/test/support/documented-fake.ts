@@ -46,7 +46,7 @@ export interface DocumentedFake<R extends FakeRequest = FakeRequest> {
   /** The paths of the calls whose caller hung up before the answer was sent (a deadline that passed). */
   abandoned: string[];
   /** Answers a request otherwise than documented; undefined leaves it to its route. Cleared by reset(). */
-  script: ((request: R) => FakeAnswer | undefined) | undefined;
+  script?(request: R): FakeAnswer | undefined;
   /** Milliseconds the answers wait (a provider answering in 300 ms). */
   latencyMs: number;
   /** Records `problem` unless `condition` holds; returns `condition`. */
@@ -115,7 +115,11 @@ export async function startDocumentedFake<R extends FakeRequest = FakeRequest>(a
       if (route.method !== request.method) continue;
       if (typeof route.path === 'string' && route.path === pathname) return route.answer(request, []);
       const match = typeof route.path === 'string' ? null : route.path.exec(pathname);
-      if (match) return route.answer(request, match.slice(1).map((group) => decodeURIComponent(group)));
+      if (match)
+        return route.answer(
+          request,
+          match.slice(1).map((group) => decodeURIComponent(group)),
+        );
     }
     fake.problems.push(`unexpected ${request.method} ${request.path}`);
     return api.notFound(request);

@@ -1,4 +1,12 @@
-import { headerOf, jsonAnswer, sentAsJson, startDocumentedFake, type DocumentedFake, type FakeAnswer, type FakeRequest } from './documented-fake';
+import {
+  headerOf,
+  jsonAnswer,
+  sentAsJson,
+  startDocumentedFake,
+  type DocumentedFake,
+  type FakeAnswer,
+  type FakeRequest,
+} from './documented-fake';
 
 /**
  * A local Guardarian: POST /v1/transaction and GET /v1/transaction/{id} as its reference documents

@@ -24,11 +24,8 @@ import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake'
  * provider's own tests use beside it (the fake, the adapter builder, a checkout opener).
  */
 
-type ContractChecks<S extends TObject> = AdapterContractFixture<S> extends infer F
-  ? F extends unknown
-    ? Omit<F, 'module' | 'settings' | 'context'>
-    : never
-  : never;
+type ContractChecks<S extends TObject> =
+  AdapterContractFixture<S> extends infer F ? (F extends unknown ? Omit<F, 'module' | 'settings' | 'context'> : never) : never;
 
 /** A session call answered otherwise than documented: one answer to it, or the fake set up by hand (a later call failing). */
 export type SessionFailure<F> = readonly [name: string, kind: 'refused' | 'unavailable', answer: FakeAnswer | ((fake: F) => void)];
@@ -51,12 +48,14 @@ export interface SessionAdapterFixture<S extends TObject, F extends DocumentedFa
   secret(fake: F): string;
   /** 'once': the provider documents no idempotency, a second call would open a second session. */
   sends: 'once' | 'with-idempotency-key';
+  /** Answers the session call itself otherwise, where a checkout makes others first (Transak mints a token); by default `script` answers every call. */
+  answerSession?(fake: F, answer: FakeAnswer): void;
   /** The provider's own refusals and malformed answers, beside the shared 503, 429, non-JSON and silent ones. */
   failures: readonly SessionFailure<F>[];
   /**
    * How the adapter refuses an amount that is not a decimal before any call: by default a ProviderCheckoutError that
    * names it. A pattern of the message where it throws another error (Simplex); false where it passes the amount on
-   * (TransFi, Coinbase). Both are gaps in those adapters, not rules of their providers.
+   * (TransFi, Coinbase, Stripe). Both are gaps in those adapters, not rules of their providers.
    */
   malformedAmount?: RegExp | false;
   /** Whether the fake's refusals are problems (Binance's fake counts every refusal): no expectation of none after each test. */
@@ -74,7 +73,10 @@ export interface SessionAdapterKit<S extends TObject, F> {
   settings(mode?: ProviderMode): Static<S>;
   build(mode?: ProviderMode, settings?: Static<S>, context?: Partial<AdapterContext>): Promise<ProviderAdapter>;
   /** A checkout of `order`, by a new adapter unless one is given, keyed by its payment id unless a key is given. */
-  open(order?: CheckoutOrder, options?: { mode?: ProviderMode; idempotencyKey?: string; adapter?: ProviderAdapter }): Promise<CreatedCheckout>;
+  open(
+    order?: CheckoutOrder,
+    options?: { mode?: ProviderMode; idempotencyKey?: string; adapter?: ProviderAdapter },
+  ): Promise<CreatedCheckout>;
 }
 
 const SHARED_FAILURES = [
@@ -138,6 +140,7 @@ export function describeSessionAdapter<S extends TObject, F extends DocumentedFa
       '%s: a ProviderCheckoutError of kind %s, no secret in it',
       async (_name, kind, answer) => {
         if (typeof answer === 'function') answer(kit.fake);
+        else if (fixture.answerSession) fixture.answerSession(kit.fake, answer);
         else kit.fake.script = () => answer;
         const error = await kit.open().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(ProviderCheckoutError);
@@ -180,11 +183,14 @@ export function describeSessionAdapter<S extends TObject, F extends DocumentedFa
 
     const { status } = fixture;
     if (status) {
-      it.each([...SHARED_STATUS_FAILURES, ...status.failures])('status look-up, %s: throws, so the poller asks again later', async (_name, answer) => {
-        kit.fake.script = () => answer;
-        const adapter = await kit.build();
-        await expect(adapter.status!(status.query, { signal: AbortSignal.timeout(3000) })).rejects.toThrow(status.error);
-      });
+      it.each([...SHARED_STATUS_FAILURES, ...status.failures])(
+        'status look-up, %s: throws, so the poller asks again later',
+        async (_name, answer) => {
+          kit.fake.script = () => answer;
+          const adapter = await kit.build();
+          await expect(adapter.status!(status.query, { signal: AbortSignal.timeout(3000) })).rejects.toThrow(status.error);
+        },
+      );
     }
   });
 

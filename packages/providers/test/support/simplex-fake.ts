@@ -29,7 +29,10 @@ export const SIMPLEX_FAKE_PARTNER = 'shopgateway';
 /** A quote is good for this long, as valid_until says. */
 export const SIMPLEX_FAKE_QUOTE_LIFETIME_MS = 10 * 60_000;
 
-type Call = { list: 'quotes' | 'paymentData' | 'eventReads' | 'eventDeletes'; override: 'answerQuote' | 'answerPaymentData' | 'answerEvents' | 'answerEventDelete' };
+type Call = {
+  list: 'quotes' | 'paymentData' | 'eventReads' | 'eventDeletes';
+  override: 'answerQuote' | 'answerPaymentData' | 'answerEvents' | 'answerEventDelete';
+};
 
 export async function startSimplexFake(nowMs: () => number = Date.now): Promise<SimplexFake> {
   const quoted = new Map<string, Record<string, unknown>>();

@@ -85,10 +85,13 @@ export async function startTransakFake(expected = { apiKey: FAKE_API_KEY, apiSec
       delete fake.answerSession;
     },
   });
-  const fake: TransakFake = Object.defineProperties(Object.assign(documented, {
-    refreshes: [] as FakeRequest[],
-    sessions: [] as FakeRequest[],
-    widgetParamsOf: (sessionId: string) => widgets.get(sessionId),
-  }), { currentToken: { get: () => currentToken, enumerable: true } }) as TransakFake;
+  const fake: TransakFake = Object.defineProperties(
+    Object.assign(documented, {
+      refreshes: [] as FakeRequest[],
+      sessions: [] as FakeRequest[],
+      widgetParamsOf: (sessionId: string) => widgets.get(sessionId),
+    }),
+    { currentToken: { get: () => currentToken, enumerable: true } },
+  ) as TransakFake;
   return fake;
 }

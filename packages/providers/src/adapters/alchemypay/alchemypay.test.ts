@@ -5,6 +5,7 @@ import {
   describeAdapterContract,
   sampleOrder,
   signatureInBodyField,
+  queryReading,
 } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderAdapter } from '../../provider-contract';
 import { hmacSha256 } from '../../support/signing';
@@ -60,12 +61,7 @@ function onRampFields(status: string, overrides: Record<string, string> = {}): R
 describeAdapterContract({
   module: alchemypay,
   settings: { live, test },
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('address') ?? '',
-    amount: url.searchParams.get('fiatAmount') ?? '',
-    currency: url.searchParams.get('fiat') ?? '',
-    reference: url.searchParams.get('merchantOrderNo') ?? '',
-  }),
+  readCheckout: queryReading({ wallet: 'address', amount: 'fiatAmount', currency: 'fiat', reference: 'merchantOrderNo' }),
   signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
     alchemyPayWebhook(
       status === 'paid'

@@ -6,6 +6,7 @@ import {
   describeAdapterContract,
   sampleOrder,
   signatureInHeader,
+  queryReading,
 } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderMode } from '../../provider-contract';
 import { createProviderHttpClient } from '../../support/provider-http-client';
@@ -133,13 +134,8 @@ describeAdapterContract({
   module: banxa,
   settings,
   context: (mode) => ({ http: fakes[mode].http }),
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('walletAddress') ?? '',
-    amount: url.searchParams.get('fiatAmount') ?? '',
-    currency: url.searchParams.get('fiatType') ?? '',
-    // The referral URL takes no order reference: our id is the last segment of the receipt page in returnUrl.
-    reference: new URL(url.searchParams.get('returnUrl') ?? 'https://invalid/').pathname.split('/').pop() ?? '',
-  }),
+  // The referral URL takes no order reference: our id is the last segment of the receipt page in returnUrl.
+  readCheckout: queryReading({ wallet: 'walletAddress', amount: 'fiatAmount', currency: 'fiatType', receiptIn: 'returnUrl' }),
   signWebhook: ({ walletAddress, status }, nowMs) => {
     const orderId = status === 'paid' ? 'd9efc5d228cb7edfc4b6bb82f7b39f94' : 'e82c57b2cba367069dfef4f866c7bc87';
     const orderStatus = status === 'paid' ? 'complete' : 'expired';

@@ -3,12 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CONTRACT_NOW_MS,
-  sampleOrder,
-  signatureInHeader,
-  type SignedWebhook,
-} from '../../../test/support/adapter-contract';
+import { CONTRACT_NOW_MS, sampleOrder, signatureInHeader, type SignedWebhook } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { startBinanceFake } from '../../../test/support/binance-fake';
 import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
@@ -172,7 +167,11 @@ describe('binance pre-order against a local Binance Pay Onchain', () => {
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     expect(() => build('live', { ...kit.settings(), PRIVATE_KEY: ec })).toThrow(/RSA/);
     const der = (pem: string) => pem.replace(/-----[A-Z ]+-----|\s/g, '');
-    const settings = { ...kit.settings(), PRIVATE_KEY: der(kit.fake.partnerPrivateKeyPem), WEBHOOK_PUBLIC_KEY: der(kit.fake.binancePublicKeyPem) };
+    const settings = {
+      ...kit.settings(),
+      PRIVATE_KEY: der(kit.fake.partnerPrivateKeyPem),
+      WEBHOOK_PUBLIC_KEY: der(kit.fake.binancePublicKeyPem),
+    };
     await open(sampleOrder('USD'), { adapter: await build('live', settings) });
     expect(kit.fake.problems).toEqual([]);
   });

@@ -164,7 +164,9 @@ describe('coinbase transaction status', () => {
     });
     expect(event?.txHash).toBe(mapped === 'paid' ? hash : undefined);
     expect(lookups()[0]!.path).toBe(`/onramp/v1/buy/user/${order.paymentId}/transactions?page_size=10`);
-    expect(lookups()[0]!.jwt?.claims.uris).toEqual([`GET ${new URL(kit.fake.url).host}/onramp/v1/buy/user/${order.paymentId}/transactions`]);
+    expect(lookups()[0]!.jwt?.claims.uris).toEqual([
+      `GET ${new URL(kit.fake.url).host}/onramp/v1/buy/user/${order.paymentId}/transactions`,
+    ]);
   });
 
   it("a stranger's newer transaction under our partnerUserRef does not hide ours: the pinned one, else the newest to the wallet", async () => {

@@ -28,7 +28,11 @@ const kit = describeSessionAdapter({
   secret: (fake) => fake.apiKey,
   sends: 'once',
   failures: [
-    ['a refusal (400)', 'refused', { status: 400, body: '{"statusCode":400,"code":"BAD_REQUEST","message":"to_network is not supported"}' }],
+    [
+      'a refusal (400)',
+      'refused',
+      { status: 400, body: '{"statusCode":400,"code":"BAD_REQUEST","message":"to_network is not supported"}' },
+    ],
     ['a bad key (403)', 'refused', { status: 403, body: '{"statusCode":403,"code":"INVALID_TOKEN","message":"Invalid token"}' }],
     ['5xx', 'unavailable', { status: 500, body: '{"statusCode":500,"code":"INTERNAL_ERROR"}' }],
     ['no id', 'refused', { status: 201, body: '{"redirect_url":"https://payments.guardarian.com/checkout?tid=1"}' }],
@@ -147,7 +151,6 @@ describe('guardarian status look-up', () => {
       adapter.status!({ paymentId: 'p', providerReference: created.providerReference! }, { signal: signal() }),
     ).resolves.toBeNull();
   });
-
 });
 
 describe('guardarian webhook (unsigned: a hint)', () => {

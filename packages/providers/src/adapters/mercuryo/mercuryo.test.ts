@@ -1,6 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { contractContext, describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
+import {
+  contractContext,
+  describeAdapterContract,
+  sampleOrder,
+  signatureInHeader,
+  queryReading,
+} from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderAdapter } from '../../provider-contract';
 import { mercuryo, mercuryoSignature } from './mercuryo-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
@@ -34,12 +40,7 @@ function callbackData(type: string, status: string, overrides: Record<string, un
 describeAdapterContract({
   module: mercuryo,
   settings: { live, test },
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('address') ?? '',
-    amount: url.searchParams.get('fiat_amount') ?? '',
-    currency: url.searchParams.get('fiat_currency') ?? '',
-    reference: url.searchParams.get('merchant_transaction_id') ?? '',
-  }),
+  readCheckout: queryReading({ wallet: 'address', amount: 'fiat_amount', currency: 'fiat_currency', reference: 'merchant_transaction_id' }),
   signWebhook: ({ paymentId, walletAddress, status }) =>
     status === 'paid'
       ? mercuryoCallback(

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { describeAdapterContract, signatureInHeader } from '../../../test/support/adapter-contract';
+import { describeAdapterContract, signatureInHeader, queryReading } from '../../../test/support/adapter-contract';
 import { interac } from './moonpay-interac-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 
@@ -10,11 +10,11 @@ const test = { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh123
 describeAdapterContract({
   module: interac,
   settings: { live, test },
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('walletAddress') ?? '',
-    amount: url.searchParams.get('baseCurrencyAmount') ?? '',
-    currency: url.searchParams.get('baseCurrencyCode') ?? '',
-    reference: url.searchParams.get('externalTransactionId') ?? '',
+  readCheckout: queryReading({
+    wallet: 'walletAddress',
+    amount: 'baseCurrencyAmount',
+    currency: 'baseCurrencyCode',
+    reference: 'externalTransactionId',
   }),
   // MoonPay's webhook, as its signature page describes it: the same account signs Interac orders.
   signWebhook: ({ paymentId, walletAddress, status }, nowMs) => {

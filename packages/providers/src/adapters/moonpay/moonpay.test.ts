@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
+import { describeAdapterContract, sampleOrder, signatureInHeader, queryReading } from '../../../test/support/adapter-contract';
 import { hmacSha256 } from '../../support/signing';
 import { moonpay, signedMoonpayUrl } from './moonpay-adapter';
 
@@ -20,11 +20,11 @@ function moonpayWebhook(body: unknown, key: string, nowMs: number) {
 describeAdapterContract({
   module: moonpay,
   settings: { live, test },
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('walletAddress') ?? '',
-    amount: url.searchParams.get('baseCurrencyAmount') ?? '',
-    currency: url.searchParams.get('baseCurrencyCode') ?? '',
-    reference: url.searchParams.get('externalTransactionId') ?? '',
+  readCheckout: queryReading({
+    wallet: 'walletAddress',
+    amount: 'baseCurrencyAmount',
+    currency: 'baseCurrencyCode',
+    reference: 'externalTransactionId',
   }),
   signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
     moonpayWebhook(

@@ -1,6 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { contractContext, describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
+import {
+  contractContext,
+  describeAdapterContract,
+  sampleOrder,
+  signatureInHeader,
+  queryReading,
+} from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { paypal } from './paypal-adapter';
 
@@ -22,11 +28,11 @@ const transaction = (paymentId: string, walletAddress: string, status: string) =
 describeAdapterContract({
   module: paypal,
   settings: { live, test },
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('walletAddress') ?? '',
-    amount: url.searchParams.get('baseCurrencyAmount') ?? '',
-    currency: url.searchParams.get('baseCurrencyCode') ?? '',
-    reference: url.searchParams.get('externalTransactionId') ?? '',
+  readCheckout: queryReading({
+    wallet: 'walletAddress',
+    amount: 'baseCurrencyAmount',
+    currency: 'baseCurrencyCode',
+    reference: 'externalTransactionId',
   }),
   signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
     signed(transaction(paymentId, walletAddress, status === 'paid' ? 'completed' : 'failed'), nowMs),

@@ -9,6 +9,7 @@ import {
   describeAdapterContract,
   sampleOrder,
   signatureInHeader,
+  queryReading,
 } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderMode } from '../../provider-contract';
 import { createRampAdapter, RAMP_WEBHOOK_PUBLIC_KEYS, rampnetwork, type RampSettings } from './rampnetwork-adapter';
@@ -76,13 +77,8 @@ function purchaseEvent(type: string, status: string, receiverAddress: string) {
 describeAdapterContract({
   module: withTestKeys,
   settings: { live, test },
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('userAddress') ?? '',
-    amount: url.searchParams.get('fiatValue') ?? '',
-    currency: url.searchParams.get('fiatCurrency') ?? '',
-    // Ramp takes no order reference: our id is the last segment of the receipt page in finalUrl.
-    reference: new URL(url.searchParams.get('finalUrl') ?? 'https://invalid/').pathname.split('/').pop() ?? '',
-  }),
+  // Ramp takes no order reference: our id is the last segment of the receipt page in finalUrl.
+  readCheckout: queryReading({ wallet: 'userAddress', amount: 'fiatValue', currency: 'fiatCurrency', receiptIn: 'finalUrl' }),
   // RELEASED is Ramp's "crypto sent"; RETURNED its "money given back" (no purchase webhook says EXPIRED).
   signWebhook: ({ walletAddress, status }) =>
     rampWebhook(

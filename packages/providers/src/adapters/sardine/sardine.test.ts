@@ -1,10 +1,5 @@
 import { createHmac } from 'node:crypto';
-import {
-  CONTRACT_NOW_MS,
-  sampleOrder,
-  signatureInHeader,
-  type SignedWebhook,
-} from '../../../test/support/adapter-contract';
+import { CONTRACT_NOW_MS, sampleOrder, signatureInHeader, type SignedWebhook } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { SARDINE_FAKE_CLIENT, startSardineFake } from '../../../test/support/sardine-fake';
 import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
@@ -145,7 +140,6 @@ describe('sardine client token against a local Sardine', () => {
     });
     await expect(open()).resolves.toMatchObject({ expiresAt: CONTRACT_NOW_MS + 120 * 60_000 });
   });
-
 });
 
 describe('sardine status look-up (Get Order(s) by referenceId)', () => {

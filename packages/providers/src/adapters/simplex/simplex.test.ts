@@ -156,7 +156,6 @@ describe('simplex checkout against a local Simplex', () => {
     expect(custom.action).toBe('https://checkout.proxy.example/payments/new');
     expect(JSON.parse(kit.fake.quotes.at(-1)!.body)).toMatchObject({ digital_currency: 'USDC-POLYGON' });
   });
-
 });
 
 describe('simplex events: the poll method (read, keep, delete each); status() reads the kept copy', () => {
@@ -181,7 +180,9 @@ describe('simplex events: the poll method (read, keep, delete each); status() re
     expect(said[0]!.match).toEqual({ paymentId: order.paymentId, providerReference: mine.id });
     // The queue is empty at Simplex: each event deleted by its id, with the API key.
     expect(kit.fake.events).toEqual([]);
-    expect(kit.fake.eventDeletes.map((request) => decodeURIComponent(request.path.split('/').pop()!))).toEqual(events.map((e) => e.event_id));
+    expect(kit.fake.eventDeletes.map((request) => decodeURIComponent(request.path.split('/').pop()!))).toEqual(
+      events.map((e) => e.event_id),
+    );
     expect(kit.fake.eventDeletes.every((request) => request.headers.authorization === `ApiKey ${SIMPLEX_FAKE_API_KEY}`)).toBe(true);
     expect([...store.kept.values()].map((event) => event.eventId)).toEqual(events.map((e) => e.event_id));
     expect(store.kept.get(`simplex/${events[0]!.event_id}`)).toEqual({

@@ -60,7 +60,6 @@ describe('wert session against a local Wert', () => {
     expect(created.expiresAt).toBeUndefined();
     expect(new URL(redirectCheckout(await open(order, { mode: 'test' })).url).origin).toBe('https://sandbox.wert.io');
   });
-
 });
 
 describe('wert status look-up (Data API)', () => {

@@ -15,7 +15,12 @@ describe('werteur: Wert in EUR, on the Wert account', () => {
     const order = sampleOrder('EUR');
     const { url } = redirectCheckout(await kit.open(order, { adapter }));
     expect(kit.fake.requests[0]).toMatchObject({ method: 'POST', path: '/api/external/hpp/create-session' });
-    expect(sentWertBody(kit.fake, 0)).toMatchObject({ flow_type: 'simple_full_restrict', commodity: 'USDC', network: 'polygon', currency: 'EUR' });
+    expect(sentWertBody(kit.fake, 0)).toMatchObject({
+      flow_type: 'simple_full_restrict',
+      commodity: 'USDC',
+      network: 'polygon',
+      currency: 'EUR',
+    });
     expect(new URL(url).origin).toBe('https://widget.wert.io');
     expect(new URL(url).searchParams.get('click_id')).toBe(order.paymentId);
     expect(werteur.descriptor).toMatchObject({ currency: 'EUR', minimumCurrency: 'EUR', account: 'wert', webhookUnsigned: true });
