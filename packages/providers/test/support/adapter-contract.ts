@@ -72,6 +72,12 @@ export interface CheckoutReading {
   reference: string;
 }
 
+/** The reading of the values a provider was asked for, as text (its JSON numbers too; nothing at all is ''). */
+export const readingOf = (values: Record<keyof CheckoutReading, unknown>): CheckoutReading => {
+  const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
+  return { wallet: text(values.wallet), amount: text(values.amount), currency: text(values.currency), reference: text(values.reference) };
+};
+
 /**
  * The reading of a link that names each value by a query parameter (the provider's own names). A provider that
  * takes no order reference carries our id as the last segment of the receipt page its return parameter names

@@ -50,8 +50,17 @@ export interface SessionAdapterFixture<S extends TObject, F extends DocumentedFa
   sends: 'once' | 'with-idempotency-key';
   /** Answers the session call itself otherwise, where a checkout makes others first (Transak mints a token); by default `script` answers every call. */
   answerSession?(fake: F, answer: FakeAnswer): void;
-  /** The provider's own refusals and malformed answers, beside the shared 503, 429, non-JSON and silent ones. */
-  failures: readonly SessionFailure<F>[];
+  /**
+   * The provider's documented answers to a request it refuses (400) and to credentials it does not know (401 or 403);
+   * none where its session call has none of its own (Transak's are its token call's, among its failures).
+   */
+  refusals?: { invalid: { status: number; body: string }; badCredentials: { status: number; body: string } };
+  /** Answers that succeed but give nothing usable (no id, a link off the provider, a URL smuggled in), by what is wrong: each refused. */
+  malformed: Readonly<Record<string, string>>;
+  /** The status of the provider's successful answers, 200 unless it documents another (Guardarian's 201 Created). */
+  successStatus?: number;
+  /** Failures of the provider's own, beside the refusals, the malformed answers and the shared 5xx, 429, non-JSON and silent ones. */
+  failures?: readonly SessionFailure<F>[];
   /**
    * How the adapter refuses an amount that is not a decimal before any call: by default a ProviderCheckoutError that
    * names it. A pattern of the message where it throws another error (Simplex); false where it passes the amount on
@@ -63,7 +72,7 @@ export interface SessionAdapterFixture<S extends TObject, F extends DocumentedFa
   /** The URL of the first call of a checkout in each mode, without an API URL setting. */
   defaultHosts: Partial<Record<ProviderMode, string>>;
   /** The status look-up: a query, what its errors say, and the provider's own failed answers beside a 502 and non-JSON. */
-  status?: { query: ProviderStatusQuery; error: RegExp; failures: readonly (readonly [name: string, answer: FakeAnswer])[] };
+  status?: { query: ProviderStatusQuery; error: RegExp; failures?: readonly (readonly [name: string, answer: FakeAnswer])[] };
 }
 
 export interface SessionAdapterKit<S extends TObject, F> {
@@ -80,6 +89,7 @@ export interface SessionAdapterKit<S extends TObject, F> {
 }
 
 const SHARED_FAILURES = [
+  ['5xx (500)', 'unavailable', { status: 500, body: '{}' }],
   ['5xx (503)', 'unavailable', { status: 503, body: '{}' }],
   ['too many (429)', 'unavailable', { status: 429, body: '{}' }],
   ['not JSON', 'refused', { status: 200, body: 'OK' }],
@@ -136,24 +146,33 @@ export function describeSessionAdapter<S extends TObject, F extends DocumentedFa
   } as AdapterContractFixture<S>);
 
   describe(`${descriptor.id}: the session call, as every session adapter makes it`, () => {
-    it.each([...SHARED_FAILURES, ...fixture.failures])(
-      '%s: a ProviderCheckoutError of kind %s, no secret in it',
-      async (_name, kind, answer) => {
-        if (typeof answer === 'function') answer(kit.fake);
-        else if (fixture.answerSession) fixture.answerSession(kit.fake, answer);
-        else kit.fake.script = () => answer;
-        const error = await kit.open().catch((e: unknown) => e);
-        expect(error).toBeInstanceOf(ProviderCheckoutError);
-        expect((error as ProviderCheckoutError).kind).toBe(kind);
-        expect((error as Error).message).not.toContain(fixture.secret(kit.fake));
-        if (fixture.sends === 'once') {
-          // Each call sent once: the provider does not de-duplicate them, a second would open a second session.
-          const calls = kit.fake.requests.map((request) => `${request.method} ${request.path}`);
-          expect(calls.length).toBeGreaterThan(0);
-          expect(new Set(calls).size).toBe(calls.length);
-        }
-      },
-    );
+    const { refusals, successStatus = 200 } = fixture;
+    const failures: SessionFailure<F>[] = [
+      ...SHARED_FAILURES,
+      ...(refusals
+        ? ([
+            [`a refusal (${refusals.invalid.status})`, 'refused', refusals.invalid],
+            [`bad credentials (${refusals.badCredentials.status})`, 'refused', refusals.badCredentials],
+          ] as const)
+        : []),
+      ...Object.entries(fixture.malformed).map(([name, body]): SessionFailure<F> => [name, 'refused', { status: successStatus, body }]),
+      ...(fixture.failures ?? []),
+    ];
+    it.each(failures)('%s: a ProviderCheckoutError of kind %s, no secret in it', async (_name, kind, answer) => {
+      if (typeof answer === 'function') answer(kit.fake);
+      else if (fixture.answerSession) fixture.answerSession(kit.fake, answer);
+      else kit.fake.script = () => answer;
+      const error = await kit.open().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderCheckoutError);
+      expect((error as ProviderCheckoutError).kind).toBe(kind);
+      expect((error as Error).message).not.toContain(fixture.secret(kit.fake));
+      if (fixture.sends === 'once') {
+        // Each call sent once: the provider does not de-duplicate them, a second would open a second session.
+        const calls = kit.fake.requests.map((request) => `${request.method} ${request.path}`);
+        expect(calls.length).toBeGreaterThan(0);
+        expect(new Set(calls).size).toBe(calls.length);
+      }
+    });
 
     const { malformedAmount = /1e3/ } = fixture;
     if (malformedAmount) {
@@ -183,7 +202,7 @@ export function describeSessionAdapter<S extends TObject, F extends DocumentedFa
 
     const { status } = fixture;
     if (status) {
-      it.each([...SHARED_STATUS_FAILURES, ...status.failures])(
+      it.each([...SHARED_STATUS_FAILURES, ...(status.failures ?? [])])(
         'status look-up, %s: throws, so the poller asks again later',
         async (_name, answer) => {
           kit.fake.script = () => answer;

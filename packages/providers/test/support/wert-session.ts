@@ -1,6 +1,6 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import type { ProviderModule } from '../../src/provider-contract';
-import { sampleOrder } from './adapter-contract';
+import { readingOf, sampleOrder } from './adapter-contract';
 import type { SessionAdapterFixture } from './session-adapter-suite';
 import { startWertFake, type WertFake } from './wert-fake';
 
@@ -11,7 +11,7 @@ export const sentWertBody = (fake: WertFake, index = fake.requests.length - 1) =
   JSON.parse(fake.requests[index]!.body) as Record<string, unknown>;
 
 /** What Wert's two adapters (in USD and in EUR, on one partner account) run in the session suite, on one local Wert. */
-export function wertSession<S extends TObject>(module: ProviderModule<S>): Omit<SessionAdapterFixture<S, WertFake>, 'failures'> {
+export function wertSession<S extends TObject>(module: ProviderModule<S>): SessionAdapterFixture<S, WertFake> {
   return {
     module,
     startFake: () => startWertFake(),
@@ -22,16 +22,24 @@ export function wertSession<S extends TObject>(module: ProviderModule<S>): Omit<
       readCheckout: (url) => {
         expect(url.pathname).toBe(`/${WERT_PARTNER_ID}/widget`);
         const body = sentWertBody(fake());
-        return {
-          wallet: String(body.wallet_address),
-          amount: String(body.currency_amount),
-          currency: String(body.currency),
-          reference: url.searchParams.get('click_id') ?? '',
-        };
+        return readingOf({
+          wallet: body.wallet_address,
+          amount: body.currency_amount,
+          currency: body.currency,
+          reference: url.searchParams.get('click_id'),
+        });
       },
     }),
     secret: (fake) => fake.apiKey,
     sends: 'once',
+    refusals: {
+      invalid: { status: 400, body: '{"message":"wallet_address is invalid"}' },
+      badCredentials: { status: 401, body: '{"message":"Unauthorized"}' },
+    },
+    malformed: {
+      'no sessionId': '{"requestId":"r"}',
+      'a sessionId with a URL in it': '{"sessionId":"x&redirect_url=https://evil.example"}',
+    },
     defaultHosts: {
       live: 'https://partner.wert.io/api/external/hpp/create-session',
       test: 'https://partner-sandbox.wert.io/api/external/hpp/create-session',

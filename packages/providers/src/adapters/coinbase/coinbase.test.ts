@@ -1,5 +1,5 @@
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
-import { CONTRACT_NOW_MS, sampleOrder } from '../../../test/support/adapter-contract';
+import { CONTRACT_NOW_MS, sampleOrder, readingOf } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { startCoinbaseFake } from '../../../test/support/coinbase-fake';
 import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
@@ -28,22 +28,22 @@ const kit = describeSessionAdapter({
     readCheckout: (url) => {
       expect(url.pathname).toBe('/buy/select-asset');
       const session = fake().sessionOf(url.searchParams.get('sessionToken') ?? '') as { addresses: { address: string }[] };
-      return {
+      return readingOf({
         wallet: session.addresses[0]!.address,
-        amount: url.searchParams.get('presetFiatAmount') ?? '',
-        currency: url.searchParams.get('fiatCurrency') ?? '',
-        reference: url.searchParams.get('partnerUserRef') ?? '',
-      };
+        amount: url.searchParams.get('presetFiatAmount'),
+        currency: url.searchParams.get('fiatCurrency'),
+        reference: url.searchParams.get('partnerUserRef'),
+      });
     },
   }),
   secret: () => ED_SECRET,
   sends: 'once',
   malformedAmount: false,
-  failures: [
-    ['a refusal (400)', 'refused', { status: 400, body: '{"code":"invalid_request","message":"clientIp is invalid"}' }],
-    ['a bad key (401)', 'refused', { status: 401, body: '{"code":"unauthorized","message":"Unauthorized"}' }],
-    ['no token', 'refused', { status: 200, body: '{"channel_id":""}' }],
-  ],
+  refusals: {
+    invalid: { status: 400, body: '{"code":"invalid_request","message":"clientIp is invalid"}' },
+    badCredentials: { status: 401, body: '{"code":"unauthorized","message":"Unauthorized"}' },
+  },
+  malformed: { 'no token': '{"channel_id":""}' },
   defaultHosts: { live: 'https://api.developer.coinbase.com/onramp/v1/token' },
   status: {
     query: { paymentId: sampleOrder('USD').paymentId },

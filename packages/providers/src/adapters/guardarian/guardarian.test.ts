@@ -1,4 +1,4 @@
-import { describeHostileWebhooks, sampleOrder } from '../../../test/support/adapter-contract';
+import { describeHostileWebhooks, sampleOrder, readingOf } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { startGuardarianFake } from '../../../test/support/guardarian-fake';
 import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
@@ -17,31 +17,29 @@ const kit = describeSessionAdapter({
     readCheckout: (url) => {
       expect(url.origin).toBe('https://payments.guardarian.com');
       const body = JSON.parse(fake().requests.at(-1)!.body) as Record<string, unknown>;
-      return {
+      return readingOf({
         wallet: (body.payout_info as { payout_address: string }).payout_address,
-        amount: String(body.from_amount),
-        currency: String(body.from_currency),
-        reference: String(body.external_partner_link_id),
-      };
+        amount: body.from_amount,
+        currency: body.from_currency,
+        reference: body.external_partner_link_id,
+      });
     },
   }),
   secret: (fake) => fake.apiKey,
   sends: 'once',
-  failures: [
-    [
-      'a refusal (400)',
-      'refused',
-      { status: 400, body: '{"statusCode":400,"code":"BAD_REQUEST","message":"to_network is not supported"}' },
-    ],
-    ['a bad key (403)', 'refused', { status: 403, body: '{"statusCode":403,"code":"INVALID_TOKEN","message":"Invalid token"}' }],
-    ['5xx', 'unavailable', { status: 500, body: '{"statusCode":500,"code":"INTERNAL_ERROR"}' }],
-    ['no id', 'refused', { status: 201, body: '{"redirect_url":"https://payments.guardarian.com/checkout?tid=1"}' }],
-    ['an id of another kind', 'refused', { status: 201, body: '{"id":{"x":1},"redirect_url":"https://payments.guardarian.com/x"}' }],
-    ['no redirect_url', 'refused', { status: 201, body: '{"id":5517577077,"redirect_url":null}' }],
-    ['an http redirect_url', 'refused', { status: 201, body: '{"id":5517577077,"redirect_url":"http://payments.guardarian.com/x"}' }],
-    ['not JSON (HTML)', 'refused', { status: 201, body: '<html>' }],
-    ['an array', 'refused', { status: 201, body: '[]' }],
-  ],
+  refusals: {
+    invalid: { status: 400, body: '{"statusCode":400,"code":"BAD_REQUEST","message":"to_network is not supported"}' },
+    badCredentials: { status: 403, body: '{"statusCode":403,"code":"INVALID_TOKEN","message":"Invalid token"}' },
+  },
+  successStatus: 201,
+  malformed: {
+    'no id': '{"redirect_url":"https://payments.guardarian.com/checkout?tid=1"}',
+    'an id of another kind': '{"id":{"x":1},"redirect_url":"https://payments.guardarian.com/x"}',
+    'no redirect_url': '{"id":5517577077,"redirect_url":null}',
+    'an http redirect_url': '{"id":5517577077,"redirect_url":"http://payments.guardarian.com/x"}',
+    HTML: '<html>',
+    'an array': '[]',
+  },
   defaultHosts: {
     live: 'https://api-payments.guardarian.com/v1/transaction',
     test: 'https://api-payments-staging.guardarian.com/v1/transaction',

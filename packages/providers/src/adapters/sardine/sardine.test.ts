@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { CONTRACT_NOW_MS, sampleOrder, signatureInHeader, type SignedWebhook } from '../../../test/support/adapter-contract';
+import { CONTRACT_NOW_MS, sampleOrder, signatureInHeader, type SignedWebhook, readingOf } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { SARDINE_FAKE_CLIENT, startSardineFake } from '../../../test/support/sardine-fake';
 import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
@@ -43,12 +43,12 @@ const kit = describeSessionAdapter({
     readCheckout: (url) => {
       expect(url.pathname).toBe('/');
       expect(fake().widgetProblems(url.toString())).toEqual([]);
-      return {
-        wallet: url.searchParams.get('address') ?? '',
-        amount: url.searchParams.get('fiat_amount') ?? '',
-        currency: url.searchParams.get('fiat_currency') ?? '',
-        reference: String((JSON.parse(fake().requests.at(-1)!.body) as { referenceId: unknown }).referenceId),
-      };
+      return readingOf({
+        wallet: url.searchParams.get('address'),
+        amount: url.searchParams.get('fiat_amount'),
+        currency: url.searchParams.get('fiat_currency'),
+        reference: (JSON.parse(fake().requests.at(-1)!.body) as { referenceId: unknown }).referenceId,
+      });
     },
     signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
       signed(webhookPayload(paymentId, walletAddress, status === 'paid' ? 'Complete' : 'Expired'), nowMs),
@@ -60,15 +60,16 @@ const kit = describeSessionAdapter({
   }),
   secret: (fake) => fake.clientSecret,
   sends: 'once',
-  failures: [
-    ['a refusal (400)', 'refused', { status: 400, body: '{"message":"invalid request"}' }],
-    ['bad credentials (401)', 'refused', { status: 401, body: '{"message":"Unauthorized"}' }],
-    ['5xx', 'unavailable', { status: 500, body: '{}' }],
-    ['no clientToken', 'refused', { status: 200, body: '{"expiresAt":"2026-11-25T12:30:00Z"}' }],
-    ['a clientToken with a URL in it', 'refused', { status: 200, body: '{"clientToken":"x&address=0xevil0000"}' }],
-    ['an expiresAt already past', 'refused', { status: 200, body: '{"clientToken":"8aeae330-9154","expiresAt":"2026-11-25T11:00:00Z"}' }],
-    ['an expiresAt that is no time', 'refused', { status: 200, body: '{"clientToken":"8aeae330-9154","expiresAt":"soon"}' }],
-  ],
+  refusals: {
+    invalid: { status: 400, body: '{"message":"invalid request"}' },
+    badCredentials: { status: 401, body: '{"message":"Unauthorized"}' },
+  },
+  malformed: {
+    'no clientToken': '{"expiresAt":"2026-11-25T12:30:00Z"}',
+    'a clientToken with a URL in it': '{"clientToken":"x&address=0xevil0000"}',
+    'an expiresAt already past': '{"clientToken":"8aeae330-9154","expiresAt":"2026-11-25T11:00:00Z"}',
+    'an expiresAt that is no time': '{"clientToken":"8aeae330-9154","expiresAt":"soon"}',
+  },
   defaultHosts: {
     live: 'https://api.sardine.ai/v1/auth/client-tokens',
     test: 'https://api.sandbox.sardine.ai/v1/auth/client-tokens',

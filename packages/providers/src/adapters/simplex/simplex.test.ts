@@ -1,4 +1,4 @@
-import { CONTRACT_NOW_MS, sampleOrder } from '../../../test/support/adapter-contract';
+import { CONTRACT_NOW_MS, sampleOrder, readingOf } from '../../../test/support/adapter-contract';
 import type { FakeAnswer } from '../../../test/support/documented-fake';
 import { memoryEventStore } from '../../../test/support/memory-event-store';
 import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
@@ -62,23 +62,24 @@ const kit = describeSessionAdapter({
       const details = data.transaction_details.payment_details;
       expect(url.pathname).toBe('/payments/new');
       expect(url.searchParams.get('payment_id')).toBe(details.payment_id);
-      return {
+      return readingOf({
         wallet: details.destination_wallet.address,
-        amount: String(quote.requested_amount),
-        currency: String(quote.fiat_currency),
+        amount: quote.requested_amount,
+        currency: quote.fiat_currency,
         reference: url.searchParams.get('return_url_success')?.endsWith(details.order_id) ? details.order_id : '',
-      };
+      });
     },
   }),
   secret: () => SIMPLEX_FAKE_API_KEY,
   // The quote and the payment data are not documented idempotent: never sent twice.
   sends: 'once',
   malformedAmount: /not a fiat amount/,
+  refusals: {
+    invalid: { status: 400, body: '{"error":"unsupported currency"}' },
+    badCredentials: { status: 401, body: '{"error":"Unauthorized"}' },
+  },
+  malformed: { 'the quote in HTML': '<html>', 'no quote_id': '{"valid_until":"2026-11-25T12:10:00Z"}' },
   failures: [
-    ['the quote refused (400)', 'refused', { status: 400, body: '{"error":"unsupported currency"}' }],
-    ['a bad key (401)', 'refused', { status: 401, body: '{"error":"Unauthorized"}' }],
-    ['the quote not JSON (HTML)', 'refused', { status: 200, body: '<html>' }],
-    ['no quote_id', 'refused', { status: 200, body: '{"valid_until":"2026-11-25T12:10:00Z"}' }],
     ['the payment data refused', 'refused', paymentDataFailing({ status: 400, body: '{"error":"quote expired"}' })],
     ['the payment data 5xx', 'unavailable', paymentDataFailing({ status: 500, body: '' })],
     ['the payment data malformed', 'refused', paymentDataFailing({ status: 200, body: '{"ok":true}' })],

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { CONTRACT_NOW_MS, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
+import { CONTRACT_NOW_MS, sampleOrder, signatureInHeader, readingOf } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
 import { STRIPE_FAKE_SECRET, startStripeFake } from '../../../test/support/stripe-fake';
@@ -43,12 +43,12 @@ const kit = describeSessionAdapter({
     readCheckout: (url) => {
       const { form } = fake().requests.at(-1)!;
       expect(url.origin).toBe('https://crypto.link.com');
-      return {
-        wallet: form.get('wallet_addresses[polygon]') ?? '',
-        amount: form.get('source_amount') ?? '',
-        currency: form.get('source_currency') ?? '',
-        reference: form.get('metadata[payment_id]') ?? '',
-      };
+      return readingOf({
+        wallet: form.get('wallet_addresses[polygon]'),
+        amount: form.get('source_amount'),
+        currency: form.get('source_currency'),
+        reference: form.get('metadata[payment_id]'),
+      });
     },
     signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
       signed(event(paymentId, walletAddress, status === 'paid' ? 'fulfillment_complete' : 'rejected'), nowMs),
@@ -62,13 +62,11 @@ const kit = describeSessionAdapter({
   // Stripe honours Idempotency-Key: a retried call answers the session the first one opened.
   sends: 'with-idempotency-key',
   malformedAmount: false,
-  failures: [
-    ['a refusal (400)', 'refused', { status: 400, body: '{"error":{"message":"Onramp is not available in this region"}}' }],
-    ['a bad key (401)', 'refused', { status: 401, body: '{"error":{"message":"Invalid API Key provided"}}' }],
-    ['5xx every time', 'unavailable', { status: 500, body: '{}' }],
-    ['no id', 'refused', { status: 200, body: '{"redirect_url":"https://crypto.link.com?x=1"}' }],
-    ['no redirect_url', 'refused', { status: 200, body: '{"id":"cos_1","redirect_url":null}' }],
-  ],
+  refusals: {
+    invalid: { status: 400, body: '{"error":{"message":"Onramp is not available in this region"}}' },
+    badCredentials: { status: 401, body: '{"error":{"message":"Invalid API Key provided"}}' },
+  },
+  malformed: { 'no id': '{"redirect_url":"https://crypto.link.com?x=1"}', 'no redirect_url': '{"id":"cos_1","redirect_url":null}' },
   defaultHosts: { test: 'https://api.stripe.com/v1/crypto/onramp_sessions' },
 });
 const { build } = kit;

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { jwtSignatureInBodyField, sampleOrder } from '../../../test/support/adapter-contract';
+import { jwtSignatureInBodyField, sampleOrder, readingOf } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import type { FakeAnswer } from '../../../test/support/documented-fake';
 import { memorySharedStore } from '../../../test/support/memory-shared-store';
@@ -64,12 +64,12 @@ const kit = describeSessionAdapter({
     // The widget URL carries only a session id: what it stands for is what the session was opened with.
     readCheckout: (url) => {
       const params = fake().widgetParamsOf(url.searchParams.get('sessionId') ?? '') ?? {};
-      return {
-        wallet: String(params.walletAddress),
-        amount: String(params.fiatAmount),
-        currency: String(params.fiatCurrency),
-        reference: String(params.partnerOrderId),
-      };
+      return readingOf({
+        wallet: params.walletAddress,
+        amount: params.fiatAmount,
+        currency: params.fiatCurrency,
+        reference: params.partnerOrderId,
+      });
     },
     signWebhook: async ({ paymentId, walletAddress, status }) =>
       signedWebhook(await storedToken(), order(paymentId, walletAddress, status === 'paid' ? 'COMPLETED' : 'FAILED')),
@@ -90,10 +90,12 @@ const kit = describeSessionAdapter({
   answerSession: (fake, answer) => {
     fake.answerSession = () => answer;
   },
+  malformed: {
+    'a malformed session answer': '{"data":{"url":"x"}}',
+    'HTML instead of JSON': '<html>Bad gateway</html>',
+    'a widget URL that is not https': '{"data":{"widgetUrl":"http://global.transak.com?x=1"}}',
+  },
   failures: [
-    ['a malformed session answer', 'refused', { status: 200, body: '{"data":{"url":"x"}}' }],
-    ['HTML instead of JSON', 'refused', { status: 200, body: '<html>Bad gateway</html>' }],
-    ['a widget URL that is not https', 'refused', { status: 200, body: '{"data":{"widgetUrl":"http://global.transak.com?x=1"}}' }],
     ['429 on the refresh', 'unavailable', answeringRefresh({ status: 429, body: '{}' })],
     ['a refused key (the refresh call)', 'refused', answeringRefresh({ status: 401, body: '{"error":{"message":"Invalid API key"}}' })],
     ['a token without expiry', 'refused', answeringRefresh({ status: 200, body: '{"data":{"accessToken":"eyJhbGciOiJIUzI1NiJ9.x.y"}}' })],

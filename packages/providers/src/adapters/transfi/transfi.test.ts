@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { contractContext, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
+import { contractContext, sampleOrder, signatureInHeader, readingOf } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
 import { FAKE_TRANSFI, startTransfiFake } from '../../../test/support/transfi-fake';
@@ -51,12 +51,12 @@ const kit = describeSessionAdapter({
       const created = fake().orderOfPaymentUrl(url.toString())!.request;
       const withdraw = created.withdrawDetails as Record<string, string>;
       const context = created.partnerContext as Record<string, string>;
-      return {
+      return readingOf({
         wallet: withdraw.walletAddress!,
-        amount: String(created.amount),
-        currency: String(created.currency),
+        amount: created.amount,
+        currency: created.currency,
         reference: context.paymentId!,
-      };
+      });
     },
     signWebhook: ({ walletAddress, status }) => signed(event(walletAddress, status === 'paid' ? 'asset_settled' : 'expired')),
     webhookSignature: signatureInHeader('x-transfi-hmac-hash', 'hex'),
@@ -69,13 +69,14 @@ const kit = describeSessionAdapter({
   secret: () => FAKE_TRANSFI.password,
   sends: 'once',
   malformedAmount: false,
-  failures: [
-    ['a refusal (400)', 'refused', { status: 400, body: '{"message":"Validation failed"}' }],
-    ['bad credentials (401)', 'refused', { status: 401, body: '{"message":"Unauthorized"}' }],
-    ['a 5xx', 'unavailable', { status: 502, body: '<html>Bad gateway</html>' }],
-    ['no orderId', 'refused', { status: 200, body: '{"paymentUrl":"https://sandbox-pay-widget.transfi.com/pay?paytoken=x"}' }],
-    ['an http paymentUrl', 'refused', { status: 200, body: '{"orderId":"OR-1","paymentUrl":"http://sandbox-pay-widget.transfi.com/pay"}' }],
-  ],
+  refusals: {
+    invalid: { status: 400, body: '{"message":"Validation failed"}' },
+    badCredentials: { status: 401, body: '{"message":"Unauthorized"}' },
+  },
+  malformed: {
+    'no orderId': '{"paymentUrl":"https://sandbox-pay-widget.transfi.com/pay?paytoken=x"}',
+    'an http paymentUrl': '{"orderId":"OR-1","paymentUrl":"http://sandbox-pay-widget.transfi.com/pay"}',
+  },
   defaultHosts: { test: 'https://sandbox-api.transfi.com/v2/orders/deposit', live: 'https://api.transfi.com/v2/orders/deposit' },
 });
 const { build, open } = kit;

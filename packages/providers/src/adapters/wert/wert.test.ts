@@ -5,16 +5,7 @@ import { sentWertBody, WERT_PARTNER_ID, wertSession } from '../../../test/suppor
 import { wert } from './wert-adapter';
 import { WERT_ORDER_EVENTS, WERT_ORDER_STATUS, wertWebhookEvent } from './wert-order';
 
-const kit = describeSessionAdapter({
-  ...wertSession(wert),
-  failures: [
-    ['a refusal (400)', 'refused', { status: 400, body: '{"message":"wallet_address is invalid"}' }],
-    ['a bad key (401)', 'refused', { status: 401, body: '{"message":"Unauthorized"}' }],
-    ['5xx', 'unavailable', { status: 500, body: '{}' }],
-    ['no sessionId', 'refused', { status: 200, body: '{"requestId":"r"}' }],
-    ['a sessionId with a URL in it', 'refused', { status: 200, body: '{"sessionId":"x&redirect_url=https://evil.example"}' }],
-  ],
-});
+const kit = describeSessionAdapter(wertSession(wert));
 const { build, open } = kit;
 const sentBody = (index: number) => sentWertBody(kit.fake, index);
 

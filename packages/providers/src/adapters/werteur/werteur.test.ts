@@ -6,7 +6,7 @@ import { sentWertBody, WERT_PARTNER_ID, wertSession } from '../../../test/suppor
 import { createProviderRegistry, POLYGON_USDC } from '../../index';
 import { werteur } from './werteur-adapter';
 
-const kit = describeSessionAdapter({ ...wertSession(werteur), failures: [] });
+const kit = describeSessionAdapter(wertSession(werteur));
 const { http } = kit;
 
 describe('werteur: Wert in EUR, on the Wert account', () => {
