@@ -1,13 +1,6 @@
 import { generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
-import {
-  headerOf,
-  jsonAnswer,
-  sentAsJson,
-  startDocumentedFake,
-  type DocumentedFake,
-  type FakeAnswer,
-  type FakeRequest,
-} from './documented-fake';
+import { headerOf, jsonAnswer, sentAsJson, startDocumentedFake } from './documented-fake';
+import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
 
 /**
  * A local Binance Pay Onchain API: POST /papi/v1/ramp/connect/buy/pre-order and
@@ -38,9 +31,10 @@ export async function startBinanceFake(now: () => number = Date.now): Promise<Bi
   const partner = generateKeyPairSync('rsa', { modulusLength: 1024 });
   const binanceKeys = generateKeyPairSync('rsa', { modulusLength: 1024 });
   const orders = new Map<string, Record<string, unknown>>();
+  const refusal = (status: number, message: string) => jsonAnswer(status, { code: '000001', message, data: null, success: false });
   const refuse = (why: string, status = 200): FakeAnswer => {
     fake.problems.push(why);
-    return jsonAnswer(status, { code: '000001', message: why, data: null, success: false });
+    return refusal(status, why);
   };
   const ok = (data: unknown): FakeAnswer => jsonAnswer(200, { code: '000000', message: 'success', data, success: true });
 
@@ -90,7 +84,7 @@ export async function startBinanceFake(now: () => number = Date.now): Promise<Bi
       { method: 'POST', path: '/papi/v1/ramp/connect/buy/pre-order', answer: preOrder },
       { method: 'POST', path: '/papi/v1/ramp/connect/order', answer: order },
     ],
-    notFound: (request) => refuse(`${request.method} ${request.path}`, 404),
+    refusal,
     reset: () => orders.clear(),
   });
   return Object.assign(fake, {

@@ -1,5 +1,6 @@
 import { randomBytes, verify, type KeyObject } from 'node:crypto';
-import { jsonAnswer, sentAsJson, startDocumentedFake, type DocumentedFake, type FakeAnswer, type FakeRequest } from './documented-fake';
+import { jsonAnswer, sentAsJson, startDocumentedFake } from './documented-fake';
+import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
 
 /**
  * A local CDP onramp API, answering as docs.cdp.coinbase.com documents: the session token
@@ -30,7 +31,7 @@ export interface CdpKeyExpectation {
 
 export async function startCoinbaseFake(first: CdpKeyExpectation, nowMs: () => number = Date.now): Promise<CoinbaseFake> {
   const sessions = new Map<string, Record<string, unknown>>();
-  const unauthorized = jsonAnswer(401, { code: 'unauthorized', message: 'Unauthorized' });
+  const unauthorized = () => fake.refusal(401, 'Unauthorized');
 
   function authenticated(request: CoinbaseFakeRequest): boolean {
     const { check } = fake;
@@ -69,10 +70,10 @@ export async function startCoinbaseFake(first: CdpKeyExpectation, nowMs: () => n
   }
 
   function token(request: CoinbaseFakeRequest): FakeAnswer {
-    if (!authenticated(request)) return unauthorized;
+    if (!authenticated(request)) return unauthorized();
     fake.check(sentAsJson(request), 'token: content-type not JSON');
     const body = fake.jsonBody(request);
-    if (!body) return jsonAnswer(400, { code: 'invalid_request', message: 'body' });
+    if (!body) return fake.refusal(400, 'body');
     const addresses = body.addresses as { address?: unknown; blockchains?: unknown }[] | undefined;
     const ok = [
       fake.check(Array.isArray(addresses) && addresses.length > 0, 'token: no addresses'),
@@ -82,14 +83,14 @@ export async function startCoinbaseFake(first: CdpKeyExpectation, nowMs: () => n
       ),
       fake.check(typeof body.clientIp === 'string' && body.clientIp !== '', 'token: no clientIp'),
     ].every(Boolean);
-    if (!ok) return jsonAnswer(400, { code: 'invalid_request', message: 'addresses and clientIp are required' });
+    if (!ok) return fake.refusal(400, 'addresses and clientIp are required');
     const minted = randomBytes(24).toString('base64url');
     sessions.set(minted, body);
     return jsonAnswer(200, { token: minted, channel_id: '' });
   }
 
   function transactions(request: CoinbaseFakeRequest, [ref]: string[]): FakeAnswer {
-    if (!authenticated(request)) return unauthorized;
+    if (!authenticated(request)) return unauthorized();
     const size = Number(new URL(request.path, 'http://fake').searchParams.get('page_size') ?? '1');
     const all = fake.transactions.get(ref!) ?? [];
     return jsonAnswer(200, { transactions: all.slice(0, size), next_page_key: '', total_count: String(all.length) });
@@ -100,7 +101,7 @@ export async function startCoinbaseFake(first: CdpKeyExpectation, nowMs: () => n
       { method: 'POST', path: '/onramp/v1/token', answer: token },
       { method: 'GET', path: /^\/onramp\/v1\/buy\/user\/([^/]+)\/transactions$/, answer: transactions },
     ],
-    notFound: () => jsonAnswer(404, { code: 'not_found', message: 'Not Found' }),
+    refusal: (status, message) => jsonAnswer(status, { code: status === 401 ? 'unauthorized' : 'invalid_request', message }),
     reset: () => {
       fake.transactions = new Map();
       fake.expected = first;

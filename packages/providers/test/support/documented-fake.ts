@@ -30,8 +30,8 @@ export interface DocumentedRoute<R extends FakeRequest> {
 
 export interface DocumentedApi<R extends FakeRequest> {
   routes: DocumentedRoute<R>[];
-  /** The provider's answer to a path it does not have. */
-  notFound(request: R): FakeAnswer;
+  /** The provider's documented error answer (a refused request, unknown credentials, a path it does not have). */
+  refusal(status: number, message: string): FakeAnswer;
   /** Forgets the provider's own state (its orders, tokens, sessions) on reset(). */
   reset?(): void;
   /** What the fake records of a request beyond the raw one (Stripe's form). */
@@ -49,6 +49,8 @@ export interface DocumentedFake<R extends FakeRequest = FakeRequest> {
   script?(request: R): FakeAnswer | undefined;
   /** Milliseconds the answers wait (a provider answering in 300 ms). */
   latencyMs: number;
+  /** The provider's documented error answer with `status` and `message`. */
+  refusal(status: number, message: string): FakeAnswer;
   /** Records `problem` unless `condition` holds; returns `condition`. */
   check(condition: boolean, problem: string): boolean;
   /** The body as a JSON object, or undefined (and a problem) when it is not one. */
@@ -79,6 +81,7 @@ export async function startDocumentedFake<R extends FakeRequest = FakeRequest>(a
     abandoned: [],
     script: undefined,
     latencyMs: 0,
+    refusal: (status, message) => api.refusal(status, message),
     check(condition, problem) {
       if (!condition) fake.problems.push(problem);
       return condition;
@@ -122,7 +125,7 @@ export async function startDocumentedFake<R extends FakeRequest = FakeRequest>(a
         );
     }
     fake.problems.push(`unexpected ${request.method} ${request.path}`);
-    return api.notFound(request);
+    return api.refusal(404, `no ${request.method} ${request.path}`);
   }
 
   const server = createServer((req, res) => {

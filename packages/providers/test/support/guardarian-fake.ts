@@ -1,12 +1,5 @@
-import {
-  headerOf,
-  jsonAnswer,
-  sentAsJson,
-  startDocumentedFake,
-  type DocumentedFake,
-  type FakeAnswer,
-  type FakeRequest,
-} from './documented-fake';
+import { headerOf, jsonAnswer, sentAsJson, startDocumentedFake } from './documented-fake';
+import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
 
 /**
  * A local Guardarian: POST /v1/transaction and GET /v1/transaction/{id} as its reference documents
@@ -20,6 +13,7 @@ export interface GuardarianFake extends DocumentedFake {
 }
 
 const RATE_WINDOW_MS = 60_000;
+const ERROR_CODES: Record<number, string> = { 403: 'INVALID_TOKEN', 404: 'NOT_FOUND', 429: 'TOO_MANY_REQUESTS' };
 const FIRST_ID = 5517577077;
 
 /** `checkoutOrigin`: where the fake's redirect_url points (Guardarian's live checkout; its staging one for a test-mode app). */
@@ -87,7 +81,7 @@ export async function startGuardarianFake(
         },
       },
     ],
-    notFound: (request) => error(404, 'NOT_FOUND', `Cannot ${request.method} ${request.path}`),
+    refusal: (status, message) => error(status, ERROR_CODES[status] ?? 'BAD_REQUEST', message),
     reset: () => {
       transactions.clear();
       nextId = FIRST_ID;

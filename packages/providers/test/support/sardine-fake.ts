@@ -1,13 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  basicAuthorization,
-  jsonAnswer,
-  sentAsJson,
-  startDocumentedFake,
-  type DocumentedFake,
-  type FakeAnswer,
-  type FakeRequest,
-} from './documented-fake';
+import { basicAuthorization, jsonAnswer, sentAsJson, startDocumentedFake } from './documented-fake';
+import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
 
 /**
  * A local Sardine API: POST /v1/auth/client-tokens (docs.payments.sardine.ai, Get Client Token:
@@ -81,7 +74,7 @@ export async function startSardineFake(now: () => number = Date.now): Promise<Sa
         },
       },
     ],
-    notFound: () => error(404, 'Not Found'),
+    refusal: error,
     reset: () => {
       orders.length = 0;
       references.clear();

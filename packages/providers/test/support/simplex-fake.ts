@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { jsonAnswer, sentAsJson, startDocumentedFake, type DocumentedFake, type FakeAnswer, type FakeRequest } from './documented-fake';
+import { jsonAnswer, sentAsJson, startDocumentedFake } from './documented-fake';
+import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
 
 /**
  * A local Simplex Wallet API, answering as integrations.simplex.com documents: the quote, the
@@ -134,7 +135,7 @@ export async function startSimplexFake(nowMs: () => number = Date.now): Promise<
         answer: call({ list: 'eventDeletes', override: 'answerEventDelete' }, deleteEvent),
       },
     ],
-    notFound: () => error(404, 'Not Found'),
+    refusal: error,
     reset: () => {
       for (const list of ['quotes', 'paymentData', 'eventReads', 'eventDeletes'] as const) fake[list] = [];
       for (const override of ['answerQuote', 'answerPaymentData', 'answerEvents', 'answerEventDelete'] as const) delete fake[override];

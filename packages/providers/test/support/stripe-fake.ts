@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { jsonAnswer, startDocumentedFake, type DocumentedFake, type FakeRequest } from './documented-fake';
+import { jsonAnswer, startDocumentedFake } from './documented-fake';
+import type { DocumentedFake, FakeRequest } from './documented-fake';
 
 /**
  * A local Stripe: POST /v1/crypto/onramp_sessions as docs.stripe.com documents it (basic auth with
@@ -52,7 +53,7 @@ export async function startStripeFake(): Promise<StripeFake> {
 
   return startDocumentedFake<StripeFakeRequest>({
     routes: [{ method: 'POST', path: '/v1/crypto/onramp_sessions', answer: onrampSession }],
-    notFound: () => error(404, 'Unrecognized request URL'),
+    refusal: error,
     reset: () => byKey.clear(),
     read: (request) => ({ ...request, form: new URLSearchParams(request.body) }),
   });

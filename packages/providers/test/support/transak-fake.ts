@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { jsonAnswer, sentAsJson, startDocumentedFake, type DocumentedFake, type FakeAnswer, type FakeRequest } from './documented-fake';
+import { jsonAnswer, sentAsJson, startDocumentedFake } from './documented-fake';
+import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
 
 /**
  * A local Transak (staging), answering as docs.transak.com documents: the refresh-token call on
@@ -77,7 +78,7 @@ export async function startTransakFake(expected = { apiKey: FAKE_API_KEY, apiSec
         },
       },
     ],
-    notFound: () => jsonAnswer(404, { error: { message: 'Not found' } }),
+    refusal: (status, message) => jsonAnswer(status, { error: { statusCode: status, message } }),
     reset: () => {
       fake.refreshes = [];
       fake.sessions = [];

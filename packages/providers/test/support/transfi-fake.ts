@@ -1,13 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  basicAuthorization,
-  jsonAnswer,
-  sentAsJson,
-  startDocumentedFake,
-  type DocumentedFake,
-  type FakeAnswer,
-  type FakeRequest,
-} from './documented-fake';
+import { basicAuthorization, jsonAnswer, sentAsJson, startDocumentedFake } from './documented-fake';
+import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
 
 /**
  * A local TransFi (sandbox), answering as docs.transfi.com documents its ramp flow:
@@ -101,7 +94,7 @@ export async function startTransfiFake(expected = FAKE_TRANSFI): Promise<Transfi
       { method: 'POST', path: '/v2/orders/deposit', answer: create },
       { method: 'GET', path: /^\/v2\/orders\/(OR-[A-Za-z0-9-]+)$/, answer: getOrder },
     ],
-    notFound: () => jsonAnswer(404, { message: 'Not found' }),
+    refusal: (status, message) => jsonAnswer(status, { message }),
     reset: () => {
       orders.clear();
       byToken.clear();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { jsonAnswer, sentAsJson, startDocumentedFake, type DocumentedFake, type FakeAnswer, type FakeRequest } from './documented-fake';
+import { jsonAnswer, sentAsJson, startDocumentedFake } from './documented-fake';
+import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
 
 /**
  * A local Wert partner API: POST /api/external/hpp/create-session (docs.wert.io/docs/fiat-onramp:
@@ -50,7 +51,7 @@ export async function startWertFake(apiKey = 'wert-sbox-4f7a1c9e2b6d4e8a9c3f0d5e
         },
       },
     ],
-    notFound: () => error(404, 'Not Found'),
+    refusal: error,
     reset: () => {
       orders.length = 0;
     },

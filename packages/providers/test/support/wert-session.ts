@@ -32,10 +32,6 @@ export function wertSession<S extends TObject>(module: ProviderModule<S>): Sessi
     }),
     secret: (fake) => fake.apiKey,
     sends: 'once',
-    refusals: {
-      invalid: { status: 400, body: '{"message":"wallet_address is invalid"}' },
-      badCredentials: { status: 401, body: '{"message":"Unauthorized"}' },
-    },
     malformed: {
       'no sessionId': '{"requestId":"r"}',
       'a sessionId with a URL in it': '{"sessionId":"x&redirect_url=https://evil.example"}',

@@ -5,7 +5,6 @@ import {
   describeAdapterContract,
   sampleOrder,
   signatureInBodyField,
-  queryReading,
 } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderAdapter } from '../../provider-contract';
 import { hmacSha256 } from '../../support/signing';
@@ -61,7 +60,7 @@ function onRampFields(status: string, overrides: Record<string, string> = {}): R
 describeAdapterContract({
   module: alchemypay,
   settings: { live, test },
-  readCheckout: queryReading({ wallet: 'address', amount: 'fiatAmount', currency: 'fiat', reference: 'merchantOrderNo' }),
+  readCheckout: { wallet: 'address', amount: 'fiatAmount', currency: 'fiat', reference: 'merchantOrderNo' },
   signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
     alchemyPayWebhook(
       status === 'paid'

@@ -1,13 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { MockAgent } from 'undici';
-import {
-  CONTRACT_NOW_MS,
-  contractContext,
-  describeAdapterContract,
-  sampleOrder,
-  signatureInHeader,
-  queryReading,
-} from '../../../test/support/adapter-contract';
+import { CONTRACT_NOW_MS, contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderMode } from '../../provider-contract';
 import { createProviderHttpClient } from '../../support/provider-http-client';
 import { banxa, banxaWebhookSignature, type BanxaSettings } from './banxa-adapter';
@@ -135,14 +128,14 @@ describeAdapterContract({
   settings,
   context: (mode) => ({ http: fakes[mode].http }),
   // The referral URL takes no order reference: our id is the last segment of the receipt page in returnUrl.
-  readCheckout: queryReading({ wallet: 'walletAddress', amount: 'fiatAmount', currency: 'fiatType', receiptIn: 'returnUrl' }),
+  readCheckout: { wallet: 'walletAddress', amount: 'fiatAmount', currency: 'fiatType', receiptIn: 'returnUrl' },
   signWebhook: ({ walletAddress, status }, nowMs) => {
     const orderId = status === 'paid' ? 'd9efc5d228cb7edfc4b6bb82f7b39f94' : 'e82c57b2cba367069dfef4f866c7bc87';
     const orderStatus = status === 'paid' ? 'complete' : 'expired';
     fakes.live.orders.set(orderId, banxaOrder(orderId, orderStatus, { walletAddress }));
     return banxaWebhook(orderWebhookBody(orderId, orderStatus), 'live', String(nowMs));
   },
-  webhookSignature: signatureInHeader('authorization', 'hex', /(?<=^Bearer [^:]+:)[^:]*/),
+  webhookSignature: { header: 'authorization', encoding: 'hex', part: /(?<=^Bearer [^:]+:)[^:]*/ },
   // The signed webhook only names the order: whatever it holds, Banxa's Get Order answers for the id it names.
   hostile: {
     payload: () => orderWebhookBody('e82c57b2cba367069dfef4f866c7bc87', 'declined'),

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONTRACT_NOW_MS, sampleOrder, signatureInHeader, type SignedWebhook, readingOf } from '../../../test/support/adapter-contract';
+import { CONTRACT_NOW_MS, sampleOrder, type SignedWebhook, readingOf } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { startBinanceFake } from '../../../test/support/binance-fake';
 import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
@@ -62,17 +62,14 @@ const kit = describeSessionAdapter({
       });
     },
     signWebhook: ({ paymentId, status }, nowMs) => signed(orderEvent(paymentId, status === 'paid' ? 20 : 99), nowMs),
-    webhookSignature: signatureInHeader('x-bn-connect-signature', 'base64'),
+    webhookSignature: { header: 'x-bn-connect-signature', encoding: 'base64' },
     hostile: { payload: ({ paymentId }) => orderEvent(paymentId, 20), sign: signed },
   }),
   secret: (fake) => fake.apiKey,
   sends: 'once',
-  // Binance answers a refusal 200 with a code and success false.
-  refusals: {
-    invalid: { status: 200, body: '{"code":"345001","message":"illegal param","success":false}' },
-    badCredentials: { status: 401, body: '{"code":"000002","success":false}' },
-  },
   malformed: {
+    // Binance answers a refusal 200, with a code and success false.
+    'a refusal answered 200': '{"code":"345001","message":"illegal param","success":false}',
     'no link': '{"code":"000000","success":true,"data":{}}',
     'a link off Binance': '{"code":"000000","success":true,"data":{"link":"https://evil.example/x"}}',
     'a link over http': '{"code":"000000","success":true,"data":{"link":"http://app.binance.com/x"}}',

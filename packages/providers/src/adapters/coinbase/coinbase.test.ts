@@ -39,10 +39,6 @@ const kit = describeSessionAdapter({
   secret: () => ED_SECRET,
   sends: 'once',
   malformedAmount: false,
-  refusals: {
-    invalid: { status: 400, body: '{"code":"invalid_request","message":"clientIp is invalid"}' },
-    badCredentials: { status: 401, body: '{"code":"unauthorized","message":"Unauthorized"}' },
-  },
   malformed: { 'no token': '{"channel_id":""}' },
   defaultHosts: { live: 'https://api.developer.coinbase.com/onramp/v1/token' },
   status: {

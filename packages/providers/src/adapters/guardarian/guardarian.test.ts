@@ -27,10 +27,6 @@ const kit = describeSessionAdapter({
   }),
   secret: (fake) => fake.apiKey,
   sends: 'once',
-  refusals: {
-    invalid: { status: 400, body: '{"statusCode":400,"code":"BAD_REQUEST","message":"to_network is not supported"}' },
-    badCredentials: { status: 403, body: '{"statusCode":403,"code":"INVALID_TOKEN","message":"Invalid token"}' },
-  },
   successStatus: 201,
   malformed: {
     'no id': '{"redirect_url":"https://payments.guardarian.com/checkout?tid=1"}',

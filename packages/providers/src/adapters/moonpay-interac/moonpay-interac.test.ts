@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { describeAdapterContract, signatureInHeader, queryReading } from '../../../test/support/adapter-contract';
+import { describeAdapterContract } from '../../../test/support/adapter-contract';
 import { interac } from './moonpay-interac-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 
@@ -10,12 +10,12 @@ const test = { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh123
 describeAdapterContract({
   module: interac,
   settings: { live, test },
-  readCheckout: queryReading({
+  readCheckout: {
     wallet: 'walletAddress',
     amount: 'baseCurrencyAmount',
     currency: 'baseCurrencyCode',
     reference: 'externalTransactionId',
-  }),
+  },
   // MoonPay's webhook, as its signature page describes it: the same account signs Interac orders.
   signWebhook: ({ paymentId, walletAddress, status }, nowMs) => {
     const rawBody = Buffer.from(
@@ -32,7 +32,7 @@ describeAdapterContract({
       },
     };
   },
-  webhookSignature: signatureInHeader('moonpay-signature-v2', 'hex', /(?<=,s=).*$/),
+  webhookSignature: { header: 'moonpay-signature-v2', encoding: 'hex', part: /(?<=,s=).*$/ },
   hostile: {
     payload: ({ paymentId, walletAddress }) => ({
       type: 'transaction_updated',

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { describeAdapterContract, sampleOrder, signatureInHeader, queryReading } from '../../../test/support/adapter-contract';
+import { describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { hmacSha256 } from '../../support/signing';
 import { moonpay, signedMoonpayUrl } from './moonpay-adapter';
 
@@ -20,12 +20,12 @@ function moonpayWebhook(body: unknown, key: string, nowMs: number) {
 describeAdapterContract({
   module: moonpay,
   settings: { live, test },
-  readCheckout: queryReading({
+  readCheckout: {
     wallet: 'walletAddress',
     amount: 'baseCurrencyAmount',
     currency: 'baseCurrencyCode',
     reference: 'externalTransactionId',
-  }),
+  },
   signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
     moonpayWebhook(
       {
@@ -41,7 +41,7 @@ describeAdapterContract({
       live.WEBHOOK_KEY,
       nowMs,
     ),
-  webhookSignature: signatureInHeader('moonpay-signature-v2', 'hex', /(?<=,s=).*$/),
+  webhookSignature: { header: 'moonpay-signature-v2', encoding: 'hex', part: /(?<=,s=).*$/ },
   hostile: {
     payload: ({ paymentId, walletAddress }) => ({
       type: 'transaction_failed',

@@ -1,4 +1,4 @@
-import { contractContext, describeAdapterContract, sampleOrder, queryReading } from '../../../test/support/adapter-contract';
+import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError } from '../../provider-contract';
 import { particle } from './particle-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
@@ -24,7 +24,7 @@ describeAdapterContract({
   module: particle,
   settings: { live: settings, test: settings },
   // Particle's on-ramp parameter names: walletAddress, fiatAmt, fiatCoin.
-  readCheckout: queryReading({ wallet: 'walletAddress', amount: 'fiatAmt', currency: 'fiatCoin' }),
+  readCheckout: { wallet: 'walletAddress', amount: 'fiatAmt', currency: 'fiatCoin' },
   // No order reference and no return URL are documented: the payment is known by its one-off wallet.
   carriesReference: false,
 });

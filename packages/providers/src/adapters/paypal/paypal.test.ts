@@ -1,12 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import {
-  contractContext,
-  describeAdapterContract,
-  sampleOrder,
-  signatureInHeader,
-  queryReading,
-} from '../../../test/support/adapter-contract';
+import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { paypal } from './paypal-adapter';
 
@@ -28,15 +22,15 @@ const transaction = (paymentId: string, walletAddress: string, status: string) =
 describeAdapterContract({
   module: paypal,
   settings: { live, test },
-  readCheckout: queryReading({
+  readCheckout: {
     wallet: 'walletAddress',
     amount: 'baseCurrencyAmount',
     currency: 'baseCurrencyCode',
     reference: 'externalTransactionId',
-  }),
+  },
   signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
     signed(transaction(paymentId, walletAddress, status === 'paid' ? 'completed' : 'failed'), nowMs),
-  webhookSignature: signatureInHeader('moonpay-signature-v2', 'hex', /(?<=,s=).*$/),
+  webhookSignature: { header: 'moonpay-signature-v2', encoding: 'hex', part: /(?<=,s=).*$/ },
   hostile: {
     payload: ({ paymentId, walletAddress }) => transaction(paymentId, walletAddress, 'completed'),
     sign: signed,

@@ -50,6 +50,7 @@ async function storedToken(): Promise<string> {
 
 const answeringRefresh = (answer: FakeAnswer) => (fake: TransakFake) => {
   fake.answerRefresh = () => answer;
+  return undefined;
 };
 
 const kit = describeSessionAdapter({
@@ -90,6 +91,7 @@ const kit = describeSessionAdapter({
   answerSession: (fake, answer) => {
     fake.answerSession = () => answer;
   },
+  refusedWith: [400, 403],
   malformed: {
     'a malformed session answer': '{"data":{"url":"x"}}',
     'HTML instead of JSON': '<html>Bad gateway</html>',

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { contractContext, sampleOrder, signatureInHeader, readingOf } from '../../../test/support/adapter-contract';
+import { contractContext, sampleOrder, readingOf } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
 import { FAKE_TRANSFI, startTransfiFake } from '../../../test/support/transfi-fake';
@@ -59,7 +59,7 @@ const kit = describeSessionAdapter({
       });
     },
     signWebhook: ({ walletAddress, status }) => signed(event(walletAddress, status === 'paid' ? 'asset_settled' : 'expired')),
-    webhookSignature: signatureInHeader('x-transfi-hmac-hash', 'hex'),
+    webhookSignature: { header: 'x-transfi-hmac-hash', encoding: 'hex' },
     webhookHasTimestamp: false,
     hostile: {
       payload: ({ walletAddress }) => event(walletAddress, 'fund_failed'),
@@ -69,10 +69,6 @@ const kit = describeSessionAdapter({
   secret: () => FAKE_TRANSFI.password,
   sends: 'once',
   malformedAmount: false,
-  refusals: {
-    invalid: { status: 400, body: '{"message":"Validation failed"}' },
-    badCredentials: { status: 401, body: '{"message":"Unauthorized"}' },
-  },
   malformed: {
     'no orderId': '{"paymentUrl":"https://sandbox-pay-widget.transfi.com/pay?paytoken=x"}',
     'an http paymentUrl': '{"orderId":"OR-1","paymentUrl":"http://sandbox-pay-widget.transfi.com/pay"}',

@@ -1,4 +1,4 @@
-import { contractContext, describeAdapterContract, sampleOrder, queryReading } from '../../../test/support/adapter-contract';
+import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError } from '../../provider-contract';
 import { unlimit } from './unlimit-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
@@ -10,7 +10,7 @@ describeAdapterContract({
   module: unlimit,
   settings: { live, test },
   // Unlimit's hosted-mode names: the wallet is `wallet`, our reference `externalId`.
-  readCheckout: queryReading({ wallet: 'wallet', amount: 'fiatAmount', currency: 'fiatCurrency', reference: 'externalId' }),
+  readCheckout: { wallet: 'wallet', amount: 'fiatAmount', currency: 'fiatCurrency', reference: 'externalId' },
 });
 
 describe('unlimit hosted-mode URL', () => {
