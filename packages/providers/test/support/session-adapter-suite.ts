@@ -79,8 +79,11 @@ export interface SessionAdapterFixture<S extends TObject, F extends DocumentedFa
   refusalsAreProblems?: boolean;
   /** The URL of the first call of a checkout in each mode, without an API URL setting. */
   defaultHosts: Partial<Record<ProviderMode, string>>;
-  /** The status look-up: a query, what its errors say, and the provider's own failed answers beside a 502 and non-JSON. */
-  status?: { query: ProviderStatusQuery; error: RegExp; failures?: readonly (readonly [name: string, answer: FakeAnswer])[] };
+  /**
+   * The status look-up: what its errors say, the provider's own failed answers beside a 502, a 401 and non-JSON, and
+   * the query (the sample order's payment id unless said).
+   */
+  status?: { error: RegExp; failures?: readonly (readonly [name: string, answer: FakeAnswer])[]; query?: ProviderStatusQuery };
 }
 
 export interface SessionAdapterKit<S extends TObject, F> {
@@ -105,8 +108,9 @@ const SHARED_FAILURES = [
 ] as const;
 
 const SHARED_STATUS_FAILURES = [
-  ['5xx', { status: 502, body: '' }],
-  ['not JSON', { status: 200, body: 'nope' }],
+  ['5xx', () => ({ status: 502, body: '' })],
+  ['bad credentials (401)', (fake: DocumentedFake) => fake.refusal(401, 'Unauthorized')],
+  ['not JSON', () => ({ status: 200, body: 'nope' })],
 ] as const;
 
 export function describeSessionAdapter<S extends TObject, F extends DocumentedFake<FakeRequest>>(
@@ -206,14 +210,14 @@ export function describeSessionAdapter<S extends TObject, F extends DocumentedFa
 
     const { status } = fixture;
     if (status) {
-      it.each([...SHARED_STATUS_FAILURES, ...(status.failures ?? [])])(
-        'status look-up, %s: throws, so the poller asks again later',
-        async (_name, answer) => {
-          kit.fake.script = () => answer;
-          const adapter = await kit.build();
-          await expect(adapter.status!(status.query, { signal: AbortSignal.timeout(3000) })).rejects.toThrow(status.error);
-        },
-      );
+      const { query = { paymentId: sampleOrder(currency).paymentId } } = status;
+      const own = (status.failures ?? []).map(([name, answer]) => [name, () => answer] as const);
+      it.each([...SHARED_STATUS_FAILURES, ...own])('status look-up, %s: throws, so the poller asks again later', async (_name, answer) => {
+        const played = answer(kit.fake);
+        kit.fake.script = () => played;
+        const adapter = await kit.build();
+        await expect(adapter.status!(query, { signal: AbortSignal.timeout(3000) })).rejects.toThrow(status.error);
+      });
     }
   });
 

@@ -81,7 +81,6 @@ const kit = describeSessionAdapter({
     test: 'https://api.commonservice.io/papi/v1/ramp/connect/buy/pre-order',
   },
   status: {
-    query: { paymentId: sampleOrder('USD').paymentId },
     error: /Binance/,
   },
 });

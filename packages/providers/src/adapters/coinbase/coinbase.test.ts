@@ -42,7 +42,6 @@ const kit = describeSessionAdapter({
   malformed: { 'no token': '{"channel_id":""}' },
   defaultHosts: { live: 'https://api.developer.coinbase.com/onramp/v1/token' },
   status: {
-    query: { paymentId: sampleOrder('USD').paymentId },
     error: /Coinbase/,
     failures: [['transactions not a list', { status: 200, body: '{"transactions":{}}' }]],
   },
