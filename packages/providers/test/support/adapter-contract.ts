@@ -72,6 +72,37 @@ export interface CheckoutReading {
   reference: string;
 }
 
+/** The reading of the values a provider was asked for, as text (its JSON numbers too; nothing at all is ''). */
+export const readingOf = (values: Record<keyof CheckoutReading, unknown>): CheckoutReading => {
+  const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
+  return { wallet: text(values.wallet), amount: text(values.amount), currency: text(values.currency), reference: text(values.reference) };
+};
+
+/**
+ * The query parameters a link names each value by (the provider's own names). A provider that takes no order
+ * reference carries our id as the last segment of the receipt page its return parameter names (`receiptIn`); one
+ * that carries neither reads ''.
+ */
+export interface QueryNames {
+  wallet: string;
+  amount: string;
+  currency: string;
+  reference?: string;
+  receiptIn?: string;
+}
+
+function queryReading(names: QueryNames, url: URL): CheckoutReading {
+  const param = (name: string | undefined) => (name === undefined ? '' : (url.searchParams.get(name) ?? ''));
+  const receipt =
+    names.receiptIn === undefined ? '' : (new URL(param(names.receiptIn) || 'https://invalid/').pathname.split('/').pop() ?? '');
+  return readingOf({
+    wallet: param(names.wallet),
+    amount: param(names.amount),
+    currency: param(names.currency),
+    reference: names.reference === undefined ? receipt : param(names.reference),
+  });
+}
+
 export interface SignedWebhook {
   rawBody: Buffer;
   headers: WebhookHeaders;
@@ -93,8 +124,8 @@ interface SignedWebhooks {
    * adapter), at `nowMs`. Omitted for providers that sign no webhooks (descriptor.webhook null).
    */
   signWebhook(sample: WebhookSample, nowMs: number): SignedWebhook | Promise<SignedWebhook>;
-  /** Where that webhook's signature sits, for the contract to alter it. */
-  webhookSignature: WebhookSignatureSlot;
+  /** Where that webhook's signature sits, for the contract to alter it: a slot, or the header (and the part of it) it is in. */
+  webhookSignature: WebhookSignatureSlot | SignatureHeader;
 }
 
 interface AdapterContractBase<S extends TObject> {
@@ -103,8 +134,11 @@ interface AdapterContractBase<S extends TObject> {
   settings: Partial<Record<ProviderMode, Static<S>>>;
   /** Context overrides, e.g. a local fake for a provider called at checkout. */
   context?: (mode: ProviderMode) => Partial<AdapterContext>;
-  /** The checkout as one URL: a redirect URL, or a form action with its fields as query parameters. */
-  readCheckout(url: URL): CheckoutReading | Promise<CheckoutReading>;
+  /**
+   * How to read the checkout, as one URL (a redirect URL, or a form action with its fields as query parameters): a
+   * function, or the names of the query parameters that carry each value (`QueryNames`).
+   */
+  readCheckout: ((url: URL) => CheckoutReading | Promise<CheckoutReading>) | QueryNames;
   /**
    * False for a provider that takes no order reference and no return URL (Particle): the link
    * then must not carry our payment id either, and the reading's `reference` is not compared.
@@ -128,6 +162,13 @@ export interface HostileWebhookFixture {
 }
 
 export type SignatureEncoding = 'hex' | 'base64' | 'base64url';
+
+/** A signature in header `header`: the whole value, or the part `part` matches (see signatureInHeader). */
+export interface SignatureHeader {
+  header: string;
+  encoding: SignatureEncoding;
+  part?: RegExp;
+}
 
 /** Where a webhook's signature travels (a header, part of one, or a body field), to read it and put another in its place. */
 export interface WebhookSignatureSlot {
@@ -260,7 +301,9 @@ export function describeAdapterContract<S extends TObject>(fixture: AdapterContr
         const host = new URL(descriptor.hosts[mode]).hostname;
         expect(url.protocol).toBe('https:');
         expect(url.hostname === host || url.hostname.endsWith(`.${host}`)).toBe(true);
-        const reading = await fixture.readCheckout(url);
+        const reading = await (typeof fixture.readCheckout === 'function'
+          ? fixture.readCheckout(url)
+          : queryReading(fixture.readCheckout, url));
         expect(reading.wallet.toLowerCase()).toBe(order.walletAddress.toLowerCase());
         expect(Number(reading.amount).toFixed(2)).toBe(order.amount);
         expect(reading.currency.toUpperCase()).toBe(order.currency);
@@ -271,7 +314,8 @@ export function describeAdapterContract<S extends TObject>(fixture: AdapterContr
 
     if (!fixture.signWebhook) return;
     const sign = fixture.signWebhook.bind(fixture);
-    const slot = fixture.webhookSignature;
+    const place = fixture.webhookSignature;
+    const slot = 'read' in place ? place : signatureInHeader(place.header, place.encoding, place.part);
     const mode = modes[0]!;
     const sample = (status: WebhookSample['status']): WebhookSample => ({
       paymentId: sampleOrder(currency).paymentId,

@@ -1,41 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { jsonAnswer, sentAsJson, startDocumentedFake } from './documented-fake';
+import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
 
 /**
- * A local Simplex Wallet API on node:http, answering as integrations.simplex.com documents: the
- * quote, the payment data (which must name a live quote of the same partner) and the events queue,
- * which the poll method empties: GET /wallet/merchant/v2/events, then DELETE
+ * A local Simplex Wallet API, answering as integrations.simplex.com documents: the quote, the
+ * payment data (which must name a live quote of the same partner) and the events queue, which the
+ * poll method empties: GET /wallet/merchant/v2/events, then DELETE
  * /wallet/merchant/v2/events/<event_id> of each (answered `{"status": "OK"}`; an id not in the
- * queue is a problem).
- * It checks each request (method, path, `Authorization: ApiKey`, JSON body fields) and records
- * what it found wrong; tests override answers to play errors, timeouts and malformed bodies.
+ * queue is a problem). Every call needs `Authorization: ApiKey`. Each call is also recorded in its
+ * own list, and `answer<Call>` plays that call otherwise (as `script` does any).
  */
+type Answer = (request: FakeRequest) => FakeAnswer | undefined;
 
-export interface SimplexFakeRequest {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-export type SimplexFakeAnswer = { status: number; body: string } | 'hang';
-
-export interface SimplexFake {
-  url: string;
-  quotes: SimplexFakeRequest[];
-  paymentData: SimplexFakeRequest[];
-  eventReads: SimplexFakeRequest[];
-  eventDeletes: SimplexFakeRequest[];
-  /** What the fake found not as documented, in words; empty when every request was right. */
-  problems: string[];
+export interface SimplexFake extends DocumentedFake {
+  quotes: FakeRequest[];
+  paymentData: FakeRequest[];
+  eventReads: FakeRequest[];
+  eventDeletes: FakeRequest[];
   /** The events queue GET /wallet/merchant/v2/events answers. */
   events: unknown[];
-  answerQuote?: (request: SimplexFakeRequest) => SimplexFakeAnswer | undefined;
-  answerPaymentData?: (request: SimplexFakeRequest) => SimplexFakeAnswer | undefined;
-  answerEvents?: (request: SimplexFakeRequest) => SimplexFakeAnswer | undefined;
-  answerEventDelete?: (request: SimplexFakeRequest) => SimplexFakeAnswer | undefined;
-  reset(): void;
-  close(): Promise<void>;
+  answerQuote?: Answer;
+  answerPaymentData?: Answer;
+  answerEvents?: Answer;
+  answerEventDelete?: Answer;
 }
 
 export const SIMPLEX_FAKE_API_KEY = 'eyJhbGciOiJIUzI1NiJ9.cGFydG5lcg.sIgNaTuRe0123456789';
@@ -43,59 +30,35 @@ export const SIMPLEX_FAKE_PARTNER = 'shopgateway';
 /** A quote is good for this long, as valid_until says. */
 export const SIMPLEX_FAKE_QUOTE_LIFETIME_MS = 10 * 60_000;
 
+type Call = {
+  list: 'quotes' | 'paymentData' | 'eventReads' | 'eventDeletes';
+  override: 'answerQuote' | 'answerPaymentData' | 'answerEvents' | 'answerEventDelete';
+};
+
 export async function startSimplexFake(nowMs: () => number = Date.now): Promise<SimplexFake> {
-  const quotes = new Map<string, Record<string, unknown>>();
-  const hanging = new Set<() => void>();
-  const fake: SimplexFake = {
-    url: '',
-    quotes: [],
-    paymentData: [],
-    eventReads: [],
-    eventDeletes: [],
-    problems: [],
-    events: [],
-    reset() {
-      fake.quotes = [];
-      fake.paymentData = [];
-      fake.eventReads = [];
-      fake.eventDeletes = [];
-      fake.problems = [];
-      fake.events = [];
-      quotes.clear();
-      delete fake.answerQuote;
-      delete fake.answerPaymentData;
-      delete fake.answerEvents;
-      delete fake.answerEventDelete;
-    },
-    close: () =>
-      new Promise((resolve) => {
-        for (const release of hanging) release();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-  const json = (status: number, body: unknown): SimplexFakeAnswer => ({ status, body: JSON.stringify(body) });
-  const error = (status: number, message: string) => json(status, { error: message });
-  const check = (condition: boolean, problem: string) => {
-    if (!condition) fake.problems.push(problem);
-    return condition;
-  };
-  const authorized = (request: SimplexFakeRequest) =>
-    check(request.headers.authorization === `ApiKey ${SIMPLEX_FAKE_API_KEY}`, `${request.path}: Authorization is not ApiKey <key>`);
-  const jsonBody = (request: SimplexFakeRequest): Record<string, unknown> => {
-    check(String(request.headers['content-type']).startsWith('application/json'), `${request.path}: content-type not JSON`);
-    try {
-      return JSON.parse(request.body) as Record<string, unknown>;
-    } catch {
-      fake.problems.push(`${request.path}: body is not JSON`);
-      return {};
-    }
-  };
+  const quoted = new Map<string, Record<string, unknown>>();
+  const error = (status: number, message: string) => jsonAnswer(status, { error: message });
   const isUuid = (value: unknown) =>
     typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value);
+  const jsonBody = (request: FakeRequest) => {
+    fake.check(sentAsJson(request), `${request.path}: content-type not JSON`);
+    return fake.jsonBody(request) ?? {};
+  };
 
-  function quote(request: SimplexFakeRequest): SimplexFakeAnswer {
-    if (!authorized(request)) return error(401, 'Unauthorized');
+  /** Records the call in its list; its override, else its documented answer (after the API key). */
+  const call =
+    ({ list, override }: Call, documented: (request: FakeRequest, params: string[]) => FakeAnswer) =>
+    (request: FakeRequest, params: string[]): FakeAnswer => {
+      fake[list].push(request);
+      const authorized = fake.check(
+        request.headers.authorization === `ApiKey ${SIMPLEX_FAKE_API_KEY}`,
+        `${request.path}: Authorization is not ApiKey <key>`,
+      );
+      return fake[override]?.(request) ?? (authorized ? documented(request, params) : error(401, 'Unauthorized'));
+    };
+
+  function quote(request: FakeRequest): FakeAnswer {
+    const { check } = fake;
     const body = jsonBody(request);
     const ok = [
       check(/"requested_amount":\d+(\.\d+)?[,}]/.test(request.body), 'quote: requested_amount is not a JSON number'),
@@ -120,77 +83,72 @@ export async function startSimplexFake(nowMs: () => number = Date.now): Promise<
       valid_until: new Date(nowMs() + SIMPLEX_FAKE_QUOTE_LIFETIME_MS).toISOString(),
       supported_digital_networks: ['polygon'],
     };
-    quotes.set(id, { ...body, answer });
-    return json(200, answer);
+    quoted.set(id, { ...body, answer });
+    return jsonAnswer(200, answer);
   }
 
-  function paymentData(request: SimplexFakeRequest): SimplexFakeAnswer {
-    if (!authorized(request)) return error(401, 'Unauthorized');
+  function paymentData(request: FakeRequest): FakeAnswer {
+    const { check } = fake;
     const body = jsonBody(request);
     const account = (body.account_details ?? {}) as Record<string, unknown>;
     const login = (account.signup_login ?? {}) as Record<string, unknown>;
     const details = ((body.transaction_details ?? {}) as Record<string, unknown>).payment_details as Record<string, unknown> | undefined;
     const wallet = (details?.destination_wallet ?? {}) as Record<string, unknown>;
-    const quoted = quotes.get(String(details?.quote_id));
+    const quote = quoted.get(String(details?.quote_id));
     const ok = [
       check(account.app_provider_id === SIMPLEX_FAKE_PARTNER, 'payment data: app_provider_id is not the partner'),
       check(typeof account.app_end_user_id === 'string', 'payment data: no app_end_user_id'),
       check(typeof login.ip === 'string' && typeof login.timestamp === 'string', 'payment data: signup_login without ip and timestamp'),
-      check(quoted !== undefined, 'payment data: quote_id is not a quote of this partner'),
-      check(quoted?.end_user_id === account.app_end_user_id, 'payment data: app_end_user_id is not the end user of the quote'),
+      check(quote !== undefined, 'payment data: quote_id is not a quote of this partner'),
+      check(quote?.end_user_id === account.app_end_user_id, 'payment data: app_end_user_id is not the end user of the quote'),
       check(isUuid(details?.payment_id), 'payment data: payment_id is not a UUID'),
-      check(wallet.currency === quoted?.digital_currency, 'payment data: destination_wallet.currency is not the quoted asset'),
+      check(wallet.currency === quote?.digital_currency, 'payment data: destination_wallet.currency is not the quoted asset'),
       check(typeof wallet.address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(wallet.address), 'payment data: no destination address'),
     ].every(Boolean);
     if (!ok) return error(400, 'invalid payment data');
-    return json(200, { is_kyc_update_required: false });
+    return jsonAnswer(200, { is_kyc_update_required: false });
   }
 
-  function events(request: SimplexFakeRequest): SimplexFakeAnswer {
-    if (!authorized(request)) return error(401, 'Unauthorized');
-    return json(200, { events: fake.events });
-  }
-
-  function deleteEvent(request: SimplexFakeRequest, eventId: string): SimplexFakeAnswer {
-    if (!authorized(request)) return error(401, 'Unauthorized');
+  function deleteEvent(_request: FakeRequest, [eventId]: string[]): FakeAnswer {
     const index = fake.events.findIndex((event) => (event as { event_id?: unknown }).event_id === eventId);
-    if (!check(index !== -1, `DELETE events/${eventId}: no such event in the queue`)) return error(404, 'event not found');
+    if (!fake.check(index !== -1, `DELETE events/${eventId}: no such event in the queue`)) return error(404, 'event not found');
     fake.events.splice(index, 1);
-    return json(200, { status: 'OK' });
+    return jsonAnswer(200, { status: 'OK' });
   }
 
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() };
-      let answer: SimplexFakeAnswer;
-      if (request.method === 'POST' && request.path === '/wallet/merchant/v2/quote') {
-        fake.quotes.push(request);
-        answer = fake.answerQuote?.(request) ?? quote(request);
-      } else if (request.method === 'POST' && request.path === '/wallet/merchant/v2/payments/partner/data') {
-        fake.paymentData.push(request);
-        answer = fake.answerPaymentData?.(request) ?? paymentData(request);
-      } else if (request.method === 'GET' && request.path === '/wallet/merchant/v2/events') {
-        fake.eventReads.push(request);
-        answer = fake.answerEvents?.(request) ?? events(request);
-      } else if (request.method === 'DELETE' && request.path.startsWith('/wallet/merchant/v2/events/')) {
-        fake.eventDeletes.push(request);
-        const eventId = decodeURIComponent(request.path.slice('/wallet/merchant/v2/events/'.length));
-        answer = fake.answerEventDelete?.(request) ?? deleteEvent(request, eventId);
-      } else {
-        fake.problems.push(`unexpected ${request.method} ${request.path}`);
-        answer = error(404, 'Not Found');
-      }
-      if (answer === 'hang') {
-        hanging.add(() => res.destroy());
-        return;
-      }
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
-    });
+  const documented = await startDocumentedFake({
+    routes: [
+      { method: 'POST', path: '/wallet/merchant/v2/quote', answer: call({ list: 'quotes', override: 'answerQuote' }, quote) },
+      {
+        method: 'POST',
+        path: '/wallet/merchant/v2/payments/partner/data',
+        answer: call({ list: 'paymentData', override: 'answerPaymentData' }, paymentData),
+      },
+      {
+        method: 'GET',
+        path: '/wallet/merchant/v2/events',
+        answer: call({ list: 'eventReads', override: 'answerEvents' }, () => jsonAnswer(200, { events: fake.events })),
+      },
+      {
+        method: 'DELETE',
+        path: /^\/wallet\/merchant\/v2\/events\/([^/]+)$/,
+        answer: call({ list: 'eventDeletes', override: 'answerEventDelete' }, deleteEvent),
+      },
+    ],
+    refusal: error,
+    reset: () => {
+      for (const list of ['quotes', 'paymentData', 'eventReads', 'eventDeletes'] as const) fake[list] = [];
+      for (const override of ['answerQuote', 'answerPaymentData', 'answerEvents', 'answerEventDelete'] as const) delete fake[override];
+      fake.events = [];
+      quoted.clear();
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  fake.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const fake: SimplexFake = Object.assign(documented, {
+    quotes: [] as FakeRequest[],
+    paymentData: [] as FakeRequest[],
+    eventReads: [] as FakeRequest[],
+    eventDeletes: [] as FakeRequest[],
+    events: [] as unknown[],
+  });
   return fake;
 }

@@ -1,48 +1,60 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { jsonAnswer, startDocumentedFake } from './documented-fake';
+import type { DocumentedFake, FakeRequest } from './documented-fake';
 
 /**
- * A minimal local Stripe for app tests: POST /v1/crypto/onramp_sessions answered with a session
- * (cos_ id, hosted onramp redirect_url), every request recorded with its form. The adapter's own
- * tests check the request field by field against a fuller fake.
+ * A local Stripe: POST /v1/crypto/onramp_sessions as docs.stripe.com documents it (basic auth with
+ * the secret key as the user and no password, a form body, Idempotency-Key honoured: a repeated key
+ * gets the first answer), answered with a session (cos_ id, hosted onramp redirect_url).
  */
-export interface StripeFake {
-  url: string;
-  requests: { path: string; headers: IncomingHttpHeaders; form: URLSearchParams }[];
-  close(): Promise<void>;
+export interface StripeFakeRequest extends FakeRequest {
+  form: URLSearchParams;
 }
 
+export type StripeFake = DocumentedFake<StripeFakeRequest>;
+
+export const STRIPE_FAKE_SECRET = { live: 'sk_live_51Nq8Xb2eZvKYlo2C0aBcDeFgH', test: 'sk_test_51Nq8Xb2eZvKYlo2C0aBcDeFgH' } as const;
+
 export async function startStripeFake(): Promise<StripeFake> {
-  const requests: StripeFake['requests'] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const form = new URLSearchParams(Buffer.concat(chunks).toString());
-      requests.push({ path: req.url ?? '', headers: req.headers, form });
-      if (req.method !== 'POST' || req.url !== '/v1/crypto/onramp_sessions') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"Unrecognized request URL"}}');
-        return;
-      }
-      const id = `cos_${randomBytes(12).toString('hex')}`;
-      const body = {
-        id,
-        object: 'crypto.onramp_session',
-        status: 'initialized',
-        redirect_url: `https://crypto.link.com?session_hash=${id}`,
-      };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const byKey = new Map<string, string>();
+  const error = (status: number, message: string) => jsonAnswer(status, { error: { type: 'invalid_request_error', message } });
+
+  function onrampSession(request: StripeFakeRequest) {
+    const [user, password] = Buffer.from(String(request.headers.authorization).replace(/^Basic /, ''), 'base64')
+      .toString()
+      .split(':');
+    if (user !== STRIPE_FAKE_SECRET.test && user !== STRIPE_FAKE_SECRET.live) return error(401, 'Invalid API Key provided');
+    if (password !== '') return error(401, 'the secret key is the user, with no password');
+    if (request.headers['content-type'] !== 'application/x-www-form-urlencoded') return error(400, 'form-encoded body expected');
+    const key = String(request.headers['idempotency-key'] ?? '');
+    const repeat = byKey.get(key);
+    if (repeat) return { status: 200, body: repeat };
+    const id = `cos_${randomBytes(12).toString('hex')}`;
+    const body = JSON.stringify({
+      id,
+      object: 'crypto.onramp_session',
+      client_secret: `${id}_secret_${randomBytes(8).toString('hex')}`,
+      livemode: user === STRIPE_FAKE_SECRET.live,
+      metadata: { payment_id: request.form.get('metadata[payment_id]') },
+      redirect_url: `https://crypto.link.com?session_hash=${id}`,
+      status: 'initialized',
+      transaction_details: {
+        destination_currency: request.form.get('destination_currency'),
+        destination_network: request.form.get('destination_network'),
+        lock_wallet_address: request.form.get('lock_wallet_address') === 'true',
+        source_amount: request.form.get('source_amount'),
+        source_currency: request.form.get('source_currency'),
+        wallet_addresses: { polygon: request.form.get('wallet_addresses[polygon]') },
+      },
     });
+    if (key) byKey.set(key, body);
+    return { status: 200, body };
+  }
+
+  return startDocumentedFake<StripeFakeRequest>({
+    routes: [{ method: 'POST', path: '/v1/crypto/onramp_sessions', answer: onrampSession }],
+    refusal: error,
+    reset: () => byKey.clear(),
+    read: (request) => ({ ...request, form: new URLSearchParams(request.body) }),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
-    requests,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }

@@ -60,12 +60,7 @@ function onRampFields(status: string, overrides: Record<string, string> = {}): R
 describeAdapterContract({
   module: alchemypay,
   settings: { live, test },
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('address') ?? '',
-    amount: url.searchParams.get('fiatAmount') ?? '',
-    currency: url.searchParams.get('fiat') ?? '',
-    reference: url.searchParams.get('merchantOrderNo') ?? '',
-  }),
+  readCheckout: { wallet: 'address', amount: 'fiatAmount', currency: 'fiat', reference: 'merchantOrderNo' },
   signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
     alchemyPayWebhook(
       status === 'paid'

@@ -1,12 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { MockAgent } from 'undici';
-import {
-  CONTRACT_NOW_MS,
-  contractContext,
-  describeAdapterContract,
-  sampleOrder,
-  signatureInHeader,
-} from '../../../test/support/adapter-contract';
+import { CONTRACT_NOW_MS, contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderMode } from '../../provider-contract';
 import { createProviderHttpClient } from '../../support/provider-http-client';
 import { banxa, banxaWebhookSignature, type BanxaSettings } from './banxa-adapter';
@@ -133,20 +127,15 @@ describeAdapterContract({
   module: banxa,
   settings,
   context: (mode) => ({ http: fakes[mode].http }),
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('walletAddress') ?? '',
-    amount: url.searchParams.get('fiatAmount') ?? '',
-    currency: url.searchParams.get('fiatType') ?? '',
-    // The referral URL takes no order reference: our id is the last segment of the receipt page in returnUrl.
-    reference: new URL(url.searchParams.get('returnUrl') ?? 'https://invalid/').pathname.split('/').pop() ?? '',
-  }),
+  // The referral URL takes no order reference: our id is the last segment of the receipt page in returnUrl.
+  readCheckout: { wallet: 'walletAddress', amount: 'fiatAmount', currency: 'fiatType', receiptIn: 'returnUrl' },
   signWebhook: ({ walletAddress, status }, nowMs) => {
     const orderId = status === 'paid' ? 'd9efc5d228cb7edfc4b6bb82f7b39f94' : 'e82c57b2cba367069dfef4f866c7bc87';
     const orderStatus = status === 'paid' ? 'complete' : 'expired';
     fakes.live.orders.set(orderId, banxaOrder(orderId, orderStatus, { walletAddress }));
     return banxaWebhook(orderWebhookBody(orderId, orderStatus), 'live', String(nowMs));
   },
-  webhookSignature: signatureInHeader('authorization', 'hex', /(?<=^Bearer [^:]+:)[^:]*/),
+  webhookSignature: { header: 'authorization', encoding: 'hex', part: /(?<=^Bearer [^:]+:)[^:]*/ },
   // The signed webhook only names the order: whatever it holds, Banxa's Get Order answers for the id it names.
   hostile: {
     payload: () => orderWebhookBody('e82c57b2cba367069dfef4f866c7bc87', 'declined'),

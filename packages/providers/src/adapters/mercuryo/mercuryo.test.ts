@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { contractContext, describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
+import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderAdapter } from '../../provider-contract';
 import { mercuryo, mercuryoSignature } from './mercuryo-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
@@ -34,12 +34,7 @@ function callbackData(type: string, status: string, overrides: Record<string, un
 describeAdapterContract({
   module: mercuryo,
   settings: { live, test },
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('address') ?? '',
-    amount: url.searchParams.get('fiat_amount') ?? '',
-    currency: url.searchParams.get('fiat_currency') ?? '',
-    reference: url.searchParams.get('merchant_transaction_id') ?? '',
-  }),
+  readCheckout: { wallet: 'address', amount: 'fiat_amount', currency: 'fiat_currency', reference: 'merchant_transaction_id' },
   signWebhook: ({ paymentId, walletAddress, status }) =>
     status === 'paid'
       ? mercuryoCallback(
@@ -48,7 +43,7 @@ describeAdapterContract({
       : mercuryoCallback(callbackData('buy', 'order_failed', { merchant_transaction_id: paymentId })),
   // Mercuryo signs no timestamp: there is no replay window to test.
   webhookHasTimestamp: false,
-  webhookSignature: signatureInHeader('x-signature', 'hex'),
+  webhookSignature: { header: 'x-signature', encoding: 'hex' },
   hostile: {
     payload: ({ paymentId, walletAddress }) =>
       callbackData('withdraw', 'completed', { merchant_transaction_id: paymentId, tx: { id: '0xabc', address: walletAddress } }),

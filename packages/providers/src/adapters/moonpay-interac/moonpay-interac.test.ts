@@ -1,49 +1,27 @@
-import { createHmac } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { describeAdapterContract, signatureInHeader } from '../../../test/support/adapter-contract';
+import { describeAdapterContract } from '../../../test/support/adapter-contract';
+import { MOONPAY_KEYS, MOONPAY_LINK, MOONPAY_SIGNATURE, signedByMoonpay } from '../../../test/support/moonpay-account';
 import { interac } from './moonpay-interac-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 
-const live = { API_KEY: 'pk_live_123456789abc', SECRET_KEY: 'sk_live_abcdefgh1234', WEBHOOK_KEY: 'wk_live_zyxwvuts9876' };
-const test = { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876' };
+const { live, test } = MOONPAY_KEYS;
+
+const interacTransaction = (paymentId: string, walletAddress: string, status: string) => ({
+  type: 'transaction_updated',
+  data: { id: 'i1', status, externalTransactionId: paymentId, walletAddress },
+});
 
 describeAdapterContract({
   module: interac,
   settings: { live, test },
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('walletAddress') ?? '',
-    amount: url.searchParams.get('baseCurrencyAmount') ?? '',
-    currency: url.searchParams.get('baseCurrencyCode') ?? '',
-    reference: url.searchParams.get('externalTransactionId') ?? '',
-  }),
-  // MoonPay's webhook, as its signature page describes it: the same account signs Interac orders.
-  signWebhook: ({ paymentId, walletAddress, status }, nowMs) => {
-    const rawBody = Buffer.from(
-      JSON.stringify({
-        type: 'transaction_updated',
-        data: { id: 'i1', status: status === 'paid' ? 'completed' : 'failed', externalTransactionId: paymentId, walletAddress },
-      }),
-    );
-    const t = Math.floor(nowMs / 1000);
-    return {
-      rawBody,
-      headers: {
-        'moonpay-signature-v2': `t=${t},s=${createHmac('sha256', live.WEBHOOK_KEY).update(`${t}.`).update(rawBody).digest('hex')}`,
-      },
-    };
-  },
-  webhookSignature: signatureInHeader('moonpay-signature-v2', 'hex', /(?<=,s=).*$/),
+  readCheckout: MOONPAY_LINK,
+  // MoonPay's webhook: the same account signs Interac orders.
+  signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
+    signedByMoonpay(interacTransaction(paymentId, walletAddress, status === 'paid' ? 'completed' : 'failed'), nowMs),
+  webhookSignature: MOONPAY_SIGNATURE,
   hostile: {
-    payload: ({ paymentId, walletAddress }) => ({
-      type: 'transaction_updated',
-      data: { id: 'i1', status: 'completed', externalTransactionId: paymentId, walletAddress },
-    }),
-    sign: (payload, nowMs) => {
-      const rawBody = Buffer.from(JSON.stringify(payload));
-      const t = Math.floor(nowMs / 1000);
-      const s = createHmac('sha256', live.WEBHOOK_KEY).update(`${t}.`).update(rawBody).digest('hex');
-      return { rawBody, headers: { 'moonpay-signature-v2': `t=${t},s=${s}` } };
-    },
+    payload: ({ paymentId, walletAddress }) => interacTransaction(paymentId, walletAddress, 'completed'),
+    sign: signedByMoonpay,
   },
 });
 

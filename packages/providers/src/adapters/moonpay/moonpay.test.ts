@@ -1,33 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
-import { describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
+import { describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import { MOONPAY_KEYS, MOONPAY_LINK, MOONPAY_SIGNATURE, signedByMoonpay } from '../../../test/support/moonpay-account';
 import { hmacSha256 } from '../../support/signing';
 import { moonpay, signedMoonpayUrl } from './moonpay-adapter';
 
-const live = { API_KEY: 'pk_live_123456789abc', SECRET_KEY: 'sk_live_abcdefgh1234', WEBHOOK_KEY: 'wk_live_zyxwvuts9876' };
-const test = { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876' };
-
-/** The webhook as MoonPay's signature page describes it, signed here with node:crypto directly. */
-function moonpayWebhook(body: unknown, key: string, nowMs: number) {
-  const rawBody = Buffer.from(JSON.stringify(body));
-  const t = Math.floor(nowMs / 1000);
-  const s = createHmac('sha256', key)
-    .update(`${t}.${rawBody.toString('utf8')}`)
-    .digest('hex');
-  return { rawBody, headers: { 'moonpay-signature-v2': `t=${t},s=${s}` } };
-}
+const { live, test } = MOONPAY_KEYS;
 
 describeAdapterContract({
   module: moonpay,
   settings: { live, test },
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('walletAddress') ?? '',
-    amount: url.searchParams.get('baseCurrencyAmount') ?? '',
-    currency: url.searchParams.get('baseCurrencyCode') ?? '',
-    reference: url.searchParams.get('externalTransactionId') ?? '',
-  }),
+  readCheckout: MOONPAY_LINK,
   signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
-    moonpayWebhook(
+    signedByMoonpay(
       {
         type: status === 'paid' ? 'transaction_updated' : 'transaction_failed',
         data: {
@@ -38,16 +22,15 @@ describeAdapterContract({
           currencyId: 'usdc_polygon',
         },
       },
-      live.WEBHOOK_KEY,
       nowMs,
     ),
-  webhookSignature: signatureInHeader('moonpay-signature-v2', 'hex', /(?<=,s=).*$/),
+  webhookSignature: MOONPAY_SIGNATURE,
   hostile: {
     payload: ({ paymentId, walletAddress }) => ({
       type: 'transaction_failed',
       data: { id: 'a1b2c3', status: 'failed', externalTransactionId: paymentId, walletAddress, failureReason: 'Card declined' },
     }),
-    sign: (payload, nowMs) => moonpayWebhook(payload, live.WEBHOOK_KEY, nowMs),
+    sign: signedByMoonpay,
   },
 });
 

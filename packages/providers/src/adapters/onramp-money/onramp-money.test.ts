@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { contractContext, describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
+import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError } from '../../provider-contract';
 import { createProviderHttpClient } from '../../support/provider-http-client';
 import { upi } from './onramp-money-adapter';
@@ -113,7 +113,7 @@ describeAdapterContract({
     ),
   // The signed data carries no timestamp a client may rely on (updatedAt is internal).
   webhookHasTimestamp: false,
-  webhookSignature: signatureInHeader('x-onramp-signature', 'hex'),
+  webhookSignature: { header: 'x-onramp-signature', encoding: 'hex' },
   hostile: {
     payload: ({ paymentId, walletAddress }) =>
       sampleData({ merchantRecognitionId: paymentId, walletAddress, status: -1, statusDescription: 'TIMEOUT' }),

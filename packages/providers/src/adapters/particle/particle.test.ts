@@ -24,12 +24,7 @@ describeAdapterContract({
   module: particle,
   settings: { live: settings, test: settings },
   // Particle's on-ramp parameter names: walletAddress, fiatAmt, fiatCoin.
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('walletAddress') ?? '',
-    amount: url.searchParams.get('fiatAmt') ?? '',
-    currency: url.searchParams.get('fiatCoin') ?? '',
-    reference: '',
-  }),
+  readCheckout: { wallet: 'walletAddress', amount: 'fiatAmt', currency: 'fiatCoin' },
   // No order reference and no return URL are documented: the payment is known by its one-off wallet.
   carriesReference: false,
 });

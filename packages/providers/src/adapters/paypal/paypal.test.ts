@@ -1,19 +1,12 @@
-import { createHmac } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { contractContext, describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
+import { contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import { MOONPAY_KEYS, MOONPAY_LINK, MOONPAY_SIGNATURE, signedByMoonpay } from '../../../test/support/moonpay-account';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { paypal } from './paypal-adapter';
 
-const live = { API_KEY: 'pk_live_123456789abc', SECRET_KEY: 'sk_live_abcdefgh1234', WEBHOOK_KEY: 'wk_live_zyxwvuts9876' };
-const test = { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876' };
+const { live, test } = MOONPAY_KEYS;
 
-// MoonPay's webhook, as its signature page describes it: the same account signs PayPal orders.
-const signed = (payload: unknown, nowMs: number) => {
-  const rawBody = Buffer.from(JSON.stringify(payload));
-  const t = Math.floor(nowMs / 1000);
-  const s = createHmac('sha256', live.WEBHOOK_KEY).update(`${t}.`).update(rawBody).digest('hex');
-  return { rawBody, headers: { 'moonpay-signature-v2': `t=${t},s=${s}` } };
-};
+// MoonPay's webhook: the same account signs PayPal orders.
 const transaction = (paymentId: string, walletAddress: string, status: string) => ({
   type: 'transaction_updated',
   data: { id: 'p1', status, externalTransactionId: paymentId, walletAddress },
@@ -22,18 +15,13 @@ const transaction = (paymentId: string, walletAddress: string, status: string) =
 describeAdapterContract({
   module: paypal,
   settings: { live, test },
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('walletAddress') ?? '',
-    amount: url.searchParams.get('baseCurrencyAmount') ?? '',
-    currency: url.searchParams.get('baseCurrencyCode') ?? '',
-    reference: url.searchParams.get('externalTransactionId') ?? '',
-  }),
+  readCheckout: MOONPAY_LINK,
   signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
-    signed(transaction(paymentId, walletAddress, status === 'paid' ? 'completed' : 'failed'), nowMs),
-  webhookSignature: signatureInHeader('moonpay-signature-v2', 'hex', /(?<=,s=).*$/),
+    signedByMoonpay(transaction(paymentId, walletAddress, status === 'paid' ? 'completed' : 'failed'), nowMs),
+  webhookSignature: MOONPAY_SIGNATURE,
   hostile: {
     payload: ({ paymentId, walletAddress }) => transaction(paymentId, walletAddress, 'completed'),
-    sign: signed,
+    sign: signedByMoonpay,
   },
 });
 

@@ -3,13 +3,7 @@ import { createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CONTRACT_NOW_MS,
-  contractContext,
-  describeAdapterContract,
-  sampleOrder,
-  signatureInHeader,
-} from '../../../test/support/adapter-contract';
+import { CONTRACT_NOW_MS, contractContext, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderMode } from '../../provider-contract';
 import { createRampAdapter, RAMP_WEBHOOK_PUBLIC_KEYS, rampnetwork, type RampSettings } from './rampnetwork-adapter';
 import { rampWebhookEvent } from './rampnetwork-webhook';
@@ -76,13 +70,8 @@ function purchaseEvent(type: string, status: string, receiverAddress: string) {
 describeAdapterContract({
   module: withTestKeys,
   settings: { live, test },
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('userAddress') ?? '',
-    amount: url.searchParams.get('fiatValue') ?? '',
-    currency: url.searchParams.get('fiatCurrency') ?? '',
-    // Ramp takes no order reference: our id is the last segment of the receipt page in finalUrl.
-    reference: new URL(url.searchParams.get('finalUrl') ?? 'https://invalid/').pathname.split('/').pop() ?? '',
-  }),
+  // Ramp takes no order reference: our id is the last segment of the receipt page in finalUrl.
+  readCheckout: { wallet: 'userAddress', amount: 'fiatValue', currency: 'fiatCurrency', receiptIn: 'finalUrl' },
   // RELEASED is Ramp's "crypto sent"; RETURNED its "money given back" (no purchase webhook says EXPIRED).
   signWebhook: ({ walletAddress, status }) =>
     rampWebhook(
@@ -90,7 +79,7 @@ describeAdapterContract({
       keyPairs.live.privateKey,
     ),
   webhookHasTimestamp: false,
-  webhookSignature: signatureInHeader('x-body-signature', 'base64'),
+  webhookSignature: { header: 'x-body-signature', encoding: 'base64' },
   hostile: {
     payload: ({ walletAddress }) => purchaseEvent('RELEASED', 'RELEASED', walletAddress),
     sign: (payload) => rampWebhook(payload, keyPairs.live.privateKey),

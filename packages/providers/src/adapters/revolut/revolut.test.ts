@@ -1,12 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import {
-  contractContext,
-  CONTRACT_NOW_MS,
-  describeAdapterContract,
-  sampleOrder,
-  signatureInHeader,
-} from '../../../test/support/adapter-contract';
+import { contractContext, CONTRACT_NOW_MS, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError } from '../../provider-contract';
 import { revolut } from './revolut-adapter';
 import { REVOLUT_EVENT_STATUS, revolutWebhookEvent } from './revolut-webhook';
@@ -40,7 +34,7 @@ describeAdapterContract({
       live.WEBHOOK_SECRET,
       nowMs,
     ),
-  webhookSignature: signatureInHeader('revolut-signature', 'hex', /(?<=^v1=).*$/),
+  webhookSignature: { header: 'revolut-signature', encoding: 'hex', part: /(?<=^v1=).*$/ },
   hostile: {
     payload: ({ paymentId, walletAddress }) => ({ order_id: paymentId, wallet: walletAddress, event: 'ORDER_FAILED' }),
     sign: (payload, nowMs) => revolutWebhook(payload, live.WEBHOOK_SECRET, nowMs),

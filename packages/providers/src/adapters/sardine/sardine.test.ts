@@ -1,45 +1,13 @@
 import { createHmac } from 'node:crypto';
-import {
-  CONTRACT_NOW_MS,
-  contractContext,
-  describeAdapterContract,
-  sampleOrder,
-  signatureInHeader,
-  type SignedWebhook,
-} from '../../../test/support/adapter-contract';
+import { CONTRACT_NOW_MS, sampleOrder, type SignedWebhook, readingOf } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
-import { SARDINE_FAKE_CLIENT, startSardineFake, type SardineFake } from '../../../test/support/sardine-fake';
-import { ProviderCheckoutError, ProviderWebhookError, type ProviderMode } from '../../provider-contract';
-import { createProviderHttpClient } from '../../support/provider-http-client';
+import { SARDINE_FAKE_CLIENT, startSardineFake } from '../../../test/support/sardine-fake';
+import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
+import { ProviderWebhookError } from '../../provider-contract';
 import { sardine, verifySardineSignature } from './sardine-adapter';
 import { SARDINE_ORDER_STATUS, sardineWebhookEvent } from './sardine-order';
 
 const WEBHOOK_SECRET = 'whsec_C2FyZGluZS13ZWJob29rLXNpZ25pbmctc2VjcmV0';
-
-let fake: SardineFake;
-beforeAll(async () => {
-  fake = await startSardineFake(() => CONTRACT_NOW_MS);
-});
-beforeEach(() => fake.reset());
-afterAll(async () => {
-  await http.close();
-  await fake.close();
-});
-
-const http = createProviderHttpClient({ attemptTimeoutMs: 400, maxAttempts: 3, backoffBaseMs: 1 });
-const settings = () => ({
-  CLIENT_ID: SARDINE_FAKE_CLIENT.id,
-  CLIENT_SECRET: SARDINE_FAKE_CLIENT.secret,
-  WEBHOOK_SECRET,
-  get API_URL() {
-    return fake.url;
-  },
-});
-const build = (mode: ProviderMode = 'test') =>
-  Promise.resolve(sardine.create({ ...settings() }, contractContext('sardine', mode, { http })));
-const open = async (order = sampleOrder('USD'), mode: ProviderMode = 'test', idempotencyKey = order.paymentId) =>
-  (await build(mode)).createCheckout(order, { idempotencyKey, signal: AbortSignal.timeout(3000) });
-const sentBody = (index: number) => JSON.parse(fake.requests[index]!.text) as Record<string, unknown>;
 
 /**
  * Signed as the Standard Webhooks scheme Sardine's webhooks page describes, independently of the
@@ -65,35 +33,56 @@ const webhookPayload = (paymentId: string, walletAddress: string, status: string
   },
 });
 
-describeAdapterContract({
+const kit = describeSessionAdapter({
   module: sardine,
-  settings: { live: settings(), test: settings() },
-  context: () => ({ http }),
-  // The widget URL carries the token (opaque) and the order; our reference is the token's referenceId.
-  readCheckout: (url) => {
-    expect(url.pathname).toBe('/');
-    expect(fake.widgetProblems(url.toString())).toEqual([]);
-    return {
-      wallet: url.searchParams.get('address') ?? '',
-      amount: url.searchParams.get('fiat_amount') ?? '',
-      currency: url.searchParams.get('fiat_currency') ?? '',
-      reference: String(sentBody(fake.requests.length - 1).referenceId),
-    };
+  startFake: () => startSardineFake(() => CONTRACT_NOW_MS),
+  settings: (fake) => ({ CLIENT_ID: fake.clientId, CLIENT_SECRET: fake.clientSecret, WEBHOOK_SECRET, API_URL: fake.url }),
+  modes: ['test', 'live'],
+  contract: (fake) => ({
+    // The widget URL carries the token (opaque) and the order; our reference is the token's referenceId.
+    readCheckout: (url) => {
+      expect(url.pathname).toBe('/');
+      expect(fake().widgetProblems(url.toString())).toEqual([]);
+      return readingOf({
+        wallet: url.searchParams.get('address'),
+        amount: url.searchParams.get('fiat_amount'),
+        currency: url.searchParams.get('fiat_currency'),
+        reference: (JSON.parse(fake().requests.at(-1)!.body) as { referenceId: unknown }).referenceId,
+      });
+    },
+    signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
+      signed(webhookPayload(paymentId, walletAddress, status === 'paid' ? 'Complete' : 'Expired'), nowMs),
+    webhookSignature: { header: 'webhook-signature', encoding: 'base64', part: /(?<=^v1,).*$/ },
+    hostile: {
+      payload: ({ paymentId, walletAddress }) => webhookPayload(paymentId, walletAddress, 'Complete'),
+      sign: (payload, nowMs) => signed(payload, nowMs),
+    },
+  }),
+  secret: (fake) => fake.clientSecret,
+  sends: 'once',
+  malformed: {
+    'no clientToken': '{"expiresAt":"2026-11-25T12:30:00Z"}',
+    'a clientToken with a URL in it': '{"clientToken":"x&address=0xevil0000"}',
+    'an expiresAt already past': '{"clientToken":"8aeae330-9154","expiresAt":"2026-11-25T11:00:00Z"}',
+    'an expiresAt that is no time': '{"clientToken":"8aeae330-9154","expiresAt":"soon"}',
   },
-  signWebhook: ({ paymentId, walletAddress, status }, nowMs) =>
-    signed(webhookPayload(paymentId, walletAddress, status === 'paid' ? 'Complete' : 'Expired'), nowMs),
-  webhookSignature: signatureInHeader('webhook-signature', 'base64', /(?<=^v1,).*$/),
-  hostile: {
-    payload: ({ paymentId, walletAddress }) => webhookPayload(paymentId, walletAddress, 'Complete'),
-    sign: (payload, nowMs) => signed(payload, nowMs),
+  defaultHosts: {
+    live: 'https://api.sardine.ai/v1/auth/client-tokens',
+    test: 'https://api.sandbox.sardine.ai/v1/auth/client-tokens',
+  },
+  status: {
+    error: /Sardine/,
+    failures: [['neither orders nor an order', { status: 200, body: '{"ok":true}' }]],
   },
 });
+const { build, open } = kit;
+const sentBody = (index: number) => JSON.parse(kit.fake.requests[index]!.body) as Record<string, unknown>;
 
 describe('sardine client token against a local Sardine', () => {
   it('is a JSON POST with basic auth; the widget URL carries the token, the order and the receipt page', async () => {
     const order = sampleOrder('USD');
-    const created = redirectCheckout(await open(order, 'live'));
-    const [request] = fake.requests;
+    const created = redirectCheckout(await open(order, { mode: 'live' }));
+    const [request] = kit.fake.requests;
     expect(request).toMatchObject({ method: 'POST', path: '/v1/auth/client-tokens' });
     // Basic base64(clientId:clientSecret), written here from the documented form.
     expect(request!.headers.authorization).toBe(
@@ -118,9 +107,9 @@ describe('sardine client token against a local Sardine', () => {
       fiat_currency: 'USD',
       redirect_url: order.returnUrl,
     });
-    expect(fake.widgetProblems(created.url)).toEqual([]);
+    expect(kit.fake.widgetProblems(created.url)).toEqual([]);
     expect(created).toMatchObject({ expiresAt: CONTRACT_NOW_MS + 30 * 60_000, singleUse: true, providerReference: order.paymentId });
-    expect(new URL(redirectCheckout(await open(order, 'test', `${order.paymentId}:2`)).url).origin).toBe(
+    expect(new URL(redirectCheckout(await open(order, { idempotencyKey: `${order.paymentId}:2` })).url).origin).toBe(
       'https://crypto.sandbox.sardine.ai',
     );
   });
@@ -128,69 +117,21 @@ describe('sardine client token against a local Sardine', () => {
   it('a fresh checkout of the same payment sends its own referenceId (a new one per call), recorded as the reference', async () => {
     const order = sampleOrder('EUR');
     await open(order);
-    const again = await open(order, 'test', `${order.paymentId}:2`);
+    const again = await open(order, { idempotencyKey: `${order.paymentId}:2` });
     expect(sentBody(1)).toMatchObject({ referenceId: `${order.paymentId}:2`, paymentMethodTypeConfig: { default: 'international_debit' } });
     expect(again.providerReference).toBe(`${order.paymentId}:2`);
     // The same referenceId twice is refused by Sardine (as the fake does): the adapter never reuses one.
     await expect(open(order)).rejects.toMatchObject({ kind: 'refused' });
   });
 
-  it('is never retried: Sardine documents no idempotency for tokens', async () => {
-    fake.script = () => ({ status: 503, body: '' });
-    await expect(open()).rejects.toBeInstanceOf(ProviderCheckoutError);
-    expect(fake.requests).toHaveLength(1);
-  });
-
-  it.each([
-    ['a refusal (400)', 'refused', { status: 400, body: '{"message":"invalid request"}' }],
-    ['bad credentials (401)', 'refused', { status: 401, body: '{"message":"Unauthorized"}' }],
-    ['5xx', 'unavailable', { status: 500, body: '{}' }],
-    ['too many (429)', 'unavailable', { status: 429, body: '{}' }],
-    ['no clientToken', 'refused', { status: 200, body: '{"expiresAt":"2026-11-25T12:30:00Z"}' }],
-    ['a clientToken with a URL in it', 'refused', { status: 200, body: '{"clientToken":"x&address=0xevil0000"}' }],
-    ['an expiresAt already past', 'refused', { status: 200, body: '{"clientToken":"8aeae330-9154","expiresAt":"2026-11-25T11:00:00Z"}' }],
-    ['an expiresAt that is no time', 'refused', { status: 200, body: '{"clientToken":"8aeae330-9154","expiresAt":"soon"}' }],
-    ['not JSON', 'refused', { status: 200, body: 'OK' }],
-    ['no answer', 'unavailable', 'hang'],
-  ] as const)('%s: a ProviderCheckoutError of kind %s, no secret in it', async (_name, kind, answer) => {
-    fake.script = () => answer;
-    const error = await open().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProviderCheckoutError);
-    expect((error as ProviderCheckoutError).kind).toBe(kind);
-    expect((error as Error).message).not.toContain(SARDINE_FAKE_CLIENT.secret);
-  });
-
   it('a token without expiresAt is good for the documented 30 minutes; a far-off one for two hours at most', async () => {
-    fake.script = () => ({ status: 200, body: '{"clientToken":"8aeae330-9154-4051-ab98-d173ba2bc7f0"}' });
+    kit.fake.script = () => ({ status: 200, body: '{"clientToken":"8aeae330-9154-4051-ab98-d173ba2bc7f0"}' });
     await expect(open()).resolves.toMatchObject({ expiresAt: CONTRACT_NOW_MS + 30 * 60_000 });
-    fake.script = () => ({
+    kit.fake.script = () => ({
       status: 200,
       body: '{"clientToken":"8aeae330-9154-4051-ab98-d173ba2bc7f0","expiresAt":"2030-01-01T00:00:00Z"}',
     });
     await expect(open()).resolves.toMatchObject({ expiresAt: CONTRACT_NOW_MS + 120 * 60_000 });
-  });
-
-  it('an amount that is not a two-decimal string is refused before any call', async () => {
-    await expect(open({ ...sampleOrder('USD'), amount: '1e3' })).rejects.toBeInstanceOf(ProviderCheckoutError);
-    expect(fake.requests).toHaveLength(0);
-  });
-
-  it('the default API hosts: api.sardine.ai live, api.sandbox.sardine.ai in test mode', async () => {
-    const urls: string[] = [];
-    const recording = {
-      request: async (request: { url: string }) => {
-        urls.push(request.url);
-        throw new ProviderCheckoutError('offline', 'unavailable');
-      },
-      close: async () => undefined,
-    };
-    for (const mode of ['live', 'test'] as const) {
-      const { API_URL: _ignored, ...withoutUrl } = settings();
-      const adapter = await sardine.create(withoutUrl, contractContext('sardine', mode, { http: recording }));
-      const order = sampleOrder('USD');
-      await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: AbortSignal.timeout(1000) }).catch(() => undefined);
-    }
-    expect(urls).toEqual(['https://api.sardine.ai/v1/auth/client-tokens', 'https://api.sandbox.sardine.ai/v1/auth/client-tokens']);
   });
 });
 
@@ -213,19 +154,19 @@ describe('sardine status look-up (Get Order(s) by referenceId)', () => {
     await expect(
       adapter.status!({ paymentId: o.paymentId, providerReference: `${o.paymentId}:2` }, { signal: signal() }),
     ).resolves.toBeNull();
-    const [request] = fake.requests;
+    const [request] = kit.fake.requests;
     expect(request!.method).toBe('GET');
     expect(request!.path).toBe(`/v1/orders?referenceId=${encodeURIComponent(`${o.paymentId}:2`)}`);
     expect(request!.headers.authorization).toBe(
       `Basic ${Buffer.from(`${SARDINE_FAKE_CLIENT.id}:${SARDINE_FAKE_CLIENT.secret}`).toString('base64')}`,
     );
     await adapter.status!({ paymentId: o.paymentId }, { signal: signal() });
-    expect(fake.requests[1]!.path).toBe(`/v1/orders?referenceId=${o.paymentId}`);
+    expect(kit.fake.requests[1]!.path).toBe(`/v1/orders?referenceId=${o.paymentId}`);
   });
 
   it('the newest order with our referenceId speaks: Complete is paid, with its withdrawal transaction', async () => {
-    fake.addOrder(order({ id: 'old', status: 'Declined', createdAt: '2026-11-25T11:40:00Z' }));
-    fake.addOrder(order({ status: 'Complete', withdrawal: { txHash: `0x${'ef'.repeat(32)}`, walletAddress: o.walletAddress } }));
+    kit.fake.addOrder(order({ id: 'old', status: 'Declined', createdAt: '2026-11-25T11:40:00Z' }));
+    kit.fake.addOrder(order({ status: 'Complete', withdrawal: { txHash: `0x${'ef'.repeat(32)}`, walletAddress: o.walletAddress } }));
     const query = { paymentId: o.paymentId, providerReference: `${o.paymentId}:2` };
     await expect((await build()).status!(query, { signal: signal() })).resolves.toEqual({
       match: { paymentId: o.paymentId, providerReference: `${o.paymentId}:2`, walletAddress: o.walletAddress },
@@ -240,32 +181,22 @@ describe('sardine status look-up (Get Order(s) by referenceId)', () => {
   it('reads one order or {data} as well as a list; another referenceId is not ours; an unmapped status says nothing yet', async () => {
     const adapter = await build();
     const query = { paymentId: o.paymentId, providerReference: `${o.paymentId}:2` };
-    fake.script = () => ({ status: 200, body: JSON.stringify(order({ status: 'Processed' })) });
+    kit.fake.script = () => ({ status: 200, body: JSON.stringify(order({ status: 'Processed' })) });
     await expect(adapter.status!(query, { signal: signal() })).resolves.toMatchObject({ status: 'charged' });
-    fake.script = () => ({ status: 200, body: JSON.stringify({ data: [order({ status: 'Expired' })] }) });
+    kit.fake.script = () => ({ status: 200, body: JSON.stringify({ data: [order({ status: 'Expired' })] }) });
     await expect(adapter.status!(query, { signal: signal() })).resolves.toMatchObject({ status: 'failed' });
-    fake.script = () => ({ status: 200, body: JSON.stringify([order({ referenceId: 'another', status: 'Complete' })]) });
+    kit.fake.script = () => ({ status: 200, body: JSON.stringify([order({ referenceId: 'another', status: 'Complete' })]) });
     await expect(adapter.status!(query, { signal: signal() })).resolves.toBeNull();
-    fake.script = () => ({ status: 200, body: JSON.stringify([order({ status: 'Pondering' })]) });
+    kit.fake.script = () => ({ status: 200, body: JSON.stringify([order({ status: 'Pondering' })]) });
     await expect(adapter.status!(query, { signal: signal() })).resolves.toBeNull();
-    fake.script = () => ({ status: 404, body: '{"message":"not found"}' });
+    kit.fake.script = () => ({ status: 404, body: '{"message":"not found"}' });
     await expect(adapter.status!(query, { signal: signal() })).resolves.toBeNull();
-  });
-
-  it.each([
-    ['5xx', { status: 502, body: '' }],
-    ['bad credentials', { status: 401, body: '{"message":"Unauthorized"}' }],
-    ['not JSON', { status: 200, body: 'nope' }],
-    ['neither orders nor an order', { status: 200, body: '{"ok":true}' }],
-  ] as const)('%s: throws, so the poller asks again later', async (_name, answer) => {
-    fake.script = () => answer;
-    await expect((await build()).status!({ paymentId: o.paymentId }, { signal: signal() })).rejects.toThrow(/Sardine/);
   });
 
   it.each(Object.entries(SARDINE_ORDER_STATUS).map(([raw, mapped]) => [raw, mapped.status] as const))(
     'order status %s maps to %s',
     async (raw, status) => {
-      fake.addOrder(order({ referenceId: o.paymentId, status: raw.charAt(0).toUpperCase() + raw.slice(1) }));
+      kit.fake.addOrder(order({ referenceId: o.paymentId, status: raw.charAt(0).toUpperCase() + raw.slice(1) }));
       const event = await (await build()).status!({ paymentId: o.paymentId }, { signal: signal() });
       expect(event).toMatchObject({ status });
       // Only a refund may end a payment whose card was charged.

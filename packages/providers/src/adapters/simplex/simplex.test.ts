@@ -1,5 +1,7 @@
-import { contractContext, CONTRACT_NOW_MS, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
+import { CONTRACT_NOW_MS, sampleOrder, readingOf } from '../../../test/support/adapter-contract';
+import type { FakeAnswer } from '../../../test/support/documented-fake';
 import { memoryEventStore } from '../../../test/support/memory-event-store';
+import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
 import {
   SIMPLEX_FAKE_API_KEY,
   SIMPLEX_FAKE_PARTNER,
@@ -7,45 +9,16 @@ import {
   startSimplexFake,
   type SimplexFake,
 } from '../../../test/support/simplex-fake';
-import {
-  POLYGON_USDC,
-  ProviderCheckoutError,
-  ProviderWebhookError,
-  type CreatedCheckout,
-  type ProviderMode,
-} from '../../provider-contract';
+import { POLYGON_USDC, ProviderWebhookError, type CreatedCheckout, type ProviderAdapter } from '../../provider-contract';
 import { createProviderRegistry } from '../../provider-registry';
-import { createProviderHttpClient } from '../../support/provider-http-client';
 import { simplex } from './simplex-adapter';
 import { SIMPLEX_EVENT_STATUS, simplexWebhookEvent } from './simplex-events';
 
-let fake: SimplexFake;
-beforeAll(async () => {
-  fake = await startSimplexFake(() => CONTRACT_NOW_MS);
-});
 let store = memoryEventStore();
 beforeEach(() => {
-  fake.reset();
   store = memoryEventStore();
 });
-afterEach(() => expect(fake.problems).toEqual([]));
-afterAll(async () => {
-  await http.close();
-  await fake.close();
-});
 
-const http = createProviderHttpClient({ attemptTimeoutMs: 400, maxAttempts: 3, backoffBaseMs: 1 });
-const settings = () => ({
-  API_KEY: SIMPLEX_FAKE_API_KEY,
-  PARTNER: SIMPLEX_FAKE_PARTNER,
-  get API_URL() {
-    return fake.url;
-  },
-});
-const build = (mode: ProviderMode = 'test') =>
-  Promise.resolve(simplex.create(settings(), contractContext('simplex', mode, { http, events: store })));
-const open = (adapter: Awaited<ReturnType<typeof build>>) =>
-  adapter.createCheckout(sampleOrder('USD'), { idempotencyKey: sampleOrder('USD').paymentId, signal: AbortSignal.timeout(3000) });
 const formOf = (checkout: CreatedCheckout) => {
   if (checkout.kind !== 'form') throw new Error(`expected a form checkout, got ${checkout.kind}`);
   return checkout;
@@ -67,33 +40,61 @@ const simplexEventSample = (name: string, payment: { id: string; partnerEndUserI
   timestamp,
 });
 
-describeAdapterContract({
+const quoteOk = { status: 200, body: JSON.stringify({ quote_id: 'q-1', valid_until: '2026-11-25T12:10:00Z' }) };
+const paymentDataFailing = (answer: FakeAnswer) => (fake: SimplexFake) => {
+  fake.answerQuote = () => quoteOk;
+  fake.answerPaymentData = () => answer;
+  return undefined;
+};
+
+const kit = describeSessionAdapter({
   module: simplex,
-  settings: { live: settings(), test: settings() },
-  context: () => ({ http }),
-  // The form carries Simplex's ids only: the wallet, amount and currency are what the quote and payment data said.
-  readCheckout: (url) => {
-    const quote = JSON.parse(fake.quotes.at(-1)!.body) as Record<string, unknown>;
-    const data = JSON.parse(fake.paymentData.at(-1)!.body) as {
-      transaction_details: { payment_details: { order_id: string; payment_id: string; destination_wallet: { address: string } } };
-    };
-    const details = data.transaction_details.payment_details;
-    expect(url.pathname).toBe('/payments/new');
-    expect(url.searchParams.get('payment_id')).toBe(details.payment_id);
-    return {
-      wallet: details.destination_wallet.address,
-      amount: String(quote.requested_amount),
-      currency: String(quote.fiat_currency),
-      reference: url.searchParams.get('return_url_success')?.endsWith(details.order_id) ? details.order_id : '',
-    };
+  startFake: () => startSimplexFake(() => CONTRACT_NOW_MS),
+  settings: (fake) => ({ API_KEY: SIMPLEX_FAKE_API_KEY, PARTNER: SIMPLEX_FAKE_PARTNER, API_URL: fake.url }),
+  modes: ['test', 'live'],
+  context: () => ({ events: store }),
+  contract: (fake) => ({
+    // The form carries Simplex's ids only: the wallet, amount and currency are what the quote and payment data said.
+    readCheckout: (url) => {
+      const quote = JSON.parse(fake().quotes.at(-1)!.body) as Record<string, unknown>;
+      const data = JSON.parse(fake().paymentData.at(-1)!.body) as {
+        transaction_details: { payment_details: { order_id: string; payment_id: string; destination_wallet: { address: string } } };
+      };
+      const details = data.transaction_details.payment_details;
+      expect(url.pathname).toBe('/payments/new');
+      expect(url.searchParams.get('payment_id')).toBe(details.payment_id);
+      return readingOf({
+        wallet: details.destination_wallet.address,
+        amount: quote.requested_amount,
+        currency: quote.fiat_currency,
+        reference: url.searchParams.get('return_url_success')?.endsWith(details.order_id) ? details.order_id : '',
+      });
+    },
+  }),
+  secret: () => SIMPLEX_FAKE_API_KEY,
+  // The quote and the payment data are not documented idempotent: never sent twice.
+  sends: 'once',
+  malformedAmount: /not a fiat amount/,
+  malformed: { 'the quote in HTML': '<html>', 'no quote_id': '{"valid_until":"2026-11-25T12:10:00Z"}' },
+  failures: [
+    ['the payment data refused', 'refused', paymentDataFailing({ status: 400, body: '{"error":"quote expired"}' })],
+    ['the payment data 5xx', 'unavailable', paymentDataFailing({ status: 500, body: '' })],
+    ['the payment data malformed', 'refused', paymentDataFailing({ status: 200, body: '{"ok":true}' })],
+    ['no answer to the payment data', 'unavailable', paymentDataFailing('hang')],
+  ],
+  defaultHosts: {
+    live: 'https://backend-wallet-api.simplexcc.com/wallet/merchant/v2/quote',
+    test: 'https://sandbox.test-simplexcc.com/wallet/merchant/v2/quote',
   },
 });
+const { build, http } = kit;
+const open = (adapter: ProviderAdapter) => kit.open(sampleOrder('USD'), { adapter });
 
 describe('simplex checkout against a local Simplex', () => {
   it('quotes, sends the payment data, and answers the documented form to /payments/new, until the quote expires, once', async () => {
     const order = sampleOrder('USD');
     const checkout = formOf(await open(await build('live')));
-    const [quote] = fake.quotes;
+    const [quote] = kit.fake.quotes;
     expect(quote!.body).toContain('"requested_amount":149.99,');
     expect(JSON.parse(quote!.body)).toEqual({
       requested_amount: 149.99,
@@ -105,9 +106,9 @@ describe('simplex checkout against a local Simplex', () => {
       client_ip: '203.0.113.7',
       payment_methods: ['credit_card'],
     });
-    const quoteId = (JSON.parse(fake.paymentData[0]!.body) as { transaction_details: { payment_details: { quote_id: string } } })
+    const quoteId = (JSON.parse(kit.fake.paymentData[0]!.body) as { transaction_details: { payment_details: { quote_id: string } } })
       .transaction_details.payment_details.quote_id;
-    expect(JSON.parse(fake.paymentData[0]!.body)).toEqual({
+    expect(JSON.parse(kit.fake.paymentData[0]!.body)).toEqual({
       account_details: {
         app_provider_id: SIMPLEX_FAKE_PARTNER,
         app_version_id: '1',
@@ -148,67 +149,10 @@ describe('simplex checkout against a local Simplex', () => {
     const second = formOf(await open(await build('test')));
     expect(first.action).toBe('https://sandbox.test-simplexcc.com/payments/new');
     expect(second.fields.payment_id).not.toBe(first.fields.payment_id);
-    const adapter = await simplex.create(
-      { ...settings(), ASSET: 'USDC-POLYGON', CHECKOUT_URL: 'https://checkout.proxy.example/' },
-      contractContext('simplex', 'test', { http }),
-    );
+    const adapter = await build('test', { ...kit.settings(), ASSET: 'USDC-POLYGON', CHECKOUT_URL: 'https://checkout.proxy.example/' });
     const custom = formOf(await open(adapter));
     expect(custom.action).toBe('https://checkout.proxy.example/payments/new');
-    expect(JSON.parse(fake.quotes.at(-1)!.body)).toMatchObject({ digital_currency: 'USDC-POLYGON' });
-  });
-
-  it('the default API hosts are the documented ones of each mode', async () => {
-    const urls: string[] = [];
-    const recording = {
-      request: async (request: { url: string }) => {
-        urls.push(request.url);
-        throw new ProviderCheckoutError('offline', 'unavailable');
-      },
-      close: async () => undefined,
-    };
-    for (const mode of ['live', 'test'] as const) {
-      const adapter = await simplex.create(
-        { API_KEY: SIMPLEX_FAKE_API_KEY, PARTNER: SIMPLEX_FAKE_PARTNER },
-        contractContext('simplex', mode, { http: recording }),
-      );
-      await open(adapter).catch(() => undefined);
-    }
-    expect(urls).toEqual([
-      'https://backend-wallet-api.simplexcc.com/wallet/merchant/v2/quote',
-      'https://sandbox.test-simplexcc.com/wallet/merchant/v2/quote',
-    ]);
-  });
-
-  const quoteOk = { status: 200, body: JSON.stringify({ quote_id: 'q-1', valid_until: '2026-11-25T12:10:00Z' }) };
-  it.each([
-    ['the quote refused (400)', 'refused', { quote: { status: 400, body: '{"error":"unsupported currency"}' } }],
-    ['a bad key (401)', 'refused', { quote: { status: 401, body: '{"error":"Unauthorized"}' } }],
-    ['the quote 5xx every time', 'unavailable', { quote: { status: 503, body: '{}' } }],
-    ['the quote not JSON', 'refused', { quote: { status: 200, body: '<html>' } }],
-    ['no quote_id', 'refused', { quote: { status: 200, body: '{"valid_until":"2026-11-25T12:10:00Z"}' } }],
-    ['no answer to the quote', 'unavailable', { quote: 'hang' }],
-    ['the payment data refused', 'refused', { quote: quoteOk, data: { status: 400, body: '{"error":"quote expired"}' } }],
-    ['the payment data 5xx', 'unavailable', { quote: quoteOk, data: { status: 500, body: '' } }],
-    ['the payment data malformed', 'refused', { quote: quoteOk, data: { status: 200, body: '{"ok":true}' } }],
-    ['no answer to the payment data', 'unavailable', { quote: quoteOk, data: 'hang' }],
-  ] as const)('%s: a ProviderCheckoutError of kind %s, no key in it', async (_name, kind, answers) => {
-    fake.answerQuote = () => answers.quote;
-    if ('data' in answers) fake.answerPaymentData = () => answers.data;
-    const error = await open(await build()).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProviderCheckoutError);
-    expect((error as ProviderCheckoutError).kind).toBe(kind);
-    expect((error as Error).message).not.toContain(SIMPLEX_FAKE_API_KEY);
-    // The quote and the payment data are not documented idempotent: never sent twice.
-    expect(fake.quotes.length).toBe(1);
-    expect(fake.paymentData.length).toBeLessThanOrEqual(1);
-  });
-
-  it('an order amount that is not a decimal never reaches Simplex', async () => {
-    const adapter = await build();
-    await expect(
-      adapter.createCheckout({ ...sampleOrder('USD'), amount: '1e3' }, { idempotencyKey: 'k', signal: AbortSignal.timeout(1000) }),
-    ).rejects.toThrow(/not a fiat amount/);
-    expect(fake.quotes).toEqual([]);
+    expect(JSON.parse(kit.fake.quotes.at(-1)!.body)).toMatchObject({ digital_currency: 'USDC-POLYGON' });
   });
 });
 
@@ -224,7 +168,7 @@ describe('simplex events: the poll method (read, keep, delete each); status() re
       simplexEventSample('payment_request_submitted', mine, '2026-11-25T12:01:00Z'),
       simplexEventSample('payment_simplexcc_declined', other, '2026-11-25T12:05:00Z'),
     ];
-    fake.events = [...events];
+    kit.fake.events = [...events];
     const said = await consume();
     expect(said.map((event) => event.rawStatus)).toEqual([
       'payment_simplexcc_approved',
@@ -233,9 +177,11 @@ describe('simplex events: the poll method (read, keep, delete each); status() re
     ]);
     expect(said[0]!.match).toEqual({ paymentId: order.paymentId, providerReference: mine.id });
     // The queue is empty at Simplex: each event deleted by its id, with the API key.
-    expect(fake.events).toEqual([]);
-    expect(fake.eventDeletes.map((request) => decodeURIComponent(request.path.split('/').pop()!))).toEqual(events.map((e) => e.event_id));
-    expect(fake.eventDeletes.every((request) => request.headers.authorization === `ApiKey ${SIMPLEX_FAKE_API_KEY}`)).toBe(true);
+    expect(kit.fake.events).toEqual([]);
+    expect(kit.fake.eventDeletes.map((request) => decodeURIComponent(request.path.split('/').pop()!))).toEqual(
+      events.map((e) => e.event_id),
+    );
+    expect(kit.fake.eventDeletes.every((request) => request.headers.authorization === `ApiKey ${SIMPLEX_FAKE_API_KEY}`)).toBe(true);
     expect([...store.kept.values()].map((event) => event.eventId)).toEqual(events.map((e) => e.event_id));
     expect(store.kept.get(`simplex/${events[0]!.event_id}`)).toEqual({
       eventId: events[0]!.event_id,
@@ -252,7 +198,7 @@ describe('simplex events: the poll method (read, keep, delete each); status() re
     const adapter = await build();
     const signal = AbortSignal.timeout(3000);
     expect(await adapter.status!({ paymentId: order.paymentId }, { signal })).toBeNull();
-    fake.events = [
+    kit.fake.events = [
       simplexEventSample('payment_simplexcc_approved', mine, '2026-11-25T12:03:00Z'),
       simplexEventSample('payment_request_submitted', mine, '2026-11-25T12:01:00Z'),
       simplexEventSample('payment_simplexcc_declined', other, '2026-11-25T12:05:00Z'),
@@ -266,7 +212,7 @@ describe('simplex events: the poll method (read, keep, delete each); status() re
       providerReference: mine.id,
       match: { paymentId: order.paymentId, providerReference: mine.id },
     });
-    fake.events.push(simplexEventSample('payment_simplexcc_crypto_sent', mine, '2026-11-25T12:09:00Z'));
+    kit.fake.events.push(simplexEventSample('payment_simplexcc_crypto_sent', mine, '2026-11-25T12:09:00Z'));
     await consume();
     await expect(adapter.status!({ paymentId: order.paymentId, providerReference: mine.id }, { signal })).resolves.toMatchObject({
       status: 'paid',
@@ -275,21 +221,21 @@ describe('simplex events: the poll method (read, keep, delete each); status() re
     await expect(
       adapter.status!({ paymentId: order.paymentId, providerReference: 'a1b2c3d4-0000-4000-8000-00000000000f' }, { signal }),
     ).resolves.toBeNull();
-    expect(fake.eventReads).toHaveLength(2);
+    expect(kit.fake.eventReads).toHaveLength(2);
   });
 
   it('a stop between keeping and deleting loses no event and doubles none: kept once, deleted next time', async () => {
     const first = simplexEventSample('payment_simplexcc_approved', mine, '2026-11-25T12:03:00Z');
     const second = simplexEventSample('payment_simplexcc_crypto_sent', mine, '2026-11-25T12:09:00Z');
-    fake.events = [first, second];
-    fake.answerEventDelete = () => ({ status: 503, body: '' });
+    kit.fake.events = [first, second];
+    kit.fake.answerEventDelete = () => ({ status: 503, body: '' });
     await expect(consume()).rejects.toThrow(/Simplex/);
     // Kept before the delete failed; still in Simplex's queue; the second not reached.
     expect([...store.kept.keys()]).toEqual([`simplex/${first.event_id}`]);
-    expect(fake.events).toHaveLength(2);
-    delete fake.answerEventDelete;
+    expect(kit.fake.events).toHaveLength(2);
+    delete kit.fake.answerEventDelete;
     await consume();
-    expect(fake.events).toEqual([]);
+    expect(kit.fake.events).toEqual([]);
     expect(store.saves).toBe(3);
     expect([...store.kept.keys()]).toEqual([`simplex/${first.event_id}`, `simplex/${second.event_id}`]);
     await expect((await build()).status!({ paymentId: order.paymentId }, { signal: AbortSignal.timeout(3000) })).resolves.toMatchObject({
@@ -299,10 +245,10 @@ describe('simplex events: the poll method (read, keep, delete each); status() re
 
   it('an event without an id cannot be deleted: it is not kept', async () => {
     const { event_id: _none, ...withoutId } = simplexEventSample('payment_simplexcc_approved', mine);
-    fake.events = [withoutId];
+    kit.fake.events = [withoutId];
     await expect(consume()).resolves.toEqual([]);
     expect(store.kept.size).toBe(0);
-    expect(fake.eventDeletes).toEqual([]);
+    expect(kit.fake.eventDeletes).toEqual([]);
   });
 
   it.each([
@@ -311,7 +257,7 @@ describe('simplex events: the poll method (read, keep, delete each); status() re
     ['not JSON', { status: 200, body: 'oops' }],
     ['no events array', { status: 200, body: '{"events":{}}' }],
   ] as const)('an events answer of %s throws (read again next time), keeping nothing', async (_name, answer) => {
-    fake.answerEvents = () => answer;
+    kit.fake.answerEvents = () => answer;
     await expect(consume()).rejects.toThrow(/Simplex/);
     expect(store.kept.size).toBe(0);
   });

@@ -1,11 +1,5 @@
 import { createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import {
-  contractContext,
-  CONTRACT_NOW_MS,
-  describeAdapterContract,
-  sampleOrder,
-  signatureInHeader,
-} from '../../../test/support/adapter-contract';
+import { contractContext, CONTRACT_NOW_MS, describeAdapterContract, sampleOrder } from '../../../test/support/adapter-contract';
 import { ProviderWebhookError, type ProviderMode } from '../../provider-contract';
 import { topper } from './topper-adapter';
 import { TOPPER_EVENT_STATUS, topperWebhookEvent } from './topper-webhook';
@@ -93,7 +87,7 @@ describeAdapterContract({
     ),
   // The JWS carries no time; see the adapter's header comment.
   webhookHasTimestamp: false,
-  webhookSignature: signatureInHeader('x-topper-jws-signature', 'base64url', /(?<=\.\.).*$/),
+  webhookSignature: { header: 'x-topper-jws-signature', encoding: 'base64url', part: /(?<=\.\.).*$/ },
   hostile: {
     payload: ({ paymentId, walletAddress }) => onrampEvent('order:crypto-onramp:failed', paymentId, walletAddress),
     sign: (payload) => topperWebhook(payload),

@@ -1,49 +1,21 @@
 import { createHmac } from 'node:crypto';
-import { contractContext, describeAdapterContract, jwtSignatureInBodyField, sampleOrder } from '../../../test/support/adapter-contract';
+import { jwtSignatureInBodyField, sampleOrder, readingOf } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
+import type { FakeAnswer } from '../../../test/support/documented-fake';
 import { memorySharedStore } from '../../../test/support/memory-shared-store';
+import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
 import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } from '../../../test/support/transak-fake';
-import { ProviderCheckoutError, ProviderWebhookError, type AdapterContext, type ProviderMode } from '../../provider-contract';
-import { createProviderHttpClient } from '../../support/provider-http-client';
+import { ProviderWebhookError, type AdapterContext, type ProviderAdapter, type ProviderMode } from '../../provider-contract';
 import { createTokenStore, type TokenStore } from '../../support/shared-token-store';
 import { transak, transakTokenName } from './transak-adapter';
 import { TRANSAK_ORDER_STATUS, transakWebhookEvent } from './transak-webhook';
 
-let fake: TransakFake;
-const http = createProviderHttpClient({ attemptTimeoutMs: 400, maxAttempts: 3, backoffBaseMs: 1 });
 let tokens: TokenStore;
 const TOKEN_NAME = transakTokenName('test', FAKE_API_KEY);
 
-beforeAll(async () => {
-  fake = await startTransakFake();
-});
 beforeEach(() => {
-  fake.reset();
   tokens = createTokenStore(memorySharedStore(), { prefix: 'provider-tokens:transak:' });
 });
-afterAll(async () => {
-  await http.close();
-  await fake.close();
-});
-
-/** Both hosts on the local fake (read when an adapter is built: the fake starts in beforeAll). */
-const settings = {
-  API_KEY: FAKE_API_KEY,
-  API_SECRET: FAKE_API_SECRET,
-  get API_URL() {
-    return fake.url;
-  },
-  get GATEWAY_URL() {
-    return `${fake.url}/`;
-  },
-};
-const context = (overrides: Partial<AdapterContext> = {}): Partial<AdapterContext> => ({ http, tokens, now: Date.now, ...overrides });
-const build = (mode: ProviderMode = 'test', overrides: Partial<AdapterContext> = {}) =>
-  Promise.resolve(transak.create({ ...settings }, contractContext('transak', mode, context(overrides))));
-const checkout = async (adapter: Awaited<ReturnType<typeof build>>, signal = AbortSignal.timeout(3000)) => {
-  const order = sampleOrder('EUR');
-  return adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal });
-};
 
 /** A webhook as Transak sends it: {"data": JWT}, HS256 over header.payload with the partner access token, by node:crypto. */
 function signedWebhook(key: string, webhookData: Record<string, unknown>, header: object = { alg: 'HS256', typ: 'JWT' }) {
@@ -76,43 +48,79 @@ async function storedToken(): Promise<string> {
   );
 }
 
-describeAdapterContract({
+const answeringRefresh = (answer: FakeAnswer) => (fake: TransakFake) => {
+  fake.answerRefresh = () => answer;
+  return undefined;
+};
+
+const kit = describeSessionAdapter({
   module: transak,
-  settings: { test: settings },
-  context: () => context(),
-  // The widget URL carries only a session id: what it stands for is what the session was opened with.
-  readCheckout: (url) => {
-    const params = fake.widgetParamsOf(url.searchParams.get('sessionId') ?? '') ?? {};
-    return {
-      wallet: String(params.walletAddress),
-      amount: String(params.fiatAmount),
-      currency: String(params.fiatCurrency),
-      reference: String(params.partnerOrderId),
-    };
+  startFake: () => startTransakFake(),
+  // Both hosts on the local fake.
+  settings: (fake) => ({ API_KEY: FAKE_API_KEY, API_SECRET: FAKE_API_SECRET, API_URL: fake.url, GATEWAY_URL: `${fake.url}/` }),
+  modes: ['test'],
+  currency: 'EUR',
+  context: () => ({ tokens, now: Date.now }),
+  contract: (fake) => ({
+    // The widget URL carries only a session id: what it stands for is what the session was opened with.
+    readCheckout: (url) => {
+      const params = fake().widgetParamsOf(url.searchParams.get('sessionId') ?? '') ?? {};
+      return readingOf({
+        wallet: params.walletAddress,
+        amount: params.fiatAmount,
+        currency: params.fiatCurrency,
+        reference: params.partnerOrderId,
+      });
+    },
+    signWebhook: async ({ paymentId, walletAddress, status }) =>
+      signedWebhook(await storedToken(), order(paymentId, walletAddress, status === 'paid' ? 'COMPLETED' : 'FAILED')),
+    // The JWT in the body is the signature; it carries no documented time.
+    signatureInHeaders: false,
+    webhookHasTimestamp: false,
+    webhookSignature: jwtSignatureInBodyField('data'),
+    hostile: {
+      payload: ({ paymentId, walletAddress }) => order(paymentId, walletAddress, 'FAILED'),
+      sign: async (payload) => signedWebhook(await storedToken(), payload as Record<string, unknown>),
+    },
+  }),
+  // Never a credential in what the operator reads.
+  secret: () => FAKE_API_SECRET,
+  // A session call is never retried: Transak does not de-duplicate them.
+  sends: 'once',
+  malformedAmount: false,
+  answerSession: (fake, answer) => {
+    fake.answerSession = () => answer;
   },
-  signWebhook: async ({ paymentId, walletAddress, status }) =>
-    signedWebhook(await storedToken(), order(paymentId, walletAddress, status === 'paid' ? 'COMPLETED' : 'FAILED')),
-  // The JWT in the body is the signature; it carries no documented time.
-  signatureInHeaders: false,
-  webhookHasTimestamp: false,
-  webhookSignature: jwtSignatureInBodyField('data'),
-  hostile: {
-    payload: ({ paymentId, walletAddress }) => order(paymentId, walletAddress, 'FAILED'),
-    sign: async (payload) => signedWebhook(await storedToken(), payload as Record<string, unknown>),
+  refusedWith: [400, 403],
+  malformed: {
+    'a malformed session answer': '{"data":{"url":"x"}}',
+    'HTML instead of JSON': '<html>Bad gateway</html>',
+    'a widget URL that is not https': '{"data":{"widgetUrl":"http://global.transak.com?x=1"}}',
+  },
+  failures: [
+    ['429 on the refresh', 'unavailable', answeringRefresh({ status: 429, body: '{}' })],
+    ['a refused key (the refresh call)', 'refused', answeringRefresh({ status: 401, body: '{"error":{"message":"Invalid API key"}}' })],
+    ['a token without expiry', 'refused', answeringRefresh({ status: 200, body: '{"data":{"accessToken":"eyJhbGciOiJIUzI1NiJ9.x.y"}}' })],
+  ],
+  defaultHosts: {
+    live: 'https://api.transak.com/partners/api/v2/refresh-token',
+    test: 'https://api-stg.transak.com/partners/api/v2/refresh-token',
   },
 });
+const build = (mode: ProviderMode = 'test', context: Partial<AdapterContext> = {}) => kit.build(mode, kit.settings(mode), context);
+const checkout = (adapter: ProviderAdapter) => kit.open(sampleOrder('EUR'), { adapter });
 
 describe('transak checkout against a local Transak', () => {
   it('mints the partner access token, then opens the session with it, each request as documented', async () => {
     const created = redirectCheckout(await checkout(await build()));
-    expect(fake.problems).toEqual([]);
-    expect(fake.refreshes).toHaveLength(1);
-    expect(fake.refreshes[0]).toMatchObject({ method: 'POST', path: '/partners/api/v2/refresh-token' });
-    expect(fake.refreshes[0]!.headers['api-secret']).toBe(FAKE_API_SECRET);
-    expect(JSON.parse(fake.refreshes[0]!.body)).toEqual({ apiKey: FAKE_API_KEY });
-    const [session] = fake.sessions;
+    expect(kit.fake.problems).toEqual([]);
+    expect(kit.fake.refreshes).toHaveLength(1);
+    expect(kit.fake.refreshes[0]).toMatchObject({ method: 'POST', path: '/partners/api/v2/refresh-token' });
+    expect(kit.fake.refreshes[0]!.headers['api-secret']).toBe(FAKE_API_SECRET);
+    expect(JSON.parse(kit.fake.refreshes[0]!.body)).toEqual({ apiKey: FAKE_API_KEY });
+    const [session] = kit.fake.sessions;
     expect(session).toMatchObject({ method: 'POST', path: '/api/v2/auth/session' });
-    expect(session!.headers['access-token']).toBe(fake.currentToken);
+    expect(session!.headers['access-token']).toBe(kit.fake.currentToken);
     const o = sampleOrder('EUR');
     expect(JSON.parse(session!.body)).toEqual({
       widgetParams: {
@@ -140,8 +148,8 @@ describe('transak checkout against a local Transak', () => {
   it('reuses the stored token for later checkouts (one refresh for many), also from another adapter instance', async () => {
     await checkout(await build());
     await Promise.all([checkout(await build()), checkout(await build()), checkout(await build())]);
-    expect(fake.refreshes).toHaveLength(1);
-    expect(fake.sessions).toHaveLength(4);
+    expect(kit.fake.refreshes).toHaveLength(1);
+    expect(kit.fake.sessions).toHaveLength(4);
   });
 
   it('keeps a token per mode and API key in one shared store, named by a hash that never shows the key', async () => {
@@ -158,7 +166,7 @@ describe('transak checkout against a local Transak', () => {
     await checkout(await build('test', { tokens: store }));
     await checkout(await build('live', { tokens: store }));
     // Live mode minted its own token rather than using the test one (same prefix, same store).
-    expect(fake.refreshes).toHaveLength(2);
+    expect(kit.fake.refreshes).toHaveLength(2);
     const tokenKeys = [...new Set(names.filter((name) => !name.endsWith(':lock')))];
     expect(tokenKeys).toEqual([
       `provider-tokens:transak:partner-access-token:test:${transakTokenName('test', FAKE_API_KEY).slice(-16)}`,
@@ -173,64 +181,15 @@ describe('transak checkout against a local Transak', () => {
     const adapter = await build();
     await checkout(adapter);
     // Refreshed outside this gateway (the dashboard, another gateway with the same key): ours is dead.
-    await fetch(`${fake.url}/partners/api/v2/refresh-token`, {
+    await fetch(`${kit.fake.url}/partners/api/v2/refresh-token`, {
       method: 'POST',
       headers: { 'api-secret': FAKE_API_SECRET, 'content-type': 'application/json' },
       body: JSON.stringify({ apiKey: FAKE_API_KEY }),
     });
     const created = redirectCheckout(await checkout(adapter));
     expect(created.url).toMatch(/sessionId=/);
-    expect(fake.refreshes).toHaveLength(3);
-    expect(fake.sessions.map((s) => s.headers['access-token'] === fake.currentToken)).toEqual([false, false, true]);
-  });
-
-  it.each([
-    ['5xx on the session', 'session', { status: 503, body: '{"error":{"message":"maintenance"}}' }, 'unavailable'],
-    ['429 on the refresh', 'refresh', { status: 429, body: '{}' }, 'unavailable'],
-    ['a refused key', 'refresh', { status: 401, body: '{"error":{"message":"Invalid API key"}}' }, 'refused'],
-    ['a malformed session answer', 'session', { status: 200, body: '{"data":{"url":"x"}}' }, 'refused'],
-    ['HTML instead of JSON', 'session', { status: 200, body: '<html>Bad gateway</html>' }, 'refused'],
-    [
-      'a widget URL that is not https',
-      'session',
-      { status: 200, body: '{"data":{"widgetUrl":"http://global.transak.com?x=1"}}' },
-      'refused',
-    ],
-    ['a token without expiry', 'refresh', { status: 200, body: '{"data":{"accessToken":"eyJhbGciOiJIUzI1NiJ9.x.y"}}' }, 'refused'],
-    ['no answer in time', 'session', 'hang', 'unavailable'],
-  ] as const)('%s (the %s call): a ProviderCheckoutError of kind %s', async (_name, call, answer, kind) => {
-    const adapter = await build();
-    if (call === 'session') fake.answerSession = () => answer;
-    else fake.answerRefresh = () => answer;
-    const error = await checkout(adapter, AbortSignal.timeout(2000)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProviderCheckoutError);
-    expect((error as ProviderCheckoutError).kind).toBe(answer === 'hang' ? 'unavailable' : kind);
-    // Never a credential in what the operator reads.
-    expect((error as Error).message).not.toContain(FAKE_API_SECRET);
-    // A session call is never retried: Transak does not de-duplicate them.
-    if (call === 'session') expect(fake.sessions).toHaveLength(1);
-  });
-
-  it('defaults to the documented hosts of each mode', async () => {
-    const calls: string[] = [];
-    const recording = {
-      request: async (r: { url: string }) => {
-        calls.push(r.url);
-        throw new ProviderCheckoutError('offline', 'unavailable');
-      },
-      close: async () => undefined,
-    };
-    for (const mode of ['live', 'test'] as const) {
-      const adapter = await transak.create(
-        { API_KEY: FAKE_API_KEY, API_SECRET: FAKE_API_SECRET },
-        contractContext('transak', mode, context({ http: recording })),
-      );
-      await checkout(adapter).catch(() => undefined);
-    }
-    expect(calls).toEqual([
-      'https://api.transak.com/partners/api/v2/refresh-token',
-      'https://api-stg.transak.com/partners/api/v2/refresh-token',
-    ]);
+    expect(kit.fake.refreshes).toHaveLength(3);
+    expect(kit.fake.sessions.map((s) => s.headers['access-token'] === kit.fake.currentToken)).toEqual([false, false, true]);
   });
 });
 
@@ -240,7 +199,7 @@ describe('transak webhook', () => {
   it('verifies with the current token, then the previous one; refuses another key, a tampered claim and alg none', async () => {
     const adapter = await build();
     await checkout(adapter);
-    const first = fake.currentToken!;
+    const first = kit.fake.currentToken!;
     const signedBefore = signedWebhook(first, order(sample.paymentId, sample.walletAddress, 'PROCESSING'));
     await tokens.discard(TOKEN_NAME, first);
     // The store lost the token (refused): a fresh checkout mints another, and the old one is no longer known.
@@ -251,10 +210,10 @@ describe('transak webhook', () => {
     let clock = Date.now();
     const refreshing = await build('test', { tokens: createTokenStore(memorySharedStore(), { prefix: 'p:', now: () => clock }) });
     await checkout(refreshing);
-    const older = fake.currentToken!;
+    const older = kit.fake.currentToken!;
     clock += 7 * 24 * 3_600_000;
     await checkout(refreshing);
-    const newer = fake.currentToken!;
+    const newer = kit.fake.currentToken!;
     expect(newer).not.toBe(older);
     for (const key of [older, newer]) {
       const webhook = signedWebhook(key, order(sample.paymentId, sample.walletAddress, 'COMPLETED'));

@@ -1,40 +1,13 @@
 import { createHmac } from 'node:crypto';
-import { contractContext, describeAdapterContract, sampleOrder, signatureInHeader } from '../../../test/support/adapter-contract';
+import { contractContext, sampleOrder, readingOf } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
-import { FAKE_TRANSFI, startTransfiFake, type TransfiFake } from '../../../test/support/transfi-fake';
-import { ProviderCheckoutError, ProviderWebhookError, type ProviderMode } from '../../provider-contract';
-import { createProviderHttpClient } from '../../support/provider-http-client';
+import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
+import { FAKE_TRANSFI, startTransfiFake } from '../../../test/support/transfi-fake';
+import { ProviderWebhookError } from '../../provider-contract';
 import { transfi, TRANSFI_ORDER_LIFETIME_MS } from './transfi-adapter';
 import { TRANSFI_ORDER_STATUS, transfiWebhookEvent } from './transfi-webhook';
 
 const WEBHOOK_SECRET = 'whk_9f2c4e7a1b3d5f8a0c2e4b6d8f1a3c5e';
-const http = createProviderHttpClient({ attemptTimeoutMs: 400, maxAttempts: 3, backoffBaseMs: 1 });
-
-let fake: TransfiFake;
-beforeAll(async () => {
-  fake = await startTransfiFake();
-});
-beforeEach(() => fake.reset());
-afterEach(() => expect(fake.problems).toEqual([]));
-afterAll(async () => {
-  await http.close();
-  await fake.close();
-});
-
-const settings = () => ({
-  USERNAME: FAKE_TRANSFI.username,
-  PASSWORD: FAKE_TRANSFI.password,
-  MID: FAKE_TRANSFI.mid,
-  WEBHOOK_SECRET,
-  // Read when the adapter is built: the fake listens by then.
-  get API_URL() {
-    return fake.url;
-  },
-});
-const build = (mode: ProviderMode = 'test') => Promise.resolve(transfi.create(settings(), contractContext('transfi', mode, { http })));
-const order = sampleOrder('USD');
-const open = async (key = order.paymentId) =>
-  (await build()).createCheckout(order, { idempotencyKey: key, signal: AbortSignal.timeout(3000) });
 
 /** X-Transfi-Hmac-Hash as TransFi's page computes it, independently of the adapter: hex HMAC-SHA256 of the raw body. */
 function signed(payload: unknown, secret = WEBHOOK_SECRET) {
@@ -61,35 +34,54 @@ const event = (walletAddress: string, status: string, orderId = 'OR-230227110809
   },
 });
 
-describeAdapterContract({
+const kit = describeSessionAdapter({
   module: transfi,
-  settings: { test: settings() },
-  context: () => ({ http }),
-  // The payment URL carries an opaque paytoken: the order it stands for is what TransFi was asked for.
-  readCheckout: (url) => {
-    const created = fake.orderOfPaymentUrl(url.toString())!.request;
-    const withdraw = created.withdrawDetails as Record<string, string>;
-    const context = created.partnerContext as Record<string, string>;
-    return {
-      wallet: withdraw.walletAddress!,
-      amount: String(created.amount),
-      currency: String(created.currency),
-      reference: context.paymentId!,
-    };
+  startFake: () => startTransfiFake(),
+  settings: (fake) => ({
+    USERNAME: FAKE_TRANSFI.username,
+    PASSWORD: FAKE_TRANSFI.password,
+    MID: FAKE_TRANSFI.mid,
+    WEBHOOK_SECRET,
+    API_URL: fake.url,
+  }),
+  modes: ['test'],
+  contract: (fake) => ({
+    // The payment URL carries an opaque paytoken: the order it stands for is what TransFi was asked for.
+    readCheckout: (url) => {
+      const created = fake().orderOfPaymentUrl(url.toString())!.request;
+      const withdraw = created.withdrawDetails as Record<string, string>;
+      const context = created.partnerContext as Record<string, string>;
+      return readingOf({
+        wallet: withdraw.walletAddress!,
+        amount: created.amount,
+        currency: created.currency,
+        reference: context.paymentId!,
+      });
+    },
+    signWebhook: ({ walletAddress, status }) => signed(event(walletAddress, status === 'paid' ? 'asset_settled' : 'expired')),
+    webhookSignature: { header: 'x-transfi-hmac-hash', encoding: 'hex' },
+    webhookHasTimestamp: false,
+    hostile: {
+      payload: ({ walletAddress }) => event(walletAddress, 'fund_failed'),
+      sign: (payload) => signed(payload),
+    },
+  }),
+  secret: () => FAKE_TRANSFI.password,
+  sends: 'once',
+  malformedAmount: false,
+  malformed: {
+    'no orderId': '{"paymentUrl":"https://sandbox-pay-widget.transfi.com/pay?paytoken=x"}',
+    'an http paymentUrl': '{"orderId":"OR-1","paymentUrl":"http://sandbox-pay-widget.transfi.com/pay"}',
   },
-  signWebhook: ({ walletAddress, status }) => signed(event(walletAddress, status === 'paid' ? 'asset_settled' : 'expired')),
-  webhookSignature: signatureInHeader('x-transfi-hmac-hash', 'hex'),
-  webhookHasTimestamp: false,
-  hostile: {
-    payload: ({ walletAddress }) => event(walletAddress, 'fund_failed'),
-    sign: (payload) => signed(payload),
-  },
+  defaultHosts: { test: 'https://sandbox-api.transfi.com/v2/orders/deposit', live: 'https://api.transfi.com/v2/orders/deposit' },
 });
+const { build, open } = kit;
+const order = sampleOrder('USD');
 
 describe('transfi ramp order against a local TransFi', () => {
   it('is a JSON POST to /v2/orders/deposit with Basic auth, MID and the documented fields; the customer goes to paymentUrl', async () => {
     const created = redirectCheckout(await open());
-    const [request] = fake.requests;
+    const [request] = kit.fake.requests;
     expect(request).toMatchObject({ method: 'POST', path: '/v2/orders/deposit' });
     expect(request!.headers.authorization).toBe(
       `Basic ${Buffer.from(`${FAKE_TRANSFI.username}:${FAKE_TRANSFI.password}`).toString('base64')}`,
@@ -108,51 +100,20 @@ describe('transfi ramp order against a local TransFi', () => {
       withdrawDetails: { cryptoTicker: 'USDCPOLYGON', walletAddress: order.walletAddress },
     });
     expect(created.providerReference).toMatch(/^OR-/);
-    expect(fake.orderOfPaymentUrl(created.url)?.orderId).toBe(created.providerReference);
+    expect(kit.fake.orderOfPaymentUrl(created.url)?.orderId).toBe(created.providerReference);
     expect(created.expiresAt).toBe(contractContext('transfi', 'test').now() + TRANSFI_ORDER_LIFETIME_MS);
     expect(created.singleUse).toBeUndefined();
   });
 
   it('a fresh checkout of the same payment sends its own partnerId (the idempotency key), and opens another order', async () => {
     const first = redirectCheckout(await open());
-    const second = redirectCheckout(await open(`${order.paymentId}:2`));
-    expect(fake.requests.map((request) => JSON.parse(request.body).partnerId)).toEqual([order.paymentId, `${order.paymentId}:2`]);
+    const second = redirectCheckout(await open(order, { idempotencyKey: `${order.paymentId}:2` }));
+    expect(kit.fake.requests.map((request) => JSON.parse(request.body).partnerId)).toEqual([order.paymentId, `${order.paymentId}:2`]);
     expect(second.providerReference).not.toBe(first.providerReference);
   });
 
-  it.each([
-    ['a refusal (400)', { status: 400, body: '{"message":"Validation failed"}' }, 'refused'],
-    ['bad credentials (401)', { status: 401, body: '{"message":"Unauthorized"}' }, 'refused'],
-    ['a 5xx', { status: 502, body: '<html>Bad gateway</html>' }, 'unavailable'],
-    ['no orderId', { status: 200, body: '{"paymentUrl":"https://sandbox-pay-widget.transfi.com/pay?paytoken=x"}' }, 'refused'],
-    ['an http paymentUrl', { status: 200, body: '{"orderId":"OR-1","paymentUrl":"http://sandbox-pay-widget.transfi.com/pay"}' }, 'refused'],
-    ['not JSON', { status: 200, body: 'OK' }, 'refused'],
-    ['no answer', 'hang', 'unavailable'],
-  ] as const)('%s: a ProviderCheckoutError of kind %s, tried once, no credential in it', async (_name, answer, kind) => {
-    fake.answer = () => answer;
-    const error = await open().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProviderCheckoutError);
-    expect((error as ProviderCheckoutError).kind).toBe(kind);
-    expect((error as Error).message).not.toContain(FAKE_TRANSFI.password);
-    expect(fake.requests).toHaveLength(1);
-  });
-
-  it("test and live default to TransFi's documented API hosts", async () => {
-    const urls: string[] = [];
-    const recording = {
-      request: async (request: { url: string }) => {
-        urls.push(request.url);
-        throw new ProviderCheckoutError('offline', 'unavailable');
-      },
-      close: async () => undefined,
-    };
-    const withoutHost = { USERNAME: FAKE_TRANSFI.username, PASSWORD: FAKE_TRANSFI.password, MID: FAKE_TRANSFI.mid, WEBHOOK_SECRET };
-    for (const mode of ['test', 'live'] as const) {
-      const adapter = await transfi.create(withoutHost, contractContext('transfi', mode, { http: recording }));
-      await adapter.createCheckout(order, { idempotencyKey: 'k', signal: AbortSignal.timeout(1000) }).catch(() => undefined);
-    }
-    expect(urls).toEqual(['https://sandbox-api.transfi.com/v2/orders/deposit', 'https://api.transfi.com/v2/orders/deposit']);
-    expect(transfi.modeOf(withoutHost, 'test')).toBe('test');
+  it('MODE test selects test mode', () => {
+    expect(transfi.modeOf(kit.settings(), 'test')).toBe('test');
   });
 });
 
@@ -168,34 +129,34 @@ describe('transfi order status (Get Order)', () => {
   it('asks GET /v2/orders/{orderId} with Basic auth and MID, and reads each status as the webhook does', async () => {
     const reference = redirectCheckout(await open()).providerReference!;
     await expect(status(reference)).resolves.toMatchObject({ status: 'pending', rawStatus: 'initiated' });
-    fake.orders.get(reference)!.status = 'fund_settled';
+    kit.fake.orders.get(reference)!.status = 'fund_settled';
     await expect(status(reference)).resolves.toMatchObject({ status: 'charged', providerReference: reference });
-    fake.orders.get(reference)!.status = 'asset_settled';
+    kit.fake.orders.get(reference)!.status = 'asset_settled';
     await expect(status(reference)).resolves.toMatchObject({
       status: 'paid',
       match: { paymentId: order.paymentId, providerReference: reference, walletAddress: order.walletAddress },
     });
-    const lookup = fake.requests.at(-1)!;
+    const lookup = kit.fake.requests.at(-1)!;
     expect(lookup).toMatchObject({ method: 'GET', path: `/v2/orders/${reference}` });
     expect(lookup.headers.mid).toBe(FAKE_TRANSFI.mid);
   });
 
   it('null without a TransFi order id, for an order TransFi does not know, or a status word it does not document', async () => {
     await expect(status(undefined)).resolves.toBeNull();
-    expect(fake.requests).toHaveLength(0);
+    expect(kit.fake.requests).toHaveLength(0);
     await expect(status('OR-0000000000')).resolves.toBeNull();
     const reference = redirectCheckout(await open()).providerReference!;
-    fake.orders.get(reference)!.status = 'on_hold_someday';
+    kit.fake.orders.get(reference)!.status = 'on_hold_someday';
     await expect(status(reference)).resolves.toBeNull();
   });
 
   it('throws on a 5xx (after retrying: a read) and on a malformed answer, so the poller asks later', async () => {
-    fake.answer = () => ({ status: 503, body: '{}' });
+    kit.fake.script = () => ({ status: 503, body: '{}' });
     await expect(status('OR-1')).rejects.toThrow(/HTTP 503/);
-    expect(fake.requests.length).toBeGreaterThan(1);
-    fake.answer = () => ({ status: 200, body: '{"data":{}}' });
+    expect(kit.fake.requests.length).toBeGreaterThan(1);
+    kit.fake.script = () => ({ status: 200, body: '{"data":{}}' });
     await expect(status('OR-1')).rejects.toThrow(/data.status/);
-    fake.answer = () => ({ status: 200, body: 'nope' });
+    kit.fake.script = () => ({ status: 200, body: 'nope' });
     await expect(status('OR-1')).rejects.toThrow(/not JSON/);
   });
 });

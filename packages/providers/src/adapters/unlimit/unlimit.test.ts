@@ -10,12 +10,7 @@ describeAdapterContract({
   module: unlimit,
   settings: { live, test },
   // Unlimit's hosted-mode names: the wallet is `wallet`, our reference `externalId`.
-  readCheckout: (url) => ({
-    wallet: url.searchParams.get('wallet') ?? '',
-    amount: url.searchParams.get('fiatAmount') ?? '',
-    currency: url.searchParams.get('fiatCurrency') ?? '',
-    reference: url.searchParams.get('externalId') ?? '',
-  }),
+  readCheckout: { wallet: 'wallet', amount: 'fiatAmount', currency: 'fiatCurrency', reference: 'externalId' },
 });
 
 describe('unlimit hosted-mode URL', () => {

@@ -1,37 +1,13 @@
-import { contractContext, describeAdapterContract, describeHostileWebhooks, sampleOrder } from '../../../test/support/adapter-contract';
+import { describeHostileWebhooks, sampleOrder } from '../../../test/support/adapter-contract';
 import { redirectCheckout } from '../../../test/support/checkout-target';
-import { startWertFake, type WertFake } from '../../../test/support/wert-fake';
-import { ProviderCheckoutError, type ProviderMode } from '../../provider-contract';
-import { createProviderHttpClient } from '../../support/provider-http-client';
+import { describeSessionAdapter } from '../../../test/support/session-adapter-suite';
+import { sentWertBody, WERT_PARTNER_ID, wertSession } from '../../../test/support/wert-session';
 import { wert } from './wert-adapter';
 import { WERT_ORDER_EVENTS, WERT_ORDER_STATUS, wertWebhookEvent } from './wert-order';
 
-const PARTNER_ID = '01GJMAVBKQYNKGCFSPE4QTN4AC';
-
-let fake: WertFake;
-beforeAll(async () => {
-  fake = await startWertFake();
-});
-beforeEach(() => fake.reset());
-afterAll(async () => {
-  await http.close();
-  await fake.close();
-});
-
-const http = createProviderHttpClient({ attemptTimeoutMs: 400, maxAttempts: 3, backoffBaseMs: 1 });
-const settings = () => ({
-  PARTNER_ID,
-  get API_KEY() {
-    return fake.apiKey;
-  },
-  get API_URL() {
-    return fake.url;
-  },
-});
-const build = (mode: ProviderMode = 'test') => Promise.resolve(wert.create({ ...settings() }, contractContext('wert', mode, { http })));
-const open = async (order = sampleOrder('USD'), mode: ProviderMode = 'test') =>
-  (await build(mode)).createCheckout(order, { idempotencyKey: order.paymentId, signal: AbortSignal.timeout(3000) });
-const sentBody = (index: number) => JSON.parse(fake.requests[index]!.text) as Record<string, unknown>;
+const kit = describeSessionAdapter(wertSession(wert));
+const { build, open } = kit;
+const sentBody = (index: number) => sentWertBody(kit.fake, index);
 
 /** An order as the Data API page shows one (its example's fields; USDC on Polygon here). */
 const dataApiOrder = (fields: Record<string, unknown>) => ({
@@ -49,32 +25,15 @@ const dataApiOrder = (fields: Record<string, unknown>) => ({
   ...fields,
 });
 
-describeAdapterContract({
-  module: wert,
-  settings: { live: settings(), test: settings() },
-  context: () => ({ http }),
-  // The widget URL carries the session (opaque), our click_id and the return URL; the session is what Wert was asked for.
-  readCheckout: (url) => {
-    expect(url.pathname).toBe(`/${PARTNER_ID}/widget`);
-    const body = sentBody(fake.requests.length - 1);
-    return {
-      wallet: String(body.wallet_address),
-      amount: String(body.currency_amount),
-      currency: String(body.currency),
-      reference: url.searchParams.get('click_id') ?? '',
-    };
-  },
-});
-
 describe('wert session against a local Wert', () => {
   it('is a JSON POST with X-Api-Key and the restricted flow; the widget URL carries the session, click_id and redirect_url', async () => {
     const order = sampleOrder('USD');
-    const created = redirectCheckout(await open(order, 'live'));
-    const [request] = fake.requests;
+    const created = redirectCheckout(await open(order, { mode: 'live' }));
+    const [request] = kit.fake.requests;
     expect(request).toMatchObject({ method: 'POST', path: '/api/external/hpp/create-session' });
-    expect(request!.headers['x-api-key']).toBe(fake.apiKey);
+    expect(request!.headers['x-api-key']).toBe(kit.fake.apiKey);
     // The amount is a JSON number written as the decimal string was: no float in between.
-    expect(request!.text.endsWith(',"currency_amount":149.99}')).toBe(true);
+    expect(request!.body.endsWith(',"currency_amount":149.99}')).toBe(true);
     expect(sentBody(0)).toEqual({
       flow_type: 'simple_full_restrict',
       commodity: 'USDC',
@@ -84,61 +43,13 @@ describe('wert session against a local Wert', () => {
       currency_amount: 149.99,
     });
     const url = new URL(created.url);
-    expect(url.origin + url.pathname).toBe(`https://widget.wert.io/${PARTNER_ID}/widget`);
+    expect(url.origin + url.pathname).toBe(`https://widget.wert.io/${WERT_PARTNER_ID}/widget`);
     expect(url.searchParams.get('session_id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(url.searchParams.get('click_id')).toBe(order.paymentId);
     expect(url.searchParams.get('redirect_url')).toBe(order.returnUrl);
     expect([...url.searchParams.keys()].sort()).toEqual(['click_id', 'redirect_url', 'session_id']);
     expect(created.expiresAt).toBeUndefined();
-    expect(new URL(redirectCheckout(await open(order, 'test')).url).origin).toBe('https://sandbox.wert.io');
-  });
-
-  it('is never retried: Wert documents no idempotency key, a second call would open a second session', async () => {
-    fake.script = () => ({ status: 503, body: '' });
-    await expect(open()).rejects.toBeInstanceOf(ProviderCheckoutError);
-    expect(fake.requests).toHaveLength(1);
-  });
-
-  it.each([
-    ['a refusal (400)', { status: 400, body: '{"message":"wallet_address is invalid"}' }, 'refused'],
-    ['a bad key (401)', { status: 401, body: '{"message":"Unauthorized"}' }, 'refused'],
-    ['5xx', { status: 500, body: '{}' }, 'unavailable'],
-    ['too many (429)', { status: 429, body: '{}' }, 'unavailable'],
-    ['no sessionId', { status: 200, body: '{"requestId":"r"}' }, 'refused'],
-    ['a sessionId with a URL in it', { status: 200, body: '{"sessionId":"x&redirect_url=https://evil.example"}' }, 'refused'],
-    ['not JSON', { status: 200, body: 'OK' }, 'refused'],
-    ['no answer', 'hang', 'unavailable'],
-  ] as const)('%s: a ProviderCheckoutError of kind %s, no key in it', async (_name, answer, kind) => {
-    fake.script = () => answer;
-    const error = await open().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProviderCheckoutError);
-    expect((error as ProviderCheckoutError).kind).toBe(kind);
-    expect((error as Error).message).not.toContain(fake.apiKey);
-  });
-
-  it('an amount that is not a two-decimal string is refused before any call', async () => {
-    await expect(open({ ...sampleOrder('USD'), amount: '1e3' })).rejects.toBeInstanceOf(ProviderCheckoutError);
-    expect(fake.requests).toHaveLength(0);
-  });
-
-  it('the default hosts: partner.wert.io live, partner-sandbox.wert.io in test mode', async () => {
-    const urls: string[] = [];
-    const recording = {
-      request: async (request: { url: string }) => {
-        urls.push(request.url);
-        throw new ProviderCheckoutError('offline', 'unavailable');
-      },
-      close: async () => undefined,
-    };
-    for (const mode of ['live', 'test'] as const) {
-      const adapter = await wert.create({ PARTNER_ID, API_KEY: fake.apiKey }, contractContext('wert', mode, { http: recording }));
-      const order = sampleOrder('USD');
-      await adapter.createCheckout(order, { idempotencyKey: order.paymentId, signal: AbortSignal.timeout(1000) }).catch(() => undefined);
-    }
-    expect(urls).toEqual([
-      'https://partner.wert.io/api/external/hpp/create-session',
-      'https://partner-sandbox.wert.io/api/external/hpp/create-session',
-    ]);
+    expect(new URL(redirectCheckout(await open(order, { mode: 'test' })).url).origin).toBe('https://sandbox.wert.io');
   });
 });
 
@@ -149,16 +60,16 @@ describe('wert status look-up (Data API)', () => {
   it('asks GET /api/external/orders?search_by=<payment id> with X-API-KEY; null while Wert has no order', async () => {
     const adapter = await build();
     await expect(adapter.status!(query, { signal: signal() })).resolves.toBeNull();
-    const [request] = fake.requests;
+    const [request] = kit.fake.requests;
     expect(request!.method).toBe('GET');
     expect(request!.path).toBe(`/api/external/orders?search_by=${query.paymentId}`);
-    expect(request!.headers['x-api-key']).toBe(fake.apiKey);
+    expect(request!.headers['x-api-key']).toBe(kit.fake.apiKey);
   });
 
   it('the newest order with our click_id speaks: success is paid, with its transaction', async () => {
     const adapter = await build();
-    fake.addOrder(dataApiOrder({ order_id: 'OLD', status: 'failed', created_at: '2026-11-25 10:40:00' }));
-    fake.addOrder(dataApiOrder({ status: 'success', tx_id: `0x${'ef'.repeat(32)}` }));
+    kit.fake.addOrder(dataApiOrder({ order_id: 'OLD', status: 'failed', created_at: '2026-11-25 10:40:00' }));
+    kit.fake.addOrder(dataApiOrder({ status: 'success', tx_id: `0x${'ef'.repeat(32)}` }));
     await expect(adapter.status!(query, { signal: signal() })).resolves.toEqual({
       match: {
         paymentId: query.paymentId,
@@ -177,8 +88,8 @@ describe('wert status look-up (Data API)', () => {
     const adapter = await build();
     const wallet = sampleOrder('USD').walletAddress;
     const stranger = '0x9999999999999999999999999999999999999999';
-    fake.addOrder(dataApiOrder({ order_id: 'OURS', status: 'success', created_at: '2026-11-25 10:40:00' }));
-    fake.addOrder(dataApiOrder({ order_id: 'STRANGER', status: 'failed', address: stranger, created_at: '2026-11-25 11:40:00' }));
+    kit.fake.addOrder(dataApiOrder({ order_id: 'OURS', status: 'success', created_at: '2026-11-25 10:40:00' }));
+    kit.fake.addOrder(dataApiOrder({ order_id: 'STRANGER', status: 'failed', address: stranger, created_at: '2026-11-25 11:40:00' }));
     const read = (extra: object) => adapter.status!({ ...query, ...extra }, { signal: signal() });
     await expect(read({ walletAddress: wallet.toLowerCase() })).resolves.toMatchObject({ providerReference: 'OURS', status: 'paid' });
     await expect(read({ providerReference: 'OURS' })).resolves.toMatchObject({ providerReference: 'OURS' });
@@ -192,31 +103,20 @@ describe('wert status look-up (Data API)', () => {
 
   it('an order of another click_id is not ours; an unmapped status says nothing yet', async () => {
     const adapter = await build();
-    fake.script = () => ({
+    kit.fake.script = () => ({
       status: 200,
       body: JSON.stringify({ success: true, data: [dataApiOrder({ click_id: 'other', status: 'success' })] }),
     });
     await expect(adapter.status!(query, { signal: signal() })).resolves.toBeNull();
-    fake.script = undefined;
-    fake.addOrder(dataApiOrder({ status: 'failover' }));
+    kit.fake.script = undefined;
+    kit.fake.addOrder(dataApiOrder({ status: 'failover' }));
     await expect(adapter.status!(query, { signal: signal() })).resolves.toBeNull();
-  });
-
-  it.each([
-    ['5xx', { status: 502, body: '' }],
-    ['a bad key', { status: 401, body: '{"message":"Unauthorized"}' }],
-    ['not JSON', { status: 200, body: 'nope' }],
-    ['no success', { status: 200, body: '{"success":false}' }],
-  ] as const)('%s: throws, so the poller asks again later', async (_name, answer) => {
-    const adapter = await build();
-    fake.script = () => answer;
-    await expect(adapter.status!(query, { signal: signal() })).rejects.toThrow(/Wert/);
   });
 
   it.each(Object.entries(WERT_ORDER_STATUS).map(([raw, mapped]) => [raw, mapped.status] as const))(
     'order status %s maps to %s',
     async (raw, status) => {
-      fake.addOrder(dataApiOrder({ status: raw }));
+      kit.fake.addOrder(dataApiOrder({ status: raw }));
       await expect((await build()).status!(query, { signal: signal() })).resolves.toMatchObject({ status, rawStatus: raw });
     },
   );
