@@ -1,6 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import type { ProviderWebhookEvent } from '../../provider-contract';
 import { paymentEvent } from '../../support/webhook-event';
+import { webhookJsonObject } from '../../support/webhook-json';
 
 /**
  * Alchemy Pay's webhooks (https://alchemypay.readme.io/docs/webhook): a flat JSON object of
@@ -30,15 +31,7 @@ const UNSIGNED_FIELDS = new Set(['signature', 'newSignature']);
 export type AlchemyPayWebhookBody = Readonly<Record<string, unknown>>;
 
 export function parseAlchemyPayWebhook(rawBody: Buffer): AlchemyPayWebhookBody {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Alchemy Pay webhook body is not JSON');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new ProviderWebhookError('Alchemy Pay webhook body is not a JSON object');
-  return body as AlchemyPayWebhookBody;
+  return webhookJsonObject(rawBody, 'Alchemy Pay webhook body');
 }
 
 /**

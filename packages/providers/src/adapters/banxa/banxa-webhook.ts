@@ -1,5 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import type { ProviderWebhookEvent } from '../../provider-contract';
+import { webhookJson } from '../../support/webhook-json';
 
 /**
  * Banxa's order webhook (https://docs.banxa.com/products/hosted-checkout/docs/transaction-lifecycle/webhooks):
@@ -41,12 +42,7 @@ export type BanxaNotice = { kind: 'order'; orderId: string } | { kind: 'ignored'
 
 /** Which order an authentic webhook is about, or why it is not about a buy order. */
 export function banxaWebhookNotice(rawBody: Buffer): BanxaNotice {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Banxa webhook body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'Banxa webhook body');
   const record = isRecord(body) ? body : {};
   const orderId = record.order_id;
   if (typeof orderId !== 'string') return { kind: 'ignored', why: 'not an order webhook (no order_id)' };

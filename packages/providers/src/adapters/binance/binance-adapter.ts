@@ -14,6 +14,7 @@ import {
   type WebhookHeaders,
   type WebhookOutcome,
 } from '../../provider-contract';
+import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import type { ProviderHttpClient, ProviderHttpResponse } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { singleHeader, withinTolerance } from '../../support/signing';
@@ -168,10 +169,7 @@ export function binancePreOrderBody(
   values: { MERCHANT_CODE: string; MERCHANT_NAME: string; NETWORK?: string | undefined },
   nowMs: number,
 ): string {
-  if (!/^\d{1,12}\.\d{2}$/.test(order.amount)) {
-    throw new ProviderCheckoutError(`Binance pre-order not sent: the amount ${order.amount.slice(0, 20)} is not a decimal`, 'refused');
-  }
-  const fields = JSON.stringify({
+  const fields = {
     externalOrderId,
     merchantCode: values.MERCHANT_CODE,
     merchantName: values.MERCHANT_NAME,
@@ -185,9 +183,9 @@ export function binancePreOrderBody(
     redirectUrl: order.returnUrl,
     failRedirectUrl: order.returnUrl,
     customization: { LOCK_ORDER_ATTRIBUTES: LOCKED_ATTRIBUTES, HIDE_SEND: true },
-  });
-  // Binance takes the amount as a JSON number: written from the decimal string, so no float rounds it.
-  return `${fields.slice(0, -1)},"fiatAmount":${order.amount}}`;
+  };
+  // Binance takes the amount as a JSON number.
+  return jsonWithAmount(fields, 'fiatAmount', decimalAmount('Binance pre-order', order.amount), 'last');
 }
 
 interface SigningCredentials {

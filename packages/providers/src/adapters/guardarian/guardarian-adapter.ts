@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import {
   defineProvider,
   modeFromSetting,
-  ProviderCheckoutError,
   type CheckoutOrder,
   type CreatedCheckout,
   type ProviderDescriptor,
@@ -14,6 +13,7 @@ import {
 } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { checkoutUrlIn, isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
+import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { guardarianTransactionEvent, guardarianWebhookEvent } from './guardarian-transaction';
 
@@ -128,10 +128,7 @@ export const guardarian = defineProvider({
 
 /** The JSON of one transaction: the order's amount by card, USDC on Polygon to the wallet, no choice left to the customer. */
 export function guardarianTransactionBody(order: CheckoutOrder): string {
-  if (!/^\d{1,12}\.\d{2}$/.test(order.amount)) {
-    throw new ProviderCheckoutError(`Guardarian transaction not sent: the amount ${order.amount.slice(0, 20)} is not a decimal`, 'refused');
-  }
-  const rest = JSON.stringify({
+  const fields = {
     from_currency: order.currency,
     from_network: order.currency,
     to_currency: 'USDC',
@@ -141,9 +138,9 @@ export function guardarianTransactionBody(order: CheckoutOrder): string {
     customer: { contact_info: { email: order.email } },
     redirects: { successful: order.returnUrl, cancelled: order.returnUrl, failed: order.returnUrl },
     external_partner_link_id: order.paymentId,
-  });
-  // Guardarian takes the amount as a JSON number: written from the decimal string, so no float rounds it.
-  return `{"from_amount":${order.amount},${rest.slice(1)}`;
+  };
+  // Guardarian takes the amount as a JSON number.
+  return jsonWithAmount(fields, 'from_amount', decimalAmount('Guardarian transaction', order.amount), 'first');
 }
 
 /** GET /v1/transaction/{id}: null until a checkout gave Guardarian's id, or while it knows none (404). */

@@ -1,5 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import type { ProviderWebhookEvent } from '../../provider-contract';
+import { webhookJson } from '../../support/webhook-json';
 
 /**
  * Mercuryo's transaction callbacks (https://widget.docs.mercuryo.io/guide/monitoring/callbacks,
@@ -39,12 +40,7 @@ const STATUS_BY_TYPE: Readonly<Record<string, Readonly<Record<string, ProviderPa
 };
 
 export function mercuryoWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: { data?: unknown; payload?: { data?: unknown } };
-  try {
-    body = JSON.parse(rawBody.toString('utf8')) as typeof body;
-  } catch {
-    throw new ProviderWebhookError('Mercuryo callback body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'Mercuryo callback body') as { data?: unknown; payload?: { data?: unknown } } | null;
   // The 2023 docs' example wraps the transaction in "payload"; current callbacks carry "data" at the top.
   const data = body?.data ?? body?.payload?.data;
   if (typeof data !== 'object' || data === null) return { kind: 'ignored', why: 'not a transaction callback' };

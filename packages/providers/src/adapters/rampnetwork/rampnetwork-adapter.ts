@@ -15,6 +15,7 @@ import {
 import { singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { rampWebhookEvent } from './rampnetwork-webhook';
+import { webhookJson } from '../../support/webhook-json';
 
 /**
  * Ramp Network: a plain widget URL with our parameters, nothing signed by us.
@@ -118,12 +119,7 @@ export function createRampAdapter(
     async verifyWebhook(rawBody, headers): Promise<WebhookOutcome> {
       const signature = singleHeader(headers, RAMP_SIGNATURE_HEADER) ?? '';
       if (!SIGNATURE.test(signature)) throw new ProviderWebhookError(`missing or malformed ${RAMP_SIGNATURE_HEADER}`);
-      let body: unknown;
-      try {
-        body = JSON.parse(rawBody.toString('utf8'));
-      } catch {
-        throw new ProviderWebhookError('Ramp webhook body is not JSON');
-      }
+      const body = webhookJson(rawBody, 'Ramp webhook body');
       if (!verifiesRampSignature(stringify(body), signature, publicKey)) {
         throw new ProviderWebhookError(`${RAMP_SIGNATURE_HEADER} does not match the body`);
       }

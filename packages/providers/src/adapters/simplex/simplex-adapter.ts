@@ -10,6 +10,7 @@ import {
   type ProviderMode,
   type WebhookOutcome,
 } from '../../provider-contract';
+import { jsonWithAmount } from '../../support/amount-json';
 import { NO_EVENT_STORE } from '../../support/provider-event-store';
 import { malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
@@ -175,7 +176,7 @@ export const simplex = defineProvider({
  */
 export function simplexQuoteBody(order: CheckoutOrder, partner: string, asset: string): string {
   if (!/^\d{1,12}(\.\d{1,2})?$/.test(order.amount)) throw new Error(`not a fiat amount: ${order.amount}`);
-  const rest = JSON.stringify({
+  const fields = {
     end_user_id: order.paymentId,
     digital_currency: asset,
     fiat_currency: order.currency,
@@ -183,8 +184,8 @@ export function simplexQuoteBody(order: CheckoutOrder, partner: string, asset: s
     wallet_id: partner,
     client_ip: order.customerIp,
     payment_methods: ['credit_card'],
-  });
-  return `{"requested_amount":${order.amount},${rest.slice(1)}`;
+  };
+  return jsonWithAmount(fields, 'requested_amount', order.amount, 'first');
 }
 
 export function simplexPaymentData(

@@ -2,6 +2,7 @@ import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
 import { paymentEvent } from '../../support/webhook-event';
+import { webhookJsonObject } from '../../support/webhook-json';
 
 /**
  * The statuses of a crypto onramp session (https://docs.stripe.com/api/crypto/onramp_sessions/object:
@@ -20,13 +21,7 @@ export const STRIPE_SESSION_EVENT = 'crypto.onramp_session_updated';
 
 /** A Stripe event (already verified) read as the onramp session it carries. */
 export function stripeWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let event: unknown;
-  try {
-    event = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Stripe webhook body is not JSON');
-  }
-  if (!isObject(event)) throw new ProviderWebhookError('Stripe webhook body is not a JSON object');
+  const event = webhookJsonObject(rawBody, 'Stripe webhook body');
   const type = typeof event.type === 'string' ? event.type : '';
   if (type !== STRIPE_SESSION_EVENT) return { kind: 'ignored', why: `event ${type.slice(0, 60) || '(none)'}` };
   const session = isObject(event.data) && isObject(event.data.object) ? event.data.object : undefined;

@@ -13,6 +13,7 @@ import {
 import { singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { swipeluxWebhookEvent } from './swipelux-webhook';
+import { webhookJson } from '../../support/webhook-json';
 
 /**
  * Swipelux: a Payment Link, `https://track.swipelux.com/?specificSettings=<URL-encoded JSON of the
@@ -192,12 +193,7 @@ function webhookKeyCache(context: AdapterContext): WebhookKeyCache {
 }
 
 async function verifiedClaims(rawBody: Buffer, keys: WebhookKeyCache, nowMs: number): Promise<JWTPayload> {
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(rawBody.toString('utf8')) as Record<string, unknown>;
-  } catch {
-    throw new ProviderWebhookError('Swipelux webhook body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'Swipelux webhook body') as Record<string, unknown>;
   const parts = [body?.protected, body?.payload, body?.signature];
   if (!parts.every((part): part is string => typeof part === 'string' && BASE64URL.test(part))) {
     throw new ProviderWebhookError('Swipelux webhook body is not a flattened JWS (protected, payload, signature)');

@@ -1,5 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import type { ProviderWebhookEvent } from '../../provider-contract';
+import { webhookJsonObject } from '../../support/webhook-json';
 
 /**
  * Topper's webhooks (https://docs.topperpay.com/webhooks and /events/crypto-onramp):
@@ -31,13 +32,7 @@ const REASON: Readonly<Record<string, string>> = {
 };
 
 export function topperWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: { name?: unknown; bootstrapTokenId?: unknown; data?: Record<string, unknown> };
-  try {
-    body = JSON.parse(rawBody.toString('utf8')) as typeof body;
-  } catch {
-    throw new ProviderWebhookError('Topper webhook body is not JSON');
-  }
-  if (!isObject(body)) throw new ProviderWebhookError('Topper webhook body is not a JSON object');
+  const body = webhookJsonObject(rawBody, 'Topper webhook body');
   const name = typeof body.name === 'string' ? body.name : '';
   // User events (sign-ups, KYC) and off-ramp orders say nothing about a buy.
   if (!name.startsWith(ONRAMP_EVENT_PREFIX)) return { kind: 'ignored', why: `event ${name.slice(0, 60) || '(none)'}` };

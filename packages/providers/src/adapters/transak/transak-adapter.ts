@@ -18,6 +18,7 @@ import type { ProviderToken } from '../../support/shared-token-store';
 import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { transakWebhookEvent } from './transak-webhook';
+import { webhookJson } from '../../support/webhook-json';
 
 /**
  * Transak: a widget session the server creates, then a redirect to its single-use URL.
@@ -221,12 +222,7 @@ async function refreshAccessToken(
 }
 
 function webhookJwt(rawBody: Buffer): string {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Transak webhook body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'Transak webhook body');
   const data = isObject(body) ? body.data : undefined;
   if (typeof data !== 'string' || data.split('.').length !== 3) throw new ProviderWebhookError('Transak webhook body has no JWT in data');
   return data;

@@ -3,7 +3,6 @@ import { type Static, Type } from '@sinclair/typebox';
 import {
   defineProvider,
   modeFromSetting,
-  ProviderCheckoutError,
   type AdapterContext,
   type CheckoutOrder,
   type CreatedCheckout,
@@ -16,6 +15,7 @@ import {
 } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
+import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { wertOrderEvent, wertWebhookEvent } from './wert-order';
 
@@ -134,18 +134,15 @@ export function createWertAdapter(
 
 /** The session of one order: USDC on Polygon to the wallet for the order's amount, nothing left to change. */
 export function wertSessionBody(order: CheckoutOrder): string {
-  if (!/^\d{1,12}\.\d{2}$/.test(order.amount)) {
-    throw new ProviderCheckoutError(`Wert session not sent: the amount ${order.amount.slice(0, 20)} is not a decimal`, 'refused');
-  }
-  const rest = JSON.stringify({
+  const fields = {
     flow_type: 'simple_full_restrict',
     commodity: 'USDC',
     network: 'polygon',
     wallet_address: order.walletAddress,
     currency: order.currency,
-  });
-  // Wert takes the amount as a JSON number: written from the decimal string, so no float rounds it.
-  return `${rest.slice(0, -1)},"currency_amount":${order.amount}}`;
+  };
+  // Wert takes the amount as a JSON number.
+  return jsonWithAmount(fields, 'currency_amount', decimalAmount('Wert session', order.amount), 'last');
 }
 
 /** The Data API searched by our payment id (the click_id): null while Wert has no order with it. */

@@ -2,6 +2,7 @@ import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
 import { paymentEvent } from '../../support/webhook-event';
+import { webhookJson } from '../../support/webhook-json';
 
 /**
  * Wert's order statuses as its Data API answers them (https://docs.wert.io/docs/data-api, each
@@ -57,12 +58,7 @@ export function wertOrderEvent(order: Record<string, unknown>): ProviderWebhookE
  * not sign it: it only names the payment to look up (the status service never records its status).
  */
 export function wertWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Wert webhook body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'Wert webhook body');
   if (!isObject(body) || typeof body.type !== 'string') throw new ProviderWebhookError('Wert webhook has no event type');
   const status = WERT_ORDER_EVENTS[body.type];
   if (!status) return { kind: 'ignored', why: `event ${body.type.slice(0, 40)}` };
