@@ -1,17 +1,17 @@
 import { createHmac } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { deliveryTxHash, type ProviderTerms } from '@gateway/domain';
-import {
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderAdapter,
-  type ProviderDescriptor,
-  type ProviderPaymentStatus,
-  type ProviderStatusQuery,
-  type ProviderWebhookEvent,
-  type WebhookHeaders,
-  type WebhookOutcome,
+import { ProviderWebhookError } from './provider-contract';
+import type {
+  CheckoutOrder,
+  CreatedCheckout,
+  ProviderAdapter,
+  ProviderDescriptor,
+  ProviderPaymentStatus,
+  ProviderStatusQuery,
+  ProviderWebhookEvent,
+  WebhookHeaders,
+  WebhookOutcome,
 } from './provider-contract';
 import { safeEqual, singleHeader } from './support/signing';
 import { jsonAcknowledgement } from './support/webhook-acknowledgement';

@@ -1,11 +1,11 @@
-import {
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type ProviderAdapter,
-  type ProviderDescriptor,
-  type WebhookHeaders,
-  type WebhookOutcome,
+import { ProviderWebhookError } from '../provider-contract';
+import type {
+  AdapterContext,
+  CheckoutOrder,
+  ProviderAdapter,
+  ProviderDescriptor,
+  WebhookHeaders,
+  WebhookOutcome,
 } from '../provider-contract';
 
 /**

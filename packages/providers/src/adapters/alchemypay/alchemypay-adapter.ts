@@ -1,16 +1,10 @@
 import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type ProviderDescriptor,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { alchemyPayWebhookEvent, alchemyPayWebhookSignContent, parseAlchemyPayWebhook } from './alchemypay-webhook';
+import { urlWithQuery } from '../../support/checkout-url';
 
 /**
  * Alchemy Pay: a signed on-ramp page URL.
@@ -62,6 +56,8 @@ export const ALCHEMYPAY_WEBHOOK_TOLERANCE_SECONDS = 300;
 export const ALCHEMYPAY_BUY_PAGE_PATH = '/index/rampPageBuy';
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://ramp.alchemypay.org', test: 'https://ramptest.alchemypay.org' },
+  docs: 'https://alchemypay.readme.io/docs/ramp-signature-description',
   id: 'alchemypay',
   displayName: 'Alchemy Pay',
   currency: 'any',
@@ -71,13 +67,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, newSignature body field over timestamp header + callback path + sorted body',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://ramp.alchemypay.org', test: 'https://ramptest.alchemypay.org' },
-  docs: 'https://alchemypay.readme.io/docs/ramp-signature-description',
 };
 
 export const alchemypay = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
     const host = descriptor.hosts[context.mode];
     // The webhook signs the path of the callbackUrl we give, without the domain.
@@ -85,13 +78,13 @@ export const alchemypay = defineProvider({
     return {
       descriptor,
       mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
+      async createCheckout(order) {
         return {
           kind: 'redirect',
           url: signedAlchemyPayUrl(host, values.APP_ID, values.APP_SECRET, order, context.webhookUrl, context.now()),
         };
       },
-      async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody, headers) {
         const timestamp = singleHeader(headers, ALCHEMYPAY_TIMESTAMP_HEADER) ?? '';
         if (!/^\d{13}$/.test(timestamp)) throw new ProviderWebhookError(`missing or malformed ${ALCHEMYPAY_TIMESTAMP_HEADER} header`);
         const body = parseAlchemyPayWebhook(rawBody);
@@ -146,8 +139,7 @@ export function signedAlchemyPayUrl(
     redirectUrl: order.returnUrl,
     callbackUrl,
   };
-  const url = new URL(host);
-  for (const [name, value] of Object.entries(params)) url.searchParams.append(name, value);
+  const url = urlWithQuery(host, params);
   url.searchParams.append('sign', hmacSha256(appSecret, alchemyPayPageSignContent(timestamp, params), 'base64'));
   return url.toString();
 }

@@ -1,19 +1,11 @@
 import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type ProviderAdapter,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { banxaOrderEvent, banxaWebhookNotice } from './banxa-webhook';
+import { urlWithQuery } from '../../support/checkout-url';
 
 /**
  * Banxa Hosted Checkout, referral integration: a plain URL on the partner's subdomain.
@@ -83,6 +75,8 @@ const settings = Type.Object({
 export type BanxaSettings = Static<typeof settings>;
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://banxa.com', test: 'https://banxa-sandbox.com' },
+  docs: 'https://docs.banxa.com/products/hosted-checkout/docs/referral-integration/supported-parameters',
   id: 'banxa',
   displayName: 'Banxa',
   currency: 'any',
@@ -92,22 +86,19 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, Authorization: Bearer key:signature:nonce',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://banxa.com', test: 'https://banxa-sandbox.com' },
-  docs: 'https://docs.banxa.com/products/hosted-checkout/docs/referral-integration/supported-parameters',
 };
 
 export const banxa = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context): ProviderAdapter {
     const webhookPath = new URL(context.webhookUrl).pathname;
     return {
       descriptor,
       mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
+      async createCheckout(order) {
         return { kind: 'redirect', url: banxaReferralUrl(context.mode, values.PARTNER_REF, order) };
       },
-      async verifyWebhook(rawBody, headers): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody, headers) {
         const match = BANXA_AUTHORIZATION.exec(singleHeader(headers, 'authorization') ?? '');
         if (!match) throw new ProviderWebhookError('missing or malformed Authorization (Bearer key:signature:nonce)');
         const [, key = '', signature = '', nonce = ''] = match;
@@ -131,16 +122,15 @@ export const banxa = defineProvider({
 });
 
 export function banxaReferralUrl(mode: ProviderMode, partnerRef: string, order: CheckoutOrder): string {
-  const url = new URL(`https://${partnerRef}.${new URL(descriptor.hosts[mode]).hostname}/`);
-  const query = url.searchParams;
-  query.append('coinType', 'USDC');
-  query.append('blockchain', BANXA_POLYGON_BLOCKCHAIN);
-  query.append('walletAddress', order.walletAddress);
-  query.append('fiatType', order.currency);
-  query.append('fiatAmount', order.amount);
-  query.append('email', order.email);
-  query.append('returnUrl', order.returnUrl);
-  return url.toString();
+  return urlWithQuery(`https://${partnerRef}.${new URL(descriptor.hosts[mode]).hostname}/`, {
+    coinType: 'USDC',
+    blockchain: BANXA_POLYGON_BLOCKCHAIN,
+    walletAddress: order.walletAddress,
+    fiatType: order.currency,
+    fiatAmount: order.amount,
+    email: order.email,
+    returnUrl: order.returnUrl,
+  }).toString();
 }
 
 /** Banxa's HMAC over a POST: hex HMAC-SHA256(secret, "POST\n" + path + "\n" + nonce + "\n" + body). */

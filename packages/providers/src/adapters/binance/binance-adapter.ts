@@ -1,19 +1,8 @@
 import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  POLYGON_USDC,
-  ProviderCheckoutError,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderWebhookEvent,
-  type WebhookHeaders,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, POLYGON_USDC, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
+import type { CheckoutOrder, ProviderDescriptor, ProviderWebhookEvent, WebhookHeaders } from '../../provider-contract';
 import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import type { ProviderHttpClient, ProviderHttpResponse } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
@@ -103,6 +92,8 @@ const settings = Type.Object({
 });
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://app.binance.com', test: 'https://app.binance.com' },
+  docs: 'https://developers.binance.com/en/docs/products/connect-2.0/introduction',
   id: 'binance',
   displayName: 'Binance',
   currency: 'any',
@@ -112,13 +103,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'SHA256withRSA, X-BN-Connect-Signature (Binance public key)',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://app.binance.com', test: 'https://app.binance.com' },
-  docs: 'https://developers.binance.com/en/docs/products/connect-2.0/introduction',
 };
 
 export const binance = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
     const apiUrl = (values.API_URL ?? BINANCE_API_URL).replace(/\/+$/, '');
     const privateKey = rsaKey(values.PRIVATE_KEY, 'private');
@@ -132,7 +120,7 @@ export const binance = defineProvider({
     return {
       descriptor,
       mode: context.mode,
-      async createCheckout(order, { idempotencyKey, signal }): Promise<CreatedCheckout> {
+      async createCheckout(order, { idempotencyKey, signal }) {
         const body = binancePreOrderBody(order, binanceOrderId(idempotencyKey), values, context.now());
         const data = answerData('pre-order', await call(PRE_ORDER, body, signal, false));
         const link = typeof data.link === 'string' ? binanceLink(data.link) : undefined;
@@ -145,7 +133,7 @@ export const binance = defineProvider({
           ...(expiresAt !== undefined ? { expiresAt } : {}),
         };
       },
-      async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody, headers) {
         verifyBinanceSignature(rawBody, headers, { publicKey: binancePublicKey, clientId: values.CLIENT_ID, nowMs: context.now() });
         return { ...binanceWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ returnCode: 'SUCCESS', returnMessage: null }) };
       },

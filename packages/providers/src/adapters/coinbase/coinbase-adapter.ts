@@ -1,19 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderStatusQuery,
-  type ProviderWebhookEvent,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { CheckoutOrder, ProviderDescriptor, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { paymentEvent } from '../../support/webhook-event';
 import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
+import { urlWithQuery } from '../../support/checkout-url';
 
 /**
  * Coinbase Onramp, Coinbase-hosted, with a session token.
@@ -83,6 +76,8 @@ export const COINBASE_TRANSACTION_STATUS: Readonly<Record<string, ProviderPaymen
 };
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: COINBASE_PAY_URL, test: COINBASE_SANDBOX_PAY_URL },
+  docs: 'https://docs.cdp.coinbase.com/onramp-&-offramp/session-token-authentication',
   id: 'coinbase',
   displayName: 'Coinbase',
   currency: 'any',
@@ -97,13 +92,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   reportsDestination: true,
   delivers: 'native',
   settings,
-  hosts: { live: COINBASE_PAY_URL, test: COINBASE_SANDBOX_PAY_URL },
-  docs: 'https://docs.cdp.coinbase.com/onramp-&-offramp/session-token-authentication',
 };
 
 export const coinbase = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
     const apiUrl = (values.API_URL ?? COINBASE_API_URL).replace(/\/+$/, '');
     const cdpKey: CdpKey = importCdpKey(values.KEY_SECRET);
@@ -111,7 +103,7 @@ export const coinbase = defineProvider({
     return {
       descriptor,
       mode: context.mode,
-      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+      async createCheckout(order, { signal }) {
         const url = `${apiUrl}/onramp/v1/token`;
         const response = await context.http.request({
           method: 'POST',
@@ -147,20 +139,16 @@ export function coinbaseTokenRequest(order: CheckoutOrder): Record<string, unkno
 }
 
 export function coinbaseOnrampUrl(token: string, order: CheckoutOrder, host: string): URL {
-  const url = new URL('/buy/select-asset', host);
-  for (const [name, value] of [
-    ['sessionToken', token],
-    ['defaultNetwork', 'polygon'],
-    ['defaultAsset', 'USDC'],
-    ['presetFiatAmount', order.amount],
-    ['fiatCurrency', order.currency],
-    ['defaultPaymentMethod', 'CARD'],
-    ['partnerUserRef', order.paymentId],
-    ['redirectUrl', order.returnUrl],
-  ] as const) {
-    url.searchParams.append(name, value);
-  }
-  return url;
+  return urlWithQuery(new URL('/buy/select-asset', host), {
+    sessionToken: token,
+    defaultNetwork: 'polygon',
+    defaultAsset: 'USDC',
+    presetFiatAmount: order.amount,
+    fiatCurrency: order.currency,
+    defaultPaymentMethod: 'CARD',
+    partnerUserRef: order.paymentId,
+    redirectUrl: order.returnUrl,
+  });
 }
 
 async function coinbaseTransactionStatus(

@@ -1,16 +1,7 @@
 import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type ProviderStatusQuery,
-  type ProviderWebhookEvent,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider } from '../../provider-contract';
+import type { CheckoutOrder, ProviderDescriptor, ProviderMode, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { checkoutUrlIn, isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
@@ -73,6 +64,8 @@ const settings = Type.Object({
 });
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://payments.guardarian.com', test: 'https://payments-staging.guardarian.com' },
+  docs: 'https://docs.guardarian.com/docs/category/reference',
   id: 'guardarian',
   displayName: 'Guardarian',
   currency: 'any',
@@ -85,19 +78,16 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhookUnsigned: true,
   delivers: 'native',
   settings,
-  hosts: { live: 'https://payments.guardarian.com', test: 'https://payments-staging.guardarian.com' },
-  docs: 'https://docs.guardarian.com/docs/category/reference',
 };
 
 export const guardarian = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
     const apiUrl = (values.API_URL ?? GUARDARIAN_API_HOSTS[context.mode]).replace(/\/+$/, '');
     return {
       descriptor,
       mode: context.mode,
-      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+      async createCheckout(order, { signal }) {
         const response = await context.http.request({
           method: 'POST',
           url: `${apiUrl}/v1/transaction`,
@@ -118,7 +108,7 @@ export const guardarian = defineProvider({
         if (!url) throw malformedAnswer('Guardarian', 'transaction', 'redirect_url is not an https URL');
         return { kind: 'redirect', url, providerReference: id };
       },
-      async verifyWebhook(rawBody: Buffer): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody) {
         return { ...guardarianWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
       status: (query, { signal }) => guardarianTransactionStatus(context.http, apiUrl, values.API_KEY, query, signal),

@@ -18,6 +18,8 @@ import { createMoonpayAdapter, moonpayKeysMode, moonpaySettings } from '../moonp
  * in the dashboard).
  */
 const descriptor: ProviderDescriptor<typeof moonpaySettings> = {
+  hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
+  docs: 'https://dev.moonpay.com/platform/guides/pay-with-widget',
   id: 'interac',
   displayName: 'Interac e-Transfer (via MoonPay)',
   currency: 'CAD',
@@ -27,8 +29,6 @@ const descriptor: ProviderDescriptor<typeof moonpaySettings> = {
   webhook: 'HMAC-SHA256, Moonpay-Signature-V2 (at /webhooks/moonpay)',
   delivers: 'native',
   settings: moonpaySettings,
-  hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
-  docs: 'https://dev.moonpay.com/platform/guides/pay-with-widget',
   account: 'moonpay',
 };
 

@@ -1,20 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
-import {
-  defineProvider,
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type ProviderAdapter,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { moonpayBuyQuote } from './moonpay-quote';
 import { moonpayTransactionStatus } from './moonpay-status';
 import { moonpayWebhookEvent } from './moonpay-webhook';
+import { urlWithQuery } from '../../support/checkout-url';
 
 /**
  * MoonPay: a signed widget URL.
@@ -58,6 +51,8 @@ export const MOONPAY_SIGNATURE_HEADER = 'moonpay-signature-v2';
 export const MOONPAY_WEBHOOK_TOLERANCE_SECONDS = 300;
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
+  docs: 'https://dev.moonpay.com/docs/ramps-sdk-url-signing',
   id: 'moonpay',
   displayName: 'MoonPay',
   currency: 'any',
@@ -67,8 +62,6 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, Moonpay-Signature-V2',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
-  docs: 'https://dev.moonpay.com/docs/ramps-sdk-url-signing',
 };
 
 export const moonpay = defineProvider({
@@ -108,10 +101,10 @@ export function createMoonpayAdapter(
   return {
     descriptor: providerDescriptor,
     mode: context.mode,
-    async createCheckout(order: CheckoutOrder) {
+    async createCheckout(order) {
       return { kind: 'redirect', url: signedMoonpayUrl(host, values.API_KEY, values.SECRET_KEY, order, paymentMethod) };
     },
-    async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
+    async verifyWebhook(rawBody, headers) {
       const header = singleHeader(headers, MOONPAY_SIGNATURE_HEADER) ?? '';
       const match = /^t=(\d{1,12}),s=([0-9a-f]{64})$/.exec(header);
       if (!match) throw new ProviderWebhookError(`missing or malformed ${MOONPAY_SIGNATURE_HEADER}`);
@@ -139,19 +132,19 @@ export function signedMoonpayUrl(
   order: CheckoutOrder,
   paymentMethod = 'credit_debit_card',
 ): string {
-  const url = new URL(host);
-  const query = url.searchParams;
-  query.append('apiKey', apiKey);
-  query.append('currencyCode', 'usdc_polygon');
-  query.append('walletAddress', order.walletAddress);
-  query.append('baseCurrencyCode', order.currency.toLowerCase());
-  query.append('baseCurrencyAmount', order.amount);
-  query.append('lockAmount', 'true');
-  query.append('email', order.email);
-  query.append('externalTransactionId', order.paymentId);
-  query.append('paymentMethod', paymentMethod);
-  query.append('redirectURL', order.returnUrl);
+  const url = urlWithQuery(host, {
+    apiKey,
+    currencyCode: 'usdc_polygon',
+    walletAddress: order.walletAddress,
+    baseCurrencyCode: order.currency.toLowerCase(),
+    baseCurrencyAmount: order.amount,
+    lockAmount: 'true',
+    email: order.email,
+    externalTransactionId: order.paymentId,
+    paymentMethod,
+    redirectURL: order.returnUrl,
+  });
   // Signed over the search string as it will be sent (with its "?"), then appended last.
-  query.append('signature', hmacSha256(secretKey, url.search, 'base64'));
+  url.searchParams.append('signature', hmacSha256(secretKey, url.search, 'base64'));
   return url.toString();
 }

@@ -19,6 +19,8 @@ import { createMoonpayAdapter, moonpayKeysMode, moonpaySettings } from '../moonp
  * choose another method, per the same page). Unconfirmed: PayPal's own limits on MoonPay.
  */
 const descriptor: ProviderDescriptor<typeof moonpaySettings> = {
+  hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
+  docs: 'https://dev.moonpay.com/platform/guides/pay-with-widget',
   id: 'paypal',
   displayName: 'PayPal (via MoonPay)',
   currency: 'any',
@@ -28,8 +30,6 @@ const descriptor: ProviderDescriptor<typeof moonpaySettings> = {
   webhook: 'HMAC-SHA256, Moonpay-Signature-V2 (at /webhooks/moonpay)',
   delivers: 'native',
   settings: moonpaySettings,
-  hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
-  docs: 'https://dev.moonpay.com/platform/guides/pay-with-widget',
   account: 'moonpay',
 };
 

@@ -1,21 +1,13 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import stringify from 'fast-json-stable-stringify';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type ProviderAdapter,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { rampWebhookEvent } from './rampnetwork-webhook';
 import { webhookJson } from '../../support/webhook-json';
+import { urlWithQuery } from '../../support/checkout-url';
 
 /**
  * Ramp Network: a plain widget URL with our parameters, nothing signed by us.
@@ -79,6 +71,8 @@ const settings = Type.Object({
 export type RampSettings = Static<typeof settings>;
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://app.rampnetwork.com', test: 'https://app.demo.rampnetwork.com' },
+  docs: 'https://docs.rampnetwork.com/webhooks',
   id: 'rampnetwork',
   displayName: 'Ramp Network',
   currency: 'USD',
@@ -89,13 +83,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   reportsDestination: true,
   delivers: 'native',
   settings,
-  hosts: { live: 'https://app.rampnetwork.com', test: 'https://app.demo.rampnetwork.com' },
-  docs: 'https://docs.rampnetwork.com/webhooks',
 };
 
 export const rampnetwork = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create: (values, context) => createRampAdapter(values, context, RAMP_WEBHOOK_PUBLIC_KEYS),
 });
 
@@ -113,10 +104,10 @@ export function createRampAdapter(
   return {
     descriptor,
     mode: context.mode,
-    async createCheckout(order: CheckoutOrder) {
+    async createCheckout(order) {
       return { kind: 'redirect', url: rampCheckoutUrl(host, values, order, context.webhookUrl) };
     },
-    async verifyWebhook(rawBody, headers): Promise<WebhookOutcome> {
+    async verifyWebhook(rawBody, headers) {
       const signature = singleHeader(headers, RAMP_SIGNATURE_HEADER) ?? '';
       if (!SIGNATURE.test(signature)) throw new ProviderWebhookError(`missing or malformed ${RAMP_SIGNATURE_HEADER}`);
       const body = webhookJson(rawBody, 'Ramp webhook body');
@@ -129,20 +120,19 @@ export function createRampAdapter(
 }
 
 export function rampCheckoutUrl(host: string, values: RampSettings, order: CheckoutOrder, webhookUrl: string): string {
-  const url = new URL(host);
-  const query = url.searchParams;
-  query.append('hostApiKey', values.HOST_API_KEY);
-  if (values.HOST_APP_NAME !== undefined) query.append('hostAppName', values.HOST_APP_NAME);
-  query.append('enabledFlows', 'ONRAMP');
-  query.append('swapAsset', RAMP_SWAP_ASSET);
-  query.append('userAddress', order.walletAddress);
-  query.append('fiatCurrency', order.currency);
-  query.append('fiatValue', order.amount);
-  query.append('userEmailAddress', order.email);
-  query.append('paymentMethodType', 'CARD');
-  query.append('finalUrl', order.returnUrl);
-  query.append('webhookStatusUrl', webhookUrl);
-  return url.toString();
+  return urlWithQuery(host, {
+    hostApiKey: values.HOST_API_KEY,
+    hostAppName: values.HOST_APP_NAME,
+    enabledFlows: 'ONRAMP',
+    swapAsset: RAMP_SWAP_ASSET,
+    userAddress: order.walletAddress,
+    fiatCurrency: order.currency,
+    fiatValue: order.amount,
+    userEmailAddress: order.email,
+    paymentMethodType: 'CARD',
+    finalUrl: order.returnUrl,
+    webhookStatusUrl: webhookUrl,
+  }).toString();
 }
 
 /** True only for a DER ECDSA signature by `publicKey` over the message's SHA-256. */

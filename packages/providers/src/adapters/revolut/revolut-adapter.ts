@@ -1,18 +1,11 @@
 import { MIN_PRODUCTION_SECRET_CHARACTERS, parseFiatAmount } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type ProviderDescriptor,
-  type WebhookHeaders,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { revolutWebhookEvent } from './revolut-webhook';
+import { urlWithQuery } from '../../support/checkout-url';
 
 /**
  * Revolut Ramp: a plain redirect URL with our parameters, nothing signed.
@@ -62,6 +55,8 @@ export const REVOLUT_WEBHOOK_TOLERANCE_SECONDS = 300;
 export const REVOLUT_USDC_POLYGON = 'USDC-POLYGON';
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://ramp.revolut.com', test: 'https://ramp.revolut.codes' },
+  docs: 'https://developer.revolut.com/docs/guides/crypto-ramp/get-started/initiate-transaction',
   id: 'revolut',
   displayName: 'Revolut',
   currency: 'any',
@@ -71,19 +66,16 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, Revolut-Signature',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://ramp.revolut.com', test: 'https://ramp.revolut.codes' },
-  docs: 'https://developer.revolut.com/docs/guides/crypto-ramp/get-started/initiate-transaction',
 };
 
 export const revolut = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create: (values, context) =>
     urlCheckoutAdapter(
       descriptor,
       context,
       (order, host) => revolutRampUrl(host, values.PARTNER_ID, order),
-      async (rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> => {
+      async (rawBody, headers) => {
         const timestamp = singleHeader(headers, REVOLUT_TIMESTAMP_HEADER) ?? '';
         const header = singleHeader(headers, REVOLUT_SIGNATURE_HEADER) ?? '';
         if (!/^\d{1,16}$/.test(timestamp)) throw new ProviderWebhookError(`missing or malformed ${REVOLUT_TIMESTAMP_HEADER}`);
@@ -106,18 +98,17 @@ export const revolut = defineProvider({
 });
 
 export function revolutRampUrl(host: string, partnerId: string, order: CheckoutOrder): string {
-  const url = new URL(host);
-  const query = url.searchParams;
-  query.append('partnerId', partnerId);
-  query.append('fiatCurrency', order.currency);
-  // Minor units: every currency the gateway takes has two decimals.
-  query.append('amount', parseFiatAmount(order.amount).minorUnits.toString());
-  query.append('cryptoCurrency', REVOLUT_USDC_POLYGON);
-  query.append('walletAddress', order.walletAddress);
-  query.append('externalOrderId', order.paymentId);
-  query.append('disableFiatAmount', 'true');
-  query.append('disableCryptoCurrency', 'true');
-  query.append('disableWalletAddress', 'true');
-  query.append('partnerRedirectUrl', order.returnUrl);
-  return url.toString();
+  return urlWithQuery(host, {
+    partnerId,
+    fiatCurrency: order.currency,
+    // Minor units: every currency the gateway takes has two decimals.
+    amount: parseFiatAmount(order.amount).minorUnits.toString(),
+    cryptoCurrency: REVOLUT_USDC_POLYGON,
+    walletAddress: order.walletAddress,
+    externalOrderId: order.paymentId,
+    disableFiatAmount: 'true',
+    disableCryptoCurrency: 'true',
+    disableWalletAddress: 'true',
+    partnerRedirectUrl: order.returnUrl,
+  }).toString();
 }

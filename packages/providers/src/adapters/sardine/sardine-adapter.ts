@@ -1,24 +1,20 @@
 import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderCheckoutError,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type ProviderStatusQuery,
-  type ProviderWebhookEvent,
-  type WebhookHeaders,
-  type WebhookOutcome,
+import { defineProvider, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
+import type {
+  CheckoutOrder,
+  ProviderDescriptor,
+  ProviderMode,
+  ProviderStatusQuery,
+  ProviderWebhookEvent,
+  WebhookHeaders,
 } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { ordersIn, sardineOrderEvent, sardineWebhookEvent } from './sardine-order';
+import { urlWithQuery } from '../../support/checkout-url';
 
 /**
  * Sardine's crypto on-ramp, web checkout widget: a client token created server-side, then the
@@ -90,6 +86,8 @@ const settings = Type.Object({
 });
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://crypto.sardine.ai', test: 'https://crypto.sandbox.sardine.ai' },
+  docs: 'https://docs.payments.sardine.ai/integration_guides/onofframps/web_integration',
   id: 'sardine',
   displayName: 'Sardine',
   currency: 'any',
@@ -99,13 +97,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, webhook-signature (Standard Webhooks)',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://crypto.sardine.ai', test: 'https://crypto.sandbox.sardine.ai' },
-  docs: 'https://docs.payments.sardine.ai/integration_guides/onofframps/web_integration',
 };
 
 export const sardine = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
     const apiUrl = (values.API_URL ?? SARDINE_API_HOSTS[context.mode]).replace(/\/+$/, '');
     const authorization = `Basic ${Buffer.from(`${values.CLIENT_ID}:${values.CLIENT_SECRET}`).toString('base64')}`;
@@ -113,7 +108,7 @@ export const sardine = defineProvider({
     return {
       descriptor,
       mode: context.mode,
-      async createCheckout(order, { idempotencyKey, signal }): Promise<CreatedCheckout> {
+      async createCheckout(order, { idempotencyKey, signal }) {
         const response = await context.http.request({
           method: 'POST',
           url: `${apiUrl}/v1/auth/client-tokens`,
@@ -126,21 +121,22 @@ export const sardine = defineProvider({
         const token = typeof answer.clientToken === 'string' ? answer.clientToken : '';
         if (!/^[A-Za-z0-9_-]{8,200}$/.test(token)) throw malformedAnswer('Sardine', 'client token', 'no clientToken');
         const expiresAt = tokenExpiry(answer.expiresAt, context.now());
-        const url = new URL('/', descriptor.hosts[context.mode]);
-        url.searchParams.set('client_token', token);
-        url.searchParams.set('address', order.walletAddress);
-        url.searchParams.set('network', 'polygon');
-        url.searchParams.set('asset_type', 'USDC');
-        // Locked: with network and asset_type alone the customer may switch to another chain, and
-        // the USDC would land at the same address on a chain the gateway does not watch.
-        url.searchParams.set('fixed_network', 'polygon');
-        url.searchParams.set('fixed_asset_type', 'USDC');
-        url.searchParams.set('fiat_amount', order.amount);
-        url.searchParams.set('fiat_currency', order.currency);
-        url.searchParams.set('redirect_url', order.returnUrl);
+        const url = urlWithQuery(new URL('/', descriptor.hosts[context.mode]), {
+          client_token: token,
+          address: order.walletAddress,
+          network: 'polygon',
+          asset_type: 'USDC',
+          // Locked: with network and asset_type alone the customer may switch to another chain, and
+          // the USDC would land at the same address on a chain the gateway does not watch.
+          fixed_network: 'polygon',
+          fixed_asset_type: 'USDC',
+          fiat_amount: order.amount,
+          fiat_currency: order.currency,
+          redirect_url: order.returnUrl,
+        });
         return { kind: 'redirect', url: url.toString(), expiresAt, singleUse: true, providerReference: idempotencyKey };
       },
-      async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody, headers) {
         verifySardineSignature(rawBody, headers, signingKey, context.now());
         return { ...sardineWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },

@@ -1,15 +1,7 @@
 import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, type CheckoutOrder, type ProviderDescriptor, type ProviderMode } from '../../provider-contract';
 import { jsonWithAmount } from '../../support/amount-json';
 import { NO_EVENT_STORE } from '../../support/provider-event-store';
 import { malformedAnswer, sessionAnswer } from '../../support/session-call';
@@ -85,6 +77,8 @@ export const SIMPLEX_HOSTS: Readonly<Record<ProviderMode, { api: string; checkou
 export const SIMPLEX_ASSET = 'USDC-MATIC';
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: SIMPLEX_HOSTS.live.checkout, test: SIMPLEX_HOSTS.test.checkout },
+  docs: 'https://integrations.simplex.com/wallet-api-integration',
   id: 'simplex',
   displayName: 'Simplex',
   currency: 'any',
@@ -97,13 +91,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhookUnsigned: true,
   delivers: 'native',
   settings,
-  hosts: { live: SIMPLEX_HOSTS.live.checkout, test: SIMPLEX_HOSTS.test.checkout },
-  docs: 'https://integrations.simplex.com/wallet-api-integration',
 };
 
 export const simplex = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
     const apiUrl = (values.API_URL ?? SIMPLEX_HOSTS[context.mode].api).replace(/\/+$/, '');
     const checkoutUrl = (values.CHECKOUT_URL ?? SIMPLEX_HOSTS[context.mode].checkout).replace(/\/+$/, '');
@@ -123,7 +114,7 @@ export const simplex = defineProvider({
     return {
       descriptor,
       mode: context.mode,
-      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+      async createCheckout(order, { signal }) {
         const quote = sessionAnswer(
           'Simplex',
           'quote',
@@ -161,7 +152,7 @@ export const simplex = defineProvider({
           providerReference: paymentId,
         };
       },
-      async verifyWebhook(rawBody: Buffer): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody) {
         return { ...simplexWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
       status: (query) => simplexPaymentStatus(events, query),

@@ -1,15 +1,7 @@
 import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookHeaders,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { checkoutUrlIn, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
@@ -65,6 +57,8 @@ export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
 export const STRIPE_TOLERANCE_SECONDS = 300;
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://crypto.link.com', test: 'https://crypto.link.com' },
+  docs: 'https://docs.stripe.com/api/crypto/onramp_sessions',
   id: 'stripe',
   displayName: 'Stripe',
   currency: 'USD',
@@ -76,8 +70,6 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, Stripe-Signature',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://crypto.link.com', test: 'https://crypto.link.com' },
-  docs: 'https://docs.stripe.com/api/crypto/onramp_sessions',
 };
 
 export const stripe = defineProvider({
@@ -93,7 +85,7 @@ export const stripe = defineProvider({
     return {
       descriptor,
       mode: context.mode,
-      async createCheckout(order, { idempotencyKey, signal }): Promise<CreatedCheckout> {
+      async createCheckout(order, { idempotencyKey, signal }) {
         const response = await context.http.request({
           method: 'POST',
           url: `${apiUrl}/v1/crypto/onramp_sessions`,
@@ -114,7 +106,7 @@ export const stripe = defineProvider({
         if (!url) throw malformedAnswer('Stripe', 'onramp session', 'redirect_url is not an https URL');
         return { kind: 'redirect', url, providerReference: id };
       },
-      async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody, headers) {
         const header = singleHeader(headers, STRIPE_SIGNATURE_HEADER);
         if (!header) throw new ProviderWebhookError(`missing ${STRIPE_SIGNATURE_HEADER}`);
         const { timestamp, signatures } = parseSignatureHeader(header);

@@ -1,15 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { swipeluxWebhookEvent } from './swipelux-webhook';
@@ -73,6 +65,8 @@ const KEYS_MIN_REFETCH_MS = 60_000;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://track.swipelux.com', test: 'https://track.swipelux.com' },
+  docs: 'https://docs.swipelux.com/onramp/integration/client-side/payment-links',
   id: 'swipelux',
   displayName: 'Swipelux',
   currency: 'any',
@@ -82,23 +76,20 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'ES256 JWT (flattened JWS body), keys from /api/merchants/webhookKeys',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://track.swipelux.com', test: 'https://track.swipelux.com' },
-  docs: 'https://docs.swipelux.com/onramp/integration/client-side/payment-links',
 };
 
 export const swipelux = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
     const host = descriptor.hosts[context.mode];
     const keys = webhookKeyCache(context);
     return {
       descriptor,
       mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
+      async createCheckout(order) {
         return { kind: 'redirect', url: swipeluxPaymentLink(host, values.API_KEY, order, context.mode) };
       },
-      async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody, headers) {
         // The signature travels in the JSON body, which Swipelux posts as application/json (its
         // example handlers read it with express.json(), which parses nothing else).
         if (!/^application\/json\b/i.test(singleHeader(headers, 'content-type') ?? '')) {

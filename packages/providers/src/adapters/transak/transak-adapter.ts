@@ -2,18 +2,8 @@ import { createHash } from 'node:crypto';
 import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { jwtVerify } from 'jose';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderCheckoutError,
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import type { ProviderToken } from '../../support/shared-token-store';
 import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
@@ -94,6 +84,8 @@ export function transakTokenName(mode: ProviderMode, apiKey: string): string {
 }
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://global.transak.com', test: 'https://global-stg.transak.com' },
+  docs: 'https://docs.transak.com/integration/web/website-redirection',
   id: 'transak',
   displayName: 'Transak',
   currency: 'any',
@@ -107,13 +99,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   reportsDestination: true,
   delivers: 'native',
   settings,
-  hosts: { live: 'https://global.transak.com', test: 'https://global-stg.transak.com' },
-  docs: 'https://docs.transak.com/integration/web/website-redirection',
 };
 
 export const transak = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
     const apiUrl = (values.API_URL ?? TRANSAK_API_HOSTS[context.mode].api).replace(/\/+$/, '');
     const gatewayUrl = (values.GATEWAY_URL ?? TRANSAK_API_HOSTS[context.mode].gateway).replace(/\/+$/, '');
@@ -141,7 +130,7 @@ export const transak = defineProvider({
     return {
       descriptor,
       mode: context.mode,
-      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+      async createCheckout(order, { signal }) {
         let url: string;
         try {
           url = await openSession(order, signal);
@@ -152,7 +141,7 @@ export const transak = defineProvider({
         }
         return { kind: 'redirect', url, expiresAt: context.now() + TRANSAK_SESSION_LIFETIME_MS, singleUse: true };
       },
-      async verifyWebhook(rawBody): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody) {
         const jwt = webhookJwt(rawBody);
         const keys = await context.tokens.known(tokenName);
         for (const key of keys) {

@@ -1,18 +1,7 @@
 import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type ProviderStatusQuery,
-  type ProviderWebhookEvent,
-  type WebhookHeaders,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { CheckoutOrder, ProviderDescriptor, ProviderMode, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader } from '../../support/signing';
@@ -97,6 +86,8 @@ export const TRANSFI_ORDER_LIFETIME_MS = 12 * 3600_000;
 export const TRANSFI_CRYPTO_TICKER = 'USDCPOLYGON';
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://pay-widget.transfi.com', test: 'https://sandbox-pay-widget.transfi.com' },
+  docs: 'https://docs.transfi.com/docs/creating-onramp-order-1',
   id: 'transfi',
   displayName: 'TransFi',
   currency: 'USD',
@@ -110,13 +101,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   reportsDestination: true,
   delivers: 'native',
   settings,
-  hosts: { live: 'https://pay-widget.transfi.com', test: 'https://sandbox-pay-widget.transfi.com' },
-  docs: 'https://docs.transfi.com/docs/creating-onramp-order-1',
 };
 
 export const transfi = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
     const apiUrl = (values.API_URL ?? TRANSFI_API_HOSTS[context.mode]).replace(/\/+$/, '');
     const headers = {
@@ -127,7 +115,7 @@ export const transfi = defineProvider({
     return {
       descriptor,
       mode: context.mode,
-      async createCheckout(order, { idempotencyKey, signal }): Promise<CreatedCheckout> {
+      async createCheckout(order, { idempotencyKey, signal }) {
         const response = await context.http.request({
           method: 'POST',
           url: `${apiUrl}/v2/orders/deposit`,
@@ -143,7 +131,7 @@ export const transfi = defineProvider({
         if (!url) throw malformedAnswer('TransFi', 'order', 'paymentUrl is not an https URL');
         return { kind: 'redirect', url, providerReference: orderId, expiresAt: context.now() + TRANSFI_ORDER_LIFETIME_MS };
       },
-      async verifyWebhook(rawBody: Buffer, webhookHeaders: WebhookHeaders): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody, webhookHeaders) {
         const signature = singleHeader(webhookHeaders, TRANSFI_SIGNATURE_HEADER);
         if (!signature) throw new ProviderWebhookError(`missing ${TRANSFI_SIGNATURE_HEADER}`);
         if (!safeEqual(signature, hmacSha256(values.WEBHOOK_SECRET, rawBody, 'hex'))) {

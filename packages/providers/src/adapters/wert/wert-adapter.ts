@@ -1,23 +1,21 @@
 import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { type Static, Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  type AdapterContext,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderAdapter,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type ProviderStatusQuery,
-  type ProviderWebhookEvent,
-  type WebhookOutcome,
+import { defineProvider } from '../../provider-contract';
+import type {
+  AdapterContext,
+  CheckoutOrder,
+  ProviderAdapter,
+  ProviderDescriptor,
+  ProviderMode,
+  ProviderStatusQuery,
+  ProviderWebhookEvent,
 } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { wertOrderEvent, wertWebhookEvent } from './wert-order';
+import { urlWithQuery } from '../../support/checkout-url';
 
 /**
  * Wert's hosted payment page: a session created server-side, then the widget opened top-level with it.
@@ -73,6 +71,8 @@ export const wertSettings = Type.Object({
 });
 
 const descriptor: ProviderDescriptor<typeof wertSettings> = {
+  hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },
+  docs: 'https://docs.wert.io/docs/fiat-onramp',
   id: 'wert',
   displayName: 'Wert',
   currency: 'USD',
@@ -86,13 +86,10 @@ const descriptor: ProviderDescriptor<typeof wertSettings> = {
   reportsDestination: true,
   delivers: 'native',
   settings: wertSettings,
-  hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },
-  docs: 'https://docs.wert.io/docs/fiat-onramp',
 };
 
 export const wert = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create: (values, context) => createWertAdapter(descriptor, values, context),
 });
 
@@ -107,7 +104,7 @@ export function createWertAdapter(
   return {
     descriptor: described,
     mode: context.mode,
-    async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+    async createCheckout(order, { signal }) {
       const response = await context.http.request({
         method: 'POST',
         url: `${apiUrl}/api/external/hpp/create-session`,
@@ -119,13 +116,10 @@ export function createWertAdapter(
       const session = sessionAnswer('Wert', 'session', response);
       const sessionId = typeof session.sessionId === 'string' ? session.sessionId : '';
       if (!/^[A-Za-z0-9_-]{8,128}$/.test(sessionId)) throw malformedAnswer('Wert', 'session', 'no sessionId');
-      const url = new URL(widget);
-      url.searchParams.set('session_id', sessionId);
-      url.searchParams.set('click_id', order.paymentId);
-      url.searchParams.set('redirect_url', order.returnUrl);
+      const url = urlWithQuery(widget, { session_id: sessionId, click_id: order.paymentId, redirect_url: order.returnUrl });
       return { kind: 'redirect', url: url.toString() };
     },
-    async verifyWebhook(rawBody: Buffer): Promise<WebhookOutcome> {
+    async verifyWebhook(rawBody) {
       return { ...wertWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
     },
     status: (query, { signal }) => wertOrderStatus(context.http, apiUrl, values.API_KEY, query, signal),
