@@ -9,8 +9,3 @@ export function urlWithQuery(base: string | URL, parameters: Readonly<Record<str
   }
   return url;
 }
-
-/** An API host from its setting, else the mode's default, without a trailing slash (paths are appended to it). */
-export function apiUrlOf(setting: string | undefined, fallback: string): string {
-  return (setting ?? fallback).replace(/\/+$/, '');
-}

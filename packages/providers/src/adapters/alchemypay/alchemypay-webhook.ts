@@ -1,6 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
 import { webhookJsonObject } from '../../support/webhook-json';
 
 /**
@@ -51,7 +51,6 @@ export function alchemyPayWebhookSignContent(timestamp: string, requestPath: str
 export function alchemyPayWebhookEvent(
   body: AlchemyPayWebhookBody,
 ): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const rawStatus = text(body.status) ?? '';
   const status = ON_RAMP_STATUS[rawStatus];
   if (!status) return { kind: 'ignored', why: `not an on-ramp order status: ${rawStatus.slice(0, 40) || '(none)'}` };

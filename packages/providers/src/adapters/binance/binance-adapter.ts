@@ -9,6 +9,7 @@ import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../su
 import { singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { binanceOrderEvent, binanceOrderId, binanceWebhookEvent } from './binance-order';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 
 /**
  * Binance Connect (now "Binance Pay Onchain", Hosted Ramp & Onchain Payment APIs): a pre-order
@@ -77,9 +78,7 @@ const settings = Type.Object({
   NETWORK: Type.Optional(
     Type.String({ pattern: '^[A-Z0-9_]{2,20}$', description: "Binance's network code for Polygon PoS; default MATIC" }),
   ),
-  API_URL: Type.Optional(
-    Type.String({ pattern: '^https?://[^/?#\\s]+/?$', description: 'API host; default https://api.commonservice.io' }),
-  ),
+  API_URL: apiUrlSetting('API host; default https://api.commonservice.io'),
   ORDER_LOCK: Type.Optional(
     Type.Union([Type.Literal('on'), Type.Literal('off')], {
       productionValue: 'on',
@@ -108,7 +107,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const binance = defineProvider({
   descriptor,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? BINANCE_API_URL).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, BINANCE_API_URL);
     const privateKey = rsaKey(values.PRIVATE_KEY, 'private');
     const binancePublicKey = rsaKey(values.WEBHOOK_PUBLIC_KEY, 'public');
     const call = (path: string, body: string, signal: AbortSignal, retryable: boolean) =>

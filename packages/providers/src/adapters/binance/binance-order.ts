@@ -1,6 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
 import { webhookJsonObject } from '../../support/webhook-json';
 
 /**
@@ -67,9 +67,9 @@ export function binanceOrderEvent(order: Record<string, unknown>): ProviderWebho
     paymentId: paymentIdOfBinanceOrder(orderId),
     providerReference: orderId,
     // The pre-order's destination, where the order reports it back.
-    walletAddress: typeof order.address === 'string' ? order.address : undefined,
-    network: typeof order.network === 'string' ? order.network : undefined,
-    asset: typeof order.cryptoCurrency === 'string' ? order.cryptoCurrency : undefined,
+    walletAddress: text(order.address),
+    network: text(order.network),
+    asset: text(order.cryptoCurrency),
     reason: mapped.reason,
   }).event;
 }

@@ -4,9 +4,10 @@ import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { CheckoutOrder, ProviderDescriptor, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
 import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
 import { urlWithQuery } from '../../support/checkout-url';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 
 /**
  * Coinbase Onramp, Coinbase-hosted, with a session token.
@@ -54,9 +55,7 @@ const settings = Type.Object({
     minLength: 40,
     description: 'CDP Secret API key secret: base64 Ed25519 (64 bytes) or a PEM EC (P-256) private key',
   }),
-  API_URL: Type.Optional(
-    Type.String({ pattern: '^https?://[^/?#\\s]+/?$', description: 'CDP API host; default https://api.developer.coinbase.com' }),
-  ),
+  API_URL: apiUrlSetting('CDP API host; default https://api.developer.coinbase.com'),
 });
 
 export const COINBASE_API_URL = 'https://api.developer.coinbase.com';
@@ -97,7 +96,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const coinbase = defineProvider({
   descriptor,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? COINBASE_API_URL).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, COINBASE_API_URL);
     const cdpKey: CdpKey = importCdpKey(values.KEY_SECRET);
     const bearer = async (method: string, url: string) => `Bearer ${await cdpBearerJwt(cdpKey, values.KEY_ID, method, url, context.now())}`;
     return {
@@ -179,10 +178,10 @@ async function coinbaseTransactionStatus(
     status,
     rawStatus: latest.status,
     paymentId: query.paymentId,
-    providerReference: typeof latest.transaction_id === 'string' ? latest.transaction_id : undefined,
-    walletAddress: typeof latest.wallet_address === 'string' ? latest.wallet_address : undefined,
-    network: typeof latest.purchase_network === 'string' ? latest.purchase_network : undefined,
-    asset: typeof latest.purchase_currency === 'string' ? latest.purchase_currency : undefined,
+    providerReference: text(latest.transaction_id),
+    walletAddress: text(latest.wallet_address),
+    network: text(latest.purchase_network),
+    asset: text(latest.purchase_currency),
     reason: status === 'failed' ? 'Coinbase could not complete the purchase.' : undefined,
   });
   const txHash = typeof latest.tx_hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(latest.tx_hash) ? latest.tx_hash : undefined;

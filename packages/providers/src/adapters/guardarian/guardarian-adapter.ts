@@ -7,6 +7,7 @@ import { checkoutUrlIn, isObject, lookupAnswer, malformedAnswer, sessionAnswer }
 import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { guardarianTransactionEvent, guardarianWebhookEvent } from './guardarian-transaction';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 
 /**
  * Guardarian, by API: a transaction created server-side, then a redirect to its `redirect_url`.
@@ -55,12 +56,7 @@ const settings = Type.Object({
     productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: 'partner API key, sent as x-api-key',
   }),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'API host; default https://api-payments.guardarian.com (test: https://api-payments-staging.guardarian.com)',
-    }),
-  ),
+  API_URL: apiUrlSetting('API host; default https://api-payments.guardarian.com (test: https://api-payments-staging.guardarian.com)'),
 });
 
 const descriptor: ProviderDescriptor<typeof settings> = {
@@ -83,7 +79,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const guardarian = defineProvider({
   descriptor,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? GUARDARIAN_API_HOSTS[context.mode]).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, GUARDARIAN_API_HOSTS[context.mode]);
     return {
       descriptor,
       mode: context.mode,

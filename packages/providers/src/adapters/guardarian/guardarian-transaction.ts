@@ -1,7 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
 import { webhookJson } from '../../support/webhook-json';
 
 /**
@@ -32,9 +32,9 @@ export function guardarianTransactionEvent(transaction: Record<string, unknown>)
     rawStatus: raw,
     paymentId,
     providerReference: id && /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : undefined,
-    walletAddress: typeof payout.payout_address === 'string' ? payout.payout_address : undefined,
-    network: typeof transaction.to_network === 'string' ? transaction.to_network : undefined,
-    asset: typeof transaction.to_currency === 'string' ? transaction.to_currency : undefined,
+    walletAddress: text(payout.payout_address),
+    network: text(transaction.to_network),
+    asset: text(transaction.to_currency),
     reason: mapped.reason,
     refunded: raw === 'refunded',
   });

@@ -1,6 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
 import { webhookJson } from '../../support/webhook-json';
+import { paymentMatch, text } from '../../support/webhook-event';
 
 /**
  * Mercuryo's transaction callbacks (https://widget.docs.mercuryo.io/guide/monitoring/callbacks,
@@ -45,7 +46,6 @@ export function mercuryoWebhookEvent(rawBody: Buffer): { kind: 'event'; event: P
   const data = body?.data ?? body?.payload?.data;
   if (typeof data !== 'object' || data === null) return { kind: 'ignored', why: 'not a transaction callback' };
   const fields = data as Record<string, unknown>;
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const type = text(fields.type) ?? '';
   const statusWord = text(fields.status) ?? '';
   const statuses = STATUS_BY_TYPE[type];
@@ -59,11 +59,7 @@ export function mercuryoWebhookEvent(rawBody: Buffer): { kind: 'event'; event: P
   return {
     kind: 'event',
     event: {
-      match: {
-        ...(paymentId ? { paymentId } : {}),
-        ...(providerReference ? { providerReference } : {}),
-        ...(walletAddress ? { walletAddress } : {}),
-      },
+      match: paymentMatch({ paymentId, providerReference, walletAddress }),
       status,
       // Both words: a "failed" of the card payment and of the crypto transfer are different stories.
       rawStatus: `${type}:${statusWord}`,

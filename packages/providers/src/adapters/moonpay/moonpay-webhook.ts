@@ -1,6 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
 import { webhookJson } from '../../support/webhook-json';
 
 /**
@@ -32,7 +32,6 @@ export function moonpayTransactionEvent(
   const rawStatus = typeof data.status === 'string' ? data.status : '';
   const status = STATUS[rawStatus];
   if (!status) return { kind: 'ignored', why: `transaction status ${rawStatus.slice(0, 40) || '(none)'}` };
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const paymentId = text(data.externalTransactionId);
   const providerReference = text(data.id);
   const walletAddress = text(data.walletAddress);

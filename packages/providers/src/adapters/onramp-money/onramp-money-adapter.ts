@@ -9,6 +9,7 @@ import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { onrampMoneyWebhookEvent } from './onramp-money-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 
 /**
  * UPI (India) through Onramp.money's hosted mode: a plain URL, nothing signed.
@@ -62,12 +63,7 @@ const settings = Type.Object({
     productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: 'Onramp.money API secret, the HMAC-SHA512 key of x-onramp-signature on webhooks',
   }),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'API host whose public allConfig confirms usdc on matic20 at boot; default https://api.onramp.money',
-    }),
-  ),
+  API_URL: apiUrlSetting('API host whose public allConfig confirms usdc on matic20 at boot; default https://api.onramp.money'),
 });
 
 export const ONRAMP_API_URL = 'https://api.onramp.money';
@@ -100,7 +96,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const upi = defineProvider({
   descriptor,
   async create(values, context) {
-    if (context.mode === 'live') await confirmUsdcOnPolygon(context, (values.API_URL ?? ONRAMP_API_URL).replace(/\/+$/, ''));
+    if (context.mode === 'live') await confirmUsdcOnPolygon(context, apiUrlOf(values.API_URL, ONRAMP_API_URL));
     return urlCheckoutAdapter(
       descriptor,
       context,

@@ -1,6 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
 import { webhookJsonObject } from '../../support/webhook-json';
+import { paymentMatch, text } from '../../support/webhook-event';
 
 /**
  * Revolut Ramp's order webhooks
@@ -27,13 +28,9 @@ export function revolutWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pr
   return {
     kind: 'event',
     event: {
-      match: { ...(paymentId ? { paymentId } : {}), ...(walletAddress ? { walletAddress } : {}) },
+      match: paymentMatch({ paymentId, walletAddress }),
       status,
       rawStatus: event,
     },
   };
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }

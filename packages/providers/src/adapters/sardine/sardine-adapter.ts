@@ -15,6 +15,7 @@ import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../supp
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { ordersIn, sardineOrderEvent, sardineWebhookEvent } from './sardine-order';
 import { urlWithQuery } from '../../support/checkout-url';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 
 /**
  * Sardine's crypto on-ramp, web checkout widget: a client token created server-side, then the
@@ -77,12 +78,7 @@ const settings = Type.Object({
     productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: "the webhook signing_secret Sardine's integration manager gives (whsec_…); at least 32 characters in production",
   }),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'API host; default https://api.sardine.ai (test: https://api.sandbox.sardine.ai)',
-    }),
-  ),
+  API_URL: apiUrlSetting('API host; default https://api.sardine.ai (test: https://api.sandbox.sardine.ai)'),
 });
 
 const descriptor: ProviderDescriptor<typeof settings> = {
@@ -102,7 +98,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const sardine = defineProvider({
   descriptor,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? SARDINE_API_HOSTS[context.mode]).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, SARDINE_API_HOSTS[context.mode]);
     const authorization = `Basic ${Buffer.from(`${values.CLIENT_ID}:${values.CLIENT_SECRET}`).toString('base64')}`;
     const signingKey = Buffer.from(values.WEBHOOK_SECRET.slice('whsec_'.length), 'base64');
     return {

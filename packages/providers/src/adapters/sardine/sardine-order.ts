@@ -1,7 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
 import { webhookJson } from '../../support/webhook-json';
 
 /**
@@ -50,7 +50,7 @@ export function sardineOrderEvent(order: Record<string, unknown>, word: unknown 
     rawStatus: raw,
     paymentId: paymentIdOfReference(reference),
     providerReference: reference,
-    walletAddress: typeof wallet === 'string' ? wallet : undefined,
+    walletAddress: text(wallet),
     reason: mapped.reason,
     refunded: raw.toLowerCase() === 'refunded',
   });

@@ -7,6 +7,7 @@ import { NO_EVENT_STORE } from '../../support/provider-event-store';
 import { malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { consumeSimplexEvents, simplexPaymentStatus, simplexWebhookEvent } from './simplex-events';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 
 /**
  * Simplex (by Nuvei) Wallet API: a quote, then the payment data, then the customer's browser POSTs
@@ -55,11 +56,8 @@ const settings = Type.Object({
     description: 'partner name Simplex assigned: the quote wallet_id, the form partner and app_provider_id',
   }),
   ASSET: Type.Optional(Type.String({ pattern: '^[A-Z0-9-]{2,20}$', description: "Simplex's code of USDC on Polygon; default USDC-MATIC" })),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'Wallet API host; default https://backend-wallet-api.simplexcc.com (live) or https://sandbox.test-simplexcc.com (test)',
-    }),
+  API_URL: apiUrlSetting(
+    'Wallet API host; default https://backend-wallet-api.simplexcc.com (live) or https://sandbox.test-simplexcc.com (test)',
   ),
   CHECKOUT_URL: Type.Optional(
     Type.String({
@@ -96,8 +94,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const simplex = defineProvider({
   descriptor,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? SIMPLEX_HOSTS[context.mode].api).replace(/\/+$/, '');
-    const checkoutUrl = (values.CHECKOUT_URL ?? SIMPLEX_HOSTS[context.mode].checkout).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, SIMPLEX_HOSTS[context.mode].api);
+    const checkoutUrl = apiUrlOf(values.CHECKOUT_URL, SIMPLEX_HOSTS[context.mode].checkout);
     const asset = values.ASSET ?? SIMPLEX_ASSET;
     const authorization = `ApiKey ${values.API_KEY}`;
     const events = context.events ?? NO_EVENT_STORE;

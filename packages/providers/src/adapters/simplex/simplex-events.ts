@@ -3,7 +3,7 @@ import { ProviderWebhookError, type ProviderStatusQuery, type ProviderWebhookEve
 import type { ProviderEventStore } from '../../support/provider-event-store';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { isObject, lookupAnswer } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
 import { webhookJson } from '../../support/webhook-json';
 
 /**
@@ -43,7 +43,7 @@ export function simplexEvent(event: unknown): ProviderWebhookEvent | undefined {
     status,
     rawStatus: event.name,
     // The quote's end_user_id is our payment id (simplex-adapter.ts): Simplex echoes it here.
-    paymentId: typeof payment.partner_end_user_id === 'string' ? payment.partner_end_user_id : undefined,
+    paymentId: text(payment.partner_end_user_id),
     providerReference: payment.id,
     reason:
       status === 'declined' ? 'Simplex declined the card payment.' : status === 'failed' ? 'Simplex refunded the card payment.' : undefined,

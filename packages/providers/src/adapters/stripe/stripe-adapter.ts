@@ -6,6 +6,7 @@ import { checkoutUrlIn, malformedAnswer, sessionAnswer } from '../../support/ses
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { stripeWebhookEvent } from './stripe-webhook';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 
 /**
  * Stripe fiat-to-crypto onramp (public preview; Stripe approves each platform), standalone hosted:
@@ -49,7 +50,7 @@ const settings = Type.Object({
     productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: 'signing secret of the webhook endpoint (whsec_…); verifies Stripe-Signature',
   }),
-  API_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$', description: 'API host; default https://api.stripe.com' })),
+  API_URL: apiUrlSetting('API host; default https://api.stripe.com'),
 });
 
 export const STRIPE_API_URL = 'https://api.stripe.com';
@@ -80,7 +81,7 @@ export const stripe = defineProvider({
     return mode;
   },
   create(values, context) {
-    const apiUrl = (values.API_URL ?? STRIPE_API_URL).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, STRIPE_API_URL);
     const authorization = `Basic ${Buffer.from(`${values.SECRET_KEY}:`).toString('base64')}`;
     return {
       descriptor,

@@ -1,7 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
 import { webhookJsonObject } from '../../support/webhook-json';
 
 /**
@@ -33,11 +33,11 @@ export function stripeWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pro
   return paymentEvent({
     status,
     rawStatus: session.status,
-    paymentId: typeof metadata.payment_id === 'string' ? metadata.payment_id : undefined,
-    providerReference: typeof session.id === 'string' ? session.id : undefined,
-    walletAddress: typeof details.wallet_address === 'string' ? details.wallet_address : undefined,
-    network: typeof details.destination_network === 'string' ? details.destination_network : undefined,
-    asset: typeof details.destination_currency === 'string' ? details.destination_currency : undefined,
+    paymentId: text(metadata.payment_id),
+    providerReference: text(session.id),
+    walletAddress: text(details.wallet_address),
+    network: text(details.destination_network),
+    asset: text(details.destination_currency),
     reason: status === 'declined' ? 'Stripe could not accept this purchase (its checks refused it).' : undefined,
   });
 }

@@ -9,6 +9,7 @@ import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../s
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { transakWebhookEvent } from './transak-webhook';
 import { webhookJson } from '../../support/webhook-json';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 
 /**
  * Transak: a widget session the server creates, then a redirect to its single-use URL.
@@ -54,18 +55,8 @@ const settings = Type.Object({
     productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: 'partner API secret: sent as api-secret to mint the partner access token',
   }),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'refresh-token host; default https://api.transak.com (live) or https://api-stg.transak.com (test)',
-    }),
-  ),
-  GATEWAY_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'session host; default https://api-gateway.transak.com (live) or https://api-gateway-stg.transak.com (test)',
-    }),
-  ),
+  API_URL: apiUrlSetting('refresh-token host; default https://api.transak.com (live) or https://api-stg.transak.com (test)'),
+  GATEWAY_URL: apiUrlSetting('session host; default https://api-gateway.transak.com (live) or https://api-gateway-stg.transak.com (test)'),
 });
 
 export const TRANSAK_API_HOSTS: Readonly<Record<ProviderMode, { api: string; gateway: string }>> = {
@@ -104,8 +95,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const transak = defineProvider({
   descriptor,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? TRANSAK_API_HOSTS[context.mode].api).replace(/\/+$/, '');
-    const gatewayUrl = (values.GATEWAY_URL ?? TRANSAK_API_HOSTS[context.mode].gateway).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, TRANSAK_API_HOSTS[context.mode].api);
+    const gatewayUrl = apiUrlOf(values.GATEWAY_URL, TRANSAK_API_HOSTS[context.mode].gateway);
     const mint = (signal: AbortSignal) => refreshAccessToken(context, apiUrl, values, signal);
     const tokenName = transakTokenName(context.mode, values.API_KEY);
     const openSession = async (order: CheckoutOrder, signal: AbortSignal): Promise<string> => {

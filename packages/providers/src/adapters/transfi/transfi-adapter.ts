@@ -7,6 +7,7 @@ import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../s
 import { hmacSha256, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { transfiOrderEvent, transfiWebhookEvent } from './transfi-webhook';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 
 /**
  * TransFi ramp ("Ramp flow for web3 businesses"): an order created server-side, then a redirect
@@ -67,12 +68,7 @@ const settings = Type.Object({
     productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: 'webhook secret key (dashboard): verifies X-Transfi-Hmac-Hash',
   }),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'API host; default https://api.transfi.com (live) or https://sandbox-api.transfi.com (test)',
-    }),
-  ),
+  API_URL: apiUrlSetting('API host; default https://api.transfi.com (live) or https://sandbox-api.transfi.com (test)'),
 });
 
 export const TRANSFI_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
@@ -106,7 +102,7 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const transfi = defineProvider({
   descriptor,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? TRANSFI_API_HOSTS[context.mode]).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, TRANSFI_API_HOSTS[context.mode]);
     const headers = {
       authorization: `Basic ${Buffer.from(`${values.USERNAME}:${values.PASSWORD}`).toString('base64')}`,
       mid: values.MID,

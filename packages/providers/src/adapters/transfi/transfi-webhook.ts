@@ -1,7 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
 import { webhookJsonObject } from '../../support/webhook-json';
 
 /**
@@ -40,9 +40,9 @@ export function transfiOrderEvent(
   return paymentEvent({
     status,
     rawStatus,
-    paymentId: typeof context.paymentId === 'string' ? context.paymentId : undefined,
-    providerReference: typeof order.orderId === 'string' ? order.orderId : undefined,
-    walletAddress: typeof order.walletAddress === 'string' ? order.walletAddress : undefined,
+    paymentId: text(context.paymentId),
+    providerReference: text(order.orderId),
+    walletAddress: text(order.walletAddress),
     // The webhook's order names its ticker (USDCPOLYGON: the asset and its network), Get Order its withdrawCurrency.
     asset:
       typeof order.cryptoTicker === 'string'

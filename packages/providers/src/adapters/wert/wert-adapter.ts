@@ -16,6 +16,7 @@ import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { wertOrderEvent, wertWebhookEvent } from './wert-order';
 import { urlWithQuery } from '../../support/checkout-url';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 
 /**
  * Wert's hosted payment page: a session created server-side, then the widget opened top-level with it.
@@ -62,12 +63,7 @@ export const wertSettings = Type.Object({
     productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
     description: 'partner API key, sent as X-Api-Key',
   }),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'partner API host; default https://partner.wert.io (test: https://partner-sandbox.wert.io)',
-    }),
-  ),
+  API_URL: apiUrlSetting('partner API host; default https://partner.wert.io (test: https://partner-sandbox.wert.io)'),
 });
 
 const descriptor: ProviderDescriptor<typeof wertSettings> = {
@@ -99,7 +95,7 @@ export function createWertAdapter(
   values: Static<typeof wertSettings>,
   context: AdapterContext,
 ): ProviderAdapter {
-  const apiUrl = (values.API_URL ?? WERT_API_HOSTS[context.mode]).replace(/\/+$/, '');
+  const apiUrl = apiUrlOf(values.API_URL, WERT_API_HOSTS[context.mode]);
   const widget = `${described.hosts[context.mode]}/${encodeURIComponent(values.PARTNER_ID)}/widget`;
   return {
     descriptor: described,
