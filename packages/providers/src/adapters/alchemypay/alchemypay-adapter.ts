@@ -1,10 +1,10 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { alchemyPayWebhookEvent, alchemyPayWebhookSignContent, parseAlchemyPayWebhook } from './alchemypay-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * Alchemy Pay: a signed on-ramp page URL.
@@ -43,11 +43,10 @@ import { urlWithQuery } from '../../support/checkout-url';
 
 const settings = Type.Object({
   APP_ID: Type.String({ pattern: '^[A-Za-z0-9]{8,64}$', description: 'appId issued by Alchemy Pay (merchant dashboard), sent as appId' }),
-  APP_SECRET: Type.String({
-    pattern: '^\\S{8,256}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'appSecret issued with the appId: signs the page URL (sign) and verifies webhooks (newSignature)',
-  }),
+  APP_SECRET: secretSetting(
+    { pattern: '^\\S{8,256}$' },
+    'appSecret issued with the appId: signs the page URL (sign) and verifies webhooks (newSignature)',
+  ),
 });
 
 export const ALCHEMYPAY_TIMESTAMP_HEADER = 'timestamp';

@@ -1,4 +1,3 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type, type Static } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
@@ -6,6 +5,7 @@ import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../supp
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { banxaOrderEvent, banxaWebhookNotice } from './banxa-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * Banxa Hosted Checkout, referral integration: a plain URL on the partner's subdomain.
@@ -57,20 +57,12 @@ const settings = Type.Object({
     description:
       'partner reference Banxa assigns on onboarding: the checkout subdomain ({partnerRef}.banxa.com) and the partner in API paths',
   }),
-  API_KEY: Type.String({
-    pattern: '^\\S{8,256}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'v2 API key: the x-api-key of Get Order',
-  }),
+  API_KEY: secretSetting({ pattern: '^\\S{8,256}$' }, 'v2 API key: the x-api-key of Get Order'),
   HMAC_KEY: Type.String({
     pattern: '^[^:\\s]{8,256}$',
     description: "HMAC credentials' key: the key named in a webhook's Authorization (not the v2 API key)",
   }),
-  HMAC_SECRET: Type.String({
-    pattern: '^\\S{8,256}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: "HMAC credentials' secret: Banxa signs webhooks with it",
-  }),
+  HMAC_SECRET: secretSetting({ pattern: '^\\S{8,256}$' }, "HMAC credentials' secret: Banxa signs webhooks with it"),
 });
 export type BanxaSettings = Static<typeof settings>;
 

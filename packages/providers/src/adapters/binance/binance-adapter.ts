@@ -1,4 +1,3 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { defineProvider, POLYGON_USDC, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
@@ -10,6 +9,7 @@ import { singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { binanceOrderEvent, binanceOrderId, binanceWebhookEvent } from './binance-order';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * Binance Connect (now "Binance Pay Onchain", Hosted Ramp & Onchain Payment APIs): a pre-order
@@ -60,11 +60,7 @@ const LOCKED_ATTRIBUTES = [1, 2, 3, 4, 5, 6, 7];
 
 const settings = Type.Object({
   CLIENT_ID: Type.String({ pattern: '^[A-Za-z0-9_-]{4,100}$', description: 'client id Binance assigns, sent as X-Tesla-ClientId' }),
-  API_KEY: Type.String({
-    pattern: '^[A-Za-z0-9_-]{8,200}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'API key (sign access token), sent as X-Tesla-SignAccessToken',
-  }),
+  API_KEY: secretSetting({ pattern: '^[A-Za-z0-9_-]{8,200}$' }, 'API key (sign access token), sent as X-Tesla-SignAccessToken'),
   PRIVATE_KEY: Type.String({
     minLength: 100,
     description: "the partner's RSA private key (PKCS#8, PEM or base64 DER) whose public half Binance holds; signs requests",

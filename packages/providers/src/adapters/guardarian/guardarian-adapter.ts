@@ -1,4 +1,3 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { defineProvider } from '../../provider-contract';
 import type { CheckoutOrder, ProviderDescriptor, ProviderMode, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
@@ -8,6 +7,7 @@ import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { guardarianTransactionEvent, guardarianWebhookEvent } from './guardarian-transaction';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * Guardarian, by API: a transaction created server-side, then a redirect to its `redirect_url`.
@@ -51,11 +51,7 @@ export const GUARDARIAN_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
 };
 
 const settings = Type.Object({
-  API_KEY: Type.String({
-    pattern: '^[A-Za-z0-9-]{16,128}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'partner API key, sent as x-api-key',
-  }),
+  API_KEY: secretSetting({ pattern: '^[A-Za-z0-9-]{16,128}$' }, 'partner API key, sent as x-api-key'),
   API_URL: apiUrlSetting('API host; default https://api-payments.guardarian.com (test: https://api-payments-staging.guardarian.com)'),
 });
 

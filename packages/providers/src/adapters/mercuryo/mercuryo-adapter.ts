@@ -1,4 +1,3 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { hmacSha256, safeEqual, sha512, singleHeader } from '../../support/signing';
@@ -6,6 +5,7 @@ import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { mercuryoWebhookEvent } from './mercuryo-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * Mercuryo: a signed widget URL.
@@ -47,19 +47,16 @@ const UUID = '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A
 
 const settings = Type.Object({
   WIDGET_ID: Type.String({ pattern: UUID, description: 'widget ID (Dashboard → Widgets), sent as widget_id' }),
-  SECRET_KEY: Type.String({
-    pattern: '^\\S{8,256}$',
-    // The partner sets it in the dashboard: whoever guesses a short one signs checkout URLs in our name.
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description:
-      "the widget's Secret (Dashboard → Widgets → the widget → Secret), signs the widget URL (signature v2); at least 32 characters " +
+  // The partner sets it in the dashboard: whoever guesses a short one signs checkout URLs in our name.
+  SECRET_KEY: secretSetting(
+    { pattern: '^\\S{8,256}$' },
+    "the widget's Secret (Dashboard → Widgets → the widget → Secret), signs the widget URL (signature v2); at least 32 characters " +
       'in production',
-  }),
-  SIGN_KEY: Type.String({
-    pattern: '^\\S{8,256}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: "the widget's callback Sign Key (Dashboard → Widgets → the widget), verifies X-Signature on callbacks",
-  }),
+  ),
+  SIGN_KEY: secretSetting(
+    { pattern: '^\\S{8,256}$' },
+    "the widget's callback Sign Key (Dashboard → Widgets → the widget), verifies X-Signature on callbacks",
+  ),
 });
 
 export const MERCURYO_SIGNATURE_HEADER = 'x-signature';

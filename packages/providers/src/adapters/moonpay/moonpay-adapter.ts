@@ -1,5 +1,4 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
@@ -8,6 +7,7 @@ import { moonpayBuyQuote } from './moonpay-quote';
 import { moonpayTransactionStatus } from './moonpay-status';
 import { moonpayWebhookEvent } from './moonpay-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * MoonPay: a signed widget URL.
@@ -34,17 +34,12 @@ const KEY = (prefix: string) => `^${prefix}_(live|test)_[A-Za-z0-9]{8,128}$`;
 
 const settings = Type.Object({
   API_KEY: Type.String({ pattern: KEY('pk'), description: 'publishable key, pk_live_… or pk_test_… (Dashboard → Developers)' }),
-  SECRET_KEY: Type.String({
-    pattern: KEY('sk'),
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'secret key, sk_live_… or sk_test_…, signs the widget URL',
-  }),
+  SECRET_KEY: secretSetting({ pattern: KEY('sk') }, 'secret key, sk_live_… or sk_test_…, signs the widget URL'),
   // MoonPay's webhook keys are wk_live_/wk_test_ and about 31 more characters: a shorter one is a placeholder.
-  WEBHOOK_KEY: Type.String({
-    pattern: '^\\S{8,256}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'webhook API key (Dashboard → Developers → Webhooks), verifies Moonpay-Signature-V2; at least 32 characters in production',
-  }),
+  WEBHOOK_KEY: secretSetting(
+    { pattern: '^\\S{8,256}$' },
+    'webhook API key (Dashboard → Developers → Webhooks), verifies Moonpay-Signature-V2; at least 32 characters in production',
+  ),
 });
 
 export const MOONPAY_SIGNATURE_HEADER = 'moonpay-signature-v2';

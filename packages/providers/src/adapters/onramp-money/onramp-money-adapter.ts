@@ -1,4 +1,3 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import stringify from 'fast-json-stable-stringify';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
@@ -10,6 +9,7 @@ import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { onrampMoneyWebhookEvent } from './onramp-money-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * UPI (India) through Onramp.money's hosted mode: a plain URL, nothing signed.
@@ -58,11 +58,7 @@ const settings = Type.Object({
     pattern: '^[0-9]{1,12}$',
     description: "Onramp.money appId issued at onboarding (2 is Onramp's official sandbox appId)",
   }),
-  API_SECRET: Type.String({
-    pattern: '^\\S{8,256}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'Onramp.money API secret, the HMAC-SHA512 key of x-onramp-signature on webhooks',
-  }),
+  API_SECRET: secretSetting({ pattern: '^\\S{8,256}$' }, 'Onramp.money API secret, the HMAC-SHA512 key of x-onramp-signature on webhooks'),
   API_URL: apiUrlSetting('API host whose public allConfig confirms usdc on matic20 at boot; default https://api.onramp.money'),
 });
 

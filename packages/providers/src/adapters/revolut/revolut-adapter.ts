@@ -1,4 +1,4 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS, parseFiatAmount } from '@gateway/domain';
+import { parseFiatAmount } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
@@ -6,6 +6,7 @@ import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { revolutWebhookEvent } from './revolut-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * Revolut Ramp: a plain redirect URL with our parameters, nothing signed.
@@ -41,12 +42,11 @@ const settings = Type.Object({
     pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
     description: 'partner id Revolut gives at integration (the partnerId of the redirect URL)',
   }),
-  WEBHOOK_SECRET: Type.String({
-    pattern: '^wsk_[A-Za-z0-9]{8,128}$',
-    // Revolut's signing secrets are wsk_ and 32 more characters: a shorter one is a placeholder.
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'signing_secret of our Crypto Ramp webhook (wsk_…), verifies Revolut-Signature; at least 32 characters in production',
-  }),
+  // Revolut's signing secrets are wsk_ and 32 more characters: a shorter one is a placeholder.
+  WEBHOOK_SECRET: secretSetting(
+    { pattern: '^wsk_[A-Za-z0-9]{8,128}$' },
+    'signing_secret of our Crypto Ramp webhook (wsk_…), verifies Revolut-Signature; at least 32 characters in production',
+  ),
 });
 
 export const REVOLUT_SIGNATURE_HEADER = 'revolut-signature';

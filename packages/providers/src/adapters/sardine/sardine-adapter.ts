@@ -1,4 +1,3 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { defineProvider, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
 import type {
@@ -16,6 +15,7 @@ import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { ordersIn, sardineOrderEvent, sardineWebhookEvent } from './sardine-order';
 import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * Sardine's crypto on-ramp, web checkout widget: a client token created server-side, then the
@@ -68,16 +68,11 @@ const CARD_TYPES = ['us_debit', 'us_credit', 'international_debit', 'internation
 
 const settings = Type.Object({
   CLIENT_ID: Type.String({ pattern: '^[A-Za-z0-9-]{8,64}$', description: 'client id issued by Sardine (basic auth user)' }),
-  CLIENT_SECRET: Type.String({
-    pattern: '^[A-Za-z0-9-]{8,200}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'client secret issued by Sardine (basic auth password)',
-  }),
-  WEBHOOK_SECRET: Type.String({
-    pattern: '^whsec_[A-Za-z0-9+/]{16,}={0,2}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: "the webhook signing_secret Sardine's integration manager gives (whsec_…); at least 32 characters in production",
-  }),
+  CLIENT_SECRET: secretSetting({ pattern: '^[A-Za-z0-9-]{8,200}$' }, 'client secret issued by Sardine (basic auth password)'),
+  WEBHOOK_SECRET: secretSetting(
+    { pattern: '^whsec_[A-Za-z0-9+/]{16,}={0,2}$' },
+    "the webhook signing_secret Sardine's integration manager gives (whsec_…); at least 32 characters in production",
+  ),
   API_URL: apiUrlSetting('API host; default https://api.sardine.ai (test: https://api.sandbox.sardine.ai)'),
 });
 

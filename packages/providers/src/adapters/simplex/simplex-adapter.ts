@@ -1,4 +1,3 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { defineProvider, type CheckoutOrder, type ProviderDescriptor, type ProviderMode } from '../../provider-contract';
@@ -8,6 +7,7 @@ import { malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { consumeSimplexEvents, simplexPaymentStatus, simplexWebhookEvent } from './simplex-events';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * Simplex (by Nuvei) Wallet API: a quote, then the payment data, then the customer's browser POSTs
@@ -46,11 +46,7 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
  */
 
 const settings = Type.Object({
-  API_KEY: Type.String({
-    minLength: 16,
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'Wallet API key (sent as Authorization: ApiKey <key>)',
-  }),
+  API_KEY: secretSetting({ minLength: 16 }, 'Wallet API key (sent as Authorization: ApiKey <key>)'),
   PARTNER: Type.String({
     pattern: '^[A-Za-z0-9_.-]{2,64}$',
     description: 'partner name Simplex assigned: the quote wallet_id, the form partner and app_provider_id',

@@ -1,4 +1,3 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
@@ -7,6 +6,7 @@ import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../supp
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { stripeWebhookEvent } from './stripe-webhook';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * Stripe fiat-to-crypto onramp (public preview; Stripe approves each platform), standalone hosted:
@@ -40,16 +40,14 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
  */
 
 const settings = Type.Object({
-  SECRET_KEY: Type.String({
-    pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9]{8,}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'secret (or restricted) API key; sk_test_ selects test mode',
-  }),
-  WEBHOOK_SECRET: Type.String({
-    pattern: '^whsec_[A-Za-z0-9+/=]{16,}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'signing secret of the webhook endpoint (whsec_…); verifies Stripe-Signature',
-  }),
+  SECRET_KEY: secretSetting(
+    { pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9]{8,}$' },
+    'secret (or restricted) API key; sk_test_ selects test mode',
+  ),
+  WEBHOOK_SECRET: secretSetting(
+    { pattern: '^whsec_[A-Za-z0-9+/=]{16,}$' },
+    'signing secret of the webhook endpoint (whsec_…); verifies Stripe-Signature',
+  ),
   API_URL: apiUrlSetting('API host; default https://api.stripe.com'),
 });
 

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { jwtVerify } from 'jose';
 import { defineProvider, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
@@ -10,6 +9,7 @@ import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { transakWebhookEvent } from './transak-webhook';
 import { webhookJson } from '../../support/webhook-json';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * Transak: a widget session the server creates, then a redirect to its single-use URL.
@@ -50,11 +50,7 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 
 const settings = Type.Object({
   API_KEY: Type.String({ minLength: 8, description: 'partner API key (from the Transak dashboard; staging and production differ)' }),
-  API_SECRET: Type.String({
-    minLength: 8,
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'partner API secret: sent as api-secret to mint the partner access token',
-  }),
+  API_SECRET: secretSetting({ minLength: 8 }, 'partner API secret: sent as api-secret to mint the partner access token'),
   API_URL: apiUrlSetting('refresh-token host; default https://api.transak.com (live) or https://api-stg.transak.com (test)'),
   GATEWAY_URL: apiUrlSetting('session host; default https://api-gateway.transak.com (live) or https://api-gateway-stg.transak.com (test)'),
 });

@@ -1,4 +1,3 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { CheckoutOrder, ProviderDescriptor, ProviderMode, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
@@ -8,6 +7,7 @@ import { hmacSha256, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { transfiOrderEvent, transfiWebhookEvent } from './transfi-webhook';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * TransFi ramp ("Ramp flow for web3 businesses"): an order created server-side, then a redirect
@@ -57,17 +57,9 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 
 const settings = Type.Object({
   USERNAME: Type.String({ minLength: 1, description: 'API username (dashboard, Settings → Integration)' }),
-  PASSWORD: Type.String({
-    minLength: 8,
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'API password, the merchant key (shown once when generated)',
-  }),
+  PASSWORD: secretSetting({ minLength: 8 }, 'API password, the merchant key (shown once when generated)'),
   MID: Type.String({ pattern: '^[A-Za-z0-9_-]{3,64}$', description: 'merchant id, sent as the MID header on every call' }),
-  WEBHOOK_SECRET: Type.String({
-    minLength: 16,
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'webhook secret key (dashboard): verifies X-Transfi-Hmac-Hash',
-  }),
+  WEBHOOK_SECRET: secretSetting({ minLength: 16 }, 'webhook secret key (dashboard): verifies X-Transfi-Hmac-Hash'),
   API_URL: apiUrlSetting('API host; default https://api.transfi.com (live) or https://sandbox-api.transfi.com (test)'),
 });
 

@@ -1,4 +1,3 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { type Static, Type } from '@sinclair/typebox';
 import { defineProvider } from '../../provider-contract';
 import type {
@@ -17,6 +16,7 @@ import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { wertOrderEvent, wertWebhookEvent } from './wert-order';
 import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
 
 /**
  * Wert's hosted payment page: a session created server-side, then the widget opened top-level with it.
@@ -58,11 +58,7 @@ export const WERT_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
 
 export const wertSettings = Type.Object({
   PARTNER_ID: Type.String({ pattern: '^[0-9A-Za-z]{8,40}$', description: 'partner id, the widget URL path segment' }),
-  API_KEY: Type.String({
-    pattern: '^[A-Za-z0-9-]{16,200}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'partner API key, sent as X-Api-Key',
-  }),
+  API_KEY: secretSetting({ pattern: '^[A-Za-z0-9-]{16,200}$' }, 'partner API key, sent as X-Api-Key'),
   API_URL: apiUrlSetting('partner API host; default https://partner.wert.io (test: https://partner-sandbox.wert.io)'),
 });
 
