@@ -1,3 +1,4 @@
+import type { ProviderTerms } from '@gateway/domain';
 import { Type, type Static } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
@@ -69,6 +70,29 @@ type MoonpaySettings = Static<typeof settings>;
 
 /** The settings of a provider on a MoonPay account (MoonPay itself, Interac e-Transfer through it). */
 export const moonpaySettings = settings;
+
+/**
+ * A payment method of MoonPay's widget offered as a provider of its own (Interac e-Transfer, PayPal):
+ * it runs on the operator's MoonPay account, with MoonPay's keys (`PROVIDER_<ID>_*`), and its
+ * webhooks arrive at `/webhooks/moonpay` (`account`). `paymentMethod` is the widget's value for it.
+ */
+export function moonpayPaymentMethod(terms: ProviderTerms, paymentMethod: string) {
+  const descriptor: ProviderDescriptor<typeof settings> = {
+    hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
+    docs: 'https://dev.moonpay.com/platform/guides/pay-with-widget',
+    ...terms,
+    flow: 'signed-url',
+    webhook: 'HMAC-SHA256, Moonpay-Signature-V2 (at /webhooks/moonpay)',
+    delivers: 'native',
+    settings,
+    account: 'moonpay',
+  };
+  return defineProvider({
+    descriptor,
+    modeOf: (values, requested) => moonpayKeysMode(terms.id.toUpperCase(), values, requested),
+    create: (values, context) => createMoonpayAdapter(descriptor, values, context, paymentMethod),
+  });
+}
 
 /** The mode MoonPay's keys select: pk_/sk_ both _live_ or both _test_; a contradicting MODE is refused. */
 export function moonpayKeysMode(envId: string, values: MoonpaySettings, requested: ProviderMode | undefined): ProviderMode {
