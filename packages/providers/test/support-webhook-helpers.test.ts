@@ -1,4 +1,5 @@
 import { defineProvider, modeFromSetting, ProviderWebhookError, type ProviderModule } from '../src/provider-contract';
+import { refuseStale } from '../src/support/signing';
 import { paymentEvent, paymentMatch, text } from '../src/support/webhook-event';
 import { webhookJson, webhookJsonObject } from '../src/support/webhook-json';
 import { Type } from '@sinclair/typebox';
@@ -95,5 +96,25 @@ describe('defineProvider', () => {
   it('keeps a modeOf of its own', () => {
     const modeOf = () => 'test' as const;
     expect(defineProvider({ descriptor, modeOf, create }).modeOf).toBe(modeOf);
+  });
+});
+
+describe('refuseStale', () => {
+  const now = 1_700_000_000_000;
+
+  it('lets a signed time within the tolerance either way through', () => {
+    expect(() => refuseStale('timestamp', now - 300_000, 'milliseconds', now, 300)).not.toThrow();
+    expect(() => refuseStale('timestamp', String((now + 300_000) / 1000), 'seconds', now, 300)).not.toThrow();
+  });
+
+  it.each([
+    [now - 300_001, 'milliseconds'],
+    [now + 300_001, 'milliseconds'],
+    [(now - 301_000) / 1000, 'seconds'],
+    ['not a time', 'seconds'],
+  ] as const)('refuses %s (%s) as a replay, naming the time', (timestamp, unit) => {
+    const error = refusal(() => refuseStale('Authorization nonce', timestamp, unit, now, 300));
+    expect(error).toBeInstanceOf(ProviderWebhookError);
+    expect((error as Error).message).toBe('Authorization nonce is more than 300 s from now (a replay, or a clock far off)');
   });
 });

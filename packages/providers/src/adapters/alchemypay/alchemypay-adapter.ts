@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
-import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
+import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { alchemyPayWebhookEvent, alchemyPayWebhookSignContent, parseAlchemyPayWebhook } from './alchemypay-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 
 /**
  * Alchemy Pay: a signed on-ramp page URL.
@@ -71,19 +72,13 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const alchemypay = defineProvider({
   descriptor,
   create(values, context) {
-    const host = descriptor.hosts[context.mode];
     // The webhook signs the path of the callbackUrl we give, without the domain.
     const callbackPath = new URL(context.webhookUrl).pathname;
-    return {
+    return urlCheckoutAdapter(
       descriptor,
-      mode: context.mode,
-      async createCheckout(order) {
-        return {
-          kind: 'redirect',
-          url: signedAlchemyPayUrl(host, values.APP_ID, values.APP_SECRET, order, context.webhookUrl, context.now()),
-        };
-      },
-      async verifyWebhook(rawBody, headers) {
+      context,
+      (order, host) => signedAlchemyPayUrl(host, values.APP_ID, values.APP_SECRET, order, context.webhookUrl, context.now()),
+      async (rawBody, headers) => {
         const timestamp = singleHeader(headers, ALCHEMYPAY_TIMESTAMP_HEADER) ?? '';
         if (!/^\d{13}$/.test(timestamp)) throw new ProviderWebhookError(`missing or malformed ${ALCHEMYPAY_TIMESTAMP_HEADER} header`);
         const body = parseAlchemyPayWebhook(rawBody);
@@ -91,17 +86,13 @@ export const alchemypay = defineProvider({
         if (given === '') throw new ProviderWebhookError('Alchemy Pay webhook has no newSignature');
         const expected = hmacSha256(values.APP_SECRET, alchemyPayWebhookSignContent(timestamp, callbackPath, body), 'base64');
         if (!safeEqual(given, expected)) throw new ProviderWebhookError('newSignature does not match the webhook');
-        if (!withinTolerance(timestamp, 'milliseconds', context.now(), ALCHEMYPAY_WEBHOOK_TOLERANCE_SECONDS)) {
-          throw new ProviderWebhookError(
-            `${ALCHEMYPAY_TIMESTAMP_HEADER} is more than ${ALCHEMYPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`,
-          );
-        }
+        refuseStale(ALCHEMYPAY_TIMESTAMP_HEADER, timestamp, 'milliseconds', context.now(), ALCHEMYPAY_WEBHOOK_TOLERANCE_SECONDS);
         return {
           ...alchemyPayWebhookEvent(body),
           acknowledgement: jsonAcknowledgement({ success: true, returnCode: '0000', returnMsg: 'SUCCESS', data: null }),
         };
       },
-    };
+    );
   },
 });
 

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
-import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
-import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
+import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
+import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { banxaOrderEvent, banxaWebhookNotice } from './banxa-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 
 /**
  * Banxa Hosted Checkout, referral integration: a plain URL on the partner's subdomain.
@@ -82,15 +83,13 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 
 export const banxa = defineProvider({
   descriptor,
-  create(values, context): ProviderAdapter {
+  create(values, context) {
     const webhookPath = new URL(context.webhookUrl).pathname;
-    return {
+    return urlCheckoutAdapter(
       descriptor,
-      mode: context.mode,
-      async createCheckout(order) {
-        return { kind: 'redirect', url: banxaReferralUrl(context.mode, values.PARTNER_REF, order) };
-      },
-      async verifyWebhook(rawBody, headers) {
+      context,
+      (order) => banxaReferralUrl(context.mode, values.PARTNER_REF, order),
+      async (rawBody, headers) => {
         const match = BANXA_AUTHORIZATION.exec(singleHeader(headers, 'authorization') ?? '');
         if (!match) throw new ProviderWebhookError('missing or malformed Authorization (Bearer key:signature:nonce)');
         const [, key = '', signature = '', nonce = ''] = match;
@@ -98,18 +97,14 @@ export const banxa = defineProvider({
         const expected = banxaWebhookSignature(values.HMAC_SECRET, webhookPath, nonce, rawBody);
         if (!safeEqual(signature.toLowerCase(), expected))
           throw new ProviderWebhookError('Authorization signature does not match the body');
-        if (!withinTolerance(...nonceTime(nonce), context.now(), BANXA_WEBHOOK_TOLERANCE_SECONDS)) {
-          throw new ProviderWebhookError(
-            `Authorization nonce is more than ${BANXA_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`,
-          );
-        }
+        refuseStale('Authorization nonce', ...nonceTime(nonce), context.now(), BANXA_WEBHOOK_TOLERANCE_SECONDS);
         const acknowledgement = jsonAcknowledgement({ received: true });
         const notice = banxaWebhookNotice(rawBody);
         if (notice.kind === 'ignored') return { ...notice, acknowledgement };
         const order = await getBanxaOrder(context, values, notice.orderId);
         return { ...banxaOrderEvent(order, notice.orderId), acknowledgement };
       },
-    };
+    );
   },
 });
 

@@ -2,13 +2,14 @@ import type { ProviderTerms } from '@gateway/domain';
 import { Type, type Static } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
-import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
+import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { moonpayBuyQuote } from './moonpay-quote';
 import { moonpayTransactionStatus } from './moonpay-status';
 import { moonpayWebhookEvent } from './moonpay-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 
 /**
  * MoonPay: a signed widget URL.
@@ -116,29 +117,24 @@ export function createMoonpayAdapter(
   context: AdapterContext,
   paymentMethod: string,
 ): ProviderAdapter {
-  const host = providerDescriptor.hosts[context.mode];
+  const verifyWebhook: ProviderAdapter['verifyWebhook'] = async (rawBody, headers) => {
+    const header = singleHeader(headers, MOONPAY_SIGNATURE_HEADER) ?? '';
+    const match = /^t=(\d{1,12}),s=([0-9a-f]{64})$/.exec(header);
+    if (!match) throw new ProviderWebhookError(`missing or malformed ${MOONPAY_SIGNATURE_HEADER}`);
+    const [, t = '', signature = ''] = match;
+    const expected = hmacSha256(values.WEBHOOK_KEY, Buffer.concat([Buffer.from(`${t}.`), rawBody]), 'hex');
+    if (!safeEqual(signature, expected)) throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} does not match the body`);
+    refuseStale(`${MOONPAY_SIGNATURE_HEADER} timestamp`, t, 'seconds', context.now(), MOONPAY_WEBHOOK_TOLERANCE_SECONDS);
+    // MoonPay takes any 2xx.
+    return { ...moonpayWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
+  };
   return {
-    descriptor: providerDescriptor,
-    mode: context.mode,
-    async createCheckout(order) {
-      return { kind: 'redirect', url: signedMoonpayUrl(host, values.API_KEY, values.SECRET_KEY, order, paymentMethod) };
-    },
-    async verifyWebhook(rawBody, headers) {
-      const header = singleHeader(headers, MOONPAY_SIGNATURE_HEADER) ?? '';
-      const match = /^t=(\d{1,12}),s=([0-9a-f]{64})$/.exec(header);
-      if (!match) throw new ProviderWebhookError(`missing or malformed ${MOONPAY_SIGNATURE_HEADER}`);
-      const [, t = '', signature = ''] = match;
-      const expected = hmacSha256(values.WEBHOOK_KEY, Buffer.concat([Buffer.from(`${t}.`), rawBody]), 'hex');
-      if (!safeEqual(signature, expected)) throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} does not match the body`);
-      if (!withinTolerance(t, 'seconds', context.now(), MOONPAY_WEBHOOK_TOLERANCE_SECONDS)) {
-        throw new ProviderWebhookError(
-          `${MOONPAY_SIGNATURE_HEADER} timestamp is more than ${MOONPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock ` +
-            `far off)`,
-        );
-      }
-      // MoonPay takes any 2xx.
-      return { ...moonpayWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
-    },
+    ...urlCheckoutAdapter(
+      providerDescriptor,
+      context,
+      (order, host) => signedMoonpayUrl(host, values.API_KEY, values.SECRET_KEY, order, paymentMethod),
+      verifyWebhook,
+    ),
     quote: (order, { signal }) => moonpayBuyQuote(context.http, { apiKey: values.API_KEY, paymentMethod }, order, signal),
     status: (query, { signal }) => moonpayTransactionStatus(context.http, values.API_KEY, query, signal),
   };

@@ -8,6 +8,7 @@ import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { rampWebhookEvent } from './rampnetwork-webhook';
 import { webhookJson } from '../../support/webhook-json';
 import { urlWithQuery } from '../../support/checkout-url';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 
 /**
  * Ramp Network: a plain widget URL with our parameters, nothing signed by us.
@@ -99,15 +100,12 @@ export function createRampAdapter(
   context: AdapterContext,
   webhookPublicKeys: Readonly<Record<ProviderMode, string>>,
 ): ProviderAdapter {
-  const host = descriptor.hosts[context.mode];
   const publicKey = createPublicKey(webhookPublicKeys[context.mode]);
-  return {
+  return urlCheckoutAdapter(
     descriptor,
-    mode: context.mode,
-    async createCheckout(order) {
-      return { kind: 'redirect', url: rampCheckoutUrl(host, values, order, context.webhookUrl) };
-    },
-    async verifyWebhook(rawBody, headers) {
+    context,
+    (order, host) => rampCheckoutUrl(host, values, order, context.webhookUrl),
+    async (rawBody, headers) => {
       const signature = singleHeader(headers, RAMP_SIGNATURE_HEADER) ?? '';
       if (!SIGNATURE.test(signature)) throw new ProviderWebhookError(`missing or malformed ${RAMP_SIGNATURE_HEADER}`);
       const body = webhookJson(rawBody, 'Ramp webhook body');
@@ -116,7 +114,7 @@ export function createRampAdapter(
       }
       return { ...rampWebhookEvent(body), acknowledgement: textAcknowledgement('OK') };
     },
-  };
+  );
 }
 
 export function rampCheckoutUrl(host: string, values: RampSettings, order: CheckoutOrder, webhookUrl: string): string {

@@ -1,7 +1,7 @@
 import { parseFiatAmount } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
-import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
+import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { revolutWebhookEvent } from './revolut-webhook';
@@ -87,11 +87,7 @@ export const revolut = defineProvider({
         // Every signature is compared, so the time taken does not say which one matched.
         const matches = signatures.map((signature) => safeEqual(signature, expected));
         if (!matches.includes(true)) throw new ProviderWebhookError(`${REVOLUT_SIGNATURE_HEADER} does not match the body`);
-        if (!withinTolerance(timestamp, 'milliseconds', context.now(), REVOLUT_WEBHOOK_TOLERANCE_SECONDS)) {
-          throw new ProviderWebhookError(
-            `${REVOLUT_TIMESTAMP_HEADER} is more than ${REVOLUT_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`,
-          );
-        }
+        refuseStale(REVOLUT_TIMESTAMP_HEADER, timestamp, 'milliseconds', context.now(), REVOLUT_WEBHOOK_TOLERANCE_SECONDS);
         return { ...revolutWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
     ),

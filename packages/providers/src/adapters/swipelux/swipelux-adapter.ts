@@ -6,6 +6,7 @@ import { singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { swipeluxWebhookEvent } from './swipelux-webhook';
 import { webhookJson } from '../../support/webhook-json';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 
 /**
  * Swipelux: a Payment Link, `https://track.swipelux.com/?specificSettings=<URL-encoded JSON of the
@@ -81,15 +82,12 @@ const descriptor: ProviderDescriptor<typeof settings> = {
 export const swipelux = defineProvider({
   descriptor,
   create(values, context) {
-    const host = descriptor.hosts[context.mode];
     const keys = webhookKeyCache(context);
-    return {
+    return urlCheckoutAdapter(
       descriptor,
-      mode: context.mode,
-      async createCheckout(order) {
-        return { kind: 'redirect', url: swipeluxPaymentLink(host, values.API_KEY, order, context.mode) };
-      },
-      async verifyWebhook(rawBody, headers) {
+      context,
+      (order, host) => swipeluxPaymentLink(host, values.API_KEY, order, context.mode),
+      async (rawBody, headers) => {
         // The signature travels in the JSON body, which Swipelux posts as application/json (its
         // example handlers read it with express.json(), which parses nothing else).
         if (!/^application\/json\b/i.test(singleHeader(headers, 'content-type') ?? '')) {
@@ -103,7 +101,7 @@ export const swipelux = defineProvider({
         }
         return { ...swipeluxWebhookEvent(claims), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
-    };
+    );
   },
 });
 
