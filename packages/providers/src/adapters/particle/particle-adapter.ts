@@ -39,10 +39,6 @@ const settings = Type.Object({
   ),
 });
 
-/** Particle's names for the Polygon network and for USDC. */
-export const PARTICLE_NETWORK = 'Polygon';
-export const PARTICLE_CRYPTO_COIN = 'USDC';
-
 const descriptor: ProviderDescriptor<typeof settings> = {
   hosts: { live: 'https://ramp.particle.network', test: 'https://ramp.particle.network' },
   docs: 'https://developers.particle.network/wallet/on-ramp',
@@ -62,6 +58,10 @@ export const particle = defineProvider({
   create: (values, context) =>
     urlCheckoutAdapter(descriptor, context, (order, host) => particleRampUrl(host, values.LANGUAGE ?? 'en', order)),
 });
+
+/** Particle's names for the Polygon network and for USDC. */
+export const PARTICLE_NETWORK = 'Polygon';
+export const PARTICLE_CRYPTO_COIN = 'USDC';
 
 export function particleRampUrl(host: string, language: string, order: CheckoutOrder): string {
   return urlWithQuery(new URL('/', host), {

@@ -35,10 +35,6 @@ const settings = Type.Object({
   }),
 });
 
-/** Unlimit's code for USDC on Polygon, and its code for card payments. */
-export const UNLIMIT_CRYPTO_CURRENCY = 'USDC-POLYGON';
-export const UNLIMIT_CARD_PAYMENT = 'BANKCARD';
-
 const descriptor: ProviderDescriptor<typeof settings> = {
   hosts: { live: 'https://onramp.gatefi.com', test: 'https://onramp-sandbox.gatefi.com' },
   docs: 'https://docs.gatefi.com/docs/gatefi-docs/7p34n1uhrzlg8-hosted-mode-integration',
@@ -57,6 +53,10 @@ export const unlimit = defineProvider({
   descriptor,
   create: (values, context) => urlCheckoutAdapter(descriptor, context, (order, host) => unlimitHostedUrl(host, values.MERCHANT_ID, order)),
 });
+
+/** Unlimit's code for USDC on Polygon, and its code for card payments. */
+export const UNLIMIT_CRYPTO_CURRENCY = 'USDC-POLYGON';
+export const UNLIMIT_CARD_PAYMENT = 'BANKCARD';
 
 export function unlimitHostedUrl(host: string, merchantId: string, order: CheckoutOrder): string {
   return urlWithQuery(new URL('/', host), {

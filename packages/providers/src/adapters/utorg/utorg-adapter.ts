@@ -34,9 +34,6 @@ const settings = Type.Object({
   }),
 });
 
-/** UTORG's code for USDC on chain POLYGON. */
-export const UTORG_CURRENCY = 'USDCPOL';
-
 const descriptor: ProviderDescriptor<typeof settings> = {
   hosts: { live: 'https://app.utorg.pro', test: 'https://app-stage.utorg.pro' },
   docs: 'https://docs.utorg.pro/',
@@ -55,6 +52,9 @@ export const utorg = defineProvider({
   descriptor,
   create: (values, context) => urlCheckoutAdapter(descriptor, context, (order, host) => utorgDirectUrl(host, values.SID, order)),
 });
+
+/** UTORG's code for USDC on chain POLYGON. */
+export const UTORG_CURRENCY = 'USDCPOL';
 
 export function utorgDirectUrl(host: string, sid: string, order: CheckoutOrder): string {
   return urlWithQuery(new URL(`/direct/${encodeURIComponent(sid)}/${encodeURIComponent(order.walletAddress)}/`, host), {
