@@ -1,4 +1,5 @@
 import { defineProvider, modeFromSetting, ProviderWebhookError, type ProviderModule } from '../src/provider-contract';
+import { providerAdapter } from '../src/support/provider-adapter';
 import { refuseStale } from '../src/support/signing';
 import { paymentEvent, paymentMatch, text } from '../src/support/webhook-event';
 import { webhookJson, webhookJsonObject } from '../src/support/webhook-json';
@@ -91,6 +92,16 @@ describe('defineProvider', () => {
     expect(module.modeOf({ KEY: 'k' }, 'test')).toBe('test');
     expect(module.descriptor).toBe(descriptor);
     expect(module.create).toBe(create);
+  });
+
+  it("providerAdapter gives an adapter the descriptor and the context's mode", async () => {
+    const createCheckout = async () => ({ kind: 'redirect' as const, url: 'https://live.example/x' });
+    const verifyWebhook = async () => {
+      throw new ProviderWebhookError('no');
+    };
+    const adapter = providerAdapter(descriptor, { mode: 'test' }, { createCheckout, verifyWebhook });
+    expect(adapter).toEqual({ descriptor, mode: 'test', createCheckout, verifyWebhook });
+    expect(adapter.descriptor).toBe(descriptor);
   });
 
   it('keeps a modeOf of its own', () => {

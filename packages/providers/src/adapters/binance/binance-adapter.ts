@@ -10,6 +10,7 @@ import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { binanceOrderEvent, binanceOrderId, binanceWebhookEvent } from './binance-order';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 
 /**
  * Binance Connect (now "Binance Pay Onchain", Hosted Ramp & Onchain Payment APIs): a pre-order
@@ -112,9 +113,7 @@ export const binance = defineProvider({
         retryable,
         now: context.now(),
       });
-    return {
-      descriptor,
-      mode: context.mode,
+    return providerAdapter(descriptor, context, {
       async createCheckout(order, { idempotencyKey, signal }) {
         const body = binancePreOrderBody(order, binanceOrderId(idempotencyKey), values, context.now());
         const data = answerData('pre-order', await call(PRE_ORDER, body, signal, false));
@@ -141,7 +140,7 @@ export const binance = defineProvider({
         }
         return binanceOrderEvent({ ...answer.data, externalOrderId }) ?? null;
       },
-    };
+    });
   },
 });
 

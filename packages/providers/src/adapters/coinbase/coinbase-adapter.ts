@@ -8,6 +8,7 @@ import { paymentEvent, text } from '../../support/webhook-event';
 import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
 import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { providerAdapter } from '../../support/provider-adapter';
 
 /**
  * Coinbase Onramp, Coinbase-hosted, with a session token.
@@ -99,9 +100,7 @@ export const coinbase = defineProvider({
     const apiUrl = apiUrlOf(values.API_URL, COINBASE_API_URL);
     const cdpKey: CdpKey = importCdpKey(values.KEY_SECRET);
     const bearer = async (method: string, url: string) => `Bearer ${await cdpBearerJwt(cdpKey, values.KEY_ID, method, url, context.now())}`;
-    return {
-      descriptor,
-      mode: context.mode,
+    return providerAdapter(descriptor, context, {
       async createCheckout(order, { signal }) {
         const url = `${apiUrl}/onramp/v1/token`;
         const response = await context.http.request({
@@ -125,7 +124,7 @@ export const coinbase = defineProvider({
         throw new ProviderWebhookError('Coinbase webhooks are not received here: the gateway asks the transaction status API');
       },
       status: async (query, { signal }) => coinbaseTransactionStatus(context.http, apiUrl, bearer, query, signal),
-    };
+    });
   },
 });
 

@@ -8,6 +8,7 @@ import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { guardarianTransactionEvent, guardarianWebhookEvent } from './guardarian-transaction';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 
 /**
  * Guardarian, by API: a transaction created server-side, then a redirect to its `redirect_url`.
@@ -76,9 +77,7 @@ export const guardarian = defineProvider({
   descriptor,
   create(values, context) {
     const apiUrl = apiUrlOf(values.API_URL, GUARDARIAN_API_HOSTS[context.mode]);
-    return {
-      descriptor,
-      mode: context.mode,
+    return providerAdapter(descriptor, context, {
       async createCheckout(order, { signal }) {
         const response = await context.http.request({
           method: 'POST',
@@ -104,7 +103,7 @@ export const guardarian = defineProvider({
         return { ...guardarianWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
       status: (query, { signal }) => guardarianTransactionStatus(context.http, apiUrl, values.API_KEY, query, signal),
-    };
+    });
   },
 });
 

@@ -16,6 +16,7 @@ import { ordersIn, sardineOrderEvent, sardineWebhookEvent } from './sardine-orde
 import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 
 /**
  * Sardine's crypto on-ramp, web checkout widget: a client token created server-side, then the
@@ -96,9 +97,7 @@ export const sardine = defineProvider({
     const apiUrl = apiUrlOf(values.API_URL, SARDINE_API_HOSTS[context.mode]);
     const authorization = `Basic ${Buffer.from(`${values.CLIENT_ID}:${values.CLIENT_SECRET}`).toString('base64')}`;
     const signingKey = Buffer.from(values.WEBHOOK_SECRET.slice('whsec_'.length), 'base64');
-    return {
-      descriptor,
-      mode: context.mode,
+    return providerAdapter(descriptor, context, {
       async createCheckout(order, { idempotencyKey, signal }) {
         const response = await context.http.request({
           method: 'POST',
@@ -132,7 +131,7 @@ export const sardine = defineProvider({
         return { ...sardineWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
       status: (query, { signal }) => sardineOrderStatus(context.http, apiUrl, authorization, query, signal),
-    };
+    });
   },
 });
 

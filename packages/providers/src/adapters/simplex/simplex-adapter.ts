@@ -8,6 +8,7 @@ import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { consumeSimplexEvents, simplexPaymentStatus, simplexWebhookEvent } from './simplex-events';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 
 /**
  * Simplex (by Nuvei) Wallet API: a quote, then the payment data, then the customer's browser POSTs
@@ -105,9 +106,7 @@ export const simplex = defineProvider({
         signal,
         retryable: false,
       });
-    return {
-      descriptor,
-      mode: context.mode,
+    return providerAdapter(descriptor, context, {
       async createCheckout(order, { signal }) {
         const quote = sessionAnswer(
           'Simplex',
@@ -151,7 +150,7 @@ export const simplex = defineProvider({
       },
       status: (query) => simplexPaymentStatus(events, query),
       consumeEvents: ({ signal }) => consumeSimplexEvents(context.http, apiUrl, authorization, events, signal),
-    };
+    });
   },
 });
 

@@ -7,6 +7,7 @@ import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { stripeWebhookEvent } from './stripe-webhook';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 
 /**
  * Stripe fiat-to-crypto onramp (public preview; Stripe approves each platform), standalone hosted:
@@ -81,9 +82,7 @@ export const stripe = defineProvider({
   create(values, context) {
     const apiUrl = apiUrlOf(values.API_URL, STRIPE_API_URL);
     const authorization = `Basic ${Buffer.from(`${values.SECRET_KEY}:`).toString('base64')}`;
-    return {
-      descriptor,
-      mode: context.mode,
+    return providerAdapter(descriptor, context, {
       async createCheckout(order, { idempotencyKey, signal }) {
         const response = await context.http.request({
           method: 'POST',
@@ -119,7 +118,7 @@ export const stripe = defineProvider({
         }
         return { ...stripeWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
-    };
+    });
   },
 });
 

@@ -5,6 +5,7 @@ import { importEs256PrivateKey, importPublicJwk, signEs256Jwt, verifyDetachedJws
 import { singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { topperWebhookEvent } from './topper-webhook';
+import { providerAdapter } from '../../support/provider-adapter';
 
 /**
  * Topper (by Uphold): a URL carrying a bootstrap token we sign, `https://app.topperpay.com/?bt=<JWT>`.
@@ -86,9 +87,7 @@ export const topper = defineProvider({
     // Imported at boot so a malformed key stops the boot instead of the first checkout.
     const signingKey = await importSigningKey(values.PRIVATE_KEY);
     const webhook = await importWebhookKey(values.WEBHOOK_PUBLIC_KEY);
-    return {
-      descriptor,
-      mode: context.mode,
+    return providerAdapter(descriptor, context, {
       async createCheckout(order) {
         const issuedAt = Math.floor(context.now() / 1000);
         const token = await topperBootstrapToken(order, signingKey, { widgetId: values.WIDGET_ID, keyId: values.KEY_ID, issuedAt });
@@ -105,7 +104,7 @@ export const topper = defineProvider({
         }
         return { ...topperWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
-    };
+    });
   },
 });
 

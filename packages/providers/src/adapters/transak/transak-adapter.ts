@@ -10,6 +10,7 @@ import { transakWebhookEvent } from './transak-webhook';
 import { webhookJson } from '../../support/webhook-json';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 
 /**
  * Transak: a widget session the server creates, then a redirect to its single-use URL.
@@ -114,9 +115,7 @@ export const transak = defineProvider({
       if (!widgetUrl) throw malformedAnswer('Transak', 'session', 'data.widgetUrl is not an https URL');
       return widgetUrl;
     };
-    return {
-      descriptor,
-      mode: context.mode,
+    return providerAdapter(descriptor, context, {
       async createCheckout(order, { signal }) {
         let url: string;
         try {
@@ -141,7 +140,7 @@ export const transak = defineProvider({
             : 'the JWT is not signed with the current or the previous partner access token',
         );
       },
-    };
+    });
   },
 });
 

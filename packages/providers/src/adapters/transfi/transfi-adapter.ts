@@ -8,6 +8,7 @@ import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { transfiOrderEvent, transfiWebhookEvent } from './transfi-webhook';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 
 /**
  * TransFi ramp ("Ramp flow for web3 businesses"): an order created server-side, then a redirect
@@ -100,9 +101,7 @@ export const transfi = defineProvider({
       mid: values.MID,
       accept: 'application/json',
     };
-    return {
-      descriptor,
-      mode: context.mode,
+    return providerAdapter(descriptor, context, {
       async createCheckout(order, { idempotencyKey, signal }) {
         const response = await context.http.request({
           method: 'POST',
@@ -128,7 +127,7 @@ export const transfi = defineProvider({
         return { ...transfiWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
       status: (query, { signal }) => transfiOrderStatus(context.http, apiUrl, headers, query, signal),
-    };
+    });
   },
 });
 

@@ -17,6 +17,7 @@ import { wertOrderEvent, wertWebhookEvent } from './wert-order';
 import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 
 /**
  * Wert's hosted payment page: a session created server-side, then the widget opened top-level with it.
@@ -93,9 +94,7 @@ export function createWertAdapter(
 ): ProviderAdapter {
   const apiUrl = apiUrlOf(values.API_URL, WERT_API_HOSTS[context.mode]);
   const widget = `${described.hosts[context.mode]}/${encodeURIComponent(values.PARTNER_ID)}/widget`;
-  return {
-    descriptor: described,
-    mode: context.mode,
+  return providerAdapter(described, context, {
     async createCheckout(order, { signal }) {
       const response = await context.http.request({
         method: 'POST',
@@ -115,7 +114,7 @@ export function createWertAdapter(
       return { ...wertWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
     },
     status: (query, { signal }) => wertOrderStatus(context.http, apiUrl, values.API_KEY, query, signal),
-  };
+  });
 }
 
 /** The session of one order: USDC on Polygon to the wallet for the order's amount, nothing left to change. */
