@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { alchemyPayWebhookEvent, alchemyPayWebhookSignContent, parseAlchemyPayWebhook } from './alchemypay-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
+import { alchemyPayWebhookEvent, alchemyPayWebhookSignContent, parseAlchemyPayWebhook } from './alchemypay-webhook';
 
 /**
  * Alchemy Pay: a signed on-ramp page URL.

@@ -3,10 +3,10 @@ import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { banxaOrderEvent, banxaWebhookNotice } from './banxa-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
+import { banxaOrderEvent, banxaWebhookNotice } from './banxa-webhook';
 
 /**
  * Banxa Hosted Checkout, referral integration: a plain URL on the partner's subdomain.

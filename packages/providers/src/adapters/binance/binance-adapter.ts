@@ -7,10 +7,10 @@ import type { ProviderHttpClient, ProviderHttpResponse } from '../../support/pro
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { binanceOrderEvent, binanceOrderId, binanceWebhookEvent } from './binance-order';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
+import { binanceOrderEvent, binanceOrderId, binanceWebhookEvent } from './binance-order';
 
 /**
  * Binance Connect (now "Binance Pay Onchain", Hosted Ramp & Onchain Payment APIs): a pre-order

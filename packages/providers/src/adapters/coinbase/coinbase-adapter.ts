@@ -5,10 +5,10 @@ import type { CheckoutOrder, ProviderDescriptor, ProviderStatusQuery, ProviderWe
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { paymentEvent, text } from '../../support/webhook-event';
-import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
 import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { providerAdapter } from '../../support/provider-adapter';
+import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
 
 /**
  * Coinbase Onramp, Coinbase-hosted, with a session token.

@@ -5,10 +5,10 @@ import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { checkoutUrlIn, isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { guardarianTransactionEvent, guardarianWebhookEvent } from './guardarian-transaction';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
+import { guardarianTransactionEvent, guardarianWebhookEvent } from './guardarian-transaction';
 
 /**
  * Guardarian, by API: a transaction created server-side, then a redirect to its `redirect_url`.

@@ -3,9 +3,9 @@ import { defineProvider, ProviderWebhookError, type CheckoutOrder, type Provider
 import { hmacSha256, safeEqual, sha512, singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
-import { mercuryoWebhookEvent } from './mercuryo-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
+import { mercuryoWebhookEvent } from './mercuryo-webhook';
 
 /**
  * Mercuryo: a signed widget URL.

@@ -4,12 +4,12 @@ import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { moonpayBuyQuote } from './moonpay-quote';
-import { moonpayTransactionStatus } from './moonpay-status';
-import { moonpayWebhookEvent } from './moonpay-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
+import { moonpayBuyQuote } from './moonpay-quote';
+import { moonpayTransactionStatus } from './moonpay-status';
+import { moonpayWebhookEvent } from './moonpay-webhook';
 
 /**
  * MoonPay: a signed widget URL.

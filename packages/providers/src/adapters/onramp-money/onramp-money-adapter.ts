@@ -6,10 +6,10 @@ import { isObject, lookupAnswer } from '../../support/session-call';
 import { hmacSha512, safeEqual, singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
-import { onrampMoneyWebhookEvent } from './onramp-money-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
+import { onrampMoneyWebhookEvent } from './onramp-money-webhook';
 
 /**
  * UPI (India) through Onramp.money's hosted mode: a plain URL, nothing signed.

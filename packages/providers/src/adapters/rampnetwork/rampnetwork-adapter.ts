@@ -5,10 +5,10 @@ import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
-import { rampWebhookEvent } from './rampnetwork-webhook';
 import { webhookJson } from '../../support/webhook-json';
 import { urlWithQuery } from '../../support/checkout-url';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
+import { rampWebhookEvent } from './rampnetwork-webhook';
 
 /**
  * Ramp Network: a plain widget URL with our parameters, nothing signed by us.

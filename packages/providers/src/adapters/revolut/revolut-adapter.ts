@@ -4,9 +4,9 @@ import { defineProvider, ProviderWebhookError, type CheckoutOrder, type Provider
 import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
-import { revolutWebhookEvent } from './revolut-webhook';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
+import { revolutWebhookEvent } from './revolut-webhook';
 
 /**
  * Revolut Ramp: a plain redirect URL with our parameters, nothing signed.

@@ -12,11 +12,11 @@ import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { ordersIn, sardineOrderEvent, sardineWebhookEvent } from './sardine-order';
 import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
+import { ordersIn, sardineOrderEvent, sardineWebhookEvent } from './sardine-order';
 
 /**
  * Sardine's crypto on-ramp, web checkout widget: a client token created server-side, then the

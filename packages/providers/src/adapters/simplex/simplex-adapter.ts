@@ -5,10 +5,10 @@ import { jsonWithAmount } from '../../support/amount-json';
 import { NO_EVENT_STORE } from '../../support/provider-event-store';
 import { malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { consumeSimplexEvents, simplexPaymentStatus, simplexWebhookEvent } from './simplex-events';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
+import { consumeSimplexEvents, simplexPaymentStatus, simplexWebhookEvent } from './simplex-events';
 
 /**
  * Simplex (by Nuvei) Wallet API: a quote, then the payment data, then the customer's browser POSTs

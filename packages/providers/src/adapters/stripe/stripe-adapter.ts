@@ -4,10 +4,10 @@ import type { CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../prov
 import { checkoutUrlIn, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { stripeWebhookEvent } from './stripe-webhook';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
+import { stripeWebhookEvent } from './stripe-webhook';
 
 /**
  * Stripe fiat-to-crypto onramp (public preview; Stripe approves each platform), standalone hosted:

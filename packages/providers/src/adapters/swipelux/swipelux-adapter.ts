@@ -4,9 +4,9 @@ import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { swipeluxWebhookEvent } from './swipelux-webhook';
 import { webhookJson } from '../../support/webhook-json';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
+import { swipeluxWebhookEvent } from './swipelux-webhook';
 
 /**
  * Swipelux: a Payment Link, `https://track.swipelux.com/?specificSettings=<URL-encoded JSON of the

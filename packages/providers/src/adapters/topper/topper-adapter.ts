@@ -4,8 +4,8 @@ import { defineProvider, ProviderWebhookError, type CheckoutOrder, type Provider
 import { importEs256PrivateKey, importPublicJwk, signEs256Jwt, verifyDetachedJws, type SigningKey } from '../../support/jose-tokens';
 import { singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { topperWebhookEvent } from './topper-webhook';
 import { providerAdapter } from '../../support/provider-adapter';
+import { topperWebhookEvent } from './topper-webhook';
 
 /**
  * Topper (by Uphold): a URL carrying a bootstrap token we sign, `https://app.topperpay.com/?bt=<JWT>`.

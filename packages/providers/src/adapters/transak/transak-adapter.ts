@@ -6,11 +6,11 @@ import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } 
 import type { ProviderToken } from '../../support/shared-token-store';
 import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { transakWebhookEvent } from './transak-webhook';
 import { webhookJson } from '../../support/webhook-json';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
+import { transakWebhookEvent } from './transak-webhook';
 
 /**
  * Transak: a widget session the server creates, then a redirect to its single-use URL.

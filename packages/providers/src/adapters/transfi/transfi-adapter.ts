@@ -5,10 +5,10 @@ import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { transfiOrderEvent, transfiWebhookEvent } from './transfi-webhook';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
+import { transfiOrderEvent, transfiWebhookEvent } from './transfi-webhook';
 
 /**
  * TransFi ramp ("Ramp flow for web3 businesses"): an order created server-side, then a redirect

@@ -13,11 +13,11 @@ import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
-import { wertOrderEvent, wertWebhookEvent } from './wert-order';
 import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
+import { wertOrderEvent, wertWebhookEvent } from './wert-order';
 
 /**
  * Wert's hosted payment page: a session created server-side, then the widget opened top-level with it.
