@@ -2,6 +2,7 @@ import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { ProviderCheckoutError } from '../src/provider-contract';
 import { decimalAmount, jsonWithAmount } from '../src/support/amount-json';
 import { apiUrlOf, apiUrlSetting } from '../src/support/api-url';
+import { basicAuthorization } from '../src/support/basic-authorization';
 import { urlWithQuery } from '../src/support/checkout-url';
 import { secretSetting } from '../src/support/secret-setting';
 
@@ -103,5 +104,13 @@ describe('secretSetting', () => {
     const byLength = secretSetting({ minLength: 16 }, 'webhook secret');
     expect(byLength).toMatchObject({ type: 'string', minLength: 16, productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS });
     expect(byLength).not.toHaveProperty('pattern');
+  });
+});
+
+describe('basicAuthorization', () => {
+  it('is Basic and base64 of user:password (RFC 7617), an empty password kept', () => {
+    expect(basicAuthorization('Aladdin', 'open sesame')).toBe('Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==');
+    expect(basicAuthorization('sk_test_abc', '')).toBe(`Basic ${Buffer.from('sk_test_abc:').toString('base64')}`);
+    expect(basicAuthorization('ü', 'p')).toBe(`Basic ${Buffer.from('ü:p', 'utf8').toString('base64')}`);
   });
 });

@@ -8,6 +8,7 @@ import type {
   ProviderWebhookEvent,
   WebhookHeaders,
 } from '../../provider-contract';
+import { basicAuthorization } from '../../support/basic-authorization';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
@@ -95,7 +96,7 @@ export const sardine = defineProvider({
   descriptor,
   create(values, context) {
     const apiUrl = apiUrlOf(values.API_URL, SARDINE_API_HOSTS[context.mode]);
-    const authorization = `Basic ${Buffer.from(`${values.CLIENT_ID}:${values.CLIENT_SECRET}`).toString('base64')}`;
+    const authorization = basicAuthorization(values.CLIENT_ID, values.CLIENT_SECRET);
     const signingKey = Buffer.from(values.WEBHOOK_SECRET.slice('whsec_'.length), 'base64');
     return providerAdapter(descriptor, context, {
       async createCheckout(order, { idempotencyKey, signal }) {

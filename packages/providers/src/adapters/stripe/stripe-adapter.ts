@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
+import { basicAuthorization } from '../../support/basic-authorization';
 import { checkoutUrlIn, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
@@ -81,7 +82,7 @@ export const stripe = defineProvider({
   },
   create(values, context) {
     const apiUrl = apiUrlOf(values.API_URL, STRIPE_API_URL);
-    const authorization = `Basic ${Buffer.from(`${values.SECRET_KEY}:`).toString('base64')}`;
+    const authorization = basicAuthorization(values.SECRET_KEY, '');
     return providerAdapter(descriptor, context, {
       async createCheckout(order, { idempotencyKey, signal }) {
         const response = await context.http.request({

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { CheckoutOrder, ProviderDescriptor, ProviderMode, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
+import { basicAuthorization } from '../../support/basic-authorization';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader } from '../../support/signing';
@@ -97,7 +98,7 @@ export const transfi = defineProvider({
   create(values, context) {
     const apiUrl = apiUrlOf(values.API_URL, TRANSFI_API_HOSTS[context.mode]);
     const headers = {
-      authorization: `Basic ${Buffer.from(`${values.USERNAME}:${values.PASSWORD}`).toString('base64')}`,
+      authorization: basicAuthorization(values.USERNAME, values.PASSWORD),
       mid: values.MID,
       accept: 'application/json',
     };
