@@ -1,13 +1,3 @@
-import type { ProviderTerms } from '@gateway/domain';
-
-const terms = (id: string, displayName: string, currency: ProviderTerms['currency'], minimum: string): ProviderTerms => ({
-  id,
-  displayName,
-  currency,
-  minimum,
-  minimumCurrency: currency === 'any' ? 'USD' : currency,
-});
-
 /** The specification's table of providers, in its order: the hosted checkout lists them so, the others after. */
 export const SPECIFICATION_ORDER: readonly string[] = [
   'wert',
@@ -31,29 +21,6 @@ export const SPECIFICATION_ORDER: readonly string[] = [
   'interac',
   'upi',
 ];
-
-/**
- * The specification's terms of its providers whose checkout is a server-side session. One without an
- * adapter in provider-modules.ts is "to come" (providersToCome): only the sandbox can stand in for it,
- * on a local stack; a production gateway does not offer it. Once its adapter is listed there, the
- * adapter's descriptor replaces these terms: adding it is that one line.
- */
-export const SPECIFICATION_SESSION_PROVIDERS: readonly ProviderTerms[] = [
-  terms('wert', 'Wert', 'USD', '1'),
-  terms('guardarian', 'Guardarian', 'any', '20'),
-  terms('coinbase', 'Coinbase', 'any', '2'),
-  terms('sardine', 'Sardine', 'any', '30'),
-  terms('simplex', 'Simplex', 'any', '50'),
-  terms('transfi', 'TransFi', 'USD', '70'),
-];
-
-export const SESSION_PROVIDER_NOT_YET = 'its integration (a server-side checkout session) is not in this version of the gateway';
-
-/** The specification's session providers that no adapter of `modules` serves yet. */
-export function providersToCome(modules: readonly { descriptor: { id: string } }[]): readonly ProviderTerms[] {
-  const withAdapter = new Set(modules.map((module) => module.descriptor.id));
-  return SPECIFICATION_SESSION_PROVIDERS.filter((terms) => !withAdapter.has(terms.id));
-}
 
 /**
  * Identifiers this gateway knows and never offers: those the PayGate-style WooCommerce and WHMCS

@@ -242,9 +242,14 @@ export interface ProviderModule<S extends TObject = TObject> {
   create(settings: Static<S>, context: AdapterContext): ProviderAdapter | Promise<ProviderAdapter>;
 }
 
-/** Declares a provider module with its settings type inferred from the descriptor's schema. */
-export function defineProvider<S extends TObject>(module: ProviderModule<S>): ProviderModule<S> {
-  return module;
+/**
+ * Declares a provider module with its settings type inferred from the descriptor's schema. Without
+ * `modeOf` its mode is the one PROVIDER_<ID>_MODE asks for (modeFromSetting): its keys do not say it.
+ */
+export function defineProvider<S extends TObject>(
+  module: Omit<ProviderModule<S>, 'modeOf'> & Partial<Pick<ProviderModule<S>, 'modeOf'>>,
+): ProviderModule<S> {
+  return { modeOf: modeFromSetting, ...module };
 }
 
 /** The provider mode from `PROVIDER_<ID>_MODE` alone, for providers whose keys do not say it: live unless asked. */

@@ -1,6 +1,6 @@
 import type { ProviderCatalogue, ProviderTerms } from '@gateway/domain';
 import { POLYGON_USDC, type ProviderAdapter, type ProviderModule } from './provider-contract';
-import { PROVIDERS_NOT_OFFERED, providersToCome, SESSION_PROVIDER_NOT_YET, SPECIFICATION_ORDER } from './known-providers';
+import { PROVIDERS_NOT_OFFERED, SPECIFICATION_ORDER } from './known-providers';
 import { PROVIDER_MODULES } from './provider-modules';
 import { ALLOW_PROVIDER_TEST_MODE, providerEnvName, readProviderSettings } from './provider-settings';
 import { createSandboxAdapter, type SandboxAdapterOptions } from './sandbox-adapter';
@@ -54,11 +54,11 @@ export class ProviderConfigurationError extends Error {
 const NOT_CONFIGURED = 'not configured by this operator';
 
 /**
- * The terms of any provider this gateway can serve (an adapter, or a session provider to come),
- * by id, whatever is configured: the sandbox app names the provider it stands in for with it.
+ * The terms of any provider this gateway has an adapter for, by id, whatever is configured: the
+ * sandbox app names the provider it stands in for with it.
  */
 export function knownProviderTerms(id: string): ProviderTerms | undefined {
-  return [...PROVIDER_MODULES.map((module) => module.descriptor), ...providersToCome(PROVIDER_MODULES)].find((terms) => terms.id === id);
+  return PROVIDER_MODULES.find((module) => module.descriptor.id === id)?.descriptor;
 }
 
 /**
@@ -126,14 +126,12 @@ export async function createProviderRegistry(options: ProviderRegistryOptions): 
   const offered: ProviderAdapter[] = [];
   const notOffered = new Map<string, string>();
   const known = new Map<string, ProviderTerms>();
-  const serve = (terms: ProviderTerms, real: ProviderAdapter | undefined, reasonWithout: string) => {
-    known.set(terms.id, terms);
-    const adapter = real ?? (options.sandbox ? createSandboxAdapter(terms, options.sandbox) : undefined);
+  for (const { descriptor } of modules) {
+    known.set(descriptor.id, descriptor);
+    const adapter = built.get(descriptor.id) ?? (options.sandbox ? createSandboxAdapter(descriptor, options.sandbox) : undefined);
     if (adapter) offered.push(adapter);
-    else notOffered.set(terms.id, reasonWithout);
-  };
-  for (const { descriptor } of modules) serve(descriptor, built.get(descriptor.id), NOT_CONFIGURED);
-  for (const terms of providersToCome(modules)) serve(terms, undefined, SESSION_PROVIDER_NOT_YET);
+    else notOffered.set(descriptor.id, NOT_CONFIGURED);
+  }
   for (const { id, displayName, reason } of PROVIDERS_NOT_OFFERED) {
     known.set(id, { id, displayName, currency: 'any', minimum: '0', minimumCurrency: 'USD' });
     notOffered.set(id, reason);

@@ -1,20 +1,21 @@
 import { createHmac } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { deliveryTxHash, type ProviderTerms } from '@gateway/domain';
-import {
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderAdapter,
-  type ProviderDescriptor,
-  type ProviderPaymentStatus,
-  type ProviderStatusQuery,
-  type ProviderWebhookEvent,
-  type WebhookHeaders,
-  type WebhookOutcome,
+import { ProviderWebhookError } from './provider-contract';
+import type {
+  CheckoutOrder,
+  CreatedCheckout,
+  ProviderAdapter,
+  ProviderDescriptor,
+  ProviderPaymentStatus,
+  ProviderStatusQuery,
+  ProviderWebhookEvent,
+  WebhookHeaders,
+  WebhookOutcome,
 } from './provider-contract';
 import { safeEqual, singleHeader } from './support/signing';
 import { jsonAcknowledgement } from './support/webhook-acknowledgement';
+import { webhookJson } from './support/webhook-json';
 
 export interface SandboxAdapterOptions {
   /** Base URL of the sandbox provider app, e.g. http://127.0.0.1:3300. */
@@ -187,12 +188,7 @@ function webhookMac(t: string, rawBody: Buffer | string, secret: Buffer): string
 }
 
 function parseWebhookBody(rawBody: Buffer): SandboxWebhookBody {
-  let body: Partial<SandboxWebhookBody>;
-  try {
-    body = JSON.parse(rawBody.toString('utf8')) as Partial<SandboxWebhookBody>;
-  } catch {
-    throw new ProviderWebhookError('webhook body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'webhook body') as Partial<SandboxWebhookBody>;
   if (typeof body !== 'object' || body === null) throw new ProviderWebhookError('webhook body is not a JSON object');
   const { payment_id, status, order_id, reason, tx_hash } = body;
   if (typeof payment_id !== 'string' || typeof order_id !== 'string' || !WEBHOOK_STATUSES.includes(status as ProviderPaymentStatus)) {

@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual, type BinaryLike, type KeyObject } from 'node:crypto';
+import { ProviderWebhookError } from '../provider-contract';
 
 /** The digests and MACs providers document, named by what they are, with the output encoding asked for. */
 
@@ -45,6 +46,19 @@ export function withinTolerance(
   if (!/^\d{1,16}$/.test(text)) return false;
   const ms = unit === 'seconds' ? Number(text) * 1000 : Number(text);
   return Math.abs(nowMs - ms) <= toleranceSeconds * 1000;
+}
+
+/** Refuses a webhook whose signed time is not withinTolerance; `what` names that time in the refusal. */
+export function refuseStale(
+  what: string,
+  timestamp: string | number,
+  unit: 'seconds' | 'milliseconds',
+  nowMs: number,
+  toleranceSeconds: number,
+): void {
+  if (!withinTolerance(timestamp, unit, nowMs, toleranceSeconds)) {
+    throw new ProviderWebhookError(`${what} is more than ${toleranceSeconds} s from now (a replay, or a clock far off)`);
+  }
 }
 
 /** A header's single value: undefined when absent or sent more than once (a signature header is one value). */

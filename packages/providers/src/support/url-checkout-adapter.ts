@@ -1,12 +1,13 @@
-import {
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type ProviderAdapter,
-  type ProviderDescriptor,
-  type WebhookHeaders,
-  type WebhookOutcome,
+import { ProviderWebhookError } from '../provider-contract';
+import type {
+  AdapterContext,
+  CheckoutOrder,
+  ProviderAdapter,
+  ProviderDescriptor,
+  WebhookHeaders,
+  WebhookOutcome,
 } from '../provider-contract';
+import { providerAdapter } from './provider-adapter';
 
 /**
  * The adapter of a provider whose checkout is a URL built here, with no call to the provider,
@@ -20,9 +21,7 @@ export function urlCheckoutAdapter(
   verifyWebhook?: (rawBody: Buffer, headers: WebhookHeaders) => Promise<WebhookOutcome>,
 ): ProviderAdapter {
   const host = descriptor.hosts[context.mode];
-  return {
-    descriptor,
-    mode: context.mode,
+  return providerAdapter(descriptor, context, {
     createCheckout: async (order) => ({ kind: 'redirect', url: checkoutUrl(order, host) }),
     verifyWebhook:
       verifyWebhook ??
@@ -31,5 +30,5 @@ export function urlCheckoutAdapter(
           `${descriptor.displayName} documents no webhook signature this gateway can verify; its webhooks are not accepted`,
         );
       }),
-  };
+  });
 }

@@ -1,5 +1,5 @@
 import type { ReportedDestination } from '@gateway/domain';
-import type { ProviderPaymentStatus, ProviderWebhookEvent } from '../provider-contract';
+import type { ProviderPaymentStatus, ProviderWebhookEvent, WebhookPaymentMatch } from '../provider-contract';
 
 /** What a webhook parser read of a buy order; each identifier present only when the provider sent it. */
 export interface PaymentEventFields {
@@ -37,11 +37,7 @@ export function paymentEvent({
   return {
     kind: 'event',
     event: {
-      match: {
-        ...(paymentId ? { paymentId } : {}),
-        ...(providerReference ? { providerReference } : {}),
-        ...(walletAddress ? { walletAddress } : {}),
-      },
+      match: paymentMatch({ paymentId, providerReference, walletAddress }),
       status,
       rawStatus,
       ...(providerReference ? { providerReference } : {}),
@@ -53,7 +49,29 @@ export function paymentEvent({
   };
 }
 
+/** How a webhook names its payment: by whichever identifiers it carries, empty ones left out. */
+export function paymentMatch({
+  paymentId,
+  providerReference,
+  walletAddress,
+}: {
+  paymentId?: string | undefined;
+  providerReference?: string | undefined;
+  walletAddress?: string | undefined;
+}): WebhookPaymentMatch {
+  return {
+    ...(paymentId ? { paymentId } : {}),
+    ...(providerReference ? { providerReference } : {}),
+    ...(walletAddress ? { walletAddress } : {}),
+  };
+}
+
 /** The parts of a destination the provider reported, empty ones left out. */
 export function destination(parts: ReportedDestination): ReportedDestination {
   return Object.fromEntries(Object.entries(parts).filter(([, value]) => typeof value === 'string' && value !== '')) as ReportedDestination;
+}
+
+/** A field a provider sent as text: a non-empty string, else undefined (an empty one names nothing). */
+export function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }

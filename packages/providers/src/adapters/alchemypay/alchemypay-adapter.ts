@@ -1,15 +1,10 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type ProviderDescriptor,
-  type WebhookOutcome,
-} from '../../provider-contract';
-import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
+import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
+import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { urlWithQuery } from '../../support/checkout-url';
+import { secretSetting } from '../../support/secret-setting';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { alchemyPayWebhookEvent, alchemyPayWebhookSignContent, parseAlchemyPayWebhook } from './alchemypay-webhook';
 
 /**
@@ -49,11 +44,10 @@ import { alchemyPayWebhookEvent, alchemyPayWebhookSignContent, parseAlchemyPayWe
 
 const settings = Type.Object({
   APP_ID: Type.String({ pattern: '^[A-Za-z0-9]{8,64}$', description: 'appId issued by Alchemy Pay (merchant dashboard), sent as appId' }),
-  APP_SECRET: Type.String({
-    pattern: '^\\S{8,256}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'appSecret issued with the appId: signs the page URL (sign) and verifies webhooks (newSignature)',
-  }),
+  APP_SECRET: secretSetting(
+    { pattern: '^\\S{8,256}$' },
+    'appSecret issued with the appId: signs the page URL (sign) and verifies webhooks (newSignature)',
+  ),
 });
 
 export const ALCHEMYPAY_TIMESTAMP_HEADER = 'timestamp';
@@ -62,6 +56,8 @@ export const ALCHEMYPAY_WEBHOOK_TOLERANCE_SECONDS = 300;
 export const ALCHEMYPAY_BUY_PAGE_PATH = '/index/rampPageBuy';
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://ramp.alchemypay.org', test: 'https://ramptest.alchemypay.org' },
+  docs: 'https://alchemypay.readme.io/docs/ramp-signature-description',
   id: 'alchemypay',
   displayName: 'Alchemy Pay',
   currency: 'any',
@@ -71,27 +67,18 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, newSignature body field over timestamp header + callback path + sorted body',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://ramp.alchemypay.org', test: 'https://ramptest.alchemypay.org' },
-  docs: 'https://alchemypay.readme.io/docs/ramp-signature-description',
 };
 
 export const alchemypay = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
-    const host = descriptor.hosts[context.mode];
     // The webhook signs the path of the callbackUrl we give, without the domain.
     const callbackPath = new URL(context.webhookUrl).pathname;
-    return {
+    return urlCheckoutAdapter(
       descriptor,
-      mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
-        return {
-          kind: 'redirect',
-          url: signedAlchemyPayUrl(host, values.APP_ID, values.APP_SECRET, order, context.webhookUrl, context.now()),
-        };
-      },
-      async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
+      context,
+      (order, host) => signedAlchemyPayUrl(host, values.APP_ID, values.APP_SECRET, order, context.webhookUrl, context.now()),
+      async (rawBody, headers) => {
         const timestamp = singleHeader(headers, ALCHEMYPAY_TIMESTAMP_HEADER) ?? '';
         if (!/^\d{13}$/.test(timestamp)) throw new ProviderWebhookError(`missing or malformed ${ALCHEMYPAY_TIMESTAMP_HEADER} header`);
         const body = parseAlchemyPayWebhook(rawBody);
@@ -99,17 +86,13 @@ export const alchemypay = defineProvider({
         if (given === '') throw new ProviderWebhookError('Alchemy Pay webhook has no newSignature');
         const expected = hmacSha256(values.APP_SECRET, alchemyPayWebhookSignContent(timestamp, callbackPath, body), 'base64');
         if (!safeEqual(given, expected)) throw new ProviderWebhookError('newSignature does not match the webhook');
-        if (!withinTolerance(timestamp, 'milliseconds', context.now(), ALCHEMYPAY_WEBHOOK_TOLERANCE_SECONDS)) {
-          throw new ProviderWebhookError(
-            `${ALCHEMYPAY_TIMESTAMP_HEADER} is more than ${ALCHEMYPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`,
-          );
-        }
+        refuseStale(ALCHEMYPAY_TIMESTAMP_HEADER, timestamp, 'milliseconds', context.now(), ALCHEMYPAY_WEBHOOK_TOLERANCE_SECONDS);
         return {
           ...alchemyPayWebhookEvent(body),
           acknowledgement: jsonAcknowledgement({ success: true, returnCode: '0000', returnMsg: 'SUCCESS', data: null }),
         };
       },
-    };
+    );
   },
 });
 
@@ -146,8 +129,7 @@ export function signedAlchemyPayUrl(
     redirectUrl: order.returnUrl,
     callbackUrl,
   };
-  const url = new URL(host);
-  for (const [name, value] of Object.entries(params)) url.searchParams.append(name, value);
+  const url = urlWithQuery(host, params);
   url.searchParams.append('sign', hmacSha256(appSecret, alchemyPayPageSignContent(timestamp, params), 'base64'));
   return url.toString();
 }

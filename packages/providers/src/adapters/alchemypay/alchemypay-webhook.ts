@@ -1,6 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
-import { paymentEvent } from '../../support/webhook-event';
+import type { ProviderWebhookEvent } from '../../provider-contract';
+import { paymentEvent, text } from '../../support/webhook-event';
+import { webhookJsonObject } from '../../support/webhook-json';
 
 /**
  * Alchemy Pay's webhooks (https://alchemypay.readme.io/docs/webhook): a flat JSON object of
@@ -30,15 +31,7 @@ const UNSIGNED_FIELDS = new Set(['signature', 'newSignature']);
 export type AlchemyPayWebhookBody = Readonly<Record<string, unknown>>;
 
 export function parseAlchemyPayWebhook(rawBody: Buffer): AlchemyPayWebhookBody {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Alchemy Pay webhook body is not JSON');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new ProviderWebhookError('Alchemy Pay webhook body is not a JSON object');
-  return body as AlchemyPayWebhookBody;
+  return webhookJsonObject(rawBody, 'Alchemy Pay webhook body');
 }
 
 /**
@@ -58,7 +51,6 @@ export function alchemyPayWebhookSignContent(timestamp: string, requestPath: str
 export function alchemyPayWebhookEvent(
   body: AlchemyPayWebhookBody,
 ): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const rawStatus = text(body.status) ?? '';
   const status = ON_RAMP_STATUS[rawStatus];
   if (!status) return { kind: 'ignored', why: `not an on-ramp order status: ${rawStatus.slice(0, 40) || '(none)'}` };

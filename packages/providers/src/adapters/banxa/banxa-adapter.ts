@@ -1,18 +1,11 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type ProviderAdapter,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
-import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
+import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { urlWithQuery } from '../../support/checkout-url';
+import { secretSetting } from '../../support/secret-setting';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { banxaOrderEvent, banxaWebhookNotice } from './banxa-webhook';
 
 /**
@@ -65,24 +58,18 @@ const settings = Type.Object({
     description:
       'partner reference Banxa assigns on onboarding: the checkout subdomain ({partnerRef}.banxa.com) and the partner in API paths',
   }),
-  API_KEY: Type.String({
-    pattern: '^\\S{8,256}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'v2 API key: the x-api-key of Get Order',
-  }),
+  API_KEY: secretSetting({ pattern: '^\\S{8,256}$' }, 'v2 API key: the x-api-key of Get Order'),
   HMAC_KEY: Type.String({
     pattern: '^[^:\\s]{8,256}$',
     description: "HMAC credentials' key: the key named in a webhook's Authorization (not the v2 API key)",
   }),
-  HMAC_SECRET: Type.String({
-    pattern: '^\\S{8,256}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: "HMAC credentials' secret: Banxa signs webhooks with it",
-  }),
+  HMAC_SECRET: secretSetting({ pattern: '^\\S{8,256}$' }, "HMAC credentials' secret: Banxa signs webhooks with it"),
 });
 export type BanxaSettings = Static<typeof settings>;
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://banxa.com', test: 'https://banxa-sandbox.com' },
+  docs: 'https://docs.banxa.com/products/hosted-checkout/docs/referral-integration/supported-parameters',
   id: 'banxa',
   displayName: 'Banxa',
   currency: 'any',
@@ -92,22 +79,17 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, Authorization: Bearer key:signature:nonce',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://banxa.com', test: 'https://banxa-sandbox.com' },
-  docs: 'https://docs.banxa.com/products/hosted-checkout/docs/referral-integration/supported-parameters',
 };
 
 export const banxa = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
-  create(values, context): ProviderAdapter {
+  create(values, context) {
     const webhookPath = new URL(context.webhookUrl).pathname;
-    return {
+    return urlCheckoutAdapter(
       descriptor,
-      mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
-        return { kind: 'redirect', url: banxaReferralUrl(context.mode, values.PARTNER_REF, order) };
-      },
-      async verifyWebhook(rawBody, headers): Promise<WebhookOutcome> {
+      context,
+      (order) => banxaReferralUrl(context.mode, values.PARTNER_REF, order),
+      async (rawBody, headers) => {
         const match = BANXA_AUTHORIZATION.exec(singleHeader(headers, 'authorization') ?? '');
         if (!match) throw new ProviderWebhookError('missing or malformed Authorization (Bearer key:signature:nonce)');
         const [, key = '', signature = '', nonce = ''] = match;
@@ -115,32 +97,27 @@ export const banxa = defineProvider({
         const expected = banxaWebhookSignature(values.HMAC_SECRET, webhookPath, nonce, rawBody);
         if (!safeEqual(signature.toLowerCase(), expected))
           throw new ProviderWebhookError('Authorization signature does not match the body');
-        if (!withinTolerance(...nonceTime(nonce), context.now(), BANXA_WEBHOOK_TOLERANCE_SECONDS)) {
-          throw new ProviderWebhookError(
-            `Authorization nonce is more than ${BANXA_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`,
-          );
-        }
+        refuseStale('Authorization nonce', ...nonceTime(nonce), context.now(), BANXA_WEBHOOK_TOLERANCE_SECONDS);
         const acknowledgement = jsonAcknowledgement({ received: true });
         const notice = banxaWebhookNotice(rawBody);
         if (notice.kind === 'ignored') return { ...notice, acknowledgement };
         const order = await getBanxaOrder(context, values, notice.orderId);
         return { ...banxaOrderEvent(order, notice.orderId), acknowledgement };
       },
-    };
+    );
   },
 });
 
 export function banxaReferralUrl(mode: ProviderMode, partnerRef: string, order: CheckoutOrder): string {
-  const url = new URL(`https://${partnerRef}.${new URL(descriptor.hosts[mode]).hostname}/`);
-  const query = url.searchParams;
-  query.append('coinType', 'USDC');
-  query.append('blockchain', BANXA_POLYGON_BLOCKCHAIN);
-  query.append('walletAddress', order.walletAddress);
-  query.append('fiatType', order.currency);
-  query.append('fiatAmount', order.amount);
-  query.append('email', order.email);
-  query.append('returnUrl', order.returnUrl);
-  return url.toString();
+  return urlWithQuery(`https://${partnerRef}.${new URL(descriptor.hosts[mode]).hostname}/`, {
+    coinType: 'USDC',
+    blockchain: BANXA_POLYGON_BLOCKCHAIN,
+    walletAddress: order.walletAddress,
+    fiatType: order.currency,
+    fiatAmount: order.amount,
+    email: order.email,
+    returnUrl: order.returnUrl,
+  }).toString();
 }
 
 /** Banxa's HMAC over a POST: hex HMAC-SHA256(secret, "POST\n" + path + "\n" + nonce + "\n" + body). */

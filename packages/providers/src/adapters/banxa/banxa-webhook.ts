@@ -1,5 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import type { ProviderWebhookEvent } from '../../provider-contract';
+import { webhookJson } from '../../support/webhook-json';
+import { isObject } from '../../support/session-call';
 
 /**
  * Banxa's order webhook (https://docs.banxa.com/products/hosted-checkout/docs/transaction-lifecycle/webhooks):
@@ -41,13 +43,8 @@ export type BanxaNotice = { kind: 'order'; orderId: string } | { kind: 'ignored'
 
 /** Which order an authentic webhook is about, or why it is not about a buy order. */
 export function banxaWebhookNotice(rawBody: Buffer): BanxaNotice {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Banxa webhook body is not JSON');
-  }
-  const record = isRecord(body) ? body : {};
+  const body = webhookJson(rawBody, 'Banxa webhook body');
+  const record = isObject(body) ? body : {};
   const orderId = record.order_id;
   if (typeof orderId !== 'string') return { kind: 'ignored', why: 'not an order webhook (no order_id)' };
   if (!ORDER_ID.test(orderId)) return { kind: 'ignored', why: `order_id ${orderId.slice(0, 40)} is not a Banxa order id` };
@@ -65,7 +62,7 @@ export function banxaOrderEvent(
   order: unknown,
   orderId: string,
 ): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  if (!isRecord(order)) throw new Error('Banxa Get Order answered with something other than an order');
+  if (!isObject(order)) throw new Error('Banxa Get Order answered with something other than an order');
   if (order.id !== orderId) throw new Error(`Banxa Get Order answered for another order than ${orderId}`);
   if (typeof order.orderType === 'string' && order.orderType.toUpperCase() !== 'BUY')
     return { kind: 'ignored', why: `a ${order.orderType.slice(0, 20)} order` };
@@ -86,8 +83,4 @@ export function banxaOrderEvent(
       ...(rawStatus === 'refunded' ? { refunded: true } : {}),
     },
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

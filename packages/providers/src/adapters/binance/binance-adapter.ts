@@ -1,23 +1,15 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  POLYGON_USDC,
-  ProviderCheckoutError,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderWebhookEvent,
-  type WebhookHeaders,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, POLYGON_USDC, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
+import type { CheckoutOrder, ProviderDescriptor, ProviderWebhookEvent, WebhookHeaders } from '../../provider-contract';
+import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import type { ProviderHttpClient, ProviderHttpResponse } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 import { binanceOrderEvent, binanceOrderId, binanceWebhookEvent } from './binance-order';
 
 /**
@@ -69,11 +61,7 @@ const LOCKED_ATTRIBUTES = [1, 2, 3, 4, 5, 6, 7];
 
 const settings = Type.Object({
   CLIENT_ID: Type.String({ pattern: '^[A-Za-z0-9_-]{4,100}$', description: 'client id Binance assigns, sent as X-Tesla-ClientId' }),
-  API_KEY: Type.String({
-    pattern: '^[A-Za-z0-9_-]{8,200}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'API key (sign access token), sent as X-Tesla-SignAccessToken',
-  }),
+  API_KEY: secretSetting({ pattern: '^[A-Za-z0-9_-]{8,200}$' }, 'API key (sign access token), sent as X-Tesla-SignAccessToken'),
   PRIVATE_KEY: Type.String({
     minLength: 100,
     description: "the partner's RSA private key (PKCS#8, PEM or base64 DER) whose public half Binance holds; signs requests",
@@ -87,9 +75,7 @@ const settings = Type.Object({
   NETWORK: Type.Optional(
     Type.String({ pattern: '^[A-Z0-9_]{2,20}$', description: "Binance's network code for Polygon PoS; default MATIC" }),
   ),
-  API_URL: Type.Optional(
-    Type.String({ pattern: '^https?://[^/?#\\s]+/?$', description: 'API host; default https://api.commonservice.io' }),
-  ),
+  API_URL: apiUrlSetting('API host; default https://api.commonservice.io'),
   ORDER_LOCK: Type.Optional(
     Type.Union([Type.Literal('on'), Type.Literal('off')], {
       productionValue: 'on',
@@ -102,6 +88,8 @@ const settings = Type.Object({
 });
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://app.binance.com', test: 'https://app.binance.com' },
+  docs: 'https://developers.binance.com/en/docs/products/connect-2.0/introduction',
   id: 'binance',
   displayName: 'Binance',
   currency: 'any',
@@ -111,15 +99,12 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'SHA256withRSA, X-BN-Connect-Signature (Binance public key)',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://app.binance.com', test: 'https://app.binance.com' },
-  docs: 'https://developers.binance.com/en/docs/products/connect-2.0/introduction',
 };
 
 export const binance = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? BINANCE_API_URL).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, BINANCE_API_URL);
     const privateKey = rsaKey(values.PRIVATE_KEY, 'private');
     const binancePublicKey = rsaKey(values.WEBHOOK_PUBLIC_KEY, 'public');
     const call = (path: string, body: string, signal: AbortSignal, retryable: boolean) =>
@@ -128,10 +113,8 @@ export const binance = defineProvider({
         retryable,
         now: context.now(),
       });
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order, { idempotencyKey, signal }): Promise<CreatedCheckout> {
+    return providerAdapter(descriptor, context, {
+      async createCheckout(order, { idempotencyKey, signal }) {
         const body = binancePreOrderBody(order, binanceOrderId(idempotencyKey), values, context.now());
         const data = answerData('pre-order', await call(PRE_ORDER, body, signal, false));
         const link = typeof data.link === 'string' ? binanceLink(data.link) : undefined;
@@ -144,7 +127,7 @@ export const binance = defineProvider({
           ...(expiresAt !== undefined ? { expiresAt } : {}),
         };
       },
-      async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody, headers) {
         verifyBinanceSignature(rawBody, headers, { publicKey: binancePublicKey, clientId: values.CLIENT_ID, nowMs: context.now() });
         return { ...binanceWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ returnCode: 'SUCCESS', returnMessage: null }) };
       },
@@ -157,7 +140,7 @@ export const binance = defineProvider({
         }
         return binanceOrderEvent({ ...answer.data, externalOrderId }) ?? null;
       },
-    };
+    });
   },
 });
 
@@ -168,10 +151,7 @@ export function binancePreOrderBody(
   values: { MERCHANT_CODE: string; MERCHANT_NAME: string; NETWORK?: string | undefined },
   nowMs: number,
 ): string {
-  if (!/^\d{1,12}\.\d{2}$/.test(order.amount)) {
-    throw new ProviderCheckoutError(`Binance pre-order not sent: the amount ${order.amount.slice(0, 20)} is not a decimal`, 'refused');
-  }
-  const fields = JSON.stringify({
+  const fields = {
     externalOrderId,
     merchantCode: values.MERCHANT_CODE,
     merchantName: values.MERCHANT_NAME,
@@ -185,9 +165,9 @@ export function binancePreOrderBody(
     redirectUrl: order.returnUrl,
     failRedirectUrl: order.returnUrl,
     customization: { LOCK_ORDER_ATTRIBUTES: LOCKED_ATTRIBUTES, HIDE_SEND: true },
-  });
-  // Binance takes the amount as a JSON number: written from the decimal string, so no float rounds it.
-  return `${fields.slice(0, -1)},"fiatAmount":${order.amount}}`;
+  };
+  // Binance takes the amount as a JSON number.
+  return jsonWithAmount(fields, 'fiatAmount', decimalAmount('Binance pre-order', order.amount), 'last');
 }
 
 interface SigningCredentials {

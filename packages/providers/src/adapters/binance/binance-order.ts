@@ -1,7 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
-import { isObject } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import type { ProviderWebhookEvent } from '../../provider-contract';
+import { paymentEvent, text } from '../../support/webhook-event';
+import { webhookJsonObject } from '../../support/webhook-json';
 
 /**
  * Binance Pay Onchain's order statuses (developers.binance.com/en/docs/products/connect-2.0/basics/
@@ -67,22 +67,16 @@ export function binanceOrderEvent(order: Record<string, unknown>): ProviderWebho
     paymentId: paymentIdOfBinanceOrder(orderId),
     providerReference: orderId,
     // The pre-order's destination, where the order reports it back.
-    walletAddress: typeof order.address === 'string' ? order.address : undefined,
-    network: typeof order.network === 'string' ? order.network : undefined,
-    asset: typeof order.cryptoCurrency === 'string' ? order.cryptoCurrency : undefined,
+    walletAddress: text(order.address),
+    network: text(order.network),
+    asset: text(order.cryptoCurrency),
     reason: mapped.reason,
   }).event;
 }
 
 /** A verified webhook body: an on-ramp (buy) order's status change; other events and order types are ignored. */
 export function binanceWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Binance webhook body is not JSON');
-  }
-  if (!isObject(body)) throw new ProviderWebhookError('Binance webhook body is not a JSON object');
+  const body = webhookJsonObject(rawBody, 'Binance webhook body');
   const type = typeof body.webhookEventType === 'string' ? body.webhookEventType : '';
   if (type !== BINANCE_ORDER_EVENT) return { kind: 'ignored', why: `event ${type.slice(0, 60) || '(none)'}` };
   if (body.type !== 1) return { kind: 'ignored', why: 'not a buy order' };

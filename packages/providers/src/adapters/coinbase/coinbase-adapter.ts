@@ -1,18 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderStatusQuery,
-  type ProviderWebhookEvent,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { CheckoutOrder, ProviderDescriptor, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
+import { urlWithQuery } from '../../support/checkout-url';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { providerAdapter } from '../../support/provider-adapter';
 import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
 
 /**
@@ -61,9 +56,7 @@ const settings = Type.Object({
     minLength: 40,
     description: 'CDP Secret API key secret: base64 Ed25519 (64 bytes) or a PEM EC (P-256) private key',
   }),
-  API_URL: Type.Optional(
-    Type.String({ pattern: '^https?://[^/?#\\s]+/?$', description: 'CDP API host; default https://api.developer.coinbase.com' }),
-  ),
+  API_URL: apiUrlSetting('CDP API host; default https://api.developer.coinbase.com'),
 });
 
 export const COINBASE_API_URL = 'https://api.developer.coinbase.com';
@@ -83,6 +76,8 @@ export const COINBASE_TRANSACTION_STATUS: Readonly<Record<string, ProviderPaymen
 };
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: COINBASE_PAY_URL, test: COINBASE_SANDBOX_PAY_URL },
+  docs: 'https://docs.cdp.coinbase.com/onramp-&-offramp/session-token-authentication',
   id: 'coinbase',
   displayName: 'Coinbase',
   currency: 'any',
@@ -97,21 +92,16 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   reportsDestination: true,
   delivers: 'native',
   settings,
-  hosts: { live: COINBASE_PAY_URL, test: COINBASE_SANDBOX_PAY_URL },
-  docs: 'https://docs.cdp.coinbase.com/onramp-&-offramp/session-token-authentication',
 };
 
 export const coinbase = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? COINBASE_API_URL).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, COINBASE_API_URL);
     const cdpKey: CdpKey = importCdpKey(values.KEY_SECRET);
     const bearer = async (method: string, url: string) => `Bearer ${await cdpBearerJwt(cdpKey, values.KEY_ID, method, url, context.now())}`;
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+    return providerAdapter(descriptor, context, {
+      async createCheckout(order, { signal }) {
         const url = `${apiUrl}/onramp/v1/token`;
         const response = await context.http.request({
           method: 'POST',
@@ -134,7 +124,7 @@ export const coinbase = defineProvider({
         throw new ProviderWebhookError('Coinbase webhooks are not received here: the gateway asks the transaction status API');
       },
       status: async (query, { signal }) => coinbaseTransactionStatus(context.http, apiUrl, bearer, query, signal),
-    };
+    });
   },
 });
 
@@ -147,20 +137,16 @@ export function coinbaseTokenRequest(order: CheckoutOrder): Record<string, unkno
 }
 
 export function coinbaseOnrampUrl(token: string, order: CheckoutOrder, host: string): URL {
-  const url = new URL('/buy/select-asset', host);
-  for (const [name, value] of [
-    ['sessionToken', token],
-    ['defaultNetwork', 'polygon'],
-    ['defaultAsset', 'USDC'],
-    ['presetFiatAmount', order.amount],
-    ['fiatCurrency', order.currency],
-    ['defaultPaymentMethod', 'CARD'],
-    ['partnerUserRef', order.paymentId],
-    ['redirectUrl', order.returnUrl],
-  ] as const) {
-    url.searchParams.append(name, value);
-  }
-  return url;
+  return urlWithQuery(new URL('/buy/select-asset', host), {
+    sessionToken: token,
+    defaultNetwork: 'polygon',
+    defaultAsset: 'USDC',
+    presetFiatAmount: order.amount,
+    fiatCurrency: order.currency,
+    defaultPaymentMethod: 'CARD',
+    partnerUserRef: order.paymentId,
+    redirectUrl: order.returnUrl,
+  });
 }
 
 async function coinbaseTransactionStatus(
@@ -191,10 +177,10 @@ async function coinbaseTransactionStatus(
     status,
     rawStatus: latest.status,
     paymentId: query.paymentId,
-    providerReference: typeof latest.transaction_id === 'string' ? latest.transaction_id : undefined,
-    walletAddress: typeof latest.wallet_address === 'string' ? latest.wallet_address : undefined,
-    network: typeof latest.purchase_network === 'string' ? latest.purchase_network : undefined,
-    asset: typeof latest.purchase_currency === 'string' ? latest.purchase_currency : undefined,
+    providerReference: text(latest.transaction_id),
+    walletAddress: text(latest.wallet_address),
+    network: text(latest.purchase_network),
+    asset: text(latest.purchase_currency),
     reason: status === 'failed' ? 'Coinbase could not complete the purchase.' : undefined,
   });
   const txHash = typeof latest.tx_hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(latest.tx_hash) ? latest.tx_hash : undefined;

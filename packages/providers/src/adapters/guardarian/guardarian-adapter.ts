@@ -1,20 +1,13 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderCheckoutError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type ProviderStatusQuery,
-  type ProviderWebhookEvent,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider } from '../../provider-contract';
+import type { CheckoutOrder, ProviderDescriptor, ProviderMode, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { checkoutUrlIn, isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
+import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 import { guardarianTransactionEvent, guardarianWebhookEvent } from './guardarian-transaction';
 
 /**
@@ -59,20 +52,13 @@ export const GUARDARIAN_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
 };
 
 const settings = Type.Object({
-  API_KEY: Type.String({
-    pattern: '^[A-Za-z0-9-]{16,128}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'partner API key, sent as x-api-key',
-  }),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'API host; default https://api-payments.guardarian.com (test: https://api-payments-staging.guardarian.com)',
-    }),
-  ),
+  API_KEY: secretSetting({ pattern: '^[A-Za-z0-9-]{16,128}$' }, 'partner API key, sent as x-api-key'),
+  API_URL: apiUrlSetting('API host; default https://api-payments.guardarian.com (test: https://api-payments-staging.guardarian.com)'),
 });
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://payments.guardarian.com', test: 'https://payments-staging.guardarian.com' },
+  docs: 'https://docs.guardarian.com/docs/category/reference',
   id: 'guardarian',
   displayName: 'Guardarian',
   currency: 'any',
@@ -85,19 +71,14 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhookUnsigned: true,
   delivers: 'native',
   settings,
-  hosts: { live: 'https://payments.guardarian.com', test: 'https://payments-staging.guardarian.com' },
-  docs: 'https://docs.guardarian.com/docs/category/reference',
 };
 
 export const guardarian = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? GUARDARIAN_API_HOSTS[context.mode]).replace(/\/+$/, '');
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+    const apiUrl = apiUrlOf(values.API_URL, GUARDARIAN_API_HOSTS[context.mode]);
+    return providerAdapter(descriptor, context, {
+      async createCheckout(order, { signal }) {
         const response = await context.http.request({
           method: 'POST',
           url: `${apiUrl}/v1/transaction`,
@@ -118,20 +99,17 @@ export const guardarian = defineProvider({
         if (!url) throw malformedAnswer('Guardarian', 'transaction', 'redirect_url is not an https URL');
         return { kind: 'redirect', url, providerReference: id };
       },
-      async verifyWebhook(rawBody: Buffer): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody) {
         return { ...guardarianWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
       status: (query, { signal }) => guardarianTransactionStatus(context.http, apiUrl, values.API_KEY, query, signal),
-    };
+    });
   },
 });
 
 /** The JSON of one transaction: the order's amount by card, USDC on Polygon to the wallet, no choice left to the customer. */
 export function guardarianTransactionBody(order: CheckoutOrder): string {
-  if (!/^\d{1,12}\.\d{2}$/.test(order.amount)) {
-    throw new ProviderCheckoutError(`Guardarian transaction not sent: the amount ${order.amount.slice(0, 20)} is not a decimal`, 'refused');
-  }
-  const rest = JSON.stringify({
+  const fields = {
     from_currency: order.currency,
     from_network: order.currency,
     to_currency: 'USDC',
@@ -141,9 +119,9 @@ export function guardarianTransactionBody(order: CheckoutOrder): string {
     customer: { contact_info: { email: order.email } },
     redirects: { successful: order.returnUrl, cancelled: order.returnUrl, failed: order.returnUrl },
     external_partner_link_id: order.paymentId,
-  });
-  // Guardarian takes the amount as a JSON number: written from the decimal string, so no float rounds it.
-  return `{"from_amount":${order.amount},${rest.slice(1)}`;
+  };
+  // Guardarian takes the amount as a JSON number.
+  return jsonWithAmount(fields, 'from_amount', decimalAmount('Guardarian transaction', order.amount), 'first');
 }
 
 /** GET /v1/transaction/{id}: null until a checkout gave Guardarian's id, or while it knows none (404). */

@@ -1,7 +1,8 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
+import { webhookJson } from '../../support/webhook-json';
 
 /**
  * A Guardarian transaction (the webhook's `payload`, and the answer of GET /v1/transaction/{id}) read
@@ -31,9 +32,9 @@ export function guardarianTransactionEvent(transaction: Record<string, unknown>)
     rawStatus: raw,
     paymentId,
     providerReference: id && /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : undefined,
-    walletAddress: typeof payout.payout_address === 'string' ? payout.payout_address : undefined,
-    network: typeof transaction.to_network === 'string' ? transaction.to_network : undefined,
-    asset: typeof transaction.to_currency === 'string' ? transaction.to_currency : undefined,
+    walletAddress: text(payout.payout_address),
+    network: text(transaction.to_network),
+    asset: text(transaction.to_currency),
     reason: mapped.reason,
     refunded: raw === 'refunded',
   });
@@ -43,12 +44,7 @@ export function guardarianTransactionEvent(transaction: Record<string, unknown>)
 
 /** A webhook body `{"requesterType": "EXCHANGE", "version": …, "payload": {…}}`, unsigned: a hint only. */
 export function guardarianWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Guardarian webhook body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'Guardarian webhook body');
   if (!isObject(body) || !isObject(body.payload)) throw new ProviderWebhookError('Guardarian webhook has no payload object');
   if (body.requesterType !== 'EXCHANGE') return { kind: 'ignored', why: `requesterType ${String(body.requesterType).slice(0, 40)}` };
   const event = guardarianTransactionEvent(body.payload);

@@ -1,16 +1,10 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type ProviderDescriptor,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { hmacSha256, safeEqual, sha512, singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
+import { urlWithQuery } from '../../support/checkout-url';
+import { secretSetting } from '../../support/secret-setting';
 import { mercuryoWebhookEvent } from './mercuryo-webhook';
 
 /**
@@ -53,19 +47,16 @@ const UUID = '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A
 
 const settings = Type.Object({
   WIDGET_ID: Type.String({ pattern: UUID, description: 'widget ID (Dashboard → Widgets), sent as widget_id' }),
-  SECRET_KEY: Type.String({
-    pattern: '^\\S{8,256}$',
-    // The partner sets it in the dashboard: whoever guesses a short one signs checkout URLs in our name.
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description:
-      "the widget's Secret (Dashboard → Widgets → the widget → Secret), signs the widget URL (signature v2); at least 32 characters " +
+  // The partner sets it in the dashboard: whoever guesses a short one signs checkout URLs in our name.
+  SECRET_KEY: secretSetting(
+    { pattern: '^\\S{8,256}$' },
+    "the widget's Secret (Dashboard → Widgets → the widget → Secret), signs the widget URL (signature v2); at least 32 characters " +
       'in production',
-  }),
-  SIGN_KEY: Type.String({
-    pattern: '^\\S{8,256}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: "the widget's callback Sign Key (Dashboard → Widgets → the widget), verifies X-Signature on callbacks",
-  }),
+  ),
+  SIGN_KEY: secretSetting(
+    { pattern: '^\\S{8,256}$' },
+    "the widget's callback Sign Key (Dashboard → Widgets → the widget), verifies X-Signature on callbacks",
+  ),
 });
 
 export const MERCURYO_SIGNATURE_HEADER = 'x-signature';
@@ -73,6 +64,8 @@ export const MERCURYO_SIGNATURE_HEADER = 'x-signature';
 export const MERCURYO_POLYGON_NETWORK = 'POLYGON';
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://exchange.mercuryo.io', test: 'https://sandbox-exchange.mrcr.io' },
+  docs: 'https://widget.docs.mercuryo.io/guide/integration/security',
   id: 'mercuryo',
   displayName: 'Mercuryo',
   currency: 'any',
@@ -82,19 +75,16 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, X-Signature',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://exchange.mercuryo.io', test: 'https://sandbox-exchange.mrcr.io' },
-  docs: 'https://widget.docs.mercuryo.io/guide/integration/security',
 };
 
 export const mercuryo = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create: (values, context) =>
     urlCheckoutAdapter(
       descriptor,
       context,
       (order, host) => signedMercuryoUrl(host, values.WIDGET_ID, values.SECRET_KEY, order),
-      async (rawBody: Buffer, headers): Promise<WebhookOutcome> => {
+      async (rawBody, headers) => {
         const signature = singleHeader(headers, MERCURYO_SIGNATURE_HEADER) ?? '';
         if (!/^[0-9a-f]{64}$/.test(signature)) throw new ProviderWebhookError(`missing or malformed ${MERCURYO_SIGNATURE_HEADER}`);
         if (!safeEqual(signature, hmacSha256(values.SIGN_KEY, rawBody, 'hex'))) {
@@ -112,22 +102,21 @@ export function mercuryoSignature(address: string, secret: string, ip: string, m
 }
 
 export function signedMercuryoUrl(host: string, widgetId: string, secret: string, order: CheckoutOrder): string {
-  const url = new URL(host);
-  const query = url.searchParams;
-  query.append('widget_id', widgetId);
-  query.append('type', 'buy');
-  query.append('currency', 'USDC');
-  query.append('fix_currency', 'true');
-  query.append('fix_network', MERCURYO_POLYGON_NETWORK);
-  query.append('fiat_currency', order.currency);
-  query.append('fix_fiat_currency', 'true');
-  query.append('fiat_amount', order.amount);
-  query.append('fix_fiat_amount', 'true');
-  query.append('address', order.walletAddress);
-  query.append('merchant_transaction_id', order.paymentId);
-  query.append('email', order.email);
-  query.append('redirect_url', order.returnUrl);
-  // Signed over the values themselves (not their URL encoding), with the customer's IP as Mercuryo sees it.
-  query.append('signature', mercuryoSignature(order.walletAddress, secret, order.customerIp, order.paymentId));
-  return url.toString();
+  return urlWithQuery(host, {
+    widget_id: widgetId,
+    type: 'buy',
+    currency: 'USDC',
+    fix_currency: 'true',
+    fix_network: MERCURYO_POLYGON_NETWORK,
+    fiat_currency: order.currency,
+    fix_fiat_currency: 'true',
+    fiat_amount: order.amount,
+    fix_fiat_amount: 'true',
+    address: order.walletAddress,
+    merchant_transaction_id: order.paymentId,
+    email: order.email,
+    redirect_url: order.returnUrl,
+    // Signed over the values themselves (not their URL encoding), with the customer's IP as Mercuryo sees it.
+    signature: mercuryoSignature(order.walletAddress, secret, order.customerIp, order.paymentId),
+  }).toString();
 }

@@ -1,5 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import type { ProviderWebhookEvent } from '../../provider-contract';
+import { webhookJson } from '../../support/webhook-json';
+import { paymentMatch, text } from '../../support/webhook-event';
 
 /**
  * Mercuryo's transaction callbacks (https://widget.docs.mercuryo.io/guide/monitoring/callbacks,
@@ -39,17 +41,11 @@ const STATUS_BY_TYPE: Readonly<Record<string, Readonly<Record<string, ProviderPa
 };
 
 export function mercuryoWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: { data?: unknown; payload?: { data?: unknown } };
-  try {
-    body = JSON.parse(rawBody.toString('utf8')) as typeof body;
-  } catch {
-    throw new ProviderWebhookError('Mercuryo callback body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'Mercuryo callback body') as { data?: unknown; payload?: { data?: unknown } } | null;
   // The 2023 docs' example wraps the transaction in "payload"; current callbacks carry "data" at the top.
   const data = body?.data ?? body?.payload?.data;
   if (typeof data !== 'object' || data === null) return { kind: 'ignored', why: 'not a transaction callback' };
   const fields = data as Record<string, unknown>;
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const type = text(fields.type) ?? '';
   const statusWord = text(fields.status) ?? '';
   const statuses = STATUS_BY_TYPE[type];
@@ -63,11 +59,7 @@ export function mercuryoWebhookEvent(rawBody: Buffer): { kind: 'event'; event: P
   return {
     kind: 'event',
     event: {
-      match: {
-        ...(paymentId ? { paymentId } : {}),
-        ...(providerReference ? { providerReference } : {}),
-        ...(walletAddress ? { walletAddress } : {}),
-      },
+      match: paymentMatch({ paymentId, providerReference, walletAddress }),
       status,
       // Both words: a "failed" of the card payment and of the crypto transfer are different stories.
       rawStatus: `${type}:${statusWord}`,

@@ -1,5 +1,4 @@
-import { defineProvider, type ProviderDescriptor } from '../../provider-contract';
-import { createMoonpayAdapter, moonpayKeysMode, moonpaySettings } from '../moonpay/moonpay-adapter';
+import { moonpayPaymentMethod } from '../moonpay/moonpay-adapter';
 
 /**
  * Interac e-Transfer (Canada, CAD), through MoonPay: MoonPay lists Interac e-Transfer among its
@@ -17,23 +16,7 @@ import { createMoonpayAdapter, moonpayKeysMode, moonpaySettings } from '../moonp
  * Choice: the minimum is 100 CAD (this gateway's catalogue; MoonPay documents per-method limits
  * in the dashboard).
  */
-const descriptor: ProviderDescriptor<typeof moonpaySettings> = {
-  id: 'interac',
-  displayName: 'Interac e-Transfer (via MoonPay)',
-  currency: 'CAD',
-  minimum: '100',
-  minimumCurrency: 'CAD',
-  flow: 'signed-url',
-  webhook: 'HMAC-SHA256, Moonpay-Signature-V2 (at /webhooks/moonpay)',
-  delivers: 'native',
-  settings: moonpaySettings,
-  hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
-  docs: 'https://dev.moonpay.com/platform/guides/pay-with-widget',
-  account: 'moonpay',
-};
-
-export const interac = defineProvider({
-  descriptor,
-  modeOf: (values, requested) => moonpayKeysMode('INTERAC', values, requested),
-  create: (values, context) => createMoonpayAdapter(descriptor, values, context, 'interac'),
-});
+export const interac = moonpayPaymentMethod(
+  { id: 'interac', displayName: 'Interac e-Transfer (via MoonPay)', currency: 'CAD', minimum: '100', minimumCurrency: 'CAD' },
+  'interac',
+);

@@ -1,17 +1,12 @@
+import type { ProviderTerms } from '@gateway/domain';
 import { Type, type Static } from '@sinclair/typebox';
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
-import {
-  defineProvider,
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type ProviderAdapter,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
-import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
+import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { urlWithQuery } from '../../support/checkout-url';
+import { secretSetting } from '../../support/secret-setting';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { moonpayBuyQuote } from './moonpay-quote';
 import { moonpayTransactionStatus } from './moonpay-status';
 import { moonpayWebhookEvent } from './moonpay-webhook';
@@ -41,23 +36,20 @@ const KEY = (prefix: string) => `^${prefix}_(live|test)_[A-Za-z0-9]{8,128}$`;
 
 const settings = Type.Object({
   API_KEY: Type.String({ pattern: KEY('pk'), description: 'publishable key, pk_live_… or pk_test_… (Dashboard → Developers)' }),
-  SECRET_KEY: Type.String({
-    pattern: KEY('sk'),
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'secret key, sk_live_… or sk_test_…, signs the widget URL',
-  }),
+  SECRET_KEY: secretSetting({ pattern: KEY('sk') }, 'secret key, sk_live_… or sk_test_…, signs the widget URL'),
   // MoonPay's webhook keys are wk_live_/wk_test_ and about 31 more characters: a shorter one is a placeholder.
-  WEBHOOK_KEY: Type.String({
-    pattern: '^\\S{8,256}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'webhook API key (Dashboard → Developers → Webhooks), verifies Moonpay-Signature-V2; at least 32 characters in production',
-  }),
+  WEBHOOK_KEY: secretSetting(
+    { pattern: '^\\S{8,256}$' },
+    'webhook API key (Dashboard → Developers → Webhooks), verifies Moonpay-Signature-V2; at least 32 characters in production',
+  ),
 });
 
 export const MOONPAY_SIGNATURE_HEADER = 'moonpay-signature-v2';
 export const MOONPAY_WEBHOOK_TOLERANCE_SECONDS = 300;
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
+  docs: 'https://dev.moonpay.com/docs/ramps-sdk-url-signing',
   id: 'moonpay',
   displayName: 'MoonPay',
   currency: 'any',
@@ -67,8 +59,6 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, Moonpay-Signature-V2',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
-  docs: 'https://dev.moonpay.com/docs/ramps-sdk-url-signing',
 };
 
 export const moonpay = defineProvider({
@@ -81,6 +71,29 @@ type MoonpaySettings = Static<typeof settings>;
 
 /** The settings of a provider on a MoonPay account (MoonPay itself, Interac e-Transfer through it). */
 export const moonpaySettings = settings;
+
+/**
+ * A payment method of MoonPay's widget offered as a provider of its own (Interac e-Transfer, PayPal):
+ * it runs on the operator's MoonPay account, with MoonPay's keys (`PROVIDER_<ID>_*`), and its
+ * webhooks arrive at `/webhooks/moonpay` (`account`). `paymentMethod` is the widget's value for it.
+ */
+export function moonpayPaymentMethod(terms: ProviderTerms, paymentMethod: string) {
+  const descriptor: ProviderDescriptor<typeof settings> = {
+    hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
+    docs: 'https://dev.moonpay.com/platform/guides/pay-with-widget',
+    ...terms,
+    flow: 'signed-url',
+    webhook: 'HMAC-SHA256, Moonpay-Signature-V2 (at /webhooks/moonpay)',
+    delivers: 'native',
+    settings,
+    account: 'moonpay',
+  };
+  return defineProvider({
+    descriptor,
+    modeOf: (values, requested) => moonpayKeysMode(terms.id.toUpperCase(), values, requested),
+    create: (values, context) => createMoonpayAdapter(descriptor, values, context, paymentMethod),
+  });
+}
 
 /** The mode MoonPay's keys select: pk_/sk_ both _live_ or both _test_; a contradicting MODE is refused. */
 export function moonpayKeysMode(envId: string, values: MoonpaySettings, requested: ProviderMode | undefined): ProviderMode {
@@ -104,29 +117,24 @@ export function createMoonpayAdapter(
   context: AdapterContext,
   paymentMethod: string,
 ): ProviderAdapter {
-  const host = providerDescriptor.hosts[context.mode];
+  const verifyWebhook: ProviderAdapter['verifyWebhook'] = async (rawBody, headers) => {
+    const header = singleHeader(headers, MOONPAY_SIGNATURE_HEADER) ?? '';
+    const match = /^t=(\d{1,12}),s=([0-9a-f]{64})$/.exec(header);
+    if (!match) throw new ProviderWebhookError(`missing or malformed ${MOONPAY_SIGNATURE_HEADER}`);
+    const [, t = '', signature = ''] = match;
+    const expected = hmacSha256(values.WEBHOOK_KEY, Buffer.concat([Buffer.from(`${t}.`), rawBody]), 'hex');
+    if (!safeEqual(signature, expected)) throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} does not match the body`);
+    refuseStale(`${MOONPAY_SIGNATURE_HEADER} timestamp`, t, 'seconds', context.now(), MOONPAY_WEBHOOK_TOLERANCE_SECONDS);
+    // MoonPay takes any 2xx.
+    return { ...moonpayWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
+  };
   return {
-    descriptor: providerDescriptor,
-    mode: context.mode,
-    async createCheckout(order: CheckoutOrder) {
-      return { kind: 'redirect', url: signedMoonpayUrl(host, values.API_KEY, values.SECRET_KEY, order, paymentMethod) };
-    },
-    async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
-      const header = singleHeader(headers, MOONPAY_SIGNATURE_HEADER) ?? '';
-      const match = /^t=(\d{1,12}),s=([0-9a-f]{64})$/.exec(header);
-      if (!match) throw new ProviderWebhookError(`missing or malformed ${MOONPAY_SIGNATURE_HEADER}`);
-      const [, t = '', signature = ''] = match;
-      const expected = hmacSha256(values.WEBHOOK_KEY, Buffer.concat([Buffer.from(`${t}.`), rawBody]), 'hex');
-      if (!safeEqual(signature, expected)) throw new ProviderWebhookError(`${MOONPAY_SIGNATURE_HEADER} does not match the body`);
-      if (!withinTolerance(t, 'seconds', context.now(), MOONPAY_WEBHOOK_TOLERANCE_SECONDS)) {
-        throw new ProviderWebhookError(
-          `${MOONPAY_SIGNATURE_HEADER} timestamp is more than ${MOONPAY_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock ` +
-            `far off)`,
-        );
-      }
-      // MoonPay takes any 2xx.
-      return { ...moonpayWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
-    },
+    ...urlCheckoutAdapter(
+      providerDescriptor,
+      context,
+      (order, host) => signedMoonpayUrl(host, values.API_KEY, values.SECRET_KEY, order, paymentMethod),
+      verifyWebhook,
+    ),
     quote: (order, { signal }) => moonpayBuyQuote(context.http, { apiKey: values.API_KEY, paymentMethod }, order, signal),
     status: (query, { signal }) => moonpayTransactionStatus(context.http, values.API_KEY, query, signal),
   };
@@ -139,19 +147,19 @@ export function signedMoonpayUrl(
   order: CheckoutOrder,
   paymentMethod = 'credit_debit_card',
 ): string {
-  const url = new URL(host);
-  const query = url.searchParams;
-  query.append('apiKey', apiKey);
-  query.append('currencyCode', 'usdc_polygon');
-  query.append('walletAddress', order.walletAddress);
-  query.append('baseCurrencyCode', order.currency.toLowerCase());
-  query.append('baseCurrencyAmount', order.amount);
-  query.append('lockAmount', 'true');
-  query.append('email', order.email);
-  query.append('externalTransactionId', order.paymentId);
-  query.append('paymentMethod', paymentMethod);
-  query.append('redirectURL', order.returnUrl);
+  const url = urlWithQuery(host, {
+    apiKey,
+    currencyCode: 'usdc_polygon',
+    walletAddress: order.walletAddress,
+    baseCurrencyCode: order.currency.toLowerCase(),
+    baseCurrencyAmount: order.amount,
+    lockAmount: 'true',
+    email: order.email,
+    externalTransactionId: order.paymentId,
+    paymentMethod,
+    redirectURL: order.returnUrl,
+  });
   // Signed over the search string as it will be sent (with its "?"), then appended last.
-  query.append('signature', hmacSha256(secretKey, url.search, 'base64'));
+  url.searchParams.append('signature', hmacSha256(secretKey, url.search, 'base64'));
   return url.toString();
 }

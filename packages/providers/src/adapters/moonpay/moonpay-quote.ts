@@ -2,6 +2,7 @@ import { isLosslessNumber, parse } from 'lossless-json';
 import { FIAT_DECIMALS, USDC_DECIMALS } from '@gateway/domain';
 import { ProviderCheckoutError, type CheckoutOrder, type ProviderQuote } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
+import { urlWithQuery } from '../../support/checkout-url';
 
 /**
  * MoonPay's public buy quote: "Get Real-time Buy quote",
@@ -49,12 +50,13 @@ export async function moonpayBuyQuote(
   order: Pick<CheckoutOrder, 'amount' | 'currency'>,
   signal: AbortSignal,
 ): Promise<ProviderQuote> {
-  const url = new URL(`/v3/currencies/${USDC_POLYGON}/buy_quote`, MOONPAY_API_HOST);
-  url.searchParams.append('apiKey', apiKey);
-  url.searchParams.append('baseCurrencyCode', order.currency.toLowerCase());
-  url.searchParams.append('baseCurrencyAmount', order.amount);
-  url.searchParams.append('paymentMethod', paymentMethod);
-  url.searchParams.append('areFeesIncluded', 'true');
+  const url = urlWithQuery(new URL(`/v3/currencies/${USDC_POLYGON}/buy_quote`, MOONPAY_API_HOST), {
+    apiKey,
+    baseCurrencyCode: order.currency.toLowerCase(),
+    baseCurrencyAmount: order.amount,
+    paymentMethod,
+    areFeesIncluded: 'true',
+  });
   // Unreachable or timed out: the client's ProviderUnreachableError passes through as it is.
   const response = await http.request({
     method: 'GET',

@@ -1,6 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
+import { webhookJson } from '../../support/webhook-json';
 
 /**
  * MoonPay's transaction webhooks (https://dev.moonpay.com/reference/reference-webhooks-buy):
@@ -16,12 +17,7 @@ const STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
 };
 
 export function moonpayWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: { type?: unknown; data?: unknown };
-  try {
-    body = JSON.parse(rawBody.toString('utf8')) as typeof body;
-  } catch {
-    throw new ProviderWebhookError('MoonPay webhook body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'MoonPay webhook body') as { type?: unknown; data?: unknown };
   if (typeof body !== 'object' || body === null) throw new ProviderWebhookError('MoonPay webhook body is not a JSON object');
   const data = (typeof body.data === 'object' && body.data !== null ? body.data : {}) as Record<string, unknown>;
   if (typeof body.type !== 'string' || !body.type.startsWith('transaction_'))
@@ -36,7 +32,6 @@ export function moonpayTransactionEvent(
   const rawStatus = typeof data.status === 'string' ? data.status : '';
   const status = STATUS[rawStatus];
   if (!status) return { kind: 'ignored', why: `transaction status ${rawStatus.slice(0, 40) || '(none)'}` };
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const paymentId = text(data.externalTransactionId);
   const providerReference = text(data.id);
   const walletAddress = text(data.walletAddress);

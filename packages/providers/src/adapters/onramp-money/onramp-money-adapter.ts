@@ -1,20 +1,14 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import stringify from 'fast-json-stable-stringify';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { isObject, lookupAnswer } from '../../support/session-call';
 import { hmacSha512, safeEqual, singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
+import { urlWithQuery } from '../../support/checkout-url';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
 import { onrampMoneyWebhookEvent } from './onramp-money-webhook';
 
 /**
@@ -64,17 +58,8 @@ const settings = Type.Object({
     pattern: '^[0-9]{1,12}$',
     description: "Onramp.money appId issued at onboarding (2 is Onramp's official sandbox appId)",
   }),
-  API_SECRET: Type.String({
-    pattern: '^\\S{8,256}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'Onramp.money API secret, the HMAC-SHA512 key of x-onramp-signature on webhooks',
-  }),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'API host whose public allConfig confirms usdc on matic20 at boot; default https://api.onramp.money',
-    }),
-  ),
+  API_SECRET: secretSetting({ pattern: '^\\S{8,256}$' }, 'Onramp.money API secret, the HMAC-SHA512 key of x-onramp-signature on webhooks'),
+  API_URL: apiUrlSetting('API host whose public allConfig confirms usdc on matic20 at boot; default https://api.onramp.money'),
 });
 
 export const ONRAMP_API_URL = 'https://api.onramp.money';
@@ -91,6 +76,8 @@ const ASSET: Readonly<Record<ProviderMode, { coinCode: string; network: string }
 };
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://onramp.money', test: 'https://onramp.money' },
+  docs: 'https://docs.onramp.money/onramp/onramp-widget-integration/hosted-mode',
   id: 'upi',
   displayName: 'UPI (via Onramp.money)',
   currency: 'INR',
@@ -100,20 +87,17 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA512, x-onramp-signature over x-onramp-payload',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://onramp.money', test: 'https://onramp.money' },
-  docs: 'https://docs.onramp.money/onramp/onramp-widget-integration/hosted-mode',
 };
 
 export const upi = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   async create(values, context) {
-    if (context.mode === 'live') await confirmUsdcOnPolygon(context, (values.API_URL ?? ONRAMP_API_URL).replace(/\/+$/, ''));
+    if (context.mode === 'live') await confirmUsdcOnPolygon(context, apiUrlOf(values.API_URL, ONRAMP_API_URL));
     return urlCheckoutAdapter(
       descriptor,
       context,
       (order, host) => onrampMoneyUpiUrl(host, values.APP_ID, order, context.mode),
-      async (rawBody: Buffer, headers): Promise<WebhookOutcome> => {
+      async (rawBody, headers) => {
         const payload = singleHeader(headers, ONRAMP_PAYLOAD_HEADER) ?? '';
         const signature = singleHeader(headers, ONRAMP_SIGNATURE_HEADER) ?? '';
         if (payload === '' || !/^[0-9a-fA-F]{128}$/.test(signature))
@@ -163,18 +147,17 @@ export async function confirmUsdcOnPolygon(context: Pick<AdapterContext, 'http'>
 
 export function onrampMoneyUpiUrl(host: string, appId: string, order: CheckoutOrder, mode: ProviderMode): string {
   if (order.currency !== 'INR') throw new Error(`UPI takes INR only, not ${order.currency}`);
-  const url = new URL('/main/buy/', host);
-  const query = url.searchParams;
-  query.append('appId', appId);
-  query.append('walletAddress', order.walletAddress);
-  query.append('coinCode', ASSET[mode].coinCode);
-  query.append('network', ASSET[mode].network);
-  query.append('fiatAmount', order.amount);
-  query.append('fiatType', ONRAMP_FIAT_TYPE_INR);
-  query.append('paymentMethod', ONRAMP_PAYMENT_METHOD_UPI);
-  query.append('merchantRecognitionId', order.paymentId);
-  query.append('redirectUrl', order.returnUrl);
-  return url.toString();
+  return urlWithQuery(new URL('/main/buy/', host), {
+    appId,
+    walletAddress: order.walletAddress,
+    coinCode: ASSET[mode].coinCode,
+    network: ASSET[mode].network,
+    fiatAmount: order.amount,
+    fiatType: ONRAMP_FIAT_TYPE_INR,
+    paymentMethod: ONRAMP_PAYMENT_METHOD_UPI,
+    merchantRecognitionId: order.paymentId,
+    redirectUrl: order.returnUrl,
+  }).toString();
 }
 
 /** The webhook data the signature covers: the decoded payload, which the body must repeat. */

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineProvider, modeFromSetting, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
+import { defineProvider, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
+import { urlWithQuery } from '../../support/checkout-url';
 
 /**
  * Particle Network's on-ramp: a plain, unsigned link to ramp.particle.network, an aggregator page
@@ -38,11 +39,9 @@ const settings = Type.Object({
   ),
 });
 
-/** Particle's names for the Polygon network and for USDC. */
-export const PARTICLE_NETWORK = 'Polygon';
-export const PARTICLE_CRYPTO_COIN = 'USDC';
-
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://ramp.particle.network', test: 'https://ramp.particle.network' },
+  docs: 'https://developers.particle.network/wallet/on-ramp',
   id: 'particle',
   displayName: 'Particle',
   currency: 'any',
@@ -52,28 +51,28 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: null,
   delivers: 'native',
   settings,
-  hosts: { live: 'https://ramp.particle.network', test: 'https://ramp.particle.network' },
-  docs: 'https://developers.particle.network/wallet/on-ramp',
 };
 
 export const particle = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create: (values, context) =>
     urlCheckoutAdapter(descriptor, context, (order, host) => particleRampUrl(host, values.LANGUAGE ?? 'en', order)),
 });
 
+/** Particle's names for the Polygon network and for USDC. */
+export const PARTICLE_NETWORK = 'Polygon';
+export const PARTICLE_CRYPTO_COIN = 'USDC';
+
 export function particleRampUrl(host: string, language: string, order: CheckoutOrder): string {
-  const url = new URL('/', host);
-  const query = url.searchParams;
-  query.append('network', PARTICLE_NETWORK);
-  query.append('cryptoCoin', PARTICLE_CRYPTO_COIN);
-  query.append('fixCryptoCoin', 'true');
-  query.append('fiatCoin', order.currency);
-  query.append('fixFiatCoin', 'true');
-  query.append('fiatAmt', order.amount);
-  query.append('fixFiatAmt', 'true');
-  query.append('walletAddress', order.walletAddress);
-  query.append('language', language);
-  return url.toString();
+  return urlWithQuery(new URL('/', host), {
+    network: PARTICLE_NETWORK,
+    cryptoCoin: PARTICLE_CRYPTO_COIN,
+    fixCryptoCoin: 'true',
+    fiatCoin: order.currency,
+    fixFiatCoin: 'true',
+    fiatAmt: order.amount,
+    fixFiatAmt: 'true',
+    walletAddress: order.walletAddress,
+    language,
+  }).toString();
 }

@@ -1,5 +1,4 @@
-import { defineProvider, type ProviderDescriptor } from '../../provider-contract';
-import { createMoonpayAdapter, moonpayKeysMode, moonpaySettings } from '../moonpay/moonpay-adapter';
+import { moonpayPaymentMethod } from '../moonpay/moonpay-adapter';
 
 /**
  * PayPal, through MoonPay: what the PayGate plugins send as `paypal`. PayPal is no card on-ramp of
@@ -18,23 +17,7 @@ import { createMoonpayAdapter, moonpayKeysMode, moonpaySettings } from '../moonp
  * country, which the gateway does not know; where PayPal is not offered, MoonPay lets the customer
  * choose another method, per the same page). Unconfirmed: PayPal's own limits on MoonPay.
  */
-const descriptor: ProviderDescriptor<typeof moonpaySettings> = {
-  id: 'paypal',
-  displayName: 'PayPal (via MoonPay)',
-  currency: 'any',
-  minimum: '20',
-  minimumCurrency: 'USD',
-  flow: 'signed-url',
-  webhook: 'HMAC-SHA256, Moonpay-Signature-V2 (at /webhooks/moonpay)',
-  delivers: 'native',
-  settings: moonpaySettings,
-  hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
-  docs: 'https://dev.moonpay.com/platform/guides/pay-with-widget',
-  account: 'moonpay',
-};
-
-export const paypal = defineProvider({
-  descriptor,
-  modeOf: (values, requested) => moonpayKeysMode('PAYPAL', values, requested),
-  create: (values, context) => createMoonpayAdapter(descriptor, values, context, 'paypal'),
-});
+export const paypal = moonpayPaymentMethod(
+  { id: 'paypal', displayName: 'PayPal (via MoonPay)', currency: 'any', minimum: '20', minimumCurrency: 'USD' },
+  'paypal',
+);

@@ -1,19 +1,13 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import stringify from 'fast-json-stable-stringify';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type ProviderAdapter,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
+import { webhookJson } from '../../support/webhook-json';
+import { urlWithQuery } from '../../support/checkout-url';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { rampWebhookEvent } from './rampnetwork-webhook';
 
 /**
@@ -78,6 +72,8 @@ const settings = Type.Object({
 export type RampSettings = Static<typeof settings>;
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://app.rampnetwork.com', test: 'https://app.demo.rampnetwork.com' },
+  docs: 'https://docs.rampnetwork.com/webhooks',
   id: 'rampnetwork',
   displayName: 'Ramp Network',
   currency: 'USD',
@@ -88,13 +84,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   reportsDestination: true,
   delivers: 'native',
   settings,
-  hosts: { live: 'https://app.rampnetwork.com', test: 'https://app.demo.rampnetwork.com' },
-  docs: 'https://docs.rampnetwork.com/webhooks',
 };
 
 export const rampnetwork = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create: (values, context) => createRampAdapter(values, context, RAMP_WEBHOOK_PUBLIC_KEYS),
 });
 
@@ -107,46 +100,37 @@ export function createRampAdapter(
   context: AdapterContext,
   webhookPublicKeys: Readonly<Record<ProviderMode, string>>,
 ): ProviderAdapter {
-  const host = descriptor.hosts[context.mode];
   const publicKey = createPublicKey(webhookPublicKeys[context.mode]);
-  return {
+  return urlCheckoutAdapter(
     descriptor,
-    mode: context.mode,
-    async createCheckout(order: CheckoutOrder) {
-      return { kind: 'redirect', url: rampCheckoutUrl(host, values, order, context.webhookUrl) };
-    },
-    async verifyWebhook(rawBody, headers): Promise<WebhookOutcome> {
+    context,
+    (order, host) => rampCheckoutUrl(host, values, order, context.webhookUrl),
+    async (rawBody, headers) => {
       const signature = singleHeader(headers, RAMP_SIGNATURE_HEADER) ?? '';
       if (!SIGNATURE.test(signature)) throw new ProviderWebhookError(`missing or malformed ${RAMP_SIGNATURE_HEADER}`);
-      let body: unknown;
-      try {
-        body = JSON.parse(rawBody.toString('utf8'));
-      } catch {
-        throw new ProviderWebhookError('Ramp webhook body is not JSON');
-      }
+      const body = webhookJson(rawBody, 'Ramp webhook body');
       if (!verifiesRampSignature(stringify(body), signature, publicKey)) {
         throw new ProviderWebhookError(`${RAMP_SIGNATURE_HEADER} does not match the body`);
       }
       return { ...rampWebhookEvent(body), acknowledgement: textAcknowledgement('OK') };
     },
-  };
+  );
 }
 
 export function rampCheckoutUrl(host: string, values: RampSettings, order: CheckoutOrder, webhookUrl: string): string {
-  const url = new URL(host);
-  const query = url.searchParams;
-  query.append('hostApiKey', values.HOST_API_KEY);
-  if (values.HOST_APP_NAME !== undefined) query.append('hostAppName', values.HOST_APP_NAME);
-  query.append('enabledFlows', 'ONRAMP');
-  query.append('swapAsset', RAMP_SWAP_ASSET);
-  query.append('userAddress', order.walletAddress);
-  query.append('fiatCurrency', order.currency);
-  query.append('fiatValue', order.amount);
-  query.append('userEmailAddress', order.email);
-  query.append('paymentMethodType', 'CARD');
-  query.append('finalUrl', order.returnUrl);
-  query.append('webhookStatusUrl', webhookUrl);
-  return url.toString();
+  return urlWithQuery(host, {
+    hostApiKey: values.HOST_API_KEY,
+    hostAppName: values.HOST_APP_NAME,
+    enabledFlows: 'ONRAMP',
+    swapAsset: RAMP_SWAP_ASSET,
+    userAddress: order.walletAddress,
+    fiatCurrency: order.currency,
+    fiatValue: order.amount,
+    userEmailAddress: order.email,
+    paymentMethodType: 'CARD',
+    finalUrl: order.returnUrl,
+    webhookStatusUrl: webhookUrl,
+  }).toString();
 }
 
 /** True only for a DER ECDSA signature by `publicKey` over the message's SHA-256. */

@@ -1,6 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
-import { destination } from '../../support/webhook-event';
+import { destination, paymentMatch, text } from '../../support/webhook-event';
+import { isObject } from '../../support/session-call';
 
 /**
  * Ramp's purchase webhooks (https://docs.rampnetwork.com/webhooks): `{"type": "CREATED" |
@@ -35,11 +36,11 @@ const PURCHASE_EVENT_TYPES = new Set(['CREATED', 'RELEASED', 'RETURNED', 'ERROR'
 
 /** `body` is the JSON already parsed for the signature check. */
 export function rampWebhookEvent(body: unknown): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  const record = isRecord(body) ? body : {};
+  const record = isObject(body) ? body : {};
   const type = typeof record.type === 'string' ? record.type : '';
   if (record.mode === 'OFFRAMP') return { kind: 'ignored', why: 'an off-ramp sale' };
   if (!PURCHASE_EVENT_TYPES.has(type)) return { kind: 'ignored', why: `event type ${type.slice(0, 40) || '(none)'}` };
-  const purchase = isRecord(record.purchase) ? record.purchase : undefined;
+  const purchase = isObject(record.purchase) ? record.purchase : undefined;
   if (!purchase) return { kind: 'ignored', why: `${type} event without a purchase` };
 
   const purchaseStatus = typeof purchase.status === 'string' ? purchase.status : '';
@@ -48,15 +49,14 @@ export function rampWebhookEvent(body: unknown): { kind: 'event'; event: Provide
   const status = type === 'RETURNED' ? 'failed' : PURCHASE_STATUS[purchaseStatus];
   if (!status) return { kind: 'ignored', why: `purchase status ${purchaseStatus.slice(0, 40) || '(none)'}` };
 
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const providerReference = text(purchase.id);
   const walletAddress = text(purchase.receiverAddress);
-  const asset = isRecord(purchase.asset) ? purchase.asset : {};
+  const asset = isObject(purchase.asset) ? purchase.asset : {};
   const delivers = destination({ address: walletAddress, network: text(asset.chain), asset: text(asset.symbol) });
   return {
     kind: 'event',
     event: {
-      match: { ...(providerReference ? { providerReference } : {}), ...(walletAddress ? { walletAddress } : {}) },
+      match: paymentMatch({ providerReference, walletAddress }),
       status,
       rawStatus,
       ...(providerReference ? { providerReference } : {}),
@@ -66,8 +66,4 @@ export function rampWebhookEvent(body: unknown): { kind: 'event'; event: Provide
       ...(type === 'RETURNED' ? { refunded: true } : {}),
     },
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,17 +1,11 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS, parseFiatAmount } from '@gateway/domain';
+import { parseFiatAmount } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type ProviderDescriptor,
-  type WebhookHeaders,
-  type WebhookOutcome,
-} from '../../provider-contract';
-import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
+import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
+import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
+import { urlWithQuery } from '../../support/checkout-url';
+import { secretSetting } from '../../support/secret-setting';
 import { revolutWebhookEvent } from './revolut-webhook';
 
 /**
@@ -48,12 +42,11 @@ const settings = Type.Object({
     pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
     description: 'partner id Revolut gives at integration (the partnerId of the redirect URL)',
   }),
-  WEBHOOK_SECRET: Type.String({
-    pattern: '^wsk_[A-Za-z0-9]{8,128}$',
-    // Revolut's signing secrets are wsk_ and 32 more characters: a shorter one is a placeholder.
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'signing_secret of our Crypto Ramp webhook (wsk_…), verifies Revolut-Signature; at least 32 characters in production',
-  }),
+  // Revolut's signing secrets are wsk_ and 32 more characters: a shorter one is a placeholder.
+  WEBHOOK_SECRET: secretSetting(
+    { pattern: '^wsk_[A-Za-z0-9]{8,128}$' },
+    'signing_secret of our Crypto Ramp webhook (wsk_…), verifies Revolut-Signature; at least 32 characters in production',
+  ),
 });
 
 export const REVOLUT_SIGNATURE_HEADER = 'revolut-signature';
@@ -62,6 +55,8 @@ export const REVOLUT_WEBHOOK_TOLERANCE_SECONDS = 300;
 export const REVOLUT_USDC_POLYGON = 'USDC-POLYGON';
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://ramp.revolut.com', test: 'https://ramp.revolut.codes' },
+  docs: 'https://developer.revolut.com/docs/guides/crypto-ramp/get-started/initiate-transaction',
   id: 'revolut',
   displayName: 'Revolut',
   currency: 'any',
@@ -71,19 +66,16 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, Revolut-Signature',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://ramp.revolut.com', test: 'https://ramp.revolut.codes' },
-  docs: 'https://developer.revolut.com/docs/guides/crypto-ramp/get-started/initiate-transaction',
 };
 
 export const revolut = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create: (values, context) =>
     urlCheckoutAdapter(
       descriptor,
       context,
       (order, host) => revolutRampUrl(host, values.PARTNER_ID, order),
-      async (rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> => {
+      async (rawBody, headers) => {
         const timestamp = singleHeader(headers, REVOLUT_TIMESTAMP_HEADER) ?? '';
         const header = singleHeader(headers, REVOLUT_SIGNATURE_HEADER) ?? '';
         if (!/^\d{1,16}$/.test(timestamp)) throw new ProviderWebhookError(`missing or malformed ${REVOLUT_TIMESTAMP_HEADER}`);
@@ -95,29 +87,24 @@ export const revolut = defineProvider({
         // Every signature is compared, so the time taken does not say which one matched.
         const matches = signatures.map((signature) => safeEqual(signature, expected));
         if (!matches.includes(true)) throw new ProviderWebhookError(`${REVOLUT_SIGNATURE_HEADER} does not match the body`);
-        if (!withinTolerance(timestamp, 'milliseconds', context.now(), REVOLUT_WEBHOOK_TOLERANCE_SECONDS)) {
-          throw new ProviderWebhookError(
-            `${REVOLUT_TIMESTAMP_HEADER} is more than ${REVOLUT_WEBHOOK_TOLERANCE_SECONDS} s from now (a replay, or a clock far off)`,
-          );
-        }
+        refuseStale(REVOLUT_TIMESTAMP_HEADER, timestamp, 'milliseconds', context.now(), REVOLUT_WEBHOOK_TOLERANCE_SECONDS);
         return { ...revolutWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
     ),
 });
 
 export function revolutRampUrl(host: string, partnerId: string, order: CheckoutOrder): string {
-  const url = new URL(host);
-  const query = url.searchParams;
-  query.append('partnerId', partnerId);
-  query.append('fiatCurrency', order.currency);
-  // Minor units: every currency the gateway takes has two decimals.
-  query.append('amount', parseFiatAmount(order.amount).minorUnits.toString());
-  query.append('cryptoCurrency', REVOLUT_USDC_POLYGON);
-  query.append('walletAddress', order.walletAddress);
-  query.append('externalOrderId', order.paymentId);
-  query.append('disableFiatAmount', 'true');
-  query.append('disableCryptoCurrency', 'true');
-  query.append('disableWalletAddress', 'true');
-  query.append('partnerRedirectUrl', order.returnUrl);
-  return url.toString();
+  return urlWithQuery(host, {
+    partnerId,
+    fiatCurrency: order.currency,
+    // Minor units: every currency the gateway takes has two decimals.
+    amount: parseFiatAmount(order.amount).minorUnits.toString(),
+    cryptoCurrency: REVOLUT_USDC_POLYGON,
+    walletAddress: order.walletAddress,
+    externalOrderId: order.paymentId,
+    disableFiatAmount: 'true',
+    disableCryptoCurrency: 'true',
+    disableWalletAddress: 'true',
+    partnerRedirectUrl: order.returnUrl,
+  }).toString();
 }

@@ -1,5 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import type { ProviderWebhookEvent } from '../../provider-contract';
+import { webhookJsonObject } from '../../support/webhook-json';
+import { paymentMatch, text } from '../../support/webhook-event';
 
 /**
  * Revolut Ramp's order webhooks
@@ -17,14 +19,7 @@ export const REVOLUT_EVENT_STATUS: Readonly<Record<string, ProviderPaymentStatus
 };
 
 export function revolutWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: { event?: unknown; order_id?: unknown; wallet?: unknown };
-  try {
-    body = JSON.parse(rawBody.toString('utf8')) as typeof body;
-  } catch {
-    throw new ProviderWebhookError('Revolut webhook body is not JSON');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new ProviderWebhookError('Revolut webhook body is not a JSON object');
+  const body = webhookJsonObject(rawBody, 'Revolut webhook body');
   const event = typeof body.event === 'string' ? body.event : '';
   const status = REVOLUT_EVENT_STATUS[event];
   if (!status) return { kind: 'ignored', why: `event ${event.slice(0, 40) || '(none)'}` };
@@ -33,13 +28,9 @@ export function revolutWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pr
   return {
     kind: 'event',
     event: {
-      match: { ...(paymentId ? { paymentId } : {}), ...(walletAddress ? { walletAddress } : {}) },
+      match: paymentMatch({ paymentId, walletAddress }),
       status,
       rawStatus: event,
     },
   };
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }

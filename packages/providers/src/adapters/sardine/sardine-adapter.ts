@@ -1,23 +1,22 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderCheckoutError,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type ProviderStatusQuery,
-  type ProviderWebhookEvent,
-  type WebhookHeaders,
-  type WebhookOutcome,
+import { defineProvider, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
+import type {
+  CheckoutOrder,
+  ProviderDescriptor,
+  ProviderMode,
+  ProviderStatusQuery,
+  ProviderWebhookEvent,
+  WebhookHeaders,
 } from '../../provider-contract';
+import { basicAuthorization } from '../../support/basic-authorization';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { urlWithQuery } from '../../support/checkout-url';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 import { ordersIn, sardineOrderEvent, sardineWebhookEvent } from './sardine-order';
 
 /**
@@ -71,25 +70,17 @@ const CARD_TYPES = ['us_debit', 'us_credit', 'international_debit', 'internation
 
 const settings = Type.Object({
   CLIENT_ID: Type.String({ pattern: '^[A-Za-z0-9-]{8,64}$', description: 'client id issued by Sardine (basic auth user)' }),
-  CLIENT_SECRET: Type.String({
-    pattern: '^[A-Za-z0-9-]{8,200}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'client secret issued by Sardine (basic auth password)',
-  }),
-  WEBHOOK_SECRET: Type.String({
-    pattern: '^whsec_[A-Za-z0-9+/]{16,}={0,2}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: "the webhook signing_secret Sardine's integration manager gives (whsec_…); at least 32 characters in production",
-  }),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'API host; default https://api.sardine.ai (test: https://api.sandbox.sardine.ai)',
-    }),
+  CLIENT_SECRET: secretSetting({ pattern: '^[A-Za-z0-9-]{8,200}$' }, 'client secret issued by Sardine (basic auth password)'),
+  WEBHOOK_SECRET: secretSetting(
+    { pattern: '^whsec_[A-Za-z0-9+/]{16,}={0,2}$' },
+    "the webhook signing_secret Sardine's integration manager gives (whsec_…); at least 32 characters in production",
   ),
+  API_URL: apiUrlSetting('API host; default https://api.sardine.ai (test: https://api.sandbox.sardine.ai)'),
 });
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://crypto.sardine.ai', test: 'https://crypto.sandbox.sardine.ai' },
+  docs: 'https://docs.payments.sardine.ai/integration_guides/onofframps/web_integration',
   id: 'sardine',
   displayName: 'Sardine',
   currency: 'any',
@@ -99,21 +90,16 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, webhook-signature (Standard Webhooks)',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://crypto.sardine.ai', test: 'https://crypto.sandbox.sardine.ai' },
-  docs: 'https://docs.payments.sardine.ai/integration_guides/onofframps/web_integration',
 };
 
 export const sardine = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? SARDINE_API_HOSTS[context.mode]).replace(/\/+$/, '');
-    const authorization = `Basic ${Buffer.from(`${values.CLIENT_ID}:${values.CLIENT_SECRET}`).toString('base64')}`;
+    const apiUrl = apiUrlOf(values.API_URL, SARDINE_API_HOSTS[context.mode]);
+    const authorization = basicAuthorization(values.CLIENT_ID, values.CLIENT_SECRET);
     const signingKey = Buffer.from(values.WEBHOOK_SECRET.slice('whsec_'.length), 'base64');
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order, { idempotencyKey, signal }): Promise<CreatedCheckout> {
+    return providerAdapter(descriptor, context, {
+      async createCheckout(order, { idempotencyKey, signal }) {
         const response = await context.http.request({
           method: 'POST',
           url: `${apiUrl}/v1/auth/client-tokens`,
@@ -126,26 +112,27 @@ export const sardine = defineProvider({
         const token = typeof answer.clientToken === 'string' ? answer.clientToken : '';
         if (!/^[A-Za-z0-9_-]{8,200}$/.test(token)) throw malformedAnswer('Sardine', 'client token', 'no clientToken');
         const expiresAt = tokenExpiry(answer.expiresAt, context.now());
-        const url = new URL('/', descriptor.hosts[context.mode]);
-        url.searchParams.set('client_token', token);
-        url.searchParams.set('address', order.walletAddress);
-        url.searchParams.set('network', 'polygon');
-        url.searchParams.set('asset_type', 'USDC');
-        // Locked: with network and asset_type alone the customer may switch to another chain, and
-        // the USDC would land at the same address on a chain the gateway does not watch.
-        url.searchParams.set('fixed_network', 'polygon');
-        url.searchParams.set('fixed_asset_type', 'USDC');
-        url.searchParams.set('fiat_amount', order.amount);
-        url.searchParams.set('fiat_currency', order.currency);
-        url.searchParams.set('redirect_url', order.returnUrl);
+        const url = urlWithQuery(new URL('/', descriptor.hosts[context.mode]), {
+          client_token: token,
+          address: order.walletAddress,
+          network: 'polygon',
+          asset_type: 'USDC',
+          // Locked: with network and asset_type alone the customer may switch to another chain, and
+          // the USDC would land at the same address on a chain the gateway does not watch.
+          fixed_network: 'polygon',
+          fixed_asset_type: 'USDC',
+          fiat_amount: order.amount,
+          fiat_currency: order.currency,
+          redirect_url: order.returnUrl,
+        });
         return { kind: 'redirect', url: url.toString(), expiresAt, singleUse: true, providerReference: idempotencyKey };
       },
-      async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody, headers) {
         verifySardineSignature(rawBody, headers, signingKey, context.now());
         return { ...sardineWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
       status: (query, { signal }) => sardineOrderStatus(context.http, apiUrl, authorization, query, signal),
-    };
+    });
   },
 });
 

@@ -1,7 +1,8 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
+import { webhookJson } from '../../support/webhook-json';
 
 /**
  * Sardine's order statuses, lower-cased: the Get Order(s) page of the on-ramp API reference
@@ -49,7 +50,7 @@ export function sardineOrderEvent(order: Record<string, unknown>, word: unknown 
     rawStatus: raw,
     paymentId: paymentIdOfReference(reference),
     providerReference: reference,
-    walletAddress: typeof wallet === 'string' ? wallet : undefined,
+    walletAddress: text(wallet),
     reason: mapped.reason,
     refunded: raw.toLowerCase() === 'refunded',
   });
@@ -63,12 +64,7 @@ export function sardineOrderEvent(order: Record<string, unknown>, word: unknown 
  * from the event type (with or without `order.`), else from the order.
  */
 export function sardineWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Sardine webhook body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'Sardine webhook body');
   if (!isObject(body) || !isObject(body.order)) throw new ProviderWebhookError('Sardine webhook has no order');
   const type = typeof body.eventType === 'string' ? body.eventType : '';
   const word = type === '' ? body.order.status : type.replace(/^order\./, '');

@@ -1,18 +1,13 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, type CheckoutOrder, type ProviderDescriptor, type ProviderMode } from '../../provider-contract';
+import { jsonWithAmount } from '../../support/amount-json';
 import { NO_EVENT_STORE } from '../../support/provider-event-store';
 import { malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 import { consumeSimplexEvents, simplexPaymentStatus, simplexWebhookEvent } from './simplex-events';
 
 /**
@@ -52,21 +47,14 @@ import { consumeSimplexEvents, simplexPaymentStatus, simplexWebhookEvent } from 
  */
 
 const settings = Type.Object({
-  API_KEY: Type.String({
-    minLength: 16,
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'Wallet API key (sent as Authorization: ApiKey <key>)',
-  }),
+  API_KEY: secretSetting({ minLength: 16 }, 'Wallet API key (sent as Authorization: ApiKey <key>)'),
   PARTNER: Type.String({
     pattern: '^[A-Za-z0-9_.-]{2,64}$',
     description: 'partner name Simplex assigned: the quote wallet_id, the form partner and app_provider_id',
   }),
   ASSET: Type.Optional(Type.String({ pattern: '^[A-Z0-9-]{2,20}$', description: "Simplex's code of USDC on Polygon; default USDC-MATIC" })),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'Wallet API host; default https://backend-wallet-api.simplexcc.com (live) or https://sandbox.test-simplexcc.com (test)',
-    }),
+  API_URL: apiUrlSetting(
+    'Wallet API host; default https://backend-wallet-api.simplexcc.com (live) or https://sandbox.test-simplexcc.com (test)',
   ),
   CHECKOUT_URL: Type.Optional(
     Type.String({
@@ -84,6 +72,8 @@ export const SIMPLEX_HOSTS: Readonly<Record<ProviderMode, { api: string; checkou
 export const SIMPLEX_ASSET = 'USDC-MATIC';
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: SIMPLEX_HOSTS.live.checkout, test: SIMPLEX_HOSTS.test.checkout },
+  docs: 'https://integrations.simplex.com/wallet-api-integration',
   id: 'simplex',
   displayName: 'Simplex',
   currency: 'any',
@@ -96,16 +86,13 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhookUnsigned: true,
   delivers: 'native',
   settings,
-  hosts: { live: SIMPLEX_HOSTS.live.checkout, test: SIMPLEX_HOSTS.test.checkout },
-  docs: 'https://integrations.simplex.com/wallet-api-integration',
 };
 
 export const simplex = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? SIMPLEX_HOSTS[context.mode].api).replace(/\/+$/, '');
-    const checkoutUrl = (values.CHECKOUT_URL ?? SIMPLEX_HOSTS[context.mode].checkout).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, SIMPLEX_HOSTS[context.mode].api);
+    const checkoutUrl = apiUrlOf(values.CHECKOUT_URL, SIMPLEX_HOSTS[context.mode].checkout);
     const asset = values.ASSET ?? SIMPLEX_ASSET;
     const authorization = `ApiKey ${values.API_KEY}`;
     const events = context.events ?? NO_EVENT_STORE;
@@ -119,10 +106,8 @@ export const simplex = defineProvider({
         signal,
         retryable: false,
       });
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+    return providerAdapter(descriptor, context, {
+      async createCheckout(order, { signal }) {
         const quote = sessionAnswer(
           'Simplex',
           'quote',
@@ -160,12 +145,12 @@ export const simplex = defineProvider({
           providerReference: paymentId,
         };
       },
-      async verifyWebhook(rawBody: Buffer): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody) {
         return { ...simplexWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
       status: (query) => simplexPaymentStatus(events, query),
       consumeEvents: ({ signal }) => consumeSimplexEvents(context.http, apiUrl, authorization, events, signal),
-    };
+    });
   },
 });
 
@@ -175,7 +160,7 @@ export const simplex = defineProvider({
  */
 export function simplexQuoteBody(order: CheckoutOrder, partner: string, asset: string): string {
   if (!/^\d{1,12}(\.\d{1,2})?$/.test(order.amount)) throw new Error(`not a fiat amount: ${order.amount}`);
-  const rest = JSON.stringify({
+  const fields = {
     end_user_id: order.paymentId,
     digital_currency: asset,
     fiat_currency: order.currency,
@@ -183,8 +168,8 @@ export function simplexQuoteBody(order: CheckoutOrder, partner: string, asset: s
     wallet_id: partner,
     client_ip: order.customerIp,
     payment_methods: ['credit_card'],
-  });
-  return `{"requested_amount":${order.amount},${rest.slice(1)}`;
+  };
+  return jsonWithAmount(fields, 'requested_amount', order.amount, 'first');
 }
 
 export function simplexPaymentData(

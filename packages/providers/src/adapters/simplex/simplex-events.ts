@@ -3,7 +3,8 @@ import { ProviderWebhookError, type ProviderStatusQuery, type ProviderWebhookEve
 import type { ProviderEventStore } from '../../support/provider-event-store';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { isObject, lookupAnswer } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
+import { webhookJson } from '../../support/webhook-json';
 
 /**
  * Simplex's events (Wallet API, "Events": https://integrations.simplex.com/wallet-api-integration#events-api_group):
@@ -42,7 +43,7 @@ export function simplexEvent(event: unknown): ProviderWebhookEvent | undefined {
     status,
     rawStatus: event.name,
     // The quote's end_user_id is our payment id (simplex-adapter.ts): Simplex echoes it here.
-    paymentId: typeof payment.partner_end_user_id === 'string' ? payment.partner_end_user_id : undefined,
+    paymentId: text(payment.partner_end_user_id),
     providerReference: payment.id,
     reason:
       status === 'declined' ? 'Simplex declined the card payment.' : status === 'failed' ? 'Simplex refunded the card payment.' : undefined,
@@ -52,12 +53,7 @@ export function simplexEvent(event: unknown): ProviderWebhookEvent | undefined {
 
 /** A webhook body (one event, as the events API lists them), read as a hint: the adapter asks the events API after. */
 export function simplexWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Simplex webhook body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'Simplex webhook body');
   if (!isObject(body) || !isObject(body.payment)) throw new ProviderWebhookError('Simplex webhook body is not an event with a payment');
   const event = simplexEvent(body);
   if (!event) return { kind: 'ignored', why: `event ${String(body.name).slice(0, 60)}` };

@@ -1,18 +1,13 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookHeaders,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
+import { basicAuthorization } from '../../support/basic-authorization';
 import { checkoutUrlIn, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 import { stripeWebhookEvent } from './stripe-webhook';
 
 /**
@@ -47,17 +42,15 @@ import { stripeWebhookEvent } from './stripe-webhook';
  */
 
 const settings = Type.Object({
-  SECRET_KEY: Type.String({
-    pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9]{8,}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'secret (or restricted) API key; sk_test_ selects test mode',
-  }),
-  WEBHOOK_SECRET: Type.String({
-    pattern: '^whsec_[A-Za-z0-9+/=]{16,}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'signing secret of the webhook endpoint (whsec_…); verifies Stripe-Signature',
-  }),
-  API_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#\\s]+/?$', description: 'API host; default https://api.stripe.com' })),
+  SECRET_KEY: secretSetting(
+    { pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9]{8,}$' },
+    'secret (or restricted) API key; sk_test_ selects test mode',
+  ),
+  WEBHOOK_SECRET: secretSetting(
+    { pattern: '^whsec_[A-Za-z0-9+/=]{16,}$' },
+    'signing secret of the webhook endpoint (whsec_…); verifies Stripe-Signature',
+  ),
+  API_URL: apiUrlSetting('API host; default https://api.stripe.com'),
 });
 
 export const STRIPE_API_URL = 'https://api.stripe.com';
@@ -65,6 +58,8 @@ export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
 export const STRIPE_TOLERANCE_SECONDS = 300;
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://crypto.link.com', test: 'https://crypto.link.com' },
+  docs: 'https://docs.stripe.com/api/crypto/onramp_sessions',
   id: 'stripe',
   displayName: 'Stripe',
   currency: 'USD',
@@ -76,8 +71,6 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'HMAC-SHA256, Stripe-Signature',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://crypto.link.com', test: 'https://crypto.link.com' },
-  docs: 'https://docs.stripe.com/api/crypto/onramp_sessions',
 };
 
 export const stripe = defineProvider({
@@ -88,12 +81,10 @@ export const stripe = defineProvider({
     return mode;
   },
   create(values, context) {
-    const apiUrl = (values.API_URL ?? STRIPE_API_URL).replace(/\/+$/, '');
-    const authorization = `Basic ${Buffer.from(`${values.SECRET_KEY}:`).toString('base64')}`;
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order, { idempotencyKey, signal }): Promise<CreatedCheckout> {
+    const apiUrl = apiUrlOf(values.API_URL, STRIPE_API_URL);
+    const authorization = basicAuthorization(values.SECRET_KEY, '');
+    return providerAdapter(descriptor, context, {
+      async createCheckout(order, { idempotencyKey, signal }) {
         const response = await context.http.request({
           method: 'POST',
           url: `${apiUrl}/v1/crypto/onramp_sessions`,
@@ -114,7 +105,7 @@ export const stripe = defineProvider({
         if (!url) throw malformedAnswer('Stripe', 'onramp session', 'redirect_url is not an https URL');
         return { kind: 'redirect', url, providerReference: id };
       },
-      async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody, headers) {
         const header = singleHeader(headers, STRIPE_SIGNATURE_HEADER);
         if (!header) throw new ProviderWebhookError(`missing ${STRIPE_SIGNATURE_HEADER}`);
         const { timestamp, signatures } = parseSignatureHeader(header);
@@ -128,7 +119,7 @@ export const stripe = defineProvider({
         }
         return { ...stripeWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
-    };
+    });
   },
 });
 

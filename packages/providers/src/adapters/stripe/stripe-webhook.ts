@@ -1,7 +1,8 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
+import { webhookJsonObject } from '../../support/webhook-json';
 
 /**
  * The statuses of a crypto onramp session (https://docs.stripe.com/api/crypto/onramp_sessions/object:
@@ -20,13 +21,7 @@ export const STRIPE_SESSION_EVENT = 'crypto.onramp_session_updated';
 
 /** A Stripe event (already verified) read as the onramp session it carries. */
 export function stripeWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let event: unknown;
-  try {
-    event = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Stripe webhook body is not JSON');
-  }
-  if (!isObject(event)) throw new ProviderWebhookError('Stripe webhook body is not a JSON object');
+  const event = webhookJsonObject(rawBody, 'Stripe webhook body');
   const type = typeof event.type === 'string' ? event.type : '';
   if (type !== STRIPE_SESSION_EVENT) return { kind: 'ignored', why: `event ${type.slice(0, 60) || '(none)'}` };
   const session = isObject(event.data) && isObject(event.data.object) ? event.data.object : undefined;
@@ -38,11 +33,11 @@ export function stripeWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pro
   return paymentEvent({
     status,
     rawStatus: session.status,
-    paymentId: typeof metadata.payment_id === 'string' ? metadata.payment_id : undefined,
-    providerReference: typeof session.id === 'string' ? session.id : undefined,
-    walletAddress: typeof details.wallet_address === 'string' ? details.wallet_address : undefined,
-    network: typeof details.destination_network === 'string' ? details.destination_network : undefined,
-    asset: typeof details.destination_currency === 'string' ? details.destination_currency : undefined,
+    paymentId: text(metadata.payment_id),
+    providerReference: text(session.id),
+    walletAddress: text(details.wallet_address),
+    network: text(details.destination_network),
+    asset: text(details.destination_currency),
     reason: status === 'declined' ? 'Stripe could not accept this purchase (its checks refused it).' : undefined,
   });
 }

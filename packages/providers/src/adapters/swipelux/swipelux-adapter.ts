@@ -1,17 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { webhookJson } from '../../support/webhook-json';
+import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { swipeluxWebhookEvent } from './swipelux-webhook';
 
 /**
@@ -72,6 +66,8 @@ const KEYS_MIN_REFETCH_MS = 60_000;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://track.swipelux.com', test: 'https://track.swipelux.com' },
+  docs: 'https://docs.swipelux.com/onramp/integration/client-side/payment-links',
   id: 'swipelux',
   displayName: 'Swipelux',
   currency: 'any',
@@ -81,23 +77,17 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'ES256 JWT (flattened JWS body), keys from /api/merchants/webhookKeys',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://track.swipelux.com', test: 'https://track.swipelux.com' },
-  docs: 'https://docs.swipelux.com/onramp/integration/client-side/payment-links',
 };
 
 export const swipelux = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
-    const host = descriptor.hosts[context.mode];
     const keys = webhookKeyCache(context);
-    return {
+    return urlCheckoutAdapter(
       descriptor,
-      mode: context.mode,
-      async createCheckout(order: CheckoutOrder) {
-        return { kind: 'redirect', url: swipeluxPaymentLink(host, values.API_KEY, order, context.mode) };
-      },
-      async verifyWebhook(rawBody: Buffer, headers): Promise<WebhookOutcome> {
+      context,
+      (order, host) => swipeluxPaymentLink(host, values.API_KEY, order, context.mode),
+      async (rawBody, headers) => {
         // The signature travels in the JSON body, which Swipelux posts as application/json (its
         // example handlers read it with express.json(), which parses nothing else).
         if (!/^application\/json\b/i.test(singleHeader(headers, 'content-type') ?? '')) {
@@ -111,7 +101,7 @@ export const swipelux = defineProvider({
         }
         return { ...swipeluxWebhookEvent(claims), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
-    };
+    );
   },
 });
 
@@ -192,12 +182,7 @@ function webhookKeyCache(context: AdapterContext): WebhookKeyCache {
 }
 
 async function verifiedClaims(rawBody: Buffer, keys: WebhookKeyCache, nowMs: number): Promise<JWTPayload> {
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(rawBody.toString('utf8')) as Record<string, unknown>;
-  } catch {
-    throw new ProviderWebhookError('Swipelux webhook body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'Swipelux webhook body') as Record<string, unknown>;
   const parts = [body?.protected, body?.payload, body?.signature];
   if (!parts.every((part): part is string => typeof part === 'string' && BASE64URL.test(part))) {
     throw new ProviderWebhookError('Swipelux webhook body is not a flattened JWS (protected, payload, signature)');

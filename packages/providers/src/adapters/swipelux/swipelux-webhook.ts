@@ -1,5 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import { text } from '../../support/webhook-event';
 
 /**
  * Swipelux's on-ramp webhook payload, the claims of the signed JWT
@@ -17,7 +18,6 @@ const STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
 export function swipeluxWebhookEvent(
   claims: Readonly<Record<string, unknown>>,
 ): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const providerReference = text(claims.orderId);
   if (!providerReference) throw new ProviderWebhookError('Swipelux webhook names no orderId');
   const rawStatus = text(claims.status) ?? '';

@@ -1,18 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { JWK } from 'jose';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type WebhookHeaders,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { importEs256PrivateKey, importPublicJwk, signEs256Jwt, verifyDetachedJws, type SigningKey } from '../../support/jose-tokens';
 import { singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { providerAdapter } from '../../support/provider-adapter';
 import { topperWebhookEvent } from './topper-webhook';
 
 /**
@@ -75,6 +67,8 @@ export const TOPPER_BOOTSTRAP_LIFETIME_SECONDS = 180;
 const WEBHOOK_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512'];
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://app.topperpay.com', test: 'https://app.sandbox.topperpay.com' },
+  docs: 'https://docs.topperpay.com/flows/crypto-onramp',
   id: 'topper',
   displayName: 'Topper',
   currency: 'any',
@@ -84,22 +78,17 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: 'ES256 detached JWS, X-Topper-JWS-Signature',
   delivers: 'native',
   settings,
-  hosts: { live: 'https://app.topperpay.com', test: 'https://app.sandbox.topperpay.com' },
-  docs: 'https://docs.topperpay.com/flows/crypto-onramp',
 };
 
 export const topper = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   async create(values, context) {
     const host = descriptor.hosts[context.mode];
     // Imported at boot so a malformed key stops the boot instead of the first checkout.
     const signingKey = await importSigningKey(values.PRIVATE_KEY);
     const webhook = await importWebhookKey(values.WEBHOOK_PUBLIC_KEY);
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order: CheckoutOrder): Promise<CreatedCheckout> {
+    return providerAdapter(descriptor, context, {
+      async createCheckout(order) {
         const issuedAt = Math.floor(context.now() / 1000);
         const token = await topperBootstrapToken(order, signingKey, { widgetId: values.WIDGET_ID, keyId: values.KEY_ID, issuedAt });
         const url = new URL(host);
@@ -107,7 +96,7 @@ export const topper = defineProvider({
         // The token's own limit: usable once, until its exp.
         return { kind: 'redirect', url: url.toString(), expiresAt: (issuedAt + TOPPER_BOOTSTRAP_LIFETIME_SECONDS) * 1000, singleUse: true };
       },
-      async verifyWebhook(rawBody: Buffer, headers: WebhookHeaders): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody, headers) {
         const jws = singleHeader(headers, TOPPER_SIGNATURE_HEADER);
         if (!jws) throw new ProviderWebhookError(`missing ${TOPPER_SIGNATURE_HEADER}`);
         if (!(await verifyDetachedJws(jws, rawBody, webhook.key, [webhook.algorithm]))) {
@@ -115,7 +104,7 @@ export const topper = defineProvider({
         }
         return { ...topperWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
-    };
+    });
   },
 });
 

@@ -1,5 +1,8 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
-import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
+import type { ProviderWebhookEvent } from '../../provider-contract';
+import { webhookJsonObject } from '../../support/webhook-json';
+import { isObject } from '../../support/session-call';
+import { paymentEvent, text } from '../../support/webhook-event';
 
 /**
  * Topper's webhooks (https://docs.topperpay.com/webhooks and /events/crypto-onramp):
@@ -31,13 +34,7 @@ const REASON: Readonly<Record<string, string>> = {
 };
 
 export function topperWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: { name?: unknown; bootstrapTokenId?: unknown; data?: Record<string, unknown> };
-  try {
-    body = JSON.parse(rawBody.toString('utf8')) as typeof body;
-  } catch {
-    throw new ProviderWebhookError('Topper webhook body is not JSON');
-  }
-  if (!isObject(body)) throw new ProviderWebhookError('Topper webhook body is not a JSON object');
+  const body = webhookJsonObject(rawBody, 'Topper webhook body');
   const name = typeof body.name === 'string' ? body.name : '';
   // User events (sign-ups, KYC) and off-ramp orders say nothing about a buy.
   if (!name.startsWith(ONRAMP_EVENT_PREFIX)) return { kind: 'ignored', why: `event ${name.slice(0, 60) || '(none)'}` };
@@ -52,28 +49,6 @@ export function topperWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pro
   const walletAddress = text(destination.address);
   // `fraud` is the one reason Topper documents; anything else gets the general words.
   const reason = text(error.reason) === 'fraud' ? 'Topper refused the payment after its fraud checks.' : REASON[name];
-  return {
-    kind: 'event',
-    event: {
-      match: {
-        ...(paymentId ? { paymentId } : {}),
-        ...(providerReference ? { providerReference } : {}),
-        ...(walletAddress ? { walletAddress } : {}),
-      },
-      status,
-      rawStatus: name,
-      ...(providerReference ? { providerReference } : {}),
-      ...(reason ? { reason } : {}),
-      ...(walletAddress ? { destination: { address: walletAddress } } : {}),
-      ...(name === 'order:crypto-onramp:refund:completed' ? { refunded: true } : {}),
-    },
-  };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  const refunded = name === 'order:crypto-onramp:refund:completed';
+  return paymentEvent({ status, rawStatus: name, paymentId, providerReference, walletAddress, reason, refunded });
 }

@@ -1,22 +1,15 @@
 import { createHash } from 'node:crypto';
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
 import { jwtVerify } from 'jose';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderCheckoutError,
-  ProviderWebhookError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import type { ProviderToken } from '../../support/shared-token-store';
 import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { webhookJson } from '../../support/webhook-json';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 import { transakWebhookEvent } from './transak-webhook';
 
 /**
@@ -58,23 +51,9 @@ import { transakWebhookEvent } from './transak-webhook';
 
 const settings = Type.Object({
   API_KEY: Type.String({ minLength: 8, description: 'partner API key (from the Transak dashboard; staging and production differ)' }),
-  API_SECRET: Type.String({
-    minLength: 8,
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'partner API secret: sent as api-secret to mint the partner access token',
-  }),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'refresh-token host; default https://api.transak.com (live) or https://api-stg.transak.com (test)',
-    }),
-  ),
-  GATEWAY_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'session host; default https://api-gateway.transak.com (live) or https://api-gateway-stg.transak.com (test)',
-    }),
-  ),
+  API_SECRET: secretSetting({ minLength: 8 }, 'partner API secret: sent as api-secret to mint the partner access token'),
+  API_URL: apiUrlSetting('refresh-token host; default https://api.transak.com (live) or https://api-stg.transak.com (test)'),
+  GATEWAY_URL: apiUrlSetting('session host; default https://api-gateway.transak.com (live) or https://api-gateway-stg.transak.com (test)'),
 });
 
 export const TRANSAK_API_HOSTS: Readonly<Record<ProviderMode, { api: string; gateway: string }>> = {
@@ -93,6 +72,8 @@ export function transakTokenName(mode: ProviderMode, apiKey: string): string {
 }
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://global.transak.com', test: 'https://global-stg.transak.com' },
+  docs: 'https://docs.transak.com/integration/web/website-redirection',
   id: 'transak',
   displayName: 'Transak',
   currency: 'any',
@@ -106,16 +87,13 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   reportsDestination: true,
   delivers: 'native',
   settings,
-  hosts: { live: 'https://global.transak.com', test: 'https://global-stg.transak.com' },
-  docs: 'https://docs.transak.com/integration/web/website-redirection',
 };
 
 export const transak = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? TRANSAK_API_HOSTS[context.mode].api).replace(/\/+$/, '');
-    const gatewayUrl = (values.GATEWAY_URL ?? TRANSAK_API_HOSTS[context.mode].gateway).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, TRANSAK_API_HOSTS[context.mode].api);
+    const gatewayUrl = apiUrlOf(values.GATEWAY_URL, TRANSAK_API_HOSTS[context.mode].gateway);
     const mint = (signal: AbortSignal) => refreshAccessToken(context, apiUrl, values, signal);
     const tokenName = transakTokenName(context.mode, values.API_KEY);
     const openSession = async (order: CheckoutOrder, signal: AbortSignal): Promise<string> => {
@@ -137,10 +115,8 @@ export const transak = defineProvider({
       if (!widgetUrl) throw malformedAnswer('Transak', 'session', 'data.widgetUrl is not an https URL');
       return widgetUrl;
     };
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+    return providerAdapter(descriptor, context, {
+      async createCheckout(order, { signal }) {
         let url: string;
         try {
           url = await openSession(order, signal);
@@ -151,7 +127,7 @@ export const transak = defineProvider({
         }
         return { kind: 'redirect', url, expiresAt: context.now() + TRANSAK_SESSION_LIFETIME_MS, singleUse: true };
       },
-      async verifyWebhook(rawBody): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody) {
         const jwt = webhookJwt(rawBody);
         const keys = await context.tokens.known(tokenName);
         for (const key of keys) {
@@ -164,7 +140,7 @@ export const transak = defineProvider({
             : 'the JWT is not signed with the current or the previous partner access token',
         );
       },
-    };
+    });
   },
 });
 
@@ -221,12 +197,7 @@ async function refreshAccessToken(
 }
 
 function webhookJwt(rawBody: Buffer): string {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Transak webhook body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'Transak webhook body');
   const data = isObject(body) ? body.data : undefined;
   if (typeof data !== 'string' || data.split('.').length !== 3) throw new ProviderWebhookError('Transak webhook body has no JWT in data');
   return data;

@@ -1,6 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
 
 /**
  * Transak's order statuses (https://docs.transak.com/guides/track-order-status, "Order Status
@@ -43,11 +43,11 @@ export function transakWebhookEvent(
   return paymentEvent({
     status,
     rawStatus,
-    paymentId: typeof partnerOrderId === 'string' ? partnerOrderId : undefined,
-    providerReference: typeof id === 'string' ? id : undefined,
-    walletAddress: typeof walletAddress === 'string' ? walletAddress : undefined,
-    network: typeof network === 'string' ? network : undefined,
-    asset: typeof cryptoCurrency === 'string' ? cryptoCurrency : undefined,
+    paymentId: text(partnerOrderId),
+    providerReference: text(id),
+    walletAddress: text(walletAddress),
+    network: text(network),
+    asset: text(cryptoCurrency),
     reason: REASON[rawStatus],
     refunded: rawStatus === 'REFUNDED',
   });

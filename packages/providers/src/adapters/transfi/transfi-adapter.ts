@@ -1,22 +1,14 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderWebhookError,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type ProviderStatusQuery,
-  type ProviderWebhookEvent,
-  type WebhookHeaders,
-  type WebhookOutcome,
-} from '../../provider-contract';
+import { defineProvider, ProviderWebhookError } from '../../provider-contract';
+import type { CheckoutOrder, ProviderDescriptor, ProviderMode, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
+import { basicAuthorization } from '../../support/basic-authorization';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 import { transfiOrderEvent, transfiWebhookEvent } from './transfi-webhook';
 
 /**
@@ -67,23 +59,10 @@ import { transfiOrderEvent, transfiWebhookEvent } from './transfi-webhook';
 
 const settings = Type.Object({
   USERNAME: Type.String({ minLength: 1, description: 'API username (dashboard, Settings → Integration)' }),
-  PASSWORD: Type.String({
-    minLength: 8,
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'API password, the merchant key (shown once when generated)',
-  }),
+  PASSWORD: secretSetting({ minLength: 8 }, 'API password, the merchant key (shown once when generated)'),
   MID: Type.String({ pattern: '^[A-Za-z0-9_-]{3,64}$', description: 'merchant id, sent as the MID header on every call' }),
-  WEBHOOK_SECRET: Type.String({
-    minLength: 16,
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'webhook secret key (dashboard): verifies X-Transfi-Hmac-Hash',
-  }),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'API host; default https://api.transfi.com (live) or https://sandbox-api.transfi.com (test)',
-    }),
-  ),
+  WEBHOOK_SECRET: secretSetting({ minLength: 16 }, 'webhook secret key (dashboard): verifies X-Transfi-Hmac-Hash'),
+  API_URL: apiUrlSetting('API host; default https://api.transfi.com (live) or https://sandbox-api.transfi.com (test)'),
 });
 
 export const TRANSFI_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
@@ -97,6 +76,8 @@ export const TRANSFI_ORDER_LIFETIME_MS = 12 * 3600_000;
 export const TRANSFI_CRYPTO_TICKER = 'USDCPOLYGON';
 
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://pay-widget.transfi.com', test: 'https://sandbox-pay-widget.transfi.com' },
+  docs: 'https://docs.transfi.com/docs/creating-onramp-order-1',
   id: 'transfi',
   displayName: 'TransFi',
   currency: 'USD',
@@ -110,24 +91,19 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   reportsDestination: true,
   delivers: 'native',
   settings,
-  hosts: { live: 'https://pay-widget.transfi.com', test: 'https://sandbox-pay-widget.transfi.com' },
-  docs: 'https://docs.transfi.com/docs/creating-onramp-order-1',
 };
 
 export const transfi = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create(values, context) {
-    const apiUrl = (values.API_URL ?? TRANSFI_API_HOSTS[context.mode]).replace(/\/+$/, '');
+    const apiUrl = apiUrlOf(values.API_URL, TRANSFI_API_HOSTS[context.mode]);
     const headers = {
-      authorization: `Basic ${Buffer.from(`${values.USERNAME}:${values.PASSWORD}`).toString('base64')}`,
+      authorization: basicAuthorization(values.USERNAME, values.PASSWORD),
       mid: values.MID,
       accept: 'application/json',
     };
-    return {
-      descriptor,
-      mode: context.mode,
-      async createCheckout(order, { idempotencyKey, signal }): Promise<CreatedCheckout> {
+    return providerAdapter(descriptor, context, {
+      async createCheckout(order, { idempotencyKey, signal }) {
         const response = await context.http.request({
           method: 'POST',
           url: `${apiUrl}/v2/orders/deposit`,
@@ -143,7 +119,7 @@ export const transfi = defineProvider({
         if (!url) throw malformedAnswer('TransFi', 'order', 'paymentUrl is not an https URL');
         return { kind: 'redirect', url, providerReference: orderId, expiresAt: context.now() + TRANSFI_ORDER_LIFETIME_MS };
       },
-      async verifyWebhook(rawBody: Buffer, webhookHeaders: WebhookHeaders): Promise<WebhookOutcome> {
+      async verifyWebhook(rawBody, webhookHeaders) {
         const signature = singleHeader(webhookHeaders, TRANSFI_SIGNATURE_HEADER);
         if (!signature) throw new ProviderWebhookError(`missing ${TRANSFI_SIGNATURE_HEADER}`);
         if (!safeEqual(signature, hmacSha256(values.WEBHOOK_SECRET, rawBody, 'hex'))) {
@@ -152,7 +128,7 @@ export const transfi = defineProvider({
         return { ...transfiWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
       status: (query, { signal }) => transfiOrderStatus(context.http, apiUrl, headers, query, signal),
-    };
+    });
   },
 });
 

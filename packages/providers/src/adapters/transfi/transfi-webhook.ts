@@ -1,7 +1,8 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
+import { webhookJsonObject } from '../../support/webhook-json';
 
 /**
  * The statuses of a TransFi ramp (buy) order, from docs.transfi.com/docs/understanding-the-workflow-of-onramp-transaction,
@@ -39,9 +40,9 @@ export function transfiOrderEvent(
   return paymentEvent({
     status,
     rawStatus,
-    paymentId: typeof context.paymentId === 'string' ? context.paymentId : undefined,
-    providerReference: typeof order.orderId === 'string' ? order.orderId : undefined,
-    walletAddress: typeof order.walletAddress === 'string' ? order.walletAddress : undefined,
+    paymentId: text(context.paymentId),
+    providerReference: text(order.orderId),
+    walletAddress: text(order.walletAddress),
     // The webhook's order names its ticker (USDCPOLYGON: the asset and its network), Get Order its withdrawCurrency.
     asset:
       typeof order.cryptoTicker === 'string'
@@ -55,13 +56,7 @@ export function transfiOrderEvent(
 
 /** A TransFi webhook (already verified): an order event is read, a user (KYC) event or a sell order is ignored. */
 export function transfiWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('TransFi webhook body is not JSON');
-  }
-  if (!isObject(body)) throw new ProviderWebhookError('TransFi webhook body is not a JSON object');
+  const body = webhookJsonObject(rawBody, 'TransFi webhook body');
   const entityType = typeof body.entityType === 'string' ? body.entityType : '';
   if (entityType !== 'order') return { kind: 'ignored', why: `entity ${entityType.slice(0, 60) || '(none)'}` };
   if (typeof body.status !== 'string' || !isObject(body.order))

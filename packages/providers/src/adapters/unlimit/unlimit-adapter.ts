@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineProvider, modeFromSetting, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
+import { defineProvider, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
+import { urlWithQuery } from '../../support/checkout-url';
 
 /**
  * Unlimit Crypto (the former GateFi on-ramp): the hosted-mode URL, plain and unsigned.
@@ -34,11 +35,9 @@ const settings = Type.Object({
   }),
 });
 
-/** Unlimit's code for USDC on Polygon, and its code for card payments. */
-export const UNLIMIT_CRYPTO_CURRENCY = 'USDC-POLYGON';
-export const UNLIMIT_CARD_PAYMENT = 'BANKCARD';
-
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://onramp.gatefi.com', test: 'https://onramp-sandbox.gatefi.com' },
+  docs: 'https://docs.gatefi.com/docs/gatefi-docs/7p34n1uhrzlg8-hosted-mode-integration',
   id: 'unlimit',
   displayName: 'Unlimit',
   currency: 'any',
@@ -48,34 +47,34 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: null,
   delivers: 'native',
   settings,
-  hosts: { live: 'https://onramp.gatefi.com', test: 'https://onramp-sandbox.gatefi.com' },
-  docs: 'https://docs.gatefi.com/docs/gatefi-docs/7p34n1uhrzlg8-hosted-mode-integration',
 };
 
 export const unlimit = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create: (values, context) => urlCheckoutAdapter(descriptor, context, (order, host) => unlimitHostedUrl(host, values.MERCHANT_ID, order)),
 });
 
+/** Unlimit's code for USDC on Polygon, and its code for card payments. */
+export const UNLIMIT_CRYPTO_CURRENCY = 'USDC-POLYGON';
+export const UNLIMIT_CARD_PAYMENT = 'BANKCARD';
+
 export function unlimitHostedUrl(host: string, merchantId: string, order: CheckoutOrder): string {
-  const url = new URL('/', host);
-  const query = url.searchParams;
-  query.append('merchantId', merchantId);
-  query.append('cryptoCurrency', UNLIMIT_CRYPTO_CURRENCY);
-  query.append('cryptoCurrencyLock', 'true');
-  query.append('fiatCurrency', order.currency);
-  query.append('fiatCurrencyLock', 'true');
-  query.append('fiatAmount', order.amount);
-  query.append('fiatAmountLock', 'true');
-  query.append('wallet', order.walletAddress);
-  query.append('walletLock', 'true');
-  query.append('payment', UNLIMIT_CARD_PAYMENT);
-  query.append('email', order.email);
-  query.append('externalId', order.paymentId);
-  query.append('successUrl', order.returnUrl);
-  query.append('declineUrl', order.returnUrl);
-  query.append('cancelUrl', order.returnUrl);
-  query.append('redirectUrl', order.returnUrl);
-  return url.toString();
+  return urlWithQuery(new URL('/', host), {
+    merchantId,
+    cryptoCurrency: UNLIMIT_CRYPTO_CURRENCY,
+    cryptoCurrencyLock: 'true',
+    fiatCurrency: order.currency,
+    fiatCurrencyLock: 'true',
+    fiatAmount: order.amount,
+    fiatAmountLock: 'true',
+    wallet: order.walletAddress,
+    walletLock: 'true',
+    payment: UNLIMIT_CARD_PAYMENT,
+    email: order.email,
+    externalId: order.paymentId,
+    successUrl: order.returnUrl,
+    declineUrl: order.returnUrl,
+    cancelUrl: order.returnUrl,
+    redirectUrl: order.returnUrl,
+  }).toString();
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineProvider, modeFromSetting, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
+import { defineProvider, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
+import { urlWithQuery } from '../../support/checkout-url';
 
 /**
  * UTORG: the "direct" link, a plain unsigned URL carrying the merchant SID and the wallet in its path.
@@ -33,10 +34,9 @@ const settings = Type.Object({
   }),
 });
 
-/** UTORG's code for USDC on chain POLYGON. */
-export const UTORG_CURRENCY = 'USDCPOL';
-
 const descriptor: ProviderDescriptor<typeof settings> = {
+  hosts: { live: 'https://app.utorg.pro', test: 'https://app-stage.utorg.pro' },
+  docs: 'https://docs.utorg.pro/',
   id: 'utorg',
   displayName: 'UTORG',
   currency: 'any',
@@ -46,25 +46,24 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   webhook: null,
   delivers: 'native',
   settings,
-  hosts: { live: 'https://app.utorg.pro', test: 'https://app-stage.utorg.pro' },
-  docs: 'https://docs.utorg.pro/',
 };
 
 export const utorg = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create: (values, context) => urlCheckoutAdapter(descriptor, context, (order, host) => utorgDirectUrl(host, values.SID, order)),
 });
 
+/** UTORG's code for USDC on chain POLYGON. */
+export const UTORG_CURRENCY = 'USDCPOL';
+
 export function utorgDirectUrl(host: string, sid: string, order: CheckoutOrder): string {
-  const url = new URL(`/direct/${encodeURIComponent(sid)}/${encodeURIComponent(order.walletAddress)}/`, host);
-  const query = url.searchParams;
-  query.append('currency', UTORG_CURRENCY);
-  query.append('paymentCurrency', order.currency);
-  query.append('paymentAmount', order.amount);
-  query.append('externalId', order.paymentId);
-  query.append('email', order.email);
-  query.append('successUrl', order.returnUrl);
-  query.append('failUrl', order.returnUrl);
-  return url.toString();
+  return urlWithQuery(new URL(`/direct/${encodeURIComponent(sid)}/${encodeURIComponent(order.walletAddress)}/`, host), {
+    currency: UTORG_CURRENCY,
+    paymentCurrency: order.currency,
+    paymentAmount: order.amount,
+    externalId: order.paymentId,
+    email: order.email,
+    successUrl: order.returnUrl,
+    failUrl: order.returnUrl,
+  }).toString();
 }

@@ -1,22 +1,22 @@
-import { MIN_PRODUCTION_SECRET_CHARACTERS } from '@gateway/domain';
 import { type Static, Type } from '@sinclair/typebox';
-import {
-  defineProvider,
-  modeFromSetting,
-  ProviderCheckoutError,
-  type AdapterContext,
-  type CheckoutOrder,
-  type CreatedCheckout,
-  type ProviderAdapter,
-  type ProviderDescriptor,
-  type ProviderMode,
-  type ProviderStatusQuery,
-  type ProviderWebhookEvent,
-  type WebhookOutcome,
+import { defineProvider } from '../../provider-contract';
+import type {
+  AdapterContext,
+  CheckoutOrder,
+  ProviderAdapter,
+  ProviderDescriptor,
+  ProviderMode,
+  ProviderStatusQuery,
+  ProviderWebhookEvent,
 } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
+import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
+import { urlWithQuery } from '../../support/checkout-url';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { secretSetting } from '../../support/secret-setting';
+import { providerAdapter } from '../../support/provider-adapter';
 import { wertOrderEvent, wertWebhookEvent } from './wert-order';
 
 /**
@@ -59,20 +59,13 @@ export const WERT_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
 
 export const wertSettings = Type.Object({
   PARTNER_ID: Type.String({ pattern: '^[0-9A-Za-z]{8,40}$', description: 'partner id, the widget URL path segment' }),
-  API_KEY: Type.String({
-    pattern: '^[A-Za-z0-9-]{16,200}$',
-    productionMinLength: MIN_PRODUCTION_SECRET_CHARACTERS,
-    description: 'partner API key, sent as X-Api-Key',
-  }),
-  API_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://[^/?#\\s]+/?$',
-      description: 'partner API host; default https://partner.wert.io (test: https://partner-sandbox.wert.io)',
-    }),
-  ),
+  API_KEY: secretSetting({ pattern: '^[A-Za-z0-9-]{16,200}$' }, 'partner API key, sent as X-Api-Key'),
+  API_URL: apiUrlSetting('partner API host; default https://partner.wert.io (test: https://partner-sandbox.wert.io)'),
 });
 
 const descriptor: ProviderDescriptor<typeof wertSettings> = {
+  hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },
+  docs: 'https://docs.wert.io/docs/fiat-onramp',
   id: 'wert',
   displayName: 'Wert',
   currency: 'USD',
@@ -86,13 +79,10 @@ const descriptor: ProviderDescriptor<typeof wertSettings> = {
   reportsDestination: true,
   delivers: 'native',
   settings: wertSettings,
-  hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },
-  docs: 'https://docs.wert.io/docs/fiat-onramp',
 };
 
 export const wert = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create: (values, context) => createWertAdapter(descriptor, values, context),
 });
 
@@ -102,12 +92,10 @@ export function createWertAdapter(
   values: Static<typeof wertSettings>,
   context: AdapterContext,
 ): ProviderAdapter {
-  const apiUrl = (values.API_URL ?? WERT_API_HOSTS[context.mode]).replace(/\/+$/, '');
+  const apiUrl = apiUrlOf(values.API_URL, WERT_API_HOSTS[context.mode]);
   const widget = `${described.hosts[context.mode]}/${encodeURIComponent(values.PARTNER_ID)}/widget`;
-  return {
-    descriptor: described,
-    mode: context.mode,
-    async createCheckout(order, { signal }): Promise<CreatedCheckout> {
+  return providerAdapter(described, context, {
+    async createCheckout(order, { signal }) {
       const response = await context.http.request({
         method: 'POST',
         url: `${apiUrl}/api/external/hpp/create-session`,
@@ -119,33 +107,27 @@ export function createWertAdapter(
       const session = sessionAnswer('Wert', 'session', response);
       const sessionId = typeof session.sessionId === 'string' ? session.sessionId : '';
       if (!/^[A-Za-z0-9_-]{8,128}$/.test(sessionId)) throw malformedAnswer('Wert', 'session', 'no sessionId');
-      const url = new URL(widget);
-      url.searchParams.set('session_id', sessionId);
-      url.searchParams.set('click_id', order.paymentId);
-      url.searchParams.set('redirect_url', order.returnUrl);
+      const url = urlWithQuery(widget, { session_id: sessionId, click_id: order.paymentId, redirect_url: order.returnUrl });
       return { kind: 'redirect', url: url.toString() };
     },
-    async verifyWebhook(rawBody: Buffer): Promise<WebhookOutcome> {
+    async verifyWebhook(rawBody) {
       return { ...wertWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
     },
     status: (query, { signal }) => wertOrderStatus(context.http, apiUrl, values.API_KEY, query, signal),
-  };
+  });
 }
 
 /** The session of one order: USDC on Polygon to the wallet for the order's amount, nothing left to change. */
 export function wertSessionBody(order: CheckoutOrder): string {
-  if (!/^\d{1,12}\.\d{2}$/.test(order.amount)) {
-    throw new ProviderCheckoutError(`Wert session not sent: the amount ${order.amount.slice(0, 20)} is not a decimal`, 'refused');
-  }
-  const rest = JSON.stringify({
+  const fields = {
     flow_type: 'simple_full_restrict',
     commodity: 'USDC',
     network: 'polygon',
     wallet_address: order.walletAddress,
     currency: order.currency,
-  });
-  // Wert takes the amount as a JSON number: written from the decimal string, so no float rounds it.
-  return `${rest.slice(0, -1)},"currency_amount":${order.amount}}`;
+  };
+  // Wert takes the amount as a JSON number.
+  return jsonWithAmount(fields, 'currency_amount', decimalAmount('Wert session', order.amount), 'last');
 }
 
 /** The Data API searched by our payment id (the click_id): null while Wert has no order with it. */

@@ -1,7 +1,8 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
-import { paymentEvent } from '../../support/webhook-event';
+import { paymentEvent, text } from '../../support/webhook-event';
+import { webhookJson } from '../../support/webhook-json';
 
 /**
  * Wert's order statuses as its Data API answers them (https://docs.wert.io/docs/data-api, each
@@ -41,11 +42,11 @@ export function wertOrderEvent(order: Record<string, unknown>): ProviderWebhookE
   const { event } = paymentEvent({
     status: mapped.status,
     rawStatus: raw,
-    paymentId: typeof order.click_id === 'string' ? order.click_id : undefined,
-    providerReference: typeof order.order_id === 'string' ? order.order_id : undefined,
-    walletAddress: typeof order.address === 'string' ? order.address : undefined,
-    network: typeof order.network === 'string' ? order.network : undefined,
-    asset: typeof order.commodity === 'string' ? order.commodity : undefined,
+    paymentId: text(order.click_id),
+    providerReference: text(order.order_id),
+    walletAddress: text(order.address),
+    network: text(order.network),
+    asset: text(order.commodity),
     reason: mapped.reason,
   });
   const hash = order.tx_id;
@@ -57,12 +58,7 @@ export function wertOrderEvent(order: Record<string, unknown>): ProviderWebhookE
  * not sign it: it only names the payment to look up (the status service never records its status).
  */
 export function wertWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
-  let body: unknown;
-  try {
-    body = JSON.parse(rawBody.toString('utf8'));
-  } catch {
-    throw new ProviderWebhookError('Wert webhook body is not JSON');
-  }
+  const body = webhookJson(rawBody, 'Wert webhook body');
   if (!isObject(body) || typeof body.type !== 'string') throw new ProviderWebhookError('Wert webhook has no event type');
   const status = WERT_ORDER_EVENTS[body.type];
   if (!status) return { kind: 'ignored', why: `event ${body.type.slice(0, 40)}` };
@@ -70,8 +66,8 @@ export function wertWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Provi
   return paymentEvent({
     status,
     rawStatus: body.type,
-    paymentId: typeof body.click_id === 'string' ? body.click_id : undefined,
-    providerReference: typeof order.id === 'string' ? order.id : undefined,
-    walletAddress: typeof order.address === 'string' ? order.address : undefined,
+    paymentId: text(body.click_id),
+    providerReference: text(order.id),
+    walletAddress: text(order.address),
   });
 }

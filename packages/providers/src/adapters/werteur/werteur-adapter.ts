@@ -1,4 +1,4 @@
-import { defineProvider, modeFromSetting, type ProviderDescriptor } from '../../provider-contract';
+import { defineProvider, type ProviderDescriptor } from '../../provider-contract';
 import { createWertAdapter, wertSettings } from '../wert/wert-adapter';
 
 /**
@@ -13,6 +13,8 @@ import { createWertAdapter, wertSettings } from '../wert/wert-adapter';
  * its values); the minimum 1 EUR is a choice mirroring Wert's 1 USD (none found on a page read).
  */
 const descriptor: ProviderDescriptor<typeof wertSettings> = {
+  hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },
+  docs: 'https://docs.wert.io/docs/fiat-onramp',
   id: 'werteur',
   displayName: 'Wert (EUR)',
   currency: 'EUR',
@@ -24,13 +26,10 @@ const descriptor: ProviderDescriptor<typeof wertSettings> = {
   reportsDestination: true,
   delivers: 'native',
   settings: wertSettings,
-  hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },
-  docs: 'https://docs.wert.io/docs/fiat-onramp',
   account: 'wert',
 };
 
 export const werteur = defineProvider({
   descriptor,
-  modeOf: modeFromSetting,
   create: (values, context) => createWertAdapter(descriptor, values, context),
 });
