@@ -1,0 +1,25 @@
+import fp from 'fastify-plugin';
+import { PaymentRepository } from '@gateway/db/payment-redirect';
+import { CheckoutLinkService } from '../../services/checkout/checkout-link-service';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    checkoutLinkService: CheckoutLinkService;
+  }
+}
+
+export const checkoutLinkService = fp(
+  async (app) => {
+    const checkoutMetrics = app.providerMetrics.checkout;
+    app.decorate(
+      'checkoutLinkService',
+      new CheckoutLinkService({
+        payments: new PaymentRepository(app.pool),
+        providers: app.providers,
+        checkouts: app.providerCheckout,
+        countCheckout: (provider, outcome, failure) => checkoutMetrics.checkout(provider, outcome, failure),
+      }),
+    );
+  },
+  { name: 'checkout-link-service', dependencies: ['postgres', 'providers', 'provider-metrics', 'provider-checkout'] },
+);
