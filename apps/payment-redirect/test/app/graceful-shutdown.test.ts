@@ -87,7 +87,8 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
     killStartedApps();
   });
 
-  it('answers every request still connected with its checkout before it exits', async () => {
+  /** The app as a process, and six Process Payments (each on its own connection) held at their INSERT by a lock. */
+  async function sixPaymentsHeldAtTheirInsert() {
     const env = fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' });
     const run = startAppProcess(MAIN, env);
     const port = await run.port;
@@ -98,6 +99,11 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
     const requests = paths.map((path) => getOnOwnConnection(port, path, { accept: 'application/json' }));
     await waitForBlockedInserts();
     await everyRequestArrived();
+    return { run, lock, requests };
+  }
+
+  it('answers every request still connected with its checkout before it exits', async () => {
+    const { run, lock, requests } = await sixPaymentsHeldAtTheirInsert();
     run.child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 300));
     await lock.release();
@@ -108,16 +114,7 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
   });
 
   it('finishes the payments of clients that went away, and only then ends its pool', async () => {
-    const env = fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' });
-    const run = startAppProcess(MAIN, env);
-    const port = await run.port;
-    const { keys } = loadPaymentRedirectConfig(env);
-    const paths = await Promise.all(Array.from({ length: 6 }, () => paymentPath(keys)));
-    const lock = await lockPayments();
-    afterThisTest = lock.release;
-    const requests = paths.map((path) => getOnOwnConnection(port, path, { accept: 'application/json' }));
-    await waitForBlockedInserts();
-    await everyRequestArrived();
+    const { run, lock, requests } = await sixPaymentsHeldAtTheirInsert();
     // Load balancer timeouts: the listener closes at once, the handlers are still running.
     for (const sent of requests) {
       sent.answered.catch(() => undefined);

@@ -2,15 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import IORedis from 'ioredis';
 import { startAclRedis, type AclRedis } from '@gateway/app-testkit';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
-import { transakTokenName } from '@gateway/providers';
 import { REDIS_USERS } from '@gateway/queue';
-import {
-  FAKE_API_KEY,
-  FAKE_API_SECRET,
-  startTransakFake,
-  type TransakFake,
-} from '../../../../packages/providers/test/support/transak-fake';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
+import { startTransakFake, TRANSAK_SETTINGS, transakAt, transakTokenKey, type TransakFake } from '../support/transak';
 
 // payment-redirect as its own Redis ACL user (a private redis-server with every app's user): a
 // Transak checkout mints and stores the partner token, counts the rate limit, caches the rates and
@@ -20,19 +14,16 @@ let fake: TransakFake;
 let acl: AclRedis;
 let app: FastifyInstance;
 const fixture = paymentRedirectFixture('redis_acl', {
-  PROVIDER_TRANSAK_API_KEY: FAKE_API_KEY,
-  PROVIDER_TRANSAK_API_SECRET: FAKE_API_SECRET,
-  PROVIDER_TRANSAK_MODE: 'test',
+  ...TRANSAK_SETTINGS,
 });
 const temporary = '0x4545454545454545454545454545454545454545' as EvmAddress;
-const tokenKey = () => `${acl.prefix}:provider-tokens:transak:${transakTokenName('test', FAKE_API_KEY)}`;
+const tokenKey = () => transakTokenKey(acl.prefix);
 
 beforeAll(async () => {
   fake = await startTransakFake();
   acl = await startAclRedis('pr-acl');
   const config = fixture.config({
-    PROVIDER_TRANSAK_API_URL: fake.url,
-    PROVIDER_TRANSAK_GATEWAY_URL: fake.url,
+    ...transakAt(fake.url),
     REDIS_URL: acl.urlOf('payment-redirect'),
     REDIS_PREFIX: acl.prefix,
   });

@@ -33,6 +33,15 @@ const open = (paymentId: string) =>
   });
 
 /** Stands a provider's adapter in with `make`, recording each order and idempotency key it was asked with. */
+/** A form the provider accepts once, good for five minutes; its `attempt` field counts the provider's calls. */
+const singleUseForm = (o: CheckoutOrder, call: number): CreatedCheckout => ({
+  kind: 'form',
+  action: 'https://checkout.example/payments/new',
+  fields: { payment_id: o.paymentId, attempt: String(call) },
+  expiresAt: Date.now() + 300_000,
+  singleUse: true,
+});
+
 function provider(id: string, make: (order: CheckoutOrder, call: number) => CreatedCheckout) {
   const calls: { order: CheckoutOrder; idempotencyKey: string }[] = [];
   jest.spyOn(app.providers.adapter(id)!, 'createCheckout').mockImplementation(async (checkoutOrder, options) => {
@@ -97,13 +106,7 @@ describe('a single-use session that expires (Transak)', () => {
 
   it('a JSON client that was handed nothing usable yet: the link hands out the live session once, then a fresh one', async () => {
     // A form answered to a JSON client is not handed out: the link serves it first.
-    const calls = provider('transak', (o, call) => ({
-      kind: 'form',
-      action: 'https://checkout.example/payments/new',
-      fields: { payment_id: o.paymentId, attempt: String(call) },
-      expiresAt: Date.now() + 300_000,
-      singleUse: true,
-    }));
+    const calls = provider('transak', singleUseForm);
     const body = (await pay('transak', 'application/json')).json();
     expect(body.checkout_url).toBe(body.checkout_link);
     expect(body.checkout_expires_at).toBeNull();
@@ -116,13 +119,7 @@ describe('a single-use session that expires (Transak)', () => {
   });
 
   it('a single-use session never handed out that expired: the link asks the provider for a fresh one, never the dead one', async () => {
-    const calls = provider('transak', (o, call) => ({
-      kind: 'form',
-      action: 'https://checkout.example/payments/new',
-      fields: { payment_id: o.paymentId, attempt: String(call) },
-      expiresAt: Date.now() + 300_000,
-      singleUse: true,
-    }));
+    const calls = provider('transak', singleUseForm);
     // A JSON client gets the link for a form checkout: the session itself was handed to nobody.
     const body = (await pay('transak', 'application/json')).json();
     await fixture.db.pool.query(`UPDATE payments SET checkout_expires_at = now() - interval '1 second' WHERE id = $1`, [body.payment_id]);

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
-import { SANDBOX_WEBHOOK_SIGNATURE_HEADER, signSandboxWebhook } from '@gateway/providers';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
+import { sandboxWebhook } from '../support/sandbox';
 
 // Issue 35: a payment id (it is in the receipt URL every provider is given) is not enough to act in
 // the customer's name. The checkout link and the second chance need the payment's key, which only
@@ -52,16 +52,7 @@ async function startInBrowser(addressIn: string): Promise<Started> {
 }
 
 async function decline(paymentId: string): Promise<void> {
-  const payload = JSON.stringify({ payment_id: paymentId, status: 'declined', order_id: `sbx_${paymentId}` });
-  const response = await app.inject({
-    method: 'POST',
-    url: '/webhooks/moonpay',
-    payload,
-    headers: {
-      'content-type': 'application/json',
-      [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(payload, config.sandbox!.signingSecret),
-    },
-  });
+  const response = await sandboxWebhook(app, config, { payment_id: paymentId, status: 'declined', order_id: `sbx_${paymentId}` });
   expect(response.headers['x-webhook-outcome']).toBe('updated');
 }
 

@@ -2,15 +2,9 @@ import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createTestRedis, type TestRedis } from '@gateway/testkit';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
-import { transakTokenName } from '@gateway/providers';
-import {
-  FAKE_API_KEY,
-  FAKE_API_SECRET,
-  startTransakFake,
-  type TransakFake,
-} from '../../../../packages/providers/test/support/transak-fake';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
+import { FAKE_API_SECRET, startTransakFake, TRANSAK_SETTINGS, transakAt, transakTokenKey, type TransakFake } from '../support/transak';
 
 // Transak through payment-redirect against a local Transak: replicas share one partner access
 // token (two app instances, each its own Redis connection, one REDIS_PREFIX), and a provider that
@@ -20,12 +14,8 @@ let fake: TransakFake;
 // One wallet takes every payment here (40 at once in the latency test): more than one order's ORDER_ATTEMPTS_MAX.
 const fixture = paymentRedirectFixture('transak_sessions', {
   ORDER_ATTEMPTS_MAX: '1000',
-  PROVIDER_TRANSAK_API_KEY: FAKE_API_KEY,
-  PROVIDER_TRANSAK_API_SECRET: FAKE_API_SECRET,
-  PROVIDER_TRANSAK_MODE: 'test',
-  // Set in beforeAll, once the fake listens.
-  PROVIDER_TRANSAK_API_URL: 'http://127.0.0.1:1',
-  PROVIDER_TRANSAK_GATEWAY_URL: 'http://127.0.0.1:1',
+  // Its URLs are set in beforeAll, once the fake listens.
+  ...TRANSAK_SETTINGS,
 });
 let config: PaymentRedirectConfig;
 let replicaA: FastifyInstance;
@@ -40,7 +30,7 @@ const pay = (app: FastifyInstance, accept = 'application/json') =>
 
 beforeAll(async () => {
   fake = await startTransakFake();
-  config = fixture.config({ PROVIDER_TRANSAK_API_URL: fake.url, PROVIDER_TRANSAK_GATEWAY_URL: fake.url, CHECKOUT_TIMEOUT_MS: '1500' });
+  config = fixture.config({ ...transakAt(fake.url), CHECKOUT_TIMEOUT_MS: '1500' });
   secondConnection = createTestRedis('transak_sessions');
   replicaA = await fixture.build(config);
   replicaB = await fixture.build(config, { redis: secondConnection });
@@ -131,7 +121,7 @@ describe('Transak failing', () => {
     ],
   ] as const)('%s: the customer gets the error page, a JSON client the error shape, never a 500', async (_name, arrange, status, code) => {
     // A fresh token store state for the refusal case: no token stored yet.
-    await fixture.cache.redis.del(`${config.raw.REDIS_PREFIX}:provider-tokens:transak:${transakTokenName('test', FAKE_API_KEY)}`);
+    await fixture.cache.redis.del(transakTokenKey(config.raw.REDIS_PREFIX));
     arrange();
     const page = await pay(replicaA, 'text/html');
     expect(page.statusCode).toBe(status);

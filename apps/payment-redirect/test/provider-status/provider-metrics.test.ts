@@ -2,15 +2,10 @@ import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { createMetricsServer } from '@gateway/http';
-import { checkoutDeadlineMs, PROVIDER_MODULES, transakTokenName } from '@gateway/providers';
-import {
-  FAKE_API_KEY,
-  FAKE_API_SECRET,
-  startTransakFake,
-  type TransakFake,
-} from '../../../../packages/providers/test/support/transak-fake';
+import { checkoutDeadlineMs, PROVIDER_MODULES } from '@gateway/providers';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
+import { startTransakFake, TRANSAK_SETTINGS, transakAt, transakTokenKey, type TransakFake } from '../support/transak';
 
 // Per-provider numbers as Prometheus scrapes them from the metrics server, after checkouts against
 // a local Transak (token + session) that answers, fails, or answers too late; and the checkout
@@ -19,19 +14,15 @@ import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
 let fake: TransakFake;
 const transak = PROVIDER_MODULES.find((module) => module.descriptor.id === 'transak')!;
 const fixture = paymentRedirectFixture('provider_metrics', {
-  PROVIDER_TRANSAK_API_KEY: FAKE_API_KEY,
-  PROVIDER_TRANSAK_API_SECRET: FAKE_API_SECRET,
-  PROVIDER_TRANSAK_MODE: 'test',
-  // Set in beforeAll, once the fake listens.
-  PROVIDER_TRANSAK_API_URL: 'http://127.0.0.1:1',
-  PROVIDER_TRANSAK_GATEWAY_URL: 'http://127.0.0.1:1',
+  // Its URLs are set in beforeAll, once the fake listens.
+  ...TRANSAK_SETTINGS,
 });
 let config: PaymentRedirectConfig;
 let app: FastifyInstance;
 let metricsServer: FastifyInstance;
 let addressIn: string;
 const temporary = '0x5555555555555555555555555555555555555555' as EvmAddress;
-const tokenKey = () => `${config.raw.REDIS_PREFIX}:provider-tokens:transak:${transakTokenName('test', FAKE_API_KEY)}`;
+const tokenKey = () => transakTokenKey(config.raw.REDIS_PREFIX);
 
 const pay = (accept = 'application/json', through = app, address = addressIn) =>
   through.inject({
@@ -76,7 +67,7 @@ const delta = (before: Sample[], after: Sample[], name: string, labels: Record<s
 
 beforeAll(async () => {
   fake = await startTransakFake();
-  config = fixture.config({ PROVIDER_TRANSAK_API_URL: fake.url, PROVIDER_TRANSAK_GATEWAY_URL: fake.url });
+  config = fixture.config({ ...transakAt(fake.url) });
   app = await fixture.build(config);
   metricsServer = await createMetricsServer(app);
   addressIn = sealAddressIn(temporary, config.keys);
@@ -147,7 +138,7 @@ describe('per-provider metrics', () => {
 
   it('a provider not reached: network failures, by kind', async () => {
     const nowhere = 'http://127.0.0.1:9';
-    const unreachableConfig = fixture.config({ PROVIDER_TRANSAK_API_URL: nowhere, PROVIDER_TRANSAK_GATEWAY_URL: nowhere });
+    const unreachableConfig = fixture.config({ ...transakAt(nowhere) });
     const unreachable = await fixture.build(unreachableConfig);
     const server = await createMetricsServer(unreachable);
     try {

@@ -2,11 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import IORedis from 'ioredis';
-import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { ProviderStatusRepository } from '@gateway/db/payment-redirect';
 import {
   SANDBOX_WEBHOOK_SIGNATURE_HEADER,
-  signSandboxWebhook,
   verifySandboxWebhook,
   type ProviderAdapter,
   type ProviderRegistry,
@@ -18,6 +16,7 @@ import type { PaymentRedirectConfig } from '../../src/config';
 import { ProviderStatusService, type ProviderStatusMetrics } from '../../src/services/provider-status/provider-status-service';
 import { askProvider as askProviderJob, type AskProvider } from '../../src/jobs/ask-provider';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
+import { moonpayPayment, sandboxWebhook } from '../support/sandbox';
 
 // The poller against a local fake of the sandbox provider's order look-up (GET /orders/<payment id>,
 // signed as the sandbox adapter signs it), on a Redis of this file's own: FLUSHALL would wipe every
@@ -114,21 +113,7 @@ async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: num
 let walletIndex = 0;
 async function startPayment(): Promise<string> {
   walletIndex += 1;
-  const temporary = `0x${walletIndex.toString(16).padStart(40, 'c')}` as EvmAddress;
-  const addressIn = sealAddressIn(temporary, config.keys);
-  await fixture.insertWallet({
-    temporary,
-    addressIn,
-    callbackUrl: `https://shop.io/ipn?order=${walletIndex}`,
-    hdIndex: BigInt(walletIndex),
-  });
-  const response = await app.inject({
-    url: '/process-payment.php',
-    query: { address: addressIn, amount: '49.99', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' },
-    headers: { accept: 'application/json' },
-  });
-  expect(response.statusCode).toBe(200);
-  return response.json().payment_id;
+  return (await moonpayPayment(fixture, app, config, walletIndex)).paymentId;
 }
 
 async function pollState(paymentId: string) {
@@ -196,15 +181,10 @@ describe('provider status look-ups', () => {
     // While the provider is being asked, its signed webhook says paid; the look-up then answers pending.
     fake.before.set(paymentId, async () => {
       // The same order the look-up then answers about (another order's answer would not be this payment's at all).
-      const payload = JSON.stringify({ payment_id: paymentId, status: 'paid', order_id: `sbx_${paymentId.slice(0, 8)}` });
-      const response = await app.inject({
-        method: 'POST',
-        url: '/webhooks/moonpay',
-        payload,
-        headers: {
-          'content-type': 'application/json',
-          [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(payload, config.sandbox!.signingSecret),
-        },
+      const response = await sandboxWebhook(app, config, {
+        payment_id: paymentId,
+        status: 'paid',
+        order_id: `sbx_${paymentId.slice(0, 8)}`,
       });
       expect(response.headers['x-webhook-outcome']).toBe('updated');
     });

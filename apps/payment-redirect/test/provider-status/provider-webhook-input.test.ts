@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
+import { moonpayPayment } from '../support/sandbox';
 
 // Issue 22: 2 of ~10,000 MoonPay webhooks, correctly signed over hostile JSON, answered 500 (a NUL
 // in a string reached PostgreSQL, which refuses 0x00 in text) and MoonPay was told to retry.
@@ -27,23 +27,9 @@ beforeAll(async () => {
 });
 
 let walletIndex = 0;
-async function moonpayPayment(): Promise<{ paymentId: string; temporary: string }> {
+async function newMoonpayPayment(): Promise<{ paymentId: string; temporary: string }> {
   walletIndex += 1;
-  const temporary = `0x${walletIndex.toString(16).padStart(40, 'c')}` as EvmAddress;
-  const addressIn = sealAddressIn(temporary, config.keys);
-  await fixture.insertWallet({
-    temporary,
-    addressIn,
-    callbackUrl: `https://shop.io/ipn?order=${walletIndex}`,
-    hdIndex: BigInt(walletIndex),
-  });
-  const response = await app.inject({
-    url: '/process-payment.php',
-    query: { address: addressIn, amount: '49.99', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' },
-    headers: { accept: 'application/json' },
-  });
-  expect(response.statusCode).toBe(200);
-  return { paymentId: response.json().payment_id, temporary };
+  return moonpayPayment(fixture, app, config, walletIndex);
 }
 
 /** A body signed as MoonPay signs it (Moonpay-Signature-V2), whatever it holds. */
@@ -69,7 +55,7 @@ const stored = async (paymentId: string) =>
 
 describe('a correctly signed MoonPay webhook with hostile strings', () => {
   it("a NUL in the failure reason and in MoonPay's id: acknowledged and recorded without them, not a 500", async () => {
-    const { paymentId, temporary } = await moonpayPayment();
+    const { paymentId, temporary } = await newMoonpayPayment();
     const response = await signedMoonpay({
       type: 'transaction_failed',
       data: {
@@ -92,7 +78,7 @@ describe('a correctly signed MoonPay webhook with hostile strings', () => {
   });
 
   it("a NUL in our payment id and MoonPay's id only: it names no payment, acknowledged as unknown", async () => {
-    const { paymentId } = await moonpayPayment();
+    const { paymentId } = await newMoonpayPayment();
     const response = await signedMoonpay({
       type: 'transaction_updated',
       data: { id: '\u0000', status: 'completed', externalTransactionId: `${paymentId}\u0000` },
@@ -103,7 +89,7 @@ describe('a correctly signed MoonPay webhook with hostile strings', () => {
   });
 
   it('a 7 kB id and reason (the most a 16 kB body holds): cut to their columns, not a 500', async () => {
-    const { paymentId } = await moonpayPayment();
+    const { paymentId } = await newMoonpayPayment();
     const response = await signedMoonpay({
       type: 'transaction_failed',
       data: { id: 'r'.repeat(7_000), status: 'failed', externalTransactionId: paymentId, failureReason: `w\u0000${'w'.repeat(7_000)}` },
@@ -115,7 +101,7 @@ describe('a correctly signed MoonPay webhook with hostile strings', () => {
   });
 
   it('a body over the 16 kB limit: 413, signed or not', async () => {
-    const { paymentId } = await moonpayPayment();
+    const { paymentId } = await newMoonpayPayment();
     const response = await signedMoonpay({
       type: 'transaction_failed',
       data: { status: 'failed', externalTransactionId: paymentId, failureReason: 'w'.repeat(200_000) },

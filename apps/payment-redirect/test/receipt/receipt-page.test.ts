@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sealAddressIn, secondChanceFormToken, type EvmAddress } from '@gateway/domain';
-import { SANDBOX_WEBHOOK_SIGNATURE_HEADER, signSandboxWebhook } from '@gateway/providers';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture, payout } from '../support/payment-redirect-fixture';
+import { sandboxWebhook } from '../support/sandbox';
 
 // Return URLs are built from PUBLIC_URL; the first test checks them against it.
 const fixture = paymentRedirectFixture('receipt', { PUBLIC_URL: 'https://pay.shop.test' });
@@ -98,13 +98,7 @@ function stepsOf(body: string): string[] {
 }
 
 function webhook(provider: string, body: object, secret = config.sandbox!.signingSecret) {
-  const payload = JSON.stringify(body);
-  return app.inject({
-    method: 'POST',
-    url: `/webhooks/${provider}`,
-    payload,
-    headers: { 'content-type': 'application/json', [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(payload, secret) },
-  });
+  return sandboxWebhook(app, config, body, { provider, secret });
 }
 
 beforeAll(async () => {

@@ -10,16 +10,14 @@ declare module 'fastify' {
 
 export const checkoutLinkService = fp(
   async (app) => {
-    const checkoutMetrics = app.providerMetrics.checkout;
     app.decorate(
       'checkoutLinkService',
       new CheckoutLinkService({
         payments: new PaymentRepository(app.pool),
         providers: app.providers,
         checkouts: app.providerCheckout,
-        countCheckout: (provider, outcome, failure) => checkoutMetrics.checkout(provider, outcome, failure),
       }),
     );
   },
-  { name: 'checkout-link-service', dependencies: ['postgres', 'providers', 'provider-metrics', 'provider-checkout'] },
+  { name: 'checkout-link-service', dependencies: ['postgres', 'providers', 'provider-checkout'] },
 );

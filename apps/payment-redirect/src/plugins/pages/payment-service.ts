@@ -11,7 +11,6 @@ declare module 'fastify' {
 
 export const paymentService = fp<{ config: PaymentRedirectConfig }>(
   async (app, { config }) => {
-    const checkoutMetrics = app.providerMetrics.checkout;
     const service = new PaymentService({
       payments: new PaymentRepository(app.pool),
       providers: app.providers,
@@ -20,7 +19,6 @@ export const paymentService = fp<{ config: PaymentRedirectConfig }>(
       checkouts: app.providerCheckout,
       publicUrl: config.publicUrl,
       orderAttempts: config.raw.ORDER_ATTEMPTS_MAX,
-      countCheckout: (provider, outcome, failure) => checkoutMetrics.checkout(provider, outcome, failure),
       statusLookUps: app.providerStatus,
     });
     app.decorate('paymentService', service);
@@ -29,6 +27,6 @@ export const paymentService = fp<{ config: PaymentRedirectConfig }>(
   },
   {
     name: 'payment-service',
-    dependencies: ['postgres', 'providers', 'rate-reader', 'provider-metrics', 'provider-checkout', 'provider-status-service'],
+    dependencies: ['postgres', 'providers', 'rate-reader', 'provider-checkout', 'provider-status-service'],
   },
 );

@@ -5,7 +5,7 @@ import { receiptUrl, type CheckoutFailedError } from '../../services/checkout/pr
 import { sendCheckoutFailed, type NextSteps } from '../shared/checkout-failed-page';
 import { sendToCheckout } from '../shared/checkout-page';
 import { cookieKeys, givePaymentKey, sendPaymentRefused } from '../shared/payment-key-cookie';
-import { paymentParams } from '../shared/schemas';
+import { paymentPageSchema } from '../shared/schemas';
 import { checkoutLinkQuery } from './schemas';
 
 /** The customer's link to a payment's checkout, for the browser holding its key. */
@@ -15,20 +15,16 @@ export const checkoutLinkRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string }
     {
       // Opens a checkout at the provider: HEAD must not (405), like Process Payment.
       exposeHeadRoute: false,
-      schema: {
-        summary: "The customer's link to a payment's checkout",
-        description:
-          "Sends the customer to the payment's checkout: the one recorded while it is usable (a reload), or a fresh one from the " +
+      schema: paymentPageSchema(
+        "The customer's link to a payment's checkout",
+        "Sends the customer to the payment's checkout: the one recorded while it is usable (a reload), or a fresh one from the " +
           'provider once it has expired or, where the provider accepts a checkout once, was handed out. Once the provider has an ' +
           'order for the payment (or USDC arrived), 303 to its receipt page instead: a second checkout could charge twice. When ' +
           "the provider gives no checkout, the error page. Only with the payment's key: the cookie Process Payment gave the " +
           'browser, or the key query parameter of the checkout_link a JSON client got (the cookie is then given); 403 ' +
           'payment_key_required otherwise (a page, or the error as JSON).',
-        tags: ['payment'],
-        params: paymentParams,
-        querystring: checkoutLinkQuery,
-        produces: ['text/html'],
-      },
+        { querystring: checkoutLinkQuery },
+      ),
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { cookieKeys } from '../shared/payment-key-cookie';
-import { paymentParams } from '../shared/schemas';
+import { paymentPageSchema } from '../shared/schemas';
 import { receiptView } from './view-model';
 
 /** The customer's live receipt: where every provider sends the customer back. */
@@ -8,17 +8,13 @@ export const receiptRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/payment/:paymentId',
     {
-      schema: {
-        summary: 'Payment receipt page',
-        description:
-          'HTML page following one payment: waiting for the provider, USDC received, confirmed, sent to the merchant. Every ' +
+      schema: paymentPageSchema(
+        'Payment receipt page',
+        'HTML page following one payment: waiting for the provider, USDC received, confirmed, sent to the merchant. Every ' +
           "provider's return URL. When the provider declined or failed the payment and no USDC arrived, it offers the other " +
           'providers that accept the order (a form each, to /payment/<id>/retry) to the browser holding the payment key (its ' +
           'cookie), and says where to do it to any other. Shows no e-mail, payout address or ipn_token.',
-        tags: ['payment'],
-        params: paymentParams,
-        produces: ['text/html'],
-      },
+      ),
     },
     async (request, reply) => {
       const receipt = await app.receiptService.find(request.params.paymentId, cookieKeys(request));

@@ -3,7 +3,7 @@ import { recordOutcome } from '@gateway/http';
 import { crossSiteRequestError, isUuid, paymentKeyRequiredError, postOrigin } from '@gateway/domain';
 import { sendCheckoutFailed, sendCheckoutFailedPage } from '../shared/checkout-failed-page';
 import { cookieKeys, givePaymentKey, sendPaymentRefused } from '../shared/payment-key-cookie';
-import { paymentParams } from '../shared/schemas';
+import { paymentPageSchema } from '../shared/schemas';
 import { continueView, refusedView } from './view-model';
 
 // A second-chance form carries two short fields.
@@ -23,10 +23,9 @@ export const secondChanceRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string }
   app.post(
     '/payment/:paymentId/retry',
     {
-      schema: {
-        summary: 'Second chance: pay the same order with another provider',
-        description:
-          "The receipt page's form (fields provider=<id> and form_token). Only from the gateway's own pages (Origin and " +
+      schema: paymentPageSchema(
+        'Second chance: pay the same order with another provider',
+        "The receipt page's form (fields provider=<id> and form_token). Only from the gateway's own pages (Origin and " +
           'Sec-Fetch-Site, when sent, must say so: else 403 cross_site_request) and with the payment key (its cookie, and the ' +
           "form's token derived from it: else 403 payment_key_required). When the payment's provider declined or failed it and no USDC arrived, " +
           'records a new payment for the same temporary wallet, amount, currency and e-mail with that provider, exactly as Process ' +
@@ -34,10 +33,7 @@ export const secondChanceRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string }
           "payment's link). 400 for a provider that does not accept the order, 409 when the second chance is not open (USDC " +
           'arrived, or the provider has not given up) and when the payment has had SECOND_CHANCES_MAX second chances or the order ' +
           'ORDER_ATTEMPTS_MAX attempts, 404 for no such payment.',
-        tags: ['payment'],
-        params: paymentParams,
-        produces: ['text/html'],
-      },
+      ),
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
@@ -80,15 +76,11 @@ export const secondChanceRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string }
   app.get(
     '/payment/:paymentId/continue',
     {
-      schema: {
-        summary: 'Second chance: on to the chosen provider',
-        description:
-          "Where the second-chance form lands: a page that goes on to the payment's link (/payment/<id>/checkout) at once (a meta " +
+      schema: paymentPageSchema(
+        'Second chance: on to the chosen provider',
+        "Where the second-chance form lands: a page that goes on to the payment's link (/payment/<id>/checkout) at once (a meta " +
           "refresh, and a button), since the form's own redirects may not leave this host (form-action 'self').",
-        tags: ['payment'],
-        params: paymentParams,
-        produces: ['text/html'],
-      },
+      ),
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');

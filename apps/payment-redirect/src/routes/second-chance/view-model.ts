@@ -17,36 +17,37 @@ export function refusedView(
   name: string | undefined,
   receipt: string,
 ): CheckoutFailedView {
+  const page = (title: string, heading: string, intro: string): CheckoutFailedView => ({
+    title,
+    kind: 'refused',
+    heading,
+    intro,
+    chooseHref: receipt,
+  });
   if (refusal === 'exhausted') {
-    return {
-      title: 'This order cannot be retried again',
-      kind: 'refused',
-      heading: 'This order cannot be retried again',
-      intro:
-        'This order has been tried too many times with other providers. To pay, go back to the shop and start again; your ' +
+    const heading = 'This order cannot be retried again';
+    return page(
+      heading,
+      heading,
+      'This order has been tried too many times with other providers. To pay, go back to the shop and start again; your ' +
         'receipt shows what happened to each attempt.',
-      chooseHref: receipt,
-    };
+    );
   }
   if (refusal === 'closed') {
-    return {
-      title: 'This payment cannot be retried',
-      kind: 'refused',
-      heading: 'This payment cannot be retried',
-      intro:
-        'USDC arrived for this order, or its provider has not given up on the payment: paying again could charge you twice. ' +
+    const heading = 'This payment cannot be retried';
+    return page(
+      heading,
+      heading,
+      'USDC arrived for this order, or its provider has not given up on the payment: paying again could charge you twice. ' +
         'Follow the payment on its receipt.',
-      chooseHref: receipt,
-    };
+    );
   }
-  return {
-    title: 'Choose another provider',
-    kind: 'refused',
-    heading: name ? `${name} cannot take this order` : 'No such payment provider',
-    intro: name
+  return page(
+    'Choose another provider',
+    name ? `${name} cannot take this order` : 'No such payment provider',
+    name
       ? `${name} does not accept this order (its currency or amount), or it is the provider that just declined it. Choose one of ` +
-        `the providers your receipt lists.`
+          `the providers your receipt lists.`
       : 'The provider chosen is not one this checkout offers. Choose one of the providers your receipt lists.',
-    chooseHref: receipt,
-  };
+  );
 }

@@ -1,7 +1,7 @@
 import { checkoutLinkAction, matchingPaymentKey, type CurrencyCode, type EvmAddress } from '@gateway/domain';
 import type { PaymentRepository } from '@gateway/db/payment-redirect';
 import type { CheckoutTarget, ProviderRegistry } from '@gateway/providers';
-import { CheckoutFailedError, recordedCheckout, type CountCheckout, type ProviderCheckout } from './provider-checkout';
+import { CheckoutFailedError, recordedCheckout, type ProviderCheckout } from './provider-checkout';
 
 /** What the customer's link opens. */
 export type OpenedCheckout =
@@ -23,7 +23,6 @@ export interface CheckoutLinkServiceDeps {
   payments: Pick<PaymentRepository, 'findCheckout' | 'claimSingleUse' | 'renewCheckout'>;
   providers: ProviderRegistry;
   checkouts: ProviderCheckout;
-  countCheckout: CountCheckout;
 }
 
 /**
@@ -85,7 +84,7 @@ export class CheckoutLinkService {
       if (error instanceof CheckoutFailedError) return { kind: 'checkout_failed', failure: error };
       throw error;
     }
-    this.deps.countCheckout(payment.provider, 'created');
+    this.deps.checkouts.created(payment.provider);
     return { ...opened, target };
   }
 }

@@ -17,7 +17,7 @@ import {
   type RecordedCheckout,
 } from '@gateway/db/payment-redirect';
 import type { CreatedCheckout, ProviderRegistry } from '@gateway/providers';
-import { checkoutLink, recordedCheckout, type CountCheckout, type ProviderCheckout } from './provider-checkout';
+import { checkoutLink, recordedCheckout, type ProviderCheckout } from './provider-checkout';
 
 export interface StartedPayment {
   paymentId: string;
@@ -45,7 +45,6 @@ export interface PaymentServiceDeps {
   publicUrl: string;
   /** ORDER_ATTEMPTS_MAX. */
   orderAttempts: number;
-  countCheckout: CountCheckout;
   /** Status look-ups: when a new payment's provider is first asked (recorded with its checkout), and its job added (never throws). */
   statusLookUps?: {
     firstLookUpAt(provider: string): Date | undefined;
@@ -113,7 +112,7 @@ export class PaymentService {
     if (!(await this.recordCheckout(record))) {
       throw new Error(`payment ${paymentId} left 'creating' before its checkout was recorded`);
     }
-    this.deps.countCheckout(request.provider.id, 'created');
+    this.deps.checkouts.created(request.provider.id);
     // The look-up's job is added behind the answer: the schedule is recorded with the checkout (the
     // reconciler makes the job from it if this add is lost), and a failure is logged, never the customer's.
     if (statusPollDueAt) this.behind(this.deps.statusLookUps?.track(paymentId, request.provider.id, { scheduled: true }));

@@ -15,7 +15,7 @@ import {
 export type CheckoutFailureKind = ProviderFailureKind | 'adapter_error';
 
 /** Counts checkouts by provider and outcome (created, once recorded; refused, unavailable), and a failed one's kind. */
-export type CountCheckout = (provider: string, outcome: 'created' | 'refused' | 'unavailable', failure?: CheckoutFailureKind) => void;
+type CountCheckout = (provider: string, outcome: 'created' | 'refused' | 'unavailable', failure?: CheckoutFailureKind) => void;
 
 /** The provider gave no checkout: the customer is told in words, and offered another provider. */
 export class CheckoutFailedError extends GatewayError {
@@ -56,6 +56,11 @@ export type PaymentOrder = Omit<CheckoutOrder, 'returnUrl' | 'customerIp'>;
  */
 export class ProviderCheckout {
   constructor(private readonly deps: ProviderCheckoutDeps) {}
+
+  /** Counts a checkout of `provider` as created, once it is recorded. */
+  created(provider: string): void {
+    this.deps.countCheckout(provider, 'created');
+  }
 
   /**
    * `failPayment`: the payment's first checkout, whose failure is recorded on it; a renewal that
