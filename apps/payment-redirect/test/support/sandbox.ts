@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { SANDBOX_WEBHOOK_SIGNATURE_HEADER, signSandboxWebhook } from '@gateway/providers';
 import type { PaymentRedirectConfig } from '../../src/config';
@@ -13,7 +13,7 @@ export function sandboxWebhook(
   config: PaymentRedirectConfig,
   body: object,
   { provider = 'moonpay', secret = config.sandbox!.signingSecret }: { provider?: string; secret?: Buffer } = {},
-) {
+): Promise<LightMyRequestResponse> {
   const payload = JSON.stringify(body);
   return app.inject({
     method: 'POST',

@@ -1,14 +1,7 @@
 import type { Pool } from 'pg';
 import type { Queryable } from './chain-cursor-repository';
-import {
-  attemptColumns,
-  attemptJson,
-  attemptsReporting,
-  latestAttempts,
-  readAttempts,
-  type AttemptJson,
-  type PaymentAttemptRecord,
-} from './wallet-attempts';
+import type { AttemptJson, PaymentAttemptRecord } from './wallet-attempts';
+import { attemptJson, attemptsReporting, latestAttempts, readAttempts } from './wallet-attempts';
 
 /** A USDC Transfer log into a temporary wallet, as the chain watcher read it. */
 export interface NewDeposit {
@@ -158,9 +151,9 @@ export class DepositRepository {
       name: 'deposit-checkouts',
       text: `SELECT d.id::text AS deposit_id, d.tx_hash, d.seen_at,
                     (SELECT json_agg(${attemptJson('a')})
-                     FROM (SELECT ${attemptColumns('r')} FROM ${attemptsReporting('d')} r
+                     FROM (SELECT * FROM ${attemptsReporting('d')} r
                            UNION
-                           SELECT ${attemptColumns('l')} FROM ${latestAttempts('d.wallet_id', 20, 'created_at <= d.seen_at')} l) a) AS attempts
+                           SELECT * FROM ${latestAttempts('d.wallet_id', 20, 'created_at <= d.seen_at')} l) a) AS attempts
              FROM deposits d WHERE d.chain_id = $1 AND d.id = ANY($2::bigint[])`,
       values: [this.chainId, depositIds],
     });

@@ -10,12 +10,16 @@ import {
   type PaymentAttemptRecord,
 } from './wallet-attempts';
 
-/** A payment as its receipt page shows it: no e-mail, payout address or ipn_token. */
-export interface PaymentReceiptRecord {
+/** A payment by name: its provider and what it charges. */
+export interface PaymentSummaryRecord {
   id: string;
   amount: string;
   currency: string;
   provider: string;
+}
+
+/** A payment as its receipt page shows it: no e-mail, payout address or ipn_token. */
+export interface PaymentReceiptRecord extends PaymentSummaryRecord {
   createdAt: Date;
   providerStatus: ProviderPaymentStatus | null;
   providerReason: string | null;
@@ -48,14 +52,6 @@ export interface ReceiptDepositRecord {
   token: string | null;
 }
 
-/** A payment by name: its provider and what it charges. */
-export interface PaymentSummaryRecord {
-  id: string;
-  amount: string;
-  currency: string;
-  provider: string;
-}
-
 /** The customer's receipt, read: what happened to a payment, its deposits and the attempts of its order. */
 export class PaymentReceiptRepository {
   constructor(private readonly pool: Pool) {}
@@ -76,10 +72,9 @@ export class PaymentReceiptRepository {
                      FROM (SELECT DISTINCT ON (c.id) c.* FROM (
                              SELECT ${attemptColumns('p')}
                              UNION ALL
-                             SELECT ${attemptColumns('l')} FROM ${latestAttempts('p.wallet_id', 2, 'created_at >= p.created_at')} l
+                             SELECT l.* FROM ${latestAttempts('p.wallet_id', 2, 'created_at >= p.created_at')} l
                              UNION ALL
-                             SELECT ${attemptColumns('r')}
-                             FROM deposits rd CROSS JOIN LATERAL ${attemptsReporting('rd')} r
+                             SELECT r.* FROM deposits rd CROSS JOIN LATERAL ${attemptsReporting('rd')} r
                              WHERE rd.wallet_id = p.wallet_id AND rd.seen_at >= p.created_at
                              UNION ALL
                              -- Every attempt at the latest moment before the deposit: a batch records several at one now().
@@ -101,10 +96,7 @@ export class PaymentReceiptRepository {
     const first = rows[0];
     if (!first) return undefined;
     return {
-      id: first.id,
-      amount: first.amount,
-      currency: first.currency.trim(),
-      provider: first.provider,
+      ...summaryOf(first),
       createdAt: first.created_at,
       providerStatus: first.provider_status,
       providerReason: first.provider_reason,
@@ -127,14 +119,18 @@ export class PaymentReceiptRepository {
 
   /** What the page that goes on to a payment's checkout names: its provider and amount, nothing else. */
   async findSummary(paymentId: string): Promise<PaymentSummaryRecord | undefined> {
-    const { rows } = await this.pool.query<{ id: string; amount: string; currency: string; provider: string }>({
+    const { rows } = await this.pool.query<PaymentSummaryRecord>({
       name: 'payment-summary',
       text: 'SELECT id, amount::text AS amount, currency, provider FROM payments WHERE id = $1',
       values: [paymentId],
     });
-    const row = rows[0];
-    return row && { id: row.id, amount: row.amount, currency: row.currency.trim(), provider: row.provider };
+    return rows[0] && summaryOf(rows[0]);
   }
+}
+
+function summaryOf(row: PaymentSummaryRecord): PaymentSummaryRecord {
+  // currency is char(3) in the table: its padding is not the code's.
+  return { id: row.id, amount: row.amount, currency: row.currency.trim(), provider: row.provider };
 }
 
 interface ReceiptRow {
