@@ -13,17 +13,21 @@ import './plugins';
 import {
   providerMetrics,
   providers,
-  paymentReceipts,
   providerStatusQueue,
   providerStatusService,
-  statusPollReconciler,
+  askProviderWorker,
   providerEventConsumer,
+  providerCheckout,
   paymentService,
+  checkoutLinkService,
+  secondChanceService,
   receiptService,
   hostedCheckoutService,
 } from './plugins';
-import { paymentRoutes } from './routes/payment';
+import { processPaymentRoutes } from './routes/process-payment';
+import { checkoutLinkRoutes } from './routes/checkout-link';
 import { receiptRoutes } from './routes/receipt';
+import { secondChanceRoutes } from './routes/second-chance';
 import { hostedCheckoutRoutes } from './routes/hosted-checkout';
 import { webhookRoutes } from './routes/webhooks';
 
@@ -56,19 +60,23 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   await app.register(redisPlugin, { redis });
   await app.register(providerMetrics);
   await app.register(providers, { config });
-  await app.register(paymentReceipts);
   await app.register(rateReaderPlugin, { settings: config.rates, keyPrefix: raw.REDIS_PREFIX });
   await app.register(providerStatusQueue, { config });
   await app.register(providerStatusService, { config });
-  await app.register(statusPollReconciler, { config });
+  await app.register(askProviderWorker, { config });
   await app.register(providerEventConsumer, { config });
+  await app.register(providerCheckout, { config });
   await app.register(paymentService, { config });
+  await app.register(checkoutLinkService);
+  await app.register(secondChanceService, { config });
   await app.register(receiptService, { config });
   await app.register(hostedCheckoutService, { config });
 
   await app.register(pagesPlugin, { viewsDir: join(APP_ROOT, 'views'), assetsDir: join(APP_ROOT, 'assets') });
-  await app.register(paymentRoutes, { publicUrl: config.publicUrl });
-  await app.register(receiptRoutes, { publicUrl: config.publicUrl });
+  await app.register(processPaymentRoutes, { publicUrl: config.publicUrl });
+  await app.register(checkoutLinkRoutes, { publicUrl: config.publicUrl });
+  await app.register(receiptRoutes);
+  await app.register(secondChanceRoutes, { publicUrl: config.publicUrl });
   await app.register(hostedCheckoutRoutes);
   await app.register(webhookRoutes);
   return app;

@@ -18,7 +18,13 @@ import {
   runtimeSettings,
   serverSettings,
 } from '@gateway/config';
-import { DEFAULT_ORDER_ATTEMPTS_MAX, DEFAULT_SECOND_CHANCES_MAX, DEFAULT_STATUS_POLL_SCHEDULE, type SealingKeyRing } from '@gateway/domain';
+import {
+  DEFAULT_ORDER_ATTEMPTS_MAX,
+  DEFAULT_SECOND_CHANCES_MAX,
+  DEFAULT_STATUS_POLL_SCHEDULE,
+  type SealingKeyRing,
+  type StatusPollSchedule,
+} from '@gateway/domain';
 import { PROVIDER_MODULES, providerEnvironmentSchema } from '@gateway/providers';
 import { SAMPLE_RATE_FILE } from '@gateway/rates';
 
@@ -197,5 +203,14 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
     rates,
     sandbox,
     explorerTxUrl: raw.EXPLORER_TX_URL === 'none' ? null : raw.EXPLORER_TX_URL,
+  };
+}
+
+/** When payments' providers are asked about them (STATUS_POLL_*): the first wait, the longest, and until what age. */
+export function statusPollSchedule(raw: PaymentRedirectSettings): StatusPollSchedule {
+  return {
+    firstDelayMs: raw.STATUS_POLL_FIRST_DELAY_MS,
+    maxDelayMs: raw.STATUS_POLL_MAX_DELAY_MS,
+    maxAgeMs: raw.STATUS_POLL_MAX_AGE_MINUTES * 60_000,
   };
 }

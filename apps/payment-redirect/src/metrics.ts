@@ -1,7 +1,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { ProviderObserver } from '@gateway/providers';
-import type { CheckoutFailureKind } from './services/payment-service';
-import type { ProviderStatusMetrics } from './services/provider-status-service';
+import type { CheckoutFailureKind } from './services/checkout/provider-checkout';
+import type { ProviderStatusMetrics } from './services/provider-status/provider-status-service';
 
 /** Per-provider numbers of checkouts and of the calls they make: what the adapters' HTTP client and token store tell. */
 export interface ProviderCheckoutMetrics extends ProviderObserver {

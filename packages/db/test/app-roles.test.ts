@@ -64,8 +64,8 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
       'claimSingleUse',
       'renewCheckout',
     ],
-    PaymentReceiptRepository: ['findReceipt', 'recordProviderStatus'],
-    ProviderStatusPollRepository: ['schedule', 'scheduleNowFor', 'find', 'recordPoll', 'listOverdue', 'stop'],
+    PaymentReceiptRepository: ['findReceipt', 'findSummary'],
+    ProviderStatusRepository: ['recordProviderStatus', 'schedule', 'scheduleNowFor', 'find', 'recordPoll', 'listOverdue', 'stop'],
     ProviderEventRepository: ['save', 'find', 'tryLockConsumer'],
     TokenRepository: ['register', 'list'],
   },
@@ -356,11 +356,11 @@ describe('payment-redirect, as its role', () => {
     expect(await payments.renewCheckout({ id: session, attempt: 2, ...form, served: true })).toBe(true);
     expect(await payments.renewCheckout({ id: failed, attempt: 1, checkoutUrl: 'https://checkout.example/again' })).toBe(true);
 
-    const receipts = repository('payment-redirect', paymentRedirect.PaymentReceiptRepository);
+    const statuses = repository('payment-redirect', paymentRedirect.ProviderStatusRepository);
     const update = { providers: ['moonpay'], status: 'pending' as const, rawStatus: 'waitingPayment', providerReference: 'mp-1' };
-    expect(await receipts.recordProviderStatus({ ...update, match: { paymentId: paid } })).toBe('updated');
+    expect(await statuses.recordProviderStatus({ ...update, match: { paymentId: paid } })).toBe('updated');
     expect(
-      await receipts.recordProviderStatus({
+      await statuses.recordProviderStatus({
         ...update,
         status: 'paid',
         match: { providerReference: 'mp-1', walletAddress: wallet.address },
@@ -373,12 +373,19 @@ describe('payment-redirect, as its role', () => {
        VALUES ($1, 'merchant', $2, $3, 24750000, $4, 2000000000, 'confirmed', $5)`,
       [deposit.id, wallet.address, hex(20), hex(32), hex(32)],
     );
+    const receipts = repository('payment-redirect', paymentRedirect.PaymentReceiptRepository);
     const receipt = await receipts.findReceipt(paid);
     expect(receipt).toMatchObject({ id: paid, providerStatus: 'paid', deposits: [{ status: 'forwarded', merchantNotified: false }] });
     expect(receipt!.deposits[0]!.forwardedTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await receipts.findSummary(paid)).toEqual({
+      id: paid,
+      amount: expect.any(String),
+      currency: expect.any(String),
+      provider: 'moonpay',
+    });
 
     // Status look-ups (migration 021): scheduled, hinted, counted, found overdue; a final status is never scheduled.
-    const polls = repository('payment-redirect', paymentRedirect.ProviderStatusPollRepository);
+    const polls = statuses;
     expect(await polls.schedule([session, paid], new Date(Date.now() - 60_000))).toEqual([session]);
     expect(await polls.scheduleNowFor(['transak'], { paymentId: session })).toBe(session);
     await polls.recordPoll(session, new Date(Date.now() - 30_000));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Pool, QueryConfig } from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
-import { PaymentReceiptRepository } from '../src/repositories/payment-repository';
+import { PaymentReceiptRepository } from '../src/repositories/payment-receipt-repository';
 import { PaymentStatusRepository } from '../src/repositories/payment-status-repository';
 import { DepositRepository } from '../src/repositories/deposit-repository';
 

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { PAYMENT_MOVES, PAYMENT_STATUSES, type PaymentStatus } from '@gateway/domain';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
-import { PaymentReceiptRepository, PaymentRepository } from '../src/repositories/payment-repository';
+import { PaymentRepository } from '../src/repositories/payment-repository';
+import { ProviderStatusRepository } from '../src/repositories/provider-status-repository';
 import { WalletRepository } from '../src/repositories/wallet-repository';
 
 let db: TestDatabase;
@@ -130,10 +131,10 @@ describe("the customer's link: checkouts that expire, single use, and forms", ()
 });
 
 describe('a webhook finds its payment', () => {
-  const receipts = () => new PaymentReceiptRepository(db.pool);
+  const statuses = () => new ProviderStatusRepository(db.pool);
   // As the webhook route passes an adapter's event: the provider's reference both to match by and to record.
   const update = (match: { paymentId?: string; providerReference?: string; walletAddress?: string }, provider = 'moonpay') =>
-    receipts().recordProviderStatus({
+    statuses().recordProviderStatus({
       providers: [provider],
       match,
       status: 'pending',
@@ -215,7 +216,7 @@ describe('a webhook finds its payment', () => {
     it('Ramp: only the purchase that paid names the payment; no purchase found by the wallet alone ends it', async () => {
       const payment = await paymentIn('redirected', 'rampnetwork', wallet);
       const ramp = (providerReference: string, status: 'pending' | 'paid' | 'failed', rawStatus: string) =>
-        receipts().recordProviderStatus({
+        statuses().recordProviderStatus({
           providers: ['rampnetwork'],
           match: { providerReference, walletAddress: walletMatch },
           status,
@@ -273,7 +274,7 @@ describe('a webhook finds its payment', () => {
     expect(await reference(id)).toBe(`${id}:2`);
     // The customer paid in the first tab: that order is ours too, and is followed from then on.
     const report = (providerReference: string) =>
-      receipts().recordProviderStatus({
+      statuses().recordProviderStatus({
         providers: ['sardine'],
         match: { paymentId: id },
         status: 'pending',

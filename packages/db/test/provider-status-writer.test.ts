@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
-import { PaymentReceiptRepository, PaymentRepository, type ProviderStatusUpdate } from '../src/repositories/payment-repository';
+import { PaymentRepository } from '../src/repositories/payment-repository';
+import { ProviderStatusRepository, type ProviderStatusUpdate } from '../src/repositories/provider-status-repository';
 import { WalletRepository } from '../src/repositories/wallet-repository';
 
 // A property test of the one place provider data enters the database (recordProviderStatus), on
@@ -113,7 +114,7 @@ describe('the provider status writer, over hostile input (seeded)', () => {
     const random = generator(SEED);
     const pool = db.appPool('payment-redirect');
     const payments = new PaymentRepository(pool);
-    const receipts = new PaymentReceiptRepository(pool);
+    const statuses = new ProviderStatusRepository(pool);
     const outcomes = new Map<string, number>();
     for (let n = 0; n < CASES; n += 1) {
       const id = randomUUID();
@@ -140,7 +141,7 @@ describe('the provider status writer, over hostile input (seeded)', () => {
       const context = `seed ${SEED}, case ${n}`;
       let outcome: string;
       try {
-        outcome = await receipts.recordProviderStatus(update);
+        outcome = await statuses.recordProviderStatus(update);
       } catch (error) {
         throw new Error(`${context}: recordProviderStatus threw ${(error as Error).message}`);
       }

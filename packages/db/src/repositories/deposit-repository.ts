@@ -1,5 +1,7 @@
 import type { Pool } from 'pg';
 import type { Queryable } from './chain-cursor-repository';
+import type { AttemptJson, PaymentAttemptRecord } from './wallet-attempts';
+import { attemptJson, attemptsReporting, latestAttempts, readAttempts } from './wallet-attempts';
 
 /** A USDC Transfer log into a temporary wallet, as the chain watcher read it. */
 export interface NewDeposit {
@@ -30,7 +32,7 @@ export interface DepositCheckouts {
   txHash: string;
   seenAt: Date;
   /** Newest first: the one whose provider reported this transaction, and the latest created before the deposit was seen. */
-  attempts: { id: string; provider: string; createdAt: Date; deliveredTxHash: string | null }[];
+  attempts: PaymentAttemptRecord[];
 }
 
 /** What an address of the gateway itself is (see DepositRepository.gatewaySenders). */
@@ -145,22 +147,13 @@ export class DepositRepository {
    */
   async checkoutsOf(depositIds: readonly string[]): Promise<DepositCheckouts[]> {
     if (depositIds.length === 0) return [];
-    const { rows } = await this.pool.query<{
-      deposit_id: string;
-      tx_hash: string;
-      seen_at: Date;
-      attempts: { id: string; provider: string; created_at: string; provider_tx_hash: string | null }[] | null;
-    }>({
+    const { rows } = await this.pool.query<{ deposit_id: string; tx_hash: string; seen_at: Date; attempts: AttemptJson[] | null }>({
       name: 'deposit-checkouts',
       text: `SELECT d.id::text AS deposit_id, d.tx_hash, d.seen_at,
-                    (SELECT json_agg(json_build_object('id', a.id, 'provider', a.provider, 'created_at', a.created_at,
-                                                       'provider_tx_hash', a.provider_tx_hash))
-                     FROM ((SELECT p.id, p.provider, p.created_at, p.provider_tx_hash FROM payments p
-                            WHERE p.provider_tx_hash = d.tx_hash AND p.wallet_id = d.wallet_id)
+                    (SELECT json_agg(${attemptJson('a')})
+                     FROM (SELECT * FROM ${attemptsReporting('d')} r
                            UNION
-                           (SELECT p.id, p.provider, p.created_at, p.provider_tx_hash FROM payments p
-                            WHERE p.wallet_id = d.wallet_id AND p.created_at <= d.seen_at
-                            ORDER BY p.created_at DESC, p.id DESC LIMIT 20)) a) AS attempts
+                           SELECT * FROM ${latestAttempts('d.wallet_id', 20, 'created_at <= d.seen_at')} l) a) AS attempts
              FROM deposits d WHERE d.chain_id = $1 AND d.id = ANY($2::bigint[])`,
       values: [this.chainId, depositIds],
     });
@@ -168,12 +161,7 @@ export class DepositRepository {
       depositId: row.deposit_id,
       txHash: row.tx_hash,
       seenAt: row.seen_at,
-      attempts: (row.attempts ?? []).map((attempt) => ({
-        id: attempt.id,
-        provider: attempt.provider,
-        createdAt: new Date(attempt.created_at),
-        deliveredTxHash: attempt.provider_tx_hash,
-      })),
+      attempts: readAttempts(row.attempts),
     }));
   }
 

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { DepositStatus, NeedsAttentionReason, ProviderPaymentStatus } from '@gateway/domain';
+import { attemptJson, latestAttempts, readAttempt, type AttemptJson, type PaymentAttemptRecord } from './wallet-attempts';
 
 /** A wallet as Check Payment Status reports it to the merchant who holds its ipn_token: no customer e-mail. */
 export interface PaymentStatusRecord {
@@ -38,17 +39,13 @@ export interface PaymentStatusDeposit {
   token: string | null;
 }
 
-export interface PaymentStatusPayment {
-  id: string;
-  provider: string;
+/** An attempt of the wallet (attemptThatPaid credits deposits among them) with what the status API reports of it. */
+export interface PaymentStatusPayment extends PaymentAttemptRecord {
   amount: string;
   currency: string;
-  createdAt: Date;
   providerStatus: ProviderPaymentStatus | null;
   providerReference: string | null;
   providerUpdatedAt: Date | null;
-  /** The transaction its provider reported sending the USDC in; null when it reported none. */
-  deliveredTxHash: string | null;
 }
 
 export interface PaymentStatusLimits {
@@ -88,16 +85,12 @@ interface DepositJson {
   token: string | null;
 }
 
-interface PaymentJson {
-  id: string;
-  provider: string;
+interface PaymentJson extends AttemptJson {
   amount: string;
   currency: string;
-  created_at: string;
   provider_status: ProviderPaymentStatus | null;
   provider_reference: string | null;
   provider_updated_at: string | null;
-  provider_tx_hash: string | null;
 }
 
 /**
@@ -125,13 +118,11 @@ export class PaymentStatusRepository {
                             ORDER BY d.seen_at DESC, d.id DESC)
                      FROM (SELECT * FROM deposits WHERE wallet_id = w.id ORDER BY seen_at DESC, id DESC LIMIT $2) d
                      LEFT JOIN callback_deliveries cd ON cd.deposit_id = d.id AND d.status = 'forwarded') AS deposits,
-                    (SELECT json_agg(json_build_object(
-                              'id', p.id, 'provider', p.provider, 'amount', p.amount::text, 'currency', p.currency,
-                              'created_at', p.created_at, 'provider_status', p.provider_status,
-                              'provider_reference', p.provider_reference, 'provider_updated_at', p.provider_updated_at,
-                              'provider_tx_hash', p.provider_tx_hash)
+                    (SELECT json_agg(${attemptJson('p')}::jsonb || json_build_object(
+                              'amount', p.amount::text, 'currency', p.currency, 'provider_status', p.provider_status,
+                              'provider_reference', p.provider_reference, 'provider_updated_at', p.provider_updated_at)::jsonb
                             ORDER BY p.created_at DESC, p.id DESC)
-                     FROM (SELECT * FROM payments WHERE wallet_id = w.id ORDER BY created_at DESC, id DESC LIMIT $3) p) AS payments
+                     FROM ${latestAttempts('w.id', '$3', undefined, '*')} p) AS payments
              FROM wallets w
              CROSS JOIN LATERAL (
                SELECT count(*)::int AS deposit_count,
@@ -178,15 +169,12 @@ export class PaymentStatusRepository {
         token: d.token,
       })),
       payments: (row.payments ?? []).map((p) => ({
-        id: p.id,
-        provider: p.provider,
+        ...readAttempt(p),
         amount: p.amount,
         currency: p.currency.trim(),
-        createdAt: new Date(p.created_at),
         providerStatus: p.provider_status,
         providerReference: p.provider_reference,
         providerUpdatedAt: p.provider_updated_at === null ? null : new Date(p.provider_updated_at),
-        deliveredTxHash: p.provider_tx_hash,
       })),
     };
   }

@@ -1,0 +1,97 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { recordOutcome } from '@gateway/http';
+import { crossSiteRequestError, isUuid, paymentKeyRequiredError, postOrigin } from '@gateway/domain';
+import { sendCheckoutFailed, sendCheckoutFailedPage } from '../shared/checkout-failed-page';
+import { cookieKeys, givePaymentKey, sendPaymentRefused } from '../shared/payment-key-cookie';
+import { paymentPageSchema } from '../shared/schemas';
+import { continueView, refusedView } from './view-model';
+
+// A second-chance form carries two short fields.
+const FORM_BODY_LIMIT = 1024;
+
+/**
+ * The second chance: the receipt's forms post here (a payment the provider gave up on, paid with
+ * another provider), and the browser goes on to the new payment's checkout through this host.
+ */
+export const secondChanceRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string }> = async (app, { publicUrl }) => {
+  const ownOrigin = new URL(publicUrl).origin;
+  // The receipt's forms post `provider=<id>&form_token=…` (HTML forms, no JavaScript needed).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) =>
+    done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  );
+
+  app.post(
+    '/payment/:paymentId/retry',
+    {
+      schema: paymentPageSchema(
+        'Second chance: pay the same order with another provider',
+        "The receipt page's form (fields provider=<id> and form_token). Only from the gateway's own pages (Origin and " +
+          'Sec-Fetch-Site, when sent, must say so: else 403 cross_site_request) and with the payment key (its cookie, and the ' +
+          "form's token derived from it: else 403 payment_key_required). When the payment's provider declined or failed it and no USDC arrived, " +
+          'records a new payment for the same temporary wallet, amount, currency and e-mail with that provider, exactly as Process ' +
+          'Payment does, and sends the browser on to its checkout (303 to /payment/<new id>/continue, which goes on to the new ' +
+          "payment's link). 400 for a provider that does not accept the order, 409 when the second chance is not open (USDC " +
+          'arrived, or the provider has not given up) and when the payment has had SECOND_CHANCES_MAX second chances or the order ' +
+          'ORDER_ATTEMPTS_MAX attempts, 404 for no such payment.',
+      ),
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const { paymentId } = request.params;
+      if (!isUuid(paymentId)) return reply.page('not-found', {}, 404);
+      const origin = postOrigin(
+        { origin: header(request.headers.origin), secFetchSite: header(request.headers['sec-fetch-site']) },
+        ownOrigin,
+      );
+      if (origin === 'cross_site') return sendPaymentRefused(request, reply, crossSiteRequestError(), paymentId.toLowerCase());
+      const body = request.body as Record<string, unknown> | undefined;
+      const provider = typeof body?.provider === 'string' ? body.provider.trim().toLowerCase() : '';
+      const formToken = typeof body?.form_token === 'string' ? body.form_token : undefined;
+      const credentials = { keys: cookieKeys(request), ...(formToken === undefined ? {} : { formToken }) };
+      const outcome = await app.secondChanceService.take(paymentId.toLowerCase(), provider, request.ip, credentials);
+      const receipt = `/payment/${paymentId.toLowerCase()}`;
+      if (outcome.kind === 'checkout_failed') {
+        return sendCheckoutFailed(request, reply, outcome.failure, {
+          intro: `${outcome.failure.providerName} did not open a checkout for this order. Choose another provider on your receipt.`,
+          chooseHref: receipt,
+        });
+      }
+      if (outcome.kind === 'refused') {
+        const { refusal } = outcome;
+        if (refusal === 'no_payment') return reply.page('not-found', {}, 404);
+        if (refusal === 'key_required') return sendPaymentRefused(request, reply, paymentKeyRequiredError(), paymentId.toLowerCase());
+        recordOutcome(request, 'second chance refused', { paymentId, refusal });
+        const name = app.providers.describe(provider)?.displayName;
+        return sendCheckoutFailedPage(reply, refusedView(refusal, name, receipt), refusal === 'provider_not_accepted' ? 400 : 409);
+      }
+      const started = outcome.payment;
+      recordOutcome(request, 'second chance taken', { paymentId, retryPaymentId: started.paymentId, provider: started.provider });
+      givePaymentKey(reply, publicUrl, started.paymentId, started.key);
+      // A GET page on this host, not the link itself: browsers hold a form's redirects to form-action
+      // ('self'), so a redirect on to the provider would be blocked. A reload never posts again.
+      return reply.redirect(`/payment/${started.paymentId}/continue`, 303);
+    },
+  );
+
+  app.get(
+    '/payment/:paymentId/continue',
+    {
+      schema: paymentPageSchema(
+        'Second chance: on to the chosen provider',
+        "Where the second-chance form lands: a page that goes on to the payment's link (/payment/<id>/checkout) at once (a meta " +
+          "refresh, and a button), since the form's own redirects may not leave this host (form-action 'self').",
+      ),
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const continuation = await app.secondChanceService.continuation(request.params.paymentId);
+      if (continuation.kind === 'not_found') return reply.page('not-found', {}, 404);
+      return reply.page('checkout-continue', continueView(continuation));
+    },
+  );
+};
+
+/** A header as one string: a repeated one (an array) is not what a browser sends, so it counts as foreign. */
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? 'repeated' : value;
+}

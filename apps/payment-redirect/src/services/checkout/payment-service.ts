@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import {
+  issuePaymentKey,
+  orderAttemptsExhaustedError,
+  parsePaymentRequest,
+  type PaymentRequest,
+  type PaymentRequestQuery,
+  type SealingKeyRing,
+  unknownWalletError,
+} from '@gateway/domain';
+import { currentRatesOrDeferredError, type RateReader } from '@gateway/rates';
+import {
+  createBatcher,
+  type NewPayment,
+  type PaymentRecording,
+  type PaymentRepository,
+  type RecordedCheckout,
+} from '@gateway/db/payment-redirect';
+import type { CreatedCheckout, ProviderRegistry } from '@gateway/providers';
+import { checkoutLink, recordedCheckout, type ProviderCheckout } from './provider-checkout';
+
+export interface StartedPayment {
+  paymentId: string;
+  provider: string;
+  checkout: CreatedCheckout;
+  /** The customer's link to it, which opens a fresh checkout once this one is no longer usable; it carries the key. */
+  link: string;
+  /** The payment's key, for the browser that started it alone (a cookie scoped to the payment). */
+  key: string;
+}
+
+/**
+ * Who the checkout is handed to: a browser gets a form checkout as a page; a JSON client gets the
+ * customer's link for it; `link`: the browser is sent to the customer's link, which hands it out.
+ */
+export type CheckoutAudience = 'browser' | 'json' | 'link';
+
+export interface PaymentServiceDeps {
+  payments: Pick<PaymentRepository, 'insertManyForWallets' | 'recordCheckouts'>;
+  providers: ProviderRegistry;
+  keys: SealingKeyRing;
+  rates: RateReader;
+  checkouts: ProviderCheckout;
+  /** {payment_url}: the customer's link to each payment is under it. */
+  publicUrl: string;
+  /** ORDER_ATTEMPTS_MAX. */
+  orderAttempts: number;
+  /** Status look-ups: when a new payment's provider is first asked (recorded with its checkout), and its job added (never throws). */
+  statusLookUps?: {
+    firstLookUpAt(provider: string): Date | undefined;
+    track(paymentId: string, provider: string, options: { scheduled: boolean }): Promise<void>;
+  };
+}
+
+// Concurrent requests share statements: a statement costs PostgreSQL far more than a row.
+const BATCHING = { maxBatchSize: 64, maxInFlight: 4, lingerMs: 1 };
+
+/**
+ * Process Payment (spec 4.2): validates the order, records the payment, then asks the provider
+ * for the checkout with the payment id as idempotency key, and stores what it gave. A payment is
+ * never half-recorded: it is 'redirected' with its URL, or 'checkout_failed' with the reason.
+ */
+export class PaymentService {
+  private readonly recordPayment: (payment: NewPayment) => Promise<PaymentRecording>;
+  private readonly recordCheckout: (checkout: RecordedCheckout) => Promise<boolean>;
+
+  /** Work left running after an answer (status look-ups' jobs being added): waited for before Redis closes. */
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly deps: PaymentServiceDeps) {
+    this.recordPayment = createBatcher(
+      (payments: NewPayment[]) => deps.payments.insertManyForWallets(payments, deps.orderAttempts),
+      BATCHING,
+    );
+    this.recordCheckout = createBatcher((checkouts: RecordedCheckout[]) => deps.payments.recordCheckouts(checkouts), BATCHING);
+  }
+
+  async start(query: PaymentRequestQuery, customerIp: string, audience: CheckoutAudience = 'browser'): Promise<StartedPayment> {
+    // Rates that cannot be used answer 503 only where a rate is needed: a USD order still goes through.
+    const rates = await currentRatesOrDeferredError(this.deps.rates);
+    const request = parsePaymentRequest(query, { keys: this.deps.keys, rates, providers: this.deps.providers });
+    return this.begin(request, customerIp, audience);
+  }
+
+  /** Records the payment, then asks its provider for the checkout and records that: Process Payment and the second chance alike. */
+  async begin(request: PaymentRequest, customerIp: string, audience: CheckoutAudience): Promise<StartedPayment> {
+    const adapter = this.deps.providers.adapter(request.provider.id);
+    if (!adapter) throw new Error(`provider ${request.provider.id} is offered without an adapter`);
+    const paymentId = randomUUID();
+    const { key, hash } = issuePaymentKey();
+    const recording = await this.recordPayment({
+      id: paymentId,
+      polygonAddress: request.temporaryAddress,
+      amount: request.amount.text,
+      currency: request.currency,
+      provider: request.provider.id,
+      email: request.email,
+      keyHash: hash,
+    });
+    if (recording === 'unknown_wallet') throw unknownWalletError();
+    if (recording === 'attempts_exhausted') throw orderAttemptsExhaustedError(this.deps.orderAttempts);
+    const checkout = await this.deps.checkouts.create(
+      adapter,
+      { paymentId, walletAddress: request.temporaryAddress, amount: request.amount.text, currency: request.currency, email: request.email },
+      customerIp,
+      { idempotencyKey: paymentId, failPayment: true },
+    );
+    // A JSON client gets a form checkout as the customer's link, which hands the form out when opened.
+    const served = audience === 'browser' || (audience === 'json' && checkout.kind === 'redirect');
+    const statusPollDueAt = this.deps.statusLookUps?.firstLookUpAt(request.provider.id);
+    const record = { id: paymentId, ...recordedCheckout(checkout), served, ...(statusPollDueAt ? { statusPollDueAt } : {}) };
+    if (!(await this.recordCheckout(record))) {
+      throw new Error(`payment ${paymentId} left 'creating' before its checkout was recorded`);
+    }
+    this.deps.checkouts.created(request.provider.id);
+    // The look-up's job is added behind the answer: the schedule is recorded with the checkout (the
+    // reconciler makes the job from it if this add is lost), and a failure is logged, never the customer's.
+    if (statusPollDueAt) this.behind(this.deps.statusLookUps?.track(paymentId, request.provider.id, { scheduled: true }));
+    return { paymentId, provider: request.provider.id, checkout, link: checkoutLink(this.deps.publicUrl, paymentId, key), key };
+  }
+
+  /** Resolves once the work left running after the answers given so far is done (before Redis closes). */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.all(this.running);
+  }
+
+  private behind(work: Promise<void> | undefined): void {
+    if (!work) return;
+    const tracked: Promise<void> = work.finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
+  }
+}

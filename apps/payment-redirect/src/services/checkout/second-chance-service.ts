@@ -1,0 +1,144 @@
+import {
+  GatewayError,
+  isUuid,
+  parseCurrency,
+  parseFiatAmount,
+  providerOptions,
+  secondChanceFormTokenMatches,
+  secondChanceOpen,
+  secondChanceProviders,
+  type AvailableProviderOption,
+  type EvmAddress,
+  type ProviderPaymentStatus,
+  type RateTable,
+} from '@gateway/domain';
+import type { RateReader } from '@gateway/rates';
+import type { PaymentReceiptRepository, PaymentRepository } from '@gateway/db/payment-redirect';
+import type { ProviderRegistry } from '@gateway/providers';
+import { CheckoutFailedError } from './provider-checkout';
+import type { PaymentService, StartedPayment } from './payment-service';
+
+/**
+ * Why a second chance was not started: no such payment; not asked with the payment's key (the
+ * browser that started it holds it); it is not open; the provider cannot take the order; or the
+ * payment (SECOND_CHANCES_MAX) or its order (ORDER_ATTEMPTS_MAX) has had as many as it may.
+ */
+export type RetryRefusal = 'no_payment' | 'key_required' | 'closed' | 'provider_not_accepted' | 'exhausted';
+
+/** What a browser presents to act on a payment: the keys it sent (cookies, the link's query) and the second-chance form's token. */
+export interface PaymentCredentials {
+  keys: readonly string[];
+  formToken?: string;
+}
+
+/** What became of a second chance asked for. */
+export type SecondChanceOutcome =
+  | { kind: 'started'; payment: StartedPayment }
+  | { kind: 'refused'; refusal: RetryRefusal }
+  /** The new payment is recorded, but its provider gave no checkout. */
+  | { kind: 'checkout_failed'; failure: CheckoutFailedError };
+
+/** Where the second chance's form lands: the new payment, named for the page that goes on to its checkout. */
+export type Continuation =
+  | { kind: 'not_found' }
+  | { kind: 'continue'; paymentId: string; providerName: string; amount: string; currency: string };
+
+/** What the second chance needs to know of a payment to say whether it is open, and to whom. */
+export interface SecondChancePayment {
+  provider: string;
+  amount: string;
+  currency: string;
+  providerStatus: ProviderPaymentStatus | null;
+  usdcArrived: boolean;
+}
+
+export interface SecondChanceServiceDeps {
+  payments: Pick<PaymentRepository, 'findCheckout' | 'claimSecondChance'>;
+  receipts: Pick<PaymentReceiptRepository, 'findSummary'>;
+  providers: ProviderRegistry;
+  rates: RateReader;
+  /** Records the new payment and opens its checkout, as Process Payment does. */
+  processPayment: Pick<PaymentService, 'begin'>;
+  /** SECOND_CHANCES_MAX. */
+  secondChances: number;
+}
+
+/**
+ * The second chance (`POST /payment/<id>/retry`): a customer whose provider gave up on the payment
+ * pays the same order, into the same wallet, with another provider that takes it.
+ */
+export class SecondChanceService {
+  constructor(private readonly deps: SecondChanceServiceDeps) {}
+
+  /**
+   * The providers a payment the provider gave up on may be paid with instead, each with the charge
+   * it would be asked for (the hosted checkout's rules); empty when the second chance is not open.
+   */
+  async offers(payment: SecondChancePayment): Promise<AvailableProviderOption[]> {
+    if (!secondChanceOpen(payment.providerStatus, payment.usdcArrived)) return [];
+    let rates: RateTable | undefined;
+    try {
+      rates = (await this.deps.rates.current()).rates;
+    } catch {
+      // Without rates providerOptions still offers what needs none (every provider for a USD order).
+      rates = undefined;
+    }
+    const options = providerOptions(parseFiatAmount(payment.amount), parseCurrency(payment.currency), rates, this.deps.providers.offered);
+    return secondChanceProviders(options, payment.provider);
+  }
+
+  /**
+   * A new payment for the same wallet, order and e-mail with `providerId`, recorded and sent to its
+   * checkout exactly as Process Payment does. Only for the holder of the payment's key, with the
+   * form's token derived from it; one of the payment's SECOND_CHANCES_MAX is taken before the new
+   * payment is recorded.
+   */
+  async take(paymentId: string, providerId: string, customerIp: string, credentials: PaymentCredentials): Promise<SecondChanceOutcome> {
+    const payment = await this.deps.payments.findCheckout(paymentId);
+    if (!payment) return refused('no_payment');
+    if (!secondChanceFormTokenMatches(credentials.formToken ?? '', credentials.keys, payment.keyHash, paymentId)) {
+      return refused('key_required');
+    }
+    if (!secondChanceOpen(payment.providerStatus, payment.hasDeposit)) return refused('closed');
+    const choices = await this.offers({ ...payment, usdcArrived: payment.hasDeposit });
+    const chosen = choices.find((option) => option.provider.id === providerId);
+    if (!chosen) return refused('provider_not_accepted');
+    if (!(await this.deps.payments.claimSecondChance(paymentId, this.deps.secondChances))) return refused('exhausted');
+    try {
+      const started = await this.deps.processPayment.begin(
+        {
+          temporaryAddress: payment.polygonAddress as EvmAddress,
+          amount: chosen.charge.amount,
+          currency: chosen.charge.currency,
+          provider: chosen.provider,
+          email: payment.email,
+        },
+        customerIp,
+        'link',
+      );
+      return { kind: 'started', payment: started };
+    } catch (error) {
+      if (error instanceof CheckoutFailedError) return { kind: 'checkout_failed', failure: error };
+      if (error instanceof GatewayError && error.code === 'order_attempts_exhausted') return refused('exhausted');
+      throw error;
+    }
+  }
+
+  /** The payment the second chance started, by name: a small read, not its receipt. */
+  async continuation(paymentId: string): Promise<Continuation> {
+    if (!isUuid(paymentId)) return { kind: 'not_found' };
+    const payment = await this.deps.receipts.findSummary(paymentId.toLowerCase());
+    if (!payment) return { kind: 'not_found' };
+    return {
+      kind: 'continue',
+      paymentId: payment.id,
+      providerName: this.deps.providers.describe(payment.provider)?.displayName ?? payment.provider,
+      amount: payment.amount,
+      currency: payment.currency,
+    };
+  }
+}
+
+function refused(refusal: RetryRefusal): SecondChanceOutcome {
+  return { kind: 'refused', refusal };
+}

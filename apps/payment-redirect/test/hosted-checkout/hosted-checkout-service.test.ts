@@ -1,0 +1,199 @@
+// The hosted checkout's pure parts: link parsing, branding, the page model, the CSP rewrite.
+import { randomBytes } from 'node:crypto';
+import { createSealingKeyRing, GatewayError, parseCheckoutLink, parseRate, sealAddressIn, type RateTable } from '@gateway/domain';
+import type { RateReader } from '@gateway/rates';
+import { knownProviderTerms, SPECIFICATION_ORDER } from '@gateway/providers';
+import { HostedCheckoutService, type RawQuery } from '../../src/services/hosted-checkout-service';
+import { brandingStyle, parseBranding, readableInk } from '../../src/routes/hosted-checkout/branding';
+import { allowImageOrigin } from '../../src/routes/hosted-checkout/content-security-policy';
+import { checkoutPageView } from '../../src/routes/hosted-checkout/view-model';
+
+// The specification's twenty providers, with the terms their descriptors declare.
+// The specification's providers this gateway can serve (Robinhood is not offered: it has no terms here).
+const SPEC_PROVIDERS = SPECIFICATION_ORDER.flatMap((id) => knownProviderTerms(id) ?? []);
+const keys = createSealingKeyRing([{ id: 't1', key: randomBytes(32) }]);
+const temporary = `0x${'ab'.repeat(20)}` as const;
+const addressIn = sealAddressIn(temporary, keys);
+const rates: RateTable = new Map([
+  ['EUR', parseRate('0.92')],
+  ['CAD', parseRate('1.37')],
+  ['INR', parseRate('83.1')],
+]);
+const fixedRates: RateReader = { current: async () => ({ rates, asOf: new Date(), source: 'fixed' }) };
+const query = { address: addressIn, amount: '49.99', email: 'jane@shop.io', currency: 'EUR' };
+
+describe('parseCheckoutLink', () => {
+  it('accepts a valid link and keeps the address_in as given', () => {
+    const parsed = parseCheckoutLink(query, keys);
+    expect(parsed).toEqual({
+      link: {
+        addressIn,
+        temporaryAddress: temporary,
+        amount: { text: '49.99', minorUnits: 4999n },
+        currency: 'EUR',
+        email: 'jane@shop.io',
+      },
+    });
+  });
+
+  it('names every bad parameter at once, with how to fix it', () => {
+    const parsed = parseCheckoutLink(
+      { address: '0x52908400098527886E0F7030069857D2E4169EE7', amount: '1e3', currency: 'XYZ', email: ['a@b.io', 'c@d.io'] },
+      keys,
+    );
+    expect('problems' in parsed && parsed.problems).toEqual([
+      { param: 'address', message: expect.stringMatching(/address_in returned by Create Wallet.*plain 0x wallet address is not accepted/) },
+      { param: 'amount', message: expect.stringMatching(/plain positive decimal.*\(got "1e3"\)/) },
+      { param: 'currency', message: expect.stringMatching(/XYZ is not supported; use one of USD, EUR/) },
+      { param: 'email', message: 'email is given more than once; send it once' },
+    ]);
+  });
+
+  it('reports missing parameters and a token that does not open', () => {
+    const parsed = parseCheckoutLink({ address: `${addressIn.slice(0, -2)}AA` }, keys);
+    expect('problems' in parsed && parsed.problems.map((problem) => problem.param)).toEqual(['address', 'amount', 'currency', 'email']);
+    expect('problems' in parsed && parsed.problems[0]?.message).toMatch(/not an address_in issued by this gateway/);
+    expect('problems' in parsed && parsed.problems[1]?.message).toBe('amount is missing: add amount=<the order total>, e.g. amount=49.99');
+  });
+});
+
+describe('parseBranding', () => {
+  it('keeps valid branding, normalised', () => {
+    const branding = parseBranding({
+      domain: '  My   Shop\u0007 ',
+      logo: 'https://cdn.shop.io/logo.png?v=2',
+      background: '#FAFAFA',
+      button: '#0a7',
+      theme: 'Dark',
+    });
+    expect(branding).toEqual({
+      shopName: 'My Shop',
+      logoUrl: 'https://cdn.shop.io/logo.png?v=2',
+      logoOrigin: 'https://cdn.shop.io',
+      background: '#fafafa',
+      button: '#00aa77',
+      theme: 'dark',
+      ignored: [],
+    });
+  });
+
+  it('ignores anything that is not certainly safe', () => {
+    const branding = parseBranding({
+      logo: 'javascript:alert(1)',
+      background: 'url(https://evil.io/x.png)',
+      button: 'red',
+      theme: 'neon',
+      domain: ['a', 'b'],
+    });
+    expect(branding).toEqual({ theme: 'light', ignored: ['domain', 'logo', 'theme', 'background', 'button'] });
+    for (const logo of [
+      'http://cdn.shop.io/logo.png',
+      'https://user:pw@cdn.shop.io/l.png',
+      'https://[::1]/l.png',
+      'https://localhost/l.png',
+      '//cdn.shop.io/l.png',
+      'data:image/png;base64,AAAA',
+    ]) {
+      expect(parseBranding({ logo }).logoUrl).toBeUndefined();
+    }
+    for (const colour of ['#12', '#12345', '#1234567', 'fff', '#ggg', '#fff;color:red', 'rgb(0,0,0)']) {
+      expect(parseBranding({ button: colour }).button).toBeUndefined();
+    }
+  });
+
+  it('caps the shop name and keeps markup as text (escaped by the view)', () => {
+    expect(parseBranding({ domain: '<script>alert(1)</script>' }).shopName).toBe('<script>alert(1)</script>');
+    const long = parseBranding({ domain: 'x'.repeat(500) }).shopName ?? '';
+    expect([...long]).toHaveLength(60);
+    expect(long.endsWith('…')).toBe(true);
+  });
+
+  it('turns colours into custom properties with readable text on them', () => {
+    expect(brandingStyle(parseBranding({ background: '#000', button: '#ffff00' }))).toBe(
+      '--bg:#000000;--page-ink:#ffffff;--accent:#ffff00;--accent-ink:#111827',
+    );
+    expect(brandingStyle(parseBranding({}))).toBeUndefined();
+    expect(readableInk('#1f5eff')).toBe('#ffffff');
+    expect(readableInk('#ffffff')).toBe('#111827');
+  });
+});
+
+describe('allowImageOrigin', () => {
+  const policy =
+    "default-src 'self';frame-ancestors 'none';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data:;form-action " +
+    "'self';base-uri 'none';object-src 'none'";
+  it('adds one origin to img-src and changes nothing else', () => {
+    expect(allowImageOrigin(policy, 'https://cdn.shop.io')).toBe(
+      policy.replace("img-src 'self' data:", "img-src 'self' data: https://cdn.shop.io"),
+    );
+  });
+  it('adds img-src when the policy has none', () => {
+    expect(allowImageOrigin("default-src 'self'", 'https://cdn.shop.io')).toBe(
+      "default-src 'self';img-src 'self' data: https://cdn.shop.io",
+    );
+  });
+});
+
+describe('HostedCheckoutService', () => {
+  const service = (known: boolean, reader: RateReader = fixedRates) =>
+    new HostedCheckoutService({ keys, wallets: { hasTemporaryAddress: async () => known }, rates: reader, providers: SPEC_PROVIDERS });
+  // The page the route renders from the service's offer: the view model over the providers it gives.
+  const page = async (checkout: HostedCheckoutService, query: RawQuery) => {
+    const offer = await checkout.prepare(query);
+    if (offer.kind !== 'offer') return offer;
+    return { kind: 'page' as const, view: checkoutPageView(offer.link, offer.options, parseBranding(query)), ratesError: offer.ratesError };
+  };
+
+  it('lists the providers with links to Process Payment', async () => {
+    const outcome = await page(service(true), { ...query, domain: 'shop.io' });
+    if (outcome.kind !== 'page') throw new Error('expected a page');
+    const wert = outcome.view.available.find((provider) => provider.id === 'wert');
+    expect(wert).toMatchObject({ amount: '54.34', currency: 'USD', orderAmount: '49.99 EUR' });
+    const href = new URL(wert!.href, 'https://pay.example');
+    expect(href.pathname).toBe('/process-payment.php');
+    expect(Object.fromEntries(href.searchParams)).toEqual({
+      address: addressIn,
+      amount: '54.34',
+      provider: 'wert',
+      email: 'jane@shop.io',
+      currency: 'USD',
+    });
+    expect(outcome.view.title).toBe('Pay 49.99 EUR · shop.io');
+    expect(outcome.view.groups.map((group) => [group.heading, group.providers.length])).toEqual([
+      ['Charged in EUR', 13],
+      ['Charged in US dollars', 3],
+    ]);
+  });
+
+  it('unknown wallet: 400, as Process Payment answers it; wallet lookup failing: 503', async () => {
+    expect(await service(false).prepare(query)).toMatchObject({ kind: 'error', status: 400, problems: [{ param: 'address' }] });
+    const failing = new HostedCheckoutService({
+      keys,
+      wallets: { hasTemporaryAddress: async () => Promise.reject(new Error('ECONNREFUSED')) },
+      rates: fixedRates,
+      providers: SPEC_PROVIDERS,
+    });
+    expect(await failing.prepare(query)).toMatchObject({ kind: 'error', status: 503 });
+  });
+
+  it('rates unavailable: offers what needs no rate and says why the USD-only providers are missing', async () => {
+    const stale = new GatewayError('service_unavailable', 'rates too old');
+    const outcome = await page(service(true, { current: async () => Promise.reject(stale) }), {
+      ...query,
+      currency: 'CAD',
+      amount: '150',
+    });
+    if (outcome.kind !== 'page') throw new Error('expected a page');
+    expect(outcome.ratesError).toBe(stale);
+    expect(outcome.view.available.map((provider) => provider.id)).toEqual(['interac']);
+    expect(outcome.view.unavailable.find((provider) => provider.id === 'moonpay')).toEqual({
+      id: 'moonpay',
+      name: 'MoonPay',
+      reason: 'Exchange rate unavailable right now',
+    });
+    expect(outcome.view.withheldNote).toBe(
+      'Wert, Stripe, Ramp Network and TransFi take USD only, and the exchange rate to convert CAD is not available right now. Try again ' +
+        'in a few minutes to see them here.',
+    );
+  });
+});

@@ -1,0 +1,154 @@
+import type { Pool } from 'pg';
+import type { DepositStatus, ProviderPaymentStatus } from '@gateway/domain';
+import {
+  attemptColumns,
+  attemptJson,
+  attemptsReporting,
+  latestAttempts,
+  readAttempts,
+  type AttemptJson,
+  type PaymentAttemptRecord,
+} from './wallet-attempts';
+
+/** A payment by name: its provider and what it charges. */
+export interface PaymentSummaryRecord {
+  id: string;
+  amount: string;
+  currency: string;
+  provider: string;
+}
+
+/** A payment as its receipt page shows it: no e-mail, payout address or ipn_token. */
+export interface PaymentReceiptRecord extends PaymentSummaryRecord {
+  createdAt: Date;
+  providerStatus: ProviderPaymentStatus | null;
+  providerReason: string | null;
+  /** SHA-256 of its key; null for a payment recorded before keys existed (migration 027). */
+  keyHash: Buffer | null;
+  /** Second chances taken from it. */
+  secondChances: number;
+  deposits: ReceiptDepositRecord[];
+  /**
+   * The payments of the same wallet that attemptThatPaid needs to credit its deposits, oldest
+   * first: this one; for each deposit, the attempts whose provider reported its transaction and the
+   * latest created since this one before it was seen that reported none; and the wallet's latest
+   * two since this one (the attempt the customer chose next). A few index look-ups, however many
+   * attempts the wallet has.
+   */
+  attempts: PaymentAttemptRecord[];
+}
+
+export interface ReceiptDepositRecord {
+  status: DepositStatus;
+  /** Token base units. */
+  amount: bigint;
+  txHash: string;
+  seenAt: Date;
+  /** The merchant leg's transaction, once forwarded. */
+  forwardedTxHash: string | null;
+  /** The merchant's callback answered 2xx. */
+  merchantNotified: boolean;
+  /** The token of its Transfer, lower-case hex; null in rows no app wrote (the counted token, migration 023). */
+  token: string | null;
+}
+
+/** The customer's receipt, read: what happened to a payment, its deposits and the attempts of its order. */
+export class PaymentReceiptRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * The payment, the deposits into its wallet since it started (a wallet is one order; earlier
+   * deposits belong to an earlier payment of it), oldest first, and the wallet's payments that may
+   * be credited with them (PaymentReceiptRecord.attempts), in one round trip.
+   */
+  async findReceipt(paymentId: string): Promise<PaymentReceiptRecord | undefined> {
+    const { rows } = await this.pool.query<ReceiptRow>({
+      name: 'payment-receipt',
+      text: `SELECT p.id, p.amount::text AS amount, p.currency, p.provider, p.created_at, p.provider_status, p.provider_reason,
+                    d.status AS deposit_status, d.amount::text AS deposit_amount, d.tx_hash, d.seen_at, d.token,
+                    po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified,
+                    p.customer_key_hash, p.second_chances,
+                    (SELECT json_agg(${attemptJson('a')} ORDER BY a.created_at, a.id)
+                     FROM (SELECT DISTINCT ON (c.id) c.* FROM (
+                             SELECT ${attemptColumns('p')}
+                             UNION ALL
+                             SELECT l.* FROM ${latestAttempts('p.wallet_id', 2, 'created_at >= p.created_at')} l
+                             UNION ALL
+                             SELECT r.* FROM deposits rd CROSS JOIN LATERAL ${attemptsReporting('rd')} r
+                             WHERE rd.wallet_id = p.wallet_id AND rd.seen_at >= p.created_at
+                             UNION ALL
+                             -- Every attempt at the latest moment before the deposit: a batch records several at one now().
+                             SELECT ${attemptColumns('t')}
+                             FROM deposits td JOIN payments t ON t.wallet_id = td.wallet_id AND t.provider_tx_hash IS NULL
+                               AND t.created_at = (SELECT max(m.created_at) FROM payments m
+                                                   WHERE m.wallet_id = td.wallet_id AND m.provider_tx_hash IS NULL
+                                                     AND m.created_at >= p.created_at AND m.created_at <= td.seen_at)
+                             WHERE td.wallet_id = p.wallet_id AND td.seen_at >= p.created_at
+                           ) c) a) AS attempts
+             FROM payments p
+             LEFT JOIN deposits d ON d.wallet_id = p.wallet_id AND d.seen_at >= p.created_at
+             LEFT JOIN payouts po ON po.deposit_id = d.id AND po.leg = 'merchant'
+             LEFT JOIN callback_deliveries cd ON cd.deposit_id = d.id
+             WHERE p.id = $1
+             ORDER BY d.seen_at, d.id`,
+      values: [paymentId],
+    });
+    const first = rows[0];
+    if (!first) return undefined;
+    return {
+      ...summaryOf(first),
+      createdAt: first.created_at,
+      providerStatus: first.provider_status,
+      providerReason: first.provider_reason,
+      keyHash: first.customer_key_hash,
+      secondChances: first.second_chances,
+      deposits: rows
+        .filter((row) => row.deposit_status !== null)
+        .map((row) => ({
+          status: row.deposit_status as DepositStatus,
+          amount: BigInt(row.deposit_amount ?? '0'),
+          txHash: row.tx_hash ?? '',
+          seenAt: row.seen_at ?? first.created_at,
+          forwardedTxHash: row.forwarded_tx_hash,
+          merchantNotified: row.merchant_notified === true,
+          token: row.token,
+        })),
+      attempts: readAttempts(first.attempts),
+    };
+  }
+
+  /** What the page that goes on to a payment's checkout names: its provider and amount, nothing else. */
+  async findSummary(paymentId: string): Promise<PaymentSummaryRecord | undefined> {
+    const { rows } = await this.pool.query<PaymentSummaryRecord>({
+      name: 'payment-summary',
+      text: 'SELECT id, amount::text AS amount, currency, provider FROM payments WHERE id = $1',
+      values: [paymentId],
+    });
+    return rows[0] && summaryOf(rows[0]);
+  }
+}
+
+function summaryOf(row: PaymentSummaryRecord): PaymentSummaryRecord {
+  // currency is char(3) in the table: its padding is not the code's.
+  return { id: row.id, amount: row.amount, currency: row.currency.trim(), provider: row.provider };
+}
+
+interface ReceiptRow {
+  id: string;
+  amount: string;
+  currency: string;
+  provider: string;
+  created_at: Date;
+  provider_status: ProviderPaymentStatus | null;
+  provider_reason: string | null;
+  customer_key_hash: Buffer | null;
+  second_chances: number;
+  deposit_status: string | null;
+  deposit_amount: string | null;
+  tx_hash: string | null;
+  seen_at: Date | null;
+  token: string | null;
+  forwarded_tx_hash: string | null;
+  merchant_notified: boolean | null;
+  attempts: AttemptJson[] | null;
+}
