@@ -3,7 +3,7 @@ import { chainIdentitySettings, databasePoolOptions, loadConfig } from '@gateway
 import { createPool, SettlementRepository, type DepositNeedingAttention } from '@gateway/db/cli';
 import { formatUsdc } from '@gateway/domain';
 import { loadSettlementConfig, replanDeposit } from '@gateway/settlement-worker/operator';
-import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { databaseCommandSettings, withDatabase } from '../database';
 
 const DEFAULT_TIMEOUT_SECONDS = 600;

@@ -2,7 +2,7 @@ import { databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db/cli';
 import { formatUsdc } from '@gateway/domain';
 import { loadSettlementConfig, sweepHeldDust, type WalletSweep } from '@gateway/settlement-worker/operator';
-import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { withDatabase } from '../database';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;

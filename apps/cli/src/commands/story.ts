@@ -1,6 +1,6 @@
 import { WalletStoryRepository, type StoryKey, type WalletStory } from '@gateway/db/cli';
 import { formatUsdc } from '@gateway/domain';
-import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { openDatabase, withDatabase } from '../database';
 
 export interface StoryEvent {
