@@ -1,5 +1,5 @@
 import { ConfigError } from '@gateway/config';
-import { CommandFailed, UsageError, type CommandRun } from './command-kit';
+import { CommandFailed, UsageError, type CliIo, type CommandRun } from './command-kit';
 
 export interface CommandSpec {
   /** The words that name it: ['callbacks', 'resend']. */
