@@ -3,8 +3,9 @@ import type { Pool } from 'pg';
 import { createServer, postgresPlugin } from '@gateway/http';
 import { isDatabaseReachable } from '@gateway/db/chain-watcher';
 import type { ChainWatcherConfig } from './config';
-// Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
-// reaches every program that imports this file (the tests read what the plugins decorate the app with).
+// Kept in the emitted app.d.ts, where the named imports are not: the tests compile against it, and these declare what
+// the kit and the plugins decorate the app with.
+import '@gateway/http';
 import './plugins';
 import { watcherMetrics, chainReader, watchedTokens, chainWatcher } from './plugins';
 

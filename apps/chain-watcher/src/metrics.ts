@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { FinalityView } from '@gateway/domain';
-import { FinalityGauges } from '@gateway/http';
+import { FinalityGauges } from '@gateway/chain';
 
 /** restored: an orphaned deposit whose transaction is in a canonical block again, back to seen. */
 export type DepositEvent = 'seen' | 'final' | 'orphaned' | 'restored';

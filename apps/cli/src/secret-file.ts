@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { CommandFailed } from './cli';
+import { CommandFailed } from './command-kit';
 
 /** What `gateway keys --out` gives a secret's file: its owner reads and writes it, nobody else. */
 export const SECRET_FILE_MODE = 0o600;

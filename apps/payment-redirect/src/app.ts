@@ -4,11 +4,13 @@ import { parseTrustProxy } from '@gateway/config';
 import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
 import { createServer, postgresPlugin, rateReaderPlugin, redisPlugin } from '@gateway/http';
+import { TokenCheckWhenReachable } from '@gateway/http/boot-checks';
+import { TokenRepository } from '@gateway/db/payment-redirect';
 import { pagesPlugin } from '@gateway/pages';
 import type { PaymentRedirectConfig } from './config';
-import { TokenCheck } from './services/token-check';
-// Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
-// reaches every program that imports this file (the tests read what the plugins decorate the app with).
+// Kept in the emitted app.d.ts, where the named imports are not: the tests compile against it, and these declare what
+// the kit and the plugins decorate the app with.
+import '@gateway/http';
 import './plugins';
 import {
   providerMetrics,
@@ -44,7 +46,8 @@ const APP_ROOT = join(__dirname, '..');
 /** The {payment_url} host: customers arrive here, leave top-level for the provider, and come back to their receipt. */
 export async function buildPaymentRedirectApp({ config, pool, redis, logger }: PaymentRedirectDeps): Promise<FastifyInstance> {
   const { raw } = config;
-  const tokenCheck = new TokenCheck(pool, { chainId: raw.CHAIN_ID, address: raw.USDC_TOKEN_ADDRESS });
+  const token = { chainId: raw.CHAIN_ID, address: raw.USDC_TOKEN_ADDRESS };
+  const tokenCheck = new TokenCheckWhenReachable(pool, { tokens: new TokenRepository(pool), token });
   await tokenCheck.atBoot();
   const app = await createServer({
     serviceName: 'payment-redirect',

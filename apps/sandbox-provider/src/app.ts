@@ -9,8 +9,9 @@ import type { SandboxProviderConfig } from './config';
 import { SandboxMetrics } from './metrics';
 import { checkSandboxSafety } from './services/sandbox-safety';
 import { createFunderWallet, type FunderWallet } from './services/funder-wallet';
-// Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
-// reaches every program that imports this file (the tests read what the plugins decorate the app with).
+// Kept in the emitted app.d.ts, where the named imports are not: the tests compile against it, and these declare what
+// the kit and the plugins decorate the app with.
+import '@gateway/http';
 import './plugins';
 import { funderWallet, sandboxCheckout } from './plugins';
 import { checkoutRoutes } from './routes/checkout';

@@ -4,8 +4,9 @@ import { createServer, postgresPlugin } from '@gateway/http';
 import { isDatabaseReachable } from '@gateway/db/settlement-worker';
 import type { SettlementConfig } from './config';
 import type { SettlementChainClient } from './chain/settlement-chain-client';
-// Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
-// reaches every program that imports this file (the tests read what the plugins decorate the app with).
+// Kept in the emitted app.d.ts, where the named imports are not: the tests compile against it, and these declare what
+// the kit and the plugins decorate the app with.
+import '@gateway/http';
 import './plugins';
 import {
   temporaryWalletKeys,
@@ -17,7 +18,6 @@ import {
   callbackQueue,
   settlementService,
   settlementRuntime,
-  replanner,
 } from './plugins';
 
 export interface SettlementWorkerDeps {
@@ -57,6 +57,5 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
   await app.register(callbackQueue, { config });
   await app.register(settlementService, { config });
   await app.register(settlementRuntime, { config });
-  await app.register(replanner, { config });
   return app;
 }

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { FinalityGauges } from '@gateway/http';
+import { FinalityGauges } from '@gateway/chain';
 
 /**
  * What a relayer transaction was sent for: a payout leg's (first, again, replaced), a nonce filler, or

@@ -8,18 +8,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from 'pg';
 import { Registry } from 'prom-client';
-import { fingerprintFromMnemonic } from '@gateway/chain';
-import {
-  HdKeyRepository,
-  PayoutRepository,
-  SettlementRepository,
-  WalletLookupRepository,
-  type NewPayoutLeg,
-} from '@gateway/db/settlement-worker';
+import { assertTokenCounted, assertWalletsHdKey } from '@gateway/http/boot-checks';
+import { PayoutRepository, SettlementRepository, WalletLookupRepository, type NewPayoutLeg } from '@gateway/db/settlement-worker';
 import { sweepOfHeldDust } from '@gateway/domain';
 import { ensureLiveSettlementJob, openSettlementQueue, produceWithin } from '@gateway/queue';
-import { assertSeedDerivedTheWallets } from './services/seed-check';
-import { assertTokenCounted } from './services/token-check';
+import { payoutTokenCheck, seedKeyCheck } from './services/boot-checks';
 import { settlementChainOptions, type SettlementConfig } from './config';
 import { SettlementMetrics } from './metrics';
 import { crashHookFor } from './crash-points';
@@ -64,19 +57,20 @@ async function queueSettlement(config: SettlementConfig, depositId: string): Pro
  * Re-plans a deposit that needs attention (DepositReplanner), with the worker's checks first: the
  * seed is the one the wallets were derived from, the token is the one this database counts in. A
  * re-planned deposit gets a live settlement job (its last run ended in needs_attention or failed).
+ * `registry`: where its metrics are counted; by default one of its own, since nothing scrapes a command.
  */
 export async function replanDeposit(
   config: SettlementConfig,
   pool: Pool,
   depositId: string,
   run: ReplanRun,
+  registry = new Registry(),
 ): Promise<ReplanResult | (Extract<ReplanResult, { result: 'replanned' }> & QueuedBy)> {
   const { raw } = config;
   const chain = await SettlementChainClient.connect(settlementChainOptions(config));
-  await assertSeedDerivedTheWallets(new HdKeyRepository(pool), fingerprintFromMnemonic(config.mnemonic));
-  await assertTokenCounted(pool, chain);
-  // Counted on a registry of its own: nothing scrapes a command.
-  const metrics = new SettlementMetrics(new Registry());
+  await assertWalletsHdKey(seedKeyCheck(pool, config.mnemonic));
+  await assertTokenCounted(payoutTokenCheck(pool, chain));
+  const metrics = new SettlementMetrics(registry);
   const payouts = new PayoutRepository(pool);
   const relayer = new Relayer(config.relayerKey, chain.chainId, raw.FEE_BUMP_PERCENT, config.maxFeePerGas);
   const crash = crashHookFor(config.crashAt);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ensureLiveSettlementJob } from '@gateway/queue';
+import { replanDeposit } from '../src/operator';
 import { freshAddress, SettlementFixture, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
 import { spawnWorker } from './worker-process';
 
@@ -100,15 +100,18 @@ describe('settlement recomputes every leg from the wallet before it signs', () =
     expect(await fixture.deliveryOf(deposit.id)).toEqual([]);
 
     // The operator's replan writes the legs again from the wallet's terms, and they are paid there.
-    const outcome = await app!.replanner.replan(deposit.id, { timeoutMs: 30_000, report: () => undefined });
+    const outcome = await replanDeposit(fixture.config(), fixture.db.appPool('settlement-worker'), deposit.id, {
+      timeoutMs: 30_000,
+      report: () => undefined,
+    });
     expect(outcome).toMatchObject({
       result: 'replanned',
       replaced: [
         { leg: 'merchant', toAddress: wallet.payoutAddress.toLowerCase(), amount: 4_950_000n },
         { leg: 'platform', toAddress: fixture.platformFeeAddress.toLowerCase(), amount: 50_000n },
       ],
+      queuedBy: 'queued',
     });
-    await ensureLiveSettlementJob(fixture.settlementQueue, deposit.id);
     await settle(deposit.id);
     expect(await attentionOf(deposit.id)).toMatchObject({
       deposit: { status: 'forwarded' },

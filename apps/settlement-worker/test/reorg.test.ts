@@ -1,7 +1,7 @@
 import { getAddress, type Address, type Hash, type Hex } from 'viem';
 import { encodeTransferWithAuthorization, setTestUsdcBlacklisted, splitSignature, usdcAbi } from '@gateway/chain';
-import { settlementJobId } from '@gateway/queue';
 import { anvilAccounts, RpcProxy } from '@gateway/testkit';
+import { replanDeposit } from '../src/operator';
 import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
 
 // The workers meet a chain that changes its mind: a block holding a payout leg's transaction, or
@@ -138,37 +138,30 @@ describe('a replan whose cancellation a reorg removes', () => {
     const [oldMerchant] = await fixture.legsOf(deposit.id);
     // The replan command's work, against a node whose finality is stalled before the cancellation.
     proxy.finalizedTag = { stalledAt: await fixture.rpc.getBlockNumber() };
-    const replanApp = await fixture.buildApp({ CHAIN_RPC_URL: proxy.url });
-    const lines: string[] = [];
-    const run = (timeoutMs: number) => replanApp.replanner.replan(deposit.id, { timeoutMs, report: (line) => lines.push(line) });
-    try {
-      const beforeCancellation = await fixture.testClient().snapshot();
-      expect(await run(2_000)).toEqual({ result: 'timed_out', pending: ['merchant'] });
-      // Mined, but not final: the old plan stands, nothing new is planned.
-      expect(await cancellations(wallet.address, oldMerchant!.authorization_nonce)).toBe(1);
-      expect(await fixture.depositStatus(deposit.id)).toBe('needs_attention');
-      expect((await fixture.legsOf(deposit.id)).map((leg) => leg.status)).toEqual([
-        'needs_attention',
-        expect.not.stringMatching(/cancelled/),
-      ]);
-
-      // The reorg drops the cancellation: the old authorization could pay again.
-      await fixture.testClient().revert({ id: beforeCancellation });
-      await fixture.testClient().mine({ blocks: 5 });
-      expect(await cancellations(wallet.address, oldMerchant!.authorization_nonce)).toBe(0);
-      expect(await authorizationState(wallet.address, oldMerchant!.authorization_nonce)).toBe(false);
-
-      // Finality moves on; run again: the cancellation is sent again, final, and only then the new plan.
-      proxy.finalizedTag = 'pass';
-      expect(await run(20_000)).toMatchObject({ result: 'replanned', depositId: deposit.id, paid: [] });
-    } finally {
-      await replanApp.close();
-    }
+    const config = fixture.config({ CHAIN_RPC_URL: proxy.url });
+    const run = (timeoutMs: number) =>
+      replanDeposit(config, fixture.db.appPool('settlement-worker'), deposit.id, { timeoutMs, report: () => undefined });
+    const beforeCancellation = await fixture.testClient().snapshot();
+    expect(await run(2_000)).toEqual({ result: 'timed_out', pending: ['merchant'] });
+    // Mined, but not final: the old plan stands, nothing new is planned.
     expect(await cancellations(wallet.address, oldMerchant!.authorization_nonce)).toBe(1);
-    // Queued as the command queues it: its last job ended with the deposit in needs_attention.
-    const finished = await fixture.settlementQueue.getJob(settlementJobId(deposit.id));
-    if (finished && ((await finished.isCompleted()) || (await finished.isFailed()))) await finished.remove();
-    await fixture.enqueue(deposit.id);
+    expect(await fixture.depositStatus(deposit.id)).toBe('needs_attention');
+    expect((await fixture.legsOf(deposit.id)).map((leg) => leg.status)).toEqual([
+      'needs_attention',
+      expect.not.stringMatching(/cancelled/),
+    ]);
+
+    // The reorg drops the cancellation: the old authorization could pay again.
+    await fixture.testClient().revert({ id: beforeCancellation });
+    await fixture.testClient().mine({ blocks: 5 });
+    expect(await cancellations(wallet.address, oldMerchant!.authorization_nonce)).toBe(0);
+    expect(await authorizationState(wallet.address, oldMerchant!.authorization_nonce)).toBe(false);
+
+    // Finality moves on; run again: the cancellation is sent again, final, and only then the new plan.
+    proxy.finalizedTag = 'pass';
+    // The command queues it (its last job ended with the deposit in needs_attention).
+    expect(await run(20_000)).toMatchObject({ result: 'replanned', depositId: deposit.id, paid: [], queuedBy: 'queued' });
+    expect(await cancellations(wallet.address, oldMerchant!.authorization_nonce)).toBe(1);
     await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
     await waitFor(
       async () => (await fixture.legsOf(deposit.id)).every((leg) => ['cancelled', 'confirmed'].includes(leg.status)),

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { Registry } from 'prom-client';
 import { setTestUsdcBlacklisted } from '@gateway/chain';
+import { replanDeposit } from '../src/operator';
 import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor } from './settlement-fixture';
 
 jest.setTimeout(180_000);
@@ -76,14 +78,15 @@ describe('the replan command killed (SIGKILL) while it cancels through the relay
   it('counts its relayer transactions like the worker does (settlement_relayer_transactions_total{kind="cancel"})', async () => {
     const { wallet, deposit } = await fixture.payoutAddressBlocked(2n * USDC);
     await setTestUsdcBlacklisted(fixture.tokenAdmin, wallet.payoutAddress, false);
-    const app = await fixture.buildApp();
-    try {
-      const outcome = await app.replanner.replan(deposit.id, { timeoutMs: 30_000, report: () => undefined });
-      expect(outcome).toMatchObject({ result: 'replanned' });
-      const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-      expect(metrics).toMatch(/^settlement_relayer_transactions_total\{[^}]*kind="cancel"[^}]*\} 1$/m);
-    } finally {
-      await app.close();
-    }
+    const registry = new Registry();
+    const outcome = await replanDeposit(
+      fixture.config(),
+      fixture.db.appPool('settlement-worker'),
+      deposit.id,
+      { timeoutMs: 30_000, report: () => undefined },
+      registry,
+    );
+    expect(outcome).toMatchObject({ result: 'replanned' });
+    expect(await registry.metrics()).toMatch(/^settlement_relayer_transactions_total\{[^}]*kind="cancel"[^}]*\} 1$/m);
   });
 });

@@ -5,8 +5,9 @@ import type { Pool } from 'pg';
 import { createServer, postgresPlugin, rateReaderPlugin, redisPlugin } from '@gateway/http';
 import { isDatabaseReachable } from '@gateway/db/wallet-control';
 import type { WalletControlConfig } from './config';
-// Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
-// reaches every program that imports this file (the tests read what the plugins decorate the app with).
+// Kept in the emitted app.d.ts, where the named imports are not: the tests compile against it, and these declare what
+// the kit and the plugins decorate the app with.
+import '@gateway/http';
 import './plugins';
 import { addressDeriver, tokenCheck, walletControlMetrics, payoutQuota, walletService, paymentStatusService } from './plugins';
 import { controlRoutes } from './routes/control';

@@ -4,13 +4,14 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import type { Address } from 'viem';
 import { keccakBackend, secp256k1Backend, type KeccakBackend, type Secp256k1Backend } from './crypto-backends';
 
-/**
- * Temporary wallets are the children m/44'/60'/0'/0/<index> of one HD seed. The API apps hold
- * only the extended public key of m/44'/60'/0'/0, which derives every address but signs nothing;
- * the settlement worker alone holds the seed and derives the same addresses' keys.
- */
+/** The key whose children m/44'/60'/0'/0/<index> of one HD seed are the temporary wallets. */
 export const TEMPORARY_WALLET_PARENT_PATH = "m/44'/60'/0'/0";
 
+/**
+ * The temporary wallets' addresses, from the extended public key of TEMPORARY_WALLET_PARENT_PATH:
+ * what the API apps hold, which derives every address but signs nothing; the settlement worker
+ * alone holds the seed and derives the same addresses' keys.
+ */
 export class TemporaryAddressDeriver {
   private readonly parentPublicKey: Buffer;
   /** The same point uncompressed: libsecp256k1 parses it without the square root a compressed key needs. */

@@ -1,6 +1,5 @@
+import { isUuid } from '@gateway/domain';
 import type { CallbackDeliveryRepository } from './repositories/callback-delivery-repository';
-
-const DELIVERY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type CallbackResendOutcome =
   | { result: 'invalid_id'; message: string }
@@ -27,7 +26,7 @@ export async function resendCallbackDelivery(
   id: string,
   queueNow?: (deliveryId: string) => Promise<void>,
 ): Promise<CallbackResendOutcome> {
-  if (!DELIVERY_ID.test(id)) return { result: 'invalid_id', message: 'id must be a callback delivery id (uuid)' };
+  if (!isUuid(id)) return { result: 'invalid_id', message: 'id must be a callback delivery id (uuid)' };
   const deliveryId = id.toLowerCase();
   const outcome = await deliveries.resendFailed(deliveryId);
   if (outcome.result === 'not_found') return { result: 'not_found', message: `no callback delivery ${id}` };

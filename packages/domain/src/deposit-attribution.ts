@@ -1,3 +1,5 @@
+import { isTxHash } from './identifiers';
+
 /**
  * Which attempt paid: one order (one temporary wallet) may be tried at several providers (a
  * second chance after a declined card), so a deposit into the wallet is credited to one attempt.
@@ -18,13 +20,11 @@ export interface AttributableDeposit {
   seenAt: Date;
 }
 
-const TX_HASH = /^0x[0-9a-f]{64}$/;
-
 /** A transaction hash a provider reports, lower-cased; undefined for anything that is not one (it is then ignored). */
 export function deliveryTxHash(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const hash = value.trim().toLowerCase();
-  return TX_HASH.test(hash) ? hash : undefined;
+  return isTxHash(hash) ? hash : undefined;
 }
 
 /** The id of the attempt credited with `deposit`, or null when none reported it and none had started before it was seen. */

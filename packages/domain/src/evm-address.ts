@@ -1,10 +1,10 @@
 import { getAddress } from 'viem';
 import { invalidParameter } from './errors';
+import { isHexAddress } from './identifiers';
 import { tokenContractAt } from './token-contracts';
 
 export type EvmAddress = `0x${string}`;
 
-const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 export const ZERO_ADDRESS: EvmAddress = '0x0000000000000000000000000000000000000000';
 
 /** True for anything shaped like a raw EVM address, checksummed or not. */
@@ -19,7 +19,7 @@ export function looksLikeEvmAddress(input: string): boolean {
  * and token contracts (the configured token and the well-known ones, token-contracts.ts) are refused.
  */
 export function parsePayoutAddress(input: string, options: { tokenAddress: EvmAddress }, param = 'address'): EvmAddress {
-  if (!HEX_ADDRESS.test(input)) {
+  if (!isHexAddress(input)) {
     throw invalidParameter(param, `${param} must be a Polygon wallet address: 0x followed by 40 hexadecimal characters`);
   }
   const body = input.slice(2);

@@ -42,4 +42,4 @@ export * from './payment-key';
 export * from './payment-limits';
 export * from './deposit-attribution';
 export * from './other-usdc';
-export * from './uuid';
+export * from './identifiers';

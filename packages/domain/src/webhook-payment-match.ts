@@ -1,4 +1,4 @@
-import { isUuid } from './uuid';
+import { isHexAddress, isUuid } from './identifiers';
 
 /**
  * Which payment a provider's webhook may update. A provider's webhook updates what the customer and
@@ -25,16 +25,13 @@ export interface WebhookPaymentNames {
   walletAddress?: string | undefined;
 }
 
-const WALLET_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
 export function webhookPaymentLookup(names: WebhookPaymentNames): WebhookPaymentLookup {
   if (names.paymentId !== undefined && names.paymentId !== '') {
     // An id that cannot be one of ours (another integration's order id on a shared account) names no payment of ours.
     return isUuid(names.paymentId) ? { by: 'payment_id', paymentId: names.paymentId.toLowerCase() } : { by: 'nothing' };
   }
   const providerReference = names.providerReference !== undefined && names.providerReference !== '' ? names.providerReference : null;
-  const walletAddress =
-    names.walletAddress !== undefined && WALLET_ADDRESS.test(names.walletAddress) ? names.walletAddress.toLowerCase() : null;
+  const walletAddress = names.walletAddress !== undefined && isHexAddress(names.walletAddress) ? names.walletAddress.toLowerCase() : null;
   if (providerReference === null && walletAddress === null) return { by: 'nothing' };
   return { by: 'provider_reference_or_wallet', providerReference, walletAddress };
 }

@@ -13,4 +13,3 @@ export { redisPlugin } from './plugins/redis';
 export * from './negotiate';
 export * from './redis-client';
 export type { ReadinessCheck } from './plugins/health';
-export * from './finality-gauges';

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Pool } from 'pg';
 import type { Address } from 'viem';
 import { ConfigError } from '@gateway/config';
-import { TokenRepository, type RecordedToken } from '@gateway/db/chain-watcher';
+import { TokenRepository } from '@gateway/db/chain-watcher';
+import { assertTokenCounted } from '@gateway/http/boot-checks';
 import type { ChainWatcherConfig } from '../config';
 import type { ChainReader } from '../services/chain-reader';
 
@@ -12,15 +12,6 @@ declare module 'fastify' {
     /** USDC_TOKEN_ADDRESS, and OTHER_USDC_TOKEN_ADDRESS where it is a 6-decimal token on this chain. */
     watchedTokens: Address[];
   }
-}
-
-/**
- * Refuses to watch a token the gateway cannot count in (its decimals() is not 6), or another
- * token than the one this database counts in (recorded by the first app to boot).
- */
-async function assertTokenCounted(pool: Pool, chain: ChainReader, token: RecordedToken & { address: Address }): Promise<void> {
-  const problem = (await chain.tokenDecimalsProblem(token.address)) ?? (await new TokenRepository(pool).register(token));
-  if (problem) throw new ConfigError([`USDC_TOKEN_ADDRESS: ${problem}`]);
 }
 
 /**
@@ -40,7 +31,11 @@ export const watchedTokens = fp<{ config: ChainWatcherConfig }>(
   async (app, { config }) => {
     const { raw } = config;
     const chain = app.chainReader;
-    await assertTokenCounted(app.pool, chain, { chainId: raw.CHAIN_ID, address: config.tokenAddress });
+    await assertTokenCounted({
+      tokens: new TokenRepository(app.pool),
+      token: { chainId: raw.CHAIN_ID, address: config.tokenAddress },
+      onChain: () => chain.tokenDecimalsProblem(config.tokenAddress),
+    });
     const other = config.otherTokenAddress;
     const followOther = other !== undefined && (await assertOtherTokenCounted(chain, other, raw.NODE_ENV === 'production', app.log));
     if (followOther) app.log.info({ token: other }, 'following the other USDC too: its deposits are recorded and held for the operator');

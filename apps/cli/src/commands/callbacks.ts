@@ -2,7 +2,7 @@ import { getAddress } from 'viem';
 import { CallbackDeliveryRepository, resendCallbackDelivery, WalletRepository, type ReleasedWallet } from '@gateway/db/cli';
 import { callbackOriginPath, callbackPathKey } from '@gateway/domain';
 import { enqueueDeliveries, openCallbackQueue, produceWithin } from '@gateway/queue';
-import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { openDatabase, withDatabase } from '../database';
 import { redisFromEnv } from '../redis';
 

@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { chainIdentitySettings, databasePoolOptions, loadConfig } from '@gateway/config';
 import { createPool, SettlementRepository, type DepositNeedingAttention } from '@gateway/db/cli';
-import { formatUsdc } from '@gateway/domain';
+import { formatUsdc, isDepositId } from '@gateway/domain';
 import { loadSettlementConfig, replanDeposit } from '@gateway/settlement-worker/operator';
-import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { databaseCommandSettings, withDatabase } from '../database';
 
 const DEFAULT_TIMEOUT_SECONDS = 600;
-const DEPOSIT_ID = /^[1-9][0-9]{0,18}$/;
 const listSettings = Type.Object({ ...databaseCommandSettings.properties, ...chainIdentitySettings });
 
 /**
@@ -26,7 +25,7 @@ export async function replanCommand(args: string[], io: CliIo): Promise<number> 
   }
   if (positionals.length !== 1) throw new UsageError('name one deposit id, or --list');
   const depositId = positionals[0]!;
-  if (!DEPOSIT_ID.test(depositId)) throw new UsageError(`${depositId} is not a deposit id`);
+  if (!isDepositId(depositId)) throw new UsageError(`${depositId} is not a deposit id`);
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1) throw new UsageError('--timeout is a whole number of seconds, at least 1');
 

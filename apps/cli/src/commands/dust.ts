@@ -1,11 +1,9 @@
 import { databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db/cli';
-import { formatUsdc } from '@gateway/domain';
+import { formatUsdc, isHexAddress } from '@gateway/domain';
 import { loadSettlementConfig, sweepHeldDust, type WalletSweep } from '@gateway/settlement-worker/operator';
-import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { withDatabase } from '../database';
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /**
  * `gateway dust sweep (--all | --wallet <address>) [--force]`: pays out held dust now, one payout per
@@ -20,7 +18,7 @@ export async function sweepCommand(args: string[], io: CliIo): Promise<number> {
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
   if ((values.all === true) === (values.wallet !== undefined)) throw new UsageError('name --all or one --wallet');
-  if (values.wallet !== undefined && !ADDRESS.test(values.wallet)) throw new UsageError(`--wallet ${values.wallet} is not an address`);
+  if (values.wallet !== undefined && !isHexAddress(values.wallet)) throw new UsageError(`--wallet ${values.wallet} is not an address`);
   const wallet = values.wallet?.toLowerCase();
 
   const config = loadSettlementConfig(io.env);

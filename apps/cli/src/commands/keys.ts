@@ -4,7 +4,7 @@ import { xpubFromMnemonic } from '@gateway/chain';
 import { appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, isRolePrefix } from '@gateway/db/cli';
 import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { writeSecretFile } from '../secret-file';
 
 const KEY_ID = /^[A-Za-z0-9_-]{1,16}$/;

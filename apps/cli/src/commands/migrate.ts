@@ -1,6 +1,6 @@
 import { loadConfig } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db/cli';
-import { parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { databaseCommandSettings } from '../database';
 
 /** `gateway migrate`: the numbered migrations in order, then the apps' privileges, with the owner's login. */

@@ -1,6 +1,6 @@
 import { Queue, type Job } from 'bullmq';
 import { produceWithin, QUEUE_NAMES, redisConnection } from '@gateway/queue';
-import { parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { redisFromEnv } from '../redis';
 
 // Every state BullMQ keeps a job in (settlement keeps finished jobs a day, failed ones a week); the oldest

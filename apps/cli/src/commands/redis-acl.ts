@@ -8,7 +8,7 @@ import {
   type RedisUser,
   type RedisUserCredentials,
 } from '@gateway/queue';
-import { parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 
 /** `WALLET_CONTROL_REDIS_URL` …: the REDIS_URL each app is given, whose user and password the ACL is made for. */
 export const appRedisUrlSetting = (user: RedisUser): string => `${user.toUpperCase().replaceAll('-', '_')}_REDIS_URL`;

@@ -1,6 +1,6 @@
 import { WalletStoryRepository, type StoryKey, type WalletStory } from '@gateway/db/cli';
-import { formatUsdc } from '@gateway/domain';
-import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../cli';
+import { formatUsdc, isDepositId, isHexAddress, isTxHash, isUuid } from '@gateway/domain';
+import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { openDatabase, withDatabase } from '../database';
 
 export interface StoryEvent {
@@ -12,10 +12,10 @@ export interface StoryEvent {
 
 /** Tells the kinds of key apart by their form; anything else is a usage error. */
 export function storyKey(query: string): StoryKey {
-  if (/^0x[0-9a-f]{64}$/i.test(query)) return { by: 'tx_hash', value: query.toLowerCase() };
-  if (/^0x[0-9a-f]{40}$/i.test(query)) return { by: 'address', value: query.toLowerCase() };
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(query)) return { by: 'id', value: query.toLowerCase() };
-  if (/^[1-9][0-9]{0,18}$/.test(query)) return { by: 'deposit', value: query };
+  if (isTxHash(query)) return { by: 'tx_hash', value: query.toLowerCase() };
+  if (isHexAddress(query)) return { by: 'address', value: query.toLowerCase() };
+  if (isUuid(query)) return { by: 'id', value: query.toLowerCase() };
+  if (isDepositId(query)) return { by: 'deposit', value: query };
   if (/^[A-Za-z0-9_-]{16,64}$/.test(query)) return { by: 'ipn_token', value: query };
   throw new UsageError(`${query} is none of: an ipn_token, a tx hash, a payment or callback delivery id (uuid), a deposit id, an address`);
 }

@@ -8,4 +8,3 @@ export { relayerOutbox } from './relayer-outbox';
 export { callbackQueue } from './callback-queue';
 export { settlementService } from './settlement-service';
 export { settlementRuntime } from './settlement-runtime';
-export { replanner } from './replanner';

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
+import { assertTokenCounted } from '@gateway/http/boot-checks';
 import type { SettlementChainClient } from '../chain/settlement-chain-client';
-import { assertTokenCounted } from '../services/token-check';
+import { payoutTokenCheck } from '../services/boot-checks';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,7 +12,7 @@ declare module 'fastify' {
 
 export const settlementChain = fp<{ chain: SettlementChainClient }>(
   async (app, { chain }) => {
-    await assertTokenCounted(app.pool, chain);
+    await assertTokenCounted(payoutTokenCheck(app.pool, chain));
     app.decorate('settlementChain', chain);
   },
   { name: 'settlement-chain', dependencies: ['postgres'] },

@@ -1,9 +1,8 @@
 import fp from 'fastify-plugin';
-import { fingerprintFromMnemonic } from '@gateway/chain';
-import { HdKeyRepository } from '@gateway/db/settlement-worker';
+import { assertWalletsHdKey } from '@gateway/http/boot-checks';
 import { TemporaryWalletKeys } from '../chain/temporary-wallet-keys';
 import type { SettlementConfig } from '../config';
-import { assertSeedDerivedTheWallets } from '../services/seed-check';
+import { seedKeyCheck } from '../services/boot-checks';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,7 +13,7 @@ declare module 'fastify' {
 
 export const temporaryWalletKeys = fp<{ config: SettlementConfig }>(
   async (app, { config }) => {
-    await assertSeedDerivedTheWallets(new HdKeyRepository(app.pool), fingerprintFromMnemonic(config.mnemonic));
+    await assertWalletsHdKey(seedKeyCheck(app.pool, config.mnemonic));
     app.decorate('temporaryWalletKeys', new TemporaryWalletKeys(config.mnemonic));
   },
   { name: 'temporary-wallet-keys', dependencies: ['postgres'] },

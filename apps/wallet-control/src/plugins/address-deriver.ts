@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { TemporaryAddressDeriver } from '@gateway/chain';
-import { ConfigError } from '@gateway/config';
 import { HdKeyRepository } from '@gateway/db/wallet-control';
+import { assertWalletsHdKey } from '@gateway/http/boot-checks';
 import type { WalletControlConfig } from '../config';
 
 declare module 'fastify' {
@@ -11,23 +11,16 @@ declare module 'fastify' {
   }
 }
 
-/**
- * Refuses to serve with an xpub other than the one this database's wallets were derived from:
- * its addresses would be ones the settlement seed cannot sign for.
- */
-async function assertKnownHdKey(keys: HdKeyRepository, fingerprint: string): Promise<void> {
-  const known = await keys.registerAndList(fingerprint);
-  if (known.length === 1 && known[0] === fingerprint) return;
-  throw new ConfigError([
-    `HD_XPUB: its key (fingerprint ${fingerprint}) is not the key this database's temporary wallets were derived from ` +
-      `(${known.join(', ')}); configure that xpub, or use another database`,
-  ]);
-}
-
 export const addressDeriver = fp<{ config: WalletControlConfig }>(
   async (app, { config }) => {
     const deriver = new TemporaryAddressDeriver(config.raw.HD_XPUB);
-    await assertKnownHdKey(new HdKeyRepository(app.pool), deriver.fingerprint);
+    const keys = new HdKeyRepository(app.pool);
+    await assertWalletsHdKey({
+      knownKeys: () => keys.registerAndList(deriver.fingerprint),
+      fingerprint: deriver.fingerprint,
+      setting: 'HD_XPUB: its key',
+      remedy: 'configure that xpub, or use another database',
+    });
     const { backends } = deriver;
     app.log.info({ keyFingerprint: deriver.fingerprint, ...backends }, 'deriving temporary addresses');
     if (backends.secp256k1 !== 'native' || backends.keccak !== 'native') {

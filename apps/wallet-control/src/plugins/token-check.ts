@@ -1,13 +1,14 @@
 import fp from 'fastify-plugin';
-import { ConfigError } from '@gateway/config';
 import { TokenRepository } from '@gateway/db/wallet-control';
+import { assertTokenCounted } from '@gateway/http/boot-checks';
 import type { WalletControlConfig } from '../config';
 
-/** Amounts here are in the token the database counts in (migration 016): another one refuses to boot. */
 export const tokenCheck = fp<{ config: WalletControlConfig }>(
   async (app, { config }) => {
-    const otherToken = await new TokenRepository(app.pool).register({ chainId: config.raw.CHAIN_ID, address: config.tokenAddress });
-    if (otherToken) throw new ConfigError([`USDC_TOKEN_ADDRESS: ${otherToken}`]);
+    await assertTokenCounted({
+      tokens: new TokenRepository(app.pool),
+      token: { chainId: config.raw.CHAIN_ID, address: config.tokenAddress },
+    });
   },
   { name: 'token-check', dependencies: ['postgres'] },
 );

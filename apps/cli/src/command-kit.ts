@@ -1,0 +1,48 @@
+// What every command is written with: where it writes, how it fails, its arguments, its JSON. A file of
+// its own, so the commands, which cli.ts loads, never import cli.ts back.
+import { parseArgs } from 'node:util';
+
+/** Where a command writes: stdout for results (and secrets, never a log), stderr for errors. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Bad arguments: the message and the command's usage go to stderr, exit 2. */
+export class UsageError extends Error {}
+
+/** A command that ran and could not do what was asked (unknown id, wrong state): its message, exit `code`. */
+export class CommandFailed extends Error {
+  constructor(
+    message: string,
+    readonly code = 1,
+  ) {
+    super(message);
+  }
+}
+
+export type CommandRun = (args: string[], io: CliIo) => Promise<number>;
+
+type OptionSpecs = Record<string, { type: 'string' | 'boolean' }>;
+type OptionValues<T extends OptionSpecs> = { [K in keyof T]?: T[K]['type'] extends 'string' ? string : boolean } & { json?: boolean };
+
+/** node:util parseArgs (every command takes --json), its errors (an unknown option, a missing value) as usage errors. */
+export function parseCommandArgs<T extends OptionSpecs>(args: string[], options: T): { values: OptionValues<T>; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { ...options, json: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    return { values: values as OptionValues<T>, positionals };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** JSON for machines: bigints (USDC base units) as strings, dates as ISO 8601. */
+export function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? item.toString() : item), 2);
+}
