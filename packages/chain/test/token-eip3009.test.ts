@@ -257,16 +257,8 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
     const { v, r, s } = splitSignature(
       await holder.signTypedData({
         domain,
-        types: {
-          ReceiveWithAuthorization: [
-            { name: 'from', type: 'address' },
-            { name: 'to', type: 'address' },
-            { name: 'value', type: 'uint256' },
-            { name: 'validAfter', type: 'uint256' },
-            { name: 'validBefore', type: 'uint256' },
-            { name: 'nonce', type: 'bytes32' },
-          ],
-        },
+        // EIP-3009 gives receiveWithAuthorization the fields of transferWithAuthorization.
+        types: { ReceiveWithAuthorization: transferWithAuthorizationTypes.TransferWithAuthorization },
         primaryType: 'ReceiveWithAuthorization',
         message,
       }),
