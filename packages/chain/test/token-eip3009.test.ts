@@ -13,6 +13,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
 import {
+  cancelAuthorizationTypes,
   defineLocalChain,
   deployTestUsdc,
   encodeTransferWithAuthorization,
@@ -225,12 +226,7 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
     const cancel = splitSignature(
       await holder.signTypedData({
         domain,
-        types: {
-          CancelAuthorization: [
-            { name: 'authorizer', type: 'address' },
-            { name: 'nonce', type: 'bytes32' },
-          ],
-        },
+        types: cancelAuthorizationTypes,
         primaryType: 'CancelAuthorization',
         message: { authorizer: holder.address, nonce: message.nonce },
       }),
