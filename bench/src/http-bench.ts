@@ -11,13 +11,12 @@
 // set with ALTER SYSTEM for the run and reset after it: it needs a superuser DATABASE_URL): a disk
 // whose flush takes milliseconds, as networked cloud volumes do, where a local SSD's takes ~0.1 ms.
 // The one-INSERT baseline commits every request; the gateway commits a batch at a time.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { appNodeArguments } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, describeMachine, residentMb } from './bench-apps';
-import { benchInt, resultsFile } from './bench-mode';
+import { benchInt, resultsFile, writeResults } from './bench-mode';
 import { assertRunning, runBench, startService, stop, type Service } from './bench-services';
 
 const RUNTIME = benchRuntime();
@@ -156,7 +155,6 @@ async function main(): Promise<void> {
       .join(', ')} (target ≤ ${MAX_RSS_MB} MB each)`,
   );
 
-  mkdirSync(dirname(RESULTS_FILE), { recursive: true });
   const report = {
     finishedAt: new Date().toISOString(),
     machine,
@@ -172,8 +170,7 @@ async function main(): Promise<void> {
     residentMemoryMb: memory,
     scenarios: measurements,
   };
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`results: ${RESULTS_FILE}`);
+  writeResults(RESULTS_FILE, report);
 }
 
 function wanted(id: string): boolean {

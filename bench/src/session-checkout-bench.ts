@@ -9,13 +9,11 @@
 // - Stripe: one session call, 300 ms; its session is reusable, so each reload must hand out the
 //   live one again: no new session call.
 // `pnpm bench:sessions`; results in bench/results/sessions.json. BENCH_SMOKE=1: 10 customers.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, describeMachine } from './bench-apps';
 import { findFreePort } from '@gateway/testkit';
-import { benchInt, resultsFile } from './bench-mode';
+import { benchInt, resultsFile, writeResults } from './bench-mode';
 import { assertRunning, runBench, startService } from './bench-services';
 import { FAKE_STRIPE, FAKE_TRANSAK, type SessionProviderFake, startSessionProviderFake } from './session-provider-fake';
 
@@ -134,7 +132,6 @@ async function main(): Promise<void> {
     throw new Error(`the fake provider got requests not as documented: ${fake.problems.slice(0, 3).join('; ')}`);
 
   printTable(measurements);
-  mkdirSync(dirname(RESULTS_FILE), { recursive: true });
   const report = {
     finishedAt: new Date().toISOString(),
     machine,
@@ -147,8 +144,7 @@ async function main(): Promise<void> {
     },
     scenarios: measurements,
   };
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`results: ${RESULTS_FILE}`);
+  writeResults(RESULTS_FILE, report);
   const missed = measurements.filter((m) => m.verdict !== 'PASS');
   if (missed.length > 0) console.log(`not passed: ${missed.map((m) => `${m.id} (${m.verdict})`).join(', ')}`);
 }
