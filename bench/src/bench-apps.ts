@@ -2,6 +2,7 @@
 // TypeScript sources (tsx, as `pnpm dev` and the tests) or from the compiled dist/ (as the images).
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { english, generateMnemonic } from 'viem/accounts';
 import type { Pool } from 'pg';
@@ -92,4 +93,18 @@ export function apiAppEnvironments(
 export function residentMb(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/** The machine a run measured, printed above its table and kept with its results. */
+export async function describeMachine(admin: Pool) {
+  const { rows } = await admin.query<{ version: string }>("SELECT current_setting('server_version') AS version");
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    os: `${process.platform} ${release()}`,
+    postgres: `PostgreSQL ${rows[0]?.version ?? 'unknown'}`,
+    loadAverage: loadavg().map((load) => Number(load.toFixed(2))),
+  };
 }

@@ -2,7 +2,8 @@
 // (a few seconds each), so `npm test` can run every bench and a bench that breaks fails CI; its
 // numbers mean nothing and go to bench/results/smoke/ (git-ignored), never over a full run's.
 // A BENCH_* variable set explicitly wins over both sizes.
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export const SMOKE = process.env.BENCH_SMOKE === '1';
 
@@ -11,6 +12,13 @@ const RESULTS_DIR = process.env.BENCH_RESULTS_DIR ?? join(__dirname, '..', 'resu
 /** Where a bench writes its JSON: bench/results/<file>, or bench/results/smoke/<file> in a smoke run. */
 export function resultsFile(file: string): string {
   return join(RESULTS_DIR, file);
+}
+
+/** Writes a run's report as JSON to `file` (from resultsFile) and says where. */
+export function writeResults(file: string, report: unknown): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`results: ${file}`);
 }
 
 /** The integer setting `name` (at least `minimum` when set), else its full or its smoke size. */

@@ -146,6 +146,11 @@ async function baseline(url: string, id: string, title: string): Promise<RunResu
   const seconds = (performance.now() - startedAt) / 1000;
   const cpuMicrosPerItem = cpuPerItem(cpuBefore, await cpuSnapshot(), DELIVERIES);
   await agent.close();
+  return timedResult(id, title, seconds, cpuMicrosPerItem);
+}
+
+/** A run of DELIVERIES items that took `seconds`, printed as it ends. */
+function timedResult(id: string, title: string, seconds: number, cpuMicrosPerItem: Record<string, number> | undefined): RunResult {
   const result = {
     id,
     title,
@@ -217,16 +222,7 @@ async function queueFloor(url: string): Promise<RunResult> {
     await nextLine();
     const seconds = (performance.now() - startedAt) / 1000;
     const cpuMicrosPerItem = cpuPerItem(cpuBefore, await cpuSnapshot(worker.pid), DELIVERIES);
-    const result = {
-      id: 'queue-floor',
-      title,
-      deliveries: DELIVERIES,
-      seconds: round(seconds, 3),
-      perSecond: Math.round(DELIVERIES / seconds),
-      cpuMicrosPerItem,
-    };
-    console.log(`${title}: ${result.perSecond}/s`);
-    return result;
+    return timedResult('queue-floor', title, seconds, cpuMicrosPerItem);
   } finally {
     lines.close();
     worker.kill('SIGTERM');

@@ -4,14 +4,12 @@
 // see the same machine. `pnpm build`, then `pnpm --filter @gateway/bench bench:cold-start`;
 // results in bench/results/cold-start.json. BENCH_SMOKE=1: one start of each app from each runtime.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname } from 'node:path';
 import type { AppRuntime } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, residentMb, ROOT } from './bench-apps';
 import { findFreePort } from '@gateway/testkit';
-import { benchInt, resultsFile } from './bench-mode';
+import { benchInt, resultsFile, writeResults } from './bench-mode';
 
 const RESULTS_FILE = resultsFile('cold-start.json');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -58,15 +56,13 @@ async function main(): Promise<void> {
     };
   });
   printTable(results);
-  mkdirSync(dirname(RESULTS_FILE), { recursive: true });
   const report = {
     finishedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, node: process.version },
     settings: { runs: RUNS },
     results,
   };
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`results: ${RESULTS_FILE}`);
+  writeResults(RESULTS_FILE, report);
 }
 
 /** Spawns the app, waits for /healthz to answer 200, reads its RSS, stops it. */

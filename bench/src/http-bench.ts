@@ -11,16 +11,13 @@
 // set with ALTER SYSTEM for the run and reset after it: it needs a superuser DATABASE_URL): a disk
 // whose flush takes milliseconds, as networked cloud volumes do, where a local SSD's takes ~0.1 ms.
 // The one-INSERT baseline commits every request; the gateway commits a batch at a time.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { constants, cpus, loadavg, release, totalmem } from 'node:os';
-import { dirname } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { appNodeArguments } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
-import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, residentMb, ROOT } from './bench-apps';
-import { findFreePort } from '@gateway/testkit';
-import { benchInt, resultsFile } from './bench-mode';
+import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, describeMachine, residentMb } from './bench-apps';
+import { benchInt, resultsFile, writeResults } from './bench-mode';
+import { assertRunning, runBench, startService, stop, type Service } from './bench-services';
 
 const RUNTIME = benchRuntime();
 const RESULTS_FILE = resultsFile(RUNTIME === 'dist' ? 'http-dist.json' : 'http.json');
@@ -69,19 +66,12 @@ interface Measurement {
   verdict?: string;
 }
 
-interface Service {
-  name: string;
-  url: string;
-  child: ChildProcess;
-}
-
 const run = newBenchRun();
 const { schema } = run;
 const admin = createPool({ connectionString: DATABASE_URL, schema, max: 2, applicationName: 'bench' });
-const children = new Set<ChildProcess>();
 
 async function main(): Promise<void> {
-  const machine = await describeMachine();
+  const machine = await describeMachine(admin);
   console.log(
     `machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, node ${machine.node}, ${machine.postgres}\n` +
       `load average at start: ${machine.loadAverage.join(' ')}   connections: ${CONNECTIONS}   ` +
@@ -165,7 +155,6 @@ async function main(): Promise<void> {
       .join(', ')} (target ≤ ${MAX_RSS_MB} MB each)`,
   );
 
-  mkdirSync(dirname(RESULTS_FILE), { recursive: true });
   const report = {
     finishedAt: new Date().toISOString(),
     machine,
@@ -181,8 +170,7 @@ async function main(): Promise<void> {
     residentMemoryMb: memory,
     scenarios: measurements,
   };
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`results: ${RESULTS_FILE}`);
+  writeResults(RESULTS_FILE, report);
 }
 
 function wanted(id: string): boolean {
@@ -310,68 +298,6 @@ async function createWallet(walletControlUrl: string, order: string): Promise<st
   return ((await response.json()) as { address_in: string }).address_in;
 }
 
-async function describeMachine() {
-  const { rows } = await admin.query<{ version: string }>("SELECT current_setting('server_version') AS version");
-  return {
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    memoryGb: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    os: `${process.platform} ${release()}`,
-    postgres: `PostgreSQL ${rows[0]?.version ?? 'unknown'}`,
-    loadAverage: loadavg().map((load) => Number(load.toFixed(2))),
-  };
-}
-
-function spawnApp(command: string[], env: Record<string, string>): ChildProcess {
-  // Started as the local stack (source) or the images (dist) start it.
-  const child = spawn(process.execPath, command, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-async function startService(name: string, command: string[], env: Record<string, string>): Promise<Service> {
-  const port = await findFreePort();
-  const metricsPort = await findFreePort();
-  const service = {
-    name,
-    url: `http://127.0.0.1:${port}`,
-    child: spawnApp(command, { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) }),
-  };
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    assertRunning(service);
-    try {
-      if ((await fetch(`${service.url}/readyz`)).ok) return service;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${name} did not become ready at ${service.url}`);
-}
-
-function assertRunning(service: Service): void {
-  if (service.child.exitCode !== null || service.child.signalCode !== null) {
-    throw new Error(`${service.name} exited (${service.child.signalCode ?? service.child.exitCode})`);
-  }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  // The apps drain in-flight requests on SIGTERM; nothing is in flight once a scenario ends.
-  const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(killer);
-}
-
 /** PostgreSQL's commit_delay for every session, the new setting read by a reload; 0 resets it to the server's own. */
 async function setCommitDelay(micros: number): Promise<void> {
   // ALTER SYSTEM takes no parameters; the value is an integer checked by benchInt.
@@ -379,32 +305,10 @@ async function setCommitDelay(micros: number): Promise<void> {
   await admin.query('SELECT pg_reload_conf()');
 }
 
-let cleaning: Promise<void> | undefined;
-function cleanUp(): Promise<void> {
-  cleaning ??= (async () => {
-    await Promise.all([...children].map(stop));
-    if (COMMIT_DELAY_US > 0) {
-      await setCommitDelay(0).catch((error: Error) => console.error(`could not reset commit_delay: ${error.message}`));
-    }
-    await removeBenchRun(admin, run);
-    await admin.end();
-  })();
-  return cleaning;
-}
-
-// Last resort when the bench itself dies: no server may outlive it.
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
+runBench(main, async () => {
+  if (COMMIT_DELAY_US > 0) {
+    await setCommitDelay(0).catch((error: Error) => console.error(`could not reset commit_delay: ${error.message}`));
+  }
+  await removeBenchRun(admin, run);
+  await admin.end();
 });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanUp().then(() => process.exit(128 + constants.signals[signal])));
-}
-
-main()
-  .catch((error: Error) => {
-    // Once a signal has started the clean-up, children exiting under it are no failure to report.
-    if (cleaning) return;
-    console.error(`bench failed: ${error.message}`);
-    process.exitCode = 1;
-  })
-  .finally(cleanUp);

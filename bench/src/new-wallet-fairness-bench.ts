@@ -7,15 +7,14 @@
 // pinned to the shop's address (the hostile client then uses the shop's). Every shop order must
 // get its wallet; the bench prints a table and writes bench/results/new-wallet-fairness.json, and
 // exits non-zero when a shop order was refused. `pnpm bench:fairness`; BENCH_SMOKE=1 for 3 s rounds.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Agent, request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
-import { findFreePort } from '@gateway/testkit';
-import { apiAppEnvironments, appCommand, newBenchRun, removeBenchRun, ROOT, type BenchRun } from './bench-apps';
+import { apiAppEnvironments, appCommand, newBenchRun, removeBenchRun, type BenchRun } from './bench-apps';
 import { benchInt, resultsFile } from './bench-mode';
+import { children, startService, stop, type Service } from './bench-services';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECONDS = benchInt('BENCH_SECONDS', 20, 3);
@@ -37,8 +36,6 @@ interface Round {
   hostile: Tally & { requestsPerSecond: number };
   shop: Tally & { refused: number; latencyMsP99: number };
 }
-
-const children = new Set<ChildProcess>();
 
 async function main(): Promise<void> {
   const rounds: Round[] = [];
@@ -147,8 +144,7 @@ function printTable(rounds: Round[]): void {
   for (const row of rows) console.log(line(row));
 }
 
-async function startWalletControl(run: BenchRun, overrides: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const [port, metricsPort] = [await findFreePort(), await findFreePort()];
+function startWalletControl(run: BenchRun, overrides: Record<string, string>): Promise<Service> {
   const env = {
     ...apiAppEnvironments(DATABASE_URL, run).walletControl,
     // The production defaults of every limit on new wallets and of the rate limit: what is under test.
@@ -157,38 +153,8 @@ async function startWalletControl(run: BenchRun, overrides: Record<string, strin
     NEW_WALLETS_PER_MINUTE: '600',
     LOG_LEVEL: 'warn',
     ...overrides,
-    PORT: String(port),
-    METRICS_PORT: String(metricsPort),
   };
-  const child = spawn(process.execPath, appCommand('wallet-control', 'source'), {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`wallet-control exited (${child.signalCode ?? child.exitCode})`);
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return { url, child };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`wallet-control did not become ready at ${url}`);
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(killer);
+  return startService('wallet-control', appCommand('wallet-control', 'source'), env);
 }
 
 main().catch((error: unknown) => {

@@ -9,15 +9,12 @@
 // - Stripe: one session call, 300 ms; its session is reusable, so each reload must hand out the
 //   live one again: no new session call.
 // `pnpm bench:sessions`; results in bench/results/sessions.json. BENCH_SMOKE=1: 10 customers.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { constants, cpus, loadavg, release, totalmem } from 'node:os';
-import { dirname } from 'node:path';
 import { request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
-import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, ROOT } from './bench-apps';
+import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, describeMachine } from './bench-apps';
 import { findFreePort } from '@gateway/testkit';
-import { benchInt, resultsFile } from './bench-mode';
+import { benchInt, resultsFile, writeResults } from './bench-mode';
+import { assertRunning, runBench, startService } from './bench-services';
 import { FAKE_STRIPE, FAKE_TRANSAK, type SessionProviderFake, startSessionProviderFake } from './session-provider-fake';
 
 const RUNTIME = benchRuntime();
@@ -50,20 +47,13 @@ interface Measurement {
   verdict: string;
 }
 
-interface Service {
-  name: string;
-  url: string;
-  child: ChildProcess;
-}
-
 const run = newBenchRun();
 const { schema } = run;
 const admin = createPool({ connectionString: DATABASE_URL, schema, max: 2, applicationName: 'bench' });
-const children = new Set<ChildProcess>();
 let fake: SessionProviderFake | undefined;
 
 async function main(): Promise<void> {
-  const machine = await describeMachine();
+  const machine = await describeMachine(admin);
   console.log(
     `machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, node ${machine.node}, ${machine.postgres}\n` +
       `load average at start: ${machine.loadAverage.join(' ')}   customers: ${CUSTOMERS}, ${CONCURRENCY} at a time   ` +
@@ -142,7 +132,6 @@ async function main(): Promise<void> {
     throw new Error(`the fake provider got requests not as documented: ${fake.problems.slice(0, 3).join('; ')}`);
 
   printTable(measurements);
-  mkdirSync(dirname(RESULTS_FILE), { recursive: true });
   const report = {
     finishedAt: new Date().toISOString(),
     machine,
@@ -155,8 +144,7 @@ async function main(): Promise<void> {
     },
     scenarios: measurements,
   };
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`results: ${RESULTS_FILE}`);
+  writeResults(RESULTS_FILE, report);
   const missed = measurements.filter((m) => m.verdict !== 'PASS');
   if (missed.length > 0) console.log(`not passed: ${missed.map((m) => `${m.id} (${m.verdict})`).join(', ')}`);
 }
@@ -280,81 +268,8 @@ async function createWallet(walletControlUrl: string, order: string): Promise<st
   return (JSON.parse(body) as { address_in: string }).address_in;
 }
 
-async function describeMachine() {
-  const { rows } = await admin.query<{ version: string }>("SELECT current_setting('server_version') AS version");
-  return {
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model ?? 'unknown',
-    memoryGb: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    os: `${process.platform} ${release()}`,
-    postgres: `PostgreSQL ${rows[0]?.version ?? 'unknown'}`,
-    loadAverage: loadavg().map((load) => Number(load.toFixed(2))),
-  };
-}
-
-async function startService(name: string, command: string[], env: Record<string, string>, port?: number): Promise<Service> {
-  port ??= await findFreePort();
-  const metricsPort = await findFreePort();
-  const child = spawn(process.execPath, command, {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), METRICS_PORT: String(metricsPort) },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  const service = { name, url: `http://127.0.0.1:${port}`, child };
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    assertRunning(service);
-    try {
-      if ((await fetch(`${service.url}/readyz`)).ok) return service;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${name} did not become ready at ${service.url}`);
-}
-
-function assertRunning(service: Service): void {
-  if (service.child.exitCode !== null || service.child.signalCode !== null) {
-    throw new Error(`${service.name} exited (${service.child.signalCode ?? service.child.exitCode})`);
-  }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(killer);
-}
-
-let cleaning: Promise<void> | undefined;
-function cleanUp(): Promise<void> {
-  cleaning ??= (async () => {
-    await Promise.all([...children].map(stop));
-    await fake?.close();
-    await removeBenchRun(admin, run);
-    await admin.end();
-  })();
-  return cleaning;
-}
-
-// Last resort when the bench itself dies: no server may outlive it.
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
+runBench(main, async () => {
+  await fake?.close();
+  await removeBenchRun(admin, run);
+  await admin.end();
 });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void cleanUp().then(() => process.exit(128 + constants.signals[signal])));
-}
-
-main()
-  .catch((error: Error) => {
-    if (cleaning) return;
-    console.error(`bench failed: ${error.message}`);
-    process.exitCode = 1;
-  })
-  .finally(cleanUp);

@@ -3,13 +3,10 @@
 // Steps 1-3 end in a 4xx; "step 4", paying in, is then only possible into a wallet with the
 // stranger's own payout address on a path the shop has not used, and the shop's SDK check refuses
 // that callback.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createWalletClient, erc20Abi, http, type Address } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { defineLocalChain } from '@gateway/chain';
-import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
-import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
+import type { Address } from 'viem';
+import { customerPays } from './support/customer';
+import { checkCallback, startMerchant, type Merchant } from './support/merchant';
+import { closeInOrder, startGatewayStack, type GatewayStack } from './support/gateway-stack';
 import { waitFor } from './support/wait-for';
 
 const SHOP_PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -17,34 +14,20 @@ const STRANGER = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 const STRANGER_AFFILIATE = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
 
 let stack: GatewayStack;
-let shop: Server;
-let shopUrl: string;
+let shop: Merchant;
 const verdicts: Array<{ url: string; ok: boolean; reason?: string }> = [];
 
 beforeAll(async () => {
   // The shop checks every callback as the README says: v2 signature, its payout address, its amount.
-  shop = createServer((request, response) => {
-    const url = `${shopUrl}${request.url}`;
-    const verdict = verifyCallbackSignature({
-      url,
-      header: request.headers[CALLBACK_SIGNATURE_HEADER],
-      deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
-      publicKeys: [stack.callbackPublicKey],
-      payoutAddress: SHOP_PAYOUT,
-      expectedAmount: '24',
-    });
+  shop = await startMerchant((url, request, response) => {
+    const verdict = checkCallback(url, request, { publicKey: stack.callbackPublicKey, payoutAddress: SHOP_PAYOUT, amount: '24' });
     verdicts.push({ url, ok: verdict.ok, ...(verdict.ok ? {} : { reason: verdict.reason }) });
     response.writeHead(verdict.ok ? 200 : 400).end(verdict.ok ? '*ok*' : verdict.reason);
   });
-  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
-  shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
   stack = await startGatewayStack('e2e_hijack');
 }, 150_000);
 
-afterAll(async () => {
-  await stack?.stop();
-  await new Promise((resolve) => shop.close(resolve));
-});
+afterAll(() => closeInOrder(stack, shop));
 
 const call = (path: string, query: Record<string, string>) =>
   fetch(`${stack.walletControlUrl}${path}?${new URLSearchParams(query)}`).then(async (response) => ({
@@ -53,7 +36,7 @@ const call = (path: string, query: Record<string, string>) =>
   }));
 
 it('steps 1-3 end in a 4xx; a stranger pays only into their own wallet, whose callback the shop refuses', async () => {
-  const callback = `${shopUrl}/ipn?order_id=1234`;
+  const callback = `${shop.url}/ipn?order_id=1234`;
   expect((await call('/control/wallet.php', { address: SHOP_PAYOUT, callback })).status).toBe(200);
 
   // 1. the shop's own callback with another payout address
@@ -86,21 +69,10 @@ it('steps 1-3 end in a 4xx; a stranger pays only into their own wallet, whose ca
 
   // 4. What is left: the stranger's own payout on a path the shop has not used. Paid, its callback
   // says address_out = the stranger, and the shop refuses it.
-  const unused = `${shopUrl}/other-ipn?order_id=1234`;
+  const unused = `${shop.url}/other-ipn?order_id=1234`;
   const wallet = await call('/control/wallet.php', { address: STRANGER, callback: unused });
   expect(wallet.status).toBe(200);
-  const viemChain = defineLocalChain({ rpcUrl: stack.chain.rpcUrl, chainId: stack.chain.chainId });
-  const sender = createWalletClient({
-    chain: viemChain,
-    transport: http(stack.chain.rpcUrl, { retryCount: 0 }),
-    account: privateKeyToAccount(stack.customer.privateKey),
-  });
-  await sender.writeContract({
-    address: stack.token,
-    abi: erc20Abi,
-    functionName: 'transfer',
-    args: [wallet.body.polygon_address_in as Address, 25_000_000n],
-  });
+  await customerPays(stack, wallet.body.polygon_address_in as Address, 25_000_000n);
   const verdict = await waitFor('the callback', async () => verdicts.find((entry) => entry.url.startsWith(unused)));
   expect(verdict).toMatchObject({ ok: false, reason: 'address_out_mismatch' });
   expect(verdicts.filter((entry) => entry.ok)).toEqual([]);

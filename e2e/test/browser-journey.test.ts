@@ -1,16 +1,14 @@
 // A customer paying as a customer does, in a real browser (Debian's Chromium driven by
 // playwright-core): payment link → sandbox checkout → card → receipt page → merchant callback.
 // Every page is screenshotted on a desktop and a 390-px phone into e2e/artifacts/ (git-ignored).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { DESKTOP, launchChromium, screenshot } from './support/browser';
-import { createPublicClient, erc20Abi, http, type Address } from 'viem';
-import { defineLocalChain } from '@gateway/chain';
+import type { Browser } from 'playwright-core';
+import { erc20Abi, type Address } from 'viem';
 import { formatUsdc } from '@gateway/domain';
-import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
+import { DESKTOP, launchChromium, screenshot } from './support/browser';
+import { chainReader, createWallet, payWithCard } from './support/customer';
+import { checkCallback, startMerchant, type Merchant } from './support/merchant';
 import { waitFor } from './support/wait-for';
-import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
+import { closeInOrder, startGatewayStack, type GatewayStack } from './support/gateway-stack';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
 
@@ -21,55 +19,28 @@ interface ReceivedCallback {
 
 let stack: GatewayStack;
 let browser: Browser;
-let merchant: Server;
-let merchantUrl: string;
+let merchant: Merchant;
 const received: ReceivedCallback[] = [];
 
 async function paymentLink(order: string, amount: string): Promise<{ link: string; temporary: Address }> {
-  const callback = `${merchantUrl}/ipn?order=${order}`;
-  const wallet = (await (
-    await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(callback)}`)
-  ).json()) as {
-    address_in: string;
-    polygon_address_in: Address;
-  };
+  const wallet = await createWallet(stack, PAYOUT, `${merchant.url}/ipn?order=${order}`);
   const query = new URLSearchParams({ address: wallet.address_in, amount, provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' });
   return { link: `${stack.paymentUrl}/process-payment.php?${query}`, temporary: wallet.polygon_address_in };
-}
-
-async function payWithCard(page: Page, card: string): Promise<void> {
-  const expiry = new Date(Date.now() + 400 * 86_400_000);
-  await page.fill('input[autocomplete="cc-name"]', 'Jane Doe');
-  await page.fill('input[autocomplete="cc-number"]', card);
-  await page.fill(
-    'input[autocomplete="cc-exp"]',
-    `${String(expiry.getUTCMonth() + 1).padStart(2, '0')}/${String(expiry.getUTCFullYear() % 100).padStart(2, '0')}`,
-  );
-  await page.fill('input[autocomplete="cc-csc"]', '123');
-  await page.click('button[type="submit"]');
 }
 
 const callbacksFor = (order: string) => received.filter((entry) => new URL(entry.url).searchParams.get('order') === order);
 
 beforeAll(async () => {
-  merchant = createServer((request, response) => {
-    const url = `${merchantUrl}${request.url}`;
+  merchant = await startMerchant((url, request, response) => {
     if (request.url?.startsWith('/ipn')) {
-      const verdict = verifyCallbackSignature({
-        url,
-        header: request.headers[CALLBACK_SIGNATURE_HEADER],
-        deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
-        publicKeys: [stack.callbackPublicKey],
-        payoutAddress: PAYOUT,
-        // Each test asserts the amounts it paid from value_forwarded_coin itself.
-        expectedAmount: false,
-      });
+      // Each test asserts the amounts it paid from value_forwarded_coin itself.
+      const verdict = checkCallback(url, request, { publicKey: stack.callbackPublicKey, payoutAddress: PAYOUT, amount: false });
       received.push({ url, signatureValid: verdict.ok });
       response.writeHead(200).end('*ok*');
       return;
     }
     // Another site trying to show the payment page inside its own.
-    const link = new URL(request.url ?? '/', merchantUrl).searchParams.get('link') ?? '';
+    const link = new URL(url).searchParams.get('link') ?? '';
     response
       .writeHead(200, { 'content-type': 'text/html' })
       .end(
@@ -77,17 +48,11 @@ beforeAll(async () => {
           `height="700"></iframe>`,
       );
   });
-  await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
-  merchantUrl = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}`;
   stack = await startGatewayStack('browser');
   browser = await launchChromium();
 }, 150_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await new Promise((resolve) => merchant.close(resolve));
-});
+afterAll(() => closeInOrder(browser, stack, merchant));
 
 it('pays with the test card and follows the receipt until the merchant has the USDC and one signed callback', async () => {
   const order = `b${Date.now()}`;
@@ -115,8 +80,7 @@ it('pays with the test card and follows the receipt until the merchant has the U
 
   const callback = await waitFor('the callback', () => callbacksFor(order)[0]);
   expect(callback.signatureValid).toBe(true);
-  const chain = defineLocalChain({ rpcUrl: stack.chain.rpcUrl, chainId: stack.chain.chainId });
-  const reader = createPublicClient({ chain, transport: http(stack.chain.rpcUrl, { retryCount: 0 }) });
+  const reader = chainReader(stack);
   const transfers = await reader.getContractEvents({
     address: stack.token,
     abi: erc20Abi,
@@ -162,8 +126,7 @@ it('says a declined card is declined, charges nothing and sends no callback', as
   await expect(page.locator('h1').innerText()).resolves.toBe('Your card was declined');
   await screenshot(page, '05-receipt-declined');
 
-  const chain = defineLocalChain({ rpcUrl: stack.chain.rpcUrl, chainId: stack.chain.chainId });
-  const reader = createPublicClient({ chain, transport: http(stack.chain.rpcUrl, { retryCount: 0 }) });
+  const reader = chainReader(stack);
   expect(await reader.readContract({ address: stack.token, abi: erc20Abi, functionName: 'balanceOf', args: [temporary] })).toBe(0n);
   await new Promise((resolve) => setTimeout(resolve, 3000));
   expect(callbacksFor(order)).toHaveLength(0);
@@ -173,7 +136,7 @@ it('says a declined card is declined, charges nothing and sends no callback', as
 it("does not render the payment link inside another site's frame", async () => {
   const { link } = await paymentLink(`f${Date.now()}`, '25');
   const page = await browser.newPage({ viewport: DESKTOP });
-  await page.goto(`${merchantUrl}/framing-shop?link=${encodeURIComponent(link)}`);
+  await page.goto(`${merchant.url}/framing-shop?link=${encodeURIComponent(link)}`);
   await page.waitForTimeout(2000);
   const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
   expect(frame).toBeDefined();

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pinnedCallbackKeys, publicKeyToJwk, signCallback } from '@usdc-card-gateway/sdk';
 import { createShop, type Order, type Shop } from 'example-shop';
+import { postCart } from './support/customer';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
 const gatewayKey = generateKeyPairSync('ed25519');
@@ -66,12 +67,7 @@ afterAll(async () => {
 /** An order of one Assam (18.90 USD), as the cart makes it. */
 async function order(): Promise<Order> {
   const before = new Set(shop.orders.keys());
-  const created = await fetch(`${shopUrl}/checkout`, {
-    method: 'POST',
-    body: 'assam=1&email=jane%40shop.io',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    redirect: 'manual',
-  });
+  const created = await postCart(shopUrl, 'assam=1&email=jane%40shop.io');
   expect(created.status).toBe(303);
   return [...shop.orders.values()].find((candidate) => !before.has(candidate.id))!;
 }

@@ -6,6 +6,7 @@ import { pinnedCallbackKeys } from '@usdc-card-gateway/sdk';
 import { createShop, type Shop } from 'example-shop';
 import type { Browser } from 'playwright-core';
 import { DESKTOP, launchChromium, screenshot } from './support/browser';
+import { payWithCard, postCart } from './support/customer';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -59,15 +60,7 @@ it('a customer fills the cart, pays by card at the sandbox, and the shop marks t
   await page.locator('a.provider').first().click();
 
   await page.waitForURL(`${stack.sandboxUrl}/**`);
-  const expiry = new Date(Date.now() + 400 * 86_400_000);
-  await page.fill('input[autocomplete="cc-name"]', 'Jane Doe');
-  await page.fill('input[autocomplete="cc-number"]', '4242 4242 4242 4242');
-  await page.fill(
-    'input[autocomplete="cc-exp"]',
-    `${String(expiry.getUTCMonth() + 1).padStart(2, '0')}/${String(expiry.getUTCFullYear() % 100).padStart(2, '0')}`,
-  );
-  await page.fill('input[autocomplete="cc-csc"]', '123');
-  await page.click('button[type="submit"]');
+  await payWithCard(page, '4242 4242 4242 4242');
   await page.waitForURL(`${stack.paymentUrl}/payment/**`, { timeout: 60_000 });
   await page.locator('#receipt[data-step="sent_to_merchant"]').waitFor({ timeout: 90_000 });
 
@@ -81,18 +74,9 @@ it('a customer fills the cart, pays by card at the sandbox, and the shop marks t
 }, 180_000);
 
 it('refuses an empty cart, and a forged callback changes nothing', async () => {
-  const empty = await fetch(`${shopUrl}/checkout`, {
-    method: 'POST',
-    body: 'email=jane%40shop.io',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  });
+  const empty = await postCart(shopUrl, 'email=jane%40shop.io');
   expect(empty.status).toBe(400);
-  const created = await fetch(`${shopUrl}/checkout`, {
-    method: 'POST',
-    body: 'assam=1&email=jane%40shop.io',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    redirect: 'manual',
-  });
+  const created = await postCart(shopUrl, 'assam=1&email=jane%40shop.io');
   expect(created.status).toBe(303);
   const order = [...shop.orders.values()].find((candidate) => candidate.status === 'awaiting payment')!;
   const forged = await fetch(

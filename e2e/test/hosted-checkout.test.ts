@@ -2,11 +2,11 @@
 // playwright-core), every app its own process: the list for USD, EUR, CAD and INR, a 390-px phone,
 // a keyboard-only choice that lands on the sandbox checkout, branding, error pages and frames.
 // Screenshots (desktop 1280 and phone 390) go to e2e/artifacts/hosted-*.png (git-ignored).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { DESKTOP, launchChromium, PHONE, screenshot } from './support/browser';
-import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
+import { createWallet } from './support/customer';
+import { startMerchant, type Merchant } from './support/merchant';
+import { closeInOrder, startGatewayStack, type GatewayStack } from './support/gateway-stack';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
 const LOGO_SVG =
@@ -15,8 +15,7 @@ const LOGO_SVG =
 
 let stack: GatewayStack;
 let browser: Browser;
-let framingSite: Server;
-let framingUrl: string;
+let framingSite: Merchant;
 let addressIn: string;
 
 function payLink(amount: string, currency: string, extra: Record<string, string> = {}): string {
@@ -41,8 +40,8 @@ async function rows(page: Page, selector: string): Promise<Row[]> {
 
 beforeAll(async () => {
   // Another site that puts the checkout in an <iframe>.
-  framingSite = createServer((request, response) => {
-    const link = new URL(request.url ?? '/', 'http://x').searchParams.get('link') ?? '';
+  framingSite = await startMerchant((url, _request, response) => {
+    const link = new URL(url).searchParams.get('link') ?? '';
     response
       .writeHead(200, { 'content-type': 'text/html' })
       .end(
@@ -50,23 +49,13 @@ beforeAll(async () => {
           `src="${link.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}" width="600" height="600"></iframe>`,
       );
   });
-  await new Promise<void>((resolve) => framingSite.listen(0, '127.0.0.1', resolve));
-  framingUrl = `http://127.0.0.1:${(framingSite.address() as AddressInfo).port}`;
   const [started, launched] = await Promise.all([startGatewayStack('hosted'), launchChromium()]);
   stack = started;
   browser = launched;
-  const callback = `${framingUrl}/ipn?order=h${Date.now()}`;
-  const wallet = (await (
-    await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(callback)}`)
-  ).json()) as { address_in: string };
-  addressIn = wallet.address_in;
+  addressIn = (await createWallet(stack, PAYOUT, `${framingSite.url}/ipn?order=h${Date.now()}`)).address_in;
 }, 90_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await new Promise((resolve) => framingSite?.close(resolve));
-});
+afterAll(() => closeInOrder(browser, stack, framingSite));
 
 it('lists the providers for USD, EUR, CAD and INR orders, readable on a 390-px phone', async () => {
   const page = await browser.newPage({ viewport: DESKTOP });
@@ -213,11 +202,7 @@ it('shows a clear HTML page for a bad link: 400 naming the parameter, or the unk
   await screenshot(page, 'hosted-error-400');
 
   // An address_in that opens here but belongs to no wallet: a real token whose wallet is removed.
-  const other = (await (
-    await fetch(
-      `${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(`${framingUrl}/ipn?order=gone`)}`,
-    )
-  ).json()) as { address_in: string };
+  const other = await createWallet(stack, PAYOUT, `${framingSite.url}/ipn?order=gone`);
   await stack.db.pool.query('DELETE FROM wallets WHERE address_in = $1', [other.address_in]);
   const unknown = await page.goto(
     `${stack.paymentUrl}/pay.php?${new URLSearchParams({ address: other.address_in, amount: '10', email: 'jane@shop.io', currency: 'USD' })}`,
@@ -231,7 +216,7 @@ it('shows a clear HTML page for a bad link: 400 naming the parameter, or the unk
 it("does not render inside another site's frame, and hides itself if a browser renders it framed anyway", async () => {
   const page = await browser.newPage({ viewport: DESKTOP });
   const link = payLink('49.99', 'USD');
-  await page.goto(`${framingUrl}/shop?link=${encodeURIComponent(link)}`);
+  await page.goto(`${framingSite.url}/shop?link=${encodeURIComponent(link)}`);
   const frame = page.frameLocator('#pay');
   await page.waitForTimeout(1000);
   expect(await frame.locator('a.provider').count()).toBe(0);
@@ -252,7 +237,7 @@ it("does not render inside another site's frame, and hides itself if a browser r
     delete headers['x-frame-options'];
     await route.fulfill({ response, headers });
   });
-  await page.goto(`${framingUrl}/shop?link=${encodeURIComponent(link)}`);
+  await page.goto(`${framingSite.url}/shop?link=${encodeURIComponent(link)}`);
   const framed = page.frame({ url: /\/pay\.php/ });
   expect(framed).not.toBeNull();
   await framed!.locator('#framed-warning').waitFor({ state: 'visible' });

@@ -3,36 +3,24 @@
 // operator by the settlement-worker (no payout, no callback), and the receipt page and Check
 // Payment Status say so in words (the receipt also in Chromium, screenshotted). A USDC payment into
 // the same wallet afterwards is paid as ever.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { defineLocalChain } from '@gateway/chain';
+import { erc20Abi, type Address } from 'viem';
 import { launchChromium, screenshot } from './support/browser';
-import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
+import { chainReader, createWallet, customerPays } from './support/customer';
+import { startRecordingMerchant, type RecordingMerchant } from './support/merchant';
+import { closeInOrder, startGatewayStack, type GatewayStack } from './support/gateway-stack';
 import { waitFor } from './support/wait-for';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7' as Address;
 
 let stack: GatewayStack;
-let merchant: Server;
-let merchantUrl: string;
-const callbacks: string[] = [];
+let merchant: RecordingMerchant;
 
 beforeAll(async () => {
-  merchant = createServer((request, response) => {
-    callbacks.push(`${merchantUrl}${request.url}`);
-    response.writeHead(200).end('*ok*');
-  });
-  await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
-  merchantUrl = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}`;
+  merchant = await startRecordingMerchant();
   stack = await startGatewayStack('e2e_other_usdc');
 }, 150_000);
 
-afterAll(async () => {
-  await stack?.stop();
-  await new Promise((resolve) => merchant.close(resolve));
-});
+afterAll(() => closeInOrder(stack, merchant));
 
 interface StatusDeposit {
   status: string;
@@ -43,10 +31,8 @@ interface StatusDeposit {
 }
 
 it('holds USDC.e paid into a temporary wallet for the operator, says so on the receipt and the status API, and calls nobody', async () => {
-  const callback = `${merchantUrl}/ipn?order=usdc-e`;
-  const wallet = (await (
-    await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(callback)}`)
-  ).json()) as { address_in: string; polygon_address_in: Address; ipn_token: string };
+  const callback = `${merchant.url}/ipn?order=usdc-e`;
+  const wallet = await createWallet(stack, PAYOUT, callback);
   const started = await fetch(
     `${stack.paymentUrl}/process-payment.php?${new URLSearchParams({
       address: wallet.address_in,
@@ -60,21 +46,8 @@ it('holds USDC.e paid into a temporary wallet for the operator, says so on the r
   expect(started.status).toBe(200);
   const { payment_id: paymentId } = (await started.json()) as { payment_id: string };
 
-  const { chain, customer } = stack;
-  const viemChain = defineLocalChain({ rpcUrl: chain.rpcUrl, chainId: chain.chainId });
-  const transport = http(chain.rpcUrl, { retryCount: 0 });
-  const reader = createPublicClient({ chain: viemChain, transport });
-  const sender = createWalletClient({ chain: viemChain, transport, account: privateKeyToAccount(customer.privateKey) });
-  const pay = async (token: Address, amount: bigint) => {
-    const hash = await sender.writeContract({
-      address: token,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [wallet.polygon_address_in, amount],
-    });
-    await reader.waitForTransactionReceipt({ hash, pollingInterval: 100 });
-    return hash;
-  };
+  const reader = chainReader(stack);
+  const pay = async (token: Address, amount: bigint) => (await customerPays(stack, wallet.polygon_address_in, amount, token)).hash;
   const statusOf = async () =>
     (await (await fetch(`${stack.walletControlUrl}/control/payment-status.php?ipn_token=${wallet.ipn_token}`)).json()) as {
       status: string;
@@ -120,10 +93,10 @@ it('holds USDC.e paid into a temporary wallet for the operator, says so on the r
 
   // USDC into the same wallet is paid and called back as ever, for its own amount only.
   await pay(stack.token, 10_000_000n);
-  const delivered = await waitFor('the USDC callback', async () => callbacks.find((url) => url.includes('order=usdc-e')));
+  const delivered = await waitFor('the USDC callback', async () => merchant.callbacks.find((url) => url.includes('order=usdc-e')));
   expect(new URL(delivered).searchParams.get('value_coin')).toBe('10');
   expect(new URL(delivered).searchParams.get('coin')).toBe('polygon_usdc');
-  expect(callbacks).toHaveLength(1);
+  expect(merchant.callbacks).toHaveLength(1);
   expect(await balanceOf(stack.otherToken, wallet.polygon_address_in)).toBe(12_500_000n);
   const after = await statusOf();
   expect(after).toMatchObject({ status: 'paid', value_coin: '10' });

@@ -2,13 +2,10 @@
 // a real chain, the chain-watcher, the settlement-worker and the callback-worker, and a merchant
 // stub that receives the signed callback. Nothing is called in-process.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { defineLocalChain } from '@gateway/chain';
-import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
-import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
+import { erc20Abi, type Address } from 'viem';
+import { chainReader, createWallet, customerPays } from './support/customer';
+import { checkCallback, startMerchant, type Merchant } from './support/merchant';
+import { closeInOrder, startGatewayStack, type GatewayStack } from './support/gateway-stack';
 import { waitFor } from './support/wait-for';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7' as Address;
@@ -19,53 +16,29 @@ interface ReceivedCallback {
 }
 
 let stack: GatewayStack;
-let merchant: Server;
-let merchantUrl: string;
+let merchant: Merchant;
 const received: ReceivedCallback[] = [];
 
 beforeAll(async () => {
-  merchant = createServer((request, response) => {
-    const url = `${merchantUrl}${request.url}`;
-    const verdict = verifyCallbackSignature({
-      url,
-      header: request.headers[CALLBACK_SIGNATURE_HEADER],
-      deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
-      publicKeys: [stack.callbackPublicKey],
-      payoutAddress: PAYOUT,
-      // Each test asserts the amounts it paid from value_forwarded_coin itself.
-      expectedAmount: false,
-    });
+  merchant = await startMerchant((url, request, response) => {
+    // Each test asserts the amounts it paid from value_forwarded_coin itself.
+    const verdict = checkCallback(url, request, { publicKey: stack.callbackPublicKey, payoutAddress: PAYOUT, amount: false });
     received.push({ url, signatureValid: verdict.ok });
     response.writeHead(200).end('*ok*');
   });
-  await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
-  merchantUrl = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}`;
   stack = await startGatewayStack('e2e');
 }, 150_000);
 
-afterAll(async () => {
-  await stack?.stop();
-  await new Promise((resolve) => merchant.close(resolve));
-});
+afterAll(() => closeInOrder(stack, merchant));
 
 it('turns USDC sent to a temporary wallet into a payout and one signed callback with the amounts', async () => {
   const order = randomBytes(4).toString('hex');
-  const callback = `${merchantUrl}/ipn?order=${order}&note=a%20b`;
-  const wallet = (await (
-    await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(callback)}`)
-  ).json()) as { polygon_address_in: Address; ipn_token: string };
+  const callback = `${merchant.url}/ipn?order=${order}&note=a%20b`;
+  const wallet = await createWallet(stack, PAYOUT, callback);
 
-  const { chain, token, db, customer } = stack;
-  const viemChain = defineLocalChain({ rpcUrl: chain.rpcUrl, chainId: chain.chainId });
-  const transport = http(chain.rpcUrl, { retryCount: 0 });
-  const reader = createPublicClient({ chain: viemChain, transport });
-  const sender = createWalletClient({ chain: viemChain, transport, account: privateKeyToAccount(customer.privateKey) });
-  const txIn = await sender.writeContract({
-    address: token,
-    abi: erc20Abi,
-    functionName: 'transfer',
-    args: [wallet.polygon_address_in, 25_000_001n],
-  });
+  const { token, db } = stack;
+  const reader = chainReader(stack);
+  const { hash: txIn } = await customerPays(stack, wallet.polygon_address_in, 25_000_001n);
 
   const delivered = await waitFor('the callback', async () => received.find((entry) => entry.url.includes(`order=${order}`)));
   const query = new URL(delivered.url).searchParams;

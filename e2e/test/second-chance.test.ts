@@ -4,56 +4,31 @@
 // the merchant gets exactly one callback and every receipt names the provider that paid. The same
 // receipt in another browser, without the payment's key, offers nothing to act with.
 // Screenshots: e2e/artifacts/second-chance-*.png (git-ignored).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { DESKTOP, launchChromium, screenshot } from './support/browser';
+import { createWallet, payWithCard } from './support/customer';
+import { startRecordingMerchant, type RecordingMerchant } from './support/merchant';
 import { waitFor } from './support/wait-for';
-import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
+import { closeInOrder, startGatewayStack, type GatewayStack } from './support/gateway-stack';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 let stack: GatewayStack;
 let browser: Browser;
-let merchant: Server;
-let merchantUrl: string;
-const callbacks: string[] = [];
-
-async function payWithCard(page: Page, card: string): Promise<void> {
-  const expiry = new Date(Date.now() + 400 * 86_400_000);
-  await page.fill('input[autocomplete="cc-name"]', 'Jane Doe');
-  await page.fill('input[autocomplete="cc-number"]', card);
-  await page.fill(
-    'input[autocomplete="cc-exp"]',
-    `${String(expiry.getUTCMonth() + 1).padStart(2, '0')}/${String(expiry.getUTCFullYear() % 100).padStart(2, '0')}`,
-  );
-  await page.fill('input[autocomplete="cc-csc"]', '123');
-  await page.click('button[type="submit"]');
-}
+let merchant: RecordingMerchant;
 
 beforeAll(async () => {
-  merchant = createServer((request, response) => {
-    callbacks.push(`${merchantUrl}${request.url}`);
-    response.writeHead(200).end('*ok*');
-  });
-  await new Promise<void>((resolve) => merchant.listen(0, '127.0.0.1', resolve));
-  merchantUrl = `http://127.0.0.1:${(merchant.address() as AddressInfo).port}`;
+  merchant = await startRecordingMerchant();
   stack = await startGatewayStack('second-chance');
   browser = await launchChromium();
 }, 150_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await new Promise((resolve) => merchant.close(resolve));
-});
+afterAll(() => closeInOrder(browser, stack, merchant));
 
 it('declined at MoonPay, paid at Banxa from the receipt page: one callback, Banxa named as the provider that paid', async () => {
   const order = `sc${Date.now()}`;
-  const callback = `${merchantUrl}/ipn?order=${order}`;
-  const wallet = (await (
-    await fetch(`${stack.walletControlUrl}/control/wallet.php?address=${PAYOUT}&callback=${encodeURIComponent(callback)}`)
-  ).json()) as { address_in: string; polygon_address_in: string; ipn_token: string };
+  const callback = `${merchant.url}/ipn?order=${order}`;
+  const wallet = await createWallet(stack, PAYOUT, callback);
   const query = new URLSearchParams({
     address: wallet.address_in,
     amount: '30',
@@ -138,8 +113,8 @@ it('declined at MoonPay, paid at Banxa from the receipt page: one callback, Banx
   expect(rows).toEqual([{ provider_tx_hash: rows[0]?.tx_hash, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) }]);
 
   // Exactly one callback, even after a while.
-  await waitFor('the callback', () => callbacks.find((url) => url.includes(`order=${order}`)));
+  await waitFor('the callback', () => merchant.callbacks.find((url) => url.includes(`order=${order}`)));
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  expect(callbacks.filter((url) => url.includes(`order=${order}`))).toHaveLength(1);
+  expect(merchant.callbacks.filter((url) => url.includes(`order=${order}`))).toHaveLength(1);
   await page.close();
 }, 240_000);

@@ -201,3 +201,13 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     stop,
   };
 }
+
+type Closable = { close(): Promise<unknown> } | { stop(): Promise<unknown> };
+
+/** Closes what a test file opened, one after the other in the order given; what never opened (undefined) is passed over. */
+export async function closeInOrder(...parts: (Closable | undefined)[]): Promise<void> {
+  for (const part of parts) {
+    if (part === undefined) continue;
+    await ('stop' in part ? part.stop() : part.close());
+  }
+}

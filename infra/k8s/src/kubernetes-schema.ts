@@ -27,42 +27,26 @@ interface KnownKind {
   type: string;
 }
 
-const KINDS: Record<string, KnownKind> = {
-  'apps/v1 Deployment': {
-    create: (data) => new Deployment(data as never),
-    module: 'kubernetes-models/apps/v1/Deployment',
-    type: 'IDeployment',
-  },
-  'autoscaling/v2 HorizontalPodAutoscaler': {
-    create: (data) => new HorizontalPodAutoscaler(data as never),
-    module: 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler',
-    type: 'IHorizontalPodAutoscaler',
-  },
-  'batch/v1 Job': { create: (data) => new Job(data as never), module: 'kubernetes-models/batch/v1/Job', type: 'IJob' },
-  'networking.k8s.io/v1 Ingress': {
-    create: (data) => new Ingress(data as never),
-    module: 'kubernetes-models/networking.k8s.io/v1/Ingress',
-    type: 'IIngress',
-  },
-  'networking.k8s.io/v1 NetworkPolicy': {
-    create: (data) => new NetworkPolicy(data as never),
-    module: 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy',
-    type: 'INetworkPolicy',
-  },
-  'policy/v1 PodDisruptionBudget': {
-    create: (data) => new PodDisruptionBudget(data as never),
-    module: 'kubernetes-models/policy/v1/PodDisruptionBudget',
-    type: 'IPodDisruptionBudget',
-  },
-  'v1 ConfigMap': { create: (data) => new ConfigMap(data as never), module: 'kubernetes-models/v1/ConfigMap', type: 'IConfigMap' },
-  'v1 Secret': { create: (data) => new Secret(data as never), module: 'kubernetes-models/v1/Secret', type: 'ISecret' },
-  'v1 Service': { create: (data) => new Service(data as never), module: 'kubernetes-models/v1/Service', type: 'IService' },
-  'v1 ServiceAccount': {
-    create: (data) => new ServiceAccount(data as never),
-    module: 'kubernetes-models/v1/ServiceAccount',
-    type: 'IServiceAccount',
-  },
-};
+/** A kind kubernetes-models has, filed under `<apiVersion> <kind>`, its type `I<kind>` in `<apiVersion>/<kind>`. */
+function known(apiVersion: string, kind: string, model: new (data: never) => Model): [string, KnownKind] {
+  return [
+    `${apiVersion} ${kind}`,
+    { create: (data) => new model(data as never), module: `kubernetes-models/${apiVersion}/${kind}`, type: `I${kind}` },
+  ];
+}
+
+const KINDS: Record<string, KnownKind> = Object.fromEntries([
+  known('apps/v1', 'Deployment', Deployment),
+  known('autoscaling/v2', 'HorizontalPodAutoscaler', HorizontalPodAutoscaler),
+  known('batch/v1', 'Job', Job),
+  known('networking.k8s.io/v1', 'Ingress', Ingress),
+  known('networking.k8s.io/v1', 'NetworkPolicy', NetworkPolicy),
+  known('policy/v1', 'PodDisruptionBudget', PodDisruptionBudget),
+  known('v1', 'ConfigMap', ConfigMap),
+  known('v1', 'Secret', Secret),
+  known('v1', 'Service', Service),
+  known('v1', 'ServiceAccount', ServiceAccount),
+]);
 
 export function manifestName(manifest: Manifest): string {
   return `${manifest.kind} ${manifest.metadata.name}`;

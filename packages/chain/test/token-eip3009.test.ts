@@ -13,6 +13,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
 import {
+  cancelAuthorizationTypes,
   defineLocalChain,
   deployTestUsdc,
   encodeTransferWithAuthorization,
@@ -225,12 +226,7 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
     const cancel = splitSignature(
       await holder.signTypedData({
         domain,
-        types: {
-          CancelAuthorization: [
-            { name: 'authorizer', type: 'address' },
-            { name: 'nonce', type: 'bytes32' },
-          ],
-        },
+        types: cancelAuthorizationTypes,
         primaryType: 'CancelAuthorization',
         message: { authorizer: holder.address, nonce: message.nonce },
       }),
@@ -257,16 +253,8 @@ describe('TestUSDC EIP-3009 / EIP-2612 on anvil', () => {
     const { v, r, s } = splitSignature(
       await holder.signTypedData({
         domain,
-        types: {
-          ReceiveWithAuthorization: [
-            { name: 'from', type: 'address' },
-            { name: 'to', type: 'address' },
-            { name: 'value', type: 'uint256' },
-            { name: 'validAfter', type: 'uint256' },
-            { name: 'validBefore', type: 'uint256' },
-            { name: 'nonce', type: 'bytes32' },
-          ],
-        },
+        // EIP-3009 gives receiveWithAuthorization the fields of transferWithAuthorization.
+        types: { ReceiveWithAuthorization: transferWithAuthorizationTypes.TransferWithAuthorization },
         primaryType: 'ReceiveWithAuthorization',
         message,
       }),

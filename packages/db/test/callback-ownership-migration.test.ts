@@ -1,25 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
-import { TEST_DATABASE_URL } from '@gateway/testkit';
-import { createPool } from '../src/pool';
-import { migrate, readMigrations } from '../src/migrate';
+import { migrate } from '../src/migrate';
 import { WalletRepository } from '../src/repositories/wallet-repository';
+import { legacySchema } from './support/legacy-schema';
+import { hex } from './support/wallet-candidate';
 
 // Migration 013 makes a callback URL belong to one live wallet. A deployment may already have
 // wallets sharing a URL (the hijack, or a shop that re-registered with a new payout address): the
 // migration must not fail on them. The first registered keeps the URL; the later ones are released.
 
-const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
-const schema = `owner_upgrade_${randomBytes(6).toString('hex')}`;
-let pool: Pool;
-
-beforeAll(() => {
-  pool = createPool({ connectionString: TEST_DATABASE_URL, schema, max: 2 });
-});
-afterAll(async () => {
-  await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await pool.end();
-});
+const { pool, schema, migrateBefore } = legacySchema('owner_upgrade');
 
 async function insertWallet(hdIndex: number, callbackUrl: string): Promise<{ id: string; payout: string }> {
   const payout = hex(20);
@@ -32,14 +21,7 @@ async function insertWallet(hdIndex: number, callbackUrl: string): Promise<{ id:
 }
 
 it('keeps the first wallet of a shared callback URL, releases the later ones, and never fails', async () => {
-  await pool.query(`CREATE SCHEMA "${schema}"`);
-  await pool.query(
-    'CREATE TABLE schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-  );
-  for (const migration of readMigrations().filter((m) => m.name < '013')) {
-    await pool.query(migration.sql);
-    await pool.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [migration.name, migration.checksum]);
-  }
+  await migrateBefore('013');
   const shared = 'https://shop.io/ipn?order_id=1234';
   const shop = await insertWallet(0, shared);
   const hijacker = await insertWallet(1, shared);

@@ -1,26 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
-import { callbackPathBinding } from '@gateway/domain';
-import { TEST_DATABASE_URL } from '@gateway/testkit';
-import { createPool } from '../src/pool';
-import { migrate, readMigrations } from '../src/migrate';
-import { WalletRepository, type NewWallet } from '../src/repositories/wallet-repository';
+import { migrate } from '../src/migrate';
+import { WalletRepository } from '../src/repositories/wallet-repository';
+import { legacySchema } from './support/legacy-schema';
+import { hex, pathBoundCandidate } from './support/wallet-candidate';
 
 // Migration 017 binds a callback's origin and path to the terms of its first wallet. A deployment
 // that already has wallets must have their paths claimed at once, in the canonical form Create
 // Wallet computes, or a stranger could be the first to claim a shop's path after the upgrade.
 
-const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
-const schema = `path_upgrade_${randomBytes(6).toString('hex')}`;
-let pool: Pool;
-
-beforeAll(() => {
-  pool = createPool({ connectionString: TEST_DATABASE_URL, schema, max: 2 });
-});
-afterAll(async () => {
-  await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await pool.end();
-});
+const { pool, schema, migrateBefore } = legacySchema('path_upgrade');
 
 let hdIndex = 0;
 async function legacyWallet(callbackUrl: string, payout = hex(20), affiliate?: { address: string; merchantFeeBps: number }) {
@@ -44,31 +32,8 @@ async function legacyWallet(callbackUrl: string, payout = hex(20), affiliate?: {
   return payout;
 }
 
-function candidate(callbackUrl: string, payoutAddress: string): NewWallet {
-  return {
-    hdIndex: BigInt(1000 + hdIndex++),
-    polygonAddress: hex(20),
-    addressIn: 'sealed',
-    payoutAddress,
-    callbackUrl,
-    dedupeKey: randomBytes(32),
-    ipnToken: randomUUID(),
-    keyFingerprint: 'a1b2c3d4',
-    platformFeeBps: 100,
-    callbackPath: callbackPathBinding(callbackUrl, { payoutAddress, affiliate: null }),
-  };
-}
-
 it("claims each existing wallet's path for its first wallet's terms, in canonical form; a stranger is refused after it", async () => {
-  await pool.query(`CREATE SCHEMA "${schema}"`);
-  await pool.query(
-    'CREATE TABLE schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-  );
-  for (const migration of readMigrations().filter((m) => m.name < '017')) {
-    if (migration.name === '014_app_roles.sql') await pool.query(`SELECT set_config('gateway.role_prefix', 'gateway', false)`);
-    await pool.query(migration.sql);
-    await pool.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [migration.name, migration.checksum]);
-  }
+  await migrateBefore('017');
   const shop = await legacyWallet('HTTPS://Shop.io:443/ipn?order_id=1');
   await legacyWallet('https://shop.io/ipn?order_id=2', shop);
   // A later wallet on the shop's path with another payout (a hijack, or a seller of a marketplace): left live, not the claim.
@@ -90,9 +55,9 @@ it("claims each existing wallet's path for its first wallet's terms, in canonica
 
   const wallets = new WalletRepository(pool);
   const [stranger, owner, laterRepeat] = await wallets.createOrGetMany([
-    candidate('https://shop.io/ipn?order_id=9', hex(20)),
-    candidate('https://shop.io/ipn?order_id=10', shop),
-    candidate('https://shop.io/a/../ipn?order_id=3&x=1', later),
+    pathBoundCandidate('https://shop.io/ipn?order_id=9', hex(20)),
+    pathBoundCandidate('https://shop.io/ipn?order_id=10', shop),
+    pathBoundCandidate('https://shop.io/a/../ipn?order_id=3&x=1', later),
   ]);
   expect(stranger).toEqual({ pathOwner: { payoutAddress: shop, affiliateAddress: null, affiliateFeeBps: null, merchantFeeBps: null } });
   expect(owner).toMatchObject({ created: true, row: { payoutAddress: shop } });

@@ -1,29 +1,18 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
-import { callbackPathBinding, callbackPathKey } from '@gateway/domain';
-import { TEST_DATABASE_URL } from '@gateway/testkit';
-import { createPool } from '../src/pool';
-import { migrate, readMigrations } from '../src/migrate';
-import { WalletRepository, type NewWallet } from '../src/repositories/wallet-repository';
+import { callbackPathKey } from '@gateway/domain';
+import { migrate } from '../src/migrate';
+import { WalletRepository } from '../src/repositories/wallet-repository';
+import { legacySchema } from './support/legacy-schema';
+import { hex, pathBoundCandidate } from './support/wallet-candidate';
 
 // Migration 025 (issue 35): claims made under migration 017's rule, which kept `/IPN`, `/ipn/`,
 // `/ipn;x` … apart, are recomputed with the rule that reads them as the shop's server does. Where
 // claims become one, the first keeps the path; a later one with other terms (a stranger on a
 // spelling of the shop's path) is released with its wallets' callbacks.
 
-const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
-const schema = `path_spellings_${randomBytes(6).toString('hex')}`;
+const { pool, schema, migrateBefore } = legacySchema('path_spellings');
 /** The key migration 017's rule stored: sha256 of the canonical path it kept. */
 const oldKey = (path: string) => createHash('sha256').update(path).digest();
-let pool: Pool;
-
-beforeAll(() => {
-  pool = createPool({ connectionString: TEST_DATABASE_URL, schema, max: 2 });
-});
-afterAll(async () => {
-  await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await pool.end();
-});
 
 /** A claim as Create Wallet made it before this migration, with `released` for one the operator released. */
 async function oldClaim(path: string, payout: string, released = false): Promise<string> {
@@ -46,31 +35,8 @@ async function walletOn(claimId: string, callbackUrl: string, payout: string): P
   return rows[0]!.id;
 }
 
-function candidate(callbackUrl: string, payoutAddress: string): NewWallet {
-  return {
-    hdIndex: BigInt(1000 + hdIndex++),
-    polygonAddress: hex(20),
-    addressIn: 'sealed',
-    payoutAddress,
-    callbackUrl,
-    dedupeKey: randomBytes(32),
-    ipnToken: randomUUID(),
-    keyFingerprint: 'a1b2c3d4',
-    platformFeeBps: 100,
-    callbackPath: callbackPathBinding(callbackUrl, { payoutAddress, affiliate: null }),
-  };
-}
-
 it('recomputes every claim; of claims that become one the oldest keeps the path, a stranger on a later one loses its callback', async () => {
-  await pool.query(`CREATE SCHEMA "${schema}"`);
-  await pool.query(
-    'CREATE TABLE schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-  );
-  for (const migration of readMigrations().filter((m) => m.name < '025')) {
-    if (migration.name === '014_app_roles.sql') await pool.query(`SELECT set_config('gateway.role_prefix', 'gateway', false)`);
-    await pool.query(migration.sql);
-    await pool.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [migration.name, migration.checksum]);
-  }
+  await migrateBefore('025');
   const [shop, stranger, other] = [hex(20), hex(20), hex(20)];
   const shopClaim = await oldClaim('https://shop.io/ipn', shop);
   const shopWallet = await walletOn(shopClaim, 'https://shop.io/ipn?order=1', shop);
@@ -108,9 +74,9 @@ it('recomputes every claim; of claims that become one the oldest keeps the path,
   // Create Wallet after the upgrade: every spelling is the shop's claim.
   const repository = new WalletRepository(pool);
   const [strangerAgain, shopAgain, otherAgain] = await repository.createOrGetMany([
-    candidate('https://shop.io/IPN/?order=9', stranger),
-    candidate('https://shop.io//ipn;x?order=10', shop),
-    candidate('https://other.io/pay/ipn?order=1', stranger),
+    pathBoundCandidate('https://shop.io/IPN/?order=9', stranger),
+    pathBoundCandidate('https://shop.io//ipn;x?order=10', shop),
+    pathBoundCandidate('https://other.io/pay/ipn?order=1', stranger),
   ]);
   expect(strangerAgain).toEqual({
     pathOwner: { payoutAddress: shop, affiliateAddress: null, affiliateFeeBps: null, merchantFeeBps: null },

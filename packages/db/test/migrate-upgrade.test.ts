@@ -1,36 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
-import { TEST_DATABASE_URL } from '@gateway/testkit';
-import { createPool } from '../src/pool';
 import { migrate, readMigrations } from '../src/migrate';
+import { legacySchema } from './support/legacy-schema';
+import { hex } from './support/wallet-candidate';
 
 // A deployment that has run for a while (wallets of every kind, a payment, a deposit) takes the
 // migrations from 014 on, which make wallets unchangeable: the ones after it must still migrate
 // the rows already there (a data migration disables the trigger around itself, knowingly).
 
-const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
-const schema = `upgrade_${randomBytes(6).toString('hex')}`;
-let pool: Pool;
-
-beforeAll(() => {
-  pool = createPool({ connectionString: TEST_DATABASE_URL, schema, max: 2 });
-});
-afterAll(async () => {
-  await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await pool.end();
-});
-
-/** Applies the migrations before `first` as an older migrate() did, recording them. */
-async function migrateBefore(first: string): Promise<void> {
-  await pool.query(`CREATE SCHEMA "${schema}"`);
-  await pool.query(
-    'CREATE TABLE schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-  );
-  for (const migration of readMigrations().filter((m) => m.name < first)) {
-    await pool.query(migration.sql);
-    await pool.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [migration.name, migration.checksum]);
-  }
-}
+const { pool, schema, migrateBefore } = legacySchema('upgrade');
 
 async function insertWallet(
   hdIndex: number,

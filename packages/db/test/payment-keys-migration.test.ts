@@ -1,34 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
-import { TEST_DATABASE_URL } from '@gateway/testkit';
-import { createPool } from '../src/pool';
-import { migrate, readMigrations } from '../src/migrate';
+import { migrate } from '../src/migrate';
 import { PaymentRepository } from '../src/repositories/payment-repository';
+import { legacySchema } from './support/legacy-schema';
+import { hex } from './support/wallet-candidate';
 
 // Migration 027 on a deployment that already has payments: each order's attempts so far are counted,
 // so ORDER_ATTEMPTS_MAX holds from the first request after the upgrade; the old payments have no key.
 
-const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
-const schema = `keys_upgrade_${randomBytes(6).toString('hex')}`;
-let pool: Pool;
-
-beforeAll(() => {
-  pool = createPool({ connectionString: TEST_DATABASE_URL, schema, max: 2 });
-});
-afterAll(async () => {
-  await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await pool.end();
-});
+const { pool, schema, migrateBefore } = legacySchema('keys_upgrade');
 
 it("counts each wallet's payments recorded before it, and leaves them without a key", async () => {
-  await pool.query(`CREATE SCHEMA "${schema}"`);
-  await pool.query(
-    'CREATE TABLE schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-  );
-  for (const migration of readMigrations().filter((m) => m.name < '027')) {
-    await pool.query(migration.sql);
-    await pool.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [migration.name, migration.checksum]);
-  }
+  await migrateBefore('027');
   const address = hex(20);
   const { rows } = await pool.query<{ id: string }>(
     `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)

@@ -129,6 +129,25 @@ function signedTransaction() {
   return { txHash: hex(32), rawTx: hex(120), gasLimit: 100_000n, maxFeePerGas: 30n, maxPriorityFeePerGas: 2n };
 }
 
+/** A relayer transaction recorded for the leg, as the settlement-worker records one before it sends it. */
+function recordTransaction(legId: string, reason: 'initial' | 'cancel' = 'initial') {
+  return payouts.recordReplacement({
+    payoutId: legId,
+    chainId: CHAIN_ID,
+    relayerAddress: hex(20),
+    relayerNonce: ++relayerNonce,
+    reason,
+    signed: signedTransaction(),
+  });
+}
+
+/** A leg's relayer transaction put in `status`. */
+async function transactionIn(legId: string, status: string) {
+  const transaction = await recordTransaction(legId);
+  await db.pool.query('UPDATE payout_transactions SET status = $2 WHERE id = $1', [transaction.id, status]);
+  return transaction;
+}
+
 /** The statuses from which running `update` leaves a row in `move.to`. */
 async function acceptedFrom<S extends string>(
   statuses: readonly S[],
@@ -220,19 +239,7 @@ describe('deposit guards follow DEPOSIT_MOVES', () => {
 /** Every guarded update that moves a leg of a forwarding deposit, with the move it makes (cancel is replan's, below). */
 const LEG_UPDATES: [string, StatusMove<PayoutLegStatus>, (legId: string) => Promise<unknown>][] = [
   ['PayoutRepository.saveSignature', PAYOUT_LEG_MOVES.sign, (legId) => payouts.saveSignature(legId, 2_000_000_100n, hex(65))],
-  [
-    'PayoutRepository.recordReplacement (a payout transaction recorded)',
-    PAYOUT_LEG_MOVES.broadcast,
-    (legId) =>
-      payouts.recordReplacement({
-        payoutId: legId,
-        chainId: CHAIN_ID,
-        relayerAddress: hex(20),
-        relayerNonce: ++relayerNonce,
-        reason: 'initial',
-        signed: signedTransaction(),
-      }),
-  ],
+  ['PayoutRepository.recordReplacement (a payout transaction recorded)', PAYOUT_LEG_MOVES.broadcast, (legId) => recordTransaction(legId)],
   ['PayoutRepository.confirmLeg', PAYOUT_LEG_MOVES.confirm, (legId) => payouts.confirmLeg(legId, hex(32), 12n)],
   [
     'PayoutRepository.markLegNeedsAttention',
@@ -262,14 +269,7 @@ describe('payout leg guards follow PAYOUT_LEG_MOVES', () => {
 
   it('a cancellation recorded for a leg does not move the leg', async () => {
     const { legId } = await legIn('needs_attention', 'needs_attention');
-    await payouts.recordReplacement({
-      payoutId: legId,
-      chainId: CHAIN_ID,
-      relayerAddress: hex(20),
-      relayerNonce: ++relayerNonce,
-      reason: 'cancel',
-      signed: signedTransaction(),
-    });
+    await recordTransaction(legId, 'cancel');
     expect(await legStatus(legId)).toBe('needs_attention');
   });
 });
@@ -278,15 +278,7 @@ describe('payout transaction guards follow PAYOUT_TRANSACTION_MOVES', () => {
   it.each(Object.entries(PAYOUT_TRANSACTION_MOVES))('PayoutRepository.markTransaction: %s', async (_name, move) => {
     const accepted = await acceptedFrom(PAYOUT_TRANSACTION_STATUSES, move as StatusMove<PayoutTransactionStatus>, async (status) => {
       const { legId } = await legIn('signed');
-      const transaction = await payouts.recordReplacement({
-        payoutId: legId,
-        chainId: CHAIN_ID,
-        relayerAddress: hex(20),
-        relayerNonce: ++relayerNonce,
-        reason: 'initial',
-        signed: signedTransaction(),
-      });
-      await db.pool.query('UPDATE payout_transactions SET status = $2 WHERE id = $1', [transaction.id, status]);
+      const transaction = await transactionIn(legId, status);
       await payouts.markTransaction(transaction.id, move.to);
       return (await payouts.listTransactions(legId))[0]!.status;
     });
@@ -403,15 +395,7 @@ describe('moves that must be impossible', () => {
     it.each(IMPOSSIBLE_TRANSACTION_MOVES)('%s → %s (%s)', async (from, to) => {
       expect(canMove(PAYOUT_TRANSACTION_MOVES, from, to)).toBe(false);
       const { legId } = await legIn('signed');
-      const transaction = await payouts.recordReplacement({
-        payoutId: legId,
-        chainId: CHAIN_ID,
-        relayerAddress: hex(20),
-        relayerNonce: ++relayerNonce,
-        reason: 'initial',
-        signed: signedTransaction(),
-      });
-      await db.pool.query('UPDATE payout_transactions SET status = $2 WHERE id = $1', [transaction.id, from]);
+      const transaction = await transactionIn(legId, from);
       await payouts.markTransaction(transaction.id, to);
       expect((await payouts.listTransactions(legId))[0]!.status).toBe(from);
     });

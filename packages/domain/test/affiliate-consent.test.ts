@@ -22,6 +22,8 @@ const terms: AffiliateConsentTerms = {
 };
 const pinned = { operatorPinned: true, signature: undefined };
 const signedBy = async (account: typeof owner, over = terms) => account.signMessage({ message: affiliateConsentMessage(over) });
+/** The 400 of a signature parameter that cannot be a signature at all. */
+const badSignature = (message: string) => ({ code: 'invalid_parameter', statusCode: 400, param: 'signature', message });
 
 describe('affiliateConsentMessage', () => {
   it('names the purpose and every term, one a line, with lower-case addresses and the API spelling of fees', () => {
@@ -109,24 +111,18 @@ describe('affiliateConsentRefusal', () => {
     ];
     for (const signature of malformed) {
       const refusal = await affiliateConsentRefusal(terms, { operatorPinned: false, signature });
-      expect(refusal).toMatchObject({
-        code: 'invalid_parameter',
-        statusCode: 400,
-        param: 'signature',
-        message: 'signature must be an EIP-191 personal_sign signature: 0x followed by 130 hexadecimal characters (65 bytes: r, s, v)',
-      });
+      expect(refusal).toMatchObject(
+        badSignature('signature must be an EIP-191 personal_sign signature: 0x followed by 130 hexadecimal characters (65 bytes: r, s, v)'),
+      );
     }
   });
 
   it('65 bytes that are no secp256k1 signature (v out of range): 400, saying to sign again', async () => {
     const valid = await signedBy(owner);
     const refusal = await affiliateConsentRefusal(terms, { operatorPinned: false, signature: `${valid.slice(0, -2)}05` });
-    expect(refusal).toMatchObject({
-      code: 'invalid_parameter',
-      statusCode: 400,
-      param: 'signature',
-      message: 'signature is not a valid secp256k1 signature (r, s or v out of range); sign the message again',
-    });
+    expect(refusal).toMatchObject(
+      badSignature('signature is not a valid secp256k1 signature (r, s or v out of range); sign the message again'),
+    );
   });
 
   it('says why consent is needed and how to give it, in words', async () => {

@@ -11,6 +11,8 @@ import {
   usdPerUnit,
 } from '../src';
 
+const invalidParameter = (param: string, message: string) => ({ code: 'invalid_parameter', param, message });
+
 /** The thrown error, for asserting its code, param and exact message together. */
 function thrown(fn: () => unknown): GatewayError | Error {
   try {
@@ -23,16 +25,18 @@ function thrown(fn: () => unknown): GatewayError | Error {
 
 describe('parseConvertValue: exact rules and messages', () => {
   it('explains a refused value, quoting it, under the parameter it was given as', () => {
-    expect(thrown(() => parseConvertValue('1e3'))).toMatchObject({
-      code: 'invalid_parameter',
-      param: 'value',
-      message: 'value must be a plain positive decimal with a dot, e.g. 49.99 or 150 (no sign, exponent, comma or spaces; got "1e3")',
-    });
-    expect(thrown(() => parseConvertValue('abc', 'amount'))).toMatchObject({
-      code: 'invalid_parameter',
-      param: 'amount',
-      message: 'amount must be a plain positive decimal with a dot, e.g. 49.99 or 150 (no sign, exponent, comma or spaces; got "abc")',
-    });
+    expect(thrown(() => parseConvertValue('1e3'))).toMatchObject(
+      invalidParameter(
+        'value',
+        'value must be a plain positive decimal with a dot, e.g. 49.99 or 150 (no sign, exponent, comma or spaces; got "1e3")',
+      ),
+    );
+    expect(thrown(() => parseConvertValue('abc', 'amount'))).toMatchObject(
+      invalidParameter(
+        'amount',
+        'amount must be a plain positive decimal with a dot, e.g. 49.99 or 150 (no sign, exponent, comma or spaces; got "abc")',
+      ),
+    );
   });
 
   it('quotes at most 40 characters of a refused value', () => {
@@ -54,20 +58,14 @@ describe('parseConvertValue: exact rules and messages', () => {
   });
 
   it('names the 18-decimal limit, and refuses zero with its own message', () => {
-    expect(thrown(() => parseConvertValue('0.0000000000000000001'))).toMatchObject({
-      code: 'invalid_parameter',
-      param: 'value',
-      message: 'value has more than 18 decimals',
-    });
+    expect(thrown(() => parseConvertValue('0.0000000000000000001'))).toMatchObject(
+      invalidParameter('value', 'value has more than 18 decimals'),
+    );
     expect(thrown(() => parseConvertValue('0.0000000000000000001', 'amount'))).toMatchObject({
       param: 'amount',
       message: 'amount has more than 18 decimals',
     });
-    expect(thrown(() => parseConvertValue('0.000'))).toMatchObject({
-      code: 'invalid_parameter',
-      param: 'value',
-      message: 'value must be greater than 0',
-    });
+    expect(thrown(() => parseConvertValue('0.000'))).toMatchObject(invalidParameter('value', 'value must be greater than 0'));
     expect(thrown(() => parseConvertValue('0', 'amount'))).toMatchObject({ param: 'amount', message: 'amount must be greater than 0' });
   });
 });
@@ -87,11 +85,9 @@ describe('convertAmountToUsd: rounding up and the upper limit', () => {
 
   it('refuses an amount worth more than 1 000 000 USD, naming the limit and the parameter', () => {
     expect(convertAmountToUsd(parseConvertValue('920000'), parseRate('0.92')).valueCoin).toBe('1000000.00');
-    expect(thrown(() => convertAmountToUsd(parseConvertValue('1000000.01'), UNIT_RATE))).toMatchObject({
-      code: 'invalid_parameter',
-      param: 'value',
-      message: 'value is worth more than 1000000 USD, the largest amount Process Payment accepts',
-    });
+    expect(thrown(() => convertAmountToUsd(parseConvertValue('1000000.01'), UNIT_RATE))).toMatchObject(
+      invalidParameter('value', 'value is worth more than 1000000 USD, the largest amount Process Payment accepts'),
+    );
     expect(thrown(() => convertAmountToUsd(parseConvertValue('920000.01'), parseRate('0.92'), 'amount'))).toMatchObject({
       param: 'amount',
       message: 'amount is worth more than 1000000 USD, the largest amount Process Payment accepts',

@@ -1,4 +1,11 @@
-import { receiptProgress } from '../src';
+import { receiptProgress, type ReceiptDeposit } from '../src';
+
+/** What the receipt of a paid order with these deposits (status, amount) waits on. */
+const paidWaitingOn = (...deposits: [ReceiptDeposit['status'], bigint][]) =>
+  receiptProgress(
+    'paid',
+    deposits.map(([status, amount]) => ({ status, amount })),
+  ).waitingOn;
 
 describe('receiptProgress', () => {
   it('waits for the provider until USDC arrives, and says when the card was declined', () => {
@@ -51,13 +58,8 @@ describe('receiptProgress', () => {
       waitingOn: 'operator',
       final: true,
     });
-    expect(
-      receiptProgress('paid', [
-        { status: 'held', amount: 1n },
-        { status: 'needs_attention', amount: 5n },
-      ]).waitingOn,
-    ).toBe('operator');
-    expect(receiptProgress('paid', [{ status: 'forwarded', amount: 5n }]).waitingOn).toBeNull();
+    expect(paidWaitingOn(['held', 1n], ['needs_attention', 5n])).toBe('operator');
+    expect(paidWaitingOn(['forwarded', 5n])).toBeNull();
   });
 
   it('says a deposit of the other USDC (held_for_operator) arrived and waits for the operator, ahead of any other wait', () => {
@@ -67,12 +69,7 @@ describe('receiptProgress', () => {
       final: true,
       receivedUsdc: 5n,
     });
-    expect(
-      receiptProgress('paid', [
-        { status: 'needs_attention', amount: 5n },
-        { status: 'held_for_operator', amount: 2n },
-      ]).waitingOn,
-    ).toBe('other_token');
+    expect(paidWaitingOn(['needs_attention', 5n], ['held_for_operator', 2n])).toBe('other_token');
     // Still on its way to final: the page keeps refreshing.
     expect(
       receiptProgress('paid', [

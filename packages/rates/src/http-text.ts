@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
-import { RateSourceError } from './rate-source';
+import type { RateSnapshot } from './rate-reader';
+import { RateSourceError, sourceCacheKey, type RateSource } from './rate-source';
 
 export interface HttpTextOptions {
   /** Time limit of the whole fetch: connect, headers and body. */
@@ -7,6 +8,28 @@ export interface HttpTextOptions {
   accept: string;
   /** Reading stops past this many bytes (the ECB file is ~2 KB, an API's JSON ~5 KB). */
   maxBytes?: number;
+}
+
+/** Where an HTTP rate source reads (its public address by default) and how long one fetch may take. */
+export interface HttpRateSourceOptions {
+  url?: string;
+  timeoutMs: number;
+}
+
+/** A rate source that GETs one document at `url` and reads the table from its text with `parse`. */
+export function httpRateSource(
+  name: string,
+  url: string,
+  options: Omit<HttpTextOptions, 'maxBytes'>,
+  parse: (text: string) => RateSnapshot,
+): RateSource {
+  const http = new HttpTextClient(name);
+  return {
+    name,
+    cacheKey: sourceCacheKey(name, url),
+    fetch: async () => parse(await http.get(url, options)),
+    close: () => http.close(),
+  };
 }
 
 /**

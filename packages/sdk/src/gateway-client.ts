@@ -159,31 +159,16 @@ export class GatewayClient {
   /** Create Wallet – Affiliate (`/control/affiliate.php`): the affiliate earns the gateway's configured share. */
   async createAffiliateWallet(input: AffiliateWalletInput): Promise<GatewayWallet> {
     const split = { ...DEFAULT_AFFILIATE_SPLIT, ...definedFees(input.consent) };
-    const signature = await consentSignature(input, split, input.consent);
-    return walletOf(
-      await this.get('/control/affiliate.php', {
-        address: input.payoutAddress,
-        callback: input.callbackUrl,
-        affiliate: input.affiliateAddress,
-        signature,
-      }),
-    );
+    return this.affiliateWallet('/control/affiliate.php', input, split, {});
   }
 
   /** Create Wallet – Custom Affiliate (`/control/custom-affiliate.php`): your split and the affiliate's, chosen here. */
   async createCustomAffiliateWallet(input: CustomAffiliateWalletInput): Promise<GatewayWallet> {
     const split = { merchantFee: input.merchantFee, affiliateFee: input.affiliateFee };
-    const signature = await consentSignature(input, split, input.consent);
-    return walletOf(
-      await this.get('/control/custom-affiliate.php', {
-        address: input.payoutAddress,
-        callback: input.callbackUrl,
-        affiliate: input.affiliateAddress,
-        affiliate_fee: input.affiliateFee,
-        merchant_fee: input.merchantFee,
-        signature,
-      }),
-    );
+    return this.affiliateWallet('/control/custom-affiliate.php', input, split, {
+      affiliate_fee: input.affiliateFee,
+      merchant_fee: input.merchantFee,
+    });
   }
 
   /** Convert to USD (`/control/convert.php`): what an order in `from` comes to in USD, for a USD-only provider. */
@@ -223,6 +208,25 @@ export class GatewayClient {
   /** The link to the gateway's checkout page, where the customer chooses a provider (pay.php). */
   hostedPaymentLink(input: Omit<HostedPaymentLinkInput, 'paymentUrl'>): string {
     return buildHostedPaymentLink({ ...input, paymentUrl: this.paymentUrl });
+  }
+
+  /** An affiliate endpoint's wallet: its `fees` in the query, and the owner's consent to `split` signed if asked. */
+  private async affiliateWallet(
+    path: string,
+    input: WalletInput & { affiliateAddress: string; consent?: AffiliateConsent },
+    split: { merchantFee: string; affiliateFee: string },
+    fees: Record<string, string>,
+  ): Promise<GatewayWallet> {
+    const signature = await consentSignature(input, split, input.consent);
+    return walletOf(
+      await this.get(path, {
+        address: input.payoutAddress,
+        callback: input.callbackUrl,
+        affiliate: input.affiliateAddress,
+        ...fees,
+        signature,
+      }),
+    );
   }
 
   private async get(path: string, parameters: Record<string, string | undefined>): Promise<Record<string, unknown>> {

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import type { NewCallbackDelivery } from './callback-delivery-writer';
 
 /** What an operator may look a wallet up by: the story command tells them apart by their form. */
 export type StoryKey =
@@ -97,14 +98,8 @@ export interface StoryAttempt {
   responseExcerpt: string | null;
 }
 
-export interface StoryDelivery {
-  id: string;
-  depositId: string;
-  valueCoin: bigint;
-  valueForwardedCoin: bigint;
-  feeCoin: bigint;
-  txidIn: string;
-  txidOut: string;
+/** A delivery as settlement wrote it (its wallet is the story's), and how it has gone since. */
+export interface StoryDelivery extends Omit<NewCallbackDelivery, 'walletId'> {
   status: string;
   attemptCount: number;
   nextAttemptAt: Date | null;

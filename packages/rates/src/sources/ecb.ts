@@ -1,16 +1,11 @@
 import { XMLParser } from 'fast-xml-parser';
 import { parseRate, ratioOfRates, UNIT_RATE, type ExactRate } from '@gateway/domain';
-import { HttpTextClient } from '../http-text';
+import { httpRateSource, type HttpRateSourceOptions } from '../http-text';
 import type { RateSnapshot } from '../rate-reader';
-import { assertUsableTable, RateSourceError, sourceCacheKey, tableOf, type RateSource } from '../rate-source';
+import { assertUsableTable, RateSourceError, tableOf, type RateSource } from '../rate-source';
 
 /** The European Central Bank's euro foreign exchange reference rates, published once per TARGET working day. */
 export const ECB_DAILY_URL = 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml';
-
-export interface EcbSourceOptions {
-  url?: string;
-  timeoutMs: number;
-}
 
 /**
  * The ECB's daily reference rates (`eurofxref-daily.xml`; the 90-day history file works too, its
@@ -18,17 +13,8 @@ export interface EcbSourceOptions {
  * currency's units per 1 USD is rate(C) / rate(USD), and EUR's is 1 / rate(USD), all exact.
  * The ECB does not publish every currency (no AED, for one): those stay out of the table.
  */
-export function ecbSource({ url = ECB_DAILY_URL, timeoutMs }: EcbSourceOptions): RateSource {
-  const http = new HttpTextClient('ecb');
-  return {
-    name: 'ecb',
-    cacheKey: sourceCacheKey('ecb', url),
-    async fetch() {
-      const xml = await http.get(url, { timeoutMs, accept: 'application/xml, text/xml' });
-      return parseEcbXml(xml);
-    },
-    close: () => http.close(),
-  };
+export function ecbSource({ url = ECB_DAILY_URL, timeoutMs }: HttpRateSourceOptions): RateSource {
+  return httpRateSource('ecb', url, { timeoutMs, accept: 'application/xml, text/xml' }, parseEcbXml);
 }
 
 const parser = new XMLParser({

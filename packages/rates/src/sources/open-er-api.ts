@@ -1,8 +1,8 @@
 import { isLosslessNumber, parse } from 'lossless-json';
 import { parseRateText, type ExactRate } from '@gateway/domain';
-import { HttpTextClient } from '../http-text';
+import { httpRateSource, type HttpRateSourceOptions } from '../http-text';
 import type { RateSnapshot } from '../rate-reader';
-import { assertUsableTable, RateSourceError, sourceCacheKey, tableOf, type RateSource } from '../rate-source';
+import { assertUsableTable, RateSourceError, tableOf, type RateSource } from '../rate-source';
 
 /**
  * ExchangeRate-API's open access endpoint: free, no key, USD-based, about 160 currencies (all of
@@ -10,22 +10,8 @@ import { assertUsableTable, RateSourceError, sourceCacheKey, tableOf, type RateS
  */
 export const OPEN_ER_API_URL = 'https://open.er-api.com/v6/latest/USD';
 
-export interface OpenErApiSourceOptions {
-  url?: string;
-  timeoutMs: number;
-}
-
-export function openErApiSource({ url = OPEN_ER_API_URL, timeoutMs }: OpenErApiSourceOptions): RateSource {
-  const http = new HttpTextClient('open-er-api');
-  return {
-    name: 'open-er-api',
-    cacheKey: sourceCacheKey('open-er-api', url),
-    async fetch() {
-      const text = await http.get(url, { timeoutMs, accept: 'application/json' });
-      return parseOpenErApiJson(text);
-    },
-    close: () => http.close(),
-  };
+export function openErApiSource({ url = OPEN_ER_API_URL, timeoutMs }: HttpRateSourceOptions): RateSource {
+  return httpRateSource('open-er-api', url, { timeoutMs, accept: 'application/json' }, parseOpenErApiJson);
 }
 
 /**
