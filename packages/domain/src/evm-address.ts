@@ -1,9 +1,9 @@
 import { getAddress } from 'viem';
 import { invalidParameter } from './errors';
-import { isHexAddress } from './identifiers';
+import { type EvmAddress, isHexAddress } from './identifiers';
 import { tokenContractAt } from './token-contracts';
 
-export type EvmAddress = `0x${string}`;
+export type { EvmAddress };
 
 export const ZERO_ADDRESS: EvmAddress = '0x0000000000000000000000000000000000000000';
 

@@ -1,6 +1,9 @@
 // The forms of the identifiers the gateway hands out or reads from the chain, written once: the apps,
 // the repositories and the operator's commands tell them apart and check them by these.
 
+/** An EVM address in its 0x-and-hex spelling (`isHexAddress` checks the form; evm-address.ts parses it). */
+export type EvmAddress = `0x${string}`;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // deposits.id is a bigserial: positive, and at most 19 digits to fit PostgreSQL's bigint.
 const DEPOSIT_ID = /^[1-9][0-9]{0,18}$/;

@@ -1,5 +1,5 @@
 import { getAddress } from 'viem';
-import type { EvmAddress } from './evm-address';
+import type { EvmAddress } from './identifiers';
 import { POLYGON_BRIDGED_USDC, POLYGON_NATIVE_USDC } from './other-usdc';
 
 /**

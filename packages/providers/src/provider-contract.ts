@@ -4,6 +4,8 @@ import type { ProviderEventStore } from './support/provider-event-store';
 import type { ProviderHttpClient } from './support/provider-http-client';
 import type { TokenStore } from './support/shared-token-store';
 
+export { ProviderCheckoutError, type ProviderFailureKind, ProviderWebhookError } from './provider-errors';
+
 export type { ProviderPaymentStatus };
 
 /**
@@ -257,51 +259,10 @@ export function modeFromSetting(_settings: unknown, requested: ProviderMode | un
   return requested ?? 'live';
 }
 
-export class ProviderWebhookError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ProviderWebhookError';
-  }
-}
-
 /** The deadline of a checkout at a provider whose descriptor sets none: a URL built without a call, or a session. */
 export const DEFAULT_CHECKOUT_DEADLINE_MS: Readonly<Record<CheckoutFlow, number>> = { 'signed-url': 5_000, url: 5_000, session: 10_000 };
 
 /** How long this provider's createCheckout may take in all: its descriptor's deadline, else its flow's default. */
 export function checkoutDeadlineMs(descriptor: Pick<ProviderDescriptor, 'flow' | 'checkoutDeadlineMs'>): number {
   return descriptor.checkoutDeadlineMs ?? DEFAULT_CHECKOUT_DEADLINE_MS[descriptor.flow];
-}
-
-/**
- * Why a call or a checkout at a provider failed, a fixed set (a metric label): no answer in time,
- * the connection failed, HTTP 429, 5xx or another 4xx, an answer that is not what the provider
- * documents, an answer too large, the shared token store (Redis) failing, or, for an adapter that
- * says no more, the provider refusing (`refused`) or not being available (`unavailable`).
- */
-export type ProviderFailureKind =
-  | 'timeout'
-  | 'network'
-  | 'rate_limited'
-  | 'http_5xx'
-  | 'http_4xx'
-  | 'malformed'
-  | 'too_large'
-  | 'token_store'
-  | 'refused'
-  | 'unavailable';
-
-/** The provider refused the checkout (its answer says so): the customer may choose another provider. */
-export class ProviderCheckoutError extends Error {
-  readonly failure: ProviderFailureKind;
-
-  constructor(
-    message: string,
-    /** `unavailable`: not reached or no answer in time (try again); `refused`: it answered with an error. */
-    readonly kind: 'unavailable' | 'refused',
-    failure?: ProviderFailureKind,
-  ) {
-    super(message);
-    this.name = 'ProviderCheckoutError';
-    this.failure = failure ?? kind;
-  }
 }

@@ -1,5 +1,5 @@
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
-import { ProviderCheckoutError, type ProviderFailureKind } from '../provider-contract';
+import { ProviderCheckoutError, type ProviderFailureKind } from '../provider-errors';
 import { abortableSleep } from './abortable-sleep';
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ProviderCheckoutError } from '../provider-contract';
+import { ProviderCheckoutError } from '../provider-errors';
 import { abortableSleep } from './abortable-sleep';
 
 /**
