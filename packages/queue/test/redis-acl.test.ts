@@ -4,7 +4,6 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Worker, type Job } from 'bullmq';
 import IORedis from 'ioredis';
 import { startRedisServer, type RunningRedis } from '@gateway/testkit';
 import {
@@ -19,16 +18,16 @@ import {
   openProviderStatusQueue,
   openSettlementQueue,
   pollStatusNow,
-  QUEUE_NAMES,
   redisAclFileLine,
   redisAclRules,
-  redisConnection,
   redisCredentialsOf,
   redisUrlFor,
   REDIS_USERS,
   setQueueMarker,
-  startCallbackJobWorker,
+  callbackWorkerDefinition,
+  settlementWorkerDefinition,
   startProviderStatusWorker,
+  startQueueWorker,
   type RedisUser,
   type RedisUserCredentials,
 } from '../src';
@@ -132,9 +131,10 @@ describe('each queue app, as its own user', () => {
   it('settlement: the chain watcher adds, the settlement worker runs, the operator re-queues', async () => {
     const queue = openSettlementQueue(settings('chain-watcher'));
     const done: string[] = [];
-    const worker = new Worker(QUEUE_NAMES.settlement, async (job: Job<{ depositId: string }>) => void done.push(job.data.depositId), {
-      connection: redisConnection(settings('settlement-worker'), 'worker'),
-      prefix,
+    const worker = startQueueWorker(settlementWorkerDefinition, {
+      redis: settings('settlement-worker'),
+      settings: { concurrency: 1, jobLockMs: 30_000 },
+      handlers: { 'settle-deposit': async (job) => (done.push(job.data.depositId), 'done') },
     });
     try {
       await enqueueSettlements(queue, ['41', '42']);
@@ -155,11 +155,11 @@ describe('each queue app, as its own user', () => {
   it('callbacks: the settlement worker adds, the callback worker delivers', async () => {
     const queue = openCallbackQueue(settings('settlement-worker'));
     const delivered: string[] = [];
-    const worker = startCallbackJobWorker(
-      settings('callback-worker'),
-      { deliver: async (job) => void delivered.push(job.data.deliveryId) },
-      { concurrency: 2, lockDurationMs: 5_000 },
-    );
+    const worker = startQueueWorker(callbackWorkerDefinition, {
+      redis: settings('callback-worker'),
+      settings: { concurrency: 2, lockDurationMs: 5_000 },
+      handlers: { deliver: async (job) => (delivered.push(job.data.deliveryId), 'done') },
+    });
     try {
       await enqueueDeliveries(queue, ['6f1c0a52-0000-4000-8000-000000000001']);
       await waitFor('the delivery', () => (delivered.length === 1 ? delivered : undefined));
