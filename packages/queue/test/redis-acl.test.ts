@@ -134,7 +134,12 @@ describe('each queue app, as its own user', () => {
     const worker = startQueueWorker(settlementWorkerDefinition, {
       redis: settings('settlement-worker'),
       settings: { concurrency: 1, jobLockMs: 30_000 },
-      handlers: { 'settle-deposit': async (job) => (done.push(job.data.depositId), 'done') },
+      handlers: {
+        'settle-deposit': async (job) => {
+          done.push(job.data.depositId);
+          return 'done';
+        },
+      },
     });
     try {
       await enqueueSettlements(queue, ['41', '42']);
@@ -158,7 +163,12 @@ describe('each queue app, as its own user', () => {
     const worker = startQueueWorker(callbackWorkerDefinition, {
       redis: settings('callback-worker'),
       settings: { concurrency: 2, lockDurationMs: 5_000 },
-      handlers: { deliver: async (job) => (delivered.push(job.data.deliveryId), 'done') },
+      handlers: {
+        deliver: async (job) => {
+          delivered.push(job.data.deliveryId);
+          return 'done';
+        },
+      },
     });
     try {
       await enqueueDeliveries(queue, ['6f1c0a52-0000-4000-8000-000000000001']);
