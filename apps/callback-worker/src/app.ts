@@ -7,7 +7,7 @@ import type { CallbackWorkerConfig } from './config';
 // Also imported for its own sake: with it, each plugin's declaration of what it decorates the app with
 // reaches every program that imports this file (the tests read what the plugins decorate the app with).
 import './plugins';
-import { callbackQueue, callbackMetrics, reconciler, callbackWorker } from './plugins';
+import { callbackQueue, callbackMetrics, callbackReconciler, callbackConsumer } from './plugins';
 
 export interface CallbackWorkerDeps {
   config: CallbackWorkerConfig;
@@ -20,7 +20,8 @@ export interface CallbackWorkerDeps {
 /**
  * The callback-worker: a BullMQ worker sending merchant callbacks, the reconciler that rebuilds
  * lost jobs from PostgreSQL, and a small HTTP server for /healthz, /readyz and /metrics. Both start
- * with the app; closing it stops taking jobs, lets attempts in flight finish and closes everything.
+ * when the app listens (or `app.callbackConsumer.start()`); closing it stops taking jobs, lets
+ * attempts in flight finish and closes everything.
  */
 export async function buildCallbackWorkerApp({ config, pool, logger, lookup }: CallbackWorkerDeps): Promise<FastifyInstance> {
   const app = await createServer({
@@ -38,7 +39,7 @@ export async function buildCallbackWorkerApp({ config, pool, logger, lookup }: C
   await app.register(postgresPlugin, { pool });
   await app.register(callbackQueue, { config });
   await app.register(callbackMetrics);
-  await app.register(reconciler, { config });
-  await app.register(callbackWorker, { config, lookup });
+  await app.register(callbackReconciler, { config });
+  await app.register(callbackConsumer, { config, lookup });
   return app;
 }

@@ -17,7 +17,7 @@ let nextHdIndex = 500;
 beforeAll(async () => {
   fixture = await SettlementFixture.start('affsplit');
   app = await fixture.buildApp();
-  app.settlement.start();
+  app.settlementConsumer.start();
 });
 
 afterAll(async () => {

@@ -27,7 +27,7 @@ beforeAll(async () => {
   fixture = await SettlementFixture.start('dust');
   // The fixture's DUST_THRESHOLD is 10000 (0.01 USDC).
   app = await fixture.buildApp(PAY_BELOW_GAS_COST);
-  app.settlement.start();
+  app.settlementConsumer.start();
 });
 
 afterAll(async () => {

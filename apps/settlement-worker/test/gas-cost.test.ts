@@ -52,7 +52,7 @@ function sweepDust(args: string[]): Promise<{ code: number | null; output: strin
 
 async function start(overrides: Record<string, string> = {}): Promise<void> {
   app = await fixture.buildApp({ NATIVE_PRICE_USDC: '0.50', ...overrides });
-  app.settlement.start();
+  app.settlementConsumer.start();
 }
 
 /**

@@ -57,7 +57,7 @@ it('holds a final USDC.e deposit for the operator: no leg, no transfer, no callb
   expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(0n);
   expect(await fixture.metric('settlement_payouts_held_total', 'reason="other_token"')).toBe(1);
 
-  await app.settlement.reconciler.reconcile();
+  await app.settlementReconciler.reconcile();
   expect(await fixture.metric('settlement_other_token_held_deposits')).toBe(1);
   expect(await fixture.metric('settlement_other_token_held_usdc')).toBe(12);
 

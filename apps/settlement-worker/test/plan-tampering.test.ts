@@ -52,7 +52,7 @@ async function rewriteLeg(depositId: string, leg: string, set: string, values: u
 async function settle(depositId: string): Promise<void> {
   if (!app) {
     app = await fixture.buildApp();
-    app.settlement.start();
+    app.settlementConsumer.start();
   }
   await fixture.enqueue(depositId);
   await waitFor(

@@ -86,7 +86,7 @@ function sample(text: string, name: string): number {
 describe('settlement reconciler', () => {
   it('gives every one of 1,200 unsettled deposits without a job a job in one pass', async () => {
     const ids = await insertDeposits(1_200, 'final');
-    await app.settlement.reconciler.reconcile();
+    await app.settlementReconciler.reconcile();
 
     const withoutJob: string[] = [];
     for (const id of ids) if ((await jobState(id)) === 'unknown') withoutJob.push(id);
@@ -108,7 +108,7 @@ describe('settlement reconciler', () => {
       { ...settlementJobOptions, jobId: settlementJobId(scheduled!), delay: 5_000 },
     );
 
-    await app.settlement.reconciler.reconcile();
+    await app.settlementReconciler.reconcile();
 
     expect(await jobState(stuck!)).toBe('waiting');
     expect(await jobState(scheduled!)).toBe('delayed');
@@ -121,7 +121,7 @@ describe('settlement reconciler', () => {
     await insertLeg(done!, 'merchant', 'confirmed');
     await insertLeg(done!, 'platform', 'confirmed');
 
-    await app.settlement.reconciler.reconcile();
+    await app.settlementReconciler.reconcile();
 
     expect(await jobState(feeUnconfirmed!)).toBe('waiting');
     expect(await jobState(done!)).toBe('unknown');
@@ -132,7 +132,7 @@ describe('settlement reconciler', () => {
     await insertLeg(legNeedsAttention!, 'merchant', 'confirmed');
     await insertLeg(legNeedsAttention!, 'platform', 'needs_attention');
 
-    await app.settlement.reconciler.reconcile();
+    await app.settlementReconciler.reconcile();
 
     expect(await jobState(legNeedsAttention!)).toBe('unknown');
   });
@@ -150,7 +150,7 @@ describe('settlement reconciler', () => {
     await insertDeposits(1, 'forwarded', { finalAgoSeconds: 90_000 });
     await insertDeposits(1, 'seen', { finalAgoSeconds: 90_000 });
 
-    await app.settlement.reconciler.reconcile();
+    await app.settlementReconciler.reconcile();
     let text = await metricsText();
     expect(sample(text, 'settlement_oldest_unsettled_deposit_seconds')).toBeGreaterThanOrEqual(7_200);
     expect(sample(text, 'settlement_oldest_unsettled_deposit_seconds')).toBeLessThan(7_300);
@@ -162,7 +162,7 @@ describe('settlement reconciler', () => {
       `UPDATE deposits SET status = 'forwarded', attention_reason = NULL WHERE status IN ('final', 'forwarding', 'held', ` +
         `'needs_attention')`,
     );
-    await app.settlement.reconciler.reconcile();
+    await app.settlementReconciler.reconcile();
     text = await metricsText();
     expect(sample(text, 'settlement_oldest_unsettled_deposit_seconds')).toBe(0);
     expect(sample(text, 'settlement_dust_held_deposits')).toBe(0);

@@ -132,7 +132,7 @@ export class SettlementFixture {
   /** Builds a settlement app and starts its worker; one at a time, stopped by `stopApp` or `reset`. */
   async startApp(overrides: Record<string, string> = {}): Promise<FastifyInstance> {
     this.app = await this.buildApp(overrides);
-    this.app.settlement.start();
+    this.app.settlementConsumer.start();
     return this.app;
   }
 

@@ -13,7 +13,7 @@ let app: FastifyInstance;
 beforeAll(async () => {
   fixture = await SettlementFixture.start('settle');
   app = await fixture.buildApp();
-  app.settlement.start();
+  app.settlementConsumer.start();
 });
 
 afterAll(async () => {
@@ -168,7 +168,7 @@ describe('concurrency', () => {
 
       // Both services settle each deposit at the same moment (outside the queue, so BullMQ's
       // job-id dedupe is not what protects them), while both also consume the queue.
-      second.settlement.start();
+      second.settlementConsumer.start();
       for (const deposit of deposits) {
         const results = await Promise.allSettled([
           app.settlementService.settle(deposit.id),
@@ -215,18 +215,18 @@ describe('reconciler', () => {
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 3n * USDC);
     // No job was ever added (as if Redis had been flushed).
-    const enqueued = await app.settlement.reconciler.reconcile();
+    const enqueued = await app.settlementReconciler.reconcile();
     expect(enqueued).toBeGreaterThanOrEqual(1);
     await fixture.waitForPaidOut(deposit.id);
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(2_970_000n);
     // Nothing is left to reconcile, and a second pass adds nothing.
-    expect(await app.settlement.reconciler.reconcile()).toBe(0);
+    expect(await app.settlementReconciler.reconcile()).toBe(0);
   });
 });
 
 describe('HTTP', () => {
   it('serves /healthz, /readyz and the settlement metrics', async () => {
-    await app.settlement.reconciler.refreshRelayerBalance();
+    await app.settlementReconciler.refreshRelayerBalance();
     expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     const ready = await app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.json()).toEqual({ status: 'ok', checks: { postgres: 'ok', redis: 'ok', chain: 'ok' } });

@@ -25,7 +25,7 @@ describe('the platform fee a wallet pays is the one it recorded when it was crea
     const wallet = await fixture.createWallet();
     // The operator then raises the fee; before this change the worker read it at settlement time.
     app = await fixture.buildApp({ PLATFORM_FEE_BPS: '250' });
-    app.settlement.start();
+    app.settlementConsumer.start();
     const feeBefore = await fixture.usdcBalance(fixture.platformFeeAddress);
     const deposit = await fixture.deposit(wallet, 10n * USDC);
     await fixture.enqueue(deposit.id);
@@ -37,7 +37,7 @@ describe('the platform fee a wallet pays is the one it recorded when it was crea
 
   it('pays whatever fee the wallet records, 0 included', async () => {
     app = await fixture.buildApp();
-    app.settlement.start();
+    app.settlementConsumer.start();
     const at250 = await fixture.createWallet({ platformFeeBps: 250 });
     const free = await fixture.createWallet({ platformFeeBps: 0 });
     const [first, second] = [await fixture.deposit(at250, 10n * USDC), await fixture.deposit(free, 10n * USDC)];
@@ -50,7 +50,7 @@ describe('the platform fee a wallet pays is the one it recorded when it was crea
     // A payout that earns the gateway nothing is held unless the operator pays its gas (gas-cost.test.ts).
     await app.close();
     app = await fixture.buildApp({ PAYOUT_BELOW_GAS_COST: 'pay' });
-    app.settlement.start();
+    app.settlementConsumer.start();
     await fixture.enqueue(second.id);
     await fixture.waitForPaidOut(second.id);
     expect((await fixture.legsOf(second.id)).map((leg) => [leg.leg, leg.amount])).toEqual([['merchant', '10000000']]);

@@ -1,5 +1,5 @@
 // The app's plugins, one file each; app.ts registers them in boot order.
 export { callbackQueue } from './callback-queue';
 export { callbackMetrics } from './callback-metrics';
-export { reconciler } from './reconciler';
-export { callbackWorker } from './callback-worker';
+export { callbackReconciler } from './callback-reconciler';
+export { callbackConsumer } from './callback-consumer';

@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin';
 import { fingerprintFromMnemonic } from '@gateway/chain';
 import { HdKeyRepository } from '@gateway/db/settlement-worker';
-import { TemporaryWalletKeys } from '../chain/temporary-wallet-keys';
-import type { SettlementConfig } from '../config';
-import { assertSeedDerivedTheWallets } from '../services/seed-check';
+import { TemporaryWalletKeys } from '../../chain/temporary-wallet-keys';
+import type { SettlementConfig } from '../../config';
+import { assertSeedDerivedTheWallets } from '../../services/seed-check';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { GatewayAddressRepository } from '@gateway/db/settlement-worker';
-import { Relayer } from '../chain/relayer';
-import type { SettlementConfig } from '../config';
+import { Relayer } from '../../chain/relayer';
+import type { SettlementConfig } from '../../config';
 
 declare module 'fastify' {
   interface FastifyInstance {

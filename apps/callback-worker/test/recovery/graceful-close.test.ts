@@ -1,8 +1,8 @@
 import { createPool } from '@gateway/db/callback-worker';
 import type { TestDatabase } from '@gateway/app-testkit';
-import { attemptRows, countByStatus, waitUntil } from './support/fixtures';
-import { MerchantStub } from './support/merchant-stub';
-import { useWorkerFixture } from './support/worker-fixture';
+import { attemptRows, countByStatus, waitUntil } from '../support/fixtures';
+import { MerchantStub } from '../support/merchant-stub';
+import { useWorkerFixture } from '../support/worker-fixture';
 
 const merchant = new MerchantStub();
 const fixture = useWorkerFixture('cbw_close', [merchant]);

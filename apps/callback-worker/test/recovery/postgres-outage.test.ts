@@ -3,9 +3,9 @@ import { createPool } from '@gateway/db/callback-worker';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
 import { findFreePort, startTcpForwarder } from '@gateway/testkit';
 import type { TestDatabase } from '@gateway/app-testkit';
-import { countByStatus, waitUntil } from './support/fixtures';
-import { MerchantStub } from './support/merchant-stub';
-import { useWorkerFixture } from './support/worker-fixture';
+import { countByStatus, waitUntil } from '../support/fixtures';
+import { MerchantStub } from '../support/merchant-stub';
+import { useWorkerFixture } from '../support/worker-fixture';
 
 // Under a loaded CI runner the 300 deliveries and the retries after the outage take longer than jest's default.
 jest.setTimeout(120_000);

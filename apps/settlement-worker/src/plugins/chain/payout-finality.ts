@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
-import type { SettlementConfig } from '../config';
-import { PayoutFinality } from '../legs/payout-finality';
+import type { SettlementConfig } from '../../config';
+import { PayoutFinality } from '../../legs/payout-finality';
 
 declare module 'fastify' {
   interface FastifyInstance {

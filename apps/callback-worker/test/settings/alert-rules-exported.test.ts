@@ -2,10 +2,10 @@
 import type {} from '@gateway/http';
 import { metricsMissingForRules } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { buildCallbackWorkerApp } from '../src/app';
-import { loadCallbackWorkerConfig } from '../src/config';
-import { deleteRedisKeys, signingKeyPair, testRedisPrefix } from './support/fixtures';
-import { workerEnv } from './support/worker-env';
+import { buildCallbackWorkerApp } from '../../src/app';
+import { loadCallbackWorkerConfig } from '../../src/config';
+import { deleteRedisKeys, signingKeyPair, testRedisPrefix } from '../support/fixtures';
+import { workerEnv } from '../support/worker-env';
 
 // infra/prometheus/rules/callback-worker.yml alerts only on what the callback-worker exports.
 const redisPrefix = testRedisPrefix();

@@ -10,7 +10,7 @@ import {
   type CallbackQueue,
 } from '@gateway/queue';
 
-export interface ReconcilerOptions {
+export interface CallbackReconcilerOptions {
   intervalMs: number;
   /** Due rows read and checked per round trip. */
   pageSize?: number;
@@ -33,7 +33,7 @@ const MARKER_KEY = 'gateway-reconciler-marker';
  * reconciler keeps in Redis is gone: that is how a flush or a restart of Redis shows, and every job
  * may be gone with it.
  */
-export class Reconciler {
+export class CallbackReconciler {
   private readonly passes: RepeatingPass;
   /** Upper end of the last window looked at; rows due up to here had a job then. */
   private watermark: string | undefined;
@@ -45,7 +45,7 @@ export class Reconciler {
     private readonly deliveries: CallbackDeliveryRepository,
     private readonly queue: CallbackQueue,
     private readonly log: FastifyBaseLogger,
-    private readonly options: ReconcilerOptions,
+    private readonly options: CallbackReconcilerOptions,
     private readonly onEnqueued: (count: number) => void = () => undefined,
   ) {
     this.passes = new RepeatingPass(

@@ -2,9 +2,9 @@ import { lookup as systemLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { TestDatabase } from '@gateway/app-testkit';
-import { attemptRows, countByStatus, deliveryRow, waitUntil } from './support/fixtures';
-import { MerchantStub } from './support/merchant-stub';
-import { useWorkerFixture } from './support/worker-fixture';
+import { attemptRows, countByStatus, deliveryRow, waitUntil } from '../support/fixtures';
+import { MerchantStub } from '../support/merchant-stub';
+import { useWorkerFixture } from '../support/worker-fixture';
 
 // Three merchants on three loopback addresses (Linux answers on all of 127.0.0.0/8).
 const slow = new MerchantStub('127.0.0.1');

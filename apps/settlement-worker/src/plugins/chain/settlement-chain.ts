@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
-import type { SettlementChainClient } from '../chain/settlement-chain-client';
-import { assertTokenCounted } from '../services/token-check';
+import type { SettlementChainClient } from '../../chain/settlement-chain-client';
+import { assertTokenCounted } from '../../services/token-check';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { startAclRedis, type AclRedis, type TestDatabase } from '@gateway/app-testkit';
-import { attemptRows, deliveryRow, waitUntil } from './support/fixtures';
-import { MerchantStub } from './support/merchant-stub';
-import { useWorkerFixture } from './support/worker-fixture';
+import { attemptRows, deliveryRow, waitUntil } from '../support/fixtures';
+import { MerchantStub } from '../support/merchant-stub';
+import { useWorkerFixture } from '../support/worker-fixture';
 
 const stub = new MerchantStub();
 const fixture = useWorkerFixture('cbw_ssrf', [stub]);

@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
 import type { TestDatabase } from '@gateway/app-testkit';
-import { countByStatus, insertDeliveries, insertWallet, waitUntil } from './support/fixtures';
-import { MerchantStub } from './support/merchant-stub';
-import { useWorkerFixture } from './support/worker-fixture';
+import { countByStatus, insertDeliveries, insertWallet, waitUntil } from '../support/fixtures';
+import { MerchantStub } from '../support/merchant-stub';
+import { useWorkerFixture } from '../support/worker-fixture';
 
 const CONCURRENCY = 20;
 const stub = new MerchantStub();

@@ -1,5 +1,5 @@
 import { createBatcher } from '@gateway/db/callback-worker';
-import { HostLimiter, merchantKeyOf } from '../src/services/host-limiter';
+import { HostLimiter, merchantKeyOf } from '../../src/services/host-limiter';
 
 describe('createBatcher', () => {
   it('sends the calls made together as one batch and hands each caller its own result', async () => {

@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import type { TestDatabase } from '@gateway/app-testkit';
-import { attemptRows, deliveryRow, insertDeliveries, insertWallet, waitUntil } from './support/fixtures';
-import { MerchantStub } from './support/merchant-stub';
-import { useWorkerFixture } from './support/worker-fixture';
+import { attemptRows, deliveryRow, insertDeliveries, insertWallet, waitUntil } from '../support/fixtures';
+import { MerchantStub } from '../support/merchant-stub';
+import { useWorkerFixture } from '../support/worker-fixture';
 
 // Longer than the 10 s after which the process used to be cut off on SIGTERM.
 const MERCHANT_ANSWERS_AFTER_MS = 11_000;

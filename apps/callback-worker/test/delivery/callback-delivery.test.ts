@@ -6,9 +6,9 @@ import { callbackJobId, enqueueDeliveries } from '@gateway/queue';
 import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
 import { WalletRepository } from '@gateway/db/wallet-control';
 import type { TestDatabase } from '@gateway/app-testkit';
-import { attemptRows, deliveryRow, insertDeliveries, insertWallet, signingKeyPair, waitUntil } from './support/fixtures';
-import { closedPort, MerchantStub } from './support/merchant-stub';
-import { REPOSITORY_ROOT, useWorkerFixture } from './support/worker-fixture';
+import { attemptRows, deliveryRow, insertDeliveries, insertWallet, signingKeyPair, waitUntil } from '../support/fixtures';
+import { closedPort, MerchantStub } from '../support/merchant-stub';
+import { REPOSITORY_ROOT, useWorkerFixture } from '../support/worker-fixture';
 
 // Two keys, newest first, as during a rotation: every callback carries one v1 per key.
 const newKey = signingKeyPair('k2');

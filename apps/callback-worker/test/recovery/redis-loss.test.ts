@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
 import { startRedisServer, type RunningRedis } from '@gateway/testkit';
 import type { TestDatabase } from '@gateway/app-testkit';
-import { countByStatus, waitUntil } from './support/fixtures';
-import { MerchantStub } from './support/merchant-stub';
-import { useWorkerFixture } from './support/worker-fixture';
+import { countByStatus, waitUntil } from '../support/fixtures';
+import { MerchantStub } from '../support/merchant-stub';
+import { useWorkerFixture } from '../support/worker-fixture';
 
 const stub = new MerchantStub();
 const fixture = useWorkerFixture('cbw_redis_loss', [stub]);

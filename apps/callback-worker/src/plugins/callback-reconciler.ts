@@ -1,21 +1,21 @@
 import fp from 'fastify-plugin';
 import { CallbackDeliveryRepository } from '@gateway/db/callback-worker';
 import type { CallbackWorkerConfig } from '../config';
-import { Reconciler } from '../services/reconciler';
+import { CallbackReconciler } from '../services/callback-reconciler';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Rebuilds lost callback jobs from PostgreSQL; the callback worker starts and stops it. */
-    reconciler: Reconciler;
+    /** Rebuilds lost callback jobs from PostgreSQL; the callback queue's consumer starts and stops it. */
+    callbackReconciler: CallbackReconciler;
   }
 }
 
-export const reconciler = fp<{ config: CallbackWorkerConfig }>(
+export const callbackReconciler = fp<{ config: CallbackWorkerConfig }>(
   async (app, { config }) => {
     const metrics = app.callbackMetrics;
     app.decorate(
-      'reconciler',
-      new Reconciler(
+      'callbackReconciler',
+      new CallbackReconciler(
         new CallbackDeliveryRepository(app.pool),
         app.callbackQueue,
         app.log,
@@ -24,5 +24,5 @@ export const reconciler = fp<{ config: CallbackWorkerConfig }>(
       ),
     );
   },
-  { name: 'reconciler', dependencies: ['postgres', 'callback-queue', 'callback-metrics'] },
+  { name: 'callback-reconciler', dependencies: ['postgres', 'callback-queue', 'callback-metrics'] },
 );

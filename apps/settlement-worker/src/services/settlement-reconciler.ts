@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { formatEther } from 'viem';
 import { formatUsdc } from '@gateway/domain';
-import { ensureLiveSettlementJob, type SettlementQueue } from '@gateway/queue';
+import { ensureLiveSettlementJob, RepeatingPass, type SettlementQueue } from '@gateway/queue';
 import type { SettlementRepository } from '@gateway/db/settlement-worker';
 import type { SettlementMetrics } from '../metrics';
 import type { Relayer } from '../chain/relayer';
 import type { SettlementChainClient } from '../chain/settlement-chain-client';
 
-export interface ReconcilerDeps {
+export interface SettlementReconcilerDeps {
   settlements: SettlementRepository;
   queue: SettlementQueue;
   chain: SettlementChainClient;
@@ -30,21 +30,25 @@ const PAGE = 500;
  * held dust, deposits needing a person), and the relayer balance gauge.
  */
 export class SettlementReconciler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly passes: RepeatingPass;
 
-  constructor(private readonly deps: ReconcilerDeps) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule(0);
+  constructor(private readonly deps: SettlementReconcilerDeps) {
+    this.passes = new RepeatingPass(
+      async () => {
+        await this.reconcile();
+        await this.refreshRelayerBalance();
+      },
+      deps.intervalMs,
+      (error) => deps.log.warn({ reason: (error as Error).message.split('\n')[0] }, 'settlement reconciler pass failed'),
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  start(): void {
+    this.passes.start();
+  }
+
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 
   /** One pass over every deposit owing settlement; returns how many were given a job again (promotions included). */
@@ -60,7 +64,7 @@ export class SettlementReconciler {
         if (action === 'enqueued') enqueued += 1;
         if (action === 'promoted') promoted += 1;
       }
-      if (page.length < PAGE) break;
+      if (page.length < PAGE || this.passes.isStopped) break;
       afterId = page[page.length - 1]!;
     }
     if (enqueued > 0) {
@@ -91,21 +95,5 @@ export class SettlementReconciler {
   async refreshRelayerBalance(): Promise<void> {
     const balance = await this.deps.chain.nativeBalance(this.deps.relayer.address);
     this.deps.metrics.relayerBalance.set(Number(formatEther(balance)));
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.pass().finally(() => this.schedule(this.deps.intervalMs));
-    }, delayMs);
-  }
-
-  private async pass(): Promise<void> {
-    try {
-      await this.reconcile();
-      await this.refreshRelayerBalance();
-    } catch (error) {
-      this.deps.log.warn({ reason: (error as Error).message.split('\n')[0] }, 'settlement reconciler pass failed');
-    }
   }
 }

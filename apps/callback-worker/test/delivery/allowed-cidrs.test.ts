@@ -1,5 +1,5 @@
-import { signingKeyPair } from './support/fixtures';
-import { configProblems } from './support/worker-fixture';
+import { signingKeyPair } from '../support/fixtures';
+import { configProblems } from '../support/worker-fixture';
 
 const base = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { loadCallbackWorkerConfig } from '../src/config';
-import { signingKeyPair } from './support/fixtures';
-import { configProblems } from './support/worker-fixture';
+import { loadCallbackWorkerConfig } from '../../src/config';
+import { signingKeyPair } from '../support/fixtures';
+import { configProblems } from '../support/worker-fixture';
 
 const base = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',

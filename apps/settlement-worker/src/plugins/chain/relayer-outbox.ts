@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin';
 import { PayoutRepository } from '@gateway/db/settlement-worker';
-import { RelayerOutbox } from '../chain/relayer-outbox';
-import type { SettlementConfig } from '../config';
-import { crashHookFor } from '../crash-points';
+import { RelayerOutbox } from '../../chain/relayer-outbox';
+import type { SettlementConfig } from '../../config';
+import { crashHookFor } from '../../crash-points';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -2,9 +2,9 @@ import Fastify from 'fastify';
 import { CallbackDeliveryRepository } from '@gateway/db/callback-worker';
 import { callbackJobId, openCallbackQueue, type CallbackQueue } from '@gateway/queue';
 import type { TestDatabase } from '@gateway/app-testkit';
-import { Reconciler } from '../src/services/reconciler';
-import { deleteRedisKeys, insertDeliveries, insertWallet } from './support/fixtures';
-import { useWorkerFixture } from './support/worker-fixture';
+import { CallbackReconciler } from '../../src/services/callback-reconciler';
+import { deleteRedisKeys, insertDeliveries, insertWallet } from '../support/fixtures';
+import { useWorkerFixture } from '../support/worker-fixture';
 
 const INTERVAL_MS = 200;
 const fixture = useWorkerFixture('cbw_reconciler');
@@ -14,8 +14,8 @@ let queue: CallbackQueue;
 let walletId: string;
 
 // No worker here: the reconciler's passes are run by hand and the queue is inspected directly.
-function reconciler(fullPassEveryMs = 3_600_000): Reconciler {
-  return new Reconciler(new CallbackDeliveryRepository(db.appPool('callback-worker')), queue, silentLog, {
+function reconciler(fullPassEveryMs = 3_600_000): CallbackReconciler {
+  return new CallbackReconciler(new CallbackDeliveryRepository(db.appPool('callback-worker')), queue, silentLog, {
     intervalMs: INTERVAL_MS,
     fullPassEveryMs,
     pageSize: 3,
@@ -102,7 +102,7 @@ it('a pass that fails after a job failed (PostgreSQL still away) leaves the whol
     overdueCutoff: (overdueByMs: number) =>
       away ? Promise.reject(new Error('connect ECONNREFUSED')) : deliveries.overdueCutoff(overdueByMs),
   });
-  const subject = new Reconciler(flaky, queue, silentLog, { intervalMs: INTERVAL_MS, fullPassEveryMs: 3_600_000, pageSize: 3 });
+  const subject = new CallbackReconciler(flaky, queue, silentLog, { intervalMs: INTERVAL_MS, fullPassEveryMs: 3_600_000, pageSize: 3 });
   const [lost] = await overdueDeliveries(1);
   expect(await subject.reconcileOnce()).toBe(1);
   await (await queue.getJob(callbackJobId(lost!)))!.remove();
