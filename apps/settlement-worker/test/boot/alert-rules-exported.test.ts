@@ -1,5 +1,5 @@
 import { metricsMissingForRules } from '@gateway/testkit';
-import { settlementFixtureForFile, type SettlementFixture } from './settlement-fixture';
+import { settlementFixtureForFile, type SettlementFixture } from '../support/settlement-fixture';
 
 // infra/prometheus/rules/settlement.yml alerts only on what the settlement-worker exports.
 let fixture: SettlementFixture;

@@ -1,6 +1,6 @@
-import { CRASH_POINTS, type CrashPoint } from '../src/crash-points';
-import { SettlementFixture, USDC } from './settlement-fixture';
-import { spawnWorker, type WorkerProcess } from './worker-process';
+import { CRASH_POINTS, type CrashPoint } from '../../src/crash-points';
+import { SettlementFixture, USDC } from '../support/settlement-fixture';
+import { spawnWorker, type WorkerProcess } from '../support/worker-process';
 
 jest.setTimeout(180_000);
 

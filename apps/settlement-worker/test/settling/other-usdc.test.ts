@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Address } from 'viem';
 import { ensureLiveSettlementJob } from '@gateway/queue';
-import { USDC, settlementFixtureForFile, waitFor, type SettlementFixture } from './settlement-fixture';
+import { USDC, settlementFixtureForFile, waitFor, type SettlementFixture } from '../support/settlement-fixture';
 
 // The other Polygon USDC (USDC.e), played by a second TestUSDC on the local chain: a final deposit
 // of it is held for the operator (OTHER_USDC_DEPOSITS=hold), never forwarded, swept or called back,

@@ -1,13 +1,8 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { setTestUsdcBlacklisted } from '@gateway/chain';
-import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor } from './settlement-fixture';
+import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor } from '../support/settlement-fixture';
+import { gatewayCommand, type CommandRun } from '../support/operator-command';
 
 jest.setTimeout(180_000);
-
-const APP_DIR = path.resolve(__dirname, '..');
-// The operator CLI (apps/cli), from its sources, as `pnpm gateway …` runs it.
-const CLI = path.resolve(APP_DIR, '..', 'cli', 'src', 'main.ts');
 
 let fixture: SettlementFixture;
 
@@ -15,19 +10,8 @@ settlementFixtureForFile('replan-crash', (started) => (fixture = started));
 
 afterEach(() => fixture.settlementQueue.obliterate({ force: true }));
 
-function replanCommand(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', CLI, 'deposits', 'replan', ...args], {
-    cwd: APP_DIR,
-    env: { PATH: process.env.PATH ?? '', ...fixture.env(env) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, output })));
+function replanCommand(args: string[], env: Record<string, string> = {}): Promise<CommandRun> {
+  return gatewayCommand(['deposits', 'replan', ...args], fixture.env(env));
 }
 
 /** The relayer transactions recorded for cancellations, as the outbox left them. */

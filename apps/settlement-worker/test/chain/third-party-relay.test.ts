@@ -11,8 +11,8 @@ import {
   PUBLIC_TEST_MNEMONIC,
 } from '@gateway/chain';
 import { anvilAccounts, RpcProxy } from '@gateway/testkit';
-import { SettlementChainClient } from '../src/chain/settlement-chain-client';
-import { relayerAccount, type SettlementFixture, settlementFixtureForFile, USDC } from './settlement-fixture';
+import { SettlementChainClient } from '../../src/chain/settlement-chain-client';
+import { relayerAccount, type SettlementFixture, settlementFixtureForFile, USDC } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
 

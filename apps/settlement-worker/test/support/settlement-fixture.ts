@@ -13,12 +13,12 @@ import {
   PUBLIC_TEST_MNEMONIC,
 } from '@gateway/chain';
 import { callbackJobId, enqueueSettlements, openSettlementQueue, QUEUE_NAMES, redisConnection, type SettlementQueue } from '@gateway/queue';
-import { anvilAccounts, startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { anvilAccounts, RpcProxy, startAnvil, type RunningAnvil } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import type { FastifyInstance } from 'fastify';
-import { loadSettlementConfig, type SettlementConfig } from '../src/config';
-import { buildSettlementWorkerApp } from '../src/app';
-import { SettlementChainClient } from '../src/chain/settlement-chain-client';
+import { loadSettlementConfig, type SettlementConfig } from '../../src/config';
+import { buildSettlementWorkerApp } from '../../src/app';
+import { SettlementChainClient } from '../../src/chain/settlement-chain-client';
 
 export const USDC = 1_000_000n;
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -134,6 +134,11 @@ export class SettlementFixture {
     this.app = await this.buildApp(overrides);
     this.app.settlementConsumer.start();
     return this.app;
+  }
+
+  /** The app `startApp` started, or one started now with the fixture's settings. */
+  async runningApp(): Promise<FastifyInstance> {
+    return this.app ?? this.startApp();
   }
 
   async stopApp(): Promise<void> {
@@ -412,6 +417,54 @@ export function settlementFixtureForFile(label: string, use: (fixture: Settlemen
   });
   afterEach(() => fixture?.reset());
   afterAll(() => fixture?.close());
+}
+
+/**
+ * settlementFixtureForFile, with a node proxy in front of its anvil (started after it, handed to
+ * `use` with it): the tests hold the `finalized` tag back or break answers through it. Its tag goes
+ * back to `finalizedTag` after each test; it closes after all.
+ */
+export function settlementFixtureWithProxyForFile(
+  label: string,
+  use: (fixture: SettlementFixture, proxy: RpcProxy) => void,
+  finalizedTag: RpcProxy['finalizedTag'] = 'pass',
+): void {
+  let fixture: SettlementFixture | undefined;
+  let proxy: RpcProxy | undefined;
+  settlementFixtureForFile(label, (started) => (fixture = started));
+  beforeAll(async () => {
+    proxy = await RpcProxy.start(fixture!.anvil.rpcUrl);
+    proxy.finalizedTag = finalizedTag;
+    use(fixture!, proxy);
+  });
+  afterEach(() => {
+    if (proxy) proxy.finalizedTag = finalizedTag;
+  });
+  afterAll(() => proxy?.close());
+}
+
+/**
+ * One fixture and one working app for all the tests of the file that calls this at its top level:
+ * the app built with `overrides` and started before its tests (both handed to `use`), both closed
+ * after them.
+ */
+export function settlementAppForFile(
+  label: string,
+  use: (fixture: SettlementFixture, app: FastifyInstance) => void,
+  overrides: Record<string, string> = {},
+): void {
+  let fixture: SettlementFixture | undefined;
+  let app: FastifyInstance | undefined;
+  beforeAll(async () => {
+    fixture = await SettlementFixture.start(label);
+    app = await fixture.buildApp(overrides);
+    app.settlementConsumer.start();
+    use(fixture, app);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await fixture?.close();
+  });
 }
 
 export function freshAddress(): Address {

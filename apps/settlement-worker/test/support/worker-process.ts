@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
-const APP_DIR = path.resolve(__dirname, '..');
+const APP_DIR = path.resolve(__dirname, '..', '..');
 
 export interface WorkerProcess {
   child: ChildProcess;

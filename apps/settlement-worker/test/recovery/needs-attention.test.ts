@@ -14,7 +14,14 @@ import {
   PUBLIC_TEST_MNEMONIC,
 } from '@gateway/chain';
 import { anvilAccounts } from '@gateway/testkit';
-import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestWallet } from './settlement-fixture';
+import {
+  freshAddress,
+  type SettlementFixture,
+  settlementFixtureForFile,
+  USDC,
+  waitFor,
+  type TestWallet,
+} from '../support/settlement-fixture';
 
 jest.setTimeout(180_000);
 

@@ -1,25 +1,20 @@
-import type { FastifyInstance } from 'fastify';
 import { ensureLiveSettlementJob } from '@gateway/queue';
-import { freshAddress, SettlementFixture, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
-import { spawnWorker } from './worker-process';
+import {
+  freshAddress,
+  type SettlementFixture,
+  settlementFixtureForFile,
+  USDC,
+  waitFor,
+  type TestDeposit,
+  type TestWallet,
+} from '../support/settlement-fixture';
+import { spawnWorker } from '../support/worker-process';
 
 jest.setTimeout(180_000);
 
 let fixture: SettlementFixture;
-let app: FastifyInstance | undefined;
 
-beforeAll(async () => {
-  fixture = await SettlementFixture.start('tamper');
-});
-
-afterEach(async () => {
-  await app?.close();
-  app = undefined;
-});
-
-afterAll(async () => {
-  await fixture?.close();
-});
+settlementFixtureForFile('tamper', (started) => (fixture = started));
 
 /**
  * A deposit whose legs are planned and not signed: a worker process plans it and is killed before
@@ -50,10 +45,7 @@ async function rewriteLeg(depositId: string, leg: string, set: string, values: u
 
 /** Runs settlement on the deposit until it waits for a person, or is forwarded with no leg in flight. */
 async function settle(depositId: string): Promise<void> {
-  if (!app) {
-    app = await fixture.buildApp();
-    app.settlementConsumer.start();
-  }
+  await fixture.runningApp();
   await fixture.enqueue(depositId);
   await waitFor(
     async () => {
@@ -100,7 +92,8 @@ describe('settlement recomputes every leg from the wallet before it signs', () =
     expect(await fixture.deliveryOf(deposit.id)).toEqual([]);
 
     // The operator's replan writes the legs again from the wallet's terms, and they are paid there.
-    const outcome = await app!.replanner.replan(deposit.id, { timeoutMs: 30_000, report: () => undefined });
+    const app = await fixture.runningApp();
+    const outcome = await app.replanner.replan(deposit.id, { timeoutMs: 30_000, report: () => undefined });
     expect(outcome).toMatchObject({
       result: 'replanned',
       replaced: [
@@ -158,7 +151,8 @@ describe('settlement recomputes every leg from the wallet before it signs', () =
       ],
     });
     expect(await fixture.deliveryOf(deposit.id)).toHaveLength(1);
-    const metrics = (await app!.inject({ method: 'GET', url: '/metrics' })).body;
+    const app = await fixture.runningApp();
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metrics).toMatch(/^settlement_needs_attention_total\{[^}]*reason="plan_mismatch"[^}]*\} 1$/m);
   });
 });

@@ -1,6 +1,6 @@
 import { parseGwei } from 'viem';
-import { loadSettlementConfig } from '../src/config';
-import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from './settlement-fixture';
+import { loadSettlementConfig } from '../../src/config';
+import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
 

@@ -2,23 +2,16 @@ import type { Job } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { SettlementRepository } from '@gateway/db/settlement-worker';
 import { settlementJobId } from '@gateway/queue';
-import { RpcProxy } from '@gateway/testkit';
-import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from './settlement-fixture';
+import type { RpcProxy } from '@gateway/testkit';
+import { type SettlementFixture, settlementFixtureWithProxyForFile, USDC, waitFor, type TestDeposit } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
 
 let fixture: SettlementFixture;
 let node: RpcProxy;
 
-settlementFixtureForFile('jobflow', (started) => (fixture = started));
-
-beforeAll(async () => {
-  node = await RpcProxy.start(fixture.anvil.rpcUrl);
-  // Without the tag, payouts are final at CONFIRMATIONS depth; by anvil's tag they would be final at once.
-  node.finalizedTag = 'refuse';
-});
-
-afterAll(() => node?.close());
+// Without the tag, payouts are final at CONFIRMATIONS depth; by anvil's tag they would be final at once.
+settlementFixtureWithProxyForFile('jobflow', (started, proxy) => ([fixture, node] = [started, proxy]), 'refuse');
 
 /** A worker on the test node: payouts are final at CONFIRMATIONS depth (the tests mine the blocks). */
 function startApp(overrides: Record<string, string> = {}): Promise<FastifyInstance> {

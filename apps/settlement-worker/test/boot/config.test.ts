@@ -6,7 +6,7 @@ import { wordlist } from '@scure/bip39/wordlists/english';
 import { ConfigError } from '@gateway/config';
 import { anvilAccounts } from '@gateway/testkit';
 import { english, generateMnemonic, generatePrivateKey } from 'viem/accounts';
-import { loadSettlementConfig } from '../src/config';
+import { loadSettlementConfig } from '../../src/config';
 import { PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
 
 const realMnemonic = generateMnemonic(english);

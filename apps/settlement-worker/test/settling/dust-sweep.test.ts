@@ -1,6 +1,3 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import type { Hash } from 'viem';
 import {
   ASSUMED_NATIVE_PRICE_USDC,
@@ -9,31 +6,25 @@ import {
   PAYOUT_RELAY_GAS,
   relayCostInUsdc,
 } from '@gateway/domain';
-import { freshAddress, SettlementFixture, USDC, type TestDeposit, type TestWallet } from './settlement-fixture';
+import {
+  freshAddress,
+  type SettlementFixture,
+  settlementAppForFile,
+  USDC,
+  type TestDeposit,
+  type TestWallet,
+} from '../support/settlement-fixture';
+import { gatewayCommand, type CommandRun } from '../support/operator-command';
 
 jest.setTimeout(180_000);
 
-const APP_DIR = path.resolve(__dirname, '..');
-// The operator CLI (apps/cli), from its sources, as `pnpm gateway …` runs it.
-const CLI = path.resolve(APP_DIR, '..', 'cli', 'src', 'main.ts');
-
 let fixture: SettlementFixture;
-let app: FastifyInstance;
 // These tests are about DUST_THRESHOLD alone: at anvil's gas price a payout of a cent or so earns
 // less than its gas, which gas-cost.test.ts holds. Here the operator pays such payouts.
 const PAY_BELOW_GAS_COST = { PAYOUT_BELOW_GAS_COST: 'pay' };
 
-beforeAll(async () => {
-  fixture = await SettlementFixture.start('dust');
-  // The fixture's DUST_THRESHOLD is 10000 (0.01 USDC).
-  app = await fixture.buildApp(PAY_BELOW_GAS_COST);
-  app.settlementConsumer.start();
-});
-
-afterAll(async () => {
-  await app?.close();
-  await fixture?.close();
-});
+// The fixture's DUST_THRESHOLD is 10000 (0.01 USDC).
+settlementAppForFile('dust', (started) => (fixture = started), PAY_BELOW_GAS_COST);
 
 async function heldDust(wallet: TestWallet, amount: bigint): Promise<TestDeposit> {
   const deposit = await fixture.deposit(wallet, amount);
@@ -51,16 +42,8 @@ async function sweptBy(depositId: string): Promise<string | null> {
 }
 
 /** Runs the operator command as an operator would, in the settlement worker's environment. */
-function sweepDust(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', CLI, 'dust', 'sweep', ...args], {
-    cwd: APP_DIR,
-    env: { PATH: process.env.PATH ?? '', ...fixture.env({ ...PAY_BELOW_GAS_COST, ...env }) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+function sweepDust(args: string[], env: Record<string, string> = {}): Promise<CommandRun> {
+  return gatewayCommand(['dust', 'sweep', ...args], fixture.env({ ...PAY_BELOW_GAS_COST, ...env }));
 }
 
 describe('dust', () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { settlementJobId, settlementJobOptions } from '@gateway/queue';
-import { relayerAccount, SettlementFixture, type TestWallet } from './settlement-fixture';
+import { relayerAccount, SettlementFixture, type TestWallet } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
 

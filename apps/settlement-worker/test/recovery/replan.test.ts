@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { createWalletClient, getAddress, http, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import {
@@ -11,13 +9,10 @@ import {
   usdcAbi,
 } from '@gateway/chain';
 import { anvilAccounts, RpcProxy } from '@gateway/testkit';
-import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC, waitFor } from './settlement-fixture';
+import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC, waitFor } from '../support/settlement-fixture';
+import { gatewayCommand, type CommandRun } from '../support/operator-command';
 
 jest.setTimeout(180_000);
-
-const APP_DIR = path.resolve(__dirname, '..');
-// The operator CLI (apps/cli), from its sources, as `pnpm gateway …` runs it.
-const CLI = path.resolve(APP_DIR, '..', 'cli', 'src', 'main.ts');
 
 let fixture: SettlementFixture;
 
@@ -25,38 +20,14 @@ settlementFixtureForFile('replan', (started) => (fixture = started));
 
 afterEach(() => fixture.settlementQueue.obliterate({ force: true }));
 
-interface CommandRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The operator command, as an operator runs it (`gateway deposits replan …`). */
 function replanCommand(args: string[], env: Record<string, string> = fixture.env()): Promise<CommandRun> {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', CLI, 'deposits', 'replan', ...args], {
-    cwd: APP_DIR,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  return gatewayCommand(['deposits', 'replan', ...args], env);
 }
 
 /** `gateway story <key>` in the worker's environment (the fixture's owner login reads every table). */
 function gatewayStory(key: string): Promise<CommandRun> {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', CLI, 'story', key], {
-    cwd: APP_DIR,
-    env: { PATH: process.env.PATH ?? '', ...fixture.env() },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  return gatewayCommand(['story', key], fixture.env());
 }
 
 async function payoutRows(depositId: string) {

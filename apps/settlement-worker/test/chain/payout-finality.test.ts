@@ -1,23 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { RpcProxy } from '@gateway/testkit';
-import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from './settlement-fixture';
+import type { RpcProxy } from '@gateway/testkit';
+import { type SettlementFixture, settlementFixtureWithProxyForFile, USDC, waitFor, type TestDeposit } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
 
 let fixture: SettlementFixture;
 let proxy: RpcProxy;
 
-settlementFixtureForFile('payout_finality', (started) => (fixture = started));
-
-beforeAll(async () => {
-  proxy = await RpcProxy.start(fixture.anvil.rpcUrl);
-});
-
-afterEach(() => {
-  proxy.finalizedTag = 'pass';
-});
-
-afterAll(() => proxy?.close());
+settlementFixtureWithProxyForFile('payout_finality', (started, node) => ([fixture, proxy] = [started, node]));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,7 @@
 import { deployTestTokenWithDecimals, deployTestUsdc } from '@gateway/chain';
 import { TokenRepository } from '@gateway/db/settlement-worker';
 import { anvilAccounts } from '@gateway/testkit';
-import { type SettlementFixture, settlementFixtureForFile } from './settlement-fixture';
+import { type SettlementFixture, settlementFixtureForFile } from '../support/settlement-fixture';
 
 // Settlement pays amounts in 6-decimal base units of the token the database counts in: it reads
 // decimals() at boot, records the token when the database knows none, and refuses another.

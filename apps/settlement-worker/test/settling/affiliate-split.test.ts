@@ -1,29 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
 import type { Address } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { parseCustomAffiliateWalletRequest, walletPlatformFeeBps, type EvmAddress } from '@gateway/domain';
 import { PaymentStatusRepository, WalletRepository } from '@gateway/db/wallet-control';
-import { freshAddress, SettlementFixture, USDC, type TestWallet } from './settlement-fixture';
+import { freshAddress, type SettlementFixture, settlementAppForFile, USDC, type TestWallet } from '../support/settlement-fixture';
 import { PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
 
 jest.setTimeout(120_000);
 
 let fixture: SettlementFixture;
-let app: FastifyInstance;
 // Above the fixture's own wallets (from 100) and far from anvil's funded accounts (0-9).
 let nextHdIndex = 500;
 
-beforeAll(async () => {
-  fixture = await SettlementFixture.start('affsplit');
-  app = await fixture.buildApp();
-  app.settlementConsumer.start();
-});
-
-afterAll(async () => {
-  await app?.close();
-  await fixture?.close();
-});
+settlementAppForFile('affsplit', (started) => (fixture = started));
 
 interface CustomWallet extends TestWallet {
   affiliate: Address;

@@ -1,8 +1,13 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { parseGwei } from 'viem';
-import { relayerAccount, SettlementFixture, USDC, waitFor, type TestDeposit } from './settlement-fixture';
+import {
+  relayerAccount,
+  type SettlementFixture,
+  settlementFixtureForFile,
+  USDC,
+  waitFor,
+  type TestDeposit,
+} from '../support/settlement-fixture';
+import { gatewayCommand, type CommandRun } from '../support/operator-command';
 
 jest.setTimeout(180_000);
 
@@ -10,25 +15,9 @@ jest.setTimeout(180_000);
 const POL_PRICE = 500_000n;
 const WEI_PER_POL = 10n ** 18n;
 
-const APP_DIR = path.resolve(__dirname, '..');
-// The operator CLI (apps/cli), from its sources, as `pnpm gateway …` runs it.
-const CLI = path.resolve(APP_DIR, '..', 'cli', 'src', 'main.ts');
-
 let fixture: SettlementFixture;
-let app: FastifyInstance | undefined;
 
-beforeAll(async () => {
-  fixture = await SettlementFixture.start('gas-cost');
-});
-
-afterEach(async () => {
-  await app?.close();
-  app = undefined;
-});
-
-afterAll(async () => {
-  await fixture?.close();
-});
+settlementFixtureForFile('gas-cost', (started) => (fixture = started));
 
 /** Gas as congested Polygon charges it: the next block's base fee at `gwei`, with a block mined so estimates see it. */
 async function congest(gwei: string): Promise<void> {
@@ -38,21 +27,12 @@ async function congest(gwei: string): Promise<void> {
 }
 
 /** The operator command, in the settlement worker's environment. */
-function sweepDust(args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--conditions=@gateway/source', '--import', 'tsx', CLI, 'dust', 'sweep', ...args], {
-    cwd: APP_DIR,
-    env: { PATH: process.env.PATH ?? '', ...fixture.env({ NATIVE_PRICE_USDC: '0.50' }) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+function sweepDust(args: string[]): Promise<CommandRun> {
+  return gatewayCommand(['dust', 'sweep', ...args], fixture.env({ NATIVE_PRICE_USDC: '0.50' }));
 }
 
 async function start(overrides: Record<string, string> = {}): Promise<void> {
-  app = await fixture.buildApp({ NATIVE_PRICE_USDC: '0.50', ...overrides });
-  app.settlementConsumer.start();
+  await fixture.startApp({ NATIVE_PRICE_USDC: '0.50', ...overrides });
 }
 
 /**

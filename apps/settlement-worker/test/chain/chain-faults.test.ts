@@ -1,7 +1,14 @@
 import { decodeFunctionData, type Hash } from 'viem';
 import { usdcAbi } from '@gateway/chain';
 import { RpcProxy } from '@gateway/testkit';
-import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
+import {
+  type SettlementFixture,
+  settlementFixtureForFile,
+  USDC,
+  waitFor,
+  type TestDeposit,
+  type TestWallet,
+} from '../support/settlement-fixture';
 
 jest.setTimeout(180_000);
 

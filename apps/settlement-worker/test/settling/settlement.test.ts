@@ -2,24 +2,23 @@ import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
 import { createPool } from '@gateway/db/settlement-worker';
 import { fingerprintFromMnemonic, readTokenDomain, PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
-import { SettlementChainClient } from '../src/chain/settlement-chain-client';
-import { freshAddress, relayerAccount, SettlementFixture, USDC, waitFor, type TestWallet } from './settlement-fixture';
+import { SettlementChainClient } from '../../src/chain/settlement-chain-client';
+import {
+  freshAddress,
+  relayerAccount,
+  type SettlementFixture,
+  settlementAppForFile,
+  USDC,
+  waitFor,
+  type TestWallet,
+} from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
 
 let fixture: SettlementFixture;
 let app: FastifyInstance;
 
-beforeAll(async () => {
-  fixture = await SettlementFixture.start('settle');
-  app = await fixture.buildApp();
-  app.settlementConsumer.start();
-});
-
-afterAll(async () => {
-  await app?.close();
-  await fixture?.close();
-});
+settlementAppForFile('settle', (started, built) => ([fixture, app] = [started, built]));
 
 async function expectEachAuthorizationUsedOnce(wallet: TestWallet, depositIds: string[]): Promise<void> {
   const uses = await fixture.authorizationUses(wallet.address);

@@ -1,8 +1,15 @@
 import { getAddress, type Address, type Hash, type Hex } from 'viem';
 import { encodeTransferWithAuthorization, setTestUsdcBlacklisted, splitSignature, usdcAbi } from '@gateway/chain';
 import { settlementJobId } from '@gateway/queue';
-import { anvilAccounts, RpcProxy } from '@gateway/testkit';
-import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
+import { anvilAccounts, type RpcProxy } from '@gateway/testkit';
+import {
+  type SettlementFixture,
+  settlementFixtureWithProxyForFile,
+  USDC,
+  waitFor,
+  type TestDeposit,
+  type TestWallet,
+} from '../support/settlement-fixture';
 
 // The workers meet a chain that changes its mind: a block holding a payout leg's transaction, or
 // a replan's cancellation, is replaced by a reorg. Nothing may count as paid (or cancelled) until
@@ -13,17 +20,7 @@ jest.setTimeout(120_000);
 let fixture: SettlementFixture;
 let proxy: RpcProxy;
 
-settlementFixtureForFile('reorg', (started) => (fixture = started));
-
-beforeAll(async () => {
-  proxy = await RpcProxy.start(fixture.anvil.rpcUrl);
-});
-
-afterEach(() => {
-  proxy.finalizedTag = 'pass';
-});
-
-afterAll(() => proxy?.close());
+settlementFixtureWithProxyForFile('reorg', (started, node) => ([fixture, proxy] = [started, node]));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,7 @@
 import type { Pool, QueryConfig } from 'pg';
 import { setTestUsdcBlacklisted } from '@gateway/chain';
 import type { FastifyInstance } from 'fastify';
-import { type SettlementFixture, settlementFixtureForFile, USDC } from './settlement-fixture';
+import { type SettlementFixture, settlementFixtureForFile, USDC } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
 

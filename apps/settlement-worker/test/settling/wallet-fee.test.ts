@@ -1,31 +1,17 @@
-import type { FastifyInstance } from 'fastify';
-import { SettlementFixture, USDC } from './settlement-fixture';
+import { type SettlementFixture, settlementFixtureForFile, USDC } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
 
 let fixture: SettlementFixture;
-let app: FastifyInstance | undefined;
 
-beforeAll(async () => {
-  fixture = await SettlementFixture.start('wallet-fee');
-});
-
-afterEach(async () => {
-  await app?.close();
-  app = undefined;
-});
-
-afterAll(async () => {
-  await fixture?.close();
-});
+settlementFixtureForFile('wallet-fee', (started) => (fixture = started));
 
 describe('the platform fee a wallet pays is the one it recorded when it was created', () => {
   it('is not re-priced when PLATFORM_FEE_BPS changes afterwards: a wallet created at 1% pays 1% to a worker started with 2.5%', async () => {
     // The wallet as Create Wallet wrote it while the fee was 1% (the fixture records 100 bps).
     const wallet = await fixture.createWallet();
     // The operator then raises the fee; before this change the worker read it at settlement time.
-    app = await fixture.buildApp({ PLATFORM_FEE_BPS: '250' });
-    app.settlementConsumer.start();
+    await fixture.startApp({ PLATFORM_FEE_BPS: '250' });
     const feeBefore = await fixture.usdcBalance(fixture.platformFeeAddress);
     const deposit = await fixture.deposit(wallet, 10n * USDC);
     await fixture.enqueue(deposit.id);
@@ -36,8 +22,7 @@ describe('the platform fee a wallet pays is the one it recorded when it was crea
   });
 
   it('pays whatever fee the wallet records, 0 included', async () => {
-    app = await fixture.buildApp();
-    app.settlementConsumer.start();
+    await fixture.startApp();
     const at250 = await fixture.createWallet({ platformFeeBps: 250 });
     const free = await fixture.createWallet({ platformFeeBps: 0 });
     const [first, second] = [await fixture.deposit(at250, 10n * USDC), await fixture.deposit(free, 10n * USDC)];
@@ -48,9 +33,8 @@ describe('the platform fee a wallet pays is the one it recorded when it was crea
       ['platform', '250000'],
     ]);
     // A payout that earns the gateway nothing is held unless the operator pays its gas (gas-cost.test.ts).
-    await app.close();
-    app = await fixture.buildApp({ PAYOUT_BELOW_GAS_COST: 'pay' });
-    app.settlementConsumer.start();
+    await fixture.stopApp();
+    await fixture.startApp({ PAYOUT_BELOW_GAS_COST: 'pay' });
     await fixture.enqueue(second.id);
     await fixture.waitForPaidOut(second.id);
     expect((await fixture.legsOf(second.id)).map((leg) => [leg.leg, leg.amount])).toEqual([['merchant', '10000000']]);

@@ -15,8 +15,8 @@ import {
   PUBLIC_TEST_MNEMONIC,
 } from '@gateway/chain';
 import { anvilAccounts } from '@gateway/testkit';
-import { classifyTokenRevert } from '../src/chain/chain-errors';
-import { freshAddress, SettlementFixture, USDC } from './settlement-fixture';
+import { classifyTokenRevert } from '../../src/chain/chain-errors';
+import { freshAddress, SettlementFixture, USDC } from '../support/settlement-fixture';
 
 // The classification of real viem errors, as anvil (and a node answering in geth's words) raises
 // them: what settlement retries, and which token reverts it reads as "will not succeed".
