@@ -3,11 +3,11 @@ import fp from 'fastify-plugin';
 import { createCallbackHttpClient } from '@gateway/callback-http';
 import { CallbackDeliveryRepository } from '@gateway/db/callback-worker';
 import { CALLBACK_JOB_NAME, callbackWorkerDefinition, QueueConsumer, type CallbackJob } from '@gateway/queue';
-import type { CallbackWorkerConfig } from '../config';
-import { createDeliverCallbackJob } from '../jobs/deliver-callback';
-import { createAttemptRecorder } from '../services/attempt-recorder';
-import { createCallbackSender } from '../services/callback-sender';
-import { HostLimiter } from '../services/host-limiter';
+import type { CallbackWorkerConfig } from '../../config';
+import { createDeliverCallbackJob } from '../../jobs/deliver-callback';
+import { createAttemptRecorder } from '../../services/attempt-recorder';
+import { createCallbackSender } from '../../services/callback-sender';
+import { HostLimiter } from '../../services/host-limiter';
 
 declare module 'fastify' {
   interface FastifyInstance {

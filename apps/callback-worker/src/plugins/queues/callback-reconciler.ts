@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { CallbackDeliveryRepository } from '@gateway/db/callback-worker';
-import type { CallbackWorkerConfig } from '../config';
-import { CallbackReconciler } from '../services/callback-reconciler';
+import type { CallbackWorkerConfig } from '../../config';
+import { CallbackReconciler } from '../../services/callback-reconciler';
 
 declare module 'fastify' {
   interface FastifyInstance {

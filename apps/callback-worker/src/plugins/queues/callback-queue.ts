@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import { openCallbackQueue, type CallbackQueue } from '@gateway/queue';
-import type { CallbackWorkerConfig } from '../config';
+import type { CallbackWorkerConfig } from '../../config';
 
 declare module 'fastify' {
   interface FastifyInstance {
