@@ -16,7 +16,7 @@ import {
   type CallbackQueue,
   type JobResult,
 } from '../src';
-import { useTestQueue } from './support/test-queue';
+import { notingHandler, useTestQueue } from './support/test-queue';
 
 const testQueue = useTestQueue(openCallbackQueue);
 const { redis } = testQueue;
@@ -31,12 +31,7 @@ function recordingWorker(ran: string[], concurrency: number, answer: () => JobRe
   return startQueueWorker(callbackWorkerDefinition, {
     redis,
     settings: { concurrency, lockDurationMs: 5_000 },
-    handlers: {
-      [CALLBACK_JOB_NAME]: async (job) => {
-        ran.push(job.data.deliveryId);
-        return answer();
-      },
-    },
+    handlers: { [CALLBACK_JOB_NAME]: notingHandler<CallbackJob>(ran, (data) => data.deliveryId, answer) },
   });
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RedisSettings } from '../../src';
+import type { JobHandler, JobResult, RedisSettings } from '../../src';
 
 /**
  * A test file's queue on the shared Redis, under a prefix of its own: opened before the file's
@@ -23,5 +23,17 @@ export function useTestQueue<Q extends { obliterate(options: { force: boolean })
       if (queue === undefined) throw new Error('the test queue is there from beforeAll on');
       return queue;
     },
+  };
+}
+
+/** A handler that notes the record id of each job it runs, then answers `answer` ('done' unless told). */
+export function notingHandler<Data>(
+  seen: string[],
+  recordId: (data: Data) => string,
+  answer: () => JobResult = () => 'done',
+): JobHandler<Data> {
+  return async (job) => {
+    seen.push(recordId(job.data));
+    return answer();
   };
 }
