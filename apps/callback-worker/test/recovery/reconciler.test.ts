@@ -37,6 +37,14 @@ beforeAll(async () => {
 
 beforeEach(() => db.pool.query(`UPDATE callback_deliveries SET status = 'delivered'`));
 
+/** One overdue delivery (its id returned), given its job by a pass of `subject`, whose job Redis then loses. */
+async function overdueDeliveryWhoseJobIsLost(subject: CallbackReconciler): Promise<string> {
+  const [lost] = await overdueDeliveries(1);
+  expect(await subject.reconcileOnce()).toBe(1);
+  await (await queue.getJob(callbackJobId(lost!)))!.remove();
+  return lost!;
+}
+
 it('gives a job to every overdue delivery without one, across pages, and to none twice', async () => {
   const subject = reconciler();
   const ids = await overdueDeliveries(7);
@@ -60,9 +68,7 @@ it('leaves deliveries that only just became due to the job they already have', a
 
 it('after the first pass looks only at newly overdue rows, until Redis shows it lost its data', async () => {
   const subject = reconciler();
-  const [lost] = await overdueDeliveries(1);
-  expect(await subject.reconcileOnce()).toBe(1);
-  await (await queue.getJob(callbackJobId(lost!)))!.remove();
+  await overdueDeliveryWhoseJobIsLost(subject);
   expect(await subject.reconcileOnce()).toBe(0);
 
   // FLUSHALL, limited to this file's keys (the Redis is shared): the marker goes with the jobs.
@@ -73,24 +79,20 @@ it('after the first pass looks only at newly overdue rows, until Redis shows it 
 
 it('walks the whole backlog again at the full-pass interval', async () => {
   const subject = reconciler(0);
-  const [lost] = await overdueDeliveries(1);
-  expect(await subject.reconcileOnce()).toBe(1);
-  await (await queue.getJob(callbackJobId(lost!)))!.remove();
+  await overdueDeliveryWhoseJobIsLost(subject);
   expect(await subject.reconcileOnce()).toBe(1);
   await queue.drain();
 });
 
 it('after a job failed, walks the whole backlog at the next pass: a delivery due long before the watermark is not left a minute', async () => {
   const subject = reconciler();
-  const [lost] = await overdueDeliveries(1);
-  expect(await subject.reconcileOnce()).toBe(1);
   // The worker failed the job (PostgreSQL away) and BullMQ removed it; its delivery was due before the watermark.
-  await (await queue.getJob(callbackJobId(lost!)))!.remove();
+  const lost = await overdueDeliveryWhoseJobIsLost(subject);
   expect(await subject.reconcileOnce()).toBe(0);
   subject.jobFailed();
   expect(await subject.reconcileOnce()).toBe(1);
   // Once: the next pass is incremental again.
-  await (await queue.getJob(callbackJobId(lost!)))!.remove();
+  await (await queue.getJob(callbackJobId(lost)))!.remove();
   expect(await subject.reconcileOnce()).toBe(0);
   await queue.drain();
 });
@@ -103,9 +105,7 @@ it('a pass that fails after a job failed (PostgreSQL still away) leaves the whol
       away ? Promise.reject(new Error('connect ECONNREFUSED')) : deliveries.overdueCutoff(overdueByMs),
   });
   const subject = new CallbackReconciler(flaky, queue, silentLog, { intervalMs: INTERVAL_MS, fullPassEveryMs: 3_600_000, pageSize: 3 });
-  const [lost] = await overdueDeliveries(1);
-  expect(await subject.reconcileOnce()).toBe(1);
-  await (await queue.getJob(callbackJobId(lost!)))!.remove();
+  await overdueDeliveryWhoseJobIsLost(subject);
   subject.jobFailed();
   away = true;
   await expect(subject.reconcileOnce()).rejects.toThrow('ECONNREFUSED');
