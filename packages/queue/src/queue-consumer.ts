@@ -87,10 +87,6 @@ export class QueueConsumer<Data, Name extends string, Settings> {
     private readonly spec: QueueConsumerSpec<Data, Name, Settings>,
   ) {}
 
-  get started(): boolean {
-    return this.worker !== undefined;
-  }
-
   start(): void {
     if (this.worker) return;
     this.worker = startQueueWorker(this.queue, this.spec);
