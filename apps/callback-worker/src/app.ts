@@ -8,7 +8,7 @@ import type { CallbackWorkerConfig } from './config';
 // the kit and the plugins decorate the app with.
 import '@gateway/http';
 import './plugins';
-import { callbackQueue, callbackMetrics, reconciler, callbackWorker } from './plugins';
+import { callbackQueue, callbackMetrics, callbackReconciler, callbackConsumer } from './plugins';
 
 export interface CallbackWorkerDeps {
   config: CallbackWorkerConfig;
@@ -21,7 +21,8 @@ export interface CallbackWorkerDeps {
 /**
  * The callback-worker: a BullMQ worker sending merchant callbacks, the reconciler that rebuilds
  * lost jobs from PostgreSQL, and a small HTTP server for /healthz, /readyz and /metrics. Both start
- * with the app; closing it stops taking jobs, lets attempts in flight finish and closes everything.
+ * when the app listens (or `app.callbackConsumer.start()`); closing it stops taking jobs, lets
+ * attempts in flight finish and closes everything.
  */
 export async function buildCallbackWorkerApp({ config, pool, logger, lookup }: CallbackWorkerDeps): Promise<FastifyInstance> {
   const app = await createServer({
@@ -39,7 +40,7 @@ export async function buildCallbackWorkerApp({ config, pool, logger, lookup }: C
   await app.register(postgresPlugin, { pool });
   await app.register(callbackQueue, { config });
   await app.register(callbackMetrics);
-  await app.register(reconciler, { config });
-  await app.register(callbackWorker, { config, lookup });
+  await app.register(callbackReconciler, { config });
+  await app.register(callbackConsumer, { config, lookup });
   return app;
 }

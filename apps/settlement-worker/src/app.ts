@@ -16,8 +16,10 @@ import {
   payoutFinality,
   relayerOutbox,
   callbackQueue,
+  settlementQueue,
   settlementService,
-  settlementRuntime,
+  settlementReconciler,
+  settlementConsumer,
 } from './plugins';
 
 export interface SettlementWorkerDeps {
@@ -30,8 +32,8 @@ export interface SettlementWorkerDeps {
 
 /**
  * The settlement worker: a BullMQ consumer of final deposits plus /healthz, /readyz and /metrics.
- * It alone holds the seed of the temporary wallets and the relayer key. Call
- * `app.settlement.start()` to begin taking jobs; closing the app stops them.
+ * It alone holds the seed of the temporary wallets and the relayer key. It takes jobs once it
+ * listens (or `app.settlementConsumer.start()`); closing the app stops them.
  */
 export async function buildSettlementWorkerApp({ config, pool, chain, logger }: SettlementWorkerDeps): Promise<FastifyInstance> {
   const app = await createServer({
@@ -41,7 +43,7 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
     logger,
     readiness: {
       postgres: () => isDatabaseReachable(pool),
-      redis: async () => (app.hasDecorator('settlement') ? app.settlement.isRedisReachable() : false),
+      redis: async () => (app.hasDecorator('settlementQueue') ? app.settlementQueue.getJobCounts('waiting').then(() => true) : false),
       chain: async () => (await chain.blockNumber()) >= 0n,
     },
     // Its only server, on METRICS_PORT: /metrics stays here.
@@ -55,7 +57,9 @@ export async function buildSettlementWorkerApp({ config, pool, chain, logger }: 
   await app.register(payoutFinality, { config });
   await app.register(relayerOutbox, { config });
   await app.register(callbackQueue, { config });
+  await app.register(settlementQueue, { config });
   await app.register(settlementService, { config });
-  await app.register(settlementRuntime, { config });
+  await app.register(settlementReconciler, { config });
+  await app.register(settlementConsumer, { config });
   return app;
 }

@@ -20,7 +20,6 @@ runApp({
       { chainId: chain.chainId, token: chain.token, domain: { name: chain.domain.name, version: chain.domain.version } },
       'token EIP-712 domain read from the chain',
     );
-    app.settlement.start();
     return { app, listen: { host: raw.METRICS_HOST, port: raw.METRICS_PORT } };
   },
 });

@@ -83,7 +83,7 @@ export const DEPOSIT_MOVES = {
   needAttention: {
     from: ['forwarding'],
     to: 'needs_attention',
-    requires: 'a leg that parks the deposit (legParksDeposit) in needs_attention, its reason copied to the deposit',
+    requires: 'a leg that holds the deposit back (legHoldsDepositBack) in needs_attention, its reason copied to the deposit',
   },
   replan: {
     from: ['needs_attention'],
@@ -236,11 +236,11 @@ export const RECIPIENT_BLACKLISTED_REASON: Readonly<Record<PayoutLegKind, NeedsA
 };
 
 /**
- * Whether a leg that needs attention parks its whole deposit (forwarding → needs_attention): only
+ * Whether a leg that needs attention holds its whole deposit back (forwarding → needs_attention): only
  * the merchant's leg does, since it is what the deposit's callback waits for; a fee or affiliate
  * leg that needs a person never holds the merchant's payout or callback back, it is listed and
  * counted on its own. For a split that pays the merchant nothing, any leg does.
  */
-export function legParksDeposit(leg: PayoutLegKind, legsOfDeposit: readonly PayoutLegKind[]): boolean {
+export function legHoldsDepositBack(leg: PayoutLegKind, legsOfDeposit: readonly PayoutLegKind[]): boolean {
   return leg === 'merchant' || !legsOfDeposit.includes('merchant');
 }

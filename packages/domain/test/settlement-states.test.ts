@@ -5,7 +5,7 @@ import {
   DEPOSIT_STATUSES,
   DEPOSIT_STATUSES_OWING_SETTLEMENT,
   OTHER_TOKEN_DEPOSIT_STATUSES,
-  legParksDeposit,
+  legHoldsDepositBack,
   NEEDS_ATTENTION_REASONS,
   PAYOUT_LEG_MOVES,
   PAYOUT_LEG_STATUSES,
@@ -126,10 +126,10 @@ describe('needs_attention reasons', () => {
   });
 
   it('parks the deposit for the merchant leg only (any leg when the split pays the merchant nothing)', () => {
-    expect(legParksDeposit('merchant', ['merchant', 'platform'])).toBe(true);
-    expect(legParksDeposit('platform', ['merchant', 'platform'])).toBe(false);
-    expect(legParksDeposit('affiliate', ['merchant', 'platform', 'affiliate'])).toBe(false);
-    expect(legParksDeposit('platform', ['platform', 'affiliate'])).toBe(true);
+    expect(legHoldsDepositBack('merchant', ['merchant', 'platform'])).toBe(true);
+    expect(legHoldsDepositBack('platform', ['merchant', 'platform'])).toBe(false);
+    expect(legHoldsDepositBack('affiliate', ['merchant', 'platform', 'affiliate'])).toBe(false);
+    expect(legHoldsDepositBack('platform', ['platform', 'affiliate'])).toBe(true);
   });
 });
 

@@ -1,21 +1,15 @@
-import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
+import { Queue } from 'bullmq';
 import { redisConnection, type RedisSettings } from './connection';
-import { haveJobs } from './job-presence';
+import { haveJobs, oneAttemptJobOptions } from './job-presence';
 import { callbackJobId, type CallbackJob } from './job-payloads';
+import type { QueueWorkerDefinition } from './queue-consumer';
 import { CALLBACK_JOB_NAME, QUEUE_NAMES } from './queue-names';
 
 /**
- * A callback job is one attempt at a time. The schedule of retries (about three days) lives in
- * callback_deliveries.next_attempt_at, so it survives Redis being flushed; between attempts the
- * worker moves the same job (same id, the delivery's) to `delayed`, so a delivery never has two jobs.
- * BullMQ's own retries stay off: a job that fails (worker error) is removed, and the reconciler
- * recreates it from PostgreSQL.
+ * A callback job is one attempt at a time (oneAttemptJobOptions): the schedule of retries (about
+ * three days) lives in callback_deliveries.next_attempt_at.
  */
-export const callbackJobOptions: JobsOptions = {
-  attempts: 1,
-  removeOnComplete: true,
-  removeOnFail: true,
-};
+export const callbackJobOptions = oneAttemptJobOptions;
 
 export type CallbackQueue = Queue<CallbackJob, void, typeof CALLBACK_JOB_NAME>;
 
@@ -44,32 +38,16 @@ export function haveCallbackJobs(queue: CallbackQueue, deliveryIds: readonly str
   return haveJobs(queue, deliveryIds.map(callbackJobId));
 }
 
-/** A handler per job name the callbacks queue carries: the consumer cannot leave one out. */
-export type CallbackJobHandlers = Record<typeof CALLBACK_JOB_NAME, (job: Job<CallbackJob>, token?: string) => Promise<void>>;
-
-export type CallbackWorker = Worker<CallbackJob, void>;
-
 /**
- * The consumer side: each job goes to the handler of its name. `lockDurationMs` is the attempt's
- * lease: a job whose worker died is taken up again once its lock runs out, and the delivery's own
- * lease in PostgreSQL has the same length, so the retaken job finds the delivery claimable.
+ * The consumer side: one job name, `deliver`. `lockDurationMs` is the attempt's lease: a job whose
+ * worker died is taken up again once its lock runs out, and the delivery's own lease in PostgreSQL
+ * has the same length, so the retaken job finds the delivery claimable.
  */
-export function startCallbackJobWorker(
-  redis: RedisSettings,
-  handlers: CallbackJobHandlers,
-  options: { concurrency: number; lockDurationMs: number },
-): CallbackWorker {
-  const processJob = (job: Job<CallbackJob>, token?: string): Promise<void> => {
-    const handler = handlers[job.name as keyof CallbackJobHandlers] as CallbackJobHandlers[keyof CallbackJobHandlers] | undefined;
-    // Failed and removed: the reconciler recreates the delivery's job under the name it has now.
-    if (handler === undefined) return Promise.reject(new Error(`no handler for callback job ${JSON.stringify(job.name)}`));
-    return handler(job, token);
-  };
-  return new Worker<CallbackJob, void>(QUEUE_NAMES.callbacks, processJob, {
-    connection: redisConnection(redis, 'worker'),
-    prefix: redis.prefix,
-    concurrency: options.concurrency,
-    lockDuration: options.lockDurationMs,
-    stalledInterval: options.lockDurationMs,
-  });
-}
+export const callbackWorkerDefinition: QueueWorkerDefinition<
+  CallbackJob,
+  typeof CALLBACK_JOB_NAME,
+  { concurrency: number; lockDurationMs: number }
+> = {
+  name: QUEUE_NAMES.callbacks,
+  workerOptions: ({ concurrency, lockDurationMs }) => ({ concurrency, lockDuration: lockDurationMs, stalledInterval: lockDurationMs }),
+};

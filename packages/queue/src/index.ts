@@ -1,6 +1,7 @@
 export * from './queue-names';
 export * from './job-payloads';
 export * from './connection';
+export * from './queue-consumer';
 export * from './callback-queue';
 export * from './settlement-queue';
 export * from './provider-status-queue';

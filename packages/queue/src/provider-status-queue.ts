@@ -1,21 +1,15 @@
-import { DelayedError, Queue, Worker, type Job, type JobsOptions } from 'bullmq';
+import { Queue, type Worker } from 'bullmq';
 import { redisConnection, type RedisSettings } from './connection';
-import { haveJobs } from './job-presence';
+import { haveJobs, oneAttemptJobOptions } from './job-presence';
 import { providerStatusJobId, type ProviderStatusJob } from './job-payloads';
+import { startQueueWorker, type QueueWorkerDefinition } from './queue-consumer';
 import { PROVIDER_STATUS_JOB_NAME, QUEUE_NAMES } from './queue-names';
 
 /**
- * A status job asks a provider about one payment, one look-up at a time. Like a callback job, its
- * schedule lives in PostgreSQL (payments.status_poll_due_at, migration 021), so it survives Redis
- * being flushed: between look-ups the worker moves the same job (same id, the payment's) to
- * `delayed`, so a payment never has two jobs. BullMQ's own retries stay off: a job that fails is
- * removed, and the reconciler recreates it from PostgreSQL.
+ * A status job asks a provider about one payment, one look-up at a time (oneAttemptJobOptions):
+ * its schedule lives in payments.status_poll_due_at (migration 021).
  */
-export const providerStatusJobOptions: JobsOptions = {
-  attempts: 1,
-  removeOnComplete: true,
-  removeOnFail: true,
-};
+export const providerStatusJobOptions = oneAttemptJobOptions;
 
 export type ProviderStatusQueue = Queue<ProviderStatusJob, void, typeof PROVIDER_STATUS_JOB_NAME>;
 
@@ -64,25 +58,35 @@ export type ProviderStatusLookup = (paymentId: string) => Promise<Date | null>;
 
 export type ProviderStatusWorker = Worker<ProviderStatusJob, void>;
 
+/** The consumer side: one job name, `ask-provider`. */
+export const providerStatusWorkerDefinition: QueueWorkerDefinition<
+  ProviderStatusJob,
+  typeof PROVIDER_STATUS_JOB_NAME,
+  { concurrency: number }
+> = {
+  name: QUEUE_NAMES.providerStatus,
+  workerOptions: ({ concurrency }) => ({ concurrency }),
+};
+
 /**
- * The consumer side: each job runs `lookup`, then waits in `delayed` (same job, same id) until the
- * next look-up, or completes (and is removed) when there is none. A lookup that throws fails the
- * job, which BullMQ removes: the reconciler recreates it from the payment's schedule.
+ * A worker of the provider-status queue, running now: each job runs `lookup`, then waits in
+ * `delayed` (same job, same id) until the next look-up, or completes (and is removed) when there
+ * is none. A lookup that throws fails the job, which BullMQ removes: the reconciler recreates it
+ * from the payment's schedule.
  */
 export function startProviderStatusWorker(
   redis: RedisSettings,
   lookup: ProviderStatusLookup,
-  options: { concurrency: number },
+  settings: { concurrency: number },
 ): ProviderStatusWorker {
-  const processJob = async (job: Job<ProviderStatusJob>, token?: string): Promise<void> => {
-    const next = await lookup(job.data.paymentId);
-    if (next === null) return;
-    await job.moveToDelayed(next.getTime(), token);
-    throw new DelayedError();
-  };
-  return new Worker(QUEUE_NAMES.providerStatus, processJob, {
-    connection: redisConnection(redis, 'worker'),
-    prefix: redis.prefix,
-    concurrency: options.concurrency,
+  return startQueueWorker(providerStatusWorkerDefinition, {
+    redis,
+    settings,
+    handlers: {
+      [PROVIDER_STATUS_JOB_NAME]: async (job) => {
+        const next = await lookup(job.data.paymentId);
+        return next === null ? 'done' : { againAt: next };
+      },
+    },
   });
 }

@@ -1,6 +1,7 @@
 import { Queue, type AdvancedOptions, type BackoffStrategy, type Job, type JobsOptions } from 'bullmq';
 import { redisConnection, type RedisSettings } from './connection';
 import { settlementJobId, type SettlementJob } from './job-payloads';
+import type { QueueWorkerDefinition } from './queue-consumer';
 import { QUEUE_NAMES, SETTLEMENT_JOB_NAME } from './queue-names';
 
 /**
@@ -38,6 +39,27 @@ export const settlementJobOptions: JobsOptions = {
 
 /** The settlement worker's BullMQ settings: BullMQ looks up a custom backoff on the consumer side. */
 export const settlementWorkerSettings: AdvancedOptions = { backoffStrategy: settlementRetryDelay };
+
+/**
+ * The consumer side: one job name, `settle-deposit`. `jobLockMs` is BullMQ's lock: a job whose
+ * worker died is picked up again after about this long.
+ */
+export const settlementWorkerDefinition: QueueWorkerDefinition<
+  SettlementJob,
+  typeof SETTLEMENT_JOB_NAME,
+  { concurrency: number; jobLockMs: number }
+> = {
+  name: QUEUE_NAMES.settlement,
+  workerOptions: ({ concurrency, jobLockMs }) => ({
+    concurrency,
+    settings: settlementWorkerSettings,
+    lockDuration: jobLockMs,
+    stalledInterval: jobLockMs,
+    // Running a settlement job again is always safe (it resumes), so a job is never failed for
+    // having stalled, however often its worker died.
+    maxStalledCount: 1_000,
+  }),
+};
 
 export type SettlementQueue = Queue<SettlementJob>;
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Queue } from 'bullmq';
+import { Queue, type Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import {
   CALLBACK_JOB_NAME,
@@ -10,21 +10,30 @@ import {
   QUEUE_NAMES,
   redisConnection,
   setQueueMarker,
-  startCallbackJobWorker,
+  startQueueWorker,
+  callbackWorkerDefinition,
+  type CallbackJob,
   type CallbackQueue,
+  type JobResult,
 } from '../src';
+import { notingHandler, useTestQueue } from './support/test-queue';
 
-const redis = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `test-${randomUUID()}` };
+const testQueue = useTestQueue(openCallbackQueue);
+const { redis } = testQueue;
 let queue: CallbackQueue;
 
 beforeAll(() => {
-  queue = openCallbackQueue(redis);
+  queue = testQueue.queue();
 });
 
-afterAll(async () => {
-  await queue.obliterate({ force: true });
-  await queue.close();
-});
+/** A worker of the callbacks queue whose one handler records each delivery it runs. */
+function recordingWorker(ran: string[], concurrency: number, answer: () => JobResult = () => 'done'): Worker<CallbackJob, void> {
+  return startQueueWorker(callbackWorkerDefinition, {
+    redis,
+    settings: { concurrency, lockDurationMs: 5_000 },
+    handlers: { [CALLBACK_JOB_NAME]: notingHandler<CallbackJob>(ran, (data) => data.deliveryId, answer) },
+  });
+}
 
 describe('haveCallbackJobs', () => {
   it('tells, in order, which deliveries have a job, and forgets a job once it ran', async () => {
@@ -35,11 +44,7 @@ describe('haveCallbackJobs', () => {
     expect(await haveCallbackJobs(queue, [])).toEqual([]);
 
     const ran: string[] = [];
-    const worker = startCallbackJobWorker(
-      redis,
-      { [CALLBACK_JOB_NAME]: async (job) => void ran.push(job.data.deliveryId) },
-      { concurrency: 2, lockDurationMs: 5_000 },
-    );
+    const worker = recordingWorker(ran, 2);
     await new Promise<void>((resolve) => worker.once('drained', resolve));
     await worker.close();
     expect(ran.sort()).toEqual([...queued].sort());
@@ -47,7 +52,7 @@ describe('haveCallbackJobs', () => {
   });
 });
 
-describe('startCallbackJobWorker', () => {
+describe('startQueueWorker', () => {
   it('gives each job to the handler of its name and fails a job whose name has none', async () => {
     const known = randomUUID();
     const unknown = randomUUID();
@@ -59,17 +64,34 @@ describe('startCallbackJobWorker', () => {
 
     const ran: string[] = [];
     const failed: Array<{ id: string | undefined; message: string }> = [];
-    const worker = startCallbackJobWorker(
-      redis,
-      { [CALLBACK_JOB_NAME]: async (job) => void ran.push(job.data.deliveryId) },
-      { concurrency: 1, lockDurationMs: 5_000 },
-    );
+    const worker = recordingWorker(ran, 1);
     worker.on('failed', (job, error) => failed.push({ id: job?.id, message: error.message }));
     await new Promise<void>((resolve) => worker.once('drained', resolve));
     await worker.close();
     expect(ran).toEqual([known]);
-    expect(failed).toEqual([{ id: unknown, message: 'no handler for callback job "renamed"' }]);
+    expect(failed).toEqual([{ id: unknown, message: 'no handler for callbacks job "renamed"' }]);
     expect(await haveCallbackJobs(queue, [known, unknown])).toEqual([false, false]);
+  });
+
+  it('keeps a job that answers "again at" in `delayed` until then, same id, neither completed nor failed', async () => {
+    const id = randomUUID();
+    await enqueueDeliveries(queue, [id]);
+    const ran: string[] = [];
+    const failed: string[] = [];
+    const againAt = Date.now() + 60_000;
+    const worker = recordingWorker(ran, 1, () => ({ againAt: new Date(againAt) }));
+    worker.on('failed', (_job, error) => failed.push(error.message));
+    await new Promise<void>((resolve) => worker.once('drained', resolve));
+    await worker.close();
+    const job = await queue.getJob(id);
+    expect({ ran, failed, state: await job?.getState(), attemptsMade: job?.attemptsMade }).toEqual({
+      ran: [id],
+      failed: [],
+      state: 'delayed',
+      attemptsMade: 0,
+    });
+    expect(job!.timestamp + job!.delay).toBeGreaterThanOrEqual(againAt - 1_000);
+    await job!.remove();
   });
 });
 

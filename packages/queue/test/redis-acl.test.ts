@@ -4,7 +4,6 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Worker, type Job } from 'bullmq';
 import IORedis from 'ioredis';
 import { startRedisServer, type RunningRedis } from '@gateway/testkit';
 import {
@@ -19,19 +18,22 @@ import {
   openProviderStatusQueue,
   openSettlementQueue,
   pollStatusNow,
-  QUEUE_NAMES,
   redisAclFileLine,
   redisAclRules,
-  redisConnection,
   redisCredentialsOf,
   redisUrlFor,
   REDIS_USERS,
   setQueueMarker,
-  startCallbackJobWorker,
+  callbackWorkerDefinition,
+  settlementWorkerDefinition,
   startProviderStatusWorker,
+  startQueueWorker,
+  type CallbackJob,
   type RedisUser,
   type RedisUserCredentials,
+  type SettlementJob,
 } from '../src';
+import { notingHandler } from './support/test-queue';
 
 const prefix = `acl-${randomBytes(3).toString('hex')}`;
 const tokenKey = `${prefix}:provider-tokens:transak:partner-access-token:live:0123456789abcdef`;
@@ -128,15 +130,25 @@ describe('the rules', () => {
   });
 });
 
+/** Runs `work`, then closes these (a worker before its queue), whatever became of it. */
+async function closingAfter(closables: Array<{ close(): Promise<void> }>, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } finally {
+    for (const closable of closables) await closable.close();
+  }
+}
+
 describe('each queue app, as its own user', () => {
   it('settlement: the chain watcher adds, the settlement worker runs, the operator re-queues', async () => {
     const queue = openSettlementQueue(settings('chain-watcher'));
     const done: string[] = [];
-    const worker = new Worker(QUEUE_NAMES.settlement, async (job: Job<{ depositId: string }>) => void done.push(job.data.depositId), {
-      connection: redisConnection(settings('settlement-worker'), 'worker'),
-      prefix,
+    const worker = startQueueWorker(settlementWorkerDefinition, {
+      redis: settings('settlement-worker'),
+      settings: { concurrency: 1, jobLockMs: 30_000 },
+      handlers: { 'settle-deposit': notingHandler<SettlementJob>(done, (data) => data.depositId) },
     });
-    try {
+    await closingAfter([worker, queue], async () => {
       await enqueueSettlements(queue, ['41', '42']);
       await waitFor('both settlements', () => (done.length === 2 ? done : undefined));
       expect(done.sort()).toEqual(['41', '42']);
@@ -146,27 +158,21 @@ describe('each queue app, as its own user', () => {
       expect(await ensureLiveSettlementJob(operatorQueue, '41')).toBe('enqueued');
       await operatorQueue.close();
       await waitFor('the re-queued settlement', () => (done.length === 3 ? done : undefined));
-    } finally {
-      await worker.close();
-      await queue.close();
-    }
+    });
   });
 
   it('callbacks: the settlement worker adds, the callback worker delivers', async () => {
     const queue = openCallbackQueue(settings('settlement-worker'));
     const delivered: string[] = [];
-    const worker = startCallbackJobWorker(
-      settings('callback-worker'),
-      { deliver: async (job) => void delivered.push(job.data.deliveryId) },
-      { concurrency: 2, lockDurationMs: 5_000 },
-    );
-    try {
+    const worker = startQueueWorker(callbackWorkerDefinition, {
+      redis: settings('callback-worker'),
+      settings: { concurrency: 2, lockDurationMs: 5_000 },
+      handlers: { deliver: notingHandler<CallbackJob>(delivered, (data) => data.deliveryId) },
+    });
+    await closingAfter([worker, queue], async () => {
       await enqueueDeliveries(queue, ['6f1c0a52-0000-4000-8000-000000000001']);
       await waitFor('the delivery', () => (delivered.length === 1 ? delivered : undefined));
-    } finally {
-      await worker.close();
-      await queue.close();
-    }
+    });
   });
 
   it('provider status: payment-redirect adds, delays, promotes and runs its own look-ups', async () => {
@@ -182,17 +188,14 @@ describe('each queue app, as its own user', () => {
       { concurrency: 1 },
     );
     const paymentId = '6f1c0a52-0000-4000-8000-000000000002';
-    try {
+    await closingAfter([worker, queue], async () => {
       await enqueueStatusPolls(queue, [paymentId]);
       await waitFor('the first look-up', () => (asked.length === 1 ? asked : undefined));
       for (let i = 0; i < 250 && (await queue.getJobState(paymentId)) !== 'delayed'; i++) await new Promise((r) => setTimeout(r, 20));
       expect(await queue.getJobState(paymentId)).toBe('delayed');
       await pollStatusNow(queue, paymentId);
       await waitFor('the promoted look-up', () => (asked.length === 2 ? asked : undefined));
-    } finally {
-      await worker.close();
-      await queue.close();
-    }
+    });
   });
 });
 

@@ -1,40 +1,36 @@
-import { randomUUID } from 'node:crypto';
-import { UnrecoverableError, Worker } from 'bullmq';
+import { UnrecoverableError } from 'bullmq';
 import {
   enqueueSettlements,
   ensureLiveSettlementJob,
   openSettlementQueue,
-  QUEUE_NAMES,
-  redisConnection,
   SETTLEMENT_JOB_NAME,
   SETTLEMENT_RETRY_MAX_DELAY_MS,
   settlementJobId,
-  settlementWorkerSettings,
-  type SettlementJob,
+  settlementWorkerDefinition,
+  startQueueWorker,
   type SettlementQueue,
 } from '../src';
+import { useTestQueue } from './support/test-queue';
 
-const redis = { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: `test-${randomUUID()}` };
+const testQueue = useTestQueue(openSettlementQueue);
 let queue: SettlementQueue;
 
 beforeAll(() => {
-  queue = openSettlementQueue(redis);
-});
-
-afterAll(async () => {
-  await queue.obliterate({ force: true });
-  await queue.close();
+  queue = testQueue.queue();
 });
 
 /** Runs every waiting job once with `outcome`, then stops. */
 async function runJobs(outcome: 'complete' | 'fail'): Promise<void> {
-  const worker = new Worker<SettlementJob>(
-    QUEUE_NAMES.settlement,
-    async () => {
-      if (outcome === 'fail') throw new UnrecoverableError('the deposit is gone');
+  const worker = startQueueWorker(settlementWorkerDefinition, {
+    redis: testQueue.redis,
+    settings: { concurrency: 1, jobLockMs: 30_000 },
+    handlers: {
+      [SETTLEMENT_JOB_NAME]: async () => {
+        if (outcome === 'fail') throw new UnrecoverableError('the deposit is gone');
+        return 'done';
+      },
     },
-    { connection: redisConnection(redis, 'worker'), prefix: redis.prefix, settings: settlementWorkerSettings },
-  );
+  });
   await new Promise<void>((resolve) => worker.once('drained', resolve));
   await worker.close();
 }

@@ -1,4 +1,3 @@
-import { DelayedError, type Job } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import type { CallbackAttemptRecord, CallbackDeliveryRepository } from '@gateway/db/callback-worker';
 import {
@@ -9,7 +8,7 @@ import {
   type CallbackRetrySchedule,
   type RandomSource,
 } from '@gateway/domain';
-import type { CallbackJob } from '@gateway/queue';
+import type { CallbackJob, JobHandler, JobResult } from '@gateway/queue';
 import type { CallbackMetrics } from '../metrics';
 import { observeAttempt } from '../services/attempt-observer';
 import type { AttemptRecorder } from '../services/attempt-recorder';
@@ -31,8 +30,8 @@ export interface DeliverCallbackDeps {
 /**
  * One BullMQ job is one attempt of one delivery (job id = delivery id for the delivery's whole
  * life): claim the row in PostgreSQL, send the signed GET, decide what follows (the attempt policy
- * in @gateway/domain), record the attempt, and either finish the job (delivered or failed) or move
- * the same job to `delayed` until the next attempt, whose time PostgreSQL also holds (so the
+ * in @gateway/domain), record the attempt, and either finish the job (delivered or failed) or have
+ * the same job run again at the next attempt, whose time PostgreSQL also holds (so the
  * reconciler can recreate it if Redis loses it).
  *
  * A final attempt (delivered or failed) is recorded behind the job: the job finishes as soon as
@@ -44,27 +43,27 @@ export interface DeliverCallbackDeps {
  * lease ends, so the reconciler sends it again, with the same delivery id.
  * A retry is recorded before its job is delayed, so the next attempt finds the row due.
  */
-export function createDeliverCallbackJob(deps: DeliverCallbackDeps): (job: Job<CallbackJob>, token?: string) => Promise<void> {
+export function createDeliverCallbackJob(deps: DeliverCallbackDeps): JobHandler<CallbackJob> {
   const { deliveries, recorder, metrics, log } = deps;
   const random = deps.random ?? Math.random;
-  return async (job, token) => {
+  return async (job) => {
     const deliveryId = job.data.deliveryId;
     if (typeof deliveryId !== 'string' || !isUuid(deliveryId)) {
       log.warn({ jobId: job.id }, 'callback job without a valid delivery id dropped');
-      return;
+      return 'done';
     }
     // PostgreSQL starts the lease when it runs the claim, after this moment: it ends no earlier
     // than this (give or take the difference between the two clocks).
     const leaseEndsAt = Date.now() + deps.attemptLeaseMs;
     const delivery = await recorder.claim(deliveryId.toLowerCase());
-    if (delivery === undefined) return waitForDelivery(job, token, deliveries, deliveryId.toLowerCase(), log);
+    if (delivery === undefined) return waitForDelivery(deliveries, deliveryId.toLowerCase(), log);
 
     const release = await deps.hostLimiter.acquire(merchantKeyOf(delivery.callbackUrl));
     if (release === undefined) {
       const notBefore = hostBusyRetryAt(Date.now(), random);
       await deliveries.releaseClaim(delivery.id, delivery.attemptNo, notBefore);
       metrics.attempts.inc({ outcome: 'deferred', error_code: '' });
-      return delayJob(job, token, notBefore);
+      return { againAt: notBefore };
     }
     const startedAt = new Date();
     let result: AttemptResult;
@@ -86,9 +85,12 @@ export function createDeliverCallbackJob(deps: DeliverCallbackDeps): (job: Job<C
       outcome,
     };
     observeAttempt(metrics, log, delivery, result, outcome);
-    if (outcome.kind !== 'retry') return recorder.recordBehind(attempt, leaseEndsAt);
+    if (outcome.kind !== 'retry') {
+      recorder.recordBehind(attempt, leaseEndsAt);
+      return 'done';
+    }
     await recorder.record(attempt);
-    return delayJob(job, token, outcome.nextAttemptAt);
+    return { againAt: outcome.nextAttemptAt };
   };
 }
 
@@ -96,24 +98,12 @@ export function createDeliverCallbackJob(deps: DeliverCallbackDeps): (job: Job<C
  * The delivery was not claimable: finished already (a stale or repeated job: done), unknown (done),
  * or pending but held by an attempt in flight or not due yet: come back when it is.
  */
-async function waitForDelivery(
-  job: Job<CallbackJob>,
-  token: string | undefined,
-  deliveries: CallbackDeliveryRepository,
-  deliveryId: string,
-  log: FastifyBaseLogger,
-): Promise<void> {
+async function waitForDelivery(deliveries: CallbackDeliveryRepository, deliveryId: string, log: FastifyBaseLogger): Promise<JobResult> {
   const [state] = await deliveries.findStates([deliveryId]);
   if (state === undefined) {
     log.warn({ deliveryId }, 'callback job for an unknown delivery dropped');
-    return;
+    return 'done';
   }
-  if (state.status !== 'pending') return;
-  return delayJob(job, token, pendingDeliveryRecheckAt(state.nextAttemptAt, Date.now()));
-}
-
-/** Keeps the same job (same id) for the next attempt: BullMQ moves it to `delayed` until then. */
-async function delayJob(job: Job<CallbackJob>, token: string | undefined, notBefore: Date): Promise<never> {
-  await job.moveToDelayed(notBefore.getTime(), token);
-  throw new DelayedError();
+  if (state.status !== 'pending') return 'done';
+  return { againAt: pendingDeliveryRecheckAt(state.nextAttemptAt, Date.now()) };
 }

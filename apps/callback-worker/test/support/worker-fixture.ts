@@ -41,7 +41,7 @@ export interface WorkerFixture {
   readonly key: SigningKeyPair;
   /** The worker's settings for this file's database and Redis prefix. */
   env(overrides?: Record<string, string>, keys?: readonly SigningKeyPair[]): Record<string, string>;
-  /** An in-process worker, closed after the file's tests. */
+  /** An in-process worker, listening (so working), closed after the file's tests. */
   startWorker(options?: WorkerOptions): Promise<FastifyInstance>;
   /** A wallet owning `callbackUrl` with `count` due deliveries, committed and then queued, as settlement does. */
   deliver(
@@ -99,6 +99,8 @@ export function useWorkerFixture(databaseName: string, merchants: readonly Merch
       });
       // A test may close its worker itself (what closing does is what it tests).
       teardown.push(() => (closed ? undefined : worker.close()));
+      // Its work starts when it listens, as main.ts has it.
+      await worker.listen({ host: '127.0.0.1', port: 0 });
       return worker;
     },
     async deliver(queueOf, callbackUrl, count, values = {}) {

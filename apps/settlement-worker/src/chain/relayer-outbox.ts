@@ -1,5 +1,6 @@
 import type { Hash, Hex } from 'viem';
-import type { PayoutLegName, PayoutRepository, PayoutTransactionReason, PayoutTransactionRow } from '@gateway/db/settlement-worker';
+import type { PayoutLegKind } from '@gateway/domain';
+import type { PayoutRepository, PayoutTransactionReason, PayoutTransactionRow } from '@gateway/db/settlement-worker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RelayerSendKind, SettlementMetrics } from '../metrics';
 import { classifyTokenRevert, isTransportError } from './chain-errors';
@@ -17,16 +18,16 @@ export interface RelayerOutboxDeps {
 }
 
 /** A call to the token the relayer is to carry for a leg: a transfer's authorization, or its cancellation. */
-export interface RelayerCallFor {
+export interface LegTokenCall {
   payoutId: string;
   depositId: string;
-  leg: PayoutLegName;
+  leg: PayoutLegKind;
   reason: PayoutTransactionReason;
   data: Hex;
 }
 
 /** A recorded transaction and what became of its broadcast: `refused` holds the node's words when it did not take it. */
-export interface Outgoing {
+export interface RecordedBroadcast {
   transaction: PayoutTransactionRow;
   refused?: string;
 }
@@ -54,7 +55,7 @@ export class RelayerOutbox {
    * Records `call` under the relayer's next nonce and broadcasts it. Its gas is estimated first, so
    * a token that refuses the call costs no gas and the revert is thrown for the caller to judge.
    */
-  async send(call: RelayerCallFor, kind: RelayerSendKind): Promise<Outgoing> {
+  async send(call: LegTokenCall, kind: RelayerSendKind): Promise<RecordedBroadcast> {
     const { chain, relayer, payouts } = this.deps;
     const estimate = await chain.estimateGas(relayer.address, call.data);
     const gasLimit = estimate + (estimate * GAS_HEADROOM_PERCENT) / 100n;
@@ -76,7 +77,7 @@ export class RelayerOutbox {
    * the bump or to today's estimate) carrying `call`, and broadcasts it. Undefined when the most the
    * fee ceiling allows is not a replacement a node would take: `previous` is left as it is.
    */
-  async replace(call: RelayerCallFor, previous: PayoutTransactionRow, kind: RelayerSendKind): Promise<Outgoing | undefined> {
+  async replace(call: LegTokenCall, previous: PayoutTransactionRow, kind: RelayerSendKind): Promise<RecordedBroadcast | undefined> {
     const { chain, relayer, payouts, log } = this.deps;
     const priced = relayer.replacementFees(previous, await chain.estimateFees());
     if (!priced) {
@@ -155,7 +156,7 @@ export class RelayerOutbox {
     return this.deps.chain.transactionCount(this.deps.relayer.address, 'latest');
   }
 
-  private signedAtCeiling(call: RelayerCallFor, transaction: PayoutTransactionRow): void {
+  private signedAtCeiling(call: LegTokenCall, transaction: PayoutTransactionRow): void {
     this.deps.metrics.feeCeiling.inc({ outcome: 'capped' });
     this.deps.log.warn(
       { depositId: call.depositId, leg: call.leg, txHash: transaction.txHash, maxFeePerGas: transaction.maxFeePerGas, reason: call.reason },
@@ -164,7 +165,7 @@ export class RelayerOutbox {
   }
 
   /** Said once per transaction: it is asked again every round while the transaction stays stuck. */
-  private heldAtCeiling(call: RelayerCallFor, stuck: PayoutTransactionRow): void {
+  private heldAtCeiling(call: LegTokenCall, stuck: PayoutTransactionRow): void {
     if (this.reportedAtCeiling.has(stuck.txHash)) return;
     this.reportedAtCeiling.add(stuck.txHash);
     this.deps.metrics.feeCeiling.inc({ outcome: 'held' });

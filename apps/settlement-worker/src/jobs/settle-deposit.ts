@@ -1,6 +1,6 @@
-import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError } from 'bullmq';
 import { settlementRunsAgain, type SettlementOutcome } from '@gateway/domain';
-import type { SettlementJob } from '@gateway/queue';
+import type { JobHandler, SettlementJob } from '@gateway/queue';
 import type { SettlementMetrics } from '../metrics';
 import { DepositNotFound, type SettlementService } from '../services/settlement-service';
 
@@ -11,16 +11,15 @@ export interface SettleDepositDeps {
   pollIntervalMs: number;
 }
 
-export type SettleDepositHandler = (job: Job<SettlementJob>, token: string | undefined) => Promise<SettlementOutcome>;
-
 /**
  * The settlement queue's job: one run of SettlementService.settle for the job's deposit, timed and
- * counted by its outcome. An outcome that runs again moves the job back to `delayed`, which is not
- * a failure (BullMQ's attemptsMade and back-off are for failures only); a deposit that does not
- * exist fails the job for good; any other error fails the run, for the queue's back-off.
+ * counted by its outcome. An outcome that runs again has the job run again after the poll
+ * interval, which is not a failure (BullMQ's attemptsMade and back-off are for failures only); a
+ * deposit that does not exist fails the job for good; any other error fails the run, for the
+ * queue's back-off.
  */
-export function settleDepositJob({ service, metrics, pollIntervalMs }: SettleDepositDeps): SettleDepositHandler {
-  return async (job, token) => {
+export function settleDepositJob({ service, metrics, pollIntervalMs }: SettleDepositDeps): JobHandler<SettlementJob> {
+  return async (job) => {
     const stopTimer = metrics.jobRunDuration.startTimer();
     let outcome: SettlementOutcome = 'error';
     try {
@@ -32,8 +31,6 @@ export function settleDepositJob({ service, metrics, pollIntervalMs }: SettleDep
       stopTimer({ outcome });
       metrics.jobRuns.inc({ outcome });
     }
-    if (!settlementRunsAgain(outcome)) return outcome;
-    await job.moveToDelayed(Date.now() + pollIntervalMs, token);
-    throw new DelayedError();
+    return settlementRunsAgain(outcome) ? { againAt: new Date(Date.now() + pollIntervalMs) } : 'done';
   };
 }

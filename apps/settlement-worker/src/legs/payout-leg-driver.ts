@@ -8,7 +8,7 @@ import { IN_FLIGHT, type DepositRound, type LegResult } from './deposit-round';
 import type { AuthorizationUse, SettlementChainClient } from '../chain/settlement-chain-client';
 import type { PayoutFinality } from './payout-finality';
 import { LegFailureClassifier } from './leg-failure';
-import type { RelayerCallFor, RelayerOutbox } from '../chain/relayer-outbox';
+import type { LegTokenCall, RelayerOutbox } from '../chain/relayer-outbox';
 import type { SettlementMetrics } from '../metrics';
 
 // The transactions this driver sends for a leg (a cancellation is the replan command's).
@@ -260,7 +260,7 @@ export class PayoutLegDriver {
   }
 
   /** The relayer call carrying the leg's current authorization. */
-  private callFor(leg: PayoutLegRow, current: CurrentAuthorization, reason: LegTransactionReason): RelayerCallFor {
+  private callFor(leg: PayoutLegRow, current: CurrentAuthorization, reason: LegTransactionReason): LegTokenCall {
     return { payoutId: leg.id, depositId: leg.depositId, leg: leg.leg, reason, data: this.calldata(current) };
   }
 

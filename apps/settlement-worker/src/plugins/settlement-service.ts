@@ -1,11 +1,11 @@
 import fp from 'fastify-plugin';
 import { PayoutRepository, SettlementRepository } from '@gateway/db/settlement-worker';
+import { enqueueDeliveries } from '@gateway/queue';
 import type { SettlementConfig } from '../config';
 import { crashHookFor } from '../crash-points';
 import { payoutCosting } from '../legs/payout-costing';
 import { PayoutLegDriver } from '../legs/payout-leg-driver';
 import { SettlementService } from '../services/settlement-service';
-import { CallbackQueueEnqueuer } from '../settlement-runtime';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -39,7 +39,8 @@ export const settlementService = fp<{ config: SettlementConfig }>(
         payouts,
         legs,
         keys: app.temporaryWalletKeys,
-        callbacks: new CallbackQueueEnqueuer(app.callbackQueue),
+        // A forwarded deposit's delivery, job id = delivery id.
+        callbacks: { enqueue: (deliveryId) => enqueueDeliveries(app.callbackQueue, [deliveryId]) },
         costing: payoutCosting(config, chain, app.relayer),
         metrics,
         log,

@@ -11,7 +11,7 @@ import type {
 import type { PayoutLegKind, PlannedLeg } from '@gateway/domain';
 import type { PayoutFinality } from '../legs/payout-finality';
 import { depositPlan } from '../legs/payout-planner';
-import type { Outgoing, RelayerCallFor, RelayerOutbox } from '../chain/relayer-outbox';
+import type { RecordedBroadcast, LegTokenCall, RelayerOutbox } from '../chain/relayer-outbox';
 import type { SettlementChainClient } from '../chain/settlement-chain-client';
 import type { TemporaryWalletKeys } from '../chain/temporary-wallet-keys';
 
@@ -219,12 +219,12 @@ export class DepositReplanner {
     this.reportRefusal(replacement, report);
   }
 
-  private cancellation(leg: PayoutLegRow, data: Hex): RelayerCallFor {
+  private cancellation(leg: PayoutLegRow, data: Hex): LegTokenCall {
     return { payoutId: leg.id, depositId: leg.depositId, leg: leg.leg, reason: 'cancel', data };
   }
 
   /** A refusal is read off the chain on the next look; the operator is told of it now. */
-  private reportRefusal({ transaction, refused }: Outgoing, report: ReplanRun['report']): void {
+  private reportRefusal({ transaction, refused }: RecordedBroadcast, report: ReplanRun['report']): void {
     if (refused !== undefined) report(`the node refused tx ${transaction.txHash}: ${refused}`);
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Address } from 'viem';
 import type { FastifyBaseLogger } from 'fastify';
 import {
-  legParksDeposit,
+  legHoldsDepositBack,
   merchantLegConfirmed,
   payoutOfDeposit,
   roundOutcome,
@@ -203,7 +203,7 @@ export class SettlementService {
       try {
         const result = await driver.advance(leg, round);
         results.push(result);
-        if (result.outcome === 'needs_attention' && legParksDeposit(leg.leg, kinds))
+        if (result.outcome === 'needs_attention' && legHoldsDepositBack(leg.leg, kinds))
           return await this.depositNeedsAttention(deposit, leg, result);
       } catch (error) {
         if (!isChainError(error)) throw error;
@@ -221,7 +221,7 @@ export class SettlementService {
     return roundOutcome(results.map((result) => result.outcome));
   }
 
-  /** A leg that holds its deposit back (legParksDeposit) will not succeed: the deposit waits for a person, with that leg's reason. */
+  /** A leg that holds its deposit back (legHoldsDepositBack) will not succeed: the deposit waits for a person, with that leg's reason. */
   private async depositNeedsAttention(
     deposit: SettlementDeposit,
     leg: PayoutLegRow,

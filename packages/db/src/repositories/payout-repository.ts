@@ -6,18 +6,18 @@ import {
   PAYOUT_TRANSACTION_MOVES,
   sqlStatusList,
   type NeedsAttentionReason,
+  type PayoutLegKind,
   type PayoutLegStatus,
   type PayoutTransactionStatus,
 } from '@gateway/domain';
 import { inTransaction } from '../in-transaction';
 
-export type PayoutLegName = 'merchant' | 'platform' | 'affiliate';
 /** cancel: carries cancelAuthorization of the leg's nonce, when the leg is re-planned. */
 export type PayoutTransactionReason = 'initial' | 'fee-bump' | 're-signed' | 'new-nonce' | 'cancel';
 
 /** A leg as planned, before anything is signed. */
 export interface NewPayoutLeg {
-  leg: PayoutLegName;
+  leg: PayoutLegKind;
   fromAddress: string;
   toAddress: string;
   amount: bigint;
@@ -30,7 +30,7 @@ export interface NewPayoutLeg {
 export interface PayoutLegRow {
   id: string;
   depositId: string;
-  leg: PayoutLegName;
+  leg: PayoutLegKind;
   fromAddress: string;
   toAddress: string;
   amount: bigint;

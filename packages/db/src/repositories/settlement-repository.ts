@@ -291,7 +291,7 @@ export class SettlementRepository {
   }
 
   /**
-   * forwarding → needs_attention, with the reason of the leg that parks it (legParksDeposit) and
+   * forwarding → needs_attention, with the reason of the leg that holds it back (legHoldsDepositBack) and
    * the token's words. False if the deposit was not forwarding any more.
    */
   async needAttention(depositId: string, reason: NeedsAttentionReason, detail: string | null): Promise<boolean> {
