@@ -1,6 +1,5 @@
 import { getAddress, type Address, type Hash, type Hex } from 'viem';
 import { encodeTransferWithAuthorization, setTestUsdcBlacklisted, splitSignature, usdcAbi } from '@gateway/chain';
-import { settlementJobId } from '@gateway/queue';
 import { anvilAccounts, type RpcProxy } from '@gateway/testkit';
 import {
   type SettlementFixture,

@@ -1,4 +1,3 @@
-import { ensureLiveSettlementJob } from '@gateway/queue';
 import {
   freshAddress,
   type SettlementFixture,
