@@ -17,7 +17,8 @@ import {
   providers,
   providerStatusQueue,
   providerStatusService,
-  askProviderWorker,
+  providerStatusReconciler,
+  providerStatusConsumer,
   providerEventConsumer,
   providerCheckout,
   paymentService,
@@ -66,7 +67,8 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   await app.register(rateReaderPlugin, { settings: config.rates, keyPrefix: raw.REDIS_PREFIX });
   await app.register(providerStatusQueue, { config });
   await app.register(providerStatusService, { config });
-  await app.register(askProviderWorker, { config });
+  await app.register(providerStatusReconciler, { config });
+  await app.register(providerStatusConsumer, { config });
   await app.register(providerEventConsumer, { config });
   await app.register(providerCheckout, { config });
   await app.register(paymentService, { config });

@@ -1,8 +1,8 @@
-import { Queue, type Worker } from 'bullmq';
+import { Queue } from 'bullmq';
 import { redisConnection, type RedisSettings } from './connection';
 import { haveJobs, oneAttemptJobOptions } from './job-presence';
 import { providerStatusJobId, type ProviderStatusJob } from './job-payloads';
-import { startQueueWorker, type QueueWorkerDefinition } from './queue-consumer';
+import type { QueueWorkerDefinition } from './queue-consumer';
 import { PROVIDER_STATUS_JOB_NAME, QUEUE_NAMES } from './queue-names';
 
 /**
@@ -53,11 +53,6 @@ export function haveStatusJobs(queue: ProviderStatusQueue, paymentIds: readonly 
   return haveJobs(queue, paymentIds.map(providerStatusJobId));
 }
 
-/** Asks the provider about one payment; resolves to when to ask next, or null when done. */
-export type ProviderStatusLookup = (paymentId: string) => Promise<Date | null>;
-
-export type ProviderStatusWorker = Worker<ProviderStatusJob, void>;
-
 /** The consumer side: one job name, `ask-provider`. */
 export const providerStatusWorkerDefinition: QueueWorkerDefinition<
   ProviderStatusJob,
@@ -67,26 +62,3 @@ export const providerStatusWorkerDefinition: QueueWorkerDefinition<
   name: QUEUE_NAMES.providerStatus,
   workerOptions: ({ concurrency }) => ({ concurrency }),
 };
-
-/**
- * A worker of the provider-status queue, running now: each job runs `lookup`, then waits in
- * `delayed` (same job, same id) until the next look-up, or completes (and is removed) when there
- * is none. A lookup that throws fails the job, which BullMQ removes: the reconciler recreates it
- * from the payment's schedule.
- */
-export function startProviderStatusWorker(
-  redis: RedisSettings,
-  lookup: ProviderStatusLookup,
-  settings: { concurrency: number },
-): ProviderStatusWorker {
-  return startQueueWorker(providerStatusWorkerDefinition, {
-    redis,
-    settings,
-    handlers: {
-      [PROVIDER_STATUS_JOB_NAME]: async (job) => {
-        const next = await lookup(job.data.paymentId);
-        return next === null ? 'done' : { againAt: next };
-      },
-    },
-  });
-}

@@ -26,7 +26,7 @@ import {
   setQueueMarker,
   callbackWorkerDefinition,
   settlementWorkerDefinition,
-  startProviderStatusWorker,
+  providerStatusWorkerDefinition,
   startQueueWorker,
   type CallbackJob,
   type RedisUser,
@@ -178,15 +178,17 @@ describe('each queue app, as its own user', () => {
   it('provider status: payment-redirect adds, delays, promotes and runs its own look-ups', async () => {
     const queue = openProviderStatusQueue(settings('payment-redirect'));
     const asked: number[] = [];
-    const worker = startProviderStatusWorker(
-      settings('payment-redirect'),
-      async () => {
-        asked.push(Date.now());
-        // First look-up: again in a minute (moveToDelayed), promoted below; then done.
-        return asked.length === 1 ? new Date(Date.now() + 60_000) : null;
+    const worker = startQueueWorker(providerStatusWorkerDefinition, {
+      redis: settings('payment-redirect'),
+      settings: { concurrency: 1 },
+      handlers: {
+        'ask-provider': async () => {
+          asked.push(Date.now());
+          // First look-up: again in a minute (moveToDelayed), promoted below; then done.
+          return asked.length === 1 ? { againAt: new Date(Date.now() + 60_000) } : 'done';
+        },
       },
-      { concurrency: 1 },
-    );
+    });
     const paymentId = '6f1c0a52-0000-4000-8000-000000000002';
     await closingAfter([worker, queue], async () => {
       await enqueueStatusPolls(queue, [paymentId]);

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { isFinalProviderStatus, nextStatusPollAt, type ProviderPaymentStatus, type StatusPollSchedule } from '@gateway/domain';
 import type { ProviderStatusRepository, StatusPollRecord } from '@gateway/db/payment-redirect';
 import type { ProviderAdapter, ProviderRegistry } from '@gateway/providers';
+import type { JobHandler, ProviderStatusJob } from '@gateway/queue';
 import { reportUpdate, type ProviderStatusMetrics, type StatusPollOutcome } from '../services/provider-status/provider-status-service';
 
 export interface AskProviderDeps {
@@ -79,5 +80,13 @@ export function askProvider(deps: AskProviderDeps): AskProvider {
     const next = nextStatusPollAt({ ...payment, providerStatus: status, polls: payment.polls + 1 }, now(), deps.schedule);
     await deps.statuses.recordPoll(paymentId, next);
     return next;
+  };
+}
+
+/** The provider-status queue's handler: the same job again when the next look-up is due, done when none is. */
+export function askProviderJob(ask: AskProvider): JobHandler<ProviderStatusJob> {
+  return async (job) => {
+    const next = await ask(job.data.paymentId);
+    return next === null ? 'done' : { againAt: next };
   };
 }

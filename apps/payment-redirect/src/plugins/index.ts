@@ -1,9 +1,12 @@
-// The app's plugins, one file each; app.ts registers them in boot order.
+// The app's plugins, one file each (pages/: the pages' services; provider-status/: what the providers
+// report; queues/: the provider-status queue's producer, reconciler and consumer); app.ts registers
+// them in boot order.
 export { providerMetrics } from './provider-metrics';
 export { providers } from './providers';
-export { providerStatusQueue } from './provider-status/provider-status-queue';
+export { providerStatusQueue } from './queues/provider-status-queue';
 export { providerStatusService } from './provider-status/provider-status-service';
-export { askProviderWorker } from './provider-status/ask-provider-worker';
+export { providerStatusReconciler } from './queues/provider-status-reconciler';
+export { providerStatusConsumer } from './queues/provider-status-consumer';
 export { providerEventConsumer } from './provider-status/provider-event-consumer';
 export { providerCheckout } from './pages/provider-checkout';
 export { paymentService } from './pages/payment-service';

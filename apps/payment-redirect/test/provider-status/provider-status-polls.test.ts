@@ -94,6 +94,8 @@ beforeAll(async () => {
   config = fixture.config({ REDIS_URL: redisServer.url, SANDBOX_PROVIDER_URL: fakeUrl });
   fake.secret = config.sandbox!.signingSecret;
   app = await fixture.build(config, { redis: { redis, url: redisServer.url, prefix: fixture.cache.prefix, close: async () => undefined } });
+  // Started when the app listens; this one is only injected into.
+  app.providerStatusConsumer!.start();
 });
 
 afterAll(async () => {

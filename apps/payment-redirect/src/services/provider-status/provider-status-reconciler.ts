@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { OverdueStatusPoll, ProviderStatusRepository } from '@gateway/db/payment-redirect';
 import { enqueueMissingJobs, enqueueStatusPolls, haveStatusJobs, RepeatingPass, type ProviderStatusQueue } from '@gateway/queue';
 
-export interface StatusPollReconcilerOptions {
+export interface ProviderStatusReconcilerOptions {
   intervalMs: number;
   /** Overdue rows read and checked per round trip. */
   pageSize?: number;
@@ -17,7 +17,7 @@ export interface StatusPollReconcilerOptions {
  * walks them all: there is no window to miss a row in. A job that fails (and is removed by BullMQ)
  * asks for a pass at once, so its payment is not left waiting for the next interval.
  */
-export class StatusPollReconciler {
+export class ProviderStatusReconciler {
   private readonly passes: RepeatingPass;
   /** The next pass follows a failed job: it looks at look-ups due just now too. */
   private afterFailure = false;
@@ -26,7 +26,7 @@ export class StatusPollReconciler {
     private readonly polls: Pick<ProviderStatusRepository, 'listOverdue'>,
     private readonly queue: ProviderStatusQueue,
     private readonly log: FastifyBaseLogger,
-    private readonly options: StatusPollReconcilerOptions,
+    private readonly options: ProviderStatusReconcilerOptions,
     private readonly onEnqueued: (count: number) => void = () => undefined,
   ) {
     this.passes = new RepeatingPass(
