@@ -6,7 +6,7 @@ import { checkCard } from '../../services/card-check';
 import { readCheckoutLink, type CheckoutLinkOptions, type CheckoutOrder } from '../../services/checkout-link';
 import type { CheckoutService } from '../../services/checkout-service';
 import { DeliveryPendingError, type Delivery } from '../../services/order-payer';
-import { checkoutPage, linkProblemPages, orderStatusPage, paymentApprovedPage, paymentUnderWayPage } from './pages';
+import { checkoutPage, linkProblemPages, orderStatusPage, paymentApprovedPage, paymentUnderWayPage } from './view-model';
 import { checkoutForm, checkoutQuery } from './schemas';
 
 export interface CheckoutRoutesOptions {
