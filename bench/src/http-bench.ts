@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { appNodeArguments } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, residentMb, ROOT } from './bench-apps';
-import { findFreePort } from '@gateway/testkit';
+import { findFreePort, waitForReadyz } from '@gateway/testkit';
 import { benchInt, resultsFile } from './bench-mode';
 
 const RUNTIME = benchRuntime();
@@ -343,17 +343,8 @@ async function startService(name: string, command: string[], env: Record<string,
     url: `http://127.0.0.1:${port}`,
     child: spawnApp(command, { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) }),
   };
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    assertRunning(service);
-    try {
-      if ((await fetch(`${service.url}/readyz`)).ok) return service;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${name} did not become ready at ${service.url}`);
+  await waitForReadyz(name, service.url, service.child);
+  return service;
 }
 
 function assertRunning(service: Service): void {

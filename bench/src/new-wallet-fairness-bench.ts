@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Agent, request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
-import { findFreePort } from '@gateway/testkit';
+import { findFreePort, sleep, waitForReadyz } from '@gateway/testkit';
 import { apiAppEnvironments, appCommand, newBenchRun, removeBenchRun, ROOT, type BenchRun } from './bench-apps';
 import { benchInt, resultsFile } from './bench-mode';
 
@@ -102,7 +102,7 @@ async function measureRound(url: string, mode: Round['mode']): Promise<Round> {
       const started = performance.now();
       await createWallet(shopAgent, SHOP_PAYOUT, `https://shop.io/ipn?order_id=${mode}-${++order}`, shop);
       shop.latencies.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, SHOP_INTERVAL_MS));
+      await sleep(SHOP_INTERVAL_MS);
     }
   };
   const started = Date.now();
@@ -168,18 +168,8 @@ async function startWalletControl(run: BenchRun, overrides: Record<string, strin
   children.add(child);
   child.once('exit', () => children.delete(child));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`wallet-control exited (${child.signalCode ?? child.exitCode})`);
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return { url, child };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`wallet-control did not become ready at ${url}`);
+  await waitForReadyz('wallet-control', url, child);
+  return { url, child };
 }
 
 async function stop(child: ChildProcess): Promise<void> {

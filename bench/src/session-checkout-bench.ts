@@ -16,7 +16,7 @@ import { dirname } from 'node:path';
 import { request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, ROOT } from './bench-apps';
-import { findFreePort } from '@gateway/testkit';
+import { findFreePort, waitForReadyz } from '@gateway/testkit';
 import { benchInt, resultsFile } from './bench-mode';
 import { FAKE_STRIPE, FAKE_TRANSAK, type SessionProviderFake, startSessionProviderFake } from './session-provider-fake';
 
@@ -304,17 +304,8 @@ async function startService(name: string, command: string[], env: Record<string,
   children.add(child);
   child.once('exit', () => children.delete(child));
   const service = { name, url: `http://127.0.0.1:${port}`, child };
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    assertRunning(service);
-    try {
-      if ((await fetch(`${service.url}/readyz`)).ok) return service;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${name} did not become ready at ${service.url}`);
+  await waitForReadyz(name, service.url, service.child);
+  return service;
 }
 
 function assertRunning(service: Service): void {

@@ -9,8 +9,8 @@ import { createWalletClient, erc20Abi, http, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain } from '@gateway/chain';
 import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
+import { waitFor } from '@gateway/testkit';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
-import { waitFor } from './support/wait-for';
 
 const SHOP_PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
 const STRANGER = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
@@ -101,7 +101,7 @@ it('steps 1-3 end in a 4xx; a stranger pays only into their own wallet, whose ca
     functionName: 'transfer',
     args: [wallet.body.polygon_address_in as Address, 25_000_000n],
   });
-  const verdict = await waitFor('the callback', async () => verdicts.find((entry) => entry.url.startsWith(unused)));
+  const verdict = await waitFor('the callback', async () => verdicts.find((entry) => entry.url.startsWith(unused)), 90_000);
   expect(verdict).toMatchObject({ ok: false, reason: 'address_out_mismatch' });
   expect(verdicts.filter((entry) => entry.ok)).toEqual([]);
 }, 120_000);

@@ -4,12 +4,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
+import { sleep, waitFor } from '@gateway/testkit';
 import { DESKTOP, launchChromium, screenshot } from './support/browser';
 import { createPublicClient, erc20Abi, http, type Address } from 'viem';
 import { defineLocalChain } from '@gateway/chain';
 import { formatUsdc } from '@gateway/domain';
 import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
-import { waitFor } from './support/wait-for';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -113,7 +113,7 @@ it('pays with the test card and follows the receipt until the merchant has the U
   await expect(page.locator('h1').innerText()).resolves.toBe('Payment complete');
   await screenshot(page, '03-receipt-complete');
 
-  const callback = await waitFor('the callback', () => callbacksFor(order)[0]);
+  const callback = await waitFor('the callback', () => callbacksFor(order)[0], 90_000);
   expect(callback.signatureValid).toBe(true);
   const chain = defineLocalChain({ rpcUrl: stack.chain.rpcUrl, chainId: stack.chain.chainId });
   const reader = createPublicClient({ chain, transport: http(stack.chain.rpcUrl, { retryCount: 0 }) });
@@ -131,7 +131,7 @@ it('pays with the test card and follows the receipt until the merchant has the U
   // A local chain has no block explorer: the hash is shown, never linked to Polygon's.
   expect(await page.locator('#receipt a[href^="http"]').count()).toBe(0);
   // Exactly one callback, even after a while.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await sleep(1500);
   expect(callbacksFor(order)).toHaveLength(1);
   await page.close();
 }, 180_000);
@@ -165,7 +165,7 @@ it('says a declined card is declined, charges nothing and sends no callback', as
   const chain = defineLocalChain({ rpcUrl: stack.chain.rpcUrl, chainId: stack.chain.chainId });
   const reader = createPublicClient({ chain, transport: http(stack.chain.rpcUrl, { retryCount: 0 }) });
   expect(await reader.readContract({ address: stack.token, abi: erc20Abi, functionName: 'balanceOf', args: [temporary] })).toBe(0n);
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await sleep(3000);
   expect(callbacksFor(order)).toHaveLength(0);
   await page.close();
 }, 120_000);

@@ -9,9 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain } from '@gateway/chain';
-import { RpcProxy } from '@gateway/testkit';
+import { RpcProxy, waitFor } from '@gateway/testkit';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
-import { waitFor } from './support/wait-for';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7' as Address;
 
@@ -61,7 +60,7 @@ it('a block answered with another hash does not strand the deposit: it is paid o
   // Every read of that block through the watcher's RPC, for a while, carries another hash.
   proxy.misreportBlockHash(receipt.blockNumber, 20);
 
-  const delivered = await waitFor('the callback', async () => received.find((url) => url.includes(`order=${order}`)));
+  const delivered = await waitFor('the callback', async () => received.find((url) => url.includes(`order=${order}`)), 90_000);
   expect(proxy.misreported).toBeGreaterThan(0);
   expect(new URL(delivered).searchParams.get('value_coin')).toBe('10');
   const { rows } = await stack.db.pool.query('SELECT status FROM deposits WHERE tx_hash = $1', [txIn.toLowerCase()]);

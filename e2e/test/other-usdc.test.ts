@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain } from '@gateway/chain';
+import { waitFor } from '@gateway/testkit';
 import { launchChromium, screenshot } from './support/browser';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
-import { waitFor } from './support/wait-for';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7' as Address;
 
@@ -83,10 +83,14 @@ it('holds USDC.e paid into a temporary wallet for the operator, says so on the r
     };
 
   const txIn = await pay(stack.otherToken, 12_500_000n);
-  const held = await waitFor('the USDC.e deposit held for the operator', async () => {
-    const status = await statusOf();
-    return status.deposits[0]?.status === 'held_for_operator' ? status : undefined;
-  });
+  const held = await waitFor(
+    'the USDC.e deposit held for the operator',
+    async () => {
+      const status = await statusOf();
+      return status.deposits[0]?.status === 'held_for_operator' ? status : undefined;
+    },
+    90_000,
+  );
   expect(held).toMatchObject({ status: 'unpaid', value_coin: '0' });
   expect(held.deposits).toEqual([
     expect.objectContaining({
@@ -120,7 +124,7 @@ it('holds USDC.e paid into a temporary wallet for the operator, says so on the r
 
   // USDC into the same wallet is paid and called back as ever, for its own amount only.
   await pay(stack.token, 10_000_000n);
-  const delivered = await waitFor('the USDC callback', async () => callbacks.find((url) => url.includes('order=usdc-e')));
+  const delivered = await waitFor('the USDC callback', async () => callbacks.find((url) => url.includes('order=usdc-e')), 90_000);
   expect(new URL(delivered).searchParams.get('value_coin')).toBe('10');
   expect(new URL(delivered).searchParams.get('coin')).toBe('polygon_usdc');
   expect(callbacks).toHaveLength(1);

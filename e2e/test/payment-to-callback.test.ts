@@ -8,8 +8,8 @@ import { createPublicClient, createWalletClient, erc20Abi, http, type Address } 
 import { privateKeyToAccount } from 'viem/accounts';
 import { defineLocalChain } from '@gateway/chain';
 import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
+import { sleep, waitFor } from '@gateway/testkit';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
-import { waitFor } from './support/wait-for';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7' as Address;
 
@@ -67,7 +67,7 @@ it('turns USDC sent to a temporary wallet into a payout and one signed callback 
     args: [wallet.polygon_address_in, 25_000_001n],
   });
 
-  const delivered = await waitFor('the callback', async () => received.find((entry) => entry.url.includes(`order=${order}`)));
+  const delivered = await waitFor('the callback', async () => received.find((entry) => entry.url.includes(`order=${order}`)), 90_000);
   const query = new URL(delivered.url).searchParams;
   expect(delivered.signatureValid).toBe(true);
   expect(delivered.url.startsWith(`${callback}&value_coin=`)).toBe(true);
@@ -92,6 +92,6 @@ it('turns USDC sent to a temporary wallet into a payout and one signed callback 
   const { rows } = await db.pool.query('SELECT status FROM deposits WHERE tx_hash = $1', [txIn]);
   expect(rows).toEqual([{ status: 'forwarded' }]);
   // Exactly one callback for this deposit.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await sleep(1000);
   expect(received.filter((entry) => entry.url.includes(`order=${order}`))).toHaveLength(1);
 }, 120_000);

@@ -7,8 +7,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
+import { sleep, waitFor } from '@gateway/testkit';
 import { DESKTOP, launchChromium, screenshot } from './support/browser';
-import { waitFor } from './support/wait-for';
 import { startGatewayStack, type GatewayStack } from './support/gateway-stack';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -138,8 +138,8 @@ it('declined at MoonPay, paid at Banxa from the receipt page: one callback, Banx
   expect(rows).toEqual([{ provider_tx_hash: rows[0]?.tx_hash, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) }]);
 
   // Exactly one callback, even after a while.
-  await waitFor('the callback', () => callbacks.find((url) => url.includes(`order=${order}`)));
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await waitFor('the callback', () => callbacks.find((url) => url.includes(`order=${order}`)), 90_000);
+  await sleep(1500);
   expect(callbacks.filter((url) => url.includes(`order=${order}`))).toHaveLength(1);
   await page.close();
 }, 240_000);

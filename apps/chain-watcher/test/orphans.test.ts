@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Hash } from 'viem';
 import { settlementJobId } from '@gateway/queue';
+import { sleep, waitFor } from '@gateway/testkit';
 import { FINALIZED_LAG } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import { cursorBlock, depositsOf, metricValue, useWatcherBed, readUpToHead, sleep, waitFor } from './support/watcher-fixture';
+import { cursorBlock, depositsOf, metricValue, useWatcherBed, readUpToHead } from './support/watcher-fixture';
 
 // Behind a load balancer one backend can lag on another fork: it answers one block-hash query (or
 // one receipt query) from a chain the others have left. A deposit is orphaned only when a second

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Address } from 'viem';
 import { settlementJobId } from '@gateway/queue';
+import { waitFor } from '@gateway/testkit';
 import { FINALIZED_LAG } from './support/local-chain';
 import { insertWallet } from './support/wallets';
-import { cursorBlock, metricValue, useWatcherBed, readUpToHead, waitFor } from './support/watcher-fixture';
+import { cursorBlock, metricValue, useWatcherBed, readUpToHead } from './support/watcher-fixture';
 
 // The other Polygon USDC (USDC.e) on a real local chain: a second TestUSDC plays it. The watcher
 // reads both tokens' Transfer logs with one eth_getLogs per range, records the token on each

@@ -1,6 +1,13 @@
 import { join } from 'node:path';
-import type { PoolClient } from 'pg';
-import { getOnOwnConnection, killStartedApps, startAppProcess } from '@gateway/testkit';
+import {
+  getOnOwnConnection,
+  killStartedApps,
+  lockTable,
+  problemsSinceShutdown,
+  sleep,
+  startAppProcess,
+  waitForLockedStatement,
+} from '@gateway/testkit';
 import { sealAddressIn, type EvmAddress, type SealingKeyRing } from '@gateway/domain';
 import { loadPaymentRedirectConfig } from '../src/config';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
@@ -28,33 +35,7 @@ async function paymentPath(keys: SealingKeyRing): Promise<string> {
   return `/process-payment.php?address=${encodeURIComponent(addressIn)}&amount=49.99&provider=moonpay&email=jane%40shop.io&currency=USD`;
 }
 
-/** Holds every new payment's insert until released. */
-async function lockPayments(): Promise<{ release: () => Promise<void> }> {
-  const client: PoolClient = await fixture.db.pool.connect();
-  await client.query('BEGIN');
-  await client.query('LOCK TABLE payments IN SHARE MODE');
-  let released = false;
-  return {
-    release: async () => {
-      if (released) return;
-      released = true;
-      await client.query('COMMIT');
-      client.release();
-    },
-  };
-}
-
-async function waitForBlockedInserts(): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { rows } = await fixture.db.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO payments%'`,
-    );
-    if ((rows[0]?.n ?? 0) > 0) return;
-    if (Date.now() > deadline) throw new Error('no Process Payment reached its insert');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const waitForBlockedInserts = () => waitForLockedStatement(fixture.db.pool, '%INSERT INTO payments%', 'a Process Payment at its insert');
 
 async function paymentStates(): Promise<Record<string, number>> {
   const { rows } = await fixture.db.pool.query<{ status: string; n: number }>(
@@ -65,17 +46,7 @@ async function paymentStates(): Promise<Record<string, number>> {
 
 /** Lets the last requests' connections be accepted: one still in the listen backlog at SIGTERM was never in flight. */
 function everyRequestArrived(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 500));
-}
-
-/** Log lines at warn or above (pino levels 40+) from the shutdown on (the sandbox's warnings at boot are expected). */
-function problems(stdout: string): string[] {
-  const shutdown = stdout.indexOf('"msg":"shutting down"');
-  expect(shutdown).toBeGreaterThan(-1);
-  return stdout
-    .slice(shutdown)
-    .split('\n')
-    .filter((line) => /"level":(4|5|6)0/.test(line));
+  return sleep(500);
 }
 
 describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
@@ -93,18 +64,18 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
     const port = await run.port;
     const { keys } = loadPaymentRedirectConfig(env);
     const paths = await Promise.all(Array.from({ length: 6 }, () => paymentPath(keys)));
-    const lock = await lockPayments();
+    const lock = await lockTable(fixture.db.pool, 'payments');
     afterThisTest = lock.release;
     const requests = paths.map((path) => getOnOwnConnection(port, path, { accept: 'application/json' }));
     await waitForBlockedInserts();
     await everyRequestArrived();
     run.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     await lock.release();
     expect(await Promise.all(requests.map((sent) => sent.answered))).toEqual(Array(6).fill(200));
     expect(await run.exited).toBe(0);
     expect(await paymentStates()).toEqual({ redirected: 6 });
-    expect(problems(run.output().stdout)).toEqual([]);
+    expect(problemsSinceShutdown(run.output().stdout)).toEqual([]);
   });
 
   it('finishes the payments of clients that went away, and only then ends its pool', async () => {
@@ -113,7 +84,7 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
     const port = await run.port;
     const { keys } = loadPaymentRedirectConfig(env);
     const paths = await Promise.all(Array.from({ length: 6 }, () => paymentPath(keys)));
-    const lock = await lockPayments();
+    const lock = await lockTable(fixture.db.pool, 'payments');
     afterThisTest = lock.release;
     const requests = paths.map((path) => getOnOwnConnection(port, path, { accept: 'application/json' }));
     await waitForBlockedInserts();
@@ -124,7 +95,7 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
       sent.abort();
     }
     run.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     await lock.release();
     expect(await run.exited).toBe(0);
     // Each payment has its checkout and its first status look-up: none is left 'creating'.
@@ -133,6 +104,6 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
       'SELECT count(*)::int AS n FROM payments WHERE status_poll_due_at IS NOT NULL',
     );
     expect(rows[0]?.n).toBe(6);
-    expect(problems(run.output().stdout)).toEqual([]);
+    expect(problemsSinceShutdown(run.output().stdout)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { createMetricsServer } from '@gateway/http';
 import { checkoutDeadlineMs, PROVIDER_MODULES, transakTokenName } from '@gateway/providers';
+import { waitFor } from '@gateway/testkit';
 import { FAKE_API_KEY, FAKE_API_SECRET, startTransakFake, type TransakFake } from '../../../packages/providers/test/support/transak-fake';
 import type { PaymentRedirectConfig } from '../src/config';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
@@ -216,7 +217,12 @@ describe("the checkout deadline, from the provider's descriptor", () => {
       // Both session calls were sent, and both abandoned before their answer.
       expect(fake.refreshes).toHaveLength(2);
       expect(fake.sessions).toHaveLength(2);
-      await waitFor(() => fake.abandoned.filter((path) => path === '/api/v2/auth/session').length === 2);
+      await waitFor(
+        'both session calls abandoned',
+        () => fake.abandoned.filter((path) => path === '/api/v2/auth/session').length === 2,
+        2_000,
+        20,
+      );
       const after = await scrape();
       expect(
         delta(before, after, 'payment_redirect_provider_call_duration_seconds_count', {
@@ -231,11 +237,3 @@ describe("the checkout deadline, from the provider's descriptor", () => {
     }
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

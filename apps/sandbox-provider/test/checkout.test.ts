@@ -3,7 +3,7 @@ import { parse, type HTMLElement } from 'node-html-parser';
 // app.metrics is declared by @gateway/http (its createServer registers the registry).
 import type {} from '@gateway/http';
 import { createSandboxAdapter, knownProviderTerms, signSandboxFields, SANDBOX_SIGNED_FIELDS } from '@gateway/providers';
-import { startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { startAnvil, type RunningAnvil, sleep } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { buildSandboxProviderApp } from '../src/app';
 import { loadSandboxProviderConfig } from '../src/config';
@@ -218,7 +218,7 @@ describe('POST /checkout', () => {
     expect(await balanceOf(concurrent.address)).toBe(19_700_000n);
     expect(await orderRows(concurrent.paymentId)).toHaveLength(1);
     await eventually(() => webhooks.for(concurrent.paymentId).length > 0);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     expect(webhooks.for(concurrent.paymentId).map((hook) => hook.body.status)).toEqual(['paid']);
   });
 

@@ -11,7 +11,7 @@ import {
   type CheckoutOrder,
   type SandboxWebhookBody,
 } from '@gateway/providers';
-import { anvilAccounts, type RunningAnvil } from '@gateway/testkit';
+import { anvilAccounts, type RunningAnvil, sleep } from '@gateway/testkit';
 
 export const DEPLOYER = anvilAccounts[0];
 export const FUNDER = anvilAccounts[4];
@@ -135,7 +135,7 @@ export async function eventually<T>(probe: () => T | undefined | false, timeoutM
     const value = probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await sleep(25);
   }
 }
 

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { parseGwei } from 'viem';
-import { relayerAccount, SettlementFixture, USDC, waitFor, type TestDeposit } from './settlement-fixture';
+import { waitFor } from '@gateway/testkit';
+import { relayerAccount, SettlementFixture, USDC, type TestDeposit } from './settlement-fixture';
 
 jest.setTimeout(180_000);
 
@@ -63,12 +64,12 @@ async function settle(deposit: TestDeposit): Promise<{ status: string; gasCostUs
   const relayerBefore = await fixture.nativeBalance(relayerAccount.address);
   await fixture.enqueue(deposit.id);
   await waitFor(
+    `deposit ${deposit.id} held or paid out`,
     async () => {
       const status = await fixture.depositStatus(deposit.id);
       return status === 'held' || (status === 'forwarded' && (await fixture.legsOf(deposit.id)).every((leg) => leg.status === 'confirmed'));
     },
     30_000,
-    `deposit ${deposit.id} held or paid out`,
   );
   const spentWei = relayerBefore - (await fixture.nativeBalance(relayerAccount.address));
   const platform = (await fixture.legsOf(deposit.id)).find((leg) => leg.leg === 'platform');

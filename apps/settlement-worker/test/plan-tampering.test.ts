@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ensureLiveSettlementJob } from '@gateway/queue';
-import { freshAddress, SettlementFixture, USDC, waitFor, type TestDeposit, type TestWallet } from './settlement-fixture';
+import { waitFor } from '@gateway/testkit';
+import { freshAddress, SettlementFixture, USDC, type TestDeposit, type TestWallet } from './settlement-fixture';
 import { spawnWorker } from './worker-process';
 
 jest.setTimeout(180_000);
@@ -56,6 +57,7 @@ async function settle(depositId: string): Promise<void> {
   }
   await fixture.enqueue(depositId);
   await waitFor(
+    `deposit ${depositId} to settle`,
     async () => {
       const status = await fixture.depositStatus(depositId);
       if (status === 'needs_attention') return true;
@@ -63,7 +65,6 @@ async function settle(depositId: string): Promise<void> {
       return status === 'forwarded' && active.every((leg) => leg.status === 'confirmed' || leg.status === 'needs_attention');
     },
     60_000,
-    `deposit ${depositId} to settle`,
   );
 }
 

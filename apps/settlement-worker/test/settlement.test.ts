@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
 import { createPool } from '@gateway/db/settlement-worker';
 import { fingerprintFromMnemonic, readTokenDomain, PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
+import { waitFor } from '@gateway/testkit';
 import { SettlementChainClient } from '../src/chain/settlement-chain-client';
-import { freshAddress, relayerAccount, SettlementFixture, USDC, waitFor, type TestWallet } from './settlement-fixture';
+import { freshAddress, relayerAccount, SettlementFixture, USDC, type TestWallet } from './settlement-fixture';
 
 jest.setTimeout(120_000);
 
@@ -143,7 +144,7 @@ describe('settlement of a final deposit', () => {
     const deposit = await fixture.deposit(wallet, 9_999n);
     await fixture.enqueue(deposit.id);
     await fixture.waitForStatus(deposit.id, 'held');
-    await waitFor(async () => (await fixture.settlementQueue.getJobState(`deposit-${deposit.id}`)) === 'completed', 10_000, 'held job');
+    await waitFor('held job', async () => (await fixture.settlementQueue.getJobState(`deposit-${deposit.id}`)) === 'completed', 10_000);
 
     expect(await fixture.legsOf(deposit.id)).toEqual([]);
     expect(await fixture.deliveryOf(deposit.id)).toEqual([]);

@@ -1,6 +1,13 @@
 import { join } from 'node:path';
-import type { PoolClient } from 'pg';
-import { getOnOwnConnection, killStartedApps, startAppProcess } from '@gateway/testkit';
+import {
+  getOnOwnConnection,
+  killStartedApps,
+  lockTable,
+  problemsSinceShutdown,
+  sleep,
+  startAppProcess,
+  waitForLockedStatement,
+} from '@gateway/testkit';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
 // A rolling deploy sends SIGTERM while Create Wallets are in flight. The process ended its pool and
@@ -26,38 +33,12 @@ async function sendApart(port: number, count: number) {
   const sent: Array<ReturnType<typeof getOnOwnConnection>> = [];
   for (let i = 0; i < count; i += 1) {
     sent.push(getOnOwnConnection(port, walletPath()));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
   }
   return sent;
 }
 
-/** Holds every new wallet's insert until released. */
-async function lockWallets(): Promise<{ release: () => Promise<void> }> {
-  const client: PoolClient = await fixture.db.pool.connect();
-  await client.query('BEGIN');
-  await client.query('LOCK TABLE wallets IN SHARE MODE');
-  let released = false;
-  return {
-    release: async () => {
-      if (released) return;
-      released = true;
-      await client.query('COMMIT');
-      client.release();
-    },
-  };
-}
-
-async function waitForBlockedInserts(): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { rows } = await fixture.db.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH c AS (%pay.hit%'`,
-    );
-    if ((rows[0]?.n ?? 0) > 0) return;
-    if (Date.now() > deadline) throw new Error('no Create Wallet reached its insert');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+const waitForBlockedInserts = () => waitForLockedStatement(fixture.db.pool, 'WITH c AS (%pay.hit%', 'a Create Wallet at its insert');
 
 async function walletCount(): Promise<number> {
   const { rows } = await fixture.db.pool.query<{ n: number }>(
@@ -74,17 +55,7 @@ async function countedThisMinute(): Promise<number> {
 
 /** Lets the last requests' connections be accepted: one still in the listen backlog at SIGTERM was never in flight. */
 function everyRequestArrived(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 500));
-}
-
-/** Log lines at warn or above (pino levels 40+) from the shutdown on (the sandbox's warnings at boot are expected). */
-function problems(stdout: string): string[] {
-  const shutdown = stdout.indexOf('"msg":"shutting down"');
-  expect(shutdown).toBeGreaterThan(-1);
-  return stdout
-    .slice(shutdown)
-    .split('\n')
-    .filter((line) => /"level":(4|5|6)0/.test(line));
+  return sleep(500);
 }
 
 describe('wallet-control on SIGTERM with Create Wallets in flight', () => {
@@ -99,27 +70,27 @@ describe('wallet-control on SIGTERM with Create Wallets in flight', () => {
   it('answers every request still connected with its wallet before it exits', async () => {
     const run = startAppProcess(MAIN, fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' }));
     const port = await run.port;
-    const lock = await lockWallets();
+    const lock = await lockTable(fixture.db.pool, 'wallets');
     afterThisTest = lock.release;
     const requests = await sendApart(port, 12);
     await waitForBlockedInserts();
     await everyRequestArrived();
     run.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     await lock.release();
     expect(await Promise.all(requests.map((sent) => sent.answered))).toEqual(Array(12).fill(200));
     expect(await run.exited).toBe(0);
     expect(await walletCount()).toBe(12);
-    expect(problems(run.output().stdout)).toEqual([]);
+    expect(problemsSinceShutdown(run.output().stdout)).toEqual([]);
   });
 
   it('finishes the wallets of clients that went away, counts them, and only then ends its pool and Redis', async () => {
     // A minute's window of its own for the count.
-    if (60_000 - (Date.now() % 60_000) < 20_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 50));
+    if (60_000 - (Date.now() % 60_000) < 20_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
     const run = startAppProcess(MAIN, fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' }));
     const port = await run.port;
     const counted = await countedThisMinute();
-    const lock = await lockWallets();
+    const lock = await lockTable(fixture.db.pool, 'wallets');
     afterThisTest = lock.release;
     const requests = await sendApart(port, 12);
     await waitForBlockedInserts();
@@ -130,11 +101,11 @@ describe('wallet-control on SIGTERM with Create Wallets in flight', () => {
       sent.abort();
     }
     run.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     await lock.release();
     expect(await run.exited).toBe(0);
     expect(await walletCount()).toBe(12);
     expect((await countedThisMinute()) - counted).toBe(12);
-    expect(problems(run.output().stdout)).toEqual([]);
+    expect(problemsSinceShutdown(run.output().stdout)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createApiRedis } from '@gateway/http';
-import { startRedisServer, type RunningRedis, type TestRedis } from '@gateway/testkit';
+import { startRedisServer, type RunningRedis, type TestRedis, sleep } from '@gateway/testkit';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
 // Issue 22: Create Wallet was not bounded. The per-payout quota is bypassed by rotating payout
@@ -26,7 +26,7 @@ const createWallet = (on: FastifyInstance, address: string, callback: string) =>
 /** A minute's window starts within this test's run: wait for the next one when fewer than 20 s are left. */
 async function freshMinute(): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
-  if (left < 20_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+  if (left < 20_000) await sleep(left + 50);
 }
 
 describe('the gateway-wide ceiling on new wallets (NEW_WALLETS_PER_MINUTE)', () => {

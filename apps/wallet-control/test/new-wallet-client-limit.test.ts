@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '@gateway/config';
+import { sleep } from '@gateway/testkit';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
 // Issue 35: the gateway-wide ceiling (NEW_WALLETS_PER_MINUTE) was as large as one client's rate
@@ -23,7 +24,7 @@ const createWallet = (app: FastifyInstance, address: string, callback: string, r
 /** A minute's window starts within this test's run: wait for the next one when fewer than 20 s are left. */
 async function freshMinute(): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
-  if (left < 20_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+  if (left < 20_000) await sleep(left + 50);
 }
 
 let app: FastifyInstance;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { sleep } from '@gateway/testkit';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
 // Issue 35: the per-payout quota was counted per payout address alone, and a shop's payout address
@@ -38,7 +39,7 @@ async function spendFromOwnOrigin(app: FastifyInstance, origin: string, attempts
 /** A minute's window starts within this test's run: wait for the next one when fewer than 20 s are left. */
 async function freshMinute(): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
-  if (left < 20_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+  if (left < 20_000) await sleep(left + 50);
 }
 
 describe('the per-payout quota counts per payout address and callback origin', () => {

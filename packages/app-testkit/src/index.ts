@@ -2,3 +2,4 @@ export * from './test-database';
 export * from './test-keys';
 export * from './api-app-fixture';
 export * from './acl-redis';
+export * from './seed-rows';

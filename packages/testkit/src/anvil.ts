@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import type { Address, Hex } from 'viem';
+import { sleep } from './wait-for';
 
 /** The mnemonic anvil derives its funded accounts from (we pass it explicitly, so it cannot drift). */
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -209,7 +210,7 @@ async function waitUntilReady({ child, rpcUrl, chainId, timeoutMs, stderrTail, s
     } catch (error) {
       lastError = error;
     }
-    await new Promise((resolve) => setTimeout(resolve, READY_POLL_INTERVAL_MS));
+    await sleep(READY_POLL_INTERVAL_MS);
   }
   const reason = lastError instanceof Error ? lastError.message : String(lastError);
   throw new Error(`anvil did not answer eth_chainId on ${rpcUrl} within ${timeoutMs} ms (last error: ${reason})`);

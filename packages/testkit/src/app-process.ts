@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { dirname } from 'node:path';
+import { waitFor } from './wait-for';
 
 /** The processes started here: one that a failed test leaves running is killed by killStartedApps. */
 const started = new Set<ChildProcess>();
@@ -36,6 +37,33 @@ export function startAppProcess(main: string, env: Record<string, string>) {
     });
   });
   return { child, exited, port, output: () => ({ stdout, stderr }) };
+}
+
+/**
+ * The log lines at warn or above (pino levels 40+) an app process wrote from its "shutting down" on
+ * (a warning at boot, such as the sandbox's, is expected); throws when it never logged the shutdown.
+ */
+export function problemsSinceShutdown(stdout: string): string[] {
+  const shutdown = stdout.indexOf('"msg":"shutting down"');
+  if (shutdown === -1) throw new Error('the app never logged "shutting down"');
+  return stdout
+    .slice(shutdown)
+    .split('\n')
+    .filter((line) => /"level":(4|5|6)0/.test(line));
+}
+
+/** Waits until a spawned app answers `${url}/readyz` with a 2xx; fails at once if the process exits first. */
+export async function waitForReadyz(name: string, url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const outcome = await waitFor(
+    `${name} to answer ${url}/readyz`,
+    async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return 'exited';
+      return (await fetch(`${url}/readyz`)).ok ? 'ready' : undefined;
+    },
+    timeoutMs,
+    200,
+  );
+  if (outcome === 'exited') throw new Error(`${name} exited (${child.signalCode ?? child.exitCode}) before it was ready`);
 }
 
 /** Kills (SIGKILL) every app process startAppProcess started that is still running. */
