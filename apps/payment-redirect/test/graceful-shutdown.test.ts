@@ -1,13 +1,5 @@
 import { join } from 'node:path';
-import {
-  getOnOwnConnection,
-  killStartedApps,
-  lockTable,
-  problemsSinceShutdown,
-  sleep,
-  startAppProcess,
-  waitForLockedStatement,
-} from '@gateway/testkit';
+import { getOnOwnConnection, killStartedApps, problemsSinceShutdown, sigtermWithInsertsHeld } from '@gateway/testkit';
 import { sealAddressIn, type EvmAddress, type SealingKeyRing } from '@gateway/domain';
 import { loadPaymentRedirectConfig } from '../src/config';
 import { paymentRedirectFixture } from './support/payment-redirect-fixture';
@@ -35,8 +27,6 @@ async function paymentPath(keys: SealingKeyRing): Promise<string> {
   return `/process-payment.php?address=${encodeURIComponent(addressIn)}&amount=49.99&provider=moonpay&email=jane%40shop.io&currency=USD`;
 }
 
-const waitForBlockedInserts = () => waitForLockedStatement(fixture.db.pool, '%INSERT INTO payments%', 'a Process Payment at its insert');
-
 async function paymentStates(): Promise<Record<string, number>> {
   const { rows } = await fixture.db.pool.query<{ status: string; n: number }>(
     'SELECT status, count(*)::int AS n FROM payments GROUP BY status',
@@ -44,34 +34,30 @@ async function paymentStates(): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((row) => [row.status, row.n]));
 }
 
-/** Lets the last requests' connections be accepted: one still in the listen backlog at SIGTERM was never in flight. */
-function everyRequestArrived(): Promise<void> {
-  return sleep(500);
+/** Process Payments in flight at SIGTERM, six, each for a wallet of its own. */
+function sigtermWithPaymentsInFlight(clientsGoAway: boolean) {
+  const env = fixture.env();
+  const { keys } = loadPaymentRedirectConfig(env);
+  return sigtermWithInsertsHeld({
+    main: MAIN,
+    env,
+    pool: fixture.db.pool,
+    table: 'payments',
+    insert: { pattern: '%INSERT INTO payments%', what: 'a Process Payment at its insert' },
+    send: async (port) => {
+      const paths = await Promise.all(Array.from({ length: 6 }, () => paymentPath(keys)));
+      return paths.map((path) => getOnOwnConnection(port, path, { accept: 'application/json' }));
+    },
+    clientsGoAway,
+  });
 }
 
 describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
-  let afterThisTest: (() => Promise<void>) | undefined;
   beforeEach(() => fixture.db.pool.query('DELETE FROM payments'));
-  afterEach(async () => {
-    await afterThisTest?.().catch(() => undefined);
-    afterThisTest = undefined;
-    killStartedApps();
-  });
+  afterEach(() => killStartedApps());
 
   it('answers every request still connected with its checkout before it exits', async () => {
-    const env = fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' });
-    const run = startAppProcess(MAIN, env);
-    const port = await run.port;
-    const { keys } = loadPaymentRedirectConfig(env);
-    const paths = await Promise.all(Array.from({ length: 6 }, () => paymentPath(keys)));
-    const lock = await lockTable(fixture.db.pool, 'payments');
-    afterThisTest = lock.release;
-    const requests = paths.map((path) => getOnOwnConnection(port, path, { accept: 'application/json' }));
-    await waitForBlockedInserts();
-    await everyRequestArrived();
-    run.child.kill('SIGTERM');
-    await sleep(300);
-    await lock.release();
+    const { run, requests } = await sigtermWithPaymentsInFlight(false);
     expect(await Promise.all(requests.map((sent) => sent.answered))).toEqual(Array(6).fill(200));
     expect(await run.exited).toBe(0);
     expect(await paymentStates()).toEqual({ redirected: 6 });
@@ -79,24 +65,7 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
   });
 
   it('finishes the payments of clients that went away, and only then ends its pool', async () => {
-    const env = fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' });
-    const run = startAppProcess(MAIN, env);
-    const port = await run.port;
-    const { keys } = loadPaymentRedirectConfig(env);
-    const paths = await Promise.all(Array.from({ length: 6 }, () => paymentPath(keys)));
-    const lock = await lockTable(fixture.db.pool, 'payments');
-    afterThisTest = lock.release;
-    const requests = paths.map((path) => getOnOwnConnection(port, path, { accept: 'application/json' }));
-    await waitForBlockedInserts();
-    await everyRequestArrived();
-    // Load balancer timeouts: the listener closes at once, the handlers are still running.
-    for (const sent of requests) {
-      sent.answered.catch(() => undefined);
-      sent.abort();
-    }
-    run.child.kill('SIGTERM');
-    await sleep(300);
-    await lock.release();
+    const { run } = await sigtermWithPaymentsInFlight(true);
     expect(await run.exited).toBe(0);
     // Each payment has its checkout and its first status look-up: none is left 'creating'.
     expect(await paymentStates()).toEqual({ redirected: 6 });

@@ -2,11 +2,10 @@ import { join } from 'node:path';
 import {
   getOnOwnConnection,
   killStartedApps,
-  lockTable,
   problemsSinceShutdown,
+  sigtermWithInsertsHeld,
   sleep,
-  startAppProcess,
-  waitForLockedStatement,
+  type SentRequest,
 } from '@gateway/testkit';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
@@ -30,15 +29,13 @@ function walletPath(): string {
 
 /** Sends the requests a few milliseconds apart: several batches, some queued behind those running. */
 async function sendApart(port: number, count: number) {
-  const sent: Array<ReturnType<typeof getOnOwnConnection>> = [];
+  const sent: SentRequest[] = [];
   for (let i = 0; i < count; i += 1) {
     sent.push(getOnOwnConnection(port, walletPath()));
     await sleep(5);
   }
   return sent;
 }
-
-const waitForBlockedInserts = () => waitForLockedStatement(fixture.db.pool, 'WITH c AS (%pay.hit%', 'a Create Wallet at its insert');
 
 async function walletCount(): Promise<number> {
   const { rows } = await fixture.db.pool.query<{ n: number }>(
@@ -53,31 +50,25 @@ async function countedThisMinute(): Promise<number> {
   return Number(value ?? 0);
 }
 
-/** Lets the last requests' connections be accepted: one still in the listen backlog at SIGTERM was never in flight. */
-function everyRequestArrived(): Promise<void> {
-  return sleep(500);
+/** Create Wallets in flight at SIGTERM, twelve, a few milliseconds apart. */
+function sigtermWithWalletsInFlight(clientsGoAway: boolean) {
+  return sigtermWithInsertsHeld({
+    main: MAIN,
+    env: fixture.env(),
+    pool: fixture.db.pool,
+    table: 'wallets',
+    insert: { pattern: 'WITH c AS (%pay.hit%', what: 'a Create Wallet at its insert' },
+    send: (port) => sendApart(port, 12),
+    clientsGoAway,
+  });
 }
 
 describe('wallet-control on SIGTERM with Create Wallets in flight', () => {
-  let afterThisTest: (() => Promise<void>) | undefined;
   beforeEach(() => fixture.db.pool.query("DELETE FROM wallets WHERE callback_url LIKE 'https://shop.io/ipn/shutdown%'"));
-  afterEach(async () => {
-    await afterThisTest?.().catch(() => undefined);
-    afterThisTest = undefined;
-    killStartedApps();
-  });
+  afterEach(() => killStartedApps());
 
   it('answers every request still connected with its wallet before it exits', async () => {
-    const run = startAppProcess(MAIN, fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' }));
-    const port = await run.port;
-    const lock = await lockTable(fixture.db.pool, 'wallets');
-    afterThisTest = lock.release;
-    const requests = await sendApart(port, 12);
-    await waitForBlockedInserts();
-    await everyRequestArrived();
-    run.child.kill('SIGTERM');
-    await sleep(300);
-    await lock.release();
+    const { run, requests } = await sigtermWithWalletsInFlight(false);
     expect(await Promise.all(requests.map((sent) => sent.answered))).toEqual(Array(12).fill(200));
     expect(await run.exited).toBe(0);
     expect(await walletCount()).toBe(12);
@@ -87,22 +78,8 @@ describe('wallet-control on SIGTERM with Create Wallets in flight', () => {
   it('finishes the wallets of clients that went away, counts them, and only then ends its pool and Redis', async () => {
     // A minute's window of its own for the count.
     if (60_000 - (Date.now() % 60_000) < 20_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
-    const run = startAppProcess(MAIN, fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' }));
-    const port = await run.port;
     const counted = await countedThisMinute();
-    const lock = await lockTable(fixture.db.pool, 'wallets');
-    afterThisTest = lock.release;
-    const requests = await sendApart(port, 12);
-    await waitForBlockedInserts();
-    await everyRequestArrived();
-    // Load balancer timeouts: the listener closes at once, the handlers are still running.
-    for (const sent of requests) {
-      sent.answered.catch(() => undefined);
-      sent.abort();
-    }
-    run.child.kill('SIGTERM');
-    await sleep(300);
-    await lock.release();
+    const { run } = await sigtermWithWalletsInFlight(true);
     expect(await run.exited).toBe(0);
     expect(await walletCount()).toBe(12);
     expect((await countedThisMinute()) - counted).toBe(12);

@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { dirname } from 'node:path';
-import { waitFor } from './wait-for';
+import type { Pool } from 'pg';
+import { lockTable, waitForLockedStatement } from './table-lock';
+import { sleep, waitFor } from './wait-for';
 
 /** The processes started here: one that a failed test leaves running is killed by killStartedApps. */
 const started = new Set<ChildProcess>();
@@ -87,4 +89,52 @@ export function getOnOwnConnection(
   });
   sent.end();
   return { answered, abort: () => sent.destroy() };
+}
+
+export type AppProcess = ReturnType<typeof startAppProcess>;
+export type SentRequest = ReturnType<typeof getOnOwnConnection>;
+
+export interface SigtermWithInsertsHeldOptions {
+  /** The app's main.ts, run as deployed on any free port. */
+  main: string;
+  env: Record<string, string>;
+  /** The test schema's owner pool: it holds the lock and watches the app's sessions. */
+  pool: Pool;
+  /** The table whose inserts are held until after SIGTERM (lockTable). */
+  table: string;
+  /** The app's insert as pg_stat_activity shows it (a LIKE pattern), and its name for the timeout's message. */
+  insert: { pattern: string; what: string };
+  /** Sends the requests, each on a connection of its own. */
+  send(port: number): Promise<SentRequest[]>;
+  /** Whether the clients give up before SIGTERM (a load balancer's timeout): the listener closes, the handlers still run. */
+  clientsGoAway: boolean;
+}
+
+/**
+ * A rolling deploy's SIGTERM with requests in flight: the app's inserts are held by a lock until 300 ms
+ * after SIGTERM, so every request is still running when it comes. Gives the process and its requests.
+ */
+export async function sigtermWithInsertsHeld(
+  options: SigtermWithInsertsHeldOptions,
+): Promise<{ run: AppProcess; requests: SentRequest[] }> {
+  const run = startAppProcess(options.main, { ...options.env, HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' });
+  const port = await run.port;
+  const lock = await lockTable(options.pool, options.table);
+  try {
+    const requests = await options.send(port);
+    await waitForLockedStatement(options.pool, options.insert.pattern, options.insert.what);
+    // Lets the last requests' connections be accepted: one still in the listen backlog at SIGTERM was never in flight.
+    await sleep(500);
+    if (options.clientsGoAway) {
+      for (const sent of requests) {
+        sent.answered.catch(() => undefined);
+        sent.abort();
+      }
+    }
+    run.child.kill('SIGTERM');
+    await sleep(300);
+    return { run, requests };
+  } finally {
+    await lock.release();
+  }
 }
