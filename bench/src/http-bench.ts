@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { appNodeArguments } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, residentMb, ROOT } from './bench-apps';
-import { findFreePort, waitForReadyz } from '@gateway/testkit';
+import { findFreePort, waitForReadyz, stopProcess } from '@gateway/testkit';
 import { benchInt, resultsFile } from './bench-mode';
 
 const RUNTIME = benchRuntime();
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     seconds: SECONDS,
   });
   measurements.push(insert);
-  await stop(baseline.child);
+  await stopProcess(baseline.child);
 
   const [wallets, payments] = await Promise.all([
     startService('wallet-control', [...APP_NODE_ARGS, ...appCommand('wallet-control', RUNTIME)], env.walletControl),
@@ -353,16 +353,6 @@ function assertRunning(service: Service): void {
   }
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  // The apps drain in-flight requests on SIGTERM; nothing is in flight once a scenario ends.
-  const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(killer);
-}
-
 /** PostgreSQL's commit_delay for every session, the new setting read by a reload; 0 resets it to the server's own. */
 async function setCommitDelay(micros: number): Promise<void> {
   // ALTER SYSTEM takes no parameters; the value is an integer checked by benchInt.
@@ -373,7 +363,7 @@ async function setCommitDelay(micros: number): Promise<void> {
 let cleaning: Promise<void> | undefined;
 function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
-    await Promise.all([...children].map(stop));
+    await Promise.all([...children].map((child) => stopProcess(child)));
     if (COMMIT_DELAY_US > 0) {
       await setCommitDelay(0).catch((error: Error) => console.error(`could not reset commit_delay: ${error.message}`));
     }

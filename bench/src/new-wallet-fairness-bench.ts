@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Agent, request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
-import { findFreePort, sleep, waitForReadyz } from '@gateway/testkit';
+import { findFreePort, sleep, waitForReadyz, stopProcess } from '@gateway/testkit';
 import { apiAppEnvironments, appCommand, newBenchRun, removeBenchRun, ROOT, type BenchRun } from './bench-apps';
 import { benchInt, resultsFile } from './bench-mode';
 
@@ -66,7 +66,7 @@ async function runRound(mode: Round['mode']): Promise<Round> {
     try {
       return await measureRound(app.url, mode);
     } finally {
-      await stop(app.child);
+      await stopProcess(app.child);
     }
   } finally {
     await removeBenchRun(admin, run);
@@ -170,15 +170,6 @@ async function startWalletControl(run: BenchRun, overrides: Record<string, strin
   const url = `http://127.0.0.1:${port}`;
   await waitForReadyz('wallet-control', url, child);
   return { url, child };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(killer);
 }
 
 main().catch((error: unknown) => {

@@ -16,7 +16,7 @@ import { dirname } from 'node:path';
 import { request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, ROOT } from './bench-apps';
-import { findFreePort, waitForReadyz } from '@gateway/testkit';
+import { findFreePort, waitForReadyz, stopProcess } from '@gateway/testkit';
 import { benchInt, resultsFile } from './bench-mode';
 import { FAKE_STRIPE, FAKE_TRANSAK, type SessionProviderFake, startSessionProviderFake } from './session-provider-fake';
 
@@ -314,19 +314,10 @@ function assertRunning(service: Service): void {
   }
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(killer);
-}
-
 let cleaning: Promise<void> | undefined;
 function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
-    await Promise.all([...children].map(stop));
+    await Promise.all([...children].map((child) => stopProcess(child)));
     await fake?.close();
     await removeBenchRun(admin, run);
     await admin.end();

@@ -11,7 +11,7 @@ import {
   type CheckoutOrder,
   type SandboxWebhookBody,
 } from '@gateway/providers';
-import { anvilAccounts, type RunningAnvil, sleep } from '@gateway/testkit';
+import { anvilAccounts, type RunningAnvil } from '@gateway/testkit';
 
 export const DEPLOYER = anvilAccounts[0];
 export const FUNDER = anvilAccounts[4];
@@ -127,16 +127,6 @@ export async function startWebhookReceiver(secret: Buffer) {
         server.close(() => resolve());
       }),
   };
-}
-
-export async function eventually<T>(probe: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(25);
-  }
 }
 
 /** The customer is sent on to the gateway's receipt: an approval page that navigates there by itself. */

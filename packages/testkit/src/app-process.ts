@@ -68,6 +68,16 @@ export async function waitForReadyz(name: string, url: string, child: ChildProce
   if (outcome === 'exited') throw new Error(`${name} exited (${child.signalCode ?? child.exitCode}) before it was ready`);
 }
 
+/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`; resolves once it has exited. */
+export async function stopProcess(child: ChildProcess, graceMs = 5_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const forceKill = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(forceKill);
+}
+
 /** Kills (SIGKILL) every app process startAppProcess started that is still running. */
 export function killStartedApps(): void {
   for (const child of started) child.kill('SIGKILL');
