@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { RpcProxy, sleep } from '@gateway/testkit';
-import { type SettlementFixture, settlementFixtureForFile, USDC, type TestDeposit } from './settlement-fixture';
+import { type RpcProxy, sleep } from '@gateway/testkit';
+import { type SettlementFixture, rpcProxyForFile, settlementFixtureForFile, USDC, type TestDeposit } from './settlement-fixture';
 
 jest.setTimeout(120_000);
 
@@ -9,15 +9,10 @@ let proxy: RpcProxy;
 
 settlementFixtureForFile('payout_finality', (started) => (fixture = started));
 
-beforeAll(async () => {
-  proxy = await RpcProxy.start(fixture.anvil.rpcUrl);
-});
-
-afterEach(() => {
-  proxy.finalizedTag = 'pass';
-});
-
-afterAll(() => proxy?.close());
+rpcProxyForFile(
+  () => fixture,
+  (started) => (proxy = started),
+);
 
 function startApp(overrides: Record<string, string>): Promise<FastifyInstance> {
   return fixture.startApp({ CHAIN_RPC_URL: proxy.url, ...overrides });

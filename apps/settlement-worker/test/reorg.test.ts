@@ -1,8 +1,15 @@
 import { getAddress, type Address, type Hash, type Hex } from 'viem';
 import { encodeTransferWithAuthorization, setTestUsdcBlacklisted, splitSignature, usdcAbi } from '@gateway/chain';
 import { settlementJobId } from '@gateway/queue';
-import { anvilAccounts, RpcProxy, waitFor, sleep } from '@gateway/testkit';
-import { type SettlementFixture, settlementFixtureForFile, USDC, type TestDeposit, type TestWallet } from './settlement-fixture';
+import { anvilAccounts, type RpcProxy, sleep, waitFor } from '@gateway/testkit';
+import {
+  type SettlementFixture,
+  rpcProxyForFile,
+  settlementFixtureForFile,
+  USDC,
+  type TestDeposit,
+  type TestWallet,
+} from './settlement-fixture';
 
 // The workers meet a chain that changes its mind: a block holding a payout leg's transaction, or
 // a replan's cancellation, is replaced by a reorg. Nothing may count as paid (or cancelled) until
@@ -15,15 +22,10 @@ let proxy: RpcProxy;
 
 settlementFixtureForFile('reorg', (started) => (fixture = started));
 
-beforeAll(async () => {
-  proxy = await RpcProxy.start(fixture.anvil.rpcUrl);
-});
-
-afterEach(() => {
-  proxy.finalizedTag = 'pass';
-});
-
-afterAll(() => proxy?.close());
+rpcProxyForFile(
+  () => fixture,
+  (started) => (proxy = started),
+);
 
 /**
  * Paid exactly once, on the chain as it is now: the merchant and the fee received their shares

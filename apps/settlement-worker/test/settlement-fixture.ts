@@ -13,7 +13,7 @@ import {
   PUBLIC_TEST_MNEMONIC,
 } from '@gateway/chain';
 import { callbackJobId, enqueueSettlements, openSettlementQueue, QUEUE_NAMES, redisConnection, type SettlementQueue } from '@gateway/queue';
-import { anvilAccounts, startAnvil, waitFor, type RunningAnvil } from '@gateway/testkit';
+import { anvilAccounts, RpcProxy, startAnvil, waitFor, type RunningAnvil } from '@gateway/testkit';
 import { createTestDatabase, seedDeposit, seedWallet, sqlExpression, type TestDatabase } from '@gateway/app-testkit';
 import type { FastifyInstance } from 'fastify';
 import { loadSettlementConfig, type SettlementConfig } from '../src/config';
@@ -418,6 +418,22 @@ export function settlementFixtureForFile(label: string, use: (fixture: Settlemen
   });
   afterEach(() => fixture?.reset());
   afterAll(() => fixture?.close());
+}
+
+/**
+ * An RpcProxy in front of the file's chain (its fixture from settlementFixtureForFile), started before
+ * its tests and handed to `use`, passing the `finalized` tag through again after each test.
+ */
+export function rpcProxyForFile(fixture: () => SettlementFixture, use: (proxy: RpcProxy) => void): void {
+  let proxy: RpcProxy | undefined;
+  beforeAll(async () => {
+    proxy = await RpcProxy.start(fixture().anvil.rpcUrl);
+    use(proxy);
+  });
+  afterEach(() => {
+    if (proxy) proxy.finalizedTag = 'pass';
+  });
+  afterAll(() => proxy?.close());
 }
 
 export function freshAddress(): Address {
