@@ -1,15 +1,14 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
 import { callbackJobId, enqueueDeliveries } from '@gateway/queue';
 import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
 import { WalletRepository } from '@gateway/db/wallet-control';
-import { seedDeliveries, seedDelivery, seedWallet, type TestDatabase } from '@gateway/app-testkit';
+import { runGateway, seedDeliveries, seedDelivery, seedWallet, type TestDatabase } from '@gateway/app-testkit';
 import { waitFor } from '@gateway/testkit';
 import { attemptRows, deliveryRow, signingKeyPair } from './support/fixtures';
 import { closedPort, MerchantStub } from './support/merchant-stub';
-import { REPOSITORY_ROOT, useWorkerFixture } from './support/worker-fixture';
+import { useWorkerFixture } from './support/worker-fixture';
 
 // Two keys, newest first, as during a rotation: every callback carries one v1 per key.
 const newKey = signingKeyPair('k2');
@@ -202,7 +201,7 @@ describe('retries', () => {
 
     const merchantBack = await new MerchantStub().start(port);
     try {
-      const output = await runResendCommand(id);
+      const output = await resendCommand(id);
       expect(output.code).toBe(0);
       expect(output.stdout).toMatch(/pending again and queued/);
       await waitForStatus(id, 'delivered');
@@ -217,7 +216,7 @@ describe('retries', () => {
   it('refuses to resend a delivery that has not failed', async () => {
     const { ids } = await deliver(`${stub.origin}/fine?o=1`);
     await waitForStatus(ids[0]!, 'delivered');
-    const output = await runResendCommand(ids[0]!);
+    const output = await resendCommand(ids[0]!);
     expect(output.code).toBe(1);
     expect(output.stderr).toMatch(/is delivered; only failed deliveries can be resent/);
   });
@@ -261,7 +260,7 @@ describe('a wallet whose callback the operator released (gateway callbacks relea
     await waitForStatus(id!, 'failed');
     expect(await attemptRows(db.pool, id!)).toMatchObject([{ attempt_no: 1, error_code: 'callback_released', status_code: null }]);
     expect((await attemptRows(db.pool, id!))[0]?.error).toMatch(/released by the operator/);
-    expect((await runResendCommand(id!)).code).toBe(0);
+    expect((await resendCommand(id!)).code).toBe(0);
     await waitFor('the resent attempt', async () => (await attemptRows(db.pool, id!)).length === 2, 10_000);
     await waitForStatus(id!, 'failed');
     expect(stub.receivedOn('/released')).toHaveLength(1);
@@ -310,19 +309,4 @@ describe('recovery and observability', () => {
   });
 });
 
-function runResendCommand(id: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@gateway/source', '--import', 'tsx', 'apps/cli/src/main.ts', 'callbacks', 'resend', id],
-    {
-      cwd: REPOSITORY_ROOT,
-      env: { ...process.env, ...fixture.env({}, [newKey]) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const resendCommand = (id: string) => runGateway(['callbacks', 'resend', id], fixture.env({}, [newKey]));

@@ -18,8 +18,8 @@ import {
   seedWallet,
   type PayoutSeed,
   type TestDatabase,
+  runGateway,
 } from '@gateway/app-testkit';
-import { runGateway } from './support/run-cli';
 
 let db: TestDatabase;
 let redis: TestRedis;

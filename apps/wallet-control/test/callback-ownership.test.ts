@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { runGateway } from '@gateway/app-testkit';
 import type { WalletControlConfig } from '../src/config';
 import { walletControlFixture } from './support/wallet-control-fixture';
 
@@ -11,7 +10,6 @@ import { walletControlFixture } from './support/wallet-control-fixture';
 const merchant = '0x52908400098527886E0F7030069857D2E4169EE7';
 const attacker = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 const attackerAffiliate = '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359';
-const ROOT = path.resolve(__dirname, '../../..');
 
 // The operator consents to the affiliate (AFFILIATE_ADDRESSES): what is left to refuse is the ownership.
 const fixture = walletControlFixture('callback_owner', { AFFILIATE_ADDRESSES: attackerAffiliate });
@@ -268,7 +266,7 @@ describe('gateway callbacks release: the operator frees a callback URL', () => {
     const squatted = (await wallet(attacker, callback)).json();
     expect((await wallet(merchant, callback)).statusCode).toBe(409);
 
-    const released = await runReleaseCommand([callback]);
+    const released = await releaseCallback([callback]);
     expect(released).toMatchObject({ code: 0 });
     expect(released.stdout).toContain(squatted.polygon_address_in);
     expect(released.stdout).toMatch(/released/);
@@ -288,7 +286,7 @@ describe('gateway callbacks release: the operator frees a callback URL', () => {
   it('the same payout address and callback after a release get a new wallet, not the released one', async () => {
     const callback = nextCallback();
     const old = (await wallet(merchant, callback)).json();
-    expect((await runReleaseCommand([callback])).code).toBe(0);
+    expect((await releaseCallback([callback])).code).toBe(0);
     const replica = await fixture.build(config);
     const fresh = (await replica.inject({ method: 'GET', url: '/control/wallet.php', query: { address: merchant, callback } })).json();
     expect(fresh.polygon_address_in).not.toBe(old.polygon_address_in);
@@ -299,7 +297,7 @@ describe('gateway callbacks release: the operator frees a callback URL', () => {
     const squatted = [(await wallet(attacker, `${callback}&a=1`)).json(), (await wallet(attacker, `${callback}&a=2`)).json()];
     expect((await wallet(merchant, callback)).statusCode).toBe(409);
 
-    const released = await runReleaseCommand([callback]);
+    const released = await releaseCallback([callback]);
     expect(released.code).toBe(0);
     expect(released.stdout).toMatch(/released the claim on https:\/\/shop\.io\/ipn\/\d+/);
     for (const squat of squatted) expect(released.stdout).toContain(squat.polygon_address_in);
@@ -308,26 +306,11 @@ describe('gateway callbacks release: the operator frees a callback URL', () => {
   });
 
   it('says so, with exit 1, for a callback no live wallet holds; exit 2 without one', async () => {
-    const unknown = await runReleaseCommand(['https://shop.io/ipn/never?order_id=never']);
+    const unknown = await releaseCallback(['https://shop.io/ipn/never?order_id=never']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no wallet holds/);
-    expect((await runReleaseCommand([])).code).toBe(2);
+    expect((await releaseCallback([])).code).toBe(2);
   });
 });
 
-function runReleaseCommand(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@gateway/source', '--import', 'tsx', 'apps/cli/src/main.ts', 'callbacks', 'release', ...args],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...fixture.env(), LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const releaseCallback = (args: string[]) => runGateway(['callbacks', 'release', ...args], { ...fixture.env(), LOG_LEVEL: 'warn' });

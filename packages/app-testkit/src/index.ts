@@ -3,3 +3,4 @@ export * from './test-keys';
 export * from './api-app-fixture';
 export * from './acl-redis';
 export * from './seed-rows';
+export * from './gateway-cli';
