@@ -17,7 +17,8 @@ import Fastify from 'fastify';
 import { Agent, request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
 import { CALLBACK_JOB_NAME, callbackJobId, callbackJobOptions, QUEUE_NAMES } from '@gateway/queue';
-import { deleteRedisPrefix, findFreePort } from '@gateway/testkit';
+import { deleteRedisPrefix, findFreePort, sleep, waitForReadyz } from '@gateway/testkit';
+import { seedWallet } from '@gateway/app-testkit';
 import { benchInt, resultsFile } from './bench-mode';
 
 const ROOT = join(__dirname, '..', '..');
@@ -266,7 +267,7 @@ async function paced(walletId: string): Promise<RunResult> {
   for (let tick = 0; tick < (PACED_SECONDS * 1000) / tickMs; tick += 1) {
     await enqueue(await insertDeliveries(walletId, perTick));
     const wait = startedAt + (tick + 1) * tickMs - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0) await sleep(wait);
   }
   return finish(walletId, 'pipeline-paced', `pipeline: ${PACED_RATE}/s steady stream`);
 }
@@ -289,7 +290,7 @@ async function finish(walletId: string, id: string, title: string): Promise<RunR
     );
     if (rows[0]?.pending === 0) break;
     if (Date.now() > deadline) throw new Error(`${title}: ${rows[0]?.pending} deliveries still not delivered`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
   const { rows } = await pool.query<{ deliveries: number; seconds: number; p50: number; p99: number; max: number }>(
     `SELECT count(*)::int AS deliveries, extract(epoch FROM max(delivered_at) - min(created_at))::float8 AS seconds,
@@ -315,19 +316,7 @@ async function finish(walletId: string, id: string, title: string): Promise<RunR
 }
 
 async function insertWallet(callbackUrl: string): Promise<string> {
-  const { rows } = await pool.query<{ id: string }>(
-    `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-     VALUES (nextval('wallet_hd_index_seq'), $1, $2, $3, $4, $5, $6) RETURNING id::text`,
-    [
-      `0x${randomBytes(20).toString('hex')}`,
-      `bench.${randomBytes(8).toString('hex')}`,
-      `0x${randomBytes(20).toString('hex')}`,
-      callbackUrl,
-      randomBytes(32),
-      randomBytes(24).toString('base64url'),
-    ],
-  );
-  return rows[0]!.id;
+  return (await seedWallet(pool, { callbackUrl })).id;
 }
 
 /** Due now (next_attempt_at = created_at = the commit's clock), with realistic amounts and hashes. */
@@ -437,16 +426,7 @@ async function startWorker(): Promise<void> {
     METRICS_PORT: String(port),
   });
   workerPids.push(worker.pid!);
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('the callback-worker did not become ready');
+  await waitForReadyz('the callback-worker', `http://127.0.0.1:${port}`, worker);
 }
 
 /** The merchant: a bare Fastify route answering "ok", in its own process like a real shop. */

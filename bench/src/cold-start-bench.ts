@@ -8,7 +8,7 @@ import { cpus, loadavg } from 'node:os';
 import type { AppRuntime } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, residentMb, ROOT } from './bench-apps';
-import { findFreePort } from '@gateway/testkit';
+import { findFreePort, sleep } from '@gateway/testkit';
 import { benchInt, resultsFile, writeResults } from './bench-mode';
 
 const RESULTS_FILE = resultsFile('cold-start.json');
@@ -84,7 +84,7 @@ async function coldStart(command: string[], env: Record<string, string>): Promis
         () => false,
       );
       if (ok) return { ms: Math.round(performance.now() - began), rssMb: residentMb(child.pid) };
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sleep(5);
     }
     throw new Error(`${command.join(' ')}: no 200 from /healthz within ${READY_TIMEOUT_MS} ms`);
   } finally {

@@ -15,9 +15,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { appNodeArguments } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
-import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, describeMachine, residentMb } from './bench-apps';
+import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, residentMb, describeMachine } from './bench-apps';
+import { stopProcess } from '@gateway/testkit';
 import { benchInt, resultsFile, writeResults } from './bench-mode';
-import { assertRunning, runBench, startService, stop, type Service } from './bench-services';
+import { assertRunning, runBench, startService, type Service } from './bench-services';
 
 const RUNTIME = benchRuntime();
 const RESULTS_FILE = resultsFile(RUNTIME === 'dist' ? 'http-dist.json' : 'http.json');
@@ -95,7 +96,7 @@ async function main(): Promise<void> {
     seconds: SECONDS,
   });
   measurements.push(insert);
-  await stop(baseline.child);
+  await stopProcess(baseline.child);
 
   const [wallets, payments] = await Promise.all([
     startService('wallet-control', [...APP_NODE_ARGS, ...appCommand('wallet-control', RUNTIME)], env.walletControl),

@@ -12,9 +12,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Agent, request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
+import { sleep, stopProcess } from '@gateway/testkit';
 import { apiAppEnvironments, appCommand, newBenchRun, removeBenchRun, type BenchRun } from './bench-apps';
 import { benchInt, resultsFile } from './bench-mode';
-import { children, startService, stop, type Service } from './bench-services';
+import { children, startService, type Service } from './bench-services';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECONDS = benchInt('BENCH_SECONDS', 20, 3);
@@ -63,7 +64,7 @@ async function runRound(mode: Round['mode']): Promise<Round> {
     try {
       return await measureRound(app.url, mode);
     } finally {
-      await stop(app.child);
+      await stopProcess(app.child);
     }
   } finally {
     await removeBenchRun(admin, run);
@@ -99,7 +100,7 @@ async function measureRound(url: string, mode: Round['mode']): Promise<Round> {
       const started = performance.now();
       await createWallet(shopAgent, SHOP_PAYOUT, `https://shop.io/ipn?order_id=${mode}-${++order}`, shop);
       shop.latencies.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, SHOP_INTERVAL_MS));
+      await sleep(SHOP_INTERVAL_MS);
     }
   };
   const started = Date.now();

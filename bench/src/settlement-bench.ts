@@ -20,7 +20,8 @@ import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem
 import { createPool, migrate } from '@gateway/db';
 import { defineLocalChain, deployTestUsdc, mintTestUsdc, usdcAbi, PUBLIC_TEST_MNEMONIC } from '@gateway/chain';
 import { enqueueSettlements, openSettlementQueue } from '@gateway/queue';
-import { anvilAccounts, deleteRedisPrefix, findFreePort, startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { seedDeposit, seedWallet, sqlExpression } from '@gateway/app-testkit';
+import { anvilAccounts, deleteRedisPrefix, findFreePort, startAnvil, type RunningAnvil, sleep, waitForReadyz } from '@gateway/testkit';
 import { benchInt, benchSetting, resultsFile } from './bench-mode';
 
 const RESULTS_FILE = resultsFile('settlement.json');
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
     const metricsPort = await findFreePort();
     const env = workerEnv({ anvil, token, schema, prefix, metricsPort });
     worker = spawnWorker(env);
-    await waitUntilReady(worker, metricsPort);
+    await waitForReadyz('the settlement worker', `http://127.0.0.1:${metricsPort}`, worker);
 
     const [{ t0 }] = (await pool.query<{ t0: Date }>('SELECT clock_timestamp() AS t0')).rows as [{ t0: Date }];
     await enqueueSettlements(queue, depositIds);
@@ -106,20 +107,14 @@ async function makeDeposits(pool: Pool, anvil: RunningAnvil, token: Address): Pr
     const hdIndex = FIRST_HD_INDEX + i;
     const address = mnemonicToAccount(PUBLIC_TEST_MNEMONIC, { addressIndex: hdIndex }).address;
     const payout = privateKeyToAccount(generatePrivateKey()).address;
-    const { rows: wallets } = await pool.query<{ id: string }>(
-      `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text AS id`,
-      [
-        hdIndex,
-        address.toLowerCase(),
-        `bench-${hdIndex}`,
-        payout.toLowerCase(),
-        // A callback path per wallet: each has its own payout address, and a callback belongs to one.
-        `https://shop.example/ipn/${hdIndex}?order=${hdIndex}`,
-        randomBytes(32),
-        randomBytes(24).toString('hex'),
-      ],
-    );
+    const wallet = await seedWallet(pool, {
+      hdIndex,
+      polygonAddress: address,
+      addressIn: `bench-${hdIndex}`,
+      payoutAddress: payout,
+      // A callback path per wallet: each has its own payout address, and a callback belongs to one.
+      callbackUrl: `https://shop.example/ipn/${hdIndex}?order=${hdIndex}`,
+    });
     const txHash = await mintTestUsdc({
       rpcUrl: anvil.rpcUrl,
       chainId: anvil.chainId,
@@ -130,21 +125,19 @@ async function makeDeposits(pool: Pool, anvil: RunningAnvil, token: Address): Pr
     });
     const receipt = await rpc.getTransactionReceipt({ hash: txHash });
     const [transfer] = parseEventLogs({ abi: usdcAbi, eventName: 'Transfer', logs: receipt.logs });
-    const { rows } = await pool.query<{ id: string }>(
-      `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, final_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'final', now()) RETURNING id::text AS id`,
-      [
-        anvil.chainId,
-        txHash,
-        transfer!.logIndex,
-        receipt.blockNumber.toString(),
-        receipt.blockHash,
-        wallets[0]!.id,
-        transfer!.args.from.toLowerCase(),
-        DEPOSIT_AMOUNT.toString(),
-      ],
-    );
-    ids.push(rows[0]!.id);
+    const deposit = await seedDeposit(pool, {
+      chainId: anvil.chainId,
+      txHash,
+      logIndex: transfer!.logIndex,
+      blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash,
+      walletId: wallet.id,
+      fromAddress: transfer!.args.from,
+      amount: DEPOSIT_AMOUNT,
+      status: 'final',
+      finalAt: sqlExpression('now()'),
+    });
+    ids.push(deposit.id);
   }
   return ids;
 }
@@ -186,20 +179,6 @@ function spawnWorker(env: Record<string, string>): ChildProcess {
   });
   child.on('error', () => undefined);
   return child;
-}
-
-async function waitUntilReady(worker: ChildProcess, port: number): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (worker.exitCode !== null) throw new Error(`settlement worker exited with code ${worker.exitCode} before it was ready`);
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ready) return;
-    await sleep(200);
-  }
-  throw new Error('settlement worker not ready within 60 s');
 }
 
 async function waitForEveryLegConfirmed(pool: Pool, worker: ChildProcess): Promise<void> {
@@ -348,8 +327,6 @@ function percentile(values: number[], p: number): number {
 function round(value: number, digits: number): number {
   return Number(value.toFixed(digits));
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 main().catch((error: unknown) => {
   console.error(error);

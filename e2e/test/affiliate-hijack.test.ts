@@ -1,13 +1,8 @@
-// Issue 22's attack, over real HTTP against the whole gateway as separate processes with the
-// default settings (open mode: no PAYOUT_ADDRESSES, no AFFILIATE_ADDRESSES, CALLBACK_OWNERSHIP=path).
-// Steps 1-3 end in a 4xx; "step 4", paying in, is then only possible into a wallet with the
-// stranger's own payout address on a path the shop has not used, and the shop's SDK check refuses
-// that callback.
+import { waitFor } from '@gateway/testkit';
+import { startGatewayStack, type GatewayStack, closeInOrder } from './support/gateway-stack';
 import type { Address } from 'viem';
 import { customerPays } from './support/customer';
 import { checkCallback, startMerchant, type Merchant } from './support/merchant';
-import { closeInOrder, startGatewayStack, type GatewayStack } from './support/gateway-stack';
-import { waitFor } from './support/wait-for';
 
 const SHOP_PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
 const STRANGER = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
@@ -73,7 +68,7 @@ it('steps 1-3 end in a 4xx; a stranger pays only into their own wallet, whose ca
   const wallet = await call('/control/wallet.php', { address: STRANGER, callback: unused });
   expect(wallet.status).toBe(200);
   await customerPays(stack, wallet.body.polygon_address_in as Address, 25_000_000n);
-  const verdict = await waitFor('the callback', async () => verdicts.find((entry) => entry.url.startsWith(unused)));
+  const verdict = await waitFor('the callback', async () => verdicts.find((entry) => entry.url.startsWith(unused)), 90_000);
   expect(verdict).toMatchObject({ ok: false, reason: 'address_out_mismatch' });
   expect(verdicts.filter((entry) => entry.ok)).toEqual([]);
 }, 120_000);

@@ -1,14 +1,11 @@
-// A customer paying as a customer does, in a real browser (Debian's Chromium driven by
-// playwright-core): payment link → sandbox checkout → card → receipt page → merchant callback.
-// Every page is screenshotted on a desktop and a 390-px phone into e2e/artifacts/ (git-ignored).
 import type { Browser } from 'playwright-core';
+import { sleep, waitFor } from '@gateway/testkit';
+import { DESKTOP, launchChromium, screenshot } from './support/browser';
 import { erc20Abi, type Address } from 'viem';
 import { formatUsdc } from '@gateway/domain';
-import { DESKTOP, launchChromium, screenshot } from './support/browser';
+import { startGatewayStack, type GatewayStack, closeInOrder } from './support/gateway-stack';
 import { chainReader, createWallet, payWithCard } from './support/customer';
 import { checkCallback, startMerchant, type Merchant } from './support/merchant';
-import { waitFor } from './support/wait-for';
-import { closeInOrder, startGatewayStack, type GatewayStack } from './support/gateway-stack';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
 
@@ -78,7 +75,7 @@ it('pays with the test card and follows the receipt until the merchant has the U
   await expect(page.locator('h1').innerText()).resolves.toBe('Payment complete');
   await screenshot(page, '03-receipt-complete');
 
-  const callback = await waitFor('the callback', () => callbacksFor(order)[0]);
+  const callback = await waitFor('the callback', () => callbacksFor(order)[0], 90_000);
   expect(callback.signatureValid).toBe(true);
   const reader = chainReader(stack);
   const transfers = await reader.getContractEvents({
@@ -95,7 +92,7 @@ it('pays with the test card and follows the receipt until the merchant has the U
   // A local chain has no block explorer: the hash is shown, never linked to Polygon's.
   expect(await page.locator('#receipt a[href^="http"]').count()).toBe(0);
   // Exactly one callback, even after a while.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await sleep(1500);
   expect(callbacksFor(order)).toHaveLength(1);
   await page.close();
 }, 180_000);
@@ -128,7 +125,7 @@ it('says a declined card is declined, charges nothing and sends no callback', as
 
   const reader = chainReader(stack);
   expect(await reader.readContract({ address: stack.token, abi: erc20Abi, functionName: 'balanceOf', args: [temporary] })).toBe(0n);
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await sleep(3000);
   expect(callbacksFor(order)).toHaveLength(0);
   await page.close();
 }, 120_000);

@@ -4,12 +4,11 @@
 // deposit on that one answer and never looked at it again: the USDC sat in the temporary wallet with
 // no payout and no callback. Now it is checked against its transaction's receipt and settles.
 import { randomBytes } from 'node:crypto';
+import { RpcProxy, waitFor } from '@gateway/testkit';
+import { startGatewayStack, type GatewayStack, closeInOrder } from './support/gateway-stack';
 import type { Address } from 'viem';
-import { RpcProxy } from '@gateway/testkit';
 import { createWallet, customerPays } from './support/customer';
 import { startRecordingMerchant, type RecordingMerchant } from './support/merchant';
-import { closeInOrder, startGatewayStack, type GatewayStack } from './support/gateway-stack';
-import { waitFor } from './support/wait-for';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7' as Address;
 
@@ -37,7 +36,7 @@ it('a block answered with another hash does not strand the deposit: it is paid o
   // Every read of that block through the watcher's RPC, for a while, carries another hash.
   proxy.misreportBlockHash(blockNumber, 20);
 
-  const delivered = await waitFor('the callback', async () => merchant.callbacks.find((url) => url.includes(`order=${order}`)));
+  const delivered = await waitFor('the callback', async () => merchant.callbacks.find((url) => url.includes(`order=${order}`)), 90_000);
   expect(proxy.misreported).toBeGreaterThan(0);
   expect(new URL(delivered).searchParams.get('value_coin')).toBe('10');
   const { rows } = await stack.db.pool.query('SELECT status FROM deposits WHERE tx_hash = $1', [txIn.toLowerCase()]);

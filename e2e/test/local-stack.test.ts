@@ -7,8 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import IORedis from 'ioredis';
-import { findFreePort, requestChainId, startRedisServer, TEST_DATABASE_URL, type RunningRedis } from '@gateway/testkit';
-import { waitFor } from './support/wait-for';
+import { findFreePort, requestChainId, startRedisServer, TEST_DATABASE_URL, type RunningRedis, waitFor } from '@gateway/testkit';
 
 const ROOT = join(__dirname, '..', '..');
 const id = randomBytes(4).toString('hex');

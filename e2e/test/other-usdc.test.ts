@@ -1,14 +1,9 @@
-// The other Polygon USDC (USDC.e) through the whole gateway, every app its own process: a second
-// test USDC sent to a temporary wallet is seen by the chain-watcher, becomes final, is held for the
-// operator by the settlement-worker (no payout, no callback), and the receipt page and Check
-// Payment Status say so in words (the receipt also in Chromium, screenshotted). A USDC payment into
-// the same wallet afterwards is paid as ever.
 import { erc20Abi, type Address } from 'viem';
+import { waitFor } from '@gateway/testkit';
 import { launchChromium, screenshot } from './support/browser';
+import { startGatewayStack, type GatewayStack, closeInOrder } from './support/gateway-stack';
 import { chainReader, createWallet, customerPays } from './support/customer';
 import { startRecordingMerchant, type RecordingMerchant } from './support/merchant';
-import { closeInOrder, startGatewayStack, type GatewayStack } from './support/gateway-stack';
-import { waitFor } from './support/wait-for';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7' as Address;
 
@@ -56,10 +51,14 @@ it('holds USDC.e paid into a temporary wallet for the operator, says so on the r
     };
 
   const txIn = await pay(stack.otherToken, 12_500_000n);
-  const held = await waitFor('the USDC.e deposit held for the operator', async () => {
-    const status = await statusOf();
-    return status.deposits[0]?.status === 'held_for_operator' ? status : undefined;
-  });
+  const held = await waitFor(
+    'the USDC.e deposit held for the operator',
+    async () => {
+      const status = await statusOf();
+      return status.deposits[0]?.status === 'held_for_operator' ? status : undefined;
+    },
+    90_000,
+  );
   expect(held).toMatchObject({ status: 'unpaid', value_coin: '0' });
   expect(held.deposits).toEqual([
     expect.objectContaining({
@@ -93,7 +92,7 @@ it('holds USDC.e paid into a temporary wallet for the operator, says so on the r
 
   // USDC into the same wallet is paid and called back as ever, for its own amount only.
   await pay(stack.token, 10_000_000n);
-  const delivered = await waitFor('the USDC callback', async () => merchant.callbacks.find((url) => url.includes('order=usdc-e')));
+  const delivered = await waitFor('the USDC callback', async () => merchant.callbacks.find((url) => url.includes('order=usdc-e')), 90_000);
   expect(new URL(delivered).searchParams.get('value_coin')).toBe('10');
   expect(new URL(delivered).searchParams.get('coin')).toBe('polygon_usdc');
   expect(merchant.callbacks).toHaveLength(1);

@@ -3,10 +3,10 @@
 // stub that receives the signed callback. Nothing is called in-process.
 import { randomBytes } from 'node:crypto';
 import { erc20Abi, type Address } from 'viem';
+import { sleep, waitFor } from '@gateway/testkit';
+import { startGatewayStack, type GatewayStack, closeInOrder } from './support/gateway-stack';
 import { chainReader, createWallet, customerPays } from './support/customer';
 import { checkCallback, startMerchant, type Merchant } from './support/merchant';
-import { closeInOrder, startGatewayStack, type GatewayStack } from './support/gateway-stack';
-import { waitFor } from './support/wait-for';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7' as Address;
 
@@ -40,7 +40,7 @@ it('turns USDC sent to a temporary wallet into a payout and one signed callback 
   const reader = chainReader(stack);
   const { hash: txIn } = await customerPays(stack, wallet.polygon_address_in, 25_000_001n);
 
-  const delivered = await waitFor('the callback', async () => received.find((entry) => entry.url.includes(`order=${order}`)));
+  const delivered = await waitFor('the callback', async () => received.find((entry) => entry.url.includes(`order=${order}`)), 90_000);
   const query = new URL(delivered.url).searchParams;
   expect(delivered.signatureValid).toBe(true);
   expect(delivered.url.startsWith(`${callback}&value_coin=`)).toBe(true);
@@ -65,6 +65,6 @@ it('turns USDC sent to a temporary wallet into a payout and one signed callback 
   const { rows } = await db.pool.query('SELECT status FROM deposits WHERE tx_hash = $1', [txIn]);
   expect(rows).toEqual([{ status: 'forwarded' }]);
   // Exactly one callback for this deposit.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await sleep(1000);
   expect(received.filter((entry) => entry.url.includes(`order=${order}`))).toHaveLength(1);
 }, 120_000);

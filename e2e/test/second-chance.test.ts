@@ -1,15 +1,9 @@
-// The second chance in a real browser (Debian's Chromium): the card is declined at one provider
-// (the sandbox standing in for MoonPay), the receipt page offers the other providers for the same
-// order and temporary wallet, the customer clicks one (the sandbox standing in for it too) and pays;
-// the merchant gets exactly one callback and every receipt names the provider that paid. The same
-// receipt in another browser, without the payment's key, offers nothing to act with.
-// Screenshots: e2e/artifacts/second-chance-*.png (git-ignored).
 import type { Browser } from 'playwright-core';
+import { sleep, waitFor } from '@gateway/testkit';
 import { DESKTOP, launchChromium, screenshot } from './support/browser';
+import { startGatewayStack, type GatewayStack, closeInOrder } from './support/gateway-stack';
 import { createWallet, payWithCard } from './support/customer';
 import { startRecordingMerchant, type RecordingMerchant } from './support/merchant';
-import { waitFor } from './support/wait-for';
-import { closeInOrder, startGatewayStack, type GatewayStack } from './support/gateway-stack';
 
 const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
 
@@ -113,8 +107,8 @@ it('declined at MoonPay, paid at Banxa from the receipt page: one callback, Banx
   expect(rows).toEqual([{ provider_tx_hash: rows[0]?.tx_hash, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) }]);
 
   // Exactly one callback, even after a while.
-  await waitFor('the callback', () => merchant.callbacks.find((url) => url.includes(`order=${order}`)));
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await waitFor('the callback', () => merchant.callbacks.find((url) => url.includes(`order=${order}`)), 90_000);
+  await sleep(1500);
   expect(merchant.callbacks.filter((url) => url.includes(`order=${order}`))).toHaveLength(1);
   await page.close();
 }, 240_000);

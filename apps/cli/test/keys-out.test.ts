@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { xpubFromMnemonic } from '@gateway/chain';
 import { parseCallbackPublicKeys, parseCallbackSigningKeys, parseSealingKeys } from '@gateway/config';
-import { runGateway } from './support/run-cli';
+import { runGateway } from '@gateway/app-testkit';
 
 let dir: string;
 beforeAll(() => {

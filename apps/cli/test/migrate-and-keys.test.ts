@@ -5,7 +5,7 @@ import { xpubFromMnemonic } from '@gateway/chain';
 import { parseCallbackPublicKeys, parseCallbackSigningKeys, parseSealingKeys } from '@gateway/config';
 import { DATABASE_APPS, readMigrations } from '@gateway/db/cli';
 import { TEST_DATABASE_URL } from '@gateway/testkit';
-import { runGateway } from './support/run-cli';
+import { runGateway } from '@gateway/app-testkit';
 
 const admin = new Client({ connectionString: TEST_DATABASE_URL });
 beforeAll(() => admin.connect());

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import IORedis from 'ioredis';
 import { startRedisServer, type RunningRedis } from '@gateway/testkit';
-import { runGateway } from './support/run-cli';
+import { runGateway } from '@gateway/app-testkit';
 
 // `gateway redis acl`: each app's Redis user from the URL it is given, printed as an aclfile or
 // made with --apply on a private redis-server (never the shared one's users).

@@ -9,8 +9,17 @@ import {
   SETTLEMENT_JOB_NAME,
 } from '@gateway/queue';
 import { createTestRedis, type TestRedis } from '@gateway/testkit';
-import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
-import { runGateway } from './support/run-cli';
+import {
+  createTestDatabase,
+  seedDelivery,
+  seedDeposit,
+  seedPayment,
+  seedPayout,
+  seedWallet,
+  type PayoutSeed,
+  type TestDatabase,
+  runGateway,
+} from '@gateway/app-testkit';
 
 let db: TestDatabase;
 let redis: TestRedis;
@@ -49,52 +58,58 @@ async function paidWallet(pool: Pool): Promise<PaidWallet> {
   const temporaryAddress = hex(20);
   const payoutAddress = hex(20);
   const ipnToken = randomBytes(24).toString('base64url');
-  const walletId = (
-    await pool.query<{ id: string }>(
-      `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token, created_at)
-       VALUES (nextval('wallet_hd_index_seq'), $1, $2, $3, $4, $5, $6, $7) RETURNING id::text`,
-      [
-        temporaryAddress,
-        `test.${randomBytes(16).toString('hex')}`,
-        payoutAddress,
-        `https://shop.example/ipn/${randomBytes(4).toString('hex')}?order=7`,
-        randomBytes(32),
-        ipnToken,
-        at(0),
-      ],
-    )
-  ).rows[0]!.id;
-  const paymentId = randomUUID();
+  const { id: walletId } = await seedWallet(pool, {
+    polygonAddress: temporaryAddress,
+    payoutAddress,
+    callbackUrl: `https://shop.example/ipn/${randomBytes(4).toString('hex')}?order=7`,
+    ipnToken,
+    createdAt: at(0),
+  });
   const depositTx = hex(32);
-  await pool.query(
-    `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, status, checkout_url, created_at, checkout_served_at,
-                           checkout_attempts, provider_status, provider_raw_status, provider_reference, provider_tx_hash,
-                           provider_updated_at)
-     VALUES ($1, $2, '25.00', 'USD', 'sandbox', 'buyer@example.com', 'redirected', 'https://sandbox.example/c/1', $3, $4, 1,
-             'paid', 'COMPLETED', 'sb-991', $5, $6)`,
-    [paymentId, walletId, at(1), at(1.2), depositTx, at(5)],
-  );
-  const depositId = (
-    await pool.query<{ id: string }>(
-      `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, seen_at,
-                             final_at, forwarded_at)
-       VALUES (137, $1, 3, 4711, $2, $3, $4, 24500000, 'forwarded', $5, $6, $7) RETURNING id::text`,
-      [depositTx, hex(32), walletId, hex(20), at(6), at(6.5), at(7)],
-    )
-  ).rows[0]!.id;
-  const legs: Array<[string, string, bigint, string]> = [
+  const paymentId = await seedPayment(pool, {
+    walletId,
+    amount: '25.00',
+    status: 'redirected',
+    checkoutUrl: 'https://sandbox.example/c/1',
+    createdAt: at(1),
+    checkoutServedAt: at(1.2),
+    checkoutAttempts: 1,
+    providerStatus: 'paid',
+    providerRawStatus: 'COMPLETED',
+    providerReference: 'sb-991',
+    providerTxHash: depositTx,
+    providerUpdatedAt: at(5),
+  });
+  const { id: depositId } = await seedDeposit(pool, {
+    txHash: depositTx,
+    logIndex: 3,
+    blockNumber: 4711,
+    walletId,
+    amount: 24_500_000n,
+    status: 'forwarded',
+    seenAt: at(6),
+    finalAt: at(6.5),
+    forwardedAt: at(7),
+  });
+  const legs: Array<[PayoutSeed['leg'], string, bigint, string]> = [
     ['merchant', payoutAddress, 24_255_000n, hex(32)],
     ['platform', hex(20), 245_000n, hex(32)],
   ];
   for (const [index, [leg, to, amount, txHash]] of legs.entries()) {
-    const payoutId = (
-      await pool.query<{ id: string }>(
-        `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, signature, status,
-                              tx_hash, block_number, created_at, confirmed_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 1780000000, $7, 'confirmed', $8, 4713, $9, $10) RETURNING id::text`,
-        [depositId, leg, temporaryAddress, to, amount.toString(), hex(32), hex(65), txHash, at(6.6), at(6.9)],
-      )
-    ).rows[0]!.id;
+    const { id: payoutId } = await seedPayout(pool, {
+      depositId,
+      leg,
+      fromAddress: temporaryAddress,
+      toAddress: to,
+      amount,
+      validBefore: 1780000000,
+      signature: hex(65),
+      status: 'confirmed',
+      txHash,
+      blockNumber: 4713,
+      createdAt: at(6.6),
+      confirmedAt: at(6.9),
+    });
     await pool.query(
       `INSERT INTO payout_transactions (payout_id, chain_id, relayer_address, relayer_nonce, tx_hash, raw_tx, gas_limit, max_fee_per_gas,
                                         max_priority_fee_per_gas, reason, status, created_at, sent_at)
@@ -102,13 +117,20 @@ async function paidWallet(pool: Pool): Promise<PaidWallet> {
       [payoutId, hex(20), 40 + index, txHash, at(6.7)],
     );
   }
-  const deliveryId = randomUUID();
-  await pool.query(
-    `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, status,
-                                      attempt_count, created_at, delivered_at, next_attempt_at)
-     VALUES ($1, $2, $3, 24500000, 24255000, 245000, $4, $5, 'delivered', 2, $6, $7, $7)`,
-    [deliveryId, walletId, depositId, depositTx, legs[0]![3], at(7.1), at(8)],
-  );
+  const deliveryId = await seedDelivery(pool, {
+    walletId,
+    depositId,
+    valueCoin: 24_500_000n,
+    valueForwardedCoin: 24_255_000n,
+    feeCoin: 245_000n,
+    txidIn: depositTx,
+    txidOut: legs[0]![3],
+    status: 'delivered',
+    attemptCount: 2,
+    createdAt: at(7.1),
+    deliveredAt: at(8),
+    nextAttemptAt: at(8),
+  });
   await pool.query(
     `INSERT INTO callback_attempts (delivery_id, attempt_no, started_at, duration_ms, status_code, response_excerpt)
      VALUES ($1, 1, $2, 120, 500, 'oops'), ($1, 2, $3, 80, 200, '*ok*')`,
@@ -185,13 +207,16 @@ describe('gateway story', () => {
 describe('gateway callbacks resend', () => {
   it('makes a failed delivery pending with a new round and queues it now; refuses one that is not failed or unknown', async () => {
     const { walletId } = await paidWallet(db.pool);
-    const id = randomUUID();
-    await db.pool.query(
-      `INSERT INTO callback_deliveries (id, wallet_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, status,
-                                        attempt_count, round_start_attempts, last_error)
-       VALUES ($1, $2, 1000000, 990000, 10000, $3, $4, 'failed', 19, 0, 'HTTP 500')`,
-      [id, walletId, hex(32), hex(32)],
-    );
+    const id = await seedDelivery(db.pool, {
+      walletId,
+      valueCoin: 1_000_000n,
+      valueForwardedCoin: 990_000n,
+      feeCoin: 10_000n,
+      status: 'failed',
+      attemptCount: 19,
+      roundStartAttempts: 0,
+      lastError: 'HTTP 500',
+    });
     const run = await runGateway(['callbacks', 'resend', id, '--json'], env());
     expect([run.code, run.stderr]).toEqual([0, '']);
     expect(JSON.parse(run.stdout)).toEqual({ deliveryId: id, status: 'pending', nextAttemptAt: expect.any(String), queuedBy: 'queued' });

@@ -3,13 +3,12 @@ import { parse, type HTMLElement } from 'node-html-parser';
 // app.metrics is declared by @gateway/http (its createServer registers the registry).
 import type {} from '@gateway/http';
 import { createSandboxAdapter, knownProviderTerms, signSandboxFields, SANDBOX_SIGNED_FIELDS } from '@gateway/providers';
-import { startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { startAnvil, type RunningAnvil, sleep, waitFor } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { buildSandboxProviderApp } from '../src/app';
 import { loadSandboxProviderConfig } from '../src/config';
 import {
   deployFundedToken,
-  eventually,
   newSecret,
   returnedTo,
   sandboxEnv,
@@ -182,7 +181,7 @@ describe('POST /checkout', () => {
     expect(rows).toEqual([
       { status: 'paid', usdc_amount: NET_USDC_FOR_49_99_EUR.toString(), tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), signed: true },
     ]);
-    const [hook] = await eventually(() => webhooks.for(link.paymentId).length > 0 && webhooks.for(link.paymentId));
+    const [hook] = await waitFor('the webhook', () => webhooks.for(link.paymentId).length > 0 && webhooks.for(link.paymentId), 5_000, 25);
     // The transaction it sent, as a provider that reports one does: it decides which attempt paid.
     expect(hook).toEqual({
       path: '/webhooks/moonpay',
@@ -217,8 +216,8 @@ describe('POST /checkout', () => {
     expect(responses.map(returnedTo)).toEqual(Array(5).fill(concurrent.returnUrl));
     expect(await balanceOf(concurrent.address)).toBe(19_700_000n);
     expect(await orderRows(concurrent.paymentId)).toHaveLength(1);
-    await eventually(() => webhooks.for(concurrent.paymentId).length > 0);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor("the concurrent payment's webhook", () => webhooks.for(concurrent.paymentId).length > 0, 5_000, 25);
+    await sleep(200);
     expect(webhooks.for(concurrent.paymentId).map((hook) => hook.body.status)).toEqual(['paid']);
   });
 
@@ -240,7 +239,7 @@ describe('POST /checkout', () => {
     expect(input(html, 'sig').getAttribute('value')).toBe(link.params.sig);
     expect(await balanceOf(link.address)).toBe(0n);
     expect(await orderRows(link.paymentId)).toEqual([]);
-    const [hook] = await eventually(() => webhooks.for(link.paymentId).length > 0 && webhooks.for(link.paymentId));
+    const [hook] = await waitFor('the webhook', () => webhooks.for(link.paymentId).length > 0 && webhooks.for(link.paymentId), 5_000, 25);
     expect(hook?.verified).toBe(true);
     expect(hook?.body).toEqual({
       payment_id: link.paymentId,
@@ -347,7 +346,7 @@ describe('GET /orders/<payment id>: the order look-up', () => {
     expect(await adapter.status!({ paymentId: link.paymentId }, { signal })).toBeNull();
     await pay(link);
     // Its webhook goes out as well: let it land before the app closes.
-    await eventually(() => webhooks.for(link.paymentId).length > 0);
+    await waitFor('the webhook', () => webhooks.for(link.paymentId).length > 0, 5_000, 25);
     expect(await adapter.status!({ paymentId: link.paymentId }, { signal })).toEqual({
       match: { paymentId: link.paymentId },
       status: 'paid',

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createTestClient, http } from 'viem';
 import { defineLocalChain } from '@gateway/chain';
-import { startAnvil, type RunningAnvil } from '@gateway/testkit';
+import { startAnvil, type RunningAnvil, waitFor } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { buildSandboxProviderApp } from '../src/app';
 import { loadSandboxProviderConfig, type SandboxProviderConfig } from '../src/config';
@@ -9,7 +9,6 @@ import { createFunderWallet, type FunderWallet, type SignedTransfer } from '../s
 import { SandboxOrderRepository } from '../src/services/order-repository';
 import {
   deployFundedToken,
-  eventually,
   freshAddress,
   newSecret,
   returnedTo,
@@ -93,7 +92,12 @@ describe('an order interrupted between storing and broadcasting its transfer', (
     await start();
     expect(await row(link.paymentId)).toEqual({ status: 'paid', tx_hash: signed.hash });
     expect(await balanceOf(link.address)).toBe(NET_USDC_FOR_49_99_EUR);
-    await eventually(() => webhooks.for(link.paymentId).some((hook) => hook.body.status === 'paid' && hook.verified));
+    await waitFor(
+      'the paid webhook, verified',
+      () => webhooks.for(link.paymentId).some((hook) => hook.body.status === 'paid' && hook.verified),
+      5_000,
+      25,
+    );
 
     await start();
     expect(await balanceOf(link.address)).toBe(NET_USDC_FOR_49_99_EUR);

@@ -129,16 +129,6 @@ export async function startWebhookReceiver(secret: Buffer) {
   };
 }
 
-export async function eventually<T>(probe: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** The customer is sent on to the gateway's receipt: an approval page that navigates there by itself. */
 export function returnedTo(response: { statusCode: number; body: string }): string | undefined {
   if (response.statusCode !== 200) return undefined;

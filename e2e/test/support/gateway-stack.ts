@@ -7,8 +7,15 @@ import type { Address } from 'viem';
 import { english, generateMnemonic } from 'viem/accounts';
 import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
 import { appNodeArguments } from '@gateway/config';
-import { waitFor } from './wait-for';
-import { anvilAccounts, deleteRedisPrefix, findFreePort, startAnvil, TEST_DATABASE_URL, type RunningAnvil } from '@gateway/testkit';
+import {
+  anvilAccounts,
+  deleteRedisPrefix,
+  findFreePort,
+  startAnvil,
+  TEST_DATABASE_URL,
+  type RunningAnvil,
+  waitFor,
+} from '@gateway/testkit';
 import { createTestDatabase, testKeyEnv, type TestDatabase } from '@gateway/app-testkit';
 import { ensureAppLoginUsers } from '@gateway/db';
 
@@ -38,7 +45,7 @@ export interface GatewayStack {
 }
 
 function waitUntilReady(url: string): Promise<true> {
-  return waitFor(`${url}/readyz`, async () => ((await fetch(`${url}/readyz`)).ok ? true : undefined));
+  return waitFor(`${url}/readyz`, async () => ((await fetch(`${url}/readyz`)).ok ? true : undefined), 90_000);
 }
 
 export interface GatewayStackOptions {

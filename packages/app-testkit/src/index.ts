@@ -2,5 +2,5 @@ export * from './test-database';
 export * from './test-keys';
 export * from './api-app-fixture';
 export * from './acl-redis';
-export * from './graceful-shutdown-kit';
-export * from './gateway-command';
+export * from './seed-rows';
+export * from './gateway-cli';

@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import IORedis, { type RedisOptions } from 'ioredis';
+import { sleep } from '@gateway/testkit';
 import { redisConnection } from '../src/connection';
 
 describe('redisConnection', () => {
@@ -47,7 +48,7 @@ describe('redisConnection', () => {
       const client = new IORedis({ ...options, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
       client.on('error', () => undefined);
       await client.connect().catch(() => undefined);
-      for (let i = 0; i < 100 && firstBytes.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = 0; i < 100 && firstBytes.length === 0; i += 1) await sleep(20);
       client.disconnect();
       return firstBytes[0]?.[0];
     }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import IORedis from 'ioredis';
-import { startRedisServer, type RunningRedis } from '@gateway/testkit';
+import { startRedisServer, type RunningRedis, waitFor } from '@gateway/testkit';
 import {
   applyRedisAcl,
   defaultRedisUserName,
@@ -61,16 +61,6 @@ afterAll(async () => {
   for (const client of clients) client.disconnect();
   await server?.stop();
 });
-
-async function waitFor<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('the rules', () => {
   it('gives each user its own key areas under the prefix and no channel', () => {
@@ -193,7 +183,7 @@ describe('each queue app, as its own user', () => {
     await closingAfter([worker, queue], async () => {
       await enqueueStatusPolls(queue, [paymentId]);
       await waitFor('the first look-up', () => (asked.length === 1 ? asked : undefined));
-      for (let i = 0; i < 250 && (await queue.getJobState(paymentId)) !== 'delayed'; i++) await new Promise((r) => setTimeout(r, 20));
+      await waitFor('the look-up delayed', async () => (await queue.getJobState(paymentId)) === 'delayed', 5_000, 20);
       expect(await queue.getJobState(paymentId)).toBe('delayed');
       await pollStatusNow(queue, paymentId);
       await waitFor('the promoted look-up', () => (asked.length === 2 ? asked : undefined));

@@ -5,6 +5,8 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import type { Address, Hex } from 'viem';
+import { stopProcess } from './app-process';
+import { sleep } from './wait-for';
 
 /** The mnemonic anvil derives its funded accounts from (we pass it explicitly, so it cannot drift). */
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -149,22 +151,6 @@ function buildAnvilArgs(port: number, chainId: number, { blockTime, slotsInAnEpo
   return args;
 }
 
-/** Resolves when the process has exited (at once if it already has). */
-function waitForExit(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-/** SIGTERM, then SIGKILL if anvil has not exited within the grace period. */
-async function terminate(child: ChildProcess): Promise<void> {
-  const exited = waitForExit(child);
-  if (child.exitCode !== null || child.signalCode !== null) return exited;
-  child.kill('SIGTERM');
-  const forceKill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-  await exited;
-  clearTimeout(forceKill);
-}
-
 /** Keeps the end of anvil's stderr for error messages (with --silent it only writes on failure). */
 function captureStderrTail(child: ChildProcess): () => string {
   let tail = '';
@@ -209,7 +195,7 @@ async function waitUntilReady({ child, rpcUrl, chainId, timeoutMs, stderrTail, s
     } catch (error) {
       lastError = error;
     }
-    await new Promise((resolve) => setTimeout(resolve, READY_POLL_INTERVAL_MS));
+    await sleep(READY_POLL_INTERVAL_MS);
   }
   const reason = lastError instanceof Error ? lastError.message : String(lastError);
   throw new Error(`anvil did not answer eth_chainId on ${rpcUrl} within ${timeoutMs} ms (last error: ${reason})`);
@@ -236,12 +222,12 @@ async function launchAnvil(binary: string, options: AnvilSettings): Promise<Runn
     const probe = { child, rpcUrl, chainId: options.chainId, timeoutMs: options.readyTimeoutMs, stderrTail, stdioClosed };
     await waitUntilReady(probe);
   } catch (error) {
-    await terminate(child);
+    await stopProcess(child, STOP_GRACE_MS);
     throw error;
   }
   const pid = child.pid;
   if (pid === undefined) throw new Error('anvil: spawned without a pid');
-  return { rpcUrl, port, chainId: options.chainId, pid, stop: () => terminate(child) };
+  return { rpcUrl, port, chainId: options.chainId, pid, stop: () => stopProcess(child, STOP_GRACE_MS) };
 }
 
 /**

@@ -1,4 +1,6 @@
 export * from './test-schema';
+export * from './wait-for';
+export * from './table-lock';
 export * from './anvil';
 export * from './redis-server';
 export * from './tcp-forwarder';

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import IORedis from 'ioredis';
 import { findFreePort } from './anvil';
+import { sleep } from './wait-for';
 
 export interface RunningRedis {
   url: string;
@@ -37,7 +38,7 @@ export async function startRedisServer(): Promise<RunningRedis> {
     },
     async restart({ downForMs = 0 } = {}) {
       await kill(child, 'SIGKILL');
-      if (downForMs > 0) await new Promise((resolve) => setTimeout(resolve, downForMs));
+      if (downForMs > 0) await sleep(downForMs);
       child = await launch(port);
     },
     stop: () => kill(child, 'SIGTERM'),
@@ -64,7 +65,7 @@ async function launch(port: number): Promise<ChildProcess> {
       child.kill('SIGKILL');
       throw new Error(`redis-server on port ${port} did not answer PING within ${READY_TIMEOUT_MS} ms`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
   return child;
 }

@@ -12,9 +12,14 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
+/** A key prefix nobody else uses, so test files run in parallel on the shared Redis and re-run. */
+export function testRedisPrefix(label = 't'): string {
+  return `${label.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 30)}-${randomBytes(6).toString('hex')}`;
+}
+
 /** A client of the shared Redis with a prefix nobody else uses. */
 export function createTestRedis(label = 't'): TestRedis {
-  const prefix = `${label.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 30)}-${randomBytes(6).toString('hex')}`;
+  const prefix = testRedisPrefix(label);
   const redis = new IORedis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
   return {
     redis,

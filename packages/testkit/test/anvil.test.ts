@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { createPublicClient, createWalletClient, http } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { ANVIL_MNEMONIC, anvilAccounts, requestChainId, resolveAnvilBinary, startAnvil, type RunningAnvil } from '../src/anvil';
+import { sleep } from '../src/wait-for';
 
 /** True while a process with this pid exists (a reaped child no longer does). */
 function processExists(pid: number): boolean {
@@ -70,7 +71,7 @@ describe('startAnvil', () => {
     const anvil = await start({ blockTime: 1 });
     const client = createPublicClient({ transport: http(anvil.rpcUrl, { retryCount: 0 }) });
 
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await sleep(1_500);
     expect(await client.getBlockNumber()).toBeGreaterThan(0n);
 
     await anvil.stop();

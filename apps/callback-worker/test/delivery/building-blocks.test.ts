@@ -1,4 +1,5 @@
 import { createBatcher } from '@gateway/db/callback-worker';
+import { sleep } from '@gateway/testkit';
 import { HostLimiter, merchantKeyOf } from '../../src/services/host-limiter';
 
 describe('createBatcher', () => {
@@ -27,7 +28,7 @@ describe('createBatcher', () => {
       { maxBatchSize: 2, maxInFlight: 1, lingerMs: 0 },
     );
     const first = run(1);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
     const later = [2, 3, 4].map(run);
     finishFirst();
     await Promise.all([first, ...later]);
@@ -44,7 +45,7 @@ describe('createBatcher', () => {
       { maxBatchSize: 3, maxInFlight: 1, lingerMs: 30 },
     );
     const first = run(1);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
     const second = run(2);
     await Promise.all([first, second]);
     expect(batches).toEqual([[1, 2]]);

@@ -1,14 +1,15 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
 import { callbackJobId, enqueueDeliveries } from '@gateway/queue';
 import { CALLBACK_DELIVERY_ID_HEADER, CALLBACK_SIGNATURE_HEADER, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
 import { WalletRepository } from '@gateway/db/wallet-control';
-import type { TestDatabase } from '@gateway/app-testkit';
-import { attemptRows, deliveryRow, insertDeliveries, insertWallet, signingKeyPair, waitUntil } from '../support/fixtures';
+import { runGateway, seedDeliveries, seedDelivery, seedWallet } from '@gateway/app-testkit';
+import { waitFor } from '@gateway/testkit';
+import { attemptRows, deliveryRow, signingKeyPair } from '../support/fixtures';
 import { closedPort, MerchantStub } from '../support/merchant-stub';
-import { REPOSITORY_ROOT, useWorkerFixture } from '../support/worker-fixture';
+import { useWorkerFixture } from '../support/worker-fixture';
+import type { TestDatabase } from '@gateway/app-testkit';
 
 // Two keys, newest first, as during a rotation: every callback carries one v1 per key.
 const newKey = signingKeyPair('k2');
@@ -25,7 +26,7 @@ async function deliver(callbackUrl: string, count = 1, values = {}) {
 }
 
 async function waitForStatus(id: string, status: string, timeoutMs = 15_000) {
-  await waitUntil(async () => (await deliveryRow(db.pool, id)).status === status, timeoutMs, `delivery ${id} to be ${status}`);
+  await waitFor(`delivery ${id} to be ${status}`, async () => (await deliveryRow(db.pool, id)).status === status, timeoutMs);
 }
 
 beforeAll(async () => {
@@ -182,10 +183,10 @@ describe('retries', () => {
     const { ids } = await deliver(`http://127.0.0.1:${port}/down?order=9`);
     const id = ids[0]!;
 
-    await waitUntil(
+    await waitFor(
+      'a first attempt',
       async () => (await deliveryRow(db.pool, id)).attempt_count >= 1 && (await attemptRows(db.pool, id)).length >= 1,
       10_000,
-      'a first attempt',
     );
     const afterFirst = await deliveryRow(db.pool, id);
     const [first] = await attemptRows(db.pool, id);
@@ -201,7 +202,7 @@ describe('retries', () => {
 
     const merchantBack = await new MerchantStub().start(port);
     try {
-      const output = await runResendCommand(id);
+      const output = await resendCommand(id);
       expect(output.code).toBe(0);
       expect(output.stdout).toMatch(/pending again and queued/);
       await waitForStatus(id, 'delivered');
@@ -216,7 +217,7 @@ describe('retries', () => {
   it('refuses to resend a delivery that has not failed', async () => {
     const { ids } = await deliver(`${stub.origin}/fine?o=1`);
     await waitForStatus(ids[0]!, 'delivered');
-    const output = await runResendCommand(ids[0]!);
+    const output = await resendCommand(ids[0]!);
     expect(output.code).toBe(1);
     expect(output.stderr).toMatch(/is delivered; only failed deliveries can be resent/);
   });
@@ -255,13 +256,13 @@ describe('a wallet whose callback the operator released (gateway callbacks relea
     await waitForStatus(ids[0]!, 'delivered');
     await new WalletRepository(db.pool).releaseCallback(callbackUrl);
 
-    const [id] = await insertDeliveries(db.pool, wallet.id, 1);
+    const id = await seedDelivery(db.pool, { walletId: wallet.id });
     await enqueueDeliveries(worker.callbackQueue, [id!]);
     await waitForStatus(id!, 'failed');
     expect(await attemptRows(db.pool, id!)).toMatchObject([{ attempt_no: 1, error_code: 'callback_released', status_code: null }]);
     expect((await attemptRows(db.pool, id!))[0]?.error).toMatch(/released by the operator/);
-    expect((await runResendCommand(id!)).code).toBe(0);
-    await waitUntil(async () => (await attemptRows(db.pool, id!)).length === 2, 10_000, 'the resent attempt');
+    expect((await resendCommand(id!)).code).toBe(0);
+    await waitFor('the resent attempt', async () => (await attemptRows(db.pool, id!)).length === 2, 10_000);
     await waitForStatus(id!, 'failed');
     expect(stub.receivedOn('/released')).toHaveLength(1);
 
@@ -276,7 +277,7 @@ describe('DNS', () => {
   it('retries a name that does not resolve, like any network error', async () => {
     const { ids } = await deliver('http://no-such-merchant.invalid/ipn?order=11');
     const id = ids[0]!;
-    await waitUntil(async () => (await attemptRows(db.pool, id)).length >= 2, 10_000, 'two attempts');
+    await waitFor('two attempts', async () => (await attemptRows(db.pool, id)).length >= 2, 10_000);
     const attempts = await attemptRows(db.pool, id);
     expect(attempts[0]).toMatchObject({ attempt_no: 1, error_code: 'dns_failed', status_code: null });
     expect(attempts[0]?.error).toMatch(/^DNS lookup of no-such-merchant\.invalid failed/);
@@ -287,8 +288,8 @@ describe('DNS', () => {
 
 describe('recovery and observability', () => {
   it('delivers rows that never got a job: the reconciler finds them in PostgreSQL', async () => {
-    const wallet = await insertWallet(db.pool, `${stub.origin}/orphans?o=1`);
-    const ids = await insertDeliveries(db.pool, wallet.id, 3);
+    const wallet = await seedWallet(db.pool, { callbackUrl: `${stub.origin}/orphans?o=1` });
+    const ids = await seedDeliveries(db.pool, Array(3).fill({ walletId: wallet.id }));
     for (const id of ids) await waitForStatus(id, 'delivered', 10_000);
     expect(stub.receivedOn('/orphans')).toHaveLength(3);
   });
@@ -309,19 +310,4 @@ describe('recovery and observability', () => {
   });
 });
 
-function runResendCommand(id: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@gateway/source', '--import', 'tsx', 'apps/cli/src/main.ts', 'callbacks', 'resend', id],
-    {
-      cwd: REPOSITORY_ROOT,
-      env: { ...process.env, ...fixture.env({}, [newKey]) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const resendCommand = (id: string) => runGateway(['callbacks', 'resend', id], fixture.env({}, [newKey]));

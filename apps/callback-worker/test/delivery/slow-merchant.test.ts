@@ -2,7 +2,8 @@ import { lookup as systemLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { TestDatabase } from '@gateway/app-testkit';
-import { attemptRows, countByStatus, deliveryRow, waitUntil } from '../support/fixtures';
+import { waitFor } from '@gateway/testkit';
+import { attemptRows, countByStatus, deliveryRow } from '../support/fixtures';
 import { MerchantStub } from '../support/merchant-stub';
 import { useWorkerFixture } from '../support/worker-fixture';
 
@@ -46,7 +47,7 @@ beforeAll(async () => {
 
 it('times out a merchant that never answers and schedules a retry', async () => {
   const [id] = await deliver(`${silent.origin}/hang?order=1`, 1);
-  await waitUntil(async () => (await attemptRows(db.pool, id!)).length === 1, 15_000, 'the first attempt to be recorded');
+  await waitFor('the first attempt to be recorded', async () => (await attemptRows(db.pool, id!)).length === 1, 15_000);
   expect((await deliveryRow(db.pool, id!)).status).toBe('pending');
   // Stop the retries: the rest of this file needs the worker's slots.
   await db.pool.query(`UPDATE callback_deliveries SET status = 'failed' WHERE id = $1`, [id]);
@@ -63,10 +64,10 @@ it('keeps a slow merchant to its share of the worker, so callbacks to others sti
   // Twice as many hanging callbacks as the worker has slots: without a per-host bound they
   // would hold all six slots for four seconds.
   const stuck = await deliver(`${slow.origin}/hang?order=2`, 12);
-  await waitUntil(() => slow.receivedOn('/hang').length >= 2, 5_000, 'the slow merchant to be called');
+  await waitFor('the slow merchant to be called', () => slow.receivedOn('/hang').length >= 2, 5_000);
   const sentAt = Date.now();
   const prompt = await deliver(`${fast.origin}/ipn?order=3`, 5);
-  await waitUntil(async () => (await countByStatus(db.pool, prompt)).delivered === 5, 10_000, 'the other merchant’s callbacks');
+  await waitFor('the other merchant’s callbacks', async () => (await countByStatus(db.pool, prompt)).delivered === 5, 10_000);
 
   expect(Date.now() - sentAt).toBeLessThan(2_500);
   // Per-host bound 2: the slow merchant never had more than two requests open.
@@ -79,7 +80,7 @@ it('keeps a slow merchant to its share of the worker, so callbacks to others sti
 
 it('ends an attempt at its deadline when the merchant drips its answer a byte a second', async () => {
   const [id] = await deliver(`${silent.origin}/drip?order=4`, 1);
-  await waitUntil(async () => (await attemptRows(db.pool, id!)).length === 1, 15_000, 'the first attempt to be recorded');
+  await waitFor('the first attempt to be recorded', async () => (await attemptRows(db.pool, id!)).length === 1, 15_000);
   await db.pool.query(`UPDATE callback_deliveries SET status = 'failed' WHERE id = $1`, [id]);
 
   const [attempt] = await attemptRows(db.pool, id!);
@@ -95,10 +96,10 @@ it('counts wildcard subdomains as one merchant (their registrable domain), so th
   const port = new URL(evil.origin).port;
   const stuck: string[] = [];
   for (let i = 1; i <= 12; i += 1) stuck.push(...(await deliver(`http://s${i}.evil.com:${port}/hang?order=${i}`, 1)));
-  await waitUntil(() => evil.receivedOn('/hang').length >= 2, 5_000, 'the hostile merchant to be called');
+  await waitFor('the hostile merchant to be called', () => evil.receivedOn('/hang').length >= 2, 5_000);
   const sentAt = Date.now();
   const prompt = await deliver(`${fast.origin}/ipn?order=13`, 5);
-  await waitUntil(async () => (await countByStatus(db.pool, prompt)).delivered === 5, 10_000, 'the other merchant’s callbacks');
+  await waitFor('the other merchant’s callbacks', async () => (await countByStatus(db.pool, prompt)).delivered === 5, 10_000);
 
   expect(Date.now() - sentAt).toBeLessThan(2_500);
   expect(evil.receivedOn('/hang')).toHaveLength(2);

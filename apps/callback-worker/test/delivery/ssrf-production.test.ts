@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { startAclRedis, type AclRedis, type TestDatabase } from '@gateway/app-testkit';
-import { attemptRows, deliveryRow, waitUntil } from '../support/fixtures';
+import { waitFor } from '@gateway/testkit';
+import { attemptRows, deliveryRow } from '../support/fixtures';
 import { MerchantStub } from '../support/merchant-stub';
 import { useWorkerFixture } from '../support/worker-fixture';
 
@@ -33,7 +34,7 @@ it.each([
   const {
     ids: [id],
   } = await fixture.deliver(worker, callbackUrl(), 1);
-  await waitUntil(async () => (await deliveryRow(db.pool, id!)).status === 'failed', 10_000, 'the delivery to fail');
+  await waitFor('the delivery to fail', async () => (await deliveryRow(db.pool, id!)).status === 'failed', 10_000);
 
   expect(await deliveryRow(db.pool, id!)).toMatchObject({ status: 'failed', attempt_count: 1 });
   const attempts = await attemptRows(db.pool, id!);
@@ -49,7 +50,7 @@ it('never sends a callback over http in production (one registered before the ru
   const {
     ids: [id],
   } = await fixture.deliver(worker, `${stub.origin}/ipn?order=plain`, 1);
-  await waitUntil(async () => (await deliveryRow(db.pool, id!)).status === 'failed', 10_000, 'the delivery to fail');
+  await waitFor('the delivery to fail', async () => (await deliveryRow(db.pool, id!)).status === 'failed', 10_000);
   const attempts = await attemptRows(db.pool, id!);
   expect(attempts).toMatchObject([{ attempt_no: 1, error_code: 'https_required', status_code: null }]);
   expect(attempts[0]?.error).toMatch(/must use https in production/);

@@ -1,6 +1,7 @@
 import { createPool } from '@gateway/db/callback-worker';
 import type { TestDatabase } from '@gateway/app-testkit';
-import { attemptRows, countByStatus, waitUntil } from '../support/fixtures';
+import { waitFor, sleep } from '@gateway/testkit';
+import { attemptRows, countByStatus } from '../support/fixtures';
 import { MerchantStub } from '../support/merchant-stub';
 import { useWorkerFixture } from '../support/worker-fixture';
 
@@ -20,7 +21,7 @@ it('finishes the callbacks in flight and commits every attempt record before it 
   const pool = createPool({ connectionString: db.connectionString, schema: db.schema, max: 5, app: 'callback-worker' });
   const worker = await fixture.startWorker({ env: { WORKER_CONCURRENCY: '20', PER_HOST_CONCURRENCY: '20' }, pool });
   const { ids } = await fixture.deliver(worker, `${merchant.origin}/ipn?order=77`, 20);
-  await waitUntil(() => merchant.receivedOn('/ipn').length === 20, 10_000, 'all twenty callbacks to be in flight');
+  await waitFor('all twenty callbacks to be in flight', () => merchant.receivedOn('/ipn').length === 20, 10_000);
 
   // Hold the rows, so the first record batches wait for PostgreSQL and later ones queue behind
   // them in the worker while it is asked to close.
@@ -29,7 +30,7 @@ it('finishes the callbacks in flight and commits every attempt record before it 
   await holder.query('SELECT id FROM callback_deliveries WHERE id = ANY($1::uuid[]) FOR UPDATE', [ids]);
   let closed = false;
   const closing = worker.close().then(() => (closed = true));
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  await sleep(1_500);
   expect(closed).toBe(false);
   await holder.query('COMMIT');
   holder.release();

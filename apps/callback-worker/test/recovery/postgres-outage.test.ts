@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { createPool } from '@gateway/db/callback-worker';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
-import { findFreePort, startTcpForwarder } from '@gateway/testkit';
+import { findFreePort, startTcpForwarder, waitFor, sleep } from '@gateway/testkit';
 import type { TestDatabase } from '@gateway/app-testkit';
-import { countByStatus, waitUntil } from '../support/fixtures';
+import { countByStatus } from '../support/fixtures';
 import { MerchantStub } from '../support/merchant-stub';
 import { useWorkerFixture } from '../support/worker-fixture';
 
@@ -37,18 +37,18 @@ beforeAll(async () => {
 
 it('delivers every callback once after PostgreSQL goes away mid-batch for two seconds', async () => {
   const { ids } = await fixture.deliver(worker, `${stub.origin}/ipn?order=outage`, 300);
-  await waitUntil(() => stub.received.length >= 60, 20_000, 'the batch to be under way');
+  await waitFor('the batch to be under way', () => stub.received.length >= 60, 20_000);
 
   await forwarder.close();
   const down = await worker.inject({ method: 'GET', url: '/readyz' });
   expect(down.statusCode).toBe(503);
   expect(down.json()).toMatchObject({ checks: { postgres: 'failing' } });
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  await sleep(2_000);
   forwarder = await startTcpForwarder(forwarderPort, upstreamPort);
 
   // Within a lease or two of PostgreSQL's return: a job the outage failed is recreated at the reconciler's next pass,
   // not at its next full pass a minute later (that was the slow path).
-  await waitUntil(async () => (await countByStatus(db.pool, ids)).delivered === 300, 30_000, 'all 300 to be delivered');
+  await waitFor('all 300 to be delivered', async () => (await countByStatus(db.pool, ids)).delivered === 300, 30_000);
   expect((await worker.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
   const receivedIds = stub.received.map((request) => String(request.headers[CALLBACK_DELIVERY_ID_HEADER]));
   expect(new Set(receivedIds)).toEqual(new Set(ids));

@@ -1,10 +1,11 @@
 import Fastify from 'fastify';
 import { CallbackDeliveryRepository } from '@gateway/db/callback-worker';
 import { callbackJobId, openCallbackQueue, type CallbackQueue } from '@gateway/queue';
-import type { TestDatabase } from '@gateway/app-testkit';
+import { seedDeliveries, seedWallet } from '@gateway/app-testkit';
+import { deleteRedisPrefix, sleep } from '@gateway/testkit';
 import { CallbackReconciler } from '../../src/services/callback-reconciler';
-import { deleteRedisKeys, insertDeliveries, insertWallet } from '../support/fixtures';
 import { useWorkerFixture } from '../support/worker-fixture';
+import type { TestDatabase } from '@gateway/app-testkit';
 
 const INTERVAL_MS = 200;
 const fixture = useWorkerFixture('cbw_reconciler');
@@ -23,7 +24,7 @@ function reconciler(fullPassEveryMs = 3_600_000): CallbackReconciler {
 }
 
 async function overdueDeliveries(count: number): Promise<string[]> {
-  const ids = await insertDeliveries(db.pool, walletId, count);
+  const ids = await seedDeliveries(db.pool, Array(count).fill({ walletId }));
   await db.pool.query(`UPDATE callback_deliveries SET next_attempt_at = now() - interval '10 seconds' WHERE id = ANY($1::uuid[])`, [ids]);
   return ids;
 }
@@ -32,7 +33,7 @@ beforeAll(async () => {
   db = fixture.db;
   queue = openCallbackQueue({ url: 'redis://127.0.0.1:6379', prefix: fixture.redisPrefix });
   fixture.onTeardown(() => queue.close());
-  walletId = (await insertWallet(db.pool, 'https://shop.io/ipn?order=1')).id;
+  walletId = (await seedWallet(db.pool, { callbackUrl: 'https://shop.io/ipn?order=1' })).id;
 });
 
 beforeEach(() => db.pool.query(`UPDATE callback_deliveries SET status = 'delivered'`));
@@ -59,9 +60,9 @@ it('gives a job to every overdue delivery without one, across pages, and to none
 it('leaves deliveries that only just became due to the job they already have', async () => {
   const subject = reconciler();
   await subject.reconcileOnce();
-  await insertDeliveries(db.pool, walletId, 2);
+  await seedDeliveries(db.pool, Array(2).fill({ walletId }));
   expect(await subject.reconcileOnce()).toBe(0);
-  await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS * 2));
+  await sleep(INTERVAL_MS * 2);
   expect(await subject.reconcileOnce()).toBe(2);
   await queue.drain();
 });
@@ -72,7 +73,7 @@ it('after the first pass looks only at newly overdue rows, until Redis shows it 
   expect(await subject.reconcileOnce()).toBe(0);
 
   // FLUSHALL, limited to this file's keys (the Redis is shared): the marker goes with the jobs.
-  await deleteRedisKeys(fixture.redisPrefix);
+  await deleteRedisPrefix(fixture.redisPrefix);
   expect(await subject.reconcileOnce()).toBe(1);
   await queue.drain();
 });

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
-import { startRedisServer, type RunningRedis } from '@gateway/testkit';
+import { startRedisServer, type RunningRedis, waitFor } from '@gateway/testkit';
 import type { TestDatabase } from '@gateway/app-testkit';
-import { countByStatus, waitUntil } from '../support/fixtures';
+import { countByStatus } from '../support/fixtures';
 import { MerchantStub } from '../support/merchant-stub';
 import { useWorkerFixture } from '../support/worker-fixture';
 
@@ -24,16 +24,16 @@ beforeAll(async () => {
 
 async function startBatch(order: string): Promise<string[]> {
   const { ids } = await fixture.deliver(worker, `${stub.origin}/ipn?order=${order}`, 500);
-  await waitUntil(
+  await waitFor(
+    'the batch to be under way',
     () => stub.receivedOn('/ipn').filter((r) => r.url.includes(`order=${order}&`)).length >= 50,
     20_000,
-    'the batch to be under way',
   );
   return ids;
 }
 
 async function expectEachDeliveredOnce(order: string, ids: string[]): Promise<void> {
-  await waitUntil(async () => (await countByStatus(db.pool, ids)).delivered === 500, 60_000, 'all 500 to be delivered');
+  await waitFor('all 500 to be delivered', async () => (await countByStatus(db.pool, ids)).delivered === 500, 60_000);
   const received = stub.receivedOn('/ipn').filter((r) => r.url.includes(`order=${order}&`));
   const receivedIds = received.map((request) => request.headers[CALLBACK_DELIVERY_ID_HEADER]);
   expect(new Set(receivedIds)).toEqual(new Set(ids));

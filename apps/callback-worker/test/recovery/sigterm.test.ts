@@ -1,8 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import type { TestDatabase } from '@gateway/app-testkit';
-import { attemptRows, deliveryRow, insertDeliveries, insertWallet, waitUntil } from '../support/fixtures';
+import { seedDelivery, seedWallet } from '@gateway/app-testkit';
+import { waitFor } from '@gateway/testkit';
+import { attemptRows, deliveryRow } from '../support/fixtures';
 import { MerchantStub } from '../support/merchant-stub';
 import { useWorkerFixture } from '../support/worker-fixture';
+import type { TestDatabase } from '@gateway/app-testkit';
 
 // Longer than the 10 s after which the process used to be cut off on SIGTERM.
 const MERCHANT_ANSWERS_AFTER_MS = 11_000;
@@ -20,8 +22,8 @@ beforeAll(() => {
 });
 
 it('on SIGTERM lets the attempt in flight finish, commits its record and exits 0', async () => {
-  const wallet = await insertWallet(db.pool, `${merchant.origin}/slow?order=term`);
-  const [id] = await insertDeliveries(db.pool, wallet.id, 1);
+  const wallet = await seedWallet(db.pool, { callbackUrl: `${merchant.origin}/slow?order=term` });
+  const id = await seedDelivery(db.pool, { walletId: wallet.id });
   await fixture.queueDeliveries([id!]);
 
   // The real process, as `pnpm --filter @gateway/callback-worker start` runs it, with the default grace period.
@@ -34,7 +36,7 @@ it('on SIGTERM lets the attempt in flight finish, commits its record and exits 0
     worker.once('exit', (code, signal) => resolve({ code, signal })),
   );
 
-  await waitUntil(() => merchant.receivedOn('/slow').length === 1, 20_000, 'the attempt to be in flight');
+  await waitFor('the attempt to be in flight', () => merchant.receivedOn('/slow').length === 1, 20_000);
   const signalledAt = Date.now();
   worker.kill('SIGTERM');
   const { code, signal } = await exited;

@@ -1,9 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { CALLBACK_DELIVERY_ID_HEADER } from '@usdc-card-gateway/sdk';
-import type { TestDatabase } from '@gateway/app-testkit';
-import { countByStatus, insertDeliveries, insertWallet, waitUntil } from '../support/fixtures';
+import { seedDeliveries, seedWallet } from '@gateway/app-testkit';
+import { waitFor } from '@gateway/testkit';
+import { countByStatus } from '../support/fixtures';
 import { MerchantStub } from '../support/merchant-stub';
 import { useWorkerFixture } from '../support/worker-fixture';
+import type { TestDatabase } from '@gateway/app-testkit';
 
 const CONCURRENCY = 20;
 const stub = new MerchantStub();
@@ -28,12 +30,12 @@ beforeAll(() => {
 });
 
 it('delivers everything after the worker is killed with SIGKILL mid-batch; a repeat carries the same delivery id', async () => {
-  const wallet = await insertWallet(db.pool, `${stub.origin}/ipn?order=crash`);
-  const ids = await insertDeliveries(db.pool, wallet.id, 300);
+  const wallet = await seedWallet(db.pool, { callbackUrl: `${stub.origin}/ipn?order=crash` });
+  const ids = await seedDeliveries(db.pool, Array(300).fill({ walletId: wallet.id }));
   await fixture.queueDeliveries(ids);
 
   const first = startWorkerProcess();
-  await waitUntil(() => stub.received.length >= 100, 30_000, 'the first worker to be half-way');
+  await waitFor('the first worker to be half-way', () => stub.received.length >= 100, 30_000);
   first.kill('SIGKILL');
   await new Promise((resolve) => first.once('exit', resolve));
   const deliveredAtKill = (await countByStatus(db.pool, ids)).delivered ?? 0;
@@ -41,7 +43,7 @@ it('delivers everything after the worker is killed with SIGKILL mid-batch; a rep
 
   // Attempts the dead worker held come back when their lease (and the BullMQ lock) runs out.
   startWorkerProcess();
-  await waitUntil(async () => (await countByStatus(db.pool, ids)).delivered === 300, 90_000, 'all 300 to be delivered');
+  await waitFor('all 300 to be delivered', async () => (await countByStatus(db.pool, ids)).delivered === 300, 90_000);
 
   const { rows } = await db.pool.query<{ id: string; txid_in: string }>(
     'SELECT id, txid_in FROM callback_deliveries WHERE id = ANY($1::uuid[])',

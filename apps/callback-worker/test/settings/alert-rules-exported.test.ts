@@ -1,21 +1,19 @@
-// The app's `metrics` registry, as @gateway/http declares it on Fastify.
-import type {} from '@gateway/http';
-import { metricsMissingForRules } from '@gateway/testkit';
+import { deleteRedisPrefix, metricsMissingForRules, testRedisPrefix } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { buildCallbackWorkerApp } from '../../src/app';
 import { loadCallbackWorkerConfig } from '../../src/config';
-import { deleteRedisKeys, signingKeyPair, testRedisPrefix } from '../support/fixtures';
+import { signingKeyPair } from '../support/fixtures';
 import { workerEnv } from '../support/worker-env';
 
 // infra/prometheus/rules/callback-worker.yml alerts only on what the callback-worker exports.
-const redisPrefix = testRedisPrefix();
+const redisPrefix = testRedisPrefix('test-cbw');
 let db: TestDatabase;
 
 beforeAll(async () => {
   db = await createTestDatabase('cbw_alert_rules');
 });
 afterAll(async () => {
-  await deleteRedisKeys(redisPrefix);
+  await deleteRedisPrefix(redisPrefix);
   await db.drop();
 });
 

@@ -5,19 +5,18 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { ConfigError } from '@gateway/config';
 import { enqueueDeliveries, openCallbackQueue } from '@gateway/queue';
-import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
+import { deleteRedisPrefix, testRedisPrefix } from '@gateway/testkit';
+import {
+  createTestDatabase,
+  seedDeliveries,
+  seedWallet,
+  type DeliverySeed,
+  type SeededWallet,
+  type TestDatabase,
+} from '@gateway/app-testkit';
 import { buildCallbackWorkerApp } from '../../src/app';
 import { loadCallbackWorkerConfig } from '../../src/config';
-import {
-  deleteRedisKeys,
-  insertDeliveries,
-  insertWallet,
-  signingKeyPair,
-  testRedisPrefix,
-  type DeliveryValues,
-  type SigningKeyPair,
-  type TestWallet,
-} from './fixtures';
+import { signingKeyPair, type SigningKeyPair } from './fixtures';
 import type { MerchantStub } from './merchant-stub';
 import { workerEnv } from './worker-env';
 
@@ -48,8 +47,8 @@ export interface WorkerFixture {
     queueOf: FastifyInstance,
     callbackUrl: string,
     count: number,
-    values?: DeliveryValues,
-  ): Promise<{ wallet: TestWallet; ids: string[] }>;
+    values?: Omit<DeliverySeed, 'walletId'>,
+  ): Promise<{ wallet: SeededWallet; ids: string[] }>;
   /** Queues these deliveries on this file's Redis prefix, with no worker running. */
   queueDeliveries(ids: string[]): Promise<void>;
   /** The real worker process, as `pnpm --filter @gateway/callback-worker start` runs it; stopping it is the caller's. */
@@ -64,7 +63,7 @@ export interface WorkerFixture {
  * torn down after them, leaving nothing in the shared PostgreSQL and Redis.
  */
 export function useWorkerFixture(databaseName: string, merchants: readonly MerchantStub[] = []): WorkerFixture {
-  const redisPrefix = testRedisPrefix();
+  const redisPrefix = testRedisPrefix('test-cbw');
   const key = signingKeyPair('k1');
   const teardown: Array<() => unknown> = [];
   let db: TestDatabase | undefined;
@@ -76,7 +75,7 @@ export function useWorkerFixture(databaseName: string, merchants: readonly Merch
   afterAll(async () => {
     for (const step of teardown) await step();
     await Promise.all(merchants.map((merchant) => merchant.close()));
-    await deleteRedisKeys(redisPrefix);
+    await deleteRedisPrefix(redisPrefix);
     await db?.drop();
   });
 
@@ -104,8 +103,8 @@ export function useWorkerFixture(databaseName: string, merchants: readonly Merch
       return worker;
     },
     async deliver(queueOf, callbackUrl, count, values = {}) {
-      const wallet = await insertWallet(fixture.db.pool, callbackUrl);
-      const ids = await insertDeliveries(fixture.db.pool, wallet.id, count, values);
+      const wallet = await seedWallet(fixture.db.pool, { callbackUrl });
+      const ids = await seedDeliveries(fixture.db.pool, Array(count).fill({ ...values, walletId: wallet.id }));
       await enqueueDeliveries(queueOf.callbackQueue, ids);
       return { wallet, ids };
     },

@@ -1,22 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ChainCursorRepository } from '@gateway/db/chain-watcher';
 import { settlementJobId, settlementJobOptions } from '@gateway/queue';
 import type { Address } from 'viem';
 import { mintTestUsdc } from '@gateway/chain';
-import { anvilAccounts } from '@gateway/testkit';
+import { anvilAccounts, sleep, waitFor } from '@gateway/testkit';
+import { seedPayment } from '@gateway/app-testkit';
 import { FINALIZED_LAG } from '../support/local-chain';
 import { insertWallet, strangerAddress } from '../support/wallets';
-import {
-  countDeposits,
-  cursorBlock,
-  depositsOf,
-  metricValue,
-  useWatcherBed,
-  readUpToHead,
-  sleep,
-  waitFor,
-} from '../support/watcher-fixture';
+import { countDeposits, cursorBlock, depositsOf, metricValue, useWatcherBed, readUpToHead } from '../support/watcher-fixture';
 
 jest.setTimeout(60_000);
 
@@ -70,11 +61,7 @@ describe('chain-watcher on a real chain', () => {
     const wallet = await insertWallet(bed.db.pool);
     // An order tried at MoonPay 10 minutes ago, then at Transak 5 minutes ago (a second chance): Transak's paid.
     const attempt = (provider: string, minutesAgo: number) =>
-      bed.db.pool.query(
-        `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, created_at)
-         VALUES ($1, $2, 25, 'USD', $3, 'jane@shop.io', now() - make_interval(mins => $4))`,
-        [randomUUID(), wallet.id, provider, minutesAgo],
-      );
+      seedPayment(bed.db.pool, { walletId: wallet.id, provider, createdAt: new Date(Date.now() - minutesAgo * 60_000) });
     await attempt('moonpay', 10);
     await attempt('transak', 5);
     await bed.chain.sendUsdc(wallet.address, 25_000_000n);

@@ -1,6 +1,7 @@
+import { sleep, waitFor } from '@gateway/testkit';
 import type { FastifyInstance } from 'fastify';
 import { insertWallet } from '../support/wallets';
-import { CONFIRMATIONS, depositsOf, metricValue, useWatcherBed, readUpToHead, sleep, waitFor } from '../support/watcher-fixture';
+import { CONFIRMATIONS, depositsOf, metricValue, useWatcherBed, readUpToHead } from '../support/watcher-fixture';
 
 jest.setTimeout(60_000);
 

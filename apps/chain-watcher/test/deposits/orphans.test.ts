@@ -1,10 +1,11 @@
+import { sleep, waitFor } from '@gateway/testkit';
 import type { FastifyInstance } from 'fastify';
 import type { Hash } from 'viem';
 import { settlementJobId } from '@gateway/queue';
 import { FINALIZED_LAG } from '../support/local-chain';
-import { expectDroppedDepositOrphaned } from '../support/dropped-deposit';
 import { insertWallet } from '../support/wallets';
-import { cursorBlock, depositsOf, metricValue, useWatcherBed, sleep, waitFor } from '../support/watcher-fixture';
+import { cursorBlock, depositsOf, metricValue, useWatcherBed } from '../support/watcher-fixture';
+import { expectDroppedDepositOrphaned } from '../support/dropped-deposit';
 
 // Behind a load balancer one backend can lag on another fork: it answers one block-hash query (or
 // one receipt query) from a chain the others have left. A deposit is orphaned only when a second

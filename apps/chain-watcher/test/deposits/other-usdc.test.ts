@@ -1,10 +1,11 @@
+import { waitFor } from '@gateway/testkit';
 import type { FastifyInstance } from 'fastify';
 import type { Address } from 'viem';
 import { settlementJobId } from '@gateway/queue';
 import { FINALIZED_LAG } from '../support/local-chain';
-import { expectDroppedDepositOrphaned } from '../support/dropped-deposit';
 import { insertWallet } from '../support/wallets';
-import { cursorBlock, metricValue, useWatcherBed, waitFor } from '../support/watcher-fixture';
+import { cursorBlock, metricValue, useWatcherBed } from '../support/watcher-fixture';
+import { expectDroppedDepositOrphaned } from '../support/dropped-deposit';
 
 // The other Polygon USDC (USDC.e) on a real local chain: a second TestUSDC plays it. The watcher
 // reads both tokens' Transfer logs with one eth_getLogs per range, records the token on each

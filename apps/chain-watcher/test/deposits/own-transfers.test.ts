@@ -1,9 +1,10 @@
+import { waitFor } from '@gateway/testkit';
 import type { FastifyInstance } from 'fastify';
 import { createWalletClient, http, parseAbi, parseEther, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { defineLocalChain } from '@gateway/chain';
 import { insertWallet } from '../support/wallets';
-import { depositsOf, metricValue, useWatcherBed, readUpToHead, waitFor } from '../support/watcher-fixture';
+import { depositsOf, metricValue, useWatcherBed, readUpToHead } from '../support/watcher-fixture';
 
 jest.setTimeout(60_000);
 

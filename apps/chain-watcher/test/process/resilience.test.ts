@@ -1,18 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { settlementJobId } from '@gateway/queue';
-import { findFreePort, startTcpForwarder } from '@gateway/testkit';
+import { findFreePort, startTcpForwarder, sleep, waitFor } from '@gateway/testkit';
 import { FINALIZED_LAG } from '../support/local-chain';
 import { insertWallet } from '../support/wallets';
-import {
-  countDeposits,
-  depositsOf,
-  metricValue,
-  useWatcherBed,
-  REDIS_URL,
-  sleep,
-  waitFor,
-  type WatcherTarget,
-} from '../support/watcher-fixture';
+import { countDeposits, depositsOf, metricValue, useWatcherBed, REDIS_URL, type WatcherTarget } from '../support/watcher-fixture';
 
 jest.setTimeout(60_000);
 

@@ -1,7 +1,8 @@
+import { sleep, waitFor } from '@gateway/testkit';
 import type { FastifyInstance } from 'fastify';
 import { settlementJobId } from '@gateway/queue';
 import { FINALIZED_LAG } from './local-chain';
-import { depositsOf, readUpToHead, sleep, waitFor, type WatcherBed } from './watcher-fixture';
+import { depositsOf, readUpToHead, type WatcherBed } from './watcher-fixture';
 
 /**
  * A deposit whose transaction a reorg really dropped: seen, orphaned once the chain is reverted

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { Pool } from 'pg';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
+import { seedWallet } from '@gateway/app-testkit';
 
 export interface TestWallet {
   id: string;
@@ -13,20 +13,8 @@ export interface TestWallet {
  * random), at `temporaryAddress` when the test holds its key.
  */
 export async function insertWallet(pool: Pool, temporaryAddress: string = strangerAddress()): Promise<TestWallet> {
-  const address = temporaryAddress.toLowerCase();
-  const { rows } = await pool.query<{ id: string }>(
-    `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-     VALUES (nextval('wallet_hd_index_seq'), $1, $2, $3, $4, $5, $6) RETURNING id::text AS id`,
-    [
-      address,
-      `test-${randomBytes(16).toString('hex')}`,
-      `0x${randomBytes(20).toString('hex')}`,
-      `https://shop.example/ipn?order=${randomBytes(4).toString('hex')}`,
-      randomBytes(32),
-      randomBytes(24).toString('hex'),
-    ],
-  );
-  return { id: rows[0]!.id, address };
+  const wallet = await seedWallet(pool, { polygonAddress: temporaryAddress });
+  return { id: wallet.id, address: wallet.polygonAddress };
 }
 
 /** An address no wallet row has. */

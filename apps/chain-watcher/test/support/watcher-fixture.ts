@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Pool } from 'pg';
 import { Queue } from 'bullmq';
 import { QUEUE_NAMES, type SettlementJob } from '@gateway/queue';
-import { RpcProxy } from '@gateway/testkit';
+import { RpcProxy, waitFor } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
 import { startLocalChain, type LocalChain } from './local-chain';
 import { buildChainWatcherApp } from '../../src/app';
@@ -157,8 +157,6 @@ export async function readUpToHead(app: FastifyInstance, chain: LocalChain): Pro
   await waitFor(`the cursor at ${head}`, async () => cursorBlock(app) >= head);
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 export function settlementQueue(redisPrefix: string): Queue<SettlementJob> {
   const url = new URL(REDIS_URL);
   return new Queue<SettlementJob>(QUEUE_NAMES.settlement, {
@@ -196,22 +194,6 @@ export async function depositsOf(pool: Pool, walletId: string): Promise<DepositR
 export async function countDeposits(pool: Pool): Promise<number> {
   const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM deposits');
   return rows[0]!.n;
-}
-
-/** Polls `probe` until it returns a value other than undefined/false. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value as T;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** One sample of a metric from the app's /metrics, found by name and (some of) its labels. */

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import type { PoolClient } from 'pg';
-import { getOnOwnConnection, killStartedApps, startAppProcess } from '@gateway/testkit';
+import { getOnOwnConnection, killStartedApps, problemsSinceShutdown, sigtermWithInsertsHeld } from '@gateway/testkit';
 import { sealAddressIn, type EvmAddress, type SealingKeyRing } from '@gateway/domain';
 import { loadPaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
@@ -28,34 +27,6 @@ async function paymentPath(keys: SealingKeyRing): Promise<string> {
   return `/process-payment.php?address=${encodeURIComponent(addressIn)}&amount=49.99&provider=moonpay&email=jane%40shop.io&currency=USD`;
 }
 
-/** Holds every new payment's insert until released. */
-async function lockPayments(): Promise<{ release: () => Promise<void> }> {
-  const client: PoolClient = await fixture.db.pool.connect();
-  await client.query('BEGIN');
-  await client.query('LOCK TABLE payments IN SHARE MODE');
-  let released = false;
-  return {
-    release: async () => {
-      if (released) return;
-      released = true;
-      await client.query('COMMIT');
-      client.release();
-    },
-  };
-}
-
-async function waitForBlockedInserts(): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { rows } = await fixture.db.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO payments%'`,
-    );
-    if ((rows[0]?.n ?? 0) > 0) return;
-    if (Date.now() > deadline) throw new Error('no Process Payment reached its insert');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 async function paymentStates(): Promise<Record<string, number>> {
   const { rows } = await fixture.db.pool.query<{ status: string; n: number }>(
     'SELECT status, count(*)::int AS n FROM payments GROUP BY status',
@@ -63,66 +34,38 @@ async function paymentStates(): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((row) => [row.status, row.n]));
 }
 
-/** Lets the last requests' connections be accepted: one still in the listen backlog at SIGTERM was never in flight. */
-function everyRequestArrived(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 500));
-}
-
-/** Log lines at warn or above (pino levels 40+) from the shutdown on (the sandbox's warnings at boot are expected). */
-function problems(stdout: string): string[] {
-  const shutdown = stdout.indexOf('"msg":"shutting down"');
-  expect(shutdown).toBeGreaterThan(-1);
-  return stdout
-    .slice(shutdown)
-    .split('\n')
-    .filter((line) => /"level":(4|5|6)0/.test(line));
+/** Process Payments in flight at SIGTERM, six, each for a wallet of its own. */
+function sigtermWithPaymentsInFlight(clientsGoAway: boolean) {
+  const env = fixture.env();
+  const { keys } = loadPaymentRedirectConfig(env);
+  return sigtermWithInsertsHeld({
+    main: MAIN,
+    env,
+    pool: fixture.db.pool,
+    table: 'payments',
+    insert: { pattern: '%INSERT INTO payments%', what: 'a Process Payment at its insert' },
+    send: async (port) => {
+      const paths = await Promise.all(Array.from({ length: 6 }, () => paymentPath(keys)));
+      return paths.map((path) => getOnOwnConnection(port, path, { accept: 'application/json' }));
+    },
+    clientsGoAway,
+  });
 }
 
 describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
-  let afterThisTest: (() => Promise<void>) | undefined;
   beforeEach(() => fixture.db.pool.query('DELETE FROM payments'));
-  afterEach(async () => {
-    await afterThisTest?.().catch(() => undefined);
-    afterThisTest = undefined;
-    killStartedApps();
-  });
-
-  /** The app as a process, and six Process Payments (each on its own connection) held at their INSERT by a lock. */
-  async function sixPaymentsHeldAtTheirInsert() {
-    const env = fixture.env({ HOST: '127.0.0.1', PORT: '0', METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' });
-    const run = startAppProcess(MAIN, env);
-    const port = await run.port;
-    const { keys } = loadPaymentRedirectConfig(env);
-    const paths = await Promise.all(Array.from({ length: 6 }, () => paymentPath(keys)));
-    const lock = await lockPayments();
-    afterThisTest = lock.release;
-    const requests = paths.map((path) => getOnOwnConnection(port, path, { accept: 'application/json' }));
-    await waitForBlockedInserts();
-    await everyRequestArrived();
-    return { run, lock, requests };
-  }
+  afterEach(() => killStartedApps());
 
   it('answers every request still connected with its checkout before it exits', async () => {
-    const { run, lock, requests } = await sixPaymentsHeldAtTheirInsert();
-    run.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await lock.release();
+    const { run, requests } = await sigtermWithPaymentsInFlight(false);
     expect(await Promise.all(requests.map((sent) => sent.answered))).toEqual(Array(6).fill(200));
     expect(await run.exited).toBe(0);
     expect(await paymentStates()).toEqual({ redirected: 6 });
-    expect(problems(run.output().stdout)).toEqual([]);
+    expect(problemsSinceShutdown(run.output().stdout)).toEqual([]);
   });
 
   it('finishes the payments of clients that went away, and only then ends its pool', async () => {
-    const { run, lock, requests } = await sixPaymentsHeldAtTheirInsert();
-    // Load balancer timeouts: the listener closes at once, the handlers are still running.
-    for (const sent of requests) {
-      sent.answered.catch(() => undefined);
-      sent.abort();
-    }
-    run.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await lock.release();
+    const { run } = await sigtermWithPaymentsInFlight(true);
     expect(await run.exited).toBe(0);
     // Each payment has its checkout and its first status look-up: none is left 'creating'.
     expect(await paymentStates()).toEqual({ redirected: 6 });
@@ -130,6 +73,6 @@ describe('payment-redirect on SIGTERM with Process Payments in flight', () => {
       'SELECT count(*)::int AS n FROM payments WHERE status_poll_due_at IS NOT NULL',
     );
     expect(rows[0]?.n).toBe(6);
-    expect(problems(run.output().stdout)).toEqual([]);
+    expect(problemsSinceShutdown(run.output().stdout)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import IORedis from 'ioredis';
-import { createTestRedis, TEST_REDIS_URL, type TestRedis } from '@gateway/testkit';
+import { createTestRedis, TEST_REDIS_URL, type TestRedis, sleep } from '@gateway/testkit';
 import { createTokenStore, ProviderCheckoutError, type ProviderToken, type TokenStoreOptions } from '@gateway/providers';
 import { redisSharedStore } from '../../src/services/redis-shared-store';
 
@@ -32,14 +32,12 @@ function tokenIssuer(lifetimeMs = 7 * 24 * HOUR, latencyMs = 50, now = Date.now)
       return issued;
     },
     mint: async (): Promise<ProviderToken> => {
-      await new Promise((resolve) => setTimeout(resolve, latencyMs));
+      await sleep(latencyMs);
       issued += 1;
       return { value: `token-${issued}`, expiresAt: now() + lifetimeMs };
     },
   };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A moment a test lets happen: `promise` resolves once `resolve` is called. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {

@@ -7,6 +7,7 @@ import {
   startSimplexFake,
   type SimplexFake,
 } from '../../../../packages/providers/test/support/simplex-fake';
+import { waitFor } from '@gateway/testkit';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
 
@@ -109,7 +110,7 @@ describe("Simplex's events queue, consumed by payment-redirect", () => {
     // The first replica's read does not answer while the second tries.
     simplex.answerEvents = () => 'hang';
     const first = app.providerEventConsumer!.runOnce();
-    await waitFor(() => simplex.eventReads.length === 1);
+    await waitFor('the first replica reading the events', () => simplex.eventReads.length === 1, 5_000, 10);
     await expect(replica.providerEventConsumer!.runOnce()).resolves.toEqual({ simplex: 'busy' });
     expect(simplex.eventReads).toHaveLength(1);
     // The first gives up at its deadline (STATUS_POLL_TIMEOUT_MS) and lets go: the next pass empties the queue.
@@ -145,11 +146,3 @@ describe("Simplex's events queue, consumed by payment-redirect", () => {
     });
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

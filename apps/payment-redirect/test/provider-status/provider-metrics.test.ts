@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { createMetricsServer } from '@gateway/http';
 import { checkoutDeadlineMs, PROVIDER_MODULES } from '@gateway/providers';
+import { waitFor } from '@gateway/testkit';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
 import { startTransakFake, TRANSAK_SETTINGS, transakAt, transakTokenKey, type TransakFake } from '../support/transak';
@@ -212,7 +213,12 @@ describe("the checkout deadline, from the provider's descriptor", () => {
       // Both session calls were sent, and both abandoned before their answer.
       expect(fake.refreshes).toHaveLength(2);
       expect(fake.sessions).toHaveLength(2);
-      await waitFor(() => fake.abandoned.filter((path) => path === '/api/v2/auth/session').length === 2);
+      await waitFor(
+        'both session calls abandoned',
+        () => fake.abandoned.filter((path) => path === '/api/v2/auth/session').length === 2,
+        2_000,
+        20,
+      );
       const after = await scrape();
       expect(
         delta(before, after, 'payment_redirect_provider_call_duration_seconds_count', {
@@ -227,11 +233,3 @@ describe("the checkout deadline, from the provider's descriptor", () => {
     }
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

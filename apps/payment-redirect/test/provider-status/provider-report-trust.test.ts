@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { issuePaymentKey, sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { ProviderStatusRepository } from '@gateway/db/payment-redirect';
 import { providerEnvName, type ProviderRegistry } from '@gateway/providers';
+import { seedPayment, sqlExpression } from '@gateway/app-testkit';
 import { ProviderStatusService } from '../../src/services/provider-status/provider-status-service';
 import { createRampAdapter } from '../../../../packages/providers/src/adapters/rampnetwork/rampnetwork-adapter';
 import type { PaymentRedirectConfig } from '../../src/config';
@@ -90,12 +91,18 @@ async function payment(provider: string, providerReference: string | null = null
   });
   const id = randomUUID();
   const { key, hash } = issuePaymentKey();
-  await fixture.db.pool.query(
-    `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, status, checkout_url, provider_reference, status_poll_due_at,
-       customer_key_hash)
-     VALUES ($1::uuid, $2, 80, 'USD', $3, 'jane@shop.io', 'redirected', 'https://checkout.example/' || $1::text, $4, now(), $5)`,
-    [id, walletId, provider, providerReference, hash],
-  );
+  await seedPayment(fixture.db.pool, {
+    id,
+    walletId,
+    amount: 80,
+    provider,
+    email: 'jane@shop.io',
+    status: 'redirected',
+    checkoutUrl: `https://checkout.example/${id}`,
+    providerReference,
+    statusPollDueAt: sqlExpression('now()'),
+    customerKeyHash: hash,
+  });
   keys.set(id, key);
   return { id, wallet };
 }

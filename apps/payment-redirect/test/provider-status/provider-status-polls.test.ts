@@ -11,11 +11,11 @@ import {
   type ProviderStatusQuery,
 } from '@gateway/providers';
 import { openProviderStatusQueue, providerStatusJobId, type ProviderStatusQueue } from '@gateway/queue';
-import { startRedisServer, type RunningRedis } from '@gateway/testkit';
+import { startRedisServer, type RunningRedis, waitFor, sleep } from '@gateway/testkit';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { ProviderStatusService, type ProviderStatusMetrics } from '../../src/services/provider-status/provider-status-service';
-import { askProvider as askProviderJob, type AskProvider } from '../../src/jobs/ask-provider';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
+import { askProvider as askProviderJob, type AskProvider } from '../../src/jobs/ask-provider';
 import { moonpayPayment, sandboxWebhook } from '../support/sandbox';
 
 // The poller against a local fake of the sandbox provider's order look-up (GET /orders/<payment id>,
@@ -104,14 +104,6 @@ afterAll(async () => {
   await Promise.all([fake.close(), redisServer.stop()]);
 });
 
-async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 let walletIndex = 0;
 async function startPayment(): Promise<string> {
   walletIndex += 1;
@@ -146,13 +138,13 @@ describe('provider status look-ups', () => {
     ]);
     expect(await pollState(paymentId)).toMatchObject({ provider_status: null, status_polls: 0, due: true });
     const started = Date.now();
-    await waitUntil(async () => (await pollState(paymentId)).provider_status === 'paid', 10_000, 'the poll to reach paid');
+    await waitFor('the poll to reach paid', async () => (await pollState(paymentId)).provider_status === 'paid', 10_000);
     // 200 + 400 + 400 + 400 ms at the least (first wait, then doubled and capped).
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_300);
-    await waitUntil(async () => !(await pollState(paymentId)).due, 5_000, 'polling to stop');
+    await waitFor('polling to stop', async () => !(await pollState(paymentId)).due, 5_000);
     expect(await pollState(paymentId)).toMatchObject({ provider_status: 'paid', status_polls: 4, due: false });
     expect(asked(paymentId)).toBe(4);
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await sleep(1_200);
     expect(asked(paymentId)).toBe(4);
     expect(await app.providerStatusQueue.getJobState(providerStatusJobId(paymentId))).toBe('unknown');
     expect(fake.unsigned).toBe(0);
@@ -167,13 +159,13 @@ describe('provider status look-ups', () => {
   it('goes on asking after a FLUSHALL: the reconciler recreates the job from the payment', async () => {
     const paymentId = await startPayment();
     fake.answers.set(paymentId, [{ statusCode: 200, status: 'pending' }]);
-    await waitUntil(() => asked(paymentId) >= 1, 5_000, 'a first look-up');
+    await waitFor('a first look-up', () => asked(paymentId) >= 1, 5_000);
     const before = await metric('payment_redirect_provider_status_reconciler_enqueued_total', {});
     await redisServer.flushAll();
     expect(await app.providerStatusQueue.getJobState(providerStatusJobId(paymentId))).toBe('unknown');
     const askedAtFlush = asked(paymentId);
     fake.answers.set(paymentId, [{ statusCode: 200, status: 'paid' }]);
-    await waitUntil(async () => (await pollState(paymentId)).provider_status === 'paid', 10_000, 'the look-ups to resume');
+    await waitFor('the look-ups to resume', async () => (await pollState(paymentId)).provider_status === 'paid', 10_000);
     expect(asked(paymentId)).toBeGreaterThan(askedAtFlush);
     expect(await metric('payment_redirect_provider_status_reconciler_enqueued_total', {})).toBeGreaterThan(before);
   });
@@ -192,14 +184,14 @@ describe('provider status look-ups', () => {
     });
     fake.answers.set(paymentId, [{ statusCode: 200, status: 'pending' }]);
     const unchangedBefore = await metric('payment_redirect_provider_status_polls_total', { provider: 'moonpay', outcome: 'unchanged' });
-    await waitUntil(() => asked(paymentId) === 1, 5_000, 'a look-up');
-    await waitUntil(
+    await waitFor('a look-up', () => asked(paymentId) === 1, 5_000);
+    await waitFor(
+      'the look-up to be recorded',
       async () =>
         (await metric('payment_redirect_provider_status_polls_total', { provider: 'moonpay', outcome: 'unchanged' })) > unchangedBefore,
       5_000,
-      'the look-up to be recorded',
     );
-    await waitUntil(async () => !(await pollState(paymentId)).due, 5_000, 'polling to stop');
+    await waitFor('polling to stop', async () => !(await pollState(paymentId)).due, 5_000);
     expect(await pollState(paymentId)).toMatchObject({ provider_status: 'paid', due: false });
     expect(asked(paymentId)).toBe(1);
     expect(

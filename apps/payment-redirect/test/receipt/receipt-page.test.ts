@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sealAddressIn, secondChanceFormToken, type EvmAddress } from '@gateway/domain';
+import { seedDelivery, seedDeposit, seedPayout } from '@gateway/app-testkit';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture, payout } from '../support/payment-redirect-fixture';
 import { sandboxWebhook } from '../support/sandbox';
@@ -53,40 +54,38 @@ async function addDeposit(
   amount: bigint,
   token: string | null = null,
 ): Promise<{ id: string; txHash: string }> {
-  const txHash = `0x${randomBytes(32).toString('hex')}`;
   logIndex += 1;
-  const { rows } = await fixture.db.pool.query<{ id: string }>(
-    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status,
-      attention_reason,
-                           token)
-     VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6, $7, $8) RETURNING id::text`,
-    [
-      txHash,
-      logIndex,
-      `0x${'b'.repeat(64)}`,
-      order.walletId,
-      amount.toString(),
-      status,
-      status === 'needs_attention' ? 'payout_address_blacklisted' : null,
-      token,
-    ],
-  );
-  return { id: rows[0]!.id, txHash };
+  return seedDeposit(fixture.db.pool, {
+    logIndex,
+    blockNumber: 100,
+    blockHash: `0x${'b'.repeat(64)}`,
+    walletId: order.walletId,
+    fromAddress: '0x0000000000000000000000000000000000000001',
+    amount,
+    status,
+    attentionReason: status === 'needs_attention' ? 'payout_address_blacklisted' : null,
+    token: token ?? undefined,
+  });
 }
 
 async function forward(order: Order, deposit: { id: string; txHash: string }, delivered: boolean): Promise<void> {
-  const txOut = `0x${randomBytes(32).toString('hex')}`;
   await fixture.db.pool.query(`UPDATE deposits SET status = 'forwarded', forwarded_at = now() WHERE id = $1`, [deposit.id]);
-  await fixture.db.pool.query(
-    `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, status, tx_hash)
-     VALUES ($1, 'merchant', $2, $3, 1, $4, 0, 'confirmed', $5)`,
-    [deposit.id, `0x${'a'.repeat(40)}`, payout.toLowerCase(), `0x${randomBytes(32).toString('hex')}`, txOut],
-  );
-  await fixture.db.pool.query(
-    `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, status)
-     VALUES ($1, $2, $3, 1, 1, 0, $4, $5, $6)`,
-    [randomUUID(), order.walletId, deposit.id, deposit.txHash, txOut, delivered ? 'delivered' : 'pending'],
-  );
+  const { txHash: txOut } = await seedPayout(fixture.db.pool, {
+    depositId: deposit.id,
+    fromAddress: `0x${'a'.repeat(40)}`,
+    toAddress: payout,
+    status: 'confirmed',
+  });
+  await seedDelivery(fixture.db.pool, {
+    walletId: order.walletId,
+    depositId: deposit.id,
+    valueCoin: 1n,
+    valueForwardedCoin: 1n,
+    feeCoin: 0n,
+    txidIn: deposit.txHash,
+    txidOut: txOut!,
+    status: delivered ? 'delivered' : 'pending',
+  });
 }
 
 const receipt = (paymentId: string) => app.inject({ url: `/payment/${paymentId}`, headers: keyCookie(paymentId) });

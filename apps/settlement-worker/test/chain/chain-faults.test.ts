@@ -1,14 +1,7 @@
 import { decodeFunctionData, type Hash } from 'viem';
 import { usdcAbi } from '@gateway/chain';
-import { RpcProxy } from '@gateway/testkit';
-import {
-  type SettlementFixture,
-  settlementFixtureForFile,
-  USDC,
-  waitFor,
-  type TestDeposit,
-  type TestWallet,
-} from '../support/settlement-fixture';
+import { RpcProxy, sleep, waitFor } from '@gateway/testkit';
+import { type SettlementFixture, settlementFixtureForFile, USDC, type TestDeposit, type TestWallet } from '../support/settlement-fixture';
 
 jest.setTimeout(180_000);
 
@@ -48,8 +41,8 @@ describe('RPC failures', () => {
     await fixture.enqueue(deposit.id);
 
     // The merchant transfer reached the chain, but the worker only saw a 502, then nothing.
-    await waitFor(async () => proxy.lostSends === 1, 20_000, 'the lost broadcast');
-    await waitFor(async () => proxy.refused >= 3, 20_000, 'the worker to retry against the dead RPC');
+    await waitFor('the lost broadcast', async () => proxy.lostSends === 1, 20_000);
+    await waitFor('the worker to retry against the dead RPC', async () => proxy.refused >= 3, 20_000);
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(11_880_000n);
     expect(await fixture.depositStatus(deposit.id)).toBe('forwarding');
     expect(await fixture.metric('settlement_chain_errors_total')).toBeGreaterThanOrEqual(1);
@@ -76,10 +69,10 @@ describe('transactions that do not get mined', () => {
 
     const bumped = async (leg: string) =>
       (await fixture.transactionsOf(deposit.id)).some((t) => t.leg === leg && t.reason === 'fee-bump' && t.status === 'sent');
-    await waitFor(() => bumped('merchant'), 20_000, 'the merchant leg to be replaced');
+    await waitFor('the merchant leg to be replaced', () => bumped('merchant'), 20_000);
     // The platform leg's transaction waits behind the merchant's (next relayer nonce): raising
     // its fee could not get it mined sooner, so it is left alone.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await sleep(1_500);
     expect(await bumped('platform')).toBe(false);
 
     await fixture.testClient().setAutomine(true);
@@ -108,19 +101,19 @@ describe('transactions that do not get mined', () => {
     const hash = merchant!.tx_hash as Hash;
     await client.dropTransaction({ hash });
     await waitFor(
+      'the dropped transaction to be back in the pool',
       async () =>
         fixture.rpc.getTransaction({ hash }).then(
           () => true,
           () => false,
         ),
       20_000,
-      'the dropped transaction to be back in the pool',
     );
     // The counter moves once the broadcast call returns, a moment after the node has the transaction.
     await waitFor(
+      'the rebroadcast to be counted',
       async () => (await fixture.metric('settlement_relayer_transactions_total', 'kind="rebroadcast"')) >= 1,
       5_000,
-      'the rebroadcast to be counted',
     );
 
     await client.setAutomine(true);
@@ -151,7 +144,7 @@ describe('transactions that do not get mined', () => {
     // here, saying which nonce it carried, rather than as a timeout.
     const legs = await fixture.legsOf(deposit.id);
     const renewals = async () => (await fixture.transactionsOf(deposit.id)).filter((t) => t.reason === 'new-nonce');
-    await waitFor(async () => (await renewals()).length === legs.length, 20_000, 'both legs to be sent again');
+    await waitFor('both legs to be sent again', async () => (await renewals()).length === legs.length, 20_000);
     for (const renewal of await renewals()) {
       const receipt = await fixture.rpc.waitForTransactionReceipt({ hash: renewal.tx_hash as Hash, timeout: 10_000 });
       expect(receipt.status).toBe('success');

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { sleep } from '@gateway/testkit';
+import { type SettlementFixture, settlementFixtureWithProxyForFile, USDC, type TestDeposit } from '../support/settlement-fixture';
 import type { RpcProxy } from '@gateway/testkit';
-import { type SettlementFixture, settlementFixtureWithProxyForFile, USDC, waitFor, type TestDeposit } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
 
@@ -9,26 +10,8 @@ let proxy: RpcProxy;
 
 settlementFixtureWithProxyForFile('payout_finality', (started, node) => ([fixture, proxy] = [started, node]));
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 function startApp(overrides: Record<string, string>): Promise<FastifyInstance> {
   return fixture.startApp({ CHAIN_RPC_URL: proxy.url, ...overrides });
-}
-
-/** Both legs paid on chain (mined), whatever the worker has concluded about them yet. */
-async function waitForBothMined(deposit: TestDeposit): Promise<void> {
-  await waitFor(
-    async () => {
-      const transactions = await fixture.transactionsOf(deposit.id);
-      if (transactions.length < 2) return false;
-      const receipts = await Promise.all(
-        transactions.map((t) => fixture.rpc.getTransactionReceipt({ hash: t.tx_hash as `0x${string}` }).catch(() => null)),
-      );
-      return receipts.filter((receipt) => receipt?.status === 'success').length === 2;
-    },
-    20_000,
-    'both legs mined',
-  );
 }
 
 const unconfirmedLegs = async (deposit: TestDeposit) =>
@@ -43,7 +26,7 @@ describe('payout legs on a node that serves the finalized tag', () => {
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 5n * USDC);
     await fixture.enqueue(deposit.id);
-    await waitForBothMined(deposit);
+    await fixture.bothLegsMined(deposit.id);
 
     await fixture.testClient().mine({ blocks: 100 });
     await sleep(1_500);
@@ -66,7 +49,7 @@ describe('payout legs on a node without the finalized tag', () => {
     const wallet = await fixture.createWallet();
     const deposit = await fixture.deposit(wallet, 3n * USDC);
     await fixture.enqueue(deposit.id);
-    await waitForBothMined(deposit);
+    await fixture.bothLegsMined(deposit.id);
 
     await sleep(1_000);
     expect(await fixture.depositStatus(deposit.id)).toBe('forwarding');

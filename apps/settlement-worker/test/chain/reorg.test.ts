@@ -1,11 +1,10 @@
 import { getAddress, type Address, type Hash, type Hex } from 'viem';
 import { encodeTransferWithAuthorization, setTestUsdcBlacklisted, splitSignature, usdcAbi } from '@gateway/chain';
-import { anvilAccounts, type RpcProxy } from '@gateway/testkit';
+import { anvilAccounts, type RpcProxy, sleep, waitFor } from '@gateway/testkit';
 import {
   type SettlementFixture,
   settlementFixtureWithProxyForFile,
   USDC,
-  waitFor,
   type TestDeposit,
   type TestWallet,
 } from '../support/settlement-fixture';
@@ -21,27 +20,6 @@ let fixture: SettlementFixture;
 let proxy: RpcProxy;
 
 settlementFixtureWithProxyForFile('reorg', (started, node) => ([fixture, proxy] = [started, node]));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Both legs' transactions mined (successfully) on the chain as it is now. */
-async function bothLegsMined(deposit: TestDeposit): Promise<bigint[]> {
-  let blocks: bigint[] = [];
-  await waitFor(
-    async () => {
-      const transactions = await fixture.transactionsOf(deposit.id);
-      const receipts = await Promise.all(
-        transactions.map((t) => fixture.rpc.getTransactionReceipt({ hash: t.tx_hash as Hash }).catch(() => null)),
-      );
-      const mined = receipts.filter((receipt) => receipt?.status === 'success');
-      blocks = mined.map((receipt) => receipt!.blockNumber);
-      return mined.length === 2;
-    },
-    20_000,
-    'both legs mined',
-  );
-  return blocks;
-}
 
 /**
  * Paid exactly once, on the chain as it is now: the merchant and the fee received their shares
@@ -77,7 +55,7 @@ describe('a payout leg in a block a reorg removes', () => {
     const feesBefore = await fixture.usdcBalance(fixture.platformFeeAddress);
     const beforeLegs = await fixture.testClient().snapshot();
     await fixture.enqueue(deposit.id);
-    await bothLegsMined(deposit);
+    await fixture.bothLegsMined(deposit.id);
     await fixture.testClient().mine({ blocks: 5 });
     await sleep(1_000);
     expect((await fixture.legsOf(deposit.id)).map((leg) => leg.status)).not.toContain('confirmed');
@@ -101,8 +79,8 @@ describe('a payout leg in a block a reorg removes', () => {
     const feesBefore = await fixture.usdcBalance(fixture.platformFeeAddress);
     const beforeLegs = await fixture.testClient().snapshot();
     await fixture.enqueue(deposit.id);
-    await bothLegsMined(deposit);
-    await waitFor(async () => (await fixture.metric('chain_finality_mode', 'mode="depth"')) === 1, 20_000, 'depth mode');
+    await fixture.bothLegsMined(deposit.id);
+    await waitFor('depth mode', async () => (await fixture.metric('chain_finality_mode', 'mode="depth"')) === 1, 20_000);
 
     // The legs are one block deep. The worker reads a leg's receipt, then the head: right then the
     // chain is replaced by a longer one without the legs, so the receipt's block is deep enough
@@ -116,13 +94,13 @@ describe('a payout leg in a block a reorg removes', () => {
         reorged = true;
       },
     );
-    await waitFor(async () => reorged, 20_000, 'the reorg during the check');
+    await waitFor('the reorg during the check', async () => reorged, 20_000);
     await sleep(1_000);
     // (They may be mined again already: anvil mines each transaction at once; 3 blocks are not on top yet.)
     expect((await fixture.legsOf(deposit.id)).map((leg) => leg.status)).not.toContain('confirmed');
 
     // Sent again into the new chain, mined, and final once 3 blocks are on top.
-    await bothLegsMined(deposit);
+    await fixture.bothLegsMined(deposit.id);
     await fixture.testClient().mine({ blocks: 3 });
     await paidOnceOnTheCanonicalChain(wallet, deposit, feesBefore);
   });
@@ -161,9 +139,9 @@ describe('a replan whose cancellation a reorg removes', () => {
     expect(await cancellations(wallet.address, oldMerchant!.authorization_nonce)).toBe(1);
     await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
     await waitFor(
+      'every leg settled',
       async () => (await fixture.legsOf(deposit.id)).every((leg) => ['cancelled', 'confirmed'].includes(leg.status)),
       20_000,
-      'every leg settled',
     );
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(9_900_000n);
     expect(await fixture.usdcBalance(wallet.address)).toBe(0n);

@@ -13,15 +13,8 @@ import {
   testUsdcAdminAbi,
   PUBLIC_TEST_MNEMONIC,
 } from '@gateway/chain';
-import { anvilAccounts } from '@gateway/testkit';
-import {
-  freshAddress,
-  type SettlementFixture,
-  settlementFixtureForFile,
-  USDC,
-  waitFor,
-  type TestWallet,
-} from '../support/settlement-fixture';
+import { anvilAccounts, sleep, waitFor } from '@gateway/testkit';
+import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC, type TestWallet } from '../support/settlement-fixture';
 
 jest.setTimeout(180_000);
 
@@ -98,7 +91,7 @@ async function expectNothingSentFor(depositId: string, leg: string): Promise<voi
 }
 
 /** A few more polling rounds, so a test can check nothing else happens. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 1_000));
+const settle = () => sleep(1_000);
 
 describe('a leg the token will refuse however often it is sent', () => {
   it('merchant payout address blacklisted: leg and deposit need attention (payout_address_blacklisted), nothing sent, counted', async () => {
@@ -213,9 +206,9 @@ describe('a paused token (an incident that ends): waited out, not parked', () =>
     try {
       await fixture.enqueue(deposit.id);
       await waitFor(
+        'the pause to be noticed',
         async () => (await fixture.metric('settlement_payout_leg_waits_total', 'reason="token_paused"')) >= 1,
         20_000,
-        'the pause to be noticed',
       );
       await settle();
       expect(await fixture.depositStatus(deposit.id)).toBe('forwarding');

@@ -1,11 +1,11 @@
+import { waitFor } from '@gateway/testkit';
 import {
   freshAddress,
   type SettlementFixture,
-  settlementFixtureForFile,
   USDC,
-  waitFor,
   type TestDeposit,
   type TestWallet,
+  settlementFixtureForFile,
 } from '../support/settlement-fixture';
 import { spawnWorker } from '../support/worker-process';
 import { replanDeposit } from '../../src/operator';
@@ -48,6 +48,7 @@ async function settle(depositId: string): Promise<void> {
   await fixture.runningApp();
   await fixture.enqueue(depositId);
   await waitFor(
+    `deposit ${depositId} to settle`,
     async () => {
       const status = await fixture.depositStatus(depositId);
       if (status === 'needs_attention') return true;
@@ -55,7 +56,6 @@ async function settle(depositId: string): Promise<void> {
       return status === 'forwarded' && active.every((leg) => leg.status === 'confirmed' || leg.status === 'needs_attention');
     },
     60_000,
-    `deposit ${depositId} to settle`,
   );
 }
 

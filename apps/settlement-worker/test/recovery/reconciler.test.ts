@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { settlementJobId, settlementJobOptions } from '@gateway/queue';
+import { seedDeposits, seedPayout, sqlExpression, type PayoutSeed } from '@gateway/app-testkit';
 import { relayerAccount, SettlementFixture, type TestWallet } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
@@ -35,41 +35,24 @@ async function insertDeposits(
   status: string,
   options: { amount?: bigint; finalAgoSeconds?: number } = {},
 ): Promise<string[]> {
-  const { rows } = await fixture.db.pool.query<{ id: string }>(
-    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, final_at)
-     SELECT $1, '0x' || encode(sha256(($2 || i)::bytea), 'hex'), 0, 1, '0x' || repeat('0', 64), $3, '0x' || repeat('1', 40), $4, $5,
-            now() - make_interval(secs => $6)
-     FROM generate_series(1, $7) AS i
-     RETURNING id::text AS id`,
-    [
-      fixture.anvil.chainId,
-      randomBytes(8).toString('hex'),
-      wallet.id,
-      (options.amount ?? 1_000_000n).toString(),
-      status,
-      options.finalAgoSeconds ?? 0,
-      count,
-    ],
+  const finalAt = sqlExpression(`now() - interval '${options.finalAgoSeconds ?? 0} seconds'`);
+  const deposits = await seedDeposits(
+    fixture.db.pool,
+    Array(count).fill({ chainId: fixture.anvil.chainId, walletId: wallet.id, amount: options.amount, status, finalAt }),
   );
-  return rows.map((row) => row.id);
+  return deposits.map((deposit) => deposit.id);
 }
 
-async function insertLeg(depositId: string, leg: string, status: string): Promise<void> {
-  await fixture.db.pool.query(
-    `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, status, tx_hash,
-                          attention_reason)
-     VALUES ($1, $2, $3, $4, 500000, '0x' || encode(sha256($5::bytea), 'hex'), 0, $6, $7,
-             CASE WHEN $6 = 'needs_attention' THEN 'fee_address_blacklisted' END)`,
-    [
-      depositId,
-      leg,
-      wallet.address.toLowerCase(),
-      wallet.payoutAddress.toLowerCase(),
-      randomBytes(16).toString('hex'),
-      status,
-      status === 'confirmed' ? `0x${randomBytes(32).toString('hex')}` : null,
-    ],
-  );
+async function insertLeg(depositId: string, leg: PayoutSeed['leg'], status: PayoutSeed['status']): Promise<void> {
+  await seedPayout(fixture.db.pool, {
+    depositId,
+    leg,
+    fromAddress: wallet.address,
+    toAddress: wallet.payoutAddress,
+    amount: 500_000n,
+    status,
+    attentionReason: status === 'needs_attention' ? 'fee_address_blacklisted' : null,
+  });
 }
 
 const jobState = (depositId: string) => fixture.settlementQueue.getJobState(settlementJobId(depositId));

@@ -1,6 +1,7 @@
+import { waitFor } from '@gateway/testkit';
 import { Registry } from 'prom-client';
 import { setTestUsdcBlacklisted } from '@gateway/chain';
-import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor } from '../support/settlement-fixture';
+import { type SettlementFixture, settlementFixtureForFile, USDC } from '../support/settlement-fixture';
 import { gatewayCommand, type CommandRun } from '../support/operator-command';
 import { replanDeposit } from '../../src/operator';
 
@@ -50,7 +51,7 @@ describe('the replan command killed (SIGKILL) while it cancels through the relay
       expect(await cancellations(deposit.id)).toEqual([{ status: 'mined', tx_hash: recorded!.tx_hash }]);
 
       await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
-      await waitFor(async () => (await fixture.usdcBalance(wallet.address)) === 0n, 20_000, 'the temporary wallet emptied');
+      await waitFor('the temporary wallet emptied', async () => (await fixture.usdcBalance(wallet.address)) === 0n, 20_000);
       expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(3_960_000n);
       const legs = (await fixture.legsOf(deposit.id)).filter((leg) => leg.status !== 'cancelled');
       const uses = await fixture.authorizationUses(wallet.address);

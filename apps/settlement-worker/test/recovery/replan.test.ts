@@ -8,8 +8,8 @@ import {
   splitSignature,
   usdcAbi,
 } from '@gateway/chain';
-import { anvilAccounts, RpcProxy } from '@gateway/testkit';
-import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC, waitFor } from '../support/settlement-fixture';
+import { anvilAccounts, RpcProxy, waitFor } from '@gateway/testkit';
+import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC } from '../support/settlement-fixture';
 import { gatewayCommand, type CommandRun } from '../support/operator-command';
 
 jest.setTimeout(180_000);
@@ -107,9 +107,9 @@ describe('replan: the way out of needs_attention', () => {
 
     await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
     await waitFor(
+      'every leg settled',
       async () => (await payoutRows(deposit.id)).every((row) => ['cancelled', 'confirmed'].includes(row.status)),
       20_000,
-      'every leg settled',
     );
 
     const rows = await payoutRows(deposit.id);
@@ -221,7 +221,7 @@ describe('replan: the way out of needs_attention', () => {
     }
 
     await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
-    await waitFor(async () => (await fixture.usdcBalance(wallet.address)) === 0n, 20_000, 'the temporary wallet emptied');
+    await waitFor('the temporary wallet emptied', async () => (await fixture.usdcBalance(wallet.address)) === 0n, 20_000);
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(5_940_000n);
     const uses = await fixture.authorizationUses(wallet.address);
     expect(uses.get(oldMerchant!.authorization_nonce)).toBeUndefined();
@@ -247,13 +247,13 @@ describe('replan: the way out of needs_attention', () => {
     expect(run.stdout).toContain('platform leg: cancelling its authorization');
     expect(run.stdout).toContain(`platform leg: new plan, 50000 base units to ${newFeeAddress.toLowerCase()}`);
 
-    await waitFor(async () => (await fixture.usdcBalance(newFeeAddress)) === 50_000n, 30_000, 'the fee paid to the new address');
+    await waitFor('the fee paid to the new address', async () => (await fixture.usdcBalance(newFeeAddress)) === 50_000n, 30_000);
     await waitFor(
+      'the new fee leg confirmed',
       async () =>
         (await payoutRows(deposit.id)).map((row) => `${row.leg} ${row.status}`).join() ===
         'merchant confirmed,platform cancelled,platform confirmed',
       20_000,
-      'the new fee leg confirmed',
     );
     expect(await fixture.depositStatus(deposit.id)).toBe('forwarded');
     expect(await fixture.usdcBalance(wallet.address)).toBe(0n);
@@ -278,9 +278,9 @@ describe('replan: the way out of needs_attention', () => {
 
     await fixture.waitForStatus(deposit.id, 'forwarded', 30_000);
     await waitFor(
+      'every leg settled',
       async () => (await payoutRows(deposit.id)).every((row) => ['cancelled', 'confirmed'].includes(row.status)),
       20_000,
-      'every leg settled',
     );
     expect((await payoutRows(deposit.id)).map((row) => [row.leg, row.status])).toEqual([
       ['merchant', 'confirmed'],

@@ -1,14 +1,13 @@
 import { parseGwei } from 'viem';
+import { sleep, waitFor } from '@gateway/testkit';
 import { loadSettlementConfig } from '../../src/config';
-import { type SettlementFixture, settlementFixtureForFile, USDC, waitFor, type TestDeposit } from '../support/settlement-fixture';
+import { type SettlementFixture, settlementFixtureForFile, USDC, type TestDeposit } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
 
 let fixture: SettlementFixture;
 
 settlementFixtureForFile('fee_ceiling', (started) => (fixture = started));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface RecordedFees {
   leg: string;
@@ -44,9 +43,9 @@ describe('the fee ceiling (MAX_FEE_PER_GAS_GWEI)', () => {
     // comes at the third bump; eight bumps would reach 13 gwei.
     const bumps = async () => (await feesOf(deposit)).filter((t) => t.reason === 'fee-bump').length;
     await waitFor(
+      'the ceiling reached, or eight bumps',
       async () => (await fixture.metric('settlement_fee_ceiling_total', 'outcome="held"')) >= 1 || (await bumps()) >= 8,
       30_000,
-      'the ceiling reached, or eight bumps',
     );
     const atCeiling = await feesOf(deposit);
     for (const transaction of atCeiling) {

@@ -1,12 +1,6 @@
+import { waitFor } from '@gateway/testkit';
 import { parseGwei } from 'viem';
-import {
-  relayerAccount,
-  type SettlementFixture,
-  settlementFixtureForFile,
-  USDC,
-  waitFor,
-  type TestDeposit,
-} from '../support/settlement-fixture';
+import { relayerAccount, type SettlementFixture, USDC, type TestDeposit, settlementFixtureForFile } from '../support/settlement-fixture';
 import { gatewayCommand, type CommandRun } from '../support/operator-command';
 
 jest.setTimeout(180_000);
@@ -43,12 +37,12 @@ async function settle(deposit: TestDeposit): Promise<{ status: string; gasCostUs
   const relayerBefore = await fixture.nativeBalance(relayerAccount.address);
   await fixture.enqueue(deposit.id);
   await waitFor(
+    `deposit ${deposit.id} held or paid out`,
     async () => {
       const status = await fixture.depositStatus(deposit.id);
       return status === 'held' || (status === 'forwarded' && (await fixture.legsOf(deposit.id)).every((leg) => leg.status === 'confirmed'));
     },
     30_000,
-    `deposit ${deposit.id} held or paid out`,
   );
   const spentWei = relayerBefore - (await fixture.nativeBalance(relayerAccount.address));
   const platform = (await fixture.legsOf(deposit.id)).find((leg) => leg.leg === 'platform');

@@ -2,8 +2,9 @@ import type { Job } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { SettlementRepository } from '@gateway/db/settlement-worker';
 import { settlementJobId } from '@gateway/queue';
+import { waitFor } from '@gateway/testkit';
+import { type SettlementFixture, USDC, type TestDeposit, settlementFixtureWithProxyForFile } from '../support/settlement-fixture';
 import type { RpcProxy } from '@gateway/testkit';
-import { type SettlementFixture, settlementFixtureWithProxyForFile, USDC, waitFor, type TestDeposit } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
 
@@ -43,7 +44,7 @@ describe('what is not a failure', () => {
       await startApp();
       await fixture.enqueue(deposit.id);
       // The run is counted when it ends, after BullMQ counted its start: wait for the count, not the start.
-      await waitFor(async () => (await fixture.metric('settlement_job_runs_total', 'outcome="busy"')) >= 3, 20_000, 'three busy runs');
+      await waitFor('three busy runs', async () => (await fixture.metric('settlement_job_runs_total', 'outcome="busy"')) >= 3, 20_000);
       expect((await jobOf(deposit.id)).attemptsStarted).toBeGreaterThanOrEqual(3);
       expect(await jobSummary(deposit.id)).toEqual({
         state: expect.stringMatching(/^(delayed|active|waiting)$/),
@@ -54,7 +55,7 @@ describe('what is not a failure', () => {
       await otherWorker!.release();
     }
     await fixture.waitForStatus(deposit.id, 'forwarded');
-    await waitFor(async () => (await jobOf(deposit.id)).finishedOn !== undefined, 10_000, 'the job to finish');
+    await waitFor('the job to finish', async () => (await jobOf(deposit.id)).finishedOn !== undefined, 10_000);
     expect(await jobSummary(deposit.id)).toEqual(COMPLETED_WITHOUT_FAILURE);
   });
 
@@ -73,7 +74,7 @@ describe('what is not a failure', () => {
     await startApp({ CONFIRMATIONS: '20' });
     await fixture.testClient().mine({ blocks: 20 });
     await fixture.waitForStatus(deposit.id, 'forwarded');
-    await waitFor(async () => (await jobOf(deposit.id)).finishedOn !== undefined, 10_000, 'the job to finish');
+    await waitFor('the job to finish', async () => (await jobOf(deposit.id)).finishedOn !== undefined, 10_000);
     expect(await jobSummary(deposit.id)).toEqual(COMPLETED_WITHOUT_FAILURE);
   });
 });
@@ -89,19 +90,19 @@ describe('one round per run', () => {
     // Held for a whole payout, the one slot would keep the 2nd and 3rd deposit waiting until the
     // 1st is 20 blocks deep, which it never gets while nobody mines.
     await waitFor(
+      'every deposit to have both legs sent',
       async () => (await Promise.all(deposits.map((deposit) => fixture.legsSent(deposit.id)))).every(Boolean),
       20_000,
-      'every deposit to have both legs sent',
     );
     const locks = new SettlementRepository(fixture.db.pool);
     await waitFor(
+      'the first deposit to be unlocked between two runs of its job',
       async () => {
         const lock = await locks.tryLockDeposit(deposits[0]!.id);
         await lock?.release();
         return lock !== undefined;
       },
       5_000,
-      'the first deposit to be unlocked between two runs of its job',
     );
     for (const deposit of deposits) expect(await fixture.depositStatus(deposit.id)).toBe('forwarding');
 
@@ -134,16 +135,16 @@ describe('merchant first', () => {
     ]);
     expect(delivery!.txid_out).toBe(legs[0]!.tx_hash);
     // The job lives on for the platform leg.
-    await waitFor(async () => node.withheldSends >= 2, 10_000, 'the platform leg to be tried again');
+    await waitFor('the platform leg to be tried again', async () => node.withheldSends >= 2, 10_000);
     expect((await jobSummary(deposit.id)).state).toMatch(/^(delayed|active|waiting)$/);
 
     node.withholdSendsTo = undefined;
     await waitFor(
+      'the platform leg to be confirmed',
       async () => (await fixture.legsOf(deposit.id)).every((leg) => leg.status === 'confirmed'),
       20_000,
-      'the platform leg to be confirmed',
     );
-    await waitFor(async () => (await jobOf(deposit.id)).finishedOn !== undefined, 10_000, 'the job to finish');
+    await waitFor('the job to finish', async () => (await jobOf(deposit.id)).finishedOn !== undefined, 10_000);
     expect(await jobSummary(deposit.id)).toEqual(COMPLETED_WITHOUT_FAILURE);
     expect((await fixture.usdcBalance(fixture.platformFeeAddress)) - feeBefore).toBe(70_000n);
     expect(await fixture.usdcBalance(wallet.address)).toBe(0n);

@@ -1,7 +1,8 @@
+import { waitFor } from '@gateway/testkit';
 import type { FastifyInstance } from 'fastify';
 import type { Address } from 'viem';
 import { ensureLiveSettlementJob } from '@gateway/queue';
-import { USDC, settlementFixtureForFile, waitFor, type SettlementFixture } from '../support/settlement-fixture';
+import { USDC, settlementFixtureForFile, type SettlementFixture } from '../support/settlement-fixture';
 
 // The other Polygon USDC (USDC.e), played by a second TestUSDC on the local chain: a final deposit
 // of it is held for the operator (OTHER_USDC_DEPOSITS=hold), never forwarded, swept or called back,
@@ -36,7 +37,7 @@ async function settlementRun(app: FastifyInstance, depositId: string): Promise<v
   const total = async () => Object.values(await jobRuns(app)).reduce((sum, count) => sum + count, 0);
   const before = await total();
   expect(await ensureLiveSettlementJob(fixture.settlementQueue, depositId)).toBe('enqueued');
-  await waitFor(async () => (await total()) > before, 20_000, `a settlement run of deposit ${depositId}`);
+  await waitFor(`a settlement run of deposit ${depositId}`, async () => (await total()) > before, 20_000);
 }
 
 it('holds a final USDC.e deposit for the operator: no leg, no transfer, no callback, counted and alerted on', async () => {

@@ -1,6 +1,7 @@
 import type { Pool, QueryConfig } from 'pg';
 import { setTestUsdcBlacklisted } from '@gateway/chain';
 import type { FastifyInstance } from 'fastify';
+import { sleep } from '@gateway/testkit';
 import { type SettlementFixture, settlementFixtureForFile, USDC } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
@@ -46,7 +47,7 @@ async function legReadsPerRound(depositId: string, counter: ReturnType<typeof co
     const outcome = await app!.settlementService.settle(depositId);
     perRound.push(counter.reads());
     if (outcome === until) return perRound;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   throw new Error(`deposit ${depositId} did not reach ${until} in 20 rounds (leg reads ${perRound.join(', ')})`);
 }

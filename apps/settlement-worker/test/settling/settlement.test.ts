@@ -1,3 +1,4 @@
+import { waitFor } from '@gateway/testkit';
 import type { FastifyInstance } from 'fastify';
 import { getAddress } from 'viem';
 import { createPool } from '@gateway/db/settlement-worker';
@@ -7,10 +8,9 @@ import {
   freshAddress,
   relayerAccount,
   type SettlementFixture,
-  settlementAppForFile,
   USDC,
-  waitFor,
   type TestWallet,
+  settlementAppForFile,
 } from '../support/settlement-fixture';
 
 jest.setTimeout(120_000);
@@ -142,7 +142,7 @@ describe('settlement of a final deposit', () => {
     const deposit = await fixture.deposit(wallet, 9_999n);
     await fixture.enqueue(deposit.id);
     await fixture.waitForStatus(deposit.id, 'held');
-    await waitFor(async () => (await fixture.settlementQueue.getJobState(`deposit-${deposit.id}`)) === 'completed', 10_000, 'held job');
+    await waitFor('held job', async () => (await fixture.settlementQueue.getJobState(`deposit-${deposit.id}`)) === 'completed', 10_000);
 
     expect(await fixture.legsOf(deposit.id)).toEqual([]);
     expect(await fixture.deliveryOf(deposit.id)).toEqual([]);

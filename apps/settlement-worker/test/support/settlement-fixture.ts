@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Pool } from 'pg';
 import { createPublicClient, createTestClient, getAddress, http, parseEventLogs, type Address, type Hash, type PublicClient } from 'viem';
@@ -13,8 +13,8 @@ import {
   PUBLIC_TEST_MNEMONIC,
 } from '@gateway/chain';
 import { callbackJobId, enqueueSettlements, openSettlementQueue, QUEUE_NAMES, redisConnection, type SettlementQueue } from '@gateway/queue';
-import { anvilAccounts, RpcProxy, startAnvil, type RunningAnvil } from '@gateway/testkit';
-import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
+import { anvilAccounts, RpcProxy, startAnvil, waitFor, type RunningAnvil } from '@gateway/testkit';
+import { createTestDatabase, seedDeposit, seedWallet, sqlExpression, type TestDatabase } from '@gateway/app-testkit';
 import type { FastifyInstance } from 'fastify';
 import { loadSettlementConfig, type SettlementConfig } from '../../src/config';
 import { buildSettlementWorkerApp } from '../../src/app';
@@ -191,9 +191,9 @@ export class SettlementFixture {
     const deposit = await this.deposit(wallet, amount);
     await this.enqueue(deposit.id);
     await waitFor(
+      'the fee leg to need attention',
       async () => (await this.legsOf(deposit.id)).some((leg) => leg.leg === 'platform' && leg.status === 'needs_attention'),
       20_000,
-      'the fee leg to need attention',
     );
     await this.waitForStatus(deposit.id, 'forwarded', 20_000);
     return { wallet, deposit };
@@ -205,8 +205,24 @@ export class SettlementFixture {
     return legs.every((leg) => transactions.some((t) => t.leg === leg && t.status === 'sent'));
   }
 
+  /** Waits until both legs' transactions are mined (successfully) on the chain as it is now, whatever the worker has concluded about them yet; gives their blocks. */
+  async bothLegsMined(depositId: string): Promise<bigint[]> {
+    return waitFor(
+      'both legs mined',
+      async () => {
+        const transactions = await this.transactionsOf(depositId);
+        const receipts = await Promise.all(
+          transactions.map((t) => this.rpc.getTransactionReceipt({ hash: t.tx_hash as Hash }).catch(() => null)),
+        );
+        const mined = receipts.filter((receipt) => receipt?.status === 'success');
+        return mined.length === 2 ? mined.map((receipt) => receipt!.blockNumber) : undefined;
+      },
+      20_000,
+    );
+  }
+
   async waitForSent(depositId: string, legs: string[] = ['merchant', 'platform']): Promise<void> {
-    await waitFor(() => this.legsSent(depositId, legs), 20_000, `${legs.join(' and ')} legs of deposit ${depositId} sent`);
+    await waitFor(`${legs.join(' and ')} legs of deposit ${depositId} sent`, () => this.legsSent(depositId, legs), 20_000);
   }
 
   /** The running app's sample of `name` whose labels hold `labels` (the app adds a `service` label to each); 0 when it has none. */
@@ -220,24 +236,17 @@ export class SettlementFixture {
     const hdIndex = this.nextHdIndex++;
     const address = mnemonicToAccount(PUBLIC_TEST_MNEMONIC, { addressIndex: hdIndex }).address;
     const payoutAddress = freshAddress();
-    const { rows } = await this.db.pool.query<{ id: string }>(
-      `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
-                            affiliate_address, affiliate_fee_bps, platform_fee_bps)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id::text AS id`,
-      [
-        hdIndex,
-        address.toLowerCase(),
-        `sealed-${randomUUID()}`,
-        payoutAddress.toLowerCase(),
-        `https://shop.example/ipn?order=${hdIndex}`,
-        randomBytes(32),
-        randomBytes(24).toString('hex'),
-        options.affiliate?.address.toLowerCase() ?? null,
-        options.affiliate?.bps ?? null,
-        options.platformFeeBps ?? 100,
-      ],
-    );
-    return { id: rows[0]!.id, hdIndex, address, payoutAddress };
+    const { id } = await seedWallet(this.db.pool, {
+      hdIndex,
+      polygonAddress: address,
+      addressIn: `sealed-${randomUUID()}`,
+      payoutAddress,
+      callbackUrl: `https://shop.example/ipn?order=${hdIndex}`,
+      affiliateAddress: options.affiliate?.address ?? null,
+      affiliateFeeBps: options.affiliate?.bps ?? null,
+      platformFeeBps: options.platformFeeBps ?? 100,
+    });
+    return { id, hdIndex, address, payoutAddress };
   }
 
   /**
@@ -255,23 +264,20 @@ export class SettlementFixture {
     });
     const receipt = await this.rpc.getTransactionReceipt({ hash: txHash });
     const [transfer] = parseEventLogs({ abi: usdcAbi, eventName: 'Transfer', logs: receipt.logs });
-    const { rows } = await this.db.pool.query<{ id: string }>(
-      `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, final_at,
-                             token)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'final', now(), $9) RETURNING id::text AS id`,
-      [
-        this.anvil.chainId,
-        txHash,
-        transfer!.logIndex,
-        receipt.blockNumber.toString(),
-        receipt.blockHash,
-        wallet.id,
-        transfer!.args.from.toLowerCase(),
-        amount.toString(),
-        token.toLowerCase(),
-      ],
-    );
-    return { id: rows[0]!.id, txHash, amount };
+    const { id } = await seedDeposit(this.db.pool, {
+      chainId: this.anvil.chainId,
+      txHash,
+      logIndex: transfer!.logIndex,
+      blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash,
+      walletId: wallet.id,
+      fromAddress: transfer!.args.from,
+      amount,
+      status: 'final',
+      finalAt: sqlExpression('now()'),
+      token,
+    });
+    return { id, txHash, amount };
   }
 
   /** Producer view of the settlement queue (one per fixture). */
@@ -302,7 +308,7 @@ export class SettlementFixture {
   }
 
   async waitForStatus(depositId: string, status: string, timeoutMs = 30_000): Promise<void> {
-    await waitFor(async () => (await this.depositStatus(depositId)) === status, timeoutMs, `deposit ${depositId} to become ${status}`);
+    await waitFor(`deposit ${depositId} to become ${status}`, async () => (await this.depositStatus(depositId)) === status, timeoutMs);
   }
 
   /**
@@ -311,10 +317,10 @@ export class SettlementFixture {
    */
   async waitForPaidOut(depositId: string, timeoutMs = 30_000): Promise<void> {
     await waitFor(
+      `deposit ${depositId} to be forwarded with every leg confirmed`,
       async () =>
         (await this.depositStatus(depositId)) === 'forwarded' && (await this.legsOf(depositId)).every((leg) => leg.status === 'confirmed'),
       timeoutMs,
-      `deposit ${depositId} to be forwarded with every leg confirmed`,
     );
   }
 
@@ -469,13 +475,4 @@ export function settlementAppForFile(
 
 export function freshAddress(): Address {
   return getAddress(privateKeyToAccount(generatePrivateKey()).address);
-}
-
-export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

@@ -1,6 +1,12 @@
 import { join } from 'node:path';
-import { FREE_PORTS_ENV, shutdownProblems, useShutdownTest } from '@gateway/app-testkit';
-import { getOnOwnConnection, startAppProcess } from '@gateway/testkit';
+import {
+  getOnOwnConnection,
+  killStartedApps,
+  problemsSinceShutdown,
+  sigtermWithInsertsHeld,
+  sleep,
+  type SentRequest,
+} from '@gateway/testkit';
 import { freshMinute } from '../support/fresh-minute';
 import { walletControlFixture } from '../support/wallet-control-fixture';
 
@@ -9,14 +15,11 @@ import { walletControlFixture } from '../support/wallet-control-fixture';
 // their batched inserts: a batch queued behind those running failed ("Cannot use a pool after
 // calling end on the pool"), and the quota's counts of the wallets created were lost. The process
 // is run as deployed (main.ts); the wallets table is locked so that every request is still running
-// when SIGTERM comes (useShutdownTest).
+// when SIGTERM comes.
 
 const MAIN = join(__dirname, '..', '..', 'src', 'main.ts');
 const fixture = walletControlFixture('graceful_shutdown');
-const shutdown = useShutdownTest(() => fixture.db.pool);
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
-/** The batched insert of new wallets (WalletRepository.createOrGetMany). */
-const WALLET_INSERT = 'WITH c AS (%pay.hit%';
 
 let order = 0;
 /** Create Wallet for a callback of its own: a new wallet each. */
@@ -27,10 +30,10 @@ function walletPath(): string {
 
 /** Sends the requests a few milliseconds apart: several batches, some queued behind those running. */
 async function sendApart(port: number, count: number) {
-  const sent: Array<ReturnType<typeof getOnOwnConnection>> = [];
+  const sent: SentRequest[] = [];
   for (let i = 0; i < count; i += 1) {
     sent.push(getOnOwnConnection(port, walletPath()));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
   }
   return sent;
 }
@@ -48,40 +51,39 @@ async function countedThisMinute(): Promise<number> {
   return Number(value ?? 0);
 }
 
+/** Create Wallets in flight at SIGTERM, twelve, a few milliseconds apart. */
+function sigtermWithWalletsInFlight(clientsGoAway: boolean) {
+  return sigtermWithInsertsHeld({
+    main: MAIN,
+    env: fixture.env(),
+    pool: fixture.db.pool,
+    table: 'wallets',
+    insert: { pattern: 'WITH c AS (%pay.hit%', what: 'a Create Wallet at its insert' },
+    send: (port) => sendApart(port, 12),
+    clientsGoAway,
+  });
+}
+
 describe('wallet-control on SIGTERM with Create Wallets in flight', () => {
   beforeEach(() => fixture.db.pool.query("DELETE FROM wallets WHERE callback_url LIKE 'https://shop.io/ipn/shutdown%'"));
+  afterEach(() => killStartedApps());
 
   it('answers every request still connected with its wallet before it exits', async () => {
-    const run = startAppProcess(MAIN, fixture.env(FREE_PORTS_ENV));
-    const port = await run.port;
-    const lock = await shutdown.lock('wallets');
-    const requests = await sendApart(port, 12);
-    await shutdown.blocked(WALLET_INSERT, 'Create Wallet');
-    await shutdown.sigterm(run, lock);
+    const { run, requests } = await sigtermWithWalletsInFlight(false);
     expect(await Promise.all(requests.map((sent) => sent.answered))).toEqual(Array(12).fill(200));
     expect(await run.exited).toBe(0);
     expect(await walletCount()).toBe(12);
-    expect(shutdownProblems(run.output().stdout)).toEqual([]);
+    expect(problemsSinceShutdown(run.output().stdout)).toEqual([]);
   });
 
   it('finishes the wallets of clients that went away, counts them, and only then ends its pool and Redis', async () => {
     // A minute's window of its own for the count.
     await freshMinute();
-    const run = startAppProcess(MAIN, fixture.env(FREE_PORTS_ENV));
-    const port = await run.port;
     const counted = await countedThisMinute();
-    const lock = await shutdown.lock('wallets');
-    const requests = await sendApart(port, 12);
-    await shutdown.blocked(WALLET_INSERT, 'Create Wallet');
-    // Load balancer timeouts: the listener closes at once, the handlers are still running.
-    for (const sent of requests) {
-      sent.answered.catch(() => undefined);
-      sent.abort();
-    }
-    await shutdown.sigterm(run, lock);
+    const { run } = await sigtermWithWalletsInFlight(true);
     expect(await run.exited).toBe(0);
     expect(await walletCount()).toBe(12);
     expect((await countedThisMinute()) - counted).toBe(12);
-    expect(shutdownProblems(run.output().stdout)).toEqual([]);
+    expect(problemsSinceShutdown(run.output().stdout)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { FREE_PORTS_ENV, testKeyEnv } from '@gateway/app-testkit';
-import { killStartedApps, startAppProcess } from '@gateway/testkit';
+import { testKeyEnv } from '@gateway/app-testkit';
+import { ANY_LOOPBACK_PORTS, killStartedApps, startAppProcess } from '@gateway/testkit';
 import { walletControlFixture } from '../support/wallet-control-fixture';
 
 const MAIN = join(__dirname, '..', '..', 'src', 'main.ts');
@@ -35,7 +35,7 @@ describe('wallet-control process', () => {
   });
 
   it('serves, logs JSON with a request id, and shuts down cleanly on SIGTERM', async () => {
-    const run = startAppProcess(MAIN, fixture.env(FREE_PORTS_ENV));
+    const run = startAppProcess(MAIN, fixture.env(ANY_LOOPBACK_PORTS));
     const port = await run.port;
     const response = await fetch(
       `http://127.0.0.1:${port}/control/wallet.php?address=0x52908400098527886E0F7030069857D2E4169EE7&callback=${encodeURIComponent('https://shop.io/cb?o=1&token=s3cr3t')}`,

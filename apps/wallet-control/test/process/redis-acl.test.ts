@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import IORedis from 'ioredis';
 import { startAclRedis, type AclRedis } from '@gateway/app-testkit';
+import { sleep } from '@gateway/testkit';
 import { walletControlFixture } from '../support/wallet-control-fixture';
 
 // wallet-control as its own Redis ACL user (a private redis-server with every app's user): Create
@@ -34,7 +35,7 @@ it('creates wallets and holds the payout quota through Redis, every key in its o
   expect((await create(1)).statusCode).toBe(200);
   expect((await create(2)).statusCode).toBe(200);
   // The counts reach Redis in the background, a moment after each answer.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await sleep(200);
   expect((await create(3)).json()).toMatchObject({ code: 'payout_quota_exceeded' });
   expect((await app.inject({ method: 'GET', url: '/control/convert.php', query: { value: '10', from: 'eur' } })).statusCode).toBe(200);
 
@@ -65,7 +66,7 @@ it('with PAYOUT_ADDRESSES pinned, remembers the claimed origins in its own areas
       query: { address: payout, callback: 'https://pinned.shop.io/ipn?order_id=1' },
     });
     expect(response.statusCode).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     expect(await pinned.metrics.metrics()).toMatch(/^wallet_control_payout_quota_store_errors_total\{[^}]*\} 0$/m);
     const look = new IORedis(acl.server.url);
     try {

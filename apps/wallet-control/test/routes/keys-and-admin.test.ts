@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '@gateway/config';
+import { seedDelivery, seedWallet, sqlExpression } from '@gateway/app-testkit';
 import { SAMPLE_RATE_FILE } from '@gateway/rates';
 import { signCallback, verifyCallbackSignature } from '@usdc-card-gateway/sdk';
 import { walletControlFixture } from '../support/wallet-control-fixture';
@@ -19,19 +20,13 @@ const fixture = walletControlFixture('wc_keys');
 let app: FastifyInstance;
 
 async function insertDelivery(status: 'failed' | 'delivered'): Promise<string> {
-  const { rows } = await fixture.db.pool.query<{ id: string }>(
-    `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-     VALUES (nextval('wallet_hd_index_seq'), $1, $2, $1, 'https://shop.io/ipn?order=' || $2, $3, $4) RETURNING id::text`,
-    [`0x${randomBytes(20).toString('hex')}`, randomBytes(8).toString('hex'), randomBytes(32), randomBytes(16).toString('hex')],
-  );
-  const id = randomUUID();
-  await fixture.db.pool.query(
-    `INSERT INTO callback_deliveries (id, wallet_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out, status,
-      attempt_count, next_attempt_at)
-     VALUES ($1, $2, 1000000, 990000, 10000, '0xin', '0xout', $3, 19, now() - interval '1 day')`,
-    [id, rows[0]!.id, status],
-  );
-  return id;
+  const wallet = await seedWallet(fixture.db.pool);
+  return seedDelivery(fixture.db.pool, {
+    walletId: wallet.id,
+    status,
+    attemptCount: 19,
+    nextAttemptAt: sqlExpression("now() - interval '1 day'"),
+  });
 }
 
 /** `null` sends no Authorization header at all. */

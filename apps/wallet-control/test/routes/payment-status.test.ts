@@ -1,6 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createTestRedis } from '@gateway/testkit';
+import { seedDelivery, seedDeposit, seedPayment, seedPayout, sqlExpression, type PaymentSeed } from '@gateway/app-testkit';
 import { walletControlFixture } from '../support/wallet-control-fixture';
 
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -27,7 +28,6 @@ async function newWallet(): Promise<Wallet> {
   return { id: rows[0]!.id, ipnToken: body.ipn_token, polygonAddress: body.polygon_address_in, callback };
 }
 
-const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
 // USDC_TOKEN_ADDRESS's default (native USDC on Polygon PoS), and the other Polygon USDC.
 const NATIVE_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 const USDC_E = '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174';
@@ -40,13 +40,16 @@ async function addDeposit(
   seenAt: string,
   token: string = NATIVE_USDC,
 ): Promise<{ id: string; txHash: string }> {
-  const txHash = hex(32);
-  const { rows } = await fixture.db.pool.query<{ id: string }>(
-    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status, seen_at, token)
-     VALUES (137, $1, $2, 100, $3, $4, '0x0000000000000000000000000000000000000001', $5, $6, $7, $8) RETURNING id::text`,
-    [txHash, ++logIndex, hex(32), wallet.id, amount.toString(), status, seenAt, token.toLowerCase()],
-  );
-  return { id: rows[0]!.id, txHash };
+  return seedDeposit(fixture.db.pool, {
+    logIndex: ++logIndex,
+    blockNumber: 100,
+    walletId: wallet.id,
+    fromAddress: '0x0000000000000000000000000000000000000001',
+    amount,
+    status,
+    seenAt,
+    token,
+  });
 }
 
 /** Marks a deposit forwarded as settlement does: merchant leg confirmed and the callback delivery, in one go. */
@@ -56,42 +59,41 @@ async function forward(
   amounts: { value: bigint; forwarded: bigint; fee: bigint },
   forwardedAt: string,
 ): Promise<string> {
-  const txOut = hex(32);
   await fixture.db.pool.query(`UPDATE deposits SET status = 'forwarded', forwarded_at = $2 WHERE id = $1`, [deposit.id, forwardedAt]);
-  await fixture.db.pool.query(
-    `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, status, tx_hash)
-     VALUES ($1, 'merchant', $2, $3, $4, $5, 0, 'confirmed', $6)`,
-    [deposit.id, wallet.polygonAddress.toLowerCase(), payout.toLowerCase(), amounts.forwarded.toString(), hex(32), txOut],
-  );
-  await fixture.db.pool.query(
-    `INSERT INTO callback_deliveries (id, wallet_id, deposit_id, value_coin, value_forwarded_coin, fee_coin, txid_in, txid_out)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [
-      randomUUID(),
-      wallet.id,
-      deposit.id,
-      amounts.value.toString(),
-      amounts.forwarded.toString(),
-      amounts.fee.toString(),
-      deposit.txHash,
-      txOut,
-    ],
-  );
-  return txOut;
+  const { txHash: txOut } = await seedPayout(fixture.db.pool, {
+    depositId: deposit.id,
+    fromAddress: wallet.polygonAddress,
+    toAddress: payout,
+    amount: amounts.forwarded,
+    status: 'confirmed',
+  });
+  await seedDelivery(fixture.db.pool, {
+    walletId: wallet.id,
+    depositId: deposit.id,
+    valueCoin: amounts.value,
+    valueForwardedCoin: amounts.forwarded,
+    feeCoin: amounts.fee,
+    txidIn: deposit.txHash,
+    txidOut: txOut!,
+  });
+  return txOut!;
 }
 
 async function addPayment(
   wallet: Wallet,
-  fields: { provider: string; createdAt: string; status?: string; reference?: string },
+  fields: { provider: string; createdAt: string; status?: PaymentSeed['providerStatus']; reference?: string },
 ): Promise<string> {
-  const id = randomUUID();
-  await fixture.db.pool.query(
-    `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, checkout_url, created_at,
-                           provider_status, provider_reference, provider_updated_at)
-     VALUES ($1, $2, '49.99', 'USD', $3, $4, 'https://checkout.test/x', $5, $6, $7, CASE WHEN $6::text IS NULL THEN NULL ELSE now() END)`,
-    [id, wallet.id, fields.provider, EMAIL, fields.createdAt, fields.status ?? null, fields.reference ?? null],
-  );
-  return id;
+  return seedPayment(fixture.db.pool, {
+    walletId: wallet.id,
+    amount: '49.99',
+    provider: fields.provider,
+    email: EMAIL,
+    checkoutUrl: 'https://checkout.test/x',
+    createdAt: fields.createdAt,
+    providerStatus: fields.status ?? null,
+    providerReference: fields.reference ?? null,
+    providerUpdatedAt: fields.status === undefined ? null : sqlExpression('now()'),
+  });
 }
 
 const status = (ipnToken: string, on = app, remoteAddress = '127.0.0.1') =>

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { runGateway } from '@gateway/app-testkit';
 import type { WalletControlConfig } from '../../src/config';
-import { runGatewayCommand } from '@gateway/app-testkit';
 import { walletControlFixture } from '../support/wallet-control-fixture';
 
 // The review's proof (issue 17, section 1): anyone could register the merchant's callback URL with
@@ -264,7 +264,7 @@ describe('gateway callbacks release: the operator frees a callback URL', () => {
     const squatted = (await wallet(attacker, callback)).json();
     expect((await wallet(merchant, callback)).statusCode).toBe(409);
 
-    const released = await runReleaseCommand([callback]);
+    const released = await releaseCallback([callback]);
     expect(released).toMatchObject({ code: 0 });
     expect(released.stdout).toContain(squatted.polygon_address_in);
     expect(released.stdout).toMatch(/released/);
@@ -284,7 +284,7 @@ describe('gateway callbacks release: the operator frees a callback URL', () => {
   it('the same payout address and callback after a release get a new wallet, not the released one', async () => {
     const callback = nextCallback();
     const old = (await wallet(merchant, callback)).json();
-    expect((await runReleaseCommand([callback])).code).toBe(0);
+    expect((await releaseCallback([callback])).code).toBe(0);
     const replica = await fixture.build(config);
     const fresh = (await replica.inject({ method: 'GET', url: '/control/wallet.php', query: { address: merchant, callback } })).json();
     expect(fresh.polygon_address_in).not.toBe(old.polygon_address_in);
@@ -295,7 +295,7 @@ describe('gateway callbacks release: the operator frees a callback URL', () => {
     const squatted = [(await wallet(attacker, `${callback}&a=1`)).json(), (await wallet(attacker, `${callback}&a=2`)).json()];
     expect((await wallet(merchant, callback)).statusCode).toBe(409);
 
-    const released = await runReleaseCommand([callback]);
+    const released = await releaseCallback([callback]);
     expect(released.code).toBe(0);
     expect(released.stdout).toMatch(/released the claim on https:\/\/shop\.io\/ipn\/\d+/);
     for (const squat of squatted) expect(released.stdout).toContain(squat.polygon_address_in);
@@ -304,13 +304,11 @@ describe('gateway callbacks release: the operator frees a callback URL', () => {
   });
 
   it('says so, with exit 1, for a callback no live wallet holds; exit 2 without one', async () => {
-    const unknown = await runReleaseCommand(['https://shop.io/ipn/never?order_id=never']);
+    const unknown = await releaseCallback(['https://shop.io/ipn/never?order_id=never']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no wallet holds/);
-    expect((await runReleaseCommand([])).code).toBe(2);
+    expect((await releaseCallback([])).code).toBe(2);
   });
 });
 
-/** `gateway callbacks release <args>` as the operator runs it. */
-const runReleaseCommand = (args: string[]) =>
-  runGatewayCommand(['callbacks', 'release', ...args], { ...process.env, ...fixture.env(), LOG_LEVEL: 'warn' });
+const releaseCallback = (args: string[]) => runGateway(['callbacks', 'release', ...args], { ...fixture.env(), LOG_LEVEL: 'warn' });

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-const ROOT = join(__dirname, '..', '..', '..', '..');
-export const CLI_MAIN = join(ROOT, 'apps', 'cli', 'src', 'main.ts');
+const ROOT = join(__dirname, '..', '..', '..');
+const CLI_MAIN = join(ROOT, 'apps', 'cli', 'src', 'main.ts');
 
 export interface CliRun {
   code: number | null;
