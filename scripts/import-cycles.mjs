@@ -1,6 +1,7 @@
 // Lists the import circles among the TypeScript sources of apps/ and packages/ (static, dynamic and
 // type-only imports alike; relative ones, and @gateway/* ones through each package's exports), and
-// exits 1 if there is one. `node scripts/import-cycles.mjs`.
+// exits 1 if there is one. `npm test` runs it (a circle counts as a failure); alone:
+// `node scripts/import-cycles.mjs`.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -116,4 +117,6 @@ const runtimeFiles = new Set(runtime.flat());
 for (const circle of all.filter((circle) => !circle.some((file) => runtimeFiles.has(file))))
   print(circle, 'circle through type-only imports');
 console.log(`${imports.size} files: ${runtime.length} import circle(s), ${all.length - runtime.length} more through type-only imports`);
-process.exit(runtime.length === 0 ? 0 : 1);
+// Type-only circles fail too: they cost nothing at run time, but they mean two files each need the
+// other to be read, which is what a file of its own (state-moves.ts, provider-errors.ts) prevents.
+process.exit(all.length === 0 ? 0 : 1);

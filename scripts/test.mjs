@@ -1,7 +1,8 @@
 // `npm test` (or `pnpm test`): makes sure PostgreSQL and Redis answer and the locked dependencies
-// are installed, then the type check (tsc -b over every project), the lint (Biome), every jest
-// project once, and one plain closing line ("N passed, N failed") that CI reads, since it does not
-// read jest's own summary. A failed type check or lint counts as one failure each.
+// are installed, then the type check (tsc -b over every project), the lint (Biome), the import
+// circles check, every jest project once, and one plain closing line ("N passed, N failed") that CI
+// reads, since it does not read jest's own summary. A failed type check, lint or circles check
+// counts as one failure each.
 // Plain Node on purpose: it must run on a fresh clone before anything is installed.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -28,6 +29,9 @@ const typecheck = run(bin('tsc'), ['-b']);
 console.log('> lint (biome check)');
 const lint = run(bin('biome'), ['check', '--error-on-warnings']);
 
+console.log('> import circles (scripts/import-cycles.mjs)');
+const circles = run(process.execPath, ['scripts/import-cycles.mjs']);
+
 console.log('> jest');
 run(bin('jest'), ['--maxWorkers=2', '--json', `--outputFile=${resultsFile}`, ...process.argv.slice(2)]);
 
@@ -47,6 +51,10 @@ if (typecheck !== 0) {
 }
 if (lint !== 0) {
   console.log('lint failed');
+  failed += 1;
+}
+if (circles !== 0) {
+  console.log('import circles found');
   failed += 1;
 }
 console.log(`${passed} passed, ${failed} failed`);

@@ -27,6 +27,7 @@ export * from './callback-attempt-policy';
 export * from './on-ramp-quote';
 export * from './payment-progress';
 export * from './settlement-states';
+export * from './state-moves';
 export * from './provider-options';
 export * from './affiliate-terms';
 export * from './affiliate-consent';

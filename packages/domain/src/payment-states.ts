@@ -1,4 +1,4 @@
-import type { StatusMove } from './settlement-states';
+import type { StatusMove } from './state-moves';
 
 /**
  * The life of a Process Payment call (a `payments` row), as data like the settlement machines:

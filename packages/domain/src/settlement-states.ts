@@ -1,5 +1,6 @@
 import type { PayoutLegKind } from './fee-split';
 import type { PaymentStatus } from './payment-states';
+import type { StatusMove } from './state-moves';
 
 /**
  * The settlement state machines, in one place: which status of a deposit, a payout leg and a
@@ -10,13 +11,6 @@ import type { PaymentStatus } from './payment-states';
  * To add a state: add it to the status list, add the moves that enter and leave it, and write a
  * migration replacing the table's status CHECK constraint.
  */
-
-/** A move between statuses: what it starts from, where it ends, and what the caller must hold for it. */
-export interface StatusMove<S extends string> {
-  readonly from: readonly S[];
-  readonly to: S;
-  readonly requires: string;
-}
 
 export const DEPOSIT_STATUSES = [
   'seen',
@@ -196,11 +190,6 @@ export function merchantLegConfirmed(legs: readonly { kind: PayoutLegKind; outco
 }
 
 type MachineStatus = DepositStatus | PayoutLegStatus | PayoutTransactionStatus | PaymentStatus;
-
-/** True when `moves` has a move from `from` to `to`. */
-export function canMove<S extends string>(moves: Readonly<Record<string, StatusMove<S>>>, from: S, to: S): boolean {
-  return Object.values(moves).some((move) => move.to === to && move.from.includes(from));
-}
 
 /**
  * The statuses as a SQL list for `status IN (...)`. Safe to inline: only the literals of this
