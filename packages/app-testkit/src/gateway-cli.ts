@@ -6,8 +6,12 @@ const CLI_MAIN = join(ROOT, 'apps', 'cli', 'src', 'main.ts');
 
 export interface CliRun {
   code: number | null;
+  /** The signal that ended it (a test's crash point kills it with SIGKILL), or null. */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+  /** stdout and stderr as they came, interleaved. */
+  output: string;
 }
 
 /** `gateway <args>` as a process, from the sources (as `pnpm gateway` runs it), with only `env` (and PATH). */
@@ -17,19 +21,20 @@ export function runGateway(args: string[], env: Record<string, string>, timeoutM
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
+  const run = { stdout: '', stderr: '', output: '' };
   child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
+    run.stdout += chunk.toString();
+    run.output += chunk.toString();
   });
   child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
+    run.stderr += chunk.toString();
+    run.output += chunk.toString();
   });
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   return new Promise((resolve) => {
-    child.once('close', (code) => {
+    child.once('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, signal, ...run });
     });
   });
 }

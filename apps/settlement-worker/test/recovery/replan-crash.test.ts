@@ -2,7 +2,7 @@ import { waitFor } from '@gateway/testkit';
 import { Registry } from 'prom-client';
 import { setTestUsdcBlacklisted } from '@gateway/chain';
 import { type SettlementFixture, settlementFixtureForFile, USDC } from '../support/settlement-fixture';
-import { gatewayCommand, type CommandRun } from '../support/operator-command';
+import { type CliRun, runGateway } from '@gateway/app-testkit';
 import { replanDeposit } from '../../src/operator';
 
 jest.setTimeout(180_000);
@@ -13,8 +13,8 @@ settlementFixtureForFile('replan-crash', (started) => (fixture = started));
 
 afterEach(() => fixture.settlementQueue.obliterate({ force: true }));
 
-function replanCommand(args: string[], env: Record<string, string> = {}): Promise<CommandRun> {
-  return gatewayCommand(['deposits', 'replan', ...args], fixture.env(env));
+function replanCommand(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runGateway(['deposits', 'replan', ...args], fixture.env(env));
 }
 
 /** The relayer transactions recorded for cancellations, as the outbox left them. */

@@ -10,7 +10,7 @@ import {
 } from '@gateway/chain';
 import { anvilAccounts, RpcProxy, waitFor } from '@gateway/testkit';
 import { freshAddress, type SettlementFixture, settlementFixtureForFile, USDC } from '../support/settlement-fixture';
-import { gatewayCommand, type CommandRun } from '../support/operator-command';
+import { type CliRun, runGateway } from '@gateway/app-testkit';
 
 jest.setTimeout(180_000);
 
@@ -21,13 +21,13 @@ settlementFixtureForFile('replan', (started) => (fixture = started));
 afterEach(() => fixture.settlementQueue.obliterate({ force: true }));
 
 /** The operator command, as an operator runs it (`gateway deposits replan …`). */
-function replanCommand(args: string[], env: Record<string, string> = fixture.env()): Promise<CommandRun> {
-  return gatewayCommand(['deposits', 'replan', ...args], env);
+function replanCommand(args: string[], env: Record<string, string> = fixture.env()): Promise<CliRun> {
+  return runGateway(['deposits', 'replan', ...args], env);
 }
 
 /** `gateway story <key>` in the worker's environment (the fixture's owner login reads every table). */
-function gatewayStory(key: string): Promise<CommandRun> {
-  return gatewayCommand(['story', key], fixture.env());
+function gatewayStory(key: string): Promise<CliRun> {
+  return runGateway(['story', key], fixture.env());
 }
 
 async function payoutRows(depositId: string) {

@@ -14,7 +14,7 @@ import {
   type TestDeposit,
   type TestWallet,
 } from '../support/settlement-fixture';
-import { gatewayCommand, type CommandRun } from '../support/operator-command';
+import { type CliRun, runGateway } from '@gateway/app-testkit';
 
 jest.setTimeout(180_000);
 
@@ -42,8 +42,8 @@ async function sweptBy(depositId: string): Promise<string | null> {
 }
 
 /** Runs the operator command as an operator would, in the settlement worker's environment. */
-function sweepDust(args: string[], env: Record<string, string> = {}): Promise<CommandRun> {
-  return gatewayCommand(['dust', 'sweep', ...args], fixture.env({ ...PAY_BELOW_GAS_COST, ...env }));
+function sweepDust(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runGateway(['dust', 'sweep', ...args], fixture.env({ ...PAY_BELOW_GAS_COST, ...env }));
 }
 
 describe('dust', () => {

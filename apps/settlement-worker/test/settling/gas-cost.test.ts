@@ -1,7 +1,7 @@
 import { waitFor } from '@gateway/testkit';
 import { parseGwei } from 'viem';
 import { relayerAccount, type SettlementFixture, USDC, type TestDeposit, settlementFixtureForFile } from '../support/settlement-fixture';
-import { gatewayCommand, type CommandRun } from '../support/operator-command';
+import { type CliRun, runGateway } from '@gateway/app-testkit';
 
 jest.setTimeout(180_000);
 
@@ -21,8 +21,8 @@ async function congest(gwei: string): Promise<void> {
 }
 
 /** The operator command, in the settlement worker's environment. */
-function sweepDust(args: string[]): Promise<CommandRun> {
-  return gatewayCommand(['dust', 'sweep', ...args], fixture.env({ NATIVE_PRICE_USDC: '0.50' }));
+function sweepDust(args: string[]): Promise<CliRun> {
+  return runGateway(['dust', 'sweep', ...args], fixture.env({ NATIVE_PRICE_USDC: '0.50' }));
 }
 
 async function start(overrides: Record<string, string> = {}): Promise<void> {
