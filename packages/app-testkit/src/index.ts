@@ -4,3 +4,4 @@ export * from './api-app-fixture';
 export * from './acl-redis';
 export * from './seed-rows';
 export * from './gateway-cli';
+export * from './token-record-cases';

@@ -1,4 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { insertDeposit, insertWallet } from './support/deposit-rows';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
 import type { NewPayoutLeg } from '../src/repositories/payout-repository';
 import { SettlementRepository } from '../src/repositories/settlement-repository';
@@ -15,26 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-let hdIndex = 0;
-
-async function wallet(): Promise<{ id: string; address: string }> {
-  const address = hex(20);
-  const { rows } = await db.pool.query<{ id: string }>(
-    `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-     VALUES ($1, $2, $3, $4, 'https://shop.example/ipn?w=' || $2, $5, $6) RETURNING id::text AS id`,
-    [hdIndex++, address, randomUUID(), hex(20), randomBytes(32), randomUUID()],
-  );
-  return { id: rows[0]!.id, address };
-}
-
-async function deposit(walletId: string, amount: bigint, status: 'final' | 'held'): Promise<string> {
-  const { rows } = await db.pool.query<{ id: string }>(
-    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status)
-     VALUES ($1, $2, 0, 1, $3, $4, $5, $6, $7) RETURNING id::text AS id`,
-    [CHAIN_ID, hex(32), hex(32), walletId, hex(20), amount.toString(), status],
-  );
-  return rows[0]!.id;
-}
+const wallet = () => insertWallet(db.pool);
+const deposit = (walletId: string, amount: bigint, status: 'final' | 'held') => insertDeposit(db.pool, walletId, amount, status);
 
 function oneLeg(from: string, amount: bigint): NewPayoutLeg[] {
   return [{ leg: 'merchant', fromAddress: from, toAddress: hex(20), amount, authorizationNonce: hex(32), validBefore: 2_000_000_000n }];

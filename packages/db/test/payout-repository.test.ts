@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { finalDeposit, TEST_CHAIN_ID } from './support/deposit-rows';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { PayoutRepository, type NewPayoutLeg, type SignedRelayerTransaction } from '../src/repositories/payout-repository';
 import { SettlementRepository } from '../src/repositories/settlement-repository';
@@ -7,7 +8,7 @@ let db: TestDatabase;
 let payouts: PayoutRepository;
 let settlements: SettlementRepository;
 
-const CHAIN_ID = 137;
+const CHAIN_ID = TEST_CHAIN_ID;
 const RELAYER = `0x${'ab'.repeat(20)}`;
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
 
@@ -17,23 +18,6 @@ beforeAll(async () => {
   settlements = new SettlementRepository(db.pool);
 });
 afterAll(() => db.drop());
-
-let hdIndex = 0;
-
-async function finalDeposit(amount = 1_000_000n): Promise<{ depositId: string; from: string }> {
-  const from = hex(20);
-  const { rows: wallet } = await db.pool.query<{ id: string }>(
-    `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-     VALUES ($1, $2, $3, $4, 'https://shop.example/ipn?w=' || $2, $5, $6) RETURNING id::text AS id`,
-    [hdIndex++, from, randomUUID(), hex(20), randomBytes(32), randomUUID()],
-  );
-  const { rows } = await db.pool.query<{ id: string }>(
-    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status)
-     VALUES ($1, $2, 0, 1, $3, $4, $5, $6, 'final') RETURNING id::text AS id`,
-    [CHAIN_ID, hex(32), hex(32), wallet[0]!.id, hex(20), amount.toString()],
-  );
-  return { depositId: rows[0]!.id, from };
-}
 
 function legs(from: string, amounts: [bigint, bigint]): NewPayoutLeg[] {
   return (['merchant', 'platform'] as const).map((leg, i) => ({
@@ -52,7 +36,7 @@ function signed(): SignedRelayerTransaction {
 
 describe('SettlementRepository', () => {
   it('plans a final deposit once: the second planner finds it no longer final and writes nothing', async () => {
-    const { depositId, from } = await finalDeposit();
+    const { depositId, from } = await finalDeposit(db.pool);
     const results = await Promise.all([
       settlements.startForwarding(depositId, legs(from, [990_000n, 10_000n])),
       settlements.startForwarding(depositId, legs(from, [990_000n, 10_000n])),
@@ -63,14 +47,14 @@ describe('SettlementRepository', () => {
   });
 
   it('holds dust only from final', async () => {
-    const { depositId } = await finalDeposit(5n);
+    const { depositId } = await finalDeposit(db.pool, 5n);
     expect(await settlements.holdDust(depositId)).toBe(true);
     expect(await settlements.holdDust(depositId)).toBe(false);
     expect((await settlements.findDeposit(depositId))?.status).toBe('held');
   });
 
   it('marks forwarded and writes the callback delivery together, once', async () => {
-    const { depositId, from } = await finalDeposit();
+    const { depositId, from } = await finalDeposit(db.pool);
     await settlements.startForwarding(depositId, legs(from, [990_000n, 10_000n]));
     const deposit = (await settlements.findDeposit(depositId))!;
     const delivery = {
@@ -92,7 +76,7 @@ describe('SettlementRepository', () => {
   });
 
   it('lets one holder at a time lock a deposit', async () => {
-    const { depositId } = await finalDeposit();
+    const { depositId } = await finalDeposit(db.pool);
     const first = await settlements.tryLockDeposit(depositId);
     expect(first).toBeDefined();
     expect(await settlements.tryLockDeposit(depositId)).toBeUndefined();
@@ -103,7 +87,7 @@ describe('SettlementRepository', () => {
   });
 
   it('never holds the deposit with the same id in another schema of the database', async () => {
-    const { depositId } = await finalDeposit();
+    const { depositId } = await finalDeposit(db.pool);
     const other = await createTestDatabase('payouts_other');
     const here = await settlements.tryLockDeposit(depositId);
     const there = await new SettlementRepository(other.pool).tryLockDeposit(depositId);
@@ -116,7 +100,7 @@ describe('SettlementRepository', () => {
 
 describe('PayoutRepository', () => {
   it('hands out every relayer nonce once under concurrency, never below the chain pending count', async () => {
-    const { depositId, from } = await finalDeposit();
+    const { depositId, from } = await finalDeposit(db.pool);
     await settlements.startForwarding(depositId, legs(from, [990_000n, 10_000n]));
     const [leg] = await payouts.listLegs(depositId);
     let pendingOnChain = 7n;
@@ -149,7 +133,7 @@ describe('PayoutRepository', () => {
   });
 
   it('allocates no nonce when signing or recording fails', async () => {
-    const { depositId, from } = await finalDeposit();
+    const { depositId, from } = await finalDeposit(db.pool);
     await settlements.startForwarding(depositId, legs(from, [990_000n, 10_000n]));
     const [leg] = await payouts.listLegs(depositId);
     const relayer = hex(20);
@@ -167,7 +151,7 @@ describe('PayoutRepository', () => {
   });
 
   it('lists legs and transactions in the order they were written, past id 9 → 10', async () => {
-    const { depositId, from } = await finalDeposit();
+    const { depositId, from } = await finalDeposit(db.pool);
     await settlements.startForwarding(depositId, legs(from, [990_000n, 10_000n]));
     const [leg] = await payouts.listLegs(depositId);
     const recorded = [];
@@ -188,7 +172,7 @@ describe('PayoutRepository', () => {
   });
 
   it('confirms a leg with the paying transaction and marks the others replaced', async () => {
-    const { depositId, from } = await finalDeposit();
+    const { depositId, from } = await finalDeposit(db.pool);
     await settlements.startForwarding(depositId, legs(from, [990_000n, 10_000n]));
     const [leg] = await payouts.listLegs(depositId);
     const base = { payoutId: leg!.id, chainId: CHAIN_ID, relayerAddress: RELAYER, relayerNonce: 5n };

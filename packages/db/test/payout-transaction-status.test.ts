@@ -1,4 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { finalDeposit, TEST_CHAIN_ID } from './support/deposit-rows';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { PayoutRepository, type PayoutTransactionRow } from '../src/repositories/payout-repository';
 import { SettlementRepository } from '../src/repositories/settlement-repository';
@@ -7,7 +8,7 @@ let db: TestDatabase;
 let payouts: PayoutRepository;
 let settlements: SettlementRepository;
 
-const CHAIN_ID = 137;
+const CHAIN_ID = TEST_CHAIN_ID;
 const RELAYER = `0x${'cd'.repeat(20)}`;
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
 
@@ -18,23 +19,11 @@ beforeAll(async () => {
 });
 afterAll(() => db.drop());
 
-let hdIndex = 0;
 let relayerNonce = 0n;
 
 /** A planned merchant leg with one relayer transaction recorded for it (status `recorded`). */
 async function recordedTransaction(): Promise<PayoutTransactionRow> {
-  const from = hex(20);
-  const { rows: wallet } = await db.pool.query<{ id: string }>(
-    `INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token)
-     VALUES ($1, $2, $3, $4, 'https://shop.example/ipn?w=' || $2, $5, $6) RETURNING id::text AS id`,
-    [hdIndex++, from, randomUUID(), hex(20), randomBytes(32), randomUUID()],
-  );
-  const { rows } = await db.pool.query<{ id: string }>(
-    `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, status)
-     VALUES ($1, $2, 0, 1, $3, $4, $5, 1000000, 'final') RETURNING id::text AS id`,
-    [CHAIN_ID, hex(32), hex(32), wallet[0]!.id, hex(20)],
-  );
-  const depositId = rows[0]!.id;
+  const { depositId, from } = await finalDeposit(db.pool);
   await settlements.startForwarding(depositId, [
     {
       leg: 'merchant',

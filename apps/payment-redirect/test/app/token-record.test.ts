@@ -1,3 +1,4 @@
+import { itRecordsItsTokenOnce } from '@gateway/app-testkit';
 import { createPool, TokenRepository } from '@gateway/db/payment-redirect';
 import { findFreePort, startTcpForwarder } from '@gateway/testkit';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
@@ -10,20 +11,7 @@ const fixture = paymentRedirectFixture('redirect_token');
 const NATIVE_USDC = '0x3c499c542cef5e3811e1192ce70d8cc03d5c3359';
 const BRIDGED_USDC = '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174';
 
-it('records its token when the database knows none', async () => {
-  await fixture.build();
-  expect(await new TokenRepository(fixture.db.pool).list()).toEqual([{ chainId: 137, address: NATIVE_USDC }]);
-});
-
-it('refuses to boot with another token or chain than the one recorded', async () => {
-  await expect(fixture.build(fixture.config({ USDC_TOKEN_ADDRESS: BRIDGED_USDC }))).rejects.toThrow(
-    `USDC_TOKEN_ADDRESS: ${BRIDGED_USDC.toLowerCase()} on chain 137 is not the token this database counts in (${NATIVE_USDC} on chain 137)`,
-  );
-  await expect(fixture.build(fixture.config({ CHAIN_ID: '80002' }))).rejects.toThrow(
-    /on chain 80002 is not the token this database counts in/,
-  );
-  expect(await new TokenRepository(fixture.db.pool).list()).toEqual([{ chainId: 137, address: NATIVE_USDC }]);
-});
+itRecordsItsTokenOnce(fixture, (pool) => new TokenRepository(pool).list());
 
 it('starts without PostgreSQL (not ready), and once the database answers is ready only with the recorded token', async () => {
   // Both apps reach PostgreSQL through a port that answers nothing until the test opens it.

@@ -34,6 +34,18 @@ const topperKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const cdpKey = generateKeyPairSync('ed25519');
 const cdpJwk = cdpKey.privateKey.export({ format: 'jwk' });
+/** Wert's account, for wert and werteur alike: its session API is a local fake, read when the app is built. */
+const WERT_ACCOUNT = {
+  PARTNER_ID: '01GJMAVBKQYNKGCFSPE4QTN4AC',
+  MODE: 'test',
+  get API_KEY() {
+    return wertFake.apiKey;
+  },
+  get API_URL() {
+    return wertFake.url;
+  },
+};
+
 const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
   moonpay: {
     API_KEY: 'pk_test_123456789abc',
@@ -122,27 +134,9 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
       return guardarianFake.url;
     },
   },
-  wert: {
-    PARTNER_ID: '01GJMAVBKQYNKGCFSPE4QTN4AC',
-    MODE: 'test',
-    get API_KEY() {
-      return wertFake.apiKey;
-    },
-    get API_URL() {
-      return wertFake.url;
-    },
-  },
+  wert: WERT_ACCOUNT,
   // Wert in EUR: the Wert account's settings under its own prefix.
-  werteur: {
-    PARTNER_ID: '01GJMAVBKQYNKGCFSPE4QTN4AC',
-    MODE: 'test',
-    get API_KEY() {
-      return wertFake.apiKey;
-    },
-    get API_URL() {
-      return wertFake.url;
-    },
-  },
+  werteur: WERT_ACCOUNT,
   // A CDP Ed25519 key (base64 of seed and public key); the session token from a local CDP API.
   coinbase: {
     KEY_ID: uuid,

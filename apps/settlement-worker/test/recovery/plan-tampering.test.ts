@@ -71,6 +71,18 @@ async function attentionOf(depositId: string) {
   return { deposit: deposit.rows[0], legs: rows };
 }
 
+/** The merchant's leg refused as not the plan: it parks the deposit, and nothing is driven until a person re-plans it. */
+async function expectMerchantLegRefused(depositId: string): Promise<void> {
+  expect(await attentionOf(depositId)).toEqual({
+    deposit: { status: 'needs_attention', attention_reason: 'plan_mismatch' },
+    legs: [
+      { leg: 'merchant', status: 'needs_attention', attention_reason: 'plan_mismatch' },
+      { leg: 'platform', status: 'planned', attention_reason: null },
+    ],
+  });
+  expect(await fixture.transactionsOf(depositId)).toEqual([]);
+}
+
 describe('settlement recomputes every leg from the wallet before it signs', () => {
   it("refuses a merchant leg rewritten to an attacker's address: nothing paid to them, the deposit needs attention, replan pays the merchant", async () => {
     const { wallet, deposit } = await plannedDeposit(5n * USDC);
@@ -80,15 +92,7 @@ describe('settlement recomputes every leg from the wallet before it signs', () =
     await settle(deposit.id);
 
     expect(await fixture.usdcBalance(attacker)).toBe(0n);
-    expect(await attentionOf(deposit.id)).toEqual({
-      deposit: { status: 'needs_attention', attention_reason: 'plan_mismatch' },
-      legs: [
-        { leg: 'merchant', status: 'needs_attention', attention_reason: 'plan_mismatch' },
-        // The merchant's leg parks the deposit: nothing more is driven until a person re-plans it.
-        { leg: 'platform', status: 'planned', attention_reason: null },
-      ],
-    });
-    expect(await fixture.transactionsOf(deposit.id)).toEqual([]);
+    await expectMerchantLegRefused(deposit.id);
     expect(await fixture.deliveryOf(deposit.id)).toEqual([]);
 
     // The operator's replan writes the legs again from the wallet's terms, and they are paid there.
@@ -126,14 +130,7 @@ describe('settlement recomputes every leg from the wallet before it signs', () =
     expect(await fixture.usdcBalance(attacker)).toBe(0n);
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(0n);
     expect(await fixture.usdcBalance(wallet.address)).toBe(5n * USDC);
-    expect(await attentionOf(deposit.id)).toEqual({
-      deposit: { status: 'needs_attention', attention_reason: 'plan_mismatch' },
-      legs: [
-        { leg: 'merchant', status: 'needs_attention', attention_reason: 'plan_mismatch' },
-        { leg: 'platform', status: 'planned', attention_reason: null },
-      ],
-    });
-    expect(await fixture.transactionsOf(deposit.id)).toEqual([]);
+    await expectMerchantLegRefused(deposit.id);
   });
 
   it('refuses a fee leg rewritten to an attacker, and still pays the merchant and calls back', async () => {

@@ -52,13 +52,7 @@ export interface RenewedCheckout extends RecordedCheckout {
 }
 
 /** What the customer's link needs of a payment: its order, its state, and the checkout recorded last. */
-export interface PaymentCheckoutRecord {
-  id: string;
-  polygonAddress: string;
-  amount: string;
-  currency: string;
-  provider: string;
-  email: string;
+export interface PaymentCheckoutRecord extends Omit<NewPayment, 'keyHash'> {
   status: PaymentStatus;
   providerStatus: ProviderPaymentStatus | null;
   /** USDC arrived in the wallet since the payment started. */
