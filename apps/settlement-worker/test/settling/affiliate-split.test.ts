@@ -66,9 +66,7 @@ describe('settlement of a deposit into a custom affiliate split wallet', () => {
     // merchant_fee 0.9775 + affiliate_fee 0.0125 = 0.99; the platform keeps 0.01.
     const wallet = await customAffiliateWallet({ affiliate_fee: '0.0125', merchant_fee: '0.9775' });
     const platformBefore = await fixture.usdcBalance(fixture.platformFeeAddress);
-    const deposit = await fixture.deposit(wallet, 12_345_679n);
-    await fixture.enqueue(deposit.id);
-    await fixture.waitForPaidOut(deposit.id);
+    const deposit = await fixture.depositPaidOut(wallet, 12_345_679n);
 
     // merchant ceil(12345679 × 0.9775) = ceil(12067901.2225); affiliate floor(12345679 × 0.0125) = floor(154320.9875);
     // the platform the rest: 123457 (its exact share is 123456.79).
@@ -102,9 +100,7 @@ describe('settlement of a deposit into a custom affiliate split wallet', () => {
     // Created when the platform fee was 0.5% (0.985 + 0.01); wallets created now pay 1%.
     const wallet = await customAffiliateWallet({ affiliate_fee: '0.01', merchant_fee: '0.985' }, 50);
     const platformBefore = await fixture.usdcBalance(fixture.platformFeeAddress);
-    const deposit = await fixture.deposit(wallet, 10n * USDC);
-    await fixture.enqueue(deposit.id);
-    await fixture.waitForPaidOut(deposit.id);
+    const deposit = await fixture.depositPaidOut(wallet, 10n * USDC);
 
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(9_850_000n);
     expect(await fixture.usdcBalance(wallet.affiliate)).toBe(100_000n);
@@ -114,9 +110,7 @@ describe('settlement of a deposit into a custom affiliate split wallet', () => {
 
   it('sends no leg for a share of zero: affiliate_fee 0 pays two addresses', async () => {
     const wallet = await customAffiliateWallet({ affiliate_fee: '0', merchant_fee: '0.99' });
-    const deposit = await fixture.deposit(wallet, 3n * USDC);
-    await fixture.enqueue(deposit.id);
-    await fixture.waitForPaidOut(deposit.id);
+    const deposit = await fixture.depositPaidOut(wallet, 3n * USDC);
 
     expect((await fixture.legsOf(deposit.id)).map((leg) => [leg.leg, leg.amount])).toEqual([
       ['merchant', '2970000'],

@@ -50,9 +50,7 @@ describe('dust', () => {
   // First in the file: the fixture's platform fee address holds no USDC yet, so every leg pays for a new balance slot.
   it('the default DUST_THRESHOLD rests on the gas the costliest payout really uses: three legs to new recipients', async () => {
     const wallet = await fixture.createWallet({ affiliate: { address: freshAddress(), bps: 50 } });
-    const deposit = await fixture.deposit(wallet, 10n * USDC);
-    await fixture.enqueue(deposit.id);
-    await fixture.waitForPaidOut(deposit.id);
+    const deposit = await fixture.depositPaidOut(wallet, 10n * USDC);
 
     const mined = (await fixture.transactionsOf(deposit.id)).filter((transaction) => transaction.status === 'mined');
     expect(mined.map((transaction) => transaction.leg).sort()).toEqual(['affiliate', 'merchant', 'platform']);

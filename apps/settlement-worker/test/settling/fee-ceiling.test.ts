@@ -71,9 +71,7 @@ describe('the fee ceiling (MAX_FEE_PER_GAS_GWEI)', () => {
     const ceiling = parseGwei(ceilingGwei);
     await fixture.startApp({ STUCK_TX_TIMEOUT_MS: '600000', MAX_FEE_PER_GAS_GWEI: ceilingGwei });
     const wallet = await fixture.createWallet();
-    const deposit = await fixture.deposit(wallet, 3n * USDC);
-    await fixture.enqueue(deposit.id);
-    await fixture.waitForPaidOut(deposit.id);
+    const deposit = await fixture.depositPaidOut(wallet, 3n * USDC);
     const fees = await feesOf(deposit);
     expect(fees.map((t) => t.maxFeePerGas)).toEqual([ceiling, ceiling]);
     expect(await fixture.metric('settlement_fee_ceiling_total', 'outcome="capped"')).toBe(2);

@@ -32,9 +32,7 @@ describe('settlement of a final deposit', () => {
   it('forwards it less 1%: exact balances on chain, temporary wallet emptied and never funded, callback delivery written', async () => {
     const wallet = await fixture.createWallet();
     const relayerBefore = await fixture.nativeBalance(relayerAccount.address);
-    const deposit = await fixture.deposit(wallet, 25n * USDC);
-    await fixture.enqueue(deposit.id);
-    await fixture.waitForPaidOut(deposit.id);
+    const deposit = await fixture.depositPaidOut(wallet, 25n * USDC);
 
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(24_750_000n);
     expect(await fixture.usdcBalance(fixture.platformFeeAddress)).toBe(250_000n);

@@ -315,6 +315,14 @@ export class SettlementFixture {
    * Forwarded and every leg confirmed. The merchant's leg forwards the deposit (and writes its
    * callback) as soon as it is confirmed; the fee and affiliate legs may confirm a run later.
    */
+  /** A deposit of `amount` into the wallet, settled by the running worker: enqueued, forwarded, every leg confirmed. */
+  async depositPaidOut(wallet: TestWallet, amount: bigint): Promise<TestDeposit> {
+    const deposit = await this.deposit(wallet, amount);
+    await this.enqueue(deposit.id);
+    await this.waitForPaidOut(deposit.id);
+    return deposit;
+  }
+
   async waitForPaidOut(depositId: string, timeoutMs = 30_000): Promise<void> {
     await waitFor(
       `deposit ${depositId} to be forwarded with every leg confirmed`,
