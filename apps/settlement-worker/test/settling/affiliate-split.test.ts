@@ -100,7 +100,7 @@ describe('settlement of a deposit into a custom affiliate split wallet', () => {
     // Created when the platform fee was 0.5% (0.985 + 0.01); wallets created now pay 1%.
     const wallet = await customAffiliateWallet({ affiliate_fee: '0.01', merchant_fee: '0.985' }, 50);
     const platformBefore = await fixture.usdcBalance(fixture.platformFeeAddress);
-    const deposit = await fixture.depositPaidOut(wallet, 10n * USDC);
+    await fixture.depositPaidOut(wallet, 10n * USDC);
 
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(9_850_000n);
     expect(await fixture.usdcBalance(wallet.affiliate)).toBe(100_000n);

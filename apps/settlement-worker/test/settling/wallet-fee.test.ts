@@ -13,7 +13,7 @@ describe('the platform fee a wallet pays is the one it recorded when it was crea
     // The operator then raises the fee; before this change the worker read it at settlement time.
     await fixture.startApp({ PLATFORM_FEE_BPS: '250' });
     const feeBefore = await fixture.usdcBalance(fixture.platformFeeAddress);
-    const deposit = await fixture.depositPaidOut(wallet, 10n * USDC);
+    await fixture.depositPaidOut(wallet, 10n * USDC);
 
     expect(await fixture.usdcBalance(wallet.payoutAddress)).toBe(9_900_000n);
     expect((await fixture.usdcBalance(fixture.platformFeeAddress)) - feeBefore).toBe(100_000n);
