@@ -5,7 +5,7 @@
 // the demo merchant), checks the amounts, and stops.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { appNodeArguments } from '@gateway/config';
@@ -260,7 +260,9 @@ async function main(): Promise<void> {
     },
     demoPayment: await demoPaymentLinks(),
   };
-  writeFileSync(join(LOCAL, 'stack.json'), `${JSON.stringify(stack, null, 2)}\n`);
+  // Renamed into place whole: a script or a test that sees the file reads all of it, never a half-written one.
+  writeFileSync(join(LOCAL, 'stack.json.partial'), `${JSON.stringify(stack, null, 2)}\n`);
+  renameSync(join(LOCAL, 'stack.json.partial'), join(LOCAL, 'stack.json'));
   printSummary(apps, stack.chain.rpcUrl, token, stack.demoPayment);
 
   if (smoke) {
