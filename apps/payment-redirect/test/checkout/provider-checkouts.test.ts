@@ -14,7 +14,7 @@ import {
   startTransakFake,
   type TransakFake,
 } from '../../../../packages/providers/test/support/transak-fake';
-import { startStripeFake, type StripeFake } from '../../../../packages/providers/test/support/stripe-fake';
+import { STRIPE_FAKE_SECRET, startStripeFake, type StripeFake } from '../../../../packages/providers/test/support/stripe-fake';
 import { FAKE_TRANSFI, startTransfiFake, type TransfiFake } from '../../../../packages/providers/test/support/transfi-fake';
 import { startGuardarianFake, type GuardarianFake } from '../../../../packages/providers/test/support/guardarian-fake';
 import { startWertFake, type WertFake } from '../../../../packages/providers/test/support/wert-fake';
@@ -95,7 +95,7 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
   // Particle takes no credentials (and documents no sandbox): its MODE switches it on.
   particle: { MODE: 'test' },
   stripe: {
-    SECRET_KEY: 'sk_test_51Nq8Xb2eZvKYlo2C0aBcDeFgH',
+    SECRET_KEY: STRIPE_FAKE_SECRET.test,
     WEBHOOK_SECRET: 'whsec_5f3a1c9e7b2d4f6a8c0e1b3d5f7a9c2e',
     get API_URL() {
       return stripeFake.url;

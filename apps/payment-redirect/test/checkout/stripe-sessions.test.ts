@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
-import { startStripeFake, type StripeFake } from '../../../../packages/providers/test/support/stripe-fake';
+import { STRIPE_FAKE_SECRET, startStripeFake, type StripeFake } from '../../../../packages/providers/test/support/stripe-fake';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
 
 // Stripe through payment-redirect against a local Stripe: the customer's IP goes where Stripe asks
@@ -8,7 +8,7 @@ import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
 
 let fake: StripeFake;
 const fixture = paymentRedirectFixture('stripe_sessions', {
-  PROVIDER_STRIPE_SECRET_KEY: 'sk_test_51Nq8Xb2eZvKYlo2C0aBcDeFgH',
+  PROVIDER_STRIPE_SECRET_KEY: STRIPE_FAKE_SECRET.test,
   PROVIDER_STRIPE_WEBHOOK_SECRET: 'whsec_5f3a1c9e7b2d4f6a8c0e1b3d5f7a9c2e',
 });
 const temporary = '0x5555555555555555555555555555555555555555' as EvmAddress;

@@ -1,9 +1,12 @@
 import { createHmac } from 'node:crypto';
 import type { QueryNames, SignatureHeader, SignedWebhook } from './adapter-contract';
 
-/** One MoonPay account's keys per mode: MoonPay's own checkout, and the PayPal and Interac ones it signs as well. */
+/**
+ * One MoonPay account's keys per mode (MoonPay's own checkout, and the PayPal and Interac ones it
+ * signs as well): made up in MoonPay's formats, no account has them.
+ */
 export const MOONPAY_KEYS = {
-  live: { API_KEY: 'pk_live_123456789abc', SECRET_KEY: 'sk_live_abcdefgh1234', WEBHOOK_KEY: 'wk_live_zyxwvuts9876' },
+  live: { API_KEY: 'pk_live_MADEUPFORTESTS1', SECRET_KEY: 'sk_live_MADEUPFORTESTS1', WEBHOOK_KEY: 'wk_live_MADEUPFORTESTS1' },
   test: { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876' },
 };
 

@@ -13,7 +13,8 @@ export interface StripeFakeRequest extends FakeRequest {
 
 export type StripeFake = DocumentedFake<StripeFakeRequest>;
 
-export const STRIPE_FAKE_SECRET = { live: 'sk_live_51Nq8Xb2eZvKYlo2C0aBcDeFgH', test: 'sk_test_51Nq8Xb2eZvKYlo2C0aBcDeFgH' } as const;
+/** Made-up secret keys in Stripe's format, known only to the fake. */
+export const STRIPE_FAKE_SECRET = { live: 'sk_live_MADEUPFORTESTS0000000000', test: 'sk_test_MADEUPFORTESTS0000000000' } as const;
 
 export async function startStripeFake(): Promise<StripeFake> {
   const byKey = new Map<string, string>();

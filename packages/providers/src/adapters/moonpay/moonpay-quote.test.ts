@@ -10,9 +10,9 @@ import { NO_TOKENS, sampleOrder } from '../../../test/support/adapter-contract';
 import { interac } from '../moonpay-interac/moonpay-interac-adapter';
 import { moonpay } from './moonpay-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
+import { MOONPAY_KEYS } from '../../../test/support/moonpay-account';
 
-const live = { API_KEY: 'pk_live_123456789abc', SECRET_KEY: 'sk_live_abcdefgh1234', WEBHOOK_KEY: 'wk_live_zyxwvuts9876' };
-const test = { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876' };
+const { live, test } = MOONPAY_KEYS;
 
 /** The API origin and path of "Get Real-time Buy quote" (dev.moonpay.com/api-reference/widget/getbuyquote). */
 const API_ORIGIN = 'https://api.moonpay.com';

@@ -1,9 +1,10 @@
 import { MockAgent } from 'undici';
 import { createProviderHttpClient } from '../../support/provider-http-client';
 import { NO_TOKENS } from '../../../test/support/adapter-contract';
+import { MOONPAY_KEYS } from '../../../test/support/moonpay-account';
 import { moonpay } from './moonpay-adapter';
 
-const live = { API_KEY: 'pk_live_123456789abc', SECRET_KEY: 'sk_live_abcdefgh1234', WEBHOOK_KEY: 'wk_live_zyxwvuts9876' };
+const { live } = MOONPAY_KEYS;
 const API_ORIGIN = 'https://api.moonpay.com';
 const paymentId = '3f1c1c2e-8d7a-4f0e-9a51-6c1d2b3a4e5f';
 /** "Get Buy transaction by external identifier" (dev.moonpay.com/v1.0/reference/getbuytransactionbyexternalid). */
