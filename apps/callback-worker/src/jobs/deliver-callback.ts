@@ -41,7 +41,9 @@ export interface DeliverCallbackDeps {
  * pending and not due; a record PostgreSQL refuses is tried again until shortly before the lease
  * ends; one that never commits (the worker dies, PostgreSQL stays away) leaves the row due when the
  * lease ends, so the reconciler sends it again, with the same delivery id.
- * A retry is recorded before its job is delayed, so the next attempt finds the row due.
+ * A retry is recorded before its job is delayed, so the next attempt finds the row due; its record
+ * too is tried again while the lease holds, and the job fails (the reconciler takes the row when
+ * the lease ends) only if PostgreSQL stays away that long.
  */
 export function createDeliverCallbackJob(deps: DeliverCallbackDeps): JobHandler<CallbackJob> {
   const { deliveries, recorder, metrics, log } = deps;
@@ -89,7 +91,7 @@ export function createDeliverCallbackJob(deps: DeliverCallbackDeps): JobHandler<
       recorder.recordBehind(attempt, leaseEndsAt);
       return 'done';
     }
-    await recorder.record(attempt);
+    await recorder.record(attempt, leaseEndsAt);
     return { againAt: outcome.nextAttemptAt };
   };
 }

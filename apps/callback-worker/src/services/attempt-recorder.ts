@@ -18,8 +18,11 @@ const RECORD_RETRY = { startingDelay: 250, timeMultiple: 2, maxDelay: 2_000, jit
 export interface AttemptRecorder {
   /** Claims a due delivery for one attempt (its lease starts in PostgreSQL); undefined when it is not claimable. */
   claim: (deliveryId: string) => Promise<ClaimedCallbackDelivery | undefined>;
-  /** Writes the attempt and the delivery's new status, and resolves once they are committed. */
-  record: (attempt: CallbackAttemptRecord) => Promise<void>;
+  /**
+   * Writes the attempt and the delivery's new status, and resolves once they are committed; a
+   * record PostgreSQL refuses is tried again until shortly before `leaseEndsAt`, then rejected.
+   */
+  record: (attempt: CallbackAttemptRecord, leaseEndsAt: number) => Promise<void>;
   /**
    * Writes the attempt behind the caller, which does not wait: a record PostgreSQL refuses is tried
    * again until shortly before `leaseEndsAt`; one never written leaves the delivery due when its
@@ -50,17 +53,21 @@ export function createAttemptRecorder(deps: {
       return row;
     });
   }, BATCH);
-  const record = createBatcher(async (records: CallbackAttemptRecord[]) => {
+  const recordOnce = createBatcher(async (records: CallbackAttemptRecord[]) => {
     await deliveries.recordAttempts(records);
     return records.map(() => undefined);
   }, BATCH);
-  const recordsBehind = new Set<Promise<void>>();
-  const recordBehind = (attempt: CallbackAttemptRecord, leaseEndsAt: number): void => {
-    const written = backOff(() => record(attempt), {
+  // An attempt whose record is lost is sent again when its lease ends, whatever its outcome was: a
+  // retry's record lost during an outage would cost the merchant a callback the log never shows.
+  const record = (attempt: CallbackAttemptRecord, leaseEndsAt: number): Promise<void> =>
+    backOff(() => recordOnce(attempt), {
       ...RECORD_RETRY,
       numOfAttempts: Number.MAX_SAFE_INTEGER,
       retry: () => Date.now() + RECORD_RETRY.maxDelay < leaseEndsAt,
-    }).catch((error: unknown) => {
+    });
+  const recordsBehind = new Set<Promise<void>>();
+  const recordBehind = (attempt: CallbackAttemptRecord, leaseEndsAt: number): void => {
+    const written = record(attempt, leaseEndsAt).catch((error: unknown) => {
       metrics.recordsLost.inc();
       log.error(
         { err: error, deliveryId: attempt.deliveryId, attemptNo: attempt.attemptNo, outcome: attempt.outcome.kind },
