@@ -48,6 +48,8 @@ GRANT EXECUTE ON FUNCTION resend_failed_callback_delivery(uuid) TO :"wallet_cont
 -- and whether the callback was delivered. It never sees a wallet's payout address, callback URL or
 -- ipn_token.
 GRANT SELECT (id, polygon_address) ON wallets TO :"payment_redirect";
+-- The order's terms, to classify it on the receipt page (migration 029).
+GRANT SELECT (order_tolerance_bps, platform_fee_bps, affiliate_fee_bps) ON wallets TO :"payment_redirect";
 GRANT SELECT, INSERT ON payments TO :"payment_redirect";
 GRANT UPDATE (status, checkout_url, checkout_error, checkout_form_fields, checkout_expires_at, checkout_single_use,
               checkout_served_at, checkout_attempts,
@@ -92,6 +94,8 @@ GRANT SELECT (id, wallet_id, provider, created_at, provider_tx_hash) ON payments
 -- planned, are not among the columns it may update.
 GRANT SELECT ON wallets, hd_keys TO :"settlement_worker";
 GRANT SELECT ON deposits TO :"settlement_worker";
+-- The order's expectation (its latest attempt's, migration 029), which each callback's figures are judged against.
+GRANT SELECT (id, wallet_id, created_at, expected_usdc, expected_basis, tolerance_bps, window_ends_at) ON payments TO :"settlement_worker";
 GRANT UPDATE (status, held_at, swept_by_deposit_id, forwarded_at, attention_reason, attention_detail, attention_at)
   ON deposits TO :"settlement_worker";
 GRANT SELECT, INSERT ON payouts TO :"settlement_worker";

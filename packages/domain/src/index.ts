@@ -44,3 +44,4 @@ export * from './payment-limits';
 export * from './deposit-attribution';
 export * from './other-usdc';
 export * from './identifiers';
+export * from './order-state';
