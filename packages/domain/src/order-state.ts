@@ -147,7 +147,7 @@ export function classifyOrder(deposits: readonly OrderDeposit[], expectation: Or
     };
   }
   const slack = (expectedUsdc * BigInt(expectation.toleranceBps)) / BigInt(BASIS_POINTS_SCALE);
-  const within = `within ${expectation.toleranceBps} basis points`;
+  const allowed = `${expectation.toleranceBps} basis points`;
   if (totalUsdc < expectedUsdc - slack) {
     return {
       state: 'underpaid',
