@@ -152,14 +152,14 @@ export function classifyOrder(deposits: readonly OrderDeposit[], expectation: Or
     return {
       state: 'underpaid',
       ...figures,
-      reason: `${formatUsdc(totalUsdc)} USDC arrived, ${formatUsdc(figures.missingUsdc)} short of ${expected}, more than ${within}`,
+      reason: `${formatUsdc(totalUsdc)} USDC arrived, ${formatUsdc(figures.missingUsdc)} short of ${expected}, more than the ${allowed} allowed`,
     };
   }
   if (totalUsdc > expectedUsdc + slack) {
     return {
       state: 'overpaid',
       ...figures,
-      reason: `${formatUsdc(totalUsdc)} USDC arrived, ${formatUsdc(figures.excessUsdc)} over ${expected}, more than ${within}`,
+      reason: `${formatUsdc(totalUsdc)} USDC arrived, ${formatUsdc(figures.excessUsdc)} over ${expected}, more than the ${allowed} allowed`,
     };
   }
   return {
@@ -167,7 +167,7 @@ export function classifyOrder(deposits: readonly OrderDeposit[], expectation: Or
     ...figures,
     missingUsdc: 0n,
     excessUsdc: 0n,
-    reason: `${formatUsdc(totalUsdc)} USDC arrived, ${within} of ${expected}`,
+    reason: `${formatUsdc(totalUsdc)} USDC arrived, within ${allowed} of ${expected}`,
   };
 }
 
