@@ -95,7 +95,9 @@ GRANT SELECT (id, wallet_id, provider, created_at, provider_tx_hash) ON payments
 GRANT SELECT ON wallets, hd_keys TO :"settlement_worker";
 GRANT SELECT ON deposits TO :"settlement_worker";
 -- The order's expectation (its latest attempt's, migration 029), which each callback's figures are judged against.
-GRANT SELECT (id, wallet_id, created_at, expected_usdc, expected_basis, tolerance_bps, window_ends_at) ON payments TO :"settlement_worker";
+GRANT SELECT (id, wallet_id, created_at, provider, amount, currency, amount_usd, expected_usdc, expected_basis, tolerance_bps,
+              window_ends_at)
+  ON payments TO :"settlement_worker";
 GRANT UPDATE (status, held_at, swept_by_deposit_id, forwarded_at, attention_reason, attention_detail, attention_at)
   ON deposits TO :"settlement_worker";
 GRANT SELECT, INSERT ON payouts TO :"settlement_worker";

@@ -171,6 +171,29 @@ export function classifyOrder(deposits: readonly OrderDeposit[], expectation: Or
   };
 }
 
+/** What a reader knows of an order: its latest attempt's expectation, the merchant's own tolerance, and its final deposits. */
+export interface OrderFacts {
+  /** Undefined when no attempt of the wallet recorded one. */
+  expectation?: OrderExpectation;
+  /** Create Wallet's order_tolerance_bps; null when the merchant gave none. */
+  walletToleranceBps: number | null;
+  deposits: readonly OrderDeposit[];
+}
+
+/** Where an order stands: what arrived, and, when an attempt recorded what it should bring, its judgement. */
+export interface OrderStanding {
+  totalUsdc: bigint;
+  judged?: OrderClassification;
+}
+
+/** The order as every reader tells it: its facts judged by classifyOrder with the tolerance narrowed by the merchant's. */
+export function orderStanding(facts: OrderFacts): OrderStanding {
+  const totalUsdc = facts.deposits.reduce((sum, deposit) => sum + deposit.amount, 0n);
+  if (facts.expectation === undefined) return { totalUsdc };
+  const toleranceBps = orderToleranceBps(facts.expectation.toleranceBps, facts.walletToleranceBps);
+  return { totalUsdc, judged: classifyOrder(facts.deposits, { ...facts.expectation, toleranceBps }) };
+}
+
 function assertFees(fees: DocumentedFees): void {
   const ok = (bps: number) => Number.isInteger(bps) && bps >= 0 && bps < BASIS_POINTS_SCALE;
   if (!ok(fees.minBps) || !ok(fees.maxBps) || fees.minBps > fees.maxBps) {

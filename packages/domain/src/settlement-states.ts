@@ -94,6 +94,18 @@ export const DEPOSIT_MOVES = {
 export const OTHER_TOKEN_DEPOSIT_STATUSES = ['seen', 'final', 'orphaned', 'held_for_operator'] as const satisfies readonly DepositStatus[];
 
 /** Statuses in which settlement still owes work and a job must exist (the reconciler re-queues them). */
+/**
+ * The deposits an order counts (order-state.ts): every one the chain made final, whatever settlement
+ * did with it since; not one still unconfirmed, and not one a reorg dropped.
+ */
+export const DEPOSIT_STATUSES_COUNTED_FOR_ORDER = [
+  'final',
+  'held',
+  'forwarding',
+  'forwarded',
+  'needs_attention',
+  'swept',
+] as const satisfies readonly DepositStatus[];
 export const DEPOSIT_STATUSES_OWING_SETTLEMENT = ['final', 'forwarding'] as const satisfies readonly DepositStatus[];
 
 export const PAYOUT_LEG_STATUSES = ['planned', 'signed', 'broadcast', 'confirmed', 'needs_attention', 'cancelled'] as const;

@@ -4,6 +4,7 @@ import {
   GatewayError,
   MAX_ORDER_TOLERANCE_BPS,
   type OrderExpectation,
+  orderStanding,
   orderToleranceBps,
   parseToleranceBps,
   QUOTED_TOLERANCE_BPS,
@@ -150,5 +151,17 @@ describe('the tolerance', () => {
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ param: 'order_tolerance_bps', statusCode: 400 });
     expect((error as Error).message).toMatch(/^order_tolerance_bps must be a whole number of basis points from 0 to 5000/);
+  });
+});
+
+describe("an order's standing", () => {
+  it('is judged with the tolerance narrowed by the merchant', () => {
+    const facts = { expectation: { ...expectation, toleranceBps: 300 }, deposits: [deposit(49_000_000n)] };
+    expect(orderStanding({ ...facts, walletToleranceBps: null }).judged?.state).toBe('paid');
+    expect(orderStanding({ ...facts, walletToleranceBps: 100 }).judged?.state).toBe('underpaid');
+  });
+
+  it('says only what arrived when no attempt recorded what the order should bring', () => {
+    expect(orderStanding({ walletToleranceBps: null, deposits: [deposit(1n), deposit(2n)] })).toEqual({ totalUsdc: 3n });
   });
 });

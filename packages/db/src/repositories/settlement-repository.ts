@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import {
   DEPOSIT_MOVES,
   DEPOSIT_STATUSES_OWING_SETTLEMENT,
+  orderStanding,
   PAYOUT_LEG_MOVES,
   PAYOUT_LEG_STATUSES_UNPAID,
   sqlStatusList,
@@ -13,6 +14,7 @@ import {
 import { trySessionLock, type SessionLock } from '../session-lock';
 import { inTransaction } from '../in-transaction';
 import { insertCallbackDelivery, type NewCallbackDelivery } from './callback-delivery-writer';
+import { readOrderFacts } from './order-facts';
 import { insertPayoutLegs, type NewPayoutLeg } from './payout-repository';
 
 /** A deposit with what settlement needs of its wallet. */
@@ -277,7 +279,10 @@ export class SettlementRepository {
         [delivery.depositId],
       );
       if (forwarded.rowCount === 1) {
-        const id = await insertCallbackDelivery(client, delivery);
+        // The order as it stands with this deposit counted: the figures every attempt of this callback carries.
+        const facts = await readOrderFacts(client, delivery.walletId);
+        if (!facts) throw new Error(`deposit ${delivery.depositId} forwarded for a wallet that does not exist`);
+        const id = await insertCallbackDelivery(client, delivery, orderStanding(facts));
         return { id, status: 'pending', finalForSeconds: forwarded.rows[0]!.finalForSeconds };
       }
       const { rows } = await client.query<ForwardedDelivery>(

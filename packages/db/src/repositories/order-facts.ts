@@ -1,0 +1,93 @@
+import type { Pool, PoolClient } from 'pg';
+import { DEPOSIT_STATUSES_COUNTED_FOR_ORDER, type ExpectationBasis, type OrderFacts, sqlStatusList } from '@gateway/domain';
+
+/** The attempt whose expectation the order is judged by, as the ledger and the receipt name it. */
+export interface OrderAttempt {
+  paymentId: string;
+  provider: string;
+  /** The order in its currency, a decimal string, and its USD value at the attempt's rate. */
+  amount: string;
+  currency: string;
+  amountUsd: string;
+}
+
+export interface RecordedOrderFacts extends OrderFacts {
+  attempt?: OrderAttempt;
+}
+
+interface OrderFactsRow {
+  payment_id: string | null;
+  provider: string | null;
+  amount: string | null;
+  currency: string | null;
+  amount_usd: string | null;
+  expected_usdc: string | null;
+  expected_basis: ExpectationBasis | null;
+  tolerance_bps: number | null;
+  window_ends_at: Date | null;
+  order_tolerance_bps: number | null;
+  in_window_usdc: string;
+  in_window_seen_at: Date | null;
+  late_usdc: string;
+  late_seen_at: Date | null;
+}
+
+/**
+ * What order-state.ts needs to judge a wallet's order, in one statement: the latest attempt that
+ * recorded an expectation, the merchant's tolerance, and the wallet's counted deposits. Deposits are
+ * summed on either side of the window, not listed (anyone can send a wallet any number of
+ * transfers): each side is handed to the rule as one deposit seen at its side's latest time, which
+ * the rule judges exactly as it would the deposits themselves. Runs on a pool or inside a
+ * transaction (settlement takes the figures a callback carries with the delivery it writes).
+ */
+export async function readOrderFacts(db: Pool | PoolClient, walletId: string): Promise<RecordedOrderFacts | undefined> {
+  const { rows } = await db.query<OrderFactsRow>({
+    name: 'order-facts',
+    text: `SELECT p.id AS payment_id, p.provider, p.amount::text AS amount, p.currency, p.amount_usd::text AS amount_usd,
+                  p.expected_usdc::text AS expected_usdc, p.expected_basis, p.tolerance_bps, p.window_ends_at,
+                  w.order_tolerance_bps,
+                  COALESCE(sum(d.amount) FILTER (WHERE NOT d.late), 0)::text AS in_window_usdc,
+                  max(d.seen_at) FILTER (WHERE NOT d.late) AS in_window_seen_at,
+                  COALESCE(sum(d.amount) FILTER (WHERE d.late), 0)::text AS late_usdc,
+                  max(d.seen_at) FILTER (WHERE d.late) AS late_seen_at
+           FROM wallets w
+           LEFT JOIN LATERAL (
+             SELECT id, provider, amount, currency, amount_usd, expected_usdc, expected_basis, tolerance_bps, window_ends_at
+             FROM payments WHERE wallet_id = w.id AND expected_usdc IS NOT NULL ORDER BY created_at DESC, id DESC LIMIT 1
+           ) p ON true
+           LEFT JOIN LATERAL (
+             SELECT amount, seen_at, COALESCE(seen_at > p.window_ends_at, false) AS late FROM deposits
+             WHERE wallet_id = w.id AND status IN (${sqlStatusList(DEPOSIT_STATUSES_COUNTED_FOR_ORDER)})
+           ) d ON true
+           WHERE w.id = $1
+           GROUP BY p.id, p.provider, p.amount, p.currency, p.amount_usd, p.expected_usdc, p.expected_basis, p.tolerance_bps,
+                    p.window_ends_at, w.order_tolerance_bps`,
+    values: [walletId],
+  });
+  const row = rows[0];
+  if (!row) return undefined;
+  const deposits = [
+    { amount: BigInt(row.in_window_usdc), seenAt: row.in_window_seen_at },
+    { amount: BigInt(row.late_usdc), seenAt: row.late_seen_at },
+  ].flatMap(({ amount, seenAt }) => (amount > 0n && seenAt !== null ? [{ amount, seenAt }] : []));
+  const facts: RecordedOrderFacts = { walletToleranceBps: row.order_tolerance_bps, deposits };
+  const {
+    payment_id: paymentId,
+    expected_usdc: expected,
+    expected_basis: basis,
+    tolerance_bps: toleranceBps,
+    window_ends_at: windowEndsAt,
+  } = row;
+  if (paymentId === null) return facts;
+  // payments_expectation_whole (migration 029) records an expectation whole or not at all.
+  const { provider, amount, currency, amount_usd: amountUsd } = row;
+  if (expected === null || basis === null || toleranceBps === null || windowEndsAt === null || amountUsd === null) {
+    throw new Error(`payment ${paymentId} has a partial expectation`);
+  }
+  if (provider === null || amount === null || currency === null) throw new Error(`payment ${paymentId} read without its order`);
+  return {
+    ...facts,
+    expectation: { usdc: BigInt(expected), basis, toleranceBps, windowEndsAt },
+    attempt: { paymentId, provider, amount, currency: currency.trim(), amountUsd },
+  };
+}
