@@ -2,6 +2,7 @@ import { ConfigError } from '@gateway/config';
 import { deployTestTokenWithDecimals } from '@gateway/chain';
 import { findFreePort, startAnvil, type RunningAnvil } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from '@gateway/app-testkit';
+import { SANDBOX_PROVIDER_FEE_BPS } from '@gateway/providers';
 import { buildSandboxProviderApp } from '../src/app';
 import { loadSandboxProviderConfig } from '../src/config';
 import { DEPLOYER, deployFundedToken, freshAddress, newSecret, sandboxEnv } from './sandbox-fixture';
@@ -96,5 +97,7 @@ describe('loadSandboxProviderConfig', () => {
     const { CHAIN_ID: _id, NODE_ENV: _env, ...rest } = env;
     const { raw } = loadSandboxProviderConfig(rest);
     expect([raw.CHAIN_ID, raw.PROVIDER_FEE_BPS, raw.NODE_ENV, raw.PORT]).toEqual([31337, 150, 'development', 3300]);
+    // The gateway's sandbox adapter estimates the USDC an order brings with this default (it reads no sandbox setting).
+    expect(raw.PROVIDER_FEE_BPS).toBe(SANDBOX_PROVIDER_FEE_BPS);
   });
 });

@@ -1,6 +1,7 @@
 import { GatewayError } from './errors';
 import type { CurrencyCode } from './currencies';
 import { convertUsdMinorUnits, formatMinorUnits, parseFiatAmount, type ExactRate, type FiatAmount } from './money';
+import type { DocumentedFees } from './order-state';
 
 /**
  * What the order rules need to know of an on-ramp provider. Each provider's adapter
@@ -20,6 +21,11 @@ export interface ProviderTerms {
   /** Smallest order the provider accepts, in `minimumCurrency`. */
   readonly minimum: string;
   readonly minimumCurrency: CurrencyCode;
+  /**
+   * What the provider documents it takes from a card purchase, in basis points of the order's
+   * value: without a quote, the USDC an order should bring is estimated from it (expectUsdc).
+   */
+  readonly fees: DocumentedFees;
 }
 
 /**

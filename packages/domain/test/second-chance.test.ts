@@ -36,6 +36,7 @@ describe('secondChanceProviders', () => {
     currency,
     minimum,
     minimumCurrency: currency === 'any' ? 'USD' : currency,
+    fees: { minBps: 300, maxBps: 500 },
   });
   const amount = (text: string): FiatAmount => ({ text, minorUnits: BigInt(text.replace('.', '')) });
 

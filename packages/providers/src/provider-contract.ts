@@ -1,5 +1,5 @@
 import type { Static, TObject } from '@sinclair/typebox';
-import type { CurrencyCode, EvmAddress, ProviderPaymentStatus, ProviderTerms, ReportedDestination } from '@gateway/domain';
+import type { CurrencyCode, DocumentedFees, EvmAddress, ProviderPaymentStatus, ProviderTerms, ReportedDestination } from '@gateway/domain';
 import type { ProviderEventStore } from './support/provider-event-store';
 import type { ProviderHttpClient } from './support/provider-http-client';
 import type { TokenStore } from './support/shared-token-store';
@@ -28,7 +28,19 @@ export const POLYGON_USDC = {
 } as const satisfies Record<string, EvmAddress>;
 export type PolygonUsdc = keyof typeof POLYGON_USDC;
 
+/**
+ * A provider's card fee range as its own pages document it, and where: the processing fee in basis
+ * points of the order's value (a network fee only where the provider states it as a percentage; a
+ * fixed minimum fee is left out). A provider that publishes no figure gets ASSUMED_CARD_FEES, and
+ * its adapter says what was searched.
+ */
+export interface DocumentedCardFees extends DocumentedFees {
+  /** The provider's page the range is read from (https), or the page found nearest to one. */
+  readonly source: string;
+}
+
 export interface ProviderDescriptor<S extends TObject = TObject> extends ProviderTerms {
+  readonly fees: DocumentedCardFees;
   readonly flow: CheckoutFlow;
   /**
    * How long the whole createCheckout may take, every call in it (token + session, quote +

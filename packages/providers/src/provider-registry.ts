@@ -4,6 +4,7 @@ import { PROVIDERS_NOT_OFFERED, SPECIFICATION_ORDER } from './known-providers';
 import { PROVIDER_MODULES } from './provider-modules';
 import { ALLOW_PROVIDER_TEST_MODE, providerEnvName, readProviderSettings } from './provider-settings';
 import { createSandboxAdapter, type SandboxAdapterOptions } from './sandbox-adapter';
+import { ASSUMED_CARD_FEES } from './support/assumed-card-fees';
 import type { ProviderHttpClient } from './support/provider-http-client';
 import { observedHttpClient, type ProviderObserver } from './support/provider-call-observer';
 import type { ProviderEventStore } from './support/provider-event-store';
@@ -133,7 +134,8 @@ export async function createProviderRegistry(options: ProviderRegistryOptions): 
     else notOffered.set(descriptor.id, NOT_CONFIGURED);
   }
   for (const { id, displayName, reason } of PROVIDERS_NOT_OFFERED) {
-    known.set(id, { id, displayName, currency: 'any', minimum: '0', minimumCurrency: 'USD' });
+    // Never offered, so never estimated: the assumed card range only keeps its terms whole.
+    known.set(id, { id, displayName, currency: 'any', minimum: '0', minimumCurrency: 'USD', fees: ASSUMED_CARD_FEES });
     notOffered.set(id, reason);
   }
 

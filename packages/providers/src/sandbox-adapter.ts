@@ -29,6 +29,13 @@ export const SANDBOX_SIGNED_FIELDS = ['payment', 'provider', 'address', 'amount'
 export type SandboxLinkFields = Record<(typeof SANDBOX_SIGNED_FIELDS)[number], string>;
 export const SANDBOX_LINK_LIFETIME_SECONDS = 60 * 60;
 
+/**
+ * The sandbox app's fee, its PROVIDER_FEE_BPS default (apps/sandbox-provider/src/config.ts). The
+ * gateway does not read the sandbox's settings, so a sandbox run with another fee is estimated with
+ * this one.
+ */
+export const SANDBOX_PROVIDER_FEE_BPS = 150;
+
 export const SANDBOX_WEBHOOK_SIGNATURE_HEADER = 'x-sandbox-signature';
 /** A webhook signed longer ago than this is refused (a replay, or a clock far off). */
 export const SANDBOX_WEBHOOK_TOLERANCE_SECONDS = 300;
@@ -69,6 +76,11 @@ export function createSandboxAdapter(provider: ProviderTerms, options: SandboxAd
     ...(provider.currencies ? { currencies: provider.currencies } : {}),
     minimum: provider.minimum,
     minimumCurrency: provider.minimumCurrency,
+    fees: {
+      minBps: SANDBOX_PROVIDER_FEE_BPS,
+      maxBps: SANDBOX_PROVIDER_FEE_BPS,
+      source: 'PROVIDER_FEE_BPS of apps/sandbox-provider (this repository)',
+    },
     flow: 'signed-url',
     webhook: `HMAC-SHA256, ${SANDBOX_WEBHOOK_SIGNATURE_HEADER}`,
     delivers: 'native',

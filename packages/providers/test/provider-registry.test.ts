@@ -55,6 +55,7 @@ const bridgedProvider: ProviderModule = defineProvider({
     currency: 'any',
     minimum: '10',
     minimumCurrency: 'USD',
+    fees: { minBps: 300, maxBps: 500, source: 'https://ramp.example/fees' },
     flow: 'url',
     webhook: null,
     delivers: 'bridged',

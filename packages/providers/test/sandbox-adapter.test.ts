@@ -3,6 +3,7 @@ import {
   createSandboxAdapter,
   knownProviderTerms,
   ProviderWebhookError,
+  SANDBOX_PROVIDER_FEE_BPS,
   SANDBOX_WEBHOOK_SIGNATURE_HEADER,
   signSandboxWebhook,
   verifySandboxLink,
@@ -27,6 +28,12 @@ describe('sandbox adapter', () => {
   const adapter = createSandboxAdapter(knownProviderTerms('moonpay')!, { baseUrl: 'http://127.0.0.1:3300/', signingSecret: secret });
 
   const link = async () => new URL(redirectCheckout(await adapter.createCheckout(request, options)).url);
+
+  it("documents the sandbox's own fee, not the fees of the provider it stands in for", () => {
+    expect(knownProviderTerms('moonpay')!.fees).not.toMatchObject({ minBps: SANDBOX_PROVIDER_FEE_BPS });
+    expect(adapter.descriptor.fees).toMatchObject({ minBps: SANDBOX_PROVIDER_FEE_BPS, maxBps: SANDBOX_PROVIDER_FEE_BPS });
+    expect(adapter.descriptor.fees.source).toContain('PROVIDER_FEE_BPS');
+  });
 
   it('says the checkout expires with its link, an hour after it was made', async () => {
     const before = Date.now();

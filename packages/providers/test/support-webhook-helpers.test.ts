@@ -74,6 +74,7 @@ describe('defineProvider', () => {
     currency: 'any',
     minimum: '1',
     minimumCurrency: 'USD',
+    fees: { minBps: 300, maxBps: 500, source: 'https://docs.example/fees' },
     flow: 'url',
     webhook: null,
     delivers: 'native',

@@ -210,6 +210,7 @@ describe('an unsigned webhook', () => {
       currency: 'any',
       minimum: '1',
       minimumCurrency: 'USD',
+      fees: { minBps: 300, maxBps: 500, source: 'this test' },
       flow: 'url',
       webhook: 'none (unsigned)',
       webhookUnsigned: true,

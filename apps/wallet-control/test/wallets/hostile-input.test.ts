@@ -10,7 +10,14 @@ const affiliate = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
 // The operator consents to the affiliate (AFFILIATE_ADDRESSES), so hostile input meets the rest of the rules.
 const fixture = walletControlFixture('hostile', { AFFILIATE_ADDRESSES: affiliate });
 // Process Payment's catalogue, as far as this test needs it: one provider.
-const moonpayTerms = { id: 'moonpay', displayName: 'MoonPay', currency: 'any', minimum: '20', minimumCurrency: 'USD' } as const;
+const moonpayTerms = {
+  id: 'moonpay',
+  displayName: 'MoonPay',
+  currency: 'any',
+  minimum: '20',
+  minimumCurrency: 'USD',
+  fees: { minBps: 350, maxBps: 450 },
+} as const;
 const ONLY_MOONPAY: ProviderCatalogue = { offered: [moonpayTerms], describe: () => moonpayTerms, notOfferedReason: () => undefined };
 let app: FastifyInstance;
 

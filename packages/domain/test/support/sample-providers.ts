@@ -7,6 +7,7 @@ const terms = (id: string, displayName: string, currency: 'any' | CurrencyCode, 
   currency,
   minimum,
   minimumCurrency: currency === 'any' ? 'USD' : currency,
+  fees: { minBps: 300, maxBps: 500 },
 });
 
 /** The specification's twenty providers with their currency rules and minimums, as terms for the order rules' tests. */

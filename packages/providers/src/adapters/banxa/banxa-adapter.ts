@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
@@ -75,6 +76,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'any',
   minimum: '20',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range. Searched "Banxa fees card" in documentation and
+  // pages: Banxa's docs and FAQ give no fee figure; the source is its on-ramp overview.
+  fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.banxa.com/products/hosted-checkout/docs/on-ramp-off-ramp/on-ramp-overview' },
   flow: 'url',
   webhook: 'HMAC-SHA256, Authorization: Bearer key:signature:nonce',
   delivers: 'native',

@@ -1,4 +1,5 @@
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { Type } from '@sinclair/typebox';
 import { defineProvider, POLYGON_USDC, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
 import type { CheckoutOrder, ProviderDescriptor, ProviderWebhookEvent, WebhookHeaders } from '../../provider-contract';
@@ -95,6 +96,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'any',
   minimum: '20',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range. Searched "Binance Connect fees": no figure found.
+  fees: { ...ASSUMED_CARD_FEES, source: 'https://developers.binance.com/en/docs/products/connect-2.0/introduction' },
   flow: 'session',
   webhook: 'SHA256withRSA, X-BN-Connect-Signature (Binance public key)',
   delivers: 'native',

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider } from '../../provider-contract';
 import type { CheckoutOrder, ProviderDescriptor, ProviderMode, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
@@ -64,6 +65,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'any',
   minimum: '20',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range. Searched "Guardarian fees card" in documentation
+  // and pages: no figure found; the source is its API reference.
+  fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.guardarian.com/docs/category/reference' },
   flow: 'session',
   // One transaction call.
   checkoutDeadlineMs: 8_000,

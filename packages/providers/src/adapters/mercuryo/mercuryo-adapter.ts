@@ -71,6 +71,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'any',
   minimum: '30',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range, from integrators' figures (2.95 %, "up to 3.8 %",
+  // 3.96 %). Searched "Mercuryo fees card": its help pages found name no fee, and its public rates
+  // API (GET /v1.6/public/rates) folds the fee into the rate.
+  fees: { minBps: 295, maxBps: 400, source: 'https://help.mercuryo.io/en/articles/3931686-transaction-questions' },
   flow: 'signed-url',
   webhook: 'HMAC-SHA256, X-Signature',
   delivers: 'native',

@@ -1,4 +1,4 @@
-import { moonpayPaymentMethod } from '../moonpay/moonpay-adapter';
+import { MOONPAY_ANY_METHOD_FEES, moonpayPaymentMethod } from '../moonpay/moonpay-adapter';
 
 /**
  * Interac e-Transfer (Canada, CAD), through MoonPay: MoonPay lists Interac e-Transfer among its
@@ -14,9 +14,18 @@ import { moonpayPaymentMethod } from '../moonpay/moonpay-adapter';
  * `PROVIDER_MOONPAY_*`), and MoonPay's webhooks for it arrive at `/webhooks/moonpay` (`account`).
  * Setting them is the operator's opt-in, once Interac is enabled on the MoonPay account.
  * Choice: the minimum is 100 CAD (this gateway's catalogue; MoonPay documents per-method limits
- * in the dashboard).
+ * in the dashboard). Fees: no Interac figure of MoonPay's found, so MoonPay's span across its
+ * payment methods (MOONPAY_ANY_METHOD_FEES); MoonPay's quote for the method (quote()) names the
+ * real one.
  */
 export const interac = moonpayPaymentMethod(
-  { id: 'interac', displayName: 'Interac e-Transfer (via MoonPay)', currency: 'CAD', minimum: '100', minimumCurrency: 'CAD' },
+  {
+    id: 'interac',
+    displayName: 'Interac e-Transfer (via MoonPay)',
+    currency: 'CAD',
+    minimum: '100',
+    minimumCurrency: 'CAD',
+    fees: MOONPAY_ANY_METHOD_FEES,
+  },
   'interac',
 );

@@ -83,6 +83,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'INR',
   minimum: '100',
   minimumCurrency: 'INR',
+  // Not published by the provider: assumed range. Searched "Onramp.money fees UPI": no figure. UPI
+  // is a bank rail, which may cost far less than a card, so the floor is 0 and the ceiling the
+  // assumed card one.
+  fees: { minBps: 0, maxBps: 500, source: 'https://docs.onramp.money/onramp/onramp-widget-integration/hosted-mode' },
   flow: 'url',
   webhook: 'HMAC-SHA512, x-onramp-signature over x-onramp-payload',
   delivers: 'native',

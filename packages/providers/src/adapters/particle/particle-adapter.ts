@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { urlWithQuery } from '../../support/checkout-url';
@@ -47,6 +48,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'any',
   minimum: '30',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range. Particle's on-ramp routes to partner providers,
+  // each with fees of its own; no figure found.
+  fees: { ...ASSUMED_CARD_FEES, source: 'https://developers.particle.network/wallet/on-ramp' },
   flow: 'url',
   webhook: null,
   delivers: 'native',

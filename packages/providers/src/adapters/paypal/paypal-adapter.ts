@@ -1,4 +1,4 @@
-import { moonpayPaymentMethod } from '../moonpay/moonpay-adapter';
+import { MOONPAY_ANY_METHOD_FEES, moonpayPaymentMethod } from '../moonpay/moonpay-adapter';
 
 /**
  * PayPal, through MoonPay: what the PayGate plugins send as `paypal`. PayPal is no card on-ramp of
@@ -15,9 +15,18 @@ import { moonpayPaymentMethod } from '../moonpay/moonpay-adapter';
  * operator's opt-in, once PayPal is enabled on the MoonPay account.
  * Choices: any currency and MoonPay's 20 USD minimum (PayPal's availability follows the customer's
  * country, which the gateway does not know; where PayPal is not offered, MoonPay lets the customer
- * choose another method, per the same page). Unconfirmed: PayPal's own limits on MoonPay.
+ * choose another method, per the same page). Unconfirmed: PayPal's own limits on MoonPay. Fees: no
+ * PayPal figure of MoonPay's found, so MoonPay's span across its payment methods
+ * (MOONPAY_ANY_METHOD_FEES); MoonPay's quote for the method (quote()) names the real one.
  */
 export const paypal = moonpayPaymentMethod(
-  { id: 'paypal', displayName: 'PayPal (via MoonPay)', currency: 'any', minimum: '20', minimumCurrency: 'USD' },
+  {
+    id: 'paypal',
+    displayName: 'PayPal (via MoonPay)',
+    currency: 'any',
+    minimum: '20',
+    minimumCurrency: 'USD',
+    fees: MOONPAY_ANY_METHOD_FEES,
+  },
   'paypal',
 );

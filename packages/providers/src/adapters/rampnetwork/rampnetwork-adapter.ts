@@ -79,6 +79,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'USD',
   minimum: '4',
   minimumCurrency: 'USD',
+  // Ramp's pricing policy: a card in USD, EUR or GBP up to 3.90 % (up to 5.45 % in other currencies;
+  // this adapter takes USD only). A ceiling only, so the floor is 0; its minimum fee (up to 2.49 EUR)
+  // is out of scope.
+  fees: { minBps: 0, maxBps: 390, source: 'https://rampnetwork.com/pricing-policy' },
   flow: 'url',
   webhook: 'ECDSA secp256k1/SHA-256, X-Body-Signature',
   reportsDestination: true,

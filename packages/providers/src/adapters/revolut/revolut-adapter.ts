@@ -62,6 +62,15 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'any',
   minimum: '10',
   minimumCurrency: 'USD',
+  // Revolut's crypto exchange fee: 1.5 % (Premium, Metal) or 2.5 % (Standard, Plus), 0.5 % more
+  // past the plan's exchange limit. Revolut Ramp buys from the customer's Revolut account; no fee
+  // page of Ramp's own was found (searched "Revolut ramp fees").
+  fees: {
+    minBps: 150,
+    maxBps: 300,
+    source:
+      'https://www.revolut.com/en-EE/help/wealth/cryptocurrencies/understanding-revolut-cryptocurrency/how-does-revolut-calculate-the-cryptocurrency-rates',
+  },
   flow: 'url',
   webhook: 'HMAC-SHA256, Revolut-Signature',
   delivers: 'native',

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
 import type {
   CheckoutOrder,
@@ -86,6 +87,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'any',
   minimum: '30',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range. Searched "Sardine fees": no figure found.
+  fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.payments.sardine.ai/integration_guides/onofframps/web_integration' },
   flow: 'session',
   webhook: 'HMAC-SHA256, webhook-signature (Standard Webhooks)',
   delivers: 'native',

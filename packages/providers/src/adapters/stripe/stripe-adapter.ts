@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
 import { basicAuthorization } from '../../support/basic-authorization';
@@ -65,6 +66,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'USD',
   minimum: '2',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range. Stripe documents a transaction fee and a network
+  // fee shown to the customer (and fee subsidization) but no rate; an integrator reads its example
+  // as 3.00 on a 100.00 purchase. Searched "Stripe crypto onramp fees" in documentation.
+  fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.stripe.com/crypto/onramp' },
   flow: 'session',
   // One session call, retried within it (Idempotency-Key).
   checkoutDeadlineMs: 10_000,

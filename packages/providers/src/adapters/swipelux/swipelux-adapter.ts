@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
@@ -73,6 +74,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'any',
   minimum: '10',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range. Searched "Swipelux fees": no figure found.
+  fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.swipelux.com/onramp/integration/client-side/payment-links' },
   flow: 'url',
   webhook: 'ES256 JWT (flattened JWS body), keys from /api/merchants/webhookKeys',
   delivers: 'native',

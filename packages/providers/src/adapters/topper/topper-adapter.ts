@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import type { JWK } from 'jose';
 import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { importEs256PrivateKey, importPublicJwk, signEs256Jwt, verifyDetachedJws, type SigningKey } from '../../support/jose-tokens';
@@ -74,6 +75,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'any',
   minimum: '10',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range. Searched "Topper fees": no figure found.
+  fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.topperpay.com/flows/crypto-onramp' },
   flow: 'signed-url',
   webhook: 'ES256 detached JWS, X-Topper-JWS-Signature',
   delivers: 'native',

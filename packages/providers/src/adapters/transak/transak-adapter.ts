@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { Type } from '@sinclair/typebox';
 import { jwtVerify } from 'jose';
 import { defineProvider, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
@@ -79,6 +80,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'any',
   minimum: '15',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range. This page gives the formula (a percentage by
+  // payment method, currency pair and country, a minimum and a fixed fee) but no figure; searched
+  // "Transak fees card" in documentation and pages.
+  fees: { ...ASSUMED_CARD_FEES, source: 'https://support.transak.com/en/articles/7845942-how-does-transak-calculate-prices-and-fees' },
   flow: 'session',
   // The refresh-token call (when no token is stored) and the session call.
   checkoutDeadlineMs: 12_000,

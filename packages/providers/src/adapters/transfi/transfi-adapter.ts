@@ -83,6 +83,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'USD',
   minimum: '70',
   minimumCurrency: 'USD',
+  // TransFi's charges: a processing fee of 0 % to 8 % of the order value (or a fixed fee per order,
+  // out of scope), agreed with each business; gas fees come on top, not as a percentage.
+  fees: { minBps: 0, maxBps: 800, source: 'https://transfi.uk/charges' },
   flow: 'session',
   // One order call.
   checkoutDeadlineMs: 8_000,

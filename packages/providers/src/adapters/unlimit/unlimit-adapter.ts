@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { urlWithQuery } from '../../support/checkout-url';
@@ -43,6 +44,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'any',
   minimum: '10',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range. Searched "Unlimit crypto fees" (GateFi): no figure
+  // found.
+  fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.gatefi.com/docs/gatefi-docs/7p34n1uhrzlg8-hosted-mode-integration' },
   flow: 'url',
   webhook: null,
   delivers: 'native',

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { urlWithQuery } from '../../support/checkout-url';
@@ -42,6 +43,8 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   currency: 'any',
   minimum: '50',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range. Searched "UTORG fees": no figure found.
+  fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.utorg.pro/' },
   flow: 'url',
   webhook: null,
   delivers: 'native',

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider } from '../../provider-contract';
 import type {
   AdapterContext,
@@ -71,6 +72,9 @@ const descriptor: ProviderDescriptor<typeof wertSettings> = {
   currency: 'USD',
   minimum: '1',
   minimumCurrency: 'USD',
+  // Not published by the provider: assumed range. Searched "Wert fees card" in documentation and
+  // code: no figure found.
+  fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.wert.io/docs/fiat-onramp' },
   flow: 'session',
   // One session call.
   checkoutDeadlineMs: 8_000,

@@ -1,5 +1,5 @@
 import { defineProvider, type ProviderDescriptor } from '../../provider-contract';
-import { createWertAdapter, wertSettings } from '../wert/wert-adapter';
+import { createWertAdapter, wert, wertSettings } from '../wert/wert-adapter';
 
 /**
  * Wert in euros: what the PayGate plugins send as `werteur`. The same hosted payment page as Wert
@@ -20,6 +20,8 @@ const descriptor: ProviderDescriptor<typeof wertSettings> = {
   currency: 'EUR',
   minimum: '1',
   minimumCurrency: 'EUR',
+  // Wert's own: the same account and checkout.
+  fees: wert.descriptor.fees,
   flow: 'session',
   webhook: 'none: unsigned (a hint; the order is looked up) (at /webhooks/wert)',
   webhookUnsigned: true,
