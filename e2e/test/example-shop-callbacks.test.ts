@@ -73,22 +73,36 @@ async function order(): Promise<Order> {
 }
 
 let deliveries = 0;
-/** The gateway's callback for `order`: `valueCoin` arrived, 1 % platform fee off, signed with `key`. */
-function callback(order: Order, valueCoin: string, key = gatewayKey): Promise<Response> {
+/**
+ * The gateway's callback for `order`: `valueCoin` arrived, 1 % platform fee off, signed with `key`;
+ * `figures`, the order's as the gateway appends them (none: a gateway older than them).
+ */
+function signedCallback(
+  order: Order,
+  valueCoin: string,
+  key = gatewayKey,
+  figures?: string,
+): { url: string; headers: Record<string, string> } {
   const [whole = '', fraction = ''] = valueCoin.split('.');
   const forwarded = ((BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'))) * 99n) / 100n;
   const url =
     `${shopUrl}/payment/callback?order_id=${order.id}&value_coin=${valueCoin}` +
     `&value_forwarded_coin=${forwarded / 1_000_000n}.${(forwarded % 1_000_000n).toString().padStart(6, '0')}` +
-    `&address_out=${PAYOUT}&ipn_token=${order.ipnToken}`;
+    `&address_out=${PAYOUT}&ipn_token=${order.ipnToken}${figures === undefined ? '' : `&${figures}`}`;
   deliveries += 1;
   const deliveryId = `delivery-${deliveries}`;
-  return fetch(url, {
+  return {
+    url,
     headers: {
       'x-gateway-signature': signCallback({ url, deliveryId, privateKeys: [{ key: key.privateKey }] }),
       'x-gateway-delivery-id': deliveryId,
     },
-  });
+  };
+}
+
+function callback(order: Order, valueCoin: string, key = gatewayKey, figures?: string): Promise<Response> {
+  const { url, headers } = signedCallback(order, valueCoin, key, figures);
+  return fetch(url, { headers });
 }
 
 it("refuses a callback signed with the key the gateway's API host serves now, and never fetches that key", async () => {
@@ -101,7 +115,7 @@ it("refuses a callback signed with the key the gateway's API host serves now, an
   expect(forgedOrder.status).toBe('awaiting payment');
 
   expect((await callback(forgedOrder, '18.90')).status).toBe(200);
-  expect(forgedOrder).toMatchObject({ status: 'paid', received: '18.711000' });
+  expect(forgedOrder).toMatchObject({ status: 'paid', received: '18.711' });
 });
 
 it("takes a card payment less the sandbox's 1.5 % fee; USDC sent straight to the wallet below that is underpaid", async () => {
@@ -113,4 +127,43 @@ it("takes a card payment less the sandbox's 1.5 % fee; USDC sent straight to the
   const direct = await order();
   expect((await callback(direct, '18.4275')).status).toBe(200);
   expect(direct).toMatchObject({ status: 'underpaid', received: '18.243225' });
+});
+
+describe("the order's figures (issue 34): the shop reads the order's state, not one deposit's value_coin", () => {
+  // An Assam (18.90 USD): the shop accepts an expectation of the price less the sandbox's 1.5 %, 18.6165.
+  const figures = (total: string, state: string, expected = '18.6165') =>
+    `order_total_coin=${total}&order_expected_coin=${expected}&order_state=${state}`;
+
+  it('an order paid in two transfers is underpaid after the first and paid after the second; what reached the shop adds up', async () => {
+    const split = await order();
+    expect((await callback(split, '10', gatewayKey, figures('10', 'underpaid'))).status).toBe(200);
+    expect(split).toMatchObject({ status: 'underpaid', received: '9.9' });
+    // Neither deposit covers the price alone: the order's state says the two together do.
+    expect((await callback(split, '8.6165', gatewayKey, figures('18.6165', 'paid'))).status).toBe(200);
+    expect(split).toMatchObject({ status: 'paid', received: '18.430335' });
+  });
+
+  it("takes the callback with the largest total as the order's latest word: an older one retried later changes nothing", async () => {
+    const late = await order();
+    expect((await callback(late, '12', gatewayKey, figures('22', 'late'))).status).toBe(200);
+    expect(late.status).toBe('late');
+    expect((await callback(late, '10', gatewayKey, figures('10', 'underpaid'))).status).toBe(200);
+    expect(late).toMatchObject({ status: 'late', orderTotal: 22_000_000n });
+  });
+
+  it('never ships an order the gateway judged against less than the price (a payment link edited to 1 USD)', async () => {
+    const edited = await order();
+    expect((await callback(edited, '1', gatewayKey, figures('1', 'paid', '0.97'))).status).toBe(200);
+    expect(edited.status).toBe('underpaid');
+  });
+
+  it('refuses a callback whose order_state was changed: the figures are signed', async () => {
+    const changed = await order();
+    const underpaid = signedCallback(changed, '10', gatewayKey, figures('10', 'underpaid'));
+    const forged = await fetch(underpaid.url.replace('order_state=underpaid', 'order_state=paid'), { headers: underpaid.headers });
+    expect([forged.status, await forged.text()]).toEqual([401, 'no_matching_signature']);
+    expect(changed.status).toBe('awaiting payment');
+    expect((await fetch(underpaid.url, { headers: underpaid.headers })).status).toBe(200);
+    expect(changed.status).toBe('underpaid');
+  });
 });

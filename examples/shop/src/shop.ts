@@ -7,8 +7,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import {
   CALLBACK_DELIVERY_ID_HEADER,
   CALLBACK_SIGNATURE_HEADER,
+  type CallbackOrderState,
   GatewayClient,
   GatewayRequestError,
+  verifyCallbackOrder,
   verifyCallbackSignature,
 } from '@usdc-card-gateway/sdk';
 
@@ -44,9 +46,25 @@ export interface Order {
   totalCents: bigint;
   email: string;
   ipnToken: string;
-  status: 'awaiting payment' | 'paid' | 'underpaid';
+  status: 'awaiting payment' | 'paid' | 'underpaid' | 'late';
+  /** What reached the shop for this order: the sum of its callbacks' `value_forwarded_coin`, USDC. */
   received?: string;
+  /**
+   * The largest order total a callback has said (USDC base units): the order's latest word. A retry
+   * of an older callback, arriving after a newer one, carries a smaller total and changes nothing.
+   */
+  orderTotal?: bigint;
 }
+
+/** What one verified callback says of its order. */
+type Verdict =
+  | { kind: 'refused'; reason: string }
+  /** The gateway's word on the whole order: its state, as of the total it names. */
+  | { kind: 'order'; state: CallbackOrderState; total: bigint }
+  /** This deposit alone, for a callback without order figures: it covers the price, or it does not. */
+  | { kind: 'deposit'; covers: boolean }
+  /** Signed, ours, for this order, but the gateway expected less than the price: never shipped. */
+  | { kind: 'below_price' };
 
 const CATALOG = [
   { id: 'sencha', name: 'Sencha, 100 g', cents: 1250n },
@@ -93,26 +111,44 @@ export function createShop(options: ShopOptions): Shop {
   async function callback(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
     const order = orders.get(url.searchParams.get('order_id') ?? '');
     if (order === undefined) return void response.writeHead(404).end('unknown order');
-    const check = verifyCallbackSignature({
+    const verdict = judge(order, request);
+    // A failed check never fetches the keys again: a rotation's new key is pinned deliberately (README).
+    if (verdict.kind === 'refused') return void response.writeHead(401).end(verdict.reason);
+    const deliveryId = String(request.headers[CALLBACK_DELIVERY_ID_HEADER]);
+    if (!deliveries.has(deliveryId)) {
+      deliveries.add(deliveryId);
+      record(order, verdict, url.searchParams.get('value_forwarded_coin') ?? '0');
+    }
+    response.writeHead(200).end('*ok*');
+  }
+
+  function judge(order: Order, request: IncomingMessage): Verdict {
+    const signed = {
       url: `${options.shopUrl}${request.url}`, // the path and query exactly as received
       header: request.headers[CALLBACK_SIGNATURE_HEADER],
       deliveryId: request.headers[CALLBACK_DELIVERY_ID_HEADER],
       publicKeys: options.callbackKeys,
       payoutAddress: options.payoutAddress,
-      expectedAmount: usdcDue(order.totalCents, (options.platformFeeBps ?? 100) + (options.providerFeeAllowanceBps ?? 150)),
       ipnToken: order.ipnToken,
+    };
+    const providerFeeBps = options.providerFeeAllowanceBps ?? 150;
+    // The order's own word first: it says when two transfers make the price whole. The gateway
+    // judges it against the customer's payment attempt, whose amount the customer's browser
+    // carried, so its expectation must be the price less the on-ramp's fee at least.
+    const whole = verifyCallbackOrder({ ...signed, minimumExpected: usdcDue(order.totalCents, providerFeeBps) });
+    if (whole.ok) return { kind: 'order', state: whole.order.state, total: whole.order.totalBaseUnits };
+    if (whole.reason === 'expectation_below_minimum') return { kind: 'below_price' };
+    if (whole.reason !== 'no_order_figures') return { kind: 'refused', reason: whole.reason };
+    // No order figures (an older gateway, or an order paid without a payment attempt): this deposit
+    // alone must cover the price less the platform fee and the on-ramp's.
+    const deposit = verifyCallbackSignature({
+      ...signed,
+      expectedAmount: usdcDue(order.totalCents, (options.platformFeeBps ?? 100) + providerFeeBps),
     });
+    if (deposit.ok) return { kind: 'deposit', covers: true };
     // Signed, ours, for this order, but short of the price: recorded for the shop owner, not shipped.
-    const short = !check.ok && check.reason === 'amount_below_expected';
-    // A failed check never fetches the keys again: a rotation's new key is pinned deliberately (README).
-    if (!check.ok && !short) return void response.writeHead(401).end(check.reason);
-    const deliveryId = String(request.headers[CALLBACK_DELIVERY_ID_HEADER]);
-    if (!deliveries.has(deliveryId)) {
-      deliveries.add(deliveryId);
-      order.status = short ? 'underpaid' : 'paid';
-      order.received = url.searchParams.get('value_forwarded_coin') ?? undefined;
-    }
-    response.writeHead(200).end('*ok*');
+    if (deposit.reason === 'amount_below_expected') return { kind: 'deposit', covers: false };
+    return { kind: 'refused', reason: deposit.reason };
   }
 
   function orderPage(response: ServerResponse, id: string): void {
@@ -124,12 +160,12 @@ export function createShop(options: ShopOptions): Shop {
     const lines = order.lines.map(
       (line) => `<li>${line.quantity} × ${escapeHtml(line.name)} <span>${dollars(line.cents * BigInt(line.quantity))} USD</span></li>`,
     );
-    const state =
-      order.status === 'paid'
-        ? `Paid: ${escapeHtml(order.received ?? '')} USDC received. We are packing your tea.`
-        : order.status === 'underpaid'
-          ? 'Payment received, but short of the price: we will contact you.'
-          : 'Awaiting payment.';
+    const state = {
+      paid: `Paid: ${escapeHtml(order.received ?? '')} USDC received. We are packing your tea.`,
+      underpaid: 'Payment received, but short of the price: we will contact you.',
+      late: "Payment received after the order's time ran out: we will contact you.",
+      'awaiting payment': 'Awaiting payment.',
+    }[order.status];
     page(
       response,
       200,
@@ -173,10 +209,48 @@ export function createShop(options: ShopOptions): Shop {
   return { server, orders };
 }
 
+/**
+ * A verified callback, once per delivery: what reached the shop adds up, and the status moves to
+ * what the order's latest word says (the callback with the largest total; one without order
+ * figures, on its deposit alone). A paid order stays paid: it may be packed already.
+ */
+function record(order: Order, verdict: Exclude<Verdict, { kind: 'refused' }>, forwarded: string): void {
+  order.received = formatUsdc(usdcUnits(order.received ?? '0') + usdcUnits(forwarded));
+  if (order.status === 'paid') return;
+  if (verdict.kind === 'order') {
+    if (order.orderTotal !== undefined && verdict.total <= order.orderTotal) return;
+    order.orderTotal = verdict.total;
+    const statusOf: Record<CallbackOrderState, Order['status']> = {
+      paid: 'paid',
+      overpaid: 'paid',
+      underpaid: 'underpaid',
+      late: 'late',
+      awaiting: order.status,
+    };
+    order.status = statusOf[verdict.state];
+  } else if (verdict.kind === 'deposit') {
+    order.status = verdict.covers ? 'paid' : 'underpaid';
+  } else {
+    order.status = 'underpaid';
+  }
+}
+
 /** What must reach the shop for an order: its price in USDC (6 decimals) less the fees allowed, rounded down. */
 export function usdcDue(totalCents: bigint, feesBps: number): string {
   const units = (totalCents * 10_000n * BigInt(10_000 - feesBps)) / 10_000n;
   return `${units / 1_000_000n}.${(units % 1_000_000n).toString().padStart(6, '0')}`;
+}
+
+/** A USDC amount of a verified callback (at most 6 decimals) in base units. */
+function usdcUnits(amount: string): bigint {
+  const [whole = '0', fraction = ''] = amount.split('.');
+  return BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
+}
+
+/** Base units as the gateway writes USDC: trailing zeros trimmed ("62.4096", "18"). */
+function formatUsdc(units: bigint): string {
+  const fraction = (units % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '');
+  return fraction === '' ? `${units / 1_000_000n}` : `${units / 1_000_000n}.${fraction}`;
 }
 
 function dollars(cents: bigint): string {

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
+import type { ClaimedCallbackDelivery } from '@gateway/db/callback-worker';
 
 /** What the builders write with: the test schema's owner pool, or a client inside a test's transaction. */
 export type Seeder = Pick<Pool | PoolClient, 'query'>;
@@ -232,6 +233,10 @@ export interface DeliverySeed {
   feeCoin?: bigint;
   txidIn?: string;
   txidOut?: string;
+  /** The order's figures (USDC base units) as settlement records them; none unless given, as on a row written before them. */
+  orderTotalCoin?: bigint;
+  orderExpectedCoin?: bigint;
+  orderState?: NonNullable<ClaimedCallbackDelivery['orderState']>;
   status?: 'pending' | 'delivered' | 'failed';
   attemptCount?: number;
   roundStartAttempts?: number;
@@ -256,6 +261,9 @@ export async function seedDeliveries(db: Seeder, seeds: DeliverySeed[]): Promise
       fee_coin: seed.feeCoin ?? 100_000n,
       txid_in: seed.txidIn ?? randomHex(32),
       txid_out: seed.txidOut ?? randomHex(32),
+      order_total_coin: seed.orderTotalCoin,
+      order_expected_coin: seed.orderExpectedCoin,
+      order_state: seed.orderState,
       status: seed.status,
       attempt_count: seed.attemptCount,
       round_start_attempts: seed.roundStartAttempts,

@@ -71,6 +71,23 @@ describe('CallbackDeliveryRepository', () => {
     expect(await repo.claimDue([due], 30_000)).toEqual([]);
   });
 
+  it("claims the order's figures with the delivery: all three, the total alone, or none on a row written before them", async () => {
+    const [whole, totalOnly, old] = [await newDelivery(), await newDelivery(), await newDelivery()];
+    await db.pool.query(
+      `UPDATE callback_deliveries SET order_total_coin = 25000001, order_expected_coin = 25000000, order_state = 'paid' WHERE id = $1`,
+      [whole],
+    );
+    await db.pool.query(`UPDATE callback_deliveries SET order_total_coin = 3500000 WHERE id = $1`, [totalOnly]);
+    const claimed = new Map((await repo.claimDue([whole, totalOnly, old], 30_000)).map((delivery) => [delivery.id, delivery]));
+    const figures = (id: string) => {
+      const { orderTotalCoin, orderExpectedCoin, orderState } = claimed.get(id)!;
+      return { orderTotalCoin, orderExpectedCoin, orderState };
+    };
+    expect(figures(whole)).toEqual({ orderTotalCoin: 25_000_001n, orderExpectedCoin: 25_000_000n, orderState: 'paid' });
+    expect(figures(totalOnly)).toEqual({ orderTotalCoin: 3_500_000n, orderExpectedCoin: null, orderState: null });
+    expect(figures(old)).toEqual({ orderTotalCoin: null, orderExpectedCoin: null, orderState: null });
+  });
+
   it('gives one attempt to one of two workers claiming at the same time', async () => {
     const id = await newDelivery();
     const results = await Promise.all([repo.claimDue([id], 30_000), repo.claimDue([id], 30_000)]);

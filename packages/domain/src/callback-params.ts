@@ -5,7 +5,7 @@
  * was paid to) and `value_forwarded_coin` (that share) are what tell a merchant the money reached
  * it, not only that someone paid a wallet carrying its callback URL.
  */
-export const GATEWAY_CALLBACK_PARAMS = [
+export const DEPOSIT_CALLBACK_PARAMS = [
   'value_coin',
   'value_forwarded_coin',
   'fee_coin',
@@ -17,9 +17,22 @@ export const GATEWAY_CALLBACK_PARAMS = [
   'ipn_token',
 ] as const;
 
+/**
+ * What the callback says of its order (issue 34), after the deposit's parameters: the sum of the
+ * order's final deposits, what the order should bring and its state (order-state.ts). Each is sent
+ * only when the delivery recorded it (none for a delivery written before orders had figures, only
+ * the total for an order no attempt gave an expectation), and reserved all the same: a merchant's
+ * `order_state=paid` must never reach a shop as the gateway's word.
+ */
+export const ORDER_CALLBACK_PARAMS = ['order_total_coin', 'order_expected_coin', 'order_state'] as const;
+
+export const GATEWAY_CALLBACK_PARAMS = [...DEPOSIT_CALLBACK_PARAMS, ...ORDER_CALLBACK_PARAMS] as const;
+
 export type GatewayCallbackParamName = (typeof GATEWAY_CALLBACK_PARAMS)[number];
 
-export type GatewayCallbackParams = Readonly<Record<GatewayCallbackParamName, string>>;
+export type GatewayCallbackParams = Readonly<
+  Record<(typeof DEPOSIT_CALLBACK_PARAMS)[number], string> & Partial<Record<(typeof ORDER_CALLBACK_PARAMS)[number], string>>
+>;
 
 const gatewayParamNames: ReadonlySet<string> = new Set(GATEWAY_CALLBACK_PARAMS);
 
@@ -54,11 +67,11 @@ export function gatewayParamsIn(url: string): GatewayCallbackParamName[] {
 
 /**
  * The URL the gateway calls: the registered callback with its query kept as the merchant wrote it
- * (names, values, order, repeats and percent-encoding), the gateway's parameters appended after it,
- * and any fragment dropped (a fragment is never sent over HTTP).
+ * (names, values, order, repeats and percent-encoding), the gateway's parameters appended after it
+ * (an order figure only when given), and any fragment dropped (a fragment is never sent over HTTP).
  *
  * A merchant parameter that reads as one of the gateway's names is dropped, whatever its spelling
- * and however often it appears, so every framework reads exactly one value for that name, the
+ * and however often it appears (also an order figure's name when this callback carries none), so every framework reads exactly one value for that name, the
  * gateway's. Create Wallet refuses such URLs, so this only meets wallets registered before a name
  * was reserved (or rows written around Create Wallet); it never throws for them, because a callback
  * that cannot be built is a payment notice lost. Why dropping rather than keeping both: frameworks
@@ -74,7 +87,10 @@ export function gatewayParamsIn(url: string): GatewayCallbackParamName[] {
 export function buildCallbackUrl(registeredUrl: string, params: GatewayCallbackParams): string {
   const url = new URL(registeredUrl);
   url.hash = '';
-  const ours = GATEWAY_CALLBACK_PARAMS.map((name) => `${name}=${encodeURIComponent(params[name])}`).join('&');
+  const ours = GATEWAY_CALLBACK_PARAMS.flatMap((name) => {
+    const value = params[name];
+    return value === undefined ? [] : [`${name}=${encodeURIComponent(value)}`];
+  }).join('&');
   const withoutFragment = url.href;
   const queryStart = withoutFragment.indexOf('?');
   if (queryStart === -1) return `${withoutFragment}?${ours}`;

@@ -1,8 +1,10 @@
 import {
   buildCallbackUrl,
+  DEPOSIT_CALLBACK_PARAMS,
   findGatewayParamIn,
   gatewayParamsIn,
   GATEWAY_CALLBACK_PARAMS,
+  ORDER_CALLBACK_PARAMS,
   type GatewayCallbackParams,
 } from '../src/callback-params';
 
@@ -65,7 +67,7 @@ describe('buildCallbackUrl', () => {
       ipn_token: 'a b+c&d=e/é',
     });
     const query = built.slice(built.indexOf('?') + 1);
-    expect(query.split('&').map((pair) => pair.split('=')[0])).toEqual(['order', ...GATEWAY_CALLBACK_PARAMS]);
+    expect(query.split('&').map((pair) => pair.split('=')[0])).toEqual(['order', ...DEPOSIT_CALLBACK_PARAMS]);
     expect(query.endsWith('&ipn_token=a%20b%2Bc%26d%3De%2F%C3%A9')).toBe(true);
     expect(new URL(built).searchParams.get('ipn_token')).toBe('a b+c&d=e/é');
   });
@@ -75,6 +77,33 @@ describe('buildCallbackUrl', () => {
     const built = buildCallbackUrl('HTTPS://Shop.Example:443/a b/cb?name=é t&x="y"', params);
     expect(built).toBe(`https://shop.example/a%20b/cb?name=%C3%A9%20t&x=%22y%22&${ours}`);
     expect(new URL(built).href).toBe(built);
+  });
+
+  describe("the order's figures (issue 34)", () => {
+    const order = { order_total_coin: '25.000001', order_expected_coin: '25', order_state: 'paid' };
+
+    it("appends each one given after the deposit's parameters, in a fixed order", () => {
+      expect(buildCallbackUrl('https://shop.example/cb?order=7', { ...params, ...order })).toBe(
+        `https://shop.example/cb?order=7&${ours}&order_total_coin=25.000001&order_expected_coin=25&order_state=paid`,
+      );
+      expect(GATEWAY_CALLBACK_PARAMS).toEqual([...DEPOSIT_CALLBACK_PARAMS, ...ORDER_CALLBACK_PARAMS]);
+      expect(ORDER_CALLBACK_PARAMS).toEqual(['order_total_coin', 'order_expected_coin', 'order_state']);
+    });
+
+    it('appends only those given: none for a delivery without figures, the total alone for an order without an expectation', () => {
+      expect(buildCallbackUrl('https://shop.example/cb', params)).toBe(`https://shop.example/cb?${ours}`);
+      expect(buildCallbackUrl('https://shop.example/cb', { ...params, order_total_coin: '3.5' })).toBe(
+        `https://shop.example/cb?${ours}&order_total_coin=3.5`,
+      );
+    });
+
+    it("reserves their names: a merchant's order_state is dropped, also from a callback that carries none of ours", () => {
+      const registered = 'https://shop.example/cb?order=7&order_state=paid&order%5Ftotal_coin=999&order.expected_coin=1';
+      expect(buildCallbackUrl(registered, params)).toBe(`https://shop.example/cb?order=7&${ours}`);
+      expect(new URL(buildCallbackUrl(registered, { ...params, ...order })).searchParams.getAll('order_state')).toEqual(['paid']);
+      expect(gatewayParamsIn(registered)).toEqual(['order_state', 'order_total_coin', 'order_expected_coin']);
+      expect(findGatewayParamIn('https://shop.example/cb?order_state=paid')).toBe('order_state');
+    });
   });
 
   describe('a registered URL that already uses a gateway name (registered before the name was reserved)', () => {
@@ -98,7 +127,7 @@ describe('buildCallbackUrl', () => {
     it('leaves one value per gateway name for the URL parser too', () => {
       const built = buildCallbackUrl('https://shop.example/cb?coin=eth&value_coin=1000&order=7', params);
       const query = new URL(built).searchParams;
-      for (const name of GATEWAY_CALLBACK_PARAMS) expect(query.getAll(name)).toEqual([params[name]]);
+      for (const name of DEPOSIT_CALLBACK_PARAMS) expect(query.getAll(name)).toEqual([params[name]]);
       expect(query.get('order')).toBe('7');
     });
 

@@ -1,4 +1,5 @@
 import { createPrivateKey, createPublicKey, KeyObject, sign, verify, type JsonWebKey } from 'node:crypto';
+import { usdcBaseUnits } from './usdc-amount';
 
 export const CALLBACK_SIGNATURE_HEADER = 'x-gateway-signature';
 export const CALLBACK_DELIVERY_ID_HEADER = 'x-gateway-delivery-id';
@@ -15,8 +16,6 @@ const UNIX_SECONDS = /^(0|[1-9]\d{0,14})$/;
 // (two headers folded into one), so the signed text splits into t, id and URL one way only.
 const DELIVERY_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-// USDC as the gateway writes it: a plain decimal with at most 6 decimals (the token's base unit).
-const USDC_AMOUNT = /^(\d{1,15})(?:\.(\d{1,6}))?$/;
 
 export type CallbackSignatureScheme = 'v1' | 'v2';
 
@@ -99,20 +98,21 @@ export type CallbackSignatureFailure =
   /** The signed URL's `value_forwarded_coin` is below `expectedAmount`, missing, more than one, or not a USDC amount. */
   | 'amount_below_expected';
 
-export type VerifyCallbackSignatureResult =
-  | {
-      ok: true;
-      timestamp: number;
-      /** Which signature verified: `v2` covers the delivery id, `v1` only the URL and time. */
-      scheme: CallbackSignatureScheme;
-      /** With `v2`: the verified delivery id, the one to deduplicate on. */
-      deliveryId?: string;
-      /** The payout address the merchant's share was paid to, as the signed URL has it (it is yours). */
-      addressOut: string;
-      /** What reached your payout address (`value_forwarded_coin`), as the signed URL has it (when it has one). */
-      valueForwarded?: string;
-    }
-  | { ok: false; reason: CallbackSignatureFailure };
+/** A callback that passed every check asked for: what its signed URL and header say. */
+export interface VerifiedCallback {
+  ok: true;
+  timestamp: number;
+  /** Which signature verified: `v2` covers the delivery id, `v1` only the URL and time. */
+  scheme: CallbackSignatureScheme;
+  /** With `v2`: the verified delivery id, the one to deduplicate on. */
+  deliveryId?: string;
+  /** The payout address the merchant's share was paid to, as the signed URL has it (it is yours). */
+  addressOut: string;
+  /** What reached your payout address (`value_forwarded_coin`), as the signed URL has it (when it has one). */
+  valueForwarded?: string;
+}
+
+export type VerifyCallbackSignatureResult = VerifiedCallback | { ok: false; reason: CallbackSignatureFailure };
 
 export interface ParsedSignatureHeader {
   timestamp: number;
@@ -247,14 +247,6 @@ export function verifyCallbackSignature({
     addressOut: addressOut[0]!,
     ...(forwardedUnits === undefined ? {} : { valueForwarded: forwarded[0]! }),
   };
-}
-
-/** A USDC decimal string as base units (6 decimals), exactly; undefined when it is not one. */
-function usdcBaseUnits(amount: unknown): bigint | undefined {
-  if (typeof amount !== 'string') return undefined;
-  const match = USDC_AMOUNT.exec(amount);
-  if (!match) return undefined;
-  return BigInt(match[1]!) * 1_000_000n + BigInt((match[2] ?? '').padEnd(6, '0'));
 }
 
 /** The public half of an Ed25519 key given as a KeyObject (public or private), PEM text or a JWK. */

@@ -1,4 +1,5 @@
 export * from './affiliate-consent';
+export * from './callback-order';
 export * from './callback-signature';
 export * from './gateway-client';
 export * from './jwk';

@@ -22,13 +22,17 @@ const link = sdk.buildPaymentLink({ paymentUrl: 'https://pay.example.com', addre
 const url = 'https://shop.example/ipn?order=1&address_out=0x52908400098527886E0F7030069857D2E4169EE7&value_coin=5&value_forwarded_coin=4.95&ipn_token=abc';
 const header = sdk.signCallback({ url, deliveryId: 'd-1', privateKeys: [{ key: privateKey }] });
 const verdict = sdk.verifyCallbackSignature({ url, header, deliveryId: 'd-1', publicKeys: [publicKey], payoutAddress: '0x52908400098527886E0F7030069857D2E4169EE7', expectedAmount: '4.95' });
+const orderUrl = url + '&order_total_coin=5&order_expected_coin=5&order_state=paid';
+const orderHeader = sdk.signCallback({ url: orderUrl, deliveryId: 'd-2', privateKeys: [{ key: privateKey }] });
+const order = sdk.verifyCallbackOrder({ url: orderUrl, header: orderHeader, deliveryId: 'd-2', publicKeys: [publicKey], payoutAddress: '0x52908400098527886E0F7030069857D2E4169EE7', ipnToken: 'abc', minimumExpected: '4.9' });
 const client = new sdk.GatewayClient({ baseUrl: 'https://api.example.com', paymentUrl: 'https://pay.example.com' });
-console.log(JSON.stringify({ link, ok: verdict.ok, hosted: client.hostedPaymentLink({ addressIn: 'tok', amount: '5', email: 'a@b.io', currency: 'USD' }) }));
+console.log(JSON.stringify({ link, ok: verdict.ok, paid: order.ok && order.order.paid, hosted: client.hostedPaymentLink({ addressIn: 'tok', amount: '5', email: 'a@b.io', currency: 'USD' }) }));
 `;
 
 const EXPECTED = {
   link: 'https://pay.example.com/process-payment.php?address=tok&amount=5.00&provider=moonpay&email=a%40b.io&currency=USD',
   ok: true,
+  paid: true,
   hosted: 'https://pay.example.com/pay.php?address=tok&amount=5&email=a%40b.io&currency=USD',
 };
 

@@ -19,7 +19,8 @@ export interface CallbackRequest {
 /**
  * The GET the merchant receives: its registered URL untouched (but for a parameter using one of
  * our names, which is dropped), our parameters appended (amounts as exact decimal strings from base
- * units; address_out the payout address the merchant's share, value_forwarded_coin, was paid to),
+ * units; address_out the payout address the merchant's share, value_forwarded_coin, was paid to;
+ * then the order's total, expectation and state, each when the delivery has it),
  * signed with every signing key over exactly that URL (v1) and over the delivery id and that URL (v2).
  * Throws only when the registered URL is not a URL at all.
  */
@@ -40,6 +41,10 @@ export function buildCallbackRequest(
     // merchant's leg to exactly it (a leg that is not what the wallet's terms give is refused).
     address_out: getAddress(delivery.payoutAddress),
     ipn_token: delivery.ipnToken,
+    // The order's figures as the delivery recorded them; a row written before them carries none.
+    ...(delivery.orderTotalCoin === null ? {} : { order_total_coin: formatUsdc(delivery.orderTotalCoin) }),
+    ...(delivery.orderExpectedCoin === null ? {} : { order_expected_coin: formatUsdc(delivery.orderExpectedCoin) }),
+    ...(delivery.orderState === null ? {} : { order_state: delivery.orderState }),
   });
   return {
     url,

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { CallbackAttemptOutcome } from '@gateway/domain';
+import type { CallbackAttemptOutcome, OrderState } from '@gateway/domain';
 
 export type CallbackDeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -28,6 +28,14 @@ export interface ClaimedCallbackDelivery {
   feeCoin: bigint;
   txidIn: string;
   txidOut: string;
+  /**
+   * The order as it stood when the deposit was forwarded (USDC base units): the sum of its final
+   * deposits, what it should bring and its state. Null on deliveries written before orders had
+   * figures (all three); expected and state are null for an order no attempt gave an expectation.
+   */
+  orderTotalCoin: bigint | null;
+  orderExpectedCoin: bigint | null;
+  orderState: OrderState | null;
 }
 
 export interface CallbackDeliveryState {
@@ -96,7 +104,9 @@ export class CallbackDeliveryRepository {
                w.callback_url AS "callbackUrl", w.polygon_address AS "temporaryAddress", w.ipn_token AS "ipnToken",
                w.payout_address AS "payoutAddress", w.callback_released_at IS NOT NULL AS "callbackReleased",
                d.value_coin::text AS "valueCoin", d.value_forwarded_coin::text AS "valueForwardedCoin",
-               d.fee_coin::text AS "feeCoin", d.txid_in AS "txidIn", d.txid_out AS "txidOut"`,
+               d.fee_coin::text AS "feeCoin", d.txid_in AS "txidIn", d.txid_out AS "txidOut",
+               d.order_total_coin::text AS "orderTotalCoin", d.order_expected_coin::text AS "orderExpectedCoin",
+               d.order_state AS "orderState"`,
       values: [ids, leaseMs],
     });
     return rows.map((row) => ({
@@ -104,6 +114,8 @@ export class CallbackDeliveryRepository {
       valueCoin: BigInt(row.valueCoin),
       valueForwardedCoin: BigInt(row.valueForwardedCoin),
       feeCoin: BigInt(row.feeCoin),
+      orderTotalCoin: row.orderTotalCoin === null ? null : BigInt(row.orderTotalCoin),
+      orderExpectedCoin: row.orderExpectedCoin === null ? null : BigInt(row.orderExpectedCoin),
     }));
   }
 
@@ -223,10 +235,13 @@ export class CallbackDeliveryRepository {
   }
 }
 
-interface ClaimedRow extends Omit<ClaimedCallbackDelivery, 'valueCoin' | 'valueForwardedCoin' | 'feeCoin'> {
+interface ClaimedRow
+  extends Omit<ClaimedCallbackDelivery, 'valueCoin' | 'valueForwardedCoin' | 'feeCoin' | 'orderTotalCoin' | 'orderExpectedCoin'> {
   valueCoin: string;
   valueForwardedCoin: string;
   feeCoin: string;
+  orderTotalCoin: string | null;
+  orderExpectedCoin: string | null;
 }
 
 function attemptColumns(records: readonly CallbackAttemptRecord[]): unknown[] {
