@@ -9,10 +9,19 @@ import type { WalletControlConfig } from './config';
 // the kit and the plugins decorate the app with.
 import '@gateway/http';
 import './plugins';
-import { addressDeriver, tokenCheck, walletControlMetrics, payoutQuota, walletService, paymentStatusService } from './plugins';
+import {
+  addressDeriver,
+  tokenCheck,
+  walletControlMetrics,
+  payoutQuota,
+  walletService,
+  paymentStatusService,
+  callbackResendService,
+} from './plugins';
 import { controlRoutes } from './routes/control';
 import { affiliateRoutes } from './routes/affiliate';
 import { statusRoutes } from './routes/status';
+import { callbackResendRoutes } from './routes/callback-resend';
 import { keyRoutes } from './routes/keys';
 import { convertRoutes } from './routes/convert';
 import { adminRoutes } from './routes/admin';
@@ -45,12 +54,14 @@ export async function buildWalletControlApp({ config, pool, redis, logger }: Wal
   await app.register(payoutQuota, { config });
   await app.register(walletService, { config });
   await app.register(paymentStatusService, { config });
+  await app.register(callbackResendService);
   await app.register(rateReaderPlugin, { settings: config.rates, keyPrefix: raw.REDIS_PREFIX });
 
   await app.register(convertRoutes(app.rateReader));
   await app.register(controlRoutes);
   await app.register(affiliateRoutes);
   await app.register(statusRoutes({ rateLimitMax: raw.STATUS_RATE_LIMIT_MAX, rateLimitWindowMs: raw.RATE_LIMIT_WINDOW_MS }));
+  await app.register(callbackResendRoutes({ rateLimitMax: raw.STATUS_RATE_LIMIT_MAX, rateLimitWindowMs: raw.RATE_LIMIT_WINDOW_MS }));
   await app.register(keyRoutes(config.callbackPublicKeys));
   if (raw.ADMIN_TOKEN !== undefined) await app.register(adminRoutes({ token: raw.ADMIN_TOKEN, pool }));
   return app;

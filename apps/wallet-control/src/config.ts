@@ -38,7 +38,9 @@ export const walletControlSettings = Type.Object({
   STATUS_RATE_LIMIT_MAX: Type.Integer({
     default: 60,
     minimum: 1,
-    description: 'requests per client IP per window to /control/payment-status.php (tighter: it answers about a payment by its token)',
+    description:
+      'requests per client IP per window to /control/payment-status.php, and on its own count to /control/resend-callback.php ' +
+      '(tighter: they answer about a payment by its token)',
   }),
   PLATFORM_FEE_BPS: Type.Integer({
     default: 100,

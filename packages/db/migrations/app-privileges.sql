@@ -23,6 +23,7 @@ REVOKE ALL ON ALL FUNCTIONS IN SCHEMA :"schema"
   FROM :"wallet_control", :"payment_redirect", :"callback_worker", :"chain_watcher", :"settlement_worker";
 -- The owner's functions that write (SECURITY DEFINER, migration 024) are for the apps granted below only.
 REVOKE ALL ON FUNCTION resend_failed_callback_delivery(uuid), record_first_token(integer, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION resend_latest_callback_delivery(bigint) FROM PUBLIC;
 GRANT USAGE ON SCHEMA :"schema"
   TO :"wallet_control", :"payment_redirect", :"callback_worker", :"chain_watcher", :"settlement_worker";
 
@@ -38,6 +39,12 @@ GRANT USAGE ON SEQUENCE wallet_hd_index_seq TO :"wallet_control";
 GRANT SELECT, INSERT ON hd_keys TO :"wallet_control";
 GRANT SELECT ON payments, deposits, callback_deliveries TO :"wallet_control";
 GRANT EXECUTE ON FUNCTION resend_failed_callback_delivery(uuid) TO :"wallet_control";
+-- The merchant's own view of its callbacks (Check Payment Status): each attempt's time, answer and
+-- error code, not the worker's error text. Its resend of the latest callback, delivered or not, is
+-- the owner's function that moves that one delivery to pending (migration 032).
+GRANT SELECT (delivery_id, attempt_no, started_at, duration_ms, status_code, error_code, response_excerpt)
+  ON callback_attempts TO :"wallet_control";
+GRANT EXECUTE ON FUNCTION resend_latest_callback_delivery(bigint) TO :"wallet_control";
 
 -- payment-redirect (internet-facing, holds the providers' credentials): Process Payment finds the
 -- wallet by its temporary address and records the payment and its checkout (which the customer's

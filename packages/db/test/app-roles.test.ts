@@ -52,6 +52,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     TokenRepository: ['register', 'list'],
     PaymentStatusRepository: ['findByIpnToken'],
     CallbackDeliveryRepository: ['resendFailed'],
+    MerchantCallbackRepository: ['findLog', 'findResendable', 'resendLatest'],
   },
   'payment-redirect': {
     WalletLookupRepository: ['hasTemporaryAddress'],
@@ -278,6 +279,58 @@ describe('wallet-control, as its role', () => {
     expect(await deliveries.resendFailed(failed)).toEqual({ result: 'not_failed', status: 'pending' });
   });
 
+  it("shows the merchant its callbacks' log and resends its latest callback, delivered or not, through the owner's function", async () => {
+    const wallet = await ownerWallet();
+    const callbacks = repository('wallet-control', walletControl.MerchantCallbackRepository);
+    expect(await callbacks.findResendable(wallet.ipnToken)).toEqual({ walletId: wallet.id, latestDeliveryId: null });
+    expect(await callbacks.resendLatest(wallet.id)).toBeUndefined();
+    const delivered = await ownerDelivery(wallet.id, null, 'delivered');
+    await database.pool.query(
+      `INSERT INTO callback_attempts (delivery_id, attempt_no, started_at, duration_ms, status_code, error_code, error, response_excerpt)
+       VALUES ($1, 1, now(), 12, 200, NULL, NULL, 'ok')`,
+      [delivered],
+    );
+    const log = await callbacks.findLog(wallet.ipnToken, { deliveries: 10, attempts: 5, excerptChars: 200 });
+    expect(log).toMatchObject({ deliveryCount: 1, deliveries: [{ id: delivered, attempts: [{ attemptNo: 1, responseExcerpt: 'ok' }] }] });
+    expect(await callbacks.findResendable(wallet.ipnToken)).toEqual({ walletId: wallet.id, latestDeliveryId: delivered });
+    expect(await callbacks.resendLatest(wallet.id)).toMatchObject({ resent: true, deliveryId: delivered });
+    expect(await callbacks.resendLatest(wallet.id)).toMatchObject({ resent: false, deliveryId: delivered, status: 'pending' });
+    expect(await callbacks.findLog(randomUUID(), { deliveries: 10, attempts: 5, excerptChars: 200 })).toBeUndefined();
+  });
+
+  it("resends a wallet's latest callback only, from any status but pending, counted, and changes nothing else", async () => {
+    const wallet = await ownerWallet();
+    const pool = database.appPool('wallet-control');
+    const resend = async () => (await pool.query('SELECT * FROM resend_latest_callback_delivery($1)', [wallet.id])).rows;
+    const older = await ownerDelivery(wallet.id, null, 'failed');
+    await database.pool.query(`UPDATE callback_deliveries SET created_at = now() - interval '1 hour' WHERE id = $1`, [older]);
+    const latest = await ownerDelivery(wallet.id, null, 'delivered');
+    await database.pool.query(
+      `UPDATE callback_deliveries SET attempt_count = 3, delivered_at = now() - interval '1 minute' WHERE id = $1`,
+      [latest],
+    );
+    const row = async (id: string) =>
+      (await database.pool.query('SELECT * FROM callback_deliveries WHERE id = $1', [id])).rows[0] as Record<string, unknown>;
+    const [olderBefore, latestBefore] = [await row(older), await row(latest)];
+    expect(await resend()).toEqual([{ resent: true, delivery_id: latest, delivery_status: 'pending', due_at: expect.any(Date) }]);
+    const latestAfter = await row(latest);
+    expect(latestAfter).toEqual({
+      ...latestBefore,
+      status: 'pending',
+      next_attempt_at: expect.any(Date),
+      round_start_attempts: 3,
+      resend_count: 1,
+      resent_at: expect.any(Date),
+    });
+    expect(Math.abs((latestAfter.next_attempt_at as Date).getTime() - Date.now())).toBeLessThan(5_000);
+    // The older one is not the latest: left as it is, failed.
+    expect(await row(older)).toEqual(olderBefore);
+    // Pending already: nothing moves, nothing is counted.
+    expect(await resend()).toMatchObject([{ resent: false, delivery_id: latest, delivery_status: 'pending' }]);
+    expect((await row(latest)).resend_count).toBe(1);
+    expect((await pool.query('SELECT * FROM resend_latest_callback_delivery($1)', [(await ownerWallet()).id])).rows).toEqual([]);
+  });
+
   it("moves a callback delivery only from failed to pending (the resend), through the owner's function", async () => {
     const wallet = await ownerWallet();
     const pool = database.appPool('wallet-control');
@@ -306,7 +359,7 @@ describe('wallet-control, as its role', () => {
       [database.schema],
     );
     expect(rows).toEqual(
-      ['record_first_token', 'resend_failed_callback_delivery'].map((name) => ({
+      ['record_first_token', 'resend_failed_callback_delivery', 'resend_latest_callback_delivery'].map((name) => ({
         name,
         config: [`search_path=${database.schema}, pg_temp`],
       })),
@@ -664,6 +717,10 @@ describe('what each app must never do', () => {
     ...everyApp
       .filter((app) => app !== 'wallet-control' && app !== 'callback-worker')
       .map((app) => [app, 'resend a callback', `SELECT * FROM resend_failed_callback_delivery('${randomUUID()}')`] as const),
+    ...everyApp
+      .filter((app) => app !== 'wallet-control')
+      .map((app) => [app, "resend a wallet's latest callback", 'SELECT * FROM resend_latest_callback_delivery(1)'] as const),
+    ['wallet-control', "read an attempt's error text (the worker's words)", 'SELECT error FROM callback_attempts'],
     ['callback-worker', 'record a token', `SELECT record_first_token(1, '${hex(20)}')`],
   ] as Array<readonly [DatabaseApp, string, string]>)('%s may not %s', async (app, _what, sql) => {
     await expect(database.appPool(app).query(sql)).rejects.toMatchObject(denied);

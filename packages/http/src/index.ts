@@ -10,6 +10,7 @@ export { errorBodySchema } from './plugins/error-handler';
 export { postgresPlugin } from './plugins/postgres';
 export { rateReaderPlugin } from './plugins/rate-reader';
 export { redisPlugin } from './plugins/redis';
+export { keyedRateLimit, type KeyedRateLimit, type KeyedRateLimitCheck } from './plugins/rate-limit';
 export * from './negotiate';
 export * from './redis-client';
 export type { ReadinessCheck } from './plugins/health';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type IORedis from 'ioredis';
 import { createTestRedis, startRedisServer, type TestRedis } from '@gateway/testkit';
-import { createApiRedis, createServer } from '../src';
+import { createApiRedis, createServer, keyedRateLimit } from '../src';
 
 type TrustProxy = false | number | string[];
 
@@ -20,6 +20,18 @@ async function replica(
   });
   app.get('/hello', async () => ({ ok: true }));
   app.get('/tight', { config: { rateLimit: { max: 1, timeWindow: 60_000 } } }, async () => ({ ok: true }));
+  // An action limited per thing acted on, counted only once the handler decides to act.
+  const perThing = keyedRateLimit(app, {
+    max: 2,
+    windowMs: 60_000,
+    key: (request) => `act:${(request.params as { thing: string }).thing}`,
+  });
+  app.post('/act/:thing', async (request, reply) => {
+    if ((request.params as { thing: string }).thing === 'nothing') return { acted: false };
+    const admission = await perThing(request);
+    if (!admission.allowed) return reply.status(429).send({ retryAfterSeconds: admission.retryAfterSeconds });
+    return { acted: true };
+  });
   await app.ready();
   return app;
 }
@@ -69,6 +81,32 @@ describe('rate limits in Redis', () => {
     expect((await tight()).statusCode).toBe(200);
     expect((await tight()).statusCode).toBe(429);
     expect((await hello(app)).statusCode).toBe(200);
+  });
+});
+
+describe('a limit on an action (keyedRateLimit)', () => {
+  it('counts per key across replicas and clients, only where the handler asks, and says when to retry', async () => {
+    const a = track(await replica(cache.redis, cache.prefix));
+    const b = track(await replica(cache.redis, cache.prefix));
+    const act = (app: FastifyInstance, thing: string, remoteAddress: string) =>
+      app.inject({ method: 'POST', url: `/act/${thing}`, remoteAddress });
+    const statuses = [];
+    for (const [app, client] of [
+      [a, '203.0.113.1'],
+      [b, '203.0.113.2'],
+      [a, '203.0.113.3'],
+    ] as const) {
+      statuses.push((await act(app, 'parcel', client)).statusCode);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    const refused = await act(b, 'parcel', '203.0.113.4');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().retryAfterSeconds).toBeGreaterThan(55);
+    expect(refused.json().retryAfterSeconds).toBeLessThanOrEqual(60);
+    // Another thing has its own count; a request the handler did not count costs nothing.
+    expect((await act(a, 'letter', '203.0.113.5')).statusCode).toBe(200);
+    for (let i = 0; i < 3; i += 1) expect((await act(a, 'nothing', '203.0.113.6')).json()).toEqual({ acted: false });
+    expect(await cache.redis.get(`${cache.prefix}:rate-limit:keyed-act:parcel`)).toBe('4');
   });
 });
 

@@ -119,7 +119,8 @@ export function storyEvents({ wallet, payments, deposits, payouts, deliveries }:
         `attempt ${attempt.attemptNo}: ${answer}${attempt.durationMs !== null ? ` (${attempt.durationMs} ms)` : ''}`,
       );
     }
-    add(delivery.resentAt, subject, `resent by an operator (${delivery.resendCount} time(s))`);
+    // By an operator (gateway callbacks resend, the admin route) or the merchant (resend-callback.php): the row does not say which.
+    add(delivery.resentAt, subject, `resent on request (${delivery.resendCount} time(s))`);
     add(delivery.deliveredAt, subject, 'delivered');
   }
   // Stable: moments with the same time keep the order above (created before served, sent before confirmed).

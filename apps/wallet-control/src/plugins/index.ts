@@ -5,3 +5,4 @@ export { walletControlMetrics } from './metrics';
 export { payoutQuota } from './payout-quota';
 export { walletService } from './wallet-service';
 export { paymentStatusService } from './payment-status-service';
+export { callbackResendService } from './callback-resend-service';

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { PaymentStatusRepository } from '@gateway/db/wallet-control';
+import { MerchantCallbackRepository, PaymentStatusRepository } from '@gateway/db/wallet-control';
 import type { WalletControlConfig } from '../config';
 import { PaymentStatusService } from '../services/payment-status-service';
 
@@ -11,7 +11,10 @@ declare module 'fastify' {
 
 export const paymentStatusService = fp<{ config: WalletControlConfig }>(
   async (app, { config }) => {
-    app.decorate('paymentStatusService', new PaymentStatusService(new PaymentStatusRepository(app.pool), config.tokenAddress));
+    app.decorate(
+      'paymentStatusService',
+      new PaymentStatusService(new PaymentStatusRepository(app.pool), config.tokenAddress, new MerchantCallbackRepository(app.pool)),
+    );
   },
   { name: 'payment-status-service', dependencies: ['postgres'] },
 );

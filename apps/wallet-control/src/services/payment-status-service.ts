@@ -1,5 +1,13 @@
 import { attemptThatPaid, coinOfToken, type UsdcCoin } from '@gateway/domain';
-import type { PaymentStatusDeposit, PaymentStatusPayment, PaymentStatusRecord, PaymentStatusRepository } from '@gateway/db/wallet-control';
+import type {
+  MerchantCallbackLimits,
+  MerchantCallbackLog,
+  MerchantCallbackRepository,
+  PaymentStatusDeposit,
+  PaymentStatusPayment,
+  PaymentStatusRecord,
+  PaymentStatusRepository,
+} from '@gateway/db/wallet-control';
 
 /** A deposit with what the gateway makes of it: its coin and token, and the payment credited with it. */
 export interface CreditedDeposit {
@@ -15,7 +23,18 @@ export interface CreditedDeposit {
 export interface WalletPayments {
   record: PaymentStatusRecord;
   deposits: CreditedDeposit[];
+  /** Its callbacks and their attempts, the newest of each (CALLBACK_LOG_LIMITS). */
+  callbacks: MerchantCallbackLog;
 }
+
+/**
+ * How much of its callbacks' story the merchant gets with every status answer: the newest 10
+ * deliveries (a wallet is one order: one per forwarded deposit, rarely more than two), the newest 5
+ * attempts of each (a callback failing for days repeats itself; attempt_count has the total), and
+ * the first 200 characters of each recorded answer (enough to tell a shop's error page or "ok").
+ * The operator's `gateway story` has the rest.
+ */
+export const CALLBACK_LOG_LIMITS: MerchantCallbackLimits = { deliveries: 10, attempts: 5, excerptChars: 200 };
 
 /**
  * Check Payment Status: what the merchant holding an ipn_token may know about its wallet. Nothing
@@ -26,12 +45,16 @@ export class PaymentStatusService {
     private readonly statuses: PaymentStatusRepository,
     /** USDC_TOKEN_ADDRESS: the token deposits are settled in; any other is the other USDC. */
     private readonly settledToken: string,
+    private readonly callbacks: MerchantCallbackRepository,
   ) {}
 
   /** undefined: no wallet has this ipn_token. */
   async statusOf(ipnToken: string): Promise<WalletPayments | undefined> {
     const record = await this.statuses.findByIpnToken(ipnToken);
     if (!record) return undefined;
+    // Read once the wallet is found, so a token that finds none costs one statement.
+    const callbacks = await this.callbacks.findLog(ipnToken, CALLBACK_LOG_LIMITS);
+    if (!callbacks) return undefined;
     return {
       record,
       deposits: record.deposits.map((deposit) => ({
@@ -40,6 +63,7 @@ export class PaymentStatusService {
         token: deposit.token ?? this.settledToken,
         creditedTo: record.payments.find((payment) => payment.id === attemptThatPaid(deposit, record.payments)),
       })),
+      callbacks,
     };
   }
 }

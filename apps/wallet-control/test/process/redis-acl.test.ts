@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import IORedis from 'ioredis';
-import { startAclRedis, type AclRedis } from '@gateway/app-testkit';
+import { seedDelivery, seedWallet, startAclRedis, type AclRedis } from '@gateway/app-testkit';
 import { sleep } from '@gateway/testkit';
 import { walletControlFixture } from '../support/wallet-control-fixture';
 
@@ -50,6 +50,21 @@ it('creates wallets and holds the payout quota through Redis, every key in its o
     expect(keys.some((key) => area(key).startsWith('new-wallets'))).toBe(true);
     expect(keys.some((key) => area(key).startsWith('rate-limit:'))).toBe(true);
     expect(keys.every((key) => /^(rate-limit:|rates:|payout-quota|new-wallets)/.test(area(key)))).toBe(true);
+  } finally {
+    look.disconnect();
+  }
+});
+
+it("limits a merchant's resends per wallet in its rate-limit area", async () => {
+  const wallet = await seedWallet(fixture.db.pool);
+  await seedDelivery(fixture.db.pool, { walletId: wallet.id, status: 'delivered' });
+  const resend = () => app.inject({ method: 'POST', url: '/control/resend-callback.php', query: { ipn_token: wallet.ipnToken } });
+  expect((await resend()).statusCode).toBe(200);
+  expect((await resend()).statusCode).toBe(429);
+  expect(await app.metrics.metrics()).toMatch(/^rate_limit_store_errors_total\{[^}]*\} 0$/m);
+  const look = new IORedis(acl.server.url);
+  try {
+    expect(await look.keys(`${acl.prefix}:rate-limit:keyed-callback-resend:*`)).toHaveLength(1);
   } finally {
     look.disconnect();
   }

@@ -122,6 +122,7 @@ describe('GET /control/payment-status.php', () => {
       deposits: [],
       deposit_count: 0,
       payments: [],
+      callback_log: { delivery_count: 0, deliveries: [] },
     });
   });
 
@@ -400,6 +401,16 @@ describe('GET /control/payment-status.php', () => {
     expect(Object.keys(operation.responses['200'].content['application/json'].schema.properties)).toEqual(
       expect.arrayContaining(['status', 'value_coin', 'value_forwarded_coin', 'txid_in', 'txid_out', 'coin', 'deposits', 'payments']),
     );
+    const log = operation.responses['200'].content['application/json'].schema.properties.callback_log;
+    expect(Object.keys(log.properties.deliveries.items.properties.attempts.items.properties)).toEqual([
+      'attempt_no',
+      'started_at',
+      'duration_ms',
+      'http_status',
+      'error_code',
+      'response_excerpt',
+      'response_excerpt_truncated',
+    ]);
   });
 });
 

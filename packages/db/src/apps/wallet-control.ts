@@ -7,4 +7,5 @@ export * from '../repositories/hd-key-repository';
 export * from '../repositories/token-repository';
 export * from '../repositories/payment-status-repository';
 export * from '../repositories/callback-delivery-repository';
+export * from '../repositories/merchant-callback-repository';
 export * from '../callback-resend';

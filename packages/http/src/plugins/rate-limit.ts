@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import LocalStore from '@fastify/rate-limit/store/LocalStore';
 import RedisStore from '@fastify/rate-limit/store/RedisStore';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type IORedis from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
 import { errorBody, rateLimitClientOf } from '@gateway/domain';
@@ -26,7 +26,12 @@ type IncrCallback = (error: Error | null, result?: { current: number; ttl: numbe
 
 interface RateLimitStore {
   incr(key: string, callback: IncrCallback, timeWindow?: number, max?: number): void;
-  child(routeOptions: unknown): RateLimitStore;
+  child(routeOptions: ChildOptions): RateLimitStore;
+}
+
+/** What the plugin gives a route's store; a keyed limit (keyedRateLimit) has no route, so an empty routeInfo. */
+interface ChildOptions {
+  routeInfo: { method?: string; url?: string };
 }
 
 // Clients the in-process fallback remembers per route (LRU): ~100 bytes each.
@@ -61,10 +66,13 @@ function redisStoreWithFallback(redis: IORedis, namespace: string, onError: (err
       );
     }
 
-    child(routeOptions: unknown): RateLimitStore {
+    child(routeOptions: ChildOptions): RateLimitStore {
+      // The Redis store names a route's counters after its method and URL: a keyed limit's are `keyed-<key>`.
+      const named =
+        routeOptions.routeInfo.method === undefined ? { ...routeOptions, routeInfo: { method: 'keyed', url: '' } } : routeOptions;
       return new RedisStoreWithFallback(
         {},
-        this.inner.child(routeOptions),
+        this.inner.child(named),
         new LocalStore(false, false, FALLBACK_CLIENTS) as unknown as RateLimitStore,
       );
     }
@@ -106,3 +114,28 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, options: RateLimi
     }),
   });
 });
+
+export interface KeyedRateLimit {
+  max: number;
+  windowMs: number;
+  /** What is counted: something the handler has found (a wallet), not the client. */
+  key: (request: FastifyRequest) => string;
+}
+
+export type KeyedRateLimitCheck = (request: FastifyRequest) => Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
+
+/**
+ * A limit on an action rather than on a client (one resend per wallet per window): the handler
+ * counts a request once it knows what the request acts on, so requests refused before that count
+ * nothing. The request limits' store (Redis, shared by every replica, and this process's own count
+ * while Redis does not answer) under `<prefix>:rate-limit:keyed-<key>`. Needs createServer's
+ * rate limit.
+ */
+export function keyedRateLimit(app: FastifyInstance, limit: KeyedRateLimit): KeyedRateLimitCheck {
+  const count = app.createRateLimit({ max: limit.max, timeWindow: limit.windowMs, keyGenerator: limit.key });
+  return async (request) => {
+    const counted = await count(request);
+    if (counted.isAllowed || !counted.isExceeded) return { allowed: true };
+    return { allowed: false, retryAfterSeconds: Math.max(1, counted.ttlInSeconds) };
+  };
+}

@@ -21,7 +21,7 @@ export function statusRoutes(options: StatusRouteOptions): FastifyPluginAsyncTyp
           summary: 'Check Payment Status',
           description:
             'The payments into the wallet of an ipn_token: paid once a deposit has been forwarded, the forwarded amounts, every ' +
-            'deposit with its status and the provider status of each payment. ' +
+            'deposit with its status and the provider status of each payment, and how its callbacks went (callback_log). ' +
             'Has a tighter rate limit of its own (STATUS_RATE_LIMIT_MAX per window); 429 with Retry-After past it.',
           tags: ['wallet'],
           querystring: paymentStatusQuery,

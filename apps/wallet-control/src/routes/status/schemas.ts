@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { NEEDS_ATTENTION_REASONS } from '@gateway/domain';
+import { CALLBACK_LOG_LIMITS } from '../../services/payment-status-service';
 
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const usdc = (description: string) => Type.String({ description: `${description}; USDC as an exact decimal string`, examples: ['24.75'] });
@@ -87,6 +88,80 @@ const payment = Type.Object(
   { description: 'one Process Payment call on this wallet (no customer e-mail)' },
 );
 
+const callbackAttempt = Type.Object(
+  {
+    attempt_no: Type.Integer({ description: 'the number of the attempt, from 1, counting on across resends' }),
+    started_at: Type.String({ format: 'date-time' }),
+    duration_ms: Type.Integer({ description: 'from the start of the request to the end of the answer (or the error)' }),
+    http_status: Type.Union([Type.Integer(), Type.Null()], {
+      description: "the shop's HTTP status (any 2xx delivers); null when it never answered (see error_code)",
+      examples: [500],
+    }),
+    error_code: nullable(
+      Type.String({
+        description:
+          'why the attempt did not deliver, e.g. http_error (an answer other than 2xx), timeout, connect_failed, dns_failed, ' +
+          'ssrf_refused (the callback host is not a public address), callback_released (the operator released the callback URL); ' +
+          'null for a delivered attempt (or response_too_large: delivered, the answer longer than the gateway reads)',
+        examples: ['http_error'],
+      }),
+    ),
+    response_excerpt: nullable(
+      Type.String({
+        description:
+          `the start of the shop's answer as recorded (the gateway keeps the first 1 KiB), cut to its first ${CALLBACK_LOG_LIMITS.excerptChars} ` +
+          'characters; empty for ' +
+          'an empty answer, null when none was recorded',
+        examples: ['ok'],
+      }),
+    ),
+    response_excerpt_truncated: Type.Boolean({ description: 'the recorded answer goes on past response_excerpt' }),
+  },
+  { description: 'one try at sending the callback' },
+);
+
+const callbackDelivery = Type.Object(
+  {
+    delivery_id: Type.String({
+      format: 'uuid',
+      description: 'the x-gateway-delivery-id header of every attempt (and resend) of this callback',
+    }),
+    status: Type.String({
+      description:
+        'pending (to be sent, or retried at next_attempt_at), delivered (the shop answered 2xx), failed (given up on after the ' +
+        'retries); resend-callback.php puts the latest one back to pending',
+      examples: ['delivered'],
+    }),
+    txid_in: txHash('the deposit the callback reports (deposits[].txid_in)'),
+    created_at: Type.String({ format: 'date-time', description: 'when the callback was written: the deposit had just been forwarded' }),
+    delivered_at: nullable(Type.String({ format: 'date-time', description: 'when the shop last answered it 2xx; null until then' })),
+    next_attempt_at: nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'while pending, when the next attempt is due (or, while one is under way, when it is given up); null otherwise',
+      }),
+    ),
+    attempt_count: Type.Integer({ description: `attempts made in all (attempts lists the newest ${CALLBACK_LOG_LIMITS.attempts})` }),
+    resend_count: Type.Integer({ description: 'how many times it was sent again on request (resend-callback.php, or the operator)' }),
+    resent_at: nullable(Type.String({ format: 'date-time', description: 'when it was last sent again on request; null if never' })),
+    attempts: Type.Array(callbackAttempt, { description: `its newest attempts first, at most ${CALLBACK_LOG_LIMITS.attempts}` }),
+  },
+  { description: 'one callback: the one sent for a forwarded deposit, with its attempts' },
+);
+
+const callbackLog = Type.Object(
+  {
+    delivery_count: Type.Integer({ description: 'how many callbacks the wallet has in all' }),
+    deliveries: Type.Array(callbackDelivery, { description: `newest first, at most ${CALLBACK_LOG_LIMITS.deliveries}` }),
+  },
+  {
+    description:
+      `the wallet's callbacks (one per forwarded deposit) and how each went, newest first: at most ${CALLBACK_LOG_LIMITS.deliveries} ` +
+      `callbacks, the newest ${CALLBACK_LOG_LIMITS.attempts} attempts of each and ${CALLBACK_LOG_LIMITS.excerptChars} characters of ` +
+      "each answer; the gateway's operator has the whole story",
+  },
+);
+
 export const paymentStatusBody = Type.Object(
   {
     status: Type.Union([Type.Literal('paid'), Type.Literal('unpaid')], {
@@ -106,6 +181,7 @@ export const paymentStatusBody = Type.Object(
     payments: Type.Array(payment, {
       description: 'Process Payment calls on this wallet, newest first (at most 20), with the provider status',
     }),
+    callback_log: callbackLog,
   },
   { description: 'what the gateway knows about the payments into one temporary wallet' },
 );

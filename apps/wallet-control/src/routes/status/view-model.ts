@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { getAddress } from 'viem';
 import { COIN_NAMES, formatUsdc, type UsdcCoin } from '@gateway/domain';
+import type { MerchantCallbackDelivery } from '@gateway/db/wallet-control';
 import type { CreditedDeposit, WalletPayments } from '../../services/payment-status-service';
 import type { paymentStatusBody } from './schemas';
 
@@ -10,7 +11,7 @@ export type PaymentStatusBody = Static<typeof paymentStatusBody>;
 const COIN = 'polygon_usdc';
 
 /** Check Payment Status in the wire's words: amounts as USDC decimals, addresses EIP-55, times ISO 8601. */
-export function paymentStatusView({ record, deposits }: WalletPayments): PaymentStatusBody {
+export function paymentStatusView({ record, deposits, callbacks }: WalletPayments): PaymentStatusBody {
   const { forwarded, latestForwarded } = record;
   return {
     status: forwarded.count > 0 ? 'paid' : 'unpaid',
@@ -34,6 +35,31 @@ export function paymentStatusView({ record, deposits }: WalletPayments): Payment
       provider_reference: payment.providerReference,
       created_at: payment.createdAt.toISOString(),
       provider_updated_at: payment.providerUpdatedAt?.toISOString() ?? null,
+    })),
+    callback_log: { delivery_count: callbacks.deliveryCount, deliveries: callbacks.deliveries.map(callbackDeliveryView) },
+  };
+}
+
+function callbackDeliveryView(delivery: MerchantCallbackDelivery): PaymentStatusBody['callback_log']['deliveries'][number] {
+  return {
+    delivery_id: delivery.id,
+    status: delivery.status,
+    txid_in: delivery.txidIn,
+    created_at: delivery.createdAt.toISOString(),
+    delivered_at: delivery.deliveredAt?.toISOString() ?? null,
+    // A delivered or failed row keeps the time it was last due: no attempt is coming.
+    next_attempt_at: delivery.status === 'pending' ? delivery.nextAttemptAt.toISOString() : null,
+    attempt_count: delivery.attemptCount,
+    resend_count: delivery.resendCount,
+    resent_at: delivery.resentAt?.toISOString() ?? null,
+    attempts: delivery.attempts.map((attempt) => ({
+      attempt_no: attempt.attemptNo,
+      started_at: attempt.startedAt.toISOString(),
+      duration_ms: attempt.durationMs,
+      http_status: attempt.statusCode,
+      error_code: attempt.errorCode,
+      response_excerpt: attempt.responseExcerpt,
+      response_excerpt_truncated: attempt.responseExcerptCut,
     })),
   };
 }
