@@ -1,7 +1,7 @@
 import type { TestDatabase } from '@gateway/app-testkit';
 import type { SigningKeyPair } from './fixtures';
 
-/** Worker settings for tests: loopback merchants allowed, short timeouts, retries in milliseconds. */
+/** Worker settings for tests: loopback merchants allowed, retries in milliseconds. */
 export function workerEnv(
   db: TestDatabase,
   redisPrefix: string,
@@ -17,9 +17,12 @@ export function workerEnv(
     REDIS_PREFIX: redisPrefix,
     CALLBACK_SIGNING_KEYS: keys.map((key) => key.setting).join(','),
     CALLBACK_ALLOWED_CIDRS: '127.0.0.0/8',
-    CALLBACK_CONNECT_TIMEOUT_SECONDS: '1',
-    CALLBACK_HEADERS_TIMEOUT_SECONDS: '1',
-    CALLBACK_BODY_TIMEOUT_SECONDS: '1',
+    // Far above a loopback merchant's answer, so a CI runner starved of CPU (seen: 1.8 s to read a 50 ms
+    // answer) does not turn answered callbacks into timeouts that are rightly sent again; tests of slow
+    // merchants set their own.
+    CALLBACK_CONNECT_TIMEOUT_SECONDS: '5',
+    CALLBACK_HEADERS_TIMEOUT_SECONDS: '5',
+    CALLBACK_BODY_TIMEOUT_SECONDS: '5',
     CALLBACK_RETRY_FIRST_DELAY_MS: '200',
     CALLBACK_RETRY_MAX_DELAY_MS: '2000',
     CALLBACK_RETRY_MAX_RETRIES: '4',
