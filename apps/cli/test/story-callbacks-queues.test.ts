@@ -240,7 +240,7 @@ describe('gateway callbacks resend', () => {
     const again = await runGateway(['callbacks', 'resend', id], env());
     expect([again.code, again.stderr]).toEqual([
       1,
-      `gateway callbacks resend: delivery ${id} is pending; only failed deliveries can be resent\n`,
+      `gateway callbacks resend: delivery ${id} is pending; only failed or refused deliveries can be resent\n`,
     ]);
     const unknown = randomUUID();
     expect((await runGateway(['callbacks', 'resend', unknown], env())).stderr).toBe(

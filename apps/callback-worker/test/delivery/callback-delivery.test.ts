@@ -219,7 +219,7 @@ describe('retries', () => {
     await waitForStatus(ids[0]!, 'delivered');
     const output = await resendCommand(ids[0]!);
     expect(output.code).toBe(1);
-    expect(output.stderr).toMatch(/is delivered; only failed deliveries can be resent/);
+    expect(output.stderr).toMatch(/is delivered; only failed or refused deliveries can be resent/);
   });
 });
 

@@ -31,7 +31,10 @@ describe('callback-worker configuration', () => {
     // One attempt's deadline plus a margin; SIGTERM waits longer than that.
     expect(config.attemptLeaseMs).toBe(25_000);
     expect(config.shutdownGraceMs).toBe(40_000);
-    expect(config.retrySchedule).toMatchObject({ firstDelayMs: 30_000, maxRetries: 18 });
+    expect(config.retrySchedules).toEqual({
+      failure: { firstDelayMs: 30_000, maxDelayMs: 28_800_000, maxRetries: 18, jitter: 0.2 },
+      refusal: { firstDelayMs: 60_000, maxDelayMs: 900_000, maxRetries: 4, jitter: 0.2 },
+    });
   });
 
   it('refuses keys that are not Ed25519 private keys, and never prints them', () => {
