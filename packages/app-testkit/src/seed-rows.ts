@@ -232,7 +232,7 @@ export interface DeliverySeed {
   feeCoin?: bigint;
   txidIn?: string;
   txidOut?: string;
-  status?: 'pending' | 'delivered' | 'failed';
+  status?: 'pending' | 'delivered' | 'failed' | 'refused';
   attemptCount?: number;
   roundStartAttempts?: number;
   lastError?: string | null;

@@ -10,6 +10,9 @@ ALTER TABLE callback_deliveries
   -- a resend): the short schedule counts them, the long one the failures of the round.
   ADD COLUMN refusals_in_row integer NOT NULL DEFAULT 0 CHECK (refusals_in_row >= 0);
 
+-- What waits for an operator, newest first (`gateway callbacks list`): few rows among the delivered.
+CREATE INDEX callback_deliveries_given_up_idx ON callback_deliveries (created_at DESC) WHERE status IN ('failed', 'refused');
+
 -- The operator's resend takes a refused delivery as it takes a failed one: pending, due now, with a
 -- new retry round (the refusals in a row start again too). Same name and signature, so the admin
 -- route and `gateway callbacks resend` keep calling it. CREATE OR REPLACE keeps its owner and its

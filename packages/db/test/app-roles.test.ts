@@ -134,6 +134,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
   owner: {
     WalletRepository: ['releaseCallback', 'releaseCallbackPath', 'listReleased'],
     WalletStoryRepository: ['findWallets', 'story'],
+    CallbackDeliveryRepository: ['listGivenUp'],
   },
 };
 
@@ -619,6 +620,13 @@ describe('the owner', () => {
     const stories = repository('owner', cli.WalletStoryRepository);
     expect(await stories.findWallets({ by: 'ipn_token', value: wallet.ipnToken })).toEqual([wallet.id]);
     expect(await stories.story(wallet.id)).toMatchObject({ wallet: { id: wallet.id, temporaryAddress: wallet.address }, deposits: [] });
+  });
+
+  it('lists the deliveries the retries gave up on (gateway callbacks list)', async () => {
+    const wallet = await ownerWallet();
+    const refused = await ownerDelivery(wallet.id, null, 'refused');
+    const deliveries = repository('owner', cli.CallbackDeliveryRepository);
+    expect(await deliveries.listGivenUp(['refused'], 1)).toMatchObject([{ id: refused, status: 'refused', callbackUrl: wallet.callbackUrl }]);
   });
 });
 

@@ -57,6 +57,22 @@ export interface OverdueCallbackDelivery {
   position: string;
 }
 
+/** A delivery the retries gave up on (failed or refused), with the last answer, for an operator's list. */
+export interface GivenUpCallbackDelivery {
+  id: string;
+  status: 'failed' | 'refused';
+  depositId: string | null;
+  callbackUrl: string;
+  attemptCount: number;
+  resendCount: number;
+  lastError: string | null;
+  createdAt: Date;
+  /** The last attempt's start, its status code and the start of its body; null without any attempt. */
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastAnswer: string | null;
+}
+
 export type ResendResult =
   | { result: 'resent'; nextAttemptAt: Date }
   | { result: 'not_found' }
@@ -210,6 +226,29 @@ export class CallbackDeliveryRepository {
              FROM callback_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,
     });
     return Math.max(0, rows[0]?.age ?? 0);
+  }
+
+  /**
+   * The newest deliveries in `statuses` (failed, refused: what waits for an operator), with their
+   * last answer: what `gateway callbacks list` shows (the owner's login; migration 030's partial index).
+   */
+  async listGivenUp(statuses: readonly GivenUpCallbackDelivery['status'][], limit: number): Promise<GivenUpCallbackDelivery[]> {
+    const { rows } = await this.pool.query<GivenUpCallbackDelivery>({
+      name: 'callback-list-given-up',
+      text: `SELECT d.id::text AS "id", d.status, d.deposit_id::text AS "depositId", w.callback_url AS "callbackUrl",
+                    d.attempt_count AS "attemptCount", d.resend_count AS "resendCount", d.last_error AS "lastError",
+                    d.created_at AS "createdAt", a.started_at AS "lastAttemptAt", a.status_code AS "lastStatusCode",
+                    a.response_excerpt AS "lastAnswer"
+             FROM callback_deliveries d
+             JOIN wallets w ON w.id = d.wallet_id
+             LEFT JOIN LATERAL (SELECT started_at, status_code, response_excerpt FROM callback_attempts
+                                WHERE delivery_id = d.id ORDER BY attempt_no DESC LIMIT 1) a ON true
+             WHERE d.status IN ('failed', 'refused') AND d.status = ANY($1::text[])
+             ORDER BY d.created_at DESC, d.id
+             LIMIT $2`,
+      values: [statuses, limit],
+    });
+    return rows;
   }
 
   /**
