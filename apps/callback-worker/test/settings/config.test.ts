@@ -63,6 +63,23 @@ describe('callback-worker configuration', () => {
     expect(local.allowedCidrs).toEqual(['127.0.0.0/8', '::1/128']);
   });
 
+  it('reads the short schedule of refusals apart from the long one; 0 retries refuses at the first refusal', () => {
+    const keys = { CALLBACK_SIGNING_KEYS: signingKeyPair('k1').setting };
+    const config = loadCallbackWorkerConfig({
+      ...base,
+      ...keys,
+      CALLBACK_REFUSAL_RETRY_FIRST_DELAY_MS: '120000',
+      CALLBACK_REFUSAL_RETRY_MAX_DELAY_MS: '300000',
+      CALLBACK_REFUSAL_RETRY_MAX_RETRIES: '0',
+    });
+    expect(config.retrySchedules.refusal).toEqual({ firstDelayMs: 120_000, maxDelayMs: 300_000, maxRetries: 0, jitter: 0.2 });
+    expect(config.retrySchedules.failure).toMatchObject({ firstDelayMs: 30_000, maxRetries: 18 });
+    expect(problemsOf({ ...keys, CALLBACK_REFUSAL_RETRY_MAX_RETRIES: '-1' })).toEqual([expect.stringMatching(/^CALLBACK_REFUSAL_RETRY_MAX_RETRIES/)]);
+    expect(problemsOf({ ...keys, CALLBACK_REFUSAL_RETRY_FIRST_DELAY_MS: '0' })).toEqual([
+      expect.stringMatching(/^CALLBACK_REFUSAL_RETRY_FIRST_DELAY_MS/),
+    ]);
+  });
+
   it('refuses a shutdown grace period that an attempt and its record would not fit in', () => {
     const keys = { CALLBACK_SIGNING_KEYS: signingKeyPair('k1').setting };
     expect(problemsOf({ ...keys, CALLBACK_ATTEMPT_TIMEOUT_SECONDS: '30', CALLBACK_SHUTDOWN_GRACE_SECONDS: '35' })).toEqual([
