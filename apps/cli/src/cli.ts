@@ -36,7 +36,8 @@ export const COMMANDS: CommandSpec[] = [
   {
     words: ['callbacks', 'list'],
     usage: 'gateway callbacks list [--status failed|refused] [--limit <n>] [--json]',
-    summary: "the newest callback deliveries the retries gave up on, failed or refused, with the merchant's last answer (the owner's login)",
+    summary:
+      "the newest callback deliveries the retries gave up on, failed or refused, with the merchant's last answer (the owner's login)",
     load: async () => (await import('./commands/callbacks.js')).listCommand,
   },
   {

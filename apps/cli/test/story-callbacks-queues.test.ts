@@ -227,7 +227,10 @@ describe('a callback the merchant refused', () => {
     const id = await refusedDelivery(db.pool, walletId, at(30));
     const run = await runGateway(['story', ipnToken], env());
     expect([run.code, run.stderr]).toEqual([0, '']);
-    const lines = run.stdout.trimEnd().split('\n').filter((line) => line.includes(`callback ${id}`));
+    const lines = run.stdout
+      .trimEnd()
+      .split('\n')
+      .filter((line) => line.includes(`callback ${id}`));
     expect(lines.map((line) => line.slice(line.indexOf(id) + id.length + 2))).toEqual([
       expect.stringMatching(/^created for deposit null: .*; now refused after 2 attempt\(s\)$/),
       'attempt 1: HTTP 400: "Order already paid" (40 ms)',
@@ -255,7 +258,9 @@ describe('a callback the merchant refused', () => {
     expect([onlyRefused.code, onlyRefused.stderr]).toEqual([0, '']);
     const line = onlyRefused.stdout.split('\n').find((text) => text.includes(refused));
     expect(line).toMatch(
-      new RegExp(`^${at(61).toISOString()}  refused  ${refused}  https://shop\\.example/.+  2 attempt\\(s\\), last: HTTP 400: "Order already paid"$`),
+      new RegExp(
+        `^${at(61).toISOString()}  refused  ${refused}  https://shop\\.example/.+  2 attempt\\(s\\), last: HTTP 400: "Order already paid"$`,
+      ),
     );
     expect(onlyRefused.stdout).not.toContain(failed);
 

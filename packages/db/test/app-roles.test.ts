@@ -626,7 +626,9 @@ describe('the owner', () => {
     const wallet = await ownerWallet();
     const refused = await ownerDelivery(wallet.id, null, 'refused');
     const deliveries = repository('owner', cli.CallbackDeliveryRepository);
-    expect(await deliveries.listGivenUp(['refused'], 1)).toMatchObject([{ id: refused, status: 'refused', callbackUrl: wallet.callbackUrl }]);
+    expect(await deliveries.listGivenUp(['refused'], 1)).toMatchObject([
+      { id: refused, status: 'refused', callbackUrl: wallet.callbackUrl },
+    ]);
   });
 });
 

@@ -131,7 +131,9 @@ describe('CallbackDeliveryRepository', () => {
     const [second] = await repo.claimDue([id], 0);
     expect(second).toMatchObject({ attemptNo: 2, failedInRound: 1, refusalsInRow: 1 });
 
-    await repo.recordAttempts([{ ...attempt(id, 2, { kind: 'refused', refusalsInRow: 2 }), statusCode: 404, error: 'shop.io answered 404' }]);
+    await repo.recordAttempts([
+      { ...attempt(id, 2, { kind: 'refused', refusalsInRow: 2 }), statusCode: 404, error: 'shop.io answered 404' },
+    ]);
     expect(await row(id)).toMatchObject({ status: 'refused', attempt_count: 2, last_error: 'shop.io answered 404', delivered_at: null });
     const { rows } = await db.pool.query('SELECT attempt_no, status_code FROM callback_attempts WHERE delivery_id = $1 ORDER BY 1', [id]);
     expect(rows).toEqual([
@@ -162,7 +164,9 @@ describe('CallbackDeliveryRepository', () => {
     const id = await newDelivery();
     await db.pool.query('UPDATE callback_deliveries SET status = $2 WHERE id = $1', [id, status]);
     const resent = (CALLBACK_DELIVERY_MOVES.resend.from as readonly string[]).includes(status);
-    expect(await repo.resendFailed(id)).toEqual(resent ? { result: 'resent', nextAttemptAt: expect.any(Date) } : { result: 'not_failed', status });
+    expect(await repo.resendFailed(id)).toEqual(
+      resent ? { result: 'resent', nextAttemptAt: expect.any(Date) } : { result: 'not_failed', status },
+    );
     expect((await row(id)).status).toBe(resent ? 'pending' : status);
   });
 

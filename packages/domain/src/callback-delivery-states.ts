@@ -14,7 +14,8 @@ export const CALLBACK_DELIVERY_MOVES = {
   retry: {
     from: ['pending'],
     to: 'pending',
-    requires: 'the latest attempt not taken, with a retry left on its schedule (refusals on the short one, any other failure on the long one)',
+    requires:
+      'the latest attempt not taken, with a retry left on its schedule (refusals on the short one, any other failure on the long one)',
   },
   deliver: { from: ['pending'], to: 'delivered', requires: 'a 2xx answer to any attempt, even one that outlived its lease' },
   fail: {

@@ -20,7 +20,9 @@ const retryIn = (ms: number, refusalsInRow: number) => ({ kind: 'retry', nextAtt
 
 /** The HTTP client's result for an answer read whole with this status. */
 const answered = (statusCode: number): CallbackAttemptResult =>
-  statusCode >= 200 && statusCode < 300 ? { ok: true, statusCode } : { ok: false, statusCode, error: { code: 'http_error', retryable: true } };
+  statusCode >= 200 && statusCode < 300
+    ? { ok: true, statusCode }
+    : { ok: false, statusCode, error: { code: 'http_error', retryable: true } };
 
 describe('isCallbackRefusalStatus', () => {
   it.each([
@@ -66,9 +68,12 @@ describe('callbackAttemptOutcome', () => {
     expect(callbackAttemptOutcome(answered(statusCode), firstAttempt, schedules, NOW, middle)).toEqual(retryIn(10, 1));
   });
 
-  it.each([408, 425, 429, 500, 502, 503, 504, 399, 302])('retries a %i on the long schedule, as a merchant saying "not now"', (statusCode) => {
-    expect(callbackAttemptOutcome(answered(statusCode), firstAttempt, schedules, NOW, middle)).toEqual(retryIn(1_000, 0));
-  });
+  it.each([408, 425, 429, 500, 502, 503, 504, 399, 302])(
+    'retries a %i on the long schedule, as a merchant saying "not now"',
+    (statusCode) => {
+      expect(callbackAttemptOutcome(answered(statusCode), firstAttempt, schedules, NOW, middle)).toEqual(retryIn(1_000, 0));
+    },
+  );
 
   it('retries timeouts, connection and DNS errors on the long schedule, also when a refusing status came before the body timed out', () => {
     const failures: CallbackAttemptResult[] = [
@@ -102,13 +107,20 @@ describe('callbackAttemptOutcome', () => {
   });
 
   it('ends the refusals in a row at any other failure, which the long schedule counts among the failures of the round', () => {
-    expect(callbackAttemptOutcome(answered(503), { failedInRound: 2, refusalsInRow: 2 }, schedules, NOW, middle)).toEqual(retryIn(4_000, 0));
-    expect(callbackAttemptOutcome(answered(429), { failedInRound: 3, refusalsInRow: 1 }, schedules, NOW, middle)).toEqual({ kind: 'failed' });
+    expect(callbackAttemptOutcome(answered(503), { failedInRound: 2, refusalsInRow: 2 }, schedules, NOW, middle)).toEqual(
+      retryIn(4_000, 0),
+    );
+    expect(callbackAttemptOutcome(answered(429), { failedInRound: 3, refusalsInRow: 1 }, schedules, NOW, middle)).toEqual({
+      kind: 'failed',
+    });
   });
 
   it('refuses at once when the short schedule has no retry', () => {
     const noRefusalRetries = { ...schedules, refusal: { ...schedules.refusal, maxRetries: 0 } };
-    expect(callbackAttemptOutcome(answered(400), firstAttempt, noRefusalRetries, NOW, middle)).toEqual({ kind: 'refused', refusalsInRow: 1 });
+    expect(callbackAttemptOutcome(answered(400), firstAttempt, noRefusalRetries, NOW, middle)).toEqual({
+      kind: 'refused',
+      refusalsInRow: 1,
+    });
   });
 
   it('spreads the retry by the jitter the random source gives', () => {

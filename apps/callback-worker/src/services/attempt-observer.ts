@@ -33,7 +33,9 @@ export function observeAttempt(
       if (outcome.refusalsInRow > 0) metrics.refusedByOrigin.inc({ origin: context.origin }, 0);
       log.info(
         { ...context, error: result.error?.message, nextAttemptAt: outcome.nextAttemptAt, refusalsInRow: outcome.refusalsInRow },
-        outcome.refusalsInRow > 0 ? 'callback refused by the merchant; retry scheduled on the short schedule' : 'callback attempt failed; retry scheduled',
+        outcome.refusalsInRow > 0
+          ? 'callback refused by the merchant; retry scheduled on the short schedule'
+          : 'callback attempt failed; retry scheduled',
       );
       return;
     case 'failed':

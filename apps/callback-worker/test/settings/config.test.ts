@@ -74,7 +74,9 @@ describe('callback-worker configuration', () => {
     });
     expect(config.retrySchedules.refusal).toEqual({ firstDelayMs: 120_000, maxDelayMs: 300_000, maxRetries: 0, jitter: 0.2 });
     expect(config.retrySchedules.failure).toMatchObject({ firstDelayMs: 30_000, maxRetries: 18 });
-    expect(problemsOf({ ...keys, CALLBACK_REFUSAL_RETRY_MAX_RETRIES: '-1' })).toEqual([expect.stringMatching(/^CALLBACK_REFUSAL_RETRY_MAX_RETRIES/)]);
+    expect(problemsOf({ ...keys, CALLBACK_REFUSAL_RETRY_MAX_RETRIES: '-1' })).toEqual([
+      expect.stringMatching(/^CALLBACK_REFUSAL_RETRY_MAX_RETRIES/),
+    ]);
     expect(problemsOf({ ...keys, CALLBACK_REFUSAL_RETRY_FIRST_DELAY_MS: '0' })).toEqual([
       expect.stringMatching(/^CALLBACK_REFUSAL_RETRY_FIRST_DELAY_MS/),
     ]);
