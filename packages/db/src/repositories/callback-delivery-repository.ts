@@ -230,7 +230,8 @@ export class CallbackDeliveryRepository {
 
   /**
    * The newest deliveries in `statuses` (failed, refused: what waits for an operator), with their
-   * last answer: what `gateway callbacks list` shows (the owner's login; migration 030's partial index).
+   * last answer: what `gateway callbacks list` shows (the owner's login). The literal status list
+   * matches migration 030's partial index whatever `statuses` holds, so the planner can always use it.
    */
   async listGivenUp(statuses: readonly GivenUpCallbackDelivery['status'][], limit: number): Promise<GivenUpCallbackDelivery[]> {
     const { rows } = await this.pool.query<GivenUpCallbackDelivery>({
