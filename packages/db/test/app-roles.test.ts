@@ -614,6 +614,7 @@ describe('settlement-worker, as its role', () => {
       id: delivery.id,
       status: 'pending',
       finalForSeconds: expect.any(Number),
+      order: { totalUsdc: expect.any(BigInt) },
     });
     // A repeat finds the delivery written the first time; the time final was counted then.
     expect(await settlements.completeForwarding({ ...delivery, id: randomUUID() })).toEqual({
