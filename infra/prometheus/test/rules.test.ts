@@ -88,6 +88,20 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
     },
   );
 
+  // Each *.promtool.yml beside this file: series as the apps export them, and the alerts they must
+  // (and must not) raise at given times (`promtool test rules`).
+  const promtoolTests = readdirSync(__dirname).filter((name) => name.endsWith('.promtool.yml'));
+  it('has promtool cases for the rules whose thresholds combine several series', () => {
+    expect(promtoolTests).toContain('settlement-alerts.promtool.yml');
+  });
+  (promtool || process.env.CI ? it.each : it.skip.each)(promtoolTests)(
+    'promtool test rules %s: the alerts fire as its cases say',
+    (file) => {
+      const output = execFileSync('promtool', ['test', 'rules', path.join(__dirname, file)], { encoding: 'utf8' });
+      expect(output).toContain('SUCCESS');
+    },
+  );
+
   it('every metric a dashboard panel reads is one an app registers, and every panel reads one', () => {
     const registered = registeredMetrics();
     const dashboards = path.join(ROOT, 'infra/grafana/dashboards');
@@ -128,7 +142,7 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('alerts on the settlement backlog, held dust, deposits needing a person or held in the other USDC, own transfers, orphaned deposits and the HD index space', () => {
+  it('alerts on the settlement backlog, held dust, deposits needing a person or held in the other USDC, underpaid orders, own transfers, orphaned deposits and the HD index space', () => {
     const read = new Set(ruleFiles().flatMap((file) => rulesOf(file).flatMap((rule) => metricsReadBy(rule.expr))));
     for (const metric of [
       'settlement_oldest_unsettled_deposit_seconds',
@@ -146,12 +160,15 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
       'payment_redirect_provider_checkout_failures_total',
       'payment_redirect_provider_tokens_minted_total',
       'payment_redirect_provider_call_duration_seconds_bucket',
+      'settlement_order_deposits_total',
     ]) {
       expect(read).toContain(metric);
     }
     // The deposits counter is read for its orphans, the label the chain watcher counts them under.
     const expressions = ruleFiles().flatMap((file) => rulesOf(file).map((rule) => rule.expr));
     expect(expressions.some((expr) => /chain_watcher_deposits_total\{[^}]*status="orphaned"/.test(expr))).toBe(true);
+    // The underpaid orders of a provider, the state settlement counts them under.
+    expect(expressions.some((expr) => /settlement_order_deposits_total\{[^}]*state="underpaid"/.test(expr))).toBe(true);
     // The ceiling's refusals, the label wallet-control counts them under.
     expect(expressions.some((expr) => /wallet_control_new_wallets_refused_total\{[^}]*reason="gateway_ceiling"/.test(expr))).toBe(true);
   });
