@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   attemptExpectation,
-  type DocumentedFees,
   formatMinorUnits,
   formatRate,
   issuePaymentKey,
@@ -22,7 +21,7 @@ import {
   type RecordedCheckout,
   type RecordedExpectation,
 } from '@gateway/db/payment-redirect';
-import type { CreatedCheckout, ProviderRegistry } from '@gateway/providers';
+import type { CreatedCheckout, ProviderAdapter, ProviderRegistry } from '@gateway/providers';
 import { checkoutLink, recordedCheckout, type ProviderCheckout } from './provider-checkout';
 
 export interface StartedPayment {
@@ -59,6 +58,9 @@ export interface PaymentServiceDeps {
     track(paymentId: string, provider: string, options: { scheduled: boolean }): Promise<void>;
   };
 }
+
+// A quote is worth a moment of the customer's wait, not more: past it the estimate stands.
+const QUOTE_DEADLINE_MS = 1_500;
 
 // Concurrent requests share statements: a statement costs PostgreSQL far more than a row.
 const BATCHING = { maxBatchSize: 64, maxInFlight: 4, lingerMs: 1 };
@@ -105,7 +107,7 @@ export class PaymentService {
     if (!adapter) throw new Error(`provider ${request.provider.id} is offered without an adapter`);
     const paymentId = randomUUID();
     const { key, hash } = issuePaymentKey();
-    const expectation = options.expectation ?? (await this.expectationOf(request, adapter.descriptor.fees));
+    const expectation = options.expectation ?? (await this.expectationOf(request, adapter));
     const recording = await this.recordPayment({
       id: paymentId,
       polygonAddress: request.temporaryAddress,
@@ -140,18 +142,22 @@ export class PaymentService {
 
   /**
    * What this attempt should bring: its order in USD at the rate of the moment (a USD order needs
-   * none: its rates may even be unavailable), less the documented fees of the adapter that takes it
-   * (the sandbox's own where it stands in for a provider). Process Payment
-   * asks no quote yet: a provider's quote, once cached for the checkout list, gives a 'quote' basis.
+   * none: its rates may even be unavailable), and what its provider should deliver of it: its quote
+   * where the adapter has one and it answers in time, else the documented fees of the adapter that
+   * takes it (the sandbox's own where it stands in for a provider), marked as an estimate.
    */
-  private async expectationOf(request: PaymentRequest, fees: DocumentedFees): Promise<RecordedExpectation> {
+  private async expectationOf(request: PaymentRequest, adapter: ProviderAdapter): Promise<RecordedExpectation> {
     const now = new Date();
-    const priced = request.currency === 'USD' ? { source: 'usd', asOf: now, rate: undefined } : await this.rateOf(request.currency);
+    const [priced, quotedUsdc] = await Promise.all([
+      request.currency === 'USD' ? { source: 'usd', asOf: now, rate: undefined } : this.rateOf(request.currency),
+      this.quotedUsdc(request, adapter),
+    ]);
     const expected = attemptExpectation({
       amount: request.amount,
       currency: request.currency,
       ...(priced.rate ? { rate: priced.rate } : {}),
-      fees,
+      fees: adapter.descriptor.fees,
+      ...(quotedUsdc !== undefined ? { quotedUsdc } : {}),
       ...(this.deps.orders.toleranceBps !== undefined ? { operatorToleranceBps: this.deps.orders.toleranceBps } : {}),
       now,
       windowHours: this.deps.orders.windowHours,
@@ -166,6 +172,25 @@ export class PaymentService {
       toleranceBps: expected.toleranceBps,
       windowEndsAt: expected.windowEndsAt,
     };
+  }
+
+  /**
+   * The USDC the provider's own quote says this order delivers, when its adapter quotes and answers
+   * within QUOTE_DEADLINE_MS; otherwise nothing, and the expectation is an estimate: a quote refines
+   * the figure, it never holds a customer back from the checkout.
+   */
+  private async quotedUsdc(request: PaymentRequest, adapter: ProviderAdapter): Promise<bigint | undefined> {
+    if (!adapter.quote) return undefined;
+    try {
+      const quote = await adapter.quote(
+        { amount: request.amount.text, currency: request.currency },
+        { signal: AbortSignal.timeout(QUOTE_DEADLINE_MS) },
+      );
+      return quote.currency === request.currency ? quote.usdc : undefined;
+    } catch {
+      // The provider's call is counted and logged by its HTTP client (provider_calls_total).
+      return undefined;
+    }
   }
 
   private async rateOf(currency: PaymentRequest['currency']): Promise<{ source: string; asOf: Date; rate: ExactRate }> {
