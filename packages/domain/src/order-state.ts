@@ -13,6 +13,13 @@ import { convertToUsdMinorUnits, type ExactRate, type FiatAmount, formatUsdc } f
 export type OrderState = 'awaiting' | 'paid' | 'underpaid' | 'overpaid' | 'late';
 export const ORDER_STATES: readonly OrderState[] = ['awaiting', 'paid', 'underpaid', 'overpaid', 'late'];
 
+/**
+ * The states in which the shop has its money and the order counts as paid wherever one word must
+ * say it (payment-status.php's `status`): an underpaid order is not, nor is a late one (it may have
+ * been cancelled meanwhile; the merchant decides).
+ */
+export const PAID_ORDER_STATES: readonly OrderState[] = ['paid', 'overpaid'];
+
 /** Where an expectation's USDC figure comes from: the provider's own quote, or its documented fees (an estimate). */
 export type ExpectationBasis = 'quote' | 'estimate';
 

@@ -509,6 +509,8 @@ describe("the order (a wallet is one order): payment-status.php's order, as the 
       reason:
         '30 USDC arrived, 19 short of 49 USDC expected (an estimate from its documented fees), more than the 250 basis points allowed',
     });
+    // A plugin that reads only `status` is not told an underpaid order is paid (it was, before orders were judged).
+    expect((await status(wallet.ipnToken)).json()).toMatchObject({ status: 'unpaid', value_coin: '30' });
     // The rest, on chain but not final yet: not counted.
     const rest = await addDeposit(wallet, 'seen', 19_000_000n, '2025-06-01T10:40:00Z');
     expect(await orderOf(wallet)).toMatchObject({ total_coin: '30', state: 'underpaid', missing_coin: '19' });
@@ -516,6 +518,7 @@ describe("the order (a wallet is one order): payment-status.php's order, as the 
     await fixture.db.pool.query(`UPDATE deposits SET status = 'final', final_at = now() WHERE id = $1`, [rest.id]);
     const body = (await status(wallet.ipnToken)).json();
     expect(body.value_coin).toBe('30');
+    expect(body.status).toBe('paid');
     expect(body.order).toMatchObject({ total_coin: '49', state: 'paid', missing_coin: '0', excess_coin: '0' });
   });
 

@@ -244,7 +244,9 @@ const order = Type.Object(
 export const paymentStatusBody = Type.Object(
   {
     status: Type.Union([Type.Literal('paid'), Type.Literal('unpaid')], {
-      description: 'paid once a deposit into the wallet has been forwarded to the payout wallet',
+      description:
+        "paid once a deposit into the wallet has been forwarded to the payout wallet and the order's state (order.state) is paid or " +
+        'overpaid; an underpaid or late order is unpaid. An order not judged (order.state null) is paid once a deposit was forwarded',
     }),
     value_coin: usdc('sum of the forwarded deposits ("0" when unpaid)'),
     value_forwarded_coin: usdc('sum paid to the payout wallet for them'),

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { getAddress } from 'viem';
-import { COIN_NAMES, formatUsdc, type UsdcCoin } from '@gateway/domain';
+import { COIN_NAMES, formatUsdc, PAID_ORDER_STATES, type UsdcCoin } from '@gateway/domain';
 import type { MerchantCallbackDelivery } from '@gateway/db/wallet-control';
 import type { CreditedDeposit, WalletOrder, WalletPayments } from '../../services/payment-status-service';
 import type { paymentStatusBody } from './schemas';
@@ -14,7 +14,12 @@ const COIN = 'polygon_usdc';
 export function paymentStatusView({ record, deposits, callbacks, order }: WalletPayments): PaymentStatusBody {
   const { forwarded, latestForwarded } = record;
   return {
-    status: forwarded.count > 0 ? 'paid' : 'unpaid',
+    // A judged order is paid only in a paid state (20 of 50 USDC forwarded is not a paid order); one no
+    // attempt recorded an expectation for is paid once a deposit was forwarded, as before orders were judged.
+    status:
+      forwarded.count > 0 && (order.judged === undefined || PAID_ORDER_STATES.includes(order.judged.classification.state))
+        ? 'paid'
+        : 'unpaid',
     value_coin: formatUsdc(forwarded.valueCoin),
     value_forwarded_coin: formatUsdc(forwarded.valueForwardedCoin),
     fee_coin: formatUsdc(forwarded.feeCoin),
