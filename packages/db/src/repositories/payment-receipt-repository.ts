@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { DepositStatus, ProviderPaymentStatus } from '@gateway/domain';
+import { readOrderFacts, type RecordedOrderFacts } from './order-facts';
 import {
   attemptColumns,
   attemptJson,
@@ -20,6 +21,8 @@ export interface PaymentSummaryRecord {
 
 /** A payment as its receipt page shows it: no e-mail, payout address or ipn_token. */
 export interface PaymentReceiptRecord extends PaymentSummaryRecord {
+  /** Its wallet: the order it is an attempt of. */
+  walletId: string;
   createdAt: Date;
   providerStatus: ProviderPaymentStatus | null;
   providerReason: string | null;
@@ -52,6 +55,16 @@ export interface ReceiptDepositRecord {
   token: string | null;
 }
 
+/** The order a receipt judges: its facts (order-facts.ts), and the order as its customer gave it. */
+export interface ReceiptOrderRecord extends RecordedOrderFacts {
+  /**
+   * The order's amount and currency as the attempt that recorded its expectation was asked (a rest
+   * payment's: those of the attempt it completes), and that attempt's rate, as recorded (units of the
+   * currency per 1 USD, formatRate's text); absent when no attempt recorded an expectation.
+   */
+  order?: { paymentId: string; amount: string; currency: string; usdRate: string | null };
+}
+
 /** The customer's receipt, read: what happened to a payment, its deposits and the attempts of its order. */
 export class PaymentReceiptRepository {
   constructor(private readonly pool: Pool) {}
@@ -64,7 +77,7 @@ export class PaymentReceiptRepository {
   async findReceipt(paymentId: string): Promise<PaymentReceiptRecord | undefined> {
     const { rows } = await this.pool.query<ReceiptRow>({
       name: 'payment-receipt',
-      text: `SELECT p.id, p.amount::text AS amount, p.currency, p.provider, p.created_at, p.provider_status, p.provider_reason,
+      text: `SELECT p.id, p.wallet_id, p.amount::text AS amount, p.currency, p.provider, p.created_at, p.provider_status, p.provider_reason,
                     d.status AS deposit_status, d.amount::text AS deposit_amount, d.tx_hash, d.seen_at, d.token,
                     po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified,
                     p.customer_key_hash, p.second_chances,
@@ -97,6 +110,7 @@ export class PaymentReceiptRepository {
     if (!first) return undefined;
     return {
       ...summaryOf(first),
+      walletId: first.wallet_id,
       createdAt: first.created_at,
       providerStatus: first.provider_status,
       providerReason: first.provider_reason,
@@ -117,6 +131,24 @@ export class PaymentReceiptRepository {
     };
   }
 
+  /**
+   * The wallet's order as its receipts judge it: the facts every reader judges it from, and the order
+   * its expectation is of (a rest payment completes another attempt's order: that attempt's amount).
+   */
+  async findOrder(walletId: string): Promise<ReceiptOrderRecord | undefined> {
+    const facts = await readOrderFacts(this.pool, walletId);
+    if (!facts?.attempt) return facts;
+    const { rows } = await this.pool.query<{ id: string; amount: string; currency: string; usd_rate: string | null }>({
+      name: 'payment-receipt-order',
+      text: `SELECT o.id, o.amount::text AS amount, o.currency, o.usd_rate
+             FROM payments a JOIN payments o ON o.id = COALESCE(a.completes, a.id) WHERE a.id = $1`,
+      values: [facts.attempt.paymentId],
+    });
+    const order = rows[0];
+    if (!order) throw new Error(`payment ${facts.attempt.paymentId} read without its order`);
+    return { ...facts, order: { paymentId: order.id, amount: order.amount, currency: order.currency.trim(), usdRate: order.usd_rate } };
+  }
+
   /** What the page that goes on to a payment's checkout names: its provider and amount, nothing else. */
   async findSummary(paymentId: string): Promise<PaymentSummaryRecord | undefined> {
     const { rows } = await this.pool.query<PaymentSummaryRecord>({
@@ -135,6 +167,7 @@ function summaryOf(row: PaymentSummaryRecord): PaymentSummaryRecord {
 
 interface ReceiptRow {
   id: string;
+  wallet_id: string;
   amount: string;
   currency: string;
   provider: string;
