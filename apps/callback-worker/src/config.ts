@@ -10,8 +10,8 @@ import {
   redisSettings,
   runtimeSettings,
 } from '@gateway/config';
-import type { CallbackRetrySchedule } from '@gateway/domain';
-import { DEFAULT_CALLBACK_RETRY_SCHEDULE } from '@gateway/domain';
+import type { CallbackRetrySchedules } from '@gateway/domain';
+import { DEFAULT_CALLBACK_REFUSAL_SCHEDULE, DEFAULT_CALLBACK_RETRY_SCHEDULE } from '@gateway/domain';
 import type { CallbackSigningKey } from '@usdc-card-gateway/sdk';
 import { gatewayUserAgent } from './gateway-version';
 
@@ -77,6 +77,22 @@ export const callbackWorkerSettings = Type.Object({
     maximum: 1000,
     description: 'retries before a delivery is failed (default: about three days)',
   }),
+  CALLBACK_REFUSAL_RETRY_FIRST_DELAY_MS: Type.Integer({
+    default: DEFAULT_CALLBACK_REFUSAL_SCHEDULE.firstDelayMs,
+    minimum: 1,
+    description: 'a merchant that refused (a 4xx other than 408, 425 and 429): delay before the first retry; later ones double',
+  }),
+  CALLBACK_REFUSAL_RETRY_MAX_DELAY_MS: Type.Integer({
+    default: DEFAULT_CALLBACK_REFUSAL_SCHEDULE.maxDelayMs,
+    minimum: 1,
+    description: 'a merchant that refused: longest delay between two retries',
+  }),
+  CALLBACK_REFUSAL_RETRY_MAX_RETRIES: Type.Integer({
+    default: DEFAULT_CALLBACK_REFUSAL_SCHEDULE.maxRetries,
+    minimum: 0,
+    maximum: 1000,
+    description: 'refusals in a row retried before a delivery is refused (default: 1, 2, 4 and 8 minutes); 0 refuses at the first',
+  }),
   METRICS_HOST: Type.String({ default: '0.0.0.0', description: 'interface for /healthz, /readyz and /metrics' }),
   METRICS_PORT: Type.Integer({ default: 3103, minimum: 0, maximum: 65535, description: 'port for /healthz, /readyz and /metrics' }),
 });
@@ -87,7 +103,8 @@ export interface CallbackWorkerConfig {
   raw: CallbackWorkerSettings;
   signingKeys: CallbackSigningKey[];
   allowedCidrs: string[];
-  retrySchedule: CallbackRetrySchedule;
+  /** The long schedule (failures) and the short one (refusals). */
+  retrySchedules: CallbackRetrySchedules;
   http: {
     connectTimeoutMs: number;
     headersTimeoutMs: number;
@@ -138,11 +155,19 @@ export function loadCallbackWorkerConfig(env: NodeJS.ProcessEnv = process.env): 
     signingKeys,
     allowedCidrs,
     http,
-    retrySchedule: {
-      firstDelayMs: raw.CALLBACK_RETRY_FIRST_DELAY_MS,
-      maxDelayMs: raw.CALLBACK_RETRY_MAX_DELAY_MS,
-      maxRetries: raw.CALLBACK_RETRY_MAX_RETRIES,
-      jitter: DEFAULT_CALLBACK_RETRY_SCHEDULE.jitter,
+    retrySchedules: {
+      failure: {
+        firstDelayMs: raw.CALLBACK_RETRY_FIRST_DELAY_MS,
+        maxDelayMs: raw.CALLBACK_RETRY_MAX_DELAY_MS,
+        maxRetries: raw.CALLBACK_RETRY_MAX_RETRIES,
+        jitter: DEFAULT_CALLBACK_RETRY_SCHEDULE.jitter,
+      },
+      refusal: {
+        firstDelayMs: raw.CALLBACK_REFUSAL_RETRY_FIRST_DELAY_MS,
+        maxDelayMs: raw.CALLBACK_REFUSAL_RETRY_MAX_DELAY_MS,
+        maxRetries: raw.CALLBACK_REFUSAL_RETRY_MAX_RETRIES,
+        jitter: DEFAULT_CALLBACK_REFUSAL_SCHEDULE.jitter,
+      },
     },
     attemptLeaseMs,
     shutdownGraceMs,

@@ -5,6 +5,7 @@ import type { CallbackQueue } from '@gateway/queue';
 export interface CallbackMetrics {
   attempts: Counter<'outcome' | 'error_code'>;
   deliveries: Counter<'outcome'>;
+  refusedByOrigin: Counter<'origin'>;
   attemptDuration: Histogram<'outcome'>;
   dueToDelivered: Histogram;
   forwardedToDelivered: Histogram;
@@ -38,17 +39,34 @@ export function registerCallbackMetrics(
       this.set(await sources.deliveries.oldestDueAgeSeconds());
     },
   });
+  const deliveries = new Counter({
+    name: 'callback_deliveries_total',
+    help:
+      'Deliveries that reached a final state: delivered; failed after the long retry schedule (or at once when never sendable); ' +
+      'refused by the merchant (a 4xx other than 408, 425 and 429) after the short one',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  // From 0, so that increase() counts the first of each (a series that appears at 1 shows no increase).
+  for (const outcome of ['delivered', 'failed', 'refused']) deliveries.inc({ outcome }, 0);
   return {
+    deliveries,
     attempts: new Counter({
       name: 'callback_attempts_total',
-      help: 'Callback attempts by outcome (delivered, retry scheduled, failed for good, deferred for a busy host) and error code',
+      help:
+        'Callback attempts by outcome (delivered, retry scheduled, failed for good, refused for good, deferred for a busy host) and ' +
+        'error code',
       labelNames: ['outcome', 'error_code'] as const,
       registers,
     }),
-    deliveries: new Counter({
-      name: 'callback_deliveries_total',
-      help: 'Deliveries that reached a final state: delivered, or failed after the retry schedule (or at once when refused)',
-      labelNames: ['outcome'] as const,
+    // One series per merchant origin that refused a callback since the process started: origins
+    // are few, and a delivery exists only for a payment forwarded to its wallet. The series starts
+    // at 0 with the origin's first refusal answer (attempt-observer), minutes before a delivery can
+    // end refused, so that increase() sees every one.
+    refusedByOrigin: new Counter({
+      name: 'callback_deliveries_refused_total',
+      help: 'Deliveries that ended refused, by the origin of the callback URL (scheme, host and port; never its path or query)',
+      labelNames: ['origin'] as const,
       registers,
     }),
     attemptDuration: new Histogram({

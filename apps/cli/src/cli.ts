@@ -34,9 +34,16 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./commands/story.js')).storyCommand,
   },
   {
+    words: ['callbacks', 'list'],
+    usage: 'gateway callbacks list [--status failed|refused] [--limit <n>] [--json]',
+    summary:
+      "the newest callback deliveries the retries gave up on, failed or refused, with the merchant's last answer (the owner's login)",
+    load: async () => (await import('./commands/callbacks.js')).listCommand,
+  },
+  {
     words: ['callbacks', 'resend'],
     usage: 'gateway callbacks resend <delivery id> [--json]',
-    summary: 'puts a failed callback delivery back: pending with a new retry round, and queued now if Redis answers',
+    summary: 'puts a failed or refused callback delivery back: pending with a new retry round, and queued now if Redis answers',
     load: async () => (await import('./commands/callbacks.js')).resendCommand,
   },
   {

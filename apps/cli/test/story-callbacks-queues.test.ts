@@ -204,6 +204,71 @@ describe('gateway story', () => {
   }, 60_000);
 });
 
+/** A delivery the merchant refused (a 400 twice, the short schedule here), as the callback-worker records it. */
+async function refusedDelivery(pool: Pool, walletId: string, createdAt: Date): Promise<string> {
+  const id = await seedDelivery(pool, {
+    walletId,
+    status: 'refused',
+    attemptCount: 2,
+    createdAt,
+    lastError: 'shop.example answered 400: refused 2 time(s) in a row',
+  });
+  await pool.query(
+    `INSERT INTO callback_attempts (delivery_id, attempt_no, started_at, duration_ms, status_code, error_code, response_excerpt)
+     VALUES ($1, 1, $2, 40, 400, 'http_error', 'Order already paid'), ($1, 2, $3, 30, 400, 'http_error', 'Order already paid')`,
+    [id, new Date(createdAt.getTime() + 30_000), new Date(createdAt.getTime() + 60_000)],
+  );
+  return id;
+}
+
+describe('a callback the merchant refused', () => {
+  it('ends its story with the refusal and the answer that ended it, and how to send it again', async () => {
+    const { walletId, ipnToken } = await paidWallet(db.pool);
+    const id = await refusedDelivery(db.pool, walletId, at(30));
+    const run = await runGateway(['story', ipnToken], env());
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const lines = run.stdout
+      .trimEnd()
+      .split('\n')
+      .filter((line) => line.includes(`callback ${id}`));
+    expect(lines.map((line) => line.slice(line.indexOf(id) + id.length + 2))).toEqual([
+      expect.stringMatching(/^created for deposit null: .*; now refused after 2 attempt\(s\)$/),
+      'attempt 1: HTTP 400: "Order already paid" (40 ms)',
+      'attempt 2: HTTP 400: "Order already paid" (30 ms)',
+      'refused by the merchant (a 4xx other than 408, 425 and 429, after the short retry schedule): HTTP 400: "Order already paid"; ' +
+        `\`gateway callbacks resend ${id}\` sends it again`,
+    ]);
+    expect(lines.at(-1)).toMatch(new RegExp(`^${at(31).toISOString()}  `));
+  }, 60_000);
+
+  it('is listed with the failed ones, newest first, or alone with --status refused', async () => {
+    const { walletId } = await paidWallet(db.pool);
+    const refused = await refusedDelivery(db.pool, walletId, at(60));
+    const failed = await seedDelivery(db.pool, { walletId, status: 'failed', attemptCount: 19, createdAt: at(50), lastError: 'HTTP 503' });
+
+    const both = await runGateway(['callbacks', 'list', '--json'], env());
+    expect([both.code, both.stderr]).toEqual([0, '']);
+    const listed = (JSON.parse(both.stdout) as Array<{ id: string; status: string }>).map((d) => [d.id, d.status]);
+    expect(listed.filter(([id]) => id === refused || id === failed)).toEqual([
+      [refused, 'refused'],
+      [failed, 'failed'],
+    ]);
+
+    const onlyRefused = await runGateway(['callbacks', 'list', '--status', 'refused', '--limit', '1000'], env());
+    expect([onlyRefused.code, onlyRefused.stderr]).toEqual([0, '']);
+    const line = onlyRefused.stdout.split('\n').find((text) => text.includes(refused));
+    expect(line).toMatch(
+      new RegExp(
+        `^${at(61).toISOString()}  refused  ${refused}  https://shop\\.example/.+  2 attempt\\(s\\), last: HTTP 400: "Order already paid"$`,
+      ),
+    );
+    expect(onlyRefused.stdout).not.toContain(failed);
+
+    expect((await runGateway(['callbacks', 'list', '--status', 'delivered'], env())).code).toBe(2);
+    expect((await runGateway(['callbacks', 'list', '--limit', '0'], env())).code).toBe(2);
+  }, 60_000);
+});
+
 describe('gateway callbacks resend', () => {
   it('makes a failed delivery pending with a new round and queues it now; refuses one that is not failed or unknown', async () => {
     const { walletId } = await paidWallet(db.pool);
@@ -240,7 +305,7 @@ describe('gateway callbacks resend', () => {
     const again = await runGateway(['callbacks', 'resend', id], env());
     expect([again.code, again.stderr]).toEqual([
       1,
-      `gateway callbacks resend: delivery ${id} is pending; only failed deliveries can be resent\n`,
+      `gateway callbacks resend: delivery ${id} is pending; only failed or refused deliveries can be resent\n`,
     ]);
     const unknown = randomUUID();
     expect((await runGateway(['callbacks', 'resend', unknown], env())).stderr).toBe(

@@ -1,7 +1,8 @@
 // The monitoring configuration as Prometheus and Grafana read it: promtool accepts the scrape
 // config and every rule file; every metric a rule or a dashboard panel reads is one an app
 // registers (each app's own tests prove it exports what its rule file reads:
-// alert-rules-exported.test.ts); every alert has a severity and a summary.
+// alert-rules-exported.test.ts); every alert has a severity and a summary; the rules' unit tests
+// (*.rules-test.yml beside this file) pass `promtool test rules`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -87,6 +88,16 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
       }
     },
   );
+
+  // The rules' own unit tests (`promtool test rules`): series as the apps export them, and when an alert fires.
+  const ruleTests = readdirSync(__dirname).filter((name) => name.endsWith('.rules-test.yml'));
+  it('has unit tests for the rules', () => {
+    expect(ruleTests).toContain('callback-worker.rules-test.yml');
+  });
+  (promtool || process.env.CI ? it.each : it.skip.each)(ruleTests)('promtool test rules %s', (file) => {
+    const run = spawnSync('promtool', ['test', 'rules', file], { cwd: __dirname, encoding: 'utf8' });
+    expect({ status: run.status, output: `${run.stdout}${run.stderr}` }).toEqual({ status: 0, output: expect.stringContaining('SUCCESS') });
+  });
 
   it('every metric a dashboard panel reads is one an app registers, and every panel reads one', () => {
     const registered = registeredMetrics();

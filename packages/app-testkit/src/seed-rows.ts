@@ -237,7 +237,7 @@ export interface DeliverySeed {
   orderTotalCoin?: bigint;
   orderExpectedCoin?: bigint;
   orderState?: NonNullable<ClaimedCallbackDelivery['orderState']>;
-  status?: 'pending' | 'delivered' | 'failed';
+  status?: 'pending' | 'delivered' | 'failed' | 'refused';
   attemptCount?: number;
   roundStartAttempts?: number;
   lastError?: string | null;

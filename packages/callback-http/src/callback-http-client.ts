@@ -188,8 +188,9 @@ function withUserAgent(headers: Readonly<Record<string, string>>, userAgent: str
 }
 
 /**
- * Every non-2xx is retried, 4xx and 410 Gone included: the usual cause is a merchant deploy
- * gone wrong, and a missed payment notice costs more than the retries the backoff schedule bounds.
+ * Every non-2xx is retryable, 4xx and 410 Gone included: a missed payment notice costs more than
+ * bounded retries. How long is the attempt policy's (@gateway/domain): a refusal (a 4xx other than
+ * 408, 425, 429) for minutes, in case a merchant deploy went wrong, anything else for days.
  */
 function httpError(statusCode: number, target: URL, tooLarge: boolean): CallbackHttpError {
   const truncated = tooLarge ? ' (body too large, reading stopped)' : '';

@@ -29,8 +29,8 @@ GRANT USAGE ON SCHEMA :"schema"
 
 -- wallet-control (internet-facing, holds the xpub): Create Wallet and the affiliate endpoints
 -- insert wallets with the HD indexes they reserve; Check Payment Status reads a wallet's
--- payments, deposits and callbacks; the admin route resends a failed callback, through the owner's
--- function that moves only failed → pending (migration 024): no UPDATE on callback_deliveries.
+-- payments, deposits and callbacks; the admin route resends a failed or refused callback, through the
+-- owner's function that moves only failed or refused → pending (migrations 024, 030): no UPDATE on callback_deliveries.
 GRANT SELECT, INSERT ON wallets TO :"wallet_control";
 -- The claim on a callback's origin and path (migration 017), taken with a path's first wallet;
 -- only the owner releases one (release-callback --path).
@@ -76,11 +76,12 @@ GRANT SELECT (deposit_id, status) ON callback_deliveries TO :"payment_redirect";
 GRANT SELECT, INSERT ON provider_events TO :"payment_redirect";
 
 -- callback-worker (talks to merchants' servers): claims deliveries (with what the callback carries
--- of the wallet, and whether its callback was released), records attempts; `gateway callbacks
--- resend` runs as this role, through the owner's function (migration 024), as wallet-control's does.
+-- of the wallet, and whether its callback was released), records attempts and the refusals in a row
+-- (migration 030); `gateway callbacks resend` runs as this role, through the owner's function
+-- (migrations 024, 030), as wallet-control's does.
 GRANT SELECT (id, polygon_address, payout_address, callback_url, callback_released_at, ipn_token) ON wallets TO :"callback_worker";
 GRANT SELECT ON callback_deliveries TO :"callback_worker";
-GRANT UPDATE (status, attempt_count, next_attempt_at, delivered_at, last_error) ON callback_deliveries TO :"callback_worker";
+GRANT UPDATE (status, attempt_count, next_attempt_at, delivered_at, last_error, refusals_in_row) ON callback_deliveries TO :"callback_worker";
 GRANT EXECUTE ON FUNCTION resend_failed_callback_delivery(uuid) TO :"callback_worker";
 -- ON CONFLICT (delivery_id, attempt_no) reads the arbiter index's columns.
 GRANT SELECT (delivery_id, attempt_no), INSERT ON callback_attempts TO :"callback_worker";

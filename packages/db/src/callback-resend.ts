@@ -4,6 +4,7 @@ import type { CallbackDeliveryRepository } from './repositories/callback-deliver
 export type CallbackResendOutcome =
   | { result: 'invalid_id'; message: string }
   | { result: 'not_found'; message: string }
+  /** Neither failed nor refused (pending or delivered): nothing to resend. */
   | { result: 'not_failed'; status: string; message: string }
   | {
       result: 'resent';
@@ -15,8 +16,8 @@ export type CallbackResendOutcome =
     };
 
 /**
- * The operator's resend of a failed callback delivery, for the admin route and `gateway callbacks
- * resend` alike: the delivery becomes pending and due now with a new retry round (PostgreSQL is the
+ * The operator's resend of a failed or refused callback delivery, for the admin route and `gateway
+ * callbacks resend` alike: the delivery becomes pending and due now with a new retry round (PostgreSQL is the
  * record). `queueNow`, when the caller has Redis, queues it at once; without it, or if Redis refuses,
  * the callback-worker's reconciler queues the due delivery within an interval or two. The repository
  * is on the caller's pool, so the update runs as the caller's role.
@@ -34,7 +35,7 @@ export async function resendCallbackDelivery(
     return {
       result: 'not_failed',
       status: outcome.status,
-      message: `delivery ${id} is ${outcome.status}; only failed deliveries can be resent`,
+      message: `delivery ${id} is ${outcome.status}; only failed or refused deliveries can be resent`,
     };
   }
   if (!queueNow) return { result: 'resent', deliveryId, nextAttemptAt: outcome.nextAttemptAt, queuedBy: 'reconciler' };

@@ -135,6 +135,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
   owner: {
     WalletRepository: ['releaseCallback', 'releaseCallbackPath', 'listReleased'],
     WalletStoryRepository: ['findWallets', 'story'],
+    CallbackDeliveryRepository: ['listGivenUp'],
   },
 };
 
@@ -184,7 +185,7 @@ async function ownerDeposit(walletId: string, status: string, amount = 25_000_00
 async function ownerDelivery(
   walletId: string,
   depositId: string | null,
-  status: 'pending' | 'delivered' | 'failed' = 'pending',
+  status: 'pending' | 'delivered' | 'failed' | 'refused' = 'pending',
 ): Promise<string> {
   const id = randomUUID();
   await database.pool.query(
@@ -350,6 +351,12 @@ describe('wallet-control, as its role', () => {
     const failed = await ownerDelivery(wallet.id, null, 'failed');
     expect(await resend(failed)).toEqual([{ resent: true, delivery_status: 'pending', due_at: expect.any(Date) }]);
     expect(await statusOf(failed)).toBe('pending');
+    // A delivery the merchant refused is resent as a failed one (migration 030).
+    const refused = await ownerDelivery(wallet.id, null, 'refused');
+    await expect(pool.query(`UPDATE callback_deliveries SET status = 'pending' WHERE id = $1`, [refused])).rejects.toMatchObject({
+      code: '42501',
+    });
+    expect(await resend(refused)).toEqual([{ resent: true, delivery_status: 'pending', due_at: expect.any(Date) }]);
   });
 
   it("runs the owner's functions with their own search_path, whatever the caller's", async () => {
@@ -480,6 +487,14 @@ describe('callback-worker, as its role', () => {
     const attempt = { attemptNo: 1, startedAt: new Date(), durationMs: 12, responseExcerpt: '' };
     await deliveries.recordAttempts([{ ...attempt, deliveryId: first, statusCode: 500, outcome: { kind: 'failed' } }]);
     expect(await deliveries.findStates([first])).toMatchObject([{ status: 'failed' }]);
+    expect(await deliveries.resendFailed(first)).toMatchObject({ result: 'resent' });
+    // A refusal retried keeps its count in a row; the last one ends the delivery refused, which is resent too.
+    await deliveries.claimDue([first], 0);
+    const refusal = { ...attempt, attemptNo: 2, deliveryId: first, statusCode: 400 };
+    await deliveries.recordAttempts([{ ...refusal, outcome: { kind: 'retry', nextAttemptAt: new Date(), refusalsInRow: 1 } }]);
+    expect(await deliveries.claimDue([first], 0)).toMatchObject([{ attemptNo: 3, refusalsInRow: 1 }]);
+    await deliveries.recordAttempts([{ ...refusal, attemptNo: 3, outcome: { kind: 'refused', refusalsInRow: 2 } }]);
+    expect(await deliveries.findStates([first])).toMatchObject([{ status: 'refused' }]);
     expect(await deliveries.resendFailed(first)).toMatchObject({ result: 'resent' });
   });
 });
@@ -658,6 +673,15 @@ describe('the owner', () => {
     const stories = repository('owner', cli.WalletStoryRepository);
     expect(await stories.findWallets({ by: 'ipn_token', value: wallet.ipnToken })).toEqual([wallet.id]);
     expect(await stories.story(wallet.id)).toMatchObject({ wallet: { id: wallet.id, temporaryAddress: wallet.address }, deposits: [] });
+  });
+
+  it('lists the deliveries the retries gave up on (gateway callbacks list)', async () => {
+    const wallet = await ownerWallet();
+    const refused = await ownerDelivery(wallet.id, null, 'refused');
+    const deliveries = repository('owner', cli.CallbackDeliveryRepository);
+    expect(await deliveries.listGivenUp(['refused'], 1)).toMatchObject([
+      { id: refused, status: 'refused', callbackUrl: wallet.callbackUrl },
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { CALLBACK_DELIVERY_MOVES, CALLBACK_DELIVERY_STATUSES } from '@gateway/domain';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { CallbackDeliveryRepository, type CallbackAttemptRecord } from '../src/repositories/callback-delivery-repository';
 
@@ -32,7 +33,7 @@ function attempt(deliveryId: string, attemptNo: number, outcome: CallbackAttempt
 
 async function row(id: string) {
   const { rows } = await db.pool.query(
-    'SELECT status, attempt_count, next_attempt_at, delivered_at, last_error FROM callback_deliveries WHERE id = $1',
+    'SELECT status, attempt_count, next_attempt_at, delivered_at, last_error, refusals_in_row FROM callback_deliveries WHERE id = $1',
     [id],
   );
   return rows[0];
@@ -98,7 +99,7 @@ describe('CallbackDeliveryRepository', () => {
     const id = await newDelivery();
     await repo.claimDue([id], 0);
     const retryAt = new Date(Date.now() + 60_000);
-    await repo.recordAttempts([attempt(id, 1, { kind: 'retry', nextAttemptAt: retryAt })]);
+    await repo.recordAttempts([attempt(id, 1, { kind: 'retry', nextAttemptAt: retryAt, refusalsInRow: 0 })]);
     expect(await row(id)).toMatchObject({ status: 'pending', attempt_count: 1, next_attempt_at: retryAt, last_error: 'boom' });
 
     await db.pool.query(`UPDATE callback_deliveries SET next_attempt_at = now() WHERE id = $1`, [id]);
@@ -136,6 +137,65 @@ describe('CallbackDeliveryRepository', () => {
     expect(await repo.releaseClaim(id, claimed!.attemptNo, at)).toBe(true);
     expect(await row(id)).toMatchObject({ attempt_count: 0, next_attempt_at: at });
     expect(await repo.releaseClaim(id, claimed!.attemptNo, at)).toBe(false);
+  });
+
+  it("keeps the merchant's refusals in a row for the next claim, and ends a delivery refused", async () => {
+    const id = await newDelivery();
+    await repo.claimDue([id], 0);
+    const refusal = { ...attempt(id, 1, { kind: 'retry', nextAttemptAt: new Date(), refusalsInRow: 1 }), statusCode: 400 };
+    await repo.recordAttempts([refusal]);
+    expect(await row(id)).toMatchObject({ status: 'pending', refusals_in_row: 1 });
+    const [second] = await repo.claimDue([id], 0);
+    expect(second).toMatchObject({ attemptNo: 2, failedInRound: 1, refusalsInRow: 1 });
+
+    await repo.recordAttempts([
+      { ...attempt(id, 2, { kind: 'refused', refusalsInRow: 2 }), statusCode: 404, error: 'shop.io answered 404' },
+    ]);
+    expect(await row(id)).toMatchObject({ status: 'refused', attempt_count: 2, last_error: 'shop.io answered 404', delivered_at: null });
+    const { rows } = await db.pool.query('SELECT attempt_no, status_code FROM callback_attempts WHERE delivery_id = $1 ORDER BY 1', [id]);
+    expect(rows).toEqual([
+      { attempt_no: 1, status_code: 400 },
+      { attempt_no: 2, status_code: 404 },
+    ]);
+  });
+
+  it('sets the refusals in a row back to 0 at any other answer', async () => {
+    const id = await newDelivery();
+    await db.pool.query('UPDATE callback_deliveries SET refusals_in_row = 3 WHERE id = $1', [id]);
+    await repo.claimDue([id], 0);
+    await repo.recordAttempts([attempt(id, 1, { kind: 'retry', nextAttemptAt: new Date(), refusalsInRow: 0 })]);
+    expect(await row(id)).toMatchObject({ status: 'pending', refusals_in_row: 0 });
+  });
+
+  it('resends a refused delivery as a failed one: a new retry round, its refusals in a row forgotten', async () => {
+    const id = await newDelivery();
+    await repo.claimDue([id], 0);
+    await repo.recordAttempts([attempt(id, 1, { kind: 'refused', refusalsInRow: 1 })]);
+    expect(await repo.resendFailed(id)).toMatchObject({ result: 'resent' });
+    expect(await repo.claimDue([id], 30_000)).toMatchObject([{ attemptNo: 2, failedInRound: 0, refusalsInRow: 0 }]);
+    const { rows } = await db.pool.query('SELECT resend_count FROM callback_deliveries WHERE id = $1', [id]);
+    expect(rows).toEqual([{ resend_count: 1 }]);
+  });
+
+  it.each(CALLBACK_DELIVERY_STATUSES)('resends a %s delivery exactly when the resend move starts there', async (status) => {
+    const id = await newDelivery();
+    await db.pool.query('UPDATE callback_deliveries SET status = $2 WHERE id = $1', [id, status]);
+    const resent = (CALLBACK_DELIVERY_MOVES.resend.from as readonly string[]).includes(status);
+    expect(await repo.resendFailed(id)).toEqual(
+      resent ? { result: 'resent', nextAttemptAt: expect.any(Date) } : { result: 'not_failed', status },
+    );
+    expect((await row(id)).status).toBe(resent ? 'pending' : status);
+  });
+
+  it('holds the statuses of the module in its CHECK constraint', async () => {
+    const { rows } = await db.pool.query<{ definition: string }>(
+      `SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint
+       WHERE conname = 'callback_deliveries_status_check' AND connamespace = $1::regnamespace`,
+      [db.schema],
+    );
+    expect(rows).toHaveLength(1);
+    const listed = [...rows[0]!.definition.matchAll(/'([a-z_]+)'::text/g)].map((match) => match[1]);
+    expect(listed.sort()).toEqual([...CALLBACK_DELIVERY_STATUSES].sort());
   });
 
   it('resends only failed deliveries, starting a new retry round', async () => {

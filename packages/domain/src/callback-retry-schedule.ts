@@ -1,14 +1,18 @@
 /**
  * When a failed merchant callback is tried again. Delays double from `firstDelayMs` up to
- * `maxDelayMs`; after `maxRetries` retries the delivery is given up (`failed`, resendable by an
- * operator). The defaults retry 18 times over about three days (≈ 72.5 h), the first retry within
- * a minute:
+ * `maxDelayMs`; after `maxRetries` retries the delivery is given up (`failed` or `refused`,
+ * resendable by an operator). Two schedules have this shape (callback-attempt-policy chooses):
  *
- *   30 s, 1 min, 2 min, 4 min, 8 min, 16 min, 32 min, 64 min, 2.1 h, 4.3 h, then 8 h × 8.
+ * - the long one, for a merchant that did not answer or answered "not now" (5xx, 408, 425, 429, a
+ *   timeout, a connection error): 18 retries over about three days (≈ 72.5 h), the first within a
+ *   minute: 30 s, 1 min, 2 min, 4 min, 8 min, 16 min, 32 min, 64 min, 2.1 h, 4.3 h, then 8 h × 8;
+ * - the short one, for a merchant that refused (any other 4xx): it understood the callback and said
+ *   no, which three days of retries will not change, but a shop whose deploy went wrong for a few
+ *   minutes gets them: 1, 2, 4 and 8 min, then `refused`, about a quarter of an hour after the first refusal.
  *
  * Each delay is spread by ±`jitter` (a fraction) so that callbacks that failed together (a
  * merchant outage) do not all come back in the same second. The spread is symmetric, so the total
- * stays about three days on average.
+ * stays about the same on average.
  */
 export interface CallbackRetrySchedule {
   readonly firstDelayMs: number;
@@ -24,12 +28,19 @@ export const DEFAULT_CALLBACK_RETRY_SCHEDULE: CallbackRetrySchedule = {
   jitter: 0.2,
 };
 
+export const DEFAULT_CALLBACK_REFUSAL_SCHEDULE: CallbackRetrySchedule = {
+  firstDelayMs: 60_000,
+  maxDelayMs: 15 * 60_000,
+  maxRetries: 4,
+  jitter: 0.2,
+};
+
 /** A random number in [0, 1), like Math.random (the default); tests pass a fixed one. */
 export type RandomSource = () => number;
 
 /**
- * The delay before the next attempt, given how many attempts of this round have failed (1 after
- * the first failure), or undefined when the schedule is exhausted and the delivery has failed.
+ * The delay before the next attempt, given how many attempts have failed (1 after the first
+ * failure), or undefined when the schedule is exhausted and the delivery is given up.
  */
 export function callbackRetryDelayMs(
   failedAttempts: number,

@@ -24,6 +24,7 @@ export * from './payout-plan';
 export * from './own-wallets';
 export * from './callback-retry-schedule';
 export * from './callback-attempt-policy';
+export * from './callback-delivery-states';
 export * from './on-ramp-quote';
 export * from './payment-progress';
 export * from './settlement-states';

@@ -82,6 +82,13 @@ export function parseRate(input: string): ExactRate {
   return { numerator, denominator };
 }
 
+/** A rate as recorded beside what it priced: a plain decimal when it was one (as parsed), else the exact fraction. */
+export function formatRate(rate: ExactRate): string {
+  const digits = rate.denominator.toString().length - 1;
+  if (rate.denominator === 10n ** BigInt(digits)) return formatScaled(rate.numerator, digits, true);
+  return `${rate.numerator}/${rate.denominator}`;
+}
+
 /** Converts USD minor units to another currency's minor units, rounding up (minimums stay minimums). */
 export function convertUsdMinorUnits(usdMinorUnits: bigint, rate: ExactRate): bigint {
   const product = usdMinorUnits * rate.numerator;

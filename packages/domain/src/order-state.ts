@@ -1,6 +1,7 @@
+import type { CurrencyCode } from './currencies';
 import { invalidParameter } from './errors';
 import { BASIS_POINTS_SCALE } from './fee-split';
-import { formatUsdc } from './money';
+import { convertToUsdMinorUnits, type ExactRate, type FiatAmount, formatUsdc } from './money';
 
 /**
  * The order: a wallet is one order, and each Process Payment attempt on it records what it should
@@ -65,6 +66,43 @@ export function expectUsdc(input: {
   // The middle fee is (min + max) / 2 basis points: doubled scale keeps the division exact until the end.
   const usdc = (grossUsdc * (2n * BigInt(BASIS_POINTS_SCALE) - middleFeeBps)) / (2n * BigInt(BASIS_POINTS_SCALE));
   return { usdc, basis: 'estimate', toleranceBps: input.operatorToleranceBps ?? QUOTED_TOLERANCE_BPS + spreadHalf };
+}
+
+/** What an attempt records when it is made: the order's USD value, what it should bring, and until when. */
+export interface AttemptExpectation extends UsdcExpectation {
+  usdCents: bigint;
+  windowEndsAt: Date;
+}
+
+/**
+ * The expectation of a Process Payment attempt: the order in USD at the rate of the moment (USD is
+ * the amount itself; another currency needs its rate), what the provider should deliver of it
+ * (expectUsdc), and the window its USDC may arrive in, counted from now: the provider order is
+ * created with the attempt, and a first purchase with identity checks can take hours.
+ */
+export function attemptExpectation(input: {
+  amount: FiatAmount;
+  currency: CurrencyCode;
+  /** Units of the currency per 1 USD; required for any currency but USD. */
+  rate?: ExactRate;
+  fees: DocumentedFees;
+  quotedUsdc?: bigint;
+  operatorToleranceBps?: number;
+  now: Date;
+  windowHours: number;
+}): AttemptExpectation {
+  let usdCents = input.amount.minorUnits;
+  if (input.currency !== 'USD') {
+    if (input.rate === undefined) throw new RangeError(`an order in ${input.currency} needs its rate to be valued in USD`);
+    usdCents = convertToUsdMinorUnits(input.amount.minorUnits, input.rate);
+  }
+  const expected = expectUsdc({
+    usdCents,
+    fees: input.fees,
+    ...(input.quotedUsdc !== undefined ? { quotedUsdc: input.quotedUsdc } : {}),
+    ...(input.operatorToleranceBps !== undefined ? { operatorToleranceBps: input.operatorToleranceBps } : {}),
+  });
+  return { ...expected, usdCents, windowEndsAt: new Date(input.now.getTime() + input.windowHours * 3_600_000) };
 }
 
 /** The tolerance an order is judged with: the attempt's, narrowed by the merchant's per-wallet one when it gave one. */

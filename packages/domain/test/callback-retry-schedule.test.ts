@@ -1,4 +1,9 @@
-import { callbackRetryDelayMs, DEFAULT_CALLBACK_RETRY_SCHEDULE, type CallbackRetrySchedule } from '../src/callback-retry-schedule';
+import {
+  callbackRetryDelayMs,
+  DEFAULT_CALLBACK_REFUSAL_SCHEDULE,
+  DEFAULT_CALLBACK_RETRY_SCHEDULE,
+  type CallbackRetrySchedule,
+} from '../src/callback-retry-schedule';
 
 const HOUR = 3_600_000;
 const middle = () => 0.5;
@@ -59,6 +64,13 @@ describe('callbackRetryDelayMs', () => {
       expect(total / (72 * HOUR)).toBeGreaterThan(0.8);
       expect(total / (72 * HOUR)).toBeLessThan(1.22);
     }
+  });
+
+  it('retries a refusal four times over a quarter of an hour by default: 1, 2, 4 and 8 minutes', () => {
+    const delays = [1, 2, 3, 4, 5].map((n) => callbackRetryDelayMs(n, DEFAULT_CALLBACK_REFUSAL_SCHEDULE, middle));
+    expect(delays).toEqual([60_000, 120_000, 240_000, 480_000, undefined]);
+    expect(retryWindowMs(DEFAULT_CALLBACK_REFUSAL_SCHEDULE)).toBe(15 * 60_000);
+    expect(callbackRetryDelayMs(1, DEFAULT_CALLBACK_REFUSAL_SCHEDULE, lowest)).toBe(48_000);
   });
 
   it('follows a configured schedule (the tests run it in milliseconds)', () => {

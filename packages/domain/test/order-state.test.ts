@@ -1,4 +1,8 @@
 import {
+  attemptExpectation,
+  formatRate,
+  parseFiatAmount,
+  parseRate,
   classifyOrder,
   expectUsdc,
   GatewayError,
@@ -163,5 +167,45 @@ describe("an order's standing", () => {
 
   it('says only what arrived when no attempt recorded what the order should bring', () => {
     expect(orderStanding({ walletToleranceBps: null, deposits: [deposit(1n), deposit(2n)] })).toEqual({ totalUsdc: 3n });
+  });
+});
+
+describe("a Process Payment attempt's expectation", () => {
+  const now = new Date('2026-11-28T12:00:00Z');
+  const fees = { minBps: 150, maxBps: 150 };
+
+  it('values a USD order as itself, and opens its window from now', () => {
+    expect(attemptExpectation({ amount: parseFiatAmount('50.00'), currency: 'USD', fees, now, windowHours: 24 })).toEqual({
+      usdCents: 5_000n,
+      usdc: 49_250_000n,
+      basis: 'estimate',
+      toleranceBps: QUOTED_TOLERANCE_BPS,
+      windowEndsAt: new Date('2026-11-29T12:00:00Z'),
+    });
+  });
+
+  it('values another currency at its rate, rounded up to the cent', () => {
+    // 46 EUR at 0.92 EUR per USD = 50 USD; 10 EUR at 0.92 = 10.869… → 10.87 USD.
+    const rate = parseRate('0.92');
+    expect(attemptExpectation({ amount: parseFiatAmount('46'), currency: 'EUR', rate, fees, now, windowHours: 1 }).usdCents).toBe(5_000n);
+    expect(attemptExpectation({ amount: parseFiatAmount('10'), currency: 'EUR', rate, fees, now, windowHours: 1 }).usdCents).toBe(1_087n);
+  });
+
+  it('refuses to value a foreign order without its rate', () => {
+    expect(() => attemptExpectation({ amount: parseFiatAmount('10'), currency: 'EUR', fees, now, windowHours: 1 })).toThrow(RangeError);
+  });
+});
+
+describe('a rate as recorded', () => {
+  it.each([
+    ['0.92', '0.92'],
+    ['1', '1'],
+    ['151.250', '151.25'],
+  ])('keeps the decimal %s as %s', (input, recorded) => {
+    expect(formatRate(parseRate(input))).toBe(recorded);
+  });
+
+  it('writes a fraction that is no decimal exactly', () => {
+    expect(formatRate({ numerator: 1n, denominator: 3n })).toBe('1/3');
   });
 });

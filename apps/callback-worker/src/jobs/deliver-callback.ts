@@ -5,7 +5,8 @@ import {
   hostBusyRetryAt,
   isUuid,
   pendingDeliveryRecheckAt,
-  type CallbackRetrySchedule,
+  type CallbackAttemptOutcome,
+  type CallbackRetrySchedules,
   type RandomSource,
 } from '@gateway/domain';
 import type { CallbackJob, JobHandler, JobResult } from '@gateway/queue';
@@ -20,7 +21,7 @@ export interface DeliverCallbackDeps {
   recorder: AttemptRecorder;
   send: CallbackSender;
   hostLimiter: HostLimiter;
-  retrySchedule: CallbackRetrySchedule;
+  retrySchedules: CallbackRetrySchedules;
   attemptLeaseMs: number;
   metrics: CallbackMetrics;
   log: FastifyBaseLogger;
@@ -30,11 +31,11 @@ export interface DeliverCallbackDeps {
 /**
  * One BullMQ job is one attempt of one delivery (job id = delivery id for the delivery's whole
  * life): claim the row in PostgreSQL, send the signed GET, decide what follows (the attempt policy
- * in @gateway/domain), record the attempt, and either finish the job (delivered or failed) or have
+ * in @gateway/domain), record the attempt, and either finish the job (delivered, failed or refused) or have
  * the same job run again at the next attempt, whose time PostgreSQL also holds (so the
  * reconciler can recreate it if Redis loses it).
  *
- * A final attempt (delivered or failed) is recorded behind the job: the job finishes as soon as
+ * A final attempt (delivered, failed or refused) is recorded behind the job: the job finishes as soon as
  * the merchant has answered and the record joins the next batch. Waiting for that commit held a
  * worker slot for a whole batch round trip and cost 15–25% of throughput at a given concurrency
  * (bench/). Nothing can be lost by it: until the record commits, the claim's lease keeps the row
@@ -74,7 +75,7 @@ export function createDeliverCallbackJob(deps: DeliverCallbackDeps): JobHandler<
     } finally {
       release();
     }
-    const outcome = callbackAttemptOutcome(result, delivery.failedInRound, deps.retrySchedule, Date.now(), random);
+    const outcome = callbackAttemptOutcome(result, delivery, deps.retrySchedules, Date.now(), random);
     const attempt: CallbackAttemptRecord = {
       deliveryId: delivery.id,
       attemptNo: delivery.attemptNo,
@@ -82,7 +83,7 @@ export function createDeliverCallbackJob(deps: DeliverCallbackDeps): JobHandler<
       durationMs: result.durationMs,
       statusCode: result.statusCode,
       errorCode: result.error?.code,
-      error: result.error?.message,
+      error: attemptError(result, outcome),
       responseExcerpt: result.bodyExcerpt,
       outcome,
     };
@@ -94,6 +95,18 @@ export function createDeliverCallbackJob(deps: DeliverCallbackDeps): JobHandler<
     await recorder.record(attempt, leaseEndsAt);
     return { againAt: outcome.nextAttemptAt };
   };
+}
+
+/**
+ * The attempt's error, which the delivery keeps as its last_error: the HTTP client's, and for the
+ * refusal that ends a delivery, that it ended refused (the answer itself is the attempt's excerpt).
+ */
+function attemptError(result: AttemptResult, outcome: CallbackAttemptOutcome): string | undefined {
+  if (outcome.kind !== 'refused') return result.error?.message;
+  return (
+    `${result.error?.message ?? `answered ${result.statusCode}`}: refused ${outcome.refusalsInRow} time(s) in a row (a 4xx other ` +
+    'than 408, 425 and 429), so the delivery ends refused; an operator can resend it'
+  );
 }
 
 /**

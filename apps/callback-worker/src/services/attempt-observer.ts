@@ -30,13 +30,24 @@ export function observeAttempt(
       log.debug(context, 'callback delivered');
       return;
     case 'retry':
+      if (outcome.refusalsInRow > 0) metrics.refusedByOrigin.inc({ origin: context.origin }, 0);
       log.info(
-        { ...context, error: result.error?.message, nextAttemptAt: outcome.nextAttemptAt },
-        'callback attempt failed; retry scheduled',
+        { ...context, error: result.error?.message, nextAttemptAt: outcome.nextAttemptAt, refusalsInRow: outcome.refusalsInRow },
+        outcome.refusalsInRow > 0
+          ? 'callback refused by the merchant; retry scheduled on the short schedule'
+          : 'callback attempt failed; retry scheduled',
       );
       return;
     case 'failed':
       metrics.deliveries.inc({ outcome: 'failed' });
       log.warn({ ...context, error: result.error?.message }, 'callback failed for good; an operator can resend it');
+      return;
+    case 'refused':
+      metrics.deliveries.inc({ outcome: 'refused' });
+      metrics.refusedByOrigin.inc({ origin: context.origin });
+      log.warn(
+        { ...context, refusalsInRow: outcome.refusalsInRow, answer: result.bodyExcerpt.slice(0, 200) },
+        'callback refused by the merchant for good; an operator can resend it',
+      );
   }
 }

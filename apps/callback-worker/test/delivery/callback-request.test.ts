@@ -13,6 +13,7 @@ const delivery: ClaimedCallbackDelivery = {
   id: '1b7e4a52-6f0c-4c8e-9d3a-2f1e5b7c9a01',
   attemptNo: 1,
   failedInRound: 0,
+  refusalsInRow: 0,
   dueAt: new Date(t * 1000),
   forwardedAt: new Date(t * 1000),
   callbackUrl: 'https://shop.example/ipn?order_id=1234',

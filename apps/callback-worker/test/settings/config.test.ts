@@ -31,7 +31,10 @@ describe('callback-worker configuration', () => {
     // One attempt's deadline plus a margin; SIGTERM waits longer than that.
     expect(config.attemptLeaseMs).toBe(25_000);
     expect(config.shutdownGraceMs).toBe(40_000);
-    expect(config.retrySchedule).toMatchObject({ firstDelayMs: 30_000, maxRetries: 18 });
+    expect(config.retrySchedules).toEqual({
+      failure: { firstDelayMs: 30_000, maxDelayMs: 28_800_000, maxRetries: 18, jitter: 0.2 },
+      refusal: { firstDelayMs: 60_000, maxDelayMs: 900_000, maxRetries: 4, jitter: 0.2 },
+    });
   });
 
   it('refuses keys that are not Ed25519 private keys, and never prints them', () => {
@@ -58,6 +61,25 @@ describe('callback-worker configuration', () => {
     ]);
     const local = loadCallbackWorkerConfig({ ...base, ...keys, NODE_ENV: 'development', CALLBACK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128' });
     expect(local.allowedCidrs).toEqual(['127.0.0.0/8', '::1/128']);
+  });
+
+  it('reads the short schedule of refusals apart from the long one; 0 retries refuses at the first refusal', () => {
+    const keys = { CALLBACK_SIGNING_KEYS: signingKeyPair('k1').setting };
+    const config = loadCallbackWorkerConfig({
+      ...base,
+      ...keys,
+      CALLBACK_REFUSAL_RETRY_FIRST_DELAY_MS: '120000',
+      CALLBACK_REFUSAL_RETRY_MAX_DELAY_MS: '300000',
+      CALLBACK_REFUSAL_RETRY_MAX_RETRIES: '0',
+    });
+    expect(config.retrySchedules.refusal).toEqual({ firstDelayMs: 120_000, maxDelayMs: 300_000, maxRetries: 0, jitter: 0.2 });
+    expect(config.retrySchedules.failure).toMatchObject({ firstDelayMs: 30_000, maxRetries: 18 });
+    expect(problemsOf({ ...keys, CALLBACK_REFUSAL_RETRY_MAX_RETRIES: '-1' })).toEqual([
+      expect.stringMatching(/^CALLBACK_REFUSAL_RETRY_MAX_RETRIES/),
+    ]);
+    expect(problemsOf({ ...keys, CALLBACK_REFUSAL_RETRY_FIRST_DELAY_MS: '0' })).toEqual([
+      expect.stringMatching(/^CALLBACK_REFUSAL_RETRY_FIRST_DELAY_MS/),
+    ]);
   });
 
   it('refuses a shutdown grace period that an attempt and its record would not fit in', () => {

@@ -1,7 +1,7 @@
 import type { TestDatabase } from '@gateway/app-testkit';
 import type { SigningKeyPair } from './fixtures';
 
-/** Worker settings for tests: loopback merchants allowed, retries in milliseconds. */
+/** Worker settings for tests: loopback merchants allowed, retries (of failures and of refusals) in milliseconds. */
 export function workerEnv(
   db: TestDatabase,
   redisPrefix: string,
@@ -26,6 +26,9 @@ export function workerEnv(
     CALLBACK_RETRY_FIRST_DELAY_MS: '200',
     CALLBACK_RETRY_MAX_DELAY_MS: '2000',
     CALLBACK_RETRY_MAX_RETRIES: '4',
+    CALLBACK_REFUSAL_RETRY_FIRST_DELAY_MS: '100',
+    CALLBACK_REFUSAL_RETRY_MAX_DELAY_MS: '400',
+    CALLBACK_REFUSAL_RETRY_MAX_RETRIES: '3',
     RECONCILE_INTERVAL_MS: '500',
     METRICS_PORT: '0',
     ...overrides,

@@ -1,5 +1,11 @@
 import { getAddress } from 'viem';
-import { CallbackDeliveryRepository, resendCallbackDelivery, WalletRepository, type ReleasedWallet } from '@gateway/db/cli';
+import {
+  CallbackDeliveryRepository,
+  resendCallbackDelivery,
+  WalletRepository,
+  type GivenUpCallbackDelivery,
+  type ReleasedWallet,
+} from '@gateway/db/cli';
 import { callbackOriginPath, callbackPathKey } from '@gateway/domain';
 import { enqueueDeliveries, openCallbackQueue, produceWithin } from '@gateway/queue';
 import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
@@ -35,6 +41,48 @@ export async function resendCommand(args: string[], io: CliIo): Promise<number> 
     );
   }
   return 0;
+}
+
+const GIVEN_UP = ['failed', 'refused'] as const;
+const LIST_LIMIT = { default: 50, max: 1000 };
+
+/**
+ * `gateway callbacks list [--status failed|refused] [--limit n]`: the newest deliveries the retries
+ * gave up on (both statuses unless one is named), each with its last answer: what an operator tells
+ * the merchant about, then resends. Reads only, with the owner's login (as `gateway story`).
+ */
+export async function listCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { status: { type: 'string' }, limit: { type: 'string' } });
+  if (positionals.length !== 0) throw new UsageError('takes no arguments but --status and --limit');
+  const status = values.status;
+  if (status !== undefined && !GIVEN_UP.some((given) => given === status)) {
+    throw new UsageError(`--status must be failed or refused (the deliveries an operator resends), not ${status}`);
+  }
+  const limit = values.limit === undefined ? LIST_LIMIT.default : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_LIMIT.max) {
+    throw new UsageError(`--limit must be a whole number from 1 to ${LIST_LIMIT.max}`);
+  }
+  const statuses = GIVEN_UP.filter((given) => status === undefined || given === status);
+  const deliveries = await withDatabase(openDatabase(io.env, 'list'), (pool) =>
+    new CallbackDeliveryRepository(pool).listGivenUp(statuses, limit),
+  );
+  if (values.json) io.out(toJson(deliveries));
+  else if (deliveries.length === 0) io.out(`no ${statuses.join(' or ')} callback delivery`);
+  else for (const delivery of deliveries) io.out(listLine(delivery));
+  return 0;
+}
+
+function listLine(delivery: GivenUpCallbackDelivery): string {
+  const answer =
+    delivery.lastStatusCode !== null
+      ? `HTTP ${delivery.lastStatusCode}${delivery.lastAnswer ? `: ${JSON.stringify(delivery.lastAnswer.slice(0, 200))}` : ''}`
+      : (delivery.lastError ?? 'no answer');
+  const deposit = delivery.depositId === null ? '' : `deposit ${delivery.depositId}  `;
+  const resent = delivery.resendCount > 0 ? `, resent ${delivery.resendCount} time(s)` : '';
+  return (
+    `${(delivery.lastAttemptAt ?? delivery.createdAt).toISOString()}  ${delivery.status}  ${delivery.id}  ${deposit}` +
+    `${delivery.callbackUrl}  ${delivery.attemptCount} attempt(s)${resent}, last: ${answer}`
+  );
 }
 
 function describe(wallet: ReleasedWallet): string {

@@ -1,4 +1,4 @@
-import { WalletStoryRepository, type StoryKey, type WalletStory } from '@gateway/db/cli';
+import { WalletStoryRepository, type StoryAttempt, type StoryKey, type WalletStory } from '@gateway/db/cli';
 import { formatUsdc, isDepositId, isHexAddress, isTxHash, isUuid } from '@gateway/domain';
 import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { openDatabase, withDatabase } from '../database';
@@ -21,6 +21,13 @@ export function storyKey(query: string): StoryKey {
 }
 
 const usdc = (amount: bigint) => `${formatUsdc(amount)} USDC`;
+
+/** What the merchant answered an attempt (its status and the start of its body), or why there was no answer. */
+function attemptAnswer(attempt: StoryAttempt): string {
+  return attempt.statusCode !== null
+    ? `HTTP ${attempt.statusCode}${attempt.responseExcerpt ? `: ${JSON.stringify(attempt.responseExcerpt)}` : ''}`
+    : `${attempt.errorCode ?? 'error'}${attempt.error ? `: ${attempt.error}` : ''}`;
+}
 
 /** Every recorded moment of the wallet, in order (by time, then in the order the gateway did them). */
 export function storyEvents({ wallet, payments, deposits, payouts, deliveries }: WalletStory): StoryEvent[] {
@@ -109,19 +116,24 @@ export function storyEvents({ wallet, payments, deposits, payouts, deliveries }:
         (delivery.status === 'pending' && delivery.nextAttemptAt ? `, next at ${delivery.nextAttemptAt.toISOString()}` : ''),
     );
     for (const attempt of delivery.attempts) {
-      const answer =
-        attempt.statusCode !== null
-          ? `HTTP ${attempt.statusCode}${attempt.responseExcerpt ? `: ${JSON.stringify(attempt.responseExcerpt)}` : ''}`
-          : `${attempt.errorCode ?? 'error'}${attempt.error ? `: ${attempt.error}` : ''}`;
       add(
         attempt.startedAt,
         subject,
-        `attempt ${attempt.attemptNo}: ${answer}${attempt.durationMs !== null ? ` (${attempt.durationMs} ms)` : ''}`,
+        `attempt ${attempt.attemptNo}: ${attemptAnswer(attempt)}${attempt.durationMs !== null ? ` (${attempt.durationMs} ms)` : ''}`,
       );
     }
     // By an operator (gateway callbacks resend, the admin route) or the merchant (resend-callback.php): the row does not say which.
     add(delivery.resentAt, subject, `resent on request (${delivery.resendCount} time(s))`);
     add(delivery.deliveredAt, subject, 'delivered');
+    // The delivery's end, after its last attempt (a stable sort keeps it there), with the answer that ended it.
+    const last = delivery.attempts.at(-1);
+    if (last && (delivery.status === 'refused' || delivery.status === 'failed')) {
+      const how =
+        delivery.status === 'refused'
+          ? `refused by the merchant (a 4xx other than 408, 425 and 429, after the short retry schedule): ${attemptAnswer(last)}`
+          : `failed for good: ${delivery.lastError ?? attemptAnswer(last)}`;
+      add(last.startedAt, subject, `${how}; \`gateway callbacks resend ${delivery.id}\` sends it again`);
+    }
   }
   // Stable: moments with the same time keep the order above (created before served, sent before confirmed).
   return events.sort((a, b) => a.at.getTime() - b.at.getTime());

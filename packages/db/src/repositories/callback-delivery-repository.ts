@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
-import type { CallbackAttemptOutcome, OrderState } from '@gateway/domain';
+import { callbackDeliveryStatusAfter, type CallbackAttemptOutcome, type CallbackDeliveryStatus, type OrderState } from '@gateway/domain';
 
-export type CallbackDeliveryStatus = 'pending' | 'delivered' | 'failed';
+export type { CallbackDeliveryStatus };
 
 /** A delivery the caller now holds for one attempt, with what the callback is built from. */
 export interface ClaimedCallbackDelivery {
@@ -10,6 +10,8 @@ export interface ClaimedCallbackDelivery {
   attemptNo: number;
   /** Attempts of the current retry round before this one (0 on the first attempt and after a resend). */
   failedInRound: number;
+  /** The merchant's refusals in a row just before this attempt (0 after any other answer, and after a resend). */
+  refusalsInRow: number;
   /** When the attempt was due (next_attempt_at before the claim). */
   dueAt: Date;
   /** When the delivery was written: in the transaction that marked its deposit forwarded (the payout confirmed). */
@@ -63,6 +65,22 @@ export interface OverdueCallbackDelivery {
   position: string;
 }
 
+/** A delivery the retries gave up on (failed or refused), with the last answer, for an operator's list. */
+export interface GivenUpCallbackDelivery {
+  id: string;
+  status: 'failed' | 'refused';
+  depositId: string | null;
+  callbackUrl: string;
+  attemptCount: number;
+  resendCount: number;
+  lastError: string | null;
+  createdAt: Date;
+  /** The last attempt's start, its status code and the start of its body; null without any attempt. */
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastAnswer: string | null;
+}
+
 export type ResendResult =
   | { result: 'resent'; nextAttemptAt: Date }
   | { result: 'not_found' }
@@ -100,6 +118,7 @@ export class CallbackDeliveryRepository {
              WHERE d.id = due.id AND w.id = d.wallet_id
              RETURNING d.id::text AS "id", d.attempt_count AS "attemptNo",
                d.attempt_count - 1 - d.round_start_attempts AS "failedInRound", due.next_attempt_at AS "dueAt",
+               d.refusals_in_row AS "refusalsInRow",
                d.created_at AS "forwardedAt",
                w.callback_url AS "callbackUrl", w.polygon_address AS "temporaryAddress", w.ipn_token AS "ipnToken",
                w.payout_address AS "payoutAddress", w.callback_released_at IS NOT NULL AS "callbackReleased",
@@ -145,9 +164,11 @@ export class CallbackDeliveryRepository {
   }
 
   /**
-   * Records attempts and moves their deliveries on, in one statement. A 2xx marks the delivery
-   * delivered whatever else happened; a failure only schedules (or fails) the delivery when it is
-   * still the latest attempt, so a straggler that outlived its lease cannot undo newer state.
+   * Records attempts and moves their deliveries on, in one statement, to the status the outcome
+   * gives (callback-delivery-states in @gateway/domain). A 2xx marks the delivery delivered whatever
+   * else happened; a failure only schedules (or fails, or refuses) the delivery when it is still the
+   * latest attempt, so a straggler that outlived its lease cannot undo newer state. A retry keeps
+   * the merchant's refusals in a row, which the next attempt's policy reads.
    */
   async recordAttempts(records: readonly CallbackAttemptRecord[]): Promise<void> {
     if (records.length === 0) return;
@@ -155,9 +176,9 @@ export class CallbackDeliveryRepository {
       name: 'callback-record-attempts',
       text: `WITH input AS (
                SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[],
-                                    $7::text[], $8::text[], $9::text[], $10::timestamptz[])
+                                    $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::text[], $12::int[])
                  AS i(delivery_id, attempt_no, started_at, duration_ms, status_code, error_code, error,
-                      response_excerpt, outcome, retry_at)),
+                      response_excerpt, outcome, retry_at, status, refusals_in_row)),
              attempts AS (
                INSERT INTO callback_attempts
                  (delivery_id, attempt_no, started_at, duration_ms, status_code, error_code, error, response_excerpt)
@@ -165,10 +186,11 @@ export class CallbackDeliveryRepository {
                FROM input
                ON CONFLICT (delivery_id, attempt_no) DO NOTHING)
              UPDATE callback_deliveries d
-             SET status = CASE i.outcome WHEN 'retry' THEN 'pending' ELSE i.outcome END,
+             SET status = i.status,
                  delivered_at = CASE WHEN i.outcome = 'delivered' THEN now() ELSE d.delivered_at END,
                  next_attempt_at = CASE WHEN i.outcome = 'retry' THEN i.retry_at ELSE d.next_attempt_at END,
-                 last_error = CASE WHEN i.outcome = 'delivered' THEN d.last_error ELSE i.error END
+                 last_error = CASE WHEN i.outcome = 'delivered' THEN d.last_error ELSE i.error END,
+                 refusals_in_row = coalesce(i.refusals_in_row, d.refusals_in_row)
              FROM input i
              WHERE d.id = i.delivery_id AND d.status = 'pending'
                AND (i.outcome = 'delivered' OR d.attempt_count = i.attempt_no)`,
@@ -219,9 +241,34 @@ export class CallbackDeliveryRepository {
   }
 
   /**
-   * An operator's resend: a failed delivery becomes pending and due now, with a new retry round.
-   * Anything else is left alone and reported. The move is the owner's function (migration 024), so
-   * no app needs a grant that could set a delivered callback back to pending.
+   * The newest deliveries in `statuses` (failed, refused: what waits for an operator), with their
+   * last answer: what `gateway callbacks list` shows (the owner's login). The literal status list
+   * matches migration 030's partial index whatever `statuses` holds, so the planner can always use it.
+   */
+  async listGivenUp(statuses: readonly GivenUpCallbackDelivery['status'][], limit: number): Promise<GivenUpCallbackDelivery[]> {
+    const { rows } = await this.pool.query<GivenUpCallbackDelivery>({
+      name: 'callback-list-given-up',
+      text: `SELECT d.id::text AS "id", d.status, d.deposit_id::text AS "depositId", w.callback_url AS "callbackUrl",
+                    d.attempt_count AS "attemptCount", d.resend_count AS "resendCount", d.last_error AS "lastError",
+                    d.created_at AS "createdAt", a.started_at AS "lastAttemptAt", a.status_code AS "lastStatusCode",
+                    a.response_excerpt AS "lastAnswer"
+             FROM callback_deliveries d
+             JOIN wallets w ON w.id = d.wallet_id
+             LEFT JOIN LATERAL (SELECT started_at, status_code, response_excerpt FROM callback_attempts
+                                WHERE delivery_id = d.id ORDER BY attempt_no DESC LIMIT 1) a ON true
+             WHERE d.status IN ('failed', 'refused') AND d.status = ANY($1::text[])
+             ORDER BY d.created_at DESC, d.id
+             LIMIT $2`,
+      values: [statuses, limit],
+    });
+    return rows;
+  }
+
+  /**
+   * An operator's resend: a failed or refused delivery becomes pending and due now, with a new retry
+   * round (CALLBACK_DELIVERY_MOVES.resend). Anything else is left alone and reported. The move is the
+   * owner's function (migrations 024, 030), so no app needs a grant that could set a delivered
+   * callback back to pending.
    */
   async resendFailed(id: string): Promise<ResendResult> {
     const { rows } = await this.pool.query<{ resent: boolean; status: CallbackDeliveryStatus; dueAt: Date }>({
@@ -259,5 +306,7 @@ function attemptColumns(records: readonly CallbackAttemptRecord[]): unknown[] {
     records.map((r) => r.responseExcerpt.replaceAll('\u0000', '\uFFFD')),
     records.map((r) => r.outcome.kind),
     records.map((r) => (r.outcome.kind === 'retry' ? r.outcome.nextAttemptAt : null)),
+    records.map((r) => callbackDeliveryStatusAfter(r.outcome)),
+    records.map((r) => ('refusalsInRow' in r.outcome ? r.outcome.refusalsInRow : null)),
   ];
 }

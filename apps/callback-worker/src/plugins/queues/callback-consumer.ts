@@ -38,7 +38,7 @@ export const callbackConsumer = fp<CallbackConsumerOptions>(
       recorder,
       send: createCallbackSender({ http, signingKeys: config.signingKeys, requireHttps: raw.NODE_ENV === 'production', log: app.log }),
       hostLimiter,
-      retrySchedule: config.retrySchedule,
+      retrySchedules: config.retrySchedules,
       attemptLeaseMs: config.attemptLeaseMs,
       metrics,
       log: app.log,
