@@ -1,7 +1,9 @@
 import {
   classifyOrder,
+  formatRate,
   orderBalance,
   parseRate,
+  parseRecordedRate,
   restCharge,
   restOptions,
   restProviders,
@@ -153,5 +155,15 @@ describe('restOptions: the providers whose rules take the rest', () => {
     const huge = restOptions({ missingUsdc: usdc(999_999), currency: 'USD', rate: USD, offered: SAMPLE_PROVIDERS.slice(0, 1) });
     expect(summary(huge)).toEqual({ wert: 'unavailable: Maximum 1000000 USD' });
     expect(restOptions({ missingUsdc: 0n, currency: 'USD', rate: USD, offered: SAMPLE_PROVIDERS })).toEqual([]);
+  });
+});
+
+describe('parseRecordedRate: the rate a rest is priced at, as its order recorded it', () => {
+  it.each(['1', '0.92', '83.1', '1/3', '1250/1369'])('reads back %s exactly', (recorded) => {
+    expect(formatRate(parseRecordedRate(recorded))).toBe(recorded);
+  });
+
+  it('refuses what formatRate never writes', () => {
+    for (const text of ['', '0', '0/3', '3/0', '-1', '1e3', '1/3/4', ' 1']) expect(() => parseRecordedRate(text)).toThrow();
   });
 });

@@ -53,6 +53,10 @@ export interface RenewedCheckout extends RecordedCheckout {
 
 /** What the customer's link needs of a payment: its order, its state, and the checkout recorded last. */
 export interface PaymentCheckoutRecord extends Omit<NewPayment, 'keyHash'> {
+  /** Its wallet: the order it is an attempt of. */
+  walletId: string;
+  /** For a rest payment, the attempt whose order it completes (migration 033); null for any other. */
+  completes: string | null;
   status: PaymentStatus;
   providerStatus: ProviderPaymentStatus | null;
   /** USDC arrived in the wallet since the payment started. */
@@ -178,7 +182,8 @@ export class PaymentRepository {
   async findCheckout(id: string): Promise<PaymentCheckoutRecord | undefined> {
     const { rows } = await this.pool.query<CheckoutRow>({
       name: 'payments-find-checkout',
-      text: `SELECT p.id, w.polygon_address, p.amount::text AS amount, p.currency, p.provider, p.email, p.status, p.provider_status,
+      text: `SELECT p.id, p.wallet_id, p.completes, w.polygon_address, p.amount::text AS amount, p.currency, p.provider, p.email,
+                    p.status, p.provider_status,
                     EXISTS (SELECT 1 FROM deposits d WHERE d.wallet_id = p.wallet_id AND d.seen_at >= p.created_at
                             AND d.status <> 'orphaned') AS has_deposit,
                     p.checkout_attempts, p.checkout_url, p.checkout_form_fields, p.checkout_expires_at, p.checkout_single_use,
@@ -191,6 +196,8 @@ export class PaymentRepository {
     if (!row) return undefined;
     return {
       id: row.id,
+      walletId: row.wallet_id,
+      completes: row.completes,
       polygonAddress: row.polygon_address,
       amount: row.amount,
       currency: row.currency.trim(),
@@ -281,6 +288,8 @@ function checkoutColumns(checkouts: readonly RecordedCheckout[]): [(string | nul
 
 interface CheckoutRow {
   id: string;
+  wallet_id: string;
+  completes: string | null;
   polygon_address: string;
   amount: string;
   currency: string;
