@@ -20,6 +20,8 @@ import {
 } from '@gateway/config';
 import {
   DEFAULT_ORDER_ATTEMPTS_MAX,
+  DEFAULT_ORDER_WINDOW_HOURS,
+  MAX_ORDER_TOLERANCE_BPS,
   DEFAULT_SECOND_CHANCES_MAX,
   DEFAULT_STATUS_POLL_SCHEDULE,
   type SealingKeyRing,
@@ -64,6 +66,24 @@ export const paymentRedirectSettings = Type.Object({
     description:
       'payments one order (one address_in) may have: Process Payment, the hosted checkout and second chances alike; one more is ' +
       'refused with 409 order_attempts_exhausted (a customer makes a handful; raise it for a shop that reuses one callback URL for every order)',
+  }),
+  ORDER_TOLERANCE_BPS: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_ORDER_TOLERANCE_BPS,
+      description:
+        'how far (basis points of what an order should bring) the USDC that arrived may fall short or run over and the order still ' +
+        "be paid; unset, 1 % for a provider's quote and 1 % plus half its documented fee range for an estimate. A merchant may narrow " +
+        "it per wallet (Create Wallet's order_tolerance_bps)",
+    }),
+  ),
+  ORDER_WINDOW_HOURS: Type.Integer({
+    default: DEFAULT_ORDER_WINDOW_HOURS,
+    minimum: 1,
+    maximum: 720,
+    description:
+      "how long after a payment attempt's provider order is created its USDC still belongs to the order; a deposit later makes the " +
+      'order late (the merchant decides). A first purchase with identity checks can take hours',
   }),
   SECOND_CHANCES_MAX: Type.Integer({
     default: DEFAULT_SECOND_CHANCES_MAX,

@@ -16,6 +16,7 @@ import * as settlementWorker from '../src/apps/settlement-worker';
 import * as walletControl from '../src/apps/wallet-control';
 import { createPool } from '../src/pool';
 import { DATABASE_APPS, type DatabaseApp } from '../src/app-roles';
+import { sampleExpectation } from './support/payment-expectation';
 
 // Every statement of every repository method an app runs, run as that app's role (migration 014,
 // app-privileges.sql), on rows that take each method down its writing path; then what the app must
@@ -388,6 +389,7 @@ describe('payment-redirect, as its role', () => {
       provider: 'moonpay',
       email: 'jane@shop.io',
       keyHash: randomBytes(32),
+      expectation: sampleExpectation(),
     };
     expect(
       await payments.insertManyForWallets(

@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { PaymentRepository } from '../src/repositories/payment-repository';
 import { ProviderStatusRepository } from '../src/repositories/provider-status-repository';
 import { WalletRepository } from '../src/repositories/wallet-repository';
+import { sampleExpectation } from './support/payment-expectation';
 
 let db: TestDatabase;
 let payments: PaymentRepository;
@@ -36,7 +37,18 @@ afterAll(() => db.drop());
 async function paymentIn(status: PaymentStatus, provider = 'moonpay', wallet = polygonAddress): Promise<string> {
   const id = randomUUID();
   await payments.insertManyForWallets(
-    [{ id, polygonAddress: wallet, amount: '25.00', currency: 'USD', provider, email: 'jane@shop.io', keyHash: randomBytes(32) }],
+    [
+      {
+        id,
+        polygonAddress: wallet,
+        amount: '25.00',
+        currency: 'USD',
+        provider,
+        email: 'jane@shop.io',
+        keyHash: randomBytes(32),
+        expectation: sampleExpectation(),
+      },
+    ],
     1000,
   );
   if (status !== 'creating') {

@@ -3,6 +3,7 @@ import { migrate } from '../src/migrate';
 import { PaymentRepository } from '../src/repositories/payment-repository';
 import { legacySchema } from './support/legacy-schema';
 import { hex } from './support/wallet-candidate';
+import { sampleExpectation } from './support/payment-expectation';
 
 // Migration 027 on a deployment that already has payments: each order's attempts so far are counted,
 // so ORDER_ATTEMPTS_MAX holds from the first request after the upgrade; the old payments have no key.
@@ -41,6 +42,7 @@ it("counts each wallet's payments recorded before it, and leaves them without a 
     provider: 'moonpay',
     email: 'a@b.io',
     keyHash: randomBytes(32),
+    expectation: sampleExpectation(),
   });
   expect(await new PaymentRepository(pool).insertManyForWallets([payment(), payment()], 4)).toEqual(['recorded', 'attempts_exhausted']);
 });

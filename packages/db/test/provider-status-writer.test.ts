@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { PaymentRepository } from '../src/repositories/payment-repository';
 import { ProviderStatusRepository, type ProviderStatusUpdate } from '../src/repositories/provider-status-repository';
 import { WalletRepository } from '../src/repositories/wallet-repository';
+import { sampleExpectation } from './support/payment-expectation';
 
 // A property test of the one place provider data enters the database (recordProviderStatus), on
 // the real schema and as payment-redirect's role: whatever strings (or other values) a signed
@@ -120,7 +121,18 @@ describe('the provider status writer, over hostile input (seeded)', () => {
       const id = randomUUID();
       const reference = `mp_${randomBytes(6).toString('hex')}`;
       await payments.insertManyForWallets(
-        [{ id, polygonAddress, amount: '25.00', currency: 'USD', provider: 'moonpay', email: 'a@b.io', keyHash: randomBytes(32) }],
+        [
+          {
+            id,
+            polygonAddress,
+            amount: '25.00',
+            currency: 'USD',
+            provider: 'moonpay',
+            email: 'a@b.io',
+            keyHash: randomBytes(32),
+            expectation: sampleExpectation(),
+          },
+        ],
         1000,
       );
       await payments.recordCheckouts([{ id, checkoutUrl: 'https://buy.moonpay.com/?x=1', providerReference: reference }]);

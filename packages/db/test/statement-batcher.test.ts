@@ -4,6 +4,7 @@ import { createBatcher } from '../src/statement-batcher';
 import { WalletRepository, type NewWallet } from '../src/repositories/wallet-repository';
 import { PaymentRepository, type NewPayment, type RecordedCheckout } from '../src/repositories/payment-repository';
 import { CallbackDeliveryRepository, type CallbackAttemptRecord } from '../src/repositories/callback-delivery-repository';
+import { sampleExpectation } from './support/payment-expectation';
 
 /** What pg throws for an error PostgreSQL reports: a message and the SQLSTATE in `code`. */
 function databaseError(code: string, message: string): Error {
@@ -162,6 +163,7 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
         provider: 'moonpay',
         email: i === 7 ? 'jane\u0000@shop.io' : `jane${i}@shop.io`,
         keyHash: randomBytes(32),
+        expectation: sampleExpectation(),
       }),
     );
     const results = await Promise.allSettled(batch.map(record));
@@ -185,6 +187,7 @@ describe('every batched statement isolates a row PostgreSQL refuses', () => {
         provider: 'moonpay',
         email: 'jane@shop.io',
         keyHash: randomBytes(32),
+        expectation: sampleExpectation(),
       })),
       100,
     );

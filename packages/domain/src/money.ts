@@ -82,10 +82,12 @@ export function parseRate(input: string): ExactRate {
   return { numerator, denominator };
 }
 
-/** A rate as recorded beside what it priced: a plain decimal when it was one (as parsed), else the exact fraction. */
+/** A rate as recorded beside what it priced: a plain decimal when it is one (4/5 is 0.8), else the exact fraction. */
 export function formatRate(rate: ExactRate): string {
-  const digits = rate.denominator.toString().length - 1;
-  if (rate.denominator === 10n ** BigInt(digits)) return formatScaled(rate.numerator, digits, true);
+  for (let digits = 0; digits <= 36; digits += 1) {
+    const scale = 10n ** BigInt(digits);
+    if (scale % rate.denominator === 0n) return formatScaled((rate.numerator * scale) / rate.denominator, digits, true);
+  }
   return `${rate.numerator}/${rate.denominator}`;
 }
 

@@ -205,6 +205,11 @@ describe('a rate as recorded', () => {
     expect(formatRate(parseRate(input))).toBe(recorded);
   });
 
+  it('writes a reduced fraction that is a decimal as one', () => {
+    expect(formatRate({ numerator: 4n, denominator: 5n })).toBe('0.8');
+    expect(formatRate({ numerator: 1n, denominator: 8n })).toBe('0.125');
+  });
+
   it('writes a fraction that is no decimal exactly', () => {
     expect(formatRate({ numerator: 1n, denominator: 3n })).toBe('1/3');
   });

@@ -43,7 +43,7 @@ function sigtermWithPaymentsInFlight(clientsGoAway: boolean) {
     env,
     pool: fixture.db.pool,
     table: 'payments',
-    insert: { pattern: '%INSERT INTO payments%', what: 'a Process Payment at its insert' },
+    insert: { pattern: '/* record payments */%', what: 'a Process Payment at its insert' },
     send: async (port) => {
       const paths = await Promise.all(Array.from({ length: 6 }, () => paymentPath(keys)));
       return paths.map((path) => getOnOwnConnection(port, path, { accept: 'application/json' }));

@@ -4,6 +4,7 @@ import {
   PAYMENT_MOVES,
   providerIdentifier,
   sqlStatusList,
+  type ExpectationBasis,
   type PaymentStatus,
   type ProviderPaymentStatus,
 } from '@gateway/domain';
@@ -18,6 +19,26 @@ export interface NewPayment {
   email: string;
   /** SHA-256 of the payment's key (issuePaymentKey in @gateway/domain). */
   keyHash: Buffer;
+  expectation: RecordedExpectation;
+}
+
+/** What the attempt should bring, as migration 029 records it (domain's attemptExpectation, with the rate it used). */
+export interface RecordedExpectation {
+  /** The order's USD value, a decimal string with two decimals. */
+  amountUsd: string;
+  /** Units of the order's currency per 1 USD, as formatRate writes it ("1" for USD), its source and time. */
+  usdRate: string;
+  usdRateSource: string;
+  usdRateAsOf: Date;
+  expectedUsdc: bigint;
+  basis: ExpectationBasis;
+  toleranceBps: number;
+  windowEndsAt: Date;
+  /**
+   * The attempt whose expectation this is, when the new one only pays the rest of its order (migration
+   * 033: `completes`): the figures above are then that order's, the window the rest's own.
+   */
+  completes?: string;
 }
 
 /**
@@ -52,7 +73,7 @@ export interface RenewedCheckout extends RecordedCheckout {
 }
 
 /** What the customer's link needs of a payment: its order, its state, and the checkout recorded last. */
-export interface PaymentCheckoutRecord extends Omit<NewPayment, 'keyHash'> {
+export interface PaymentCheckoutRecord extends Omit<NewPayment, 'keyHash' | 'expectation'> {
   /** Its wallet: the order it is an attempt of. */
   walletId: string;
   /** For a rest payment, the attempt whose order it completes (migration 033); null for any other. */
@@ -88,11 +109,18 @@ export class PaymentRepository {
   async insertManyForWallets(payments: readonly NewPayment[], attemptsMax: number): Promise<PaymentRecording[]> {
     const { rows } = await this.pool.query<{ id: string; recorded: boolean }>({
       name: 'payments-insert-for-wallets',
-      text: `WITH input AS (
+      // Named where pg_stat_activity shows it: it keeps a statement's first 1024 bytes, and this one's INSERT comes later.
+      text: `/* record payments */ WITH input AS (
                SELECT i.id, w.id AS wallet_id, i.amount, i.currency, i.provider, i.email, i.key_hash,
+                      i.amount_usd, i.usd_rate, i.usd_rate_source, i.usd_rate_as_of, i.expected_usdc, i.expected_basis,
+                      i.tolerance_bps, i.window_ends_at, i.completes,
                       row_number() OVER (PARTITION BY w.id ORDER BY i.ord) AS place
-               FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[], $7::bytea[])
-                 WITH ORDINALITY AS i(id, polygon_address, amount, currency, provider, email, key_hash, ord)
+               FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[], $7::bytea[],
+                           $9::numeric[], $10::text[], $11::text[], $12::timestamptz[], $13::numeric[], $14::text[],
+                           $15::int[], $16::timestamptz[], $17::uuid[])
+                 WITH ORDINALITY AS i(id, polygon_address, amount, currency, provider, email, key_hash,
+                                      amount_usd, usd_rate, usd_rate_source, usd_rate_as_of, expected_usdc, expected_basis,
+                                      tolerance_bps, window_ends_at, completes, ord)
                JOIN wallets w ON w.polygon_address = i.polygon_address
              ),
              asked AS (SELECT wallet_id, count(*) AS n FROM input GROUP BY wallet_id),
@@ -103,8 +131,12 @@ export class PaymentRepository {
                RETURNING c.wallet_id, c.attempts
              ),
              recorded AS (
-               INSERT INTO payments (id, wallet_id, amount, currency, provider, email, customer_key_hash)
-               SELECT i.id, i.wallet_id, i.amount, i.currency, i.provider, i.email, i.key_hash
+               INSERT INTO payments (id, wallet_id, amount, currency, provider, email, customer_key_hash,
+                                     amount_usd, usd_rate, usd_rate_source, usd_rate_as_of, expected_usdc, expected_basis,
+                                     tolerance_bps, window_ends_at, completes)
+               SELECT i.id, i.wallet_id, i.amount, i.currency, i.provider, i.email, i.key_hash,
+                      i.amount_usd, i.usd_rate, i.usd_rate_source, i.usd_rate_as_of, i.expected_usdc, i.expected_basis,
+                      i.tolerance_bps, i.window_ends_at, i.completes
                FROM input i JOIN asked a USING (wallet_id) JOIN counted c USING (wallet_id)
                -- Its place among all the wallet's attempts: those counted before this statement, then its place in it.
                WHERE c.attempts - a.n + i.place <= $8
@@ -120,6 +152,15 @@ export class PaymentRepository {
         payments.map((p) => p.email),
         payments.map((p) => p.keyHash),
         attemptsMax,
+        payments.map((p) => p.expectation.amountUsd),
+        payments.map((p) => p.expectation.usdRate),
+        payments.map((p) => p.expectation.usdRateSource),
+        payments.map((p) => p.expectation.usdRateAsOf),
+        payments.map((p) => p.expectation.expectedUsdc.toString()),
+        payments.map((p) => p.expectation.basis),
+        payments.map((p) => p.expectation.toleranceBps),
+        payments.map((p) => p.expectation.windowEndsAt),
+        payments.map((p) => p.expectation.completes ?? null),
       ],
     });
     const found = new Map(rows.map((row) => [row.id, row.recorded]));

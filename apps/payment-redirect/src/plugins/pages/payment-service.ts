@@ -19,6 +19,10 @@ export const paymentService = fp<{ config: PaymentRedirectConfig }>(
       checkouts: app.providerCheckout,
       publicUrl: config.publicUrl,
       orderAttempts: config.raw.ORDER_ATTEMPTS_MAX,
+      orders: {
+        windowHours: config.raw.ORDER_WINDOW_HOURS,
+        ...(config.raw.ORDER_TOLERANCE_BPS !== undefined ? { toleranceBps: config.raw.ORDER_TOLERANCE_BPS } : {}),
+      },
       statusLookUps: app.providerStatus,
     });
     app.decorate('paymentService', service);

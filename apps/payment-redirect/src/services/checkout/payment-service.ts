@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import {
+  attemptExpectation,
+  type DocumentedFees,
+  formatMinorUnits,
+  formatRate,
   issuePaymentKey,
   orderAttemptsExhaustedError,
   parsePaymentRequest,
   type PaymentRequest,
   type PaymentRequestQuery,
+  type ExactRate,
   type SealingKeyRing,
   unknownWalletError,
 } from '@gateway/domain';
@@ -15,6 +20,7 @@ import {
   type PaymentRecording,
   type PaymentRepository,
   type RecordedCheckout,
+  type RecordedExpectation,
 } from '@gateway/db/payment-redirect';
 import type { CreatedCheckout, ProviderRegistry } from '@gateway/providers';
 import { checkoutLink, recordedCheckout, type ProviderCheckout } from './provider-checkout';
@@ -45,6 +51,8 @@ export interface PaymentServiceDeps {
   publicUrl: string;
   /** ORDER_ATTEMPTS_MAX. */
   orderAttempts: number;
+  /** How each attempt's expectation is judged: ORDER_TOLERANCE_BPS (unset: from the provider's fee range) and ORDER_WINDOW_HOURS. */
+  orders: { toleranceBps?: number; windowHours: number };
   /** Status look-ups: when a new payment's provider is first asked (recorded with its checkout), and its job added (never throws). */
   statusLookUps?: {
     firstLookUpAt(provider: string): Date | undefined;
@@ -82,12 +90,22 @@ export class PaymentService {
     return this.begin(request, customerIp, audience);
   }
 
-  /** Records the payment, then asks its provider for the checkout and records that: Process Payment and the second chance alike. */
-  async begin(request: PaymentRequest, customerIp: string, audience: CheckoutAudience): Promise<StartedPayment> {
+  /**
+   * Records the payment with what it should bring, then asks its provider for the checkout and
+   * records that: Process Payment and the second chance alike. `expectation`: the order's own, for
+   * an attempt that pays only part of it (the rest of an underpaid order is judged as the whole order).
+   */
+  async begin(
+    request: PaymentRequest,
+    customerIp: string,
+    audience: CheckoutAudience,
+    options: { expectation?: RecordedExpectation } = {},
+  ): Promise<StartedPayment> {
     const adapter = this.deps.providers.adapter(request.provider.id);
     if (!adapter) throw new Error(`provider ${request.provider.id} is offered without an adapter`);
     const paymentId = randomUUID();
     const { key, hash } = issuePaymentKey();
+    const expectation = options.expectation ?? (await this.expectationOf(request, adapter.descriptor.fees));
     const recording = await this.recordPayment({
       id: paymentId,
       polygonAddress: request.temporaryAddress,
@@ -96,6 +114,7 @@ export class PaymentService {
       provider: request.provider.id,
       email: request.email,
       keyHash: hash,
+      expectation,
     });
     if (recording === 'unknown_wallet') throw unknownWalletError();
     if (recording === 'attempts_exhausted') throw orderAttemptsExhaustedError(this.deps.orderAttempts);
@@ -117,6 +136,44 @@ export class PaymentService {
     // reconciler makes the job from it if this add is lost), and a failure is logged, never the customer's.
     if (statusPollDueAt) this.behind(this.deps.statusLookUps?.track(paymentId, request.provider.id, { scheduled: true }));
     return { paymentId, provider: request.provider.id, checkout, link: checkoutLink(this.deps.publicUrl, paymentId, key), key };
+  }
+
+  /**
+   * What this attempt should bring: its order in USD at the rate of the moment (a USD order needs
+   * none: its rates may even be unavailable), less the documented fees of the adapter that takes it
+   * (the sandbox's own where it stands in for a provider). Process Payment
+   * asks no quote yet: a provider's quote, once cached for the checkout list, gives a 'quote' basis.
+   */
+  private async expectationOf(request: PaymentRequest, fees: DocumentedFees): Promise<RecordedExpectation> {
+    const now = new Date();
+    const priced = request.currency === 'USD' ? { source: 'usd', asOf: now, rate: undefined } : await this.rateOf(request.currency);
+    const expected = attemptExpectation({
+      amount: request.amount,
+      currency: request.currency,
+      ...(priced.rate ? { rate: priced.rate } : {}),
+      fees,
+      ...(this.deps.orders.toleranceBps !== undefined ? { operatorToleranceBps: this.deps.orders.toleranceBps } : {}),
+      now,
+      windowHours: this.deps.orders.windowHours,
+    });
+    return {
+      amountUsd: formatMinorUnits(expected.usdCents),
+      usdRate: priced.rate ? formatRate(priced.rate) : '1',
+      usdRateSource: priced.source,
+      usdRateAsOf: priced.asOf,
+      expectedUsdc: expected.usdc,
+      basis: expected.basis,
+      toleranceBps: expected.toleranceBps,
+      windowEndsAt: expected.windowEndsAt,
+    };
+  }
+
+  private async rateOf(currency: PaymentRequest['currency']): Promise<{ source: string; asOf: Date; rate: ExactRate }> {
+    const snapshot = await this.deps.rates.current();
+    const rate = snapshot.rates.get(currency);
+    // parsePaymentRequest has checked the currency against these rates already.
+    if (!rate) throw new Error(`no rate for ${currency} after the order was checked against the rates`);
+    return { source: snapshot.source, asOf: snapshot.asOf, rate };
   }
 
   /** Resolves once the work left running after the answers given so far is done (before Redis closes). */

@@ -51,17 +51,19 @@ export class RestService {
   missing(order: ReceiptOrderRecord | undefined): MissingRest | undefined {
     if (!order?.expectation || !order.attempt || !order.order) return undefined;
     const judged = orderStanding(order).judged;
-    if (judged?.state !== 'underpaid' || order.order.usdRate === null) return undefined;
+    const { usdRate, usdRateSource, usdRateAsOf } = order.order;
+    // payments_expectation_whole (migration 029) leaves the rate's columns out: an order recorded without them has no rest here.
+    if (judged?.state !== 'underpaid' || usdRate === null || usdRateSource === null || usdRateAsOf === null) return undefined;
     const { attempt, expectation } = order;
     return {
       missingUsdc: judged.missingUsdc,
       currency: order.order.currency,
-      usdRate: order.order.usdRate,
+      usdRate,
       expectation: {
         amountUsd: attempt.amountUsd,
-        usdRate: order.order.usdRate,
-        usdRateSource: order.order.usdRateSource,
-        usdRateAsOf: order.order.usdRateAsOf,
+        usdRate,
+        usdRateSource,
+        usdRateAsOf,
         expectedUsdc: expectation.usdc,
         basis: expectation.basis,
         toleranceBps: expectation.toleranceBps,
@@ -70,15 +72,15 @@ export class RestService {
     };
   }
 
-  /** The providers that take the rest, each with its charge (its own largest fee priced in); empty when none does. */
+  /**
+   * The providers that take the rest, each with its charge (the largest fee of its checkout priced
+   * in: the sandbox's own where it stands in, as the expectation was); empty when none does.
+   */
   offers(rest: MissingRest): AvailableProviderOption[] {
+    const { providers } = this.deps;
+    const offered = providers.offered.map((terms) => ({ ...terms, fees: providers.adapter(terms.id)?.descriptor.fees ?? terms.fees }));
     return restProviders(
-      restOptions({
-        missingUsdc: rest.missingUsdc,
-        currency: parseCurrency(rest.currency),
-        rate: parseRecordedRate(rest.usdRate),
-        offered: this.deps.providers.offered,
-      }),
+      restOptions({ missingUsdc: rest.missingUsdc, currency: parseCurrency(rest.currency), rate: parseRecordedRate(rest.usdRate), offered }),
     );
   }
 
