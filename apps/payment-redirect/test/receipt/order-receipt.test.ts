@@ -135,8 +135,12 @@ describe('an underpaid order: what arrived, what is missing, and the rest', () =
     expect(page.body).toContain('Pay the missing 30.00 USD');
     // 29.55 USDC / (1 − 1.5 %) = 30.00 USD wherever the provider's minimum allows it: not UTORG's nor Simplex's 50 USD.
     const choices = restChoices(page.body);
+    // MoonPay, the provider chosen last, first; three shown, the others behind "more".
+    expect(choices[0]).toBe('moonpay 30.00 USD');
     expect(choices).toContain('banxa 30.00 USD');
-    expect(choices).toContain('moonpay 30.00 USD');
+    const shown = page.body.slice(0, page.body.indexOf('<details class="more-choices">'));
+    expect(restChoices(shown)).toHaveLength(3);
+    expect(page.body).toContain(`<summary>${choices.length - 3} more providers</summary>`);
     expect(choices.some((choice) => /^(utorg|simplex|transfi) /.test(choice))).toBe(false);
     expect(page.body).not.toContain('the shop has been paid');
     expect(page.body).not.toContain('id="second-chance"');
@@ -196,10 +200,10 @@ describe('an underpaid order: what arrived, what is missing, and the rest', () =
     page = await receipt(rest!);
     expect(h1(page.body)).toBe('Payment complete');
     expect(orderNotice(page.body)).toBeUndefined();
-    expect(page.body).toContain('49.25 USDC arrived and the shop has been paid for this order.');
+    expect(page.body).toContain('All of this 50.00 USD order arrived (49.25 USDC) and the shop has been paid.');
     page = await receipt(first);
     expect(h1(page.body)).toBe('Payment complete');
-    expect(page.body).toContain('49.25 USDC arrived and the shop has been paid for this order.');
+    expect(page.body).toContain('All of this 50.00 USD order arrived (49.25 USDC) and the shop has been paid.');
     expect(page.body).not.toContain('id="rest"');
 
     // Nothing is missing now: the rest's form is refused.

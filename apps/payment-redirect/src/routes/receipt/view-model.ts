@@ -52,8 +52,11 @@ export interface OrderView {
   usdc: string;
   /** What the shop knows and what happens next, in a sentence or two. */
   next: string;
-  /** The providers that take the rest, each a form carrying `formToken`; null when none is offered to this browser. */
-  rest: { action: string; formToken: string; missing: string; choices: SecondChoiceView[] } | null;
+  /**
+   * The providers that take the rest, each a form carrying `formToken`: the first few shown, the
+   * others behind "more"; null when none is offered to this browser.
+   */
+  rest: { action: string; formToken: string; missing: string; choices: SecondChoiceView[]; moreChoices: SecondChoiceView[] } | null;
   /** The rest is offered, but only in the browser holding the payment's key: this page says so instead. */
   restElsewhere: boolean;
 }
@@ -78,10 +81,10 @@ export interface ReceiptView {
   /** USDC that arrived in the temporary wallet: the merchant is paid this less the fee (and any affiliate's share), never this. */
   receivedUsdc: string | null;
   /**
-   * The USDC the shop was paid the order with, once the order is paid or overpaid (all of the order's,
-   * a rest's included), or, without an expectation, what this payment brought; null when the order is not paid.
+   * That the shop was paid, once the order is paid or overpaid (with all of the order's USDC, a rest's
+   * included), or, without an expectation, with what this payment brought; null when the order is not paid.
    */
-  paidUsdc: string | null;
+  paidText: string | null;
   /** What arrived, in words per token ("12.00 USDC.e"); null when nothing did. */
   receivedText: string | null;
   transactions: ReceiptTransactionView[];
@@ -174,7 +177,7 @@ export function receiptView(receipt: ReceiptFacts): ReceiptView {
               : 'todo',
     })),
     receivedUsdc: received,
-    paidUsdc: !order ? received : order.state === 'paid' || order.state === 'overpaid' ? formatUsdc(order.totalUsdc) : null,
+    paidText: paidText(order, received),
     receivedText,
     transactions: transactions.map((transaction) => ({
       amount: formatUsdc(transaction.amount),
@@ -205,6 +208,19 @@ export function receiptView(receipt: ReceiptFacts): ReceiptView {
     // Another attempt paid: that payment's own page follows the USDC.
     final: progress.final || paidThrough !== null,
   };
+}
+
+/**
+ * The shop was paid, in today's words when this payment brought what paid it; when the order took
+ * more than this payment (a rest, or a rest's first part), its whole amount and USDC, never this
+ * payment's alone as if it paid the order.
+ */
+function paidText(order: ReceiptOrder | null, received: string | null): string | null {
+  if (order && order.state !== 'paid' && order.state !== 'overpaid') return null;
+  const total = order ? formatUsdc(order.totalUsdc) : received;
+  if (total === null) return null;
+  if (!order || total === received) return `${total} USDC arrived and the shop has been paid for this order.`;
+  return `All of this ${order.amount} ${order.currency} order arrived (${total} USDC) and the shop has been paid.`;
 }
 
 /** The order's state where it, not the payment's progress, is the news. */
@@ -254,6 +270,9 @@ function orderView(order: ReceiptOrder, paymentId: string): OrderView {
   }
 }
 
+/** The rest's providers shown at once (the one chosen last first); the others wait behind "more", a phone's screen is short. */
+const REST_CHOICES_SHOWN = 3;
+
 function underpaidView(
   order: ReceiptOrder,
   paymentId: string,
@@ -267,7 +286,13 @@ function underpaidView(
       ...words.base,
       summary,
       next: `${words.told} that the order is short. Pay the rest below and the order is complete.`,
-      rest: { action: `/payment/${paymentId}/rest`, formToken: rest.formToken, missing, choices: rest.choices.map(choiceView(order)) },
+      rest: {
+        action: `/payment/${paymentId}/rest`,
+        formToken: rest.formToken,
+        missing,
+        choices: rest.choices.slice(0, REST_CHOICES_SHOWN).map(choiceView(order)),
+        moreChoices: rest.choices.slice(REST_CHOICES_SHOWN).map(choiceView(order)),
+      },
     };
   }
   if (rest?.kind === 'offered') {

@@ -25,6 +25,8 @@ export interface MissingRest {
   expectation: Omit<RecordedExpectation, 'windowEndsAt' | 'completes'>;
   /** The attempt whose order the rest completes (the order's own, never another rest). */
   completes: string;
+  /** The provider of the order's latest attempt: the one the customer chose last is offered first. */
+  provider: string;
 }
 
 export interface RestServiceDeps {
@@ -69,19 +71,22 @@ export class RestService {
         toleranceBps: expectation.toleranceBps,
       },
       completes: order.order.paymentId,
+      provider: attempt.provider,
     };
   }
 
   /**
    * The providers that take the rest, each with its charge (the largest fee of its checkout priced
-   * in: the sandbox's own where it stands in, as the expectation was); empty when none does.
+   * in: the sandbox's own where it stands in, as the expectation was), the one the customer chose
+   * last first; empty when none does.
    */
   offers(rest: MissingRest): AvailableProviderOption[] {
     const { providers } = this.deps;
     const offered = providers.offered.map((terms) => ({ ...terms, fees: providers.adapter(terms.id)?.descriptor.fees ?? terms.fees }));
-    return restProviders(
+    const options = restProviders(
       restOptions({ missingUsdc: rest.missingUsdc, currency: parseCurrency(rest.currency), rate: parseRecordedRate(rest.usdRate), offered }),
     );
+    return [...options.filter((option) => option.provider.id === rest.provider), ...options.filter((option) => option.provider.id !== rest.provider)];
   }
 
   /**
