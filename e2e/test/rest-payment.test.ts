@@ -24,7 +24,13 @@ afterAll(() => closeInOrder(browser, stack, merchant));
 it('a 50 USD order paid short: the receipt says what is missing, the customer pays the rest through Banxa, the order ends paid', async () => {
   const order = `rest${Date.now()}`;
   const wallet = await createWallet(stack, PAYOUT, `${merchant.url}/ipn?order=${order}`);
-  const query = new URLSearchParams({ address: wallet.address_in, amount: '50', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' });
+  const query = new URLSearchParams({
+    address: wallet.address_in,
+    amount: '50',
+    provider: 'moonpay',
+    email: 'jane@shop.io',
+    currency: 'USD',
+  });
   const page = await browser.newPage({ viewport: DESKTOP });
 
   // The sandbox (standing in for MoonPay at its 1.5 % fee) approves the card but sends 40 % of the 49.25 USDC expected.
@@ -45,7 +51,9 @@ it('a 50 USD order paid short: the receipt says what is missing, the customer pa
   // 29.55 USDC missing, grossed up by the sandbox's 1.5 %: 30.00 USD at every provider whose minimum allows it.
   const rest = await page
     .locator('#rest button.choice')
-    .evaluateAll((buttons: HTMLElement[]) => buttons.map((button) => [button.dataset.provider, button.querySelector('.provider-amount')?.textContent]));
+    .evaluateAll((buttons: HTMLElement[]) =>
+      buttons.map((button) => [button.dataset.provider, button.querySelector('.provider-amount')?.textContent]),
+    );
   expect(rest[0]).toEqual(['moonpay', '30.00 USD']); // the provider chosen last, first
   expect(rest).toContainEqual(['banxa', '30.00 USD']);
   expect(rest.map(([provider]) => provider)).not.toContain('utorg'); // its minimum is 50 USD
@@ -68,7 +76,9 @@ it('a 50 USD order paid short: the receipt says what is missing, the customer pa
   await page.locator('#receipt[data-step="sent_to_merchant"]').waitFor({ timeout: 90_000 });
   expect(await page.locator('h1').innerText()).toBe('Payment complete');
   expect(await page.locator('#amount-note').innerText()).toBe('The rest of a 50.00 USD order');
-  expect(await page.locator('.notice.ok').innerText()).toContain('All of this 50.00 USD order arrived (49.25 USDC) and the shop has been paid.');
+  expect(await page.locator('.notice.ok').innerText()).toContain(
+    'All of this 50.00 USD order arrived (49.25 USDC) and the shop has been paid.',
+  );
   expect(await page.locator('#order-state').count()).toBe(0);
   expect(await page.locator('#rest').count()).toBe(0);
   await screenshot(page, 'receipt-rest-paid');
@@ -85,14 +95,12 @@ it('a 50 USD order paid short: the receipt says what is missing, the customer pa
   ]);
 
   // The shop hears the order is now paid, and the first receipt says the same.
-  const second = await waitFor(
-    'the second callback',
-    () => merchant.callbacks.filter((url) => url.includes(`order=${order}`))[1],
-    60_000,
-  );
+  const second = await waitFor('the second callback', () => merchant.callbacks.filter((url) => url.includes(`order=${order}`))[1], 60_000);
   expect(new URL(second).searchParams.get('order_state')).toBe('paid');
   await page.goto(`${stack.paymentUrl}/payment/${firstId}`);
   expect(await page.locator('h1').innerText()).toBe('Payment complete');
-  expect(await page.locator('.notice.ok').innerText()).toContain('All of this 50.00 USD order arrived (49.25 USDC) and the shop has been paid.');
+  expect(await page.locator('.notice.ok').innerText()).toContain(
+    'All of this 50.00 USD order arrived (49.25 USDC) and the shop has been paid.',
+  );
   await page.close();
 }, 300_000);

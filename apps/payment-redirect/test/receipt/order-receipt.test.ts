@@ -105,10 +105,16 @@ const orderNotice = (body: string) => {
 };
 /** The rest's forms: `<provider> <charge>`. */
 const restChoices = (body: string) =>
-  [...body.matchAll(/data-provider="([a-z0-9]+)"><span class="provider-name"><span class="visually-hidden">Pay the rest with <\/span>[^<]*<\/span><span class="provider-amount">([^<]*)</g)].map(
-    ([, provider, charge]) => `${provider} ${charge}`,
-  );
-const decode = (html: string) => html.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  [
+    ...body.matchAll(
+      /data-provider="([a-z0-9]+)"><span class="provider-name"><span class="visually-hidden">Pay the rest with <\/span>[^<]*<\/span><span class="provider-amount">([^<]*)</g,
+    ),
+  ].map(([, provider, charge]) => `${provider} ${charge}`);
+const decode = (html: string) =>
+  html
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 
 beforeAll(async () => {
   config = fixture.config();
@@ -149,7 +155,9 @@ describe('an underpaid order: what arrived, what is missing, and the rest', () =
     await fixture.db.pool.query(`DELETE FROM deposits WHERE wallet_id = $1`, [order.walletId]);
     await deposit(order, 19_700_000n, { forwarded: true });
     page = await receipt(paymentId);
-    expect(orderNotice(page.body)?.lines[1]).toBe('The shop has been told that the order is short. Pay the rest below and the order is complete.');
+    expect(orderNotice(page.body)?.lines[1]).toBe(
+      'The shop has been told that the order is short. Pay the rest below and the order is complete.',
+    );
     expect(h1(page.body)).toBe('Part of the payment is missing');
 
     // Another browser sees the same, and is told where the rest can be paid.
@@ -218,7 +226,12 @@ describe('an underpaid order: what arrived, what is missing, and the rest', () =
     await deposit(order, 19_700_000n, { forwarded: true });
     const location = (await payRest(first, 'banxa')).headers.location as string;
     const rest = location.split('/')[2]!;
-    await sandboxWebhook(app, config, { payment_id: rest, status: 'declined', order_id: 'sbx_r1', reason: 'Card declined' }, { provider: 'banxa' });
+    await sandboxWebhook(
+      app,
+      config,
+      { payment_id: rest, status: 'declined', order_id: 'sbx_r1', reason: 'Card declined' },
+      { provider: 'banxa' },
+    );
     const page = await receipt(rest);
     expect(h1(page.body)).toBe('Your card was declined');
     expect(page.body).not.toContain('id="second-chance"');

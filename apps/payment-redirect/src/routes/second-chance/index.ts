@@ -12,7 +12,12 @@ import { continueView, refusedView, type NewAttempt } from './view-model';
 const FORM_BODY_LIMIT = 1024;
 
 /** What a receipt's form asks for: a new attempt on the same wallet, started by the holder of the payment's key. */
-type TakeAttempt = (paymentId: string, provider: string, customerIp: string, credentials: PaymentCredentials) => Promise<SecondChanceOutcome>;
+type TakeAttempt = (
+  paymentId: string,
+  provider: string,
+  customerIp: string,
+  credentials: PaymentCredentials,
+) => Promise<SecondChanceOutcome>;
 
 /**
  * The second chance and the rest: the receipt's forms post here (a payment the provider gave up
@@ -28,8 +33,7 @@ export const secondChanceRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string }
 
   /** A form's post, the same for both: checked for its origin and key, then a 303 on to the new payment's checkout. */
   const taken =
-    (what: NewAttempt, take: TakeAttempt) =>
-    async (request: FastifyRequest<{ Params: { paymentId: string } }>, reply: FastifyReply) => {
+    (what: NewAttempt, take: TakeAttempt) => async (request: FastifyRequest<{ Params: { paymentId: string } }>, reply: FastifyReply) => {
       reply.header('cache-control', 'no-store');
       const { paymentId } = request.params;
       if (!isUuid(paymentId)) return reply.page('not-found', {}, 404);

@@ -84,9 +84,17 @@ export class RestService {
     const { providers } = this.deps;
     const offered = providers.offered.map((terms) => ({ ...terms, fees: providers.adapter(terms.id)?.descriptor.fees ?? terms.fees }));
     const options = restProviders(
-      restOptions({ missingUsdc: rest.missingUsdc, currency: parseCurrency(rest.currency), rate: parseRecordedRate(rest.usdRate), offered }),
+      restOptions({
+        missingUsdc: rest.missingUsdc,
+        currency: parseCurrency(rest.currency),
+        rate: parseRecordedRate(rest.usdRate),
+        offered,
+      }),
     );
-    return [...options.filter((option) => option.provider.id === rest.provider), ...options.filter((option) => option.provider.id !== rest.provider)];
+    return [
+      ...options.filter((option) => option.provider.id === rest.provider),
+      ...options.filter((option) => option.provider.id !== rest.provider),
+    ];
   }
 
   /**
