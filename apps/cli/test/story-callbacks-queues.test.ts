@@ -169,11 +169,13 @@ describe('gateway story', () => {
       [at(8), `callback ${paid.deliveryId}`, 'attempt 2: HTTP 200: "*ok*" (80 ms)'],
       [at(8), `callback ${paid.deliveryId}`, 'delivered'],
     ] as const;
-    expect(lines.slice(1)).toHaveLength(expected.length);
+    // Then where the order stands (its payment recorded no expectation: the total alone; story-order.test.ts has the rest).
+    expect(lines.slice(1)).toHaveLength(expected.length + 1);
     for (const [index, [time, subject, text]] of expected.entries()) {
       const line = lines[index + 1]!;
       expect([index, line.startsWith(`${time.toISOString()}  ${subject}`), line.includes(text)]).toEqual([index, true, true]);
     }
+    expect(lines.at(-1)).toMatch(/^order now: not judged: 24\.5 USDC arrived; no payment attempt recorded what the order should bring/);
     expect(lines.find((line) => line.includes('created for deposit'))).toContain(
       'value 24.5 USDC, forwarded 24.255 USDC, fee 0.245 USDC, txid_out',
     );

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { FinalityGauges } from '@gateway/chain';
+import type { ForwardedOrder } from '@gateway/db/settlement-worker';
 
 /**
  * What a relayer transaction was sent for: a payout leg's (first, again, replaced), a nonce filler, or
@@ -36,6 +37,7 @@ export class SettlementMetrics {
   readonly needsAttention: Counter<'reason'>;
   readonly legWaits: Counter<'reason'>;
   readonly payoutsHeld: Counter<'reason'>;
+  readonly orderDeposits: Counter<'state' | 'provider'>;
 
   readonly finality: FinalityGauges;
   readonly feeCeiling: Counter<'outcome'>;
@@ -101,6 +103,15 @@ export class SettlementMetrics {
       registers,
     });
     for (const reason of ['dust', 'below_gas_cost', 'other_token']) this.payoutsHeld.inc({ reason }, 0);
+    this.orderDeposits = new Counter({
+      name: 'settlement_order_deposits_total',
+      help:
+        'Deposits forwarded, by the state of their order as their callback reports it (paid, underpaid, overpaid, late; none when no ' +
+        'payment attempt recorded what the order should bring) and the provider of the attempt it was judged by (none likewise): ' +
+        'underpaid over all, by provider, is the share of orders a provider delivers short',
+      labelNames: ['state', 'provider'],
+      registers,
+    });
     this.chainErrors = new Counter({
       name: 'settlement_chain_errors_total',
       help: 'Failed chain requests during settlement (each is retried)',
@@ -164,5 +175,10 @@ export class SettlementMetrics {
       help: 'Deposits in needs_attention now (their payout will not succeed by retrying; an operator replans them)',
       registers,
     });
+  }
+
+  /** One forwarded deposit, counted under its order's state and provider as its new callback delivery was written with them. */
+  countOrderDeposit(order: ForwardedOrder): void {
+    this.orderDeposits.inc({ state: order.judged?.state ?? 'none', provider: order.provider ?? 'none' });
   }
 }

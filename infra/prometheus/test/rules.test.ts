@@ -92,7 +92,7 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
   // The rules' own unit tests (`promtool test rules`): series as the apps export them, and when an alert fires.
   const ruleTests = readdirSync(__dirname).filter((name) => name.endsWith('.rules-test.yml'));
   it('has unit tests for the rules', () => {
-    expect(ruleTests).toContain('callback-worker.rules-test.yml');
+    expect(ruleTests).toEqual(expect.arrayContaining(['callback-worker.rules-test.yml', 'settlement.rules-test.yml']));
   });
   (promtool || process.env.CI ? it.each : it.skip.each)(ruleTests)('promtool test rules %s', (file) => {
     const run = spawnSync('promtool', ['test', 'rules', file], { cwd: __dirname, encoding: 'utf8' });
@@ -139,7 +139,7 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('alerts on the settlement backlog, held dust, deposits needing a person or held in the other USDC, own transfers, orphaned deposits and the HD index space', () => {
+  it('alerts on the settlement backlog, held dust, deposits needing a person or held in the other USDC, underpaid orders, own transfers, orphaned deposits and the HD index space', () => {
     const read = new Set(ruleFiles().flatMap((file) => rulesOf(file).flatMap((rule) => metricsReadBy(rule.expr))));
     for (const metric of [
       'settlement_oldest_unsettled_deposit_seconds',
@@ -157,12 +157,15 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
       'payment_redirect_provider_checkout_failures_total',
       'payment_redirect_provider_tokens_minted_total',
       'payment_redirect_provider_call_duration_seconds_bucket',
+      'settlement_order_deposits_total',
     ]) {
       expect(read).toContain(metric);
     }
     // The deposits counter is read for its orphans, the label the chain watcher counts them under.
     const expressions = ruleFiles().flatMap((file) => rulesOf(file).map((rule) => rule.expr));
     expect(expressions.some((expr) => /chain_watcher_deposits_total\{[^}]*status="orphaned"/.test(expr))).toBe(true);
+    // The underpaid orders of a provider, the state settlement counts them under.
+    expect(expressions.some((expr) => /settlement_order_deposits_total\{[^}]*state="underpaid"/.test(expr))).toBe(true);
     // The ceiling's refusals, the label wallet-control counts them under.
     expect(expressions.some((expr) => /wallet_control_new_wallets_refused_total\{[^}]*reason="gateway_ceiling"/.test(expr))).toBe(true);
   });

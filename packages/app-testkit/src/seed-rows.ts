@@ -33,6 +33,8 @@ export interface WalletSeed {
   affiliateFeeBps?: number | null;
   merchantFeeBps?: number | null;
   platformFeeBps?: number;
+  /** The merchant's own order tolerance (migration 029); none unless given. */
+  orderToleranceBps?: number | null;
   createdAt?: Moment;
 }
 
@@ -67,6 +69,7 @@ export async function seedWallet(db: Seeder, seed: WalletSeed = {}): Promise<See
       affiliate_fee_bps: seed.affiliateFeeBps,
       merchant_fee_bps: seed.merchantFeeBps,
       platform_fee_bps: seed.platformFeeBps,
+      order_tolerance_bps: seed.orderToleranceBps,
       created_at: seed.createdAt,
     },
   ]);
@@ -92,6 +95,22 @@ export interface PaymentSeed {
   providerUpdatedAt?: Moment | null;
   statusPollDueAt?: Moment | null;
   customerKeyHash?: Buffer | null;
+  /** What the attempt should bring (migration 029): recorded whole, as payments_expectation_whole requires; none unless given. */
+  expectation?: PaymentExpectationSeed;
+}
+
+export interface PaymentExpectationSeed {
+  /** The order's USD value at the attempt's rate, decimal. */
+  amountUsd: string;
+  /** USDC base units the provider should deliver. */
+  usdc: bigint;
+  basis: 'quote' | 'estimate';
+  toleranceBps: number;
+  windowEndsAt: Moment;
+  /** Units of the currency per 1 USD, with its source and time; none unless given (the columns allow none). */
+  usdRate?: string;
+  usdRateSource?: string;
+  usdRateAsOf?: Moment;
 }
 
 /** A Process Payment attempt on `walletId` (25 USD at the sandbox unless given); gives its id. */
@@ -117,6 +136,14 @@ export async function seedPayment(db: Seeder, seed: PaymentSeed): Promise<string
       provider_updated_at: seed.providerUpdatedAt,
       status_poll_due_at: seed.statusPollDueAt,
       customer_key_hash: seed.customerKeyHash,
+      amount_usd: seed.expectation?.amountUsd,
+      usd_rate: seed.expectation?.usdRate,
+      usd_rate_source: seed.expectation?.usdRateSource,
+      usd_rate_as_of: seed.expectation?.usdRateAsOf,
+      expected_usdc: seed.expectation?.usdc,
+      expected_basis: seed.expectation?.basis,
+      tolerance_bps: seed.expectation?.toleranceBps,
+      window_ends_at: seed.expectation?.windowEndsAt,
     },
   ]);
   return id;

@@ -54,6 +54,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     PaymentStatusRepository: ['findByIpnToken'],
     CallbackDeliveryRepository: ['resendFailed'],
     MerchantCallbackRepository: ['findLog', 'findResendable', 'resendLatest'],
+    OrderRepository: ['findFacts'],
   },
   'payment-redirect': {
     WalletLookupRepository: ['hasTemporaryAddress'],
@@ -137,6 +138,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     WalletRepository: ['releaseCallback', 'releaseCallbackPath', 'listReleased'],
     WalletStoryRepository: ['findWallets', 'story'],
     CallbackDeliveryRepository: ['listGivenUp'],
+    OrderRepository: ['findFacts'],
   },
 };
 
@@ -279,6 +281,24 @@ describe('wallet-control, as its role', () => {
     const failed = await ownerDelivery(wallet.id, null, 'failed');
     expect(await deliveries.resendFailed(failed)).toMatchObject({ result: 'resent' });
     expect(await deliveries.resendFailed(failed)).toEqual({ result: 'not_failed', status: 'pending' });
+  });
+
+  it("reads an order's facts: its latest attempt's expectation and its counted deposits (Check Payment Status's order)", async () => {
+    const wallet = await ownerWallet();
+    const paymentId = randomUUID();
+    await database.pool.query(
+      `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, amount_usd, expected_usdc, expected_basis, tolerance_bps,
+                             window_ends_at)
+       VALUES ($1, $2, 25, 'USD', 'moonpay', 'a@b.io', 25, 24000000, 'estimate', 250, now() + interval '1 day')`,
+      [paymentId, wallet.id],
+    );
+    await ownerDeposit(wallet.id, 'forwarded', 24_000_000n);
+    const orders = repository('wallet-control', walletControl.OrderRepository);
+    expect(await orders.findFacts(wallet.id)).toMatchObject({
+      expectation: { usdc: 24_000_000n, basis: 'estimate', toleranceBps: 250 },
+      attempt: { paymentId, provider: 'moonpay', currency: 'USD' },
+      deposits: [{ amount: 24_000_000n }],
+    });
   });
 
   it("shows the merchant its callbacks' log and resends its latest callback, delivered or not, through the owner's function", async () => {
@@ -622,6 +642,7 @@ describe('settlement-worker, as its role', () => {
       id: delivery.id,
       status: 'pending',
       finalForSeconds: expect.any(Number),
+      order: { totalUsdc: expect.any(BigInt) },
     });
     // A repeat finds the delivery written the first time; the time final was counted then.
     expect(await settlements.completeForwarding({ ...delivery, id: randomUUID() })).toEqual({
@@ -686,6 +707,7 @@ describe('the owner', () => {
     const stories = repository('owner', cli.WalletStoryRepository);
     expect(await stories.findWallets({ by: 'ipn_token', value: wallet.ipnToken })).toEqual([wallet.id]);
     expect(await stories.story(wallet.id)).toMatchObject({ wallet: { id: wallet.id, temporaryAddress: wallet.address }, deposits: [] });
+    expect(await repository('owner', cli.OrderRepository).findFacts(wallet.id)).toEqual({ walletToleranceBps: null, deposits: [] });
   });
 
   it('lists the deliveries the retries gave up on (gateway callbacks list)', async () => {

@@ -2,22 +2,33 @@ import { createHash } from 'node:crypto';
 import { parseCallbackUrl, type CallbackUrlRules } from './callback-url';
 import { GatewayError } from './errors';
 import { parsePayoutAddress, type EvmAddress } from './evm-address';
+import { parseToleranceBps } from './order-state';
 
 export interface WalletRequest {
   payoutAddress: EvmAddress;
   callbackUrl: string;
   /** Identity of the (payout, callback) pair: the case of the address does not matter, the URL's bytes do. */
   dedupeKey: Buffer;
+  /**
+   * order_tolerance_bps: the merchant's own tolerance for its orders, narrowing the operator's (never
+   * widening it); null when not given, as the PayGate plugins never give it. Fixed with the wallet.
+   */
+  orderToleranceBps: number | null;
 }
 
 export interface WalletRequestRules extends CallbackUrlRules {
   tokenAddress: EvmAddress;
 }
 
-export function parseWalletRequest(query: { address: string; callback: string }, rules: WalletRequestRules): WalletRequest {
+export function parseWalletRequest(
+  query: { address: string; callback: string; order_tolerance_bps?: string },
+  rules: WalletRequestRules,
+): WalletRequest {
   const payoutAddress = parsePayoutAddress(query.address, rules);
   const callbackUrl = parseCallbackUrl(query.callback, rules);
-  return { payoutAddress, callbackUrl, dedupeKey: walletDedupeKey(payoutAddress, callbackUrl) };
+  const orderToleranceBps =
+    query.order_tolerance_bps === undefined ? null : parseToleranceBps(query.order_tolerance_bps, 'order_tolerance_bps');
+  return { payoutAddress, callbackUrl, dedupeKey: walletDedupeKey(payoutAddress, callbackUrl), orderToleranceBps };
 }
 
 export function walletDedupeKey(payoutAddress: string, callbackUrl: string): Buffer {

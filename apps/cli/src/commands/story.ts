@@ -1,5 +1,23 @@
-import { WalletStoryRepository, type StoryAttempt, type StoryKey, type WalletStory } from '@gateway/db/cli';
-import { formatUsdc, isDepositId, isHexAddress, isTxHash, isUuid } from '@gateway/domain';
+import {
+  type OrderAttempt,
+  OrderRepository,
+  type RecordedOrderFacts,
+  type StoryAttempt,
+  WalletStoryRepository,
+  type StoryKey,
+  type WalletStory,
+} from '@gateway/db/cli';
+import {
+  type ExpectationBasis,
+  formatUsdc,
+  isDepositId,
+  isHexAddress,
+  isTxHash,
+  isUuid,
+  type OrderState,
+  orderStanding,
+  orderToleranceBps,
+} from '@gateway/domain';
 import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { openDatabase, withDatabase } from '../database';
 
@@ -139,6 +157,67 @@ export function storyEvents({ wallet, payments, deposits, payouts, deliveries }:
   return events.sort((a, b) => a.at.getTime() - b.at.getTime());
 }
 
+/** Where the wallet's order stands now, judged as its callbacks and Check Payment Status judge it (order-state.ts). */
+export interface StoryOrder {
+  totalUsdc: bigint;
+  reason: string;
+  /** Null when no attempt on the wallet recorded what the order should bring: the total is not judged. */
+  judged: {
+    state: OrderState;
+    expectedUsdc: bigint;
+    basis: ExpectationBasis;
+    missingUsdc: bigint;
+    excessUsdc: bigint;
+    lateUsdc: bigint;
+    /** The attempt's tolerance, narrowed by the merchant's own. */
+    toleranceBps: number;
+    windowEndsAt: Date;
+    attempt: OrderAttempt;
+  } | null;
+}
+
+export function storyOrder(facts: RecordedOrderFacts): StoryOrder {
+  const { totalUsdc, judged } = orderStanding(facts);
+  const { expectation, attempt } = facts;
+  if (judged === undefined || expectation === undefined || attempt === undefined) {
+    return {
+      totalUsdc,
+      reason:
+        `${usdc(totalUsdc)} arrived; no payment attempt recorded what the order should bring (paid without Process Payment, or ` +
+        'before the gateway recorded orders), so it is not judged',
+      judged: null,
+    };
+  }
+  return {
+    totalUsdc,
+    reason: judged.reason,
+    judged: {
+      state: judged.state,
+      expectedUsdc: judged.expectedUsdc,
+      basis: expectation.basis,
+      missingUsdc: judged.missingUsdc,
+      excessUsdc: judged.excessUsdc,
+      lateUsdc: judged.lateUsdc,
+      toleranceBps: orderToleranceBps(expectation.toleranceBps, facts.walletToleranceBps),
+      windowEndsAt: expectation.windowEndsAt,
+      attempt,
+    },
+  };
+}
+
+/** The story's last lines: the order's state and why, then the figures it was judged by. */
+export function orderLines({ totalUsdc, reason, judged }: StoryOrder): string[] {
+  if (judged === null) return [`order now: not judged: ${reason}`];
+  const { attempt } = judged;
+  return [
+    `order now: ${judged.state}: ${reason}`,
+    `  judged by payment ${attempt.paymentId} (${attempt.provider}, ${attempt.amount} ${attempt.currency} = ${attempt.amountUsd} USD): ` +
+      `expected ${usdc(judged.expectedUsdc)} (${judged.basis}), tolerance ${judged.toleranceBps} bps, window ends ` +
+      `${judged.windowEndsAt.toISOString()}; total ${usdc(totalUsdc)}, missing ${usdc(judged.missingUsdc)}, excess ` +
+      `${usdc(judged.excessUsdc)}, late ${usdc(judged.lateUsdc)}`,
+  ];
+}
+
 /** `gateway story <key>`: the whole story of the wallet(s) the key leads to, human text or --json. */
 export async function storyCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {});
@@ -147,23 +226,27 @@ export async function storyCommand(args: string[], io: CliIo): Promise<number> {
   const key = storyKey(query);
   const stories = await withDatabase(openDatabase(io.env, 'story'), async (pool) => {
     const repository = new WalletStoryRepository(pool);
-    const found: WalletStory[] = [];
+    const orders = new OrderRepository(pool);
+    const found: Array<{ story: WalletStory; order: StoryOrder }> = [];
     for (const id of await repository.findWallets(key)) {
-      const story = await repository.story(id);
-      if (story) found.push(story);
+      const [story, facts] = [await repository.story(id), await orders.findFacts(id)];
+      if (story && facts) found.push({ story, order: storyOrder(facts) });
     }
     return found;
   });
   if (stories.length === 0)
     throw new CommandFailed(`nothing in this gateway matches ${query} (looked it up as ${key.by.replace('_', ' ')})`);
   if (values.json) {
-    io.out(toJson({ query, matchedBy: key.by, wallets: stories.map((story) => ({ ...story, events: storyEvents(story) })) }));
+    io.out(
+      toJson({ query, matchedBy: key.by, wallets: stories.map(({ story, order }) => ({ ...story, events: storyEvents(story), order })) }),
+    );
     return 0;
   }
-  for (const [index, story] of stories.entries()) {
+  for (const [index, { story, order }] of stories.entries()) {
     if (index > 0) io.out('');
     io.out(`wallet ${story.wallet.temporaryAddress} (id ${story.wallet.id})`);
     for (const event of storyEvents(story)) io.out(`${event.at.toISOString()}  ${event.subject.padEnd(16)}  ${event.text}`);
+    for (const line of orderLines(order)) io.out(line);
   }
   return 0;
 }

@@ -259,6 +259,7 @@ export class SettlementService {
     });
     if (!delivery) throw new Error(`deposit ${deposit.id} left forwarding while its payout was being confirmed`);
     if (delivery.finalForSeconds !== null) this.deps.metrics.finalToForwarded.observe(delivery.finalForSeconds);
+    if (delivery.order) this.deps.metrics.countOrderDeposit(delivery.order);
     if (delivery.status === 'pending') await this.deps.callbacks.enqueue(delivery.id);
     this.deps.log.info({ depositId: deposit.id, txidOut, deliveryId: delivery.id }, 'deposit forwarded');
   }

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { MerchantCallbackRepository, PaymentStatusRepository } from '@gateway/db/wallet-control';
+import { MerchantCallbackRepository, OrderRepository, PaymentStatusRepository } from '@gateway/db/wallet-control';
 import type { WalletControlConfig } from '../config';
 import { PaymentStatusService } from '../services/payment-status-service';
 
@@ -13,7 +13,12 @@ export const paymentStatusService = fp<{ config: WalletControlConfig }>(
   async (app, { config }) => {
     app.decorate(
       'paymentStatusService',
-      new PaymentStatusService(new PaymentStatusRepository(app.pool), config.tokenAddress, new MerchantCallbackRepository(app.pool)),
+      new PaymentStatusService(
+        new PaymentStatusRepository(app.pool),
+        config.tokenAddress,
+        new MerchantCallbackRepository(app.pool),
+        new OrderRepository(app.pool),
+      ),
     );
   },
   { name: 'payment-status-service', dependencies: ['postgres'] },

@@ -1,8 +1,18 @@
-import { attemptThatPaid, coinOfToken, type UsdcCoin } from '@gateway/domain';
+import {
+  attemptThatPaid,
+  coinOfToken,
+  type ExpectationBasis,
+  type OrderClassification,
+  orderStanding,
+  orderToleranceBps,
+  type UsdcCoin,
+} from '@gateway/domain';
 import type {
   MerchantCallbackLimits,
   MerchantCallbackLog,
   MerchantCallbackRepository,
+  OrderAttempt,
+  OrderRepository,
   PaymentStatusDeposit,
   PaymentStatusPayment,
   PaymentStatusRecord,
@@ -19,12 +29,29 @@ export interface CreditedDeposit {
   creditedTo: PaymentStatusPayment | undefined;
 }
 
+/** Where the wallet's order stands (order-state.ts), as the callbacks and the receipt page judge it. */
+export interface WalletOrder {
+  /** The USDC of the order's final deposits so far (orderStanding's total). */
+  totalUsdc: bigint;
+  /** Absent when no attempt on the wallet recorded what the order should bring: nothing to judge the total by. */
+  judged?: {
+    classification: OrderClassification;
+    basis: ExpectationBasis;
+    /** The tolerance the order was judged with: the attempt's, narrowed by the merchant's own (order_tolerance_bps). */
+    toleranceBps: number;
+    windowEndsAt: Date;
+    /** The latest attempt that recorded an expectation: the one the order is judged by. */
+    attempt: OrderAttempt;
+  };
+}
+
 /** The payments into one wallet, as the merchant holding its ipn_token may know them (the route's view model words them). */
 export interface WalletPayments {
   record: PaymentStatusRecord;
   deposits: CreditedDeposit[];
   /** Its callbacks and their attempts, the newest of each (CALLBACK_LOG_LIMITS). */
   callbacks: MerchantCallbackLog;
+  order: WalletOrder;
 }
 
 /**
@@ -46,6 +73,7 @@ export class PaymentStatusService {
     /** USDC_TOKEN_ADDRESS: the token deposits are settled in; any other is the other USDC. */
     private readonly settledToken: string,
     private readonly callbacks: MerchantCallbackRepository,
+    private readonly orders: OrderRepository,
   ) {}
 
   /** undefined: no wallet has this ipn_token. */
@@ -53,8 +81,13 @@ export class PaymentStatusService {
     const record = await this.statuses.findByIpnToken(ipnToken);
     if (!record) return undefined;
     // Read once the wallet is found, so a token that finds none costs one statement.
-    const callbacks = await this.callbacks.findLog(ipnToken, CALLBACK_LOG_LIMITS);
-    if (!callbacks) return undefined;
+    const [callbacks, facts] = await Promise.all([
+      this.callbacks.findLog(ipnToken, CALLBACK_LOG_LIMITS),
+      this.orders.findFacts(record.walletId),
+    ]);
+    if (!callbacks || !facts) return undefined;
+    const standing = orderStanding(facts);
+    const { expectation, attempt } = facts;
     return {
       record,
       deposits: record.deposits.map((deposit) => ({
@@ -64,6 +97,19 @@ export class PaymentStatusService {
         creditedTo: record.payments.find((payment) => payment.id === attemptThatPaid(deposit, record.payments)),
       })),
       callbacks,
+      order:
+        standing.judged === undefined || expectation === undefined || attempt === undefined
+          ? { totalUsdc: standing.totalUsdc }
+          : {
+              totalUsdc: standing.totalUsdc,
+              judged: {
+                classification: standing.judged,
+                basis: expectation.basis,
+                toleranceBps: orderToleranceBps(expectation.toleranceBps, facts.walletToleranceBps),
+                windowEndsAt: expectation.windowEndsAt,
+                attempt,
+              },
+            },
     };
   }
 }

@@ -58,7 +58,7 @@ export interface WalletServiceDeps {
 
 /** A wallet.php query parsed as it arrived, and its limits asked for unless the wallet is remembered (WalletService.prepare). */
 export interface PreparedWalletRequest {
-  query: { address: string; callback: string };
+  query: { address: string; callback: string; order_tolerance_bps: string | undefined };
   request: WalletRequest;
   /** Its key in the memory of answered wallets. */
   key: string;
@@ -110,23 +110,40 @@ export class WalletService {
    * beside the rate limiter's instead of in a round trip of its own after it. It refuses nothing:
    * createOrGet answers what is invalid, limited or over the quota, in the usual order.
    */
-  prepare(query: { address?: unknown; callback?: unknown }, client: string): PreparedWalletRequest | undefined {
-    const { address, callback } = query;
+  prepare(
+    query: { address?: unknown; callback?: unknown; order_tolerance_bps?: unknown },
+    client: string,
+  ): PreparedWalletRequest | undefined {
+    const { address, callback, order_tolerance_bps: tolerance } = query;
     if (typeof address !== 'string' || typeof callback !== 'string') return undefined;
+    if (tolerance !== undefined && typeof tolerance !== 'string') return undefined;
     let request: WalletRequest;
     try {
-      request = parseWalletRequest({ address, callback }, this.rules);
+      request = parseWalletRequest(
+        { address, callback, ...(tolerance !== undefined ? { order_tolerance_bps: tolerance } : {}) },
+        this.rules,
+      );
     } catch {
       return undefined;
     }
     const key = request.dedupeKey.toString('base64');
     const limits = this.known.has(key) ? undefined : this.deps.quota?.check(newWalletAsk(request, client), key);
-    return { query: { address, callback }, request, key, limits };
+    return { query: { address, callback, order_tolerance_bps: tolerance }, request, key, limits };
   }
 
   /** wallet.php; `client`: rateLimitClientOf the request's address; `prepared`: what prepare() made of the same query. */
-  createOrGet(query: { address: string; callback: string }, client: string, prepared?: PreparedWalletRequest): Promise<CreatedWallet> {
-    if (prepared && prepared.query.address === query.address && prepared.query.callback === query.callback) {
+  createOrGet(
+    query: { address: string; callback: string; order_tolerance_bps?: string },
+    client: string,
+    prepared?: PreparedWalletRequest,
+  ): Promise<CreatedWallet> {
+    const asked = prepared?.query;
+    if (
+      prepared &&
+      asked?.address === query.address &&
+      asked.callback === query.callback &&
+      asked.order_tolerance_bps === query.order_tolerance_bps
+    ) {
       return this.createOrGetWith(prepared.request, null, client, prepared);
     }
     return this.createOrGetWith(parseWalletRequest(query, this.rules), null, client);

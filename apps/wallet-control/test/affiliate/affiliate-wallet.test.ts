@@ -405,12 +405,14 @@ describe('configuration and documentation', () => {
     expect(params('/control/affiliate.php')).toEqual([
       ['address', true, true],
       ['callback', true, true],
+      ['order_tolerance_bps', false, true],
       ['affiliate', true, true],
       ['signature', false, true],
     ]);
     expect(params('/control/custom-affiliate.php')).toEqual([
       ['address', true, true],
       ['callback', true, true],
+      ['order_tolerance_bps', false, true],
       ['affiliate', true, true],
       ['affiliate_fee', true, true],
       ['merchant_fee', true, true],

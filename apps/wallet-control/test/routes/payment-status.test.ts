@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createTestRedis } from '@gateway/testkit';
-import { seedDelivery, seedDeposit, seedPayment, seedPayout, sqlExpression, type PaymentSeed } from '@gateway/app-testkit';
+import {
+  seedDelivery,
+  seedDeposit,
+  seedPayment,
+  seedPayout,
+  seedWallet,
+  sqlExpression,
+  type PaymentExpectationSeed,
+  type PaymentSeed,
+} from '@gateway/app-testkit';
 import { walletControlFixture } from '../support/wallet-control-fixture';
 
 const payout = '0x52908400098527886E0F7030069857D2E4169EE7';
@@ -123,6 +132,19 @@ describe('GET /control/payment-status.php', () => {
       deposit_count: 0,
       payments: [],
       callback_log: { delivery_count: 0, deliveries: [] },
+      order: {
+        total_coin: '0',
+        expected_coin: null,
+        expected_basis: null,
+        state: null,
+        missing_coin: null,
+        excess_coin: null,
+        late_coin: null,
+        tolerance_bps: null,
+        window_ends_at: null,
+        judged_by: null,
+        reason: expect.stringMatching(/^0 USDC arrived; no payment attempt on this wallet recorded what the order should bring/),
+      },
     });
   });
 
@@ -410,6 +432,177 @@ describe('GET /control/payment-status.php', () => {
       'error_code',
       'response_excerpt',
       'response_excerpt_truncated',
+    ]);
+  });
+});
+
+describe("the order (a wallet is one order): payment-status.php's order, as the callbacks judge it", () => {
+  /** The order of 45 EUR (49.5 USD at the attempt's rate) whose provider quoted 49 USDC, judged within 1 %, its window open until noon. */
+  const QUOTED: PaymentExpectationSeed = {
+    amountUsd: '49.50',
+    usdc: 49_000_000n,
+    basis: 'quote',
+    toleranceBps: 100,
+    windowEndsAt: '2025-06-01T12:00:00Z',
+    usdRate: '0.909090909',
+    usdRateSource: 'ecb',
+    usdRateAsOf: '2025-05-31T14:00:00Z',
+  };
+
+  async function orderedPayment(
+    wallet: Wallet,
+    expectation: PaymentExpectationSeed,
+    { provider = 'moonpay', createdAt = '2025-06-01T10:00:00Z' } = {},
+  ): Promise<string> {
+    return seedPayment(fixture.db.pool, {
+      walletId: wallet.id,
+      amount: '45.00',
+      currency: 'EUR',
+      provider,
+      email: EMAIL,
+      createdAt,
+      expectation,
+    });
+  }
+
+  const orderOf = async (wallet: Pick<Wallet, 'ipnToken'>) => {
+    const response = await status(wallet.ipnToken);
+    expect(response.statusCode).toBe(200);
+    return response.json().order;
+  };
+
+  it('paid: the figures, the tolerance, the window and the attempt it is judged by, beside the unchanged fields', async () => {
+    const wallet = await newWallet();
+    const paymentId = await orderedPayment(wallet, QUOTED);
+    const deposit = await addDeposit(wallet, 'forwarding', 48_800_000n, '2025-06-01T10:20:00Z');
+    await forward(wallet, deposit, { value: 48_800_000n, forwarded: 48_312_000n, fee: 488_000n }, '2025-06-01T10:21:00Z');
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body).toMatchObject({ status: 'paid', value_coin: '48.8', value_forwarded_coin: '48.312', fee_coin: '0.488', deposit_count: 1 });
+    expect(body.order).toEqual({
+      total_coin: '48.8',
+      expected_coin: '49',
+      expected_basis: 'quote',
+      state: 'paid',
+      missing_coin: '0',
+      excess_coin: '0',
+      late_coin: '0',
+      tolerance_bps: 100,
+      window_ends_at: '2025-06-01T12:00:00.000Z',
+      judged_by: { payment_id: paymentId, provider: 'moonpay', amount: '45.00', currency: 'EUR', amount_usd: '49.50' },
+      reason: "48.8 USDC arrived, within 100 basis points of 49 USDC expected (the provider's quote)",
+    });
+  });
+
+  it('underpaid: what is missing, and the estimate it was judged by; two deposits then make it whole', async () => {
+    const wallet = await newWallet();
+    await orderedPayment(wallet, { ...QUOTED, basis: 'estimate', toleranceBps: 250 });
+    const first = await addDeposit(wallet, 'forwarding', 30_000_000n, '2025-06-01T10:20:00Z');
+    await forward(wallet, first, { value: 30_000_000n, forwarded: 29_700_000n, fee: 300_000n }, '2025-06-01T10:21:00Z');
+    expect(await orderOf(wallet)).toMatchObject({
+      total_coin: '30',
+      expected_coin: '49',
+      expected_basis: 'estimate',
+      state: 'underpaid',
+      missing_coin: '19',
+      excess_coin: '0',
+      tolerance_bps: 250,
+      reason:
+        '30 USDC arrived, 19 short of 49 USDC expected (an estimate from its documented fees), more than the 250 basis points allowed',
+    });
+    // The rest, on chain but not final yet: not counted.
+    const rest = await addDeposit(wallet, 'seen', 19_000_000n, '2025-06-01T10:40:00Z');
+    expect(await orderOf(wallet)).toMatchObject({ total_coin: '30', state: 'underpaid', missing_coin: '19' });
+    // Final: the order is whole, though not forwarded yet (value_coin still counts the forwarded one only).
+    await fixture.db.pool.query(`UPDATE deposits SET status = 'final', final_at = now() WHERE id = $1`, [rest.id]);
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body.value_coin).toBe('30');
+    expect(body.order).toMatchObject({ total_coin: '49', state: 'paid', missing_coin: '0', excess_coin: '0' });
+  });
+
+  it('overpaid: what arrived beyond the expectation', async () => {
+    const wallet = await newWallet();
+    await orderedPayment(wallet, QUOTED, { provider: 'transak' });
+    await addDeposit(wallet, 'final', 60_000_000n, '2025-06-01T10:20:00Z');
+    expect(await orderOf(wallet)).toMatchObject({
+      total_coin: '60',
+      state: 'overpaid',
+      missing_coin: '0',
+      excess_coin: '11',
+      judged_by: { provider: 'transak' },
+      reason: expect.stringMatching(/^60 USDC arrived, 11 over 49 USDC expected/),
+    });
+  });
+
+  it('late: the part that arrived after the window closed', async () => {
+    const wallet = await newWallet();
+    await orderedPayment(wallet, QUOTED);
+    await addDeposit(wallet, 'final', 20_000_000n, '2025-06-01T11:00:00Z');
+    await addDeposit(wallet, 'final', 29_000_000n, '2025-06-01T13:00:00Z');
+    expect(await orderOf(wallet)).toMatchObject({
+      total_coin: '49',
+      state: 'late',
+      late_coin: '29',
+      window_ends_at: '2025-06-01T12:00:00.000Z',
+      reason: expect.stringMatching(/^29 of 49 USDC arrived after the order's window closed \(2025-06-01T12:00:00\.000Z\)/),
+    });
+  });
+
+  it("judged with the merchant's own tolerance where it is narrower, by the latest attempt that recorded an expectation", async () => {
+    const seeded = await seedWallet(fixture.db.pool, { orderToleranceBps: 50 });
+    const wallet = { ...seeded, callback: seeded.callbackUrl };
+    await orderedPayment(wallet, { ...QUOTED, usdc: 10_000_000n }, { createdAt: '2025-06-01T09:00:00Z' });
+    const latest = await orderedPayment(wallet, QUOTED, { provider: 'banxa' });
+    // A later attempt without an expectation does not replace it.
+    await addPayment(wallet, { provider: 'moonpay', createdAt: '2025-06-01T11:00:00Z' });
+    await addDeposit(wallet, 'final', 48_700_000n, '2025-06-01T10:20:00Z');
+    // 0.3 USDC short: within the gateway's 1 %, not within the merchant's 0.5 %.
+    expect(await orderOf(wallet)).toMatchObject({
+      state: 'underpaid',
+      tolerance_bps: 50,
+      missing_coin: '0.3',
+      judged_by: { payment_id: latest, provider: 'banxa' },
+    });
+  });
+
+  it('no attempt recorded an expectation: the total alone, and why nothing is judged', async () => {
+    const wallet = await newWallet();
+    await addPayment(wallet, { provider: 'moonpay', createdAt: '2025-06-01T10:00:00Z', status: 'paid' });
+    const deposit = await addDeposit(wallet, 'forwarding', 10_000_000n, '2025-06-01T10:20:00Z');
+    await forward(wallet, deposit, { value: 10_000_000n, forwarded: 9_900_000n, fee: 100_000n }, '2025-06-01T10:21:00Z');
+    const body = (await status(wallet.ipnToken)).json();
+    expect(body).toMatchObject({ status: 'paid', value_coin: '10' });
+    expect(body.order).toEqual({
+      total_coin: '10',
+      expected_coin: null,
+      expected_basis: null,
+      state: null,
+      missing_coin: null,
+      excess_coin: null,
+      late_coin: null,
+      tolerance_bps: null,
+      window_ends_at: null,
+      judged_by: null,
+      reason:
+        '10 USDC arrived; no payment attempt on this wallet recorded what the order should bring (it was paid without Process ' +
+        'Payment, or its attempts came before the gateway recorded orders), so the total is not judged',
+    });
+  });
+
+  it('is in the OpenAPI document, every field of it', async () => {
+    const doc = (await app.inject({ url: '/docs/json' })).json();
+    const order = doc.paths['/control/payment-status.php'].get.responses['200'].content['application/json'].schema.properties.order;
+    expect(Object.keys(order.properties)).toEqual([
+      'total_coin',
+      'expected_coin',
+      'expected_basis',
+      'state',
+      'missing_coin',
+      'excess_coin',
+      'late_coin',
+      'tolerance_bps',
+      'window_ends_at',
+      'judged_by',
+      'reason',
     ]);
   });
 });

@@ -205,6 +205,7 @@ describe('operations', () => {
     expect(params).toEqual([
       ['address', true],
       ['callback', true],
+      ['order_tolerance_bps', false],
     ]);
   });
 

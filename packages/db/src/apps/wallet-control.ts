@@ -8,4 +8,5 @@ export * from '../repositories/token-repository';
 export * from '../repositories/payment-status-repository';
 export * from '../repositories/callback-delivery-repository';
 export * from '../repositories/merchant-callback-repository';
+export * from '../repositories/order-facts';
 export * from '../callback-resend';

@@ -91,3 +91,13 @@ export async function readOrderFacts(db: Pool | PoolClient, walletId: string): P
     attempt: { paymentId, provider, amount, currency: currency.trim(), amountUsd },
   };
 }
+
+/** The order's facts for an app that reads them on its own pool (the status API, the receipt, the CLI's story). */
+export class OrderRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /** Undefined when there is no such wallet. */
+  async findFacts(walletId: string): Promise<RecordedOrderFacts | undefined> {
+    return readOrderFacts(this.pool, walletId);
+  }
+}

@@ -4,6 +4,8 @@ import { attemptJson, latestAttempts, readAttempt, type AttemptJson, type Paymen
 
 /** A wallet as Check Payment Status reports it to the merchant who holds its ipn_token: no customer e-mail. */
 export interface PaymentStatusRecord {
+  /** The wallet's id, to read its order's facts by (OrderRepository). */
+  walletId: string;
   /** Lower-case hex. */
   polygonAddress: string;
   /** Lower-case hex. */
@@ -56,6 +58,7 @@ export interface PaymentStatusLimits {
 const DEFAULT_LIMITS: PaymentStatusLimits = { deposits: 100, payments: 20 };
 
 interface StatusRow {
+  wallet_id: string;
   polygon_address: string;
   payout_address: string;
   callback_url: string;
@@ -107,7 +110,7 @@ export class PaymentStatusRepository {
   async findByIpnToken(ipnToken: string, limits: PaymentStatusLimits = DEFAULT_LIMITS): Promise<PaymentStatusRecord | undefined> {
     const { rows } = await this.pool.query<StatusRow>({
       name: 'payment-status-by-ipn-token',
-      text: `SELECT w.polygon_address, w.payout_address, w.callback_url,
+      text: `SELECT w.id::text AS wallet_id, w.polygon_address, w.payout_address, w.callback_url,
                     f.forwarded_count, f.forwarded_value, f.forwarded_merchant, f.forwarded_fee, f.deposit_count,
                     latest.txid_in AS latest_txid_in, latest.txid_out AS latest_txid_out,
                     (SELECT json_agg(json_build_object(
@@ -144,6 +147,7 @@ export class PaymentStatusRepository {
     const row = rows[0];
     if (!row) return undefined;
     return {
+      walletId: row.wallet_id,
       polygonAddress: row.polygon_address,
       payoutAddress: row.payout_address,
       callbackUrl: row.callback_url,

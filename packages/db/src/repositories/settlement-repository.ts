@@ -13,7 +13,7 @@ import {
 } from '@gateway/domain';
 import { trySessionLock, type SessionLock } from '../session-lock';
 import { inTransaction } from '../in-transaction';
-import { insertCallbackDelivery, type NewCallbackDelivery } from './callback-delivery-writer';
+import { type DeliveryOrderFigures, insertCallbackDelivery, type NewCallbackDelivery } from './callback-delivery-writer';
 import { readOrderFacts } from './order-facts';
 import { insertPayoutLegs, type NewPayoutLeg } from './payout-repository';
 
@@ -122,6 +122,13 @@ export interface CallbackDeliveryRef {
 /** The delivery written with a deposit's forwarding, and how long the deposit had been final then (null for a deposit forwarded before). */
 export interface ForwardedDelivery extends CallbackDeliveryRef {
   finalForSeconds: number | null;
+  /** What the new delivery says of its order (absent for a deposit forwarded before: nothing was written). */
+  order?: ForwardedOrder;
+}
+
+/** The order's figures a new delivery was written with, and the provider of the attempt they were judged by (absent with `judged`). */
+export interface ForwardedOrder extends DeliveryOrderFigures {
+  provider?: string;
 }
 
 /** Held while one worker settles a deposit; other workers skip the deposit until it is released. */
@@ -267,8 +274,8 @@ export class SettlementRepository {
 
   /**
    * forwarding → forwarded and the callback delivery written, in one transaction. Returns the
-   * deposit's delivery: the new one, or the existing one if the deposit was already forwarded;
-   * undefined if the deposit is in neither state.
+   * deposit's delivery: the new one, with the order's figures it was written with, or the existing
+   * one if the deposit was already forwarded; undefined if the deposit is in neither state.
    */
   async completeForwarding(delivery: NewCallbackDelivery): Promise<ForwardedDelivery | undefined> {
     return inTransaction(this.pool, async (client) => {
@@ -282,8 +289,9 @@ export class SettlementRepository {
         // The order as it stands with this deposit counted: the figures every attempt of this callback carries.
         const facts = await readOrderFacts(client, delivery.walletId);
         if (!facts) throw new Error(`deposit ${delivery.depositId} forwarded for a wallet that does not exist`);
-        const id = await insertCallbackDelivery(client, delivery, orderStanding(facts));
-        return { id, status: 'pending', finalForSeconds: forwarded.rows[0]!.finalForSeconds };
+        const order: ForwardedOrder = { ...orderStanding(facts), provider: facts.attempt?.provider };
+        const id = await insertCallbackDelivery(client, delivery, order);
+        return { id, status: 'pending', finalForSeconds: forwarded.rows[0]!.finalForSeconds, order };
       }
       const { rows } = await client.query<ForwardedDelivery>(
         `SELECT c.id::text AS id, c.status, NULL::float8 AS "finalForSeconds"

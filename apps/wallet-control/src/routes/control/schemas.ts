@@ -13,6 +13,15 @@ export const createWalletQuery = Type.Object({
       'unique value (e.g. the order id) to get a new wallet',
     examples: ['https://shop.io/ipn?order_id=1234'],
   }),
+  order_tolerance_bps: Type.Optional(
+    Type.String({
+      description:
+        "optional: how far (basis points, 0 to 5000) the USDC of this wallet's order may differ from what it should bring and the " +
+        "order still be paid; it narrows the operator's tolerance, never widens it. Fixed with the wallet: a repeat of the same pair " +
+        'returns the wallet as first created',
+      examples: ['50'],
+    }),
+  ),
 });
 
 export const walletControlData = Type.Object(

@@ -21,7 +21,8 @@ export function statusRoutes(options: StatusRouteOptions): FastifyPluginAsyncTyp
           summary: 'Check Payment Status',
           description:
             'The payments into the wallet of an ipn_token: paid once a deposit has been forwarded, the forwarded amounts, every ' +
-            'deposit with its status and the provider status of each payment, and how its callbacks went (callback_log). ' +
+            'deposit with its status and the provider status of each payment, how its callbacks went (callback_log), and where ' +
+            'the order stands (order: its total, what it should bring and its state, as the callbacks say). ' +
             'Has a tighter rate limit of its own (STATUS_RATE_LIMIT_MAX per window); 429 with Retry-After past it.',
           tags: ['wallet'],
           querystring: paymentStatusQuery,

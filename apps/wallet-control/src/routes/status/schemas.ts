@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { NEEDS_ATTENTION_REASONS } from '@gateway/domain';
+import { MAX_ORDER_TOLERANCE_BPS, NEEDS_ATTENTION_REASONS, ORDER_STATES } from '@gateway/domain';
 import { CALLBACK_LOG_LIMITS } from '../../services/payment-status-service';
 
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -162,6 +162,85 @@ const callbackLog = Type.Object(
   },
 );
 
+const orderAttempt = Type.Object(
+  {
+    payment_id: Type.String({ description: 'the Process Payment id (also in payments, and the receipt page /payment/<id>)' }),
+    provider: Type.String({ description: 'the on-ramp provider of that attempt' }),
+    amount: Type.String({ description: 'the order as that attempt asked for it, decimal, in its currency', examples: ['49.99'] }),
+    currency: Type.String({ description: 'its currency', examples: ['EUR'] }),
+    amount_usd: Type.String({
+      description: "the order's value in USD at the attempt's exchange rate (the amount itself for USD), decimal",
+      examples: ['54.12'],
+    }),
+  },
+  { description: 'the payment attempt whose expectation the order is judged by: the latest one that recorded one' },
+);
+
+const order = Type.Object(
+  {
+    total_coin: usdc(
+      "what the order's final deposits brought so far (every deposit the chain made final, forwarded or not; not one still " +
+        'unconfirmed, reorganised away or held in the other USDC): the order_total_coin of the callbacks',
+    ),
+    expected_coin: nullable(
+      usdc(
+        'what the order should bring, recorded by its payment attempt (judged_by): the order_expected_coin of the callbacks; null ' +
+          'when no attempt recorded one',
+      ),
+    ),
+    expected_basis: Type.Union([Type.Literal('quote'), Type.Literal('estimate'), Type.Null()], {
+      description:
+        "where expected_coin comes from: quote (the provider's own quote) or estimate (the order's USD value less the middle of " +
+        "the provider's documented fees); null with expected_coin",
+      examples: ['quote'],
+    }),
+    state: Type.Union([...ORDER_STATES.map((state) => Type.Literal(state)), Type.Null()], {
+      description:
+        'awaiting (nothing final yet), paid (total_coin within tolerance_bps of expected_coin), underpaid (more than that short: ' +
+        'the customer can pay the rest into the same wallet), overpaid (more than that over), late (some of it arrived after ' +
+        'window_ends_at: the merchant decides); the order_state of the callbacks; null when no attempt recorded an expectation',
+      examples: ['paid'],
+    }),
+    missing_coin: nullable(
+      usdc(
+        'what the order still lacks (expected_coin less total_coin) while awaiting, underpaid, or late and short; "0" otherwise ' +
+          '(also when paid within the tolerance); null with state',
+      ),
+    ),
+    excess_coin: nullable(
+      usdc(
+        'what arrived beyond expected_coin (total_coin less expected_coin) while overpaid, or late and over; "0" otherwise; null with state',
+      ),
+    ),
+    late_coin: nullable(usdc('the part of total_coin that arrived after window_ends_at; null with state')),
+    tolerance_bps: Type.Union([Type.Integer({ minimum: 0, maximum: MAX_ORDER_TOLERANCE_BPS }), Type.Null()], {
+      description:
+        "how far from expected_coin still counts as paid, basis points (100 = 1 %): the gateway's, narrowed by the wallet's own " +
+        'order_tolerance_bps where Create Wallet was given one; null with state',
+      examples: [100],
+    }),
+    window_ends_at: nullable(
+      Type.String({
+        format: 'date-time',
+        description: "when the order's window closes: a deposit seen after it is late; null with state",
+      }),
+    ),
+    judged_by: Type.Union([orderAttempt, Type.Null()], { description: 'the attempt the order is judged by; null with state' }),
+    reason: Type.String({
+      description:
+        'why the order stands where it does, in a sentence for a person (support, an order note); not for machines, whose words ' +
+        'are the fields above',
+      examples: ["49.24015 USDC arrived, within 100 basis points of 49.3 USDC expected (the provider's quote)"],
+    }),
+  },
+  {
+    description:
+      'the order (a wallet is one order) as the callbacks and the receipt page judge it: its total so far and, when a payment ' +
+      'attempt recorded what it should bring, its state and figures; with no such attempt only total_coin is set and the rest ' +
+      'is null',
+  },
+);
+
 export const paymentStatusBody = Type.Object(
   {
     status: Type.Union([Type.Literal('paid'), Type.Literal('unpaid')], {
@@ -182,6 +261,7 @@ export const paymentStatusBody = Type.Object(
       description: 'Process Payment calls on this wallet, newest first (at most 20), with the provider status',
     }),
     callback_log: callbackLog,
+    order,
   },
   { description: 'what the gateway knows about the payments into one temporary wallet' },
 );

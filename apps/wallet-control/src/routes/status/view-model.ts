@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { getAddress } from 'viem';
 import { COIN_NAMES, formatUsdc, type UsdcCoin } from '@gateway/domain';
 import type { MerchantCallbackDelivery } from '@gateway/db/wallet-control';
-import type { CreditedDeposit, WalletPayments } from '../../services/payment-status-service';
+import type { CreditedDeposit, WalletOrder, WalletPayments } from '../../services/payment-status-service';
 import type { paymentStatusBody } from './schemas';
 
 export type PaymentStatusBody = Static<typeof paymentStatusBody>;
@@ -11,7 +11,7 @@ export type PaymentStatusBody = Static<typeof paymentStatusBody>;
 const COIN = 'polygon_usdc';
 
 /** Check Payment Status in the wire's words: amounts as USDC decimals, addresses EIP-55, times ISO 8601. */
-export function paymentStatusView({ record, deposits, callbacks }: WalletPayments): PaymentStatusBody {
+export function paymentStatusView({ record, deposits, callbacks, order }: WalletPayments): PaymentStatusBody {
   const { forwarded, latestForwarded } = record;
   return {
     status: forwarded.count > 0 ? 'paid' : 'unpaid',
@@ -37,6 +37,48 @@ export function paymentStatusView({ record, deposits, callbacks }: WalletPayment
       provider_updated_at: payment.providerUpdatedAt?.toISOString() ?? null,
     })),
     callback_log: { delivery_count: callbacks.deliveryCount, deliveries: callbacks.deliveries.map(callbackDeliveryView) },
+    order: orderView(order),
+  };
+}
+
+/** The order's figures as the callbacks carry them (formatUsdc); with no expectation recorded, the total alone and why. */
+function orderView({ totalUsdc, judged }: WalletOrder): PaymentStatusBody['order'] {
+  if (judged === undefined) {
+    return {
+      total_coin: formatUsdc(totalUsdc),
+      expected_coin: null,
+      expected_basis: null,
+      state: null,
+      missing_coin: null,
+      excess_coin: null,
+      late_coin: null,
+      tolerance_bps: null,
+      window_ends_at: null,
+      judged_by: null,
+      reason:
+        `${formatUsdc(totalUsdc)} USDC arrived; no payment attempt on this wallet recorded what the order should bring (it was ` +
+        'paid without Process Payment, or its attempts came before the gateway recorded orders), so the total is not judged',
+    };
+  }
+  const { classification, attempt } = judged;
+  return {
+    total_coin: formatUsdc(classification.totalUsdc),
+    expected_coin: formatUsdc(classification.expectedUsdc),
+    expected_basis: judged.basis,
+    state: classification.state,
+    missing_coin: formatUsdc(classification.missingUsdc),
+    excess_coin: formatUsdc(classification.excessUsdc),
+    late_coin: formatUsdc(classification.lateUsdc),
+    tolerance_bps: judged.toleranceBps,
+    window_ends_at: judged.windowEndsAt.toISOString(),
+    judged_by: {
+      payment_id: attempt.paymentId,
+      provider: attempt.provider,
+      amount: attempt.amount,
+      currency: attempt.currency,
+      amount_usd: attempt.amountUsd,
+    },
+    reason: classification.reason,
   };
 }
 
