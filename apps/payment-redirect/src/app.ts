@@ -24,6 +24,7 @@ import {
   paymentService,
   checkoutLinkService,
   secondChanceService,
+  restService,
   receiptService,
   hostedCheckoutService,
 } from './plugins';
@@ -74,6 +75,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   await app.register(paymentService, { config });
   await app.register(checkoutLinkService);
   await app.register(secondChanceService, { config });
+  await app.register(restService, { config });
   await app.register(receiptService, { config });
   await app.register(hostedCheckoutService, { config });
 

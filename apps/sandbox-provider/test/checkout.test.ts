@@ -120,6 +120,7 @@ describe('GET /checkout', () => {
     expect(button?.text).toBe('Pay 49.99 EUR');
     expect(html.querySelectorAll('.test-cards li').map((li) => li.querySelector('.mono')?.text)).toEqual([
       '4242 4242 4242 4242',
+      '4000 0000 0000 0077',
       '4000 0000 0000 0002',
       '4000 0000 0000 9995',
     ]);
@@ -219,6 +220,23 @@ describe('POST /checkout', () => {
     await waitFor("the concurrent payment's webhook", () => webhooks.for(concurrent.paymentId).length > 0, 5_000, 25);
     await sleep(200);
     expect(webhooks.for(concurrent.paymentId).map((hook) => hook.body.status)).toEqual(['paid']);
+  });
+
+  it('pays 0077 short: the card is approved, the provider reports it paid, and only 40 % of the USDC is sent', async () => {
+    const link = signedLink(secret);
+    const response = await pay(link, { number: '4000 0000 0000 0077' });
+    expect(returnedTo(response)).toBe(link.returnUrl);
+    expect(page(response).querySelector('.notice')?.text).toContain('49.99 EUR paid (test mode) and only 21.40876 USDC sent.');
+    // 53.521901 × 40 %, rounded down to the base unit.
+    expect(await balanceOf(link.address)).toBe(21_408_760n);
+    expect(await orderRows(link.paymentId)).toEqual([
+      { status: 'paid', usdc_amount: '21408760', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), signed: true },
+    ]);
+    const [hook] = await waitFor('the webhook', () => webhooks.for(link.paymentId).length > 0 && webhooks.for(link.paymentId), 5_000, 25);
+    expect(hook?.body).toMatchObject({ payment_id: link.paymentId, status: 'paid' });
+    // A replayed post sends nothing more.
+    expect(returnedTo(await pay(link, { number: '4000 0000 0000 0077' }))).toBe(link.returnUrl);
+    expect(await balanceOf(link.address)).toBe(21_408_760n);
   });
 
   it.each([

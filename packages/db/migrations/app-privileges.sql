@@ -57,6 +57,8 @@ GRANT EXECUTE ON FUNCTION resend_latest_callback_delivery(bigint) TO :"wallet_co
 GRANT SELECT (id, polygon_address) ON wallets TO :"payment_redirect";
 -- The order's terms, to classify it on the receipt page (migration 029).
 GRANT SELECT (order_tolerance_bps, platform_fee_bps, affiliate_fee_bps) ON wallets TO :"payment_redirect";
+-- Every column of a payment, the order's expectation (migration 029) and, for a rest payment, the attempt it
+-- completes (migration 033) included: it records them with the payment and reads them back on the receipt.
 GRANT SELECT, INSERT ON payments TO :"payment_redirect";
 GRANT UPDATE (status, checkout_url, checkout_error, checkout_form_fields, checkout_expires_at, checkout_single_use,
               checkout_served_at, checkout_attempts,

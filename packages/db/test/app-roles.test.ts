@@ -67,7 +67,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
       'claimSingleUse',
       'renewCheckout',
     ],
-    PaymentReceiptRepository: ['findReceipt', 'findSummary'],
+    PaymentReceiptRepository: ['findReceipt', 'findSummary', 'findOrder'],
     ProviderStatusRepository: ['recordProviderStatus', 'schedule', 'scheduleNowFor', 'find', 'recordPoll', 'listOverdue', 'stop'],
     ProviderEventRepository: ['save', 'find', 'tryLockConsumer'],
     TokenRepository: ['register', 'list'],
@@ -464,6 +464,17 @@ describe('payment-redirect, as its role', () => {
       amount: expect.any(String),
       currency: expect.any(String),
       provider: 'moonpay',
+    });
+
+    // The rest of an order (migration 033): recorded with the order's expectation and the attempt it completes, whose
+    // amount the receipt reads back as the order's.
+    const rest = randomUUID();
+    const restPayment = { id: rest, ...base, amount: '10', expectation: sampleExpectation({ completes: paid }) };
+    expect(await payments.insertManyForWallets([restPayment], 20)).toEqual(['recorded']);
+    expect(await payments.findCheckout(rest)).toMatchObject({ completes: paid, walletId: String(wallet.id) });
+    expect(await receipts.findOrder(String(wallet.id))).toMatchObject({
+      attempt: { paymentId: rest },
+      order: { paymentId: paid, amount: '25.00', currency: 'USD', usdRate: '1', usdRateSource: 'usd' },
     });
 
     // Status look-ups (migration 021): scheduled, hinted, counted, found overdue; a final status is never scheduled.

@@ -46,3 +46,4 @@ export * from './deposit-attribution';
 export * from './other-usdc';
 export * from './identifiers';
 export * from './order-state';
+export * from './order-balance';

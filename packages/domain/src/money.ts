@@ -91,6 +91,15 @@ export function formatRate(rate: ExactRate): string {
   return `${rate.numerator}/${rate.denominator}`;
 }
 
+/** A rate as formatRate recorded it: a plain decimal, or `numerator/denominator`. Throws on anything else. */
+export function parseRecordedRate(text: string): ExactRate {
+  const fraction = /^(\d+)\/(\d+)$/.exec(text);
+  if (!fraction) return parseRate(text);
+  const [, numerator = '', denominator = ''] = fraction;
+  if (BigInt(numerator) <= 0n || BigInt(denominator) <= 0n) throw new Error(`exchange rate "${truncate(text)}" must be greater than 0`);
+  return { numerator: BigInt(numerator), denominator: BigInt(denominator) };
+}
+
 /** Converts USD minor units to another currency's minor units, rounding up (minimums stay minimums). */
 export function convertUsdMinorUnits(usdMinorUnits: bigint, rate: ExactRate): bigint {
   const product = usdMinorUnits * rate.numerator;

@@ -12,5 +12,6 @@ export { providerCheckout } from './pages/provider-checkout';
 export { paymentService } from './pages/payment-service';
 export { checkoutLinkService } from './pages/checkout-link-service';
 export { secondChanceService } from './pages/second-chance-service';
+export { restService } from './pages/rest-service';
 export { receiptService } from './pages/receipt-service';
 export { hostedCheckoutService } from './pages/hosted-checkout-service';

@@ -3,16 +3,22 @@ import {
   coinOfToken,
   isUuid,
   matchingPaymentKey,
+  orderBalance,
+  orderStanding,
+  parseFiatAmount,
   receiptProgress,
   secondChanceFormToken,
   secondChanceLeft,
   type AvailableProviderOption,
+  type OrderBalance,
+  type OrderState,
   type UsdcCoin,
   type ProviderCatalogue,
   type ProviderPaymentStatus,
   type ReceiptProgress,
 } from '@gateway/domain';
-import type { PaymentReceiptRepository, ReceiptDepositRecord } from '@gateway/db/payment-redirect';
+import type { PaymentReceiptRepository, ReceiptDepositRecord, ReceiptOrderRecord } from '@gateway/db/payment-redirect';
+import type { RestService } from './checkout/rest-service';
 import type { SecondChancePayment } from './checkout/second-chance-service';
 
 /** A USDC transfer credited to the payment (an orphaned one is not). */
@@ -31,6 +37,34 @@ export interface OtherAttempt {
   providerName: string;
 }
 
+/**
+ * Paying the rest of an underpaid order: the providers that take it (each a form carrying the
+ * payment key's token, null when the browser does not present the key); none whose minimum allows
+ * it; or the payment has had its SECOND_CHANCES_MAX (a rest counts as one).
+ */
+export type RestOffer =
+  | { kind: 'offered'; choices: AvailableProviderOption[]; formToken: string | null }
+  | { kind: 'no_provider' }
+  | { kind: 'exhausted' };
+
+/** The order the payment is an attempt of, judged (order-state.ts), once anything counted arrived. */
+export interface ReceiptOrder {
+  state: Exclude<OrderState, 'awaiting'>;
+  /** The order as the customer was asked for it (a rest payment's: the order it completes). */
+  amount: string;
+  currency: string;
+  /** What arrived and what is missing or over, in the order's currency. */
+  balance: OrderBalance;
+  totalUsdc: bigint;
+  expectedUsdc: bigint;
+  /** When the order's window closed (a deposit after it is late). */
+  windowEndsAt: Date;
+  /** A deposit of the order was forwarded to the shop: its callback, with the order's state, is written. */
+  shopTold: boolean;
+  /** For an underpaid order only. */
+  rest: RestOffer | null;
+}
+
 /** What happened to a payment, in facts: the receipt's view model says it in words. */
 export type Receipt =
   | { kind: 'not_found' }
@@ -44,6 +78,8 @@ export type Receipt =
         providerStatus: ProviderPaymentStatus | null;
         /** The provider's own words for giving up, when it gave some. */
         providerReason: string | null;
+        /** It pays the rest of an underpaid order (its amount is the rest's, not the order's). */
+        rest: boolean;
       };
       /** Where the payment stands, from its provider's status and the deposits credited to it. */
       progress: ReceiptProgress;
@@ -57,6 +93,8 @@ export type Receipt =
        * payment's key: null when the browser does not present it); null when it is not open.
        */
       secondChance: { choices: AvailableProviderOption[]; formToken: string | null } | null;
+      /** The order's judgement; null before anything counted arrived, or when no attempt recorded an expectation. */
+      order: ReceiptOrder | null;
     };
 
 export interface ReceiptServiceOptions {
@@ -70,12 +108,14 @@ export interface ReceiptServiceOptions {
   secondChancesMax: number;
   /** The providers a payment may be paid with instead (SecondChanceService.offers). */
   secondChanceOffers(payment: SecondChancePayment): Promise<AvailableProviderOption[]>;
+  /** What an underpaid order is missing and who takes it. */
+  rest: Pick<RestService, 'missing' | 'offers'>;
 }
 
 /** The customer's live receipt (every provider's return URL): what happened to their payment. */
 export class ReceiptService {
   constructor(
-    private readonly receipts: Pick<PaymentReceiptRepository, 'findReceipt'>,
+    private readonly receipts: Pick<PaymentReceiptRepository, 'findReceipt' | 'findOrder'>,
     private readonly options: ReceiptServiceOptions,
   ) {}
 
@@ -92,14 +132,20 @@ export class ReceiptService {
     const paidAttempt =
       paidBy && progress.deposits === 0 ? record.attempts.find((attempt) => attempt.id === creditedTo(paidBy)) : undefined;
     const later = record.attempts.filter((attempt) => attempt.id !== record.id).at(-1);
+    const key = matchingPaymentKey(keys, record.keyHash);
+    const formToken = key ? secondChanceFormToken(key, record.id) : null;
+    const left = secondChanceLeft(record.secondChances, this.options.secondChancesMax);
+    const shopTold = record.deposits.some((deposit) => deposit.forwardedTxHash !== null);
+    const order = this.orderOf(await this.receipts.findOrder(record.walletId), { chancesLeft: left, formToken, shopTold });
+    // A rest payment is part of its order: another provider for its amount alone would be judged as a new order.
+    // And an underpaid order is offered its rest, not the whole amount again.
     const choices =
-      paidAttempt || !progress.declined || !secondChanceLeft(record.secondChances, this.options.secondChancesMax)
+      paidAttempt || !progress.declined || !left || record.completes !== null || order?.state === 'underpaid'
         ? []
         : await this.options.secondChanceOffers({
             ...record,
             usdcArrived: record.deposits.some((deposit) => deposit.status !== 'orphaned'),
           });
-    const key = matchingPaymentKey(keys, record.keyHash);
     return {
       kind: 'receipt',
       payment: {
@@ -109,6 +155,7 @@ export class ReceiptService {
         providerName: this.nameOf(record.provider),
         providerStatus: record.providerStatus,
         providerReason: record.providerReason,
+        rest: record.completes !== null,
       },
       progress,
       transactions: own
@@ -122,7 +169,34 @@ export class ReceiptService {
         })),
       paidThrough: paidAttempt ? this.other(paidAttempt) : null,
       laterAttempt: later ? this.other(later) : null,
-      secondChance: choices.length > 0 ? { choices, formToken: key ? secondChanceFormToken(key, record.id) : null } : null,
+      secondChance: choices.length > 0 ? { choices, formToken } : null,
+      order,
+    };
+  }
+
+  /** The order judged, with the rest offered when it is underpaid; null while it awaits its first counted USDC. */
+  private orderOf(
+    record: ReceiptOrderRecord | undefined,
+    { chancesLeft, formToken, shopTold }: { chancesLeft: boolean; formToken: string | null; shopTold: boolean },
+  ): ReceiptOrder | null {
+    const judged = record && orderStanding(record).judged;
+    if (!record?.order || !record.expectation || !judged || judged.state === 'awaiting') return null;
+    let rest: RestOffer | null = null;
+    if (judged.state === 'underpaid') {
+      const missing = this.options.rest.missing(record);
+      const choices = missing ? this.options.rest.offers(missing) : [];
+      rest = !chancesLeft ? { kind: 'exhausted' } : choices.length > 0 ? { kind: 'offered', choices, formToken } : { kind: 'no_provider' };
+    }
+    return {
+      state: judged.state,
+      amount: record.order.amount,
+      currency: record.order.currency,
+      balance: orderBalance(parseFiatAmount(record.order.amount).minorUnits, judged),
+      totalUsdc: judged.totalUsdc,
+      expectedUsdc: judged.expectedUsdc,
+      windowEndsAt: record.expectation.windowEndsAt,
+      shopTold,
+      rest,
     };
   }
 

@@ -12,8 +12,14 @@ export interface CardInput {
 export type CardField = keyof CardInput;
 export type CardErrors = Partial<Record<CardField, string>>;
 
-/** How a well-formed card fares at the simulated issuer. */
-export type CardOutcome = 'approved' | 'declined' | 'insufficient_funds' | 'not_a_test_card';
+/**
+ * How a well-formed card fares at the simulated issuer. `short`: approved, but the provider delivers
+ * only SHORT_DELIVERY_PERCENT of the USDC (an underpaid order, to try the gateway's rest payment).
+ */
+export type CardOutcome = 'approved' | 'short' | 'declined' | 'insufficient_funds' | 'not_a_test_card';
+
+/** The share of the order's USDC the `short` test card delivers. */
+export const SHORT_DELIVERY_PERCENT = 40n;
 
 export type CardCheck = { ok: true; outcome: CardOutcome } | { ok: false; errors: CardErrors };
 
@@ -26,12 +32,13 @@ export interface TestCard {
 /** The cards the sandbox knows, shown on the page; any other valid number is declined. */
 export const TEST_CARDS: readonly TestCard[] = [
   { number: '4242 4242 4242 4242', outcome: 'approved', description: 'pays' },
+  { number: '4000 0000 0000 0077', outcome: 'short', description: `pays, but only ${SHORT_DELIVERY_PERCENT} % of the USDC arrives` },
   { number: '4000 0000 0000 0002', outcome: 'declined', description: 'is declined' },
   { number: '4000 0000 0000 9995', outcome: 'insufficient_funds', description: 'has insufficient funds' },
 ];
 
 /** Customer-facing words for each refusal: shown on the page and sent as the webhook's reason. */
-export const DECLINE_MESSAGES: Record<Exclude<CardOutcome, 'approved'>, string> = {
+export const DECLINE_MESSAGES: Record<Exclude<CardOutcome, 'approved' | 'short'>, string> = {
   declined: 'Your card was declined. Try another card.',
   insufficient_funds: 'Your card has insufficient funds.',
   not_a_test_card: 'Your card was declined: this is a test checkout, so use one of the test cards below.',

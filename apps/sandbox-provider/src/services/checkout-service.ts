@@ -1,6 +1,6 @@
 import { maskEmail } from '@gateway/domain';
 import type { CheckoutOrder } from './checkout-link';
-import { DECLINE_MESSAGES, type CardOutcome } from './card-check';
+import { DECLINE_MESSAGES, SHORT_DELIVERY_PERCENT, type CardOutcome } from './card-check';
 import type { GatewayNotifier } from './gateway-notifier';
 import type { Delivery, OrderPayer } from './order-payer';
 import type { SandboxOrderRepository, SandboxOrderRow } from './order-repository';
@@ -30,19 +30,23 @@ export class CheckoutService {
     return this.deps.orders.find(paymentId);
   }
 
-  /** An approved card: the order is recorded (once, whoever posts first) and its USDC sent. */
-  async pay(order: CheckoutOrder): Promise<Delivery> {
+  /**
+   * An approved card: the order is recorded (once, whoever posts first) and its USDC sent; all of
+   * it, or for the `short` test card a part of it, as a provider that delivers less than it should.
+   */
+  async pay(order: CheckoutOrder, outcome: Extract<CardOutcome, 'approved' | 'short'> = 'approved'): Promise<Delivery> {
+    const usdcAmount = outcome === 'short' ? (order.quote.netUsdc * SHORT_DELIVERY_PERCENT) / 100n : order.quote.netUsdc;
     const claimed = await this.deps.orders.claim({
       paymentId: order.paymentId,
       provider: order.provider.id,
       walletAddress: order.walletAddress,
       fiatAmount: order.amount.text,
       currency: order.currency,
-      usdcAmount: order.quote.netUsdc,
+      usdcAmount,
     });
     if (claimed) {
       this.deps.log.info(
-        { paymentId: order.paymentId, provider: order.provider.id, usdc: order.quote.netUsdc.toString(), email: maskEmail(order.email) },
+        { paymentId: order.paymentId, provider: order.provider.id, usdc: usdcAmount.toString(), outcome, email: maskEmail(order.email) },
         'card approved; sending test USDC',
       );
     }
@@ -66,7 +70,7 @@ export class CheckoutService {
   }
 
   /** A refused card: the gateway hears why, in the words the customer saw. */
-  decline(order: CheckoutOrder, outcome: Exclude<CardOutcome, 'approved'>): string {
+  decline(order: CheckoutOrder, outcome: Exclude<CardOutcome, 'approved' | 'short'>): string {
     const reason = DECLINE_MESSAGES[outcome];
     this.deps.log.info({ paymentId: order.paymentId, outcome }, 'card refused');
     this.deps.notifier.notify({

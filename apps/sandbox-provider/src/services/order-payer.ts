@@ -13,6 +13,8 @@ export class DeliveryPendingError extends Error {
 
 export interface Delivery {
   txHash: Hash;
+  /** The test USDC the transfer sends (base units). */
+  usdc: bigint;
   /** True for the one call that marked the order paid; replays and concurrent calls get false. */
   justPaid: boolean;
 }
@@ -31,7 +33,7 @@ export class OrderPayer {
   constructor(private readonly deps: { orders: SandboxOrderRepository; funder: FunderWallet; receiptTimeoutMs?: number }) {}
 
   async deliver(paymentId: string): Promise<Delivery> {
-    const txHash = await this.turns.runExclusive(() => this.broadcastOnce(paymentId));
+    const { txHash, usdc } = await this.turns.runExclusive(() => this.broadcastOnce(paymentId));
     const receipt = await this.deps.funder
       .waitForReceipt(txHash, this.deps.receiptTimeoutMs ?? RECEIPT_TIMEOUT_MS)
       .catch((error: unknown) => {
@@ -42,22 +44,23 @@ export class OrderPayer {
       await this.deps.orders.forgetRevertedTransfer(paymentId, txHash);
       throw new Error(`transfer ${txHash} reverted; is the sandbox funder out of test USDC?`);
     }
-    return { txHash, justPaid: await this.deps.orders.markPaid(paymentId, txHash) };
+    return { txHash, usdc, justPaid: await this.deps.orders.markPaid(paymentId, txHash) };
   }
 
-  /** The hash of the order's one live transfer, broadcast; signs and records it first if there is none. */
-  private async broadcastOnce(paymentId: string): Promise<Hash> {
+  /** The order's one live transfer (its hash and amount), broadcast; signs and records it first if there is none. */
+  private async broadcastOnce(paymentId: string): Promise<{ txHash: Hash; usdc: bigint }> {
     const order = await this.deps.orders.find(paymentId);
     if (!order) throw new Error(`no sandbox order ${paymentId}`);
-    if (order.status === 'paid' && order.txHash) return order.txHash;
-    if (order.rawTx && order.txHash && (await this.rebroadcast(order.rawTx, order.txHash))) return order.txHash;
+    const usdc = BigInt(order.usdcAmount);
+    if (order.status === 'paid' && order.txHash) return { txHash: order.txHash, usdc };
+    if (order.rawTx && order.txHash && (await this.rebroadcast(order.rawTx, order.txHash))) return { txHash: order.txHash, usdc };
     const { funder, orders } = this.deps;
-    const signed = await funder.signTransfer(order.walletAddress as Address, BigInt(order.usdcAmount));
+    const signed = await funder.signTransfer(order.walletAddress as Address, usdc);
     if (!(await orders.recordSignedTransfer(paymentId, signed, order.txHash))) {
       throw new Error(`order ${paymentId} changed while its transfer was being signed; retry`);
     }
     await funder.broadcast(signed.rawTx);
-    return signed.hash;
+    return { txHash: signed.hash, usdc };
   }
 
   /** Sends the stored transfer again; false when it can never be mined (its nonce went to another transaction). */

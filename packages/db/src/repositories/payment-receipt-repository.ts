@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { DepositStatus, ProviderPaymentStatus } from '@gateway/domain';
+import { readOrderFacts, type RecordedOrderFacts } from './order-facts';
 import {
   attemptColumns,
   attemptJson,
@@ -20,13 +21,17 @@ export interface PaymentSummaryRecord {
 
 /** A payment as its receipt page shows it: no e-mail, payout address or ipn_token. */
 export interface PaymentReceiptRecord extends PaymentSummaryRecord {
+  /** Its wallet: the order it is an attempt of. */
+  walletId: string;
   createdAt: Date;
   providerStatus: ProviderPaymentStatus | null;
   providerReason: string | null;
   /** SHA-256 of its key; null for a payment recorded before keys existed (migration 027). */
   keyHash: Buffer | null;
-  /** Second chances taken from it. */
+  /** Second chances taken from it (and rests: paying an underpaid order's rest takes one too). */
   secondChances: number;
+  /** For a rest payment, the attempt whose order it completes (migration 033); null for any other. */
+  completes: string | null;
   deposits: ReceiptDepositRecord[];
   /**
    * The payments of the same wallet that attemptThatPaid needs to credit its deposits, oldest
@@ -52,6 +57,22 @@ export interface ReceiptDepositRecord {
   token: string | null;
 }
 
+/** The order a receipt judges: its facts (order-facts.ts), and the order as its customer gave it. */
+export interface ReceiptOrderRecord extends RecordedOrderFacts {
+  /** Absent when no attempt recorded an expectation. */
+  order?: {
+    /** The attempt the order was asked with: the one that recorded the expectation, or the one a rest payment completes. */
+    paymentId: string;
+    /** Its amount and currency, as the customer was asked. */
+    amount: string;
+    currency: string;
+    /** The rate the expectation was priced at (units of the currency per 1 USD, formatRate's text), its source and time. */
+    usdRate: string | null;
+    usdRateSource: string | null;
+    usdRateAsOf: Date | null;
+  };
+}
+
 /** The customer's receipt, read: what happened to a payment, its deposits and the attempts of its order. */
 export class PaymentReceiptRepository {
   constructor(private readonly pool: Pool) {}
@@ -64,10 +85,10 @@ export class PaymentReceiptRepository {
   async findReceipt(paymentId: string): Promise<PaymentReceiptRecord | undefined> {
     const { rows } = await this.pool.query<ReceiptRow>({
       name: 'payment-receipt',
-      text: `SELECT p.id, p.amount::text AS amount, p.currency, p.provider, p.created_at, p.provider_status, p.provider_reason,
+      text: `SELECT p.id, p.wallet_id, p.amount::text AS amount, p.currency, p.provider, p.created_at, p.provider_status, p.provider_reason,
                     d.status AS deposit_status, d.amount::text AS deposit_amount, d.tx_hash, d.seen_at, d.token,
                     po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified,
-                    p.customer_key_hash, p.second_chances,
+                    p.customer_key_hash, p.second_chances, p.completes,
                     (SELECT json_agg(${attemptJson('a')} ORDER BY a.created_at, a.id)
                      FROM (SELECT DISTINCT ON (c.id) c.* FROM (
                              SELECT ${attemptColumns('p')}
@@ -97,11 +118,13 @@ export class PaymentReceiptRepository {
     if (!first) return undefined;
     return {
       ...summaryOf(first),
+      walletId: first.wallet_id,
       createdAt: first.created_at,
       providerStatus: first.provider_status,
       providerReason: first.provider_reason,
       keyHash: first.customer_key_hash,
       secondChances: first.second_chances,
+      completes: first.completes,
       deposits: rows
         .filter((row) => row.deposit_status !== null)
         .map((row) => ({
@@ -114,6 +137,34 @@ export class PaymentReceiptRepository {
           token: row.token,
         })),
       attempts: readAttempts(first.attempts),
+    };
+  }
+
+  /**
+   * The wallet's order as its receipts judge it: the facts every reader judges it from, and the order
+   * its expectation is of (a rest payment completes another attempt's order: that attempt's amount).
+   */
+  async findOrder(walletId: string): Promise<ReceiptOrderRecord | undefined> {
+    const facts = await readOrderFacts(this.pool, walletId);
+    if (!facts?.attempt) return facts;
+    const { rows } = await this.pool.query<OrderRow>({
+      name: 'payment-receipt-order',
+      text: `SELECT o.id, o.amount::text AS amount, o.currency, a.usd_rate, a.usd_rate_source, a.usd_rate_as_of
+             FROM payments a JOIN payments o ON o.id = COALESCE(a.completes, a.id) WHERE a.id = $1`,
+      values: [facts.attempt.paymentId],
+    });
+    const order = rows[0];
+    if (!order) throw new Error(`payment ${facts.attempt.paymentId} read without its order`);
+    return {
+      ...facts,
+      order: {
+        paymentId: order.id,
+        amount: order.amount,
+        currency: order.currency.trim(),
+        usdRate: order.usd_rate,
+        usdRateSource: order.usd_rate_source,
+        usdRateAsOf: order.usd_rate_as_of,
+      },
     };
   }
 
@@ -133,8 +184,18 @@ function summaryOf(row: PaymentSummaryRecord): PaymentSummaryRecord {
   return { id: row.id, amount: row.amount, currency: row.currency.trim(), provider: row.provider };
 }
 
+interface OrderRow {
+  id: string;
+  amount: string;
+  currency: string;
+  usd_rate: string | null;
+  usd_rate_source: string | null;
+  usd_rate_as_of: Date | null;
+}
+
 interface ReceiptRow {
   id: string;
+  wallet_id: string;
   amount: string;
   currency: string;
   provider: string;
@@ -143,6 +204,7 @@ interface ReceiptRow {
   provider_reason: string | null;
   customer_key_hash: Buffer | null;
   second_chances: number;
+  completes: string | null;
   deposit_status: string | null;
   deposit_amount: string | null;
   tx_hash: string | null;

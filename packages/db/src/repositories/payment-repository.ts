@@ -34,6 +34,11 @@ export interface RecordedExpectation {
   basis: ExpectationBasis;
   toleranceBps: number;
   windowEndsAt: Date;
+  /**
+   * The attempt whose expectation this is, when the new one only pays the rest of its order (migration
+   * 033: `completes`): the figures above are then that order's, the window the rest's own.
+   */
+  completes?: string;
 }
 
 /**
@@ -69,6 +74,10 @@ export interface RenewedCheckout extends RecordedCheckout {
 
 /** What the customer's link needs of a payment: its order, its state, and the checkout recorded last. */
 export interface PaymentCheckoutRecord extends Omit<NewPayment, 'keyHash' | 'expectation'> {
+  /** Its wallet: the order it is an attempt of. */
+  walletId: string;
+  /** For a rest payment, the attempt whose order it completes (migration 033); null for any other. */
+  completes: string | null;
   status: PaymentStatus;
   providerStatus: ProviderPaymentStatus | null;
   /** USDC arrived in the wallet since the payment started. */
@@ -104,14 +113,14 @@ export class PaymentRepository {
       text: `/* record payments */ WITH input AS (
                SELECT i.id, w.id AS wallet_id, i.amount, i.currency, i.provider, i.email, i.key_hash,
                       i.amount_usd, i.usd_rate, i.usd_rate_source, i.usd_rate_as_of, i.expected_usdc, i.expected_basis,
-                      i.tolerance_bps, i.window_ends_at,
+                      i.tolerance_bps, i.window_ends_at, i.completes,
                       row_number() OVER (PARTITION BY w.id ORDER BY i.ord) AS place
                FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[], $7::bytea[],
                            $9::numeric[], $10::text[], $11::text[], $12::timestamptz[], $13::numeric[], $14::text[],
-                           $15::int[], $16::timestamptz[])
+                           $15::int[], $16::timestamptz[], $17::uuid[])
                  WITH ORDINALITY AS i(id, polygon_address, amount, currency, provider, email, key_hash,
                                       amount_usd, usd_rate, usd_rate_source, usd_rate_as_of, expected_usdc, expected_basis,
-                                      tolerance_bps, window_ends_at, ord)
+                                      tolerance_bps, window_ends_at, completes, ord)
                JOIN wallets w ON w.polygon_address = i.polygon_address
              ),
              asked AS (SELECT wallet_id, count(*) AS n FROM input GROUP BY wallet_id),
@@ -124,10 +133,10 @@ export class PaymentRepository {
              recorded AS (
                INSERT INTO payments (id, wallet_id, amount, currency, provider, email, customer_key_hash,
                                      amount_usd, usd_rate, usd_rate_source, usd_rate_as_of, expected_usdc, expected_basis,
-                                     tolerance_bps, window_ends_at)
+                                     tolerance_bps, window_ends_at, completes)
                SELECT i.id, i.wallet_id, i.amount, i.currency, i.provider, i.email, i.key_hash,
                       i.amount_usd, i.usd_rate, i.usd_rate_source, i.usd_rate_as_of, i.expected_usdc, i.expected_basis,
-                      i.tolerance_bps, i.window_ends_at
+                      i.tolerance_bps, i.window_ends_at, i.completes
                FROM input i JOIN asked a USING (wallet_id) JOIN counted c USING (wallet_id)
                -- Its place among all the wallet's attempts: those counted before this statement, then its place in it.
                WHERE c.attempts - a.n + i.place <= $8
@@ -151,6 +160,7 @@ export class PaymentRepository {
         payments.map((p) => p.expectation.basis),
         payments.map((p) => p.expectation.toleranceBps),
         payments.map((p) => p.expectation.windowEndsAt),
+        payments.map((p) => p.expectation.completes ?? null),
       ],
     });
     const found = new Map(rows.map((row) => [row.id, row.recorded]));
@@ -213,7 +223,8 @@ export class PaymentRepository {
   async findCheckout(id: string): Promise<PaymentCheckoutRecord | undefined> {
     const { rows } = await this.pool.query<CheckoutRow>({
       name: 'payments-find-checkout',
-      text: `SELECT p.id, w.polygon_address, p.amount::text AS amount, p.currency, p.provider, p.email, p.status, p.provider_status,
+      text: `SELECT p.id, p.wallet_id, p.completes, w.polygon_address, p.amount::text AS amount, p.currency, p.provider, p.email,
+                    p.status, p.provider_status,
                     EXISTS (SELECT 1 FROM deposits d WHERE d.wallet_id = p.wallet_id AND d.seen_at >= p.created_at
                             AND d.status <> 'orphaned') AS has_deposit,
                     p.checkout_attempts, p.checkout_url, p.checkout_form_fields, p.checkout_expires_at, p.checkout_single_use,
@@ -226,6 +237,8 @@ export class PaymentRepository {
     if (!row) return undefined;
     return {
       id: row.id,
+      walletId: row.wallet_id,
+      completes: row.completes,
       polygonAddress: row.polygon_address,
       amount: row.amount,
       currency: row.currency.trim(),
@@ -316,6 +329,8 @@ function checkoutColumns(checkouts: readonly RecordedCheckout[]): [(string | nul
 
 interface CheckoutRow {
   id: string;
+  wallet_id: string;
+  completes: string | null;
   polygon_address: string;
   amount: string;
   currency: string;

@@ -20,8 +20,9 @@ export const receiptService = fp<{ config: PaymentRedirectConfig }>(
         providers: app.providers,
         secondChancesMax: config.raw.SECOND_CHANCES_MAX,
         secondChanceOffers: (payment) => secondChance.offers(payment),
+        rest: app.restService,
       }),
     );
   },
-  { name: 'receipt-service', dependencies: ['postgres', 'providers', 'second-chance-service'] },
+  { name: 'receipt-service', dependencies: ['postgres', 'providers', 'second-chance-service', 'rest-service'] },
 );

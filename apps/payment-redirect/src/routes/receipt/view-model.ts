@@ -1,5 +1,14 @@
-import { asSentence, COIN_NAMES, formatUsdc, RECEIPT_STEPS, type ReceiptProgress, type ReceiptStep } from '@gateway/domain';
-import type { OtherAttempt, Receipt, ReceiptTransaction } from '../../services/receipt-service';
+import {
+  asSentence,
+  COIN_NAMES,
+  formatMinorUnits,
+  formatUsdc,
+  RECEIPT_STEPS,
+  type AvailableProviderOption,
+  type ReceiptProgress,
+  type ReceiptStep,
+} from '@gateway/domain';
+import type { OtherAttempt, Receipt, ReceiptOrder, ReceiptTransaction } from '../../services/receipt-service';
 import { providerStatusWords, WAITING_FOR_PROVIDER } from './provider-status-words';
 
 export interface ReceiptStepView {
@@ -34,6 +43,24 @@ export interface OtherAttemptView {
   href: string;
 }
 
+/** The order the payment is an attempt of, once judged: what arrived against what was asked, and the rest when it is short. */
+export interface OrderView {
+  state: ReceiptOrder['state'];
+  /** In the order's currency, e.g. "20.83 of 50.00 USD arrived; 29.17 USD is missing." */
+  summary: string;
+  /** The USDC behind it, e.g. "20 USDC of the 48 USDC this order should bring after the provider's fee." */
+  usdc: string;
+  /** What the shop knows and what happens next, in a sentence or two. */
+  next: string;
+  /**
+   * The providers that take the rest, each a form carrying `formToken`: the first few shown, the
+   * others behind "more"; null when none is offered to this browser.
+   */
+  rest: { action: string; formToken: string; missing: string; choices: SecondChoiceView[]; moreChoices: SecondChoiceView[] } | null;
+  /** The rest is offered, but only in the browser holding the payment's key: this page says so instead. */
+  restElsewhere: boolean;
+}
+
 /** Everything the receipt page shows: the order and its progress, nothing personal. */
 export interface ReceiptView {
   paymentId: string;
@@ -42,6 +69,10 @@ export interface ReceiptView {
   providerName: string;
   /** Which provider the payment went (or is going) through, e.g. "Paying with MoonPay". */
   providerLine: string;
+  /** Under the amount of a rest payment: the order it completes, e.g. "The rest of a 50.00 USD order". */
+  amountNote: string | null;
+  /** The order's judgement, once anything counted arrived and an attempt recorded what the order should bring. */
+  order: OrderView | null;
   step: ReceiptStep;
   headline: string;
   /** What happened, in a sentence or two; null where the page's notices say it. */
@@ -49,6 +80,11 @@ export interface ReceiptView {
   steps: ReceiptStepView[];
   /** USDC that arrived in the temporary wallet: the merchant is paid this less the fee (and any affiliate's share), never this. */
   receivedUsdc: string | null;
+  /**
+   * That the shop was paid, once the order is paid or overpaid (with all of the order's USDC, a rest's
+   * included), or, without an expectation, with what this payment brought; null when the order is not paid.
+   */
+  paidText: string | null;
   /** What arrived, in words per token ("12.00 USDC.e"); null when nothing did. */
   receivedText: string | null;
   transactions: ReceiptTransactionView[];
@@ -95,7 +131,7 @@ type ReceiptFacts = Extract<Receipt, { kind: 'receipt' }>;
 
 /** The receipt page: the facts of the payment, in the customer's words. */
 export function receiptView(receipt: ReceiptFacts): ReceiptView {
-  const { payment, progress, transactions, paidThrough, secondChance } = receipt;
+  const { payment, progress, transactions, paidThrough, secondChance, order } = receipt;
   const { providerName } = payment;
   const stepIndex = RECEIPT_STEPS.indexOf(progress.step);
   const received = progress.deposits > 0 ? formatUsdc(progress.receivedUsdc) : null;
@@ -114,16 +150,12 @@ export function receiptView(receipt: ReceiptFacts): ReceiptView {
     currency: payment.currency,
     providerName,
     providerLine: paidThrough ? `Tried with ${providerName}` : stepIndex > 0 ? `Paid with ${providerName}` : words.providerLine,
+    amountNote: payment.rest && order ? `The rest of a ${order.amount} ${order.currency} order` : null,
+    order: order ? orderView(order, payment.id) : null,
     step: progress.step,
-    headline: paidThrough
-      ? `Paid with ${paidThrough.providerName}`
-      : progress.waitingOn === 'other_token'
-        ? `Paid in ${receivedText}: held for the operator`
-        : progress.step === 'waiting_for_provider'
-          ? words.headline
-          : HEADLINES[progress.step],
+    headline: headlineOf(receipt, words.headline, receivedText),
     message: paidThrough
-      ? `This attempt with ${providerName} did not pay the order; your payment with ${paidThrough.providerName} did.`
+      ? `This attempt with ${providerName} brought no USDC; your payment with ${paidThrough.providerName} did.`
       : progress.step === 'waiting_for_provider'
         ? words.message
         : null,
@@ -145,6 +177,7 @@ export function receiptView(receipt: ReceiptFacts): ReceiptView {
               : 'todo',
     })),
     receivedUsdc: received,
+    paidText: paidText(order, received),
     receivedText,
     transactions: transactions.map((transaction) => ({
       amount: formatUsdc(transaction.amount),
@@ -175,6 +208,140 @@ export function receiptView(receipt: ReceiptFacts): ReceiptView {
     // Another attempt paid: that payment's own page follows the USDC.
     final: progress.final || paidThrough !== null,
   };
+}
+
+/**
+ * The shop was paid, in today's words when this payment brought what paid it; when the order took
+ * more than this payment (a rest, or a rest's first part), its whole amount and USDC, never this
+ * payment's alone as if it paid the order.
+ */
+function paidText(order: ReceiptOrder | null, received: string | null): string | null {
+  if (order && order.state !== 'paid' && order.state !== 'overpaid') return null;
+  const total = order ? formatUsdc(order.totalUsdc) : received;
+  if (total === null) return null;
+  if (!order || total === received) return `${total} USDC arrived and the shop has been paid for this order.`;
+  return `All of this ${order.amount} ${order.currency} order arrived (${total} USDC) and the shop has been paid.`;
+}
+
+/** The order's state where it, not the payment's progress, is the news. */
+const ORDER_HEADLINES: Partial<Record<ReceiptOrder['state'], string>> = {
+  underpaid: 'Part of the payment is missing',
+  late: 'Your payment arrived late',
+};
+
+/** The page's headline: the provider giving up on this attempt first, then an order short or late, then the payment's progress. */
+function headlineOf(receipt: ReceiptFacts, providerHeadline: string, receivedText: string | null): string {
+  const { progress, paidThrough, order } = receipt;
+  const declined = progress.declined && !paidThrough;
+  const orderHeadline = order ? ORDER_HEADLINES[order.state] : undefined;
+  if (orderHeadline && !declined) return orderHeadline;
+  if (paidThrough) return `Paid with ${paidThrough.providerName}`;
+  if (progress.waitingOn === 'other_token') return `Paid in ${receivedText}: held for the operator`;
+  return progress.step === 'waiting_for_provider' ? providerHeadline : HEADLINES[progress.step];
+}
+
+/** The order's judgement in the customer's words: its currency first, the USDC behind it, what the shop knows. */
+function orderView(order: ReceiptOrder, paymentId: string): OrderView {
+  const money = (minorUnits: bigint) => `${formatMinorUnits(minorUnits)} ${order.currency}`;
+  const { balance } = order;
+  const whole = money(balance.order);
+  const usdc = `${formatUsdc(order.totalUsdc)} USDC arrived of the ${formatUsdc(order.expectedUsdc)} USDC this order should bring after the provider's fee.`;
+  const told = order.shopTold ? 'The shop has been told' : 'The shop will be told as soon as it reaches them';
+  const base = { state: order.state, usdc, rest: null, restElsewhere: false };
+  switch (order.state) {
+    case 'paid':
+      return { ...base, summary: `${whole} arrived: the order is paid.`, next: 'Nothing else is needed from you.' };
+    case 'overpaid':
+      return {
+        ...base,
+        summary: `More than the order arrived: ${money(balance.arrived)} for a ${whole} order, ${money(balance.excess)} more.`,
+        next: `${told}, and decides what to do with the difference; contact the shop about it, quoting the payment reference below.`,
+      };
+    case 'late':
+      return {
+        ...base,
+        summary: `Your payment arrived after this order's window closed (${windowText(order.windowEndsAt)}).`,
+        next: `${told}, and decides whether to accept it; contact the shop if you have a question, quoting the payment reference below.`,
+      };
+    case 'underpaid':
+      return underpaidView(order, paymentId, { base, money, told });
+    default:
+      return unhandled(order.state);
+  }
+}
+
+/** The rest's providers shown at once (the one chosen last first); the others wait behind "more", a phone's screen is short. */
+const REST_CHOICES_SHOWN = 3;
+
+function underpaidView(
+  order: ReceiptOrder,
+  paymentId: string,
+  words: { base: Omit<OrderView, 'summary' | 'next'>; money: (minorUnits: bigint) => string; told: string },
+): OrderView {
+  const { balance, rest } = order;
+  const missing = words.money(balance.missing);
+  const summary = `${formatMinorUnits(balance.arrived)} of ${words.money(balance.order)} arrived; ${missing} is missing.`;
+  if (rest?.kind === 'offered' && rest.formToken) {
+    return {
+      ...words.base,
+      summary,
+      next: `${words.told} that the order is short. Pay the rest below and the order is complete.`,
+      rest: {
+        action: `/payment/${paymentId}/rest`,
+        formToken: rest.formToken,
+        missing,
+        choices: rest.choices.slice(0, REST_CHOICES_SHOWN).map(choiceView(order)),
+        moreChoices: rest.choices.slice(REST_CHOICES_SHOWN).map(choiceView(order)),
+      },
+    };
+  }
+  if (rest?.kind === 'offered') {
+    return {
+      ...words.base,
+      summary,
+      next:
+        `${words.told} that the order is short. You can pay the rest in the browser you started the payment in (open the ` +
+        'payment link the shop gave you there), or ask the shop what to do.',
+      restElsewhere: true,
+    };
+  }
+  const why =
+    rest?.kind === 'exhausted'
+      ? 'This payment has been retried as many times as it may, so the rest cannot be paid here.'
+      : `No payment provider takes an amount as small as ${missing}, so the rest cannot be paid here.`;
+  return {
+    ...words.base,
+    summary,
+    next: `${why} ${words.told} that the order is short by ${missing}; contact the shop, quoting the payment reference below.`,
+  };
+}
+
+/** One provider of the rest: its charge, and the order's own currency when it charges USD instead. */
+function choiceView(order: ReceiptOrder) {
+  return (option: AvailableProviderOption): SecondChoiceView => ({
+    id: option.provider.id,
+    name: option.provider.displayName,
+    amount: option.charge.amount.text,
+    currency: option.charge.currency,
+    ...(option.converted ? { orderAmount: `${formatMinorUnits(order.balance.missing)} ${order.currency}` } : {}),
+  });
+}
+
+/** "28 November 2026, 14:00 UTC": a customer anywhere reads the same moment. */
+function windowText(at: Date): string {
+  return new Intl.DateTimeFormat('en-GB', {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: 'UTC',
+    timeZoneName: 'short',
+  }).format(at);
+}
+
+function unhandled(state: never): never {
+  throw new Error(`order state ${String(state)} has no receipt wording`);
 }
 
 function otherAttemptView(attempt: OtherAttempt): OtherAttemptView {

@@ -11,8 +11,12 @@ export function continueView(continuation: Extract<Continuation, { kind: 'contin
   };
 }
 
-/** Why the second chance was not taken, on the checkout-failed page; `name`: the provider chosen, when it is one. */
+/** What a receipt's form started: another provider for the same order, or the rest of an underpaid one. */
+export type NewAttempt = 'second chance' | 'rest';
+
+/** Why the second chance or the rest was not taken, on the checkout-failed page; `name`: the provider chosen, when it is one. */
 export function refusedView(
+  what: NewAttempt,
   refusal: Exclude<RetryRefusal, 'no_payment' | 'key_required'>,
   name: string | undefined,
   receipt: string,
@@ -33,6 +37,15 @@ export function refusedView(
         'receipt shows what happened to each attempt.',
     );
   }
+  if (refusal === 'closed' && what === 'rest') {
+    const heading = 'Nothing is missing from this order';
+    return page(
+      heading,
+      heading,
+      'This order is not short (anymore): nothing is left to pay here, and paying again would charge you for more than the ' +
+        'order. Follow the payment on its receipt.',
+    );
+  }
   if (refusal === 'closed') {
     const heading = 'This payment cannot be retried';
     return page(
@@ -40,6 +53,14 @@ export function refusedView(
       heading,
       'USDC arrived for this order, or its provider has not given up on the payment: paying again could charge you twice. ' +
         'Follow the payment on its receipt.',
+    );
+  }
+  if (what === 'rest') {
+    return page(
+      'Choose another provider',
+      name ? `${name} cannot take the rest of this order` : 'No such payment provider',
+      `${name ?? 'The provider chosen'} does not take the rest of this order (its currency or minimum). Choose one of the ` +
+        'providers your receipt lists for the rest.',
     );
   }
   return page(

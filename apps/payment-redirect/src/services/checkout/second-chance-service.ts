@@ -99,7 +99,8 @@ export class SecondChanceService {
     if (!secondChanceFormTokenMatches(credentials.formToken ?? '', credentials.keys, payment.keyHash, paymentId)) {
       return refused('key_required');
     }
-    if (!secondChanceOpen(payment.providerStatus, payment.hasDeposit)) return refused('closed');
+    // A rest payment is part of its order: another provider for its amount alone would be judged as a new order (the receipt offers the rest again).
+    if (payment.completes !== null || !secondChanceOpen(payment.providerStatus, payment.hasDeposit)) return refused('closed');
     const choices = await this.offers({ ...payment, usdcArrived: payment.hasDeposit });
     const chosen = choices.find((option) => option.provider.id === providerId);
     if (!chosen) return refused('provider_not_accepted');

@@ -53,9 +53,9 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<CheckoutRoutesOptions> = 
   /** Sends the USDC (or waits for the transfer already sent), then returns the customer to the gateway. */
   const deliverAndReturn = async (reply: FastifyReply, order: CheckoutOrder, delivery: () => Promise<Delivery>) => {
     try {
-      const { justPaid } = await delivery();
+      const { justPaid, usdc } = await delivery();
       metrics.checkouts.inc({ outcome: justPaid ? 'paid' : 'replayed' });
-      return reply.page('notice', paymentApprovedPage(order));
+      return reply.page('notice', paymentApprovedPage(order, usdc));
     } catch (error) {
       if (!(error instanceof DeliveryPendingError)) throw error;
       return reply.page('notice', paymentUnderWayPage(order), 202);
@@ -116,12 +116,13 @@ export const checkoutRoutes: FastifyPluginAsyncTypebox<CheckoutRoutesOptions> = 
         metrics.checkouts.inc({ outcome: 'invalid_card' });
         return reply.page('checkout', checkoutPage(order, link.feeBps, { values: card, errors: check.errors }), 422);
       }
-      if (check.outcome !== 'approved') {
+      if (check.outcome !== 'approved' && check.outcome !== 'short') {
         metrics.checkouts.inc({ outcome: check.outcome === 'insufficient_funds' ? 'insufficient_funds' : 'declined' });
         const notice = checkout.decline(order, check.outcome);
         return reply.page('checkout', checkoutPage(order, link.feeBps, { values: card, notice }), 402);
       }
-      return deliverAndReturn(reply, order, () => checkout.pay(order));
+      const outcome = check.outcome;
+      return deliverAndReturn(reply, order, () => checkout.pay(order, outcome));
     },
   );
 };

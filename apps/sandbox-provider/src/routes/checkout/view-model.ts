@@ -75,12 +75,12 @@ export function orderStatusPage(order: CheckoutOrder, row: Pick<SandboxOrderRow,
  * The card was accepted and the USDC sent: the customer goes on to the gateway's receipt. Not a
  * 303 from the form post: CSP `form-action 'self'` would stop that redirect at the gateway's origin.
  */
-export function paymentApprovedPage(order: CheckoutOrder): NoticePage {
+export function paymentApprovedPage(order: CheckoutOrder, usdcSent: bigint): NoticePage {
+  // The short test card's order: say plainly that less than the estimate was sent.
+  const sent = usdcSent < order.quote.netUsdc ? `only ${formatUsdc(usdcSent)} USDC sent` : `${formatUsdc(usdcSent)} USDC sent`;
   return {
     heading: 'Payment approved',
-    message:
-      `${order.amount.text} ${order.currency} paid (test mode) and ${formatUsdc(order.quote.netUsdc)} USDC sent. Taking you ` +
-      `back to your receipt…`,
+    message: `${order.amount.text} ${order.currency} paid (test mode) and ${sent}. Taking you back to your receipt…`,
     tone: 'ok',
     returnUrl: order.returnUrl,
     redirectTo: order.returnUrl,
