@@ -109,7 +109,12 @@ export function attemptExpectation(input: {
     ...(input.quotedUsdc !== undefined ? { quotedUsdc: input.quotedUsdc } : {}),
     ...(input.operatorToleranceBps !== undefined ? { operatorToleranceBps: input.operatorToleranceBps } : {}),
   });
-  return { ...expected, usdCents, windowEndsAt: new Date(input.now.getTime() + input.windowHours * 3_600_000) };
+  return { ...expected, usdCents, windowEndsAt: orderWindowEndsAt(input.now, input.windowHours) };
+}
+
+/** The end of an attempt's window: ORDER_WINDOW_HOURS after its provider order is created. */
+export function orderWindowEndsAt(createdAt: Date, windowHours: number): Date {
+  return new Date(createdAt.getTime() + windowHours * 3_600_000);
 }
 
 /** The tolerance an order is judged with: the attempt's, narrowed by the merchant's per-wallet one when it gave one. */

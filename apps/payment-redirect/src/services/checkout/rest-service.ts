@@ -1,19 +1,17 @@
 import {
-  GatewayError,
   orderStanding,
+  orderWindowEndsAt,
   parseCurrency,
   parseRecordedRate,
   restOptions,
   restProviders,
   secondChanceFormTokenMatches,
   type AvailableProviderOption,
-  type EvmAddress,
 } from '@gateway/domain';
 import type { PaymentReceiptRepository, PaymentRepository, ReceiptOrderRecord, RecordedExpectation } from '@gateway/db/payment-redirect';
 import type { ProviderRegistry } from '@gateway/providers';
-import { CheckoutFailedError } from './provider-checkout';
 import type { PaymentService } from './payment-service';
-import type { PaymentCredentials, SecondChanceOutcome } from './second-chance-service';
+import { type PaymentCredentials, refused, type SecondChanceOutcome, startOnSameOrder } from './second-chance-service';
 
 /** What an underpaid order is missing, and what the attempt that pays it must record. */
 export interface MissingRest {
@@ -114,34 +112,8 @@ export class RestService {
     const chosen = this.offers(rest).find((option) => option.provider.id === providerId);
     if (!chosen) return refused('provider_not_accepted');
     if (!(await this.deps.payments.claimSecondChance(paymentId, this.deps.secondChances))) return refused('exhausted');
-    try {
-      const started = await this.deps.processPayment.begin(
-        {
-          temporaryAddress: payment.polygonAddress as EvmAddress,
-          amount: chosen.charge.amount,
-          currency: chosen.charge.currency,
-          provider: chosen.provider,
-          email: payment.email,
-        },
-        customerIp,
-        'link',
-        {
-          expectation: {
-            ...rest.expectation,
-            windowEndsAt: new Date(Date.now() + this.deps.windowHours * 3_600_000),
-            completes: rest.completes,
-          },
-        },
-      );
-      return { kind: 'started', payment: started };
-    } catch (error) {
-      if (error instanceof CheckoutFailedError) return { kind: 'checkout_failed', failure: error };
-      if (error instanceof GatewayError && error.code === 'order_attempts_exhausted') return refused('exhausted');
-      throw error;
-    }
+    return startOnSameOrder(this.deps.processPayment, payment, chosen, customerIp, {
+      expectation: { ...rest.expectation, windowEndsAt: orderWindowEndsAt(new Date(), this.deps.windowHours), completes: rest.completes },
+    });
   }
-}
-
-function refused(refusal: Extract<SecondChanceOutcome, { kind: 'refused' }>['refusal']): SecondChanceOutcome {
-  return { kind: 'refused', refusal };
 }

@@ -8,12 +8,15 @@ import {
   secondChanceOpen,
   secondChanceProviders,
   type AvailableProviderOption,
+  type CurrencyCode,
   type EvmAddress,
+  type FiatAmount,
   type ProviderPaymentStatus,
+  type ProviderTerms,
   type RateTable,
 } from '@gateway/domain';
 import type { RateReader } from '@gateway/rates';
-import type { PaymentReceiptRepository, PaymentRepository } from '@gateway/db/payment-redirect';
+import type { PaymentReceiptRepository, PaymentRepository, RecordedExpectation } from '@gateway/db/payment-redirect';
 import type { ProviderRegistry } from '@gateway/providers';
 import { CheckoutFailedError } from './provider-checkout';
 import type { PaymentService, StartedPayment } from './payment-service';
@@ -105,24 +108,7 @@ export class SecondChanceService {
     const chosen = choices.find((option) => option.provider.id === providerId);
     if (!chosen) return refused('provider_not_accepted');
     if (!(await this.deps.payments.claimSecondChance(paymentId, this.deps.secondChances))) return refused('exhausted');
-    try {
-      const started = await this.deps.processPayment.begin(
-        {
-          temporaryAddress: payment.polygonAddress as EvmAddress,
-          amount: chosen.charge.amount,
-          currency: chosen.charge.currency,
-          provider: chosen.provider,
-          email: payment.email,
-        },
-        customerIp,
-        'link',
-      );
-      return { kind: 'started', payment: started };
-    } catch (error) {
-      if (error instanceof CheckoutFailedError) return { kind: 'checkout_failed', failure: error };
-      if (error instanceof GatewayError && error.code === 'order_attempts_exhausted') return refused('exhausted');
-      throw error;
-    }
+    return startOnSameOrder(this.deps.processPayment, payment, chosen, customerIp);
   }
 
   /** The payment the second chance started, by name: a small read, not its receipt. */
@@ -140,6 +126,38 @@ export class SecondChanceService {
   }
 }
 
-function refused(refusal: RetryRefusal): SecondChanceOutcome {
+export function refused(refusal: RetryRefusal): SecondChanceOutcome {
   return { kind: 'refused', refusal };
+}
+
+/**
+ * Another attempt on the order of `payment` (its wallet, its customer's e-mail) with the provider and
+ * charge chosen: a second chance, or the rest of an underpaid order with that order's expectation.
+ */
+export async function startOnSameOrder(
+  processPayment: Pick<PaymentService, 'begin'>,
+  payment: { polygonAddress: string; email: string },
+  chosen: { provider: ProviderTerms; charge: { amount: FiatAmount; currency: CurrencyCode } },
+  customerIp: string,
+  options: { expectation?: RecordedExpectation } = {},
+): Promise<SecondChanceOutcome> {
+  try {
+    const started = await processPayment.begin(
+      {
+        temporaryAddress: payment.polygonAddress as EvmAddress,
+        amount: chosen.charge.amount,
+        currency: chosen.charge.currency,
+        provider: chosen.provider,
+        email: payment.email,
+      },
+      customerIp,
+      'link',
+      options,
+    );
+    return { kind: 'started', payment: started };
+  } catch (error) {
+    if (error instanceof CheckoutFailedError) return { kind: 'checkout_failed', failure: error };
+    if (error instanceof GatewayError && error.code === 'order_attempts_exhausted') return refused('exhausted');
+    throw error;
+  }
 }
