@@ -35,6 +35,11 @@ export interface WalletInput {
   payoutAddress: string;
   /** Your callback URL for this order, e.g. `https://shop.example/ipn?order_id=1234` (not encoded). */
   callbackUrl: string;
+  /**
+   * Optional: how far (basis points, 0–5000) the USDC of this order may differ from what it should
+   * bring and still be paid; it narrows the operator's tolerance, never widens it.
+   */
+  orderToleranceBps?: number;
 }
 
 /**
@@ -97,6 +102,37 @@ export interface PaymentStatusPayment {
   provider_updated_at: string | null;
 }
 
+/** Where the order stands (Check Payment Status's `order`): the figures the callbacks carry, and why. */
+export interface PaymentStatusOrder {
+  /** USDC of the order's final deposits, decimal. */
+  total_coin: string;
+  /** What the order should bring; null (with every figure below but `reason`) when no attempt recorded it. */
+  expected_coin: string | null;
+  expected_basis: 'quote' | 'estimate' | null;
+  state: 'awaiting' | 'paid' | 'underpaid' | 'overpaid' | 'late' | null;
+  missing_coin: string | null;
+  excess_coin: string | null;
+  late_coin: string | null;
+  tolerance_bps: number | null;
+  window_ends_at: string | null;
+  judged_by: { payment_id: string; provider: string; amount: string; currency: string; amount_usd: string } | null;
+  reason: string;
+}
+
+/** One callback of the wallet and its newest attempts (Check Payment Status's `callback_log`). */
+export interface PaymentStatusCallback {
+  delivery_id: string;
+  status: 'pending' | 'delivered' | 'failed' | 'refused';
+  attempts: Array<{
+    attempt_no: number;
+    started_at: string;
+    http_status: number | null;
+    error_code: string | null;
+    response_excerpt: string;
+  }>;
+  [field: string]: unknown;
+}
+
 /** Check Payment Status's answer, as the API gives it. */
 export interface PaymentStatus {
   status: 'paid' | 'unpaid';
@@ -112,6 +148,9 @@ export interface PaymentStatus {
   deposits: PaymentStatusDeposit[];
   deposit_count: number;
   payments: PaymentStatusPayment[];
+  /** Absent from gateways before order states. */
+  order?: PaymentStatusOrder;
+  callback_log?: { delivery_count: number; deliveries: PaymentStatusCallback[] };
 }
 
 /**
@@ -153,7 +192,13 @@ export class GatewayClient {
 
   /** Create Wallet (`/control/wallet.php`): one temporary wallet per callback URL; a repeat gets the same wallet. */
   async createWallet(input: WalletInput): Promise<GatewayWallet> {
-    return walletOf(await this.get('/control/wallet.php', { address: input.payoutAddress, callback: input.callbackUrl }));
+    return walletOf(
+      await this.get('/control/wallet.php', {
+        address: input.payoutAddress,
+        callback: input.callbackUrl,
+        order_tolerance_bps: input.orderToleranceBps?.toString(),
+      }),
+    );
   }
 
   /** Create Wallet – Affiliate (`/control/affiliate.php`): the affiliate earns the gateway's configured share. */

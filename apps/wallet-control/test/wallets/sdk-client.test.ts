@@ -90,3 +90,23 @@ it('converts and reads the payment status of a new wallet', async () => {
   expect(status).toMatchObject({ status: 'unpaid', value_coin: '0', deposits: [], payments: [], payout_address: owner.address });
   await expect(client.paymentStatus('x'.repeat(32))).rejects.toMatchObject({ status: 404, code: 'not_found' });
 });
+
+it("sends the merchant's own order tolerance, and Check Payment Status answers the order it judges", async () => {
+  const wallet = await client.createWallet({
+    payoutAddress: owner.address,
+    callbackUrl: 'https://shop.io/ipn/sdk-tolerance?o=1',
+    orderToleranceBps: 25,
+  });
+  const { rows } = await fixture.db.pool.query('SELECT order_tolerance_bps FROM wallets WHERE polygon_address = $1', [
+    wallet.polygonAddressIn.toLowerCase(),
+  ]);
+  expect(rows[0].order_tolerance_bps).toBe(25);
+  const status = await client.paymentStatus(wallet.ipnToken);
+  expect(status).toMatchObject({ status: 'unpaid', order: { total_coin: '0', state: null }, callback_log: { delivery_count: 0 } });
+  await expect(
+    client.createWallet({ payoutAddress: owner.address, callbackUrl: 'https://shop.io/ipn/sdk-tolerance?o=2', orderToleranceBps: 9_000 }),
+  ).rejects.toMatchObject({
+    status: 400,
+    param: 'order_tolerance_bps',
+  });
+});
