@@ -496,6 +496,7 @@ describe('chain-watcher, as its role', () => {
       logIndex,
       blockNumber: 20n,
       blockHash,
+      blockTime: new Date('2026-11-02T10:00:00Z'),
       walletId: wallet.id,
       fromAddress: hex(20),
       amount: 5_000_000n,
@@ -512,7 +513,10 @@ describe('chain-watcher, as its role', () => {
     expect(await deposits.markOrphaned(pool, [{ blockNumber: 20n, blockHash: a.blockHash }])).toHaveLength(1);
     expect(await deposits.orphansAbove(undefined)).toHaveLength(1);
     // The orphaned log read again from the canonical chain: back to seen, then final.
-    expect(await deposits.recordSeen(pool, [{ ...a, blockHash: hex(32) }])).toMatchObject([{ inserted: false }]);
+    const moved = { ...a, blockHash: hex(32), blockTime: new Date('2026-11-02T10:00:02Z') };
+    expect(await deposits.recordSeen(pool, [moved])).toMatchObject([{ inserted: false }]);
+    const { rows: times } = await database.pool.query('SELECT block_time FROM deposits WHERE tx_hash = $1', [a.txHash]);
+    expect(times).toEqual([{ block_time: moved.blockTime }]);
     expect(await deposits.markFinal(pool, [{ blockNumber: 20n, blockHash: b.blockHash }])).toHaveLength(1);
 
     const cursors = repository('chain-watcher', chainWatcher.ChainCursorRepository);

@@ -45,3 +45,4 @@ export * from './deposit-attribution';
 export * from './other-usdc';
 export * from './identifiers';
 export * from './order-state';
+export * from './ledger-query';

@@ -54,6 +54,11 @@ export function formatUsdc(baseUnits: bigint): string {
   return formatScaled(baseUnits, USDC_DECIMALS, true);
 }
 
+/** Base units to a decimal string with all six decimals ("24.255000", "0.000000"): the ledger's columns line up and add up as written. */
+export function formatUsdcFixed(baseUnits: bigint): string {
+  return formatScaled(baseUnits, USDC_DECIMALS, false);
+}
+
 export function parseUsdc(input: string): bigint {
   const match = PLAIN_DECIMAL.exec(input);
   if (!match || (match[2]?.length ?? 0) > USDC_DECIMALS) {

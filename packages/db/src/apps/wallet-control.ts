@@ -9,3 +9,5 @@ export * from '../repositories/payment-status-repository';
 export * from '../repositories/callback-delivery-repository';
 export * from '../repositories/merchant-callback-repository';
 export * from '../callback-resend';
+export * from '../repositories/ledger-repository';
+export * from '../ledger-export';
