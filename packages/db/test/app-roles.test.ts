@@ -53,6 +53,8 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     PaymentStatusRepository: ['findByIpnToken'],
     CallbackDeliveryRepository: ['resendFailed'],
     MerchantCallbackRepository: ['findLog', 'findResendable', 'resendLatest'],
+    // GET /admin/ledger; `gateway ledger export` runs it with the owner's login.
+    LedgerRepository: ['knowsPayoutAddress', 'orders'],
   },
   'payment-redirect': {
     WalletLookupRepository: ['hasTemporaryAddress'],
@@ -296,6 +298,47 @@ describe('wallet-control, as its role', () => {
     expect(await callbacks.resendLatest(wallet.id)).toMatchObject({ resent: true, deliveryId: delivered });
     expect(await callbacks.resendLatest(wallet.id)).toMatchObject({ resent: false, deliveryId: delivered, status: 'pending' });
     expect(await callbacks.findLog(randomUUID(), { deliveries: 10, attempts: 5, excerptChars: 200 })).toBeUndefined();
+  });
+
+  it("reads a merchant's ledger: its orders with their payments, deposits, payout legs and first accepted callback", async () => {
+    const wallet = await ownerWallet();
+    const { rows } = await database.pool.query<{ payout: string; created: Date }>(
+      'SELECT payout_address AS payout, created_at AS created FROM wallets WHERE id = $1',
+      [wallet.id],
+    );
+    const { payout, created } = rows[0]!;
+    const forwarded = await ownerDeposit(wallet.id, 'forwarded');
+    await database.pool.query(
+      `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, status, tx_hash)
+       VALUES ($1, 'merchant', $2, $3, 24750000, $4, 0, 'confirmed', $5)`,
+      [forwarded.id, wallet.address, payout, hex(32), hex(32)],
+    );
+    const delivery = await ownerDelivery(wallet.id, forwarded.id, 'delivered');
+    await database.pool.query(
+      `INSERT INTO callback_attempts (delivery_id, attempt_no, started_at, duration_ms, status_code) VALUES ($1, 1, now(), 12, 200)`,
+      [delivery],
+    );
+    await database.pool.query(
+      `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, checkout_url, expected_usdc, expected_basis, tolerance_bps,
+                             window_ends_at, amount_usd)
+       VALUES ($1, $2, 25, 'USD', 'moonpay', 'a@b.io', 'https://x.example', 25000000, 'quote', 100, now() + interval '1 day', 25)`,
+      [randomUUID(), wallet.id],
+    );
+    const ledger = repository('wallet-control', walletControl.LedgerRepository);
+    expect(await ledger.knowsPayoutAddress(payout)).toBe(true);
+    const orders = [];
+    for await (const batch of ledger.orders({ payoutAddress: payout, from: created, to: new Date(created.getTime() + 1) })) {
+      orders.push(...batch);
+    }
+    expect(orders).toMatchObject([
+      {
+        walletId: wallet.id,
+        attempts: [{ provider: 'moonpay' }],
+        deposits: [{ id: forwarded.id, counted: true }],
+        payouts: [{ leg: 'merchant', amount: 24_750_000n, status: 'confirmed' }],
+        firstAcceptedCallback: { deliveryId: delivery },
+      },
+    ]);
   });
 
   it("resends a wallet's latest callback only, from any status but pending, counted, and changes nothing else", async () => {
@@ -693,6 +736,7 @@ describe('what each app must never do', () => {
     ['wallet-control', "delete a callback path's claim", 'DELETE FROM callback_paths'],
     ['payment-redirect', 'read the callback path claims', 'SELECT payout_address FROM callback_paths'],
     ['wallet-control', 'read a payout leg', 'SELECT to_address FROM payouts'],
+    ['wallet-control', "read a payout leg's authorization", 'SELECT authorization_nonce, signature FROM payouts'],
     ['payment-redirect', 'read a payout address', 'SELECT payout_address FROM wallets'],
     ['payment-redirect', 'read an ipn_token', 'SELECT ipn_token FROM wallets'],
     ['payment-redirect', 'read where a leg pays', 'SELECT to_address, amount FROM payouts'],
