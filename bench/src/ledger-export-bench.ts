@@ -166,7 +166,8 @@ async function measure(schema: string, dir: string, mode: Mode, heap: Heap, orde
   for (let i = 0; i < RUNS; i += 1) runs.push(await runChild(schema, mode, heap, orders, join(dir, `${mode}-${heap}-${orders}.csv`)));
   const finished = runs.filter((run): run is ChildResult => !('failed' in run));
   if (finished.length === 0) return { mode, heap, orders, rowsPerSecond: null, maxRssMb: null, mb: null, failed: 'out of memory', runs };
-  if (finished.some((result) => result.rows !== orders)) throw new Error(`the ${mode} export gave ${finished.map((r) => r.rows)} of ${orders} rows`);
+  if (finished.some((result) => result.rows !== orders))
+    throw new Error(`the ${mode} export gave ${finished.map((r) => r.rows)} of ${orders} rows`);
   const best = finished.reduce((a, b) => (b.ms < a.ms ? b : a));
   return {
     mode,
@@ -198,7 +199,11 @@ async function main(): Promise<void> {
     const streamed = (heap: Heap) => measured.filter((m) => m.mode === 'streamed' && m.heap === heap);
     const growth = (heap: Heap) => (streamed(heap)[1]!.maxRssMb ?? 0) / (streamed(heap)[0]!.maxRssMb ?? 1);
     const rssGrowth = { defaults: Number(growth('defaults').toFixed(2)), 'wallet-control': Number(growth('wallet-control').toFixed(2)) };
-    const fastest = Math.max(...streamed('defaults').slice(1).map((m) => m.rowsPerSecond ?? 0));
+    const fastest = Math.max(
+      ...streamed('defaults')
+        .slice(1)
+        .map((m) => m.rowsPerSecond ?? 0),
+    );
     const verdict = {
       rowsPerSecond: fastest >= TARGET_ROWS_PER_SECOND ? 'met' : 'missed',
       // Flat: the ×10 export's peak within 20 % of the small one's (the process's own ~120 MB is most of both).

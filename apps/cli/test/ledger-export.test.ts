@@ -22,7 +22,17 @@ beforeAll(async () => {
 });
 afterAll(() => db?.drop());
 
-const exportArgs = (...rest: string[]) => ['ledger', 'export', '--payout-address', payout, '--from', '2026-11-01', '--to', '2026-12-01', ...rest];
+const exportArgs = (...rest: string[]) => [
+  'ledger',
+  'export',
+  '--payout-address',
+  payout,
+  '--from',
+  '2026-11-01',
+  '--to',
+  '2026-12-01',
+  ...rest,
+];
 
 /** What GET /admin/ledger answers as `error` for the same parameters. */
 function endpointMessage(input: Parameters<typeof parseLedgerQuery>[0]): string {

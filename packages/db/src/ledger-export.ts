@@ -23,7 +23,11 @@ export const LEDGER_CONTENT_TYPES: Record<LedgerFormat, string> = {
 
 /** `ledger-<payout address>-<from>-<to>.csv` (or `.jsonl`), the times as compact UTC (20261101T000000Z). */
 export function ledgerFileName(query: LedgerQuery): string {
-  const stamp = (at: Date) => at.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  const stamp = (at: Date) =>
+    at
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}Z$/, 'Z');
   return `ledger-${query.payoutAddress}-${stamp(query.from)}-${stamp(query.to)}.${query.format === 'csv' ? 'csv' : 'jsonl'}`;
 }
 

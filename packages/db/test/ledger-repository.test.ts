@@ -308,7 +308,9 @@ describe('the export', () => {
     expect(paid).toMatchObject({
       state: 'paid',
       payment: { provider_reference: NASTY_REFERENCE, fiat_amount: '23.50' },
-      deposits: [{ tx_hash: txs.paidDeposit, amount_usdc: '25.000000', status: 'forwarded', counted: true, block_time: '2026-11-02T13:00:00.000Z' }],
+      deposits: [
+        { tx_hash: txs.paidDeposit, amount_usdc: '25.000000', status: 'forwarded', counted: true, block_time: '2026-11-02T13:00:00.000Z' },
+      ],
       payouts: [
         { leg: 'merchant', amount_usdc: '24.750000', status: 'confirmed', tx_hash: txs.paidMerchant, deposit_tx_hash: txs.paidDeposit },
         { leg: 'platform', amount_usdc: '0.250000', status: 'confirmed', tx_hash: txs.paidPlatform },

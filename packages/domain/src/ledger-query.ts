@@ -58,7 +58,10 @@ export function parseLedgerQuery(input: LedgerQueryInput): LedgerQuery {
     );
   }
   if (to.getTime() - from.getTime() > LEDGER_MAX_RANGE_DAYS * DAY_MS) {
-    throw invalidParameter('to', `the range from ${input.from} to ${input.to} is longer than ${LEDGER_MAX_RANGE_DAYS} days; export a year at a time`);
+    throw invalidParameter(
+      'to',
+      `the range from ${input.from} to ${input.to} is longer than ${LEDGER_MAX_RANGE_DAYS} days; export a year at a time`,
+    );
   }
   const format = input.format ?? 'csv';
   if (!(LEDGER_FORMATS as readonly string[]).includes(format)) {

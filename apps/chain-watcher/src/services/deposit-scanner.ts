@@ -84,7 +84,9 @@ export class DepositScanner {
     // A second query only for ranges with transfers into temporary wallets, and only their senders.
     const ownSenders = await this.deps.deposits.gatewaySenders([...new Set(intoWallets.map((log) => log.from))]);
     // The ledger dates a deposit by its block: the logs a node gave without their block's time get it from the headers.
-    const untimed = [...new Set(intoWallets.filter((log) => log.blockTime === undefined && !ownSenders.has(log.from)).map((log) => log.blockHash))];
+    const untimed = [
+      ...new Set(intoWallets.filter((log) => log.blockTime === undefined && !ownSenders.has(log.from)).map((log) => log.blockHash)),
+    ];
     const headerTimes = untimed.length > 0 ? await this.deps.chain.blockTimes(untimed) : new Map<string, Date>();
     const deposits: NewDeposit[] = [];
     const ownTransfers: GatewaySender[] = [];

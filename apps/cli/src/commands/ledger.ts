@@ -31,7 +31,8 @@ export async function ledgerExportCommand(args: string[], io: CliIo): Promise<nu
   const progress = { orders: 0 };
   await withDatabase(openDatabase(io.env, 'ledger'), async (pool) => {
     const ledger = new LedgerRepository(pool);
-    if (!(await ledger.knowsPayoutAddress(query.payoutAddress))) throw new CommandFailed(unknownLedgerPayoutAddress(query.payoutAddress).message);
+    if (!(await ledger.knowsPayoutAddress(query.payoutAddress)))
+      throw new CommandFailed(unknownLedgerPayoutAddress(query.payoutAddress).message);
     const stream = ledgerExport(ledger, query, progress);
     if (values.out === undefined) {
       await pipeline(stream, io.stdout, { end: false });

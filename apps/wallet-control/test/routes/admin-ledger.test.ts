@@ -50,9 +50,7 @@ describe('GET /admin/ledger', () => {
     const response = await ledger(`payout_address=${getAddress(payout)}&from=2026-11-01&to=2026-12-01`);
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(response.headers['content-disposition']).toBe(
-      `attachment; filename="ledger-${payout}-20261101T000000Z-20261201T000000Z.csv"`,
-    );
+    expect(response.headers['content-disposition']).toBe(`attachment; filename="ledger-${payout}-20261101T000000Z-20261201T000000Z.csv"`);
     expect(response.headers['transfer-encoding']).toBe('chunked');
     const rows = parseCsvObjects(response.body);
     expect(rows).toHaveLength(ORDERS + 1);
@@ -70,7 +68,10 @@ describe('GET /admin/ledger', () => {
     const response = await ledger(`payout_address=${payout}&from=2026-11-19T00:00:00Z&to=2026-11-21&format=json`);
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
-    const lines = response.body.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = response.body
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toMatchObject([{ order_id: paid.walletId, payouts: [{ leg: 'merchant', amount_usdc: '24.750000' }] }]);
   });
 

@@ -118,7 +118,14 @@ type DepositJson = [
   amount: string,
   status: DepositStatus,
 ];
-type PayoutJson = [depositTxHash: string, leg: LedgerPayout['leg'], amount: string, status: string, txHash: string | null, confirmedAt: number | null];
+type PayoutJson = [
+  depositTxHash: string,
+  leg: LedgerPayout['leg'],
+  amount: string,
+  status: string,
+  txHash: string | null,
+  confirmedAt: number | null,
+];
 
 const ms = (column: string) => `floor(extract(epoch FROM ${column}) * 1000)`;
 

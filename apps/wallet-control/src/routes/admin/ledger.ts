@@ -6,7 +6,9 @@ import { parseLedgerQuery, unknownLedgerPayoutAddress } from '@gateway/domain';
 
 const ledgerQuerystring = Type.Object({
   payout_address: Type.Optional(Type.String({ description: "the merchant's payout address (0x and 40 hexadecimal characters)" })),
-  from: Type.Optional(Type.String({ description: 'orders created from this day (YYYY-MM-DD, midnight UTC) or ISO 8601 time with its offset' })),
+  from: Type.Optional(
+    Type.String({ description: 'orders created from this day (YYYY-MM-DD, midnight UTC) or ISO 8601 time with its offset' }),
+  ),
   to: Type.Optional(Type.String({ description: 'up to this day or time, excluded; at most 366 days after from' })),
   format: Type.Optional(Type.String({ description: 'csv (default: one row per order) or json (JSON Lines: one object per order)' })),
 });
