@@ -9,7 +9,7 @@
 // rows/s, RSS flat as the rows grow ×10. `pnpm --filter @gateway/bench bench:ledger`; results in
 // bench/results/ledger.json. BENCH_SMOKE=1: 200 and 2,000 orders.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -52,6 +52,9 @@ interface ChildResult {
   ms: number;
   maxRssMb: number;
   bytes: number;
+  /** CPU time of the exporting process per order (user + system), and of its PostgreSQL backend. */
+  cpuUsPerRow: number;
+  postgresUsPerRow: number;
 }
 
 /** A child that ran out of heap (the read-whole baseline under a limit) did not finish. */
@@ -62,14 +65,29 @@ function queryOf(orders: number): Parameters<typeof ledgerExport>[1] {
   return { payoutAddress: PAYOUT, from: new Date(FIRST_ORDER), to: new Date(FIRST_ORDER + orders * MINUTE), format: 'csv' };
 }
 
-/** In the child: one export of `orders` orders to `file`, timed, with this process's peak RSS. */
+/** CPU time (user + system) a process has used so far, in ms, from the kernel. */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime, fields 14 and 15 of stat (12 and 13 after the name), in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * In the child: one export of `orders` orders to `file`, timed, with this process's peak RSS and
+ * the CPU time it and its PostgreSQL backend spent, which a busy machine changes far less than
+ * rows/s. The pool has one connection, so the export's statements run on the backend read first.
+ */
 async function exportOnce(schema: string, mode: Mode, orders: number, file: string): Promise<ChildResult> {
-  const pool = createPool({ connectionString: DATABASE_URL, schema, max: 2, applicationName: 'bench-ledger' });
+  // No statement timeout: the baseline's one FETCH of every order may take longer than an app's 15 s.
+  const pool = createPool({ connectionString: DATABASE_URL, schema, max: 1, applicationName: 'bench-ledger', statementTimeoutMs: 0 });
   const ledger = new LedgerRepository(pool);
   const query = queryOf(orders);
   const progress = { orders: 0 };
-  const began = performance.now();
   try {
+    const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const backend = rows[0]!.pid;
+    const [backendBefore, before] = [processCpuMs(backend), process.cpuUsage()];
+    const began = performance.now();
     if (mode === 'streamed') {
       await pipeline(ledgerExport(ledger, query, progress), createWriteStream(file));
     } else {
@@ -79,11 +97,19 @@ async function exportOnce(schema: string, mode: Mode, orders: number, file: stri
       progress.orders = all.length;
       writeFileSync(file, LEDGER_CSV_HEADER + all.map((order) => ledgerCsvRow(ledgerEntry(order))).join(''));
     }
+    const ms = performance.now() - began;
+    const cpu = process.cpuUsage(before);
+    return {
+      rows: progress.orders,
+      ms,
+      maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      bytes: statSync(file).size,
+      cpuUsPerRow: Math.round((cpu.user + cpu.system) / progress.orders),
+      postgresUsPerRow: Math.round(((processCpuMs(backend) - backendBefore) * 1000) / progress.orders),
+    };
   } finally {
     await pool.end();
   }
-  const ms = performance.now() - began;
-  return { rows: progress.orders, ms, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024), bytes: statSync(file).size };
 }
 
 /** In the parent: one export in a fresh process, started with `heap`'s arguments. */
@@ -157,6 +183,9 @@ interface Measured {
   rowsPerSecond: number | null;
   maxRssMb: number | null;
   mb: number | null;
+  /** The fastest run's CPU µs per order: the exporting process, its PostgreSQL backend. */
+  cpuUsPerRow: number | null;
+  postgresUsPerRow: number | null;
   failed?: string;
   runs: Outcome[];
 }
@@ -165,7 +194,20 @@ async function measure(schema: string, dir: string, mode: Mode, heap: Heap, orde
   const runs: Outcome[] = [];
   for (let i = 0; i < RUNS; i += 1) runs.push(await runChild(schema, mode, heap, orders, join(dir, `${mode}-${heap}-${orders}.csv`)));
   const finished = runs.filter((run): run is ChildResult => !('failed' in run));
-  if (finished.length === 0) return { mode, heap, orders, rowsPerSecond: null, maxRssMb: null, mb: null, failed: 'out of memory', runs };
+  if (finished.length === 0) {
+    return {
+      mode,
+      heap,
+      orders,
+      rowsPerSecond: null,
+      maxRssMb: null,
+      mb: null,
+      cpuUsPerRow: null,
+      postgresUsPerRow: null,
+      failed: 'out of memory',
+      runs,
+    };
+  }
   if (finished.some((result) => result.rows !== orders))
     throw new Error(`the ${mode} export gave ${finished.map((r) => r.rows)} of ${orders} rows`);
   const best = finished.reduce((a, b) => (b.ms < a.ms ? b : a));
@@ -176,13 +218,22 @@ async function measure(schema: string, dir: string, mode: Mode, heap: Heap, orde
     rowsPerSecond: Math.round(orders / (best.ms / 1000)),
     maxRssMb: Math.max(...finished.map((result) => result.maxRssMb)),
     mb: Math.round(best.bytes / 2 ** 20),
+    cpuUsPerRow: best.cpuUsPerRow,
+    postgresUsPerRow: best.postgresUsPerRow,
     runs,
   };
 }
 
 async function main(): Promise<void> {
   const run = newBenchRun();
-  const admin = createPool({ connectionString: DATABASE_URL, schema: run.schema, max: 1, applicationName: 'bench-ledger' });
+  // Seeding 100,000 orders' payout legs takes longer than a statement of the apps may (15 s on a busy machine).
+  const admin = createPool({
+    connectionString: DATABASE_URL,
+    schema: run.schema,
+    max: 1,
+    applicationName: 'bench-ledger',
+    statementTimeoutMs: 0,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
   try {
     await migrate(admin, run.schema);
@@ -232,12 +283,13 @@ async function main(): Promise<void> {
 }
 
 function printTable(measured: Measured[]): void {
-  const header = ['export', 'process', 'orders', 'rows/s', 'peak RSS, MB', 'CSV, MB'];
+  const header = ['export', 'process', 'orders', 'rows/s', 'CPU µs per row: export + PostgreSQL', 'peak RSS, MB', 'CSV, MB'];
   const rows = measured.map((m) => [
     m.mode === 'streamed' ? 'streamed (gateway ledger export)' : 'baseline: read whole, then written',
     m.heap === 'defaults' ? "Node's defaults (the CLI)" : "wallet-control's heap limits",
     m.orders.toLocaleString('en'),
     m.rowsPerSecond === null ? (m.failed ?? '') : m.rowsPerSecond.toLocaleString('en'),
+    m.cpuUsPerRow === null ? '' : `${m.cpuUsPerRow} + ${m.postgresUsPerRow}`,
     m.maxRssMb === null ? '' : String(m.maxRssMb),
     m.mb === null ? '' : String(m.mb),
   ]);

@@ -15,7 +15,17 @@ describe('gateway (help and usage)', () => {
   it('prints every command with --help (exit 0), and the usage on stderr with exit 2 for no or an unknown command', async () => {
     const help = await runGateway(['--help'], {});
     expect(help.code).toBe(0);
-    for (const command of ['migrate', 'keys', 'story', 'callbacks resend', 'callbacks release', 'deposits replan', 'dust sweep', 'queues'])
+    for (const command of [
+      'migrate',
+      'keys',
+      'story',
+      'ledger export',
+      'callbacks resend',
+      'callbacks release',
+      'deposits replan',
+      'dust sweep',
+      'queues',
+    ])
       expect(help.stdout).toContain(`  ${command} `);
     const none = await runGateway([], {});
     expect([none.code, none.stdout]).toEqual([2, '']);
