@@ -193,15 +193,31 @@ export function ledgerEntry(order: LedgerOrder): LedgerEntry {
 
 /** A CSV list cell: the items separated by one space (tx hashes, times and amounts hold none). */
 const list = (items: readonly (string | null)[]) => items.map((item) => item ?? '').join(' ');
-const counted = (entry: LedgerEntry) => entry.deposits.filter((deposit) => deposit.counted);
-const legs = (entry: LedgerEntry, leg: string) =>
-  list(entry.payouts.filter((payout) => payout.leg === leg && payout.status === 'confirmed').map((payout) => payout.tx_hash));
+
+/** What several columns of a row draw from, worked out once per row. */
+interface CsvRowLists {
+  counted: LedgerEntry['deposits'];
+  paidTxs: Record<'merchant' | 'platform' | 'affiliate', string[]>;
+  unconfirmed: number;
+}
+
+function csvRowLists(entry: LedgerEntry): CsvRowLists {
+  const paidTxs: CsvRowLists['paidTxs'] = { merchant: [], platform: [], affiliate: [] };
+  let unconfirmed = 0;
+  for (const payout of entry.payouts) {
+    if (payout.status !== 'confirmed') unconfirmed += 1;
+    else if (payout.tx_hash !== null) paidTxs[payout.leg as keyof CsvRowLists['paidTxs']].push(payout.tx_hash);
+  }
+  return { counted: entry.deposits.filter((deposit) => deposit.counted), paidTxs, unconfirmed };
+}
+
+type CsvCell = (entry: LedgerEntry, lists: CsvRowLists) => string | number | null;
 
 /**
  * The CSV's columns, one row per order, in this order (docs/ledger.md describes each; a test keeps
  * the two the same). Deposit and payout lists are cells of space-separated items, in chain order.
  */
-export const LEDGER_CSV_COLUMNS: ReadonlyArray<readonly [name: string, cell: (entry: LedgerEntry) => string | number | null]> = [
+export const LEDGER_CSV_COLUMNS: ReadonlyArray<readonly [name: string, cell: CsvCell]> = [
   ['order_id', (e) => e.order_id],
   ['order_created_at', (e) => e.created_at],
   ['temporary_address', (e) => e.temporary_address],
@@ -228,17 +244,17 @@ export const LEDGER_CSV_COLUMNS: ReadonlyArray<readonly [name: string, cell: (en
   ['expected_merchant_usdc', (e) => e.expected_shares?.merchant_usdc ?? null],
   ['expected_platform_usdc', (e) => e.expected_shares?.platform_usdc ?? null],
   ['expected_affiliate_usdc', (e) => e.expected_shares?.affiliate_usdc ?? null],
-  ['deposits', (e) => counted(e).length],
-  ['deposit_tx_hashes', (e) => list(counted(e).map((deposit) => deposit.tx_hash))],
-  ['deposit_block_times', (e) => list(counted(e).map((deposit) => deposit.block_time))],
-  ['deposit_amounts_usdc', (e) => list(counted(e).map((deposit) => deposit.amount_usdc))],
+  ['deposits', (_e, l) => l.counted.length],
+  ['deposit_tx_hashes', (_e, l) => list(l.counted.map((deposit) => deposit.tx_hash))],
+  ['deposit_block_times', (_e, l) => list(l.counted.map((deposit) => deposit.block_time))],
+  ['deposit_amounts_usdc', (_e, l) => list(l.counted.map((deposit) => deposit.amount_usdc))],
   ['merchant_paid_usdc', (e) => e.paid.merchant_usdc],
   ['platform_paid_usdc', (e) => e.paid.platform_usdc],
   ['affiliate_paid_usdc', (e) => e.paid.affiliate_usdc],
-  ['merchant_payout_tx_hashes', (e) => legs(e, 'merchant')],
-  ['platform_payout_tx_hashes', (e) => legs(e, 'platform')],
-  ['affiliate_payout_tx_hashes', (e) => legs(e, 'affiliate')],
-  ['unconfirmed_payout_legs', (e) => e.payouts.filter((payout) => payout.status !== 'confirmed').length],
+  ['merchant_payout_tx_hashes', (_e, l) => l.paidTxs.merchant.join(' ')],
+  ['platform_payout_tx_hashes', (_e, l) => l.paidTxs.platform.join(' ')],
+  ['affiliate_payout_tx_hashes', (_e, l) => l.paidTxs.affiliate.join(' ')],
+  ['unconfirmed_payout_legs', (_e, l) => l.unconfirmed],
   ['first_callback_accepted_at', (e) => e.first_accepted_callback?.accepted_at ?? null],
   ['first_callback_delivery_id', (e) => e.first_accepted_callback?.delivery_id ?? null],
 ];
@@ -260,7 +276,10 @@ const CRLF = '\r\n';
 export const LEDGER_CSV_HEADER = LEDGER_CSV_COLUMNS.map(([name]) => name).join(',') + CRLF;
 
 export function ledgerCsvRow(entry: LedgerEntry): string {
-  return LEDGER_CSV_COLUMNS.map(([, cell]) => csvField(cell(entry))).join(',') + CRLF;
+  const lists = csvRowLists(entry);
+  let row = csvField(LEDGER_CSV_COLUMNS[0]![1](entry, lists));
+  for (let column = 1; column < LEDGER_CSV_COLUMNS.length; column += 1) row += `,${csvField(LEDGER_CSV_COLUMNS[column]![1](entry, lists))}`;
+  return row + CRLF;
 }
 
 export function ledgerJsonLine(entry: LedgerEntry): string {
