@@ -185,11 +185,14 @@ export class LedgerRepository {
   /**
    * The orders of the range, oldest first, read through a server-side cursor (DECLARE … FETCH) in
    * batches of `batchOrders`: memory holds two batches at most whatever the range (the one the
-   * consumer has, the next one read meanwhile), and no more is read until the consumer asks. All batches come from one snapshot (a REPEATABLE READ, READ
-   * ONLY transaction): an export is the ledger as it stood at one moment. Leaving the loop early
-   * (a `break`, a `return()`, an error) closes the cursor and gives the connection back.
+   * consumer has, the next one read meanwhile), and no more is read until the consumer asks. All
+   * batches come from one snapshot (a REPEATABLE READ, READ ONLY transaction): an export is the
+   * ledger as it stood at one moment. Leaving the loop early (a `break`, a `return()`, an error)
+   * closes the cursor and gives the connection back.
    */
   async *orders(range: LedgerRange, batchOrders = LEDGER_BATCH_ORDERS): AsyncGenerator<LedgerOrder[]> {
+    if (!Number.isSafeInteger(batchOrders) || batchOrders < 1)
+      throw new RangeError(`a batch is a whole number of orders, got ${batchOrders}`);
     const client = await this.pool.connect();
     // A connection lost while the consumer holds a batch (the server ended the idle transaction) is
     // an 'error' event on the client, which the pool listens for only on idle ones: kept here, the
