@@ -41,6 +41,16 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./commands/callbacks.js')).listCommand,
   },
   {
+    words: ['ledger', 'export'],
+    usage:
+      'gateway ledger export --payout-address <0x…> --from <YYYY-MM-DD | ISO time> --to <YYYY-MM-DD | ISO time> [--format csv|json] ' +
+      '[--out <file>]',
+    summary:
+      "a merchant's ledger: each order of a payout address created in [from, to), its deposits, payouts, callback and state, as CSV " +
+      "or JSON Lines (the owner's DATABASE_URL; docs/ledger.md)",
+    load: async () => (await import('./commands/ledger.js')).ledgerExportCommand,
+  },
+  {
     words: ['callbacks', 'resend'],
     usage: 'gateway callbacks resend <delivery id> [--json]',
     summary: 'puts a failed or refused callback delivery back: pending with a new retry round, and queued now if Redis answers',

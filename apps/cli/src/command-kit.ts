@@ -6,6 +6,8 @@ import { parseArgs } from 'node:util';
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  /** stdout as a stream, for a result too large to hold (`gateway ledger export`): written with backpressure. */
+  stdout: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
 }
 

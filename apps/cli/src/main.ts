@@ -5,6 +5,7 @@ import { runCli } from './cli';
 runCli(process.argv.slice(2), {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
+  stdout: process.stdout,
   env: process.env,
 }).then(
   // Writes to a pipe or a file are synchronous on Linux: exiting loses nothing, and no idle socket holds the process.

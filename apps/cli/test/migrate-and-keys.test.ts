@@ -20,6 +20,7 @@ describe('gateway (help and usage)', () => {
       'keys',
       'story',
       'callbacks list',
+      'ledger export',
       'callbacks resend',
       'callbacks release',
       'deposits replan',

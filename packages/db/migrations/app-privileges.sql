@@ -45,6 +45,10 @@ GRANT EXECUTE ON FUNCTION resend_failed_callback_delivery(uuid) TO :"wallet_cont
 GRANT SELECT (delivery_id, attempt_no, started_at, duration_ms, status_code, error_code, response_excerpt)
   ON callback_attempts TO :"wallet_control";
 GRANT EXECUTE ON FUNCTION resend_latest_callback_delivery(bigint) TO :"wallet_control";
+-- The merchant's ledger (GET /admin/ledger, migration 031): what each payout leg paid and in which
+-- transaction, never where a leg goes (the merchant's is the wallet's payout address; the others are
+-- the platform's and the affiliate's).
+GRANT SELECT (deposit_id, leg, amount, status, tx_hash, confirmed_at) ON payouts TO :"wallet_control";
 
 -- payment-redirect (internet-facing, holds the providers' credentials): Process Payment finds the
 -- wallet by its temporary address and records the payment and its checkout (which the customer's
@@ -91,7 +95,9 @@ GRANT SELECT (delivery_id, attempt_no), INSERT ON callback_attempts TO :"callbac
 GRANT SELECT (id, polygon_address) ON wallets TO :"chain_watcher";
 GRANT SELECT ON gateway_addresses TO :"chain_watcher";
 GRANT SELECT, INSERT ON deposits TO :"chain_watcher";
-GRANT UPDATE (status, block_number, block_hash, wallet_id, from_address, amount, seen_at, final_at) ON deposits TO :"chain_watcher";
+-- block_time (migration 031) moves with the block when a reorg puts the transfer in another one.
+GRANT UPDATE (status, block_number, block_hash, block_time, wallet_id, from_address, amount, seen_at, final_at) ON deposits
+  TO :"chain_watcher";
 GRANT SELECT, INSERT ON chain_cursors TO :"chain_watcher";
 GRANT UPDATE (block_number, block_hash, updated_at) ON chain_cursors TO :"chain_watcher";
 -- The time from checkout to USDC received, per provider: which payment of the wallet a new deposit

@@ -55,6 +55,8 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     CallbackDeliveryRepository: ['resendFailed'],
     MerchantCallbackRepository: ['findLog', 'findResendable', 'resendLatest'],
     OrderRepository: ['findFacts'],
+    // GET /admin/ledger; `gateway ledger export` runs it with the owner's login.
+    LedgerRepository: ['knowsPayoutAddress', 'orders'],
   },
   'payment-redirect': {
     WalletLookupRepository: ['hasTemporaryAddress'],
@@ -320,6 +322,47 @@ describe('wallet-control, as its role', () => {
     expect(await callbacks.findLog(randomUUID(), { deliveries: 10, attempts: 5, excerptChars: 200 })).toBeUndefined();
   });
 
+  it("reads a merchant's ledger: its orders with their payments, deposits, payout legs and first accepted callback", async () => {
+    const wallet = await ownerWallet();
+    const { rows } = await database.pool.query<{ payout: string; created: Date }>(
+      'SELECT payout_address AS payout, created_at AS created FROM wallets WHERE id = $1',
+      [wallet.id],
+    );
+    const { payout, created } = rows[0]!;
+    const forwarded = await ownerDeposit(wallet.id, 'forwarded');
+    await database.pool.query(
+      `INSERT INTO payouts (deposit_id, leg, from_address, to_address, amount, authorization_nonce, valid_before, status, tx_hash)
+       VALUES ($1, 'merchant', $2, $3, 24750000, $4, 0, 'confirmed', $5)`,
+      [forwarded.id, wallet.address, payout, hex(32), hex(32)],
+    );
+    const delivery = await ownerDelivery(wallet.id, forwarded.id, 'delivered');
+    await database.pool.query(
+      `INSERT INTO callback_attempts (delivery_id, attempt_no, started_at, duration_ms, status_code) VALUES ($1, 1, now(), 12, 200)`,
+      [delivery],
+    );
+    await database.pool.query(
+      `INSERT INTO payments (id, wallet_id, amount, currency, provider, email, checkout_url, expected_usdc, expected_basis, tolerance_bps,
+                             window_ends_at, amount_usd)
+       VALUES ($1, $2, 25, 'USD', 'moonpay', 'a@b.io', 'https://x.example', 25000000, 'quote', 100, now() + interval '1 day', 25)`,
+      [randomUUID(), wallet.id],
+    );
+    const ledger = repository('wallet-control', walletControl.LedgerRepository);
+    expect(await ledger.knowsPayoutAddress(payout)).toBe(true);
+    const orders = [];
+    for await (const batch of ledger.orders({ payoutAddress: payout, from: created, to: new Date(created.getTime() + 1) })) {
+      orders.push(...batch);
+    }
+    expect(orders).toMatchObject([
+      {
+        walletId: wallet.id,
+        attempts: [{ provider: 'moonpay' }],
+        deposits: [{ id: forwarded.id, counted: true }],
+        payouts: [{ leg: 'merchant', amount: 24_750_000n, status: 'confirmed' }],
+        firstAcceptedCallback: { deliveryId: delivery },
+      },
+    ]);
+  });
+
   it("resends a wallet's latest callback only, from any status but pending, counted, and changes nothing else", async () => {
     const wallet = await ownerWallet();
     const pool = database.appPool('wallet-control');
@@ -544,6 +587,7 @@ describe('chain-watcher, as its role', () => {
       logIndex,
       blockNumber: 20n,
       blockHash,
+      blockTime: new Date('2026-11-02T10:00:00Z'),
       walletId: wallet.id,
       fromAddress: hex(20),
       amount: 5_000_000n,
@@ -560,7 +604,10 @@ describe('chain-watcher, as its role', () => {
     expect(await deposits.markOrphaned(pool, [{ blockNumber: 20n, blockHash: a.blockHash }])).toHaveLength(1);
     expect(await deposits.orphansAbove(undefined)).toHaveLength(1);
     // The orphaned log read again from the canonical chain: back to seen, then final.
-    expect(await deposits.recordSeen(pool, [{ ...a, blockHash: hex(32) }])).toMatchObject([{ inserted: false }]);
+    const moved = { ...a, blockHash: hex(32), blockTime: new Date('2026-11-02T10:00:02Z') };
+    expect(await deposits.recordSeen(pool, [moved])).toMatchObject([{ inserted: false }]);
+    const { rows: times } = await database.pool.query('SELECT block_time FROM deposits WHERE tx_hash = $1', [a.txHash]);
+    expect(times).toEqual([{ block_time: moved.blockTime }]);
     expect(await deposits.markFinal(pool, [{ blockNumber: 20n, blockHash: b.blockHash }])).toHaveLength(1);
 
     const cursors = repository('chain-watcher', chainWatcher.ChainCursorRepository);
@@ -748,6 +795,7 @@ describe('what each app must never do', () => {
     ['wallet-control', "delete a callback path's claim", 'DELETE FROM callback_paths'],
     ['payment-redirect', 'read the callback path claims', 'SELECT payout_address FROM callback_paths'],
     ['wallet-control', 'read a payout leg', 'SELECT to_address FROM payouts'],
+    ['wallet-control', "read a payout leg's authorization", 'SELECT authorization_nonce, signature FROM payouts'],
     ['payment-redirect', 'read a payout address', 'SELECT payout_address FROM wallets'],
     ['payment-redirect', 'read an ipn_token', 'SELECT ipn_token FROM wallets'],
     ['payment-redirect', 'read where a leg pays', 'SELECT to_address, amount FROM payouts'],

@@ -184,6 +184,7 @@ const DEPOSIT_UPDATES: [string, StatusMove<DepositStatus>, (deposit: TestDeposit
           logIndex: 0,
           blockNumber: 11n,
           blockHash: hex(32),
+          blockTime: new Date(),
           walletId: d.walletId,
           fromAddress: hex(20),
           amount: 1_000_000n,

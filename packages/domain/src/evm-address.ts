@@ -19,15 +19,7 @@ export function looksLikeEvmAddress(input: string): boolean {
  * and token contracts (the configured token and the well-known ones, token-contracts.ts) are refused.
  */
 export function parsePayoutAddress(input: string, options: { tokenAddress: EvmAddress }, param = 'address'): EvmAddress {
-  if (!isHexAddress(input)) {
-    throw invalidParameter(param, `${param} must be a Polygon wallet address: 0x followed by 40 hexadecimal characters`);
-  }
-  const body = input.slice(2);
-  const mixedCase = body !== body.toLowerCase() && body !== body.toUpperCase();
-  const checksummed = getAddress(input.toLowerCase());
-  if (mixedCase && checksummed !== input) {
-    throw invalidParameter(param, `${param} fails its EIP-55 checksum; copy the address again from the wallet (or send it in lower case)`);
-  }
+  const checksummed = parseHexAddress(input, param);
   if (checksummed === ZERO_ADDRESS) {
     throw invalidParameter(param, `${param} is the zero address; funds sent there are burnt. Send your own USDC wallet address`);
   }
@@ -37,6 +29,23 @@ export function parsePayoutAddress(input: string, options: { tokenAddress: EvmAd
       param,
       `${param} is a token contract (${token}), not a wallet: USDC sent there is lost. Send the wallet address that should receive USDC`,
     );
+  }
+  return checksummed;
+}
+
+/**
+ * Reads an EVM address: 0x and 40 hexadecimal characters, all-lower or all-upper as is, mixed case
+ * only with a right EIP-55 checksum. Gives it checksummed; anything else is refused, naming `param`.
+ */
+export function parseHexAddress(input: string, param: string): EvmAddress {
+  if (!isHexAddress(input)) {
+    throw invalidParameter(param, `${param} must be a Polygon wallet address: 0x followed by 40 hexadecimal characters`);
+  }
+  const body = input.slice(2);
+  const mixedCase = body !== body.toLowerCase() && body !== body.toUpperCase();
+  const checksummed = getAddress(input.toLowerCase());
+  if (mixedCase && checksummed !== input) {
+    throw invalidParameter(param, `${param} fails its EIP-55 checksum; copy the address again from the wallet (or send it in lower case)`);
   }
   return checksummed;
 }

@@ -47,3 +47,4 @@ export * from './other-usdc';
 export * from './identifiers';
 export * from './order-state';
 export * from './order-balance';
+export * from './ledger-query';

@@ -54,6 +54,14 @@ export function formatUsdc(baseUnits: bigint): string {
   return formatScaled(baseUnits, USDC_DECIMALS, true);
 }
 
+/** Base units to a decimal string with all six decimals ("24.255000", "0.000000"): the ledger's columns line up and add up as written. */
+export function formatUsdcFixed(baseUnits: bigint): string {
+  if (baseUnits < 0n) return formatScaled(baseUnits, USDC_DECIMALS, false);
+  // One conversion instead of a division, a remainder and two: a ledger writes a dozen a row.
+  const digits = baseUnits.toString().padStart(USDC_DECIMALS + 1, '0');
+  return `${digits.slice(0, -USDC_DECIMALS)}.${digits.slice(-USDC_DECIMALS)}`;
+}
+
 export function parseUsdc(input: string): bigint {
   const match = PLAIN_DECIMAL.exec(input);
   if (!match || (match[2]?.length ?? 0) > USDC_DECIMALS) {

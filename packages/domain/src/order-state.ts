@@ -1,6 +1,6 @@
 import type { CurrencyCode } from './currencies';
 import { invalidParameter } from './errors';
-import { BASIS_POINTS_SCALE } from './fee-split';
+import { BASIS_POINTS_SCALE, splitWalletDeposit, type WalletFeeTerms } from './fee-split';
 import { convertToUsdMinorUnits, type ExactRate, type FiatAmount, formatUsdc } from './money';
 
 /**
@@ -242,6 +242,24 @@ export function orderStanding(facts: OrderFacts): OrderStanding {
   if (facts.expectation === undefined) return { totalUsdc };
   const toleranceBps = orderToleranceBps(facts.expectation.toleranceBps, facts.walletToleranceBps);
   return { totalUsdc, judged: classifyOrder(facts.deposits, { ...facts.expectation, toleranceBps }) };
+}
+
+/** What each party would receive of an order's expected USDC, by its wallet's recorded terms (the ledger's expected shares). */
+export interface ExpectedShares {
+  merchant: bigint;
+  platform: bigint;
+  affiliate: bigint;
+}
+
+/**
+ * The order's expectation divided as settlement would divide a deposit of exactly that amount
+ * (splitWalletDeposit, the wallet's recorded fees): what the merchant should receive if the order
+ * is paid as expected. An expectation of nothing shares nothing.
+ */
+export function orderExpectedShares(expectedUsdc: bigint, terms: WalletFeeTerms): ExpectedShares {
+  if (expectedUsdc === 0n) return { merchant: 0n, platform: 0n, affiliate: 0n };
+  const split = splitWalletDeposit(expectedUsdc, terms);
+  return { merchant: split.merchant, platform: split.platformFee, affiliate: split.affiliateFee };
 }
 
 function assertFees(fees: DocumentedFees): void {

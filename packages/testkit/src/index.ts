@@ -9,3 +9,4 @@ export * from './test-redis';
 export * from './alert-rules';
 export * from './documented-settings';
 export * from './app-process';
+export * from './csv';

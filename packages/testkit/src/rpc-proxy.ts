@@ -59,6 +59,8 @@ export class RpcProxy {
   maxLogRange: number | undefined;
   /** eth_sendRawTransaction of a transaction paying this address (an ABI word of its calldata) is refused. */
   withholdSendsTo: string | undefined;
+  /** eth_getLogs answers lose their logs' `blockTimestamp`, as from a node older than that field (2025). */
+  logsWithoutBlockTime = false;
   /** Requests that reached the proxy (answered or not). */
   requests = 0;
   /** Requests answered 503 while down. */
@@ -69,7 +71,7 @@ export class RpcProxy {
   withheldSends = 0;
   /** The block ranges of every eth_getLogs answered while `maxLogRange` is set, inclusive. */
   readonly logRangesServed: [bigint, bigint][] = [];
-  /** Answers altered by `misreportBlockHash` and `hideReceipt`. */
+  /** Answers altered by `misreportBlockHash` and `hideReceipt` (not those of `logsWithoutBlockTime`). */
   misreported = 0;
   private currentMode: RpcProxyMode = 'pass';
   private finalizedTagRefusalsLeft = 0;
@@ -230,6 +232,7 @@ export class RpcProxy {
 
   /** True when this call's answer is to be altered (and counts it against what is left to alter). */
   private takeMisreport(call: JsonRpcCall): boolean {
+    if (call.method === 'eth_getLogs') return this.logsWithoutBlockTime;
     const pending =
       call.method === 'eth_getBlockByNumber'
         ? { map: this.wrongBlockHashes, key: String(call.params?.[0]) }
@@ -273,8 +276,11 @@ export class RpcProxy {
   }
 }
 
-/** A block with another hash (the bytes of the real one reversed), or no receipt. */
+/** A block with another hash (the bytes of the real one reversed), no receipt, or logs without their block's time. */
 function misreportedAnswer(call: JsonRpcCall, result: unknown): unknown {
+  if (call.method === 'eth_getLogs' && Array.isArray(result)) {
+    return result.map(({ blockTimestamp: _dropped, ...log }: Record<string, unknown>) => log);
+  }
   if (call.method === 'eth_getTransactionReceipt' || result === null || typeof result !== 'object') return null;
   const block = result as { hash?: string };
   if (typeof block.hash !== 'string') return result;

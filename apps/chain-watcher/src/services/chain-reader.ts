@@ -24,6 +24,8 @@ export interface TransferLog {
   logIndex: number;
   blockNumber: bigint;
   blockHash: Hash;
+  /** The block's time, when the node gives it with the log (`blockTimestamp`: recent geth, bor and anvil do). */
+  blockTime?: Date;
   from: Address;
   to: Address;
   value: bigint;
@@ -93,12 +95,36 @@ export class ChainReader {
     return { head: hexToBigInt(head), finalizedTag };
   }
 
-  /** Hash of the canonical block at `number`, or undefined when the chain is not that long. */
-  async blockHash(number: bigint): Promise<Hash | undefined> {
+  /** The canonical block at `number`, its hash and time, or undefined when the chain is not that long. */
+  async blockAt(number: bigint): Promise<{ hash: Hash; time: Date } | undefined> {
     const block = await this.call('eth_getBlockByNumber', () =>
       this.client.request({ method: 'eth_getBlockByNumber', params: [toHex(number), false] }),
     );
-    return block?.hash ? (block.hash.toLowerCase() as Hash) : undefined;
+    return block?.hash ? { hash: block.hash.toLowerCase() as Hash, time: blockTime(block.timestamp) } : undefined;
+  }
+
+  /** Hash of the canonical block at `number`, or undefined when the chain is not that long. */
+  async blockHash(number: bigint): Promise<Hash | undefined> {
+    return (await this.blockAt(number))?.hash;
+  }
+
+  /**
+   * When each block of `hashes` was made (its header's timestamp), for the logs a node gave
+   * without their block's time: one batched eth_getBlockByHash each. A block the node no longer
+   * knows (reorged away) is left out.
+   */
+  async blockTimes(hashes: readonly Hash[]): Promise<Map<Hash, Date>> {
+    const blocks = await Promise.all(
+      hashes.map((hash) =>
+        this.call('eth_getBlockByHash', () => this.client.request({ method: 'eth_getBlockByHash', params: [hash, false] })),
+      ),
+    );
+    return new Map(
+      hashes.flatMap((hash, i) => {
+        const block = blocks[i];
+        return block ? [[hash, blockTime(block.timestamp)] as const] : [];
+      }),
+    );
   }
 
   async blockHashes(numbers: readonly bigint[]): Promise<Map<bigint, Hash | undefined>> {
@@ -164,6 +190,8 @@ type RpcLog = {
   data: Hex;
   blockHash: Hash | null;
   blockNumber: Hex | null;
+  /** Not in every node's answer (an addition to the JSON-RPC spec of 2025). */
+  blockTimestamp?: Hex | null;
   transactionHash: Hash | null;
   logIndex: Hex | null;
 };
@@ -178,10 +206,16 @@ function toTransferLog(log: RpcLog): TransferLog | undefined {
     logIndex: hexToNumber(log.logIndex),
     blockNumber: hexToBigInt(log.blockNumber),
     blockHash: log.blockHash.toLowerCase() as Hash,
+    ...(log.blockTimestamp ? { blockTime: blockTime(log.blockTimestamp) } : {}),
     from: topicAddress(log.topics[1]),
     to: topicAddress(log.topics[2]),
     value: hexToBigInt(log.data),
   };
+}
+
+/** A block's timestamp (seconds since the epoch, as the node gives it) as a time. */
+function blockTime(timestamp: Hex): Date {
+  return new Date(hexToNumber(timestamp) * 1000);
 }
 
 function topicAddress(topic: Hex | undefined): Address {

@@ -83,6 +83,11 @@ export class DepositScanner {
     const intoWallets = transfers.filter((log) => wallets.has(log.to));
     // A second query only for ranges with transfers into temporary wallets, and only their senders.
     const ownSenders = await this.deps.deposits.gatewaySenders([...new Set(intoWallets.map((log) => log.from))]);
+    // The ledger dates a deposit by its block: the logs a node gave without their block's time get it from the headers.
+    const untimed = [
+      ...new Set(intoWallets.filter((log) => log.blockTime === undefined && !ownSenders.has(log.from)).map((log) => log.blockHash)),
+    ];
+    const headerTimes = untimed.length > 0 ? await this.deps.chain.blockTimes(untimed) : new Map<string, Date>();
     const deposits: NewDeposit[] = [];
     const ownTransfers: GatewaySender[] = [];
     for (const log of intoWallets) {
@@ -94,12 +99,15 @@ export class DepositScanner {
         ownTransfers.push(ownSender);
         continue;
       }
+      const blockTime = log.blockTime ?? headerTimes.get(log.blockHash);
+      if (blockTime === undefined) throw new ChainMovedError(`block ${log.blockHash} is gone`);
       deposits.push({
         token: log.token,
         txHash: log.txHash,
         logIndex: log.logIndex,
         blockNumber: log.blockNumber,
         blockHash: log.blockHash,
+        blockTime,
         walletId,
         fromAddress: log.from,
         amount: log.value,

@@ -153,11 +153,19 @@ export class FinalityTracker {
     const transfer = matches.find((log) => log.logIndex === deposit.logIndex) ?? matches[0];
     if (!transfer) return { found: 'gone' };
     // The receipt names a block; believed once a block-hash read of that height agrees.
-    if ((await chain.blockHash(place.blockNumber)) !== place.blockHash) return { found: 'unsure' };
+    const block = await chain.blockAt(place.blockNumber);
+    if (block?.hash !== place.blockHash) return { found: 'unsure' };
     claimed.add(`${transfer.txHash}:${transfer.logIndex}`);
     return {
       found: 'canonical',
-      deposit: { ...deposit, token: depositToken, logIndex: transfer.logIndex, blockNumber: place.blockNumber, blockHash: place.blockHash },
+      deposit: {
+        ...deposit,
+        token: depositToken,
+        logIndex: transfer.logIndex,
+        blockNumber: place.blockNumber,
+        blockHash: place.blockHash,
+        blockTime: block.time,
+      },
     };
   }
 }

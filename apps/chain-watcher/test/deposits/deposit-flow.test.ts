@@ -42,7 +42,9 @@ describe('chain-watcher on a real chain', () => {
     const receipt = await bed.chain.sendUsdc(wallet.address, 12_345_678n);
 
     const deposit = await onlyDepositOf(wallet.id);
+    const { timestamp } = await bed.chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
     expect(deposit).toMatchObject({
+      blockTime: new Date(Number(timestamp) * 1000),
       txHash: receipt.transactionHash,
       logIndex: receipt.logs[0]!.logIndex,
       blockNumber: receipt.blockNumber.toString(),

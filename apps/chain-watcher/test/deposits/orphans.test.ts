@@ -76,9 +76,26 @@ it('a deposit orphaned on two answers that agree (a backend on another fork) com
   await waitFor('the deposit back to seen', async () => (await statusOf(walletId)) === 'seen');
   expect(await metricValue(app, 'chain_watcher_deposits_total', { status: 'restored' })).toBe(1);
   const [deposit] = await depositsOf(bed.db.pool, walletId);
-  expect(deposit).toMatchObject({ txHash, blockNumber: block.toString(), blockHash: await bed.chain.blockHash(block) });
+  const { timestamp } = await bed.chain.publicClient.getBlock({ blockNumber: block });
+  expect(deposit).toMatchObject({
+    txHash,
+    blockNumber: block.toString(),
+    blockHash: await bed.chain.blockHash(block),
+    blockTime: new Date(Number(timestamp) * 1000),
+  });
 
   await finalAndQueued(walletId);
+});
+
+it("dates a deposit by its block's time, from the block's header when the node gives its logs without it", async () => {
+  bed.proxy.logsWithoutBlockTime = true;
+  try {
+    const { walletId, block } = await depositBehindTheCursor(8_000_000n);
+    const { timestamp } = await bed.chain.publicClient.getBlock({ blockNumber: block });
+    expect((await depositsOf(bed.db.pool, walletId))[0]?.blockTime).toEqual(new Date(Number(timestamp) * 1000));
+  } finally {
+    bed.proxy.logsWithoutBlockTime = false;
+  }
 });
 
 it('a deposit whose transaction a reorg really dropped stays orphaned, once the finalized block has passed it', async () => {

@@ -16,6 +16,7 @@ const deposit = (overrides: Partial<NewDeposit> = {}): NewDeposit => ({
   logIndex: 0,
   blockNumber: 100n,
   blockHash: hash(),
+  blockTime: new Date('2026-11-02T10:00:00Z'),
   walletId,
   fromAddress: strangerAddress(),
   amount: 5_000_000n,
@@ -27,8 +28,12 @@ const recordOne = async (log: NewDeposit): Promise<string> => {
   return written.id;
 };
 const statusOf = async (id: string) =>
-  (await db.pool.query<{ status: string; block: string }>('SELECT status, block_number::text AS block FROM deposits WHERE id = $1', [id]))
-    .rows[0];
+  (
+    await db.pool.query<{ status: string; block: string; blockTime: Date }>(
+      'SELECT status, block_number::text AS block, block_time AS "blockTime" FROM deposits WHERE id = $1',
+      [id],
+    )
+  ).rows[0];
 
 beforeAll(async () => {
   db = await createTestDatabase('watcher_repos');
@@ -58,9 +63,9 @@ describe('DepositRepository', () => {
     const log = deposit({ blockNumber: 200n });
     const id = await recordOne(log);
     expect(await deposits.markOrphaned(db.pool, [{ blockNumber: 200n, blockHash: log.blockHash }])).toEqual([id]);
-    const moved = { ...log, blockNumber: 201n, blockHash: hash() };
+    const moved = { ...log, blockNumber: 201n, blockHash: hash(), blockTime: new Date('2026-11-02T10:00:02Z') };
     expect(await deposits.recordSeen(db.pool, [moved])).toEqual([{ id, inserted: false, token: TOKEN }]);
-    expect(await statusOf(id)).toEqual({ status: 'seen', block: '201' });
+    expect(await statusOf(id)).toEqual({ status: 'seen', block: '201', blockTime: moved.blockTime });
   });
 
   it('never touches a final row again', async () => {
@@ -69,7 +74,7 @@ describe('DepositRepository', () => {
     expect(await deposits.markFinal(db.pool, [{ blockNumber: 300n, blockHash: log.blockHash }])).toEqual([id]);
     expect(await deposits.recordSeen(db.pool, [{ ...log, blockNumber: 301n, blockHash: hash() }])).toEqual([]);
     expect(await deposits.markOrphaned(db.pool, [{ blockNumber: 300n, blockHash: log.blockHash }])).toEqual([]);
-    expect(await statusOf(id)).toEqual({ status: 'final', block: '300' });
+    expect(await statusOf(id)).toMatchObject({ status: 'final', block: '300' });
   });
 
   it('lists unfinal blocks oldest first, numerically', async () => {

@@ -178,13 +178,15 @@ export interface DepositRow {
   amount: string;
   status: string;
   finalAt: Date | null;
+  /** The block's time, as the watcher recorded it (migration 031). */
+  blockTime: Date | null;
 }
 
 export async function depositsOf(pool: Pool, walletId: string): Promise<DepositRow[]> {
   const { rows } = await pool.query<DepositRow>(
     `SELECT id::text AS id, tx_hash AS "txHash", log_index AS "logIndex", block_number::text AS "blockNumber",
             block_hash AS "blockHash", wallet_id::text AS "walletId", from_address AS "fromAddress",
-            amount::text AS amount, status, final_at AS "finalAt"
+            amount::text AS amount, status, final_at AS "finalAt", block_time AS "blockTime"
      FROM deposits WHERE wallet_id = $1 ORDER BY id`,
     [walletId],
   );

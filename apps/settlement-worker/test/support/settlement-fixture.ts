@@ -33,6 +33,8 @@ export interface WalletOptions {
   affiliate?: { address: Address; bps: number };
   /** The platform fee recorded on the wallet at its creation; 100 (1%) when not given. */
   platformFeeBps?: number;
+  /** A fresh address of its own when not given (one merchant's orders share theirs). */
+  payoutAddress?: Address;
 }
 
 export interface TestWallet {
@@ -235,7 +237,7 @@ export class SettlementFixture {
   async createWallet(options: WalletOptions = {}): Promise<TestWallet> {
     const hdIndex = this.nextHdIndex++;
     const address = mnemonicToAccount(PUBLIC_TEST_MNEMONIC, { addressIndex: hdIndex }).address;
-    const payoutAddress = freshAddress();
+    const payoutAddress = options.payoutAddress ?? freshAddress();
     const { id } = await seedWallet(this.db.pool, {
       hdIndex,
       polygonAddress: address,

@@ -10,3 +10,5 @@ export * from '../repositories/callback-delivery-repository';
 export * from '../repositories/merchant-callback-repository';
 export * from '../repositories/order-facts';
 export * from '../callback-resend';
+export * from '../repositories/ledger-repository';
+export * from '../ledger-export';

@@ -12,6 +12,8 @@ export interface NewDeposit {
   logIndex: number;
   blockNumber: bigint;
   blockHash: string;
+  /** When the block was made (its header's timestamp): what the ledger dates a deposit by (migration 031). */
+  blockTime: Date;
   walletId: string;
   fromAddress: string;
   /** Token base units; always > 0 (zero-value transfers are not deposits). */
@@ -48,7 +50,7 @@ export interface DepositBlock {
  * A deposit as the finality pass reads it back to check it against its transaction's receipt: a
  * `seen` one whose block the chain answered with another hash, or an `orphaned` one.
  */
-export interface RecordedDeposit extends Omit<NewDeposit, 'token'> {
+export interface RecordedDeposit extends Omit<NewDeposit, 'token' | 'blockTime'> {
   id: string;
   /** NULL in rows no app wrote (see migration 023): the token the database counts in. */
   token: string | null;
@@ -113,12 +115,13 @@ export class DepositRepository {
     if (deposits.length === 0) return [];
     const { rows } = await db.query<WrittenDeposit>({
       name: 'deposit-record-seen',
-      text: `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, token)
+      text: `INSERT INTO deposits (chain_id, tx_hash, log_index, block_number, block_hash, wallet_id, from_address, amount, token,
+                                 block_time)
              SELECT $1, * FROM unnest($2::text[], $3::int[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::numeric[],
-                                      $9::text[])
+                                      $9::text[], $10::timestamptz[])
              ON CONFLICT (chain_id, tx_hash, log_index) DO UPDATE
                SET status = 'seen', block_number = EXCLUDED.block_number, block_hash = EXCLUDED.block_hash,
-                   wallet_id = EXCLUDED.wallet_id, from_address = EXCLUDED.from_address, amount = EXCLUDED.amount,
+                   block_time = EXCLUDED.block_time, wallet_id = EXCLUDED.wallet_id, from_address = EXCLUDED.from_address, amount = EXCLUDED.amount,
                    seen_at = now()
                WHERE deposits.status = 'orphaned'
                   OR (deposits.status = 'seen' AND deposits.block_hash <> EXCLUDED.block_hash)
@@ -133,6 +136,7 @@ export class DepositRepository {
         deposits.map((d) => d.fromAddress.toLowerCase()),
         deposits.map((d) => d.amount.toString()),
         deposits.map((d) => d.token.toLowerCase()),
+        deposits.map((d) => d.blockTime),
       ],
     });
     return rows;

@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 import { CallbackDeliveryRepository, resendCallbackDelivery } from '@gateway/db/wallet-control';
 import { GatewayError, invalidParameter } from '@gateway/domain';
 import { errorBodySchema } from '@gateway/http';
+import { ledgerRoutes } from './ledger';
 
 const resendResponse = Type.Object({
   status: Type.Literal('success'),
@@ -14,9 +15,9 @@ const resendResponse = Type.Object({
 });
 
 /**
- * Operator routes, registered only when ADMIN_TOKEN is configured. They write PostgreSQL only:
- * a resent delivery is pending and due, and the callback-worker's reconciler queues it, so
- * wallet-control needs no Redis.
+ * Operator routes, registered only when ADMIN_TOKEN is configured: the resend of a failed callback,
+ * and a merchant's ledger (ledger.ts). They use PostgreSQL only: a resent delivery is pending and
+ * due, and the callback-worker's reconciler queues it, so wallet-control needs no Redis.
  */
 export const adminRoutes =
   (options: { token: string; pool: Pool }): FastifyPluginAsyncTypebox =>
@@ -33,6 +34,9 @@ export const adminRoutes =
         throw new GatewayError('unauthorized', 'admin routes need the header Authorization: Bearer <ADMIN_TOKEN>');
       }
     });
+
+    // Behind the token check above: a registered plugin inherits this one's hooks.
+    await app.register(ledgerRoutes({ pool: options.pool }));
 
     app.post(
       '/admin/callbacks/:id/resend',
