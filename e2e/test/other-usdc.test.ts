@@ -48,6 +48,7 @@ it('holds USDC.e paid into a temporary wallet for the operator, says so on the r
       status: string;
       value_coin: string;
       deposits: StatusDeposit[];
+      order: { total_coin: string; state: string | null };
     };
 
   const txIn = await pay(stack.otherToken, 12_500_000n);
@@ -98,7 +99,9 @@ it('holds USDC.e paid into a temporary wallet for the operator, says so on the r
   expect(merchant.callbacks).toHaveLength(1);
   expect(await balanceOf(stack.otherToken, wallet.polygon_address_in)).toBe(12_500_000n);
   const after = await statusOf();
-  expect(after).toMatchObject({ status: 'paid', value_coin: '10' });
+  // The order (49.99 USD) counts the USDC alone: 10 of it is short, so its status stays unpaid. The
+  // USDC.e held apart never counts towards it.
+  expect(after).toMatchObject({ status: 'unpaid', value_coin: '10', order: { total_coin: '10', state: 'underpaid' } });
   expect(after.deposits.map((deposit) => [deposit.coin, deposit.status])).toEqual([
     ['polygon_usdc', 'forwarded'],
     ['polygon_usdc_e', 'held_for_operator'],
