@@ -27,13 +27,25 @@ export class CommandFailed extends Error {
 export type CommandRun = (args: string[], io: CliIo) => Promise<number>;
 
 type OptionSpecs = Record<string, { type: 'string' | 'boolean' }>;
+
+/** "-eX7…": one dash, then more than one character. */
+const SINGLE_DASH_WORD = /^-[^-].+$/;
 type OptionValues<T extends OptionSpecs> = { [K in keyof T]?: T[K]['type'] extends 'string' ? string : boolean } & { json?: boolean };
 
-/** node:util parseArgs (every command takes --json), its errors (an unknown option, a missing value) as usage errors. */
+/**
+ * node:util parseArgs (every command takes --json), its errors (an unknown option, a missing value)
+ * as usage errors. No command has a short option, so a word of one dash and more than one letter is
+ * a value: an ipn_token is base64url and one in 64 starts with "-" (`gateway story -eX…` looked like
+ * an unknown option -e).
+ */
 export function parseCommandArgs<T extends OptionSpecs>(args: string[], options: T): { values: OptionValues<T>; positionals: string[] } {
+  const end = args.indexOf('--');
+  const [head, tail] = end === -1 ? [args, []] : [args.slice(0, end), args.slice(end + 1)];
+  // Such words go after "--", behind the other values: no command takes two values where the order could then change.
+  const dashWords = head.filter((arg) => SINGLE_DASH_WORD.test(arg));
   try {
     const { values, positionals } = parseArgs({
-      args,
+      args: [...head.filter((arg) => !SINGLE_DASH_WORD.test(arg)), '--', ...dashWords, ...tail],
       options: { ...options, json: { type: 'boolean' } },
       allowPositionals: true,
       strict: true,
