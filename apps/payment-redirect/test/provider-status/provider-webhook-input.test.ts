@@ -3,15 +3,16 @@ import type { FastifyInstance } from 'fastify';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
 import { moonpayPayment } from '../support/sandbox';
+import { madeUpKey } from '../../../../packages/providers/test/support/made-up-key';
 
 // Issue 22: 2 of ~10,000 MoonPay webhooks, correctly signed over hostile JSON, answered 500 (a NUL
 // in a string reached PostgreSQL, which refuses 0x00 in text) and MoonPay was told to retry.
 // Whatever a signed body holds, the answer is MoonPay's acknowledgement or a 4xx, never a 5xx.
 
 const MOONPAY = {
-  API_KEY: 'pk_live_123456789abcdefghijklmnopqrstuv',
-  SECRET_KEY: 'sk_live_abcdefgh1234567890abcdefghijklm',
-  WEBHOOK_KEY: 'wk_live_zyxwvuts9876543210zyxwvutsrqpon',
+  API_KEY: madeUpKey('pk', 'live', '123456789abcdefghijklmnopqrstuv'),
+  SECRET_KEY: madeUpKey('sk', 'live', 'abcdefgh1234567890abcdefghijklm'),
+  WEBHOOK_KEY: madeUpKey('wk', 'live', 'zyxwvuts9876543210zyxwvutsrqpon'),
 };
 const fixture = paymentRedirectFixture('provider_webhook_input', {
   PROVIDER_MOONPAY_API_KEY: MOONPAY.API_KEY,

@@ -1,12 +1,13 @@
 import { createHmac } from 'node:crypto';
 import type { QueryNames, SignatureHeader, SignedWebhook } from './adapter-contract';
+import { madeUpKey } from './made-up-key';
 
 /**
  * One MoonPay account's keys per mode (MoonPay's own checkout, and the PayPal and Interac ones it
  * signs as well): made up in MoonPay's formats, no account has them.
  */
 export const MOONPAY_KEYS = {
-  live: { API_KEY: 'pk_live_MADEUPFORTESTS1', SECRET_KEY: 'sk_live_MADEUPFORTESTS1', WEBHOOK_KEY: 'wk_live_MADEUPFORTESTS1' },
+  live: { API_KEY: madeUpKey('pk', 'live', '1'), SECRET_KEY: madeUpKey('sk', 'live', '1'), WEBHOOK_KEY: madeUpKey('wk', 'live', '1') },
   test: { API_KEY: 'pk_test_123456789abc', SECRET_KEY: 'sk_test_abcdefgh1234', WEBHOOK_KEY: 'wk_test_zyxwvuts9876' },
 };
 

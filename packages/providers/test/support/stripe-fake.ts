@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { jsonAnswer, startDocumentedFake } from './documented-fake';
 import type { DocumentedFake, FakeRequest } from './documented-fake';
+import { madeUpKey } from './made-up-key';
 
 /**
  * A local Stripe: POST /v1/crypto/onramp_sessions as docs.stripe.com documents it (basic auth with
@@ -14,7 +15,7 @@ export interface StripeFakeRequest extends FakeRequest {
 export type StripeFake = DocumentedFake<StripeFakeRequest>;
 
 /** Made-up secret keys in Stripe's format, known only to the fake. */
-export const STRIPE_FAKE_SECRET = { live: 'sk_live_MADEUPFORTESTS0000000000', test: 'sk_test_MADEUPFORTESTS0000000000' } as const;
+export const STRIPE_FAKE_SECRET = { live: madeUpKey('sk', 'live', '0000000000'), test: madeUpKey('sk', 'test', '0000000000') } as const;
 
 export async function startStripeFake(): Promise<StripeFake> {
   const byKey = new Map<string, string>();
