@@ -42,10 +42,16 @@ export function parseCommandArgs<T extends OptionSpecs>(args: string[], options:
   const end = args.indexOf('--');
   const [head, tail] = end === -1 ? [args, []] : [args.slice(0, end), args.slice(end + 1)];
   // Such words go after "--", behind the other values: no command takes two values where the order could then change.
-  const dashWords = head.filter((arg) => SINGLE_DASH_WORD.test(arg));
+  // A word after an option that takes a value is that option's, as parseArgs reads it (its own errors included).
+  const isDashWord = (arg: string, index: number) =>
+    SINGLE_DASH_WORD.test(arg) && options[(head[index - 1] ?? '').replace(/^--/, '')]?.type !== 'string';
+  const dashWords = head.filter(isDashWord);
   try {
     const { values, positionals } = parseArgs({
-      args: [...head.filter((arg) => !SINGLE_DASH_WORD.test(arg)), '--', ...dashWords, ...tail],
+      args:
+        dashWords.length === 0 && end === -1
+          ? args
+          : [...head.filter((arg, index) => !isDashWord(arg, index)), '--', ...dashWords, ...tail],
       options: { ...options, json: { type: 'boolean' } },
       allowPositionals: true,
       strict: true,
