@@ -19,6 +19,7 @@ export * from './wallet-request';
 export * from './new-wallet-limits';
 export * from './payment-request';
 export * from './fee-split';
+export * from './decline-kinds';
 export * from './dust-policy';
 export * from './payout-plan';
 export * from './own-wallets';

@@ -1,5 +1,13 @@
 import type { Static, TObject } from '@sinclair/typebox';
-import type { CurrencyCode, DocumentedFees, EvmAddress, ProviderPaymentStatus, ProviderTerms, ReportedDestination } from '@gateway/domain';
+import type {
+  CurrencyCode,
+  DeclineKind,
+  DocumentedFees,
+  EvmAddress,
+  ProviderPaymentStatus,
+  ProviderTerms,
+  ReportedDestination,
+} from '@gateway/domain';
 import type { ProviderEventStore } from './support/provider-event-store';
 import type { ProviderHttpClient } from './support/provider-http-client';
 import type { TokenStore } from './support/shared-token-store';
@@ -158,6 +166,8 @@ export interface ProviderWebhookEvent {
   providerReference?: string;
   /** Why a payment was declined or failed, in words a customer understands. */
   reason?: string;
+  /** The kind of that reason, where the provider documents its failure reasons (decline-kinds.ts); absent: not reported or not documented. */
+  declineKind?: DeclineKind;
   /** The transaction the provider sent the USDC in, where it reports one (deliveryTxHash): it decides which attempt paid. */
   txHash?: string;
   /** Where the order delivers (wallet, network, asset in the provider's words), each part where the provider reports it. */
