@@ -6,10 +6,12 @@
 // every row, as pool.query would) and serialised whole before writing. Each export runs in a fresh
 // Node process, so its peak RSS (getrusage's maxrss) is its own: with Node's defaults (the CLI) and
 // with wallet-control's heap limits (the admin endpoint's process). Targets (issue 34): ≥ 20,000
-// rows/s, RSS flat as the rows grow ×10. `pnpm --filter @gateway/bench bench:ledger`; results in
-// bench/results/ledger.json. BENCH_SMOKE=1: 200 and 2,000 orders.
+// rows/s, RSS flat as the rows grow ×10. The exports run compiled (dist/, after `pnpm build`), as the
+// CLI and wallet-control run wherever they run for real; BENCH_RUNTIME=source runs them through tsx.
+// `pnpm --filter @gateway/bench bench:ledger`; results in bench/results/ledger.json. BENCH_SMOKE=1:
+// 200 and 2,000 orders.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -24,8 +26,8 @@ import {
   type LedgerOrder,
 } from '@gateway/db/cli';
 import { benchInt, resultsFile, writeResults } from './bench-mode';
-import { appNodeArguments } from '@gateway/config';
-import { newBenchRun, removeBenchRun } from './bench-apps';
+import { appNodeArguments, type AppRuntime } from '@gateway/config';
+import { benchRuntime, newBenchRun, removeBenchRun, ROOT } from './bench-apps';
 
 const RESULTS_FILE = resultsFile('ledger.json');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -36,6 +38,7 @@ const PAYOUT = `0x${'5e'.repeat(20)}`;
 const FIRST_ORDER = Date.UTC(2026, 10, 1);
 const MINUTE = 60_000;
 const TARGET_ROWS_PER_SECOND = 20_000;
+const RUNTIME: AppRuntime = process.env.BENCH_RUNTIME === undefined ? 'dist' : benchRuntime();
 
 type Mode = 'streamed' | 'read whole';
 /**
@@ -114,7 +117,12 @@ async function exportOnce(schema: string, mode: Mode, orders: number, file: stri
 
 /** In the parent: one export in a fresh process, started with `heap`'s arguments. */
 function runChild(schema: string, mode: Mode, heap: Heap, orders: number, file: string): Promise<Outcome> {
-  const nodeArguments = heap === 'defaults' ? process.execArgv : [...appNodeArguments('wallet-control', 'source')];
+  // This file runs through tsx either way; from dist, the packages it imports resolve to their compiled code.
+  const runner = RUNTIME === 'source' ? [] : ['--require', 'tsx/cjs'];
+  const nodeArguments = [
+    ...(heap === 'defaults' ? appNodeArguments('cli', RUNTIME) : appNodeArguments('wallet-control', RUNTIME)),
+    ...runner,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeArguments, __filename, '--child', schema, mode, String(orders), file], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -225,6 +233,9 @@ async function measure(schema: string, dir: string, mode: Mode, heap: Heap, orde
 }
 
 async function main(): Promise<void> {
+  if (RUNTIME === 'dist' && !existsSync(join(ROOT, 'packages/db/dist/ledger-export.js'))) {
+    throw new Error('packages/db/dist is missing: run pnpm build first, or BENCH_RUNTIME=source');
+  }
   const run = newBenchRun();
   // Seeding 100,000 orders' payout legs takes longer than a statement of the apps may (15 s on a busy machine).
   const admin = createPool({
@@ -241,7 +252,7 @@ async function main(): Promise<void> {
     await seed(admin, ORDERS);
     console.log(
       `${ORDERS.toLocaleString('en')} orders seeded in ${((performance.now() - seeding) / 1000).toFixed(1)} s; ` +
-        `${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(2)}; ${RUNS} run(s) of each export, the fastest kept`,
+        `${cpus().length} CPUs, load average ${loadavg()[0]?.toFixed(2)}; ${RUNS} run(s) of each export from ${RUNTIME}, the fastest kept`,
     );
     const measured: Measured[] = [];
     for (const mode of ['streamed', 'read whole'] as const) {
@@ -269,7 +280,7 @@ async function main(): Promise<void> {
     writeResults(RESULTS_FILE, {
       finishedAt: new Date().toISOString(),
       machine: { cpus: cpus().length, node: process.version, loadAverage: loadavg() },
-      settings: { orders: ORDERS, sizes: SIZES, runs: RUNS },
+      settings: { orders: ORDERS, sizes: SIZES, runs: RUNS, runtime: RUNTIME },
       targets: { rowsPerSecond: TARGET_ROWS_PER_SECOND, rssGrowthAtMost: 1.2 },
       verdict,
       rssGrowth,

@@ -162,7 +162,7 @@ export interface OrderClassification {
   /** The part of the total that arrived after the window. */
   lateUsdc: bigint;
   /** Why, in a sentence for an operator or a merchant's support. */
-  reason: string;
+  readonly reason: string;
 }
 
 /**
@@ -187,29 +187,46 @@ export function classifyOrder(deposits: readonly OrderDeposit[], expectation: Or
     excessUsdc: totalUsdc > expectedUsdc ? totalUsdc - expectedUsdc : 0n,
     lateUsdc,
   };
-  const expected = `${formatUsdc(expectedUsdc)} USDC expected (${expectation.basis === 'quote' ? "the provider's quote" : 'an estimate from its documented fees'})`;
-  if (totalUsdc === 0n) return { state: 'awaiting', ...figures, missingUsdc: expectedUsdc, reason: `nothing has arrived yet; ${expected}` };
+  // The sentences are worded when read (getters): the ledger judges a month of orders and words none.
+  const expected = () =>
+    `${formatUsdc(expectedUsdc)} USDC expected (${expectation.basis === 'quote' ? "the provider's quote" : 'an estimate from its documented fees'})`;
+  if (totalUsdc === 0n) {
+    return {
+      state: 'awaiting',
+      ...figures,
+      missingUsdc: expectedUsdc,
+      get reason() {
+        return `nothing has arrived yet; ${expected()}`;
+      },
+    };
+  }
   if (lateUsdc > 0n) {
     return {
       state: 'late',
       ...figures,
-      reason: `${formatUsdc(lateUsdc)} of ${formatUsdc(totalUsdc)} USDC arrived after the order's window closed (${expectation.windowEndsAt.toISOString()}); ${expected}`,
+      get reason() {
+        return `${formatUsdc(lateUsdc)} of ${formatUsdc(totalUsdc)} USDC arrived after the order's window closed (${expectation.windowEndsAt.toISOString()}); ${expected()}`;
+      },
     };
   }
   const slack = (expectedUsdc * BigInt(expectation.toleranceBps)) / BigInt(BASIS_POINTS_SCALE);
-  const allowed = `${expectation.toleranceBps} basis points`;
+  const allowed = () => `${expectation.toleranceBps} basis points`;
   if (totalUsdc < expectedUsdc - slack) {
     return {
       state: 'underpaid',
       ...figures,
-      reason: `${formatUsdc(totalUsdc)} USDC arrived, ${formatUsdc(figures.missingUsdc)} short of ${expected}, more than the ${allowed} allowed`,
+      get reason() {
+        return `${formatUsdc(totalUsdc)} USDC arrived, ${formatUsdc(figures.missingUsdc)} short of ${expected()}, more than the ${allowed()} allowed`;
+      },
     };
   }
   if (totalUsdc > expectedUsdc + slack) {
     return {
       state: 'overpaid',
       ...figures,
-      reason: `${formatUsdc(totalUsdc)} USDC arrived, ${formatUsdc(figures.excessUsdc)} over ${expected}, more than the ${allowed} allowed`,
+      get reason() {
+        return `${formatUsdc(totalUsdc)} USDC arrived, ${formatUsdc(figures.excessUsdc)} over ${expected()}, more than the ${allowed()} allowed`;
+      },
     };
   }
   return {
@@ -217,7 +234,9 @@ export function classifyOrder(deposits: readonly OrderDeposit[], expectation: Or
     ...figures,
     missingUsdc: 0n,
     excessUsdc: 0n,
-    reason: `${formatUsdc(totalUsdc)} USDC arrived, within ${allowed} of ${expected}`,
+    get reason() {
+      return `${formatUsdc(totalUsdc)} USDC arrived, within ${allowed()} of ${expected()}`;
+    },
   };
 }
 
