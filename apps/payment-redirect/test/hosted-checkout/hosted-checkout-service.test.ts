@@ -1,10 +1,20 @@
 // The hosted checkout's pure parts: link parsing, branding, the page model, the CSP rewrite.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createSealingKeyRing, GatewayError, parseCheckoutLink, parseRate, sealAddressIn, type RateTable } from '@gateway/domain';
 import type { RateReader } from '@gateway/rates';
 import { knownProviderTerms, SPECIFICATION_ORDER } from '@gateway/providers';
 import { HostedCheckoutService, type RawQuery } from '../../src/services/hosted-checkout-service';
-import { brandingStyle, parseBranding, readableInk } from '../../src/routes/hosted-checkout/branding';
+import {
+  ACCENT_MIN_CONTRAST,
+  brandingStyle,
+  CARD_COLOURS,
+  contrastRatio,
+  legibleAccent,
+  parseBranding,
+  readableInk,
+} from '../../src/routes/hosted-checkout/branding';
 import { allowImageOrigin } from '../../src/routes/hosted-checkout/content-security-policy';
 import { checkoutPageView } from '../../src/routes/hosted-checkout/view-model';
 
@@ -109,12 +119,48 @@ describe('parseBranding', () => {
   });
 
   it('turns colours into custom properties with readable text on them', () => {
-    expect(brandingStyle(parseBranding({ background: '#000', button: '#ffff00' }))).toBe(
-      '--bg:#000000;--page-ink:#ffffff;--accent:#ffff00;--accent-ink:#111827',
+    expect(brandingStyle(parseBranding({ background: '#000', button: '#0b6e4f' }))).toBe(
+      '--bg:#000000;--page-ink:#ffffff;--accent:#0b6e4f;--accent-ink:#ffffff',
     );
     expect(brandingStyle(parseBranding({}))).toBeUndefined();
     expect(readableInk('#1f5eff')).toBe('#ffffff');
     expect(readableInk('#ffffff')).toBe('#111827');
+  });
+});
+
+describe("a theme colour (the WooCommerce plugin's)", () => {
+  it('becomes the accent, in any of the forms a colour picker gives, unless button is given', () => {
+    for (const theme of ['#0B6E4F', '0b6e4f', ' #0b6e4f '])
+      expect(parseBranding({ theme })).toEqual({ theme: 'light', button: '#0b6e4f', ignored: [] });
+    expect(parseBranding({ theme: '#0a7' }).button).toBe('#00aa77');
+    expect(parseBranding({ theme: '#0b6e4f', button: '#1f5eff' }).button).toBe('#1f5eff');
+    for (const theme of ['0a7', '#0b6e4', 'green', '#0b6e4f;color:red'])
+      expect(parseBranding({ theme })).toEqual({ theme: 'light', ignored: ['theme'] });
+  });
+
+  it('is made legible on the card: mixed toward black on the light theme, toward white on the dark one, hue kept', () => {
+    const yellow = '#ffd400';
+    expect(contrastRatio(yellow, CARD_COLOURS.light)).toBeLessThan(ACCENT_MIN_CONTRAST);
+    const onLight = legibleAccent(yellow, 'light');
+    expect(contrastRatio(onLight, CARD_COLOURS.light)).toBeGreaterThanOrEqual(ACCENT_MIN_CONTRAST);
+    // Still a yellow: darker, its channels in the same proportion (blue stays none).
+    expect(onLight).toMatch(/^#[0-9a-f]{4}00$/);
+    const [red, green] = [onLight.slice(1, 3), onLight.slice(3, 5)].map((hex) => Number.parseInt(hex, 16)) as [number, number];
+    expect(green / red).toBeCloseTo(0xd4 / 0xff, 1);
+    const navy = '#1a237e';
+    expect(legibleAccent(navy, 'light')).toBe(navy);
+    const onDark = legibleAccent(navy, 'dark');
+    expect(onDark).not.toBe(navy);
+    expect(contrastRatio(onDark, CARD_COLOURS.dark)).toBeGreaterThanOrEqual(ACCENT_MIN_CONTRAST);
+    // White on white becomes the lightest grey that reads on it, not black.
+    expect(legibleAccent('#ffffff', 'light')).toBe('#737373');
+    expect(brandingStyle(parseBranding({ theme: yellow }))).toBe(`--accent:${onLight};--accent-ink:${readableInk(onLight)}`);
+  });
+
+  it('agrees with the card colours pages.css paints', () => {
+    const css = readFileSync(join(__dirname, '../../../../packages/pages/assets/pages.css'), 'utf8');
+    expect(css).toMatch(new RegExp(`:root\\s*\\{[^}]*--card: ${CARD_COLOURS.light};`));
+    expect(css).toMatch(new RegExp(`\\.theme-dark \\{[^}]*--card: ${CARD_COLOURS.dark};`));
   });
 });
 

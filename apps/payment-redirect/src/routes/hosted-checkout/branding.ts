@@ -18,6 +18,8 @@ export interface Branding {
 const MAX_SHOP_NAME = 60;
 const MAX_LOGO_URL = 2048;
 const HEX_COLOUR = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
+// The WooCommerce plugin's "theme colour": a colour picker's #rrggbb, or its six digits alone.
+const THEME_COLOUR = /^#?[0-9a-f]{6}$|^#[0-9a-f]{3}$/i;
 const HOST_NAME = /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/;
 
 /** Optional branding: only what is certainly safe is kept; anything else is ignored. */
@@ -49,9 +51,11 @@ export function parseBranding(query: RawQuery): Branding {
     } else ignored.push('logo');
   }
   const theme = text('theme');
+  let themeColour: string | undefined;
   if (theme !== undefined) {
     const normalized = theme.trim().toLowerCase();
     if (normalized === 'light' || normalized === 'dark') branding.theme = normalized;
+    else if (THEME_COLOUR.test(normalized)) themeColour = expandHex(normalized.startsWith('#') ? normalized : `#${normalized}`);
     else ignored.push('theme');
   }
   for (const param of ['background', 'button'] as const) {
@@ -61,6 +65,8 @@ export function parseBranding(query: RawQuery): Branding {
     if (HEX_COLOUR.test(trimmed)) branding[param] = expandHex(trimmed);
     else ignored.push(param);
   }
+  // A colour for a theme is the shop's accent: the buttons, links and the current step; `button`, when given too, is more precise.
+  if (themeColour !== undefined && branding.button === undefined) branding.button = themeColour;
   return branding;
 }
 
@@ -101,22 +107,59 @@ function expandHex(colour: string): string {
   return `#${hex.length === 3 ? [...hex].map((digit) => digit + digit).join('') : hex}`;
 }
 
+type Rgb = [red: number, green: number, blue: number];
+
+const rgbOf = (colour: string): Rgb => [1, 3, 5].map((offset) => Number.parseInt(colour.slice(offset, offset + 2), 16)) as Rgb;
+const hexOf = (rgb: Rgb) => `#${rgb.map((value) => Math.round(value).toString(16).padStart(2, '0')).join('')}`;
+
+/** WCAG 2 relative luminance. */
+function luminanceOf(colour: string): number {
+  const [red, green, blue] = rgbOf(colour).map((value) => {
+    const channel = value / 255;
+    return channel <= 0.04045 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+  }) as Rgb;
+  return 0.2126 * red + 0.7152 * green + 0.0722 * blue;
+}
+
+/** WCAG 2 contrast ratio of two colours, from 1 to 21. */
+export function contrastRatio(first: string, second: string): number {
+  const [lighter, darker] = [luminanceOf(first), luminanceOf(second)].sort((a, b) => b - a) as [number, number];
+  return (lighter + 0.05) / (darker + 0.05);
+}
+
 /** The text colour that reads best on `background` (WCAG relative luminance): near-black or white. */
 export function readableInk(background: string): string {
-  const channel = (offset: number) => {
-    const value = Number.parseInt(background.slice(offset, offset + 2), 16) / 255;
-    return value <= 0.04045 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
-  };
-  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
-  const contrastWithWhite = 1.05 / (luminance + 0.05);
-  const contrastWithBlack = (luminance + 0.05) / 0.05;
-  return contrastWithWhite >= contrastWithBlack ? '#ffffff' : '#111827';
+  return contrastRatio(background, '#ffffff') >= contrastRatio(background, '#000000') ? '#ffffff' : '#111827';
+}
+
+/** pages.css's `--card` of each theme: what the accent is read on (links, the "more providers" summary). */
+export const CARD_COLOURS: Record<Theme, string> = { light: '#ffffff', dark: '#17202b' };
+/** WCAG 2's AA contrast for text: the accent colours links and short labels, not only the buttons it fills. */
+export const ACCENT_MIN_CONTRAST = 4.5;
+
+/**
+ * The shop's accent made legible on the theme's card: a colour with less than ACCENT_MIN_CONTRAST
+ * against it (a light yellow on white) is mixed toward black on a light card, toward white on a dark
+ * one, a twentieth at a time, until it has it. Its hue is kept; black and white always have it.
+ */
+export function legibleAccent(colour: string, theme: Theme): string {
+  const card = CARD_COLOURS[theme];
+  const toward = theme === 'light' ? 0 : 255;
+  const rgb = rgbOf(colour);
+  for (let step = 0; step <= 20; step += 1) {
+    const mixed = hexOf(rgb.map((value) => value + ((toward - value) * step) / 20) as Rgb);
+    if (contrastRatio(mixed, card) >= ACCENT_MIN_CONTRAST) return mixed;
+  }
+  return hexOf([toward, toward, toward]);
 }
 
 /** CSS custom properties for the page's `style` attribute; built from validated hex colours only. */
 export function brandingStyle(branding: Branding): string | undefined {
   const declarations: string[] = [];
   if (branding.background) declarations.push(`--bg:${branding.background}`, `--page-ink:${readableInk(branding.background)}`);
-  if (branding.button) declarations.push(`--accent:${branding.button}`, `--accent-ink:${readableInk(branding.button)}`);
+  if (branding.button) {
+    const accent = legibleAccent(branding.button, branding.theme);
+    declarations.push(`--accent:${accent}`, `--accent-ink:${readableInk(accent)}`);
+  }
   return declarations.length > 0 ? declarations.join(';') : undefined;
 }

@@ -23,7 +23,13 @@ export const hostedCheckoutQuery = Type.Object({
   background: Type.Optional(
     Type.String({ description: 'optional: page background colour, hex #rgb or #rrggbb (URL-encoded as %23…); anything else is ignored' }),
   ),
-  theme: Type.Optional(Type.String({ description: 'optional: light (default) or dark; anything else is ignored' })),
+  theme: Type.Optional(
+    Type.String({
+      description:
+        "optional: light (default) or dark; or the shop's theme colour (#rrggbb, #rgb or rrggbb, as the WooCommerce plugin sends it), " +
+        'used as the accent when button is not given; anything else is ignored',
+    }),
+  ),
   button: Type.Optional(
     Type.String({ description: 'optional: button colour, hex #rgb or #rrggbb (URL-encoded as %23…); anything else is ignored' }),
   ),
