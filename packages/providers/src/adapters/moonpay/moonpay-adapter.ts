@@ -102,7 +102,7 @@ const descriptor: AdapterDescriptor<typeof settings> = {
   },
   timeToUsdc: MOONPAY_TIME_TO_USDC,
   countries: countriesNotFound(
-    'MoonPay rates every country (dev.moonpay.com/docs/country-risk-ratings); the copy read was cut before its end, so no list is taken from it',
+    'MoonPay rates every country (dev.moonpay.com/docs/country-coverage) and sells no stablecoins in Canada; the copy read was cut before its end, so no list is taken from it',
   ),
   flow: 'signed-url',
   webhook: 'HMAC-SHA256, Moonpay-Signature-V2',

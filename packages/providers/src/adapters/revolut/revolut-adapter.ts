@@ -72,24 +72,30 @@ const descriptor: AdapterDescriptor<typeof settings> = {
     source:
       'https://www.revolut.com/en-EE/help/wealth/cryptocurrencies/understanding-revolut-cryptocurrency/how-does-revolut-calculate-the-cryptocurrency-rates',
   },
-  // Revolut Ramp buys from the customer's Revolut account: a bank payment, the nearest method a row words.
+  // A card (Mastercard, Visa; not prepaid), Apple Pay, Google Pay, or the customer's Revolut account
+  // (a balance, which no row words).
   methods: {
-    offered: [{ method: 'bank_transfer' }],
-    source: 'https://developer.revolut.com/docs/guides/crypto-ramp/get-started/initiate-transaction',
+    offered: [{ method: 'card' }, { method: 'apple_pay' }, { method: 'google_pay' }],
+    source: 'https://developer.revolut.com/docs/guides/crypto-ramp/introduction-to-revolut-ramp/coverage-and-other-details/payment-options',
   },
   timeToUsdc: ASSUMED_TIME_TO_USDC,
+  // Residents of these; the guide's older copy of the page lacks Cyprus, Italy and Spain.
   countries: {
     only: [
+      'GB',
       'AT',
+      'CH',
       'CZ',
+      'CY',
       'DK',
       'EE',
       'FI',
       'DE',
       'GR',
       'HU',
-      'IS',
       'IE',
+      'IS',
+      'IT',
       'LV',
       'LI',
       'LT',
@@ -99,15 +105,15 @@ const descriptor: AdapterDescriptor<typeof settings> = {
       'PL',
       'PT',
       'RO',
+      'ES',
       'SK',
       'SI',
       'SE',
-      'CH',
-      'GB',
     ],
     source:
-      'https://developer.revolut.com/docs/guides/crypto-ramp/guides/buy-crypto/introduction-to-revolut-ramp/coverage-and-other-details/currencies-and-regions',
+      'https://developer.revolut.com/docs/guides/crypto-ramp/introduction-to-revolut-ramp/coverage-and-other-details/currencies-and-regions',
   },
+
   flow: 'url',
   webhook: 'HMAC-SHA256, Revolut-Signature',
   delivers: 'native',

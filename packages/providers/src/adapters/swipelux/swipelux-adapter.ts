@@ -80,6 +80,8 @@ const descriptor: AdapterDescriptor<typeof settings> = {
   methods: cardOnly('https://docs.swipelux.com/onramp/integration/client-side/payment-links'),
   timeToUsdc: ASSUMED_TIME_TO_USDC,
   countries: countriesNotFound("no list of Swipelux's served countries was found"),
+  // Per transaction with standard KYC (what a new customer gets); 50,000 USD with enhanced KYC.
+  maximum: { amount: '10000', currency: 'USD', source: 'https://docs.swipelux.com/knowledge-base/compliance/transaction-limits' },
   flow: 'url',
   webhook: 'ES256 JWT (flattened JWS body), keys from /api/merchants/webhookKeys',
   delivers: 'native',

@@ -88,7 +88,9 @@ const descriptor: AdapterDescriptor<typeof settings> = {
   methods: cardOnly('https://docs.transak.com/integration/web/website-redirection'),
   // Transak documents crypto "within seconds" once a payment settles, with no usual time for a card.
   timeToUsdc: ASSUMED_TIME_TO_USDC,
-  countries: countriesNotFound("no list of Transak's served countries was found (searched its docs and help pages)"),
+  countries: countriesNotFound("Transak's partner FAQ refers to its coverage page and map; no list was read"),
+  // Light KYC (name, phone, birth date, address; no document) for purchases of 10 to 200 USD.
+  lightChecksUpTo: { amount: '200', currency: 'USD', source: 'https://docs.transak.com/guides/transak-different-kyc-levels' },
   flow: 'session',
   // The refresh-token call (when no token is stored) and the session call.
   checkoutDeadlineMs: 12_000,

@@ -48,7 +48,9 @@ const descriptor: AdapterDescriptor<typeof settings> = {
   fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.utorg.pro/' },
   methods: cardOnly('https://docs.utorg.pro/'),
   timeToUsdc: ASSUMED_TIME_TO_USDC,
-  countries: countriesNotFound("no list of UTORG's served countries was found"),
+  countries: countriesNotFound('UTORG serves 175 countries and names its restricted ones only at checkout'),
+  // "A single transaction is limited to 8,000 euros (or an equivalent in the payment currency)."
+  maximum: { amount: '8000', currency: 'EUR', source: 'https://utorg.pro/faq/' },
   flow: 'url',
   webhook: null,
   delivers: 'native',
