@@ -79,7 +79,9 @@ const descriptor: AdapterDescriptor<typeof settings> = {
   },
   timeToUsdc: ASSUMED_TIME_TO_USDC,
   // The onramp serves the US (except Hawaii) and the EU, but USDC on Polygon is not offered in the EU
-  // (nor in New York): for this gateway's token, the US. States are not told apart here.
+  // (nor in New York): for this gateway's token, the US. States are not told apart here. Unconfirmed:
+  // this is the providers' collected notes' reading of Stripe's page (the copy searched here does
+  // not show its availability table); USD-only, as the adapter charges, agrees with it.
   countries: { only: ['US'], source: 'https://docs.stripe.com/crypto/onramp' },
   flow: 'session',
   // One session call, retried within it (Idempotency-Key).
