@@ -49,3 +49,6 @@ export * from './identifiers';
 export * from './order-state';
 export * from './order-balance';
 export * from './ledger-query';
+export * from './checkout-ranking';
+export * from './provider-circuit';
+export * from './decline-next-try';

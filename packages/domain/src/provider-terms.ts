@@ -26,6 +26,97 @@ export interface ProviderTerms {
    * value: without a quote, the USDC an order should bring is estimated from it (expectUsdc).
    */
   readonly fees: DocumentedFees;
+  /** The payment methods its widget offers a buyer (issue 32's rows say them); absent: not known. */
+  readonly methods?: ProviderMethods;
+  /** Its usual time from payment to USDC delivered, as documented (or assumed, saying why). */
+  readonly timeToUsdc?: DocumentedMinutes;
+  /** The countries it serves, as documented; absent or `undocumented`: the gateway cannot tell. */
+  readonly countries?: ServedCountries;
+  /** Its documented per-purchase limit for a card purchase; absent where it documents none. */
+  readonly maximum?: DocumentedAmount;
+  /** An amount up to which it documents lighter identity checks; absent where it documents none. */
+  readonly lightChecksUpTo?: DocumentedAmount;
+}
+
+/**
+ * The payment methods a customer recognises on a provider's page. Closed on purpose: a view model
+ * words each one, so adding one (only for something a provider documents that a customer would
+ * recognise) is adding its words too.
+ */
+export const PAYMENT_METHODS = ['card', 'apple_pay', 'google_pay', 'bank_transfer', 'paypal'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+/** One method of a provider's widget; `currencies`: only for orders in these (SEPA for EUR), else for any. */
+export interface OfferedMethod {
+  readonly method: PaymentMethod;
+  readonly currencies?: readonly CurrencyCode[];
+}
+
+export interface ProviderMethods {
+  readonly offered: readonly OfferedMethod[];
+  /** The provider's page the methods are read from (https). */
+  readonly source: string;
+}
+
+/** A duration in minutes read from a provider's page, or assumed where it publishes none. */
+export interface DocumentedMinutes {
+  readonly minutes: number;
+  /** The page it is read from (https); for an assumed figure, the page searched nearest to one. */
+  readonly source: string;
+  /** Why the figure is assumed (nothing published); absent when the provider documents it. */
+  readonly assumed?: string;
+}
+
+/** An ISO 3166-1 alpha-2 code, upper case. */
+export type CountryCode = string;
+
+/**
+ * Where a provider serves customers: only the listed countries, or every one but the listed ones,
+ * read from its page; or `undocumented` with what was looked for, when no list was found.
+ */
+export type ServedCountries =
+  | { readonly only: readonly CountryCode[]; readonly source: string }
+  | { readonly except: readonly CountryCode[]; readonly source: string }
+  | { readonly undocumented: string };
+
+/** An amount a provider documents (a limit), in one currency, with its page. */
+export interface DocumentedAmount {
+  /** A decimal string, as ProviderTerms.minimum. */
+  readonly amount: string;
+  readonly currency: CurrencyCode;
+  readonly source: string;
+}
+
+/**
+ * A customer's country as an ISO 3166-1 alpha-2 code, in any ASCII case (from a header a trusted
+ * proxy sets). Refused unless it is two ASCII letters: the value only orders the list, so a bad one
+ * is a misconfigured proxy, named as such.
+ */
+export function parseCountryCode(input: string, param = 'country'): CountryCode {
+  if (!/^[A-Za-z]{2}$/.test(input)) {
+    throw new GatewayError(
+      'invalid_parameter',
+      `${param} must be an ISO 3166-1 alpha-2 country code of two letters, such as DE or US; got "${input.slice(0, 20)}"`,
+      param,
+    );
+  }
+  return input.toUpperCase();
+}
+
+/** Whether the provider serves customers of `country`, as far as its documented list says. */
+export function servesCountry(provider: Pick<ProviderTerms, 'countries'>, country: CountryCode | undefined): 'yes' | 'no' | 'unknown' {
+  const served = provider.countries;
+  if (country === undefined || served === undefined || 'undocumented' in served) return 'unknown';
+  if ('only' in served) return served.only.includes(country) ? 'yes' : 'no';
+  return served.except.includes(country) ? 'no' : 'yes';
+}
+
+/** The methods its widget offers for a charge in `currency`, in the provider's order. */
+export function methodsFor(provider: Pick<ProviderTerms, 'methods'>, currency: CurrencyCode): PaymentMethod[] {
+  const methods = (provider.methods?.offered ?? [])
+    .filter((offered) => offered.currencies === undefined || offered.currencies.includes(currency))
+    .map((offered) => offered.method);
+  return [...new Set(methods)];
 }
 
 /**

@@ -1,4 +1,12 @@
-import { checkProviderOrder, providerMinimum, resolveProvider, type RateTable } from '../src/provider-terms';
+import {
+  checkProviderOrder,
+  methodsFor,
+  parseCountryCode,
+  providerMinimum,
+  resolveProvider,
+  servesCountry,
+  type RateTable,
+} from '../src/provider-terms';
 import { parseFiatAmount, parseRate } from '../src/money';
 import { SAMPLE_PROVIDERS, sampleCatalogue } from './support/sample-providers';
 
@@ -107,5 +115,42 @@ describe('providerMinimum', () => {
     expect(() => providerMinimum(interac, 'EUR', rates)).toThrow(new Error("interac's minimum is in CAD, which has no rate to EUR"));
     // 15 USD at 0.92 EUR per USD.
     expect(providerMinimum(find('transak'), 'EUR', rates)).toBe(1_380n);
+  });
+});
+
+describe("a provider's facts for the checkout's choice", () => {
+  const PAGE = 'https://provider.example/docs';
+
+  it('reads a customer country in any ASCII case, and refuses anything but two letters naming the parameter', () => {
+    expect(parseCountryCode('de')).toBe('DE');
+    expect(parseCountryCode('US', 'CUSTOMER_COUNTRY_HEADER')).toBe('US');
+    for (const bad of ['', 'D', 'DEU', 'D1', ' de', 'ſt', 'İT']) {
+      expect(() => parseCountryCode(bad, 'x-country')).toThrow(expect.objectContaining({ code: 'invalid_parameter', param: 'x-country' }));
+    }
+  });
+
+  it('tells whether a provider serves a country from an only-list, an except-list, or cannot tell', () => {
+    expect(servesCountry({ countries: { only: ['US'], source: PAGE } }, 'US')).toBe('yes');
+    expect(servesCountry({ countries: { only: ['US'], source: PAGE } }, 'DE')).toBe('no');
+    expect(servesCountry({ countries: { except: ['RU'], source: PAGE } }, 'RU')).toBe('no');
+    expect(servesCountry({ countries: { except: ['RU'], source: PAGE } }, 'DE')).toBe('yes');
+    expect(servesCountry({ countries: { undocumented: 'no list found' } }, 'DE')).toBe('unknown');
+    expect(servesCountry({}, 'DE')).toBe('unknown');
+    expect(servesCountry({ countries: { only: ['US'], source: PAGE } }, undefined)).toBe('unknown');
+  });
+
+  it("lists a provider's methods for a currency once each, in its order", () => {
+    const methods = {
+      offered: [
+        { method: 'bank_transfer', currencies: ['EUR'] },
+        { method: 'card' },
+        { method: 'bank_transfer', currencies: ['GBP', 'EUR'] },
+      ],
+      source: PAGE,
+    } as const;
+    expect(methodsFor({ methods }, 'EUR')).toEqual(['bank_transfer', 'card']);
+    expect(methodsFor({ methods }, 'GBP')).toEqual(['card', 'bank_transfer']);
+    expect(methodsFor({ methods }, 'USD')).toEqual(['card']);
+    expect(methodsFor({}, 'USD')).toEqual([]);
   });
 });

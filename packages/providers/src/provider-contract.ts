@@ -47,6 +47,15 @@ export interface DocumentedCardFees extends DocumentedFees {
   readonly source: string;
 }
 
+/**
+ * The descriptor of a provider module: what the checkout's choice needs of it (issue 32) is
+ * required here, each figure with the page it is read from, or labelled as assumed or undocumented.
+ */
+export type AdapterDescriptor<S extends TObject = TObject> = Omit<ProviderDescriptor<S>, keyof ChoiceFacts> & ChoiceFacts;
+
+/** ProviderTerms' facts for the checkout's choice that every adapter states. */
+export type ChoiceFacts = { readonly [K in 'methods' | 'timeToUsdc' | 'countries']-?: NonNullable<ProviderTerms[K]> };
+
 export interface ProviderDescriptor<S extends TObject = TObject> extends ProviderTerms {
   readonly fees: DocumentedCardFees;
   readonly flow: CheckoutFlow;
@@ -256,7 +265,7 @@ export interface AdapterContext {
 
 /** A provider as the registry knows it: its descriptor, how its mode follows from its settings, and its adapter. */
 export interface ProviderModule<S extends TObject = TObject> {
-  readonly descriptor: ProviderDescriptor<S>;
+  readonly descriptor: AdapterDescriptor<S>;
   /**
    * The mode its credentials select. `requested` is `PROVIDER_<ID>_MODE` when given; a provider
    * whose keys say it themselves (MoonPay's `pk_test_`) refuses a contradicting one by throwing.

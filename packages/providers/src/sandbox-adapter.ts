@@ -81,6 +81,12 @@ export function createSandboxAdapter(provider: ProviderTerms, options: SandboxAd
       maxBps: SANDBOX_PROVIDER_FEE_BPS,
       source: 'PROVIDER_FEE_BPS of apps/sandbox-provider (this repository)',
     },
+    // What the page says of the provider it stands in for, so a local stack's checkout reads as production's would.
+    ...(provider.methods ? { methods: provider.methods } : {}),
+    ...(provider.timeToUsdc ? { timeToUsdc: provider.timeToUsdc } : {}),
+    ...(provider.countries ? { countries: provider.countries } : {}),
+    ...(provider.maximum ? { maximum: provider.maximum } : {}),
+    ...(provider.lightChecksUpTo ? { lightChecksUpTo: provider.lightChecksUpTo } : {}),
     flow: 'signed-url',
     webhook: `HMAC-SHA256, ${SANDBOX_WEBHOOK_SIGNATURE_HEADER}`,
     delivers: 'native',

@@ -35,6 +35,14 @@ describe('sandbox adapter', () => {
     expect(adapter.descriptor.fees.source).toContain('PROVIDER_FEE_BPS');
   });
 
+  it('says what the provider it stands in for offers (methods, time to USDC, countries), so the page reads as it would live', () => {
+    const moonpay = knownProviderTerms('moonpay')!;
+    expect(adapter.descriptor.methods).toEqual(moonpay.methods);
+    expect(adapter.descriptor.timeToUsdc).toEqual(moonpay.timeToUsdc);
+    expect(adapter.descriptor.countries).toEqual(moonpay.countries);
+    expect(adapter.descriptor.methods?.offered.map((offered) => offered.method)).toContain('apple_pay');
+  });
+
   it('says the checkout expires with its link, an hour after it was made', async () => {
     const before = Date.now();
     const created = redirectCheckout(await adapter.createCheckout(request, options));

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
-import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
+import { defineProvider, ProviderWebhookError, type CheckoutOrder, type AdapterDescriptor } from '../../provider-contract';
 import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { alchemyPayWebhookEvent, alchemyPayWebhookSignContent, parseAlchemyPayWebhook } from './alchemypay-webhook';
+import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Alchemy Pay: a signed on-ramp page URL.
@@ -56,7 +57,7 @@ export const ALCHEMYPAY_WEBHOOK_TOLERANCE_SECONDS = 300;
 /** The request path the on-ramp page signature names (off-ramp would be /index/rampPageSell). */
 export const ALCHEMYPAY_BUY_PAGE_PATH = '/index/rampPageBuy';
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://ramp.alchemypay.org', test: 'https://ramptest.alchemypay.org' },
   docs: 'https://alchemypay.readme.io/docs/ramp-signature-description',
   id: 'alchemypay',
@@ -68,6 +69,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // `rampFee` but no rate; the callback sample on this page (12.89 on 311.00 EUR by card, 4.1 %)
   // lies inside the range.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://alchemypay.readme.io/docs/callback' },
+  methods: cardOnly('https://alchemypay.readme.io/docs/on-ramp-fiat-currency-and-payment-method'),
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound("no list of Alchemy Pay's served countries was read"),
   flow: 'signed-url',
   webhook: 'HMAC-SHA256, newSignature body field over timestamp header + callback path + sorted body',
   delivers: 'native',

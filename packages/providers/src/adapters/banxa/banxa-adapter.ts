@@ -1,13 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
-import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, AdapterDescriptor, ProviderMode } from '../../provider-contract';
 import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { banxaOrderEvent, banxaWebhookNotice } from './banxa-webhook';
+import { ASSUMED_TIME_TO_USDC } from '../../support/choice-facts';
 
 /**
  * Banxa Hosted Checkout, referral integration: a plain URL on the partner's subdomain.
@@ -68,7 +69,7 @@ const settings = Type.Object({
 });
 export type BanxaSettings = Static<typeof settings>;
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://banxa.com', test: 'https://banxa-sandbox.com' },
   docs: 'https://docs.banxa.com/products/hosted-checkout/docs/referral-integration/supported-parameters',
   id: 'banxa',
@@ -79,6 +80,61 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // Not published by the provider: assumed range. Searched "Banxa fees card" in documentation and
   // pages: Banxa's docs and FAQ give no fee figure; the source is its on-ramp overview.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.banxa.com/products/hosted-checkout/docs/on-ramp-off-ramp/on-ramp-overview' },
+  // PayPal for EUR (EU/EEA); bank transfers: PayID and NPP (AUD), iDEAL (EUR).
+  methods: {
+    offered: [
+      { method: 'card' },
+      { method: 'apple_pay' },
+      { method: 'google_pay' },
+      { method: 'paypal', currencies: ['EUR'] },
+      { method: 'bank_transfer', currencies: ['AUD', 'EUR'] },
+    ],
+    source: 'https://docs.banxa.com/products/hosted-checkout/docs/reference/supported-payment-methods',
+  },
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  // Its unsupported countries, and Canada, where Banxa sells no stablecoins.
+  countries: {
+    except: [
+      'AF',
+      'BY',
+      'CF',
+      'TD',
+      'CN',
+      'CG',
+      'CD',
+      'CU',
+      'GW',
+      'HT',
+      'IR',
+      'IQ',
+      'KP',
+      'LB',
+      'LY',
+      'MY',
+      'ML',
+      'MD',
+      'MM',
+      'NI',
+      'NG',
+      'NE',
+      'SH',
+      'RU',
+      'SO',
+      'SS',
+      'LK',
+      'SD',
+      'SY',
+      'TN',
+      'UA',
+      'VE',
+      'YE',
+      'ZW',
+      'CA',
+    ],
+    source: 'https://docs.banxa.com/products/hosted-checkout/docs/reference/geographic-and-asset-restrictions',
+  },
+  // Express KYC (no document, no liveness) up to 500 EUR, for a first order in Europe and most of the world.
+  lightChecksUpTo: { amount: '500', currency: 'EUR', source: 'https://docs.banxa.com/reference/global-kyc-framework' },
   flow: 'url',
   webhook: 'HMAC-SHA256, Authorization: Bearer key:signature:nonce',
   delivers: 'native',

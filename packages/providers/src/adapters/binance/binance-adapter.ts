@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { Type } from '@sinclair/typebox';
 import { defineProvider, POLYGON_USDC, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
-import type { CheckoutOrder, ProviderDescriptor, ProviderWebhookEvent, WebhookHeaders } from '../../provider-contract';
+import type { CheckoutOrder, AdapterDescriptor, ProviderWebhookEvent, WebhookHeaders } from '../../provider-contract';
 import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
 import type { ProviderHttpClient, ProviderHttpResponse } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
@@ -12,6 +12,7 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
 import { binanceOrderEvent, binanceOrderId, binanceWebhookEvent } from './binance-order';
+import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Binance Connect (now "Binance Pay Onchain", Hosted Ramp & Onchain Payment APIs): a pre-order
@@ -88,7 +89,7 @@ const settings = Type.Object({
   ),
 });
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://app.binance.com', test: 'https://app.binance.com' },
   docs: 'https://developers.binance.com/en/docs/products/connect-2.0/introduction',
   id: 'binance',
@@ -98,6 +99,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimumCurrency: 'USD',
   // Not published by the provider: assumed range. Searched "Binance Connect fees": no figure found.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://developers.binance.com/en/docs/products/connect-2.0/introduction' },
+  methods: cardOnly('https://developers.binance.com/en/docs/products/connect-2.0/introduction'),
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound("no list of Binance Connect's served countries was read"),
   flow: 'session',
   webhook: 'SHA256withRSA, X-BN-Connect-Signature (Binance public key)',
   delivers: 'native',

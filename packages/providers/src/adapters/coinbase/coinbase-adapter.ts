@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
-import type { CheckoutOrder, ProviderDescriptor, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
+import type { CheckoutOrder, AdapterDescriptor, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { paymentEvent, text } from '../../support/webhook-event';
@@ -9,6 +9,7 @@ import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { providerAdapter } from '../../support/provider-adapter';
 import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
+import { ASSUMED_TIME_TO_USDC } from '../../support/choice-facts';
 
 /**
  * Coinbase Onramp, Coinbase-hosted, with a session token.
@@ -75,7 +76,7 @@ export const COINBASE_TRANSACTION_STATUS: Readonly<Record<string, ProviderPaymen
   ONRAMP_TRANSACTION_STATUS_FAILED: 'failed',
 };
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: COINBASE_PAY_URL, test: COINBASE_SANDBOX_PAY_URL },
   docs: 'https://docs.cdp.coinbase.com/onramp-&-offramp/session-token-authentication',
   id: 'coinbase',
@@ -89,6 +90,16 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // card fee otherwise is not published by the provider: 4 % assumed as the ceiling (integrators
   // observe about 2.5 % on a debit card). Searched "Coinbase onramp fees" in documentation and code.
   fees: { minBps: 0, maxBps: 400, source: 'https://docs.cdp.coinbase.com/onramp/coinbase-hosted-onramp/overview' },
+  // Guest checkout (no Coinbase account): a debit card, or one in Apple Pay or Google Pay.
+  methods: {
+    offered: [{ method: 'card' }, { method: 'apple_pay' }, { method: 'google_pay' }],
+    source: 'https://docs.cdp.coinbase.com/onramp/coinbase-hosted-onramp/overview',
+  },
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  // Without a Coinbase account, the US, the UK and Canada (account holders: wherever Coinbase operates but Japan).
+  countries: { only: ['US', 'GB', 'CA'], source: 'https://docs.cdp.coinbase.com/onramp/additional-resources/faq' },
+  // Guest checkout: up to 500 USD a week.
+  maximum: { amount: '500', currency: 'USD', source: 'https://docs.cdp.coinbase.com/onramp/coinbase-hosted-onramp/overview' },
   flow: 'session',
   // One session token call.
   checkoutDeadlineMs: 8_000,

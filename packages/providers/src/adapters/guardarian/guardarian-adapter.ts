@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider } from '../../provider-contract';
-import type { CheckoutOrder, ProviderDescriptor, ProviderMode, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
+import type { CheckoutOrder, AdapterDescriptor, ProviderMode, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { checkoutUrlIn, isObject, lookupAnswer, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { decimalAmount, jsonWithAmount } from '../../support/amount-json';
@@ -10,6 +10,7 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
 import { guardarianTransactionEvent, guardarianWebhookEvent } from './guardarian-transaction';
+import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Guardarian, by API: a transaction created server-side, then a redirect to its `redirect_url`.
@@ -57,7 +58,7 @@ const settings = Type.Object({
   API_URL: apiUrlSetting('API host; default https://api-payments.guardarian.com (test: https://api-payments-staging.guardarian.com)'),
 });
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://payments.guardarian.com', test: 'https://payments-staging.guardarian.com' },
   docs: 'https://docs.guardarian.com/docs/category/reference',
   id: 'guardarian',
@@ -68,6 +69,19 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // Not published by the provider: assumed range. Searched "Guardarian fees card" in documentation
   // and pages: no figure found; the source is its API reference.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.guardarian.com/docs/category/reference' },
+  // Cards (Visa, Mastercard), Apple Pay, Google Pay, SEPA (EUR) and UK Faster Payments (GBP), as an
+  // integrator of Guardarian's widget lists them.
+  methods: {
+    offered: [
+      { method: 'card' },
+      { method: 'apple_pay' },
+      { method: 'google_pay' },
+      { method: 'bank_transfer', currencies: ['EUR', 'GBP'] },
+    ],
+    source: 'https://docs.koinbay.com/services/buy-and-sell-with-card/guardarian',
+  },
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound("no list of Guardarian's served countries was read"),
   flow: 'session',
   // One transaction call.
   checkoutDeadlineMs: 8_000,

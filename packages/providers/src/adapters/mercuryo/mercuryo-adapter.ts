@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
+import { defineProvider, ProviderWebhookError, type CheckoutOrder, type AdapterDescriptor } from '../../provider-contract';
 import { hmacSha256, safeEqual, sha512, singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
 import { mercuryoWebhookEvent } from './mercuryo-webhook';
+import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Mercuryo: a signed widget URL.
@@ -63,7 +64,7 @@ export const MERCURYO_SIGNATURE_HEADER = 'x-signature';
 /** Mercuryo's network code for Polygon PoS (GET /v1.6/lib/currencies). */
 export const MERCURYO_POLYGON_NETWORK = 'POLYGON';
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://exchange.mercuryo.io', test: 'https://sandbox-exchange.mrcr.io' },
   docs: 'https://widget.docs.mercuryo.io/guide/integration/security',
   id: 'mercuryo',
@@ -75,6 +76,15 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // 3.96 %). Searched "Mercuryo fees card": its help pages found name no fee, and its public rates
   // API (GET /v1.6/public/rates) folds the fee into the rate.
   fees: { minBps: 295, maxBps: 400, source: 'https://help.mercuryo.io/en/articles/3931686-transaction-questions' },
+  // Cards (Mastercard, Visa), Apple Pay and Google Pay where the browser supports them.
+  methods: {
+    offered: [{ method: 'card' }, { method: 'apple_pay' }, { method: 'google_pay' }],
+    source: 'https://widget.docs.mercuryo.io/iframe-oor',
+  },
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound("Mercuryo's widget pages refer to its list of countries without one in the copy read"),
+  // Unverified (light-KYC) customers may buy up to 699 EUR in all.
+  lightChecksUpTo: { amount: '699', currency: 'EUR', source: 'https://widget.docs.mercuryo.io/iframe-oor' },
   flow: 'signed-url',
   webhook: 'HMAC-SHA256, X-Signature',
   delivers: 'native',

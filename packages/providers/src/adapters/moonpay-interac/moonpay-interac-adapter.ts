@@ -1,4 +1,4 @@
-import { MOONPAY_ANY_METHOD_FEES, moonpayPaymentMethod } from '../moonpay/moonpay-adapter';
+import { MOONPAY_ANY_METHOD_FEES, MOONPAY_METHODS_PAGE, moonpayPaymentMethod } from '../moonpay/moonpay-adapter';
 
 /**
  * Interac e-Transfer (Canada, CAD), through MoonPay: MoonPay lists Interac e-Transfer among its
@@ -26,6 +26,14 @@ export const interac = moonpayPaymentMethod(
     minimum: '100',
     minimumCurrency: 'CAD',
     fees: MOONPAY_ANY_METHOD_FEES,
+    methods: { offered: [{ method: 'bank_transfer', currencies: ['CAD'] }], source: MOONPAY_METHODS_PAGE },
+    // MoonPay documents an Interac payment's own speed ("up to 30 minutes"), not the time to crypto after it.
+    timeToUsdc: {
+      minutes: 30,
+      source: MOONPAY_METHODS_PAGE,
+      assumed: "MoonPay documents the Interac payment's speed, not the time to crypto",
+    },
+    countries: { only: ['CA'], source: MOONPAY_METHODS_PAGE },
   },
   'interac',
 );

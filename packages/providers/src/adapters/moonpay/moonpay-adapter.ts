@@ -1,4 +1,4 @@
-import type { ProviderTerms } from '@gateway/domain';
+import type { DocumentedMinutes, ProviderTerms } from '@gateway/domain';
 import { Type, type Static } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type {
@@ -7,6 +7,8 @@ import type {
   DocumentedCardFees,
   ProviderAdapter,
   ProviderDescriptor,
+  AdapterDescriptor,
+  ChoiceFacts,
   ProviderMode,
 } from '../../provider-contract';
 import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
@@ -17,6 +19,7 @@ import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { moonpayBuyQuote } from './moonpay-quote';
 import { moonpayTransactionStatus } from './moonpay-status';
 import { moonpayWebhookEvent } from './moonpay-webhook';
+import { countriesNotFound } from '../../support/choice-facts';
 
 /**
  * MoonPay: a signed widget URL.
@@ -61,11 +64,20 @@ export const MOONPAY_WEBHOOK_TOLERANCE_SECONDS = 300;
  * theirs: 1 % to 4.5 % by payment method and region, a card up to 4.5 %.
  */
 const MOONPAY_FEES_PAGE = 'https://support.moonpay.com/en/articles/380823-moonpay-s-supported-payment-methods';
+/** The same page lists each payment method's regions (and its speed). */
+export const MOONPAY_METHODS_PAGE = MOONPAY_FEES_PAGE;
+
+/** "Most subsequent transactions will be processed within about 20 minutes" (a first one may take hours). */
+export const MOONPAY_TIME_TO_USDC: DocumentedMinutes = {
+  minutes: 20,
+  source:
+    'https://help.moonpay.com/hc/en-gb/articles/360009343538-How-long-does-it-take-to-receive-cryptocurrency-after-making-a-card-payment',
+};
 
 /** A payment method on MoonPay with no fee figure of its own found (Interac e-Transfer, PayPal): MoonPay's whole span. */
 export const MOONPAY_ANY_METHOD_FEES: DocumentedCardFees = { minBps: 100, maxBps: 450, source: MOONPAY_FEES_PAGE };
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
   docs: 'https://dev.moonpay.com/docs/ramps-sdk-url-signing',
   id: 'moonpay',
@@ -76,6 +88,22 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // A card: up to 4.5 % (3.5 % in some regions), as integrators quote MOONPAY_FEES_PAGE; its minimum
   // fee (3.99) and the network fee are out of scope.
   fees: { minBps: 350, maxBps: 450, source: MOONPAY_FEES_PAGE },
+  // Card (Visa, Mastercard, Maestro), Apple Pay, Google Pay everywhere; PayPal in the US, UK and EU;
+  // bank transfers in EUR (SEPA), GBP (Faster Payments) and BRL (PIX).
+  methods: {
+    offered: [
+      { method: 'card' },
+      { method: 'apple_pay' },
+      { method: 'google_pay' },
+      { method: 'paypal' },
+      { method: 'bank_transfer', currencies: ['EUR', 'GBP', 'BRL'] },
+    ],
+    source: MOONPAY_METHODS_PAGE,
+  },
+  timeToUsdc: MOONPAY_TIME_TO_USDC,
+  countries: countriesNotFound(
+    'MoonPay rates every country (dev.moonpay.com/docs/country-coverage) and sells no stablecoins in Canada; the copy read was cut before its end, so no list is taken from it',
+  ),
   flow: 'signed-url',
   webhook: 'HMAC-SHA256, Moonpay-Signature-V2',
   delivers: 'native',
@@ -98,8 +126,11 @@ export const moonpaySettings = settings;
  * it runs on the operator's MoonPay account, with MoonPay's keys (`PROVIDER_<ID>_*`), and its
  * webhooks arrive at `/webhooks/moonpay` (`account`). `paymentMethod` is the widget's value for it.
  */
-export function moonpayPaymentMethod(terms: ProviderTerms & Pick<ProviderDescriptor, 'fees'>, paymentMethod: string) {
-  const descriptor: ProviderDescriptor<typeof settings> = {
+export function moonpayPaymentMethod(
+  terms: Omit<ProviderTerms, keyof ChoiceFacts> & ChoiceFacts & Pick<ProviderDescriptor, 'fees'>,
+  paymentMethod: string,
+) {
+  const descriptor: AdapterDescriptor<typeof settings> = {
     hosts: { live: 'https://buy.moonpay.com', test: 'https://buy-sandbox.moonpay.com' },
     docs: 'https://dev.moonpay.com/platform/guides/pay-with-widget',
     ...terms,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import stringify from 'fast-json-stable-stringify';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
-import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, AdapterDescriptor, ProviderMode } from '../../provider-contract';
 import { isObject, lookupAnswer } from '../../support/session-call';
 import { hmacSha512, safeEqual, singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
@@ -10,6 +10,7 @@ import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { onrampMoneyWebhookEvent } from './onramp-money-webhook';
+import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * UPI (India) through Onramp.money's hosted mode: a plain URL, nothing signed.
@@ -75,7 +76,7 @@ const ASSET: Readonly<Record<ProviderMode, { coinCode: string; network: string }
   test: { coinCode: 'usdt', network: 'matic20-test' },
 };
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://onramp.money', test: 'https://onramp.money' },
   docs: 'https://docs.onramp.money/onramp/onramp-widget-integration/hosted-mode',
   id: 'upi',
@@ -87,6 +88,13 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // is a bank rail, which may cost far less than a card, so the floor is 0 and the ceiling the
   // assumed card one.
   fees: { minBps: 0, maxBps: 500, source: 'https://docs.onramp.money/onramp/onramp-widget-integration/hosted-mode' },
+  // UPI: an instant payment from the customer's bank account, the nearest of the methods a row words.
+  methods: {
+    offered: [{ method: 'bank_transfer', currencies: ['INR'] }],
+    source: 'https://docs.onramp.money/onramp/onramp-widget-integration/hosted-mode',
+  },
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound('no page of Onramp.money stating where UPI purchases are served was read'),
   flow: 'url',
   webhook: 'HMAC-SHA512, x-onramp-signature over x-onramp-payload',
   delivers: 'native',

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
-import { defineProvider, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
+import { defineProvider, type CheckoutOrder, type AdapterDescriptor } from '../../provider-contract';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { urlWithQuery } from '../../support/checkout-url';
+import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Particle Network's on-ramp: a plain, unsigned link to ramp.particle.network, an aggregator page
@@ -40,7 +41,7 @@ const settings = Type.Object({
   ),
 });
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://ramp.particle.network', test: 'https://ramp.particle.network' },
   docs: 'https://developers.particle.network/wallet/on-ramp',
   id: 'particle',
@@ -51,6 +52,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // Not published by the provider: assumed range. Particle's on-ramp routes to partner providers,
   // each with fees of its own; no figure found.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://developers.particle.network/wallet/on-ramp' },
+  methods: cardOnly('https://developers.particle.network/wallet/on-ramp'),
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound('Particle forwards to on-ramps of its own choosing; no list found'),
   flow: 'url',
   webhook: null,
   delivers: 'native',

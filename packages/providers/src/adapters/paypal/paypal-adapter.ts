@@ -1,4 +1,5 @@
-import { MOONPAY_ANY_METHOD_FEES, moonpayPaymentMethod } from '../moonpay/moonpay-adapter';
+import { EU_COUNTRIES } from '../../support/choice-facts';
+import { MOONPAY_ANY_METHOD_FEES, MOONPAY_METHODS_PAGE, MOONPAY_TIME_TO_USDC, moonpayPaymentMethod } from '../moonpay/moonpay-adapter';
 
 /**
  * PayPal, through MoonPay: what the PayGate plugins send as `paypal`. PayPal is no card on-ramp of
@@ -27,6 +28,10 @@ export const paypal = moonpayPaymentMethod(
     minimum: '20',
     minimumCurrency: 'USD',
     fees: MOONPAY_ANY_METHOD_FEES,
+    methods: { offered: [{ method: 'paypal' }], source: MOONPAY_METHODS_PAGE },
+    timeToUsdc: { ...MOONPAY_TIME_TO_USDC, assumed: "MoonPay's time for a card purchase; none is documented for PayPal" },
+    // The US, the UK and the EU except Croatia and Hungary (Iceland, also excluded, is not in the EU).
+    countries: { only: ['US', 'GB', ...EU_COUNTRIES.filter((code) => code !== 'HR' && code !== 'HU')], source: MOONPAY_METHODS_PAGE },
   },
   'paypal',
 );

@@ -2,13 +2,14 @@ import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import stringify from 'fast-json-stable-stringify';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
-import type { AdapterContext, CheckoutOrder, ProviderAdapter, ProviderDescriptor, ProviderMode } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, ProviderAdapter, AdapterDescriptor, ProviderMode } from '../../provider-contract';
 import { singleHeader } from '../../support/signing';
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { webhookJson } from '../../support/webhook-json';
 import { urlWithQuery } from '../../support/checkout-url';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { rampWebhookEvent } from './rampnetwork-webhook';
+import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Ramp Network: a plain widget URL with our parameters, nothing signed by us.
@@ -71,7 +72,7 @@ const settings = Type.Object({
 });
 export type RampSettings = Static<typeof settings>;
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://app.rampnetwork.com', test: 'https://app.demo.rampnetwork.com' },
   docs: 'https://docs.rampnetwork.com/webhooks',
   id: 'rampnetwork',
@@ -83,6 +84,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // this adapter takes USD only). A ceiling only, so the floor is 0; its minimum fee (up to 2.49 EUR)
   // is out of scope.
   fees: { minBps: 0, maxBps: 390, source: 'https://rampnetwork.com/pricing-policy' },
+  methods: cardOnly('https://docs.rampnetwork.com/configuration'),
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound("no list of Ramp Network's served countries was found"),
   flow: 'url',
   webhook: 'ECDSA secp256k1/SHA-256, X-Body-Signature',
   reportsDestination: true,

@@ -1,12 +1,13 @@
 import { parseFiatAmount } from '@gateway/domain';
 import { Type } from '@sinclair/typebox';
-import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
+import { defineProvider, ProviderWebhookError, type CheckoutOrder, type AdapterDescriptor } from '../../provider-contract';
 import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
 import { revolutWebhookEvent } from './revolut-webhook';
+import { ASSUMED_TIME_TO_USDC } from '../../support/choice-facts';
 
 /**
  * Revolut Ramp: a plain redirect URL with our parameters, nothing signed.
@@ -54,7 +55,7 @@ export const REVOLUT_TIMESTAMP_HEADER = 'revolut-request-timestamp';
 export const REVOLUT_WEBHOOK_TOLERANCE_SECONDS = 300;
 export const REVOLUT_USDC_POLYGON = 'USDC-POLYGON';
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://ramp.revolut.com', test: 'https://ramp.revolut.codes' },
   docs: 'https://developer.revolut.com/docs/guides/crypto-ramp/get-started/initiate-transaction',
   id: 'revolut',
@@ -71,6 +72,48 @@ const descriptor: ProviderDescriptor<typeof settings> = {
     source:
       'https://www.revolut.com/en-EE/help/wealth/cryptocurrencies/understanding-revolut-cryptocurrency/how-does-revolut-calculate-the-cryptocurrency-rates',
   },
+  // A card (Mastercard, Visa; not prepaid), Apple Pay, Google Pay, or the customer's Revolut account
+  // (a balance, which no row words).
+  methods: {
+    offered: [{ method: 'card' }, { method: 'apple_pay' }, { method: 'google_pay' }],
+    source: 'https://developer.revolut.com/docs/guides/crypto-ramp/introduction-to-revolut-ramp/coverage-and-other-details/payment-options',
+  },
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  // Residents of these; the guide's older copy of the page lacks Cyprus, Italy and Spain.
+  countries: {
+    only: [
+      'GB',
+      'AT',
+      'CH',
+      'CZ',
+      'CY',
+      'DK',
+      'EE',
+      'FI',
+      'DE',
+      'GR',
+      'HU',
+      'IE',
+      'IS',
+      'IT',
+      'LV',
+      'LI',
+      'LT',
+      'LU',
+      'MT',
+      'NO',
+      'PL',
+      'PT',
+      'RO',
+      'ES',
+      'SK',
+      'SI',
+      'SE',
+    ],
+    source:
+      'https://developer.revolut.com/docs/guides/crypto-ramp/introduction-to-revolut-ramp/coverage-and-other-details/currencies-and-regions',
+  },
+
   flow: 'url',
   webhook: 'HMAC-SHA256, Revolut-Signature',
   delivers: 'native',

@@ -3,7 +3,7 @@ import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
 import type {
   CheckoutOrder,
-  ProviderDescriptor,
+  AdapterDescriptor,
   ProviderMode,
   ProviderStatusQuery,
   ProviderWebhookEvent,
@@ -19,6 +19,7 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
 import { ordersIn, sardineOrderEvent, sardineWebhookEvent } from './sardine-order';
+import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Sardine's crypto on-ramp, web checkout widget: a client token created server-side, then the
@@ -79,7 +80,7 @@ const settings = Type.Object({
   API_URL: apiUrlSetting('API host; default https://api.sardine.ai (test: https://api.sandbox.sardine.ai)'),
 });
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://crypto.sardine.ai', test: 'https://crypto.sandbox.sardine.ai' },
   docs: 'https://docs.payments.sardine.ai/integration_guides/onofframps/web_integration',
   id: 'sardine',
@@ -89,6 +90,17 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimumCurrency: 'USD',
   // Not published by the provider: assumed range. Searched "Sardine fees": no figure found.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.payments.sardine.ai/integration_guides/onofframps/web_integration' },
+  methods: {
+    offered: [
+      { method: 'card' },
+      { method: 'apple_pay' },
+      { method: 'google_pay' },
+      { method: 'bank_transfer', currencies: ['USD', 'EUR'] },
+    ],
+    source: 'https://docs.payments.sardine.ai/coverage/supported_payment_methods',
+  },
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound('docs.payments.sardine.ai/coverage/supported_geos lists markets, but the copy read lost the on-ramp column'),
   flow: 'session',
   webhook: 'HMAC-SHA256, webhook-signature (Standard Webhooks)',
   delivers: 'native',

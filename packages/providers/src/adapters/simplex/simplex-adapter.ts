@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { Type } from '@sinclair/typebox';
-import { defineProvider, type CheckoutOrder, type ProviderDescriptor, type ProviderMode } from '../../provider-contract';
+import { defineProvider, type CheckoutOrder, type AdapterDescriptor, type ProviderMode } from '../../provider-contract';
 import { jsonWithAmount } from '../../support/amount-json';
 import { NO_EVENT_STORE } from '../../support/provider-event-store';
 import { malformedAnswer, sessionAnswer } from '../../support/session-call';
@@ -10,6 +10,7 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
 import { consumeSimplexEvents, simplexPaymentStatus, simplexWebhookEvent } from './simplex-events';
+import { cardOnly, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Simplex (by Nuvei) Wallet API: a quote, then the payment data, then the customer's browser POSTs
@@ -72,7 +73,7 @@ export const SIMPLEX_HOSTS: Readonly<Record<ProviderMode, { api: string; checkou
 };
 export const SIMPLEX_ASSET = 'USDC-MATIC';
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: SIMPLEX_HOSTS.live.checkout, test: SIMPLEX_HOSTS.test.checkout },
   docs: 'https://integrations.simplex.com/wallet-api-integration',
   id: 'simplex',
@@ -84,6 +85,10 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // with a 10 USD minimum (out of scope); Simplex's own pages found give no figure. Its quote
   // (quote()) states the real fee.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://integrations.simplex.com/wallet-api-integration' },
+  methods: cardOnly('https://www.simplex.com/faq/'),
+  // "Usually, payments are processed within the hour" (up to 24 hours with more verification).
+  timeToUsdc: { minutes: 60, source: 'https://www.simplex.com/faq/' },
+  countries: countriesNotFound("Simplex serves anyone but the countries on the FATF's high-risk list, which it links rather than lists"),
   flow: 'session',
   // The quote and the payment data calls.
   checkoutDeadlineMs: 12_000,

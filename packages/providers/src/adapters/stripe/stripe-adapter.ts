@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
-import type { CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
+import type { CheckoutOrder, AdapterDescriptor, ProviderMode } from '../../provider-contract';
 import { basicAuthorization } from '../../support/basic-authorization';
 import { checkoutUrlIn, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { hmacSha256, safeEqual, singleHeader, withinTolerance } from '../../support/signing';
@@ -10,6 +10,7 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
 import { stripeWebhookEvent } from './stripe-webhook';
+import { ASSUMED_TIME_TO_USDC } from '../../support/choice-facts';
 
 /**
  * Stripe fiat-to-crypto onramp (public preview; Stripe approves each platform), standalone hosted:
@@ -58,7 +59,7 @@ export const STRIPE_API_URL = 'https://api.stripe.com';
 export const STRIPE_SIGNATURE_HEADER = 'stripe-signature';
 export const STRIPE_TOLERANCE_SECONDS = 300;
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://crypto.link.com', test: 'https://crypto.link.com' },
   docs: 'https://docs.stripe.com/api/crypto/onramp_sessions',
   id: 'stripe',
@@ -70,6 +71,18 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // fee shown to the customer (and fee subsidization) but no rate; an integrator reads its example
   // as 3.00 on a 100.00 purchase. Searched "Stripe crypto onramp fees" in documentation.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.stripe.com/crypto/onramp' },
+  // Card, Apple Pay, Google Pay, and ACH for US customers: as an integrator of Stripe's embedded
+  // on-ramp documents them (no Stripe page listing them was found).
+  methods: {
+    offered: [{ method: 'card' }, { method: 'apple_pay' }, { method: 'google_pay' }, { method: 'bank_transfer', currencies: ['USD'] }],
+    source: 'https://docs.privy.io/wallets/funding/consumer-onramp-modal/overview',
+  },
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  // The onramp serves the US (except Hawaii) and the EU, but USDC on Polygon is not offered in the EU
+  // (nor in New York): for this gateway's token, the US. States are not told apart here. Unconfirmed:
+  // this is the providers' collected notes' reading of Stripe's page (the copy searched here does
+  // not show its availability table); USD-only, as the adapter charges, agrees with it.
+  countries: { only: ['US'], source: 'https://docs.stripe.com/crypto/onramp' },
   flow: 'session',
   // One session call, retried within it (Idempotency-Key).
   checkoutDeadlineMs: 10_000,

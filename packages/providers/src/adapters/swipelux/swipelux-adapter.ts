@@ -2,12 +2,13 @@ import { Type } from '@sinclair/typebox';
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
-import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, AdapterDescriptor, ProviderMode } from '../../provider-contract';
 import { singleHeader, withinTolerance } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { webhookJson } from '../../support/webhook-json';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { swipeluxWebhookEvent } from './swipelux-webhook';
+import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Swipelux: a Payment Link, `https://track.swipelux.com/?specificSettings=<URL-encoded JSON of the
@@ -66,7 +67,7 @@ const KEYS_TTL_MS = 10 * 60_000;
 const KEYS_MIN_REFETCH_MS = 60_000;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://track.swipelux.com', test: 'https://track.swipelux.com' },
   docs: 'https://docs.swipelux.com/onramp/integration/client-side/payment-links',
   id: 'swipelux',
@@ -76,6 +77,11 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimumCurrency: 'USD',
   // Not published by the provider: assumed range. Searched "Swipelux fees": no figure found.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.swipelux.com/onramp/integration/client-side/payment-links' },
+  methods: cardOnly('https://docs.swipelux.com/onramp/integration/client-side/payment-links'),
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound("no list of Swipelux's served countries was found"),
+  // Per transaction with standard KYC (what a new customer gets); 50,000 USD with enhanced KYC.
+  maximum: { amount: '10000', currency: 'USD', source: 'https://docs.swipelux.com/knowledge-base/compliance/transaction-limits' },
   flow: 'url',
   webhook: 'ES256 JWT (flattened JWS body), keys from /api/merchants/webhookKeys',
   delivers: 'native',

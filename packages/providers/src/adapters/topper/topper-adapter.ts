@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import type { JWK } from 'jose';
-import { defineProvider, ProviderWebhookError, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
+import { defineProvider, ProviderWebhookError, type CheckoutOrder, type AdapterDescriptor } from '../../provider-contract';
 import { importEs256PrivateKey, importPublicJwk, signEs256Jwt, verifyDetachedJws, type SigningKey } from '../../support/jose-tokens';
 import { singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { providerAdapter } from '../../support/provider-adapter';
 import { topperWebhookEvent } from './topper-webhook';
+import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Topper (by Uphold): a URL carrying a bootstrap token we sign, `https://app.topperpay.com/?bt=<JWT>`.
@@ -67,7 +68,7 @@ export const TOPPER_BOOTSTRAP_LIFETIME_SECONDS = 180;
 /** The algorithms Topper names for its keys; the webhook JWK's own `alg` picks one. */
 const WEBHOOK_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512'];
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://app.topperpay.com', test: 'https://app.sandbox.topperpay.com' },
   docs: 'https://docs.topperpay.com/flows/crypto-onramp',
   id: 'topper',
@@ -77,6 +78,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimumCurrency: 'USD',
   // Not published by the provider: assumed range. Searched "Topper fees": no figure found.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.topperpay.com/flows/crypto-onramp' },
+  methods: cardOnly('https://docs.topperpay.com/flows/crypto-onramp'),
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound("no list of Topper's served countries was found"),
   flow: 'signed-url',
   webhook: 'ES256 detached JWS, X-Topper-JWS-Signature',
   delivers: 'native',

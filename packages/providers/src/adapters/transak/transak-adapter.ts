@@ -3,7 +3,7 @@ import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { Type } from '@sinclair/typebox';
 import { jwtVerify } from 'jose';
 import { defineProvider, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
-import type { AdapterContext, CheckoutOrder, ProviderDescriptor, ProviderMode } from '../../provider-contract';
+import type { AdapterContext, CheckoutOrder, AdapterDescriptor, ProviderMode } from '../../provider-contract';
 import type { ProviderToken } from '../../support/shared-token-store';
 import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
@@ -12,6 +12,7 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
 import { transakWebhookEvent } from './transak-webhook';
+import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Transak: a widget session the server creates, then a redirect to its single-use URL.
@@ -72,7 +73,7 @@ export function transakTokenName(mode: ProviderMode, apiKey: string): string {
   return `partner-access-token:${mode}:${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}`;
 }
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://global.transak.com', test: 'https://global-stg.transak.com' },
   docs: 'https://docs.transak.com/integration/web/website-redirection',
   id: 'transak',
@@ -84,6 +85,12 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // payment method, currency pair and country, a minimum and a fixed fee) but no figure; searched
   // "Transak fees card" in documentation and pages.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://support.transak.com/en/articles/7845942-how-does-transak-calculate-prices-and-fees' },
+  methods: cardOnly('https://docs.transak.com/integration/web/website-redirection'),
+  // Transak documents crypto "within seconds" once a payment settles, with no usual time for a card.
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound("Transak's partner FAQ refers to its coverage page and map; no list was read"),
+  // Light KYC (name, phone, birth date, address; no document) for purchases of 10 to 200 USD.
+  lightChecksUpTo: { amount: '200', currency: 'USD', source: 'https://docs.transak.com/guides/transak-different-kyc-levels' },
   flow: 'session',
   // The refresh-token call (when no token is stored) and the session call.
   checkoutDeadlineMs: 12_000,

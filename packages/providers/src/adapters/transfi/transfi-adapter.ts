@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
-import type { CheckoutOrder, ProviderDescriptor, ProviderMode, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
+import type { CheckoutOrder, AdapterDescriptor, ProviderMode, ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
 import { basicAuthorization } from '../../support/basic-authorization';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../support/session-call';
@@ -10,6 +10,7 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
 import { transfiOrderEvent, transfiWebhookEvent } from './transfi-webhook';
+import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * TransFi ramp ("Ramp flow for web3 businesses"): an order created server-side, then a redirect
@@ -75,7 +76,7 @@ export const TRANSFI_ORDER_LIFETIME_MS = 12 * 3600_000;
 /** USDC on Polygon in TransFi's ticker naming (USDTPOLYGON, USDTTRC20); unconfirmed. */
 export const TRANSFI_CRYPTO_TICKER = 'USDCPOLYGON';
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://pay-widget.transfi.com', test: 'https://sandbox-pay-widget.transfi.com' },
   docs: 'https://docs.transfi.com/docs/creating-onramp-order-1',
   id: 'transfi',
@@ -86,6 +87,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // TransFi's charges: a processing fee of 0 % to 8 % of the order value (or a fixed fee per order,
   // out of scope), agreed with each business; gas fees come on top, not as a percentage.
   fees: { minBps: 0, maxBps: 800, source: 'https://transfi.uk/charges' },
+  methods: cardOnly('https://docs.transfi.com/docs/ramp'),
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound('docs.transfi.com/docs/supported-countries-1 rates countries; the copy read was cut before its end'),
   flow: 'session',
   // One order call.
   checkoutDeadlineMs: 8_000,

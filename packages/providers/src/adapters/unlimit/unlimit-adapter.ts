@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
-import { defineProvider, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
+import { defineProvider, type CheckoutOrder, type AdapterDescriptor } from '../../provider-contract';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { urlWithQuery } from '../../support/checkout-url';
+import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Unlimit Crypto (the former GateFi on-ramp): the hosted-mode URL, plain and unsigned.
@@ -36,7 +37,7 @@ const settings = Type.Object({
   }),
 });
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://onramp.gatefi.com', test: 'https://onramp-sandbox.gatefi.com' },
   docs: 'https://docs.gatefi.com/docs/gatefi-docs/7p34n1uhrzlg8-hosted-mode-integration',
   id: 'unlimit',
@@ -47,6 +48,9 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   // Not published by the provider: assumed range. Searched "Unlimit crypto fees" (GateFi): no figure
   // found.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.gatefi.com/docs/gatefi-docs/7p34n1uhrzlg8-hosted-mode-integration' },
+  methods: cardOnly('https://docs.gatefi.com/docs/gatefi-docs/7p34n1uhrzlg8-hosted-mode-integration'),
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound("no list of Unlimit Crypto's served countries was found"),
   flow: 'url',
   webhook: null,
   delivers: 'native',

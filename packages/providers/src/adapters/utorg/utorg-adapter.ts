@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
-import { defineProvider, type CheckoutOrder, type ProviderDescriptor } from '../../provider-contract';
+import { defineProvider, type CheckoutOrder, type AdapterDescriptor } from '../../provider-contract';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { urlWithQuery } from '../../support/checkout-url';
+import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * UTORG: the "direct" link, a plain unsigned URL carrying the merchant SID and the wallet in its path.
@@ -35,7 +36,7 @@ const settings = Type.Object({
   }),
 });
 
-const descriptor: ProviderDescriptor<typeof settings> = {
+const descriptor: AdapterDescriptor<typeof settings> = {
   hosts: { live: 'https://app.utorg.pro', test: 'https://app-stage.utorg.pro' },
   docs: 'https://docs.utorg.pro/',
   id: 'utorg',
@@ -45,6 +46,11 @@ const descriptor: ProviderDescriptor<typeof settings> = {
   minimumCurrency: 'USD',
   // Not published by the provider: assumed range. Searched "UTORG fees": no figure found.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.utorg.pro/' },
+  methods: cardOnly('https://docs.utorg.pro/'),
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound('UTORG serves 175 countries and names its restricted ones only at checkout'),
+  // "A single transaction is limited to 8,000 euros (or an equivalent in the payment currency)."
+  maximum: { amount: '8000', currency: 'EUR', source: 'https://utorg.pro/faq/' },
   flow: 'url',
   webhook: null,
   delivers: 'native',

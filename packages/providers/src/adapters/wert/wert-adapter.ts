@@ -6,6 +6,7 @@ import type {
   CheckoutOrder,
   ProviderAdapter,
   ProviderDescriptor,
+  AdapterDescriptor,
   ProviderMode,
   ProviderStatusQuery,
   ProviderWebhookEvent,
@@ -19,6 +20,7 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
 import { wertOrderEvent, wertWebhookEvent } from './wert-order';
+import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
 
 /**
  * Wert's hosted payment page: a session created server-side, then the widget opened top-level with it.
@@ -64,7 +66,7 @@ export const wertSettings = Type.Object({
   API_URL: apiUrlSetting('partner API host; default https://partner.wert.io (test: https://partner-sandbox.wert.io)'),
 });
 
-const descriptor: ProviderDescriptor<typeof wertSettings> = {
+const descriptor: AdapterDescriptor<typeof wertSettings> = {
   hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },
   docs: 'https://docs.wert.io/docs/fiat-onramp',
   id: 'wert',
@@ -75,6 +77,12 @@ const descriptor: ProviderDescriptor<typeof wertSettings> = {
   // Not published by the provider: assumed range. Searched "Wert fees card" in documentation and
   // code: no figure found.
   fees: { ...ASSUMED_CARD_FEES, source: 'https://docs.wert.io/docs/fiat-onramp' },
+  // Methods: Wert's hosted page as read (docs.wert.io/docs/fiat-onramp) documents card payments.
+  methods: cardOnly('https://docs.wert.io/docs/fiat-onramp'),
+  timeToUsdc: ASSUMED_TIME_TO_USDC,
+  countries: countriesNotFound("Wert's FAQ refers to its website for supported countries and US states; no list was read"),
+  // Non-document KYC ("LKYC") allows purchases up to 1,000 EUR over a profile's lifetime.
+  lightChecksUpTo: { amount: '1000', currency: 'EUR', source: 'https://docs.wert.io/docs/general-faq' },
   flow: 'session',
   // One session call.
   checkoutDeadlineMs: 8_000,

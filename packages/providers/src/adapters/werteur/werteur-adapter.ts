@@ -1,4 +1,4 @@
-import { defineProvider, type ProviderDescriptor } from '../../provider-contract';
+import { defineProvider, type AdapterDescriptor } from '../../provider-contract';
 import { createWertAdapter, wert, wertSettings } from '../wert/wert-adapter';
 
 /**
@@ -12,7 +12,7 @@ import { createWertAdapter, wert, wertSettings } from '../wert/wert-adapter';
  * Unconfirmed: that the account takes EUR sessions (the session page read lists `currency` without
  * its values); the minimum 1 EUR is a choice mirroring Wert's 1 USD (none found on a page read).
  */
-const descriptor: ProviderDescriptor<typeof wertSettings> = {
+const descriptor: AdapterDescriptor<typeof wertSettings> = {
   hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },
   docs: 'https://docs.wert.io/docs/fiat-onramp',
   id: 'werteur',
@@ -22,6 +22,10 @@ const descriptor: ProviderDescriptor<typeof wertSettings> = {
   minimumCurrency: 'EUR',
   // Wert's own: the same account and checkout.
   fees: wert.descriptor.fees,
+  methods: wert.descriptor.methods,
+  timeToUsdc: wert.descriptor.timeToUsdc,
+  countries: wert.descriptor.countries,
+  ...(wert.descriptor.lightChecksUpTo ? { lightChecksUpTo: wert.descriptor.lightChecksUpTo } : {}),
   flow: 'session',
   webhook: 'none: unsigned (a hint; the order is looked up) (at /webhooks/wert)',
   webhookUnsigned: true,
