@@ -1,7 +1,8 @@
-import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { DeclineKind, ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
 import { webhookJson } from '../../support/webhook-json';
 import { isObject } from '../../support/session-call';
+import { declineKindField } from '../../support/webhook-event';
 
 /**
  * Banxa's order webhook (https://docs.banxa.com/products/hosted-checkout/docs/transaction-lifecycle/webhooks):
@@ -34,6 +35,14 @@ const REASON: Readonly<Record<string, string>> = {
   cancelled: 'Banxa cancelled the order',
   expired: 'the order expired before payment',
   refunded: 'Banxa refunded the payment',
+};
+
+/**
+ * The order statuses page names why only for `expired` (the order not paid in time); `declined`,
+ * `cancelled` and `refunded` come without a reason Banxa documents: `other`.
+ */
+const DECLINE_KIND: Readonly<Record<string, DeclineKind>> = {
+  expired: 'abandoned',
 };
 
 /** Banxa order ids are 32 hex characters; the check keeps anything else out of the Get Order path. */
@@ -79,6 +88,7 @@ export function banxaOrderEvent(
       rawStatus,
       providerReference: orderId,
       ...(reason ? { reason } : {}),
+      ...declineKindField(status, DECLINE_KIND[rawStatus]),
       ...(walletAddress ? { destination: { address: walletAddress } } : {}),
       ...(rawStatus === 'refunded' ? { refunded: true } : {}),
     },

@@ -1,7 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
 import { webhookJson } from '../../support/webhook-json';
-import { paymentMatch, text } from '../../support/webhook-event';
+import { declineKindField, paymentMatch, text } from '../../support/webhook-event';
 
 /**
  * Mercuryo's transaction callbacks (https://widget.docs.mercuryo.io/guide/monitoring/callbacks,
@@ -64,6 +64,9 @@ export function mercuryoWebhookEvent(rawBody: Buffer): { kind: 'event'; event: P
       // Both words: a "failed" of the card payment and of the crypto transfer are different stories.
       rawStatus: `${type}:${statusWord}`,
       ...(providerReference ? { providerReference } : {}),
+      // The callback carries no failure reason, and the statuses page gives order_failed, descriptor_failed,
+      // failed_exchange and cancelled none that would change the next try: `other`.
+      ...declineKindField(status),
     },
   };
 }
