@@ -38,10 +38,12 @@ const REASON: Readonly<Record<string, string>> = {
 };
 
 /**
- * The order statuses page names why only for `expired` (the order not paid in time); `declined`,
- * `cancelled` and `refunded` come without a reason Banxa documents: `other`.
+ * The reasons the order statuses page gives: `declined` "Order declined by external payment systems" (the
+ * card refused), `expired` "payment not received within the expiry window". `cancelled` (Banxa's "internal
+ * risk and compliance alerts") and `refunded` (at the customer's request) say nothing of the next try: `other`.
  */
 const DECLINE_KIND: Readonly<Record<string, DeclineKind>> = {
+  declined: 'card_refused',
   expired: 'abandoned',
 };
 

@@ -323,7 +323,7 @@ describe('banxa decline kinds', () => {
   };
   it.each([
     ['expired', 'abandoned'],
-    ['declined', 'other'],
+    ['declined', 'card_refused'],
     ['cancelled', 'other'],
     ['refunded', 'other'],
     ['complete', undefined],

@@ -1,4 +1,4 @@
-import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { DeclineKind, ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
 import { webhookJson } from '../../support/webhook-json';
 import { declineKindField, paymentMatch, text } from '../../support/webhook-event';
@@ -35,6 +35,16 @@ const WITHDRAW_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
   failed: 'failed',
 };
 
+/**
+ * The card payment's failures as the statuses page describes them: order_failed "Declined by card issuer /
+ * acquirer" and descriptor_failed "Card verification check failed" are the card refused; failed_exchange
+ * ("Exchange request failed"), cancelled and a failed withdraw name no reason of the customer's: `other`.
+ */
+const BUY_DECLINE_KIND: Readonly<Record<string, DeclineKind>> = {
+  order_failed: 'card_refused',
+  descriptor_failed: 'card_refused',
+};
+
 const STATUS_BY_TYPE: Readonly<Record<string, Readonly<Record<string, ProviderPaymentStatus>>>> = {
   buy: BUY_STATUS,
   withdraw: WITHDRAW_STATUS,
@@ -64,9 +74,7 @@ export function mercuryoWebhookEvent(rawBody: Buffer): { kind: 'event'; event: P
       // Both words: a "failed" of the card payment and of the crypto transfer are different stories.
       rawStatus: `${type}:${statusWord}`,
       ...(providerReference ? { providerReference } : {}),
-      // The callback carries no failure reason, and the statuses page gives order_failed, descriptor_failed,
-      // failed_exchange and cancelled none that would change the next try: `other`.
-      ...declineKindField(status),
+      ...declineKindField(status, type === 'buy' ? BUY_DECLINE_KIND[statusWord] : undefined),
     },
   };
 }

@@ -194,7 +194,7 @@ describe('mercuryo callbacks', () => {
   });
 });
 
-// Callbacks of https://widget.docs.mercuryo.io/guide/monitoring/callbacks: they carry no failure reason.
+// Callbacks of https://widget.docs.mercuryo.io/guide/monitoring/callbacks, statuses of /guide/monitoring/transactions.
 describe('mercuryo decline kinds', () => {
   const kind = (type: string, status: string) => {
     const read = mercuryoWebhookEvent(
@@ -206,8 +206,11 @@ describe('mercuryo decline kinds', () => {
     );
     return read.kind === 'event' ? read.event.declineKind : read.why;
   };
-  it('every failure is other; a charge or a completed withdraw none', () => {
-    for (const status of ['order_failed', 'descriptor_failed', 'failed_exchange', 'cancelled']) expect(kind('buy', status)).toBe('other');
+  it('declined by the issuer or the card check is card_refused; other failures other; a charge or a completed withdraw none', () => {
+    expect(kind('buy', 'order_failed')).toBe('card_refused');
+    expect(kind('buy', 'descriptor_failed')).toBe('card_refused');
+    expect(kind('buy', 'failed_exchange')).toBe('other');
+    expect(kind('buy', 'cancelled')).toBe('other');
     expect(kind('withdraw', 'failed')).toBe('other');
     expect(kind('buy', 'paid')).toBeUndefined();
     expect(kind('withdraw', 'completed')).toBeUndefined();
