@@ -196,6 +196,33 @@ describe('gateway story', () => {
     }
   }, 120_000);
 
+  it("tells a declined payment's reason and the kind of it", async () => {
+    const { id: walletId } = await seedWallet(db.pool, {
+      polygonAddress: hex(20),
+      payoutAddress: hex(20),
+      callbackUrl: `https://shop.example/ipn/${randomBytes(4).toString('hex')}?order=8`,
+      ipnToken: randomBytes(24).toString('base64url'),
+      createdAt: at(0),
+    });
+    const paymentId = await seedPayment(db.pool, {
+      walletId,
+      provider: 'moonpay',
+      createdAt: at(1),
+      providerStatus: 'declined',
+      providerRawStatus: 'failed',
+      providerReason: 'payment_authorization_declined',
+      providerDeclineKind: 'card_refused',
+      providerReference: 'mp-17',
+      providerUpdatedAt: at(2),
+    });
+    const run = await runGateway(['story', paymentId], env());
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toContain(
+      `${at(2).toISOString()}  payment ${paymentId}  provider status declined (provider says failed, reason payment_authorization_declined, ` +
+        'kind card_refused, reference mp-17)',
+    );
+  }, 60_000);
+
   it('says nothing matches (exit 1) and refuses what is no key at all (exit 2)', async () => {
     const unknown = await runGateway(['story', randomUUID()], env());
     expect(unknown.code).toBe(1);

@@ -79,6 +79,14 @@ export function providerStatusMetrics(registry: Registry): PaymentRedirectStatus
     labelNames: ['provider', 'status', 'source'] as const,
     registers: [registry],
   });
+  const declines = new Counter({
+    name: 'payment_redirect_provider_declines_total',
+    help:
+      'Payments declined or failed, by provider and kind of the reason (card_refused, identity_failed, over_limit, ' +
+      'country_unserved, abandoned, other: a reason the provider does not document); once per payment and kind',
+    labelNames: ['provider', 'kind'] as const,
+    registers: [registry],
+  });
   const reenqueued = new Counter({
     name: 'payment_redirect_provider_status_reconciler_enqueued_total',
     help: 'Overdue status look-ups that had lost their job (a flushed Redis, a failed job) and got a new one',
@@ -88,6 +96,7 @@ export function providerStatusMetrics(registry: Registry): PaymentRedirectStatus
     webhook: (provider, outcome) => webhooks.inc({ provider, outcome }),
     poll: (provider, outcome) => polls.inc({ provider, outcome }),
     statusReached: (provider, status, source) => statuses.inc({ provider, status, source }),
+    declineRecorded: (provider, kind) => declines.inc({ provider, kind }),
     reconcilerEnqueued: (count) => reenqueued.inc(count),
   };
 }

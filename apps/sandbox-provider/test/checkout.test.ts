@@ -123,6 +123,11 @@ describe('GET /checkout', () => {
       '4000 0000 0000 0077',
       '4000 0000 0000 0002',
       '4000 0000 0000 9995',
+      '4000 0000 0000 0101',
+      '4000 0000 0000 0200',
+      '4000 0000 0000 0309',
+      '4000 0000 0000 0408',
+      '4000 0000 0000 0507',
     ]);
     expect(html.querySelector('.banner')?.text).toMatch(/Test mode/);
     // CSP allows no inline script: every script is a file.
@@ -240,10 +245,20 @@ describe('POST /checkout', () => {
   });
 
   it.each([
-    ['4000 0000 0000 0002', 'Your card was declined. Try another card.'],
-    ['4000000000009995', 'Your card has insufficient funds.'],
-    ['5555 5555 5555 4444', 'Your card was declined: this is a test checkout, so use one of the test cards below.'],
-  ])('declines %s with 402, says why, sends nothing and tells the gateway', async (number, message) => {
+    ['4000 0000 0000 0002', 'Your card was declined. Try another card.', 'declined', 'card_refused'],
+    ['4000000000009995', 'Your card has insufficient funds.', 'declined', 'card_refused'],
+    [
+      '5555 5555 5555 4444',
+      'Your card was declined: this is a test checkout, so use one of the test cards below.',
+      'declined',
+      'card_refused',
+    ],
+    ['4000 0000 0000 0101', 'We could not verify your identity.', 'declined', 'identity_failed'],
+    ['4000 0000 0000 0200', 'This purchase is over your limit here.', 'declined', 'over_limit'],
+    ['4000 0000 0000 0309', 'This checkout is not available in your country.', 'declined', 'country_unserved'],
+    ['4000 0000 0000 0408', 'The payment was cancelled before it was authorised.', 'failed', 'abandoned'],
+    ['4000 0000 0000 0507', 'The payment could not be completed.', 'failed', 'other'],
+  ])('refuses %s with 402, says why, sends nothing and tells the gateway the kind', async (number, message, status, declineKind) => {
     const link = signedLink(secret);
     const response = await pay(link, { number });
     expect(response.statusCode).toBe(402);
@@ -261,9 +276,10 @@ describe('POST /checkout', () => {
     expect(hook?.verified).toBe(true);
     expect(hook?.body).toEqual({
       payment_id: link.paymentId,
-      status: 'declined',
+      status,
       order_id: expect.stringMatching(/^sbx_/),
       reason: message,
+      decline_kind: declineKind,
     });
   });
 

@@ -91,6 +91,9 @@ export interface PaymentSeed {
   providerStatus?: 'pending' | 'charged' | 'paid' | 'declined' | 'failed' | null;
   providerRawStatus?: string | null;
   providerReference?: string | null;
+  providerReason?: string | null;
+  /** The kind of that reason (migration 035, a DeclineKind of @gateway/domain): only with a declined or failed provider status. */
+  providerDeclineKind?: string | null;
   providerTxHash?: string | null;
   providerUpdatedAt?: Moment | null;
   statusPollDueAt?: Moment | null;
@@ -132,6 +135,8 @@ export async function seedPayment(db: Seeder, seed: PaymentSeed): Promise<string
       provider_status: seed.providerStatus,
       provider_raw_status: seed.providerRawStatus,
       provider_reference: seed.providerReference,
+      provider_reason: seed.providerReason,
+      provider_decline_kind: seed.providerDeclineKind,
       provider_tx_hash: seed.providerTxHash,
       provider_updated_at: seed.providerUpdatedAt,
       status_poll_due_at: seed.statusPollDueAt,

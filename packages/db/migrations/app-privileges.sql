@@ -53,7 +53,7 @@ GRANT SELECT (deposit_id, leg, amount, status, tx_hash, confirmed_at) ON payouts
 -- payment-redirect (internet-facing, holds the providers' credentials): Process Payment finds the
 -- wallet by its temporary address and records the payment and its checkout (which the customer's
 -- link renews once expired, migration 017); the providers' webhooks and its status polls (migration 021)
--- update what the provider says;
+-- update what the provider says (with the kind of a decline's reason, migration 035);
 -- each payment's key is stored as its hash, and second chances and attempts per order are counted (migration 027);
 -- the receipt page reads the payment, the deposits into its wallet, the merchant leg's transaction
 -- and whether the callback was delivered. It never sees a wallet's payout address, callback URL or
@@ -66,7 +66,8 @@ GRANT SELECT (order_tolerance_bps, platform_fee_bps, affiliate_fee_bps) ON walle
 GRANT SELECT, INSERT ON payments TO :"payment_redirect";
 GRANT UPDATE (status, checkout_url, checkout_error, checkout_form_fields, checkout_expires_at, checkout_single_use,
               checkout_served_at, checkout_attempts,
-              provider_status, provider_raw_status, provider_reference, provider_reason, provider_updated_at, provider_tx_hash,
+              provider_status, provider_raw_status, provider_reference, provider_reason, provider_decline_kind,
+              provider_updated_at, provider_tx_hash,
               status_poll_due_at, status_polls, second_chances)
   ON payments TO :"payment_redirect";
 -- A report without a signed time is recorded once (migration 026).

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   canMove,
+  DECLINE_KINDS,
   DEPOSIT_MOVES,
   DEPOSIT_STATUSES,
   PAYMENT_STATUSES,
@@ -420,6 +421,7 @@ describe('the CHECK constraints list the module statuses', () => {
     ['deposits_attention_reason_check', NEEDS_ATTENTION_REASONS],
     ['payouts_attention_reason_check', NEEDS_ATTENTION_REASONS],
     ['payments_status_check', PAYMENT_STATUSES],
+    ['payments_provider_decline_kind_check', DECLINE_KINDS],
   ] as const)('%s', async (constraint, statuses) => {
     expect(await checkList(constraint)).toEqual([...statuses].sort());
   });

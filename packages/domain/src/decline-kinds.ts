@@ -1,3 +1,5 @@
+import type { ProviderPaymentStatus } from './payment-progress';
+
 /**
  * Why a provider gave up on a payment, in the few kinds that change what a customer should try next
  * (issue 32: the second chance is ordered by them). An adapter maps the failure reasons its provider
@@ -20,4 +22,14 @@ export type DeclineKind = (typeof DECLINE_KINDS)[number];
 
 export function isDeclineKind(value: string): value is DeclineKind {
   return (DECLINE_KINDS as readonly string[]).includes(value);
+}
+
+/**
+ * The kind a provider's report carries into the gateway: none unless the payment was declined or failed;
+ * a failure whose reason the provider does not document (or does not give) is `other`, never a guess.
+ * Adapters pass the kind their provider's documented reason maps to, where there is one.
+ */
+export function declineKindOfReport(status: ProviderPaymentStatus, documented?: DeclineKind): DeclineKind | undefined {
+  if (status !== 'declined' && status !== 'failed') return undefined;
+  return documented ?? 'other';
 }

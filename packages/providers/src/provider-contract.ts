@@ -175,7 +175,10 @@ export interface ProviderWebhookEvent {
   providerReference?: string;
   /** Why a payment was declined or failed, in words a customer understands. */
   reason?: string;
-  /** The kind of that reason, where the provider documents its failure reasons (decline-kinds.ts); absent: not reported or not documented. */
+  /**
+   * The kind of that reason (decline-kinds.ts): present exactly when the status is declined or failed, `other`
+   * where the provider documents no reason for it (declineKindOfReport; paymentEvent and declineKindField apply it).
+   */
   declineKind?: DeclineKind;
   /** The transaction the provider sent the USDC in, where it reports one (deliveryTxHash): it decides which attempt paid. */
   txHash?: string;

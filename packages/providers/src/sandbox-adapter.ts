@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { deliveryTxHash, type ProviderTerms } from '@gateway/domain';
+import { deliveryTxHash, isDeclineKind, type DeclineKind, type ProviderTerms } from '@gateway/domain';
 import { ProviderWebhookError } from './provider-contract';
 import type {
   CheckoutOrder,
@@ -14,6 +14,7 @@ import type {
   WebhookOutcome,
 } from './provider-contract';
 import { safeEqual, singleHeader } from './support/signing';
+import { declineKindField } from './support/webhook-event';
 import { jsonAcknowledgement } from './support/webhook-acknowledgement';
 import { webhookJson } from './support/webhook-json';
 
@@ -57,6 +58,11 @@ export interface SandboxWebhookBody {
   status: ProviderPaymentStatus;
   order_id: string;
   reason?: string;
+  /**
+   * With `declined` or `failed`: the kind of the reason (the sandbox's test cards, one per kind:
+   * apps/sandbox-provider/src/services/card-check.ts and the README's test card table).
+   */
+  decline_kind?: DeclineKind;
   /** With `paid`: the transaction that sent the test USDC. */
   tx_hash?: string;
 }
@@ -118,6 +124,7 @@ export function createSandboxAdapter(provider: ProviderTerms, options: SandboxAd
           rawStatus: body.status,
           providerReference: body.order_id,
           ...(body.reason ? { reason: body.reason } : {}),
+          ...declineKindField(body.status, body.decline_kind),
           ...(body.tx_hash ? { txHash: body.tx_hash } : {}),
         },
         acknowledgement: jsonAcknowledgement({ received: true }),
@@ -208,7 +215,7 @@ function webhookMac(t: string, rawBody: Buffer | string, secret: Buffer): string
 function parseWebhookBody(rawBody: Buffer): SandboxWebhookBody {
   const body = webhookJson(rawBody, 'webhook body') as Partial<SandboxWebhookBody>;
   if (typeof body !== 'object' || body === null) throw new ProviderWebhookError('webhook body is not a JSON object');
-  const { payment_id, status, order_id, reason, tx_hash } = body;
+  const { payment_id, status, order_id, reason, decline_kind, tx_hash } = body;
   if (typeof payment_id !== 'string' || typeof order_id !== 'string' || !WEBHOOK_STATUSES.includes(status as ProviderPaymentStatus)) {
     throw new ProviderWebhookError('webhook body needs payment_id, order_id and a known status');
   }
@@ -217,6 +224,8 @@ function parseWebhookBody(rawBody: Buffer): SandboxWebhookBody {
     order_id,
     status: status as ProviderPaymentStatus,
     ...(typeof reason === 'string' ? { reason: reason.slice(0, 200) } : {}),
+    // A kind the sandbox does not document is no kind: the failure is then `other`.
+    ...(typeof decline_kind === 'string' && isDeclineKind(decline_kind) ? { decline_kind } : {}),
     ...(deliveryTxHash(tx_hash) ? { tx_hash: deliveryTxHash(tx_hash) } : {}),
   };
 }

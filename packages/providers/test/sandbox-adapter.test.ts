@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { DECLINE_KINDS } from '@gateway/domain';
 import {
   createSandboxAdapter,
   knownProviderTerms,
@@ -119,6 +120,19 @@ describe('sandbox adapter', () => {
     await expect(
       adapter.verifyWebhook(unknownStatus, { [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(unknownStatus, secret) }),
     ).rejects.toThrow(/known status/);
+  });
+
+  it('passes on the decline kind a refusal reports: a kind it does not document, or none, is other; none without a failure', async () => {
+    const signed = async (fields: object) => {
+      const body = Buffer.from(JSON.stringify({ payment_id: request.paymentId, order_id: 'sbx_3', ...fields }));
+      const read = await adapter.verifyWebhook(body, { [SANDBOX_WEBHOOK_SIGNATURE_HEADER]: signSandboxWebhook(body, secret) });
+      return read.kind === 'event' ? read.event.declineKind : 'ignored';
+    };
+    for (const kind of DECLINE_KINDS) expect(await signed({ status: 'declined', decline_kind: kind })).toBe(kind);
+    expect(await signed({ status: 'failed', decline_kind: 'abandoned' })).toBe('abandoned');
+    expect(await signed({ status: 'declined', decline_kind: 'card_declined' })).toBe('other');
+    expect(await signed({ status: 'failed' })).toBe('other');
+    expect(await signed({ status: 'paid', decline_kind: 'card_refused' })).toBeUndefined();
   });
 
   it('passes on the transaction a paid webhook reports, lower-cased, and drops one that is not a transaction hash', async () => {

@@ -73,6 +73,7 @@ export function storyEvents({ wallet, payments, deposits, payouts, deliveries }:
       const extra = [
         payment.providerRawStatus && `provider says ${payment.providerRawStatus}`,
         payment.providerReason && `reason ${payment.providerReason}`,
+        payment.providerDeclineKind && `kind ${payment.providerDeclineKind}`,
         payment.providerReference && `reference ${payment.providerReference}`,
         payment.providerTxHash && `tx ${payment.providerTxHash}`,
       ].filter(Boolean);

@@ -7,11 +7,11 @@ import { reportUpdate, type ProviderStatusMetrics, type StatusPollOutcome } from
 
 export interface AskProviderDeps {
   providers: ProviderRegistry;
-  statuses: Pick<ProviderStatusRepository, 'find' | 'stop' | 'recordPoll' | 'recordProviderStatus'>;
+  statuses: Pick<ProviderStatusRepository, 'find' | 'stop' | 'recordPoll' | 'recordProviderReport'>;
   schedule: StatusPollSchedule;
   /** How long one look-up may take (the provider's answer, retries included). */
   lookupTimeoutMs: number;
-  metrics: Pick<ProviderStatusMetrics, 'poll' | 'statusReached'>;
+  metrics: Pick<ProviderStatusMetrics, 'poll' | 'statusReached' | 'declineRecorded'>;
   log: FastifyBaseLogger;
   now?: () => Date;
 }
@@ -46,15 +46,17 @@ export function askProvider(deps: AskProviderDeps): AskProvider {
       if (event === null) outcome = 'not_found';
       else {
         // Found by our id, which anyone may put on an order of theirs: the repository checks the order is this payment's.
-        outcome = await deps.statuses.recordProviderStatus({
+        const recorded = await deps.statuses.recordProviderReport({
           providers: [provider],
           ...reportUpdate(adapter, event),
           match: { paymentId },
         });
+        outcome = recorded.outcome;
         if (outcome === 'updated') {
           status = event.status;
           deps.metrics.statusReached(provider, event.status, 'poll');
         }
+        if (recorded.declined) deps.metrics.declineRecorded(provider, recorded.declined);
       }
     } catch (error) {
       outcome = 'failed';

@@ -10,6 +10,7 @@ import {
   secondChanceFormToken,
   secondChanceLeft,
   type AvailableProviderOption,
+  type DeclineKind,
   type OrderBalance,
   type OrderState,
   type UsdcCoin,
@@ -78,6 +79,8 @@ export type Receipt =
         providerStatus: ProviderPaymentStatus | null;
         /** The provider's own words for giving up, when it gave some. */
         providerReason: string | null;
+        /** The kind of that reason (card_refused, identity_failed, …; other when undocumented); null unless declined or failed. */
+        providerDeclineKind: DeclineKind | null;
         /** It pays the rest of an underpaid order (its amount is the rest's, not the order's). */
         rest: boolean;
       };
@@ -155,6 +158,7 @@ export class ReceiptService {
         providerName: this.nameOf(record.provider),
         providerStatus: record.providerStatus,
         providerReason: record.providerReason,
+        providerDeclineKind: record.providerDeclineKind,
         rest: record.completes !== null,
       },
       progress,

@@ -297,7 +297,7 @@ describe('Ramp: purchases found by the wallet alone', () => {
       statuses: new ProviderStatusRepository(pool),
       queue: app.providerStatusQueue,
       schedule: { firstDelayMs: 60_000, maxDelayMs: 600_000, maxAgeMs: 3_600_000 },
-      metrics: { webhook: () => undefined, poll: () => undefined, statusReached: () => undefined },
+      metrics: { webhook: () => undefined, poll: () => undefined, statusReached: () => undefined, declineRecorded: () => undefined },
       log: app.log,
     });
   });

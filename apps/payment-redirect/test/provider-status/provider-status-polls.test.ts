@@ -243,6 +243,7 @@ describe('an unsigned webhook', () => {
     webhook: (provider, outcome) => counted.push(`${provider}:${outcome}`),
     poll: () => undefined,
     statusReached: () => undefined,
+    declineRecorded: () => undefined,
   };
   let queue: ProviderStatusQueue;
   let service: ProviderStatusService;

@@ -1,6 +1,6 @@
 import { maskEmail } from '@gateway/domain';
 import type { CheckoutOrder } from './checkout-link';
-import { DECLINE_MESSAGES, SHORT_DELIVERY_PERCENT, type CardOutcome } from './card-check';
+import { DECLINE_MESSAGES, REFUSAL_REPORT, SHORT_DELIVERY_PERCENT, type CardOutcome, type RefusedCardOutcome } from './card-check';
 import type { GatewayNotifier } from './gateway-notifier';
 import type { Delivery, OrderPayer } from './order-payer';
 import type { SandboxOrderRepository, SandboxOrderRow } from './order-repository';
@@ -70,15 +70,17 @@ export class CheckoutService {
   }
 
   /** A refused card: the gateway hears why, in the words the customer saw. */
-  decline(order: CheckoutOrder, outcome: Exclude<CardOutcome, 'approved' | 'short'>): string {
+  decline(order: CheckoutOrder, outcome: RefusedCardOutcome): string {
     const reason = DECLINE_MESSAGES[outcome];
-    this.deps.log.info({ paymentId: order.paymentId, outcome }, 'card refused');
+    const { status, declineKind } = REFUSAL_REPORT[outcome];
+    this.deps.log.info({ paymentId: order.paymentId, outcome, declineKind }, 'card refused');
     this.deps.notifier.notify({
       provider: order.provider.id,
       payment_id: order.paymentId,
-      status: 'declined',
+      status,
       order_id: sandboxOrderId(order.paymentId),
       reason,
+      decline_kind: declineKind,
     });
     return reason;
   }

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { DepositStatus, ProviderPaymentStatus } from '@gateway/domain';
+import type { DeclineKind, DepositStatus, ProviderPaymentStatus } from '@gateway/domain';
 import { readOrderFacts, type RecordedOrderFacts } from './order-facts';
 import {
   attemptColumns,
@@ -26,6 +26,8 @@ export interface PaymentReceiptRecord extends PaymentSummaryRecord {
   createdAt: Date;
   providerStatus: ProviderPaymentStatus | null;
   providerReason: string | null;
+  /** The kind of that reason, for a declined or failed payment (migration 035): the second chance orders its choices by it. */
+  providerDeclineKind: DeclineKind | null;
   /** SHA-256 of its key; null for a payment recorded before keys existed (migration 027). */
   keyHash: Buffer | null;
   /** Second chances taken from it (and rests: paying an underpaid order's rest takes one too). */
@@ -86,6 +88,7 @@ export class PaymentReceiptRepository {
     const { rows } = await this.pool.query<ReceiptRow>({
       name: 'payment-receipt',
       text: `SELECT p.id, p.wallet_id, p.amount::text AS amount, p.currency, p.provider, p.created_at, p.provider_status, p.provider_reason,
+                    p.provider_decline_kind,
                     d.status AS deposit_status, d.amount::text AS deposit_amount, d.tx_hash, d.seen_at, d.token,
                     po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified,
                     p.customer_key_hash, p.second_chances, p.completes,
@@ -122,6 +125,7 @@ export class PaymentReceiptRepository {
       createdAt: first.created_at,
       providerStatus: first.provider_status,
       providerReason: first.provider_reason,
+      providerDeclineKind: first.provider_decline_kind,
       keyHash: first.customer_key_hash,
       secondChances: first.second_chances,
       completes: first.completes,
@@ -202,6 +206,7 @@ interface ReceiptRow {
   created_at: Date;
   provider_status: ProviderPaymentStatus | null;
   provider_reason: string | null;
+  provider_decline_kind: DeclineKind | null;
   customer_key_hash: Buffer | null;
   second_chances: number;
   completes: string | null;

@@ -4,6 +4,7 @@ import {
   PAYMENT_MOVES,
   providerIdentifier,
   sqlStatusList,
+  type DeclineKind,
   type ExpectationBasis,
   type PaymentStatus,
   type ProviderPaymentStatus,
@@ -80,6 +81,8 @@ export interface PaymentCheckoutRecord extends Omit<NewPayment, 'keyHash' | 'exp
   completes: string | null;
   status: PaymentStatus;
   providerStatus: ProviderPaymentStatus | null;
+  /** The kind of the reason of its decline or failure (migration 035); null while it has none. */
+  providerDeclineKind: DeclineKind | null;
   /** USDC arrived in the wallet since the payment started. */
   hasDeposit: boolean;
   /** Checkouts the provider gave for it so far. */
@@ -224,7 +227,7 @@ export class PaymentRepository {
     const { rows } = await this.pool.query<CheckoutRow>({
       name: 'payments-find-checkout',
       text: `SELECT p.id, p.wallet_id, p.completes, w.polygon_address, p.amount::text AS amount, p.currency, p.provider, p.email,
-                    p.status, p.provider_status,
+                    p.status, p.provider_status, p.provider_decline_kind,
                     EXISTS (SELECT 1 FROM deposits d WHERE d.wallet_id = p.wallet_id AND d.seen_at >= p.created_at
                             AND d.status <> 'orphaned') AS has_deposit,
                     p.checkout_attempts, p.checkout_url, p.checkout_form_fields, p.checkout_expires_at, p.checkout_single_use,
@@ -246,6 +249,7 @@ export class PaymentRepository {
       email: row.email,
       status: row.status,
       providerStatus: row.provider_status,
+      providerDeclineKind: row.provider_decline_kind,
       hasDeposit: row.has_deposit,
       attempts: row.checkout_attempts,
       keyHash: row.customer_key_hash,
@@ -338,6 +342,7 @@ interface CheckoutRow {
   email: string;
   status: PaymentStatus;
   provider_status: ProviderPaymentStatus | null;
+  provider_decline_kind: DeclineKind | null;
   has_deposit: boolean;
   checkout_attempts: number;
   checkout_url: string | null;

@@ -1,6 +1,8 @@
 import type { Pool } from 'pg';
 import {
+  declineKindOfReport,
   deliveryTxHash,
+  isDeclineKind,
   FINAL_PROVIDER_STATUSES,
   isUuid,
   judgeProviderReport,
@@ -9,6 +11,7 @@ import {
   providerText,
   reportReplayKey,
   webhookPaymentLookup,
+  type DeclineKind,
   type ProviderPaymentStatus,
   type ReportedDestination,
   type WebhookPaymentFound,
@@ -24,6 +27,8 @@ export interface ProviderStatusUpdate {
   rawStatus: string;
   providerReference?: string;
   reason?: string;
+  /** The kind of the reason of a decline or failure, where the adapter read one the provider documents. */
+  declineKind?: DeclineKind;
   /** The transaction the provider reported sending the USDC in: it decides which attempt paid. */
   txHash?: string;
   /** Where the provider says the order delivers: it must be the payment's wallet (judgeProviderReport). */
@@ -39,6 +44,13 @@ export interface ProviderStatusUpdate {
 }
 
 export type ProviderStatusOutcome = 'updated' | 'unchanged' | 'unknown_payment';
+
+/** What recording a report did, and the decline it gave the payment, if it gave one it did not have. */
+export interface ProviderReportRecorded {
+  outcome: ProviderStatusOutcome;
+  /** The payment now has this decline kind and had another or none: counted once per payment and kind. */
+  declined?: DeclineKind;
+}
 
 /** What a status look-up needs of a payment, and where its schedule stands (migration 021). */
 export interface StatusPollRecord {
@@ -91,12 +103,20 @@ export class ProviderStatusRepository {
    * (provider-report in @gateway/domain): this is where provider data enters the database.
    */
   async recordProviderStatus(update: ProviderStatusUpdate): Promise<ProviderStatusOutcome> {
+    return (await this.recordProviderReport(update)).outcome;
+  }
+
+  /**
+   * recordProviderStatus, saying also whether the report gave the payment a decline kind it did not
+   * have (a provider repeats a failure in several webhooks, and payment-redirect counts each decline once).
+   */
+  async recordProviderReport(update: ProviderStatusUpdate): Promise<ProviderReportRecorded> {
     const lookup = webhookPaymentLookup({
       paymentId: providerIdentifier(update.match.paymentId),
       providerReference: providerIdentifier(update.match.providerReference),
       walletAddress: providerIdentifier(update.match.walletAddress),
     });
-    if (lookup.by === 'nothing') return 'unknown_payment';
+    if (lookup.by === 'nothing') return { outcome: 'unknown_payment' };
     const byId = lookup.by === 'payment_id' ? lookup.paymentId : null;
     const reference = lookup.by === 'payment_id' ? null : lookup.providerReference;
     const wallet = lookup.by === 'payment_id' ? null : lookup.walletAddress;
@@ -104,6 +124,12 @@ export class ProviderStatusRepository {
     const providerReference = providerIdentifier(update.providerReference) ?? reference;
     const rawStatus = providerText(update.rawStatus, PROVIDER_REPORT_LIMITS.rawStatus) ?? null;
     const reason = providerText(update.reason, PROVIDER_REPORT_LIMITS.reason) ?? null;
+    // Stored exactly for a decline or failure (`other` where no documented reason came), whatever the caller passed.
+    const declineKind =
+      declineKindOfReport(
+        update.status,
+        typeof update.declineKind === 'string' && isDeclineKind(update.declineKind) ? update.declineKind : undefined,
+      ) ?? null;
     const txHash = deliveryTxHash(update.txHash) ?? null;
     const destination = reportedDestination(update.destination);
     return inTransaction(this.pool, async (client) => {
@@ -113,9 +139,10 @@ export class ProviderStatusRepository {
         polygon_address: string;
         provider_status: ProviderPaymentStatus | null;
         provider_reference: string | null;
+        provider_decline_kind: DeclineKind | null;
         found_by: WebhookPaymentFound['by'];
       }>(
-        `SELECT p.id, w.polygon_address, p.provider_status, p.provider_reference, found.found_by
+        `SELECT p.id, w.polygon_address, p.provider_status, p.provider_reference, p.provider_decline_kind, found.found_by
          FROM payments p JOIN wallets w ON w.id = p.wallet_id
          JOIN (
            SELECT id, (ARRAY['payment_id', 'provider_reference', 'wallet'])[rank] AS found_by FROM (
@@ -132,7 +159,7 @@ export class ProviderStatusRepository {
         [update.providers, byId, reference, wallet],
       );
       const current = rows[0];
-      if (!current) return 'unknown_payment';
+      if (!current) return { outcome: 'unknown_payment' };
       const untimed = update.untimed === true;
       const verdict = judgeProviderReport(
         {
@@ -150,7 +177,7 @@ export class ProviderStatusRepository {
           untimed,
         },
       );
-      if (verdict.kind === 'not_this_payment') return 'unknown_payment';
+      if (verdict.kind === 'not_this_payment') return { outcome: 'unknown_payment' };
       const replayKey = untimed
         ? reportReplayKey({ eventId: providerIdentifier(update.eventId), providerReference, rawStatus: rawStatus ?? '' })
         : undefined;
@@ -159,16 +186,19 @@ export class ProviderStatusRepository {
           'INSERT INTO provider_report_events (payment_id, event_key) VALUES ($1, $2) ON CONFLICT DO NOTHING',
           [current.id, replayKey],
         );
-        if (seen.rowCount === 0) return 'unchanged';
+        if (seen.rowCount === 0) return { outcome: 'unchanged' };
       }
-      if (verdict.kind === 'unchanged') return 'unchanged';
+      if (verdict.kind === 'unchanged') return { outcome: 'unchanged' };
       await client.query(
         `UPDATE payments SET provider_status = $2, provider_raw_status = $3, provider_reference = $4,
-                provider_reason = $5, provider_tx_hash = COALESCE($6, provider_tx_hash), provider_updated_at = now()
+                provider_reason = $5, provider_decline_kind = $7, provider_tx_hash = COALESCE($6, provider_tx_hash),
+                provider_updated_at = now()
          WHERE id = $1`,
-        [current.id, update.status, rawStatus, verdict.pin, reason, txHash],
+        [current.id, update.status, rawStatus, verdict.pin, reason, txHash, declineKind],
       );
-      return 'updated';
+      return declineKind !== null && declineKind !== current.provider_decline_kind
+        ? { outcome: 'updated', declined: declineKind }
+        : { outcome: 'updated' };
     });
   }
 

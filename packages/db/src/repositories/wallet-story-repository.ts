@@ -36,6 +36,8 @@ export interface StoryPayment {
   providerStatus: string | null;
   providerRawStatus: string | null;
   providerReason: string | null;
+  /** The kind of that reason (migration 035), for a declined or failed payment. */
+  providerDeclineKind: string | null;
   providerReference: string | null;
   providerTxHash: string | null;
   providerUpdatedAt: Date | null;
@@ -166,7 +168,8 @@ export class WalletStoryRepository {
     const { rows: payments } = await this.pool.query<StoryPayment>(
       `SELECT id::text, amount::text, currency, provider, status, created_at AS "createdAt", checkout_served_at AS "checkoutServedAt",
               checkout_attempts AS "checkoutAttempts", checkout_error AS "checkoutError", provider_status AS "providerStatus",
-              provider_raw_status AS "providerRawStatus", provider_reason AS "providerReason", provider_reference AS "providerReference",
+              provider_raw_status AS "providerRawStatus", provider_reason AS "providerReason",
+              provider_decline_kind AS "providerDeclineKind", provider_reference AS "providerReference",
               provider_tx_hash AS "providerTxHash", provider_updated_at AS "providerUpdatedAt"
        FROM payments WHERE wallet_id = $1 ORDER BY created_at, id`,
       [walletId],

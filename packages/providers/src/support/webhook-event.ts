@@ -1,4 +1,4 @@
-import type { ReportedDestination } from '@gateway/domain';
+import { declineKindOfReport, type DeclineKind, type ReportedDestination } from '@gateway/domain';
 import type { ProviderPaymentStatus, ProviderWebhookEvent, WebhookPaymentMatch } from '../provider-contract';
 
 /** What a webhook parser read of a buy order; each identifier present only when the provider sent it. */
@@ -13,6 +13,8 @@ export interface PaymentEventFields {
   network?: string | undefined;
   asset?: string | undefined;
   reason?: string | undefined;
+  /** The kind of the failure's reason, where the provider documents it; a failure without one is `other` (declineKindOfReport). */
+  declineKind?: DeclineKind | undefined;
   /** The status is a refund (the money given back). */
   refunded?: boolean | undefined;
   eventId?: string | undefined;
@@ -28,6 +30,7 @@ export function paymentEvent({
   network,
   asset,
   reason,
+  declineKind,
   refunded,
   eventId,
 }: PaymentEventFields): {
@@ -42,11 +45,18 @@ export function paymentEvent({
       rawStatus,
       ...(providerReference ? { providerReference } : {}),
       ...(reason ? { reason } : {}),
+      ...declineKindField(status, declineKind),
       ...(walletAddress || network || asset ? { destination: destination({ address: walletAddress, network, asset }) } : {}),
       ...(refunded ? { refunded: true } : {}),
       ...(eventId ? { eventId } : {}),
     },
   };
+}
+
+/** The `declineKind` of an event of this status: present exactly when the payment was declined or failed. */
+export function declineKindField(status: ProviderPaymentStatus, documented?: DeclineKind): { declineKind?: DeclineKind } {
+  const declineKind = declineKindOfReport(status, documented);
+  return declineKind ? { declineKind } : {};
 }
 
 /** How a webhook names its payment: by whichever identifiers it carries, empty ones left out. */

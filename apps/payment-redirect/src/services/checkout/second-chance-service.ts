@@ -9,6 +9,7 @@ import {
   secondChanceProviders,
   type AvailableProviderOption,
   type CurrencyCode,
+  type DeclineKind,
   type EvmAddress,
   type FiatAmount,
   type ProviderPaymentStatus,
@@ -52,6 +53,11 @@ export interface SecondChancePayment {
   amount: string;
   currency: string;
   providerStatus: ProviderPaymentStatus | null;
+  /**
+   * The kind of the reason the provider gave up (migration 035; null when it reported none): issue 32 orders the
+   * choices by it.
+   */
+  providerDeclineKind: DeclineKind | null;
   usdcArrived: boolean;
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ProviderPaymentStatus, StatusPollSchedule } from '@gateway/domain';
+import type { DeclineKind, ProviderPaymentStatus, StatusPollSchedule } from '@gateway/domain';
 import { createBatcher, type ProviderStatusRepository, type ProviderStatusUpdate } from '@gateway/db/payment-redirect';
 import {
   ProviderWebhookError,
@@ -37,6 +37,8 @@ export interface ProviderStatusMetrics {
   poll(provider: string, outcome: StatusPollOutcome): void;
   /** A provider status recorded, and whether a webhook or a look-up brought it. */
   statusReached(provider: string, status: ProviderPaymentStatus, source: 'webhook' | 'poll'): void;
+  /** A payment declined (or failed) with this kind of reason: once per payment and kind, however often the provider repeats it. */
+  declineRecorded(provider: string, kind: DeclineKind): void;
 }
 
 export interface ProviderStatusServiceDeps {
@@ -63,6 +65,7 @@ export function reportUpdate(
     destinationDocumented: adapter.descriptor.reportsDestination === true,
     ...(event.providerReference ? { providerReference: event.providerReference } : {}),
     ...(event.reason ? { reason: event.reason } : {}),
+    ...(event.declineKind ? { declineKind: event.declineKind } : {}),
     ...(event.txHash ? { txHash: event.txHash } : {}),
     ...(event.destination ? { destination: event.destination } : {}),
     ...(event.refunded ? { refunded: true } : {}),
@@ -126,13 +129,14 @@ export class ProviderStatusService {
     }
     const { event } = verified;
     if (unsigned) return this.accepted(endpoint, await this.hint(providers, event.match), verified.acknowledgement);
-    const outcome = await this.deps.statuses.recordProviderStatus({
+    const { outcome, declined } = await this.deps.statuses.recordProviderReport({
       providers,
       ...reportUpdate(adapter, event),
       match: event.match,
       untimed: adapter.descriptor.webhookUntimed === true,
     });
     if (outcome === 'updated') this.deps.metrics.statusReached(endpoint, event.status, 'webhook');
+    if (declined) this.deps.metrics.declineRecorded(endpoint, declined);
     this.deps.log[outcome === 'unknown_payment' ? 'warn' : 'info'](
       {
         provider: endpoint,
@@ -140,6 +144,7 @@ export class ProviderStatusService {
         providerReference: event.providerReference,
         status: event.status,
         rawStatus: event.rawStatus,
+        declineKind: event.declineKind,
         outcome,
       },
       'provider webhook',

@@ -57,7 +57,8 @@ export function alchemyPayWebhookEvent(
   const paymentId = text(body.merchantOrderNo);
   const providerReference = text(body.orderNo);
   const walletAddress = text(body.address);
-  // `message` says why a card payment failed; failed notifications may add returnMsg.
+  // `message` says why a card payment failed; failed notifications may add returnMsg. Both are free text, and the
+  // order-status pages give PAY_FAIL, CANCEL, RISK_CONTROL and the rest no reason code: the decline kind is `other`.
   const reason = status === 'declined' || status === 'failed' ? (text(body.message) ?? text(body.returnMsg)) : undefined;
   return paymentEvent({ status, rawStatus, paymentId, providerReference, walletAddress, reason, refunded: rawStatus === 'REFUNDED' });
 }

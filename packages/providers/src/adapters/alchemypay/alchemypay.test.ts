@@ -11,6 +11,7 @@ import { hmacSha256 } from '../../support/signing';
 import { alchemypay, alchemyPayPageSignContent } from './alchemypay-adapter';
 import { alchemyPayWebhookSignContent } from './alchemypay-webhook';
 import { redirectCheckout } from '../../../test/support/checkout-target';
+import { alchemyPayWebhookEvent } from './alchemypay-webhook';
 
 const live = { APP_ID: 'f83Is2y7L425rxl8', APP_SECRET: 'app-secret-live-1234' };
 const test = { APP_ID: 'ahzxh0klegv1fzol', APP_SECRET: 'app-secret-test-1234' };
@@ -258,5 +259,22 @@ describe('alchemypay webhooks', () => {
       kind: 'ignored',
       acknowledgement: { statusCode: 200 },
     });
+  });
+});
+
+// The on-ramp statuses of https://alchemypay.readme.io/docs/list-of-order-status: none names why beyond the message.
+describe('alchemypay decline kinds', () => {
+  const kind = (status: string) => {
+    const read = alchemyPayWebhookEvent({ status, merchantOrderNo: 'pay-12', orderNo: '1234567890', message: 'Declined by 3-D Secure' });
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it.each([
+    ['PAY_FAIL', 'other'],
+    ['RISK_CONTROL', 'other'],
+    ['CANCEL', 'other'],
+    ['FINISHED', undefined],
+    ['PAY_SUCCESS', undefined],
+  ])('%s is %s', (status, expected) => {
+    expect(kind(status)).toBe(expected);
   });
 });

@@ -1,7 +1,8 @@
-import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { DeclineKind, ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
 import { webhookJson } from '../../support/webhook-json';
 import { isObject } from '../../support/session-call';
+import { declineKindField } from '../../support/webhook-event';
 
 /**
  * Banxa's order webhook (https://docs.banxa.com/products/hosted-checkout/docs/transaction-lifecycle/webhooks):
@@ -34,6 +35,16 @@ const REASON: Readonly<Record<string, string>> = {
   cancelled: 'Banxa cancelled the order',
   expired: 'the order expired before payment',
   refunded: 'Banxa refunded the payment',
+};
+
+/**
+ * The reasons the order statuses page gives: `declined` "Order declined by external payment systems" (the
+ * card refused), `expired` "payment not received within the expiry window". `cancelled` (Banxa's "internal
+ * risk and compliance alerts") and `refunded` (at the customer's request) say nothing of the next try: `other`.
+ */
+const DECLINE_KIND: Readonly<Record<string, DeclineKind>> = {
+  declined: 'card_refused',
+  expired: 'abandoned',
 };
 
 /** Banxa order ids are 32 hex characters; the check keeps anything else out of the Get Order path. */
@@ -79,6 +90,7 @@ export function banxaOrderEvent(
       rawStatus,
       providerReference: orderId,
       ...(reason ? { reason } : {}),
+      ...declineKindField(status, DECLINE_KIND[rawStatus]),
       ...(walletAddress ? { destination: { address: walletAddress } } : {}),
       ...(rawStatus === 'refunded' ? { refunded: true } : {}),
     },

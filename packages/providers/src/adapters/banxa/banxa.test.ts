@@ -314,3 +314,21 @@ describe('banxa referral URL', () => {
     expect(url.search).toContain('email=jane%2Btest%40shop.io');
   });
 });
+
+// The order statuses of https://docs.banxa.com/products/hosted-checkout/docs/transaction-lifecycle/order-statuses.
+describe('banxa decline kinds', () => {
+  const kind = (status: string) => {
+    const read = banxaOrderEvent({ id: 'a1b2c3d4e5f60718293a4b5c6d7e8f90', orderType: 'BUY', status }, 'a1b2c3d4e5f60718293a4b5c6d7e8f90');
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it.each([
+    ['expired', 'abandoned'],
+    ['declined', 'card_refused'],
+    ['cancelled', 'other'],
+    ['refunded', 'other'],
+    ['complete', undefined],
+    ['pendingPayment', undefined],
+  ])('%s is %s', (status, expected) => {
+    expect(kind(status)).toBe(expected);
+  });
+});

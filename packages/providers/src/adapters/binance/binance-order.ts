@@ -9,7 +9,7 @@ import { webhookJsonObject } from '../../support/webhook-json';
  * wallet, not sent: the card is charged, `charged`, as are 10, 11 and 15 (the withdrawal or swap
  * under way). 20 is the purchase and the withdrawal both done: `paid`. The final failures of a buy:
  * 97 ON_RAMP_FAILED (the card purchase failed: `declined`), 96 WITHDRAW_ABANDONED, 98 WITHDRAW_FAILED
- * and 99 FAILED (`failed`); each lets the customer try again. 93 and 94 (a swap abandoned or failed)
+ * and 99 FAILED (`failed`); each lets the customer try again. None says why: the decline kind is `other`. 93 and 94 (a swap abandoned or failed)
  * and 95 (an off-ramp) are not for a USDC buy. Any other code says nothing yet (the chain decides).
  */
 export const BINANCE_ORDER_STATUS: Readonly<Record<number, { name: string; status: ProviderPaymentStatus; reason?: string }>> = {

@@ -253,3 +253,19 @@ describe('binance webhook', () => {
     expect(() => read([])).toThrow(/object/);
   });
 });
+
+// Order statuses of developers.binance.com/en/docs/products/connect-2.0/basics/7.order-status: none says why.
+describe('binance decline kinds', () => {
+  const kind = (status: number) => {
+    const read = binanceWebhookEvent(
+      Buffer.from(
+        JSON.stringify({ webhookEventType: 'connect_order_event', type: 1, status, externalOrderId: '6f1a0b1e7c4d4b8e9c1a2b3c4d5e6f70' }),
+      ),
+    );
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it('97, 96, 98 and 99 are other; 20 none', () => {
+    for (const status of [96, 97, 98, 99]) expect(kind(status)).toBe('other');
+    expect(kind(20)).toBeUndefined();
+  });
+});

@@ -196,6 +196,8 @@ async function coinbaseTransactionStatus(
     walletAddress: text(latest.wallet_address),
     network: text(latest.purchase_network),
     asset: text(latest.purchase_currency),
+    // The look-up's failure_reason is FAILURE_REASON_BUY_FAILED, _SEND_FAILED or _UNSPECIFIED (get-onramp-transactions-by-id,
+    // docs.cdp.coinbase.com/api-reference/rest-api/onramp-offramp): none says why, so a failure is the decline kind `other`.
     reason: status === 'failed' ? 'Coinbase could not complete the purchase.' : undefined,
   });
   const txHash = typeof latest.tx_hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(latest.tx_hash) ? latest.tx_hash : undefined;

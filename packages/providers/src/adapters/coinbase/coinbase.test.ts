@@ -179,6 +179,17 @@ describe('coinbase transaction status', () => {
     await expect(read({})).resolves.toMatchObject({ providerReference: 'stranger', destination: { address: stranger.wallet_address } });
   });
 
+  it('a failed transaction is the decline kind other (its failure_reason says only buy or send failed); a success none', async () => {
+    const adapter = await build();
+    const read = () => adapter.status!({ paymentId: order.paymentId }, { signal: AbortSignal.timeout(3000) });
+    kit.fake.transactions.set(order.paymentId, [
+      { ...transaction('ONRAMP_TRANSACTION_STATUS_FAILED'), failure_reason: 'FAILURE_REASON_BUY_FAILED' },
+    ]);
+    await expect(read()).resolves.toMatchObject({ status: 'failed', declineKind: 'other' });
+    kit.fake.transactions.set(order.paymentId, [transaction('ONRAMP_TRANSACTION_STATUS_SUCCESS', `0x${'ab'.repeat(32)}`)]);
+    expect((await read())?.declineKind).toBeUndefined();
+  });
+
   it('null while Coinbase has no transaction, or one in a status it does not document', async () => {
     const adapter = await build();
     const signal = AbortSignal.timeout(3000);

@@ -1,4 +1,4 @@
-import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { DeclineKind, ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
 import { paymentEvent, text } from '../../support/webhook-event';
@@ -11,12 +11,13 @@ import { webhookJson } from '../../support/webhook-json';
  * `output_hash` its transaction); no documented status says "card charged, crypto not yet sent", so
  * `charged` is never reached. Other words the look-up may answer are not documented: read as nothing yet.
  */
-export const GUARDARIAN_STATUS: Readonly<Record<string, { status: ProviderPaymentStatus; reason?: string }>> = {
+export const GUARDARIAN_STATUS: Readonly<Record<string, { status: ProviderPaymentStatus; reason?: string; declineKind?: DeclineKind }>> = {
   new: { status: 'pending' },
   finished: { status: 'paid' },
   failed: { status: 'failed', reason: 'Guardarian could not complete this purchase.' },
   refunded: { status: 'failed', reason: 'Guardarian refunded this purchase.' },
-  expired: { status: 'failed', reason: 'The purchase at Guardarian expired before it was paid.' },
+  // The one failure whose reason the webhook page's status names: not paid in time. The others give none (`other`).
+  expired: { status: 'failed', reason: 'The purchase at Guardarian expired before it was paid.', declineKind: 'abandoned' },
   canceled: { status: 'failed', reason: 'The purchase was cancelled at Guardarian.' },
 };
 
@@ -36,6 +37,7 @@ export function guardarianTransactionEvent(transaction: Record<string, unknown>)
     network: text(transaction.to_network),
     asset: text(transaction.to_currency),
     reason: mapped.reason,
+    declineKind: mapped.declineKind,
     refunded: raw === 'refunded',
   });
   const hash = transaction.output_hash;

@@ -197,3 +197,24 @@ describe('guardarian webhook (unsigned: a hint)', () => {
     headers: {},
   }));
 });
+
+// The statuses of https://docs.guardarian.com/docs/webhooks.
+describe('guardarian decline kinds', () => {
+  const kind = (status: string) => {
+    const read = guardarianWebhookEvent(
+      Buffer.from(
+        JSON.stringify({ requesterType: 'EXCHANGE', version: 1, payload: { id: 4711, status, external_partner_link_id: 'pay-5' } }),
+      ),
+    );
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it.each([
+    ['expired', 'abandoned'],
+    ['failed', 'other'],
+    ['canceled', 'other'],
+    ['refunded', 'other'],
+    ['finished', undefined],
+  ])('%s is %s', (status, expected) => {
+    expect(kind(status)).toBe(expected);
+  });
+});

@@ -1,7 +1,7 @@
-import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { DeclineKind, ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
 import { webhookJson } from '../../support/webhook-json';
-import { paymentMatch, text } from '../../support/webhook-event';
+import { declineKindField, paymentMatch, text } from '../../support/webhook-event';
 
 /**
  * Mercuryo's transaction callbacks (https://widget.docs.mercuryo.io/guide/monitoring/callbacks,
@@ -35,6 +35,16 @@ const WITHDRAW_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
   failed: 'failed',
 };
 
+/**
+ * The card payment's failures as the statuses page describes them: order_failed "Declined by card issuer /
+ * acquirer" and descriptor_failed "Card verification check failed" are the card refused; failed_exchange
+ * ("Exchange request failed"), cancelled and a failed withdraw name no reason of the customer's: `other`.
+ */
+const BUY_DECLINE_KIND: Readonly<Record<string, DeclineKind>> = {
+  order_failed: 'card_refused',
+  descriptor_failed: 'card_refused',
+};
+
 const STATUS_BY_TYPE: Readonly<Record<string, Readonly<Record<string, ProviderPaymentStatus>>>> = {
   buy: BUY_STATUS,
   withdraw: WITHDRAW_STATUS,
@@ -64,6 +74,7 @@ export function mercuryoWebhookEvent(rawBody: Buffer): { kind: 'event'; event: P
       // Both words: a "failed" of the card payment and of the crypto transfer are different stories.
       rawStatus: `${type}:${statusWord}`,
       ...(providerReference ? { providerReference } : {}),
+      ...declineKindField(status, type === 'buy' ? BUY_DECLINE_KIND[statusWord] : undefined),
     },
   };
 }

@@ -4,6 +4,7 @@ import { contractContext, describeAdapterContract, sampleOrder } from '../../../
 import { ProviderWebhookError, type ProviderAdapter } from '../../provider-contract';
 import { mercuryo, mercuryoSignature } from './mercuryo-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
+import { mercuryoWebhookEvent } from './mercuryo-webhook';
 
 const live = { WIDGET_ID: '67710925-8b40-4767-846e-3b88db69f04d', SECRET_KEY: 'widget-secret-live-1234', SIGN_KEY: 'sign-key-live-5678' };
 const test = { WIDGET_ID: '0b9c2f4e-1d3a-4c5b-8e7f-6a5b4c3d2e1f', SECRET_KEY: 'widget-secret-test-1234', SIGN_KEY: 'sign-key-test-5678' };
@@ -190,5 +191,28 @@ describe('mercuryo callbacks', () => {
     const rawBody = Buffer.from('not json');
     const signature = createHmac('sha256', live.SIGN_KEY).update(rawBody).digest('hex');
     await expect(adapter.verifyWebhook(rawBody, { 'x-signature': signature })).rejects.toBeInstanceOf(ProviderWebhookError);
+  });
+});
+
+// Callbacks of https://widget.docs.mercuryo.io/guide/monitoring/callbacks, statuses of /guide/monitoring/transactions.
+describe('mercuryo decline kinds', () => {
+  const kind = (type: string, status: string) => {
+    const read = mercuryoWebhookEvent(
+      Buffer.from(
+        JSON.stringify({
+          data: { id: '0123abcd', type, status, merchant_transaction_id: 'pay-8', tx: { address: `0x${'4'.repeat(40)}` } },
+        }),
+      ),
+    );
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it('declined by the issuer or the card check is card_refused; other failures other; a charge or a completed withdraw none', () => {
+    expect(kind('buy', 'order_failed')).toBe('card_refused');
+    expect(kind('buy', 'descriptor_failed')).toBe('card_refused');
+    expect(kind('buy', 'failed_exchange')).toBe('other');
+    expect(kind('buy', 'cancelled')).toBe('other');
+    expect(kind('withdraw', 'failed')).toBe('other');
+    expect(kind('buy', 'paid')).toBeUndefined();
+    expect(kind('withdraw', 'completed')).toBeUndefined();
   });
 });

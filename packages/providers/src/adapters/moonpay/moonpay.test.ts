@@ -3,6 +3,7 @@ import { describeAdapterContract, sampleOrder } from '../../../test/support/adap
 import { MOONPAY_KEYS, MOONPAY_LINK, MOONPAY_SIGNATURE, signedByMoonpay } from '../../../test/support/moonpay-account';
 import { hmacSha256 } from '../../support/signing';
 import { moonpay, signedMoonpayUrl } from './moonpay-adapter';
+import { MOONPAY_FAILURE_KIND, moonpayWebhookEvent } from './moonpay-webhook';
 
 const { live, test } = MOONPAY_KEYS;
 
@@ -57,5 +58,62 @@ describe('moonpay URL signature', () => {
     expect(() => moonpay.modeOf({ ...live, SECRET_KEY: test.SECRET_KEY }, undefined)).toThrow(/mix live and test/);
     expect(() => moonpay.modeOf(test, 'live')).toThrow(/contradicts/);
     expect(moonpay.modeOf(test, undefined)).toBe('test');
+  });
+});
+
+// The transaction_failed example of https://dev.moonpay.com/api-reference/widget/webhooks/transaction-failed,
+// with each failureReason the transaction object documents.
+describe('moonpay decline kinds', () => {
+  const failed = (data: Record<string, unknown>) => {
+    const read = moonpayWebhookEvent(
+      Buffer.from(
+        JSON.stringify({
+          type: 'transaction_failed',
+          data: {
+            id: 'defb7c52-7bd3-422b-9052-374df50cc51a',
+            status: 'failed',
+            failureReason: null,
+            walletAddress: '0xc216eD2D6c295579718dbd4a797845CdA70B3C36',
+            externalTransactionId: '6f1a0b1e-7c4d-4b8e-9c1a-2b3c4d5e6f70',
+            ...data,
+          },
+        }),
+      ),
+    );
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+
+  it.each([
+    ['card_not_supported', 'card_refused'],
+    ['payment_authorization_declined', 'card_refused'],
+    ['rejected_card', 'card_refused'],
+    ['daily_purchase_limit_exceeded', 'over_limit'],
+    ['rejected_kyc', 'identity_failed'],
+    ['timeout_kyc_verification', 'identity_failed'],
+    ['timeout_card_verification', 'identity_failed'],
+    ['timeout_3d_secure', 'abandoned'],
+    ['timeout_bank_transfer', 'abandoned'],
+    ['cancelled', 'other'],
+    ['rejected_other', 'other'],
+    ['error', 'other'],
+    ['a_code_moonpay_adds_later', 'other'],
+  ])('failureReason %s is %s', (failureReason, kind) => {
+    expect(failed({ failureReason })).toBe(kind);
+  });
+
+  it('maps every documented code, and reads the failed stage where the top level has none', () => {
+    expect(Object.keys(MOONPAY_FAILURE_KIND)).toHaveLength(9);
+    const stages = [
+      { stage: 'stage_one_ordering', status: 'success', failureReason: null },
+      { stage: 'stage_two_verification', status: 'failed', failureReason: 'rejected_kyc' },
+      { stage: 'stage_three_processing', status: 'not_started', failureReason: null },
+    ];
+    expect(failed({ stages })).toBe('identity_failed');
+  });
+
+  it('a failure without a reason is other; a completed transaction carries no kind', () => {
+    expect(failed({})).toBe('other');
+    expect(failed({ status: 'completed' })).toBeUndefined();
+    expect(failed({ status: 'pending', failureReason: 'rejected_card' })).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { DeclineKind, ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
 import { paymentEvent } from '../../support/webhook-event';
 
@@ -37,6 +37,17 @@ const REASON: Readonly<Record<string, string>> = {
   '-1': 'the payment was not made in time',
 };
 
+/**
+ * The failure codes of the order status codes page, in the kinds of the next try: -3 (the name on the
+ * bank account is not the verified identity's) is an identity check failed; -2 (abandoned) and -1 (timed
+ * out) are the customer leaving; -4 (the amount paid did not match) is `other`.
+ */
+const DECLINE_KIND: Readonly<Record<string, DeclineKind>> = {
+  '-3': 'identity_failed',
+  '-2': 'abandoned',
+  '-1': 'abandoned',
+};
+
 export function onrampMoneyWebhookEvent(
   data: Readonly<Record<string, unknown>>,
 ): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
@@ -52,5 +63,5 @@ export function onrampMoneyWebhookEvent(
   const providerReference = text(data.orderId);
   const walletAddress = text(data.walletAddress);
   const reason = REASON[rawStatus];
-  return paymentEvent({ status, rawStatus, paymentId, providerReference, walletAddress, reason });
+  return paymentEvent({ status, rawStatus, paymentId, providerReference, walletAddress, reason, declineKind: DECLINE_KIND[rawStatus] });
 }

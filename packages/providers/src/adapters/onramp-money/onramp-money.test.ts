@@ -272,3 +272,27 @@ describe('upi asset at boot (live mode): Onramp.money allConfig', () => {
     await expect(boot()).rejects.toThrow(reason);
   });
 });
+
+// The failure codes of https://docs.onramp.money/onramp/response-codes/order-status-codes.
+describe('onramp.money decline kinds', () => {
+  const kind = (status: number) => {
+    const read = onrampMoneyWebhookEvent({
+      orderId: 1_234_567,
+      eventType: 'onramp',
+      status,
+      merchantRecognitionId: 'pay-3',
+      walletAddress: `0x${'2'.repeat(40)}`,
+    });
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it.each([
+    [-4, 'other'],
+    [-3, 'identity_failed'],
+    [-2, 'abandoned'],
+    [-1, 'abandoned'],
+    [2, undefined],
+    [4, undefined],
+  ])('code %s is %s', (status, expected) => {
+    expect(kind(status)).toBe(expected);
+  });
+});

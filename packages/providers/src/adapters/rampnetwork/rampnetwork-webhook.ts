@@ -1,6 +1,6 @@
-import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { DeclineKind, ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
-import { destination, paymentMatch, text } from '../../support/webhook-event';
+import { declineKindField, destination, paymentMatch, text } from '../../support/webhook-event';
 import { isObject } from '../../support/session-call';
 
 /**
@@ -29,6 +29,14 @@ const PURCHASE_STATUS: Readonly<Record<string, ProviderPaymentStatus>> = {
 const REASON: Readonly<Record<string, string>> = {
   PAYMENT_FAILED: 'the card payment failed',
   RETURNED: 'Ramp returned the payment',
+};
+
+/**
+ * An EXPIRED purchase is one the customer let run out before paying (the SDK's purchase statuses);
+ * PAYMENT_FAILED, CANCELLED and RETURNED name no reason Ramp documents: `other`.
+ */
+const DECLINE_KIND: Readonly<Record<string, DeclineKind>> = {
+  EXPIRED: 'abandoned',
 };
 
 /** Event types about a purchase; `ERROR` is the legacy reference's fourth type, read by the purchase's status. */
@@ -61,6 +69,7 @@ export function rampWebhookEvent(body: unknown): { kind: 'event'; event: Provide
       rawStatus,
       ...(providerReference ? { providerReference } : {}),
       ...(REASON[rawStatus] ? { reason: REASON[rawStatus] } : {}),
+      ...declineKindField(status, DECLINE_KIND[rawStatus]),
       ...(Object.keys(delivers).length > 0 ? { destination: delivers } : {}),
       // RETURNED: the money went back to the customer.
       ...(type === 'RETURNED' ? { refunded: true } : {}),

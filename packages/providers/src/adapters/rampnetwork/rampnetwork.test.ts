@@ -242,3 +242,21 @@ describe('rampnetwork checkout URL', () => {
     expect(parsed.searchParams.has('hostAppName')).toBe(false);
   });
 });
+
+// Purchase webhooks of https://docs.rampnetwork.com/webhooks.
+describe('ramp decline kinds', () => {
+  const kind = (type: string, status: string) => {
+    const read = rampWebhookEvent({
+      type,
+      purchase: { id: 'p7', status, receiverAddress: `0x${'3'.repeat(40)}`, asset: { symbol: 'MATIC_USDC', chain: 'MATIC' } },
+    });
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it('EXPIRED is abandoned; PAYMENT_FAILED, CANCELLED and RETURNED other; RELEASED none', () => {
+    expect(kind('CREATED', 'EXPIRED')).toBe('abandoned');
+    expect(kind('CREATED', 'PAYMENT_FAILED')).toBe('other');
+    expect(kind('CREATED', 'CANCELLED')).toBe('other');
+    expect(kind('RETURNED', 'RELEASED')).toBe('other');
+    expect(kind('RELEASED', 'RELEASED')).toBeUndefined();
+  });
+});

@@ -1,7 +1,7 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
 import { webhookJsonObject } from '../../support/webhook-json';
-import { paymentMatch, text } from '../../support/webhook-event';
+import { declineKindField, paymentMatch, text } from '../../support/webhook-event';
 
 /**
  * Revolut Ramp's order webhooks
@@ -31,6 +31,7 @@ export function revolutWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pr
       match: paymentMatch({ paymentId, walletAddress }),
       status,
       rawStatus: event,
+      ...declineKindField(status),
     },
   };
 }

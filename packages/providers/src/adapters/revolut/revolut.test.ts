@@ -171,6 +171,8 @@ describe('revolut webhook events', () => {
       match: { paymentId: '19218d6e-5f55-4a0d-b7c5-6e333881c1c9', walletAddress: '0x96e2B7Bf479f84e7A0a94f0620290B7D3E08f5EF' },
       status,
       rawStatus: event,
+      // The webhook carries no failure reason: a failure is the decline kind other.
+      ...(status === 'failed' ? { declineKind: 'other' } : {}),
     });
   });
 
@@ -190,5 +192,16 @@ describe('revolut webhook events', () => {
     );
     const outcome = await (await revolut.create(live, contractContext('revolut', 'live'))).verifyWebhook(webhook.rawBody, webhook.headers);
     expect(outcome.acknowledgement.statusCode).toBe(200);
+  });
+});
+
+describe('revolut decline kinds', () => {
+  const kind = (event: string) => {
+    const read = revolutWebhookEvent(Buffer.from(JSON.stringify({ order_id: 'pay-9', wallet: `0x${'5'.repeat(40)}`, event })));
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it('ORDER_FAILED carries no reason in the webhook: other; ORDER_COMPLETED none', () => {
+    expect(kind('ORDER_FAILED')).toBe('other');
+    expect(kind('ORDER_COMPLETED')).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { DeclineKind, ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
 import { paymentEvent, text } from '../../support/webhook-event';
@@ -12,17 +12,19 @@ import { webhookJson } from '../../support/webhook-json';
  * `usercustody` is the crypto bought but held in Sardine's custody, not in our wallet: `charged`.
  * `complete` is the crypto delivered (a txHash on chain): `paid`.
  */
-export const SARDINE_ORDER_STATUS: Readonly<Record<string, { status: ProviderPaymentStatus; reason?: string }>> = {
-  draft: { status: 'pending' },
-  processing: { status: 'pending' },
-  processed: { status: 'charged' },
-  usercustody: { status: 'charged' },
-  complete: { status: 'paid' },
-  declined: { status: 'declined', reason: 'Sardine declined the card payment.' },
-  expired: { status: 'failed', reason: 'The purchase expired at Sardine before it was confirmed.' },
-  cancelled: { status: 'failed', reason: 'Sardine cancelled the purchase.' },
-  refunded: { status: 'failed', reason: 'Sardine refunded the payment.' },
-};
+export const SARDINE_ORDER_STATUS: Readonly<Record<string, { status: ProviderPaymentStatus; reason?: string; declineKind?: DeclineKind }>> =
+  {
+    draft: { status: 'pending' },
+    processing: { status: 'pending' },
+    processed: { status: 'charged' },
+    usercustody: { status: 'charged' },
+    complete: { status: 'paid' },
+    declined: { status: 'declined', reason: 'Sardine declined the card payment.' },
+    // Not confirmed in time: the one failure whose reason the status names (declined, cancelled, refunded: `other`).
+    expired: { status: 'failed', reason: 'The purchase expired at Sardine before it was confirmed.', declineKind: 'abandoned' },
+    cancelled: { status: 'failed', reason: 'Sardine cancelled the purchase.' },
+    refunded: { status: 'failed', reason: 'Sardine refunded the payment.' },
+  };
 
 const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 /** Our referenceId: the payment id, with `:<attempt>` for a fresh checkout of the same payment. */
@@ -52,6 +54,7 @@ export function sardineOrderEvent(order: Record<string, unknown>, word: unknown 
     providerReference: reference,
     walletAddress: text(wallet),
     reason: mapped.reason,
+    declineKind: mapped.declineKind,
     refunded: raw.toLowerCase() === 'refunded',
   });
   const hash = [withdrawal.txHash, order.transactionHash].find((value) => typeof value === 'string' && TX_HASH.test(value));

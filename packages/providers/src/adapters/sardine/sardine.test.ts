@@ -245,3 +245,21 @@ describe('sardine webhook signature (Standard Webhooks)', () => {
     expect(() => sardineWebhookEvent(Buffer.from('nope'))).toThrow(/JSON/);
   });
 });
+
+// The order statuses of Sardine's on-ramp reference and webhooks page.
+describe('sardine decline kinds', () => {
+  const kind = (eventType: string) => {
+    const read = sardineWebhookEvent(
+      Buffer.from(JSON.stringify({ eventType, id: 'evt-6', order: { id: 'ord-6', referenceId: '6f1a0b1e-7c4d-4b8e-9c1a-2b3c4d5e6f70' } })),
+    );
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it.each([
+    ['order.expired', 'abandoned'],
+    ['order.declined', 'other'],
+    ['order.cancelled', 'other'],
+    ['order.complete', undefined],
+  ])('%s is %s', (eventType, expected) => {
+    expect(kind(eventType)).toBe(expected);
+  });
+});

@@ -16,7 +16,8 @@ import { webhookJson } from '../../support/webhook-json';
  * - payment_simplexcc_approved is `charged` (Simplex approved and charged the card; the crypto is
  *   sent after), payment_simplexcc_crypto_sent is `paid`. The crypto_sent event is not on a page
  *   read (it is in integrators' code): until it arrives, `paid` comes from the chain alone.
- * - payment_simplexcc_refunded is `failed` (charged, then given back); declined is `declined`.
+ * - payment_simplexcc_refunded is `failed` (charged, then given back); declined is `declined`. Neither event
+ *   carries a documented reason: the decline kind is `other`.
  * - One consumer (payment-redirect's, under a PostgreSQL advisory lock) empties the queue as the
  *   poll method says, keeping every event in PostgreSQL; status() reads the kept copy, never the
  *   queue, so replicas and payments never take events from each other. Simplex's limit on the

@@ -297,3 +297,17 @@ describe('simplex webhook (unsigned: a hint)', () => {
     expect(() => simplexWebhookEvent(Buffer.from('['))).toThrow(ProviderWebhookError);
   });
 });
+
+describe('simplex decline kinds', () => {
+  const kind = (name: string) => {
+    const read = simplexWebhookEvent(
+      Buffer.from(JSON.stringify({ event_id: 'e-13', name, payment: { id: 'sx-13', status: 'x', partner_end_user_id: 'pay-13' } })),
+    );
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it('declined and refunded are other (no documented reason); crypto sent none', () => {
+    expect(kind('payment_simplexcc_declined')).toBe('other');
+    expect(kind('payment_simplexcc_refunded')).toBe('other');
+    expect(kind('payment_simplexcc_crypto_sent')).toBeUndefined();
+  });
+});

@@ -38,6 +38,7 @@ export function stripeWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pro
     walletAddress: text(details.wallet_address),
     network: text(details.destination_network),
     asset: text(details.destination_currency),
+    // The session object documents no reason for `rejected`: the decline kind is `other`.
     reason: status === 'declined' ? 'Stripe could not accept this purchase (its checks refused it).' : undefined,
   });
 }

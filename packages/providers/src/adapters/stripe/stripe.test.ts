@@ -164,3 +164,24 @@ describe('stripe webhook', () => {
     expect(() => stripeWebhookEvent(Buffer.from('['))).toThrow(ProviderWebhookError);
   });
 });
+
+// https://docs.stripe.com/api/crypto/onramp_sessions/object: `rejected` names no reason.
+describe('stripe decline kinds', () => {
+  const kind = (status: string) => {
+    const read = stripeWebhookEvent(
+      Buffer.from(
+        JSON.stringify({
+          type: 'crypto.onramp_session_updated',
+          data: {
+            object: { id: 'cos_0MYvmj589O8KAxCGp14dTjiw', object: 'crypto.onramp_session', status, metadata: { payment_id: 'pay-11' } },
+          },
+        }),
+      ),
+    );
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it('rejected is other; fulfillment_complete none', () => {
+    expect(kind('rejected')).toBe('other');
+    expect(kind('fulfillment_complete')).toBeUndefined();
+  });
+});

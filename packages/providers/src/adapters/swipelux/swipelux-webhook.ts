@@ -1,6 +1,6 @@
 import type { ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
-import { text } from '../../support/webhook-event';
+import { declineKindField, text } from '../../support/webhook-event';
 
 /**
  * Swipelux's on-ramp webhook payload, the claims of the signed JWT
@@ -32,6 +32,8 @@ export function swipeluxWebhookEvent(
       rawStatus,
       providerReference,
       ...(status === 'failed' ? { reason: 'Swipelux could not complete the purchase' } : {}),
+      // FAILED is the one failure status, without a documented reason: `other`.
+      ...declineKindField(status),
     },
   };
 }

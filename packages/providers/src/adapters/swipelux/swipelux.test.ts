@@ -264,3 +264,14 @@ describe('swipelux webhook statuses', () => {
     expect(() => swipeluxWebhookEvent({ status: 'SUCCESS' })).toThrow(ProviderWebhookError);
   });
 });
+
+describe('swipelux decline kinds', () => {
+  const kind = (status: string) => {
+    const read = swipeluxWebhookEvent({ status, orderId: 'sw-10', externalId: 'pay-10', eventTs: 1_764_000_000 });
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it('FAILED (no documented reason) is other; SUCCESS none', () => {
+    expect(kind('FAILED')).toBe('other');
+    expect(kind('SUCCESS')).toBeUndefined();
+  });
+});

@@ -1,4 +1,4 @@
-import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { DeclineKind, ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
 import { webhookJsonObject } from '../../support/webhook-json';
 import { isObject } from '../../support/session-call';
@@ -33,6 +33,14 @@ const REASON: Readonly<Record<string, string>> = {
   'order:crypto-onramp:refund:completed': 'Topper refunded the payment.',
 };
 
+/**
+ * An expired order is one the customer abandoned or let expire before paying (the crypto-onramp events
+ * page); `fraud`, the one `error.reason` Topper documents, is its risk checks refusing the payment.
+ */
+const DECLINE_KIND: Readonly<Record<string, DeclineKind>> = {
+  'order:crypto-onramp:expired': 'abandoned',
+};
+
 export function topperWebhookEvent(rawBody: Buffer): { kind: 'event'; event: ProviderWebhookEvent } | { kind: 'ignored'; why: string } {
   const body = webhookJsonObject(rawBody, 'Topper webhook body');
   const name = typeof body.name === 'string' ? body.name : '';
@@ -48,7 +56,9 @@ export function topperWebhookEvent(rawBody: Buffer): { kind: 'event'; event: Pro
   const providerReference = text(data.id);
   const walletAddress = text(destination.address);
   // `fraud` is the one reason Topper documents; anything else gets the general words.
-  const reason = text(error.reason) === 'fraud' ? 'Topper refused the payment after its fraud checks.' : REASON[name];
+  const fraud = text(error.reason) === 'fraud';
+  const reason = fraud ? 'Topper refused the payment after its fraud checks.' : REASON[name];
+  const declineKind = fraud ? 'card_refused' : DECLINE_KIND[name];
   const refunded = name === 'order:crypto-onramp:refund:completed';
-  return paymentEvent({ status, rawStatus: name, paymentId, providerReference, walletAddress, reason, refunded });
+  return paymentEvent({ status, rawStatus: name, paymentId, providerReference, walletAddress, reason, declineKind, refunded });
 }

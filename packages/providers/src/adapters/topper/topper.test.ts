@@ -277,3 +277,28 @@ describe('topper webhook events', () => {
     expect(() => topperWebhookEvent(Buffer.from('null'))).toThrow(ProviderWebhookError);
   });
 });
+
+// The crypto-onramp events of https://docs.topperpay.com/events/crypto-onramp; `fraud` is the error reason Topper documents.
+describe('topper decline kinds', () => {
+  const kind = (name: string, data: Record<string, unknown> = {}) => {
+    const read = topperWebhookEvent(
+      Buffer.from(
+        JSON.stringify({
+          name,
+          id: '4fa1d2c3-0000-4000-8000-000000000002',
+          bootstrapTokenId: 'pay-2',
+          data: { id: 'ord-2', status: 'failed', destination: { address: `0x${'1'.repeat(40)}` }, ...data },
+        }),
+      ),
+    );
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it('fraud is the card refused by its checks; any other failure other; expired abandoned; completed none', () => {
+    expect(kind('order:crypto-onramp:failed', { error: { reason: 'fraud' } })).toBe('card_refused');
+    expect(kind('order:crypto-onramp:failed', { error: { reason: 'something-else' } })).toBe('other');
+    expect(kind('order:crypto-onramp:failed')).toBe('other');
+    expect(kind('order:crypto-onramp:expired', { status: 'expired' })).toBe('abandoned');
+    expect(kind('order:crypto-onramp:refund:completed')).toBe('other');
+    expect(kind('order:crypto-onramp:completed', { status: 'completed' })).toBeUndefined();
+  });
+});

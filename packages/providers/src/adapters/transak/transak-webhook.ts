@@ -1,4 +1,4 @@
-import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { DeclineKind, ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { paymentEvent, text } from '../../support/webhook-event';
 
@@ -27,6 +27,15 @@ const REASON: Readonly<Record<string, string>> = {
   EXPIRED: 'The payment was not made at Transak in time.',
 };
 
+/**
+ * The one failure status whose reason the Order Status Reference states: EXPIRED, "the user failed to make
+ * the payment within the timeframe". FAILED ("e.g.: because of the card decline": an example, not the
+ * reason), CANCELLED ("Order is cancelled") and REFUNDED give none: `other`.
+ */
+const DECLINE_KIND: Readonly<Record<string, DeclineKind>> = {
+  EXPIRED: 'abandoned',
+};
+
 /** The verified claims of a Transak webhook JWT, read as the buy order it is about. */
 export function transakWebhookEvent(
   claims: Record<string, unknown>,
@@ -49,6 +58,7 @@ export function transakWebhookEvent(
     network: text(network),
     asset: text(cryptoCurrency),
     reason: REASON[rawStatus],
+    declineKind: DECLINE_KIND[rawStatus],
     refunded: rawStatus === 'REFUNDED',
   });
 }

@@ -275,3 +275,24 @@ describe('transak webhook', () => {
     expect(() => transakWebhookEvent({})).toThrow(ProviderWebhookError);
   });
 });
+
+// Statuses of https://docs.transak.com/guides/track-order-status: only EXPIRED says why ("the user failed to make
+// the payment within the timeframe").
+describe('transak decline kinds', () => {
+  const kind = (status: string) => {
+    const read = transakWebhookEvent({
+      webhookData: { id: 'b2f1c3d4-0000-4000-8000-000000000001', status, isBuyOrSell: 'BUY', partnerOrderId: 'pay-1' },
+    });
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it.each([
+    ['EXPIRED', 'abandoned'],
+    ['FAILED', 'other'],
+    ['CANCELLED', 'other'],
+    ['REFUNDED', 'other'],
+    ['COMPLETED', undefined],
+    ['PROCESSING', undefined],
+  ])('%s is %s', (status, expected) => {
+    expect(kind(status)).toBe(expected);
+  });
+});

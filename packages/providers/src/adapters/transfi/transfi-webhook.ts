@@ -1,4 +1,4 @@
-import type { ProviderPaymentStatus } from '@gateway/domain';
+import type { DeclineKind, ProviderPaymentStatus } from '@gateway/domain';
 import { ProviderWebhookError, type ProviderWebhookEvent } from '../../provider-contract';
 import { isObject } from '../../support/session-call';
 import { paymentEvent, text } from '../../support/webhook-event';
@@ -29,6 +29,14 @@ const REASONS: Readonly<Record<string, string>> = {
   expired: 'The TransFi order expired before it was paid.',
 };
 
+/**
+ * `expired`: "User hadn't completed the payment in 12 hours" (understanding-the-workflow-of-onramp-transaction).
+ * fund_failed mixes an incorrect pay-in with compliance checks, and the asset failures are TransFi's: `other`.
+ */
+const DECLINE_KIND: Readonly<Record<string, DeclineKind>> = {
+  expired: 'abandoned',
+};
+
 /** A TransFi order (a webhook's `order`, or the `data` of Get Order) read as the event of our payment. */
 export function transfiOrderEvent(
   order: Record<string, unknown>,
@@ -51,6 +59,7 @@ export function transfiOrderEvent(
           ? order.withdrawCurrency
           : undefined,
     reason: REASONS[rawStatus],
+    declineKind: DECLINE_KIND[rawStatus],
   });
 }
 

@@ -205,3 +205,28 @@ describe('transfi webhook', () => {
     expect(() => transfiWebhookEvent(Buffer.from('['))).toThrow(ProviderWebhookError);
   });
 });
+
+// The statuses of https://docs.transfi.com/docs/understanding-the-workflow-of-onramp-transaction.
+describe('transfi decline kinds', () => {
+  const kind = (status: string) => {
+    const read = transfiWebhookEvent(
+      Buffer.from(
+        JSON.stringify({
+          entityType: 'order',
+          entityId: 'OR-2411251200001',
+          status,
+          order: { orderId: 'OR-2411251200001', type: 'buy', partnerContext: { paymentId: 'pay-4' } },
+        }),
+      ),
+    );
+    return read.kind === 'event' ? read.event.declineKind : read.why;
+  };
+  it.each([
+    ['expired', 'abandoned'],
+    ['fund_failed', 'other'],
+    ['asset_deposit_failed', 'other'],
+    ['asset_settled', undefined],
+  ])('%s is %s', (status, expected) => {
+    expect(kind(status)).toBe(expected);
+  });
+});

@@ -10,6 +10,7 @@ import { webhookJson } from '../../support/webhook-json';
  * `success` is the order done, the crypto sent (`tx_id` its transaction): `paid`. No status says
  * "card charged, crypto not yet sent", so `charged` is never reached. `progress` and `created` are
  * not on a page read (Wert's lifecycle diagram is an image): read as under way. Other words say nothing yet.
+ * `failed` and `canceled` come with no documented reason: the decline kind is `other`.
  */
 export const WERT_ORDER_STATUS: Readonly<Record<string, { status: ProviderPaymentStatus; reason?: string }>> = {
   created: { status: 'pending' },

@@ -4,6 +4,7 @@ import { describeSessionAdapter } from '../../../test/support/session-adapter-su
 import { sentWertBody, WERT_PARTNER_ID, wertSession } from '../../../test/support/wert-session';
 import { wert } from './wert-adapter';
 import { WERT_ORDER_EVENTS, WERT_ORDER_STATUS, wertWebhookEvent } from './wert-order';
+import { wertOrderEvent } from './wert-order';
 
 const kit = describeSessionAdapter(wertSession(wert));
 const { build, open } = kit;
@@ -160,4 +161,14 @@ describe('wert webhook (unsigned: a hint)', () => {
 
   // Unsigned: anyone may post anything; hostile bodies are read into well-typed fields, ignored or refused, never another error.
   describeHostileWebhooks(build, webhook('order_complete'), (payload) => ({ rawBody: Buffer.from(JSON.stringify(payload)), headers: {} }));
+});
+
+// Orders of the Data API (https://docs.wert.io/docs/data-api): failed and canceled say no more.
+describe('wert decline kinds', () => {
+  it('failed and canceled are other; success none', () => {
+    const kind = (status: string) => wertOrderEvent({ status, click_id: 'pay-14', order_id: 'w-14' })?.declineKind;
+    expect(kind('failed')).toBe('other');
+    expect(kind('canceled')).toBe('other');
+    expect(kind('success')).toBeUndefined();
+  });
 });
