@@ -47,5 +47,6 @@ export * from './deposit-attribution';
 export * from './other-usdc';
 export * from './identifiers';
 export * from './order-state';
+export * from './quote-bands';
 export * from './order-balance';
 export * from './ledger-query';

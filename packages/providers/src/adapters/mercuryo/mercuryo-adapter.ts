@@ -41,6 +41,10 @@ import { mercuryoWebhookEvent } from './mercuryo-webhook';
  * - No card preselection: the widget documents no payment-method parameter.
  * - The amount and currency are locked (fix_fiat_amount, fix_fiat_currency) so the customer pays
  *   what the order says.
+ * - No quote(): GET /v1.6/widget/buy/rate is documented with its query
+ *   (widget.docs.mercuryo.io/iframe-oor/api-reference/tag/buy/get/widget/buy/rate: widget_id, from,
+ *   to, type, amount, is_total, network, payment_method), but the copy read gives an answer example
+ *   for the sell rate only; its rows show the estimate.
  */
 
 const UUID = '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$';
