@@ -29,7 +29,7 @@ const rates: RateReader = {
 
 beforeAll(async () => {
   acl = await startAclRedis('quotes');
-  fake = await startTransakQuoteFake();
+  fake = await startTransakQuoteFake(FAKE_API_KEY);
   const transak = PROVIDER_MODULES.find((module) => module.descriptor.id === 'transak')!;
   transakAdapter = await transak.create(
     { API_KEY: FAKE_API_KEY, API_SECRET: FAKE_API_SECRET, API_URL: fake.url, GATEWAY_URL: fake.url },

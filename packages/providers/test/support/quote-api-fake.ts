@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { headerOf, jsonAnswer, startDocumentedFake } from './documented-fake';
-import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
-import { STRIPE_FAKE_SECRET } from './stripe-fake';
-import { FAKE_API_KEY as TRANSAK_FAKE_API_KEY } from './transak-fake';
+import type { DocumentedFake, DocumentedRoute, FakeAnswer, FakeRequest } from './documented-fake';
 
 /**
- * Local price APIs as each provider's reference documents them (quote-only: the session fakes
- * answer checkouts). Each checks the documented request (method, path, query, credentials), writes
- * what it finds otherwise in `problems`, and answers the documented body computed from the amount
- * asked with `feeBps` taken (what a test sets), so a band's quote can be told from another's.
- * `requests` counts the calls: one per provider and band per cache period is what the quote
- * service promises.
+ * Providers' price APIs as their references document them: each route checks the documented
+ * request (method, path, query, credentials), writes what it finds otherwise in `problems`, and
+ * answers the documented body computed from the amount asked with a fee taken, so a band's quote
+ * can be told from another's. The session fakes of the same providers serve these routes too (their
+ * checkouts are quoted by Process Payment); the quote fakes below serve them alone, with `requests`
+ * counting the calls: one per provider and band per cache period is what the quote service promises.
  */
 export interface QuoteFake extends DocumentedFake {
   /** The provider's fee in basis points of the amount, taken out of what the wallet receives. */
@@ -47,108 +45,129 @@ function queryIs(fake: DocumentedFake, request: FakeRequest, expected: Record<st
   return ok;
 }
 
+/** What a price route needs of its fake: the fake itself (for check), the credentials it accepts, the fee it takes. */
+export interface PriceRouteOptions {
+  fake(): DocumentedFake;
+  credentials: readonly string[];
+  feeBps(): number;
+}
+
+const stripeRefusal = (status: number, message: string): FakeAnswer =>
+  jsonAnswer(status, { error: { type: 'invalid_request_error', message } });
+
 /**
  * Stripe, "Retrieve CryptoOnrampQuotes" (docs.stripe.com/api/crypto/onramp_quotes/retrieve): GET
  * /v1/crypto/onramp/quotes, basic auth with the secret key as user and no password, usd only;
  * answers the quotes object with decimal strings, fees on top of source_amount.
  */
-export async function startStripeQuoteFake(): Promise<QuoteFake> {
-  const refusal = (status: number, message: string): FakeAnswer =>
-    jsonAnswer(status, { error: { type: 'invalid_request_error', message } });
-  const fake = (await startDocumentedFake({
-    routes: [
-      {
-        method: 'GET',
-        path: '/v1/crypto/onramp/quotes',
-        answer(request) {
-          const [user, password] = Buffer.from(headerOf(request, 'authorization').replace(/^Basic /, ''), 'base64')
-            .toString()
-            .split(':');
-          if (user !== STRIPE_FAKE_SECRET.test && user !== STRIPE_FAKE_SECRET.live) return refusal(401, 'Invalid API Key provided');
-          if (password !== '') return refusal(401, 'the secret key is the user, with no password');
-          const documented = queryIs(fake, request, {
-            source_amount: DECIMAL,
-            source_currency: 'usd',
-            'destination_currencies[]': 'usdc',
-            'destination_networks[]': 'polygon',
-          });
-          if (!documented) return refusal(400, 'Invalid request');
-          const amount = queryOf(request).get('source_amount') as string;
-          const fee = lessFee(amount, 10_000 - fake.feeBps, 2);
-          const total = (BigInt(amount.replace('.', '')) + BigInt(fee.replace('.', ''))).toString().padStart(3, '0');
-          return jsonAnswer(200, {
-            id: randomBytes(32).toString('hex'),
-            object: 'crypto.onramp.quotes',
-            destination_network_quotes: {
-              polygon: [
-                {
-                  id: randomBytes(32).toString('hex'),
-                  destination_amount: lessFee(amount, 0, 6),
-                  destination_currency: 'usdc',
-                  destination_network: 'polygon',
-                  fees: { network_fee_monetary: '0.00', transaction_fee_monetary: fee },
-                  source_total_amount: `${total.slice(0, -2)}.${total.slice(-2)}`,
-                },
-              ],
+export function stripeQuotesRoute<R extends FakeRequest>({ fake, credentials, feeBps }: PriceRouteOptions): DocumentedRoute<R> {
+  return {
+    method: 'GET',
+    path: '/v1/crypto/onramp/quotes',
+    answer(request) {
+      const [user = '', password] = Buffer.from(headerOf(request, 'authorization').replace(/^Basic /, ''), 'base64')
+        .toString()
+        .split(':');
+      if (!credentials.includes(user)) return stripeRefusal(401, 'Invalid API Key provided');
+      if (password !== '') return stripeRefusal(401, 'the secret key is the user, with no password');
+      const documented = queryIs(fake(), request, {
+        source_amount: DECIMAL,
+        source_currency: 'usd',
+        'destination_currencies[]': 'usdc',
+        'destination_networks[]': 'polygon',
+      });
+      if (!documented) return stripeRefusal(400, 'Invalid request');
+      const amount = queryOf(request).get('source_amount') as string;
+      const fee = lessFee(amount, 10_000 - feeBps(), 2);
+      const total = (BigInt(amount.replace('.', '')) + BigInt(fee.replace('.', ''))).toString().padStart(3, '0');
+      return jsonAnswer(200, {
+        id: randomBytes(32).toString('hex'),
+        object: 'crypto.onramp.quotes',
+        destination_network_quotes: {
+          polygon: [
+            {
+              id: randomBytes(32).toString('hex'),
+              destination_amount: lessFee(amount, 0, 6),
+              destination_currency: 'usdc',
+              destination_network: 'polygon',
+              fees: { network_fee_monetary: '0.00', transaction_fee_monetary: fee },
+              source_total_amount: `${total.slice(0, -2)}.${total.slice(-2)}`,
             },
-            livemode: user === STRIPE_FAKE_SECRET.live,
-            rate_fetched_at: Date.now() / 1000,
-            source_amount: amount,
-            source_currency: 'usd',
-          });
+          ],
         },
-      },
-    ],
-    refusal,
-  })) as QuoteFake;
-  fake.feeBps = 300;
-  return fake;
+        livemode: user.startsWith('sk_live_'),
+        rate_fetched_at: Date.now() / 1000,
+        source_amount: amount,
+        source_currency: 'usd',
+      });
+    },
+  };
 }
+
+const transakRefusal = (status: number, message: string): FakeAnswer => jsonAnswer(status, { error: { statusCode: status, message } });
 
 /**
  * Transak, "Get Price" (docs.transak.com/api/public/get-price): GET /api/v1/pricing/public/quotes
  * with the partner API key as `partnerApiKey` and no other credential; answers `{response}` with
  * JSON numbers, the fee taken out of fiatAmount.
  */
-export async function startTransakQuoteFake(apiKey = TRANSAK_FAKE_API_KEY): Promise<QuoteFake> {
-  const refusal = (status: number, message: string): FakeAnswer => jsonAnswer(status, { error: { statusCode: status, message } });
-  const fake = (await startDocumentedFake({
-    routes: [
-      {
-        method: 'GET',
-        path: '/api/v1/pricing/public/quotes',
-        answer(request) {
-          const query = queryOf(request);
-          if (query.get('partnerApiKey') !== apiKey) return refusal(401, 'Invalid partnerApiKey');
-          fake.check(
-            !('access-token' in request.headers) && !('api-secret' in request.headers),
-            'price: sent a credential it does not take',
-          );
-          const documented = queryIs(fake, request, {
-            partnerApiKey: apiKey,
-            fiatCurrency: /^[A-Z]{3}$/,
-            cryptoCurrency: 'USDC',
-            isBuyOrSell: 'BUY',
-            network: 'polygon',
-            paymentMethod: 'credit_debit_card',
-            fiatAmount: DECIMAL,
-          });
-          if (!documented) return refusal(400, 'Invalid params');
-          const fiatAmount = query.get('fiatAmount') as string;
-          const crypto = lessFee(fiatAmount, fake.feeBps, 6);
-          const fee = lessFee(fiatAmount, 10_000 - fake.feeBps, 2);
-          // Numbers as Transak writes them: JSON numbers, written from the text so no float rounds them.
-          const body =
-            `{"response":{"quoteId":"${randomBytes(16).toString('hex')}","conversionPrice":1,"fiatCurrency":"${query.get('fiatCurrency')}",` +
-            `"cryptoCurrency":"USDC","paymentMethod":"credit_debit_card","fiatAmount":${fiatAmount},"cryptoAmount":${crypto},` +
-            `"isBuyOrSell":"BUY","network":"polygon","feeDecimal":${fake.feeBps / 10_000},"totalFee":${fee},` +
-            `"feeBreakdown":[{"name":"Transak fee","value":${fee},"id":"transak_fee","ids":["transak_fee"]}],"nonce":${Date.now()}}}`;
-          return { status: 200, body };
-        },
-      },
-    ],
-    refusal,
-  })) as QuoteFake;
-  fake.feeBps = 250;
+export function transakPriceRoute<R extends FakeRequest>({ fake, credentials, feeBps }: PriceRouteOptions): DocumentedRoute<R> {
+  return {
+    method: 'GET',
+    path: '/api/v1/pricing/public/quotes',
+    answer(request) {
+      const query = queryOf(request);
+      const apiKey = query.get('partnerApiKey') ?? '';
+      if (!credentials.includes(apiKey)) return transakRefusal(401, 'Invalid partnerApiKey');
+      fake().check(!('access-token' in request.headers) && !('api-secret' in request.headers), 'price: sent a credential it does not take');
+      const documented = queryIs(fake(), request, {
+        partnerApiKey: apiKey,
+        fiatCurrency: /^[A-Z]{3}$/,
+        cryptoCurrency: 'USDC',
+        isBuyOrSell: 'BUY',
+        network: 'polygon',
+        paymentMethod: 'credit_debit_card',
+        fiatAmount: DECIMAL,
+      });
+      if (!documented) return transakRefusal(400, 'Invalid params');
+      const fiatAmount = query.get('fiatAmount') as string;
+      const crypto = lessFee(fiatAmount, feeBps(), 6);
+      const fee = lessFee(fiatAmount, 10_000 - feeBps(), 2);
+      // Numbers as Transak writes them: JSON numbers, written from the text so no float rounds them.
+      const body =
+        `{"response":{"quoteId":"${randomBytes(16).toString('hex')}","conversionPrice":1,"fiatCurrency":"${query.get('fiatCurrency')}",` +
+        `"cryptoCurrency":"USDC","paymentMethod":"credit_debit_card","fiatAmount":${fiatAmount},"cryptoAmount":${crypto},` +
+        `"isBuyOrSell":"BUY","network":"polygon","feeDecimal":${feeBps() / 10_000},"totalFee":${fee},` +
+        `"feeBreakdown":[{"name":"Transak fee","value":${fee},"id":"transak_fee","ids":["transak_fee"]}],"nonce":${Date.now()}}}`;
+      return { status: 200, body };
+    },
+  };
+}
+
+/** A provider's price API alone, for the quote adapters' tests and the quote service's: the fee is what a test sets. */
+export interface QuoteFake extends DocumentedFake {
+  /** The provider's fee in basis points of the amount. */
+  feeBps: number;
+}
+
+async function startQuoteFake(
+  route: (options: PriceRouteOptions) => DocumentedRoute<FakeRequest>,
+  credentials: readonly string[],
+  refusal: (status: number, message: string) => FakeAnswer,
+  feeBps: number,
+): Promise<QuoteFake> {
+  let fake: QuoteFake | undefined;
+  const options: PriceRouteOptions = { fake: () => fake as QuoteFake, credentials, feeBps: () => (fake as QuoteFake).feeBps };
+  fake = Object.assign(await startDocumentedFake({ routes: [route(options)], refusal }), { feeBps });
   return fake;
+}
+
+/** Stripe's quotes alone, accepting these secret keys; 3 % on top by default. */
+export function startStripeQuoteFake(secretKeys: readonly string[]): Promise<QuoteFake> {
+  return startQuoteFake(stripeQuotesRoute, secretKeys, stripeRefusal, 300);
+}
+
+/** Transak's price alone, accepting this partner API key; 2.5 % taken out by default. */
+export function startTransakQuoteFake(apiKey: string): Promise<QuoteFake> {
+  return startQuoteFake(transakPriceRoute, [apiKey], transakRefusal, 250);
 }

@@ -9,7 +9,7 @@ const WHSEC = 'whsec_5f3a1c9e7b2d4f6a8c0e1b3d5f7a9c2e';
 let fake: QuoteFake;
 
 beforeAll(async () => {
-  fake = await startStripeQuoteFake();
+  fake = await startStripeQuoteFake(Object.values(STRIPE_FAKE_SECRET));
 });
 afterAll(async () => fake.close());
 beforeEach(() => fake.reset());

@@ -8,7 +8,7 @@ import { transak } from './transak-adapter';
 let fake: QuoteFake;
 
 beforeAll(async () => {
-  fake = await startTransakQuoteFake();
+  fake = await startTransakQuoteFake(FAKE_API_KEY);
 });
 afterAll(async () => fake.close());
 beforeEach(() => fake.reset());
