@@ -1,3 +1,4 @@
+import IORedis from 'ioredis';
 import { Registry } from 'prom-client';
 import { startAclRedis, type AclRedis } from '@gateway/app-testkit';
 import { attemptExpectation, expectUsdc, parseFiatAmount, quoteBandOf, type CurrencyCode } from '@gateway/domain';
@@ -214,6 +215,32 @@ describe('quote service', () => {
     });
     expect(row).toEqual({ provider: 'noquote', basis: 'estimate', usdc: attempt.usdc, total: order(0n).amount.text, currency: 'EUR' });
     expect(fake.requests).toHaveLength(0);
+  });
+
+  it('asks the provider again over a cached quote it cannot read', async () => {
+    const [{ service }] = replicas(1) as [Replica];
+    const key = `${acl.prefix}:provider-quotes:transak:EUR:${quoteBandOf(order(0n).amount.minorUnits).index}`;
+    await acl.connect('payment-redirect').set(key, '{"v":1,"at":1,"amount":"1e3"}', 'PX', 60_000);
+    expect((await service.quote(order(0n), { waitMs: 1_500 })).basis).toBe('quote');
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('still quotes while Redis is down, each process asking the provider itself', async () => {
+    const down = new IORedis({ port: 1, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+    down.on('error', () => undefined);
+    run += 1;
+    const service = new QuoteService({
+      redis: down,
+      keyPrefix: acl.prefix,
+      providers,
+      rates,
+      settings: { cacheMs: 60_000, callTimeoutMs: 1_000 },
+    });
+    const rows = await Promise.all([service.quote(order(0n), { waitMs: 1_500 }), service.quote(order(1n), { waitMs: 1_500 })]);
+    expect(rows.map((row) => row.basis)).toEqual(['quote', 'quote']);
+    // One promise per band within the process still shares the call.
+    expect(fake.requests).toHaveLength(1);
+    down.disconnect();
   });
 
   it('gives Process Payment the quote the page showed', async () => {

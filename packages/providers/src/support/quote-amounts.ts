@@ -11,6 +11,8 @@ import { ProviderCheckoutError, type ProviderQuote } from '../provider-contract'
 
 /** An exponent beyond this is no money amount, and 10n ** hugeExponent would stall the process. */
 const MAX_EXPONENT = 64;
+/** Longer than this is no money amount (and keeps a stored quote's total short). */
+const MAX_AMOUNT_CHARS = 40;
 const DECIMAL_TEXT = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
 /** value = digits / 10^scale, exactly (scale may be negative after an exponent). */
@@ -58,6 +60,7 @@ export function positiveAmount(
   const value = fields[name];
   const text = written === 'number' ? (isLosslessNumber(value) ? value.value : undefined) : typeof value === 'string' ? value : undefined;
   if (text === undefined) throw malformedQuote(provider, `${name} is missing or not a ${written}`);
+  if (text.length > MAX_AMOUNT_CHARS) throw malformedQuote(provider, `${name} has ${text.length} characters, no amount has`);
   const [, sign = '', whole = '', fraction = '', exponent = '0'] = DECIMAL_TEXT.exec(text) ?? [];
   const shift = Number(exponent);
   if (!whole || Math.abs(shift) > MAX_EXPONENT) throw malformedQuote(provider, `${name} ${text.slice(0, 40)} is not an amount`);

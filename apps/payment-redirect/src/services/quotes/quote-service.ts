@@ -335,7 +335,7 @@ function parseCached(text: string): CachedQuote | undefined {
     const { amount, usdc, total, currency } = value;
     if (typeof amount !== 'string' || !DIGITS.test(amount) || amount === '0') return undefined;
     if (typeof usdc !== 'string' || !DIGITS.test(usdc)) return undefined;
-    if (typeof total !== 'string' || !/^\d{1,15}\.\d{2,18}$/.test(total) || typeof currency !== 'string') return undefined;
+    if (typeof total !== 'string' || !/^\d{1,40}\.\d{2,104}$/.test(total) || typeof currency !== 'string') return undefined;
     return { v: 1, at: value.at, amount, usdc, total, currency: currency as CurrencyCode };
   } catch {
     return undefined;

@@ -60,6 +60,7 @@ describe('transak quote', () => {
     ['another fiat', '{"response":{"fiatCurrency":"GBP","fiatAmount":25,"cryptoAmount":24}}'],
     ['cryptoAmount as zero', '{"response":{"fiatAmount":25,"cryptoAmount":0}}'],
     ['not JSON', '<html>'],
+    ['an amount of 60 digits', `{"response":{"fiatAmount":25,"cryptoAmount":24.${'9'.repeat(58)}}}`],
   ])('refuses a malformed answer: %s', async (_why, body) => {
     fake.script = () => ({ status: 200, body });
     await expect((await adapter()).quote!({ amount: '25.00', currency: 'USD' }, { signal: signal() })).rejects.toThrow(
