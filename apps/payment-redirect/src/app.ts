@@ -22,6 +22,7 @@ import {
   providerEventConsumer,
   providerCheckout,
   paymentService,
+  quoteService,
   checkoutLinkService,
   secondChanceService,
   restService,
@@ -72,6 +73,7 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   await app.register(providerStatusConsumer, { config });
   await app.register(providerEventConsumer, { config });
   await app.register(providerCheckout, { config });
+  await app.register(quoteService, { config });
   await app.register(paymentService, { config });
   await app.register(checkoutLinkService);
   await app.register(secondChanceService, { config });

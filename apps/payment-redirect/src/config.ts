@@ -21,6 +21,8 @@ import {
 import {
   DEFAULT_ORDER_ATTEMPTS_MAX,
   DEFAULT_ORDER_WINDOW_HOURS,
+  DEFAULT_QUOTE_CACHE_MS,
+  DEFAULT_QUOTE_TIMEOUT_MS,
   MAX_ORDER_TOLERANCE_BPS,
   DEFAULT_SECOND_CHANCES_MAX,
   DEFAULT_STATUS_POLL_SCHEDULE,
@@ -84,6 +86,23 @@ export const paymentRedirectSettings = Type.Object({
     description:
       "how long after a payment attempt's provider order is created its USDC still belongs to the order; a deposit later makes the " +
       'order late (the merchant decides). A first purchase with identity checks can take hours',
+  }),
+  QUOTE_CACHE_MS: Type.Integer({
+    default: DEFAULT_QUOTE_CACHE_MS,
+    minimum: 5_000,
+    maximum: 3_600_000,
+    description:
+      "how long a provider's quote for a currency and amount band is used before it is asked again: at most one quote call per " +
+      'provider and band in that time, however many pages load; an older one is still shown for half as long while one request ' +
+      'refreshes it in the background. A failed quote makes its rows estimates for this long',
+  }),
+  QUOTE_TIMEOUT_MS: Type.Integer({
+    default: DEFAULT_QUOTE_TIMEOUT_MS,
+    minimum: 200,
+    maximum: 30_000,
+    description:
+      "the longest one call to a provider's quote API may take; past it the provider's rows show the estimate from its documented " +
+      'fees. A page or Process Payment waits less (Process Payment 1.5 s) and the answer still fills the cache for the next',
   }),
   SECOND_CHANCES_MAX: Type.Integer({
     default: DEFAULT_SECOND_CHANCES_MAX,

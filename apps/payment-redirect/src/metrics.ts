@@ -2,6 +2,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import type { ProviderObserver } from '@gateway/providers';
 import type { CheckoutFailureKind } from './services/checkout/provider-checkout';
 import type { ProviderStatusMetrics } from './services/provider-status/provider-status-service';
+import type { QuoteMetrics } from './services/quotes/quote-service';
 
 /** Per-provider numbers of checkouts and of the calls they make: what the adapters' HTTP client and token store tell. */
 export interface ProviderCheckoutMetrics extends ProviderObserver {
@@ -98,5 +99,36 @@ export function providerStatusMetrics(registry: Registry): PaymentRedirectStatus
     statusReached: (provider, status, source) => statuses.inc({ provider, status, source }),
     declineRecorded: (provider, kind) => declines.inc({ provider, kind }),
     reconcilerEnqueued: (count) => reenqueued.inc(count),
+  };
+}
+
+/** Providers' quotes: the calls made (one per provider, currency and amount band per cache period), the cache's answers, and what rows got. */
+export function quoteMetrics(registry: Registry): QuoteMetrics {
+  const calls = new Counter({
+    name: 'payment_redirect_quote_calls_total',
+    help:
+      "Calls to a provider's quote API by provider and outcome (ok; refused: an error answer or one not as documented; unavailable: " +
+      'not reached; timeout: no answer within QUOTE_TIMEOUT_MS): at most one per provider, currency and amount band per QUOTE_CACHE_MS',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [registry],
+  });
+  const cache = new Counter({
+    name: 'payment_redirect_quote_cache_total',
+    help:
+      "Look-ups of a band's quote by provider and result (hit; stale: older than QUOTE_CACHE_MS, served while one request refreshes it; " +
+      'miss: asked of the provider, or waited for while another replica asks)',
+    labelNames: ['provider', 'result'] as const,
+    registers: [registry],
+  });
+  const served = new Counter({
+    name: 'payment_redirect_quotes_served_total',
+    help: "Prices given for an order by provider and basis (quote: the provider's own; estimate: its documented fees)",
+    labelNames: ['provider', 'basis'] as const,
+    registers: [registry],
+  });
+  return {
+    call: (provider, outcome) => calls.inc({ provider, outcome }),
+    cache: (provider, result) => cache.inc({ provider, result }),
+    served: (provider, basis) => served.inc({ provider, basis }),
   };
 }

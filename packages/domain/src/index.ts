@@ -47,6 +47,7 @@ export * from './deposit-attribution';
 export * from './other-usdc';
 export * from './identifiers';
 export * from './order-state';
+export * from './quote-bands';
 export * from './order-balance';
 export * from './ledger-query';
 export * from './checkout-ranking';

@@ -34,6 +34,8 @@ export const REDIS_AREAS = {
   rates: 'rates:',
   /** packages/providers shared-token-store.ts through payment-redirect's redis-shared-store.ts. */
   providerTokens: 'provider-tokens:',
+  /** payment-redirect quote-service.ts: providers' quotes per currency and amount band, and their `:lock`. */
+  providerQuotes: 'provider-quotes:',
   /** wallet-control payout-quota.ts: per payout address, and whatever quota keys follow `payout-quota`. */
   payoutQuota: 'payout-quota',
   /** wallet-control payout-quota.ts: the gateway's ceiling per minute, and per-client variants `new-wallets-…`. */
@@ -51,8 +53,8 @@ const CONNECTION = ['ping', 'info', 'client|setname', 'client|getname', 'select'
 // Scripts: ioredis sends EVALSHA, EVAL when the script is not cached, and loads a pipeline's
 // scripts with SCRIPT EXISTS / LOAD. Every command a script runs is checked against the user too.
 const SCRIPTS = ['eval', 'evalsha', 'script|load', 'script|exists'];
-// The API apps' own keys: rate-limit counters (INCR, PEXPIRE, PTTL in a script), the cached rates
-// and provider tokens (GET, SET NX PX, a GET-then-DEL script), the payout quota (INCRBY, PEXPIREAT, MGET).
+// The API apps' own keys: rate-limit counters (INCR, PEXPIRE, PTTL in a script), the cached rates,
+// provider tokens and quotes (GET, SET NX PX, a GET-then-DEL script), the payout quota (INCRBY, PEXPIREAT, MGET).
 const API_KEYS = ['get', 'set', 'mget', 'del', 'incr', 'incrby', 'pexpire', 'pexpireat', 'pttl'];
 // BullMQ: the commands its Lua scripts run (dist/*/commands, checked by packages/queue's ACL test
 // against the installed BullMQ) and those it sends itself (the worker's blocking BZPOPMIN, MULTI).
@@ -77,7 +79,7 @@ const QUEUE_USER = [...CONNECTION, ...SCRIPTS, ...BULLMQ];
 const RIGHTS: Record<RedisUser, Rights> = {
   'wallet-control': { areas: ['rateLimits', 'rates', 'payoutQuota', 'newWallets'], commands: [...CONNECTION, ...SCRIPTS, ...API_KEYS] },
   'payment-redirect': {
-    areas: ['rateLimits', 'rates', 'providerTokens', 'providerStatusQueue'],
+    areas: ['rateLimits', 'rates', 'providerTokens', 'providerQuotes', 'providerStatusQueue'],
     commands: [...CONNECTION, ...SCRIPTS, ...API_KEYS, ...BULLMQ],
   },
   'chain-watcher': { areas: ['settlementQueue'], commands: QUEUE_USER },

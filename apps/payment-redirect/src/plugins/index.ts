@@ -9,6 +9,7 @@ export { providerStatusReconciler } from './queues/provider-status-reconciler';
 export { providerStatusConsumer } from './queues/provider-status-consumer';
 export { providerEventConsumer } from './provider-status/provider-event-consumer';
 export { providerCheckout } from './pages/provider-checkout';
+export { quoteService } from './pages/quote-service';
 export { paymentService } from './pages/payment-service';
 export { checkoutLinkService } from './pages/checkout-link-service';
 export { secondChanceService } from './pages/second-chance-service';

@@ -8,7 +8,8 @@ import { startTransakFake, TRANSAK_SETTINGS, transakAt, transakTokenKey, type Tr
 
 // payment-redirect as its own Redis ACL user (a private redis-server with every app's user): a
 // Transak checkout mints and stores the partner token, counts the rate limit, caches the rates and
-// queues the status look-up, all as that user; no other app's user can read the token's key.
+// Transak's quote for the order's band, and queues the status look-up, all as that user; no other
+// app's user can read the token's key.
 
 let fake: TransakFake;
 let acl: AclRedis;
@@ -46,14 +47,14 @@ afterAll(async () => {
 });
 
 describe('payment-redirect as its own Redis user', () => {
-  it('stores the token, counts the rate limit, caches the rates and queues the look-up under its areas', async () => {
+  it('stores the token, counts the rate limit, caches the rates and the quote and queues the look-up under its areas', async () => {
     expect(await acl.connect('payment-redirect').get(tokenKey())).toContain(fake.currentToken!);
     // The server's default user looks at every key the app wrote: each is in one of its areas.
     const look = new IORedis(acl.server.url);
     try {
       const keys = await look.keys(`${acl.prefix}:*`);
       const areas = new Set(keys.map((key) => key.slice(acl.prefix.length + 1).split(':')[0]));
-      expect([...areas].sort()).toEqual(['provider-status', 'provider-tokens', 'rate-limit', 'rates']);
+      expect([...areas].sort()).toEqual(['provider-quotes', 'provider-status', 'provider-tokens', 'rate-limit', 'rates']);
     } finally {
       look.disconnect();
     }

@@ -2,13 +2,18 @@ import { parseFiatAmount, type EvmAddress, type ProviderTerms } from '@gateway/d
 import { PaymentRepository } from '@gateway/db/payment-redirect';
 import type { ProviderAdapter, ProviderQuote, ProviderRegistry } from '@gateway/providers';
 import type { RateReader } from '@gateway/rates';
+import { createTestRedis } from '@gateway/testkit';
 import { PaymentService } from '../../src/services/checkout/payment-service';
+import { QuoteService } from '../../src/services/quotes/quote-service';
 import type { ProviderCheckout } from '../../src/services/checkout/provider-checkout';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
 
-// The service as Process Payment and the second chance run it, with a real PostgreSQL, around an
+// The service as Process Payment and the second chance run it, with a real PostgreSQL and the quote
+// service on a real Redis (a fresh prefix per case: no case sees another's cached quote), around an
 // adapter whose quote answers as each case needs: the quote's figure when it gives one in time.
 const fixture = paymentRedirectFixture('quoted_expectation');
+const redises: ReturnType<typeof createTestRedis>[] = [];
+afterAll(async () => Promise.all(redises.map(async (redis) => redis.close())));
 const temporary = '0x5555555555555555555555555555555555555555' as EvmAddress;
 const FEES = { minBps: 300, maxBps: 500, source: 'https://example.com/fees' };
 const terms = { id: 'quoter', displayName: 'Quoter', currency: 'any', minimum: '1', minimumCurrency: 'USD', fees: FEES } as ProviderTerms;
@@ -26,11 +31,22 @@ function serviceWith(quote: ProviderAdapter['quote']): PaymentService {
     create: async () => ({ kind: 'redirect', url: 'https://checkout.example/1' }),
     created: () => undefined,
   } as unknown as ProviderCheckout;
+  const providers = { adapter: () => adapter } as unknown as ProviderRegistry;
+  const redis = createTestRedis('quoted_expectation');
+  redises.push(redis);
+  const quotes = new QuoteService({
+    redis: redis.redis,
+    keyPrefix: redis.prefix,
+    providers,
+    rates: noRates,
+    settings: { cacheMs: 60_000, callTimeoutMs: 3_000 },
+  });
   return new PaymentService({
     payments: new PaymentRepository(fixture.db.pool),
-    providers: { adapter: () => adapter } as unknown as ProviderRegistry,
+    providers,
     keys: fixture.config().keys,
     rates: noRates,
+    quotes,
     checkouts,
     publicUrl: 'http://127.0.0.1:3200',
     orderAttempts: 100,

@@ -2,11 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { jsonAnswer, startDocumentedFake } from './documented-fake';
 import type { DocumentedFake, FakeRequest } from './documented-fake';
 import { madeUpKey } from './made-up-key';
+import { stripeQuotesRoute } from './quote-api-fake';
 
 /**
  * A local Stripe: POST /v1/crypto/onramp_sessions as docs.stripe.com documents it (basic auth with
  * the secret key as the user and no password, a form body, Idempotency-Key honoured: a repeated key
- * gets the first answer), answered with a session (cos_ id, hosted onramp redirect_url).
+ * gets the first answer), answered with a session (cos_ id, hosted onramp redirect_url); and its
+ * onramp quotes (quote-api-fake.ts), which Process Payment asks for the order's expected USDC.
  */
 export interface StripeFakeRequest extends FakeRequest {
   form: URLSearchParams;
@@ -53,10 +55,17 @@ export async function startStripeFake(): Promise<StripeFake> {
     return { status: 200, body };
   }
 
-  return startDocumentedFake<StripeFakeRequest>({
-    routes: [{ method: 'POST', path: '/v1/crypto/onramp_sessions', answer: onrampSession }],
+  let fake: StripeFake | undefined;
+  const quotes = stripeQuotesRoute<StripeFakeRequest>({
+    fake: () => fake as StripeFake,
+    credentials: Object.values(STRIPE_FAKE_SECRET),
+    feeBps: () => 300,
+  });
+  fake = await startDocumentedFake<StripeFakeRequest>({
+    routes: [{ method: 'POST', path: '/v1/crypto/onramp_sessions', answer: onrampSession }, quotes],
     refusal: error,
     reset: () => byKey.clear(),
     read: (request) => ({ ...request, form: new URLSearchParams(request.body) }),
   });
+  return fake;
 }

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { jsonAnswer, sentAsJson, startDocumentedFake } from './documented-fake';
 import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
+import { transakPriceRoute } from './quote-api-fake';
 
 /**
- * A local Transak (staging), answering as docs.transak.com documents: the refresh-token call on
- * the API host and the session call on the gateway host, in one server. A refresh invalidates the
- * previous token, as Transak's does. Each call is also recorded in its own list, and
- * `answerRefresh`/`answerSession` play that call otherwise (as `script` does any).
+ * A local Transak (staging), answering as docs.transak.com documents: the refresh-token call and
+ * Get Price (quote-api-fake.ts, which Process Payment asks) on the API host and the session call
+ * on the gateway host, in one server. A refresh invalidates the previous token, as Transak's does.
+ * Each call is also recorded in its own list, and `answerRefresh`/`answerSession` play that call
+ * otherwise (as `script` does any).
  */
 export interface TransakFake extends DocumentedFake {
   refreshes: FakeRequest[];
@@ -69,6 +71,7 @@ export async function startTransakFake(expected = { apiKey: FAKE_API_KEY, apiSec
           return fake.answerRefresh?.(request) ?? refresh(request);
         },
       },
+      transakPriceRoute({ fake: () => fake, credentials: [expected.apiKey], feeBps: () => 250 }),
       {
         method: 'POST',
         path: '/api/v2/auth/session',

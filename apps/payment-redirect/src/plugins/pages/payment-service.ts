@@ -16,6 +16,7 @@ export const paymentService = fp<{ config: PaymentRedirectConfig }>(
       providers: app.providers,
       keys: config.keys,
       rates: app.rateReader,
+      quotes: app.quoteService,
       checkouts: app.providerCheckout,
       publicUrl: config.publicUrl,
       orderAttempts: config.raw.ORDER_ATTEMPTS_MAX,
@@ -31,6 +32,6 @@ export const paymentService = fp<{ config: PaymentRedirectConfig }>(
   },
   {
     name: 'payment-service',
-    dependencies: ['postgres', 'providers', 'rate-reader', 'provider-checkout', 'provider-status-service'],
+    dependencies: ['postgres', 'providers', 'rate-reader', 'quote-service', 'provider-checkout', 'provider-status-service'],
   },
 );

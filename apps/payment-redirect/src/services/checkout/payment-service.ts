@@ -22,6 +22,7 @@ import {
   type RecordedExpectation,
 } from '@gateway/db/payment-redirect';
 import type { CreatedCheckout, ProviderAdapter, ProviderRegistry } from '@gateway/providers';
+import type { QuoteService } from '../quotes/quote-service';
 import { checkoutLink, recordedCheckout, type ProviderCheckout } from './provider-checkout';
 
 export interface StartedPayment {
@@ -45,6 +46,8 @@ export interface PaymentServiceDeps {
   providers: ProviderRegistry;
   keys: SealingKeyRing;
   rates: RateReader;
+  /** The providers' quotes the checkout page shows: a fresh one is what this attempt expects. */
+  quotes: Pick<QuoteService, 'providerQuote'>;
   checkouts: ProviderCheckout;
   /** {payment_url}: the customer's link to each payment is under it. */
   publicUrl: string;
@@ -59,7 +62,8 @@ export interface PaymentServiceDeps {
   };
 }
 
-// A quote is worth a moment of the customer's wait, not more: past it the estimate stands.
+// A quote is worth a moment of the customer's wait, not more: past it the estimate stands (and the
+// quote, when it comes, is cached for the next customer of its band).
 const QUOTE_DEADLINE_MS = 1_500;
 
 // Concurrent requests share statements: a statement costs PostgreSQL far more than a row.
@@ -150,7 +154,7 @@ export class PaymentService {
     const now = new Date();
     const [priced, quotedUsdc] = await Promise.all([
       request.currency === 'USD' ? { source: 'usd', asOf: now, rate: undefined } : this.rateOf(request.currency),
-      this.quotedUsdc(request, adapter),
+      this.quotedUsdc(request),
     ]);
     const expected = attemptExpectation({
       amount: request.amount,
@@ -175,22 +179,16 @@ export class PaymentService {
   }
 
   /**
-   * The USDC the provider's own quote says this order delivers, when its adapter quotes and answers
-   * within QUOTE_DEADLINE_MS; otherwise nothing, and the expectation is an estimate: a quote refines
-   * the figure, it never holds a customer back from the checkout.
+   * The USDC the provider's own quote says this order delivers: its band's cached quote (the one the
+   * checkout page shows) when fresh, else asked now within QUOTE_DEADLINE_MS; otherwise nothing, and
+   * the expectation is an estimate: a quote refines the figure, it never holds a customer back.
    */
-  private async quotedUsdc(request: PaymentRequest, adapter: ProviderAdapter): Promise<bigint | undefined> {
-    if (!adapter.quote) return undefined;
-    try {
-      const quote = await adapter.quote(
-        { amount: request.amount.text, currency: request.currency },
-        { signal: AbortSignal.timeout(QUOTE_DEADLINE_MS) },
-      );
-      return quote.currency === request.currency ? quote.usdc : undefined;
-    } catch {
-      // The provider's call is counted and logged by its HTTP client (provider_calls_total).
-      return undefined;
-    }
+  private async quotedUsdc(request: PaymentRequest): Promise<bigint | undefined> {
+    const quote = await this.deps.quotes.providerQuote(
+      { provider: request.provider.id, amount: request.amount, currency: request.currency },
+      { waitMs: QUOTE_DEADLINE_MS },
+    );
+    return quote?.usdc;
   }
 
   private async rateOf(currency: PaymentRequest['currency']): Promise<{ source: string; asOf: Date; rate: ExactRate }> {

@@ -42,6 +42,9 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * - The acknowledgement is HTTP 200 with Alchemy Pay's own success envelope
  *   ({"success":true,"returnCode":"0000",…}): retries stop on "an HTTP 200 response with a success
  *   message", and that envelope is the success answer its docs show for partner endpoints.
+ * - No quote(): Alchemy Pay lists Price Query and Estimate Price Query among its Query API pages
+ *   (alchemypay.readme.io); the copy read here gives their names, not their fields, so its rows show
+ *   the estimate from its documented fees.
  */
 
 const settings = Type.Object({

@@ -7,6 +7,7 @@ import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
+import { banxaBuyQuote } from './banxa-quote';
 import { banxaOrderEvent, banxaWebhookNotice } from './banxa-webhook';
 import { ASSUMED_TIME_TO_USDC } from '../../support/choice-facts';
 
@@ -45,6 +46,8 @@ import { ASSUMED_TIME_TO_USDC } from '../../support/choice-facts';
  *   per partner account) and no order reference (the referral URL takes none: `externalCustomerId`
  *   identifies a returning customer for KYC, so our payment id travels only in `returnUrl`).
  *   Minimum 20 USD (Banxa publishes no fixed card minimum).
+ * - Quote: Get a Quote (banxa-quote.ts,
+ *   docs.banxa.com/products/hosted-checkout/docs/api-integration/get-a-quote) with the v2 API key.
  */
 
 const BANXA_AUTHORIZATION = /^Bearer ([^:\s]{1,256}):([0-9a-fA-F]{64}):(\d{10}|\d{13}|\d{16})$/;
@@ -145,7 +148,8 @@ export const banxa = defineProvider({
   descriptor,
   create(values, context) {
     const webhookPath = new URL(context.webhookUrl).pathname;
-    return urlCheckoutAdapter(
+    const quoteRequest = { apiHost: API_HOSTS[context.mode], partnerRef: values.PARTNER_REF, apiKey: values.API_KEY };
+    const adapter = urlCheckoutAdapter(
       descriptor,
       context,
       (order) => banxaReferralUrl(context.mode, values.PARTNER_REF, order),
@@ -165,6 +169,7 @@ export const banxa = defineProvider({
         return { ...banxaOrderEvent(order, notice.orderId), acknowledgement };
       },
     );
+    return { ...adapter, quote: (order, { signal }) => banxaBuyQuote(context.http, quoteRequest, order, signal) };
   },
 });
 

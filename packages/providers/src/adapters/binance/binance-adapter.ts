@@ -52,6 +52,9 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * - Test mode: no sandbox host is documented (Binance gives a test merchant): the same hosts.
  * - Not retried: Binance documents no idempotency for a pre-order (a repeated externalOrderId is refused).
  * - The minimum (20 USD) is a choice; Binance's card limits come from the payment-method list.
+ * - No quote(): searched Binance's pages for an on-ramp quote: Connect Prime lists Get Quote
+ *   (developers.binance.com/en/docs/products/connect-prime/open-apis), Connect 2.0, which this
+ *   adapter follows, documents none in the pages read; its rows show the estimate.
  */
 
 export const BINANCE_API_URL = 'https://api.commonservice.io';

@@ -45,6 +45,10 @@ import { ASSUMED_TIME_TO_USDC } from '../../support/choice-facts';
  * - The sandbox is documented for the onramp page, not for the API: test mode uses the same API host.
  * - Which Polygon USDC Coinbase sends is not stated on a page read: `native` is claimed (the
  *   watcher follows both).
+ * - No quote(): Coinbase's Buy Quote (POST /onramp/v1/buy/quote,
+ *   docs.cdp.coinbase.com/api-reference/rest-api/onramp-offramp/create-buy-quote) requires the
+ *   customer's `country` (and a US `subdivision`), which a quote shared by an amount band does not
+ *   have; its rows show the estimate.
  */
 
 const settings = Type.Object({

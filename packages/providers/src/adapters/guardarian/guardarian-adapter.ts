@@ -46,6 +46,9 @@ import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-fa
  *   mode (PROVIDER_GUARDARIAN_MODE=test) api-payments-staging / payments-staging.guardarian.com,
  *   not confirmed on a Guardarian page.
  * - The descriptor's minimum (20 USD, the specification's) is not confirmed: the min-max-range API says it per pair.
+ * - No quote(): integrators call GET /v1/estimate with x-api-key, but Guardarian's reference read
+ *   here (docs.guardarian.com, the Postman collection) does not describe its answer; its rows show
+ *   the estimate.
  */
 
 export const GUARDARIAN_API_HOSTS: Readonly<Record<ProviderMode, string>> = {

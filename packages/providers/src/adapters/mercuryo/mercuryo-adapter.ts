@@ -5,6 +5,7 @@ import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { urlWithQuery } from '../../support/checkout-url';
 import { secretSetting } from '../../support/secret-setting';
+import { MERCURYO_API_HOSTS, mercuryoBuyRate } from './mercuryo-quote';
 import { mercuryoWebhookEvent } from './mercuryo-webhook';
 import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-facts';
 
@@ -42,6 +43,7 @@ import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-fa
  * - No card preselection: the widget documents no payment-method parameter.
  * - The amount and currency are locked (fix_fiat_amount, fix_fiat_currency) so the customer pays
  *   what the order says.
+ * - Quote: the v1.6 buy rate (mercuryo-quote.ts, GET /v1.6/widget/buy/rate with the widget id).
  */
 
 const UUID = '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$';
@@ -93,8 +95,9 @@ const descriptor: AdapterDescriptor<typeof settings> = {
 
 export const mercuryo = defineProvider({
   descriptor,
-  create: (values, context) =>
-    urlCheckoutAdapter(
+  create(values, context) {
+    const rate = { apiHost: MERCURYO_API_HOSTS[context.mode], widgetId: values.WIDGET_ID, network: MERCURYO_POLYGON_NETWORK };
+    const adapter = urlCheckoutAdapter(
       descriptor,
       context,
       (order, host) => signedMercuryoUrl(host, values.WIDGET_ID, values.SECRET_KEY, order),
@@ -107,7 +110,9 @@ export const mercuryo = defineProvider({
         // Delivered once Mercuryo gets HTTP 200; the body is not read.
         return { ...mercuryoWebhookEvent(rawBody), acknowledgement: textAcknowledgement('OK') };
       },
-    ),
+    );
+    return { ...adapter, quote: (order, { signal }) => mercuryoBuyRate(context.http, rate, order, signal) };
+  },
 });
 
 /** Signature v2: the plain SHA-512 of the four values run together, prefixed with `v2:`. */

@@ -1,8 +1,7 @@
-import { isLosslessNumber, parse } from 'lossless-json';
-import { FIAT_DECIMALS, USDC_DECIMALS } from '@gateway/domain';
 import { ProviderCheckoutError, type CheckoutOrder, type ProviderQuote } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { urlWithQuery } from '../../support/checkout-url';
+import { errorMessageOf, exactQuote, expectCode, positiveAmount, quoteObject } from '../../support/quote-amounts';
 
 /**
  * MoonPay's public buy quote: "Get Real-time Buy quote",
@@ -24,9 +23,7 @@ import { urlWithQuery } from '../../support/checkout-url';
  * - `areFeesIncluded=true`: our checkout locks the order amount as what the customer pays, so the
  *   quote asks what that amount buys once MoonPay's fees are taken out of it (false would price
  *   the fees on top of it).
- * - The numbers are read from their JSON text (lossless-json), never through a binary float: USDC
- *   is truncated to 6 decimals (a quote never promises a base unit more), the total is kept
- *   exactly, padded to two decimals. An exponent (1.5e1) is valid JSON and is read exactly.
+ * - The numbers are read from their JSON text, never through a binary float (quote-amounts.ts).
  */
 
 export const MOONPAY_API_HOST = 'https://api.moonpay.com';
@@ -34,8 +31,7 @@ export const MOONPAY_API_HOST = 'https://api.moonpay.com';
 /** The code the widget URL preselects (moonpay-adapter.ts): USDC on Polygon. */
 const USDC_POLYGON = 'usdc_polygon';
 
-/** An exponent beyond this is no money amount, and 10n ** hugeExponent would stall the process. */
-const MAX_EXPONENT = 64;
+const MOONPAY = 'MoonPay';
 
 export interface MoonpayQuoteRequest {
   /** The publishable key, pk_live_… or pk_test_… (the latter selects MoonPay's sandbox). */
@@ -73,73 +69,12 @@ export async function moonpayBuyQuote(
 }
 
 function parseBuyQuote(text: string, currency: ProviderQuote['currency']): ProviderQuote {
-  let body: unknown;
-  try {
-    body = parse(text);
-  } catch (error) {
-    throw malformed(`not JSON (${(error as Error).message})`);
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw malformed('not a JSON object');
-  const fields = body as Record<string, unknown>;
-  // A quote for another pair than asked is no quote for this order.
-  expectCode(fields, 'baseCurrencyCode', currency.toLowerCase());
-  expectCode(fields, 'quoteCurrencyCode', USDC_POLYGON);
-  const usdc = decimalField(fields, 'quoteCurrencyAmount');
-  const total = decimalField(fields, 'totalAmount');
-  return { usdc: scaledDown(usdc, USDC_DECIMALS), total: plainDecimal(total, FIAT_DECIMALS), currency };
-}
-
-/** value = digits / 10^scale, exactly (scale may be negative after an exponent). */
-interface ExactDecimal {
-  digits: bigint;
-  scale: number;
-}
-
-const JSON_NUMBER = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
-
-function decimalField(fields: Record<string, unknown>, name: string): ExactDecimal {
-  const value = fields[name];
-  if (!isLosslessNumber(value)) throw malformed(`${name} is missing or not a number`);
-  const [, sign = '', whole = '', fraction = '', exponent = '0'] = JSON_NUMBER.exec(value.value) ?? [];
-  const shift = Number(exponent);
-  if (!whole || Math.abs(shift) > MAX_EXPONENT) throw malformed(`${name} ${value.value} is not an amount`);
-  const decimal = { digits: BigInt(whole + fraction), scale: fraction.length - shift };
-  if (sign === '-' || decimal.digits === 0n) throw malformed(`${name} ${value.value} is not a positive amount`);
-  return decimal;
-}
-
-/** The value in units of 10^-decimals, truncated toward zero (never rounded up). */
-function scaledDown({ digits, scale }: ExactDecimal, decimals: number): bigint {
-  const shift = decimals - scale;
-  return shift >= 0 ? digits * 10n ** BigInt(shift) : digits / 10n ** BigInt(-shift);
-}
-
-/** The exact value as a plain decimal string with at least `minDecimals` decimals (25 → "25.00"). */
-function plainDecimal(value: ExactDecimal, minDecimals: number): string {
-  const decimals = Math.max(value.scale, minDecimals);
-  const units = scaledDown(value, decimals)
-    .toString()
-    .padStart(decimals + 1, '0');
-  return `${units.slice(0, -decimals)}.${units.slice(-decimals)}`;
-}
-
-function expectCode(fields: Record<string, unknown>, name: string, expected: string): void {
-  const value = fields[name];
-  if (value !== undefined && (typeof value !== 'string' || value.toLowerCase() !== expected)) {
-    throw malformed(`${name} is ${JSON.stringify(String(value))}, asked for ${expected}`);
-  }
-}
-
-function malformed(why: string): ProviderCheckoutError {
-  return new ProviderCheckoutError(`MoonPay's quote is malformed: ${why}`, 'refused');
-}
-
-/** MoonPay's error bodies carry `message`; a bounded piece of it helps whoever reads the log. */
-function errorMessageOf(body: string): string {
-  try {
-    const message = (parse(body) as { message?: unknown } | null)?.message;
-    return typeof message === 'string' ? `: ${message.slice(0, 200)}` : '';
-  } catch {
-    return '';
-  }
+  const fields = quoteObject(MOONPAY, text);
+  expectCode(MOONPAY, fields, 'baseCurrencyCode', currency.toLowerCase());
+  expectCode(MOONPAY, fields, 'quoteCurrencyCode', USDC_POLYGON);
+  return exactQuote(
+    positiveAmount(MOONPAY, fields, 'quoteCurrencyAmount', 'number'),
+    positiveAmount(MOONPAY, fields, 'totalAmount', 'number'),
+    currency,
+  );
 }

@@ -52,6 +52,8 @@ import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-fa
  *   (updatedAt is "for internal purposes"), and Onramp re-sends unanswered webhooks. A replay can
  *   only restate a status Onramp did send.
  * - Acknowledged with 200 "ok" (the docs' example answers 200 with a short text).
+ * - No quote(): searched docs.onramp.money for a quote or price API: none in the pages read; its
+ *   rows show the estimate.
  */
 
 const settings = Type.Object({

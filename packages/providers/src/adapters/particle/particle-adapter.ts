@@ -31,6 +31,8 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * flags are set so the customer cannot change the currency, the asset or the amount. Which USDC
  * arrives is the routed vendor's choice, which Particle does not document: the card ramps deliver
  * native USDC (0x3c49…3359) on Polygon today, and that is the token the chain watcher follows.
+ * - No quote(): a plain link with no credential of ours, so there is no server-side call to make;
+ *   its rows show the estimate.
  */
 
 const settings = Type.Object({

@@ -38,6 +38,8 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * gateway's terms for Ramp); minimum 4 USD. The amount is suggested, not locked (Ramp documents
  * no lock). Ramp takes no order reference, so our payment id travels only in `finalUrl` (the
  * receipt page).
+ * - No quote(): searched for Ramp's Host API quote (onramp/quote/all with hostApiKey): its reference
+ *   is not in the documentation copy available here; its rows show the estimate.
  */
 
 /** Ramp's webhook keys as published on https://docs.rampnetwork.com/webhooks (SPKI, secp256k1). */

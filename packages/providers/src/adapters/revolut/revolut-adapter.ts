@@ -36,6 +36,11 @@ import { ASSUMED_TIME_TO_USDC } from '../../support/choice-facts';
  * - Amount, token and wallet are locked (disable… = true): the wallet is ours and the order's
  *   amount is what the merchant asked for.
  * - externalOrderId is our payment id (a UUID, as Revolut asks); webhooks echo it as order_id.
+ * - No quote(): Revolut documents Retrieve an order quote (GET
+ *   ramp-partners.revolut.com/partners/api/2.0/quote,
+ *   developer.revolut.com/docs/crypto-ramp/retrieve-an-order-quote), which takes a partner API key
+ *   this adapter has no setting for and a required `region` (the customer's country); its rows show
+ *   the estimate.
  */
 
 const settings = Type.Object({

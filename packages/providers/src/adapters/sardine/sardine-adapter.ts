@@ -60,6 +60,9 @@ import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-fa
  *   so a reload after use gets a fresh token. Expiry: `expiresAt`, else 30 minutes.
  * - Which Polygon USDC Sardine sends is not stated (native claimed). The minimum (30 USD) is the
  *   specification's; Sardine's limits are per customer (its pricing page).
+ * - No quote(): Sardine documents Get Quote (GET /v1/quotes,
+ *   docs.payments.sardine.ai/api_reference/onramp/quote/get-quote); its parameters and answer are
+ *   not in the copy read here; its rows show the estimate.
  */
 
 export const SARDINE_API_HOSTS: Readonly<Record<ProviderMode, string>> = {

@@ -46,6 +46,9 @@ import { cardOnly, countriesNotFound } from '../../support/choice-facts';
  * - Webhooks: Simplex documents no signature on the events it can push, so a pushed event is a
  *   hint (descriptor.webhookUnsigned): the gateway then asks status(), which reads the kept events.
  * - The customer's IP goes in the quote's client_ip and in signup_login.ip.
+ * - No quote() for the page: Simplex's quote (above) is made for one customer (end_user_id,
+ *   client_ip) with each checkout; a quote shared by an amount band would send a made-up customer,
+ *   so its rows show the estimate.
  */
 
 const settings = Type.Object({

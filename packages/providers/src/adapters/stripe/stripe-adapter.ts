@@ -11,6 +11,7 @@ import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
 import { stripeWebhookEvent } from './stripe-webhook';
 import { ASSUMED_TIME_TO_USDC } from '../../support/choice-facts';
+import { stripeOnrampQuote } from './stripe-quote';
 
 /**
  * Stripe fiat-to-crypto onramp (public preview; Stripe approves each platform), standalone hosted:
@@ -41,6 +42,8 @@ import { ASSUMED_TIME_TO_USDC } from '../../support/choice-facts';
  * - rejected (Stripe refused the customer) is `declined`; fulfillment_complete is `paid`; the other
  *   statuses are `pending`.
  * - Hosted onramp host https://crypto.link.com in both modes (test mode's host not confirmed).
+ * - Quote: Retrieve CryptoOnrampQuotes (stripe-quote.ts,
+ *   docs.stripe.com/api/crypto/onramp_quotes/retrieve), usd only, fees on top of source_amount.
  */
 
 const settings = Type.Object({
@@ -102,6 +105,7 @@ export const stripe = defineProvider({
     const apiUrl = apiUrlOf(values.API_URL, STRIPE_API_URL);
     const authorization = basicAuthorization(values.SECRET_KEY, '');
     return providerAdapter(descriptor, context, {
+      quote: (order, { signal }) => stripeOnrampQuote(context.http, { apiUrl, authorization }, order, signal),
       async createCheckout(order, { idempotencyKey, signal }) {
         const response = await context.http.request({
           method: 'POST',

@@ -50,6 +50,8 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  *   kept 10 minutes; a signature no cached key verifies triggers one re-fetch (key rotation), at most
  *   once a minute. When the keys cannot be fetched, verifyWebhook rejects with a plain error (not
  *   ProviderWebhookError), so the gateway answers 5xx and Swipelux delivers again later.
+ * - No quote(): searched docs.swipelux.com for a quote or price API: none in the pages read; its
+ *   rows show the estimate.
  */
 
 const settings = Type.Object({

@@ -39,6 +39,8 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * - No webhook freshness check: the JWS header carries no time, and a retried delivery keeps its
  *   body (data.updatedAt included) for up to 3 hours. A replayed event can only restate a status
  *   Topper did send; `paid` is final in the gateway, and the chain decides about money.
+ * - No quote(): searched Topper's docs (uphold/topper-docs) for a quote or price API: none found;
+ *   its rows show the estimate.
  */
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';

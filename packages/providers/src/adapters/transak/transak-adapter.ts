@@ -9,6 +9,7 @@ import { checkoutUrlIn, isObject, malformedAnswer, sessionAnswer } from '../../s
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { webhookJson } from '../../support/webhook-json';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { transakPrice } from './transak-quote';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
 import { transakWebhookEvent } from './transak-webhook';
@@ -49,6 +50,8 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  *   (`webhookUntimed`: each order and status is recorded once, and only forward).
  * - FAILED (e.g. a card decline), CANCELLED, EXPIRED and REFUNDED (a refund) are `failed` with a reason;
  *   COMPLETED ("crypto sent") is `paid`; every other documented status is `pending`.
+ * - Quote: Get Price (transak-quote.ts, docs.transak.com/api/public/get-price) on the API host with
+ *   the partner API key alone.
  */
 
 const settings = Type.Object({
@@ -128,6 +131,7 @@ export const transak = defineProvider({
       return widgetUrl;
     };
     return providerAdapter(descriptor, context, {
+      quote: (order, { signal }) => transakPrice(context.http, { apiUrl, apiKey: values.API_KEY }, order, signal),
       async createCheckout(order, { signal }) {
         let url: string;
         try {

@@ -56,6 +56,8 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * - Checkout hosts: sandbox-pay-widget.transfi.com (the examples' host); pay-widget.transfi.com in
  *   production is inferred. USD only with a 70 USD minimum are the specification's terms (TransFi's own
  *   per-country limits come from its payment-method API, not called); native USDC is unconfirmed.
+ * - No quote(): searched docs.transfi.com for a quote or price API: none in the pages read; its rows
+ *   show the estimate.
  */
 
 const settings = Type.Object({

@@ -28,6 +28,8 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * `payment=BANKCARD` preselects card (the code Unlimit's API examples use for cards); every lock is
  * set so the customer cannot change asset, wallet, fiat or amount; the receipt page is the
  * success, decline, cancel and "Back to Shop" URL, since it shows every outcome.
+ * - No quote(): searched the GateFi/Unlimit docs for a quote API: none in the pages read (the hosted
+ *   mode takes no credential of ours); its rows show the estimate.
  */
 
 const settings = Type.Object({

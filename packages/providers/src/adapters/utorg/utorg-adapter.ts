@@ -27,6 +27,8 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * against that list for your SID before going live. The fiat is the ISO code as UTORG lists it
  * (`EUR`, `USD`). UTORG documents no amount lock and no payment-method preselection for the link.
  * `successUrl` and `failUrl` are both the receipt page, which shows either outcome.
+ * - No quote(): searched docs.utorg.pro for a rate or quote API: none in the pages read; its rows
+ *   show the estimate.
  */
 
 const settings = Type.Object({

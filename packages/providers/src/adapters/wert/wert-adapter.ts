@@ -53,6 +53,9 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * - Hosts: API https://partner.wert.io (test: https://partner-sandbox.wert.io), documented; the
  *   minimum (1 USD) is the specification's, not Wert's (none found on a page read).
  * - Currency: USD. The plugins' `werteur` is this adapter with EUR, on the same account (adapters/werteur).
+ * - No quote(): Wert documents a Converter (POST /api/v3/partners/convert with X-Partner-ID,
+ *   docs.wert.io/docs/converter); the copy read gives its request, not its answer's fields; its rows
+ *   show the estimate.
  */
 
 export const WERT_API_HOSTS: Readonly<Record<ProviderMode, string>> = {

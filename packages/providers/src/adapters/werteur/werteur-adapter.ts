@@ -11,6 +11,8 @@ import { createWertAdapter, wert, wertSettings } from '../wert/wert-adapter';
  * is looked up with the Data API by click_id, whichever of the two made it).
  * Unconfirmed: that the account takes EUR sessions (the session page read lists `currency` without
  * its values); the minimum 1 EUR is a choice mirroring Wert's 1 USD (none found on a page read).
+ * - No quote(): as Wert's (wert-adapter.ts: its Converter's answer is not in the copy read); its
+ *   rows show the estimate.
  */
 const descriptor: AdapterDescriptor<typeof wertSettings> = {
   hosts: { live: 'https://widget.wert.io', test: 'https://sandbox.wert.io' },

@@ -1,0 +1,61 @@
+import { ProviderCheckoutError, type CheckoutOrder, type ProviderQuote } from '../../provider-contract';
+import type { ProviderHttpClient } from '../../support/provider-http-client';
+import { urlWithQuery } from '../../support/checkout-url';
+import { errorMessageOf, exactQuote, expectCode, malformedQuote, positiveAmount, quoteObject } from '../../support/quote-amounts';
+
+/**
+ * Stripe's onramp quotes: "Retrieve CryptoOnrampQuotes", https://docs.stripe.com/api/crypto/onramp_quotes/retrieve
+ * (guide: https://docs.stripe.com/crypto/quotes-api, public preview) —
+ * GET <API>/v1/crypto/onramp/quotes with HTTP basic auth (the secret key as user, as the session
+ * call), `source_amount`, `source_currency`, `destination_currencies[]`, `destination_networks[]`.
+ * It answers `destination_network_quotes.<network>`: a list of quotes, each with
+ * `destination_currency`, `destination_amount` (what the wallet receives) and `source_total_amount`
+ * ("the total amount of fiat that will be charged to the user, including fees"), all decimal strings.
+ *
+ * - `source_currency`: the reference says "We only support usd currently"; an order in another
+ *   currency is refused here without a call (the quote service then shows the estimate).
+ * - `source_amount` is the order amount, as the session sends it: Stripe adds its fees on top, so
+ *   `source_total_amount` is above the order amount, and that is what the customer pays.
+ */
+
+const STRIPE = 'Stripe';
+
+export async function stripeOnrampQuote(
+  http: ProviderHttpClient,
+  { apiUrl, authorization }: { apiUrl: string; authorization: string },
+  order: Pick<CheckoutOrder, 'amount' | 'currency'>,
+  signal: AbortSignal,
+): Promise<ProviderQuote> {
+  if (order.currency !== 'USD') throw new ProviderCheckoutError(`Stripe quotes only usd (asked for ${order.currency})`, 'refused');
+  const url = urlWithQuery(`${apiUrl}/v1/crypto/onramp/quotes`, {
+    source_amount: order.amount,
+    source_currency: 'usd',
+    'destination_currencies[]': 'usdc',
+    'destination_networks[]': 'polygon',
+  });
+  const response = await http.request({
+    method: 'GET',
+    call: 'quote',
+    url: url.toString(),
+    headers: { authorization, accept: 'application/json' },
+    signal,
+    retryable: true,
+  });
+  if (response.statusCode !== 200) {
+    throw new ProviderCheckoutError(`Stripe refused the quote (HTTP ${response.statusCode}${errorMessageOf(response.body)})`, 'refused');
+  }
+  const fields = quoteObject(STRIPE, response.body);
+  expectCode(STRIPE, fields, 'source_currency', 'usd');
+  const networks = fields.destination_network_quotes;
+  const polygon = typeof networks === 'object' && networks !== null ? (networks as Record<string, unknown>).polygon : undefined;
+  if (!Array.isArray(polygon)) throw malformedQuote(STRIPE, 'destination_network_quotes.polygon is not a list');
+  const usdc = polygon.find(
+    (entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null && entry.destination_currency === 'usdc',
+  );
+  if (!usdc) throw malformedQuote(STRIPE, 'no usdc quote on polygon');
+  return exactQuote(
+    positiveAmount(STRIPE, usdc, 'destination_amount', 'string'),
+    positiveAmount(STRIPE, usdc, 'source_total_amount', 'string'),
+    order.currency,
+  );
+}
