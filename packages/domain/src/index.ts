@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './error-guide';
 export * from './money';
 export * from './exchange';
 export * from './evm-address';
