@@ -165,9 +165,9 @@ export const ERROR_GUIDE: Readonly<Record<ErrorCode, ErrorGuideEntry>> = {
 
 /** docs/errors.md: every code with its HTTP status, meaning and what to do, in ERROR_CODES' order. */
 export function errorGuideMarkdown(): string {
-  const escape = (text: string) => text.replaceAll('|', '\\|');
+  const cell = (text: string) => text.replaceAll('|', '\\|');
   const rows = (Object.keys(ERROR_CODES) as ErrorCode[]).map(
-    (code) => `| \`${code}\` | ${ERROR_CODES[code]} | ${escape(ERROR_GUIDE[code].meaning)} | ${escape(ERROR_GUIDE[code].action)} |`,
+    (code) => `| \`${code}\` | ${ERROR_CODES[code]} | ${cell(ERROR_GUIDE[code].meaning)} | ${cell(ERROR_GUIDE[code].action)} |`,
   );
   return [
     '# Error codes',
