@@ -49,3 +49,4 @@ export * from './identifiers';
 export * from './order-state';
 export * from './order-balance';
 export * from './ledger-query';
+export * from './recovery-email';
