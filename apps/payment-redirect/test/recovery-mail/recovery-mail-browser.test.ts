@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { seedDeposit } from '@gateway/app-testkit';
 import { openRecoveryEmailQueue } from '@gateway/queue';
-import { waitFor } from '@gateway/testkit';
+import { findFreePort, waitFor } from '@gateway/testkit';
 import type { ParsedMail } from 'mailparser';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
@@ -36,14 +36,6 @@ let browser: Browser;
 let publicUrl: string;
 let index = 0;
 let sandbox: { url: string; close(): Promise<void> };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function screenshot(page: Page, name: string): Promise<void> {
   for (const [size, viewport] of [
@@ -88,7 +80,7 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   inbox = await startSmtpInbox();
   sandbox = await startSandboxStandIn();
-  const port = await freePort();
+  const port = await findFreePort();
   publicUrl = `http://127.0.0.1:${port}`;
   config = fixture.config({
     PUBLIC_URL: publicUrl,

@@ -1,11 +1,13 @@
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
+import { SMTPServer } from 'smtp-server';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { RecoveryEmailRepository } from '@gateway/db/payment-redirect';
 import { openRecoveryEmailQueue, type RecoveryEmailQueue } from '@gateway/queue';
 import { seedDeposit } from '@gateway/app-testkit';
+import { findFreePort } from '@gateway/testkit';
 import { loadPaymentRedirectConfig, type PaymentRedirectConfig } from '../../src/config';
 import { recoveryEmailMetrics } from '../../src/metrics';
 import { RecoveryMailService } from '../../src/services/recovery-mail/recovery-mail-service';
@@ -25,14 +27,6 @@ let logs: string[];
 let log: FastifyBaseLogger;
 let logger: FastifyInstance;
 let index = 0;
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Harness {
   service: RecoveryMailService;
@@ -117,7 +111,7 @@ beforeEach(() => {
 
 it('SMTP down: retried after 1, 5 and 15 minutes, then failed (retries_used); nothing sent, no password logged', async () => {
   const order = await declinedOrder();
-  const down = new SmtpMailer({ smtpUrl: `smtp://gateway:${inbox.password}@127.0.0.1:${await closedPort()}`, from: 'pay@shop.test' });
+  const down = new SmtpMailer({ smtpUrl: `smtp://gateway:${inbox.password}@127.0.0.1:${await findFreePort()}`, from: 'pay@shop.test' });
   const { service, clock, registry } = harness(down);
   await service.scanOnce();
   const record = (await recordOf(order.paymentId))!;
@@ -208,6 +202,26 @@ it('a crash between the send and its record: never sent twice (failed, outcome u
   real.close();
 });
 
+it('no answer once the data was handed over: it may have gone, so it is failed (outcome_unknown) and never sent again', async () => {
+  const mailer = new SmtpMailer({ smtpUrl: inbox.url, from: 'pay@shop.test', timeoutMs: 1000 });
+  const { service, registry } = harness(mailer);
+  const order = await declinedOrder();
+  await service.scanOnce();
+  const record = (await recordOf(order.paymentId))!;
+  inbox.mode = 'hang_after_data';
+  const deliveries = inbox.deliveries;
+  expect(await service.sendOne(record.id)).toBe('done');
+  expect(inbox.deliveries).toBe(deliveries + 1);
+  expect(await recordOf(order.paymentId)).toMatchObject({ state: 'failed', attempts: 1, failure_reason: 'outcome_unknown' });
+  inbox.mode = 'accept';
+  expect(await service.sendOne(record.id)).toBe('done');
+  expect(inbox.deliveries).toBe(deliveries + 1);
+  expect(await counter(registry, 'payment_redirect_recovery_emails_failed_total')).toEqual([
+    'payment_redirect_recovery_emails_failed_total{reason="outcome_unknown"} 1',
+  ]);
+  mailer.close();
+});
+
 it('never when the order got paid meanwhile: skipped (order_paid), no message', async () => {
   const mailer = new SmtpMailer({ smtpUrl: inbox.url, from: 'pay@shop.test' });
   const { service, registry } = harness(mailer);
@@ -291,4 +305,59 @@ it('mail not configured: nothing is scheduled or sent; SMTP_URL without MAIL_FRO
   expect(() =>
     loadPaymentRedirectConfig(fixture.env({ SMTP_URL: inbox.url, MAIL_FROM: 'pay@shop.test', RECOVERY_EMAIL_DELAY_MINUTES: '5' })),
   ).toThrow('RECOVERY_EMAIL_DELAY_MINUTES');
+});
+
+describe('TLS as SMTP_URL says', () => {
+  // smtp-server's own built-in certificate: self-signed, so a client that checks certificates refuses it.
+  async function tlsServer(secure: boolean): Promise<{ port: number; received: () => number; close(): Promise<void> }> {
+    let received = 0;
+    const server = new SMTPServer({
+      secure,
+      authOptional: true,
+      logger: false,
+      onData(stream, _session, callback) {
+        stream.resume();
+        stream.on('end', () => {
+          received += 1;
+          callback();
+        });
+      },
+    });
+    // The client hanging up on the certificate is what these tests expect.
+    server.on('error', () => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.server.address() as AddressInfo;
+    return { port, received: () => received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+  const message = { to: 'jane@shop.io', subject: 'Test', text: 'Test', html: '<p>Test</p>' };
+
+  it('smtps:// connects with TLS and checks the certificate: an untrusted one is refused before any data (retried, nothing sent)', async () => {
+    const server = await tlsServer(true);
+    const mailer = new SmtpMailer({ smtpUrl: `smtps://127.0.0.1:${server.port}`, from: 'pay@shop.test', timeoutMs: 5000 });
+    const result = await mailer.send(message);
+    expect(result).toMatchObject({ kind: 'failed', failure: { afterData: false } });
+    expect(result.kind === 'failed' && result.error).toMatch(/certificate/i);
+    expect(server.received()).toBe(0);
+    mailer.close();
+    await server.close();
+  });
+
+  it('smtp://…?requireTLS=true refuses a server that offers no STARTTLS, before the data', async () => {
+    const mailer = new SmtpMailer({ smtpUrl: `${inbox.url}?requireTLS=true`, from: 'pay@shop.test', timeoutMs: 5000 });
+    const before = inbox.deliveries;
+    const result = await mailer.send(message);
+    expect(result).toMatchObject({ kind: 'failed', failure: { afterData: false } });
+    expect(inbox.deliveries).toBe(before);
+    mailer.close();
+  });
+
+  it('smtp:// upgrades with STARTTLS when the server offers it, and checks its certificate too', async () => {
+    const server = await tlsServer(false);
+    const mailer = new SmtpMailer({ smtpUrl: `smtp://127.0.0.1:${server.port}`, from: 'pay@shop.test', timeoutMs: 5000 });
+    const result = await mailer.send(message);
+    expect(result.kind === 'failed' && result.error).toMatch(/certificate/i);
+    expect(server.received()).toBe(0);
+    mailer.close();
+    await server.close();
+  });
 });

@@ -3,7 +3,8 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
 /** How the test SMTP server answers the end of a message's data. */
-export type InboxMode = 'accept' | 'temporary_failure' | 'permanent_failure';
+/** hang_after_data: reads the whole message and never answers (a connection lost once the data was handed over). */
+export type InboxMode = 'accept' | 'temporary_failure' | 'permanent_failure' | 'hang_after_data';
 
 /**
  * A real SMTP server on a loopback port (smtp-server), requiring the user and password of its
@@ -41,6 +42,7 @@ export async function startSmtpInbox(user = 'gateway', password = 'smtp-pass-MAD
         if (inbox.mode === 'temporary_failure') {
           return callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
         }
+        if (inbox.mode === 'hang_after_data') return;
         if (inbox.mode === 'permanent_failure') {
           return callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
         }
@@ -54,6 +56,8 @@ export async function startSmtpInbox(user = 'gateway', password = 'smtp-pass-MAD
       });
     },
   });
+  // A client that hangs up mid-conversation (requireTLS against this server) is not the test's failure.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   return Object.assign(inbox, {
