@@ -29,6 +29,7 @@ import {
   RECOVERY_ABANDONED_AFTER_BOUNDS_MINUTES,
   RECOVERY_DELAY_BOUNDS_MINUTES,
   recoveryTiming,
+  smtpUrlRefusal,
   type RecoveryTiming,
   type SealingKeyRing,
   type StatusPollSchedule,
@@ -268,7 +269,7 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
   if (raw.STATUS_POLL_FIRST_DELAY_MS > raw.STATUS_POLL_MAX_DELAY_MS) {
     problems.push('STATUS_POLL_FIRST_DELAY_MS: longer than STATUS_POLL_MAX_DELAY_MS; the first wait cannot exceed the longest');
   }
-  const recoveryMail = attempt(() => parseRecoveryMail(raw));
+  const recoveryMail = attempt(() => parseRecoveryMail(raw, production));
   if (problems.length > 0 || !publicUrl || !keys || !rates) throw new ConfigError(problems);
   return {
     raw,
@@ -282,17 +283,17 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
   };
 }
 
-/** SMTP_URL, MAIL_FROM and the recovery timing, checked together; undefined without SMTP_URL (no e-mail is sent). */
-function parseRecoveryMail(raw: PaymentRedirectSettings): RecoveryMailConfig | undefined {
+/**
+ * SMTP_URL, MAIL_FROM and the recovery timing, checked together; undefined without SMTP_URL (no
+ * e-mail is sent). Production refuses an SMTP_URL that could send the password in clear.
+ */
+function parseRecoveryMail(raw: PaymentRedirectSettings, production: boolean): RecoveryMailConfig | undefined {
   const timing = recoveryTiming(raw.RECOVERY_EMAIL_DELAY_MINUTES, raw.RECOVERY_EMAIL_ABANDONED_AFTER_MINUTES);
   if (raw.SMTP_URL === undefined) return undefined;
   const problems: string[] = [];
-  try {
-    new URL(raw.SMTP_URL);
-  } catch {
-    // Never the value: it holds the SMTP password.
-    problems.push('SMTP_URL: not a URL; write it as smtps://user:password@host:465 or smtp://user:password@host:587');
-  }
+  // Never the value: it holds the SMTP password.
+  const refusal = smtpUrlRefusal(raw.SMTP_URL, production);
+  if (refusal !== undefined) problems.push(`SMTP_URL: ${refusal}`);
   const from = raw.MAIL_FROM?.trim();
   if (from === undefined || from === '') problems.push('MAIL_FROM: required with SMTP_URL (the From of recovery e-mails)');
   else if (!/^[^<>@\s]+@[^<>@\s]+\.[^<>@\s]+$|^[^<>]*<[^<>@\s]+@[^<>@\s]+\.[^<>@\s]+>$/.test(from)) {

@@ -267,3 +267,25 @@ export const RECOVERY_LINK_LIFETIME_MS = 7 * 86_400_000;
 export function recoveryLinkTarget(providerStatus: ProviderPaymentStatus | null, usdcArrived: boolean): 'receipt' | 'checkout' {
   return providerStatus === null && !usdcArrived ? 'checkout' : 'receipt';
 }
+
+/**
+ * Why an SMTP_URL is refused, or undefined: a URL that is not smtp:// or smtps://; in production, one
+ * whose password could cross the network in clear (smtp:// to another host without
+ * ?requireTLS=true: a server that offers no STARTTLS, or a network that strips it, would get it).
+ * Never says the URL: it holds the password.
+ */
+export function smtpUrlRefusal(smtpUrl: string, production: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(smtpUrl);
+  } catch {
+    return 'not a URL; write it as smtps://user:password@host:465 or smtp://user:password@host:587?requireTLS=true';
+  }
+  if (url.protocol !== 'smtps:' && url.protocol !== 'smtp:') return 'must start with smtps:// (TLS) or smtp:// (STARTTLS)';
+  if (url.hostname === '') return 'names no host';
+  const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\./.test(url.hostname);
+  if (production && url.protocol === 'smtp:' && !loopback && url.searchParams.get('requireTLS') !== 'true') {
+    return 'smtp:// to another host must add ?requireTLS=true in production (or use smtps://): the password must never cross the network in clear';
+  }
+  return undefined;
+}

@@ -12,6 +12,7 @@ import {
   recoveryScanWindow,
   recoveryTiming,
   smtpFailureKind,
+  smtpUrlRefusal,
   type RecoveryFacts,
   type RecoveryPayment,
 } from '../src';
@@ -181,5 +182,24 @@ describe("the message's facts", () => {
     expect(recoveryLinkTarget(null, false)).toBe('checkout');
     expect(recoveryLinkTarget(null, true)).toBe('receipt');
     expect(recoveryLinkTarget('pending', false)).toBe('receipt');
+  });
+});
+
+describe('smtpUrlRefusal', () => {
+  it('takes smtps:// anywhere, and smtp:// with requireTLS or to a loopback relay in production', () => {
+    expect(smtpUrlRefusal('smtps://u:p@mail.example.com:465', true)).toBeUndefined();
+    expect(smtpUrlRefusal('smtp://u:p@mail.example.com:587?requireTLS=true', true)).toBeUndefined();
+    expect(smtpUrlRefusal('smtp://127.0.0.1:25', true)).toBeUndefined();
+    expect(smtpUrlRefusal('smtp://localhost:25', true)).toBeUndefined();
+    expect(smtpUrlRefusal('smtp://u:p@mail.example.com:587', false)).toBeUndefined();
+  });
+
+  it('refuses in production an smtp:// URL whose password could go in clear, and anything not SMTP, never echoing it', () => {
+    const refusal = smtpUrlRefusal('smtp://u:secret-pass@mail.example.com:587', true);
+    expect(refusal).toContain('?requireTLS=true');
+    expect(refusal).not.toContain('secret-pass');
+    expect(smtpUrlRefusal('https://mail.example.com', false)).toContain('smtps://');
+    expect(smtpUrlRefusal('smtp ://x', false)).toContain('not a URL');
+    expect(smtpUrlRefusal('smtp://u:secret-pass@mail.example.com:587?requireTLS=false', true)).toContain('requireTLS');
   });
 });
