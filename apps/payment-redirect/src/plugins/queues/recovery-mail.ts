@@ -28,6 +28,8 @@ declare module 'fastify' {
  */
 export const recoveryMail = fp<{ config: PaymentRedirectConfig }>(
   async (app, { config }) => {
+    // Exported without mail too (all zero): the alert rules and the dashboard read the same names everywhere.
+    const metrics = recoveryEmailMetrics(app.metrics);
     const settings = config.recoveryMail;
     if (settings === undefined) {
       app.decorate('recoveryMail', undefined);
@@ -45,7 +47,7 @@ export const recoveryMail = fp<{ config: PaymentRedirectConfig }>(
       providers: app.providers,
       publicUrl: config.publicUrl,
       timing: settings.timing,
-      metrics: recoveryEmailMetrics(app.metrics),
+      metrics,
       log: app.log,
     });
     const passes: RepeatingPass = new RepeatingPass(
