@@ -587,16 +587,16 @@ describe('payment-redirect, as its role', () => {
 
     // The link's key acts on the payment once claimed: its readers return it beside the payment's own.
     const linkHash = randomBytes(32);
-    expect(await records.claim(ra, a.id, linkHash)).toBe(1);
-    expect(await records.claim(ra, a.id, linkHash)).toBeUndefined();
+    expect(await records.claim(ra, a.id, 'declined', linkHash)).toBe(1);
+    expect(await records.claim(ra, a.id, 'declined', linkHash)).toBeUndefined();
     expect((await payments.findCheckout(a.id))!.keyHash).toContainEqual(linkHash);
     expect(await records.recordSent(ra, '<m@shop.io>')).toBe(true);
-    expect(await records.claim(rb, b.id, randomBytes(32))).toBe(1);
+    expect(await records.claim(rb, b.id, 'declined', randomBytes(32))).toBe(1);
     expect(await records.recordRetry(rb, new Date(), 'ECONNECTION at CONN')).toBe(true);
-    expect(await records.claim(rb, b.id, randomBytes(32))).toBe(2);
+    expect(await records.claim(rb, b.id, 'declined', randomBytes(32))).toBe(2);
     expect(await records.recordFailed(rb, 'retries_used', 'ECONNECTION at CONN')).toBe(true);
     expect(await records.skip(rc, c.id, 'order_paid')).toBe(true);
-    expect(await records.claim(rd, d.id, randomBytes(32))).toBe(1);
+    expect(await records.claim(rd, d.id, 'declined', randomBytes(32))).toBe(1);
     expect(await records.failStaleSends(0)).toContain(rd);
 
     // USDC after the e-mail: the order counts as recovered, once.

@@ -141,12 +141,13 @@ export class RecoveryEmailRepository {
    * link's key hash. False when another worker claimed it, or it moved to another attempt meanwhile.
    * Returns the attempt's number.
    */
-  async claim(id: string, paymentId: string, linkKeyHash: Buffer): Promise<number | undefined> {
+  async claim(id: string, paymentId: string, trigger: RecoveryTrigger, linkKeyHash: Buffer): Promise<number | undefined> {
+    // The trigger as the message tells it: an abandoned checkout the provider declined since is a decline.
     const { rows } = await this.pool.query<{ attempts: number }>(
-      `UPDATE recovery_emails SET state = 'sending', attempts = attempts + 1, link_key_hash = $3, claimed_at = now()
+      `UPDATE recovery_emails SET state = 'sending', attempts = attempts + 1, trigger = $3, link_key_hash = $4, claimed_at = now()
        WHERE id = $1 AND payment_id = $2 AND state = 'scheduled'
        RETURNING attempts`,
-      [id, paymentId, linkKeyHash],
+      [id, paymentId, trigger, linkKeyHash],
     );
     return rows[0]?.attempts;
   }

@@ -125,7 +125,7 @@ export class RecoveryMailService {
         break;
     }
     const key = issuePaymentKey();
-    const attempt = await records.claim(record.id, record.paymentId, key.hash);
+    const attempt = await records.claim(record.id, record.paymentId, decision.trigger, key.hash);
     // Claimed by another worker, or moved to a newer attempt of the order (whose job the reconciler gives).
     if (attempt === undefined) return 'done';
     const view = recoveryMessageView({
