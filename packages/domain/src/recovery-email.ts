@@ -57,7 +57,8 @@ export const RECOVERY_EMAIL_MOVES = {
   claim: {
     from: ['scheduled'],
     to: 'sending',
-    requires: "due, recoveryDecision says send; its trigger as the message tells it, the link's key hash and the attempt recorded before the SMTP call",
+    requires:
+      "due, recoveryDecision says send; its trigger as the message tells it, the link's key hash and the attempt recorded before the SMTP call",
   },
   recordSent: { from: ['sending'], to: 'sent', requires: 'the SMTP server accepted the message (a 2xx after DATA)' },
   retry: {
