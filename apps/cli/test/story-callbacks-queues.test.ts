@@ -361,19 +361,20 @@ describe('gateway queues', () => {
       const report = JSON.parse(run.stdout) as {
         queues: Array<{ queue: string; counts: Record<string, number>; oldest: { id: string; state: string; data: unknown } | null }>;
       };
-      expect(report.queues.map((queue) => queue.queue)).toEqual(['settlement', 'callbacks', 'provider-status']);
-      const [settle, callback, status] = report.queues;
+      expect(report.queues.map((queue) => queue.queue)).toEqual(['settlement', 'callbacks', 'provider-status', 'recovery-emails']);
+      const [settle, callback, status, recovery] = report.queues;
       expect(settle!.counts).toMatchObject({ waiting: 1, delayed: 1, active: 0 });
       expect(settle!.oldest).toMatchObject({ id: 'deposit-901', state: 'waiting', data: { depositId: '901' } });
       expect(callback!.counts).toMatchObject({ waiting: 1, delayed: 0 });
       expect(status).toMatchObject({ counts: { waiting: 0, delayed: 0, active: 0 }, oldest: null });
+      expect(recovery).toMatchObject({ counts: { waiting: 0, delayed: 0, active: 0 }, oldest: null });
 
       const text = await runGateway(['queues'], queuesEnv);
       expect(text.code).toBe(0);
       expect(text.stdout).toMatch(
         /^settlement +waiting 1, delayed 1\n +oldest: job deposit-901 \(waiting, added .+\) \{"depositId":"901"\}\n/,
       );
-      expect(text.stdout).toMatch(/\nprovider-status +empty\n$/);
+      expect(text.stdout).toMatch(/\nprovider-status +empty\nrecovery-emails +empty\n$/);
     } finally {
       await settlement.close();
       await callbacks.close();

@@ -28,11 +28,13 @@ import {
   restService,
   receiptService,
   hostedCheckoutService,
+  recoveryMail,
 } from './plugins';
 import { processPaymentRoutes } from './routes/process-payment';
 import { checkoutLinkRoutes } from './routes/checkout-link';
 import { receiptRoutes } from './routes/receipt';
 import { secondChanceRoutes } from './routes/second-chance';
+import { recoveryLinkRoutes } from './routes/recovery-link';
 import { hostedCheckoutRoutes } from './routes/hosted-checkout';
 import { webhookRoutes } from './routes/webhooks';
 
@@ -80,12 +82,14 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   await app.register(restService, { config });
   await app.register(receiptService, { config });
   await app.register(hostedCheckoutService, { config });
+  await app.register(recoveryMail, { config });
 
   await app.register(pagesPlugin, { viewsDir: join(APP_ROOT, 'views'), assetsDir: join(APP_ROOT, 'assets') });
   await app.register(processPaymentRoutes, { publicUrl: config.publicUrl });
   await app.register(checkoutLinkRoutes, { publicUrl: config.publicUrl });
   await app.register(receiptRoutes);
   await app.register(secondChanceRoutes, { publicUrl: config.publicUrl });
+  await app.register(recoveryLinkRoutes, { publicUrl: config.publicUrl });
   await app.register(hostedCheckoutRoutes);
   await app.register(webhookRoutes);
   return app;

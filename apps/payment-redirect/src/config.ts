@@ -26,6 +26,13 @@ import {
   MAX_ORDER_TOLERANCE_BPS,
   DEFAULT_SECOND_CHANCES_MAX,
   DEFAULT_STATUS_POLL_SCHEDULE,
+  DEFAULT_RECOVERY_ABANDONED_AFTER_MINUTES,
+  DEFAULT_RECOVERY_DELAY_MINUTES,
+  RECOVERY_ABANDONED_AFTER_BOUNDS_MINUTES,
+  RECOVERY_DELAY_BOUNDS_MINUTES,
+  recoveryTiming,
+  smtpUrlRefusal,
+  type RecoveryTiming,
   type SealingKeyRing,
   type StatusPollSchedule,
 } from '@gateway/domain';
@@ -174,6 +181,45 @@ export const paymentRedirectSettings = Type.Object({
     maximum: 3_600_000,
     description: 'how often the reconciler gives overdue status look-ups that lost their job (a flushed Redis) a new one',
   }),
+  SMTP_URL: Type.Optional(
+    Type.String({
+      pattern: '^smtps?://[^\\s]+$',
+      description:
+        'the SMTP server recovery e-mails go through (issue 32), user and password in the URL: smtps:// connects with TLS, smtp:// ' +
+        'upgrades with STARTTLS when the server offers it (add ?requireTLS=true to refuse a server that does not); unset, no ' +
+        'e-mail is ever scheduled or sent. A secret: SMTP_URL_FILE reads it from a file, and it is never logged',
+    }),
+  ),
+  MAIL_FROM: Type.Optional(
+    Type.String({
+      minLength: 3,
+      maxLength: 320,
+      description:
+        'the From of recovery e-mails, an address or "Name <address>" (required with SMTP_URL), e.g. Shop payments <pay@shop.example>',
+    }),
+  ),
+  RECOVERY_EMAIL_DELAY_MINUTES: Type.Integer({
+    default: DEFAULT_RECOVERY_DELAY_MINUTES,
+    minimum: RECOVERY_DELAY_BOUNDS_MINUTES.min,
+    maximum: RECOVERY_DELAY_BOUNDS_MINUTES.max,
+    description: 'how long after a decline (or an abandoned checkout) the one recovery e-mail of the order goes out',
+  }),
+  RECOVERY_EMAIL_ABANDONED_AFTER_MINUTES: Type.Integer({
+    default: DEFAULT_RECOVERY_ABANDONED_AFTER_MINUTES,
+    minimum: RECOVERY_ABANDONED_AFTER_BOUNDS_MINUTES.min,
+    maximum: RECOVERY_ABANDONED_AFTER_BOUNDS_MINUTES.max,
+    description:
+      'how long after its checkout was handed out a payment the provider has said nothing about counts as abandoned (its e-mail then ' +
+      'waits RECOVERY_EMAIL_DELAY_MINUTES more)',
+  }),
+  RECOVERY_EMAIL_SCAN_INTERVAL_MS: Type.Integer({
+    default: 60_000,
+    minimum: 100,
+    maximum: 3_600_000,
+    description:
+      'how often declined and abandoned payments are looked for (recovery e-mails scheduled), lost jobs recreated and interrupted sends ' +
+      'closed (with SMTP_URL; every replica may run it)',
+  }),
   ...rateSourceSettings,
   ...providerEnvironmentSchema(PROVIDER_MODULES),
 });
@@ -192,6 +238,15 @@ export interface PaymentRedirectConfig {
   sandbox: { baseUrl: string; signingSecret: Buffer } | undefined;
   /** Block explorer link template, or null when the chain has no explorer. */
   explorerTxUrl: string | null;
+  /** Recovery e-mails: set when SMTP_URL is (with MAIL_FROM). */
+  recoveryMail: RecoveryMailConfig | undefined;
+}
+
+export interface RecoveryMailConfig {
+  smtpUrl: string;
+  from: string;
+  timing: RecoveryTiming;
+  scanIntervalMs: number;
 }
 
 /**
@@ -233,6 +288,7 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
   if (raw.STATUS_POLL_FIRST_DELAY_MS > raw.STATUS_POLL_MAX_DELAY_MS) {
     problems.push('STATUS_POLL_FIRST_DELAY_MS: longer than STATUS_POLL_MAX_DELAY_MS; the first wait cannot exceed the longest');
   }
+  const recoveryMail = attempt(() => parseRecoveryMail(raw, production));
   if (problems.length > 0 || !publicUrl || !keys || !rates) throw new ConfigError(problems);
   return {
     raw,
@@ -242,7 +298,28 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
     rates,
     sandbox,
     explorerTxUrl: raw.EXPLORER_TX_URL === 'none' ? null : raw.EXPLORER_TX_URL,
+    recoveryMail,
   };
+}
+
+/**
+ * SMTP_URL, MAIL_FROM and the recovery timing, checked together; undefined without SMTP_URL (no
+ * e-mail is sent). Production refuses an SMTP_URL that could send the password in clear.
+ */
+function parseRecoveryMail(raw: PaymentRedirectSettings, production: boolean): RecoveryMailConfig | undefined {
+  const timing = recoveryTiming(raw.RECOVERY_EMAIL_DELAY_MINUTES, raw.RECOVERY_EMAIL_ABANDONED_AFTER_MINUTES);
+  if (raw.SMTP_URL === undefined) return undefined;
+  const problems: string[] = [];
+  // Never the value: it holds the SMTP password.
+  const refusal = smtpUrlRefusal(raw.SMTP_URL, production);
+  if (refusal !== undefined) problems.push(`SMTP_URL: ${refusal}`);
+  const from = raw.MAIL_FROM?.trim();
+  if (from === undefined || from === '') problems.push('MAIL_FROM: required with SMTP_URL (the From of recovery e-mails)');
+  else if (!/^[^<>@\s]+@[^<>@\s]+\.[^<>@\s]+$|^[^<>]*<[^<>@\s]+@[^<>@\s]+\.[^<>@\s]+>$/.test(from)) {
+    problems.push('MAIL_FROM: write an address (pay@shop.example) or a name and an address (Shop payments <pay@shop.example>)');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { smtpUrl: raw.SMTP_URL, from: from!, timing, scanIntervalMs: raw.RECOVERY_EMAIL_SCAN_INTERVAL_MS };
 }
 
 /** When payments' providers are asked about them (STATUS_POLL_*): the first wait, the longest, and until what age. */

@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import type { RecoveryFailureReason, RecoverySkipReason, RecoveryTrigger } from '@gateway/domain';
 import type { ProviderObserver } from '@gateway/providers';
 import type { CheckoutFailureKind } from './services/checkout/provider-checkout';
 import type { ProviderStatusMetrics } from './services/provider-status/provider-status-service';
@@ -130,5 +131,69 @@ export function quoteMetrics(registry: Registry): QuoteMetrics {
     call: (provider, outcome) => calls.inc({ provider, outcome }),
     cache: (provider, result) => cache.inc({ provider, result }),
     served: (provider, basis) => served.inc({ provider, basis }),
+  };
+}
+
+/** What became of recovery e-mails (issue 32). */
+export interface RecoveryEmailMetrics {
+  scheduled(count: number): void;
+  sent(trigger: RecoveryTrigger): void;
+  /** An SMTP attempt that failed and is retried on the schedule. */
+  retried(): void;
+  failed(reason: RecoveryFailureReason): void;
+  skipped(reason: RecoverySkipReason): void;
+  recovered(count: number): void;
+  reconcilerEnqueued(count: number): void;
+}
+
+export function recoveryEmailMetrics(registry: Registry): RecoveryEmailMetrics {
+  const scheduled = new Counter({
+    name: 'payment_redirect_recovery_emails_scheduled_total',
+    help: 'Recovery e-mails scheduled (or moved to a newer attempt of the same order) for declined and abandoned payments',
+    registers: [registry],
+  });
+  const sent = new Counter({
+    name: 'payment_redirect_recovery_emails_sent_total',
+    help: 'Recovery e-mails the SMTP server accepted, by trigger (declined, abandoned)',
+    labelNames: ['trigger'] as const,
+    registers: [registry],
+  });
+  const retried = new Counter({
+    name: 'payment_redirect_recovery_email_retries_total',
+    help: 'SMTP attempts of recovery e-mails that certainly did not go (no connection, a 4xx) and are tried again later',
+    registers: [registry],
+  });
+  const failed = new Counter({
+    name: 'payment_redirect_recovery_emails_failed_total',
+    help:
+      'Recovery e-mails given up on, by reason (rejected: a 5xx; retries_used; outcome_unknown: the connection or the process ' +
+      'ended once the message was handed over, never sent again)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const skipped = new Counter({
+    name: 'payment_redirect_recovery_emails_skipped_total',
+    help: 'Recovery e-mails not sent, by reason (order_paid, provider_progress, tried_again, too_late)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const recovered = new Counter({
+    name: 'payment_redirect_recovery_orders_recovered_total',
+    help: 'Orders whose USDC arrived after their recovery e-mail was sent (counted once per order, within the link lifetime)',
+    registers: [registry],
+  });
+  const reenqueued = new Counter({
+    name: 'payment_redirect_recovery_email_reconciler_enqueued_total',
+    help: 'Scheduled recovery e-mails that had lost their job (a flushed Redis, a failed job) and got a new one',
+    registers: [registry],
+  });
+  return {
+    scheduled: (count) => scheduled.inc(count),
+    sent: (trigger) => sent.inc({ trigger }),
+    retried: () => retried.inc(),
+    failed: (reason) => failed.inc({ reason }),
+    skipped: (reason) => skipped.inc({ reason }),
+    recovered: (count) => recovered.inc(count),
+    reconcilerEnqueued: (count) => reenqueued.inc(count),
   };
 }

@@ -79,6 +79,12 @@ GRANT SELECT (deposit_id, leg, tx_hash) ON payouts TO :"payment_redirect";
 GRANT SELECT (deposit_id, status) ON callback_deliveries TO :"payment_redirect";
 -- The events it reads from a provider's queue and keeps (migration 028): never changed once kept.
 GRANT SELECT, INSERT ON provider_events TO :"payment_redirect";
+-- The recovery e-mail of each order (migration 036): scheduled by its scanner, claimed, sent or given
+-- up on by its worker; the link's key hash is read with the payment's own (receipt, second chance).
+GRANT SELECT, INSERT ON recovery_emails TO :"payment_redirect";
+GRANT UPDATE (payment_id, trigger, state, due_at, attempts, skip_reason, failure_reason, last_error, link_key_hash,
+              claimed_at, sent_at, message_id, recovered_at)
+  ON recovery_emails TO :"payment_redirect";
 
 -- callback-worker (talks to merchants' servers): claims deliveries (with what the callback carries
 -- of the wallet, and whether its callback was released), records attempts and the refusals in a row

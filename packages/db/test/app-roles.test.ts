@@ -5,7 +5,7 @@ import type { Pool } from 'pg';
 import { TEST_DATABASE_URL } from '@gateway/testkit';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { ensureAppLoginUsers } from '../src/app-login-users';
-import { callbackPathBinding } from '@gateway/domain';
+import { callbackPathBinding, recoveryTiming } from '@gateway/domain';
 import * as callbackWorker from '../src/apps/callback-worker';
 // The operator CLI's (apps/cli, with the owner's login).
 import * as cli from '../src/apps/cli';
@@ -82,6 +82,18 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     ],
     ProviderEventRepository: ['save', 'find', 'tryLockConsumer'],
     TokenRepository: ['register', 'list'],
+    RecoveryEmailRepository: [
+      'scheduleDue',
+      'listScheduled',
+      'find',
+      'claim',
+      'recordSent',
+      'recordRetry',
+      'recordFailed',
+      'skip',
+      'failStaleSends',
+      'markRecovered',
+    ],
   },
   'callback-worker': {
     CallbackDeliveryRepository: [
@@ -554,6 +566,53 @@ describe('payment-redirect, as its role', () => {
     expect(await events.find('simplex', { providerReference: 'sx-1' })).toEqual([event.body]);
     expect(await events.find('simplex', { paymentId: paid })).toEqual([event.body]);
     await lock!.release();
+  });
+
+  it('schedules, claims, sends, retries, fails and skips recovery e-mails, and counts recovered orders (migration 036)', async () => {
+    const timing = recoveryTiming(10, 15);
+    const payments = repository('payment-redirect', paymentRedirect.PaymentRepository);
+    const records = repository('payment-redirect', paymentRedirect.RecoveryEmailRepository);
+    const base = { amount: '25', currency: 'USD', provider: 'moonpay', email: 'jane@shop.io', expectation: sampleExpectation() };
+    const declinedOrder = async () => {
+      const wallet = await ownerWallet();
+      const id = randomUUID();
+      await payments.insertManyForWallets([{ id, polygonAddress: wallet.address, keyHash: randomBytes(32), ...base }], 20);
+      await payments.recordCheckouts([{ id, checkoutUrl: 'https://buy.moonpay.com/?x=1' }]);
+      await database.pool.query(
+        `UPDATE payments SET provider_status = 'declined', provider_reason = 'card declined', provider_updated_at = now() - interval '20 minutes' WHERE id = $1`,
+        [id],
+      );
+      return { wallet, id };
+    };
+    const [a, b, c, d] = [await declinedOrder(), await declinedOrder(), await declinedOrder(), await declinedOrder()];
+    const scheduled = await records.scheduleDue(new Date(), timing);
+    expect(scheduled.length).toBeGreaterThanOrEqual(4);
+    expect(await records.scheduleDue(new Date(), timing)).toEqual([]);
+    const recordOf = async (paymentId: string) =>
+      (await database.pool.query<{ id: string }>('SELECT id FROM recovery_emails WHERE payment_id = $1', [paymentId])).rows[0]!.id;
+    const [ra, rb, rc, rd] = [await recordOf(a.id), await recordOf(b.id), await recordOf(c.id), await recordOf(d.id)];
+    expect((await records.listScheduled(1000)).map((row) => row.id)).toEqual(expect.arrayContaining([ra, rb, rc, rd]));
+    expect(await records.find(ra)).toMatchObject({ paymentId: a.id, trigger: 'declined', facts: { state: 'scheduled', orderPaid: false } });
+
+    // The link's key acts on the payment once claimed: its readers return it beside the payment's own.
+    const linkHash = randomBytes(32);
+    expect(await records.claim(ra, a.id, 'declined', linkHash)).toBe(1);
+    expect(await records.claim(ra, a.id, 'declined', linkHash)).toBeUndefined();
+    expect((await payments.findCheckout(a.id))!.keyHash).toContainEqual(linkHash);
+    expect(await records.recordSent(ra, '<m@shop.io>')).toBe(true);
+    expect(await records.claim(rb, b.id, 'declined', randomBytes(32))).toBe(1);
+    expect(await records.recordRetry(rb, new Date(), 'ECONNECTION at CONN')).toBe(true);
+    expect(await records.claim(rb, b.id, 'declined', randomBytes(32))).toBe(2);
+    expect(await records.recordFailed(rb, 'retries_used', 'ECONNECTION at CONN')).toBe(true);
+    expect(await records.skip(rc, c.id, 'order_paid')).toBe(true);
+    expect(await records.claim(rd, d.id, 'declined', randomBytes(32))).toBe(1);
+    expect(await records.failStaleSends(0)).toContain(rd);
+
+    // USDC after the e-mail: the order counts as recovered, once.
+    await database.pool.query(`UPDATE recovery_emails SET sent_at = now() - interval '1 minute' WHERE id = $1`, [ra]);
+    await ownerDeposit(a.wallet.id, 'forwarded');
+    expect(await records.markRecovered()).toBe(1);
+    expect(await records.markRecovered()).toBe(0);
   });
 });
 

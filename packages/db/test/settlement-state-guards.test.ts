@@ -11,6 +11,10 @@ import {
   PAYOUT_TRANSACTION_MOVES,
   PAYOUT_TRANSACTION_STATUSES,
   OTHER_TOKEN_DEPOSIT_STATUSES,
+  RECOVERY_EMAIL_STATES,
+  RECOVERY_FAILURE_REASONS,
+  RECOVERY_SKIP_REASONS,
+  RECOVERY_TRIGGERS,
   type DepositStatus,
   type PayoutLegStatus,
   type PayoutTransactionStatus,
@@ -422,6 +426,10 @@ describe('the CHECK constraints list the module statuses', () => {
     ['payouts_attention_reason_check', NEEDS_ATTENTION_REASONS],
     ['payments_status_check', PAYMENT_STATUSES],
     ['payments_provider_decline_kind_check', DECLINE_KINDS],
+    ['recovery_emails_state_check', RECOVERY_EMAIL_STATES],
+    ['recovery_emails_trigger_check', RECOVERY_TRIGGERS],
+    ['recovery_emails_skip_reason_check', RECOVERY_SKIP_REASONS],
+    ['recovery_emails_failure_reason_check', RECOVERY_FAILURE_REASONS],
   ] as const)('%s', async (constraint, statuses) => {
     expect(await checkList(constraint)).toEqual([...statuses].sort());
   });

@@ -54,3 +54,4 @@ export * from './ledger-query';
 export * from './checkout-ranking';
 export * from './provider-circuit';
 export * from './decline-next-try';
+export * from './recovery-email';

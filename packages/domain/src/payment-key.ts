@@ -35,12 +35,24 @@ export function paymentKeyHash(key: string): Buffer {
 }
 
 /**
+ * The hashes of the keys that act on a payment: the one its browser was given and, once a recovery
+ * e-mail went out (recovery-email.ts), the one its link carries. null: a payment recorded before
+ * keys existed, which no key acts on.
+ */
+export type PaymentKeyHashes = Buffer | null | readonly Buffer[];
+
+function hashList(hashes: PaymentKeyHashes): readonly Buffer[] {
+  if (hashes === null) return [];
+  return Buffer.isBuffer(hashes) ? [hashes] : (hashes as readonly Buffer[]);
+}
+
+/**
  * Whether one of the keys a request presents (its cookies, the link's query) is the payment's.
  * A payment with no hash (recorded before keys existed) matches none.
  */
-export function paymentKeyMatches(presented: readonly string[], hash: Buffer | null): boolean {
-  if (!hash) return false;
-  return presented.some((key) => KEY_SHAPE.test(key) && timingSafeEqual(paymentKeyHash(key), hash));
+export function paymentKeyMatches(presented: readonly string[], hashes: PaymentKeyHashes): boolean {
+  const accepted = hashList(hashes);
+  return presented.some((key) => KEY_SHAPE.test(key) && accepted.some((hash) => timingSafeEqual(paymentKeyHash(key), hash)));
 }
 
 /**
@@ -53,12 +65,17 @@ export function secondChanceFormToken(key: string, paymentId: string): string {
 }
 
 /** The key among `presented` that is the payment's, if any. */
-export function matchingPaymentKey(presented: readonly string[], hash: Buffer | null): string | undefined {
+export function matchingPaymentKey(presented: readonly string[], hash: PaymentKeyHashes): string | undefined {
   return presented.find((key) => paymentKeyMatches([key], hash));
 }
 
 /** Whether `token` is the form token of one of the presented keys that is the payment's. */
-export function secondChanceFormTokenMatches(token: string, presented: readonly string[], hash: Buffer | null, paymentId: string): boolean {
+export function secondChanceFormTokenMatches(
+  token: string,
+  presented: readonly string[],
+  hash: PaymentKeyHashes,
+  paymentId: string,
+): boolean {
   const key = matchingPaymentKey(presented, hash);
   if (!key || !KEY_SHAPE.test(token)) return false;
   return timingSafeEqual(Buffer.from(secondChanceFormToken(key, paymentId)), Buffer.from(token));

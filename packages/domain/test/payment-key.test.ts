@@ -142,3 +142,18 @@ describe('the cookie and the key', () => {
     expect(paymentKeyMatches([`${key.slice(0, 42)}!`], paymentKeyHash(`${key.slice(0, 42)}!`))).toBe(false);
   });
 });
+
+describe('several keys act on one payment (its own, a recovery e-mail link)', () => {
+  it("matches a key whose hash is any of the payment's, and derives the form token from the one presented", () => {
+    const own = issuePaymentKey();
+    const link = issuePaymentKey();
+    const hashes = [own.hash, link.hash];
+    expect(paymentKeyMatches([link.key], hashes)).toBe(true);
+    expect(paymentKeyMatches([own.key], hashes)).toBe(true);
+    expect(paymentKeyMatches([issuePaymentKey().key], hashes)).toBe(false);
+    expect(paymentKeyMatches([link.key], [])).toBe(false);
+    expect(matchingPaymentKey(['junk', link.key], hashes)).toBe(link.key);
+    const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    expect(secondChanceFormTokenMatches(secondChanceFormToken(link.key, id), [link.key], hashes, id)).toBe(true);
+  });
+});

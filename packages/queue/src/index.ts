@@ -5,6 +5,7 @@ export * from './queue-consumer';
 export * from './callback-queue';
 export * from './settlement-queue';
 export * from './provider-status-queue';
+export * from './recovery-email-queue';
 export * from './queue-marker';
 export * from './job-reconciling';
 export * from './redis-acl';

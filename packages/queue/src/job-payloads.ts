@@ -17,9 +17,16 @@ export interface ProviderStatusJob {
   paymentId: string;
 }
 
+export interface RecoveryEmailJob {
+  /** recovery_emails.id (uuid). */
+  recoveryEmailId: string;
+}
+
 export const settlementJobId = (depositId: string): string => `deposit-${depositId}`;
 // BullMQ refuses integer job ids, so a deposit's bigint id gets a prefix; a delivery's uuid is a
 // valid job id as it is, so the job id is the delivery id itself.
 export const callbackJobId = (deliveryId: string): string => deliveryId;
 // A payment's uuid is a valid job id as it is.
 export const providerStatusJobId = (paymentId: string): string => paymentId;
+// A record's uuid is a valid job id as it is.
+export const recoveryEmailJobId = (recoveryEmailId: string): string => recoveryEmailId;

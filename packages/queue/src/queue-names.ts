@@ -3,6 +3,7 @@ export const QUEUE_NAMES = {
   settlement: 'settlement',
   callbacks: 'callbacks',
   providerStatus: 'provider-status',
+  recoveryEmails: 'recovery-emails',
 } as const;
 
 /** The name of every job on the settlement queue (one per deposit). */
@@ -11,3 +12,5 @@ export const SETTLEMENT_JOB_NAME = 'settle-deposit';
 export const CALLBACK_JOB_NAME = 'deliver';
 /** The name of every job on the provider-status queue (one per payment whose provider is asked). */
 export const PROVIDER_STATUS_JOB_NAME = 'ask-provider';
+/** The name of every job on the recovery-emails queue (one per order's recovery e-mail). */
+export const RECOVERY_EMAIL_JOB_NAME = 'send-recovery-email';

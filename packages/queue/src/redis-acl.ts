@@ -44,6 +44,7 @@ export const REDIS_AREAS = {
   settlementQueue: `${QUEUE_NAMES.settlement}:`,
   callbacksQueue: `${QUEUE_NAMES.callbacks}:`,
   providerStatusQueue: `${QUEUE_NAMES.providerStatus}:`,
+  recoveryEmailsQueue: `${QUEUE_NAMES.recoveryEmails}:`,
 } as const;
 type RedisArea = keyof typeof REDIS_AREAS;
 
@@ -79,13 +80,13 @@ const QUEUE_USER = [...CONNECTION, ...SCRIPTS, ...BULLMQ];
 const RIGHTS: Record<RedisUser, Rights> = {
   'wallet-control': { areas: ['rateLimits', 'rates', 'payoutQuota', 'newWallets'], commands: [...CONNECTION, ...SCRIPTS, ...API_KEYS] },
   'payment-redirect': {
-    areas: ['rateLimits', 'rates', 'providerTokens', 'providerQuotes', 'providerStatusQueue'],
+    areas: ['rateLimits', 'rates', 'providerTokens', 'providerQuotes', 'providerStatusQueue', 'recoveryEmailsQueue'],
     commands: [...CONNECTION, ...SCRIPTS, ...API_KEYS, ...BULLMQ],
   },
   'chain-watcher': { areas: ['settlementQueue'], commands: QUEUE_USER },
   'settlement-worker': { areas: ['settlementQueue', 'callbacksQueue'], commands: QUEUE_USER },
   'callback-worker': { areas: ['callbacksQueue'], commands: QUEUE_USER },
-  operator: { areas: ['settlementQueue', 'callbacksQueue', 'providerStatusQueue'], commands: QUEUE_USER },
+  operator: { areas: ['settlementQueue', 'callbacksQueue', 'providerStatusQueue', 'recoveryEmailsQueue'], commands: QUEUE_USER },
 };
 
 /** The key patterns of a user: `~<prefix>:<area>*` for each area it owns. */

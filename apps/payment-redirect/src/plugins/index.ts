@@ -16,3 +16,4 @@ export { secondChanceService } from './pages/second-chance-service';
 export { restService } from './pages/rest-service';
 export { receiptService } from './pages/receipt-service';
 export { hostedCheckoutService } from './pages/hosted-checkout-service';
+export { recoveryMail } from './queues/recovery-mail';

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { paymentKeyHashes, RECOVERY_LINK_KEY_HASH } from './recovery-email-repository';
 import type { DeclineKind, DepositStatus, ProviderPaymentStatus } from '@gateway/domain';
 import { readOrderFacts, type RecordedOrderFacts } from './order-facts';
 import {
@@ -28,8 +29,11 @@ export interface PaymentReceiptRecord extends PaymentSummaryRecord {
   providerReason: string | null;
   /** The kind of that reason, for a declined or failed payment (migration 035): the second chance orders its choices by it. */
   providerDeclineKind: DeclineKind | null;
-  /** SHA-256 of its key; null for a payment recorded before keys existed (migration 027). */
-  keyHash: Buffer | null;
+  /**
+   * SHA-256 of the keys that act on it: its own (none for a payment recorded before keys existed,
+   * migration 027) and its recovery e-mail's link (migration 036) while that is good.
+   */
+  keyHash: Buffer[];
   /** Second chances taken from it (and rests: paying an underpaid order's rest takes one too). */
   secondChances: number;
   /** For a rest payment, the attempt whose order it completes (migration 033); null for any other. */
@@ -91,7 +95,7 @@ export class PaymentReceiptRepository {
                     p.provider_decline_kind,
                     d.status AS deposit_status, d.amount::text AS deposit_amount, d.tx_hash, d.seen_at, d.token,
                     po.tx_hash AS forwarded_tx_hash, cd.status = 'delivered' AS merchant_notified,
-                    p.customer_key_hash, p.second_chances, p.completes,
+                    p.customer_key_hash, ${RECOVERY_LINK_KEY_HASH('p')}, p.second_chances, p.completes,
                     (SELECT json_agg(${attemptJson('a')} ORDER BY a.created_at, a.id)
                      FROM (SELECT DISTINCT ON (c.id) c.* FROM (
                              SELECT ${attemptColumns('p')}
@@ -126,7 +130,7 @@ export class PaymentReceiptRepository {
       providerStatus: first.provider_status,
       providerReason: first.provider_reason,
       providerDeclineKind: first.provider_decline_kind,
-      keyHash: first.customer_key_hash,
+      keyHash: paymentKeyHashes(first.customer_key_hash, first.link_key_hash),
       secondChances: first.second_chances,
       completes: first.completes,
       deposits: rows
@@ -208,6 +212,7 @@ interface ReceiptRow {
   provider_reason: string | null;
   provider_decline_kind: DeclineKind | null;
   customer_key_hash: Buffer | null;
+  link_key_hash: Buffer | null;
   second_chances: number;
   completes: string | null;
   deposit_status: string | null;

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import { paymentKeyHashes, RECOVERY_LINK_KEY_HASH } from './recovery-email-repository';
 import {
   FINAL_PROVIDER_STATUSES,
   PAYMENT_MOVES,
@@ -87,8 +88,11 @@ export interface PaymentCheckoutRecord extends Omit<NewPayment, 'keyHash' | 'exp
   hasDeposit: boolean;
   /** Checkouts the provider gave for it so far. */
   attempts: number;
-  /** SHA-256 of its key; null for a payment recorded before keys existed (migration 027). */
-  keyHash: Buffer | null;
+  /**
+   * SHA-256 of the keys that act on it: its own (none for a payment recorded before keys existed,
+   * migration 027) and its recovery e-mail's link (migration 036) while that is good.
+   */
+  keyHash: Buffer[];
   checkout: {
     url: string;
     formFields: Record<string, string> | null;
@@ -231,7 +235,7 @@ export class PaymentRepository {
                     EXISTS (SELECT 1 FROM deposits d WHERE d.wallet_id = p.wallet_id AND d.seen_at >= p.created_at
                             AND d.status <> 'orphaned') AS has_deposit,
                     p.checkout_attempts, p.checkout_url, p.checkout_form_fields, p.checkout_expires_at, p.checkout_single_use,
-                    p.checkout_served_at, p.customer_key_hash
+                    p.checkout_served_at, p.customer_key_hash, ${RECOVERY_LINK_KEY_HASH('p')}
              FROM payments p JOIN wallets w ON w.id = p.wallet_id
              WHERE p.id = $1`,
       values: [id],
@@ -252,7 +256,7 @@ export class PaymentRepository {
       providerDeclineKind: row.provider_decline_kind,
       hasDeposit: row.has_deposit,
       attempts: row.checkout_attempts,
-      keyHash: row.customer_key_hash,
+      keyHash: paymentKeyHashes(row.customer_key_hash, row.link_key_hash),
       checkout:
         row.status === 'redirected' && row.checkout_url !== null
           ? {
@@ -351,4 +355,5 @@ interface CheckoutRow {
   checkout_single_use: boolean;
   checkout_served_at: Date | null;
   customer_key_hash: Buffer | null;
+  link_key_hash: Buffer | null;
 }

@@ -1,4 +1,4 @@
-import { checkoutLinkAction, matchingPaymentKey, type CurrencyCode, type EvmAddress } from '@gateway/domain';
+import { checkoutLinkAction, matchingPaymentKey, recoveryLinkTarget, type CurrencyCode, type EvmAddress } from '@gateway/domain';
 import type { PaymentRepository } from '@gateway/db/payment-redirect';
 import type { CheckoutTarget, ProviderRegistry } from '@gateway/providers';
 import { CheckoutFailedError, recordedCheckout, type ProviderCheckout } from './provider-checkout';
@@ -19,6 +19,9 @@ export type OpenedCheckout =
       | { kind: 'wait'; paymentId: string }
     ) & { key: string });
 
+/** Where a recovery e-mail's link goes, and the key it gives the browser when it carries the payment's. */
+export type ResumedPayment = { kind: 'not_found' } | { kind: 'receipt' | 'checkout'; paymentId: string; key: string | undefined };
+
 export interface CheckoutLinkServiceDeps {
   payments: Pick<PaymentRepository, 'findCheckout' | 'claimSingleUse' | 'renewCheckout'>;
   providers: ProviderRegistry;
@@ -34,6 +37,19 @@ export interface CheckoutLinkServiceDeps {
  */
 export class CheckoutLinkService {
   constructor(private readonly deps: CheckoutLinkServiceDeps) {}
+
+  /**
+   * The recovery e-mail's link (`/payment/<id>/resume?key=`): with the key it carries, the browser
+   * is given it and goes on to the second chance or the checkout (recoveryLinkTarget); without it,
+   * to the receipt anyone with the payment's id may read.
+   */
+  async resume(paymentId: string, key: string): Promise<ResumedPayment> {
+    const payment = await this.deps.payments.findCheckout(paymentId);
+    if (!payment) return { kind: 'not_found' };
+    const matching = matchingPaymentKey([key], payment.keyHash);
+    if (matching === undefined) return { kind: 'receipt', paymentId: payment.id, key: undefined };
+    return { kind: recoveryLinkTarget(payment.providerStatus, payment.hasDeposit), paymentId: payment.id, key: matching };
+  }
 
   async open(paymentId: string, customerIp: string, keys: readonly string[]): Promise<OpenedCheckout> {
     const payment = await this.deps.payments.findCheckout(paymentId);
