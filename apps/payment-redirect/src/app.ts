@@ -20,6 +20,8 @@ import {
   providerStatusReconciler,
   providerStatusConsumer,
   providerEventConsumer,
+  providerCircuitBreaker,
+  checkoutChoices,
   providerCheckout,
   paymentService,
   checkoutLinkService,
@@ -71,6 +73,8 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   await app.register(providerStatusReconciler, { config });
   await app.register(providerStatusConsumer, { config });
   await app.register(providerEventConsumer, { config });
+  await app.register(providerCircuitBreaker, { config });
+  await app.register(checkoutChoices, { config });
   await app.register(providerCheckout, { config });
   await app.register(paymentService, { config });
   await app.register(checkoutLinkService);

@@ -73,6 +73,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     ProviderStatusRepository: ['recordProviderStatus', 'schedule', 'scheduleNowFor', 'find', 'recordPoll', 'listOverdue', 'stop'],
     ProviderEventRepository: ['save', 'find', 'tryLockConsumer'],
     TokenRepository: ['register', 'list'],
+    CheckoutMeasureRepository: ['measure'],
   },
   'callback-worker': {
     CallbackDeliveryRepository: [
@@ -443,6 +444,8 @@ describe('payment-redirect, as its role', () => {
     expect(await repository('payment-redirect', paymentRedirect.TokenRepository).register(token)).toBeUndefined();
     const wallet = await ownerWallet();
     expect(await repository('payment-redirect', paymentRedirect.WalletLookupRepository).hasTemporaryAddress(wallet.address)).toBe(true);
+    // The hosted checkout's ranking reads every provider's recent attempts and the deposits credited to them.
+    expect(await repository('payment-redirect', paymentRedirect.CheckoutMeasureRepository).measure(30)).toBeInstanceOf(Map);
     const payments = repository('payment-redirect', paymentRedirect.PaymentRepository);
     const [paid, failed] = [randomUUID(), randomUUID()];
     const base = {

@@ -52,3 +52,5 @@ export * from './ledger-query';
 export * from './checkout-ranking';
 export * from './provider-circuit';
 export * from './decline-next-try';
+export * from './checkout-measures';
+export * from './customer-country';

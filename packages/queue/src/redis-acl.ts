@@ -34,6 +34,8 @@ export const REDIS_AREAS = {
   rates: 'rates:',
   /** packages/providers shared-token-store.ts through payment-redirect's redis-shared-store.ts. */
   providerTokens: 'provider-tokens:',
+  /** payment-redirect provider-circuit-breaker.ts: each provider's circuit status and its window's calls and failures. */
+  providerCircuits: 'provider-circuit:',
   /** wallet-control payout-quota.ts: per payout address, and whatever quota keys follow `payout-quota`. */
   payoutQuota: 'payout-quota',
   /** wallet-control payout-quota.ts: the gateway's ceiling per minute, and per-client variants `new-wallets-…`. */
@@ -77,7 +79,7 @@ const QUEUE_USER = [...CONNECTION, ...SCRIPTS, ...BULLMQ];
 const RIGHTS: Record<RedisUser, Rights> = {
   'wallet-control': { areas: ['rateLimits', 'rates', 'payoutQuota', 'newWallets'], commands: [...CONNECTION, ...SCRIPTS, ...API_KEYS] },
   'payment-redirect': {
-    areas: ['rateLimits', 'rates', 'providerTokens', 'providerStatusQueue'],
+    areas: ['rateLimits', 'rates', 'providerTokens', 'providerCircuits', 'providerStatusQueue'],
     commands: [...CONNECTION, ...SCRIPTS, ...API_KEYS, ...BULLMQ],
   },
   'chain-watcher': { areas: ['settlementQueue'], commands: QUEUE_USER },

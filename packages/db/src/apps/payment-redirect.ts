@@ -8,3 +8,4 @@ export * from '../repositories/payment-receipt-repository';
 export * from '../repositories/provider-status-repository';
 export * from '../repositories/provider-event-repository';
 export * from '../repositories/token-repository';
+export * from '../repositories/checkout-measure-repository';
