@@ -16,8 +16,10 @@ export interface CheckoutMeasuresDeps {
 
 /**
  * Each provider's measured checkouts for the ranking, read from PostgreSQL at most once a minute
- * per replica (concurrent page loads share one read). A failed read keeps the last measures, or
- * none (the operator's order), logged: the measures only order the page, never fail it.
+ * per replica (concurrent page loads share one read). Once a replica has read them, a page never
+ * waits for the next read: older measures are answered while it runs (the read takes about 0.3 s
+ * with 20,000 checkouts in the window). A failed read keeps the last measures, or none (the
+ * operator's order), logged: the measures only order the page, never fail it.
  */
 export class CheckoutMeasures {
   private cached: { at: number; measured: ReadonlyMap<string, MeasuredCheckouts> } | undefined;
@@ -34,7 +36,7 @@ export class CheckoutMeasures {
     this.reading ??= this.read().finally(() => {
       this.reading = undefined;
     });
-    return this.reading;
+    return cached?.measured ?? this.reading;
   }
 
   private async read(): Promise<ReadonlyMap<string, MeasuredCheckouts>> {
