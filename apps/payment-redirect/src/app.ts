@@ -20,6 +20,8 @@ import {
   providerStatusReconciler,
   providerStatusConsumer,
   providerEventConsumer,
+  providerCircuitBreaker,
+  checkoutChoices,
   providerCheckout,
   paymentService,
   quoteService,
@@ -74,6 +76,8 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   await app.register(providerStatusReconciler, { config });
   await app.register(providerStatusConsumer, { config });
   await app.register(providerEventConsumer, { config });
+  await app.register(providerCircuitBreaker, { config });
+  await app.register(checkoutChoices, { config });
   await app.register(providerCheckout, { config });
   await app.register(quoteService, { config });
   await app.register(paymentService, { config });

@@ -33,6 +33,16 @@ import {
   recoveryTiming,
   smtpUrlRefusal,
   type RecoveryTiming,
+  CHECKOUT_RANKING_WINDOW_DAYS_SETTING,
+  CHECKOUT_RANKING_MIN_ATTEMPTS_SETTING,
+  CIRCUIT_SETTINGS,
+  DEFAULT_CHECKOUT_RANKING_MIN_ATTEMPTS,
+  DEFAULT_CHECKOUT_RANKING_WINDOW_DAYS,
+  GatewayError,
+  parseCircuitSettings,
+  parseRankingMinAttempts,
+  parseRankingWindowDays,
+  type CircuitSettings,
   type SealingKeyRing,
   type StatusPollSchedule,
 } from '@gateway/domain';
@@ -222,7 +232,52 @@ export const paymentRedirectSettings = Type.Object({
   }),
   ...rateSourceSettings,
   ...providerEnvironmentSchema(PROVIDER_MODULES),
+  ...checkoutSignalSettings(),
 });
+
+/**
+ * The hosted checkout's live signals (issue 32): the providers' circuit breakers, the measured
+ * conversion the ranking reads, and the customer's country from a trusted proxy. Numbers are read
+ * as text here and checked by packages/domain's parse functions (checkoutSignalsOf), so the rules
+ * and their ranges live once.
+ */
+function checkoutSignalSettings() {
+  const circuit = (key: keyof typeof CIRCUIT_SETTINGS, description: string) => {
+    const setting = CIRCUIT_SETTINGS[key];
+    return {
+      [setting.name]: Type.Optional(
+        Type.String({ description: `${description}; unset: ${setting.default} (${setting.least} to ${setting.most} ${setting.unit})` }),
+      ),
+    };
+  };
+  return {
+    ...circuit('windowSeconds', "how far back a provider's checkout calls count for its circuit breaker"),
+    ...circuit('minCalls', "the fewest checkout calls in the window before a provider's circuit may open"),
+    ...circuit(
+      'failurePercent',
+      "the share of a provider's checkout calls in the window that failed (errors, timeouts) that opens its circuit",
+    ),
+    ...circuit('coolOffSeconds', 'how long an opened circuit keeps its provider off the page before one trial checkout'),
+    [CHECKOUT_RANKING_MIN_ATTEMPTS_SETTING]: Type.Optional(
+      Type.String({
+        description: `recent attempts a provider needs here before its measured conversion and time to USDC rank it; unset: ${DEFAULT_CHECKOUT_RANKING_MIN_ATTEMPTS} (10 to 1000000)`,
+      }),
+    ),
+    [CHECKOUT_RANKING_WINDOW_DAYS_SETTING]: Type.Optional(
+      Type.String({
+        description: `how many days back the attempts the ranking measures go; unset: ${DEFAULT_CHECKOUT_RANKING_WINDOW_DAYS} (1 to 365)`,
+      }),
+    ),
+    CUSTOMER_COUNTRY_HEADER: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9-]{1,64}$',
+        description:
+          "the request header a trusted proxy in front of this host sets to the customer's ISO 3166-1 alpha-2 country (CF-IPCountry " +
+          'behind Cloudflare); unset, no country is known. It only orders the providers; Accept-Language is never read for it',
+      }),
+    ),
+  };
+}
 
 export type PaymentRedirectSettings = Static<typeof paymentRedirectSettings>;
 
@@ -240,6 +295,7 @@ export interface PaymentRedirectConfig {
   explorerTxUrl: string | null;
   /** Recovery e-mails: set when SMTP_URL is (with MAIL_FROM). */
   recoveryMail: RecoveryMailConfig | undefined;
+  checkoutSignals: CheckoutSignalsConfig;
 }
 
 export interface RecoveryMailConfig {
@@ -247,6 +303,15 @@ export interface RecoveryMailConfig {
   from: string;
   timing: RecoveryTiming;
   scanIntervalMs: number;
+}
+
+/** The settings of the hosted checkout's live signals, read with packages/domain's rules. */
+export interface CheckoutSignalsConfig {
+  circuit: CircuitSettings;
+  rankingMinAttempts: number;
+  rankingWindowDays: number;
+  /** The trusted proxy's country header, lower case (as Node hands headers); undefined: no country is known. */
+  countryHeader: string | undefined;
 }
 
 /**
@@ -289,7 +354,8 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
     problems.push('STATUS_POLL_FIRST_DELAY_MS: longer than STATUS_POLL_MAX_DELAY_MS; the first wait cannot exceed the longest');
   }
   const recoveryMail = attempt(() => parseRecoveryMail(raw, production));
-  if (problems.length > 0 || !publicUrl || !keys || !rates) throw new ConfigError(problems);
+  const checkoutSignals = checkoutSignalsOf(raw, problems);
+  if (problems.length > 0 || !publicUrl || !keys || !rates || !checkoutSignals) throw new ConfigError(problems);
   return {
     raw,
     production,
@@ -299,6 +365,7 @@ export function loadPaymentRedirectConfig(env: NodeJS.ProcessEnv = process.env):
     sandbox,
     explorerTxUrl: raw.EXPLORER_TX_URL === 'none' ? null : raw.EXPLORER_TX_URL,
     recoveryMail,
+    checkoutSignals,
   };
 }
 
@@ -320,6 +387,38 @@ function parseRecoveryMail(raw: PaymentRedirectSettings, production: boolean): R
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return { smtpUrl: raw.SMTP_URL, from: from!, timing, scanIntervalMs: raw.RECOVERY_EMAIL_SCAN_INTERVAL_MS };
+}
+
+/** The checkout signals' settings, each refusal (from packages/domain, naming its variable) added to `problems`. */
+function checkoutSignalsOf(raw: PaymentRedirectSettings, problems: string[]): CheckoutSignalsConfig | undefined {
+  // These settings are text in the schema (checkoutSignalSettings), parsed here.
+  const env = raw as unknown as Partial<Record<string, string>>;
+  const read = <T>(parse: () => T): T | undefined => {
+    try {
+      return parse();
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      problems.push(`${error.param}: ${error.message}`);
+      return undefined;
+    }
+  };
+  const circuit = read(() => parseCircuitSettings(env));
+  const minAttempts = env[CHECKOUT_RANKING_MIN_ATTEMPTS_SETTING];
+  const rankingMinAttempts = read(() =>
+    minAttempts === undefined ? DEFAULT_CHECKOUT_RANKING_MIN_ATTEMPTS : parseRankingMinAttempts(minAttempts),
+  );
+  const windowDays = env[CHECKOUT_RANKING_WINDOW_DAYS_SETTING];
+  const rankingWindowDays = read(() =>
+    windowDays === undefined ? DEFAULT_CHECKOUT_RANKING_WINDOW_DAYS : parseRankingWindowDays(windowDays),
+  );
+  const countryHeader = raw.CUSTOMER_COUNTRY_HEADER?.toLowerCase();
+  if (countryHeader === 'accept-language') {
+    problems.push(
+      "CUSTOMER_COUNTRY_HEADER: Accept-Language names the customer's languages, not their country; name the header your proxy sets",
+    );
+  }
+  if (!circuit || rankingMinAttempts === undefined || rankingWindowDays === undefined) return undefined;
+  return { circuit, rankingMinAttempts, rankingWindowDays, countryHeader };
 }
 
 /** When payments' providers are asked about them (STATUS_POLL_*): the first wait, the longest, and until what age. */

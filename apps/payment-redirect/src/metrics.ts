@@ -1,7 +1,8 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
-import type { RecoveryFailureReason, RecoverySkipReason, RecoveryTrigger } from '@gateway/domain';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { CIRCUIT_STATES, type RecoveryFailureReason, type RecoverySkipReason, type RecoveryTrigger } from '@gateway/domain';
 import type { ProviderObserver } from '@gateway/providers';
 import type { CheckoutFailureKind } from './services/checkout/provider-checkout';
+import type { CircuitMetrics } from './services/checkout-signals/provider-circuit-breaker';
 import type { ProviderStatusMetrics } from './services/provider-status/provider-status-service';
 import type { QuoteMetrics } from './services/quotes/quote-service';
 
@@ -23,7 +24,7 @@ export function providerCheckoutMetrics(registry: Registry): ProviderCheckoutMet
     name: 'payment_redirect_provider_checkout_failures_total',
     help:
       'Checkouts a provider did not give, by provider and kind (timeout, network, rate_limited, http_5xx, http_4xx, malformed, ' +
-      'too_large, token_store, refused, unavailable, adapter_error)',
+      'too_large, token_store, refused, unavailable, adapter_error; circuit_open: its circuit breaker let no call through)',
     labelNames: ['provider', 'kind'] as const,
     registers: [registry],
   });
@@ -195,5 +196,36 @@ export function recoveryEmailMetrics(registry: Registry): RecoveryEmailMetrics {
     skipped: (reason) => skipped.inc({ reason }),
     recovered: (count) => recovered.inc(count),
     reconcilerEnqueued: (count) => reenqueued.inc(count),
+  };
+}
+
+/** The providers' circuit breakers (issue 32) as this replica last saw them, and the openings it made. */
+export function providerCircuitMetrics(registry: Registry): CircuitMetrics {
+  const states = new Gauge({
+    name: 'payment_redirect_provider_circuit_state',
+    help:
+      "Each provider's circuit breaker as this replica last read or wrote it: 1 on its state (closed, open, half_open), 0 on the " +
+      'others (the circuits are shared by every replica in Redis)',
+    labelNames: ['provider', 'state'] as const,
+    registers: [registry],
+  });
+  const openings = new Counter({
+    name: 'payment_redirect_provider_circuit_openings_total',
+    help: "Provider circuits this replica opened: the provider's checkout calls failed over the threshold, or its half-open trial failed",
+    labelNames: ['provider'] as const,
+    registers: [registry],
+  });
+  const storeErrors = new Counter({
+    name: 'payment_redirect_provider_circuit_store_errors_total',
+    help: 'Reads and writes of the circuits in Redis that failed: the breaker then let every provider and call through',
+    registers: [registry],
+  });
+  return {
+    track: (provider) => openings.inc({ provider }, 0),
+    state(provider, state) {
+      for (const candidate of CIRCUIT_STATES) states.set({ provider, state: candidate }, candidate === state ? 1 : 0);
+    },
+    opened: (provider) => openings.inc({ provider }),
+    storeError: () => storeErrors.inc(),
   };
 }

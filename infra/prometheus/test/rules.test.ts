@@ -92,7 +92,9 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
   // The rules' own unit tests (`promtool test rules`): series as the apps export them, and when an alert fires.
   const ruleTests = readdirSync(__dirname).filter((name) => name.endsWith('.rules-test.yml'));
   it('has unit tests for the rules', () => {
-    expect(ruleTests).toEqual(expect.arrayContaining(['callback-worker.rules-test.yml', 'settlement.rules-test.yml']));
+    expect(ruleTests).toEqual(
+      expect.arrayContaining(['callback-worker.rules-test.yml', 'payment-redirect.rules-test.yml', 'settlement.rules-test.yml']),
+    );
   });
   (promtool || process.env.CI ? it.each : it.skip.each)(ruleTests)('promtool test rules %s', (file) => {
     const run = spawnSync('promtool', ['test', 'rules', file], { cwd: __dirname, encoding: 'utf8' });
@@ -139,7 +141,7 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('alerts on the settlement backlog, held dust, deposits needing a person or held in the other USDC, underpaid orders, own transfers, orphaned deposits and the HD index space', () => {
+  it('alerts on the settlement backlog, held dust, deposits needing a person or held in the other USDC, underpaid orders, own transfers, orphaned deposits, the HD index space and opened provider circuits', () => {
     const read = new Set(ruleFiles().flatMap((file) => rulesOf(file).flatMap((rule) => metricsReadBy(rule.expr))));
     for (const metric of [
       'settlement_oldest_unsettled_deposit_seconds',
@@ -157,6 +159,7 @@ describe('Prometheus alert rules (infra/prometheus)', () => {
       'payment_redirect_provider_checkout_failures_total',
       'payment_redirect_provider_tokens_minted_total',
       'payment_redirect_provider_call_duration_seconds_bucket',
+      'payment_redirect_provider_circuit_openings_total',
       'settlement_order_deposits_total',
     ]) {
       expect(read).toContain(metric);

@@ -94,6 +94,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
       'failStaleSends',
       'markRecovered',
     ],
+    CheckoutMeasureRepository: ['measure'],
   },
   'callback-worker': {
     CallbackDeliveryRepository: [
@@ -464,6 +465,8 @@ describe('payment-redirect, as its role', () => {
     expect(await repository('payment-redirect', paymentRedirect.TokenRepository).register(token)).toBeUndefined();
     const wallet = await ownerWallet();
     expect(await repository('payment-redirect', paymentRedirect.WalletLookupRepository).hasTemporaryAddress(wallet.address)).toBe(true);
+    // The hosted checkout's ranking reads every provider's recent attempts and the deposits credited to them.
+    expect(await repository('payment-redirect', paymentRedirect.CheckoutMeasureRepository).measure(30)).toBeInstanceOf(Map);
     const payments = repository('payment-redirect', paymentRedirect.PaymentRepository);
     const [paid, failed] = [randomUUID(), randomUUID()];
     const base = {

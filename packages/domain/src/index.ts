@@ -55,3 +55,5 @@ export * from './checkout-ranking';
 export * from './provider-circuit';
 export * from './decline-next-try';
 export * from './recovery-email';
+export * from './checkout-measures';
+export * from './customer-country';

@@ -36,6 +36,8 @@ export const REDIS_AREAS = {
   providerTokens: 'provider-tokens:',
   /** payment-redirect quote-service.ts: providers' quotes per currency and amount band, and their `:lock`. */
   providerQuotes: 'provider-quotes:',
+  /** payment-redirect provider-circuit-breaker.ts: each provider's circuit status and its window's calls and failures. */
+  providerCircuits: 'provider-circuit:',
   /** wallet-control payout-quota.ts: per payout address, and whatever quota keys follow `payout-quota`. */
   payoutQuota: 'payout-quota',
   /** wallet-control payout-quota.ts: the gateway's ceiling per minute, and per-client variants `new-wallets-…`. */
@@ -80,7 +82,7 @@ const QUEUE_USER = [...CONNECTION, ...SCRIPTS, ...BULLMQ];
 const RIGHTS: Record<RedisUser, Rights> = {
   'wallet-control': { areas: ['rateLimits', 'rates', 'payoutQuota', 'newWallets'], commands: [...CONNECTION, ...SCRIPTS, ...API_KEYS] },
   'payment-redirect': {
-    areas: ['rateLimits', 'rates', 'providerTokens', 'providerQuotes', 'providerStatusQueue', 'recoveryEmailsQueue'],
+    areas: ['rateLimits', 'rates', 'providerTokens', 'providerQuotes', 'providerCircuits', 'providerStatusQueue', 'recoveryEmailsQueue'],
     commands: [...CONNECTION, ...SCRIPTS, ...API_KEYS, ...BULLMQ],
   },
   'chain-watcher': { areas: ['settlementQueue'], commands: QUEUE_USER },

@@ -9,3 +9,4 @@ export * from '../repositories/provider-status-repository';
 export * from '../repositories/provider-event-repository';
 export * from '../repositories/token-repository';
 export * from '../repositories/recovery-email-repository';
+export * from '../repositories/checkout-measure-repository';

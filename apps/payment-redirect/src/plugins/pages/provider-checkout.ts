@@ -22,9 +22,10 @@ export const providerCheckout = fp<{ config: PaymentRedirectConfig }>(
         ...(raw.CHECKOUT_TIMEOUT_MS !== undefined ? { checkoutTimeoutMs: raw.CHECKOUT_TIMEOUT_MS } : {}),
         failCheckout: (paymentId, error) => payments.failCheckout(paymentId, error),
         countCheckout: (provider, outcome, failure) => checkoutMetrics.checkout(provider, outcome, failure),
+        circuit: app.providerCircuitBreaker,
         log: app.log,
       }),
     );
   },
-  { name: 'provider-checkout', dependencies: ['postgres', 'provider-metrics'] },
+  { name: 'provider-checkout', dependencies: ['postgres', 'provider-metrics', 'provider-circuit-breaker'] },
 );

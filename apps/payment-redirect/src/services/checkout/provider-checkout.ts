@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { GatewayError } from '@gateway/domain';
 import type { RecordedCheckout } from '@gateway/db/payment-redirect';
+import type { ProviderCircuitBreaker } from '../checkout-signals/provider-circuit-breaker';
 import {
   checkoutDeadlineMs,
   ProviderCheckoutError,
@@ -11,8 +12,11 @@ import {
   type ProviderFailureKind,
 } from '@gateway/providers';
 
-/** Why a checkout failed: the provider's failure, a checkout URL that is not https, or the adapter itself failing. */
-export type CheckoutFailureKind = ProviderFailureKind | 'adapter_error';
+/**
+ * Why a checkout failed: the provider's failure, a checkout URL that is not https, the adapter itself
+ * failing, or the provider's circuit breaker letting no call through (circuit_open).
+ */
+export type CheckoutFailureKind = ProviderFailureKind | 'adapter_error' | 'circuit_open';
 
 /** Counts checkouts by provider and outcome (created, once recorded; refused, unavailable), and a failed one's kind. */
 type CountCheckout = (provider: string, outcome: 'created' | 'refused' | 'unavailable', failure?: CheckoutFailureKind) => void;
@@ -43,6 +47,8 @@ export interface ProviderCheckoutDeps {
   /** Marks a payment whose first checkout failed 'checkout_failed', with the reason. */
   failCheckout(paymentId: string, error: string): Promise<unknown>;
   countCheckout: CountCheckout;
+  /** The providers' circuit breakers: session checkouts ask it first and tell it how they ended (url flows make no call). */
+  circuit: Pick<ProviderCircuitBreaker, 'admit' | 'record'>;
   log: FastifyBaseLogger;
 }
 
@@ -77,28 +83,57 @@ export class ProviderCheckout {
     const order: CheckoutOrder = { ...payment, returnUrl: receiptUrl(this.deps.publicUrl, paymentId), customerIp };
     // Every call of the checkout (token + session, quote + payment) and their retries fit this one deadline.
     const deadlineMs = Math.min(checkoutDeadlineMs(provider), this.deps.checkoutTimeoutMs ?? Number.POSITIVE_INFINITY);
+    // Only a session checkout calls the provider: a URL (signed or not) is built here and never fails at the provider.
+    const admission = provider.flow === 'session' ? await this.deps.circuit.admit(provider.id) : undefined;
+    if (admission?.admit === false) {
+      return this.fail(
+        payment,
+        provider,
+        failPayment,
+        new ProviderCheckoutError('its circuit breaker is open', 'unavailable'),
+        'circuit_open',
+      );
+    }
     try {
       const checkout = await adapter.createCheckout(order, { idempotencyKey, signal: AbortSignal.timeout(deadlineMs) });
       checkTarget(checkout, adapter);
+      if (admission) await this.deps.circuit.record(admission.ticket, 'success');
       return checkout;
     } catch (error) {
-      // An adapter fault is the provider integration failing this order: the customer still gets the page, the operator the log.
-      const kind = error instanceof ProviderCheckoutError ? error.kind : 'refused';
-      const failure = error instanceof ProviderCheckoutError ? error.failure : 'adapter_error';
-      const reason = error instanceof Error ? error.message : String(error);
-      if (error instanceof ProviderCheckoutError)
-        this.deps.log.warn({ paymentId, provider: provider.id, kind, failure, reason }, 'provider gave no checkout');
-      else this.deps.log.error({ paymentId, provider: provider.id, err: error }, 'provider adapter failed');
-      this.deps.countCheckout(provider.id, kind, failure);
-      if (failPayment) {
-        await this.deps.failCheckout(paymentId, `${kind}: ${reason}`).catch((failure: unknown) => {
-          // The row stays 'creating', which says the same: no checkout was given.
-          this.deps.log.error({ paymentId, err: failure }, 'could not mark the payment checkout_failed');
-        });
-      }
-      throw new CheckoutFailedError(paymentId, provider.displayName, kind);
+      if (admission) await this.deps.circuit.record(admission.ticket, circuitOutcome(error));
+      return this.fail(payment, provider, failPayment, error);
     }
   }
+
+  /** Counts, logs and records (on the payment's first checkout) a checkout the provider did not give; throws it in the customer's words. */
+  private async fail(
+    { paymentId }: PaymentOrder,
+    provider: ProviderAdapter['descriptor'],
+    failPayment: boolean,
+    error: unknown,
+    circuitFailure?: 'circuit_open',
+  ): Promise<never> {
+    // An adapter fault is the provider integration failing this order: the customer still gets the page, the operator the log.
+    const kind = error instanceof ProviderCheckoutError ? error.kind : 'refused';
+    const failure = circuitFailure ?? (error instanceof ProviderCheckoutError ? error.failure : 'adapter_error');
+    const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof ProviderCheckoutError)
+      this.deps.log.warn({ paymentId, provider: provider.id, kind, failure, reason }, 'provider gave no checkout');
+    else this.deps.log.error({ paymentId, provider: provider.id, err: error }, 'provider adapter failed');
+    this.deps.countCheckout(provider.id, kind, failure);
+    if (failPayment) {
+      await this.deps.failCheckout(paymentId, `${kind}: ${reason}`).catch((failure: unknown) => {
+        // The row stays 'creating', which says the same: no checkout was given.
+        this.deps.log.error({ paymentId, err: failure }, 'could not mark the payment checkout_failed');
+      });
+    }
+    throw new CheckoutFailedError(paymentId, provider.displayName, kind);
+  }
+}
+
+/** A failed checkout call as its circuit counts it: the deadline passing is a timeout, anything else an error. */
+function circuitOutcome(error: unknown): 'timeout' | 'error' {
+  return error instanceof ProviderCheckoutError && error.failure === 'timeout' ? 'timeout' : 'error';
 }
 
 /**
