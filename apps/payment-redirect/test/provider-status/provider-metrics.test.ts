@@ -17,6 +17,8 @@ const transak = PROVIDER_MODULES.find((module) => module.descriptor.id === 'tran
 const fixture = paymentRedirectFixture('provider_metrics', {
   // Its URLs are set in beforeAll, once the fake listens.
   ...TRANSAK_SETTINGS,
+  // Transak fails here on purpose, call after call, to be counted: its circuit (checkout-signals' tests) stays closed.
+  PROVIDER_CIRCUIT_MIN_CALLS: '100000',
 });
 let config: PaymentRedirectConfig;
 let app: FastifyInstance;
