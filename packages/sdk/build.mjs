@@ -3,7 +3,7 @@
 // whose declarations re-export the CommonJS ones (the API is the same; one set of types to keep).
 // Run by `pnpm build` and by `npm pack` (prepack). Plain Node, no arguments.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -25,6 +25,8 @@ await build({
   logLevel: 'warning',
 });
 writeFileSync(join(esm, 'index.d.mts'), "export * from '../cjs/index.js';\n");
+// The project's licence travels in the tarball (npm packs a LICENSE beside package.json); one copy is kept, at the root.
+copyFileSync(join(here, '..', '..', 'LICENSE'), join(here, 'LICENSE'));
 
 /** PATH with this workspace's bin folders first, so `tsc` is the locked TypeScript. */
 function withLocalBin() {

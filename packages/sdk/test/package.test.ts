@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-// The SDK as a merchant gets it: `npm pack`, the tarball installed into an empty folder, then used
+// The SDK as a merchant gets it: the release step's tarball (`pnpm release:sdk`, npm pack), installed into an empty folder, then used
 // from plain Node as CommonJS and as an ES module, and type-checked as both. Nothing of the
 // workspace is on the consumer's path but the tarball (and TypeScript, for the type check).
 
@@ -40,14 +40,14 @@ beforeAll(() => {
   folder = mkdtempSync(join(tmpdir(), 'sdk-package-'));
   const npm = (args: string[], cwd: string) =>
     execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8' });
-  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', folder], PACKAGE)) as [
-    { filename: string; files: { path: string }[] },
-  ];
-  files = packed[0].files.map((file) => file.path).sort();
+  // The tarball of the release step (`pnpm release:sdk`), which has checked it already; its last line is JSON.
+  const output = execFileSync(process.execPath, [join(ROOT, 'scripts', 'release-sdk.mjs'), '--out', folder], { encoding: 'utf8' });
+  const released = JSON.parse(output.trim().split('\n').at(-1)!) as { tarball: string; files: string[] };
+  files = [...released.files].sort();
   const consumer = join(folder, 'shop');
   execFileSync('mkdir', ['-p', consumer]);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'shop', private: true }));
-  npm(['install', '--offline', join(folder, packed[0].filename)], consumer);
+  npm(['install', '--offline', released.tarball], consumer);
 }, 120_000);
 
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -58,6 +58,7 @@ const node = (file: string) => JSON.parse(execFileSync(process.execPath, [file],
 it('packs the built CommonJS and ES module with their types, and no sources or build state', () => {
   expect(files).toEqual(
     expect.arrayContaining([
+      'LICENSE',
       'README.md',
       'package.json',
       'dist/cjs/index.js',
