@@ -72,6 +72,8 @@ it('lists the providers for USD, EUR, CAD and INR orders, readable on a 390-px p
     await expect(page.locator('#order-amount').innerText()).resolves.toMatch(
       new RegExp(`${amount.replace('.', '\\.')}(\\.00)?\\s*${currency}`),
     );
+    // The rows after the recommended ones wait behind "More providers (N)": opened, every row is read and measured.
+    await page.locator('#more-providers > summary').click();
     seen[currency] = { available: await rows(page, 'a.provider'), unavailable: await rows(page, 'ul.unavailable li') };
     await screenshot(page, `hosted-${currency.toLowerCase()}`);
 
@@ -117,19 +119,29 @@ it('lists the providers for USD, EUR, CAD and INR orders, readable on a 390-px p
 it("keyboard only: Tab to a provider, Enter, and land on that provider's sandbox checkout with its amount", async () => {
   const page = await browser.newPage({ viewport: DESKTOP });
   await page.goto(payLink('49.99', 'EUR'));
-  const wertText = await page.locator('a.provider[data-provider="wert"]').innerText();
-  const usd = /(\d+\.\d\d) USD/.exec(wertText)?.[1];
+  // Behind the disclosure, still closed: its amount read from the markup.
+  const rampAmount = await page.locator('a.provider[data-provider="rampnetwork"] .provider-amount').textContent();
+  const usd = /(\d+\.\d\d) USD/.exec(rampAmount ?? '')?.[1];
   expect(usd).toBeDefined();
-  const order = (await rows(page, 'a.provider')).map((row) => row.id);
-  const target = order.indexOf('rampnetwork');
+  const recommended = (await rows(page, '#recommended a.provider')).map((row) => row.id);
+  const more = (await rows(page, '#more-providers a.provider')).map((row) => row.id);
+  const target = more.indexOf('rampnetwork');
+  expect(recommended.length).toBe(5);
   expect(target).toBeGreaterThan(0);
+  const focused = async () =>
+    String(await page.evaluate("document.activeElement?.getAttribute('data-provider') ?? document.activeElement?.tagName ?? ''"));
   // Each Tab moves to the next provider, in the order shown: the first Tab stop is the first provider.
+  for (const id of recommended) {
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe(id);
+  }
+  // Then "More providers (N)": Enter opens it, and the next Tabs go through the rest.
+  await page.keyboard.press('Tab');
+  expect(await focused()).toBe('SUMMARY');
+  await page.keyboard.press('Enter');
   for (let presses = 0; presses <= target; presses += 1) {
     await page.keyboard.press('Tab');
-    const focused = String(
-      await page.evaluate("document.activeElement?.getAttribute('data-provider') ?? document.activeElement?.tagName ?? ''"),
-    );
-    expect(focused).toBe(order[presses]);
+    expect(await focused()).toBe(more[presses]);
   }
   // The focus is visible (an outline drawn around the link).
   const outline = await page.evaluate('getComputedStyle(document.activeElement).outlineStyle');

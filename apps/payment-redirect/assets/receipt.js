@@ -18,6 +18,7 @@
         var page = new DOMParser().parseFromString(html, 'text/html');
         var next = page.getElementById('receipt');
         var now = current();
+        if (next && now) keepOpenDisclosures(now, next);
         if (next && now && next.outerHTML !== now.outerHTML) {
           now.replaceWith(document.importNode(next, true));
           document.title = page.title || document.title;
@@ -29,6 +30,14 @@
       .then(function () {
         setTimeout(poll, INTERVAL_MS);
       });
+  }
+  // A "More providers" the customer opened stays open: it is not a change of the payment, and a swap must not close it.
+  function keepOpenDisclosures(now, next) {
+    var opened = now.querySelectorAll('details[id][open]');
+    for (var i = 0; i < opened.length; i += 1) {
+      var same = next.querySelector('details#' + opened[i].id);
+      if (same) same.setAttribute('open', '');
+    }
   }
   setTimeout(poll, INTERVAL_MS);
 })();

@@ -8,6 +8,7 @@ import { TokenCheckWhenReachable } from '@gateway/http/boot-checks';
 import { TokenRepository } from '@gateway/db/payment-redirect';
 import { pagesPlugin } from '@gateway/pages';
 import type { PaymentRedirectConfig } from './config';
+import type { CheckoutPorts } from './services/checkout-rows';
 // Kept in the emitted app.d.ts, where the named imports are not: the tests compile against it, and these declare what
 // the kit and the plugins decorate the app with.
 import '@gateway/http';
@@ -46,12 +47,20 @@ export interface PaymentRedirectDeps {
   /** Rate-limit counters and provider tokens shared by every replica (and cached exchange rates). */
   redis: IORedis;
   logger?: FastifyServerOptions['logger'];
+  /** The hosted checkout's and second chance's quotes, checkout signals and customer country (issue 32); estimates without. */
+  checkoutPorts?: CheckoutPorts;
 }
 
 const APP_ROOT = join(__dirname, '..');
 
 /** The {payment_url} host: customers arrive here, leave top-level for the provider, and come back to their receipt. */
-export async function buildPaymentRedirectApp({ config, pool, redis, logger }: PaymentRedirectDeps): Promise<FastifyInstance> {
+export async function buildPaymentRedirectApp({
+  config,
+  pool,
+  redis,
+  logger,
+  checkoutPorts,
+}: PaymentRedirectDeps): Promise<FastifyInstance> {
   const { raw } = config;
   const token = { chainId: raw.CHAIN_ID, address: raw.USDC_TOKEN_ADDRESS };
   const tokenCheck = new TokenCheckWhenReachable(pool, { tokens: new TokenRepository(pool), token });
@@ -82,10 +91,10 @@ export async function buildPaymentRedirectApp({ config, pool, redis, logger }: P
   await app.register(quoteService, { config });
   await app.register(paymentService, { config });
   await app.register(checkoutLinkService);
-  await app.register(secondChanceService, { config });
+  await app.register(secondChanceService, { config, ports: checkoutPorts });
   await app.register(restService, { config });
   await app.register(receiptService, { config });
-  await app.register(hostedCheckoutService, { config });
+  await app.register(hostedCheckoutService, { config, ports: checkoutPorts });
   await app.register(recoveryMail, { config });
 
   await app.register(pagesPlugin, { viewsDir: join(APP_ROOT, 'views'), assetsDir: join(APP_ROOT, 'assets') });

@@ -1,8 +1,12 @@
 import {
   parseCheckoutLink,
   providerOptions,
+  rankCheckoutOptions,
   unknownWalletError,
+  type AvailableProviderOption,
   type CheckoutLink,
+  type CheckoutRanking,
+  type CountryCode,
   type LinkProblem,
   type ProviderOption,
   type ProviderTerms,
@@ -10,12 +14,33 @@ import {
   type SealingKeyRing,
 } from '@gateway/domain';
 import type { RateReader } from '@gateway/rates';
+import {
+  inOperatorOrder,
+  listedOptions,
+  priceRows,
+  rankingContext,
+  type CheckoutPorts,
+  type RequestHeaders,
+  type RowPrices,
+} from './checkout-rows';
 
 /** The query as it arrived: any parameter may be missing, repeated (an array) or anything at all. */
 export type RawQuery = Readonly<Record<string, unknown>>;
 
 export type CheckoutOffer =
-  | { kind: 'offer'; link: CheckoutLink; options: ProviderOption[]; ratesError?: unknown }
+  | {
+      kind: 'offer';
+      link: CheckoutLink;
+      /** Every provider of the page: available (in `ranking`), unavailable with the reason, or withheld. */
+      options: ProviderOption[];
+      /** The available ones in the page's order, recommended and more (rankCheckoutOptions). */
+      ranking: CheckoutRanking;
+      /** What each available one costs and brings: its quote, or the estimate from its documented fees. */
+      prices: RowPrices;
+      /** The customer's country, when a trusted proxy said it. */
+      country?: CountryCode;
+      ratesError?: unknown;
+    }
   /** `invalid_link` and `unknown_wallet` are Process Payment's 400s; the wallet lookup failing is a 503. */
   | {
       kind: 'error';
@@ -31,16 +56,19 @@ export interface HostedCheckoutDeps {
   rates: RateReader;
   /** The providers this gateway offers, in the order listed. */
   providers: readonly ProviderTerms[];
+  /** Quotes, measured checkouts, the circuit breaker and the customer's country, where the app has them. */
+  ports?: CheckoutPorts;
 }
 
 /**
  * The hosted multi-provider checkout (`pay.php`): reads the link as Process Payment does, and
- * answers which providers take the order and at what amount (`providerOptions` in packages/domain).
+ * answers which providers take the order and at what amount (`providerOptions` in packages/domain),
+ * in the order the page lists them (`rankCheckoutOptions`) with what each costs and brings.
  */
 export class HostedCheckoutService {
   constructor(private readonly deps: HostedCheckoutDeps) {}
 
-  async prepare(query: RawQuery): Promise<CheckoutOffer> {
+  async prepare(query: RawQuery, headers: RequestHeaders = {}): Promise<CheckoutOffer> {
     const parsed = parseCheckoutLink(query, this.deps.keys);
     if ('problems' in parsed) return { kind: 'error', status: 400, reason: 'invalid_link', problems: parsed.problems };
     const { link } = parsed;
@@ -65,6 +93,12 @@ export class HostedCheckoutService {
     } catch (error) {
       ratesError = error;
     }
-    return { kind: 'offer', link, options: providerOptions(link.amount, link.currency, rates, this.deps.providers), ratesError };
+    const ports = this.deps.ports ?? {};
+    const options = await listedOptions(inOperatorOrder(providerOptions(link.amount, link.currency, rates, this.deps.providers)), ports);
+    const available = options.filter((option): option is AvailableProviderOption => option.status === 'available');
+    const country = ports.customerCountry?.(headers);
+    const prices = await priceRows(available, rates, ports);
+    const ranking = rankCheckoutOptions(options, await rankingContext(prices, { rates, ...(country ? { country } : {}) }, ports));
+    return { kind: 'offer', link, options, ranking, prices, ...(country ? { country } : {}), ratesError };
   }
 }

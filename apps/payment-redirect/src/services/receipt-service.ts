@@ -20,7 +20,8 @@ import {
 } from '@gateway/domain';
 import type { PaymentReceiptRepository, ReceiptDepositRecord, ReceiptOrderRecord } from '@gateway/db/payment-redirect';
 import type { RestService } from './checkout/rest-service';
-import type { SecondChancePayment } from './checkout/second-chance-service';
+import type { NextTries, SecondChancePayment } from './checkout/second-chance-service';
+import type { RequestHeaders } from './checkout-rows';
 
 /** A USDC transfer credited to the payment (an orphaned one is not). */
 export interface ReceiptTransaction {
@@ -92,10 +93,11 @@ export type Receipt =
       /** The order's latest attempt other than this one. */
       laterAttempt: OtherAttempt | null;
       /**
-       * The providers of the second chance, and the token its forms carry (derived from the
-       * payment's key: null when the browser does not present it); null when it is not open.
+       * The providers of the second chance, ordered by the kind of the decline, and the token its
+       * forms carry (derived from the payment's key: null when the browser does not present it);
+       * null when it is not open.
        */
-      secondChance: { choices: AvailableProviderOption[]; formToken: string | null } | null;
+      secondChance: { tries: NextTries; formToken: string | null } | null;
       /** The order's judgement; null before anything counted arrived, or when no attempt recorded an expectation. */
       order: ReceiptOrder | null;
     };
@@ -109,8 +111,8 @@ export interface ReceiptServiceOptions {
   providers: Pick<ProviderCatalogue, 'describe'>;
   /** SECOND_CHANCES_MAX: a payment that gave as many offers none. */
   secondChancesMax: number;
-  /** The providers a payment may be paid with instead (SecondChanceService.offers). */
-  secondChanceOffers(payment: SecondChancePayment): Promise<AvailableProviderOption[]>;
+  /** The providers a payment may be paid with instead, ordered by its decline (SecondChanceService.nextTries). */
+  secondChanceTries(payment: SecondChancePayment, headers: RequestHeaders): Promise<NextTries | null>;
   /** What an underpaid order is missing and who takes it. */
   rest: Pick<RestService, 'missing' | 'offers'>;
 }
@@ -122,8 +124,11 @@ export class ReceiptService {
     private readonly options: ReceiptServiceOptions,
   ) {}
 
-  /** The receipt of `paymentId`; the second chance's token only for a browser presenting its key among `keys`. */
-  async find(paymentId: string, keys: readonly string[] = []): Promise<Receipt> {
+  /**
+   * The receipt of `paymentId`; the second chance's token only for a browser presenting its key
+   * among `keys`; `headers`: the request's, for the customer's country a trusted proxy may set.
+   */
+  async find(paymentId: string, keys: readonly string[] = [], headers: RequestHeaders = {}): Promise<Receipt> {
     if (!isUuid(paymentId)) return { kind: 'not_found' };
     const record = await this.receipts.findReceipt(paymentId.toLowerCase());
     if (!record) return { kind: 'not_found' };
@@ -142,13 +147,13 @@ export class ReceiptService {
     const order = this.orderOf(await this.receipts.findOrder(record.walletId), { chancesLeft: left, formToken, shopTold });
     // A rest payment is part of its order: another provider for its amount alone would be judged as a new order.
     // And an underpaid order is offered its rest, not the whole amount again.
-    const choices =
+    const tries =
       paidAttempt || !progress.declined || !left || record.completes !== null || order?.state === 'underpaid'
-        ? []
-        : await this.options.secondChanceOffers({
-            ...record,
-            usdcArrived: record.deposits.some((deposit) => deposit.status !== 'orphaned'),
-          });
+        ? null
+        : await this.options.secondChanceTries(
+            { ...record, usdcArrived: record.deposits.some((deposit) => deposit.status !== 'orphaned') },
+            headers,
+          );
     return {
       kind: 'receipt',
       payment: {
@@ -173,7 +178,7 @@ export class ReceiptService {
         })),
       paidThrough: paidAttempt ? this.other(paidAttempt) : null,
       laterAttempt: later ? this.other(later) : null,
-      secondChance: choices.length > 0 ? { choices, formToken } : null,
+      secondChance: tries ? { tries, formToken } : null,
       order,
     };
   }

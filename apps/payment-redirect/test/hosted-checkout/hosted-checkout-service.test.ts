@@ -2,10 +2,19 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createSealingKeyRing, GatewayError, parseCheckoutLink, parseRate, sealAddressIn, type RateTable } from '@gateway/domain';
+import {
+  attemptExpectation,
+  createSealingKeyRing,
+  GatewayError,
+  parseCheckoutLink,
+  parseRate,
+  sealAddressIn,
+  type RateTable,
+} from '@gateway/domain';
 import type { RateReader } from '@gateway/rates';
 import { knownProviderTerms, SPECIFICATION_ORDER } from '@gateway/providers';
 import { HostedCheckoutService, type RawQuery } from '../../src/services/hosted-checkout-service';
+import type { CheckoutPorts, QuoteOrder, RowQuote } from '../../src/services/checkout-rows';
 import {
   ACCENT_MIN_CONTRAST,
   brandingStyle,
@@ -181,19 +190,25 @@ describe('allowImageOrigin', () => {
 });
 
 describe('HostedCheckoutService', () => {
-  const service = (known: boolean, reader: RateReader = fixedRates) =>
-    new HostedCheckoutService({ keys, wallets: { hasTemporaryAddress: async () => known }, rates: reader, providers: SPEC_PROVIDERS });
+  const service = (known: boolean, reader: RateReader = fixedRates, ports?: CheckoutPorts) =>
+    new HostedCheckoutService({
+      keys,
+      wallets: { hasTemporaryAddress: async () => known },
+      rates: reader,
+      providers: SPEC_PROVIDERS,
+      ...(ports ? { ports } : {}),
+    });
   // The page the route renders from the service's offer: the view model over the providers it gives.
-  const page = async (checkout: HostedCheckoutService, query: RawQuery) => {
-    const offer = await checkout.prepare(query);
-    if (offer.kind !== 'offer') return offer;
-    return { kind: 'page' as const, view: checkoutPageView(offer.link, offer.options, parseBranding(query)), ratesError: offer.ratesError };
+  const page = async (checkout: HostedCheckoutService, query: RawQuery, headers: Record<string, string> = {}) => {
+    const offer = await checkout.prepare(query, headers);
+    if (offer.kind !== 'offer') throw new Error(`expected an offer, got ${offer.kind}`);
+    const view = checkoutPageView(offer, parseBranding(query));
+    return { offer, view, rows: [...view.recommended, ...view.more], ratesError: offer.ratesError };
   };
 
-  it('lists the providers with links to Process Payment', async () => {
-    const outcome = await page(service(true), { ...query, domain: 'shop.io' });
-    if (outcome.kind !== 'page') throw new Error('expected a page');
-    const wert = outcome.view.available.find((provider) => provider.id === 'wert');
+  it('lists the providers with links to Process Payment: 5 recommended, the rest behind the disclosure', async () => {
+    const { view, rows } = await page(service(true), { ...query, domain: 'shop.io' });
+    const wert = rows.find((provider) => provider.id === 'wert');
     expect(wert).toMatchObject({ amount: '54.34', currency: 'USD', orderAmount: '49.99 EUR' });
     const href = new URL(wert!.href, 'https://pay.example');
     expect(href.pathname).toBe('/process-payment.php');
@@ -204,11 +219,117 @@ describe('HostedCheckoutService', () => {
       email: 'jane@shop.io',
       currency: 'USD',
     });
-    expect(outcome.view.title).toBe('Pay 49.99 EUR · shop.io');
-    expect(outcome.view.groups.map((group) => [group.heading, group.providers.length])).toEqual([
-      ['Charged in EUR', 13],
-      ['Charged in US dollars', 3],
+    expect(view.title).toBe('Pay 49.99 EUR · shop.io');
+    // The operator's order: those charging EUR first, the USD-only ones (converted) last.
+    expect(view.recommended.map((row) => row.id)).toEqual(['transak', 'moonpay', 'guardarian', 'particle', 'coinbase']);
+    expect(view.more.slice(-3).map((row) => row.id)).toEqual(['wert', 'stripe', 'rampnetwork']);
+    expect(rows).toHaveLength(16);
+    expect(view.convertedNote).toMatch(/converted at the current exchange rate, rounded up to the cent/);
+  });
+
+  it('without a quote service: the estimate Process Payment records, from the documented fees', async () => {
+    const { rows } = await page(service(true), query);
+    const moonpay = rows.find((row) => row.id === 'moonpay')!;
+    // What Process Payment would record for MoonPay and this order: its estimate, to the cent.
+    const recorded = attemptExpectation({
+      amount: { text: '49.99', minorUnits: 4999n },
+      currency: 'EUR',
+      rate: parseRate('0.92'),
+      fees: knownProviderTerms('moonpay')!.fees,
+      now: new Date(),
+      windowHours: 24,
+    });
+    expect(recorded.basis).toBe('estimate');
+    const cents = recorded.usdc / 10_000n;
+    expect(moonpay).toMatchObject({
+      amount: '49.99',
+      currency: 'EUR',
+      receives: `Shop receives about ${cents / 100n}.${String(cents % 100n).padStart(2, '0')} USDC after fees (estimated from its published fees)`,
+      methods: 'Card, Apple Pay, Google Pay, PayPal, Bank transfer',
+      time: 'USDC in about 20 minutes (per MoonPay)',
+    });
+    expect(moonpay.warning).toBeUndefined();
+    expect(moonpay.amountNote).toBeUndefined();
+    // An assumed time says so; bank transfer only where the provider documents it for the currency.
+    expect(rows.find((row) => row.id === 'coinbase')).toMatchObject({
+      methods: 'Card, Apple Pay, Google Pay',
+      time: 'USDC in about 30 minutes (typical)',
+    });
+    expect(rows.find((row) => row.id === 'wert')?.receives).toMatch(/^Shop receives about \d+\.\d\d USDC/);
+  });
+
+  it("with a quote service: each row's quote (fees included), asked with the wait; a failing one falls back to the estimate", async () => {
+    const asked: Array<[QuoteOrder, number]> = [];
+    const quotes: CheckoutPorts['quotes'] = {
+      quote: async (order, { waitMs }) => {
+        asked.push([order, waitMs]);
+        if (order.provider === 'guardarian') throw new Error('quote API timed out');
+        const total = (order.amount.minorUnits * 103n) / 100n;
+        const quote: RowQuote = {
+          provider: order.provider,
+          basis: 'quote',
+          usdc: 52_100_000n,
+          total: `${total / 100n}.${String(total % 100n).padStart(2, '0')}`,
+          currency: order.currency,
+          quotedAt: new Date(),
+        };
+        return quote;
+      },
+    };
+    const { offer, rows } = await page(service(true, fixedRates, { quotes, quoteWaitMs: 300 }), query);
+    expect(asked).toHaveLength(16);
+    expect(asked.every(([, waitMs]) => waitMs === 300)).toBe(true);
+    expect(asked.find(([order]) => order.provider === 'wert')?.[0]).toMatchObject({ amount: { text: '54.34' }, currency: 'USD' });
+    expect(rows.find((row) => row.id === 'moonpay')).toMatchObject({
+      amount: '51.48',
+      currency: 'EUR',
+      amountNote: 'Fees included',
+      receives: 'Shop receives 52.10 USDC',
+    });
+    // The link still carries the order's charge: the provider adds its fees on its own page.
+    expect(new URL(rows.find((row) => row.id === 'moonpay')!.href, 'https://pay.example').searchParams.get('amount')).toBe('49.99');
+    expect(rows.find((row) => row.id === 'guardarian')).toMatchObject({
+      amount: '49.99',
+      receives: expect.stringMatching(/^Shop receives about /),
+    });
+    expect(rows.find((row) => row.id === 'guardarian')?.amountNote).toBeUndefined();
+    expect(offer.prices.failures).toEqual([{ provider: 'guardarian', error: new Error('quote API timed out') }]);
+  });
+
+  it("the customer's country: providers serving it first, the others marked and last, never hidden", async () => {
+    const ports: CheckoutPorts = {
+      customerCountry: (headers) => (typeof headers['x-country'] === 'string' ? headers['x-country'] : undefined),
+    };
+    const { view, rows } = await page(service(true, fixedRates, ports), query, { 'x-country': 'CA' });
+    // Banxa documents it does not serve Canada, Stripe serves the US only; Coinbase's list has Canada.
+    expect(rows.slice(-2).map((row) => [row.id, row.warning])).toEqual([
+      ['banxa', 'May not serve customers in Canada'],
+      ['stripe', 'May not serve customers in Canada'],
     ]);
+    expect(rows.filter((row) => row.warning)).toHaveLength(2);
+    expect(rows.find((row) => row.id === 'coinbase')?.warning).toBeUndefined();
+    expect(view.recommended.every((row) => row.warning === undefined)).toBe(true);
+    expect(rows).toHaveLength(16);
+  });
+
+  it('the checkout signals: a provider the circuit breaker does not list is left off; measured conversion reorders', async () => {
+    const ports: CheckoutPorts = {
+      rankingMinAttempts: 100,
+      signals: {
+        listed: async (ids) => ids.filter((id) => id !== 'transak'),
+        measured: async () =>
+          new Map([
+            ['moonpay', { attempts: 200, reachedUsdc: 100, minutesToUsdc: 12 }],
+            ['particle', { attempts: 200, reachedUsdc: 180, minutesToUsdc: 9 }],
+            // Too few attempts to count: stays where the operator put it.
+            ['guardarian', { attempts: 20, reachedUsdc: 20 }],
+          ]),
+      },
+    };
+    const { view, rows } = await page(service(true, fixedRates, ports), query);
+    expect(rows.map((row) => row.id)).not.toContain('transak');
+    expect(view.recommended.map((row) => row.id).slice(0, 3)).toEqual(['particle', 'guardarian', 'moonpay']);
+    expect(rows.find((row) => row.id === 'particle')?.time).toBe('USDC in about 9 minutes (measured here)');
   });
 
   it('unknown wallet: 400, as Process Payment answers it; wallet lookup failing: 503', async () => {
@@ -229,9 +350,10 @@ describe('HostedCheckoutService', () => {
       currency: 'CAD',
       amount: '150',
     });
-    if (outcome.kind !== 'page') throw new Error('expected a page');
     expect(outcome.ratesError).toBe(stale);
-    expect(outcome.view.available.map((provider) => provider.id)).toEqual(['interac']);
+    expect(outcome.rows.map((provider) => provider.id)).toEqual(['interac']);
+    // Without a rate a CAD charge cannot be valued in USD: the row gives no USDC figure rather than a guess.
+    expect(outcome.rows[0]?.receives).toBeUndefined();
     expect(outcome.view.unavailable.find((provider) => provider.id === 'moonpay')).toEqual({
       id: 'moonpay',
       name: 'MoonPay',

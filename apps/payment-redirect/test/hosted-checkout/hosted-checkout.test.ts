@@ -2,7 +2,9 @@
 // PostgreSQL schema: the provider list per currency, each link, branding, bad links, frames, rates.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { GatewayError, parseRate, sealAddressIn, type EvmAddress, type RateTable } from '@gateway/domain';
+import { buildPaymentRedirectApp } from '../../src/app';
 import type { PaymentRedirectConfig } from '../../src/config';
+import type { CheckoutPorts } from '../../src/services/checkout-rows';
 import { paymentRedirectFixture, payout } from '../support/payment-redirect-fixture';
 
 const fixture = paymentRedirectFixture('hosted_checkout');
@@ -36,18 +38,32 @@ const strip = (html: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
+interface AvailableRow {
+  href: URL;
+  /** The name, the amount (and the order's, converted) and the arrow, as a sighted customer reads them. */
+  text: string;
+  /** The row's facts: what the shop receives, fees, methods, time, a warning. */
+  facts: string[];
+  /** Shown at once, or behind "More providers". */
+  shown: 'recommended' | 'more';
+}
+
 interface Listed {
-  available: Map<string, { href: URL; text: string }>;
+  available: Map<string, AvailableRow>;
   unavailable: Map<string, string>;
 }
 
-/** The provider rows as the page renders them (available: link + visible text; unavailable: reason). */
+/** The provider rows as the page renders them (available: link, visible text and facts; unavailable: reason). */
 function providers(html: string): Listed {
-  const available = new Map<string, { href: URL; text: string }>();
-  for (const match of html.matchAll(/<a class="provider" href="([^"]+)" data-provider="([a-z]+)">(.*?)<\/a>/g)) {
+  const available = new Map<string, AvailableRow>();
+  const disclosure = html.indexOf('<details class="more-providers"');
+  for (const match of html.matchAll(/<a class="provider" href="([^"]+)" data-provider="([a-z]+)">([\s\S]*?)<\/a>/g)) {
+    const body = match[3]!;
     available.set(match[2]!, {
       href: new URL(decode(match[1]!), 'http://pay.test'),
-      text: strip(match[3]!.replace(/<span class="visually-hidden">.*?<\/span>/, '')),
+      text: strip(body.replace(/<span class="visually-hidden">.*?<\/span>/, '').replace(/<span class="fact [a-z-]+">.*?<\/span>/g, '')),
+      facts: [...body.matchAll(/<span class="fact [a-z-]+">(.*?)<\/span>/g)].map((fact) => decode(fact[1]!)),
+      shown: disclosure !== -1 && match.index! > disclosure ? 'more' : 'recommended',
     });
   }
   const unavailable = new Map<string, string>();
@@ -143,10 +159,11 @@ describe('GET /pay.php: the providers for the order', () => {
     expect(available.get('moonpay')?.text).toBe('MoonPay 49.99 EUR ›');
     expect(available.get('simplex')?.text).toBe('Simplex 49.99 EUR ›');
     expect(Object.fromEntries(unavailable)).toEqual({ transfi: 'Minimum 70.00 USD' });
-    // Two groups: what is charged in EUR first, then the USD-only providers with the conversion explained.
+    // What is charged in EUR first (the provider made for EUR at the top), then the USD-only providers, the conversion explained.
+    expect([...available.keys()][0]).toBe('werteur');
     expect([...available.keys()].slice(-3)).toEqual(['wert', 'stripe', 'rampnetwork']);
-    expect(strip(html)).toMatch(
-      /Charged in EUR .*Charged in US dollars These providers take USD only: they charge the 49\.99 EUR order converted at the current exchange rate, rounded up to the cent\./,
+    expect(strip(html)).toContain(
+      'Wert, Stripe and Ramp Network take US dollars only: the 49.99 EUR order converted at the current exchange rate, rounded up to the cent.',
     );
 
     const low = providers((await order('30', 'EUR')).body);
@@ -255,6 +272,89 @@ describe('GET /pay.php: the providers for the order', () => {
     const usd = await order('49.99', 'USD');
     expect(providers(usd.body).available.size).toBe(18);
     expect(usd.body).not.toContain('rates-note');
+  });
+});
+
+describe('GET /pay.php: what each row says, and the order', () => {
+  it('3 to 5 recommended rows, the rest behind "More providers (N)"; each says price, USDC, methods and time', async () => {
+    const html = expectHtml(await order('49.99', 'USD'), 200);
+    const { available } = providers(html);
+    const shown = [...available].filter(([, row]) => row.shown === 'recommended').map(([id]) => id);
+    expect(shown).toEqual(['wert', 'stripe', 'rampnetwork', 'transak', 'moonpay']);
+    expect(html).toContain(`<summary>More providers (${available.size - 5})</summary>`);
+    // A <details> disclosure: no script opens it.
+    expect(html).toMatch(/<details class="more-providers" id="more-providers">\s*<summary>/);
+    // The sandbox stands in for MoonPay here, with its own documented fee: the estimate Process Payment records.
+    expect(available.get('moonpay')?.facts).toEqual([
+      expect.stringMatching(/^Shop receives about \d+\.\d\d USDC after fees \(estimated from its published fees\)$/),
+      'Card, Apple Pay, Google Pay, PayPal',
+      'USDC in about 20 minutes (per MoonPay)',
+    ]);
+    expect(available.get('stripe')?.facts).toContain('Card, Apple Pay, Google Pay, Bank transfer');
+    expect(available.get('wert')?.facts).toContain('USDC in about 30 minutes (typical)');
+  });
+
+  describe('with a quote service and the customer country from a trusted proxy (the ports the app is built with)', () => {
+    let ported: FastifyInstance;
+    const asked: string[] = [];
+    const ports: CheckoutPorts = {
+      quotes: {
+        // A quote service as the page sees it: 2 % on top for MoonPay and Banxa, what the shop gets; an estimate for the others.
+        async quote(quoteOrder) {
+          asked.push(`${quoteOrder.provider} ${quoteOrder.amount.text} ${quoteOrder.currency}`);
+          if (quoteOrder.provider !== 'moonpay' && quoteOrder.provider !== 'banxa') {
+            return {
+              provider: quoteOrder.provider,
+              basis: 'estimate',
+              usdc: 48_000_000n,
+              total: quoteOrder.amount.text,
+              currency: quoteOrder.currency,
+            };
+          }
+          return { provider: quoteOrder.provider, basis: 'quote', usdc: 49_990_000n, total: '50.99', currency: quoteOrder.currency };
+        },
+      },
+      customerCountry: (headers) => (typeof headers['x-test-country'] === 'string' ? headers['x-test-country'] : undefined),
+    };
+
+    beforeAll(async () => {
+      ported = await buildPaymentRedirectApp({
+        config,
+        pool: fixture.db.appPool('payment-redirect'),
+        redis: fixture.cache.redis,
+        logger: false,
+        checkoutPorts: ports,
+      });
+      jest.spyOn(ported.rateReader, 'current').mockResolvedValue({ rates: RATES, asOf: new Date(), source: 'test' });
+    });
+    afterAll(() => ported.close());
+
+    const portedOrder = (headers: Record<string, string> = {}) =>
+      ported.inject({ url: '/pay.php', query: { address: addressIn, amount: '49.99', email: EMAIL, currency: 'USD' }, headers });
+
+    it('a quoted row says what the customer pays with fees and what the shop receives; the link still carries the order', async () => {
+      const { available } = providers(expectHtml(await portedOrder(), 200));
+      expect(asked).toContain('moonpay 49.99 USD');
+      expect(available.get('moonpay')?.text).toBe('MoonPay 50.99 USD Fees included ›');
+      expect(available.get('moonpay')?.facts[0]).toBe('Shop receives 49.99 USDC');
+      expect(available.get('moonpay')?.href.searchParams.get('amount')).toBe('49.99');
+      // The quote service's estimate for the others, said as an estimate.
+      expect(available.get('transak')?.facts[0]).toBe('Shop receives about 48.00 USDC after fees (estimated from its published fees)');
+    });
+
+    it("a provider that may not serve the customer's country is marked and listed last, never hidden", async () => {
+      const { available } = providers(expectHtml(await portedOrder({ 'x-test-country': 'CA' }), 200));
+      const ids = [...available.keys()];
+      const marked = ids.filter((id) => available.get(id)?.facts[0] === 'May not serve customers in Canada');
+      // Banxa's list excludes Canada, Stripe serves the US only (and the plugins' Revolut and PayPal list no Canada).
+      expect(marked).toEqual(expect.arrayContaining(['banxa', 'stripe']));
+      expect(ids.slice(-marked.length)).toEqual(marked);
+      expect(ids).toHaveLength(18);
+      expect(marked.every((id) => available.get(id)?.shown === 'more')).toBe(true);
+      // Without the header nothing is marked.
+      const plain = providers((await portedOrder()).body);
+      expect([...plain.available.values()].some((row) => row.facts.some((fact) => fact.startsWith('May not serve')))).toBe(false);
+    });
   });
 });
 

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { sealAddressIn, secondChanceFormToken, type EvmAddress } from '@gateway/domain';
+import { DECLINE_NEXT_TRY, sealAddressIn, secondChanceFormToken, type DeclineKind, type EvmAddress } from '@gateway/domain';
 import { seedDelivery, seedDeposit, seedPayout } from '@gateway/app-testkit';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture, payout } from '../support/payment-redirect-fixture';
@@ -32,10 +32,10 @@ async function newOrder(): Promise<Order> {
 const keys = new Map<string, string>();
 const keyCookie = (paymentId: string) => ({ cookie: `payment_key=${keys.get(paymentId) ?? ''}` });
 
-async function startPayment(order: Order, provider = 'moonpay'): Promise<string> {
+async function startPayment(order: Order, provider = 'moonpay', amount = '49.99'): Promise<string> {
   const response = await app.inject({
     url: '/process-payment.php',
-    query: { address: order.addressIn, amount: '49.99', provider, email: EMAIL, currency: 'USD' },
+    query: { address: order.addressIn, amount, provider, email: EMAIL, currency: 'USD' },
     headers: { accept: 'application/json' },
   });
   expect(response.statusCode).toBe(200);
@@ -560,6 +560,86 @@ describe('POST /webhooks/<provider>', () => {
     const { rows } = await fixture.db.pool.query('SELECT provider_status FROM payments WHERE id = $1', [paymentId]);
     expect(rows[0].provider_status).toBeNull();
   });
+});
+
+describe('the second chance after each kind of decline: ordered by it, headed by what happened and what to try', () => {
+  interface NextTry {
+    id: string;
+    facts: string[];
+    shown: 'recommended' | 'more';
+  }
+  /** The second chance's rows as the page renders them, in order, with their facts and where they are shown. */
+  const nextTries = (html: string): NextTry[] => {
+    const section = html.slice(
+      html.indexOf('<section id="second-chance"'),
+      html.indexOf('</section>', html.indexOf('<section id="second-chance"')),
+    );
+    const disclosure = section.indexOf('<details class="more-choices"');
+    return [...section.matchAll(/<button type="submit" class="choice" data-provider="([a-z0-9]+)">([\s\S]*?)<\/button>/g)].map((match) => ({
+      id: match[1]!,
+      facts: [...match[2]!.matchAll(/<span class="fact ([a-z-]+)">(.*?)<\/span>/g)].map((fact) => `${fact[1]}: ${fact[2]}`),
+      shown: disclosure !== -1 && match.index! > disclosure ? 'more' : 'recommended',
+    }));
+  };
+  const declined = async (kind: DeclineKind, amount = '49.99') => {
+    const order = await newOrder();
+    const paymentId = await startPayment(order, 'moonpay', amount);
+    const status = kind === 'abandoned' || kind === 'other' ? 'failed' : 'declined';
+    await webhook('moonpay', { payment_id: paymentId, status, order_id: `sbx_k_${kind}`, decline_kind: kind });
+    const page = await receipt(paymentId);
+    expect(page.statusCode).toBe(200);
+    return { html: page.body, rows: nextTries(page.body), pay: async () => payListed(order, amount) };
+  };
+  const payListed = async (order: Order, amount: string) => {
+    const pay = await app.inject({ url: '/pay.php', query: { address: order.addressIn, amount, email: EMAIL, currency: 'USD' } });
+    return [...pay.body.matchAll(/<a class="provider" href="[^"]*" data-provider="([a-z0-9]+)"/g)].map((match) => match[1]!);
+  };
+  const sentence = (html: string) => /<p id="next-try">(.*?)<\/p>/.exec(html)?.[1]?.replace(/&#39;/g, "'");
+  const preferredFirst = (rows: NextTry[], mark: RegExp) => {
+    const marked = rows.map((row) => row.facts.some((fact) => mark.test(fact)));
+    // Every preferred row before every other.
+    expect(marked.indexOf(false) === -1 || marked.lastIndexOf(true) < marked.indexOf(false)).toBe(true);
+    return rows.filter((_row, index) => marked[index]).map((row) => row.id);
+  };
+
+  it('card refused: the providers offering Apple Pay, Google Pay or a bank transfer first, marked so', async () => {
+    const { html, rows } = await declined('card_refused');
+    expect(sentence(html)).toBe(DECLINE_NEXT_TRY.card_refused.message.text);
+    const preferred = preferredFirst(rows, /^fact-preferred: Pay (with (Apple Pay|Google Pay)|by bank transfer)/);
+    expect(preferred.length).toBeGreaterThanOrEqual(3);
+    expect(rows.filter((row) => row.shown === 'recommended').every((row) => preferred.includes(row.id))).toBe(true);
+    // Card-only providers wait behind the disclosure; MoonPay, which declined, is not offered.
+    expect(rows.find((row) => row.id === 'wert')?.shown).toBe('more');
+    expect(rows.map((row) => row.id)).not.toContain('moonpay');
+    expect(html).toMatch(/<summary>More providers \(\d+\)<\/summary>/);
+  });
+
+  it('identity check failed: the providers documenting lighter checks for this amount first', async () => {
+    const { html, rows } = await declined('identity_failed');
+    expect(sentence(html)).toBe(DECLINE_NEXT_TRY.identity_failed.message.text);
+    const preferred = preferredFirst(rows, /^fact-preferred: Lighter identity checks for this amount$/);
+    // Wert documents lighter checks up to 1000 USD, Transak up to 200 USD.
+    expect(preferred).toEqual(expect.arrayContaining(['wert', 'transak']));
+  });
+
+  it('over a limit: those whose documented maximum allows the amount first, those it exceeds last and marked', async () => {
+    const { html, rows } = await declined('over_limit', '600');
+    expect(sentence(html)).toBe(DECLINE_NEXT_TRY.over_limit.message.text);
+    expect(rows.at(-1)).toMatchObject({ id: 'coinbase', shown: 'more' });
+    expect(rows.at(-1)?.facts[0]).toBe('fact-warning: This amount is over its limit of 500 USD');
+    expect(rows.filter((row) => row.facts.some((fact) => fact.startsWith('fact-warning')))).toHaveLength(1);
+  });
+
+  it.each(['country_unserved', 'abandoned', 'other'] as const)(
+    '%s: its sentence; without a country or a rule that tells the rows apart, the hosted checkout order',
+    async (kind) => {
+      const { html, rows, pay } = await declined(kind);
+      expect(sentence(html)).toBe(DECLINE_NEXT_TRY[kind].message.text);
+      expect(rows.map((row) => row.id)).toEqual((await pay()).filter((id) => id !== 'moonpay'));
+      expect(rows.filter((row) => row.shown === 'recommended')).toHaveLength(5);
+      expect(rows.some((row) => row.facts.some((fact) => fact.startsWith('fact-preferred')))).toBe(false);
+    },
+  );
 });
 
 describe('a webhook the adapter cannot process now', () => {

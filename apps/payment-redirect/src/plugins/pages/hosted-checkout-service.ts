@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import { WalletLookupRepository } from '@gateway/db/payment-redirect';
 import type { PaymentRedirectConfig } from '../../config';
+import type { CheckoutPorts } from '../../services/checkout-rows';
 import { HostedCheckoutService } from '../../services/hosted-checkout-service';
 
 declare module 'fastify' {
@@ -9,8 +10,8 @@ declare module 'fastify' {
   }
 }
 
-export const hostedCheckoutService = fp<{ config: PaymentRedirectConfig }>(
-  async (app, { config }) => {
+export const hostedCheckoutService = fp<{ config: PaymentRedirectConfig; ports?: CheckoutPorts | undefined }>(
+  async (app, { config, ports }) => {
     app.decorate(
       'hostedCheckoutService',
       // Rates read through app.rateReader at request time, whichever reader the app holds.
@@ -19,6 +20,7 @@ export const hostedCheckoutService = fp<{ config: PaymentRedirectConfig }>(
         wallets: new WalletLookupRepository(app.pool),
         rates: { current: () => app.rateReader.current() },
         providers: app.providers.offered,
+        ...(ports ? { ports } : {}),
       }),
     );
   },

@@ -19,7 +19,7 @@ export const receiptService = fp<{ config: PaymentRedirectConfig }>(
         explorerTxUrl: config.explorerTxUrl,
         providers: app.providers,
         secondChancesMax: config.raw.SECOND_CHANCES_MAX,
-        secondChanceOffers: (payment) => secondChance.offers(payment),
+        secondChanceTries: (payment, headers) => secondChance.nextTries(payment, headers),
         rest: app.restService,
       }),
     );

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import { PaymentReceiptRepository, PaymentRepository } from '@gateway/db/payment-redirect';
 import type { PaymentRedirectConfig } from '../../config';
+import type { CheckoutPorts } from '../../services/checkout-rows';
 import { SecondChanceService } from '../../services/checkout/second-chance-service';
 
 declare module 'fastify' {
@@ -9,8 +10,8 @@ declare module 'fastify' {
   }
 }
 
-export const secondChanceService = fp<{ config: PaymentRedirectConfig }>(
-  async (app, { config }) => {
+export const secondChanceService = fp<{ config: PaymentRedirectConfig; ports?: CheckoutPorts | undefined }>(
+  async (app, { config, ports }) => {
     app.decorate(
       'secondChanceService',
       new SecondChanceService({
@@ -20,6 +21,7 @@ export const secondChanceService = fp<{ config: PaymentRedirectConfig }>(
         rates: app.rateReader,
         processPayment: app.paymentService,
         secondChances: config.raw.SECOND_CHANCES_MAX,
+        ...(ports ? { ports } : {}),
       }),
     );
   },

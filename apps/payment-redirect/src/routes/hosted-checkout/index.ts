@@ -16,7 +16,9 @@ export const hostedCheckoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Process Payment - Multi-Providers (hosted checkout)',
         description:
           'HTML page listing the providers that can take this order, each a link to Process Payment with the amount it charges ' +
-          '(USD-only providers: the amount converted to USD, rounded up to the cent). Providers under their minimum are listed as ' +
+          '(USD-only providers: the amount converted to USD, rounded up to the cent), what the customer pays and the shop receives ' +
+          '(a quote, or an estimate from the documented fees), the payment methods and the usual time to USDC; 3 to 5 recommended ' +
+          'first (rankCheckoutOptions), the rest behind a "More providers" disclosure. Providers under their minimum are listed as ' +
           'unavailable with the reason. A bad link gets an HTML error page, 400, with what Process Payment answers for it ' +
           '(a parameter missing or invalid, or an address_in that belongs to no wallet of this gateway). Never framed.',
         tags: ['payment'],
@@ -29,7 +31,7 @@ export const hostedCheckoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (request.validationError) request.log.debug({ validation: request.validationError.message }, 'pay.php query off-schema');
       const query = request.query as RawQuery;
       const branding = parseBranding(query);
-      const offer = await app.hostedCheckoutService.prepare(query);
+      const offer = await app.hostedCheckoutService.prepare(query, request.headers);
       if (offer.kind === 'error') {
         if (offer.cause) request.log.error({ err: offer.cause }, 'hosted checkout: wallet lookup failed');
         else
@@ -47,12 +49,15 @@ export const hostedCheckoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'hosted checkout without exchange rates: USD-only providers withheld',
         );
       }
+      for (const failure of offer.prices.failures) {
+        request.log.warn({ err: failure.error, provider: failure.provider }, 'hosted checkout: quote failed, estimate shown');
+      }
       if (branding.ignored.length > 0) request.log.info({ ignored: branding.ignored }, 'hosted checkout branding ignored');
       if (branding.logoOrigin) {
         const policy = reply.getHeader('content-security-policy');
         if (typeof policy === 'string') reply.header('content-security-policy', allowImageOrigin(policy, branding.logoOrigin));
       }
-      return reply.page('pay', checkoutPageView(offer.link, offer.options, branding));
+      return reply.page('pay', checkoutPageView(offer, branding));
     },
   );
 };

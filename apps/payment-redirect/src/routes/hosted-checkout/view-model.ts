@@ -1,26 +1,11 @@
-import type { CheckoutLink, CurrencyCode, LinkProblem, ProviderOption } from '@gateway/domain';
+import type { CheckoutLink, CurrencyCode, LinkProblem, RankedRow } from '@gateway/domain';
 import type { CheckoutOffer } from '../../services/hosted-checkout-service';
+import { providerRowView, type ProviderRowView } from '../shared/provider-row-words';
 import { brandingStyle, type Branding } from './branding';
 
-export interface AvailableProviderView {
-  id: string;
-  name: string;
-  /** Process Payment with this provider and the amount it charges: a plain link. */
+/** A provider the customer can choose: a plain link to Process Payment with the amount it charges. */
+export interface AvailableProviderView extends ProviderRowView {
   href: string;
-  amount: string;
-  currency: CurrencyCode;
-  /** The order's own amount, when the provider charges it converted to USD, e.g. "49.99 EUR". */
-  orderAmount?: string;
-}
-
-/** Providers charging one currency: the order's own first, then USD conversions. */
-export interface ProviderGroupView {
-  id: string;
-  currency: CurrencyCode;
-  /** Shown when the page has more than one group, e.g. "Charged in US dollars". */
-  heading: string;
-  hint?: string;
-  providers: AvailableProviderView[];
 }
 
 export interface UnavailableProviderView {
@@ -39,9 +24,12 @@ export interface CheckoutPageView {
   style?: string;
   amount: string;
   currency: CurrencyCode;
-  /** Every provider the customer can choose, in the order shown (the groups, one after the other). */
-  available: AvailableProviderView[];
-  groups: ProviderGroupView[];
+  /** The first rows, shown at once (3 to 5, rankCheckoutOptions). */
+  recommended: AvailableProviderView[];
+  /** The others, behind "More providers (N)". */
+  more: AvailableProviderView[];
+  /** Said once when a row charges the order converted to USD. */
+  convertedNote?: string;
   unavailable: UnavailableProviderView[];
   /** Why some providers are not listed at all (no exchange rate right now), or undefined. */
   withheldNote?: string;
@@ -62,51 +50,31 @@ function processPaymentHref(link: CheckoutLink, provider: string, amount: string
 }
 
 /**
- * The page: the providers the customer can choose, grouped by the currency they charge (the
- * order's own currency first, providers made for that currency at its top, then the USD-only
- * providers with the converted amount), then those that cannot take this order.
+ * The page: the providers the customer can choose in the ranking's order (the recommended ones,
+ * then the rest behind a disclosure), each saying what it costs and brings, then those that cannot
+ * take this order and why.
  */
-export function checkoutPageView(link: CheckoutLink, options: readonly ProviderOption[], branding: Branding): CheckoutPageView {
-  const dedicated: AvailableProviderView[] = [];
-  const anyCurrency: AvailableProviderView[] = [];
-  const converted: AvailableProviderView[] = [];
+export function checkoutPageView(offer: Extract<CheckoutOffer, { kind: 'offer' }>, branding: Branding): CheckoutPageView {
+  const { link, options, ranking, prices, country } = offer;
+  const order = `${link.amount.text} ${link.currency}`;
+  const row = (ranked: RankedRow): AvailableProviderView => {
+    const { provider, charge } = ranked.option;
+    return {
+      ...providerRowView(ranked, prices.prices.get(provider.id), order, country),
+      // The link carries the charge; a quote's fees are the provider's to add on its own page.
+      href: processPaymentHref(link, provider.id, charge.amount.text, charge.currency),
+    };
+  };
   const unavailable: UnavailableProviderView[] = [];
   const withheld: string[] = [];
   for (const option of options) {
     const { id, displayName: name } = option.provider;
-    if (option.status === 'available') {
-      const { amount, currency } = option.charge;
-      const view: AvailableProviderView = {
-        id,
-        name,
-        href: processPaymentHref(link, id, amount.text, currency),
-        amount: amount.text,
-        currency,
-        ...(option.converted ? { orderAmount: `${link.amount.text} ${link.currency}` } : {}),
-      };
-      if (option.converted) converted.push(view);
-      else if (option.provider.currency === link.currency) dedicated.push(view);
-      else anyCurrency.push(view);
-    } else if (option.status === 'unavailable') {
-      unavailable.push({ id, name, reason: option.reason });
-    } else {
-      withheld.push(name);
-    }
+    if (option.status === 'unavailable') unavailable.push({ id, name, reason: option.reason });
+    else if (option.status === 'withheld') withheld.push(name);
   }
-  const order = `${link.amount.text} ${link.currency}`;
-  const groups: ProviderGroupView[] = [];
-  const own = [...dedicated, ...anyCurrency];
-  if (own.length > 0)
-    groups.push({ id: 'charged-in-order-currency', currency: link.currency, heading: `Charged in ${link.currency}`, providers: own });
-  if (converted.length > 0) {
-    groups.push({
-      id: 'charged-in-usd',
-      currency: 'USD',
-      heading: 'Charged in US dollars',
-      hint: `These providers take USD only: they charge the ${order} order converted at the current exchange rate, rounded up to the cent.`,
-      providers: converted,
-    });
-  }
+  const converted = [...ranking.recommended, ...ranking.more]
+    .filter((ranked) => ranked.option.converted)
+    .map((ranked) => ranked.option.provider.displayName);
   return {
     title: branding.shopName ? `Pay ${order} · ${branding.shopName}` : `Pay ${order}`,
     shopName: branding.shopName,
@@ -115,8 +83,13 @@ export function checkoutPageView(link: CheckoutLink, options: readonly ProviderO
     style: brandingStyle(branding),
     amount: link.amount.text,
     currency: link.currency,
-    available: groups.flatMap((group) => group.providers),
-    groups,
+    recommended: ranking.recommended.map(row),
+    more: ranking.more.map(row),
+    convertedNote:
+      converted.length > 0
+        ? `${listNames(converted)} ${converted.length > 1 ? 'take' : 'takes'} US dollars only: the ${order} order converted at the ` +
+          'current exchange rate, rounded up to the cent.'
+        : undefined,
     unavailable,
     withheldNote:
       withheld.length > 0

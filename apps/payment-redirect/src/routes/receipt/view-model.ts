@@ -5,10 +5,13 @@ import {
   formatUsdc,
   RECEIPT_STEPS,
   type AvailableProviderOption,
+  type NextTryRow,
   type ReceiptProgress,
   type ReceiptStep,
 } from '@gateway/domain';
 import type { OtherAttempt, Receipt, ReceiptOrder, ReceiptTransaction } from '../../services/receipt-service';
+import type { NextTries } from '../../services/checkout/second-chance-service';
+import { markedWords, preferredWords, providerRowView, type ProviderRowView } from '../shared/provider-row-words';
 import { providerStatusWords, WAITING_FOR_PROVIDER } from './provider-status-words';
 
 export interface ReceiptStepView {
@@ -92,10 +95,12 @@ export interface ReceiptView {
   declined: { reason: string | null } | null;
   /**
    * The other providers that accept this order, for the same wallet, each a form carrying
-   * `formToken` (derived from the payment's key); null when the second chance is not open, or the
-   * page is not shown to the browser holding the key.
+   * `formToken` (derived from the payment's key): ordered by the kind of the decline, headed by
+   * what happened and what to try (DECLINE_NEXT_TRY), the first few shown, the others behind
+   * "More providers"; null when the second chance is not open, or the page is not shown to the
+   * browser holding the key.
    */
-  secondChance: { action: string; formToken: string; choices: SecondChoiceView[] } | null;
+  secondChance: { action: string; formToken: string; intro: string; choices: ProviderRowView[]; moreChoices: ProviderRowView[] } | null;
   /** The second chance is open, but only in the browser holding the payment's key: this page says so instead. */
   secondChanceElsewhere: boolean;
   /** The order was paid through a later attempt at another provider. */
@@ -191,13 +196,7 @@ export function receiptView(receipt: ReceiptFacts): ReceiptView {
       ? {
           action: `/payment/${payment.id}/retry`,
           formToken: secondChance.formToken,
-          choices: secondChance.choices.map((option) => ({
-            id: option.provider.id,
-            name: option.provider.displayName,
-            amount: option.charge.amount.text,
-            currency: option.charge.currency,
-            ...(option.converted ? { orderAmount: `${payment.amount} ${payment.currency}` } : {}),
-          })),
+          ...nextTriesView(secondChance.tries, `${payment.amount} ${payment.currency}`),
         }
       : null,
     secondChanceElsewhere: secondChance !== null && !secondChance.formToken,
@@ -208,6 +207,21 @@ export function receiptView(receipt: ReceiptFacts): ReceiptView {
     // Another attempt paid: that payment's own page follows the USDC.
     final: progress.final || paidThrough !== null,
   };
+}
+
+/** The second chance's rows: the decline's rule says which come first and why, the row's own facts the rest. */
+function nextTriesView(
+  tries: NextTries,
+  orderAmount: string,
+): { intro: string; choices: ProviderRowView[]; moreChoices: ProviderRowView[] } {
+  const { ranking, prices, country } = tries;
+  const row = (next: NextTryRow): ProviderRowView => {
+    const view = providerRowView(next, prices.prices.get(next.option.provider.id), orderAmount, country);
+    const preferred = preferredWords(ranking.rule, next, country);
+    const marked = markedWords(ranking.rule, next);
+    return { ...view, ...(preferred ? { preferred } : {}), ...(marked ? { warning: marked } : {}) };
+  };
+  return { intro: ranking.rule.message.text, choices: ranking.recommended.map(row), moreChoices: ranking.more.map(row) };
 }
 
 /**

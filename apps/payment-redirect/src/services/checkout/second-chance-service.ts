@@ -4,21 +4,34 @@ import {
   parseCurrency,
   parseFiatAmount,
   providerOptions,
+  rankSecondChance,
   secondChanceFormTokenMatches,
   secondChanceOpen,
   secondChanceProviders,
   type AvailableProviderOption,
+  type CountryCode,
   type CurrencyCode,
   type DeclineKind,
   type EvmAddress,
   type FiatAmount,
   type ProviderPaymentStatus,
   type ProviderTerms,
+  type ProviderOption,
   type RateTable,
+  type SecondChanceRanking,
 } from '@gateway/domain';
 import type { RateReader } from '@gateway/rates';
 import type { PaymentReceiptRepository, PaymentRepository, RecordedExpectation } from '@gateway/db/payment-redirect';
 import type { ProviderRegistry } from '@gateway/providers';
+import {
+  inOperatorOrder,
+  listedOptions,
+  priceRows,
+  rankingContext,
+  type CheckoutPorts,
+  type RequestHeaders,
+  type RowPrices,
+} from '../checkout-rows';
 import { CheckoutFailedError } from './provider-checkout';
 import type { PaymentService, StartedPayment } from './payment-service';
 
@@ -70,6 +83,15 @@ export interface SecondChanceServiceDeps {
   processPayment: Pick<PaymentService, 'begin'>;
   /** SECOND_CHANCES_MAX. */
   secondChances: number;
+  /** Quotes, measured checkouts, the circuit breaker and the customer's country, where the app has them. */
+  ports?: CheckoutPorts;
+}
+
+/** The second chance's rows after a decline: ordered by its kind (rankSecondChance), with what each costs and brings. */
+export interface NextTries {
+  ranking: SecondChanceRanking;
+  prices: RowPrices;
+  country?: CountryCode;
 }
 
 /**
@@ -85,6 +107,30 @@ export class SecondChanceService {
    */
   async offers(payment: SecondChancePayment): Promise<AvailableProviderOption[]> {
     if (!secondChanceOpen(payment.providerStatus, payment.usdcArrived)) return [];
+    const { options } = await this.optionsFor(payment);
+    return secondChanceProviders(options, payment.provider);
+  }
+
+  /**
+   * The offers as the receipt lists them: ordered by the kind of the decline (`other` when the
+   * provider reported none), each with its price; null when the second chance is not open or no
+   * provider is left.
+   */
+  async nextTries(payment: SecondChancePayment, headers: RequestHeaders = {}): Promise<NextTries | null> {
+    if (!secondChanceOpen(payment.providerStatus, payment.usdcArrived)) return null;
+    const ports = this.deps.ports ?? {};
+    const { options: all, rates } = await this.optionsFor(payment);
+    const options = await listedOptions(inOperatorOrder(all), ports);
+    const available = secondChanceProviders(options, payment.provider);
+    if (available.length === 0) return null;
+    const country = ports.customerCountry?.(headers);
+    const prices = await priceRows(available, rates, ports);
+    const context = await rankingContext(prices, { rates, ...(country ? { country } : {}) }, ports);
+    const ranking = rankSecondChance(options, payment.provider, payment.providerDeclineKind ?? 'other', { ...context, rates });
+    return { ranking, prices, ...(country ? { country } : {}) };
+  }
+
+  private async optionsFor(payment: SecondChancePayment): Promise<{ options: ProviderOption[]; rates: RateTable | undefined }> {
     let rates: RateTable | undefined;
     try {
       rates = (await this.deps.rates.current()).rates;
@@ -93,7 +139,7 @@ export class SecondChanceService {
       rates = undefined;
     }
     const options = providerOptions(parseFiatAmount(payment.amount), parseCurrency(payment.currency), rates, this.deps.providers.offered);
-    return secondChanceProviders(options, payment.provider);
+    return { options, rates };
   }
 
   /**
