@@ -22,7 +22,7 @@ import {
   providerStatusConsumer,
   providerEventConsumer,
   providerCircuitBreaker,
-  checkoutChoices,
+  checkoutPorts,
   providerCheckout,
   paymentService,
   quoteService,
@@ -47,7 +47,7 @@ export interface PaymentRedirectDeps {
   /** Rate-limit counters and provider tokens shared by every replica (and cached exchange rates). */
   redis: IORedis;
   logger?: FastifyServerOptions['logger'];
-  /** The hosted checkout's and second chance's quotes, checkout signals and customer country (issue 32); estimates without. */
+  /** Stand-ins for the rows' quotes, checkout signals and customer country (issue 32; tests); the app's own services without. */
   checkoutPorts?: CheckoutPorts;
 }
 
@@ -59,7 +59,7 @@ export async function buildPaymentRedirectApp({
   pool,
   redis,
   logger,
-  checkoutPorts,
+  checkoutPorts: checkoutPortsGiven,
 }: PaymentRedirectDeps): Promise<FastifyInstance> {
   const { raw } = config;
   const token = { chainId: raw.CHAIN_ID, address: raw.USDC_TOKEN_ADDRESS };
@@ -86,15 +86,15 @@ export async function buildPaymentRedirectApp({
   await app.register(providerStatusConsumer, { config });
   await app.register(providerEventConsumer, { config });
   await app.register(providerCircuitBreaker, { config });
-  await app.register(checkoutChoices, { config });
   await app.register(providerCheckout, { config });
   await app.register(quoteService, { config });
+  await app.register(checkoutPorts, { config, ports: checkoutPortsGiven });
   await app.register(paymentService, { config });
   await app.register(checkoutLinkService);
-  await app.register(secondChanceService, { config, ports: checkoutPorts });
+  await app.register(secondChanceService, { config });
   await app.register(restService, { config });
   await app.register(receiptService, { config });
-  await app.register(hostedCheckoutService, { config, ports: checkoutPorts });
+  await app.register(hostedCheckoutService, { config });
   await app.register(recoveryMail, { config });
 
   await app.register(pagesPlugin, { viewsDir: join(APP_ROOT, 'views'), assetsDir: join(APP_ROOT, 'assets') });

@@ -9,7 +9,7 @@ export { providerStatusReconciler } from './queues/provider-status-reconciler';
 export { providerStatusConsumer } from './queues/provider-status-consumer';
 export { providerEventConsumer } from './provider-status/provider-event-consumer';
 export { providerCircuitBreaker } from './checkout-signals/provider-circuit-breaker';
-export { checkoutChoices } from './checkout-signals/checkout-choices';
+export { checkoutPorts } from './checkout-signals/checkout-ports';
 export { providerCheckout } from './pages/provider-checkout';
 export { quoteService } from './pages/quote-service';
 export { paymentService } from './pages/payment-service';

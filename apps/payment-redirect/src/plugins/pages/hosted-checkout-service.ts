@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin';
 import { WalletLookupRepository } from '@gateway/db/payment-redirect';
 import type { PaymentRedirectConfig } from '../../config';
-import type { CheckoutPorts } from '../../services/checkout-rows';
 import { HostedCheckoutService } from '../../services/hosted-checkout-service';
 
 declare module 'fastify' {
@@ -10,8 +9,8 @@ declare module 'fastify' {
   }
 }
 
-export const hostedCheckoutService = fp<{ config: PaymentRedirectConfig; ports?: CheckoutPorts | undefined }>(
-  async (app, { config, ports }) => {
+export const hostedCheckoutService = fp<{ config: PaymentRedirectConfig }>(
+  async (app, { config }) => {
     app.decorate(
       'hostedCheckoutService',
       // Rates read through app.rateReader at request time, whichever reader the app holds.
@@ -20,9 +19,9 @@ export const hostedCheckoutService = fp<{ config: PaymentRedirectConfig; ports?:
         wallets: new WalletLookupRepository(app.pool),
         rates: { current: () => app.rateReader.current() },
         providers: app.providers.offered,
-        ...(ports ? { ports } : {}),
+        ports: app.checkoutPorts,
       }),
     );
   },
-  { name: 'hosted-checkout-service', dependencies: ['postgres', 'rate-reader', 'providers'] },
+  { name: 'hosted-checkout-service', dependencies: ['postgres', 'rate-reader', 'providers', 'checkout-ports'] },
 );

@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin';
 import { PaymentReceiptRepository, PaymentRepository } from '@gateway/db/payment-redirect';
 import type { PaymentRedirectConfig } from '../../config';
-import type { CheckoutPorts } from '../../services/checkout-rows';
 import { SecondChanceService } from '../../services/checkout/second-chance-service';
 
 declare module 'fastify' {
@@ -10,8 +9,8 @@ declare module 'fastify' {
   }
 }
 
-export const secondChanceService = fp<{ config: PaymentRedirectConfig; ports?: CheckoutPorts | undefined }>(
-  async (app, { config, ports }) => {
+export const secondChanceService = fp<{ config: PaymentRedirectConfig }>(
+  async (app, { config }) => {
     app.decorate(
       'secondChanceService',
       new SecondChanceService({
@@ -21,9 +20,9 @@ export const secondChanceService = fp<{ config: PaymentRedirectConfig; ports?: C
         rates: app.rateReader,
         processPayment: app.paymentService,
         secondChances: config.raw.SECOND_CHANCES_MAX,
-        ...(ports ? { ports } : {}),
+        ports: app.checkoutPorts,
       }),
     );
   },
-  { name: 'second-chance-service', dependencies: ['postgres', 'providers', 'rate-reader', 'payment-service'] },
+  { name: 'second-chance-service', dependencies: ['postgres', 'providers', 'rate-reader', 'payment-service', 'checkout-ports'] },
 );

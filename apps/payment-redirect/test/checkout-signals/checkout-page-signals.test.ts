@@ -3,28 +3,21 @@ import type { FastifyInstance } from 'fastify';
 import Fastify from 'fastify';
 import IORedis from 'ioredis';
 import { Registry } from 'prom-client';
-import {
-  parseFiatAmount,
-  providerOptions,
-  sealAddressIn,
-  servesCountry,
-  type EvmAddress,
-  type ProviderOption,
-  type RankedRow,
-} from '@gateway/domain';
+import { parseFiatAmount, providerOptions, sealAddressIn, servesCountry, type EvmAddress } from '@gateway/domain';
 import { CheckoutMeasureRepository, createPool } from '@gateway/db/payment-redirect';
 import { TEST_REDIS_URL } from '@gateway/testkit';
 import { providerCircuitMetrics } from '../../src/metrics';
-import { CheckoutChoicesService } from '../../src/services/checkout-signals/checkout-choices';
 import { CheckoutMeasures } from '../../src/services/checkout-signals/checkout-measures';
+import { liveCheckoutPorts } from '../../src/services/checkout-signals/live-checkout-ports';
 import { ProviderCircuitBreaker } from '../../src/services/checkout-signals/provider-circuit-breaker';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
 import { startTransakFake, TRANSAK_SETTINGS, transakAt, type TransakFake } from '../support/transak';
 
-// The checkout's choices composed in the app, on its real signals: payments and deposits seeded in
-// PostgreSQL (the measured conversion), Transak's circuit opened by its fake failing real checkouts
-// (Redis), the country from the header the operator names. The ranking itself is packages/domain's;
-// here, that each signal reaches it, and that each one failing leaves the page whole.
+// The hosted checkout's rows on the app's real signals: payments and deposits seeded in PostgreSQL
+// (the measured conversion), Transak's circuit opened by its fake failing real checkouts (Redis),
+// the country from the header the operator names. The ranking itself is packages/domain's, the
+// words the view model's; here, that each signal reaches the page, and that each one failing
+// leaves it whole.
 
 let fake: TransakFake;
 const fixture = paymentRedirectFixture('checkout_choices', {
@@ -41,8 +34,23 @@ let addressIn: string;
 const temporary = '0x4646464646464646464646464646464646464646' as EvmAddress;
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
 const order = () => providerOptions(parseFiatAmount('50.00'), 'USD', undefined, app.providers.offered);
-const ids = (rows: readonly RankedRow[]) => rows.map((row) => row.option.provider.id);
-const allRows = (ranking: { recommended: readonly RankedRow[]; more: readonly RankedRow[] }) => [...ranking.recommended, ...ranking.more];
+const available = () => order().flatMap((option) => (option.status === 'available' ? [option.provider.id] : []));
+
+/** The page's rows, in order: each provider's id and the facts it states ("measured here", "May not serve …"). */
+async function page(headers: Record<string, string> = {}): Promise<Array<{ id: string; facts: string[] }>> {
+  const response = await app.inject({
+    method: 'GET',
+    url: '/pay.php',
+    query: { address: addressIn, amount: '50.00', email: 'jane@shop.io', currency: 'USD' },
+    headers,
+  });
+  expect(response.statusCode).toBe(200);
+  return [...response.body.matchAll(/<a class="provider" href="[^"]+" data-provider="([a-z]+)">([\s\S]*?)<\/a>/g)].map((match) => ({
+    id: match[1]!,
+    facts: [...match[2]!.matchAll(/<span class="fact [a-z-]+">(.*?)<\/span>/g)].map((fact) => fact[1]!),
+  }));
+}
+const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => row.id);
 const pay = () =>
   app.inject({
     method: 'GET',
@@ -98,65 +106,36 @@ afterAll(async () => {
   await fake?.close();
 });
 
-describe('the checkout choices', () => {
-  it('ranks the provider that converts better here ahead, with its measured figures', async () => {
-    const choices = await app.checkoutChoices.choose({ options: order(), headers: {} });
-    const rows = allRows(choices.ranking);
+describe('the hosted checkout on its signals', () => {
+  it('ranks the provider that converts better here ahead, with its measured time', async () => {
+    const rows = await page();
     expect(ids(rows).indexOf(second)).toBeLessThan(ids(rows).indexOf(first));
-    const measured = rows.find((row) => row.option.provider.id === second)!;
-    expect(measured.measured).toEqual({ attempts: 10, reachedUsdc: 8 });
-    expect(measured.timeToUsdc).toEqual({ minutes: 7, basis: 'measured' });
-    // Those without enough attempts keep the operator's order, after the two measured ones' positions.
-    const operatorOrder = order().flatMap((option) => (option.status === 'available' ? [option.provider.id] : []));
+    expect(rows.find((row) => row.id === second)!.facts.join(' ')).toMatch(/7 min.*measured here/);
+    // Those without enough attempts keep the page's own order (the operator's, providers made for USD first).
+    const offered = new Map(app.providers.offered.map((provider) => [provider.id, provider]));
+    const madeForUsd = (id: string) => offered.get(id)!.currency === 'USD';
+    const pageOrder = [...available().filter(madeForUsd), ...available().filter((id) => !madeForUsd(id))];
     const unmeasured = (list: string[]) => list.filter((id) => id !== first && id !== second);
-    expect(unmeasured(ids(rows))).toEqual(unmeasured(operatorOrder));
-    expect(choices.circuitOpen).toEqual([]);
-    expect(choices.customerCountry).toBeUndefined();
+    expect(unmeasured(ids(rows))).toEqual(unmeasured(pageOrder));
   });
 
   it("puts the providers serving the proxy's country first and marks the others; never reads Accept-Language", async () => {
-    const choices = await app.checkoutChoices.choose({ options: order(), headers: { 'cf-ipcountry': 'us' } });
-    expect(choices.customerCountry).toBe('US');
-    const rows = allRows(choices.ranking);
-    const groups = rows.map((row) => row.servesCountry);
-    expect(groups).toEqual([...groups].sort((a, b) => ['yes', 'unknown', 'no'].indexOf(a) - ['yes', 'unknown', 'no'].indexOf(b)));
-    for (const row of rows) expect(row.servesCountry).toBe(servesCountry(row.option.provider, 'US'));
-    expect(groups).toContain('yes');
-    // Every available provider is still there: a country orders, it never hides.
-    expect(rows).toHaveLength(order().filter((option) => option.status === 'available').length);
-
-    const byLanguage = await app.checkoutChoices.choose({ options: order(), headers: { 'accept-language': 'de-DE,de;q=0.9' } });
-    expect(byLanguage.customerCountry).toBeUndefined();
-    expect(allRows(byLanguage.ranking).every((row) => row.servesCountry === 'unknown')).toBe(true);
-    // A header that is no country (a misconfigured proxy), or Cloudflare's "unknown": no country, no error.
-    for (const value of ['Germany', 'XX']) {
-      expect((await app.checkoutChoices.choose({ options: order(), headers: { 'cf-ipcountry': value } })).customerCountry).toBeUndefined();
+    const rows = await page({ 'cf-ipcountry': 'us' });
+    const offered = new Map(app.providers.offered.map((provider) => [provider.id, provider]));
+    const serves = rows.map((row) => servesCountry(offered.get(row.id)!, 'US'));
+    expect(serves).toEqual([...serves].sort((a, b) => ['yes', 'unknown', 'no'].indexOf(a) - ['yes', 'unknown', 'no'].indexOf(b)));
+    expect(serves).toContain('yes');
+    for (const [index, row] of rows.entries()) {
+      expect(row.facts.some((fact) => fact.includes('May not serve customers in'))).toBe(serves[index] === 'no');
     }
-  });
+    // Every available provider is still there: a country orders, it never hides.
+    expect(ids(rows).sort()).toEqual(available().sort());
 
-  it('orders the second chance by the decline, the provider that gave up left out; without a kind, the normal ranking', async () => {
-    const declined = await app.checkoutChoices.choose({
-      options: order(),
-      headers: {},
-      decline: { failedProvider: second, kind: 'card_refused', rates: undefined },
-    });
-    const rows = allRows(declined.ranking);
-    expect(ids(rows)).not.toContain(second);
-    expect('rule' in declined.ranking && declined.ranking.rule.message.key).toBe('decline.card_refused');
-    const fits = rows.map((row) => ('fit' in row ? (row.fit as string) : 'none'));
-    expect(fits[0]).toBe('preferred');
-    expect(fits).toEqual(
-      [...fits].sort((a, b) => ['preferred', 'neutral', 'marked'].indexOf(a) - ['preferred', 'neutral', 'marked'].indexOf(b)),
-    );
-
-    const unknownKind = await app.checkoutChoices.choose({
-      options: order(),
-      headers: {},
-      decline: { failedProvider: second, rates: undefined },
-    });
-    expect('rule' in unknownKind.ranking && unknownKind.ranking.rule.message.key).toBe('decline.other');
-    const normal = ids(allRows((await app.checkoutChoices.choose({ options: order(), headers: {} })).ranking));
-    expect(ids(allRows(unknownKind.ranking))).toEqual(normal.filter((id) => id !== second));
+    const byLanguage = await page({ 'accept-language': 'de-DE,de;q=0.9' });
+    expect(byLanguage.flatMap((row) => row.facts).some((fact) => fact.includes('May not serve'))).toBe(false);
+    expect(ids(byLanguage)).toEqual(ids(await page()));
+    // A header that is no country (a misconfigured proxy), or Cloudflare's "unknown": no country, no error.
+    for (const value of ['Germany', 'XX']) expect(ids(await page({ 'cf-ipcountry': value }))).toEqual(ids(await page()));
   });
 
   it('takes a provider whose checkouts fail off the page for the cool-off, refuses its checkouts meanwhile, then lists it again after a good trial', async () => {
@@ -164,10 +143,7 @@ describe('the checkout choices', () => {
     expect((await pay()).statusCode).toBe(503);
     expect((await pay()).statusCode).toBe(503);
     const sessionsWhenOpened = fake.sessions.length;
-    const open = await app.checkoutChoices.choose({ options: order(), headers: {} });
-    expect(open.circuitOpen.map((provider) => provider.id)).toEqual(['transak']);
-    expect(open.circuits.get('transak')).toBe('open');
-    expect(ids(allRows(open.ranking))).not.toContain('transak');
+    expect(ids(await page())).not.toContain('transak');
 
     // Meanwhile a Process Payment naming Transak is refused at once, without a call to it.
     const refused = await pay();
@@ -184,17 +160,17 @@ describe('the checkout choices', () => {
     // The cool-off over, Transak is back on the page; the next customer's checkout is its trial, and it works.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     fake.answerSession = undefined;
-    expect(ids(allRows((await app.checkoutChoices.choose({ options: order(), headers: {} })).ranking))).toContain('transak');
+    expect(ids(await page())).toContain('transak');
     expect((await pay()).statusCode).toBe(200);
-    const closed = await app.checkoutChoices.choose({ options: order(), headers: {} });
-    expect(closed.circuits.get('transak')).toBe('closed');
-    expect(closed.circuitOpen).toEqual([]);
+    expect(await app.metrics.metrics()).toContain(
+      'payment_redirect_provider_circuit_state{provider="transak",state="closed",service="payment-redirect"} 1',
+    );
     expect(fake.problems).toEqual([]);
   }, 20_000);
 });
 
 describe('with its signals failing', () => {
-  it('lists every provider in the operator order: no Redis, no database', async () => {
+  it('lists every provider, measures none, knows no country: no Redis, no database', async () => {
     const down = new IORedis(TEST_REDIS_URL.replace(/:\d+$/, ':1'), {
       maxRetriesPerRequest: 0,
       enableOfflineQueue: false,
@@ -206,7 +182,8 @@ describe('with its signals failing', () => {
     const logs: string[] = [];
     const { log } = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => logs.push(line) } } });
     try {
-      const service = new CheckoutChoicesService({
+      const ports = liveCheckoutPorts({
+        quotes: app.quoteService,
         circuit: new ProviderCircuitBreaker({
           redis: down,
           prefix: 'down',
@@ -215,16 +192,15 @@ describe('with its signals failing', () => {
           log,
         }),
         measures: new CheckoutMeasures({ repository: new CheckoutMeasureRepository(deadPool), windowDays: 30, log }),
-        minAttempts: 10,
         countryHeader: 'cf-ipcountry',
+        rankingMinAttempts: 10,
         log,
       });
-      const options: ProviderOption[] = order();
-      const choices = await service.choose({ options, headers: {} });
-      expect(ids(allRows(choices.ranking))).toEqual(
-        options.flatMap((option) => (option.status === 'available' ? [option.provider.id] : [])),
-      );
-      expect(allRows(choices.ranking).every((row) => row.measured === undefined)).toBe(true);
+      expect(await ports.signals!.listed(available())).toEqual(available());
+      expect((await ports.signals!.measured()).size).toBe(0);
+      expect(ports.customerCountry!({ 'cf-ipcountry': 'Germany' })).toBeUndefined();
+      expect(ports.customerCountry!({ 'accept-language': 'de' })).toBeUndefined();
+      expect(ports.customerCountry!({ 'cf-ipcountry': 'de' })).toBe('DE');
       expect(logs.some((line) => line.includes('provider circuit store (Redis) failed'))).toBe(true);
       expect(logs.some((line) => line.includes('could not read the measured checkouts'))).toBe(true);
     } finally {
