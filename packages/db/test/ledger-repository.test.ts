@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { orderStanding, parseLedgerQuery } from '@gateway/domain';
 import { parseCsv, parseCsvObjects } from '@gateway/testkit';
 import { LEDGER_CSV_COLUMNS, ledgerExport, csvField } from '../src/ledger-export';
-import { LedgerRepository, type LedgerOrder } from '../src/repositories/ledger-repository';
+import { LedgerRepository, ledgerTime, type LedgerOrder } from '../src/repositories/ledger-repository';
 import { readOrderFacts } from '../src/repositories/order-facts';
 import { createPool } from '../src/pool';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
@@ -349,5 +349,35 @@ describe('the export', () => {
     const doc = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'ledger.md'), 'utf8');
     const documented = [...doc.matchAll(/^\| `([a-z_]+)` \|/gm)].map((match) => match[1]);
     expect(documented).toEqual(LEDGER_CSV_COLUMNS.map(([name]) => name));
+  });
+});
+
+describe('ledgerTime', () => {
+  it("writes PostgreSQL's UTC text as toISOString writes the Date pg reads: to the millisecond, microseconds truncated", async () => {
+    const moments = [
+      '2026-11-01 00:05:00+00',
+      '2026-11-01 00:05:00.5+00',
+      '2026-11-01 00:05:00.05+00',
+      '2026-02-28 23:59:59.999999+00',
+      '2026-11-01 13:00:00.123456+05:30',
+      '1999-12-31 23:59:59.000001+00',
+    ];
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // As the export's transaction sets it.
+      await client.query("SET LOCAL TimeZone = 'UTC'");
+      for (const moment of moments) {
+        const { rows } = await client.query<{ json: string; text: string; read: Date }>(
+          'SELECT json_build_array($1::timestamptz)->>0 AS json, $1::timestamptz::text AS text, $1::timestamptz AS read',
+          [moment],
+        );
+        const { json, text, read } = rows[0]!;
+        expect([ledgerTime(json), ledgerTime(text)]).toEqual([read.toISOString(), read.toISOString()]);
+      }
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 });
