@@ -1,6 +1,7 @@
 import { isLosslessNumber, parse } from 'lossless-json';
 import { FIAT_DECIMALS, USDC_DECIMALS } from '@gateway/domain';
 import { ProviderCheckoutError, type ProviderQuote } from '../provider-contract';
+import type { ProviderHttpClient } from './provider-http-client';
 
 /**
  * Reading a provider's quote exactly: its amounts arrive as JSON numbers (MoonPay, Transak) or
@@ -106,4 +107,32 @@ export function errorMessageOf(body: string): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * A quote API's answer: a GET of `url` asking for JSON (with the provider's own headers), retried as
+ * the client retries quotes; any answer but 200 is the provider refusing, its message kept.
+ * Unreachable or timed out, the client's ProviderUnreachableError passes through as it is.
+ */
+export async function requestQuote(
+  http: ProviderHttpClient,
+  provider: string,
+  url: URL,
+  options: { signal: AbortSignal; headers?: Record<string, string> },
+): Promise<string> {
+  const response = await http.request({
+    method: 'GET',
+    call: 'quote',
+    url: url.toString(),
+    headers: { accept: 'application/json', ...options.headers },
+    signal: options.signal,
+    retryable: true,
+  });
+  if (response.statusCode !== 200) {
+    throw new ProviderCheckoutError(
+      `${provider} refused the quote (HTTP ${response.statusCode}${errorMessageOf(response.body)})`,
+      'refused',
+    );
+  }
+  return response.body;
 }

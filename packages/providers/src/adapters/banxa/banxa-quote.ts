@@ -1,7 +1,7 @@
-import { ProviderCheckoutError, type CheckoutOrder, type ProviderQuote } from '../../provider-contract';
+import type { CheckoutOrder, ProviderQuote } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { urlWithQuery } from '../../support/checkout-url';
-import { errorMessageOf, exactQuote, expectCode, positiveAmount, quoteObject } from '../../support/quote-amounts';
+import { requestQuote, exactQuote, expectCode, positiveAmount, quoteObject } from '../../support/quote-amounts';
 
 /**
  * Banxa's quote: "Get a Quote", https://docs.banxa.com/products/hosted-checkout/docs/api-integration/get-a-quote —
@@ -40,18 +40,8 @@ export async function banxaBuyQuote(
     paymentMethodId: 'debit-credit-card',
     fiatAmount: order.amount,
   });
-  const response = await http.request({
-    method: 'GET',
-    call: 'quote',
-    url: url.toString(),
-    headers: { accept: 'application/json', 'x-api-key': apiKey },
-    signal,
-    retryable: true,
-  });
-  if (response.statusCode !== 200) {
-    throw new ProviderCheckoutError(`Banxa refused the quote (HTTP ${response.statusCode}${errorMessageOf(response.body)})`, 'refused');
-  }
-  const fields = quoteObject(BANXA, response.body);
+  const body = await requestQuote(http, 'Banxa', url, { signal, headers: { 'x-api-key': apiKey } });
+  const fields = quoteObject(BANXA, body);
   expectCode(BANXA, fields, 'paymentMethodId', 'debit-credit-card');
   return exactQuote(
     positiveAmount(BANXA, fields, 'cryptoAmount', 'string'),

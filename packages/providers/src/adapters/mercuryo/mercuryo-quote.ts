@@ -1,7 +1,7 @@
-import { ProviderCheckoutError, type CheckoutOrder, type ProviderMode, type ProviderQuote } from '../../provider-contract';
+import type { CheckoutOrder, ProviderMode, ProviderQuote } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { urlWithQuery } from '../../support/checkout-url';
-import { errorMessageOf, exactQuote, expectCode, objectField, positiveAmount, quoteObject } from '../../support/quote-amounts';
+import { requestQuote, exactQuote, expectCode, objectField, positiveAmount, quoteObject } from '../../support/quote-amounts';
 
 /**
  * Mercuryo's buy rate: "buy rate" in Mercuryo's v1.6 widget API (GitHub mercuryoio/api-migration-docs,
@@ -44,18 +44,8 @@ export async function mercuryoBuyRate(
     network,
     payment_method: 'card',
   });
-  const response = await http.request({
-    method: 'GET',
-    call: 'quote',
-    url: url.toString(),
-    headers: { accept: 'application/json' },
-    signal,
-    retryable: true,
-  });
-  if (response.statusCode !== 200) {
-    throw new ProviderCheckoutError(`Mercuryo refused the quote (HTTP ${response.statusCode}${errorMessageOf(response.body)})`, 'refused');
-  }
-  const data = objectField(MERCURYO, quoteObject(MERCURYO, response.body), 'data');
+  const body = await requestQuote(http, 'Mercuryo', url, { signal });
+  const data = objectField(MERCURYO, quoteObject(MERCURYO, body), 'data');
   expectCode(MERCURYO, data, 'currency', 'USDC');
   expectCode(MERCURYO, data, 'fiat_currency', order.currency);
   const total = objectField(MERCURYO, data, 'total');

@@ -1,7 +1,7 @@
-import { ProviderCheckoutError, type CheckoutOrder, type ProviderQuote } from '../../provider-contract';
+import type { CheckoutOrder, ProviderQuote } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { urlWithQuery } from '../../support/checkout-url';
-import { errorMessageOf, exactQuote, expectCode, positiveAmount, quoteObject } from '../../support/quote-amounts';
+import { requestQuote, exactQuote, expectCode, positiveAmount, quoteObject } from '../../support/quote-amounts';
 
 /**
  * MoonPay's public buy quote: "Get Real-time Buy quote",
@@ -53,19 +53,8 @@ export async function moonpayBuyQuote(
     paymentMethod,
     areFeesIncluded: 'true',
   });
-  // Unreachable or timed out: the client's ProviderUnreachableError passes through as it is.
-  const response = await http.request({
-    method: 'GET',
-    call: 'quote',
-    url: url.toString(),
-    headers: { accept: 'application/json' },
-    signal,
-    retryable: true,
-  });
-  if (response.statusCode !== 200) {
-    throw new ProviderCheckoutError(`MoonPay refused the quote (HTTP ${response.statusCode}${errorMessageOf(response.body)})`, 'refused');
-  }
-  return parseBuyQuote(response.body, order.currency);
+  const body = await requestQuote(http, 'MoonPay', url, { signal });
+  return parseBuyQuote(body, order.currency);
 }
 
 function parseBuyQuote(text: string, currency: ProviderQuote['currency']): ProviderQuote {

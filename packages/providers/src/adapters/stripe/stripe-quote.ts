@@ -1,7 +1,7 @@
 import { ProviderCheckoutError, type CheckoutOrder, type ProviderQuote } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { urlWithQuery } from '../../support/checkout-url';
-import { errorMessageOf, exactQuote, expectCode, malformedQuote, positiveAmount, quoteObject } from '../../support/quote-amounts';
+import { requestQuote, exactQuote, expectCode, malformedQuote, positiveAmount, quoteObject } from '../../support/quote-amounts';
 
 /**
  * Stripe's onramp quotes: "Retrieve CryptoOnrampQuotes", https://docs.stripe.com/api/crypto/onramp_quotes/retrieve
@@ -33,18 +33,8 @@ export async function stripeOnrampQuote(
     'destination_currencies[]': 'usdc',
     'destination_networks[]': 'polygon',
   });
-  const response = await http.request({
-    method: 'GET',
-    call: 'quote',
-    url: url.toString(),
-    headers: { authorization, accept: 'application/json' },
-    signal,
-    retryable: true,
-  });
-  if (response.statusCode !== 200) {
-    throw new ProviderCheckoutError(`Stripe refused the quote (HTTP ${response.statusCode}${errorMessageOf(response.body)})`, 'refused');
-  }
-  const fields = quoteObject(STRIPE, response.body);
+  const body = await requestQuote(http, 'Stripe', url, { signal, headers: { authorization } });
+  const fields = quoteObject(STRIPE, body);
   expectCode(STRIPE, fields, 'source_currency', 'usd');
   const networks = fields.destination_network_quotes;
   const polygon = typeof networks === 'object' && networks !== null ? (networks as Record<string, unknown>).polygon : undefined;

@@ -1,7 +1,7 @@
-import { ProviderCheckoutError, type CheckoutOrder, type ProviderQuote } from '../../provider-contract';
+import type { CheckoutOrder, ProviderQuote } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { urlWithQuery } from '../../support/checkout-url';
-import { errorMessageOf, exactQuote, expectCode, objectField, positiveAmount, quoteObject } from '../../support/quote-amounts';
+import { requestQuote, exactQuote, expectCode, objectField, positiveAmount, quoteObject } from '../../support/quote-amounts';
 
 /**
  * Transak's public price: "Get Price", https://docs.transak.com/api/public/get-price (with
@@ -34,18 +34,8 @@ export async function transakPrice(
     paymentMethod: 'credit_debit_card',
     fiatAmount: order.amount,
   });
-  const response = await http.request({
-    method: 'GET',
-    call: 'quote',
-    url: url.toString(),
-    headers: { accept: 'application/json' },
-    signal,
-    retryable: true,
-  });
-  if (response.statusCode !== 200) {
-    throw new ProviderCheckoutError(`Transak refused the quote (HTTP ${response.statusCode}${errorMessageOf(response.body)})`, 'refused');
-  }
-  const price = objectField(TRANSAK, quoteObject(TRANSAK, response.body), 'response');
+  const body = await requestQuote(http, 'Transak', url, { signal });
+  const price = objectField(TRANSAK, quoteObject(TRANSAK, body), 'response');
   expectCode(TRANSAK, price, 'fiatCurrency', order.currency);
   expectCode(TRANSAK, price, 'cryptoCurrency', 'USDC');
   expectCode(TRANSAK, price, 'network', 'polygon');
