@@ -165,15 +165,18 @@ it('a declined card: one plain e-mail 15 minutes on, whose link opens the same o
   expect(choices).not.toContain('moonpay');
   await screenshot(page, 'recovery-email-second-chance');
 
-  // One click: a new attempt on the same order (the same wallet), on to Banxa's checkout.
-  await page.locator('#second-chance button[data-provider="banxa"]').click();
+  // One click on the first choice offered (the decline orders them): a new attempt on the same order
+  // (the same wallet), on to that provider's checkout.
+  const first = page.locator('#second-chance button.choice').first();
+  const chosen = await first.getAttribute('data-provider');
+  await first.click();
   await page.waitForURL(`${config.raw.SANDBOX_PROVIDER_URL}/**`);
   const { rows } = await fixture.db.pool.query<{ provider: string; same_wallet: boolean }>(
     `SELECT n.provider, n.wallet_id = p.wallet_id AS same_wallet FROM payments n, payments p
      WHERE p.id = $1 AND n.id <> p.id AND n.wallet_id = p.wallet_id`,
     [paymentId],
   );
-  expect(rows).toEqual([{ provider: 'banxa', same_wallet: true }]);
+  expect(rows).toEqual([{ provider: chosen, same_wallet: true }]);
   await context.close();
 
   // Anyone else with the address but not the key: the receipt to read, nothing to act with.
