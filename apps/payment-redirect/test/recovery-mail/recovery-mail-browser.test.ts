@@ -144,6 +144,8 @@ it('a declined card: one plain e-mail 15 minutes on, whose link opens the same o
   expect(message.html).toContain(`<a href="${link}"`);
   expect(message.html).toContain('Choose another way to pay');
   expect(message.html).not.toMatch(/<script/i);
+  // The server has the message a moment before the worker records the server's answer.
+  await waitFor('the e-mail recorded as sent', async () => (await recordOf(paymentId))?.state === 'sent', 10_000);
   expect(await recordOf(paymentId)).toMatchObject({ state: 'sent', message_id: message.messageId });
 
   // The message as the customer sees it, its button clicked in a browser that never saw this payment.
