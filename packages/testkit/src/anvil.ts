@@ -101,17 +101,28 @@ export function resolveAnvilBinary(): string {
   return path.resolve(path.dirname(manifestPath), binary);
 }
 
-/** Asks the OS for a port nobody is listening on (bind to port 0, read it, release it). */
-export function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+// Below Linux's ephemeral range (32768–60999): a port the OS hands out for port 0 is also one it
+// hands out as the source port of an outgoing connection, and with parallel test files opening
+// hundreds of those (PostgreSQL, Redis, HTTP), one took a port between its check and the app's
+// listen (EADDRINUSE in CI). Here no outgoing connection is given one of these.
+const FREE_PORTS = { from: 20_000, to: 32_767 } as const;
+const FREE_PORT_TRIES = 50;
+
+/** A port nobody is listening on, below the ephemeral range: a random one, checked by listening on it and releasing it. */
+export async function findFreePort(): Promise<number> {
+  for (let attempt = 0; attempt < FREE_PORT_TRIES; attempt += 1) {
+    const port = FREE_PORTS.from + Math.floor(Math.random() * (FREE_PORTS.to - FREE_PORTS.from + 1));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`findFreePort: ${FREE_PORT_TRIES} random ports from ${FREE_PORTS.from} to ${FREE_PORTS.to} were all taken`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('findFreePort: the OS gave no port'))));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 

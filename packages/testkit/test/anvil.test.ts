@@ -1,7 +1,16 @@
 import { accessSync, constants } from 'node:fs';
+import net from 'node:net';
 import { createPublicClient, createWalletClient, http } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
-import { ANVIL_MNEMONIC, anvilAccounts, requestChainId, resolveAnvilBinary, startAnvil, type RunningAnvil } from '../src/anvil';
+import {
+  ANVIL_MNEMONIC,
+  anvilAccounts,
+  findFreePort,
+  requestChainId,
+  resolveAnvilBinary,
+  startAnvil,
+  type RunningAnvil,
+} from '../src/anvil';
 import { sleep } from '../src/wait-for';
 
 /** True while a process with this pid exists (a reaped child no longer does). */
@@ -95,5 +104,21 @@ describe('startAnvil', () => {
     await expect(startAnvil({ readyTimeoutMs: 1 })).rejects.toThrow(
       /anvil did not answer eth_chainId on http:\/\/127\.0\.0\.1:\d+ within 1 ms/,
     );
+  });
+});
+
+describe('findFreePort', () => {
+  it('gives ports below the ephemeral range that an app can listen on', async () => {
+    for (let i = 0; i < 20; i += 1) {
+      const port = await findFreePort();
+      expect(port).toBeGreaterThanOrEqual(20_000);
+      expect(port).toBeLessThan(32_768);
+      const server = net.createServer();
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', resolve);
+      });
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
