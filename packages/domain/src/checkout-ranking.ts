@@ -61,7 +61,9 @@ export function quotedCostBps(paysUsdCents: bigint, receivesUsdc: bigint): numbe
   const paid = paysUsdCents * 10_000n;
   if (paid <= 0n) throw new Error('a quote must have the customer pay something');
   if (receivesUsdc >= paid) return 0;
-  return Number(((paid - receivesUsdc) * 10_000n + paid - 1n) / paid);
+  // A share, not an amount: whole basis points from 1 to 10,000, worked out in bigint and exact as a number.
+  const bps = ((paid - receivesUsdc) * 10_000n + paid - 1n) / paid;
+  return Number(bps);
 }
 
 export interface RankingContext {

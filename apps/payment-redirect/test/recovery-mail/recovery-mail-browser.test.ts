@@ -1,12 +1,12 @@
-import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { seedDeposit } from '@gateway/app-testkit';
 import { openRecoveryEmailQueue } from '@gateway/queue';
 import { findFreePort, waitFor } from '@gateway/testkit';
+import { DESKTOP, launchChromium, screenshotBoth } from '@gateway/testkit/browser';
 import type { ParsedMail } from 'mailparser';
 import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
@@ -18,16 +18,6 @@ import { startSmtpInbox, type SmtpInbox } from '../support/smtp-inbox';
 // back (mailparser), and its link is followed in Debian's Chromium (playwright-core).
 const fixture = paymentRedirectFixture('recovery-mail');
 const ARTIFACTS = join(__dirname, '..', '..', 'artifacts');
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const DESKTOP = { width: 1280, height: 860 };
-const PHONE = { width: 390, height: 844 };
 
 let app: FastifyInstance;
 let config: PaymentRedirectConfig;
@@ -37,15 +27,8 @@ let publicUrl: string;
 let index = 0;
 let sandbox: { url: string; close(): Promise<void> };
 
-async function screenshot(page: Page, name: string): Promise<void> {
-  for (const [size, viewport] of [
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ] as const) {
-    await page.setViewportSize(viewport);
-    await page.screenshot({ path: join(ARTIFACTS, `${name}-${size}.png`), fullPage: true });
-  }
-  await page.setViewportSize(DESKTOP);
+function screenshot(page: Page, name: string): Promise<void> {
+  return screenshotBoth(page, ARTIFACTS, name);
 }
 
 /** Stands in for the sandbox provider's checkout page the browser is sent on to (the sandbox app is not started here). */
@@ -77,7 +60,6 @@ async function recordOf(paymentId: string) {
 }
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   inbox = await startSmtpInbox();
   sandbox = await startSandboxStandIn();
   const port = await findFreePort();
@@ -92,7 +74,7 @@ beforeAll(async () => {
   });
   app = await fixture.build(config);
   await app.listen({ port, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
