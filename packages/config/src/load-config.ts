@@ -10,6 +10,13 @@ export class ConfigError extends Error {
 }
 
 /**
+ * The mark the deployment templates (infra/k8s, secrets.example.yaml) put where a site's own value
+ * goes. A setting that still holds it is refused whatever its form: a URL such as
+ * `postgres://user:REPLACE-ME@host/db` passes every pattern and would be tried as a password.
+ */
+export const PLACEHOLDER_MARK = 'REPLACE-ME';
+
+/**
  * Reads the environment once, at boot, against a TypeBox schema. Every setting `X` may instead
  * be given as a file path in `X_FILE` (how container secrets are mounted). All problems are
  * reported together, each naming its variable, and none of the values (they may be secrets).
@@ -28,6 +35,9 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
         problems.push(`${name}_FILE: cannot read ${fromFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
       }
     }
+  }
+  for (const [name, given] of Object.entries(raw)) {
+    if (given.includes(PLACEHOLDER_MARK)) problems.push(`${name}: still holds the template's ${PLACEHOLDER_MARK}; give the site's own value`);
   }
   const value = Value.Convert(schema, Value.Default(schema, raw));
   for (const error of Value.Errors(schema, value)) {
