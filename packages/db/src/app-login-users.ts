@@ -1,8 +1,11 @@
 import { Client } from 'pg';
 import { appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, type DatabaseApp } from './app-roles';
 
-/** `<prefix>_<app>_login`: the login user of an app on a development or test cluster. */
-function appLoginUser(app: DatabaseApp, prefix = DEFAULT_ROLE_PREFIX): string {
+/**
+ * `<prefix>_<app>_login`: the login user of an app, a member of its role only: what `gateway keys
+ * db-logins` makes for a deployment, and what the local stack and the tests make for theirs.
+ */
+export function appLoginUser(app: DatabaseApp, prefix = DEFAULT_ROLE_PREFIX): string {
   return `${appRoleName(prefix, app)}_login`;
 }
 

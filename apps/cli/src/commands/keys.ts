@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { english, generateMnemonic } from 'viem/accounts';
 import { xpubFromMnemonic } from '@gateway/chain';
-import { appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, isRolePrefix } from '@gateway/db/cli';
+import { appLoginUser, appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, isRolePrefix } from '@gateway/db/cli';
 import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
@@ -163,7 +163,7 @@ function dbLogins(prefix: string, databaseUrl: string | undefined): DbLogin[] {
   if (databaseUrl !== undefined && !URL.canParse(databaseUrl)) throw new UsageError('--database-url is not a URL');
   return DATABASE_APPS.map((app) => {
     const role = appRoleName(prefix, app);
-    const user = `${role}_login`;
+    const user = appLoginUser(app, prefix);
     // Hex: nothing to quote in SQL or to percent-encode in a URL.
     const password = randomBytes(24).toString('hex');
     const sql = `CREATE ROLE "${user}" LOGIN NOINHERIT PASSWORD '${password}' IN ROLE "${role}";`;
