@@ -37,7 +37,8 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
     }
   }
   for (const [name, given] of Object.entries(raw)) {
-    if (given.includes(PLACEHOLDER_MARK)) problems.push(`${name}: still holds the template's ${PLACEHOLDER_MARK}; give the site's own value`);
+    if (given.includes(PLACEHOLDER_MARK))
+      problems.push(`${name}: still holds the template's ${PLACEHOLDER_MARK}; give the site's own value`);
   }
   const value = Value.Convert(schema, Value.Default(schema, raw));
   for (const error of Value.Errors(schema, value)) {
