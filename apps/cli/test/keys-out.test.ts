@@ -101,6 +101,11 @@ describe('gateway keys --out FILE', () => {
     expect(readFileSync(join(secrets, 'hd_xpub'), 'utf8')).toBe(`${xpubFromMnemonic(mnemonic)}\n`);
     expect((await runGateway(['keys', 'callback', '--out-dir', secrets], {})).code).toBe(0);
     expect((await runGateway(['keys', 'sealing', '--out-dir', secrets], {})).code).toBe(0);
+    // A new folder, as the rotation procedure names one, is made for the owner alone.
+    const rotation = join(dir, 'rotation', 'k2');
+    expect((await runGateway(['keys', 'callback', 'k2', '--out-dir', rotation], {})).code).toBe(0);
+    expect(modeOf(rotation)).toBe(0o700);
+    expect(readdirSync(rotation).sort()).toEqual(['callback_public_keys', 'callback_signing_keys']);
     const compose = readFileSync(join(__dirname, '..', '..', '..', 'docker-compose.production.yml'), 'utf8');
     for (const name of readdirSync(secrets)) {
       expect(modeOf(join(secrets, name))).toBe(0o600);

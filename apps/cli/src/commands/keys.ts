@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { english, generateMnemonic } from 'viem/accounts';
 import { xpubFromMnemonic } from '@gateway/chain';
 import { appLoginUser, appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, isRolePrefix } from '@gateway/db/cli';
-import { existsSync, lstatSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { writeSecretFile } from '../secret-file';
@@ -97,9 +97,11 @@ function emit(io: CliIo, text: string, { json, target, names }: { json: boolean;
 /**
  * Each setting's bare value to a file of its own in `dir`, named as the setting in lower case: the
  * names docker-compose.production.yml mounts as `<NAME>_FILE`. Without `force`, nothing is written
- * unless every file is new (a seed's mnemonic and xpub must never come from two runs).
+ * unless every file is new (a seed's mnemonic and xpub must never come from two runs). A folder that
+ * does not exist yet is made, readable by its owner only (the procedures name a new folder per key).
  */
 function emitFiles(io: CliIo, settings: Record<string, string>, dir: string, force: boolean, json: boolean): number {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const files = Object.entries(settings).map(([name, value]) => ({ value, file: join(dir, name.toLowerCase()) }));
   const present = force ? undefined : files.find(({ file }) => existsSync(file) || isLink(file));
   if (present) throw new CommandFailed(`${present.file} exists; give a new folder, or --force to replace its files`);
