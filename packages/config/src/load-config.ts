@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Static, TObject } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { placeholderSettingRefusal } from '@gateway/domain';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -8,13 +9,6 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
-
-/**
- * The mark the deployment templates (infra/k8s, secrets.example.yaml) put where a site's own value
- * goes. A setting that still holds it is refused whatever its form: a URL such as
- * `postgres://user:REPLACE-ME@host/db` passes every pattern and would be tried as a password.
- */
-export const PLACEHOLDER_MARK = 'REPLACE-ME';
 
 /**
  * Reads the environment once, at boot, against a TypeBox schema. Every setting `X` may instead
@@ -37,8 +31,8 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
     }
   }
   for (const [name, given] of Object.entries(raw)) {
-    if (given.includes(PLACEHOLDER_MARK))
-      problems.push(`${name}: still holds the template's ${PLACEHOLDER_MARK}; give the site's own value`);
+    const refusal = placeholderSettingRefusal(given);
+    if (refusal !== undefined) problems.push(`${name}: ${refusal}`);
   }
   const value = Value.Convert(schema, Value.Default(schema, raw));
   for (const error of Value.Errors(schema, value)) {

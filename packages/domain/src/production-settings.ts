@@ -7,6 +7,18 @@ import { callbackAddressPolicy } from './callback-url';
  * on a local stack or a test network must stop the boot, not run a gateway that takes real money.
  */
 
+/**
+ * The mark the deployment templates (infra/k8s, secrets.example.yaml) put where a site's own value
+ * goes. Refused in every setting and every mode: a URL such as `postgres://user:REPLACE-ME@host/db`
+ * passes every pattern and would be tried as a password.
+ */
+export const SETTING_PLACEHOLDER = 'REPLACE-ME';
+
+/** Why a setting's value cannot be used because it still holds the templates' placeholder, or undefined. */
+export function placeholderSettingRefusal(value: string): string | undefined {
+  return value.includes(SETTING_PLACEHOLDER) ? `still holds the template's ${SETTING_PLACEHOLDER}; give the site's own value` : undefined;
+}
+
 /** Polygon PoS mainnet, the only chain a production gateway pays out on. */
 export const POLYGON_CHAIN_ID = 137;
 /** Polygon Amoy, the testnet: production accepts it only when the operator says testnet (CHAIN_NETWORK). */

@@ -1,4 +1,5 @@
 import {
+  placeholderSettingRefusal,
   MIN_PRODUCTION_SECRET_CHARACTERS,
   POLYGON_CHAIN_ID,
   POLYGON_TESTNET_CHAIN_ID,
@@ -110,5 +111,18 @@ describe('shortSecretRefusal', () => {
     );
     expect(refusal).not.toContain('secret31');
     expect(shortSecretRefusal('')).toMatch(/this one has 0/);
+  });
+});
+
+describe('placeholderSettingRefusal', () => {
+  it("refuses any value still holding the templates' REPLACE-ME, wherever it stands in it", () => {
+    for (const value of [
+      'REPLACE-ME',
+      'postgres://gateway_wallet_control_login:REPLACE-ME@db:5432/gateway',
+      'https://rpc.example/REPLACE-ME',
+    ])
+      expect(placeholderSettingRefusal(value)).toBe("still holds the template's REPLACE-ME; give the site's own value");
+    for (const value of ['', 'replace-me-not', 'postgres://gateway_wallet_control_login:9f3c@db:5432/gateway'])
+      expect(placeholderSettingRefusal(value)).toBeUndefined();
   });
 });
