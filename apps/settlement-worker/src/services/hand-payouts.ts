@@ -70,10 +70,11 @@ export async function checkAndRecordHandPayout(
     return { result: 'not_final', blockNumber: receipt.blockNumber };
   }
   if (deposit.token === null) return { result: 'refused', reason: `deposit ${depositId} records no token` };
+  // Lower-case, the form the database keeps addresses in.
   const transfers: TokenTransfer[] = parseEventLogs({ abi: usdcAbi, eventName: 'Transfer', logs: receipt.logs }).map((log) => ({
-    token: log.address,
-    from: log.args.from,
-    to: log.args.to,
+    token: log.address.toLowerCase(),
+    from: log.args.from.toLowerCase(),
+    to: log.args.to.toLowerCase(),
     value: log.args.value,
     logIndex: log.logIndex,
   }));
