@@ -42,7 +42,11 @@ describe('checkHandPayout', () => {
     ['another token (the settled USDC)', [transfer({ token: SETTLED })], /moves none of the deposit's token/],
     ['from another wallet (not one of ours)', [transfer({ from: STRANGER })], /comes from the deposit's temporary wallet/],
     ['to another address', [transfer({ to: STRANGER })], new RegExp(`pays ${STRANGER}, not the wallet's payout address ${PAYOUT}`)],
-    ['a part of the share', [transfer({ value: 12_000_000n })], /pays 12 to the payout address, neither the merchant's share \(12\.3125\) nor the whole deposit \(12\.5\)/],
+    [
+      'a part of the share',
+      [transfer({ value: 12_000_000n })],
+      /pays 12 to the payout address, neither the merchant's share \(12\.3125\) nor the whole deposit \(12\.5\)/,
+    ],
     ['more than the deposit', [transfer({ value: 13_000_000n })], /neither the merchant's share/],
   ])('refuses %s, saying why', (_case, transfers, reason) => {
     const check = checkHandPayout(deposit, transfers);

@@ -19,7 +19,10 @@ export type HeldDeposit = HandPayoutCandidate & { merchantShare: bigint };
 /** Every deposit waiting to be paid out by hand, oldest first (DATABASE_URL alone). */
 export async function listHeldForOperator(pool: Pool, chainId: number): Promise<HeldDeposit[]> {
   const held = await new OperatorPayoutRepository(pool).listHeld(chainId);
-  return held.map((deposit) => ({ ...deposit, merchantShare: handPayoutAmounts({ amount: deposit.amount, terms: terms(deposit) }).merchantShare }));
+  return held.map((deposit) => ({
+    ...deposit,
+    merchantShare: handPayoutAmounts({ amount: deposit.amount, terms: terms(deposit) }).merchantShare,
+  }));
 }
 
 export type HandPayoutResult =
