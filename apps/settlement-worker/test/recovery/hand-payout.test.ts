@@ -155,6 +155,13 @@ it("records the merchant's share paid by hand only once the chain shows it final
   expect(await fixture.depositStatus(deposit.id)).toBe('paid_by_operator');
   expect(await fixture.legsOf(deposit.id)).toEqual([]);
   expect(await fixture.deliveryOf(deposit.id)).toEqual([]);
+
+  // Its story, found by the payout's transaction, tells it.
+  const story = await runGateway(['story', payout], fixture.env());
+  expect(story).toMatchObject({ code: 0, stderr: '' });
+  expect(story.stdout).toContain(`deposit ${deposit.id}`);
+  expect(story.stdout).toContain('held for the operator (a token this gateway does not settle)');
+  expect(story.stdout).toContain(`paid by hand: 11.88 USDC (the merchant's share) to ${wallet.payoutAddress.toLowerCase()}, tx ${payout}`);
 });
 
 it('takes the whole deposit too, and a transfer pays one deposit only', async () => {
