@@ -69,6 +69,14 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./commands/deposits.js')).replanCommand,
   },
   {
+    words: ['deposits', 'paid-by-hand'],
+    usage: 'gateway deposits paid-by-hand (<deposit id> --tx <transaction hash> | --list) [--json]',
+    summary:
+      'records a payout the operator made by hand of a deposit held for it (the other USDC), once the chain shows it: ' +
+      "final, from the deposit's temporary wallet to its payout address (the settlement worker's environment)",
+    load: async () => (await import('./commands/paid-by-hand.js')).paidByHandCommand,
+  },
+  {
     words: ['dust', 'sweep'],
     usage: 'gateway dust sweep (--all | --wallet <temporary address>) [--force] [--json]',
     summary: "pays out held dust now, one payout per wallet (the settlement worker's environment)",

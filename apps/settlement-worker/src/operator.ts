@@ -1,4 +1,4 @@
-// The settlement worker's operator operations, for `gateway deposits replan` and `gateway dust sweep`
+// The settlement worker's operator operations, for `gateway deposits replan`, `gateway deposits paid-by-hand` and `gateway dust sweep`
 // (apps/cli): the package's second entry point (`@gateway/settlement-worker/operator`). They stay in
 // this app, beside the services they compose, rather than in a package: they are settlement's own
 // work (its planner, relayer outbox, finality and costing rules), and moving those services out would
@@ -7,6 +7,7 @@
 // forced, the gas price.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Pool } from 'pg';
+import type { Hash } from 'viem';
 import { Registry } from 'prom-client';
 import { assertTokenCounted, assertWalletsHdKey } from '@gateway/http/boot-checks';
 import { PayoutRepository, SettlementRepository, WalletLookupRepository, type NewPayoutLeg } from '@gateway/db/settlement-worker';
@@ -24,9 +25,11 @@ import { Relayer } from './chain/relayer';
 import { RelayerOutbox } from './chain/relayer-outbox';
 import { SettlementChainClient } from './chain/settlement-chain-client';
 import { TemporaryWalletKeys } from './chain/temporary-wallet-keys';
+import { checkAndRecordHandPayout } from './services/hand-payouts';
 
 export { loadSettlementConfig, type SettlementConfig } from './config';
 export type { ReplanResult, ReplanRun } from './services/deposit-replanner';
+export { listHeldForOperator, type HandPayoutResult, type HeldDeposit } from './services/hand-payouts';
 
 /** How a job for the deposit got to Redis: queued now, or left to the worker's reconciler (Redis refused). */
 export type QueuedBy = { queuedBy: 'queued' } | { queuedBy: 'reconciler'; queueError: string };
@@ -91,6 +94,15 @@ export async function replanDeposit(
   const outcome = await replanner.replan(depositId, run);
   if (outcome.result !== 'replanned') return outcome;
   return { ...outcome, ...(await queueSettlement(config, depositId)) };
+}
+
+/**
+ * Records a payout the operator made by hand of a deposit held for it (the other USDC), once the chain
+ * shows it (hand-payouts.ts says what is checked). `registry`: where its metrics are counted; by default
+ * one of its own, since nothing scrapes a command.
+ */
+export function recordHandPayout(config: SettlementConfig, pool: Pool, depositId: string, txHash: Hash, registry = new Registry()) {
+  return checkAndRecordHandPayout(config, pool, depositId, txHash, { registry, log: quiet });
 }
 
 export interface DustSweepRequest {

@@ -135,6 +135,8 @@ GRANT UPDATE (next_nonce, updated_at) ON relayer_nonces TO :"settlement_worker";
 GRANT SELECT, INSERT ON callback_deliveries TO :"settlement_worker";
 GRANT UPDATE (deposit_id) ON callback_deliveries TO :"settlement_worker";
 GRANT SELECT, INSERT ON gateway_addresses TO :"settlement_worker";
+-- `gateway deposits paid-by-hand` (its environment): the transfer an operator paid a held deposit with (migration 040).
+GRANT SELECT, INSERT ON operator_payouts TO :"settlement_worker";
 
 -- Every app that counts in the token reads it at boot, refusing to run with another (migration 016),
 -- and records it when the database knows none yet through the owner's function, which records a

@@ -157,6 +157,8 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     GatewayAddressRepository: ['register'],
     WalletLookupRepository: ['hasTemporaryAddress'],
     TokenRepository: ['register', 'list'],
+    // gateway deposits paid-by-hand, in the worker's environment.
+    OperatorPayoutRepository: ['listHeld', 'find', 'record'],
   },
   owner: {
     WalletRepository: ['releaseCallback', 'releaseCallbackPath', 'listReleased'],
@@ -795,6 +797,38 @@ describe('settlement-worker, as its role', () => {
         legs(wallet.address, 25_000_000n),
       ),
     ).toBe(true);
+  });
+
+  it('records a payout by hand of a deposit held for the operator (gateway deposits paid-by-hand)', async () => {
+    const wallet = await ownerWallet();
+    const settlements = repository('settlement-worker', settlementWorker.SettlementRepository);
+    const handPayouts = repository('settlement-worker', settlementWorker.OperatorPayoutRepository);
+    const held = await ownerDeposit(wallet.id, 'final', 4_000_000n);
+    expect(await settlements.holdOtherToken(held.id)).toBe(true);
+    expect((await handPayouts.listHeld(CHAIN_ID)).find((listed) => listed.depositId === held.id)).toMatchObject({
+      amount: 4_000_000n,
+      status: 'held_for_operator',
+    });
+    expect(await handPayouts.find(held.id)).toMatchObject({ depositId: held.id, temporaryAddress: wallet.address });
+    const payout = {
+      chainId: CHAIN_ID,
+      txHash: hex(32),
+      logIndex: 2,
+      blockNumber: 12n,
+      blockHash: hex(32),
+      token: hex(20),
+      fromAddress: wallet.address,
+      toAddress: hex(20),
+      amount: 3_960_000n,
+      paid: 'merchant_share' as const,
+    };
+    expect(await handPayouts.record(held.id, payout)).toEqual({ result: 'recorded' });
+    expect(await handPayouts.record(held.id, payout)).toEqual({ result: 'not_held', status: 'paid_by_operator' });
+    // The same transfer for another held deposit: nothing written, the deposit still held.
+    const second = await ownerDeposit(wallet.id, 'final', 4_000_000n);
+    expect(await settlements.holdOtherToken(second.id)).toBe(true);
+    expect(await handPayouts.record(second.id, payout)).toEqual({ result: 'transfer_taken', depositId: held.id });
+    expect(await handPayouts.find(second.id)).toMatchObject({ status: 'held_for_operator' });
   });
 
   it('registers its own addresses, checks the token, reads the HD key and looks up a temporary wallet', async () => {

@@ -23,6 +23,7 @@ import {
 import { createTestDatabase, type TestDatabase } from './support/test-database';
 import { DepositRepository } from '../src/repositories/deposit-repository';
 import { PayoutRepository } from '../src/repositories/payout-repository';
+import { OperatorPayoutRepository } from '../src/repositories/operator-payout-repository';
 import { SettlementRepository } from '../src/repositories/settlement-repository';
 import { TokenRepository } from '../src/repositories/token-repository';
 import { DATABASE_APPS } from '../src/app-roles';
@@ -39,12 +40,14 @@ let db: TestDatabase;
 let deposits: DepositRepository;
 let settlements: SettlementRepository;
 let payouts: PayoutRepository;
+let handPayouts: OperatorPayoutRepository;
 
 beforeAll(async () => {
   db = await createTestDatabase('state_guards');
   deposits = new DepositRepository(db.pool, CHAIN_ID);
   settlements = new SettlementRepository(db.pool);
   payouts = new PayoutRepository(db.pool);
+  handPayouts = new OperatorPayoutRepository(db.pool);
 });
 afterAll(() => db.drop());
 
@@ -198,6 +201,23 @@ const DEPOSIT_UPDATES: [string, StatusMove<DepositStatus>, (deposit: TestDeposit
   ],
   ['SettlementRepository.holdDust', DEPOSIT_MOVES.holdDust, (d) => settlements.holdDust(d.id)],
   ['SettlementRepository.holdOtherToken', DEPOSIT_MOVES.holdOtherToken, (d) => settlements.holdOtherToken(d.id)],
+  [
+    'OperatorPayoutRepository.record',
+    DEPOSIT_MOVES.recordOperatorPayout,
+    (d) =>
+      handPayouts.record(d.id, {
+        chainId: CHAIN_ID,
+        txHash: hex(32),
+        logIndex: 0,
+        blockNumber: 11n,
+        blockHash: hex(32),
+        token: hex(20),
+        fromAddress: d.temporaryAddress,
+        toAddress: hex(20),
+        amount: 990_000n,
+        paid: 'merchant_share',
+      }),
+  ],
   ['SettlementRepository.startForwarding', DEPOSIT_MOVES.startForwarding, (d) => settlements.startForwarding(d.id, [leg(d)])],
   [
     'SettlementRepository.startForwarding (sweep-dust)',
@@ -305,7 +325,7 @@ const IMPOSSIBLE_DEPOSIT_MOVES = [
   ...refusedFrom('swept', except('swept'), 'swept dust was paid by the payout that carried it'),
   ...refusedFrom(
     'seen',
-    ['held', 'forwarding', 'forwarded', 'needs_attention', 'swept', 'held_for_operator'],
+    ['held', 'forwarding', 'forwarded', 'needs_attention', 'swept', 'held_for_operator', 'paid_by_operator'],
     'nothing is held or paid from a deposit a reorg can still remove',
   ),
   ...refusedFrom(
@@ -313,27 +333,33 @@ const IMPOSSIBLE_DEPOSIT_MOVES = [
     ['seen', 'orphaned', 'forwarded', 'needs_attention', 'swept'],
     'a final block stays; a deposit is paid only through its legs',
   ),
+  ...refusedFrom('final', ['paid_by_operator'], 'only a deposit held for the operator is paid by hand'),
   ...refusedFrom(
     'orphaned',
     except('orphaned', 'seen'),
     'an orphaned deposit is off the chain: it comes back as seen, and waits for finality again',
   ),
-  ...refusedFrom('held', ['seen', 'final', 'orphaned', 'forwarded', 'needs_attention'], 'held dust leaves only carried by a payout'),
+  ...refusedFrom(
+    'held',
+    ['seen', 'final', 'orphaned', 'forwarded', 'needs_attention', 'paid_by_operator'],
+    'held dust leaves only carried by a payout',
+  ),
   ...refusedFrom(
     'forwarding',
-    ['seen', 'final', 'orphaned', 'held', 'swept'],
+    ['seen', 'final', 'orphaned', 'held', 'swept', 'paid_by_operator'],
     'a deposit with legs written is never planned from scratch again',
   ),
   ...refusedFrom(
     'needs_attention',
-    ['seen', 'final', 'orphaned', 'held', 'forwarded', 'swept'],
+    ['seen', 'final', 'orphaned', 'held', 'forwarded', 'swept', 'paid_by_operator'],
     'a parked deposit leaves only by a re-plan',
   ),
   ...refusedFrom(
     'held_for_operator',
-    except('held_for_operator'),
-    'a deposit of the other USDC waits for a person: nothing forwards, sweeps or calls it back',
+    except('held_for_operator', 'paid_by_operator'),
+    'a deposit of the other USDC waits for a person: nothing forwards, sweeps or calls it back; the person records it paid',
   ),
+  ...refusedFrom('paid_by_operator', except('paid_by_operator'), 'the operator paid it by hand: any move on pays it twice'),
   ...refusedFrom('held', ['held_for_operator'], 'held dust is in the settled token: it goes with the next payout of its wallet'),
 ];
 

@@ -53,6 +53,8 @@ const STEP_OF: Record<Exclude<DepositStatus, 'orphaned'>, ReceiptStep> = {
   swept: 'sent_to_merchant',
   // Arrived and final, in the USDC the gateway does not settle: it goes no further on its own.
   held_for_operator: 'confirmed',
+  // Paid to the merchant by the operator, by hand, from the temporary wallet.
+  paid_by_operator: 'sent_to_merchant',
 };
 
 /**
@@ -78,7 +80,7 @@ export function receiptProgress(providerStatus: ProviderPaymentStatus | null, de
         ? 'next_deposit'
         : null;
   const allSettled = counted.every((deposit) =>
-    ['forwarded', 'swept', 'held', 'needs_attention', 'held_for_operator'].includes(deposit.status),
+    ['forwarded', 'swept', 'held', 'needs_attention', 'held_for_operator', 'paid_by_operator'].includes(deposit.status),
   );
   return { step, declined: false, waitingOn, final: allSettled, receivedUsdc, deposits: counted.length };
 }

@@ -22,6 +22,7 @@ export const DEPOSIT_STATUSES = [
   'needs_attention',
   'swept',
   'held_for_operator',
+  'paid_by_operator',
 ] as const;
 export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
 
@@ -51,6 +52,13 @@ export const DEPOSIT_MOVES = {
     requires:
       'a deposit of the other USDC (other-usdc: not the token the gateway settles) with OTHER_USDC_DEPOSITS=hold: never forwarded, ' +
       'never called back',
+  },
+  recordOperatorPayout: {
+    from: ['held_for_operator'],
+    to: 'paid_by_operator',
+    requires:
+      "an operator's transfer of the deposit's token from its temporary wallet to the wallet's payout address, of the merchant's " +
+      'share or the whole deposit, read back from the chain, final and recorded once (operator_payouts) in the same transaction',
   },
   holdDust: {
     from: ['final'],
@@ -87,11 +95,18 @@ export const DEPOSIT_MOVES = {
 } as const satisfies Record<string, StatusMove<DepositStatus>>;
 
 /**
- * The statuses a deposit of the other USDC may have: the chain's (seen, final, orphaned) and held
- * for the operator. Migration 023's trigger refuses any other for such a deposit, so no code path
- * can forward it or write its callback as if it were the settled token.
+ * The statuses a deposit of the other USDC may have: the chain's (seen, final, orphaned), held for
+ * the operator, and paid out by the operator by hand. Migration 023's trigger (040's since) refuses
+ * any other for such a deposit, so no code path can forward it or write its callback as if it were
+ * the settled token.
  */
-export const OTHER_TOKEN_DEPOSIT_STATUSES = ['seen', 'final', 'orphaned', 'held_for_operator'] as const satisfies readonly DepositStatus[];
+export const OTHER_TOKEN_DEPOSIT_STATUSES = [
+  'seen',
+  'final',
+  'orphaned',
+  'held_for_operator',
+  'paid_by_operator',
+] as const satisfies readonly DepositStatus[];
 
 /** Statuses in which settlement still owes work and a job must exist (the reconciler re-queues them). */
 /**

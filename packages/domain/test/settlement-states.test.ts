@@ -59,8 +59,8 @@ describe.each(machines)('the $name state machine', ({ statuses, moves, initial }
 });
 
 describe('deposit moves', () => {
-  it('ends in forwarded, orphaned only while unfinal, swept, and held for the operator (the other USDC)', () => {
-    expect(terminal(DEPOSIT_STATUSES, DEPOSIT_MOVES).sort()).toEqual(['forwarded', 'held_for_operator', 'swept']);
+  it('ends in forwarded, orphaned only while unfinal, swept, and paid by the operator (the other USDC, held for it first)', () => {
+    expect(terminal(DEPOSIT_STATUSES, DEPOSIT_MOVES).sort()).toEqual(['forwarded', 'paid_by_operator', 'swept']);
     expect(canMove(DEPOSIT_MOVES, 'orphaned', 'seen')).toBe(true);
     expect(canMove(DEPOSIT_MOVES, 'final', 'orphaned')).toBe(false);
   });
@@ -80,7 +80,12 @@ describe('deposit moves', () => {
 
   it('holds a deposit of the other USDC only once it is final, and lists for it no status that pays or calls back', () => {
     expect(DEPOSIT_STATUSES.filter((status) => canMove(DEPOSIT_MOVES, status, 'held_for_operator'))).toEqual(['final']);
-    expect([...OTHER_TOKEN_DEPOSIT_STATUSES].sort()).toEqual(['final', 'held_for_operator', 'orphaned', 'seen']);
+    expect([...OTHER_TOKEN_DEPOSIT_STATUSES].sort()).toEqual(['final', 'held_for_operator', 'orphaned', 'paid_by_operator', 'seen']);
+  });
+
+  it('records a payout by hand only for a deposit held for the operator', () => {
+    expect(DEPOSIT_STATUSES.filter((status) => canMove(DEPOSIT_MOVES, status, 'paid_by_operator'))).toEqual(['held_for_operator']);
+    expect(DEPOSIT_STATUSES.filter((status) => canMove(DEPOSIT_MOVES, 'paid_by_operator', status))).toEqual([]);
   });
 
   it('owes settlement work (a job) in final and forwarding only: needs_attention waits for a person', () => {

@@ -94,7 +94,17 @@ export function storyEvents({ wallet, payments, deposits, payouts, deliveries }:
         `${deposit.blockNumber}), now ${deposit.status}${swept}`,
     );
     add(deposit.finalAt, subject, 'final');
-    add(deposit.heldAt, subject, 'held (dust, or its payout would not earn its gas)');
+    const otherToken = deposit.status === 'held_for_operator' || deposit.status === 'paid_by_operator';
+    add(
+      deposit.heldAt,
+      subject,
+      otherToken ? 'held for the operator (a token this gateway does not settle)' : 'held (dust, or its payout would not earn its gas)',
+    );
+    const byHand = deposit.handPayout;
+    if (byHand) {
+      const share = byHand.paid === 'merchant_share' ? "the merchant's share" : 'the whole deposit';
+      add(byHand.recordedAt, subject, `paid by hand: ${usdc(byHand.amount)} (${share}) to ${byHand.toAddress}, tx ${byHand.txHash}`);
+    }
     add(
       deposit.attentionAt,
       subject,

@@ -100,6 +100,8 @@ export class SettlementService {
         return 'orphaned';
       case 'held':
       case 'held_for_operator':
+      // Paid by the operator by hand (`gateway deposits paid-by-hand`): nothing left for settlement.
+      case 'paid_by_operator':
         return 'held';
       // Waits for a person; the replan command queues the job again.
       case 'needs_attention':

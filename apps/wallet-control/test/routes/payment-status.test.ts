@@ -377,6 +377,21 @@ describe('GET /control/payment-status.php', () => {
         provider: 'moonpay',
       },
     ]);
+
+    // Paid out by the operator by hand (gateway deposits paid-by-hand): said so, still no callback, the wallet still unpaid in USDC.
+    await fixture.db.pool.query(`UPDATE deposits SET status = 'paid_by_operator' WHERE id = $1`, [held.id]);
+    const paid = (await status(wallet.ipnToken)).json();
+    expect(paid).toMatchObject({ status: 'unpaid', value_coin: '0', deposit_count: 1 });
+    expect(paid.deposits).toMatchObject([
+      {
+        status: 'paid_by_operator',
+        coin: 'polygon_usdc_e',
+        note:
+          'The customer paid 12.5 USDC.e, a USDC this gateway does not settle. The gateway operator paid it out to the payout ' +
+          'wallet by hand; no callback is sent for it.',
+        value_forwarded_coin: null,
+      },
+    ]);
   });
 
   it("reads one wallet only: another wallet's deposits never show", async () => {

@@ -8,3 +8,4 @@ export * from '../repositories/hd-key-repository';
 export * from '../repositories/gateway-address-repository';
 export * from '../repositories/wallet-lookup-repository';
 export * from '../repositories/token-repository';
+export * from '../repositories/operator-payout-repository';

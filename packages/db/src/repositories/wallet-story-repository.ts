@@ -60,6 +60,16 @@ export interface StoryDeposit {
   attentionDetail: string | null;
   attentionAt: Date | null;
   sweptByDepositId: string | null;
+  /** The transfer the operator paid it out with by hand (`gateway deposits paid-by-hand`); null otherwise. */
+  handPayout: StoryHandPayout | null;
+}
+
+export interface StoryHandPayout {
+  txHash: string;
+  toAddress: string;
+  amount: bigint;
+  paid: string;
+  recordedAt: Date;
 }
 
 export interface StoryPayoutTransaction {
@@ -144,6 +154,7 @@ export class WalletStoryRepository {
       // carried it), or the provider's delivery.
       tx_hash: `SELECT wallet_id AS id FROM deposits WHERE tx_hash = lower($1)
                 UNION SELECT d.wallet_id FROM payouts p JOIN deposits d ON d.id = p.deposit_id WHERE p.tx_hash = lower($1)
+                UNION SELECT d.wallet_id FROM operator_payouts o JOIN deposits d ON d.id = o.deposit_id WHERE o.tx_hash = lower($1)
                 UNION SELECT d.wallet_id FROM payout_transactions t JOIN payouts p ON p.id = t.payout_id
                   JOIN deposits d ON d.id = p.deposit_id WHERE t.tx_hash = lower($1)
                 UNION SELECT wallet_id FROM payments WHERE provider_tx_hash = lower($1)`,
@@ -174,12 +185,20 @@ export class WalletStoryRepository {
        FROM payments WHERE wallet_id = $1 ORDER BY created_at, id`,
       [walletId],
     );
-    const { rows: deposits } = await this.pool.query<Omit<StoryDeposit, 'amount'> & { amount: string }>(
-      `SELECT id::text, tx_hash AS "txHash", log_index AS "logIndex", block_number::text AS "blockNumber", from_address AS "fromAddress",
-              amount::text, status, seen_at AS "seenAt", final_at AS "finalAt", held_at AS "heldAt", forwarded_at AS "forwardedAt",
-              attention_reason AS "attentionReason", attention_detail AS "attentionDetail", attention_at AS "attentionAt",
-              swept_by_deposit_id::text AS "sweptByDepositId"
-       FROM deposits WHERE wallet_id = $1 ORDER BY seen_at, id`,
+    const { rows: deposits } = await this.pool.query<
+      Omit<StoryDeposit, 'amount' | 'handPayout'> & {
+        amount: string;
+        handPayout: (Omit<StoryHandPayout, 'amount' | 'recordedAt'> & { amount: string; recordedAt: string }) | null;
+      }
+    >(
+      `SELECT d.id::text, d.tx_hash AS "txHash", d.log_index AS "logIndex", d.block_number::text AS "blockNumber",
+              d.from_address AS "fromAddress", d.amount::text, d.status, d.seen_at AS "seenAt", d.final_at AS "finalAt",
+              d.held_at AS "heldAt", d.forwarded_at AS "forwardedAt", d.attention_reason AS "attentionReason",
+              d.attention_detail AS "attentionDetail", d.attention_at AS "attentionAt", d.swept_by_deposit_id::text AS "sweptByDepositId",
+              CASE WHEN o.deposit_id IS NULL THEN NULL
+                   ELSE json_build_object('txHash', o.tx_hash, 'toAddress', o.to_address, 'amount', o.amount::text, 'paid', o.paid,
+                                          'recordedAt', o.recorded_at) END AS "handPayout"
+       FROM deposits d LEFT JOIN operator_payouts o ON o.deposit_id = d.id WHERE d.wallet_id = $1 ORDER BY d.seen_at, d.id`,
       [walletId],
     );
     const { rows: payouts } = await this.pool.query<
@@ -219,7 +238,11 @@ export class WalletStoryRepository {
     return {
       wallet,
       payments,
-      deposits: deposits.map((deposit) => ({ ...deposit, amount: BigInt(deposit.amount) })),
+      deposits: deposits.map(({ handPayout, ...deposit }) => ({
+        ...deposit,
+        amount: BigInt(deposit.amount),
+        handPayout: handPayout && { ...handPayout, amount: BigInt(handPayout.amount), recordedAt: new Date(handPayout.recordedAt) },
+      })),
       payouts: payouts.map((payout) => ({
         ...payout,
         amount: BigInt(payout.amount),

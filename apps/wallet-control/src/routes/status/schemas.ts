@@ -23,7 +23,8 @@ const deposit = Type.Object(
         'sweep), swept (held dust paid out by the payout of a later deposit, whose callback reported it), needs_attention (the ' +
         'token refuses the payout, see attention_reason: the gateway operator has to act before it is forwarded), ' +
         'held_for_operator (paid in the other USDC, USDC.e, which this gateway does not settle: held for the gateway operator, ' +
-        'the merchant is not paid and gets no callback for it), orphaned (dropped by a chain reorganisation; never counts)',
+        'the merchant is not paid and gets no callback for it), paid_by_operator (such a deposit, paid to the payout wallet by ' +
+        'the gateway operator by hand; no callback is sent for it), orphaned (dropped by a chain reorganisation; never counts)',
       examples: ['forwarded'],
     }),
     attention_reason: Type.Union([Type.Union(NEEDS_ATTENTION_REASONS.map((reason) => Type.Literal(reason))), Type.Null()], {
@@ -44,7 +45,8 @@ const deposit = Type.Object(
     token_address: Type.String({ description: 'the token contract of the transfer (EIP-55)' }),
     note: nullable(
       Type.String({
-        description: 'what the status means for the merchant, in words, where it needs them (held_for_operator); null otherwise',
+        description:
+          'what the status means for the merchant, in words, where it needs them (held_for_operator, paid_by_operator); null otherwise',
       }),
     ),
     value_forwarded_coin: nullable(usdc('what was forwarded to the payout wallet; null until forwarded')),

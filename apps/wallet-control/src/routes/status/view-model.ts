@@ -118,7 +118,12 @@ function depositView({ deposit, coin, token, creditedTo }: CreditedDeposit): Pay
     amount: formatUsdc(deposit.amount),
     coin,
     token_address: getAddress(token),
-    note: deposit.status === 'held_for_operator' ? heldForOperatorNote(deposit.amount, coin) : null,
+    note:
+      deposit.status === 'held_for_operator'
+        ? heldForOperatorNote(deposit.amount, coin)
+        : deposit.status === 'paid_by_operator'
+          ? paidByOperatorNote(deposit.amount, coin)
+          : null,
     value_forwarded_coin: deposit.valueForwardedCoin === null ? null : formatUsdc(deposit.valueForwardedCoin),
     fee_coin: deposit.feeCoin === null ? null : formatUsdc(deposit.feeCoin),
     txid_in: deposit.txHash,
@@ -128,6 +133,13 @@ function depositView({ deposit, coin, token, creditedTo }: CreditedDeposit): Pay
     payment_id: creditedTo?.id ?? null,
     provider: creditedTo?.provider ?? null,
   };
+}
+
+function paidByOperatorNote(amount: bigint, coin: UsdcCoin): string {
+  return (
+    `The customer paid ${formatUsdc(amount)} ${COIN_NAMES[coin]}, a USDC this gateway does not settle. The gateway operator paid ` +
+    'it out to the payout wallet by hand; no callback is sent for it.'
+  );
 }
 
 function heldForOperatorNote(amount: bigint, coin: UsdcCoin): string {
