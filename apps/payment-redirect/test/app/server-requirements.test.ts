@@ -16,7 +16,9 @@ it('refuses to start on a Redis that evicts keys, in one line naming maxmemory-p
     run.port.catch(() => undefined);
     expect(await run.exited).toBe(1);
     const lines = run.output().stderr.trim().split('\n');
-    expect(lines).toEqual([expect.stringMatching(/^payment-redirect: Redis maxmemory-policy is volatile-lru, and BullMQ needs noeviction/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^payment-redirect: Redis maxmemory-policy is volatile-lru, and BullMQ needs noeviction/),
+    ]);
   } finally {
     await evicting.stop();
   }
