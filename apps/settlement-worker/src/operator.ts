@@ -25,7 +25,7 @@ import { RelayerOutbox } from './chain/relayer-outbox';
 import { SettlementChainClient } from './chain/settlement-chain-client';
 import { TemporaryWalletKeys } from './chain/temporary-wallet-keys';
 
-export { loadSettlementConfig, type SettlementConfig } from './config';
+export { loadSettlementConfig, settlementSettings, type SettlementConfig } from './config';
 export type { ReplanResult, ReplanRun } from './services/deposit-replanner';
 
 /** How a job for the deposit got to Redis: queued now, or left to the worker's reconciler (Redis refused). */
