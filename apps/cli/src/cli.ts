@@ -55,7 +55,11 @@ export const COMMANDS: CommandSpec[] = [
     usage: 'gateway migrate [--json]',
     summary: "applies the SQL migrations and the apps' privileges to DATABASE_URL / DATABASE_SCHEMA (the owner's login)",
     settings: DATABASE,
-    exitCodes: { 0: `${DONE}: migrated, or already up to date`, 1: notRun('PostgreSQL'), 2: USAGE },
+    exitCodes: {
+      0: `${DONE}: migrated, or already up to date`,
+      1: `PostgreSQL is older than the gateway supports (nothing written); or ${notRun('PostgreSQL')}`,
+      2: USAGE,
+    },
     example: 'DATABASE_URL=postgres://gateway_owner@db.internal:5432/gateway gateway migrate',
     load: async () => (await import('./commands/migrate.js')).migrateCommand,
   },
