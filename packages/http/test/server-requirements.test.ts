@@ -77,6 +77,20 @@ describe('Redis', () => {
 });
 
 describe('readiness', () => {
+  it('answers at once while Redis is away: not judged here (its own check, where the app has one, reports it)', async () => {
+    const app = await createServer({ serviceName: 'requirements-away', description: 'test', logger: false, readiness: {} });
+    new ServerRequirements([postgresRequirement(pool), redisRequirement('redis://127.0.0.1:1')]).attachTo(app);
+    try {
+      for (let probe = 0; probe < 3; probe += 1) {
+        const started = Date.now();
+        expect((await app.inject('/readyz')).json()).toEqual({ status: 'ok', checks: { servers: 'ok' } });
+        expect(Date.now() - started).toBeLessThan(1_000);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
   it('is not ready, logs once and sets the gauge to 0 while Redis evicts; ready again once it does not', async () => {
     const server = await startRedisServer();
     const lines: string[] = [];

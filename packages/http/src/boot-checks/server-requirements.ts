@@ -47,15 +47,23 @@ export function postgresRequirement(pool: Pool): ServerRequirement {
  * The Redis server's version and maxmemory-policy, from `INFO server` and `INFO memory` as the app's
  * own Redis user (REDIS_URL): INFO is in every app's ACL rules already (ioredis's ready check and
  * BullMQ's own version check ask it), CONFIG GET is not and need not be. A connection of its own,
- * that waits for Redis (the API apps' client fails at once while it connects).
+ * closed with the app.
  */
 export function redisRequirement(url: string): ServerRequirement {
-  const client = new IORedis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: ANSWER_WITHIN_MS });
+  // Commands fail at once while it is not connected (it reconnects by itself): a readiness probe
+  // never waits on a Redis that is away, which payment-redirect's readiness does not depend on.
+  const client = new IORedis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: ANSWER_WITHIN_MS,
+  });
   client.on('error', () => undefined);
   return {
     server: 'redis',
     async problems() {
-      if (client.status === 'wait') void client.connect().catch(() => undefined);
+      // The first call (at boot) waits for the connection.
+      if (client.status === 'wait') await within(client.connect(), 'Redis');
       const [server, memory] = await within(Promise.all([client.info('server'), client.info('memory')]), 'Redis');
       return redisServerProblems(`${server}\n${memory}`);
     },
