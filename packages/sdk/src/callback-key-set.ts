@@ -106,7 +106,10 @@ export class CallbackKeySet {
     }
     if (result.ok) {
       // Vouched for: a trusted key signed this very callback, and the new key signed it too.
-      const vouched = served.filter((key) => !this.isTrusted(key) && this.check(input, [key]).ok);
+      const vouched = served.filter(
+        (key) => !this.trusted.some((trusted) => trusted.material === key.material) && this.check(input, [key]).ok,
+      );
+      for (const key of vouched) this.retired.delete(key.kid);
       this.trusted.push(...vouched);
       // The keys that signed this callback are in use, whatever the served set says.
       this.retire(served, new Set(result.keyIds));
@@ -129,7 +132,6 @@ export class CallbackKeySet {
   }
 
   private check(input: Omit<VerifyCallbackSignatureInput, 'publicKeys'>, keys: readonly Key[]): KeySetVerifyResult {
-    if (keys.length === 0) return { ok: false, reason: 'no_matching_signature', message: MESSAGES.no_matching_signature };
     const result = verifyCallbackSignature({ ...input, publicKeys: keys.map((key) => key.jwk) });
     if (!result.ok) return { ...result, message: MESSAGES[result.reason] };
     const keyIds =
@@ -158,10 +160,6 @@ export class CallbackKeySet {
     const kept = (key: Key) => servedMaterial.has(key.material) || signers.has(key.kid);
     for (const key of this.trusted) if (!kept(key)) this.retired.set(key.kid, key);
     this.trusted = this.trusted.filter(kept);
-  }
-
-  private isTrusted(key: Key): boolean {
-    return this.trusted.some((trusted) => trusted.material === key.material) || this.retired.has(key.kid);
   }
 }
 
