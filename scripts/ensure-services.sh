@@ -27,7 +27,16 @@ if ! answers 6379; then
   echo "starting Redis…"
   mkdir -p /var/lib/redis /var/log/redis
   redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
-    --dir /var/lib/redis --logfile /var/log/redis/ci.log
+    --maxmemory-policy noeviction --dir /var/lib/redis --logfile /var/log/redis/ci.log
   for _ in $(seq 1 30); do answers 6379 && break; sleep 1; done
 fi
 answers 6379 && echo "redis: answering on 127.0.0.1:6379"
+# The queue apps refuse a Redis that may evict keys (docs/deployment.md, What PostgreSQL and Redis
+# must be): a local Redis started otherwise is set to noeviction, as the docs ask of any.
+if command -v redis-cli >/dev/null; then
+  policy="$(redis-cli -h 127.0.0.1 -p 6379 CONFIG GET maxmemory-policy 2>/dev/null | sed -n 2p || true)"
+  if [ -n "$policy" ] && [ "$policy" != noeviction ]; then
+    redis-cli -h 127.0.0.1 -p 6379 CONFIG SET maxmemory-policy noeviction >/dev/null &&
+      echo "redis: maxmemory-policy was $policy, set to noeviction (BullMQ's requirement)"
+  fi
+fi

@@ -1,6 +1,7 @@
 import { databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db/callback-worker';
 import { runApp } from '@gateway/http';
+import { postgresRequirement, redisRequirement, ServerRequirements } from '@gateway/http/boot-checks';
 import { buildCallbackWorkerApp } from './app';
 import { loadCallbackWorkerConfig } from './config';
 
@@ -17,7 +18,10 @@ runApp({
       // written by settlement with normal commits. Saves a disk flush (~3.5 ms here) per batch.
       asynchronousCommit: true,
     });
+    const requirements = new ServerRequirements([postgresRequirement(pool), redisRequirement(raw.REDIS_URL)]);
+    await requirements.atBoot();
     const app = await buildCallbackWorkerApp({ config, pool });
+    requirements.attachTo(app);
     app.addHook('onClose', () => pool.end());
     // SIGTERM: attempts in flight run to their deadline and their records commit before the exit.
     return { app, listen: { host: raw.METRICS_HOST, port: raw.METRICS_PORT }, closeDelayMs: config.shutdownGraceMs };

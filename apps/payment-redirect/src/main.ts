@@ -6,6 +6,9 @@ import { loadPaymentRedirectConfig } from './config';
 
 runApiApp({
   name: 'payment-redirect',
+  // Provider status checks and recovery e-mails are BullMQ jobs: an evicted job is lost work (its
+  // quote cache and provider tokens alone could be fetched again).
+  queuesInRedis: true,
   loadConfig: loadPaymentRedirectConfig,
   refusals: [ProviderConfigurationError],
   build: async (config, { pool, redis }) => {

@@ -1,6 +1,7 @@
 import { databasePoolOptions } from '@gateway/config';
 import { createPool } from '@gateway/db/settlement-worker';
 import { runApp } from '@gateway/http';
+import { postgresRequirement, redisRequirement, ServerRequirements } from '@gateway/http/boot-checks';
 import { buildSettlementWorkerApp } from './app';
 import { loadSettlementConfig, settlementChainOptions } from './config';
 import { SettlementChainClient } from './chain/settlement-chain-client';
@@ -14,7 +15,10 @@ runApp({
     // chain, or a token whose domain does not match its DOMAIN_SEPARATOR stops the boot.
     const chain = await SettlementChainClient.connect(settlementChainOptions(config));
     const pool = createPool({ ...databasePoolOptions(raw, 'settlement-worker'), app: 'settlement-worker' });
+    const requirements = new ServerRequirements([postgresRequirement(pool), redisRequirement(raw.REDIS_URL)]);
+    await requirements.atBoot();
     const app = await buildSettlementWorkerApp({ config, pool, chain });
+    requirements.attachTo(app);
     app.addHook('onClose', () => pool.end());
     app.log.info(
       { chainId: chain.chainId, token: chain.token, domain: { name: chain.domain.name, version: chain.domain.version } },

@@ -27,7 +27,7 @@ import { SettlementChainClient } from './chain/settlement-chain-client';
 import { TemporaryWalletKeys } from './chain/temporary-wallet-keys';
 import { checkAndRecordHandPayout } from './services/hand-payouts';
 
-export { loadSettlementConfig, type SettlementConfig } from './config';
+export { loadSettlementConfig, settlementSettings, type SettlementConfig } from './config';
 export type { ReplanResult, ReplanRun } from './services/deposit-replanner';
 export { listHeldForOperator, type HandPayoutResult, type HeldDeposit } from './services/hand-payouts';
 

@@ -4,6 +4,7 @@ import type IORedis from 'ioredis';
 import type { Pool } from 'pg';
 import { ConfigError, databasePoolOptions } from '@gateway/config';
 import { createPool, type DatabaseApp } from '@gateway/db';
+import { postgresRequirement, redisRequirement, ServerRequirementError, ServerRequirements } from './boot-checks/server-requirements';
 import { createMetricsServer } from './metrics-server';
 import { createApiRedis } from './redis-client';
 import { closeAfterRequests } from './requests-in-flight';
@@ -48,7 +49,7 @@ export interface AppProcess<Config> {
  * last. A stuck close is cut off. A refused boot prints `<name>: <why>` and exits with 1.
  */
 export function runApp<Config>(app: AppProcess<Config>): void {
-  const refusals: ErrorClass[] = [ConfigError, ...(app.refusals ?? [])];
+  const refusals: ErrorClass[] = [ConfigError, ServerRequirementError, ...(app.refusals ?? [])];
   start(app).catch((error: Error) => {
     console.error(refusals.some((refusal) => error instanceof refusal) ? `${app.name}: ${error.message}` : error);
     process.exit(1);
@@ -83,6 +84,12 @@ export type ApiAppSettings = Parameters<typeof databasePoolOptions>[0] & {
 
 export interface ApiAppProcess<Config extends { raw: ApiAppSettings }> extends Omit<AppProcess<Config>, 'name' | 'build'> {
   name: DatabaseApp;
+  /**
+   * Whether the app keeps BullMQ queues in its Redis: then Redis must be a supported version with
+   * maxmemory-policy noeviction (SERVER_REQUIREMENTS), checked at boot and in /readyz. An app whose
+   * Redis holds only counters and caches that may be lost (wallet-control) says false.
+   */
+  queuesInRedis: boolean;
   /** Builds the app on what the process holds. */
   build(config: Config, held: { pool: Pool; redis: IORedis }): Promise<FastifyInstance>;
 }
@@ -92,17 +99,20 @@ export interface ApiAppProcess<Config extends { raw: ApiAppSettings }> extends O
  * client; both are closed after the listener and after the requests still running (their clients
  * may be gone) have finished. `/metrics` on its own port (METRICS_PORT), never the public one.
  */
-export function runApiApp<Config extends { raw: ApiAppSettings }>({ name, build, ...process }: ApiAppProcess<Config>): void {
+export function runApiApp<Config extends { raw: ApiAppSettings }>({ name, build, queuesInRedis, ...process }: ApiAppProcess<Config>): void {
   runApp({
     ...process,
     name,
     async build(config) {
       const { raw } = config;
       const pool = createPool({ ...databasePoolOptions(raw, name), app: name });
+      const requirements = new ServerRequirements([postgresRequirement(pool), ...(queuesInRedis ? [redisRequirement(raw.REDIS_URL)] : [])]);
+      await requirements.atBoot();
       const redis = createApiRedis(raw.REDIS_URL);
       // Without a listener a Redis outage would end the process; requests fail open meanwhile.
       redis.on('error', () => undefined);
       const app = await build(config, { pool, redis });
+      requirements.attachTo(app);
       closeAfterRequests(app, async () => {
         await pool.end();
         redis.disconnect();

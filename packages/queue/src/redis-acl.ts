@@ -50,7 +50,8 @@ export const REDIS_AREAS = {
 } as const;
 type RedisArea = keyof typeof REDIS_AREAS;
 
-// ioredis's ready check and BullMQ's version check ask INFO (server facts, no key); BullMQ names
+// ioredis's ready check, BullMQ's version check and the apps' server check (redis_version and
+// maxmemory_policy, SERVER_REQUIREMENTS in @gateway/domain) ask INFO (server facts, no key); BullMQ names
 // its connections. QUIT closes them; SELECT only when REDIS_URL names a database.
 const CONNECTION = ['ping', 'info', 'client|setname', 'client|getname', 'select', 'quit'];
 // Scripts: ioredis sends EVALSHA, EVAL when the script is not cached, and loads a pipeline's

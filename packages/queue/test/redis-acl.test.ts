@@ -191,6 +191,17 @@ describe('each queue app, as its own user', () => {
   });
 });
 
+describe("what the apps' boot check reads", () => {
+  it("lets every user read the server's version and maxmemory-policy through INFO, and nothing through CONFIG", async () => {
+    for (const user of REDIS_USERS) {
+      const client = clientOf(user);
+      expect(await client.info('server')).toMatch(/^redis_version:\d+\.\d+/m);
+      expect(await client.info('memory')).toMatch(/^maxmemory_policy:noeviction\r?$/m);
+      await expect(client.call('CONFIG', 'GET', 'maxmemory-policy')).rejects.toThrow(/NOPERM/);
+    }
+  });
+});
+
 describe('what each user is refused', () => {
   it("no user but payment-redirect's reads, writes or deletes the Transak token's key", async () => {
     expect(await clientOf('payment-redirect').get(tokenKey)).toContain('partner-token');

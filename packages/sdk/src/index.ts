@@ -5,3 +5,4 @@ export * from './gateway-client';
 export * from './jwk';
 export * from './payment-link';
 export * from './pinned-keys';
+export * from './callback-key-set';

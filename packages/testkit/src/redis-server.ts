@@ -16,14 +16,20 @@ export interface RunningRedis {
 
 const READY_TIMEOUT_MS = 10_000;
 
+export interface RedisServerOptions {
+  /** maxmemory-policy: noeviction, as the gateway requires (SERVER_REQUIREMENTS), unless a test wants another. */
+  maxmemoryPolicy?: string;
+}
+
 /**
  * A private redis-server (the machine's binary) on a free loopback port, without persistence.
  * The shared Redis on 127.0.0.1:6379 serves every test file at once, so a test that flushes or
- * restarts Redis needs a server of its own.
+ * restarts Redis, or needs other settings, needs a server of its own.
  */
-export async function startRedisServer(): Promise<RunningRedis> {
+export async function startRedisServer({ maxmemoryPolicy = 'noeviction' }: RedisServerOptions = {}): Promise<RunningRedis> {
   const port = await findFreePort();
-  let child = await launch(port);
+  const launch = () => launchServer(port, maxmemoryPolicy);
+  let child = await launch();
   const url = `redis://127.0.0.1:${port}`;
   return {
     url,
@@ -39,20 +45,19 @@ export async function startRedisServer(): Promise<RunningRedis> {
     async restart({ downForMs = 0 } = {}) {
       await kill(child, 'SIGKILL');
       if (downForMs > 0) await sleep(downForMs);
-      child = await launch(port);
+      child = await launch();
     },
     stop: () => kill(child, 'SIGTERM'),
   };
 }
 
-async function launch(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+async function launchServer(port: number, maxmemoryPolicy: string): Promise<ChildProcess> {
+  // biome-ignore format: one option a line
+  const args = [
+    '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning',
+    '--maxmemory-policy', maxmemoryPolicy,
+  ];
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   let failure: string | undefined;
   child.stderr?.on('data', (chunk) => (stderr += String(chunk)));

@@ -14,7 +14,7 @@ import { parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit
 export const appRedisUrlSetting = (user: RedisUser): string => `${user.toUpperCase().replaceAll('-', '_')}_REDIS_URL`;
 
 const url = (description: string) => Type.String({ pattern: '^rediss?://', description });
-const aclSettings = Type.Object({
+export const redisAclSettings = Type.Object({
   ...redisSettings,
   ...Object.fromEntries(
     REDIS_USERS.map((user) => [
@@ -35,7 +35,7 @@ const aclSettings = Type.Object({
 export async function redisAclCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, { apply: { type: 'boolean' } });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
-  const raw = loadConfig(aclSettings, io.env) as Record<string, string | undefined> & { REDIS_URL: string; REDIS_PREFIX: string };
+  const raw = loadConfig(redisAclSettings, io.env) as Record<string, string | undefined> & { REDIS_URL: string; REDIS_PREFIX: string };
   const users: RedisUserCredentials[] = [];
   for (const user of REDIS_USERS) {
     const given = raw[appRedisUrlSetting(user)];

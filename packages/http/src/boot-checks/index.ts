@@ -2,3 +2,4 @@
 // an entry of its own so the operator's commands run them without loading the HTTP server.
 export * from './token-check';
 export * from './hd-key-check';
+export * from './server-requirements';
