@@ -168,6 +168,16 @@ export const COMMANDS: CommandSpec[] = [
     summary:
       'records a payout the operator made by hand of a deposit held for it (the other USDC), once the chain shows it: ' +
       "final, from the deposit's temporary wallet to its payout address (the settlement worker's environment)",
+    settings: SETTLEMENT,
+    settingsNote: SETTLEMENT_NOTE,
+    exitCodes: {
+      0: `${DONE}: recorded as paid by the operator (or, with --list, the held deposits are on stdout)`,
+      1:
+        'no such deposit, it is not held for the operator, or the transaction is unknown, reverted, not final yet, does not pay ' +
+        `it out, or is recorded for another deposit; or ${notRun("PostgreSQL or the chain's RPC node")}`,
+      2: USAGE,
+    },
+    example: 'gateway deposits paid-by-hand --list',
     load: async () => (await import('./commands/paid-by-hand.js')).paidByHandCommand,
   },
   {
