@@ -91,15 +91,11 @@ describe('the runnable blocks, in page order, against the local stack', () => {
     stack.stderr?.on('data', (chunk: Buffer) => {
       stackLog = `${stackLog}${chunk}`.slice(-4000);
     });
-    await waitFor(
-      'the local stack to write stack.json',
-      () => {
-        if (stack?.exitCode !== null) throw new Error(`the local stack exited (${stack?.exitCode}):\n${stackLog}`);
-        return existsSync(join(stateDir, 'stack.json')) ? true : undefined;
-      },
-      150_000,
-      250,
-    );
+    const started = stack;
+    await Promise.race([
+      waitFor('the local stack to write stack.json', () => existsSync(join(stateDir, 'stack.json')) || undefined, 150_000, 250),
+      new Promise((_, reject) => started.once('exit', (code) => reject(new Error(`the local stack exited (${code}):\n${stackLog}`)))),
+    ]);
     const described = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as StackFile;
 
     // The scratch directory holds what a command writes (`--out ledger.csv`); its .local is this
@@ -222,4 +218,3 @@ function runCommand(block: FencedBlock, command: string): string {
     throw new Error(`the API answered an error the page does not show: ${report}`);
   return run.stdout;
 }
-

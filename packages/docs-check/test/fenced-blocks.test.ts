@@ -69,14 +69,15 @@ describe('readFencedBlocks', () => {
       '```sh',
       'kubectl get pods',
       '```',
+      'Mark it with `<!-- docs-command: not run: needs a cluster -->` on the line above.',
       '<!-- docs-command: not a command: an answer of the API -->',
       '```json',
       '{}',
       '```',
     );
     expect(problems).toEqual([
-      'page.md:6: a docs-command marker above a `json` block, which is never run: remove it',
-      'page.md:1: a docs-command marker must be on the line right above a block\'s opening fence',
+      'page.md:7: a docs-command marker above a `json` block, which is never run: remove it',
+      "page.md:1: a docs-command marker must be on the line right above a block's opening fence",
     ]);
   });
 });
@@ -114,15 +115,23 @@ describe('expectedOutputPatterns', () => {
   const wallet = ['{"address_in":"local1.Jf…","polygon_address_in":"0x275BD9c6…","callback_url":"https://shop.io/ipn?order_id=1234"}'];
 
   it('takes a value ending in … for any value, and the rest exactly', () => {
-    expect(matches('{"address_in":"local1.Qx9-_a","polygon_address_in":"0xAbCd","callback_url":"https://shop.io/ipn?order_id=1234"}', wallet)).toBe(true);
-    expect(matches('{"address_in":"local1.Qx9","polygon_address_in":"0xAbCd","callback_url":"https://shop.io/ipn?order_id=9"}', wallet)).toBe(false);
+    expect(
+      matches('{"address_in":"local1.Qx9-_a","polygon_address_in":"0xAbCd","callback_url":"https://shop.io/ipn?order_id=1234"}', wallet),
+    ).toBe(true);
+    expect(
+      matches('{"address_in":"local1.Qx9","polygon_address_in":"0xAbCd","callback_url":"https://shop.io/ipn?order_id=9"}', wallet),
+    ).toBe(false);
     // The keys in the page's order.
-    expect(matches('{"polygon_address_in":"0xAbCd","address_in":"local1.Qx9","callback_url":"https://shop.io/ipn?order_id=1234"}', wallet)).toBe(false);
+    expect(
+      matches('{"polygon_address_in":"0xAbCd","address_in":"local1.Qx9","callback_url":"https://shop.io/ipn?order_id=1234"}', wallet),
+    ).toBe(false);
   });
 
   it('finds each line anywhere in the output: some headers of a response, one JSON line wrapped', () => {
     const headers = ['HTTP/1.1 302 Found', "content-security-policy: default-src 'self';…", 'x-frame-options: DENY'];
-    expect(matches("HTTP/1.1 302 Found\nx-frame-options: DENY\ncontent-security-policy: default-src 'self';img-src data:\n", headers)).toBe(true);
+    expect(matches("HTTP/1.1 302 Found\nx-frame-options: DENY\ncontent-security-policy: default-src 'self';img-src data:\n", headers)).toBe(
+      true,
+    );
     expect(matches("HTTP/1.1 302 Found\ncontent-security-policy: default-src 'none'\nx-frame-options: DENY\n", headers)).toBe(false);
     expect(matches('HTTP/1.1 200 OK\nx-frame-options: DENY', ['HTTP/1.1 302 Found'])).toBe(false);
     const wrapped = ['{"status":"success","payment_id":"9…",', ' "checkout_link":"http://h/p?key=Qm9…"}'];
