@@ -54,6 +54,7 @@ let placeholders: [string, string][];
 interface StackFile {
   database: { url: string };
   redis: { url: string; prefix: string; apps: Record<string, string> };
+  chain: { chainId: number };
 }
 
 it('every command block of every page is run here, or marked with the reason it is not', () => {
@@ -95,7 +96,7 @@ describe('the runnable blocks, in page order, against the local stack', () => {
       });
     const started = stack;
     await Promise.race([
-      waitFor('the local stack to write stack.json', () => existsSync(join(stateDir, 'stack.json')) || undefined, 150_000, 250),
+      waitFor('the local stack to write stack.json', () => existsSync(join(stateDir, 'stack.json')) || undefined, 200_000, 250),
       new Promise((_, reject) => started.once('exit', (code) => reject(new Error(`the local stack exited (${code}):\n${stackLog}`)))),
     ]);
     const described = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8')) as StackFile;
@@ -110,14 +111,15 @@ describe('the runnable blocks, in page order, against the local stack', () => {
     const cli = join(ROOT, 'apps', 'cli', 'src', 'main.ts');
     writeTool('pnpm', `exec ${pinnedPnpm().join(' ')} --dir "${ROOT}" "$@"`);
     writeTool('gateway', `exec "${process.execPath}" --conditions=@gateway/source --import "file://${tsxLoader}" "${cli}" "$@"`);
-    // What Operations tells the operator to set for `gateway`: the owner's DATABASE_URL, and the
-    // Redis user with the queues (the local stack's operator user) and its prefix.
+    // What Operations tells the operator to set for `gateway`: the owner's DATABASE_URL, the Redis
+    // user with the queues (the local stack's operator user) and its prefix, CHAIN_ID (not 137 here).
     env = {
       ...process.env,
       PATH: [tools, dirname(process.execPath), process.env.PATH].join(':'),
       DATABASE_URL: described.database.url,
       REDIS_URL: described.redis.apps.operator ?? described.redis.url,
       REDIS_PREFIX: described.redis.prefix,
+      CHAIN_ID: String(described.chain.chainId),
       LOCAL_STATE_DIR: stateDir,
     };
 
@@ -142,7 +144,7 @@ describe('the runnable blocks, in page order, against the local stack', () => {
       ],
       ['0x5290…9ee7', README_PAYOUT_ADDRESS],
     ];
-  }, 200_000);
+  }, 240_000);
 
   afterAll(async () => {
     if (stack && stack.exitCode === null) {
