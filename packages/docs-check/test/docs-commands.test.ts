@@ -1,7 +1,7 @@
 // Every shell command block of the documentation (every tracked Markdown page) runs here, as the
 // page shows it, against the local stack `npm run demo` starts (on ports, a database, a Redis and a
-// folder of its own), in a scratch directory that stands for a checkout; or it carries a marker that
-// says why not (docs/tests.md, "Commands in the documentation").
+// folder of its own), in a scratch directory, with `pnpm` and `gateway` those of this checkout; or it
+// carries a marker that says why not (docs/tests.md, "Commands in the documentation").
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -60,6 +60,8 @@ interface StackFile {
 it('every command block of every page is run here, or marked with the reason it is not', () => {
   expect(PAGES).toEqual(expect.arrayContaining(['README.md', 'docs/operations.md', 'docs/tests.md']));
   expect(readings.flatMap((reading) => reading.problems)).toEqual([]);
+  // A transcript's shape is known before any stack starts.
+  for (const block of runnable.filter(({ language }) => language === 'console')) expect(() => consoleSteps(block)).not.toThrow();
   // The run below covers the pages: a page's runnable blocks are never dropped on the way.
   expect(runnable.length).toBeGreaterThan(0);
 });

@@ -104,6 +104,13 @@ describe('consoleSteps', () => {
     ]);
   });
 
+  it('refuses a transcript without a command: it would run nothing', () => {
+    const [block] = page('```console', '{"status":"success"}', '```').blocks;
+    expect(() => consoleSteps(block!)).toThrow('page.md:1: a console block\'s output before its first "$ " command');
+    const [empty] = page('```console', '', '```').blocks;
+    expect(() => consoleSteps(empty!)).toThrow('page.md:1: a console block without a "$ " command; mark it "not a command"');
+  });
+
   it('refuses output before the first command', () => {
     const [block] = page('```console', 'HTTP/1.1 200 OK', '$ curl -si http://127.0.0.1:3100/healthz', '```').blocks;
     expect(() => consoleSteps(block!)).toThrow('page.md:1: a console block\'s output before its first "$ " command');

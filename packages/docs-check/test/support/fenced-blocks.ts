@@ -110,6 +110,7 @@ export function consoleSteps(block: FencedBlock): TranscriptStep[] {
       current.expected.push(line);
     }
   }
+  if (steps.length === 0) throw new Error(`${block.file}:${block.line}: a console block without a "$ " command; mark it "not a command"`);
   return steps;
 }
 
