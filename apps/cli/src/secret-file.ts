@@ -5,8 +5,6 @@ import { CommandFailed } from './command-kit';
 
 /** What `gateway keys --out` gives a secret's file: its owner reads and writes it, nobody else. */
 export const SECRET_FILE_MODE = 0o600;
-/** And the folder `--out-dir` makes for them: its owner's alone. */
-export const SECRET_DIR_MODE = 0o700;
 
 /**
  * Writes `text` to a file that is created with mode 0600, so it is never readable by others, not

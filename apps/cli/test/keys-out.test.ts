@@ -113,14 +113,6 @@ describe('gateway keys --out FILE', () => {
     expect((await runGateway(['keys', 'seed', '--out-dir', secrets, '--out', join(dir, 'x')], {})).code).toBe(2);
   }, 60_000);
 
-  it('--out-dir of a folder not there yet makes it, mode 0700, as the deployment pages run it on a fresh machine', async () => {
-    const secrets = join(dir, 'new', 'secrets');
-    const run = await runGateway(['keys', 'admin', '--out-dir', secrets], {});
-    expect([run.code, run.stderr]).toEqual([0, '']);
-    expect(modeOf(secrets)).toBe(0o700);
-    expect(modeOf(join(secrets, 'admin_token'))).toBe(0o600);
-  }, 60_000);
-
   it('sealing, callback, admin and db-logins: the same, each file what the apps read', async () => {
     const sealing = join(dir, 'sealing.env');
     expect((await runGateway(['keys', 'sealing', 'k9', '--out', sealing], {})).code).toBe(0);

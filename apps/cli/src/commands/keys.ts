@@ -2,10 +2,10 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { english, generateMnemonic } from 'viem/accounts';
 import { xpubFromMnemonic } from '@gateway/chain';
 import { appRoleName, DATABASE_APPS, DEFAULT_ROLE_PREFIX, isRolePrefix } from '@gateway/db/cli';
-import { existsSync, lstatSync, mkdirSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommandFailed, parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
-import { SECRET_DIR_MODE, writeSecretFile } from '../secret-file';
+import { writeSecretFile } from '../secret-file';
 
 const KEY_ID = /^[A-Za-z0-9_-]{1,16}$/;
 
@@ -103,8 +103,6 @@ function emitFiles(io: CliIo, settings: Record<string, string>, dir: string, for
   const files = Object.entries(settings).map(([name, value]) => ({ value, file: join(dir, name.toLowerCase()) }));
   const present = force ? undefined : files.find(({ file }) => existsSync(file) || isLink(file));
   if (present) throw new CommandFailed(`${present.file} exists; give a new folder, or --force to replace its files`);
-  // The deployment pages' `--out-dir ./secrets` on a fresh machine: the folder is made, its owner's alone.
-  mkdirSync(dir, { recursive: true, mode: SECRET_DIR_MODE });
   for (const { file, value } of files) writeSecretFile(file, `${value}\n`, force);
   const written = files.map(({ file }) => file);
   io.out(
