@@ -1,5 +1,5 @@
 // `pnpm demo:pay <address> <amount>`: sends test USDC from the local stack's funded test account,
-// as an on-ramp would after a card payment. Reads .local/stack.json.
+// as an on-ramp would after a card payment. Reads .local/stack.json (LOCAL_STATE_DIR's, when set).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, type Address, type Hash, type Hex } from 'viem';
@@ -34,7 +34,9 @@ if (require.main === module) {
     console.error('usage: pnpm demo:pay <polygon_address_in> <amount in USDC, e.g. 25.5>');
     process.exit(2);
   }
-  const stack = JSON.parse(readFileSync(join(__dirname, '..', '.local', 'stack.json'), 'utf8'));
+  // The stack's folder as `pnpm demo` was given it (LOCAL_STATE_DIR), so a second stack's test USDC is sent on its chain.
+  const stateDir = process.env.LOCAL_STATE_DIR ?? join(__dirname, '..', '.local');
+  const stack = JSON.parse(readFileSync(join(stateDir, 'stack.json'), 'utf8'));
   sendTestUsdc({
     rpcUrl: stack.chain.rpcUrl,
     chainId: stack.chain.chainId,
