@@ -57,3 +57,4 @@ export * from './decline-next-try';
 export * from './recovery-email';
 export * from './checkout-measures';
 export * from './customer-country';
+export * from './fee-payer';
