@@ -1,10 +1,4 @@
-import {
-  checkoutAmountOf,
-  feePayerOf,
-  feesOnTopEstimate,
-  parseCustomerPaysFee,
-  usdcForFullValue,
-} from '../src/fee-payer';
+import { checkoutAmountOf, feePayerOf, feesOnTopEstimate, parseCustomerPaysFee, usdcForFullValue } from '../src/fee-payer';
 import { BASIS_POINTS_SCALE, splitWalletDeposit, type WalletFeeTerms } from '../src/fee-split';
 import { GatewayError } from '../src/errors';
 

@@ -134,8 +134,18 @@ describe('fees on top (issue 32): the checkout fixes the USDC that leaves the sh
   const inside = '0x7777777777777777777777777777777777777777' as EvmAddress;
   const withAffiliate = '0x8888888888888888888888888888888888888888' as EvmAddress;
   beforeAll(async () => {
-    await fixture.insertWallet({ temporary: onTop, addressIn: 'unused', callbackUrl: 'https://shop.io/ipn?order=top', customerPaysFee: true });
-    await fixture.insertWallet({ temporary: inside, addressIn: 'unused', callbackUrl: 'https://shop.io/ipn?order=in', customerPaysFee: false });
+    await fixture.insertWallet({
+      temporary: onTop,
+      addressIn: 'unused',
+      callbackUrl: 'https://shop.io/ipn?order=top',
+      customerPaysFee: true,
+    });
+    await fixture.insertWallet({
+      temporary: inside,
+      addressIn: 'unused',
+      callbackUrl: 'https://shop.io/ipn?order=in',
+      customerPaysFee: false,
+    });
     await fixture.insertWallet({
       temporary: withAffiliate,
       addressIn: 'unused',

@@ -97,7 +97,10 @@ export function stripeQuotesRoute<R extends FakeRequest>({ fake, credentials, fe
       if (!documented) return stripeRefusal(400, 'Invalid request');
       const destination = queryOf(request).get('destination_amount');
       // For a fixed USDC amount, its cost: the USDC at 1 USD, in cents rounded up.
-      const amount = destination === null ? (queryOf(request).get('source_amount') as string) : decimalOf((unitsOf(destination, 6) + 9_999n) / 10_000n, 2);
+      const amount =
+        destination === null
+          ? (queryOf(request).get('source_amount') as string)
+          : decimalOf((unitsOf(destination, 6) + 9_999n) / 10_000n, 2);
       const fee = lessFee(amount, 10_000 - feeBps(), 2);
       const total = (BigInt(amount.replace('.', '')) + BigInt(fee.replace('.', ''))).toString().padStart(3, '0');
       return jsonAnswer(200, {

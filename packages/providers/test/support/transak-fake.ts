@@ -56,8 +56,7 @@ export async function startTransakFake(expected = { apiKey: FAKE_API_KEY, apiSec
       check(typeof params!.referrerDomain === 'string' && params!.referrerDomain !== '', 'session: widgetParams.referrerDomain missing'),
       // cryptoAmount is skipped when fiatAmount is given: an order sends the one amount it means, as a number.
       check(
-        ('fiatAmount' in params!) !== ('cryptoAmount' in params!) &&
-          typeof (params!.fiatAmount ?? params!.cryptoAmount) === 'number',
+        'fiatAmount' in params! !== 'cryptoAmount' in params! && typeof (params!.fiatAmount ?? params!.cryptoAmount) === 'number',
         'session: widgetParams carry both or neither of fiatAmount and cryptoAmount, or a non-number',
       ),
     ].every(Boolean);
