@@ -155,7 +155,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     ],
     HdKeyRepository: ['list'],
     GatewayAddressRepository: ['register'],
-    WalletLookupRepository: ['hasTemporaryAddress', 'orderTermsOf'],
+    WalletLookupRepository: ['hasTemporaryAddress'],
     TokenRepository: ['register', 'list'],
   },
   owner: {
