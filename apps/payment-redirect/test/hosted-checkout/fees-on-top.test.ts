@@ -34,7 +34,12 @@ beforeAll(async () => {
   app = await fixture.build(config);
   await app.listen({ port, host: '127.0.0.1' });
   sealed = (temporary) => sealAddressIn(temporary, config.keys);
-  await fixture.insertWallet({ temporary: onTop, addressIn: sealed(onTop), callbackUrl: 'https://shop.io/ipn?order=top', customerPaysFee: true });
+  await fixture.insertWallet({
+    temporary: onTop,
+    addressIn: sealed(onTop),
+    callbackUrl: 'https://shop.io/ipn?order=top',
+    customerPaysFee: true,
+  });
   await fixture.insertWallet({ temporary: inside, addressIn: sealed(inside), callbackUrl: 'https://shop.io/ipn?order=in' });
   browser = await launchChromium();
 }, 60_000);
@@ -59,7 +64,7 @@ describe('fees on top, asked by the wallet (customer_pays_fee=1)', () => {
     const stripe = page.locator('li', { hasText: 'Stripe' }).first();
     if (!(await stripe.isVisible())) await page.locator('summary', { hasText: 'More providers' }).click();
     // The fake's price (3 %): 101.02 for the USDC (cents rounded up), 3 % (3.03) on top.
-    const text = (await stripe.innerText()).replace(/\s+/g, ' ');
+    const text = ((await stripe.textContent()) ?? '').replace(/\s+/g, ' ');
     expect(text).toContain('104.05 USD');
     expect(text).toContain('Fees on top: the shop receives 100.00 USDC');
     // The sandbox, standing in for the others, sells a fiat amount: its rows keep the fees inside, and say so.

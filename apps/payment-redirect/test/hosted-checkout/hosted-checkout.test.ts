@@ -339,7 +339,9 @@ describe('GET /pay.php: what each row says, and the order', () => {
       expect(available.get('moonpay')?.facts[0]).toBe('Fees included: the shop receives 49.99 USDC');
       expect(available.get('moonpay')?.href.searchParams.get('amount')).toBe('49.99');
       // The quote service's estimate for the others, said as an estimate.
-      expect(available.get('transak')?.facts[0]).toBe('Fees included: the shop receives about 48.00 USDC (estimated from its published fees)');
+      expect(available.get('transak')?.facts[0]).toBe(
+        'Fees included: the shop receives about 48.00 USDC (estimated from its published fees)',
+      );
     });
 
     it("a provider that may not serve the customer's country is marked and listed last, never hidden", async () => {
