@@ -65,9 +65,9 @@ export type CheckoutAmount =
 const MINOR_TO_BASE_UNITS = 10n ** BigInt(USDC_DECIMALS - FIAT_DECIMALS);
 
 /**
- * The checkout of an attempt: fees on top only when the customer pays them and the provider sells a
- * fixed amount of USDC (its descriptor says so); the order's value is its USD value (1 USD = 1 USDC,
- * as expectUsdc values it).
+ * The checkout of an attempt: fees on top only when the customer pays them, the provider sells a
+ * fixed amount of USDC (its descriptor says so) and the wallet's fees leave the merchant a share; the
+ * order's value is its USD value (1 USD = 1 USDC, as expectUsdc values it).
  */
 export function checkoutAmountOf(input: {
   payer: FeePayer;
@@ -77,6 +77,9 @@ export function checkoutAmountOf(input: {
   terms: WalletFeeTerms;
 }): CheckoutAmount {
   if (input.payer !== 'customer' || !input.sellsFixedUsdc) return { feesOnTop: false };
+  // Fees that leave the merchant no share: no amount brings the full value, so the fees stay inside.
+  const merchantBps = BASIS_POINTS_SCALE - input.terms.platformFeeBps - (input.terms.affiliateFeeBps ?? 0);
+  if (merchantBps <= 0 || input.usdCents <= 0n) return { feesOnTop: false };
   const orderUsdc = input.usdCents * MINOR_TO_BASE_UNITS;
   return { feesOnTop: true, orderUsdc, usdc: usdcForFullValue(orderUsdc, input.terms) };
 }

@@ -112,6 +112,11 @@ describe('checkoutAmountOf', () => {
     expect(checkoutAmountOf({ payer: 'customer', sellsFixedUsdc: false, usdCents: 10_000n, terms })).toEqual({ feesOnTop: false });
     expect(checkoutAmountOf({ payer: 'shop', sellsFixedUsdc: true, usdCents: 10_000n, terms })).toEqual({ feesOnTop: false });
   });
+
+  it('keeps the fees inside when the wallet leaves the merchant no share (no amount would bring the full value)', () => {
+    const all = { platformFeeBps: 9_000, affiliateFeeBps: 1_000 };
+    expect(checkoutAmountOf({ payer: 'customer', sellsFixedUsdc: true, usdCents: 10_000n, terms: all })).toEqual({ feesOnTop: false });
+  });
 });
 
 describe('feesOnTopEstimate', () => {
