@@ -37,7 +37,8 @@ import { countriesNotFound } from '../../support/choice-facts';
  * - Status: https://dev.moonpay.com/v1.0/reference/getbuytransactionbyexternalid (moonpay-status.ts).
  *
  * - Fees on top of a fixed USDC amount (issue 32, CheckoutOrder.usdc): `quoteCurrencyAmount` (the
- *   amount of the cryptocurrency to buy, on the same parameters page) replaces baseCurrencyAmount,
+ *   amount of the cryptocurrency to buy, on the same parameters page; the copy searched here did not
+ *   show its row, so verify the name there before going live) replaces baseCurrencyAmount,
  *   still locked (lockAmount) and signed like the rest; the customer then pays MoonPay's fees on top.
  *   The buy quote reference prices a base (fiat) amount only, so a fees-on-top row of MoonPay is an
  *   estimate from its documented fees.

@@ -54,8 +54,9 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * - Quote: Get Price (transak-quote.ts, docs.transak.com/api/public/get-price) on the API host with
  *   the partner API key alone.
  * - Fees on top of a fixed USDC amount (issue 32, CheckoutOrder.usdc): widgetParams `cryptoAmount`
- *   (docs.transak.com/customization/query-parameters) instead of fiatAmount, which Transak would
- *   otherwise take first; fiatCurrency stays, so the customer pays in the order's currency. A JSON
+ *   (docs.transak.com/customization/query-parameters; its row was read only in an integrator's copy
+ *   [3p], which says it is skipped when fiatAmount is given: verify before going live) instead of
+ *   fiatAmount; fiatCurrency stays, so the customer pays in the order's currency. A JSON
  *   number written from the decimal string, as fiatAmount. Get Price is asked for a fiat amount
  *   only here, so a fees-on-top row of Transak is an estimate from its fees.
  */
