@@ -118,11 +118,11 @@ it('each row says what the customer pays, what the shop receives, the methods an
   ]);
   // MoonPay's quote: 2.49 % on top, fees included; what the shop receives from its quote.
   expect(row('moonpay').text).toBe(
-    'Pay with MoonPay 51.25 USD Fees included Shop receives 49.12 USDC Card, Apple Pay, Google Pay, PayPal USDC in about 20 minutes (per MoonPay) ›',
+    'Pay with MoonPay 51.25 USD Fees included Fees included: the shop receives 49.12 USDC Card, Apple Pay, Google Pay, PayPal USDC in about 20 minutes (per MoonPay) ›',
   );
   // No quote (the service threw): the estimate from the documented fees, said as one.
   expect(row('transak').text).toMatch(
-    /^Pay with Transak 50\.00 USD Shop receives about \d+\.\d\d USDC after fees \(estimated from its published fees\) Card USDC in about 30 minutes \(typical\) ›$/,
+    /^Pay with Transak 50\.00 USD Fees included: the shop receives about \d+\.\d\d USDC \(estimated from its published fees\) Card USDC in about 30 minutes \(typical\) ›$/,
   );
   await screenshot(page, 'checkout-rows-quoted');
 
@@ -155,7 +155,7 @@ it('"More providers (N)" opens and closes without JavaScript, by mouse and by ke
   expect((await shownRows(page)).every((row) => row.visible)).toBe(true);
   // Quoted providers behind the disclosure say their quotes too.
   expect((await shownRows(page)).find((row) => row.id === 'banxa')?.text).toMatch(
-    /^Pay with Banxa 51\.00 USD Fees included Shop receives 49\.31 USDC/,
+    /^Pay with Banxa 51\.00 USD Fees included Fees included: the shop receives 49\.31 USDC/,
   );
   await screenshot(page, 'checkout-rows-disclosure-open');
 

@@ -78,6 +78,13 @@ export const paymentRedirectSettings = Type.Object({
         "customer the error page; unset, each provider's own deadline applies (its descriptor's), set, the shorter of the two",
     }),
   ),
+  CUSTOMER_PAYS_FEES: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'off',
+    description:
+      "on: the customer pays the provider's fees on top, so the shop receives the order's full value after the gateway's fee, " +
+      'where the provider can sell a fixed amount of USDC (Stripe, MoonPay, Transak); others keep the fees inside the order ' +
+      "amount. A wallet's own customer_pays_fee (Create Wallet) overrides it",
+  }),
   ORDER_ATTEMPTS_MAX: Type.Integer({
     default: DEFAULT_ORDER_ATTEMPTS_MAX,
     minimum: 1,

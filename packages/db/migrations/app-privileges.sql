@@ -59,8 +59,9 @@ GRANT SELECT (deposit_id, leg, amount, status, tx_hash, confirmed_at) ON payouts
 -- and whether the callback was delivered. It never sees a wallet's payout address, callback URL or
 -- ipn_token.
 GRANT SELECT (id, polygon_address) ON wallets TO :"payment_redirect";
--- The order's terms, to classify it on the receipt page (migration 029).
-GRANT SELECT (order_tolerance_bps, platform_fee_bps, affiliate_fee_bps) ON wallets TO :"payment_redirect";
+-- The order's terms, to classify it on the receipt page (migration 029), and who pays its fees, to make each
+-- attempt's checkout (migration 038).
+GRANT SELECT (order_tolerance_bps, platform_fee_bps, affiliate_fee_bps, customer_pays_fee) ON wallets TO :"payment_redirect";
 -- Every column of a payment, the order's expectation (migration 029) and, for a rest payment, the attempt it
 -- completes (migration 033) included: it records them with the payment and reads them back on the receipt.
 GRANT SELECT, INSERT ON payments TO :"payment_redirect";

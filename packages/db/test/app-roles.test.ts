@@ -59,7 +59,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     LedgerRepository: ['knowsPayoutAddress', 'orders'],
   },
   'payment-redirect': {
-    WalletLookupRepository: ['hasTemporaryAddress'],
+    WalletLookupRepository: ['hasTemporaryAddress', 'orderTermsOf'],
     PaymentRepository: [
       'insertManyForWallets',
       'claimSecondChance',
@@ -467,6 +467,11 @@ describe('payment-redirect, as its role', () => {
     expect(await repository('payment-redirect', paymentRedirect.TokenRepository).register(token)).toBeUndefined();
     const wallet = await ownerWallet();
     expect(await repository('payment-redirect', paymentRedirect.WalletLookupRepository).hasTemporaryAddress(wallet.address)).toBe(true);
+    // Process Payment reads who pays the fees and the split they are grossed up for (fees on top, migration 038).
+    expect(await repository('payment-redirect', paymentRedirect.WalletLookupRepository).orderTermsOf(wallet.address)).toMatchObject({
+      platformFeeBps: expect.any(Number),
+      customerPaysFee: null,
+    });
     // The hosted checkout's ranking reads every provider's recent attempts and the deposits credited to them.
     expect(await repository('payment-redirect', paymentRedirect.CheckoutMeasureRepository).measure(30)).toBeInstanceOf(Map);
     const payments = repository('payment-redirect', paymentRedirect.PaymentRepository);

@@ -59,3 +59,4 @@ export * from './recovery-email';
 export * from './checkout-measures';
 export * from './customer-country';
 export * from './server-requirements';
+export * from './fee-payer';

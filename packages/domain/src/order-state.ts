@@ -60,11 +60,19 @@ export function expectUsdc(input: {
   fees: DocumentedFees;
   /** USDC base units the provider's quote promised, when it gave one. */
   quotedUsdc?: bigint;
+  /**
+   * Fees on top (fee-payer.ts): the USDC the checkout asked the provider to deliver. The order
+   * should bring exactly that, so it is judged as a quote is (the quote is not asked).
+   */
+  fixedUsdc?: bigint;
   /** ORDER_TOLERANCE_BPS; undefined: derived from the fee range. */
   operatorToleranceBps?: number;
 }): UsdcExpectation {
   assertFees(input.fees);
   const spreadHalf = Math.ceil((input.fees.maxBps - input.fees.minBps) / 2);
+  if (input.fixedUsdc !== undefined && input.fixedUsdc > 0n) {
+    return { usdc: input.fixedUsdc, basis: 'quote', toleranceBps: input.operatorToleranceBps ?? QUOTED_TOLERANCE_BPS };
+  }
   if (input.quotedUsdc !== undefined && input.quotedUsdc > 0n) {
     return { usdc: input.quotedUsdc, basis: 'quote', toleranceBps: input.operatorToleranceBps ?? QUOTED_TOLERANCE_BPS };
   }
@@ -97,15 +105,19 @@ export function attemptExpectation(input: {
   operatorToleranceBps?: number;
   now: Date;
   windowHours: number;
+  /** Fees on top: the USDC for the order's value in USD cents (checkoutAmountOf), fixed at the provider; undefined, fees inside. */
+  fixedUsdcFor?: (usdCents: bigint) => bigint | undefined;
 }): AttemptExpectation {
   let usdCents = input.amount.minorUnits;
   if (input.currency !== 'USD') {
     if (input.rate === undefined) throw new RangeError(`an order in ${input.currency} needs its rate to be valued in USD`);
     usdCents = convertToUsdMinorUnits(input.amount.minorUnits, input.rate);
   }
+  const fixedUsdc = input.fixedUsdcFor?.(usdCents);
   const expected = expectUsdc({
     usdCents,
     fees: input.fees,
+    ...(fixedUsdc !== undefined ? { fixedUsdc } : {}),
     ...(input.quotedUsdc !== undefined ? { quotedUsdc: input.quotedUsdc } : {}),
     ...(input.operatorToleranceBps !== undefined ? { operatorToleranceBps: input.operatorToleranceBps } : {}),
   });

@@ -36,6 +36,20 @@ export interface ProviderTerms {
   readonly maximum?: DocumentedAmount;
   /** An amount up to which it documents lighter identity checks; absent where it documents none. */
   readonly lightChecksUpTo?: DocumentedAmount;
+  /**
+   * Where its checkout can sell a fixed amount of USDC, so the customer can pay the fees on top and
+   * the shop receive the order's full value (issue 32, fee-payer.ts): the checkout parameter that
+   * fixes it, as its page documents it. Absent: it sells a fiat amount only, fees inside.
+   */
+  readonly fixedUsdc?: FixedUsdcAmount;
+}
+
+/** How a provider's checkout is told the USDC amount to sell: the parameter's documented name and page. */
+export interface FixedUsdcAmount {
+  /** As the provider names it: `destination_amount` (Stripe), `quoteCurrencyAmount` (MoonPay), `cryptoAmount` (Transak). */
+  readonly parameter: string;
+  /** The provider's page that documents it (https). */
+  readonly source: string;
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { parseCallbackUrl, type CallbackUrlRules } from './callback-url';
 import { GatewayError } from './errors';
 import { parsePayoutAddress, type EvmAddress } from './evm-address';
+import { parseCustomerPaysFee } from './fee-payer';
 import { parseToleranceBps } from './order-state';
 
 export interface WalletRequest {
@@ -14,6 +15,12 @@ export interface WalletRequest {
    * widening it); null when not given, as the PayGate plugins never give it. Fixed with the wallet.
    */
   orderToleranceBps: number | null;
+  /**
+   * customer_pays_fee: 1, the customer pays the provider's fees on top (where the provider sells a fixed
+   * amount of USDC) so the shop receives the order's full value; 0, the fees stay inside the order
+   * amount; null when not given: the operator's CUSTOMER_PAYS_FEES decides. Fixed with the wallet.
+   */
+  customerPaysFee: boolean | null;
 }
 
 export interface WalletRequestRules extends CallbackUrlRules {
@@ -21,14 +28,21 @@ export interface WalletRequestRules extends CallbackUrlRules {
 }
 
 export function parseWalletRequest(
-  query: { address: string; callback: string; order_tolerance_bps?: string },
+  query: { address: string; callback: string; order_tolerance_bps?: string; customer_pays_fee?: string },
   rules: WalletRequestRules,
 ): WalletRequest {
   const payoutAddress = parsePayoutAddress(query.address, rules);
   const callbackUrl = parseCallbackUrl(query.callback, rules);
   const orderToleranceBps =
     query.order_tolerance_bps === undefined ? null : parseToleranceBps(query.order_tolerance_bps, 'order_tolerance_bps');
-  return { payoutAddress, callbackUrl, dedupeKey: walletDedupeKey(payoutAddress, callbackUrl), orderToleranceBps };
+  const customerPaysFee = query.customer_pays_fee === undefined ? null : parseCustomerPaysFee(query.customer_pays_fee);
+  return {
+    payoutAddress,
+    callbackUrl,
+    dedupeKey: walletDedupeKey(payoutAddress, callbackUrl),
+    orderToleranceBps,
+    customerPaysFee,
+  };
 }
 
 export function walletDedupeKey(payoutAddress: string, callbackUrl: string): Buffer {

@@ -122,6 +122,12 @@ export interface CheckoutOrder {
   returnUrl: string;
   /** The customer's IP address as the payment host sees it (Mercuryo signs it, session APIs ask for it). */
   customerIp: string;
+  /**
+   * Fees on top (issue 32): the USDC, base units, the wallet must receive. Given only to a provider
+   * whose descriptor has `fixedUsdc`; its checkout then sells exactly this amount through that
+   * parameter instead of the fiat `amount` (still the order's), and the customer pays its fees above it.
+   */
+  usdc?: bigint;
 }
 
 export interface CheckoutOptions {
@@ -242,6 +248,11 @@ export interface ProviderAdapter {
   status?(query: ProviderStatusQuery, options: { signal: AbortSignal }): Promise<ProviderWebhookEvent | null>;
   /** Where the provider has a public quote API. */
   quote?(order: Pick<CheckoutOrder, 'amount' | 'currency'>, options: { signal: AbortSignal }): Promise<ProviderQuote>;
+  /**
+   * Where its quote API prices a fixed USDC amount (fees on top): what the customer pays, fees
+   * included, in `currency` for `usdc` base units delivered.
+   */
+  quoteUsdc?(order: { usdc: bigint; currency: CurrencyCode }, options: { signal: AbortSignal }): Promise<ProviderQuote>;
   /**
    * Where the provider keeps a queue of events it wants read and deleted (Simplex): reads it, keeps
    * each event (AdapterContext.events), then deletes it at the provider; answers what the kept

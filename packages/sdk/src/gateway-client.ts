@@ -40,6 +40,12 @@ export interface WalletInput {
    * bring and still be paid; it narrows the operator's tolerance, never widens it.
    */
   orderToleranceBps?: number;
+  /**
+   * Optional: true, the customer pays the provider's fees on top, so you receive the order's full
+   * value (after the gateway's fee), where the provider can sell a fixed amount of USDC; false, the
+   * fees stay inside the order amount; unset, the gateway's operator decides (CUSTOMER_PAYS_FEES).
+   */
+  customerPaysFee?: boolean;
 }
 
 /**
@@ -196,7 +202,7 @@ export class GatewayClient {
       await this.get('/control/wallet.php', {
         address: input.payoutAddress,
         callback: input.callbackUrl,
-        order_tolerance_bps: input.orderToleranceBps?.toString(),
+        ...orderTerms(input),
       }),
     );
   }
@@ -268,6 +274,7 @@ export class GatewayClient {
         address: input.payoutAddress,
         callback: input.callbackUrl,
         affiliate: input.affiliateAddress,
+        ...orderTerms(input),
         ...fees,
         signature,
       }),
@@ -360,4 +367,12 @@ function text(answer: Record<string, unknown>, field: string): string {
 
 function unexpected(field: string): GatewayRequestError {
   return new GatewayRequestError(200, 'unexpected_response', `the gateway's answer has no valid ${field}: is base_url the gateway's?`);
+}
+
+/** A wallet's optional order terms as Create Wallet's parameters (absent when not given). */
+function orderTerms(input: WalletInput): Record<string, string | undefined> {
+  return {
+    order_tolerance_bps: input.orderToleranceBps?.toString(),
+    customer_pays_fee: input.customerPaysFee === undefined ? undefined : input.customerPaysFee ? '1' : '0',
+  };
 }

@@ -59,6 +59,15 @@ describe('createWallet', () => {
     });
   });
 
+  it('sends the optional order terms as Create Wallet names them: customer_pays_fee 1 or 0, order_tolerance_bps', async () => {
+    handler = answer(200, WALLET);
+    await client().createWallet({ payoutAddress: PAYOUT, callbackUrl: CALLBACK, customerPaysFee: true, orderToleranceBps: 50 });
+    await client().createWallet({ payoutAddress: PAYOUT, callbackUrl: CALLBACK, customerPaysFee: false });
+    const sent = asked.map((url) => new URL(url, 'http://x').searchParams);
+    expect(sent.map((query) => query.get('customer_pays_fee'))).toEqual(['1', '0']);
+    expect(sent.map((query) => query.get('order_tolerance_bps'))).toEqual(['50', null]);
+  });
+
   it("throws the gateway's error with its status, code, message and param", async () => {
     handler = answer(409, {
       status: 'error',

@@ -1,7 +1,12 @@
 import {
+  checkoutAmountOf,
   convertToUsdMinorUnits,
   DEFAULT_CHECKOUT_RANKING_MIN_ATTEMPTS,
   expectUsdc,
+  feesOnTopEstimate,
+  formatMinorUnits,
+  type FeePayer,
+  type WalletFeeTerms,
   parseFiatAmount,
   quotedCostBps,
   stableGroups,
@@ -18,7 +23,7 @@ import {
 /**
  * What a row of the hosted checkout or the second chance costs and brings (issue 32): the
  * provider's quote where a quote service answers, else the estimate Process Payment makes from the
- * provider's documented fees (expectUsdc). The ports below are what the page needs of the quote
+ * provider's documented fees (expectUsdc); with fees on top, for the fixed USDC Process Payment asks. The ports below are what the page needs of the quote
  * and checkout-signal services; without them it ranks on the operator's order and documented fees.
  */
 
@@ -29,10 +34,12 @@ export interface RowQuote {
   basis: 'quote' | 'estimate';
   /** USDC base units the shop's wallet receives. */
   usdc: bigint;
-  /** What the customer pays, fees included, in `currency` (a decimal string; an estimate: the order amount). */
+  /** What the customer pays, fees included, in `currency` (a decimal string; an estimate of fees inside: the order amount). */
   total: string;
   currency: CurrencyCode;
   quotedAt?: Date;
+  /** Fees on top (fee-payer.ts): `usdc` is the fixed amount bought, of which the shop receives the order's value, `orderUsdc`. */
+  feesOnTop?: { readonly orderUsdc: bigint };
 }
 
 /** The order a provider is asked to quote: what it would charge, in the currency it charges. */
@@ -40,6 +47,14 @@ export interface QuoteOrder {
   provider: string;
   amount: FiatAmount;
   currency: CurrencyCode;
+  /** Fees on top: the USDC to buy (priced instead of the amount) and the order's value in USDC it carries. */
+  feesOnTop?: { usdc: bigint; orderUsdc: bigint };
+}
+
+/** Who pays the order's fees, and the wallet's fee terms the USDC is grossed up for (the hosted checkout's wallet). */
+export interface OrderFeeTerms {
+  payer: FeePayer;
+  terms: WalletFeeTerms;
 }
 
 /** The quote service (issue 32): answers within `waitMs` (an estimate when the provider's quote is not there in time). */
@@ -90,13 +105,35 @@ export interface RowsContext {
   country?: CountryCode;
 }
 
-/** The estimate Process Payment records for a charge: the middle of the documented fees off its USD value. */
-export function estimateRow(option: AvailableProviderOption, rates: RateTable | undefined): RowQuote | undefined {
+/**
+ * The estimate Process Payment records for a charge: the middle of the documented fees off its USD
+ * value; fees on top, the fixed USDC, and what the customer pays for it estimated from those fees.
+ */
+export function estimateRow(
+  option: AvailableProviderOption,
+  rates: RateTable | undefined,
+  feesOnTop?: QuoteOrder['feesOnTop'],
+): RowQuote | undefined {
   const { amount, currency } = option.charge;
+  const provider = option.provider.id;
+  if (feesOnTop) {
+    const total = feesOnTopEstimate({ amountMinorUnits: amount.minorUnits, ...feesOnTop, fees: option.provider.fees });
+    return { provider, basis: 'estimate', usdc: feesOnTop.usdc, total: formatMinorUnits(total), currency, feesOnTop };
+  }
   const usdCents = valueInUsdCents(amount.minorUnits, currency, rates);
   if (usdCents === undefined) return undefined;
   const { usdc } = expectUsdc({ usdCents, fees: option.provider.fees });
-  return { provider: option.provider.id, basis: 'estimate', usdc, total: amount.text, currency };
+  return { provider, basis: 'estimate', usdc, total: amount.text, currency };
+}
+
+/** Fees on top for this row (fee-payer.ts): when the customer pays them and its provider sells a fixed USDC amount. */
+function feesOnTopOf(option: AvailableProviderOption, rates: RateTable | undefined, fees: OrderFeeTerms | undefined) {
+  if (!fees) return undefined;
+  const usdCents = valueInUsdCents(option.charge.amount.minorUnits, option.charge.currency, rates);
+  if (usdCents === undefined) return undefined;
+  const sellsFixedUsdc = option.provider.fixedUsdc !== undefined;
+  const amount = checkoutAmountOf({ payer: fees.payer, sellsFixedUsdc, usdCents, terms: fees.terms });
+  return amount.feesOnTop ? { usdc: amount.usdc, orderUsdc: amount.orderUsdc } : undefined;
 }
 
 /**
@@ -107,16 +144,21 @@ export async function priceRows(
   options: readonly AvailableProviderOption[],
   rates: RateTable | undefined,
   ports: CheckoutPorts,
+  fees?: OrderFeeTerms,
 ): Promise<RowPrices> {
   const failures: { provider: string; error: unknown }[] = [];
   const waitMs = ports.quoteWaitMs ?? QUOTE_WAIT_MS;
   const priced = await Promise.all(
     options.map(async (option): Promise<RowQuote | undefined> => {
-      const estimate = estimateRow(option, rates);
+      const feesOnTop = feesOnTopOf(option, rates, fees);
+      const estimate = estimateRow(option, rates, feesOnTop);
       if (!ports.quotes) return estimate;
       try {
         const { amount, currency } = option.charge;
-        return await ports.quotes.quote({ provider: option.provider.id, amount, currency }, { waitMs });
+        return await ports.quotes.quote(
+          { provider: option.provider.id, amount, currency, ...(feesOnTop ? { feesOnTop } : {}) },
+          { waitMs },
+        );
       } catch (error) {
         failures.push({ provider: option.provider.id, error });
         return estimate;

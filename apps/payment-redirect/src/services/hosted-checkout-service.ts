@@ -1,4 +1,5 @@
 import {
+  feePayerOf,
   parseCheckoutLink,
   providerOptions,
   rankCheckoutOptions,
@@ -23,6 +24,7 @@ import {
   type RequestHeaders,
   type RowPrices,
 } from './checkout-rows';
+import type { WalletOrderTerms } from '@gateway/db/payment-redirect';
 
 /** The query as it arrived: any parameter may be missing, repeated (an array) or anything at all. */
 export type RawQuery = Readonly<Record<string, unknown>>;
@@ -52,7 +54,10 @@ export type CheckoutOffer =
 
 export interface HostedCheckoutDeps {
   keys: SealingKeyRing;
-  wallets: { hasTemporaryAddress(polygonAddress: string): Promise<boolean> };
+  /** The order's wallet: whether it exists, its fee terms and who pays the fees (undefined: no such wallet). */
+  wallets: { orderTermsOf(polygonAddress: string): Promise<WalletOrderTerms | undefined> };
+  /** CUSTOMER_PAYS_FEES: the operator's choice where the wallet has none of its own. */
+  customerPaysFees?: boolean;
   rates: RateReader;
   /** The providers this gateway offers, in the order listed. */
   providers: readonly ProviderTerms[];
@@ -72,13 +77,13 @@ export class HostedCheckoutService {
     const parsed = parseCheckoutLink(query, this.deps.keys);
     if ('problems' in parsed) return { kind: 'error', status: 400, reason: 'invalid_link', problems: parsed.problems };
     const { link } = parsed;
-    let known: boolean;
+    let terms: WalletOrderTerms | undefined;
     try {
-      known = await this.deps.wallets.hasTemporaryAddress(link.temporaryAddress);
+      terms = await this.deps.wallets.orderTermsOf(link.temporaryAddress);
     } catch (cause) {
       return { kind: 'error', status: 503, reason: 'wallet_lookup_failed', problems: [], cause };
     }
-    if (!known) {
+    if (!terms) {
       return {
         kind: 'error',
         status: 400,
@@ -97,7 +102,8 @@ export class HostedCheckoutService {
     const options = await listedOptions(inOperatorOrder(providerOptions(link.amount, link.currency, rates, this.deps.providers)), ports);
     const available = options.filter((option): option is AvailableProviderOption => option.status === 'available');
     const country = ports.customerCountry?.(headers);
-    const prices = await priceRows(available, rates, ports);
+    const payer = feePayerOf(this.deps.customerPaysFees ?? false, terms.customerPaysFee);
+    const prices = await priceRows(available, rates, ports, { payer, terms });
     const ranking = rankCheckoutOptions(options, await rankingContext(prices, { rates, ...(country ? { country } : {}) }, ports));
     return { kind: 'offer', link, options, ranking, prices, ...(country ? { country } : {}), ratesError };
   }

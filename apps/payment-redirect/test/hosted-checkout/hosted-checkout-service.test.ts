@@ -9,12 +9,13 @@ import {
   parseCheckoutLink,
   parseRate,
   sealAddressIn,
+  usdcForFullValue,
   type RateTable,
 } from '@gateway/domain';
 import type { RateReader } from '@gateway/rates';
 import { knownProviderTerms, SPECIFICATION_ORDER } from '@gateway/providers';
 import { HostedCheckoutService, type RawQuery } from '../../src/services/hosted-checkout-service';
-import type { CheckoutPorts, QuoteOrder, RowQuote } from '../../src/services/checkout-rows';
+import type { CheckoutPorts, CheckoutQuotes, QuoteOrder, RowQuote } from '../../src/services/checkout-rows';
 import {
   ACCENT_MIN_CONTRAST,
   brandingStyle,
@@ -190,12 +191,24 @@ describe('allowImageOrigin', () => {
 });
 
 describe('HostedCheckoutService', () => {
-  const service = (known: boolean, reader: RateReader = fixedRates, ports?: CheckoutPorts) =>
+  const shopTerms = { platformFeeBps: 100, affiliateFeeBps: null, customerPaysFee: null };
+  const service = (
+    known: boolean,
+    reader: RateReader = fixedRates,
+    ports?: CheckoutPorts,
+    {
+      terms = shopTerms,
+      providers = SPEC_PROVIDERS,
+    }: {
+      terms?: typeof shopTerms | { customerPaysFee: boolean; platformFeeBps: number; affiliateFeeBps: null };
+      providers?: typeof SPEC_PROVIDERS;
+    } = {},
+  ) =>
     new HostedCheckoutService({
       keys,
-      wallets: { hasTemporaryAddress: async () => known },
+      wallets: { orderTermsOf: async () => (known ? terms : undefined) },
       rates: reader,
-      providers: SPEC_PROVIDERS,
+      providers,
       ...(ports ? { ports } : {}),
     });
   // The page the route renders from the service's offer: the view model over the providers it gives.
@@ -244,7 +257,7 @@ describe('HostedCheckoutService', () => {
     expect(moonpay).toMatchObject({
       amount: '49.99',
       currency: 'EUR',
-      receives: `Shop receives about ${cents / 100n}.${String(cents % 100n).padStart(2, '0')} USDC after fees (estimated from its published fees)`,
+      receives: `Fees included: the shop receives about ${cents / 100n}.${String(cents % 100n).padStart(2, '0')} USDC (estimated from its published fees)`,
       methods: 'Card, Apple Pay, Google Pay, PayPal, Bank transfer',
       time: 'USDC in about 20 minutes (per MoonPay)',
     });
@@ -255,7 +268,7 @@ describe('HostedCheckoutService', () => {
       methods: 'Card, Apple Pay, Google Pay',
       time: 'USDC in about 30 minutes (typical)',
     });
-    expect(rows.find((row) => row.id === 'wert')?.receives).toMatch(/^Shop receives about \d+\.\d\d USDC/);
+    expect(rows.find((row) => row.id === 'wert')?.receives).toMatch(/^Fees included: the shop receives about \d+\.\d\d USDC/);
   });
 
   it("with a quote service: each row's quote (fees included), asked with the wait; a failing one falls back to the estimate", async () => {
@@ -284,16 +297,62 @@ describe('HostedCheckoutService', () => {
       amount: '51.48',
       currency: 'EUR',
       amountNote: 'Fees included',
-      receives: 'Shop receives 52.10 USDC',
+      receives: 'Fees included: the shop receives 52.10 USDC',
     });
     // The link still carries the order's charge: the provider adds its fees on its own page.
     expect(new URL(rows.find((row) => row.id === 'moonpay')!.href, 'https://pay.example').searchParams.get('amount')).toBe('49.99');
     expect(rows.find((row) => row.id === 'guardarian')).toMatchObject({
       amount: '49.99',
-      receives: expect.stringMatching(/^Shop receives about /),
+      receives: expect.stringMatching(/^Fees included: the shop receives about /),
     });
     expect(rows.find((row) => row.id === 'guardarian')?.amountNote).toBeUndefined();
     expect(offer.prices.failures).toEqual([{ provider: 'guardarian', error: new Error('quote API timed out') }]);
+  });
+
+  it('fees on top (the wallet asks): a provider that sells a fixed USDC amount is priced for it, the others keep the fees inside', async () => {
+    const fixed = { parameter: 'quoteCurrencyAmount', source: 'https://dev.moonpay.com/docs/ramps-sdk-buy-params' };
+    const providers = SPEC_PROVIDERS.map((provider) => (provider.id === 'moonpay' ? { ...provider, fixedUsdc: fixed } : provider));
+    const asked: QuoteOrder[] = [];
+    const quotes: CheckoutQuotes = {
+      async quote(order) {
+        asked.push(order);
+        if (!order.feesOnTop) throw new Error('no quote: the estimate stands');
+        return {
+          provider: order.provider,
+          basis: 'quote',
+          usdc: order.feesOnTop.usdc,
+          total: '55.10',
+          currency: order.currency,
+          feesOnTop: { orderUsdc: order.feesOnTop.orderUsdc },
+        };
+      },
+    };
+    const terms = { platformFeeBps: 100, affiliateFeeBps: null, customerPaysFee: true };
+    const { rows } = await page(service(true, fixedRates, { quotes }, { terms, providers }), query);
+    const moonpayOrder = asked.find((order) => order.provider === 'moonpay')!;
+    // The order's value in USDC, grossed up for the wallet's 1 %: what Process Payment will ask MoonPay for.
+    expect(moonpayOrder.feesOnTop!.usdc).toBe(usdcForFullValue(moonpayOrder.feesOnTop!.orderUsdc, terms));
+    const full = moonpayOrder.feesOnTop!.orderUsdc / 10_000n;
+    expect(rows.find((row) => row.id === 'moonpay')).toMatchObject({
+      amount: '55.10',
+      amountNote: 'Fees included',
+      receives: `Fees on top: the shop receives ${full / 100n}.${String(full % 100n).padStart(2, '0')} USDC`,
+    });
+    // Only providers that sell a fixed amount are asked for one.
+    const sellers = new Set(providers.filter((provider) => provider.fixedUsdc).map((provider) => provider.id));
+    expect(asked.filter((order) => order.feesOnTop).every((order) => sellers.has(order.provider))).toBe(true);
+    expect(asked.filter((order) => !order.feesOnTop).every((order) => !sellers.has(order.provider))).toBe(true);
+    expect(rows.find((row) => row.id === 'wert')?.receives).toMatch(/^Fees included: the shop receives about /);
+  });
+
+  it("fees on top without a quote: the provider's documented fees estimate what the customer pays, marked", async () => {
+    const fixed = { parameter: 'cryptoAmount', source: 'https://docs.transak.com/customization/query-parameters' };
+    const providers = SPEC_PROVIDERS.map((provider) => (provider.id === 'transak' ? { ...provider, fixedUsdc: fixed } : provider));
+    const { rows } = await page(service(true, fixedRates, undefined, { terms: { ...shopTerms, customerPaysFee: true }, providers }), query);
+    const transak = rows.find((row) => row.id === 'transak')!;
+    expect(transak.amountNote).toBe('About, fees included (estimated from its published fees)');
+    expect(transak.receives).toMatch(/^Fees on top: the shop receives \d+\.\d\d USDC$/);
+    expect(Number(transak.amount)).toBeGreaterThan(49.99);
   });
 
   it("the customer's country: providers serving it first, the others marked and last, never hidden", async () => {
@@ -336,7 +395,7 @@ describe('HostedCheckoutService', () => {
     expect(await service(false).prepare(query)).toMatchObject({ kind: 'error', status: 400, problems: [{ param: 'address' }] });
     const failing = new HostedCheckoutService({
       keys,
-      wallets: { hasTemporaryAddress: async () => Promise.reject(new Error('ECONNREFUSED')) },
+      wallets: { orderTermsOf: async () => Promise.reject(new Error('ECONNREFUSED')) },
       rates: fixedRates,
       providers: SPEC_PROVIDERS,
     });

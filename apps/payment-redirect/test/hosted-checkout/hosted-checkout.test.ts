@@ -286,7 +286,7 @@ describe('GET /pay.php: what each row says, and the order', () => {
     expect(html).toMatch(/<details class="more-providers" id="more-providers">\s*<summary>/);
     // The sandbox stands in for MoonPay here, with its own documented fee: the estimate Process Payment records.
     expect(available.get('moonpay')?.facts).toEqual([
-      expect.stringMatching(/^Shop receives about \d+\.\d\d USDC after fees \(estimated from its published fees\)$/),
+      expect.stringMatching(/^Fees included: the shop receives about \d+\.\d\d USDC \(estimated from its published fees\)$/),
       'Card, Apple Pay, Google Pay, PayPal',
       'USDC in about 20 minutes (per MoonPay)',
     ]);
@@ -336,10 +336,12 @@ describe('GET /pay.php: what each row says, and the order', () => {
       const { available } = providers(expectHtml(await portedOrder(), 200));
       expect(asked).toContain('moonpay 49.99 USD');
       expect(available.get('moonpay')?.text).toBe('MoonPay 50.99 USD Fees included ›');
-      expect(available.get('moonpay')?.facts[0]).toBe('Shop receives 49.99 USDC');
+      expect(available.get('moonpay')?.facts[0]).toBe('Fees included: the shop receives 49.99 USDC');
       expect(available.get('moonpay')?.href.searchParams.get('amount')).toBe('49.99');
       // The quote service's estimate for the others, said as an estimate.
-      expect(available.get('transak')?.facts[0]).toBe('Shop receives about 48.00 USDC after fees (estimated from its published fees)');
+      expect(available.get('transak')?.facts[0]).toBe(
+        'Fees included: the shop receives about 48.00 USDC (estimated from its published fees)',
+      );
     });
 
     it("a provider that may not serve the customer's country is marked and listed last, never hidden", async () => {

@@ -19,6 +19,10 @@ export interface TestWallet {
   payout?: string;
   hdIndex?: bigint;
   ipnToken?: string;
+  /** Create Wallet's customer_pays_fee (migration 038); none unless given. */
+  customerPaysFee?: boolean;
+  /** An affiliate's share (affiliate.php): fees on top are grossed up for it too. */
+  affiliateFeeBps?: number;
 }
 
 export interface PaymentRedirectFixture extends ApiAppFixture<PaymentRedirectConfig> {
@@ -43,6 +47,8 @@ export function paymentRedirectFixture(label: string, fileEnv: EnvOverrides = {}
       payout: payoutAddress = payout,
       hdIndex = 0n,
       ipnToken = randomBytes(24).toString('base64url'),
+      customerPaysFee,
+      affiliateFeeBps,
     }: TestWallet) {
       await new WalletRepository(base.db.pool).createOrGetMany([
         {
@@ -55,6 +61,10 @@ export function paymentRedirectFixture(label: string, fileEnv: EnvOverrides = {}
           ipnToken,
           keyFingerprint: 'a1b2c3d4',
           platformFeeBps: 100,
+          ...(customerPaysFee !== undefined ? { customerPaysFee } : {}),
+          ...(affiliateFeeBps !== undefined
+            ? { affiliate: { affiliateAddress: '0x8ba1f109551bD432803012645Ac136ddd64DBA72', affiliateFeeBps, merchantFeeBps: null } }
+            : {}),
         },
       ]);
       // createOrGetMany returns no id; deposits and payments in the tests need it.

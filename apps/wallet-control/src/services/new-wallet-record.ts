@@ -39,6 +39,7 @@ export function newWalletRecord(
     ipnToken: randomBytesFromPool(24).toString('base64url'),
     keyFingerprint: settings.keyFingerprint,
     orderToleranceBps: request.orderToleranceBps,
+    customerPaysFee: request.customerPaysFee,
     affiliate: terms && { affiliateAddress: terms.address, affiliateFeeBps: terms.affiliateFeeBps, merchantFeeBps },
     // Recorded on the wallet: its deposits pay this, whatever PLATFORM_FEE_BPS says later.
     platformFeeBps: walletPlatformFeeBps({ affiliateFeeBps: terms?.affiliateFeeBps ?? null, merchantFeeBps }, settings.platformFeeBps),

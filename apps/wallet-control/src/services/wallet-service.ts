@@ -58,7 +58,7 @@ export interface WalletServiceDeps {
 
 /** A wallet.php query parsed as it arrived, and its limits asked for unless the wallet is remembered (WalletService.prepare). */
 export interface PreparedWalletRequest {
-  query: { address: string; callback: string; order_tolerance_bps: string | undefined };
+  query: { address: string; callback: string; order_tolerance_bps: string | undefined; customer_pays_fee: string | undefined };
   request: WalletRequest;
   /** Its key in the memory of answered wallets. */
   key: string;
@@ -111,16 +111,22 @@ export class WalletService {
    * createOrGet answers what is invalid, limited or over the quota, in the usual order.
    */
   prepare(
-    query: { address?: unknown; callback?: unknown; order_tolerance_bps?: unknown },
+    query: { address?: unknown; callback?: unknown; order_tolerance_bps?: unknown; customer_pays_fee?: unknown },
     client: string,
   ): PreparedWalletRequest | undefined {
-    const { address, callback, order_tolerance_bps: tolerance } = query;
+    const { address, callback, order_tolerance_bps: tolerance, customer_pays_fee: customerPaysFee } = query;
     if (typeof address !== 'string' || typeof callback !== 'string') return undefined;
     if (tolerance !== undefined && typeof tolerance !== 'string') return undefined;
+    if (customerPaysFee !== undefined && typeof customerPaysFee !== 'string') return undefined;
     let request: WalletRequest;
     try {
       request = parseWalletRequest(
-        { address, callback, ...(tolerance !== undefined ? { order_tolerance_bps: tolerance } : {}) },
+        {
+          address,
+          callback,
+          ...(tolerance !== undefined ? { order_tolerance_bps: tolerance } : {}),
+          ...(customerPaysFee !== undefined ? { customer_pays_fee: customerPaysFee } : {}),
+        },
         this.rules,
       );
     } catch {
@@ -128,12 +134,12 @@ export class WalletService {
     }
     const key = request.dedupeKey.toString('base64');
     const limits = this.known.has(key) ? undefined : this.deps.quota?.check(newWalletAsk(request, client), key);
-    return { query: { address, callback, order_tolerance_bps: tolerance }, request, key, limits };
+    return { query: { address, callback, order_tolerance_bps: tolerance, customer_pays_fee: customerPaysFee }, request, key, limits };
   }
 
   /** wallet.php; `client`: rateLimitClientOf the request's address; `prepared`: what prepare() made of the same query. */
   createOrGet(
-    query: { address: string; callback: string; order_tolerance_bps?: string },
+    query: { address: string; callback: string; order_tolerance_bps?: string; customer_pays_fee?: string },
     client: string,
     prepared?: PreparedWalletRequest,
   ): Promise<CreatedWallet> {
@@ -142,7 +148,8 @@ export class WalletService {
       prepared &&
       asked?.address === query.address &&
       asked.callback === query.callback &&
-      asked.order_tolerance_bps === query.order_tolerance_bps
+      asked.order_tolerance_bps === query.order_tolerance_bps &&
+      asked.customer_pays_fee === query.customer_pays_fee
     ) {
       return this.createOrGetWith(prepared.request, null, client, prepared);
     }

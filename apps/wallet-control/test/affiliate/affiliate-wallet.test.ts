@@ -406,6 +406,7 @@ describe('configuration and documentation', () => {
       ['address', true, true],
       ['callback', true, true],
       ['order_tolerance_bps', false, true],
+      ['customer_pays_fee', false, true],
       ['affiliate', true, true],
       ['signature', false, true],
     ]);
@@ -413,6 +414,7 @@ describe('configuration and documentation', () => {
       ['address', true, true],
       ['callback', true, true],
       ['order_tolerance_bps', false, true],
+      ['customer_pays_fee', false, true],
       ['affiliate', true, true],
       ['affiliate_fee', true, true],
       ['merchant_fee', true, true],

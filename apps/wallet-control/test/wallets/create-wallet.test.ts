@@ -206,6 +206,7 @@ describe('operations', () => {
       ['address', true],
       ['callback', true],
       ['order_tolerance_bps', false],
+      ['customer_pays_fee', false],
     ]);
   });
 

@@ -22,6 +22,8 @@ export interface NewPayment {
   /** SHA-256 of the payment's key (issuePaymentKey in @gateway/domain). */
   keyHash: Buffer;
   expectation: RecordedExpectation;
+  /** Fees on top (migration 038): the USDC its checkout asks the provider to deliver; absent for a checkout of the fiat amount. */
+  checkoutUsdc?: bigint;
 }
 
 /** What the attempt should bring, as migration 029 records it (domain's attemptExpectation, with the rate it used). */
@@ -120,14 +122,14 @@ export class PaymentRepository {
       text: `/* record payments */ WITH input AS (
                SELECT i.id, w.id AS wallet_id, i.amount, i.currency, i.provider, i.email, i.key_hash,
                       i.amount_usd, i.usd_rate, i.usd_rate_source, i.usd_rate_as_of, i.expected_usdc, i.expected_basis,
-                      i.tolerance_bps, i.window_ends_at, i.completes,
+                      i.tolerance_bps, i.window_ends_at, i.completes, i.checkout_usdc,
                       row_number() OVER (PARTITION BY w.id ORDER BY i.ord) AS place
                FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::text[], $5::text[], $6::text[], $7::bytea[],
                            $9::numeric[], $10::text[], $11::text[], $12::timestamptz[], $13::numeric[], $14::text[],
-                           $15::int[], $16::timestamptz[], $17::uuid[])
+                           $15::int[], $16::timestamptz[], $17::uuid[], $18::numeric[])
                  WITH ORDINALITY AS i(id, polygon_address, amount, currency, provider, email, key_hash,
                                       amount_usd, usd_rate, usd_rate_source, usd_rate_as_of, expected_usdc, expected_basis,
-                                      tolerance_bps, window_ends_at, completes, ord)
+                                      tolerance_bps, window_ends_at, completes, checkout_usdc, ord)
                JOIN wallets w ON w.polygon_address = i.polygon_address
              ),
              asked AS (SELECT wallet_id, count(*) AS n FROM input GROUP BY wallet_id),
@@ -140,10 +142,10 @@ export class PaymentRepository {
              recorded AS (
                INSERT INTO payments (id, wallet_id, amount, currency, provider, email, customer_key_hash,
                                      amount_usd, usd_rate, usd_rate_source, usd_rate_as_of, expected_usdc, expected_basis,
-                                     tolerance_bps, window_ends_at, completes)
+                                     tolerance_bps, window_ends_at, completes, checkout_usdc)
                SELECT i.id, i.wallet_id, i.amount, i.currency, i.provider, i.email, i.key_hash,
                       i.amount_usd, i.usd_rate, i.usd_rate_source, i.usd_rate_as_of, i.expected_usdc, i.expected_basis,
-                      i.tolerance_bps, i.window_ends_at, i.completes
+                      i.tolerance_bps, i.window_ends_at, i.completes, i.checkout_usdc
                FROM input i JOIN asked a USING (wallet_id) JOIN counted c USING (wallet_id)
                -- Its place among all the wallet's attempts: those counted before this statement, then its place in it.
                WHERE c.attempts - a.n + i.place <= $8
@@ -168,6 +170,7 @@ export class PaymentRepository {
         payments.map((p) => p.expectation.toleranceBps),
         payments.map((p) => p.expectation.windowEndsAt),
         payments.map((p) => p.expectation.completes ?? null),
+        payments.map((p) => p.checkoutUsdc?.toString() ?? null),
       ],
     });
     const found = new Map(rows.map((row) => [row.id, row.recorded]));
@@ -235,7 +238,7 @@ export class PaymentRepository {
                     EXISTS (SELECT 1 FROM deposits d WHERE d.wallet_id = p.wallet_id AND d.seen_at >= p.created_at
                             AND d.status <> 'orphaned') AS has_deposit,
                     p.checkout_attempts, p.checkout_url, p.checkout_form_fields, p.checkout_expires_at, p.checkout_single_use,
-                    p.checkout_served_at, p.customer_key_hash, ${RECOVERY_LINK_KEY_HASH('p')}
+                    p.checkout_served_at, p.customer_key_hash, p.checkout_usdc::text AS checkout_usdc, ${RECOVERY_LINK_KEY_HASH('p')}
              FROM payments p JOIN wallets w ON w.id = p.wallet_id
              WHERE p.id = $1`,
       values: [id],
@@ -257,6 +260,7 @@ export class PaymentRepository {
       hasDeposit: row.has_deposit,
       attempts: row.checkout_attempts,
       keyHash: paymentKeyHashes(row.customer_key_hash, row.link_key_hash),
+      ...(row.checkout_usdc !== null ? { checkoutUsdc: BigInt(row.checkout_usdc) } : {}),
       checkout:
         row.status === 'redirected' && row.checkout_url !== null
           ? {
@@ -354,6 +358,7 @@ interface CheckoutRow {
   checkout_expires_at: Date | null;
   checkout_single_use: boolean;
   checkout_served_at: Date | null;
+  checkout_usdc: string | null;
   customer_key_hash: Buffer | null;
   link_key_hash: Buffer | null;
 }

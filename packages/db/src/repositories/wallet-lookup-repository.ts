@@ -1,5 +1,15 @@
 import type { Pool } from 'pg';
 
+/** What the payment host reads of a wallet to make an attempt's checkout: its fee terms and who pays the provider's fees. */
+export interface WalletOrderTerms {
+  /** The platform's share of its deposits, recorded at creation. */
+  platformFeeBps: number;
+  /** The affiliate's share; null without an affiliate. */
+  affiliateFeeBps: number | null;
+  /** Create Wallet's customer_pays_fee; null when not given (the operator's CUSTOMER_PAYS_FEES decides). */
+  customerPaysFee: boolean | null;
+}
+
 /** Read-only questions about wallets from the payment host (it never creates or changes one). */
 export class WalletLookupRepository {
   constructor(private readonly pool: Pool) {}
@@ -12,5 +22,16 @@ export class WalletLookupRepository {
       values: [polygonAddress.toLowerCase()],
     });
     return rows[0]?.found === true;
+  }
+
+  /** The wallet's order terms by its temporary address (lower-case hex, as opened from address_in); undefined for no such wallet. */
+  async orderTermsOf(polygonAddress: string): Promise<WalletOrderTerms | undefined> {
+    const { rows } = await this.pool.query<WalletOrderTerms>({
+      name: 'wallet-order-terms',
+      text: `SELECT platform_fee_bps AS "platformFeeBps", affiliate_fee_bps AS "affiliateFeeBps", customer_pays_fee AS "customerPaysFee"
+             FROM wallets WHERE polygon_address = $1`,
+      values: [polygonAddress.toLowerCase()],
+    });
+    return rows[0];
   }
 }

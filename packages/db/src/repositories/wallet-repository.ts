@@ -37,6 +37,8 @@ export interface NewWallet {
   affiliate?: NewWalletAffiliate | null;
   /** Create Wallet's order_tolerance_bps; absent or null: the operator's tolerance judges its order. */
   orderToleranceBps?: number | null;
+  /** Create Wallet's customer_pays_fee; absent or null: the operator's CUSTOMER_PAYS_FEES decides who pays its fees. */
+  customerPaysFee?: boolean | null;
   /** The platform's share of its deposits (walletPlatformFeeBps in @gateway/domain): settlement pays what the wallet records. */
   platformFeeBps: number;
   /**
@@ -124,10 +126,10 @@ export class WalletRepository {
       text: `WITH c AS (
                SELECT u.*, CASE WHEN pay.hit THEN 'address' WHEN aff.hit THEN 'affiliate' END AS own_wallet
                FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
-                           $8::text[], $9::int[], $10::int[], $11::text[], $12::int[], $13::bytea[], $14::text[], $15::text[], $16::int[])
+                           $8::text[], $9::int[], $10::int[], $11::text[], $12::int[], $13::bytea[], $14::text[], $15::text[], $16::int[], $17::bool[])
                  WITH ORDINALITY AS u(hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
                                       affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint, platform_fee_bps,
-                                      path_key, callback_path, terms, order_tolerance_bps, ord)
+                                      path_key, callback_path, terms, order_tolerance_bps, customer_pays_fee, ord)
                LEFT JOIN LATERAL (SELECT true AS hit FROM wallets w WHERE w.polygon_address = u.payout_address LIMIT 1) pay ON true
                LEFT JOIN LATERAL (SELECT true AS hit FROM wallets w WHERE w.polygon_address = u.affiliate_address LIMIT 1) aff ON true),
              claimed AS (
@@ -146,10 +148,10 @@ export class WalletRepository {
              inserted AS (
                INSERT INTO wallets (hd_index, polygon_address, address_in, payout_address, callback_url, dedupe_key, ipn_token,
                                     affiliate_address, affiliate_fee_bps, merchant_fee_bps, key_fingerprint, platform_fee_bps,
-                                    callback_path_id, callback_terms, order_tolerance_bps)
+                                    callback_path_id, callback_terms, order_tolerance_bps, customer_pays_fee)
                SELECT c.hd_index, c.polygon_address, c.address_in, c.payout_address, c.callback_url, c.dedupe_key, c.ipn_token,
                       c.affiliate_address, c.affiliate_fee_bps, c.merchant_fee_bps, c.key_fingerprint, c.platform_fee_bps,
-                      claims.id, claims.terms, c.order_tolerance_bps
+                      claims.id, claims.terms, c.order_tolerance_bps, c.customer_pays_fee
                FROM c LEFT JOIN claims ON claims.path_key = c.path_key AND claims.terms = c.terms
                WHERE c.own_wallet IS NULL AND (c.path_key IS NULL OR claims.id IS NOT NULL)
                ORDER BY c.ord
@@ -175,6 +177,7 @@ export class WalletRepository {
         candidates.map((c) => c.callbackPath?.path ?? null),
         candidates.map((c) => c.callbackPath?.terms ?? null),
         candidates.map((c) => c.orderToleranceBps ?? null),
+        candidates.map((c) => c.customerPaysFee ?? null),
       ],
     });
     const ownWallets = new Map<number, 'address' | 'affiliate'>();

@@ -26,6 +26,20 @@ function lessFee(amount: string, feeBps: number, decimals: number): string {
 }
 
 const DECIMAL = /^\d{1,12}\.\d{2}$/;
+/** A USDC amount as formatUsdc writes it: up to six decimals, trailing zeros trimmed. */
+const USDC_DECIMAL = /^\d{1,12}(\.\d{0,5}[1-9])?$/;
+
+/** A decimal string of up to `decimals` places in units of 10^-decimals. */
+function unitsOf(amount: string, decimals: number): bigint {
+  const [whole = '0', fraction = ''] = amount.split('.');
+  return BigInt(whole + fraction.padEnd(decimals, '0'));
+}
+
+/** Units of 10^-decimals as a decimal string with exactly `decimals` places. */
+function decimalOf(units: bigint, decimals: number): string {
+  const text = units.toString().padStart(decimals + 1, '0');
+  return `${text.slice(0, -decimals)}.${text.slice(-decimals)}`;
+}
 
 function queryOf(request: FakeRequest): URLSearchParams {
   return new URL(request.path, 'http://fake').searchParams;
@@ -58,7 +72,10 @@ const stripeRefusal = (status: number, message: string): FakeAnswer =>
 /**
  * Stripe, "Retrieve CryptoOnrampQuotes" (docs.stripe.com/api/crypto/onramp_quotes/retrieve): GET
  * /v1/crypto/onramp/quotes, basic auth with the secret key as user and no password, usd only;
- * answers the quotes object with decimal strings, fees on top of source_amount.
+ * answers the quotes object with decimal strings, fees on top of source_amount. Or, for a fixed
+ * amount of crypto, `destination_amount` ("If destination_amount is set, source_amount must be
+ * null", a single destination currency and network): that USDC delivered, its cost in cents rounded
+ * up with the fee on top of it.
  */
 export function stripeQuotesRoute<R extends FakeRequest>({ fake, credentials, feeBps }: PriceRouteOptions): DocumentedRoute<R> {
   return {
@@ -70,14 +87,20 @@ export function stripeQuotesRoute<R extends FakeRequest>({ fake, credentials, fe
         .split(':');
       if (!credentials.includes(user)) return stripeRefusal(401, 'Invalid API Key provided');
       if (password !== '') return stripeRefusal(401, 'the secret key is the user, with no password');
+      const byDestination = queryOf(request).has('destination_amount');
       const documented = queryIs(fake(), request, {
-        source_amount: DECIMAL,
+        ...(byDestination ? { destination_amount: USDC_DECIMAL } : { source_amount: DECIMAL }),
         source_currency: 'usd',
         'destination_currencies[]': 'usdc',
         'destination_networks[]': 'polygon',
       });
       if (!documented) return stripeRefusal(400, 'Invalid request');
-      const amount = queryOf(request).get('source_amount') as string;
+      const destination = queryOf(request).get('destination_amount');
+      // For a fixed USDC amount, its cost: the USDC at 1 USD, in cents rounded up.
+      const amount =
+        destination === null
+          ? (queryOf(request).get('source_amount') as string)
+          : decimalOf((unitsOf(destination, 6) + 9_999n) / 10_000n, 2);
       const fee = lessFee(amount, 10_000 - feeBps(), 2);
       const total = (BigInt(amount.replace('.', '')) + BigInt(fee.replace('.', ''))).toString().padStart(3, '0');
       return jsonAnswer(200, {
@@ -87,7 +110,7 @@ export function stripeQuotesRoute<R extends FakeRequest>({ fake, credentials, fe
           polygon: [
             {
               id: randomBytes(32).toString('hex'),
-              destination_amount: lessFee(amount, 0, 6),
+              destination_amount: destination === null ? lessFee(amount, 0, 6) : decimalOf(unitsOf(destination, 6), 6),
               destination_currency: 'usdc',
               destination_network: 'polygon',
               fees: { network_fee_monetary: '0.00', transaction_fee_monetary: fee },
@@ -97,7 +120,7 @@ export function stripeQuotesRoute<R extends FakeRequest>({ fake, credentials, fe
         },
         livemode: user.startsWith('sk_live_'),
         rate_fetched_at: Date.now() / 1000,
-        source_amount: amount,
+        source_amount: destination === null ? amount : null,
         source_currency: 'usd',
       });
     },

@@ -54,6 +54,11 @@ export async function startTransakFake(expected = { apiKey: FAKE_API_KEY, apiSec
     const ok = [
       check(params!.apiKey === expected.apiKey, 'session: widgetParams.apiKey wrong'),
       check(typeof params!.referrerDomain === 'string' && params!.referrerDomain !== '', 'session: widgetParams.referrerDomain missing'),
+      // cryptoAmount is skipped when fiatAmount is given: an order sends the one amount it means, as a number.
+      check(
+        'fiatAmount' in params! !== 'cryptoAmount' in params! && typeof (params!.fiatAmount ?? params!.cryptoAmount) === 'number',
+        'session: widgetParams carry both or neither of fiatAmount and cryptoAmount, or a non-number',
+      ),
     ].every(Boolean);
     if (!ok) return jsonAnswer(400, { error: { message: 'apiKey and referrerDomain are mandatory' } });
     const sessionId = randomBytes(12).toString('hex');

@@ -17,6 +17,7 @@ export const hostedCheckoutService = fp<{ config: PaymentRedirectConfig }>(
       new HostedCheckoutService({
         keys: config.keys,
         wallets: new WalletLookupRepository(app.pool),
+        customerPaysFees: config.raw.CUSTOMER_PAYS_FEES === 'on',
         rates: { current: () => app.rateReader.current() },
         providers: app.providers.offered,
         ports: app.checkoutPorts,

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { PaymentRepository } from '@gateway/db/payment-redirect';
+import { PaymentRepository, WalletLookupRepository } from '@gateway/db/payment-redirect';
 import type { PaymentRedirectConfig } from '../../config';
 import { PaymentService } from '../../services/checkout/payment-service';
 
@@ -20,7 +20,9 @@ export const paymentService = fp<{ config: PaymentRedirectConfig }>(
       checkouts: app.providerCheckout,
       publicUrl: config.publicUrl,
       orderAttempts: config.raw.ORDER_ATTEMPTS_MAX,
+      wallets: new WalletLookupRepository(app.pool),
       orders: {
+        customerPaysFees: config.raw.CUSTOMER_PAYS_FEES === 'on',
         windowHours: config.raw.ORDER_WINDOW_HOURS,
         ...(config.raw.ORDER_TOLERANCE_BPS !== undefined ? { toleranceBps: config.raw.ORDER_TOLERANCE_BPS } : {}),
       },

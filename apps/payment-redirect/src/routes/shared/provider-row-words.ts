@@ -21,11 +21,17 @@ export interface ProviderRowView {
   currency: string;
   /** The order's own amount, when the provider charges it converted to USD, e.g. "49.99 EUR". */
   orderAmount?: string;
-  /** Under a quoted amount: "Fees included" (an estimate's fees come out of what the shop receives, said there). */
+  /**
+   * Under a quoted amount: "Fees included"; under a fees-on-top estimate: "About, fees included
+   * (estimated from its published fees)" (a fees-inside estimate's fees come out of what the shop
+   * receives, said there).
+   */
   amountNote?: string;
   /**
-   * "Shop receives 47.12 USDC" (a quote), "Shop receives about 48.73 USDC after fees (estimated from its
-   * published fees)"; absent when the charge cannot be valued (no rate).
+   * Which way the fees go, and what the shop receives: "Fees on top: the shop receives 50.00 USDC"
+   * (the order's full value), "Fees included: the shop receives 47.12 USDC" (a quote), "Fees included:
+   * the shop receives about 48.73 USDC (estimated from its published fees)"; absent when the charge
+   * cannot be valued (no rate).
    */
   receives?: string;
   /** "Card, Apple Pay, Google Pay"; absent when the provider documents none for this currency. */
@@ -66,13 +72,16 @@ export function providerRowView(
 ): ProviderRowView {
   const { provider, charge, converted } = row.option;
   const quoted = price?.basis === 'quote';
+  // Fees on top: the customer pays more than the order, quoted or estimated; either way the total is shown.
+  const onTop = price?.feesOnTop !== undefined;
+  const shown = quoted || onTop;
   return {
     id: provider.id,
     name: provider.displayName,
-    amount: quoted ? price.total : charge.amount.text,
-    currency: quoted ? price.currency : charge.currency,
+    amount: shown ? price!.total : charge.amount.text,
+    currency: shown ? price!.currency : charge.currency,
     ...(converted ? { orderAmount } : {}),
-    ...(quoted ? { amountNote: 'Fees included' } : {}),
+    ...(quoted ? { amountNote: 'Fees included' } : onTop ? { amountNote: 'About, fees included (estimated from its published fees)' } : {}),
     ...(price ? { receives: receivesWords(price) } : {}),
     ...(row.methods.length > 0 ? { methods: row.methods.map((method) => METHOD_WORDS[method]).join(', ') } : {}),
     ...(row.timeToUsdc ? { time: timeWords(row.timeToUsdc, provider.displayName) } : {}),
@@ -81,10 +90,11 @@ export function providerRowView(
 }
 
 function receivesWords(price: RowQuote): string {
+  if (price.feesOnTop) return `Fees on top: the shop receives ${usdcCents(price.feesOnTop.orderUsdc)} USDC`;
   const usdc = usdcCents(price.usdc);
   return price.basis === 'quote'
-    ? `Shop receives ${usdc} USDC`
-    : `Shop receives about ${usdc} USDC after fees (estimated from its published fees)`;
+    ? `Fees included: the shop receives ${usdc} USDC`
+    : `Fees included: the shop receives about ${usdc} USDC (estimated from its published fees)`;
 }
 
 /** USDC to the cent, rounded down: a shop is never told it receives more than it will. */

@@ -88,6 +88,8 @@ export class CheckoutLinkService {
         amount: payment.amount,
         currency: payment.currency as CurrencyCode,
         email: payment.email,
+        // Fees on top: the same USDC amount as the payment's first checkout.
+        ...(payment.checkoutUsdc !== undefined ? { usdc: payment.checkoutUsdc } : {}),
       };
       const checkout = await this.deps.checkouts.create(adapter, order, customerIp, {
         idempotencyKey: `${paymentId}:${attempt}`,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   attemptExpectation,
+  checkoutAmountOf,
+  feePayerOf,
   formatMinorUnits,
   formatRate,
   issuePaymentKey,
@@ -20,6 +22,7 @@ import {
   type PaymentRepository,
   type RecordedCheckout,
   type RecordedExpectation,
+  type WalletOrderTerms,
 } from '@gateway/db/payment-redirect';
 import type { CreatedCheckout, ProviderAdapter, ProviderRegistry } from '@gateway/providers';
 import type { QuoteService } from '../quotes/quote-service';
@@ -53,8 +56,13 @@ export interface PaymentServiceDeps {
   publicUrl: string;
   /** ORDER_ATTEMPTS_MAX. */
   orderAttempts: number;
-  /** How each attempt's expectation is judged: ORDER_TOLERANCE_BPS (unset: from the provider's fee range) and ORDER_WINDOW_HOURS. */
-  orders: { toleranceBps?: number; windowHours: number };
+  /** Who pays an order's fees: its wallet's customer_pays_fee, else this operator's (CUSTOMER_PAYS_FEES); the wallet's fee terms. */
+  wallets: { orderTermsOf(polygonAddress: string): Promise<WalletOrderTerms | undefined> };
+  /**
+   * How each attempt's checkout and expectation are made: CUSTOMER_PAYS_FEES, ORDER_TOLERANCE_BPS (unset: from the provider's
+   * fee range) and ORDER_WINDOW_HOURS.
+   */
+  orders: { customerPaysFees: boolean; toleranceBps?: number; windowHours: number };
   /** Status look-ups: when a new payment's provider is first asked (recorded with its checkout), and its job added (never throws). */
   statusLookUps?: {
     firstLookUpAt(provider: string): Date | undefined;
@@ -111,7 +119,10 @@ export class PaymentService {
     if (!adapter) throw new Error(`provider ${request.provider.id} is offered without an adapter`);
     const paymentId = randomUUID();
     const { key, hash } = issuePaymentKey();
-    const expectation = options.expectation ?? (await this.expectationOf(request, adapter));
+    // A rest payment (its order's expectation given) pays a fiat amount, fees inside.
+    const { expectation, checkoutUsdc } = options.expectation
+      ? { expectation: options.expectation, checkoutUsdc: undefined }
+      : await this.expectationOf(request, adapter);
     const recording = await this.recordPayment({
       id: paymentId,
       polygonAddress: request.temporaryAddress,
@@ -121,12 +132,20 @@ export class PaymentService {
       email: request.email,
       keyHash: hash,
       expectation,
+      ...(checkoutUsdc !== undefined ? { checkoutUsdc } : {}),
     });
     if (recording === 'unknown_wallet') throw unknownWalletError();
     if (recording === 'attempts_exhausted') throw orderAttemptsExhaustedError(this.deps.orderAttempts);
     const checkout = await this.deps.checkouts.create(
       adapter,
-      { paymentId, walletAddress: request.temporaryAddress, amount: request.amount.text, currency: request.currency, email: request.email },
+      {
+        paymentId,
+        walletAddress: request.temporaryAddress,
+        amount: request.amount.text,
+        currency: request.currency,
+        email: request.email,
+        ...(checkoutUsdc !== undefined ? { usdc: checkoutUsdc } : {}),
+      },
       customerIp,
       { idempotencyKey: paymentId, failPayment: true },
     );
@@ -148,14 +167,30 @@ export class PaymentService {
    * What this attempt should bring: its order in USD at the rate of the moment (a USD order needs
    * none: its rates may even be unavailable), and what its provider should deliver of it: its quote
    * where the adapter has one and it answers in time, else the documented fees of the adapter that
-   * takes it (the sandbox's own where it stands in for a provider), marked as an estimate.
+   * takes it (the sandbox's own where it stands in for a provider), marked as an estimate. Fees on top
+   * (the customer pays them and the provider sells a fixed USDC amount): the USDC that leaves the
+   * shop the order's value after its wallet's fees, which the checkout then asks for (checkoutUsdc).
    */
-  private async expectationOf(request: PaymentRequest, adapter: ProviderAdapter): Promise<RecordedExpectation> {
+  private async expectationOf(
+    request: PaymentRequest,
+    adapter: ProviderAdapter,
+  ): Promise<{ expectation: RecordedExpectation; checkoutUsdc: bigint | undefined }> {
     const now = new Date();
+    const terms = await this.deps.wallets.orderTermsOf(request.temporaryAddress);
+    const payer = feePayerOf(this.deps.orders.customerPaysFees, terms?.customerPaysFee);
+    const feesOnTop = terms !== undefined && payer === 'customer' && adapter.descriptor.fixedUsdc !== undefined;
     const [priced, quotedUsdc] = await Promise.all([
       request.currency === 'USD' ? { source: 'usd', asOf: now, rate: undefined } : this.rateOf(request.currency),
-      this.quotedUsdc(request),
+      // Fees on top fix the USDC: no quote is needed for what the order should bring.
+      feesOnTop ? undefined : this.quotedUsdc(request),
     ]);
+    let checkoutUsdc: bigint | undefined;
+    const fixedUsdcFor = (usdCents: bigint): bigint | undefined => {
+      if (!terms) return undefined;
+      const amount = checkoutAmountOf({ payer, sellsFixedUsdc: feesOnTop, usdCents, terms });
+      checkoutUsdc = amount.feesOnTop ? amount.usdc : undefined;
+      return checkoutUsdc;
+    };
     const expected = attemptExpectation({
       amount: request.amount,
       currency: request.currency,
@@ -165,8 +200,9 @@ export class PaymentService {
       ...(this.deps.orders.toleranceBps !== undefined ? { operatorToleranceBps: this.deps.orders.toleranceBps } : {}),
       now,
       windowHours: this.deps.orders.windowHours,
+      fixedUsdcFor,
     });
-    return {
+    const expectation: RecordedExpectation = {
       amountUsd: formatMinorUnits(expected.usdCents),
       usdRate: priced.rate ? formatRate(priced.rate) : '1',
       usdRateSource: priced.source,
@@ -176,6 +212,7 @@ export class PaymentService {
       toleranceBps: expected.toleranceBps,
       windowEndsAt: expected.windowEndsAt,
     };
+    return { expectation, checkoutUsdc };
   }
 
   /**

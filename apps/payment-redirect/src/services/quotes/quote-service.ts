@@ -3,6 +3,8 @@ import type IORedis from 'ioredis';
 import {
   convertToUsdMinorUnits,
   expectUsdc,
+  feesOnTopEstimate,
+  formatMinorUnits,
   quoteBandOf,
   scaleQuote,
   type CurrencyCode,
@@ -17,6 +19,11 @@ export interface OrderToQuote {
   provider: string;
   amount: FiatAmount;
   currency: CurrencyCode;
+  /**
+   * Fees on top (fee-payer.ts): the fixed USDC to price instead of the amount (adapter.quoteUsdc, its
+   * own bands), and the order's value in USDC the shop receives of it.
+   */
+  feesOnTop?: { usdc: bigint; orderUsdc: bigint };
 }
 
 /** What the customer pays and what the shop receives through one provider. */
@@ -31,6 +38,8 @@ export interface RowQuote {
   currency: CurrencyCode;
   /** When the provider gave the quote it is scaled from (basis `quote` only). */
   quotedAt?: Date;
+  /** Fees on top: `usdc` is the fixed amount bought; the shop receives `orderUsdc` of it. */
+  feesOnTop?: { readonly orderUsdc: bigint };
 }
 
 export interface QuoteSettings {
@@ -67,7 +76,10 @@ export interface QuoteServiceDeps {
   now?: () => number;
 }
 
-/** A band's cached answer: the provider's quote for `amount` minor units, or its failure (the estimate stands until it expires). */
+/**
+ * A band's cached answer: the provider's quote for `amount` minor units (fees on top: USDC base
+ * units), or its failure (the estimate stands until it expires).
+ */
 type CachedQuote =
   | { v: 1; at: number; amount: string; usdc: string; total: string; currency: CurrencyCode }
   | { v: 1; at: number; failed: true };
@@ -129,12 +141,20 @@ export class QuoteService {
    */
   async providerQuote(order: OrderToQuote, { waitMs }: { waitMs: number }): Promise<RowQuote | undefined> {
     const adapter = this.adapterOf(order.provider);
-    if (!adapter.quote) return undefined;
+    if (!(order.feesOnTop ? adapter.quoteUsdc : adapter.quote)) return undefined;
     const cached = await this.cachedFor(adapter, order, waitMs);
     if (!cached || 'failed' in cached || cached.currency !== order.currency) return undefined;
-    const figures = scaleQuote({ usdc: BigInt(cached.usdc), total: cached.total }, BigInt(cached.amount), order.amount.minorUnits);
+    const quoted = { usdc: BigInt(cached.usdc), total: cached.total };
+    const figures = scaleQuote(quoted, BigInt(cached.amount), order.feesOnTop?.usdc ?? order.amount.minorUnits);
     this.metrics.served(order.provider, 'quote');
-    return { provider: order.provider, basis: 'quote', ...figures, currency: order.currency, quotedAt: new Date(cached.at) };
+    return {
+      provider: order.provider,
+      basis: 'quote',
+      ...figures,
+      currency: order.currency,
+      quotedAt: new Date(cached.at),
+      ...(order.feesOnTop ? { feesOnTop: { orderUsdc: order.feesOnTop.orderUsdc } } : {}),
+    };
   }
 
   /** Resolves once the refreshes still running are done (before Redis closes). */
@@ -148,8 +168,24 @@ export class QuoteService {
     return adapter;
   }
 
-  /** The order's USD value less the middle of the documented fee range (expectUsdc, as Process Payment estimates); the customer pays the order amount. */
+  /**
+   * The order's USD value less the middle of the documented fee range (expectUsdc, as Process Payment
+   * estimates); the customer pays the order amount. Fees on top: the fixed USDC, and what the
+   * customer pays for it from the same fees (feesOnTopEstimate).
+   */
   private async estimate(order: OrderToQuote, adapter: ProviderAdapter): Promise<RowQuote> {
+    const { feesOnTop } = order;
+    if (feesOnTop) {
+      const total = feesOnTopEstimate({ amountMinorUnits: order.amount.minorUnits, ...feesOnTop, fees: adapter.descriptor.fees });
+      return {
+        provider: order.provider,
+        basis: 'estimate',
+        usdc: feesOnTop.usdc,
+        total: formatMinorUnits(total),
+        currency: order.currency,
+        feesOnTop: { orderUsdc: feesOnTop.orderUsdc },
+      };
+    }
     let usdCents = order.amount.minorUnits;
     if (order.currency !== 'USD') {
       const rate = (await this.deps.rates.current()).rates.get(order.currency);
@@ -253,17 +289,17 @@ export class QuoteService {
     const provider = order.provider;
     const at = this.now();
     try {
-      const quote = await adapter.quote!(
-        { amount: order.amount.text, currency: order.currency },
-        { signal: AbortSignal.timeout(this.settings.callTimeoutMs) },
-      );
+      const signal = AbortSignal.timeout(this.settings.callTimeoutMs);
+      const quote = order.feesOnTop
+        ? await adapter.quoteUsdc!({ usdc: order.feesOnTop.usdc, currency: order.currency }, { signal })
+        : await adapter.quote!({ amount: order.amount.text, currency: order.currency }, { signal });
       if (quote.currency !== order.currency)
         throw new ProviderCheckoutError(`quoted in ${quote.currency}, asked for ${order.currency}`, 'refused');
       this.metrics.call(provider, 'ok');
       return {
         v: 1,
         at,
-        amount: order.amount.minorUnits.toString(),
+        amount: (order.feesOnTop?.usdc ?? order.amount.minorUnits).toString(),
         usdc: quote.usdc.toString(),
         total: quote.total,
         currency: order.currency,
@@ -311,8 +347,12 @@ export class QuoteService {
     return Math.floor(this.settings.cacheMs * 1.5);
   }
 
+  /** Fees on top are quoted in bands of the USDC bought (by its cents), apart from the bands of fiat amounts. */
   private keyOf(order: OrderToQuote): string {
-    return `${this.keyPrefix}:provider-quotes:${order.provider}:${order.currency}:${quoteBandOf(order.amount.minorUnits).index}`;
+    const band = order.feesOnTop
+      ? `usdc:${quoteBandOf(order.feesOnTop.usdc / 10_000n > 0n ? order.feesOnTop.usdc / 10_000n : 1n).index}`
+      : quoteBandOf(order.amount.minorUnits).index;
+    return `${this.keyPrefix}:provider-quotes:${order.provider}:${order.currency}:${band}`;
   }
 }
 

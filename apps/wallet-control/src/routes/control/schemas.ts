@@ -22,6 +22,16 @@ export const createWalletQuery = Type.Object({
       examples: ['50'],
     }),
   ),
+  customer_pays_fee: Type.Optional(
+    Type.String({
+      description:
+        "optional: 1, the customer pays the provider's fees on top, so the shop receives the order's full value (after the " +
+        "gateway's fee), where the provider can sell a fixed amount of USDC (providers.md); 0, the fees stay inside the order " +
+        "amount; not given, the operator's CUSTOMER_PAYS_FEES decides. Fixed with the wallet: a repeat of the same pair returns " +
+        'the wallet as first created',
+      examples: ['1'],
+    }),
+  ),
 });
 
 export const walletControlData = Type.Object(

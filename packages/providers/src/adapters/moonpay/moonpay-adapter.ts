@@ -1,4 +1,4 @@
-import type { DocumentedMinutes, ProviderTerms } from '@gateway/domain';
+import { formatUsdc, type DocumentedMinutes, type ProviderTerms } from '@gateway/domain';
 import { Type, type Static } from '@sinclair/typebox';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type {
@@ -35,6 +35,13 @@ import { countriesNotFound } from '../../support/choice-facts';
  * - Quote: https://dev.moonpay.com/api-reference/widget/getbuyquote (moonpay-quote.ts), with the
  *   same `paymentMethod` as the widget URL.
  * - Status: https://dev.moonpay.com/v1.0/reference/getbuytransactionbyexternalid (moonpay-status.ts).
+ *
+ * - Fees on top of a fixed USDC amount (issue 32, CheckoutOrder.usdc): `quoteCurrencyAmount` (the
+ *   amount of the cryptocurrency to buy, on the same parameters page; the copy searched here did not
+ *   show its row, so verify the name there before going live) replaces baseCurrencyAmount,
+ *   still locked (lockAmount) and signed like the rest; the customer then pays MoonPay's fees on top.
+ *   The buy quote reference prices a base (fiat) amount only, so a fees-on-top row of MoonPay is an
+ *   estimate from its documented fees.
  *
  * Choices where the docs are open: `usdc_polygon` is the currency code (MoonPay lists the codes
  * in its dashboard and GET /v3/currencies; verify it names 0x3c49…3359 before going live); the
@@ -104,6 +111,7 @@ const descriptor: AdapterDescriptor<typeof settings> = {
   countries: countriesNotFound(
     'MoonPay rates every country (dev.moonpay.com/docs/country-coverage) and sells no stablecoins in Canada; the copy read was cut before its end, so no list is taken from it',
   ),
+  fixedUsdc: { parameter: 'quoteCurrencyAmount', source: 'https://dev.moonpay.com/docs/ramps-sdk-buy-params' },
   flow: 'signed-url',
   webhook: 'HMAC-SHA256, Moonpay-Signature-V2',
   delivers: 'native',
@@ -204,7 +212,7 @@ export function signedMoonpayUrl(
     currencyCode: 'usdc_polygon',
     walletAddress: order.walletAddress,
     baseCurrencyCode: order.currency.toLowerCase(),
-    baseCurrencyAmount: order.amount,
+    ...(order.usdc === undefined ? { baseCurrencyAmount: order.amount } : { quoteCurrencyAmount: formatUsdc(order.usdc) }),
     lockAmount: 'true',
     email: order.email,
     externalTransactionId: order.paymentId,

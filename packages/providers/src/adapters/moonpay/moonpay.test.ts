@@ -54,6 +54,17 @@ describe('moonpay URL signature', () => {
     expect(url.searchParams.get('currencyCode')).toBe('usdc_polygon');
   });
 
+  it('fees on top: quoteCurrencyAmount (the USDC to buy) instead of baseCurrencyAmount, locked and signed with the rest', () => {
+    const url = new URL(
+      signedMoonpayUrl('https://buy.moonpay.com', live.API_KEY, live.SECRET_KEY, { ...sampleOrder('EUR'), usdc: 151_505_051n }),
+    );
+    expect(url.searchParams.get('quoteCurrencyAmount')).toBe('151.505051');
+    expect(url.searchParams.has('baseCurrencyAmount')).toBe(false);
+    expect([url.searchParams.get('baseCurrencyCode'), url.searchParams.get('lockAmount')]).toEqual(['eur', 'true']);
+    const [unsigned, signature] = url.search.split('&signature=') as [string, string];
+    expect(decodeURIComponent(signature)).toBe(hmacSha256(live.SECRET_KEY, unsigned, 'base64'));
+  });
+
   it('refuses keys that mix live and test, and a MODE that contradicts them', () => {
     expect(() => moonpay.modeOf({ ...live, SECRET_KEY: test.SECRET_KEY }, undefined)).toThrow(/mix live and test/);
     expect(() => moonpay.modeOf(test, 'live')).toThrow(/contradicts/);

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { formatUsdc } from '@gateway/domain';
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { defineProvider, ProviderWebhookError } from '../../provider-contract';
 import type { CheckoutOrder, AdapterDescriptor, ProviderMode } from '../../provider-contract';
@@ -44,6 +45,12 @@ import { stripeOnrampQuote } from './stripe-quote';
  * - Hosted onramp host https://crypto.link.com in both modes (test mode's host not confirmed).
  * - Quote: Retrieve CryptoOnrampQuotes (stripe-quote.ts,
  *   docs.stripe.com/api/crypto/onramp_quotes/retrieve), usd only, fees on top of source_amount.
+ * - Fees on top of a fixed USDC amount (issue 32, CheckoutOrder.usdc): `destination_amount`
+ *   ("The default amount of crypto to exchange into … Setting source_amount is mutually exclusive
+ *   with setting destination_amount", docs.stripe.com/api/crypto/onramp_sessions/create) replaces
+ *   source_amount, with destination_currency and destination_network set as that page requires;
+ *   source_currency stays. Stripe documents no lock for the amount ("Users can update the amount in
+ *   the onramp UI"): a customer who lowers it brings less, and the order is then underpaid.
  */
 
 const settings = Type.Object({
@@ -86,6 +93,7 @@ const descriptor: AdapterDescriptor<typeof settings> = {
   // this is the providers' collected notes' reading of Stripe's page (the copy searched here does
   // not show its availability table); USD-only, as the adapter charges, agrees with it.
   countries: { only: ['US'], source: 'https://docs.stripe.com/crypto/onramp' },
+  fixedUsdc: { parameter: 'destination_amount', source: 'https://docs.stripe.com/api/crypto/onramp_sessions/create' },
   flow: 'session',
   // One session call, retried within it (Idempotency-Key).
   checkoutDeadlineMs: 10_000,
@@ -106,6 +114,7 @@ export const stripe = defineProvider({
     const authorization = basicAuthorization(values.SECRET_KEY, '');
     return providerAdapter(descriptor, context, {
       quote: (order, { signal }) => stripeOnrampQuote(context.http, { apiUrl, authorization }, order, signal),
+      quoteUsdc: (order, { signal }) => stripeOnrampQuote(context.http, { apiUrl, authorization }, order, signal),
       async createCheckout(order, { idempotencyKey, signal }) {
         const response = await context.http.request({
           method: 'POST',
@@ -145,7 +154,10 @@ export const stripe = defineProvider({
   },
 });
 
-/** The form of one onramp session: card payment of the order's amount, USDC on Polygon to the wallet, locked. */
+/**
+ * The form of one onramp session: card payment of the order's amount (or, fees on top, of the USDC
+ * amount the order fixes), USDC on Polygon to the wallet, locked.
+ */
 export function stripeSessionForm(order: CheckoutOrder): URLSearchParams {
   return new URLSearchParams([
     ['wallet_addresses[polygon]', order.walletAddress],
@@ -154,7 +166,7 @@ export function stripeSessionForm(order: CheckoutOrder): URLSearchParams {
     ['destination_networks[]', 'polygon'],
     ['destination_currency', 'usdc'],
     ['destination_network', 'polygon'],
-    ['source_amount', order.amount],
+    order.usdc === undefined ? ['source_amount', order.amount] : ['destination_amount', formatUsdc(order.usdc)],
     ['source_currency', order.currency.toLowerCase()],
     ['customer_ip_address', order.customerIp],
     ['metadata[payment_id]', order.paymentId],

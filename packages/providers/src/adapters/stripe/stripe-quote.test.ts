@@ -33,6 +33,16 @@ describe('stripe quote', () => {
     expect(fake.requests[0]?.method).toBe('GET');
   });
 
+  it('prices a fixed USDC amount (fees on top) with destination_amount instead of source_amount', async () => {
+    fake.feeBps = 300;
+    const quote = await (await adapter()).quoteUsdc!({ usdc: 25_252_525n, currency: 'USD' }, { signal: signal() });
+    // 25.252525 USDC costs 25.26 in cents rounded up, 3 % (0.75) on top.
+    expect(quote).toEqual({ usdc: 25_252_525n, total: '26.01', currency: 'USD' });
+    const query = new URL(fake.requests[0]!.path, 'http://x').searchParams;
+    expect(query.get('destination_amount')).toBe('25.252525');
+    expect(query.has('source_amount')).toBe(false);
+  });
+
   it('keeps amounts exactly as Stripe writes them', async () => {
     fake.script = () => ({
       status: 200,

@@ -1,4 +1,5 @@
-import { ProviderCheckoutError, type CheckoutOrder, type ProviderQuote } from '../../provider-contract';
+import { formatUsdc, type CurrencyCode } from '@gateway/domain';
+import { ProviderCheckoutError, type ProviderQuote } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { urlWithQuery } from '../../support/checkout-url';
 import { requestQuote, exactQuote, expectCode, malformedQuote, positiveAmount, quoteObject } from '../../support/quote-amounts';
@@ -16,19 +17,26 @@ import { requestQuote, exactQuote, expectCode, malformedQuote, positiveAmount, q
  *   currency is refused here without a call (the quote service then shows the estimate).
  * - `source_amount` is the order amount, as the session sends it: Stripe adds its fees on top, so
  *   `source_total_amount` is above the order amount, and that is what the customer pays.
+ * - Fees on top of a fixed USDC amount (issue 32): `destination_amount` instead ("A string
+ *   representation of the amount of destination_currency to be purchased. If destination_amount is
+ *   set, source_amount must be null", with a single destination currency and network, as here), as
+ *   the session then sends it; `source_total_amount` is what the customer pays for it.
  */
+
+/** What the quote fixes: the fiat amount (the order's, fees added by Stripe) or the USDC amount delivered (base units). */
+export type StripeQuoteAmount = { amount: string; currency: CurrencyCode } | { usdc: bigint; currency: CurrencyCode };
 
 const STRIPE = 'Stripe';
 
 export async function stripeOnrampQuote(
   http: ProviderHttpClient,
   { apiUrl, authorization }: { apiUrl: string; authorization: string },
-  order: Pick<CheckoutOrder, 'amount' | 'currency'>,
+  order: StripeQuoteAmount,
   signal: AbortSignal,
 ): Promise<ProviderQuote> {
   if (order.currency !== 'USD') throw new ProviderCheckoutError(`Stripe quotes only usd (asked for ${order.currency})`, 'refused');
   const url = urlWithQuery(`${apiUrl}/v1/crypto/onramp/quotes`, {
-    source_amount: order.amount,
+    ...('usdc' in order ? { destination_amount: formatUsdc(order.usdc) } : { source_amount: order.amount }),
     source_currency: 'usd',
     'destination_currencies[]': 'usdc',
     'destination_networks[]': 'polygon',

@@ -93,6 +93,33 @@ describe('stripe onramp session against a local Stripe', () => {
     expect(created.expiresAt).toBeUndefined();
   });
 
+  it('fees on top: fixes the USDC with destination_amount (documented as exclusive of source_amount), currency and network set', async () => {
+    const o = { ...sampleOrder('USD'), usdc: 151_505_051n };
+    redirectCheckout(await kit.open(o, { adapter: await build() }));
+    const { form } = kit.fake.requests.at(-1)!;
+    expect(form.get('destination_amount')).toBe('151.505051');
+    expect(form.has('source_amount')).toBe(false);
+    expect([form.get('destination_currency'), form.get('destination_network'), form.get('source_currency')]).toEqual([
+      'usdc',
+      'polygon',
+      'usd',
+    ]);
+  });
+
+  it('its fake refuses a session with both amounts, as Stripe documents them mutually exclusive', async () => {
+    const response = await fetch(`${kit.fake.url}/v1/crypto/onramp_sessions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${STRIPE_FAKE_SECRET.test}:`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'source_amount=10.00&destination_amount=10&destination_currency=usdc&destination_network=polygon',
+    });
+    expect(response.status).toBe(400);
+    expect(kit.fake.problems).toEqual(['onramp session: source_amount and destination_amount given, documented one of the two']);
+    kit.fake.problems.length = 0;
+  });
+
   it('retries a 503 and a timeout with the same Idempotency-Key, which Stripe answers with the same session', async () => {
     let calls = 0;
     kit.fake.script = () => (++calls === 1 ? { status: 503, body: '{}' } : calls === 2 ? 'hang' : undefined);

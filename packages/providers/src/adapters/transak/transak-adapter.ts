@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ASSUMED_CARD_FEES } from '../../support/assumed-card-fees';
 import { Type } from '@sinclair/typebox';
+import { formatUsdc } from '@gateway/domain';
 import { jwtVerify } from 'jose';
 import { defineProvider, ProviderCheckoutError, ProviderWebhookError } from '../../provider-contract';
 import type { AdapterContext, CheckoutOrder, AdapterDescriptor, ProviderMode } from '../../provider-contract';
@@ -52,6 +53,12 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  *   COMPLETED ("crypto sent") is `paid`; every other documented status is `pending`.
  * - Quote: Get Price (transak-quote.ts, docs.transak.com/api/public/get-price) on the API host with
  *   the partner API key alone.
+ * - Fees on top of a fixed USDC amount (issue 32, CheckoutOrder.usdc): widgetParams `cryptoAmount`
+ *   (docs.transak.com/customization/query-parameters; its row was read only in an integrator's copy
+ *   [3p], which says it is skipped when fiatAmount is given: verify before going live) instead of
+ *   fiatAmount; fiatCurrency stays, so the customer pays in the order's currency. A JSON
+ *   number written from the decimal string, as fiatAmount. Get Price is asked for a fiat amount
+ *   only here, so a fees-on-top row of Transak is an estimate from its fees.
  */
 
 const settings = Type.Object({
@@ -94,6 +101,7 @@ const descriptor: AdapterDescriptor<typeof settings> = {
   countries: countriesNotFound("Transak's partner FAQ refers to its coverage page and map; no list was read"),
   // Light KYC (name, phone, birth date, address; no document) for purchases of 10 to 200 USD.
   lightChecksUpTo: { amount: '200', currency: 'USD', source: 'https://docs.transak.com/guides/transak-different-kyc-levels' },
+  fixedUsdc: { parameter: 'cryptoAmount', source: 'https://docs.transak.com/customization/query-parameters' },
   flow: 'session',
   // The refresh-token call (when no token is stored) and the session call.
   checkoutDeadlineMs: 12_000,
@@ -168,7 +176,7 @@ class TokenRefusedError extends ProviderCheckoutError {
   }
 }
 
-/** The widget of one checkout: card, the order's fiat amount, USDC on Polygon to the wallet, locked. */
+/** The widget of one checkout: card, the order's fiat amount (or, fees on top, its USDC amount), USDC on Polygon to the wallet, locked. */
 export function transakWidgetParams(order: CheckoutOrder, apiKey: string): Record<string, unknown> {
   return {
     apiKey,
@@ -176,7 +184,9 @@ export function transakWidgetParams(order: CheckoutOrder, apiKey: string): Recor
     walletAddress: order.walletAddress,
     network: 'polygon',
     cryptoCurrencyCode: 'USDC',
-    fiatAmount: JSON.parse(order.amount) as number,
+    ...(order.usdc === undefined
+      ? { fiatAmount: JSON.parse(order.amount) as number }
+      : { cryptoAmount: JSON.parse(formatUsdc(order.usdc)) as number }),
     fiatCurrency: order.currency,
     partnerOrderId: order.paymentId,
     redirectURL: order.returnUrl,

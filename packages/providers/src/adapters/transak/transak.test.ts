@@ -145,6 +145,15 @@ describe('transak checkout against a local Transak', () => {
     expect(created.expiresAt! - Date.now()).toBeLessThanOrEqual(300_000);
   });
 
+  it('fees on top: sends cryptoAmount (a number, the USDC to deliver) and no fiatAmount, the fiat currency kept', async () => {
+    await kit.open({ ...sampleOrder('EUR'), usdc: 151_505_051n }, { adapter: await build() });
+    expect(kit.fake.problems).toEqual([]);
+    const { widgetParams } = JSON.parse(kit.fake.sessions.at(-1)!.body) as { widgetParams: Record<string, unknown> };
+    expect(widgetParams.cryptoAmount).toBe(151.505051);
+    expect(widgetParams).not.toHaveProperty('fiatAmount');
+    expect([widgetParams.fiatCurrency, widgetParams.cryptoCurrencyCode, widgetParams.network]).toEqual(['EUR', 'USDC', 'polygon']);
+  });
+
   it('reuses the stored token for later checkouts (one refresh for many), also from another adapter instance', async () => {
     await checkout(await build());
     await Promise.all([checkout(await build()), checkout(await build()), checkout(await build())]);
