@@ -68,7 +68,7 @@ beforeAll(async () => {
     fronts: true,
     settings: {
       // One test client places every order: the per-client limits would stop the load, not the upgrade.
-      'wallet-control': { RATE_LIMIT_MAX: '100000', NEW_WALLETS_PER_CLIENT_PER_MINUTE: '6000', NEW_WALLETS_PER_MINUTE: '6000' },
+      'wallet-control': { RATE_LIMIT_MAX: '100000', NEW_WALLETS_PER_CLIENT_PER_MINUTE: '3000', NEW_WALLETS_PER_MINUTE: '6000' },
       'payment-redirect': { RATE_LIMIT_MAX: '100000' },
       // A merchant down for a while is retried within seconds, not the production minutes.
       'callback-worker': { CALLBACK_RETRY_FIRST_DELAY_MS: '300', CALLBACK_RETRY_MAX_DELAY_MS: '1500' },
