@@ -65,7 +65,6 @@ export function prepareRelease(commit: string, apps: readonly string[]): Release
         'fetch the whole history (git fetch --unshallow) or clone without --depth',
     );
   }
-  if (process.env.DEV_RELEASE_ROOT) return { root: process.env.DEV_RELEASE_ROOT, runtime: 'dist', commit, installedFrom: 'store', timings: { extract: 0, install: 0, build: 0 }, remove: () => undefined }; // DEVHACK
   const root = mkdtempSync(join(tmpdir(), `gateway-${commit.slice(0, 8)}-`));
   const remove = () => rmSync(root, { recursive: true, force: true });
   try {
