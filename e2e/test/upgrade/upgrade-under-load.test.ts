@@ -80,7 +80,7 @@ beforeAll(async () => {
       'callback-worker': { CALLBACK_RETRY_FIRST_DELAY_MS: '300', CALLBACK_RETRY_MAX_DELAY_MS: '1500', CALLBACK_RETRY_MAX_RETRIES: '1000' },
     },
   });
-}, 600_000);
+}, 900_000);
 
 afterAll(async () => {
   await stack?.stop();
