@@ -6,18 +6,22 @@ import { join } from 'node:path';
 import type { Address } from 'viem';
 import { english, generateMnemonic } from 'viem/accounts';
 import { deployTestUsdc, mintTestUsdc, xpubFromMnemonic } from '@gateway/chain';
-import { appNodeArguments } from '@gateway/config';
+import { appEntry, appNodeArguments, type AppRuntime } from '@gateway/config';
 import {
   anvilAccounts,
+  createTestSchema,
   deleteRedisPrefix,
   findFreePort,
   startAnvil,
+  stopProcess,
   TEST_DATABASE_URL,
   type RunningAnvil,
   waitFor,
+  waitForReadyz,
 } from '@gateway/testkit';
 import { createTestDatabase, testKeyEnv, type TestDatabase } from '@gateway/app-testkit';
-import { ensureAppLoginUsers } from '@gateway/db';
+import { createPool, type DatabaseApp, ensureAppLoginUsers } from '@gateway/db';
+import { type Front, startFront } from './front';
 
 const ROOT = join(__dirname, '..', '..', '..');
 // Exchange rates from the sample table, never the network; the sandbox converts with the same one.
@@ -48,12 +52,65 @@ function waitUntilReady(url: string): Promise<true> {
   return waitFor(`${url}/readyz`, async () => ((await fetch(`${url}/readyz`)).ok ? true : undefined), 90_000);
 }
 
+/** The gateway's own apps, each its own process; the sandbox provider stands apart (another company). */
+export const GATEWAY_APPS = ['wallet-control', 'payment-redirect', 'chain-watcher', 'settlement-worker', 'callback-worker'] as const;
+export type GatewayApp = (typeof GATEWAY_APPS)[number];
+const API_APPS = new Set<GatewayApp>(['wallet-control', 'payment-redirect']);
+
+/** Where an app's code comes from: a checkout's root and whether its apps run from sources (tsx) or dist. */
+export interface AppRelease {
+  root: string;
+  runtime: AppRuntime;
+}
+
+/** This checkout, from its sources, as every other e2e test runs it. */
+export const THIS_CHECKOUT: AppRelease = { root: ROOT, runtime: 'source' };
+
+/** One running process of an app: its release, its own ports, and its exit. */
+export interface Replica {
+  app: GatewayApp;
+  release: AppRelease;
+  child: ChildProcess;
+  /** The app's public URL (API apps), else its /healthz, /readyz and /metrics URL. */
+  url: string;
+  /** The URL of its /readyz. */
+  readyUrl: string;
+  /** Resolves once the process has exited. */
+  exited: Promise<void>;
+}
+
 export interface GatewayStackOptions {
   /** The chain-watcher's RPC, given the chain's (e.g. a fault-injecting proxy in front of it). */
   watcherRpcUrl?: (chainRpcUrl: string) => Promise<string>;
+  /** The gateway apps' code at start (the sandbox provider is always this checkout's). */
+  release?: AppRelease;
+  /** Makes the schema's tables; this checkout's migrations when left out. */
+  migrate?: (schema: string) => Promise<unknown>;
+  /**
+   * Puts a front before each API app (as the Ingress or the TLS proxy is), so a new replica can
+   * take over its URL (route) while the old one drains.
+   */
+  fronts?: boolean;
+  /** Settings added to (or replacing) an app's. */
+  settings?: Partial<Record<GatewayApp, Record<string, string>>>;
 }
 
-export async function startGatewayStack(label: string, options: GatewayStackOptions = {}): Promise<GatewayStack> {
+/** Replicas beside the first: started, routed to and stopped one by one, as a rolling update does. */
+export interface ReplicaControl {
+  /** The replicas of `app` still running, oldest first. */
+  replicas(app: GatewayApp): Replica[];
+  /** Starts a replica of `app` from `release` (ports of its own) and waits until its /readyz answers 200. */
+  startReplica(app: GatewayApp, release: AppRelease): Promise<Replica>;
+  /** Sends an API app's new requests to `replica` from now on (requires `fronts`). */
+  route(replica: Replica): void;
+  /** SIGTERM, then waits for the exit (SIGKILL after `graceMs`). */
+  stopReplica(replica: Replica, graceMs?: number): Promise<void>;
+  /** The environment each app is started with (its database URL, Redis prefix …), for the operator CLI. */
+  settings(app: GatewayApp): Record<string, string>;
+  redisPrefix: string;
+}
+
+export async function startGatewayStack(label: string, options: GatewayStackOptions = {}): Promise<GatewayStack & ReplicaControl> {
   // `finalized` two blocks behind the head (anvil: head − 2 × slots per epoch), as on the local stack.
   const chain = await startAnvil({ chainId: LOCAL_CHAIN_ID, blockTime: 1, slotsInAnEpoch: 1 });
   const target = { rpcUrl: chain.rpcUrl, chainId: chain.chainId };
@@ -63,7 +120,10 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
   }
   const otherToken = await deployTestUsdc({ ...target, deployerKey: deployer.privateKey });
   await mintTestUsdc({ ...target, token: otherToken, ownerKey: deployer.privateKey, to: customer.address, amount: 1_000n * 10n ** 6n });
-  const db = await createTestDatabase(label);
+  const { migrate: migrateWith } = options;
+  const db = migrateWith
+    ? await createTestSchema<DatabaseApp>(label, { createPool, migrate: (_pool, schema) => migrateWith(schema) })
+    : await createTestDatabase(label);
   // Each app connects as a login user of its own, a member of its app's role only, as in production.
   const databaseUrls = await ensureAppLoginUsers(TEST_DATABASE_URL, db.connectionString);
   // The sandbox stands for another company: its orders in a schema of their own.
@@ -74,19 +134,11 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
   const seed = generateMnemonic(english);
   const { ADDRESS_IN_KEYS = '' } = testKeyEnv();
   const sandboxSecret = randomBytes(32).toString('base64');
-  const ports = {
-    wallet: await findFreePort(),
-    payment: await findFreePort(),
-    sandbox: await findFreePort(),
-    // The API apps serve /metrics on a port of their own.
-    walletMetrics: await findFreePort(),
-    paymentMetrics: await findFreePort(),
-    sandboxMetrics: await findFreePort(),
-    watcher: await findFreePort(),
-    settlement: await findFreePort(),
-    callbacks: await findFreePort(),
-  };
   const url = (port: number) => `http://127.0.0.1:${port}`;
+  const sandboxPort = await findFreePort();
+  const sandboxMetricsPort = await findFreePort();
+  // The API apps' URLs: their first replica's ports, or the fronts' that stay while replicas change.
+  const publicPorts = { 'wallet-control': await findFreePort(), 'payment-redirect': await findFreePort() };
   const redisPrefix = `e2e-${randomUUID()}`;
   const common = {
     NODE_ENV: 'test',
@@ -100,88 +152,119 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     HOST: '127.0.0.1',
     METRICS_HOST: '127.0.0.1',
   };
-  const processes: ChildProcess[] = [];
-  const startApp = (entry: string, env: Record<string, string>) => {
-    const app = entry.split('/')[1] ?? entry;
-    const child = spawn(process.execPath, [...appNodeArguments(app), join(ROOT, entry)], {
-      cwd: ROOT,
+  const watcherRpcUrl = options.watcherRpcUrl ? await options.watcherRpcUrl(chain.rpcUrl) : chain.rpcUrl;
+  const settings: Record<GatewayApp, Record<string, string>> = {
+    'wallet-control': {
+      DATABASE_URL: databaseUrls['wallet-control'],
+      ADDRESS_IN_KEYS,
+      HD_XPUB: xpubFromMnemonic(seed),
+      CALLBACK_ALLOW_TEST_DOMAINS: 'true',
+      // Served at /.well-known/jwks.json, as a merchant fetches them (the example shop does).
+      CALLBACK_PUBLIC_KEYS: `e2e:${publicKey.export({ format: 'der', type: 'spki' }).toString('base64')}`,
+      RATE_SOURCE: 'file',
+      RATE_FILE,
+    },
+    'payment-redirect': {
+      DATABASE_URL: databaseUrls['payment-redirect'],
+      ADDRESS_IN_KEYS,
+      PUBLIC_URL: url(publicPorts['payment-redirect']),
+      // No provider credentials here: the sandbox stands in for every provider.
+      SANDBOX_CHECKOUT: 'on',
+      SANDBOX_PROVIDER_URL: url(sandboxPort),
+      SANDBOX_SIGNING_SECRET: sandboxSecret,
+      EXPLORER_TX_URL: 'none',
+      RATE_SOURCE: 'file',
+      RATE_FILE,
+    },
+    'chain-watcher': {
+      DATABASE_URL: databaseUrls['chain-watcher'],
+      CHAIN_RPC_URL: watcherRpcUrl,
+      CONFIRMATIONS: '2',
+      START_BLOCK: '0',
+      POLL_INTERVAL_MS: '200',
+    },
+    'settlement-worker': {
+      DATABASE_URL: databaseUrls['settlement-worker'],
+      SETTLEMENT_MNEMONIC: seed,
+      RELAYER_PRIVATE_KEY: relayer.privateKey,
+      PLATFORM_FEE_ADDRESS: platformFee.address,
+      CONFIRMATIONS: '1',
+      POLL_INTERVAL_MS: '200',
+    },
+    'callback-worker': {
+      DATABASE_URL: databaseUrls['callback-worker'],
+      CALLBACK_SIGNING_KEYS: `e2e:${privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')}`,
+      CALLBACK_ALLOWED_CIDRS: '127.0.0.0/8',
+    },
+  };
+  for (const app of GATEWAY_APPS) Object.assign(settings[app], options.settings?.[app]);
+
+  const spawnNode = (root: string, nodeArguments: string[], env: Record<string, string>) =>
+    spawn(process.execPath, nodeArguments, {
+      cwd: root,
       env: { PATH: process.env.PATH ?? '', ...common, ...env },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    processes.push(child);
-  };
-  startApp('apps/wallet-control/src/main.ts', {
-    DATABASE_URL: databaseUrls['wallet-control'],
-    PORT: String(ports.wallet),
-    METRICS_PORT: String(ports.walletMetrics),
-    ADDRESS_IN_KEYS,
-    HD_XPUB: xpubFromMnemonic(seed),
-    CALLBACK_ALLOW_TEST_DOMAINS: 'true',
-    // Served at /.well-known/jwks.json, as a merchant fetches them (the example shop does).
-    CALLBACK_PUBLIC_KEYS: `e2e:${publicKey.export({ format: 'der', type: 'spki' }).toString('base64')}`,
-    RATE_SOURCE: 'file',
-    RATE_FILE,
-  });
-  startApp('apps/payment-redirect/src/main.ts', {
-    DATABASE_URL: databaseUrls['payment-redirect'],
-    PORT: String(ports.payment),
-    METRICS_PORT: String(ports.paymentMetrics),
-    ADDRESS_IN_KEYS,
-    PUBLIC_URL: url(ports.payment),
-    // No provider credentials here: the sandbox stands in for every provider.
-    SANDBOX_CHECKOUT: 'on',
-    SANDBOX_PROVIDER_URL: url(ports.sandbox),
-    SANDBOX_SIGNING_SECRET: sandboxSecret,
-    EXPLORER_TX_URL: 'none',
-    RATE_SOURCE: 'file',
-    RATE_FILE,
-  });
-  startApp('apps/sandbox-provider/src/main.ts', {
+  const sandbox = spawnNode(ROOT, [...appNodeArguments('sandbox-provider'), join(ROOT, appEntry('sandbox-provider'))], {
     DATABASE_URL: db.connectionString,
     DATABASE_SCHEMA: sandboxSchema,
-    PORT: String(ports.sandbox),
-    METRICS_PORT: String(ports.sandboxMetrics),
+    PORT: String(sandboxPort),
+    METRICS_PORT: String(sandboxMetricsPort),
     SANDBOX_SIGNING_SECRET: sandboxSecret,
     SANDBOX_FUNDER_PRIVATE_KEY: sandboxFunder.privateKey,
-    GATEWAY_WEBHOOK_BASE_URL: url(ports.payment),
+    GATEWAY_WEBHOOK_BASE_URL: url(publicPorts['payment-redirect']),
     RATE_FILE,
   });
-  const watcherRpcUrl = options.watcherRpcUrl ? await options.watcherRpcUrl(chain.rpcUrl) : chain.rpcUrl;
-  startApp('apps/chain-watcher/src/main.ts', {
-    DATABASE_URL: databaseUrls['chain-watcher'],
-    CHAIN_RPC_URL: watcherRpcUrl,
-    METRICS_PORT: String(ports.watcher),
-    CONFIRMATIONS: '2',
-    START_BLOCK: '0',
-    POLL_INTERVAL_MS: '200',
-  });
-  startApp('apps/settlement-worker/src/main.ts', {
-    DATABASE_URL: databaseUrls['settlement-worker'],
-    METRICS_PORT: String(ports.settlement),
-    SETTLEMENT_MNEMONIC: seed,
-    RELAYER_PRIVATE_KEY: relayer.privateKey,
-    PLATFORM_FEE_ADDRESS: platformFee.address,
-    CONFIRMATIONS: '1',
-    POLL_INTERVAL_MS: '200',
-  });
-  startApp('apps/callback-worker/src/main.ts', {
-    DATABASE_URL: databaseUrls['callback-worker'],
-    METRICS_PORT: String(ports.callbacks),
-    CALLBACK_SIGNING_KEYS: `e2e:${privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')}`,
-    CALLBACK_ALLOWED_CIDRS: '127.0.0.0/8',
-  });
 
-  const stop = async () => {
-    await Promise.all(
-      processes.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
+  const running = new Map<GatewayApp, Replica[]>(GATEWAY_APPS.map((app) => [app, []]));
+  const fronts = new Map<GatewayApp, Front>();
+  const launch = async (app: GatewayApp, release: AppRelease, publicPort?: number): Promise<Replica> => {
+    const metricsPort = await findFreePort();
+    const port = API_APPS.has(app) ? (publicPort ?? (await findFreePort())) : undefined;
+    const child = spawnNode(release.root, [...appNodeArguments(app, release.runtime), join(release.root, appEntry(app, release.runtime))], {
+      ...settings[app],
+      METRICS_PORT: String(metricsPort),
+      ...(port === undefined ? {} : { PORT: String(port) }),
+    });
+    const replica: Replica = {
+      app,
+      release,
+      child,
+      url: url(port ?? metricsPort),
+      readyUrl: `${url(metricsPort)}/readyz`,
+      exited: new Promise((resolve) => child.once('exit', () => resolve())),
+    };
+    running.get(app)?.push(replica);
+    void replica.exited.then(() =>
+      running.set(
+        app,
+        (running.get(app) ?? []).filter((other) => other !== replica),
       ),
     );
+    return replica;
+  };
+  const ready = (replica: Replica) => waitForReadyz(replica.app, replica.readyUrl.replace(/\/readyz$/, ''), replica.child, 90_000);
+  const stopReplica = async (replica: Replica, graceMs = 30_000) => stopProcess(replica.child, graceMs);
+
+  const startRelease = options.release ?? THIS_CHECKOUT;
+  const first = await Promise.all(
+    GATEWAY_APPS.map((app) => {
+      const publicPort = app === 'wallet-control' || app === 'payment-redirect' ? publicPorts[app] : undefined;
+      return launch(app, startRelease, options.fronts ? undefined : publicPort);
+    }),
+  );
+  if (options.fronts) {
+    for (const app of ['wallet-control', 'payment-redirect'] as const) {
+      const replica = first.find((candidate) => candidate.app === app);
+      if (replica) fronts.set(app, await startFront(publicPorts[app], replica.url));
+    }
+  }
+
+  const stop = async () => {
+    const replicas = [...running.values()].flat();
+    await Promise.all(replicas.map((replica) => stopProcess(replica.child, 10_000)));
+    await stopProcess(sandbox, 10_000);
+    await Promise.all([...fronts.values()].map((front) => front.close()));
     await chain.stop();
     await db.pool.query(`DROP SCHEMA IF EXISTS "${sandboxSchema}" CASCADE`);
     await db.drop();
@@ -189,7 +272,12 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     await deleteRedisPrefix(redisPrefix);
   };
   try {
-    await Promise.all(Object.values(ports).map((port) => waitUntilReady(url(port))));
+    await Promise.all([
+      ...first.map(ready),
+      waitUntilReady(url(sandboxPort)),
+      waitUntilReady(url(sandboxMetricsPort)),
+      ...Object.values(publicPorts).map((port) => waitUntilReady(url(port))),
+    ]);
   } catch (error) {
     await stop();
     throw error;
@@ -199,13 +287,27 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     db,
     token,
     otherToken,
-    walletControlUrl: url(ports.wallet),
-    paymentUrl: url(ports.payment),
-    sandboxUrl: url(ports.sandbox),
+    walletControlUrl: url(publicPorts['wallet-control']),
+    paymentUrl: url(publicPorts['payment-redirect']),
+    sandboxUrl: url(sandboxPort),
     customer,
     platformFeeAddress: platformFee.address,
     callbackPublicKey: publicKey,
     stop,
+    redisPrefix,
+    replicas: (app) => [...(running.get(app) ?? [])],
+    async startReplica(app, release) {
+      const replica = await launch(app, release);
+      await ready(replica);
+      return replica;
+    },
+    route(replica) {
+      const front = fronts.get(replica.app);
+      if (!front) throw new Error(`${replica.app} has no front: start the stack with fronts: true`);
+      front.route(replica.url);
+    },
+    stopReplica,
+    settings: (app) => ({ ...common, ...settings[app] }),
   };
 }
 
