@@ -6,6 +6,7 @@ import { findFreePort } from '@gateway/testkit';
 import { launchChromium, screenshotBoth } from '@gateway/testkit/browser';
 import { STRIPE_FAKE_SECRET, startStripeFake, type StripeFake } from '../../../../packages/providers/test/support/stripe-fake';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
+import { sandboxWebhook } from '../support/sandbox';
 
 // Fees on top (issue 32) through the whole app on a real port, against a local Stripe (its
 // documented session and quotes, destination_amount included): the wallet asked for it
@@ -25,12 +26,13 @@ let app: FastifyInstance;
 let browser: Browser;
 let publicUrl: string;
 let sealed: (temporary: EvmAddress) => string;
+let config: ReturnType<typeof fixture.config>;
 
 beforeAll(async () => {
   fake = await startStripeFake();
   const port = await findFreePort();
   publicUrl = `http://127.0.0.1:${port}`;
-  const config = fixture.config({ PROVIDER_STRIPE_API_URL: fake.url, PUBLIC_URL: publicUrl, STATUS_POLL_WORKER: 'off' });
+  config = fixture.config({ PROVIDER_STRIPE_API_URL: fake.url, PUBLIC_URL: publicUrl, STATUS_POLL_WORKER: 'off' });
   app = await fixture.build(config);
   await app.listen({ port, host: '127.0.0.1' });
   sealed = (temporary) => sealAddressIn(temporary, config.keys);
@@ -103,5 +105,33 @@ describe('fees on top, asked by the wallet (customer_pays_fee=1)', () => {
     const session = fake.requests.filter((request) => request.path === '/v1/crypto/onramp_sessions').at(-1)!;
     expect(session.form.get('source_amount')).toBe('100.00');
     expect(session.form.has('destination_amount')).toBe(false);
+  });
+});
+
+describe('the second chance after a decline: the next tries say who pays the fees as their checkouts will', () => {
+  it("a wallet with customer_pays_fee=1: Stripe's row on the receipt says the fees are on top, the sandbox's that they are inside", async () => {
+    const started = await app.inject({
+      url: '/process-payment.php',
+      query: { ...order(onTop), provider: 'moonpay' },
+      headers: { accept: 'application/json' },
+    });
+    expect(started.statusCode).toBe(200);
+    const { payment_id: paymentId, checkout_link: link } = started.json();
+    const declined = await sandboxWebhook(app, config, {
+      payment_id: paymentId,
+      status: 'declined',
+      order_id: 'sbx_top',
+      reason: 'Card declined by issuer',
+    });
+    expect(declined.statusCode).toBe(200);
+    const receipt = await app.inject({
+      url: `/payment/${paymentId}`,
+      headers: { cookie: `payment_key=${new URL(link).searchParams.get('key')}` },
+    });
+    expect(receipt.statusCode).toBe(200);
+    const words = receipt.body.replace(/\s+/g, ' ');
+    expect(words).toContain('id="second-chance"');
+    expect(words).toContain('Fees on top: the shop receives 100.00 USDC');
+    expect(words).toContain('Fees included: the shop receives');
   });
 });

@@ -34,4 +34,15 @@ export class WalletLookupRepository {
     });
     return rows[0];
   }
+
+  /** The same terms by the wallet's id (a payment's wallet_id); undefined for no such wallet. */
+  async orderTermsOfWallet(walletId: string): Promise<WalletOrderTerms | undefined> {
+    const { rows } = await this.pool.query<WalletOrderTerms>({
+      name: 'wallet-order-terms-by-id',
+      text: `SELECT platform_fee_bps AS "platformFeeBps", affiliate_fee_bps AS "affiliateFeeBps", customer_pays_fee AS "customerPaysFee"
+             FROM wallets WHERE id = $1`,
+      values: [walletId],
+    });
+    return rows[0];
+  }
 }

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { PaymentReceiptRepository, PaymentRepository } from '@gateway/db/payment-redirect';
+import { PaymentReceiptRepository, PaymentRepository, WalletLookupRepository } from '@gateway/db/payment-redirect';
 import type { PaymentRedirectConfig } from '../../config';
 import { SecondChanceService } from '../../services/checkout/second-chance-service';
 
@@ -21,6 +21,8 @@ export const secondChanceService = fp<{ config: PaymentRedirectConfig }>(
         processPayment: app.paymentService,
         secondChances: config.raw.SECOND_CHANCES_MAX,
         ports: app.checkoutPorts,
+        wallets: new WalletLookupRepository(app.pool),
+        customerPaysFees: config.raw.CUSTOMER_PAYS_FEES === 'on',
       }),
     );
   },

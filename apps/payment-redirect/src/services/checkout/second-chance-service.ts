@@ -1,4 +1,5 @@
 import {
+  feePayerOf,
   GatewayError,
   isUuid,
   parseCurrency,
@@ -21,7 +22,7 @@ import {
   type SecondChanceRanking,
 } from '@gateway/domain';
 import type { RateReader } from '@gateway/rates';
-import type { PaymentReceiptRepository, PaymentRepository, RecordedExpectation } from '@gateway/db/payment-redirect';
+import type { PaymentReceiptRepository, PaymentRepository, RecordedExpectation, WalletOrderTerms } from '@gateway/db/payment-redirect';
 import type { ProviderRegistry } from '@gateway/providers';
 import {
   inOperatorOrder,
@@ -62,6 +63,8 @@ export type Continuation =
 
 /** What the second chance needs to know of a payment to say whether it is open, and to whom. */
 export interface SecondChancePayment {
+  /** The order it is an attempt of: its fee terms say who pays the provider's fees on the next try. */
+  walletId: string;
   provider: string;
   amount: string;
   currency: string;
@@ -85,6 +88,10 @@ export interface SecondChanceServiceDeps {
   secondChances: number;
   /** Quotes, measured checkouts, the circuit breaker and the customer's country, where the app has them. */
   ports?: CheckoutPorts;
+  /** The wallet's order terms: a next try's row says who pays the fees as its checkout will (Process Payment reads the same). */
+  wallets: { orderTermsOfWallet(walletId: string): Promise<WalletOrderTerms | undefined> };
+  /** CUSTOMER_PAYS_FEES: the operator's default where the wallet did not say. */
+  customerPaysFees?: boolean;
 }
 
 /** The second chance's rows after a decline: ordered by its kind (rankSecondChance), with what each costs and brings. */
@@ -124,7 +131,9 @@ export class SecondChanceService {
     const available = secondChanceProviders(options, payment.provider);
     if (available.length === 0) return null;
     const country = ports.customerCountry?.(headers);
-    const prices = await priceRows(available, rates, ports);
+    const terms = await this.deps.wallets.orderTermsOfWallet(payment.walletId);
+    const fees = terms ? { payer: feePayerOf(this.deps.customerPaysFees ?? false, terms.customerPaysFee), terms } : undefined;
+    const prices = await priceRows(available, rates, ports, fees);
     const context = await rankingContext(prices, { rates, ...(country ? { country } : {}) }, ports);
     const ranking = rankSecondChance(options, payment.provider, payment.providerDeclineKind ?? 'other', { ...context, rates });
     return { ranking, prices, ...(country ? { country } : {}) };
