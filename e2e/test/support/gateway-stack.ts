@@ -41,7 +41,27 @@ export interface GatewayStack {
   platformFeeAddress: Address;
   /** Public key (KeyObject) that verifies the callback signatures. */
   callbackPublicKey: ReturnType<typeof generateKeyPairSync>['publicKey'];
+  /** The workers as processes of their own: started (again) on demand, also on another database (a restored one). */
+  workers: StackWorkers;
   stop(): Promise<void>;
+}
+
+/** The apps a test may hold back at boot, stop and start again. */
+export type StackWorker = 'chain-watcher' | 'settlement-worker' | 'callback-worker';
+
+/** Where a worker started again keeps its records and its work in flight, when not the stack's own. */
+export interface WorkerTarget {
+  /** Each app's login user's URL of that database (ensureAppLoginUsers). */
+  databaseUrls: Record<StackWorker, string>;
+  schema: string;
+  redisPrefix: string;
+}
+
+export interface StackWorkers {
+  /** Starts `worker` (on `target`, else the stack's database and Redis prefix); resolves when its /readyz answers. */
+  start(worker: StackWorker, target?: WorkerTarget): Promise<void>;
+  /** SIGTERM to every running process of `worker`; resolves when they have exited. */
+  stop(worker: StackWorker): Promise<void>;
 }
 
 function waitUntilReady(url: string): Promise<true> {
@@ -51,6 +71,8 @@ function waitUntilReady(url: string): Promise<true> {
 export interface GatewayStackOptions {
   /** The chain-watcher's RPC, given the chain's (e.g. a fault-injecting proxy in front of it). */
   watcherRpcUrl?: (chainRpcUrl: string) => Promise<string>;
+  /** Workers not started at boot (`workers.start` starts them later), e.g. settlement held until a backup is taken. */
+  held?: StackWorker[];
 }
 
 export async function startGatewayStack(label: string, options: GatewayStackOptions = {}): Promise<GatewayStack> {
@@ -100,7 +122,7 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     HOST: '127.0.0.1',
     METRICS_HOST: '127.0.0.1',
   };
-  const processes: ChildProcess[] = [];
+  const processes: { entry: string; child: ChildProcess }[] = [];
   const startApp = (entry: string, env: Record<string, string>) => {
     const app = entry.split('/')[1] ?? entry;
     const child = spawn(process.execPath, [...appNodeArguments(app), join(ROOT, entry)], {
@@ -108,7 +130,7 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
       env: { PATH: process.env.PATH ?? '', ...common, ...env },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    processes.push(child);
+    processes.push({ entry, child });
   };
   startApp('apps/wallet-control/src/main.ts', {
     DATABASE_URL: databaseUrls['wallet-control'],
@@ -147,41 +169,58 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     RATE_FILE,
   });
   const watcherRpcUrl = options.watcherRpcUrl ? await options.watcherRpcUrl(chain.rpcUrl) : chain.rpcUrl;
-  startApp('apps/chain-watcher/src/main.ts', {
-    DATABASE_URL: databaseUrls['chain-watcher'],
-    CHAIN_RPC_URL: watcherRpcUrl,
-    METRICS_PORT: String(ports.watcher),
-    CONFIRMATIONS: '2',
-    START_BLOCK: '0',
-    POLL_INTERVAL_MS: '200',
-  });
-  startApp('apps/settlement-worker/src/main.ts', {
-    DATABASE_URL: databaseUrls['settlement-worker'],
-    METRICS_PORT: String(ports.settlement),
-    SETTLEMENT_MNEMONIC: seed,
-    RELAYER_PRIVATE_KEY: relayer.privateKey,
-    PLATFORM_FEE_ADDRESS: platformFee.address,
-    CONFIRMATIONS: '1',
-    POLL_INTERVAL_MS: '200',
-  });
-  startApp('apps/callback-worker/src/main.ts', {
-    DATABASE_URL: databaseUrls['callback-worker'],
-    METRICS_PORT: String(ports.callbacks),
-    CALLBACK_SIGNING_KEYS: `e2e:${privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')}`,
-    CALLBACK_ALLOWED_CIDRS: '127.0.0.0/8',
-  });
+  const workerEnv: Record<StackWorker, Record<string, string>> = {
+    'chain-watcher': {
+      DATABASE_URL: databaseUrls['chain-watcher'],
+      CHAIN_RPC_URL: watcherRpcUrl,
+      CONFIRMATIONS: '2',
+      START_BLOCK: '0',
+      POLL_INTERVAL_MS: '200',
+    },
+    'settlement-worker': {
+      DATABASE_URL: databaseUrls['settlement-worker'],
+      SETTLEMENT_MNEMONIC: seed,
+      RELAYER_PRIVATE_KEY: relayer.privateKey,
+      PLATFORM_FEE_ADDRESS: platformFee.address,
+      CONFIRMATIONS: '1',
+      POLL_INTERVAL_MS: '200',
+    },
+    'callback-worker': {
+      DATABASE_URL: databaseUrls['callback-worker'],
+      CALLBACK_SIGNING_KEYS: `e2e:${privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64')}`,
+      CALLBACK_ALLOWED_CIDRS: '127.0.0.0/8',
+    },
+  };
+  const workerPort = { 'chain-watcher': ports.watcher, 'settlement-worker': ports.settlement, 'callback-worker': ports.callbacks };
+  const startWorker = (worker: StackWorker, port: number, target?: WorkerTarget) =>
+    startApp(`apps/${worker}/src/main.ts`, {
+      ...workerEnv[worker],
+      METRICS_PORT: String(port),
+      ...(target ? { DATABASE_URL: target.databaseUrls[worker], DATABASE_SCHEMA: target.schema, REDIS_PREFIX: target.redisPrefix } : {}),
+    });
+  for (const worker of Object.keys(workerEnv) as StackWorker[]) {
+    if (!options.held?.includes(worker)) startWorker(worker, workerPort[worker]);
+  }
+  const exited = (child: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  const workers: StackWorkers = {
+    async start(worker, target) {
+      // A port of its own each time: the one a stopped process held may linger in TIME_WAIT.
+      const port = await findFreePort();
+      startWorker(worker, port, target);
+      await waitUntilReady(url(port));
+    },
+    async stop(worker) {
+      await Promise.all(processes.filter(({ entry }) => entry === `apps/${worker}/src/main.ts`).map(({ child }) => exited(child)));
+    },
+  };
 
   const stop = async () => {
-    await Promise.all(
-      processes.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(processes.map(({ child }) => exited(child)));
     await chain.stop();
     await db.pool.query(`DROP SCHEMA IF EXISTS "${sandboxSchema}" CASCADE`);
     await db.drop();
@@ -189,7 +228,12 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     await deleteRedisPrefix(redisPrefix);
   };
   try {
-    await Promise.all(Object.values(ports).map((port) => waitUntilReady(url(port))));
+    const heldPorts = new Set((options.held ?? []).map((worker) => workerPort[worker]));
+    await Promise.all(
+      Object.values(ports)
+        .filter((port) => !heldPorts.has(port))
+        .map((port) => waitUntilReady(url(port))),
+    );
   } catch (error) {
     await stop();
     throw error;
@@ -205,6 +249,7 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     customer,
     platformFeeAddress: platformFee.address,
     callbackPublicKey: publicKey,
+    workers,
     stop,
   };
 }
