@@ -23,6 +23,7 @@ export * from './fee-split';
 export * from './decline-kinds';
 export * from './dust-policy';
 export * from './payout-plan';
+export * from './payout-authorization-nonce';
 export * from './own-wallets';
 export * from './callback-retry-schedule';
 export * from './callback-attempt-policy';
