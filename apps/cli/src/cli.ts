@@ -75,6 +75,15 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./commands/dust.js')).sweepCommand,
   },
   {
+    words: ['restore', 'check'],
+    usage: 'gateway restore check [--from-block <n>] [--json]',
+    summary:
+      'a restored database against the chain, before the workers start on it: legs paid on chain it holds as unpaid, payouts it does ' +
+      "not know, deposits after its watcher checkpoint, callbacks in the backup's state; exit 0 nothing found, 4 findings, 1 not checked " +
+      "(the owner's DATABASE_URL, CHAIN_RPC_URL, CHAIN_ID, USDC_TOKEN_ADDRESS; docs/operations.md)",
+    load: async () => (await import('./commands/restore.js')).restoreCheckCommand,
+  },
+  {
     words: ['queues'],
     usage: 'gateway queues [--json]',
     summary: 'depth by state and the oldest job of each BullMQ queue (REDIS_URL, REDIS_PREFIX)',
