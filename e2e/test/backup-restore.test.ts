@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { erc20Abi, getAddress, parseAbiItem, type Address, type Hash } from 'viem';
+import { runGateway } from '@gateway/app-testkit';
 import { ensureAppLoginUsers } from '@gateway/db';
 import { deleteRedisPrefix, TEST_DATABASE_URL, waitFor } from '@gateway/testkit';
 import { closeInOrder, startGatewayStack, type GatewayStack, type WorkerTarget } from './support/gateway-stack';
@@ -141,6 +142,23 @@ it('restores a backup taken before payouts were broadcast without paying anythin
       schema: stack.db.schema,
       redisPrefix: restoredRedisPrefix,
     };
+    // Before the workers start: the check lists what the restored database forgot. Each deposit's
+    // two legs paid after the backup are payouts it does not know; the deposits after its checkpoint
+    // are on chain and not in it.
+    const checkEnv = {
+      DATABASE_URL: databaseUrl(restoredDatabase),
+      DATABASE_SCHEMA: stack.db.schema,
+      CHAIN_RPC_URL: stack.chain.rpcUrl,
+      CHAIN_ID: String(stack.chain.chainId),
+      USDC_TOKEN_ADDRESS: stack.token,
+    };
+    const check = await runGateway(['restore', 'check', '--json'], checkEnv);
+    expect(check.stderr).toBe('');
+    expect(check.code).toBe(4);
+    const kinds = (JSON.parse(check.stdout) as { findings: { kind: string }[] }).findings.map((finding) => finding.kind);
+    expect(kinds.filter((kind) => kind === 'payout_unknown')).toHaveLength(10);
+    expect(kinds.filter((kind) => kind === 'deposit_after_checkpoint')).toHaveLength(3);
+    expect(kinds).toHaveLength(13);
     const callbacksBeforeRestore = merchant.callbacks.length;
     for (const worker of ['chain-watcher', 'settlement-worker', 'callback-worker'] as const) await stack.workers.start(worker, target);
 
@@ -198,6 +216,19 @@ it('restores a backup taken before payouts were broadcast without paying anythin
     // Every callback at least once; the deposit made while no gateway ran, called back by the restored one.
     expect(callbackFor(whileDown)).toHaveLength(1);
     expect(merchant.callbacks.length).toBeGreaterThan(callbacksBeforeRestore);
+
+    // Caught up, the restored database and the chain agree.
+    await waitFor(
+      'every callback of the restored database delivered',
+      async () => {
+        const { rows } = await restored.query(`SELECT count(*)::int AS open FROM callback_deliveries WHERE status <> 'delivered'`);
+        return rows[0].open === 0 ? true : undefined;
+      },
+      60_000,
+    );
+    const agreeing = await runGateway(['restore', 'check'], checkEnv);
+    expect(agreeing.stdout).toContain('nothing found: the database and the chain agree');
+    expect(agreeing.code).toBe(0);
   } finally {
     for (const worker of ['chain-watcher', 'settlement-worker', 'callback-worker'] as const) await stack.workers.stop(worker);
     await restored.end();
