@@ -133,6 +133,15 @@ it('restores a backup taken before payouts were broadcast without paying anythin
   // The restore: a fresh database, the dump, and the workers on it against the same chain and an empty Redis prefix.
   await admin((client) => client.query(`CREATE DATABASE "${restoredDatabase}"`));
   await run('pg_restore', ['--exit-on-error', '--single-transaction', '--no-password', `--dbname=${databaseUrl(restoredDatabase)}`, dump]);
+  // Steps 3 and 4 of the procedure: migrations and privileges again, the HD index sequence moved on.
+  const migrated = await runGateway(['migrate'], { DATABASE_URL: databaseUrl(restoredDatabase), DATABASE_SCHEMA: stack.db.schema });
+  expect(migrated.stderr).toBe('');
+  expect(migrated.code).toBe(0);
+  await run('psql', [
+    databaseUrl(restoredDatabase),
+    '--no-psqlrc',
+    `--command=SET search_path TO "${stack.db.schema}"; SELECT setval('wallet_hd_index_seq', (SELECT last_value FROM wallet_hd_index_seq) + 1000000)`,
+  ]);
   const restored = new Client({ connectionString: databaseUrl(restoredDatabase) });
   await restored.connect();
   try {
