@@ -172,26 +172,27 @@ it('restores a backup taken before payouts were broadcast without paying anythin
     for (const worker of ['chain-watcher', 'settlement-worker', 'callback-worker'] as const) await stack.workers.start(worker, target);
 
     const everyDeposit = [...paidByOriginal, whileDown];
-    // Settled, or stopped for a person (what paying a deposit again ends in once its wallet is empty).
+    // Each deposit forwarded, or stopped for a person: what paying a deposit again ends in, for the
+    // deposits whose wallet it emptied. The balances below then say what was paid.
     const settled = await waitFor(
-      'every deposit settled or stopped in the restored database',
+      'every deposit forwarded or stopped in the restored database',
       async () => {
         const statuses = [...(await depositStatuses(restored, everyDeposit)).values()];
-        if (statuses.includes('needs_attention')) return statuses;
-        return statuses.filter((status) => status === 'forwarded').length === everyDeposit.length ? statuses : undefined;
+        const done = statuses.filter((status) => status === 'forwarded' || status === 'needs_attention');
+        return statuses.length === everyDeposit.length && done.length === statuses.length ? statuses : undefined;
       },
       150_000,
     );
-    await waitFor(
-      'every leg confirmed or stopped',
-      async () => {
-        const { rows } = await restored.query(
-          `SELECT count(*)::int AS open FROM payouts WHERE status NOT IN ('confirmed', 'cancelled', 'needs_attention')`,
-        );
-        return rows[0].open === 0 ? true : undefined;
-      },
-      60_000,
-    );
+    if (!settled.includes('needs_attention')) {
+      await waitFor(
+        'every leg confirmed',
+        async () => {
+          const { rows } = await restored.query(`SELECT count(*)::int AS open FROM payouts WHERE status <> 'confirmed'`);
+          return rows[0].open === 0 ? true : undefined;
+        },
+        60_000,
+      );
+    }
 
     // Nothing paid twice: only the deposit that came while no gateway ran moved anything more, by exactly its legs.
     expect((await balance(PAYOUT)) - merchantBefore).toBe(11_880_000n);

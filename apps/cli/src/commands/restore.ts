@@ -39,7 +39,8 @@ type FindingKind =
 export const RESTORE_ADVICE: Record<FindingKind, string> = {
   leg_paid_on_chain:
     'the database holds this leg as unpaid but the chain executed its authorization: start the settlement-worker, which reads the ' +
-    'AuthorizationUsed log and confirms the leg with that transaction (nothing is sent). Do not run gateway deposits replan on its deposit until it has',
+    'AuthorizationUsed log and confirms the leg with that transaction (nothing is sent); a leg that needs attention is confirmed ' +
+    'as paid after all by gateway deposits replan <deposit id>, which cancels and re-plans only the legs the chain did not pay',
   payout_unknown:
     'a temporary wallet of this database paid out under an authorization no leg here carries (planned after the backup): start the ' +
     'chain-watcher and the settlement-worker; the watcher finds the deposit again from its cursor and settlement plans it under the ' +
