@@ -76,11 +76,12 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     words: ['restore', 'check'],
-    usage: 'gateway restore check [--from-block <n>] [--json]',
+    usage: 'gateway restore check [--from-block <n>] [--hd-gap <n>] [--json]',
     summary:
       'a restored database against the chain, before the workers start on it: legs paid on chain it holds as unpaid, payouts it does ' +
-      "not know, deposits after its watcher checkpoint, callbacks in the backup's state; exit 0 nothing found, 4 findings, 1 not checked " +
-      "(the owner's DATABASE_URL, CHAIN_RPC_URL, CHAIN_ID, USDC_TOKEN_ADDRESS; docs/operations.md)",
+      "not know, deposits after its watcher checkpoint, wallets created after the backup (with HD_XPUB), callbacks in the backup's " +
+      "state; exit 0 nothing found, 4 findings, 1 not checked (the owner's DATABASE_URL, CHAIN_RPC_URL, CHAIN_ID, USDC_TOKEN_ADDRESS; " +
+      'docs/operations.md)',
     load: async () => (await import('./commands/restore.js')).restoreCheckCommand,
   },
   {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { english, generateMnemonic, generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import {
   defineLocalChain,
   deployTestUsdc,
@@ -14,6 +14,8 @@ import {
   mintTestUsdc,
   readTokenDomain,
   signTransferAuthorization,
+  TemporaryAddressDeriver,
+  xpubFromMnemonic,
 } from '@gateway/chain';
 import { payoutAuthorizationNonce } from '@gateway/domain';
 import { createTestDatabase, runGateway, seedDelivery, seedDeposit, seedPayout, seedWallet, type TestDatabase } from '@gateway/app-testkit';
@@ -31,6 +33,7 @@ let token: Address;
 let scratch: string;
 const restoredDatabase = `gw_restore_check_${randomBytes(5).toString('hex')}`;
 const temporary = privateKeyToAccount(generatePrivateKey());
+const xpub = xpubFromMnemonic(generateMnemonic(english));
 
 function databaseUrl(name: string): string {
   const url = new URL(TEST_DATABASE_URL);
@@ -54,6 +57,7 @@ const env = (databaseUrlOf = db.connectionString) => ({
   CHAIN_RPC_URL: chain.rpcUrl,
   CHAIN_ID: String(chain.chainId),
   USDC_TOKEN_ADDRESS: token,
+  HD_XPUB: xpub,
 });
 
 beforeAll(async () => {
@@ -91,7 +95,7 @@ it('lists what a restored database does not know of the chain, with what to do, 
   };
 
   // A deposit the original gateway saw and planned, its two legs not sent yet; the watcher's checkpoint at the head.
-  const { id: walletId } = await seedWallet(db.pool, { polygonAddress: temporary.address });
+  const { id: walletId } = await seedWallet(db.pool, { polygonAddress: temporary.address, hdIndex: 7 });
   const first = await pay(customer!.privateKey, temporary.address, undefined, 10_000_000n);
   const { id: depositId } = await seedDeposit(db.pool, {
     walletId,
@@ -153,6 +157,9 @@ it('lists what a restored database does not know of the chain, with what to do, 
   await relay(merchant, 9_900_000n, nonceOf('merchant'));
   const platformPaid = await relay(relayer!.address, 100_000n, nonceOf('platform'));
   const second = await pay(customer!.privateKey, temporary.address, undefined, 4_000_000n);
+  // And a wallet created after the backup (HD index 10, above the database's 7) paid into.
+  const lostWallet = new TemporaryAddressDeriver(xpub).addressAt(10n);
+  const intoLost = await pay(customer!.privateKey, lostWallet, undefined, 2_000_000n);
 
   await admin(`CREATE DATABASE "${restoredDatabase}"`);
   await run('pg_restore', ['--exit-on-error', '--single-transaction', `--dbname=${databaseUrl(restoredDatabase)}`, dump]);
@@ -184,13 +191,17 @@ it('lists what a restored database does not know of the chain, with what to do, 
   expect(ofKind('relayer_counter_behind')).toEqual([
     expect.objectContaining({ relayerAddress: relayer!.address.toLowerCase(), chainNonce: expect.any(String) }),
   ]);
-  expect(report.findings).toHaveLength(5);
+  expect(ofKind('wallet_unknown')).toEqual([
+    expect.objectContaining({ temporaryWallet: lostWallet.toLowerCase(), hdIndex: '10', txHash: intoLost.transactionHash }),
+  ]);
+  expect(report.findings).toHaveLength(6);
   expect(Object.keys(report.advice).sort()).toEqual([
     'callback_not_delivered',
     'deposit_after_checkpoint',
     'leg_paid_on_chain',
     'payout_unknown',
     'relayer_counter_behind',
+    'wallet_unknown',
   ]);
 
   // The same for a person: each kind with its count and what to do, then one line per finding.
@@ -199,12 +210,22 @@ it('lists what a restored database does not know of the chain, with what to do, 
   expect(text.stdout).toContain('leg_paid_on_chain (1): the database holds this leg as unpaid but the chain executed its authorization');
   expect(text.stdout).toContain(`deposit_after_checkpoint (1): USDC reached a temporary wallet after the watcher's checkpoint`);
   expect(text.stdout).toContain(`txHash=${second.transactionHash}`);
+  // Without HD_XPUB the lost wallet is not looked for, and the check says so.
+  const { HD_XPUB: _xpub, ...withoutXpub } = env(databaseUrl(restoredDatabase));
+  const blind = await runGateway(['restore', 'check', '--json'], withoutXpub);
+  expect(blind.code).toBe(4);
+  const blindReport = JSON.parse(blind.stdout) as { findings: { kind: string }[]; hdIndexesSearched: unknown };
+  expect(blindReport.hdIndexesSearched).toBeNull();
+  expect(blindReport.findings.map((finding) => finding.kind)).not.toContain('wallet_unknown');
 }, 120_000);
 
 it('refuses a bad --from-block (exit 2) and says so when the chain cannot be read (exit 1)', async () => {
   const usage = await runGateway(['restore', 'check', '--from-block', 'yesterday'], env());
   expect(usage.code).toBe(2);
   expect(usage.stderr).toContain('--from-block is a block number (0 or more)');
+  const gap = await runGateway(['restore', 'check', '--hd-gap', '0'], env());
+  expect(gap.code).toBe(2);
+  expect(gap.stderr).toContain('--hd-gap is a number of HD indexes, 1 to 9999999');
   const unreachable = await runGateway(['restore', 'check'], { ...env(), CHAIN_RPC_URL: 'http://127.0.0.1:9' });
   expect(unreachable.code).toBe(1);
   expect(unreachable.stderr).toMatch(/^gateway restore check: /);

@@ -32,16 +32,19 @@ export interface RestoredDatabaseFacts {
   relayerCounters: { relayerAddress: string; nextNonce: bigint }[];
   /** The newest moment any record was written: the backup's own time, as near as the database can tell it. */
   newestRecordAt: Date | null;
+  /** The highest HD index of a wallet here, or null: wallets created after the backup have higher ones. */
+  highestHdIndex: bigint | null;
 }
 
 export async function restoredDatabaseFacts(pool: Pool, chainId: number, token: string): Promise<RestoredDatabaseFacts> {
-  const { rows } = await pool.query<{ cursor: string | null; oldest: string | null; newest: Date | null }>(
+  const { rows } = await pool.query<{ cursor: string | null; oldest: string | null; newest: Date | null; hd: string | null }>(
     `SELECT (SELECT block_number::text FROM chain_cursors WHERE chain_id = $1 AND token = $2) AS cursor,
             (SELECT min(block_number)::text FROM deposits
               WHERE chain_id = $1 AND status IN ('final', 'forwarding', 'held', 'needs_attention')) AS oldest,
             greatest((SELECT max(seen_at) FROM deposits), (SELECT max(created_at) FROM wallets),
                      (SELECT max(greatest(created_at, delivered_at)) FROM callback_deliveries),
-                     (SELECT max(updated_at) FROM chain_cursors)) AS newest`,
+                     (SELECT max(updated_at) FROM chain_cursors)) AS newest,
+            (SELECT max(hd_index)::text FROM wallets) AS hd`,
     [chainId, token.toLowerCase()],
   );
   const { rows: counters } = await pool.query<{ relayer: string; next: string }>(
@@ -54,6 +57,7 @@ export async function restoredDatabaseFacts(pool: Pool, chainId: number, token: 
     oldestOpenDepositBlock: facts?.oldest ? BigInt(facts.oldest) : null,
     relayerCounters: counters.map((row) => ({ relayerAddress: row.relayer, nextNonce: BigInt(row.next) })),
     newestRecordAt: facts?.newest ?? null,
+    highestHdIndex: facts?.hd ? BigInt(facts.hd) : null,
   };
 }
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { createPublicClient, getAbiItem, http, type Address, type Hex, type Log } from 'viem';
-import { chainIdentitySettings, chainRpcSettings, loadConfig } from '@gateway/config';
+import { chainIdentitySettings, chainRpcSettings, hdPublicKeySettings, loadConfig } from '@gateway/config';
 import {
   knownAuthorizations,
   knownDeposits,
@@ -9,17 +9,20 @@ import {
   undeliveredCallbacks,
   unpaidLegs,
 } from '@gateway/db/cli';
-import { DEFAULT_MAX_BLOCK_RANGE, LogRangeWidth, usdcAbi } from '@gateway/chain';
+import { DEFAULT_MAX_BLOCK_RANGE, LogRangeWidth, TemporaryAddressDeriver, usdcAbi } from '@gateway/chain';
 import { parseCommandArgs, toJson, UsageError, type CliIo } from '../command-kit';
 import { databaseCommandSettings, openDatabase, withDatabase } from '../database';
 
 /** Exit code when the check found something (0: nothing; 1: the check could not run; 2: usage). */
 export const RESTORE_FINDINGS_EXIT_CODE = 4;
+/** HD indexes above the database's highest looked at for wallets created after the backup, unless --hd-gap says otherwise. */
+const DEFAULT_HD_GAP = 10_000;
 
 const restoreCheckSettings = Type.Object({
   ...databaseCommandSettings.properties,
   ...chainIdentitySettings,
   CHAIN_RPC_URL: chainRpcSettings.CHAIN_RPC_URL,
+  HD_XPUB: Type.Optional(hdPublicKeySettings.HD_XPUB),
   MAX_BLOCK_RANGE: Type.Integer({
     default: DEFAULT_MAX_BLOCK_RANGE,
     minimum: 1,
@@ -32,6 +35,7 @@ type FindingKind =
   | 'leg_paid_on_chain'
   | 'payout_unknown'
   | 'deposit_after_checkpoint'
+  | 'wallet_unknown'
   | 'callback_not_delivered'
   | 'relayer_counter_behind';
 
@@ -49,6 +53,11 @@ export const RESTORE_ADVICE: Record<FindingKind, string> = {
   deposit_after_checkpoint:
     "USDC reached a temporary wallet after the watcher's checkpoint: start the chain-watcher, which reads from its cursor and records " +
     'it; settlement pays it, once',
+  wallet_unknown:
+    'a temporary wallet of this gateway (HD_XPUB) above every HD index this database knows moved USDC: a wallet created after the ' +
+    'backup, lost with its merchant and callback. Move the HD index sequence past it before wallet-control starts (docs/operations.md, ' +
+    "step 4), find its shop in wallet-control's logs and have it create the wallet again, and pay what it received by hand (its key " +
+    "is the seed's child at this index)",
   callback_not_delivered:
     "its state is the backup's: the merchant may have had it since. The callback-worker sends it again (pending) or it stays given up " +
     '(failed, refused: gateway callbacks resend). Deliveries written again after the restore carry new delivery ids: merchants ' +
@@ -69,10 +78,13 @@ interface Finding {
  * DATABASE_SCHEMA), CHAIN_RPC_URL, CHAIN_ID, USDC_TOKEN_ADDRESS, MAX_BLOCK_RANGE.
  */
 export async function restoreCheckCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, { 'from-block': { type: 'string' } });
+  const { values, positionals } = parseCommandArgs(args, { 'from-block': { type: 'string' }, 'hd-gap': { type: 'string' } });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
   const fromBlockArg = values['from-block'];
   if (fromBlockArg !== undefined && !/^\d+$/.test(fromBlockArg)) throw new UsageError('--from-block is a block number (0 or more)');
+  const hdGapArg = values['hd-gap'];
+  if (hdGapArg !== undefined && !/^[1-9]\d{0,6}$/.test(hdGapArg)) throw new UsageError('--hd-gap is a number of HD indexes, 1 to 9999999');
+  const hdGap = BigInt(hdGapArg ?? DEFAULT_HD_GAP);
   const config = loadConfig(restoreCheckSettings, io.env);
   const token = config.USDC_TOKEN_ADDRESS.toLowerCase() as Address;
   const client = createPublicClient({ transport: http(config.CHAIN_RPC_URL, { retryCount: 2 }) });
@@ -166,6 +178,30 @@ export async function restoreCheckCommand(args: string[], io: CliIo): Promise<nu
       });
     }
 
+    if (config.HD_XPUB !== undefined) {
+      // Wallets created after the backup have HD indexes above every one here: derive the next ones and
+      // look for them in what the chain did since.
+      const deriver = new TemporaryAddressDeriver(config.HD_XPUB);
+      const first = facts.highestHdIndex === null ? 0n : facts.highestHdIndex + 1n;
+      const lost = new Map<string, bigint>();
+      for (let index = first; index < first + hdGap; index += 1n) lost.set(deriver.addressAt(index).toLowerCase(), index);
+      const moves = [
+        ...transfers.map((log) => ({ address: (log.args.to ?? '').toLowerCase(), log })),
+        ...uses.map((log) => ({ address: (log.args.authorizer ?? '').toLowerCase(), log })),
+      ];
+      for (const { address, log } of moves) {
+        const hdIndex = lost.get(address);
+        if (hdIndex === undefined) continue;
+        findings.push({
+          kind: 'wallet_unknown',
+          temporaryWallet: address,
+          hdIndex,
+          txHash: log.transactionHash,
+          blockNumber: log.blockNumber,
+        });
+      }
+    }
+
     for (const delivery of await undeliveredCallbacks(pool)) findings.push({ kind: 'callback_not_delivered', ...delivery });
 
     for (const counter of facts.relayerCounters) {
@@ -180,6 +216,8 @@ export async function restoreCheckCommand(args: string[], io: CliIo): Promise<nu
       watcherCheckpoint: facts.cursorBlock,
       searchedFromBlock: fromBlock,
       newestRecordAt: facts.newestRecordAt,
+      /** Null without HD_XPUB: wallets created after the backup were not looked for. */
+      hdIndexesSearched: config.HD_XPUB === undefined ? null : { above: facts.highestHdIndex, count: hdGap },
       findings,
       advice: Object.fromEntries([...new Set(findings.map((finding) => finding.kind))].map((kind) => [kind, RESTORE_ADVICE[kind]])),
     };
