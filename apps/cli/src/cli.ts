@@ -195,6 +195,25 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./commands/dust.js')).sweepCommand,
   },
   {
+    words: ['restore', 'check'],
+    usage: 'gateway restore check [--from-block <n>] [--hd-gap <n>] [--json]',
+    summary:
+      'a restored database against the chain, before the workers start on it: legs paid on chain it holds as unpaid, payouts it does ' +
+      "not know, deposits after its watcher checkpoint, wallets created after the backup (with HD_XPUB), callbacks in the backup's " +
+      "state; exit 0 nothing found, 4 findings, 1 not checked (the owner's DATABASE_URL, CHAIN_RPC_URL, CHAIN_ID, USDC_TOKEN_ADDRESS; " +
+      'docs/operations.md)',
+    settings: [...DATABASE, ...names(chainRpcSettings, chainIdentitySettings), 'HD_XPUB'],
+    settingsNote: 'HD_XPUB is optional: without it, wallets created after the backup are not looked for',
+    exitCodes: {
+      0: 'nothing found: the database knows everything the chain shows of it',
+      1: `${notRun("PostgreSQL or the chain's RPC node")}; or CHAIN_RPC_URL answers another chain than CHAIN_ID`,
+      2: USAGE,
+      4: 'findings: each with what to do, on stdout (docs/operations.md, Backups and restores)',
+    },
+    example: 'gateway restore check --json',
+    load: async () => (await import('./commands/restore.js')).restoreCheckCommand,
+  },
+  {
     words: ['queues'],
     usage: 'gateway queues [--json]',
     summary: 'depth by state and the oldest job of each BullMQ queue (REDIS_URL, REDIS_PREFIX)',
@@ -260,7 +279,7 @@ export function helpText(): string {
     '',
     'Settings come from the environment, as the apps read them (DATABASE_URL, REDIS_URL, …); `gateway <command> --help` (or',
     '`gateway <group> --help`, e.g. `gateway callbacks --help`) names the settings, exit codes and an example of each.',
-    'Exit codes: 0 done, 1 not done (the message says why), 2 usage, 3 replan: cancellations not final yet.',
+    'Exit codes: 0 done, 1 not done (the message says why), 2 usage, 3 replan: cancellations not final yet, 4 restore check: findings.',
   ].join('\n');
 }
 

@@ -45,7 +45,27 @@ export interface GatewayStack {
   platformFeeAddress: Address;
   /** Public key (KeyObject) that verifies the callback signatures. */
   callbackPublicKey: ReturnType<typeof generateKeyPairSync>['publicKey'];
+  /** The workers as processes of their own: started (again) on demand, also on another database (a restored one). */
+  workers: StackWorkers;
   stop(): Promise<void>;
+}
+
+/** The apps a test may hold back at boot, stop and start again. */
+export type StackWorker = 'chain-watcher' | 'settlement-worker' | 'callback-worker';
+
+/** Where a worker started again keeps its records and its work in flight, when not the stack's own. */
+export interface WorkerTarget {
+  /** Each app's login user's URL of that database (ensureAppLoginUsers). */
+  databaseUrls: Record<StackWorker, string>;
+  schema: string;
+  redisPrefix: string;
+}
+
+export interface StackWorkers {
+  /** Starts `worker` (on `target`, else the stack's database and Redis prefix); resolves when its /readyz answers. */
+  start(worker: StackWorker, target?: WorkerTarget): Promise<void>;
+  /** SIGTERM to every running process of `worker`; resolves when they have exited. */
+  stop(worker: StackWorker): Promise<void>;
 }
 
 function waitUntilReady(url: string): Promise<true> {
@@ -93,6 +113,8 @@ export interface GatewayStackOptions {
   fronts?: boolean;
   /** Settings added to (or replacing) an app's. */
   settings?: Partial<Record<GatewayApp, Record<string, string>>>;
+  /** Workers not started at boot (`workers.start` starts them later), e.g. settlement held until a backup is taken. */
+  held?: StackWorker[];
 }
 
 /** Replicas beside the first: started, routed to and stopped one by one, as a rolling update does. */
@@ -218,11 +240,14 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
 
   const running = new Map<GatewayApp, Replica[]>(GATEWAY_APPS.map((app) => [app, []]));
   const fronts = new Map<GatewayApp, Front>();
-  const launch = async (app: GatewayApp, release: AppRelease, publicPort?: number): Promise<Replica> => {
+  const launch = async (app: GatewayApp, release: AppRelease, publicPort?: number, target?: WorkerTarget): Promise<Replica> => {
     const metricsPort = await findFreePort();
     const port = API_APPS.has(app) ? (publicPort ?? (await findFreePort())) : undefined;
     const child = spawnNode(release.root, [...appNodeArguments(app, release.runtime), join(release.root, appEntry(app, release.runtime))], {
       ...settings[app],
+      ...(target && !API_APPS.has(app)
+        ? { DATABASE_URL: target.databaseUrls[app as StackWorker], DATABASE_SCHEMA: target.schema, REDIS_PREFIX: target.redisPrefix }
+        : {}),
       METRICS_PORT: String(metricsPort),
       ...(port === undefined ? {} : { PORT: String(port) }),
     });
@@ -247,8 +272,9 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
   const stopReplica = async (replica: Replica, graceMs = 30_000) => stopProcess(replica.child, graceMs);
 
   const startRelease = options.release ?? THIS_CHECKOUT;
+  const held = new Set<GatewayApp>(options.held ?? []);
   const first = await Promise.all(
-    GATEWAY_APPS.map((app) => {
+    GATEWAY_APPS.filter((app) => !held.has(app)).map((app) => {
       const publicPort = app === 'wallet-control' || app === 'payment-redirect' ? publicPorts[app] : undefined;
       return launch(app, startRelease, options.fronts ? undefined : publicPort);
     }),
@@ -308,6 +334,14 @@ export async function startGatewayStack(label: string, options: GatewayStackOpti
     },
     stopReplica,
     settings: (app) => ({ ...common, ...settings[app] }),
+    workers: {
+      async start(worker, target) {
+        await ready(await launch(worker, THIS_CHECKOUT, undefined, target));
+      },
+      async stop(worker) {
+        await Promise.all((running.get(worker) ?? []).map((replica) => stopReplica(replica)));
+      },
+    },
   };
 }
 

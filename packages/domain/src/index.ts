@@ -24,6 +24,7 @@ export * from './decline-kinds';
 export * from './dust-policy';
 export * from './payout-plan';
 export * from './hand-payout';
+export * from './payout-authorization-nonce';
 export * from './own-wallets';
 export * from './callback-retry-schedule';
 export * from './callback-attempt-policy';

@@ -1,6 +1,5 @@
 import type { Address } from 'viem';
-import { payoutPlan, type PlannedLeg } from '@gateway/domain';
-import { randomAuthorizationNonce } from '@gateway/chain';
+import { payoutAuthorizationNonce, payoutPlan, type PlannedLeg } from '@gateway/domain';
 import type { NewPayoutLeg, SettlementDeposit } from '@gateway/db/settlement-worker';
 
 export interface PayoutPlannerSettings {
@@ -27,25 +26,33 @@ export function depositPlan(
 }
 
 /**
- * The legs of one payout out of a deposit's temporary wallet (depositPlan), each with a fresh
- * random EIP-3009 nonce. The settlement worker plans with it, and so does gateway dust sweep.
+ * The legs of the first payout plan of a deposit out of its temporary wallet (depositPlan), each
+ * with the EIP-3009 nonce its identity gives (payoutAuthorizationNonce, generation 0): planned again
+ * from a restored backup, a leg meets the nonce the chain already executed. The settlement worker
+ * plans with it, and so does gateway dust sweep.
  */
 export class PayoutPlanner {
   constructor(private readonly settings: PayoutPlannerSettings) {}
 
   legs(deposit: SettlementDeposit, payable: bigint): NewPayoutLeg[] {
-    return this.legsOf(depositPlan(deposit, this.settings.platformFeeAddress, payable));
+    return this.legsOf(deposit, depositPlan(deposit, this.settings.platformFeeAddress, payable));
   }
 
-  /** The rows of a plan already derived (the settlement round's, computed once). */
-  legsOf(plan: readonly PlannedLeg[]): NewPayoutLeg[] {
+  /** The rows of a plan of `deposit` already derived (the settlement round's, computed once). */
+  legsOf(deposit: SettlementDeposit, plan: readonly PlannedLeg[]): NewPayoutLeg[] {
     const validBefore = BigInt(Math.floor(Date.now() / 1000) + this.settings.authorizationValiditySeconds);
     return plan.map((leg) => ({
       leg: leg.kind,
       fromAddress: leg.from,
       toAddress: leg.to,
       amount: leg.amount,
-      authorizationNonce: randomAuthorizationNonce(),
+      authorizationNonce: payoutAuthorizationNonce({
+        chainId: deposit.chainId,
+        depositTxHash: deposit.txHash,
+        depositLogIndex: deposit.logIndex,
+        leg: leg.kind,
+        generation: 0,
+      }),
       validBefore,
     }));
   }

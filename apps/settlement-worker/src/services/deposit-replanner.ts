@@ -1,5 +1,5 @@
 import { getAddress, parseTransaction, type Address, type Hash, type Hex, type LocalAccount } from 'viem';
-import { encodeCancelAuthorization, randomAuthorizationNonce, signCancelAuthorization } from '@gateway/chain';
+import { encodeCancelAuthorization, signCancelAuthorization } from '@gateway/chain';
 import type {
   NewPayoutLeg,
   PayoutLegRow,
@@ -8,7 +8,7 @@ import type {
   SettlementDeposit,
   SettlementRepository,
 } from '@gateway/db/settlement-worker';
-import type { PayoutLegKind, PlannedLeg } from '@gateway/domain';
+import { payoutAuthorizationNonce, type PayoutLegKind, type PlannedLeg } from '@gateway/domain';
 import type { PayoutFinality } from '../legs/payout-finality';
 import { depositPlan } from '../legs/payout-planner';
 import type { RecordedBroadcast, LegTokenCall, RelayerOutbox } from '../chain/relayer-outbox';
@@ -109,7 +109,7 @@ export class DepositReplanner {
     }
     const cancelled = old.filter((_, i) => ends[i] === 'cancelled');
     const plan = depositPlan(deposit, settings.platformFeeAddress);
-    const replaced = cancelled.flatMap((leg) => this.newLeg(leg, plan) ?? []);
+    const replaced = cancelled.flatMap((leg) => this.newLeg(deposit, legs, leg, plan) ?? []);
     if (
       !(await settlements.replan(
         depositId,
@@ -230,9 +230,16 @@ export class DepositReplanner {
 
   /**
    * The leg of the new plan taking over from `old`: the plan's leg of the same kind (recipient and
-   * amount from the wallet's terms now), a fresh nonce; undefined when the terms have no such leg.
+   * amount from the wallet's terms now), under the nonce of the next generation of its kind (one per
+   * leg of that kind the deposit had: a new nonce, and the same one again if this replan is redone on
+   * a restored backup); undefined when the terms have no such leg.
    */
-  private newLeg(old: PayoutLegRow, plan: readonly PlannedLeg[]): NewPayoutLeg | undefined {
+  private newLeg(
+    deposit: SettlementDeposit,
+    legsOfDeposit: readonly PayoutLegRow[],
+    old: PayoutLegRow,
+    plan: readonly PlannedLeg[],
+  ): NewPayoutLeg | undefined {
     const planned = plan.find((leg) => leg.kind === old.leg);
     if (!planned) return undefined;
     return {
@@ -240,7 +247,13 @@ export class DepositReplanner {
       fromAddress: planned.from,
       toAddress: planned.to,
       amount: planned.amount,
-      authorizationNonce: randomAuthorizationNonce(),
+      authorizationNonce: payoutAuthorizationNonce({
+        chainId: deposit.chainId,
+        depositTxHash: deposit.txHash,
+        depositLogIndex: deposit.logIndex,
+        leg: planned.kind,
+        generation: legsOfDeposit.filter((leg) => leg.leg === old.leg).length,
+      }),
       validBefore: BigInt(Math.floor(Date.now() / 1000) + this.deps.settings.authorizationValiditySeconds),
       replacesPayoutId: old.id,
     };

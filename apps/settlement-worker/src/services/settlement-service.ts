@@ -57,7 +57,7 @@ export class DepositNotFound extends Error {
  *     BullMQ's job id = deposit id); each state change is also guarded by the status it starts from.
  *  2. Planning, before anything is signed, is one database transaction: the deposit goes
  *     final -> forwarding and its legs are written from its wallet's terms (depositPlan), each with
- *     a fresh random EIP-3009 nonce and validBefore. A deposit below the dust threshold, or whose
+ *     the EIP-3009 nonce its identity gives (payoutAuthorizationNonce) and a validBefore. A deposit below the dust threshold, or whose
  *     platform fee is worth less than the gas of its payout, goes final -> held instead.
  *  3. A round reads the deposit and its legs once (DepositRound), derives the plan from the
  *     wallet's terms again (once), and moves each unconfirmed leg one step with PayoutLegDriver (see
@@ -170,7 +170,7 @@ export class SettlementService {
       return 'held';
     }
     const plan = depositPlan(deposit, settings.platformFeeAddress, payout.payable);
-    const legs = this.planner.legsOf(plan);
+    const legs = this.planner.legsOf(deposit, plan);
     const gas = await this.deps.costing.weigh(legs);
     if (gas && !gas.covered) {
       await this.hold(deposit, 'below_gas_cost', {

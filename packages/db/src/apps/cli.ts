@@ -11,3 +11,4 @@ export * from '../callback-resend';
 export * from '../repositories/settlement-repository';
 export * from '../repositories/ledger-repository';
 export * from '../ledger-export';
+export * from '../restore-check';

@@ -22,6 +22,8 @@ export interface SettlementDeposit {
   id: string;
   chainId: number;
   txHash: string;
+  /** Its Transfer's log index: with chainId and txHash, what names the deposit on chain (and in a restored database). */
+  logIndex: number;
   blockNumber: bigint;
   amount: bigint;
   status: DepositStatus;
@@ -151,8 +153,8 @@ export class SettlementRepository {
       }
     >({
       name: 'settlement-deposit',
-      text: `SELECT d.id::text AS "id", d.chain_id AS "chainId", d.tx_hash AS "txHash", d.block_number::text AS "blockNumber",
-                    d.amount::text AS amount, d.status, w.id::text AS "walletId", w.hd_index::text AS "hdIndex",
+      text: `SELECT d.id::text AS "id", d.chain_id AS "chainId", d.tx_hash AS "txHash", d.log_index AS "logIndex",
+                    d.block_number::text AS "blockNumber", d.amount::text AS amount, d.status, w.id::text AS "walletId", w.hd_index::text AS "hdIndex",
                     w.polygon_address AS "temporaryAddress", w.payout_address AS "payoutAddress",
                     w.affiliate_address AS "affiliateAddress", w.affiliate_fee_bps AS "affiliateFeeBps",
                     w.platform_fee_bps AS "platformFeeBps", d.token,
