@@ -5,16 +5,20 @@
 // the compiled ones) offer the five providers that quote (Stripe, Transak, MoonPay, Banxa, Mercuryo),
 // pointed at a local fake of their price APIs that answers each call after BENCH_PROVIDER_LATENCY_MS
 // (300 ms), and four that are priced from their documented fees (UTORG, Unlimit, Swipelux, the
-// sandbox). Customers load the page as a browser does; the time to first byte is measured
-// (undici resolves a request when the answer's head arrives).
-// - cold: each page an order amount no customer has loaded, so every quoting row waits for its
-//   provider's price (the five asked in parallel);
-// - a crowd on one new amount: many customers at once on a band nobody has asked for: the page
-//   still asks each provider once;
-// - cached: many customers on amounts whose quotes are cached;
-// - baseline, in the same run: a second payment-redirect whose nine rows are all priced from
-//   documented fees (the five quoting providers left out), as the page was before quotes.
+// sandbox), beside every other provider played by the sandbox (a local stack's page: 25 rows). Customers
+// load the page as a browser does, each sent on schedule whatever the others' answers (an open loop:
+// a slow page does not slow the arrivals, as it would not in a shop), and the time to first byte is
+// measured (undici resolves a request when the answer's head arrives).
+// - cold: each page an order amount no customer has loaded (BENCH_COLD_RATE a second), so every
+//   quoting row waits for its provider's price (the five asked in parallel);
+// - a crowd on one new amount: BENCH_CROWD customers at the same moment on a band nobody has asked
+//   for: the page still asks each provider once;
+// - cached: BENCH_PAGE_RATE pages a second on amounts whose quotes are cached;
+// - baseline, in the same run and at the same rate: a second payment-redirect where the five quoting
+//   providers are played by the sandbox too, so its 25 rows are all priced from documented fees, as
+//   the page was before quotes.
 // `pnpm bench:checkout-page`; results in bench/results/checkout-page.json. BENCH_SMOKE=1: a few pages.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, appCommand, benchRuntime, describeMachine, newBenchRun, removeBenchRun } from './bench-apps';
@@ -27,11 +31,11 @@ const RUNTIME = benchRuntime();
 const RESULTS_FILE = resultsFile('checkout-page.json');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const COLD_PAGES = benchInt('BENCH_COLD_PAGES', 100, 5);
-const COLD_CONCURRENCY = benchInt('BENCH_COLD_CONCURRENCY', 10, 2);
-const CROWD = benchInt('BENCH_CROWD', 200, 10);
-const CACHED_PAGES = benchInt('BENCH_CACHED_PAGES', 4000, 40);
+const COLD_RATE = benchInt('BENCH_COLD_RATE', 5, 5);
+const CROWD = benchInt('BENCH_CROWD', 50, 10);
+const CACHED_PAGES = benchInt('BENCH_CACHED_PAGES', 1800, 40);
 const CACHED_AMOUNTS = benchInt('BENCH_CACHED_AMOUNTS', 20, 3);
-const CONCURRENCY = benchInt('BENCH_CONCURRENCY', 50, 5);
+const PAGE_RATE = benchInt('BENCH_PAGE_RATE', 30, 20);
 const LATENCY_MS = benchInt('BENCH_PROVIDER_LATENCY_MS', 300, 300, 0);
 /** Long enough that no cached quote expires during a run: "every quote cached" is the condition measured. */
 const QUOTE_CACHE_MS = 600_000;
@@ -44,7 +48,8 @@ interface Measurement {
   id: string;
   title: string;
   pages: number;
-  concurrency: number;
+  /** How the pages arrived: so many a second, each sent on schedule whatever the others' answers (an open loop), or all at once. */
+  arrival: string;
   ttfbMs: { p50: number; p90: number; p99: number; max: number };
   /** Price calls made during the scenario, and the calls it must make: one per quoting provider and new band. */
   quoteCalls: { made: number; expected: number; byProvider: Record<string, number> };
@@ -104,7 +109,7 @@ async function main(): Promise<void> {
         target: `p99 < ${COLD_P99_TARGET_MS} ms`,
         p99TargetMs: COLD_P99_TARGET_MS,
         newBands: coldAmounts.length,
-        concurrency: COLD_CONCURRENCY,
+        pagesPerSecond: COLD_RATE,
       },
       page,
       coldAmounts.map((amount, i) => ({ amount, address: addresses[i % addresses.length]! })),
@@ -118,7 +123,7 @@ async function main(): Promise<void> {
         target: `p99 < ${COLD_P99_TARGET_MS} ms, one quote call per provider`,
         p99TargetMs: COLD_P99_TARGET_MS,
         newBands: 1,
-        concurrency: CROWD,
+        pagesPerSecond: 'all at once',
       },
       page,
       Array.from({ length: CROWD }, (_, i) => ({ amount: crowdAmount, address: addresses[i % addresses.length]! })),
@@ -138,7 +143,7 @@ async function main(): Promise<void> {
         target: `p99 < ${CACHED_P99_TARGET_MS} ms, no quote call`,
         p99TargetMs: CACHED_P99_TARGET_MS,
         newBands: 0,
-        concurrency: CONCURRENCY,
+        pagesPerSecond: PAGE_RATE,
       },
       page,
       cachedLoads,
@@ -151,7 +156,7 @@ async function main(): Promise<void> {
         title: 'baseline: the same load, every row priced from documented fees (no quote API)',
         target: 'the page before quotes, for comparison',
         newBands: 0,
-        concurrency: CONCURRENCY,
+        pagesPerSecond: PAGE_RATE,
       },
       baselinePage,
       cachedLoads,
@@ -166,11 +171,11 @@ async function main(): Promise<void> {
     machine,
     settings: {
       coldPages: COLD_PAGES,
-      coldConcurrency: COLD_CONCURRENCY,
+      coldPagesPerSecond: COLD_RATE,
       crowd: CROWD,
       cachedPages: CACHED_PAGES,
       cachedAmounts: CACHED_AMOUNTS,
-      concurrency: CONCURRENCY,
+      pagesPerSecond: PAGE_RATE,
       providerLatencyMs: LATENCY_MS,
       quoteCacheMs: QUOTE_CACHE_MS,
       runtime: RUNTIME,
@@ -247,14 +252,20 @@ interface ScenarioSpec {
   p99TargetMs?: number;
   /** Bands of amounts no page has asked for before this scenario: one call per quoting provider each. */
   newBands: number;
-  concurrency: number;
+  pagesPerSecond: number | 'all at once';
 }
 
-/** Loads every page, `spec.concurrency` at a time, timing each to its first byte, and counts the quote calls meanwhile. */
+/** Loads every page as they arrive, timing each to its first byte, and counts the quote calls meanwhile. */
 async function measure(spec: ScenarioSpec, service: Service, loads: PageLoad[]): Promise<Measurement> {
   process.stdout.write(`${spec.title} … `);
   const callsBefore = quoteCallsByProvider();
-  const results = await runConcurrently(loads.length, spec.concurrency, (i) => loadPage(service, loads[i]!));
+  const rate = spec.pagesPerSecond;
+  const results = await Promise.all(
+    loads.map(async (load, i) => {
+      if (rate !== 'all at once') await sleep((i * 1000) / rate);
+      return loadPage(service, load);
+    }),
+  );
   assertRunning(service);
   const callsAfter = quoteCallsByProvider();
   const byProvider = Object.fromEntries(QUOTING.map((provider) => [provider, callsAfter[provider] - callsBefore[provider]]));
@@ -278,7 +289,7 @@ async function measure(spec: ScenarioSpec, service: Service, loads: PageLoad[]):
     id: spec.id,
     title: spec.title,
     pages: loads.length,
-    concurrency: spec.concurrency,
+    arrival: rate === 'all at once' ? rate : `${rate} a second`,
     ttfbMs: latency,
     quoteCalls: { made, expected, byProvider },
     quotedRows,
@@ -305,17 +316,6 @@ async function loadPage(service: Service, { amount, address }: PageLoad): Promis
   return { ttfbMs, quotedRows: (html.match(/Shop receives (?!about)/g) ?? []).length };
 }
 
-/** `count` tasks, at most `concurrency` at a time; results in task order. */
-async function runConcurrently<T>(count: number, concurrency: number, task: (index: number) => Promise<T>): Promise<T[]> {
-  const results: T[] = new Array(count);
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < count; index = next++) results[index] = await task(index);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
-  return results;
-}
-
 function printTable(measurements: Measurement[]): void {
   const header = [
     'scenario',
@@ -331,7 +331,7 @@ function printTable(measurements: Measurement[]): void {
   ];
   const rows = measurements.map((m) => [
     m.title,
-    `${m.pages} (${m.concurrency} at a time)`,
+    `${m.pages} (${m.arrival})`,
     String(m.ttfbMs.p50),
     String(m.ttfbMs.p90),
     String(m.ttfbMs.p99),
