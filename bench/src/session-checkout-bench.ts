@@ -14,7 +14,8 @@ import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, describeMachine } from './bench-apps';
 import { findFreePort } from '@gateway/testkit';
 import { benchInt, resultsFile, writeResults } from './bench-mode';
-import { FAKE_STRIPE, FAKE_TRANSAK, type SessionProviderFake, startSessionProviderFake } from './session-provider-fake';
+import { FAKE_STRIPE, FAKE_TRANSAK } from './price-api-fake';
+import { type SessionProviderFake, startSessionProviderFake } from './session-provider-fake';
 import { assertRunning, runBench, startService } from './bench-services';
 
 const RUNTIME = benchRuntime();

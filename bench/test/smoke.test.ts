@@ -23,6 +23,7 @@ const BENCHES: Record<string, string> = {
   'session-checkout-bench.ts': 'sessions.json',
   'new-wallet-fairness-bench.ts': 'new-wallet-fairness.json',
   'ledger-export-bench.ts': 'ledger.json',
+  'checkout-page-bench.ts': 'checkout-page.json',
 };
 // Seconds a smoke run took here (2 cores shared, load average ~6): 1–13; the limit leaves room for a
 // busier CI machine running another test file beside this one.

@@ -1,8 +1,9 @@
 // The hosted checkout's rows (issue 32) in a real browser (Debian's Chromium): quoted prices, what
 // the shop receives, methods and time, the "More providers" disclosure opened and closed without
 // JavaScript, and a provider marked as not serving the customer's country. payment-redirect runs
-// in-process here with a quote service and a customer country given as the app's ports (the real
-// ones are wired by the lead); everything else is the page production serves.
+// in-process here with a quote service and a customer country given as the app's ports, so each
+// row's figures are known (checkout-circuit.test.ts runs the live ones); everything else is the page
+// production serves.
 // Screenshots: e2e/artifacts/checkout-rows-*.png (git-ignored).
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
@@ -40,7 +41,7 @@ const ports: CheckoutPorts = {
       return quote;
     },
   },
-  // The proxy's header, as the lead's trusted-proxy setting will name it.
+  // The proxy's header, as CUSTOMER_COUNTRY_HEADER names it in production.
   customerCountry: (headers) => (typeof headers['x-test-country'] === 'string' ? headers['x-test-country'] : undefined),
 };
 

@@ -5,6 +5,7 @@ import type { AdapterContext, CheckoutOrder, AdapterDescriptor, ProviderMode } f
 import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlWithQuery } from '../../support/checkout-url';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { banxaBuyQuote } from './banxa-quote';
@@ -69,6 +70,7 @@ const settings = Type.Object({
     description: "HMAC credentials' key: the key named in a webhook's Authorization (not the v2 API key)",
   }),
   HMAC_SECRET: secretSetting({ pattern: '^\\S{8,256}$' }, "HMAC credentials' secret: Banxa signs webhooks with it"),
+  API_URL: apiUrlSetting('API host of quotes and Get Order; default https://api.banxa.com, https://api.banxa-sandbox.com in test mode'),
 });
 export type BanxaSettings = Static<typeof settings>;
 
@@ -148,7 +150,8 @@ export const banxa = defineProvider({
   descriptor,
   create(values, context) {
     const webhookPath = new URL(context.webhookUrl).pathname;
-    const quoteRequest = { apiHost: API_HOSTS[context.mode], partnerRef: values.PARTNER_REF, apiKey: values.API_KEY };
+    const apiHost = apiUrlOf(values.API_URL, API_HOSTS[context.mode]);
+    const quoteRequest = { apiHost, partnerRef: values.PARTNER_REF, apiKey: values.API_KEY };
     const adapter = urlCheckoutAdapter(
       descriptor,
       context,
@@ -197,7 +200,7 @@ function nonceTime(nonce: string): [string, 'seconds' | 'milliseconds'] {
 }
 
 async function getBanxaOrder(context: AdapterContext, values: BanxaSettings, orderId: string): Promise<unknown> {
-  const url = `${API_HOSTS[context.mode]}/${encodeURIComponent(values.PARTNER_REF)}/v2/orders/${encodeURIComponent(orderId)}`;
+  const url = `${apiUrlOf(values.API_URL, API_HOSTS[context.mode])}/${encodeURIComponent(values.PARTNER_REF)}/v2/orders/${encodeURIComponent(orderId)}`;
   const response = await context.http.request({
     method: 'GET',
     url,

@@ -4,6 +4,7 @@ import { hmacSha256, safeEqual, sha512, singleHeader } from '../../support/signi
 import { textAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { urlWithQuery } from '../../support/checkout-url';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { MERCURYO_API_HOSTS, mercuryoBuyRate } from './mercuryo-quote';
 import { mercuryoWebhookEvent } from './mercuryo-webhook';
@@ -60,6 +61,7 @@ const settings = Type.Object({
     { pattern: '^\\S{8,256}$' },
     "the widget's callback Sign Key (Dashboard → Widgets → the widget), verifies X-Signature on callbacks",
   ),
+  API_URL: apiUrlSetting('API host of the buy rate; default https://api.mercuryo.io, https://sandbox-api.mrcr.io in test mode'),
 });
 
 export const MERCURYO_SIGNATURE_HEADER = 'x-signature';
@@ -96,7 +98,11 @@ const descriptor: AdapterDescriptor<typeof settings> = {
 export const mercuryo = defineProvider({
   descriptor,
   create(values, context) {
-    const rate = { apiHost: MERCURYO_API_HOSTS[context.mode], widgetId: values.WIDGET_ID, network: MERCURYO_POLYGON_NETWORK };
+    const rate = {
+      apiHost: apiUrlOf(values.API_URL, MERCURYO_API_HOSTS[context.mode]),
+      widgetId: values.WIDGET_ID,
+      network: MERCURYO_POLYGON_NETWORK,
+    };
     const adapter = urlCheckoutAdapter(
       descriptor,
       context,

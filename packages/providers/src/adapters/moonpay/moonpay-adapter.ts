@@ -14,9 +14,10 @@ import type {
 import { hmacSha256, refuseStale, safeEqual, singleHeader } from '../../support/signing';
 import { jsonAcknowledgement } from '../../support/webhook-acknowledgement';
 import { urlWithQuery } from '../../support/checkout-url';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
-import { moonpayBuyQuote } from './moonpay-quote';
+import { MOONPAY_API_HOST, moonpayBuyQuote } from './moonpay-quote';
 import { moonpayTransactionStatus } from './moonpay-status';
 import { moonpayWebhookEvent } from './moonpay-webhook';
 import { countriesNotFound } from '../../support/choice-facts';
@@ -59,6 +60,7 @@ const settings = Type.Object({
     { pattern: '^\\S{8,256}$' },
     'webhook API key (Dashboard → Developers → Webhooks), verifies Moonpay-Signature-V2; at least 32 characters in production',
   ),
+  API_URL: apiUrlSetting('API host of the buy quote and transaction look-ups; default https://api.moonpay.com'),
 });
 
 export const MOONPAY_SIGNATURE_HEADER = 'moonpay-signature-v2';
@@ -188,6 +190,7 @@ export function createMoonpayAdapter(
     // MoonPay takes any 2xx.
     return { ...moonpayWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
   };
+  const apiHost = apiUrlOf(values.API_URL, MOONPAY_API_HOST);
   return {
     ...urlCheckoutAdapter(
       providerDescriptor,
@@ -195,8 +198,8 @@ export function createMoonpayAdapter(
       (order, host) => signedMoonpayUrl(host, values.API_KEY, values.SECRET_KEY, order, paymentMethod),
       verifyWebhook,
     ),
-    quote: (order, { signal }) => moonpayBuyQuote(context.http, { apiKey: values.API_KEY, paymentMethod }, order, signal),
-    status: (query, { signal }) => moonpayTransactionStatus(context.http, values.API_KEY, query, signal),
+    quote: (order, { signal }) => moonpayBuyQuote(context.http, { apiHost, apiKey: values.API_KEY, paymentMethod }, order, signal),
+    status: (query, { signal }) => moonpayTransactionStatus(context.http, { apiHost, apiKey: values.API_KEY }, query, signal),
   };
 }
 

@@ -34,6 +34,8 @@ const USDC_POLYGON = 'usdc_polygon';
 const MOONPAY = 'MoonPay';
 
 export interface MoonpayQuoteRequest {
+  /** MOONPAY_API_HOST unless the API_URL setting names another (a fake, an egress proxy). */
+  apiHost: string;
   /** The publishable key, pk_live_… or pk_test_… (the latter selects MoonPay's sandbox). */
   apiKey: string;
   /** As in the widget URL: `credit_debit_card`, or `interac` for Interac e-Transfer. */
@@ -42,11 +44,11 @@ export interface MoonpayQuoteRequest {
 
 export async function moonpayBuyQuote(
   http: ProviderHttpClient,
-  { apiKey, paymentMethod }: MoonpayQuoteRequest,
+  { apiHost, apiKey, paymentMethod }: MoonpayQuoteRequest,
   order: Pick<CheckoutOrder, 'amount' | 'currency'>,
   signal: AbortSignal,
 ): Promise<ProviderQuote> {
-  const url = urlWithQuery(new URL(`/v3/currencies/${USDC_POLYGON}/buy_quote`, MOONPAY_API_HOST), {
+  const url = urlWithQuery(new URL(`/v3/currencies/${USDC_POLYGON}/buy_quote`, apiHost), {
     apiKey,
     baseCurrencyCode: order.currency.toLowerCase(),
     baseCurrencyAmount: order.amount,

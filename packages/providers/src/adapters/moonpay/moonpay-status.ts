@@ -1,6 +1,5 @@
 import type { ProviderStatusQuery, ProviderWebhookEvent } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
-import { MOONPAY_API_HOST } from './moonpay-quote';
 import { moonpayTransactionEvent } from './moonpay-webhook';
 import { lookupAnswer } from '../../support/session-call';
 
@@ -19,11 +18,11 @@ import { lookupAnswer } from '../../support/session-call';
  */
 export async function moonpayTransactionStatus(
   http: ProviderHttpClient,
-  apiKey: string,
+  { apiHost, apiKey }: { apiHost: string; apiKey: string },
   query: ProviderStatusQuery,
   signal: AbortSignal,
 ): Promise<ProviderWebhookEvent | null> {
-  const url = new URL(`/v1/transactions/ext/${encodeURIComponent(query.paymentId)}`, MOONPAY_API_HOST);
+  const url = new URL(`/v1/transactions/ext/${encodeURIComponent(query.paymentId)}`, apiHost);
   url.searchParams.append('apiKey', apiKey);
   const response = await http.request({
     method: 'GET',
