@@ -1,4 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 // The gateway's version is set in one place, the root package.json (`pnpm version:set`, which writes
@@ -17,4 +19,30 @@ it('every manifest of the gateway carries the root version, and CHANGELOG.md has
   // Out of step: `pnpm version:set <version>`.
   expect(folders.filter((folder) => versionOf(folder) !== version)).toEqual([]);
   expect(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')).toMatch(new RegExp(`^## ${version.replaceAll('.', '\\.')}\\b`, 'm'));
+});
+
+it('`pnpm version:set` also retags every gateway image in the compose files and the Kubernetes overlays', () => {
+  // On a copy of the files it writes, so the checkout keeps its version.
+  const copy = mkdtempSync(join(tmpdir(), 'version-set-'));
+  try {
+    const files = [
+      'package.json',
+      'docker-compose.yml',
+      'docker-compose.production.yml',
+      'infra/k8s/overlays/production/kustomization.yaml',
+      'infra/k8s/overlays/production-migration/kustomization.yaml',
+      'scripts/set-version.mjs',
+    ];
+    for (const file of files) cpSync(join(ROOT, file), join(copy, file), { recursive: true });
+    for (const group of ['apps', 'packages', 'infra']) mkdirSync(join(copy, group), { recursive: true });
+    execFileSync(process.execPath, [join(copy, 'scripts', 'set-version.mjs'), '9.8.7'], { stdio: 'pipe' });
+    const tags = files
+      .filter((file) => /\.ya?ml$/.test(file))
+      .flatMap((file) => [...readFileSync(join(copy, file), 'utf8').matchAll(/gateway\/[a-z-]+(?::|,\s*newTag:\s*)([^\s}]+)/g)])
+      .map((match) => match[1]);
+    expect(tags.length).toBeGreaterThan(20);
+    expect(new Set(tags)).toEqual(new Set(['9.8.7']));
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
 });
