@@ -43,7 +43,19 @@ describe('docker-compose.yml (the local stack)', () => {
       expect(local.services[app]).toMatchObject({ build: { args: { APP: app } }, image: `gateway/${app}:0.1.0`, read_only: true });
     }
     expect(Object.keys(local.services).sort()).toEqual(
-      [...APPS, 'chain', 'demo-merchant', 'demo-order', 'init', 'postgres', 'redis', 'redis-acl', 'prometheus', 'grafana'].sort(),
+      [
+        ...APPS,
+        'chain',
+        'demo-merchant',
+        'demo-order',
+        'init',
+        'postgres',
+        'redis',
+        'redis-acl',
+        'prometheus',
+        'alertmanager',
+        'grafana',
+      ].sort(),
     );
     expect(local.services['redis-acl']!.build?.target).toBe('cli');
     expect(local.services.chain!.build?.target).toBe('local-chain');
@@ -62,16 +74,19 @@ describe('docker-compose.yml (the local stack)', () => {
     for (const app of APPS) expect(Object.keys(local.services[app]!.depends_on ?? {})).toContain('init');
   });
 
-  it('runs Prometheus (the rules, the compose scrape config) and Grafana (the dashboard) only under the observability profile', () => {
+  it('runs Prometheus (the rules, the compose scrape config), Alertmanager (its routing) and Grafana (the dashboard) only under the observability profile', () => {
     const observability = Object.entries(local.services).filter(([, service]) => service.profiles?.includes('observability'));
-    expect(observability.map(([name]) => name).sort()).toEqual(['grafana', 'prometheus']);
+    expect(observability.map(([name]) => name).sort()).toEqual(['alertmanager', 'grafana', 'prometheus']);
+    expect(local.services.alertmanager!.volumes).toContain('./infra/alertmanager:/etc/alertmanager:ro');
     expect(local.services.prometheus!.command).toEqual(['--config.file=/etc/prometheus/prometheus.compose.yml']);
     expect(local.services.prometheus!.volumes).toEqual(['./infra/prometheus:/etc/prometheus:ro']);
     expect(local.services.grafana!.volumes).toEqual([
       './infra/grafana/provisioning:/etc/grafana/provisioning:ro',
       './infra/grafana/dashboards:/var/lib/grafana/dashboards:ro',
     ]);
-    for (const [, service] of Object.entries(local.services).filter(([name]) => !['grafana', 'prometheus'].includes(name))) {
+    for (const [, service] of Object.entries(local.services).filter(
+      ([name]) => !['alertmanager', 'grafana', 'prometheus'].includes(name),
+    )) {
       expect(service.profiles).toBeUndefined();
     }
   });
