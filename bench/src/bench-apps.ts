@@ -1,6 +1,7 @@
 // What the benches that start the API apps share: their settings and how they are started, from
 // TypeScript sources (tsx, as `pnpm dev` and the tests) or from the compiled dist/ (as the images).
 import { existsSync, readFileSync } from 'node:fs';
+import { request } from 'undici';
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -107,4 +108,16 @@ export async function describeMachine(admin: Pool) {
     postgres: `PostgreSQL ${rows[0]?.version ?? 'unknown'}`,
     loadAverage: loadavg().map((load) => Number(load.toFixed(2))),
   };
+}
+
+/** The payout address every bench's wallets pay out to. */
+const BENCH_PAYOUT_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
+
+/** Create Wallet for a shop's order `order` (its callback names it): the wallet's address_in. */
+export async function createShopWallet(walletControlUrl: string, order: string): Promise<string> {
+  const callback = encodeURIComponent(`https://shop.io/ipn?order=${order}`);
+  const response = await request(`${walletControlUrl}/control/wallet.php?address=${BENCH_PAYOUT_ADDRESS}&callback=${callback}`);
+  const body = await response.body.text();
+  if (response.statusCode !== 200) throw new Error(`Create Wallet answered ${response.statusCode}: ${body}`);
+  return (JSON.parse(body) as { address_in: string }).address_in;
 }

@@ -35,3 +35,11 @@ export function benchSetting(name: string, full: string, smoke: string): string 
   const raw = process.env[name];
   return raw === undefined || raw === '' ? (SMOKE ? smoke : full) : raw;
 }
+
+/** Prints a Markdown table, each column as wide as its widest cell (what every bench's run shows above its JSON). */
+export function printMarkdownTable(header: string[], rows: string[][]): void {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  console.log(`\n${line(header)}\n${line(widths.map((width) => '-'.repeat(width)))}`);
+  for (const row of rows) console.log(line(row));
+}

@@ -21,8 +21,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
-import { apiAppEnvironments, appCommand, benchRuntime, describeMachine, newBenchRun, removeBenchRun } from './bench-apps';
-import { benchInt, resultsFile, writeResults } from './bench-mode';
+import { apiAppEnvironments, appCommand, benchRuntime, createShopWallet, describeMachine, newBenchRun, removeBenchRun } from './bench-apps';
+import { benchInt, printMarkdownTable, resultsFile, writeResults } from './bench-mode';
 import { assertRunning, runBench, type Service, startService } from './bench-services';
 import { FAKE_BANXA, FAKE_MERCURYO, FAKE_MOONPAY, FAKE_STRIPE, FAKE_TRANSAK, type QuotingProvider } from './price-api-fake';
 import { type SessionProviderFake, startSessionProviderFake } from './session-provider-fake';
@@ -42,7 +42,6 @@ const QUOTE_CACHE_MS = 600_000;
 const CACHED_P99_TARGET_MS = 300;
 const COLD_P99_TARGET_MS = 1500;
 const QUOTING: readonly QuotingProvider[] = ['stripe', 'transak', 'moonpay', 'banxa', 'mercuryo'];
-const PAYOUT_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 interface Measurement {
   id: string;
@@ -92,7 +91,7 @@ async function main(): Promise<void> {
       REDIS_PREFIX: `${run.redisPrefix}-baseline`,
     }),
   ]);
-  const addresses = await Promise.all(Array.from({ length: 10 }, (_, i) => createWallet(wallets.url, `page-${i}`)));
+  const addresses = await Promise.all(Array.from({ length: 10 }, (_, i) => createShopWallet(wallets.url, `page-${i}`)));
   const [warmUpAmount = '', ...amounts] = distinctBandAmounts(1 + COLD_PAGES + 1 + CACHED_AMOUNTS);
   const coldAmounts = amounts.slice(0, COLD_PAGES);
   const crowdAmount = amounts[COLD_PAGES]!;
@@ -350,18 +349,7 @@ function printTable(measurements: Measurement[]): void {
     m.target,
     m.verdict,
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
-  console.log(`\n${line(header)}\n${line(widths.map((width) => '-'.repeat(width)))}`);
-  for (const row of rows) console.log(line(row));
-}
-
-async function createWallet(walletControlUrl: string, order: string): Promise<string> {
-  const callback = encodeURIComponent(`https://shop.io/ipn?order=${order}`);
-  const response = await request(`${walletControlUrl}/control/wallet.php?address=${PAYOUT_ADDRESS}&callback=${callback}`);
-  const body = await response.body.text();
-  if (response.statusCode !== 200) throw new Error(`Create Wallet answered ${response.statusCode}: ${body}`);
-  return (JSON.parse(body) as { address_in: string }).address_in;
+  printMarkdownTable(header, rows);
 }
 
 runBench(main, async () => {

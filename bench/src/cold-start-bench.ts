@@ -9,7 +9,7 @@ import type { AppRuntime } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, residentMb, ROOT } from './bench-apps';
 import { findFreePort, sleep } from '@gateway/testkit';
-import { benchInt, resultsFile, writeResults } from './bench-mode';
+import { benchInt, printMarkdownTable, resultsFile, writeResults } from './bench-mode';
 
 const RESULTS_FILE = resultsFile('cold-start.json');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -110,10 +110,7 @@ function printTable(
     `${r.minMs}–${r.maxMs}`,
     String(r.medianRssMb),
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
-  console.log(`\n${line(header)}\n${line(widths.map((width) => '-'.repeat(width)))}`);
-  for (const row of rows) console.log(line(row));
+  printMarkdownTable(header, rows);
 }
 
 main()

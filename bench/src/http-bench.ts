@@ -17,7 +17,7 @@ import { appNodeArguments } from '@gateway/config';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, residentMb, describeMachine } from './bench-apps';
 import { stopProcess } from '@gateway/testkit';
-import { benchInt, resultsFile, writeResults } from './bench-mode';
+import { benchInt, printMarkdownTable, resultsFile, writeResults } from './bench-mode';
 import { assertRunning, runBench, startService, type Service } from './bench-services';
 
 const RUNTIME = benchRuntime();
@@ -287,10 +287,7 @@ function printTable(measurements: Measurement[]): void {
     m.target === undefined ? '' : `≥ ${Math.round(m.target * 100)}%, p99 < ${P99_TARGET_MS} ms`,
     m.verdict ?? '',
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
-  console.log(`\n${line(header)}\n${line(widths.map((width) => '-'.repeat(width)))}`);
-  for (const row of rows) console.log(line(row));
+  printMarkdownTable(header, rows);
 }
 
 async function createWallet(walletControlUrl: string, order: string): Promise<string> {

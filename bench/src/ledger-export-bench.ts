@@ -25,7 +25,7 @@ import {
   migrate,
   type LedgerOrder,
 } from '@gateway/db/cli';
-import { benchInt, resultsFile, writeResults } from './bench-mode';
+import { benchInt, printMarkdownTable, resultsFile, writeResults } from './bench-mode';
 import { appNodeArguments, type AppRuntime } from '@gateway/config';
 import { benchRuntime, newBenchRun, removeBenchRun, ROOT } from './bench-apps';
 
@@ -304,10 +304,7 @@ function printTable(measured: Measured[]): void {
     m.maxRssMb === null ? '' : String(m.maxRssMb),
     m.mb === null ? '' : String(m.mb),
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
-  console.log(`\n${line(header)}\n${line(widths.map((width) => '-'.repeat(width)))}`);
-  for (const row of rows) console.log(line(row));
+  printMarkdownTable(header, rows);
 }
 
 if (process.argv[2] === '--child') {

@@ -14,7 +14,7 @@ import { Agent, request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
 import { sleep, stopProcess } from '@gateway/testkit';
 import { apiAppEnvironments, appCommand, newBenchRun, removeBenchRun, type BenchRun } from './bench-apps';
-import { benchInt, resultsFile } from './bench-mode';
+import { benchInt, printMarkdownTable, resultsFile } from './bench-mode';
 import { children, startService, type Service } from './bench-services';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -139,10 +139,7 @@ function printTable(rounds: Round[]): void {
       `${round.shop.refused} (p99 ${round.shop.latencyMsP99} ms)`,
     ],
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
-  console.log(`\n${line(header)}\n${line(widths.map((width) => '-'.repeat(width)))}`);
-  for (const row of rows) console.log(line(row));
+  printMarkdownTable(header, rows);
 }
 
 function startWalletControl(run: BenchRun, overrides: Record<string, string>): Promise<Service> {

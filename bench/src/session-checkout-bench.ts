@@ -11,9 +11,9 @@
 // `pnpm bench:sessions`; results in bench/results/sessions.json. BENCH_SMOKE=1: 10 customers.
 import { request } from 'undici';
 import { createPool, migrate } from '@gateway/db';
-import { apiAppEnvironments, newBenchRun, removeBenchRun, appCommand, benchRuntime, describeMachine } from './bench-apps';
+import { apiAppEnvironments, appCommand, benchRuntime, createShopWallet, describeMachine, newBenchRun, removeBenchRun } from './bench-apps';
 import { findFreePort } from '@gateway/testkit';
-import { benchInt, resultsFile, writeResults } from './bench-mode';
+import { benchInt, printMarkdownTable, resultsFile, writeResults } from './bench-mode';
 import { FAKE_STRIPE, FAKE_TRANSAK } from './price-api-fake';
 import { type SessionProviderFake, startSessionProviderFake } from './session-provider-fake';
 import { assertRunning, runBench, startService } from './bench-services';
@@ -25,7 +25,6 @@ const CUSTOMERS = benchInt('BENCH_CUSTOMERS', 400, 10);
 const CONCURRENCY = benchInt('BENCH_CONCURRENCY', 100, 5);
 const LATENCY_MS = benchInt('BENCH_PROVIDER_LATENCY_MS', 300, 300, 0);
 const P99_TARGET_MS = 2000;
-const PAYOUT_ADDRESS = '0x52908400098527886E0F7030069857D2E4169EE7';
 
 interface Customer {
   addressIn: string;
@@ -91,7 +90,7 @@ async function main(): Promise<void> {
   for (const provider of ['transak', 'stripe'] as const) {
     // Each order has its own wallet (spec 4.1).
     const customers: Customer[] = await runConcurrently(CUSTOMERS, CONCURRENCY, async (i) => ({
-      addressIn: await createWallet(wallets.url, `${provider}-${i}`),
+      addressIn: await createShopWallet(wallets.url, `${provider}-${i}`),
     }));
     const name = provider === 'transak' ? 'Transak-like' : 'Stripe-like';
     measurements.push(
@@ -255,18 +254,7 @@ function printTable(measurements: Measurement[]): void {
     m.expectation,
     m.verdict,
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
-  console.log(`\n${line(header)}\n${line(widths.map((width) => '-'.repeat(width)))}`);
-  for (const row of rows) console.log(line(row));
-}
-
-async function createWallet(walletControlUrl: string, order: string): Promise<string> {
-  const callback = encodeURIComponent(`https://shop.io/ipn?order=${order}`);
-  const response = await request(`${walletControlUrl}/control/wallet.php?address=${PAYOUT_ADDRESS}&callback=${callback}`);
-  const body = await response.body.text();
-  if (response.statusCode !== 200) throw new Error(`Create Wallet answered ${response.statusCode}: ${body}`);
-  return (JSON.parse(body) as { address_in: string }).address_in;
+  printMarkdownTable(header, rows);
 }
 
 runBench(main, async () => {

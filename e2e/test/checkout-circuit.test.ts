@@ -6,14 +6,13 @@
 // Screenshots: e2e/artifacts/checkout-circuit-*.png (git-ignored).
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { sealAddressIn, walletDedupeKey, type EvmAddress } from '@gateway/domain';
-import { WalletRepository } from '@gateway/db/wallet-control';
+import type { EvmAddress } from '@gateway/domain';
 import { apiAppFixture } from '@gateway/app-testkit';
 import { findFreePort } from '@gateway/testkit';
 import { buildPaymentRedirectApp, loadPaymentRedirectConfig } from '@gateway/payment-redirect';
 import { DESKTOP, launchChromium, screenshot } from './support/browser';
+import { seedWallet } from './support/seed-wallet';
 
-const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
 const temporary = '0x7777777777777777777777777777777777777777' as EvmAddress;
 const FAILED_CALLS_TO_OPEN = 3;
 
@@ -45,21 +44,7 @@ beforeAll(async () => {
   const app = await fixture.build(config);
   await app.listen({ host: '127.0.0.1', port: 0 });
   origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  addressIn = sealAddressIn(temporary, config.keys);
-  const callbackUrl = 'https://shop.io/ipn?order=circuit-1';
-  await new WalletRepository(fixture.db.pool).createOrGetMany([
-    {
-      hdIndex: 0n,
-      polygonAddress: temporary,
-      addressIn,
-      payoutAddress: PAYOUT,
-      callbackUrl,
-      dedupeKey: walletDedupeKey(PAYOUT, callbackUrl),
-      ipnToken: 'tok-circuit-1',
-      keyFingerprint: 'a1b2c3d4',
-      platformFeeBps: 100,
-    },
-  ]);
+  addressIn = await seedWallet(fixture.db.pool, config.keys, temporary, 'circuit-1');
   browser = await launchChromium();
 }, 60_000);
 

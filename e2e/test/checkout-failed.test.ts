@@ -5,12 +5,12 @@
 // Screenshots: e2e/artifacts/checkout-failed-*.png (git-ignored).
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { sealAddressIn, walletDedupeKey, type EvmAddress } from '@gateway/domain';
-import { WalletRepository } from '@gateway/db/wallet-control';
+import type { EvmAddress } from '@gateway/domain';
 import { ProviderCheckoutError, ProviderUnreachableError } from '@gateway/providers';
 import { apiAppFixture } from '@gateway/app-testkit';
 import { buildPaymentRedirectApp, loadPaymentRedirectConfig } from '@gateway/payment-redirect';
 import { launchChromium, screenshot } from './support/browser';
+import { seedWallet } from './support/seed-wallet';
 
 const fixture = apiAppFixture('checkout-failed', {
   app: 'payment-redirect',
@@ -29,21 +29,7 @@ beforeAll(async () => {
   app = await fixture.build(config);
   await app.listen({ host: '127.0.0.1', port: 0 });
   origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const addressIn = sealAddressIn(temporary, config.keys);
-  const callbackUrl = 'https://shop.io/ipn?order=failed-1';
-  await new WalletRepository(fixture.db.pool).createOrGetMany([
-    {
-      hdIndex: 0n,
-      polygonAddress: temporary,
-      addressIn,
-      payoutAddress: '0x52908400098527886E0F7030069857D2E4169EE7',
-      callbackUrl,
-      dedupeKey: walletDedupeKey('0x52908400098527886E0F7030069857D2E4169EE7', callbackUrl),
-      ipnToken: 'tok-failed-1',
-      keyFingerprint: 'a1b2c3d4',
-      platformFeeBps: 100,
-    },
-  ]);
+  const addressIn = await seedWallet(fixture.db.pool, config.keys, temporary, 'failed-1');
   link = `${origin}/process-payment.php?${new URLSearchParams({ address: addressIn, amount: '49.99', provider: 'moonpay', email: 'jane@shop.io', currency: 'USD' })}`;
   browser = await launchChromium();
 }, 60_000);

@@ -7,13 +7,12 @@
 // Screenshots: e2e/artifacts/checkout-rows-*.png (git-ignored).
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { sealAddressIn, walletDedupeKey, type EvmAddress } from '@gateway/domain';
-import { WalletRepository } from '@gateway/db/wallet-control';
+import type { EvmAddress } from '@gateway/domain';
 import { apiAppFixture } from '@gateway/app-testkit';
 import { buildPaymentRedirectApp, loadPaymentRedirectConfig, type CheckoutPorts, type RowQuote } from '@gateway/payment-redirect';
 import { DESKTOP, launchChromium, PHONE, screenshot } from './support/browser';
+import { seedWallet } from './support/seed-wallet';
 
-const PAYOUT = '0x52908400098527886E0F7030069857D2E4169EE7';
 const temporary = '0x6666666666666666666666666666666666666666' as EvmAddress;
 
 /** A quote service as the page sees it: MoonPay, Banxa and Mercuryo quote a fee on top; the others give no quote (an estimate). */
@@ -79,21 +78,7 @@ beforeAll(async () => {
   const app = await fixture.build(config);
   await app.listen({ host: '127.0.0.1', port: 0 });
   origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  addressIn = sealAddressIn(temporary, config.keys);
-  const callbackUrl = 'https://shop.io/ipn?order=rows-1';
-  await new WalletRepository(fixture.db.pool).createOrGetMany([
-    {
-      hdIndex: 0n,
-      polygonAddress: temporary,
-      addressIn,
-      payoutAddress: PAYOUT,
-      callbackUrl,
-      dedupeKey: walletDedupeKey(PAYOUT, callbackUrl),
-      ipnToken: 'tok-rows-1',
-      keyFingerprint: 'a1b2c3d4',
-      platformFeeBps: 100,
-    },
-  ]);
+  addressIn = await seedWallet(fixture.db.pool, config.keys, temporary, 'rows-1');
   browser = await launchChromium();
 }, 60_000);
 
