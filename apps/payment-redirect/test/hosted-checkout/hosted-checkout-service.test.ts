@@ -335,7 +335,7 @@ describe('HostedCheckoutService', () => {
     const full = moonpayOrder.feesOnTop!.orderUsdc / 10_000n;
     expect(rows.find((row) => row.id === 'moonpay')).toMatchObject({
       amount: '55.10',
-      amountNote: 'Fees included',
+      amountNote: 'The order plus fees',
       receives: `Fees on top: the shop receives ${full / 100n}.${String(full % 100n).padStart(2, '0')} USDC`,
     });
     // Only providers that sell a fixed amount are asked for one.
@@ -350,7 +350,7 @@ describe('HostedCheckoutService', () => {
     const providers = SPEC_PROVIDERS.map((provider) => (provider.id === 'transak' ? { ...provider, fixedUsdc: fixed } : provider));
     const { rows } = await page(service(true, fixedRates, undefined, { terms: { ...shopTerms, customerPaysFee: true }, providers }), query);
     const transak = rows.find((row) => row.id === 'transak')!;
-    expect(transak.amountNote).toBe('About, fees included (estimated from its published fees)');
+    expect(transak.amountNote).toBe('About: the order plus fees (estimated from its published fees)');
     expect(transak.receives).toMatch(/^Fees on top: the shop receives \d+\.\d\d USDC$/);
     expect(Number(transak.amount)).toBeGreaterThan(49.99);
   });

@@ -22,9 +22,9 @@ export interface ProviderRowView {
   /** The order's own amount, when the provider charges it converted to USD, e.g. "49.99 EUR". */
   orderAmount?: string;
   /**
-   * Under a quoted amount: "Fees included"; under a fees-on-top estimate: "About, fees included
-   * (estimated from its published fees)" (a fees-inside estimate's fees come out of what the shop
-   * receives, said there).
+   * Under a quoted amount: "Fees included", or "The order plus fees" when the fees are on top; under a
+   * fees-on-top estimate: "About: the order plus fees (estimated from its published fees)" (a
+   * fees-inside estimate's fees come out of what the shop receives, said there).
    */
   amountNote?: string;
   /**
@@ -81,12 +81,21 @@ export function providerRowView(
     amount: shown ? price!.total : charge.amount.text,
     currency: shown ? price!.currency : charge.currency,
     ...(converted ? { orderAmount } : {}),
-    ...(quoted ? { amountNote: 'Fees included' } : onTop ? { amountNote: 'About, fees included (estimated from its published fees)' } : {}),
+    ...(amountNoteOf(quoted, onTop) ?? {}),
     ...(price ? { receives: receivesWords(price) } : {}),
     ...(row.methods.length > 0 ? { methods: row.methods.map((method) => METHOD_WORDS[method]).join(', ') } : {}),
     ...(row.timeToUsdc ? { time: timeWords(row.timeToUsdc, provider.displayName) } : {}),
     ...(row.servesCountry === 'no' && country ? { warning: `May not serve customers in ${countryName(country)}` } : {}),
   };
+}
+
+/**
+ * Under the amount: what it holds. A fees-on-top row's amount is the order plus the provider's fees
+ * (its fact line says the shop receives the order's full value); a quoted row's has the fees inside.
+ */
+function amountNoteOf(quoted: boolean, onTop: boolean): { amountNote: string } | undefined {
+  if (onTop) return { amountNote: quoted ? 'The order plus fees' : 'About: the order plus fees (estimated from its published fees)' };
+  return quoted ? { amountNote: 'Fees included' } : undefined;
 }
 
 function receivesWords(price: RowQuote): string {
