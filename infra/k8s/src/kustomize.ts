@@ -100,15 +100,32 @@ export function parseManifests(text: string, source: string): Manifest[] {
 
 /** The objects `kubectl kustomize <dir>` prints, in the order they were read. */
 export function renderKustomization(dir: string): Manifest[] {
+  return render(dir).manifests;
+}
+
+/**
+ * A kustomization's objects, and the generated ConfigMaps' names (as written → with their hash): a
+ * kustomization that takes in another's objects renames its own references to those ConfigMaps too,
+ * as kustomize does (a Deployment of the base mounting a ConfigMap generated in a folder beside it).
+ */
+function render(dir: string): { manifests: Manifest[]; renamed: Map<string, string> } {
   const file = join(dir, 'kustomization.yaml');
   const kustomization = readKustomization(file);
   let manifests: Manifest[] = [];
+  const renamed = new Map<string, string>();
   for (const entry of kustomization.resources) {
     const path = resolve(dir, entry);
     const stat = statOrNothing(path);
     if (!stat) throw new KustomizeError(`${file}: resource ${entry} does not exist`);
-    manifests.push(...(stat.isDirectory() ? renderKustomization(path) : parseManifests(readFileSync(path, 'utf8'), path)));
+    if (stat.isDirectory()) {
+      const child = render(path);
+      manifests.push(...child.manifests);
+      for (const [from, to] of child.renamed) renamed.set(from, to);
+    } else {
+      manifests.push(...parseManifests(readFileSync(path, 'utf8'), path));
+    }
   }
+  for (const [from, to] of renamed) for (const manifest of manifests) renameConfigMapReferences(manifest, from, to);
   const generated = kustomization.configMapGenerator.map(generateConfigMap);
   manifests.push(...generated);
   // kustomize's order: patches, then the namespace, then images; generated names last.
@@ -121,9 +138,10 @@ export function renderKustomization(dir: string): Manifest[] {
     const original = configMap.metadata.name;
     configMap.metadata.name = `${original}-${configMapHash(configMap)}`;
     for (const manifest of manifests) renameConfigMapReferences(manifest, original, configMap.metadata.name);
+    renamed.set(original, configMap.metadata.name);
   }
   assertUniqueIds(manifests, file);
-  return manifests;
+  return { manifests, renamed };
 }
 
 function readKustomization(file: string): Kustomization {

@@ -82,6 +82,28 @@ patches:
     expect(spec.volumes?.[0]?.secret?.defaultMode).toBe(0o440);
   });
 
+  it("renames references to a ConfigMap generated in a folder beside the referrer's, as kustomize does", () => {
+    mkdirSync(join(dir, 'config'));
+    writeFileSync(
+      join(dir, 'config', 'kustomization.yaml'),
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nconfigMapGenerator: [{ name: app-config, literals: ["A=1"] }]\n',
+    );
+    writeFileSync(
+      join(dir, 'app.yaml'),
+      `${deployment('app')}        - { name: c, configMap: { name: app-config } }\n`.replace('app-settings', 'app-config'),
+    );
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [app.yaml, config]\n',
+    );
+    const manifests = renderKustomization(dir);
+    const hashed = `app-config-${configMapHash({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app-config' }, data: { A: '1' } })}`;
+    expect(manifests.filter((manifest) => manifest.kind === 'ConfigMap').map((manifest) => manifest.metadata.name)).toEqual([hashed]);
+    const spec = (manifests[0] as unknown as IDeployment).spec?.template.spec as IPodSpec;
+    expect(spec.containers[0]?.envFrom).toEqual([{ configMapRef: { name: hashed } }]);
+    expect(spec.volumes?.[1]?.configMap?.name).toBe(hashed);
+  });
+
   it('refuses what it does not render, rather than skipping it', () => {
     writeFileSync(join(dir, 'app.yaml'), deployment('app'));
     const write = (extra: string) =>

@@ -6,6 +6,7 @@ import type { IJob } from 'kubernetes-models/batch/v1';
 import type { IIngress, INetworkPolicy, INetworkPolicyPort } from 'kubernetes-models/networking.k8s.io/v1';
 import type { IPodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import type { IConfigMap, IContainer, IPodSpec, IPodTemplateSpec, ISecret, IService } from 'kubernetes-models/v1';
+import { parse } from 'yaml';
 import { manifestName, schemaProblems } from '../src/kubernetes-schema';
 import { type Manifest, parseManifests, renderKustomization } from '../src/kustomize';
 
@@ -21,6 +22,13 @@ const API_APPS: readonly App[] = ['wallet-control', 'payment-redirect'];
 // The chain-watcher leads through a PostgreSQL advisory lock: one leader and one standby, never scaled.
 const AUTOSCALED: readonly App[] = APPS.filter((app) => app !== 'chain-watcher');
 const RELEASE = /^gateway\/[a-z-]+:\d+\.\d+\.\d+$/;
+// The base's Alertmanager: the upstream image, at the version docker-compose.yml runs.
+const ALERTMANAGER = 'gateway-alertmanager';
+const composeAlertmanagerImage = (
+  parse(readFileSync(join(REPO, 'docker-compose.yml'), 'utf8')) as {
+    services: Record<string, { image?: string }>;
+  }
+).services.alertmanager?.image;
 
 // Which Secrets each workload mounts: secrets.example.yaml says the same to the operator.
 const SECRETS_HELD: Record<App | 'migration' | 'redis-acl', string[]> = {
@@ -84,7 +92,10 @@ const named = <T extends Manifest>(list: readonly T[], name: string): T => {
   return found;
 };
 
-const deployments = ofKind<IDeployment>(production, 'Deployment');
+const allDeployments = ofKind<IDeployment>(production, 'Deployment');
+// The gateway's own apps; the Alertmanager is checked apart (describe 'the Alertmanager').
+const deployments = allDeployments.filter((deployment) => deployment.metadata.name !== ALERTMANAGER);
+const alertmanager = named(allDeployments, ALERTMANAGER);
 const jobs = ofKind<IJob>(migration, 'Job');
 const configMaps = ofKind<IConfigMap>(production, 'ConfigMap');
 const hpas = ofKind<IHorizontalPodAutoscaler>(production, 'HorizontalPodAutoscaler');
@@ -96,10 +107,35 @@ const services = ofKind<IService>(production, 'Service');
 const template = (workload: IDeployment | IJob): IPodTemplateSpec => workload.spec?.template as IPodTemplateSpec;
 const podSpec = (workload: IDeployment | IJob): IPodSpec => template(workload).spec as IPodSpec;
 const appContainer = (app: App): IContainer => podSpec(named(deployments, app)).containers[0] as IContainer;
+const alertmanagerContainer = podSpec(alertmanager).containers[0] as IContainer;
 const workloads: [string, IDeployment | IJob][] = [
   ...deployments.map((d) => [d.metadata.name, d] as [string, IDeployment]),
   ...jobs.map((j) => [j.metadata.name, j] as [string, IJob]),
 ];
+const everyWorkload: [string, IDeployment | IJob][] = [...workloads, [ALERTMANAGER, alertmanager]];
+
+/** A pod of pinned images, with requests and limits, as a user that is not root, read-only, without capabilities. */
+function expectPinnedAndLockedDown(spec: IPodSpec, image: RegExp, user: number): void {
+  expect(spec.automountServiceAccountToken).toBe(false);
+  expect(spec.enableServiceLinks).toBe(false);
+  expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: user, seccompProfile: { type: 'RuntimeDefault' } });
+  for (const container of [...spec.containers, ...(spec.initContainers ?? [])]) {
+    expect(container.image).toMatch(image);
+    expect(container.image).not.toMatch(/:latest$/);
+    expect(container.resources?.requests).toEqual({ cpu: expect.anything(), memory: expect.anything() });
+    expect(container.resources?.limits).toEqual({ cpu: expect.anything(), memory: expect.anything() });
+    expect(container.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: user,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(container.securityContext?.capabilities?.add ?? []).toEqual([]);
+    expect(container.securityContext?.privileged).not.toBe(true);
+  }
+}
 
 type LabelSelector = NonNullable<INetworkPolicy['spec']>['podSelector'];
 
@@ -165,9 +201,9 @@ const maxPods = (app: App) =>
   hpas.find((hpa) => hpa.spec?.scaleTargetRef.name === app)?.spec?.maxReplicas ?? named(deployments, app).spec?.replicas ?? 1;
 
 describe('the production overlay, rendered', () => {
-  it('has every app, its Service, its PodDisruptionBudget, and no Secret (those are made apart)', () => {
-    expect(deployments.map((d) => d.metadata.name).sort()).toEqual([...APPS].sort());
-    expect(services.map((s) => s.metadata.name).sort()).toEqual([...APPS].sort());
+  it('has every app and the Alertmanager, each with its Service, and no Secret (those are made apart)', () => {
+    expect(allDeployments.map((d) => d.metadata.name).sort()).toEqual([...APPS, ALERTMANAGER].sort());
+    expect(services.map((s) => s.metadata.name).sort()).toEqual([...APPS, ALERTMANAGER].sort());
     expect(production.filter((m) => m.kind === 'Secret').map(manifestName)).toEqual([]);
     expect(migration.filter((m) => m.kind === 'Secret').map(manifestName)).toEqual([]);
     expect(jobs.map((j) => j.metadata.name)).toEqual(['gateway-migrate', 'gateway-redis-acl']);
@@ -184,26 +220,7 @@ describe('the production overlay, rendered', () => {
 
 describe('every container', () => {
   it.each(workloads)('%s runs one pinned release, with requests, limits and no privileges', (_name, workload) => {
-    const spec = podSpec(workload);
-    expect(spec.automountServiceAccountToken).toBe(false);
-    expect(spec.enableServiceLinks).toBe(false);
-    expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } });
-    for (const container of [...spec.containers, ...(spec.initContainers ?? [])]) {
-      expect(container.image).toMatch(RELEASE);
-      expect(container.image).not.toMatch(/:latest$/);
-      expect(container.resources?.requests).toEqual({ cpu: expect.anything(), memory: expect.anything() });
-      expect(container.resources?.limits).toEqual({ cpu: expect.anything(), memory: expect.anything() });
-      expect(container.securityContext).toMatchObject({
-        runAsNonRoot: true,
-        runAsUser: 1000,
-        allowPrivilegeEscalation: false,
-        readOnlyRootFilesystem: true,
-        capabilities: { drop: ['ALL'] },
-        seccompProfile: { type: 'RuntimeDefault' },
-      });
-      expect(container.securityContext?.capabilities?.add ?? []).toEqual([]);
-      expect(container.securityContext?.privileged).not.toBe(true);
-    }
+    expectPinnedAndLockedDown(podSpec(workload), RELEASE, 1000);
   });
 
   it('is of one release across the apps and the migration Job', () => {
@@ -286,7 +303,7 @@ describe('secrets', () => {
   });
 
   it('leaves the seed and the relayer key to the settlement-worker alone', () => {
-    const holders = (secret: string) => workloads.filter(([, workload]) => held(workload).has(secret)).map(([name]) => name);
+    const holders = (secret: string) => everyWorkload.filter(([, workload]) => held(workload).has(secret)).map(([name]) => name);
     expect(holders('gateway-settlement-seed')).toEqual(['settlement-worker']);
     expect(holders('gateway-relayer')).toEqual(['settlement-worker']);
   });
@@ -325,7 +342,7 @@ describe('secrets', () => {
 
   it('has every Secret and key the workloads read in secrets.example.yaml, with placeholders only', () => {
     const example = ofKind<ISecret>(secretsExample, 'Secret');
-    for (const [, workload] of workloads) {
+    for (const [, workload] of everyWorkload) {
       for (const [secret, keys] of held(workload)) {
         const shape = example.find((candidate) => candidate.metadata?.name === secret);
         expect([secret, shape !== undefined]).toEqual([secret, true]);
@@ -388,14 +405,15 @@ describe('network policies', () => {
     for (const rule of [...policies.flatMap((policy) => policy.spec?.egress ?? [])]) expect(rule.to?.length).toBeGreaterThan(0);
   });
 
-  it('let only the callback-worker and the API apps reach the internet, never private or metadata addresses', () => {
+  it('let only the callback-worker, the API apps and the Alertmanager reach the internet, never private or metadata addresses', () => {
+    const everyPod = [...pods, [ALERTMANAGER, template(alertmanager)] as const];
     expect(
-      pods
+      everyPod
         .filter(([, pod]) => toInternet(pod.metadata?.labels).length > 0)
         .map(([name]) => name)
         .sort(),
-    ).toEqual(['callback-worker', 'payment-redirect', 'wallet-control']);
-    for (const [name, pod] of pods) {
+    ).toEqual(['callback-worker', ALERTMANAGER, 'payment-redirect', 'wallet-control']);
+    for (const [name, pod] of everyPod) {
       for (const rule of toInternet(pod.metadata?.labels)) {
         for (const peer of rule.to ?? []) {
           if (peer.ipBlock?.cidr === '0.0.0.0/0')
@@ -405,8 +423,8 @@ describe('network policies', () => {
           if (peer.ipBlock?.cidr === '::/0')
             expect(peer.ipBlock.except).toEqual(expect.arrayContaining(['fc00::/7', 'fe80::/10', '::1/128']));
         }
-        // The API apps call providers and the rate source over https only.
-        if (API_APPS.includes(name as App)) expect(rule.ports).toEqual([{ protocol: 'TCP', port: 443 }]);
+        // The API apps call providers and the rate source, the Alertmanager PagerDuty and the ticket webhook, over https only.
+        if (API_APPS.includes(name as App) || name === ALERTMANAGER) expect(rule.ports).toEqual([{ protocol: 'TCP', port: 443 }]);
       }
     }
   });
@@ -446,6 +464,73 @@ describe('network policies', () => {
       expect([name, [...ports].sort()]).toEqual([name, expected]);
     }
   });
+
+  it("let in the Alertmanager's port from Prometheus only, and let it out to names, https and nothing of the site", () => {
+    const labels = template(alertmanager).metadata?.labels;
+    const rules = ingressOf(labels);
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.from).toEqual([
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+      },
+    ]);
+    expect(rules[0]?.ports).toEqual([{ protocol: 'TCP', port: 'web' }]);
+    expect(alertmanagerContainer.ports).toEqual([{ name: 'web', containerPort: 9093 }]);
+    expect(egressOf(labels).some((rule) => (rule.ports ?? []).some((port) => port.port === 53 && port.protocol === 'UDP'))).toBe(true);
+    for (const port of [5432, 6379, 8545]) expect([port, reachesPort(labels, port)]).toEqual([port, false]);
+  });
+});
+
+describe('the Alertmanager', () => {
+  const spec = podSpec(alertmanager);
+  const args = alertmanagerContainer.args ?? [];
+  const flag = (name: string) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const mountOf = (path: string) => alertmanagerContainer.volumeMounts?.find((mount) => mount.mountPath === path);
+  const volumeOf = (path: string) => spec.volumes?.find((volume) => volume.name === mountOf(path)?.name);
+  const config = readFileSync(join(REPO, 'infra/alertmanager/alertmanager.yml'), 'utf8');
+
+  it('runs the pinned image docker-compose.yml runs, with requests, limits and no privileges', () => {
+    expect(composeAlertmanagerImage).toMatch(/^prom\/alertmanager:v\d+\.\d+\.\d+$/);
+    expectPinnedAndLockedDown(spec, new RegExp(`^${composeAlertmanagerImage?.replace(/[.]/g, '\\.')}$`), 65534);
+    expect(spec.containers).toHaveLength(1);
+  });
+
+  it('has readiness (/-/ready) and liveness (/-/healthy) probes on the port it serves', () => {
+    expect(alertmanagerContainer.readinessProbe?.httpGet).toEqual({ path: '/-/ready', port: 'web' });
+    expect(alertmanagerContainer.livenessProbe?.httpGet).toEqual({ path: '/-/healthy', port: 'web' });
+    expect(flag('web.listen-address')).toBe(':9093');
+  });
+
+  it('reads the routing ConfigMap at /etc/alertmanager and each key file alertmanager.yml names from the receivers Secret', () => {
+    expect(flag('config.file')).toBe('/etc/alertmanager/alertmanager.yml');
+    const configMap = named(configMaps, volumeOf('/etc/alertmanager')?.configMap?.name as string);
+    expect(configMap.metadata.name).toMatch(/^gateway-alertmanager-config-/);
+    expect(Object.keys(configMap.data ?? {})).toContain('alertmanager.yml');
+    const keyFiles = [...config.matchAll(/_file: (\S+)/g)].map(([, file]) => file as string);
+    expect(keyFiles.length).toBeGreaterThan(0);
+    const files = mountedFiles(spec, alertmanagerContainer);
+    for (const file of keyFiles) expect([file, files.get(file)]).toEqual([file, 'gateway-alertmanager-receivers']);
+    expect([...secretsOf(spec).keys()]).toEqual(['gateway-alertmanager-receivers']);
+    for (const path of ['/etc/alertmanager', '/etc/alertmanager/secrets']) expect(mountOf(path)?.readOnly).toBe(true);
+  });
+
+  it('keeps its state (--storage.path) in an emptyDir, its one writable mount, and runs alone without gossip', () => {
+    const storage = flag('storage.path') as string;
+    expect(volumeOf(storage)?.emptyDir).toBeDefined();
+    expect((alertmanagerContainer.volumeMounts ?? []).filter((mount) => !mount.readOnly).map((mount) => mount.mountPath)).toEqual([
+      storage,
+    ]);
+    expect(alertmanager.spec?.replicas).toBe(1);
+    expect(args).toContain('--cluster.listen-address=');
+  });
+
+  it('is reached through a ClusterIP Service on 9093', () => {
+    const service = named(services, ALERTMANAGER);
+    expect(service.spec?.type ?? 'ClusterIP').toBe('ClusterIP');
+    expect(selects({ matchLabels: service.spec?.selector }, template(alertmanager).metadata?.labels)).toBe(true);
+    expect(service.spec?.ports).toEqual([{ name: 'web', port: 9093, targetPort: 'web' }]);
+  });
 });
 
 describe('the Ingress', () => {
@@ -483,7 +568,7 @@ describe('Services', () => {
 describe('the service accounts', () => {
   it('exist for every workload and mount no API token', () => {
     const accounts = [...production, ...migration].filter((m) => m.kind === 'ServiceAccount');
-    for (const [, workload] of workloads) {
+    for (const [, workload] of everyWorkload) {
       const account = accounts.find((candidate) => candidate.metadata.name === podSpec(workload).serviceAccountName);
       expect(account?.automountServiceAccountToken).toBe(false);
     }

@@ -1,9 +1,11 @@
 // What infra/k8s/base gives a site's monitoring stack: the dashboard, the alert rules and the Alertmanager
 // routing as ConfigMaps, each the file in the repository as it is (infra/grafana, infra/prometheus,
-// infra/alertmanager), and no Secret: the Alertmanager's receivers are the operator's (secrets.example.yaml).
+// infra/alertmanager), and no Secret: the Alertmanager's receivers are the operator's (secrets.example.yaml);
+// and the Alertmanager it runs, as docs/operations.md tells Prometheus to reach it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IConfigMap } from 'kubernetes-models/v1';
+import type { IConfigMap, IService } from 'kubernetes-models/v1';
+import { parse } from 'yaml';
 import { renderKustomization } from '../src/kustomize';
 
 const REPO = join(__dirname, '..', '..', '..');
@@ -35,5 +37,25 @@ describe('the monitoring ConfigMaps of the base', () => {
     expect(files.sort()).toEqual(['pagerduty-routing-key', 'ticket-webhook-url']);
     const secret = example.split('\n---\n').find((document) => document.includes('name: gateway-alertmanager-receivers')) ?? '';
     for (const file of files) expect(secret).toMatch(new RegExp(`^  ${file}: .*REPLACE-ME`, 'm'));
+  });
+});
+
+describe("the base's Alertmanager, as the operations page tells Prometheus to reach it", () => {
+  const service = production.find((manifest) => manifest.kind === 'Service' && manifest.metadata.name === 'gateway-alertmanager') as
+    | (IService & { metadata: { name: string; namespace: string } })
+    | undefined;
+  const operations = readFileSync(join(REPO, 'docs/operations.md'), 'utf8');
+
+  it("is the target of the page's alerting.alertmanagers block, and of its Prometheus Operator line", () => {
+    const port = service?.spec?.ports?.[0];
+    expect(port?.port).toBe(9093);
+    const blocks = [...operations.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map(([, block]) => parse(block as string) as { alerting?: { alertmanagers: { static_configs: { targets: string[] }[] }[] } })
+      .filter((block) => block?.alerting !== undefined);
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]?.alerting?.alertmanagers.flatMap((am) => am.static_configs.flatMap((config) => config.targets))).toEqual([
+      `${service?.metadata.name}.${service?.metadata.namespace}.svc:${port?.port}`,
+    ]);
+    expect(operations).toContain(`[{ namespace: ${service?.metadata.namespace}, name: ${service?.metadata.name}, port: ${port?.name} }]`);
   });
 });
