@@ -59,7 +59,7 @@ const USES: Record<DatabaseApp | 'owner', Record<string, string[]>> = {
     LedgerRepository: ['knowsPayoutAddress', 'orders'],
   },
   'payment-redirect': {
-    WalletLookupRepository: ['hasTemporaryAddress', 'orderTermsOf'],
+    WalletLookupRepository: ['hasTemporaryAddress', 'orderTermsOf', 'orderTermsOfWallet'],
     PaymentRepository: [
       'insertManyForWallets',
       'claimSecondChance',
@@ -469,6 +469,11 @@ describe('payment-redirect, as its role', () => {
     expect(await repository('payment-redirect', paymentRedirect.WalletLookupRepository).hasTemporaryAddress(wallet.address)).toBe(true);
     // Process Payment reads who pays the fees and the split they are grossed up for (fees on top, migration 038).
     expect(await repository('payment-redirect', paymentRedirect.WalletLookupRepository).orderTermsOf(wallet.address)).toMatchObject({
+      platformFeeBps: expect.any(Number),
+      customerPaysFee: null,
+    });
+    // The receipt's second chance reads the same terms by the payment's wallet id.
+    expect(await repository('payment-redirect', paymentRedirect.WalletLookupRepository).orderTermsOfWallet(wallet.id)).toMatchObject({
       platformFeeBps: expect.any(Number),
       customerPaysFee: null,
     });
