@@ -20,6 +20,7 @@
 // `pnpm bench:checkout-page`; results in bench/results/checkout-page.json. BENCH_SMOKE=1: a few pages.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
+import { deleteRedisPrefix } from '@gateway/testkit';
 import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, appCommand, benchRuntime, createShopWallet, describeMachine, newBenchRun, removeBenchRun } from './bench-apps';
 import { benchInt, printMarkdownTable, resultsFile, writeResults } from './bench-mode';
@@ -60,6 +61,7 @@ interface Measurement {
 }
 
 const run = newBenchRun();
+const BASELINE_REDIS_PREFIX = `${run.redisPrefix}-baseline`;
 const admin = createPool({ connectionString: DATABASE_URL, schema: run.schema, max: 2, applicationName: 'bench' });
 let fake: SessionProviderFake | undefined;
 
@@ -88,7 +90,7 @@ async function main(): Promise<void> {
     // Its own Redis prefix: nothing it caches or counts is shared with the quoted page's.
     startService('payment-redirect (baseline)', appCommand('payment-redirect', RUNTIME), {
       ...pageEnvironment,
-      REDIS_PREFIX: `${run.redisPrefix}-baseline`,
+      REDIS_PREFIX: BASELINE_REDIS_PREFIX,
     }),
   ]);
   const addresses = await Promise.all(Array.from({ length: 10 }, (_, i) => createShopWallet(wallets.url, `page-${i}`)));
@@ -355,5 +357,9 @@ function printTable(measurements: Measurement[]): void {
 runBench(main, async () => {
   await fake?.close();
   await removeBenchRun(admin, run);
+  // The baseline page's keys, under a prefix of their own.
+  await deleteRedisPrefix(BASELINE_REDIS_PREFIX).catch((error: Error) =>
+    console.error(`could not delete the Redis keys under ${BASELINE_REDIS_PREFIX}: ${error.message}`),
+  );
   await admin.end();
 });
