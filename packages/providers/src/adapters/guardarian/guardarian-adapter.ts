@@ -46,9 +46,16 @@ import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-fa
  *   mode (PROVIDER_GUARDARIAN_MODE=test) api-payments-staging / payments-staging.guardarian.com,
  *   not confirmed on a Guardarian page.
  * - The descriptor's minimum (20 USD, the specification's) is not confirmed: the min-max-range API says it per pair.
- * - No quote(): integrators call GET /v1/estimate with x-api-key, but Guardarian's reference read
- *   here (docs.guardarian.com, the Postman collection) does not describe its answer; its rows show
- *   the estimate.
+ * - No quote(): Guardarian names "Get estimate" (GET <API>/v1/estimate, x-api-key, "method for
+ *   estimating the exchange amount") on guardarian.com/api-doc and sends readers to its OpenAPI page
+ *   https://api-payments.guardarian.com/v1/api-docs for the fields. Neither that page, nor the
+ *   estimate request of the Postman collection, nor an estimate page of docs.guardarian.com was
+ *   readable here (the copies held stop before it), so the answer is not on a Guardarian page read.
+ *   Integrators' code, supporting evidence only, reads `value` (a decimal string) beside
+ *   `estimated_exchange_rate`, `from_currency`, `to_currency`, `from_network`, `to_network`, and
+ *   sends `fees_included`, `deposit_category`, `type` among its parameters. Missing: whether `value`
+ *   is net of Guardarian's fee and of the network fee, and whether from_amount is the customer's
+ *   total. Its rows show the estimate.
  */
 
 export const GUARDARIAN_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
