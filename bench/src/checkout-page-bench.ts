@@ -323,7 +323,7 @@ async function loadPage(service: Service, { amount, address }: PageLoad): Promis
   const html = await response.body.text();
   if (response.statusCode !== 200) throw new Error(`pay.php (${amount}) answered ${response.statusCode}: ${html.slice(0, 300)}`);
   // A quoted row says what the shop receives exactly; an estimate says "about" (provider-row-words.ts).
-  return { ttfbMs, quotedRows: (html.match(/Fees included: the shop receives (?!about)/g) ?? []).length };
+  return { ttfbMs, quotedRows: (html.match(/The shop receives \d/g) ?? []).length };
 }
 
 function printTable(measurements: Measurement[]): void {

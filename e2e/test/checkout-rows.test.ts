@@ -41,7 +41,7 @@ const ports: CheckoutPorts = {
     },
   },
   // The proxy's header, as CUSTOMER_COUNTRY_HEADER names it in production.
-  customerCountry: (headers) => (typeof headers['x-test-country'] === 'string' ? headers['x-test-country'] : undefined),
+  customerLocation: (headers) => (typeof headers['x-test-country'] === 'string' ? { country: headers['x-test-country'] } : undefined),
 };
 
 const fixture = apiAppFixture('checkout-rows', {
@@ -104,7 +104,7 @@ it('each row says what the customer pays, what the shop receives, the methods an
   ]);
   // MoonPay's quote: 2.49 % on top, fees included; what the shop receives from its quote.
   expect(row('moonpay').text).toBe(
-    'Pay with MoonPay 51.25 USD Fees included Fees included: the shop receives 49.12 USDC Card, Apple Pay, Google Pay, PayPal USDC in about 20 minutes (per MoonPay) ›',
+    'Pay with MoonPay 51.25 USD Fees included The shop receives 49.12 USDC Card, Apple Pay, Google Pay, PayPal USDC in about 20 minutes (per MoonPay) ›',
   );
   // No quote (the service threw): the estimate from the documented fees, said as one.
   expect(row('transak').text).toMatch(
@@ -141,7 +141,7 @@ it('"More providers (N)" opens and closes without JavaScript, by mouse and by ke
   expect((await shownRows(page)).every((row) => row.visible)).toBe(true);
   // Quoted providers behind the disclosure say their quotes too.
   expect((await shownRows(page)).find((row) => row.id === 'banxa')?.text).toMatch(
-    /^Pay with Banxa 51\.00 USD Fees included Fees included: the shop receives 49\.31 USDC/,
+    /^Pay with Banxa 51\.00 USD Fees included The shop receives 49\.31 USDC/,
   );
   await screenshot(page, 'checkout-rows-disclosure-open');
 

@@ -280,7 +280,17 @@ function checkoutSignalSettings() {
         pattern: '^[A-Za-z0-9-]{1,64}$',
         description:
           "the request header a trusted proxy in front of this host sets to the customer's ISO 3166-1 alpha-2 country (CF-IPCountry " +
-          'behind Cloudflare); unset, no country is known. It only orders the providers; Accept-Language is never read for it',
+          'behind Cloudflare); unset, no country is known. It orders the providers (never hides one) and is what a quote priced per ' +
+          'country (Coinbase) is asked for; Accept-Language is never read for it',
+      }),
+    ),
+    CUSTOMER_SUBDIVISION_HEADER: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9-]{1,64}$',
+        description:
+          "the request header the same proxy sets to the customer's ISO 3166-2 subdivision, alone (TX) or whole (US-TX): " +
+          "cf-region-code behind Cloudflare. Needs CUSTOMER_COUNTRY_HEADER; unset, none is known and Coinbase's rows for US " +
+          'customers (its quote asks their state) show the estimate',
       }),
     ),
   };
@@ -319,6 +329,8 @@ export interface CheckoutSignalsConfig {
   rankingWindowDays: number;
   /** The trusted proxy's country header, lower case (as Node hands headers); undefined: no country is known. */
   countryHeader: string | undefined;
+  /** Its subdivision header, lower case; undefined: no subdivision is known. */
+  subdivisionHeader: string | undefined;
 }
 
 /**
@@ -424,8 +436,17 @@ function checkoutSignalsOf(raw: PaymentRedirectSettings, problems: string[]): Ch
       "CUSTOMER_COUNTRY_HEADER: Accept-Language names the customer's languages, not their country; name the header your proxy sets",
     );
   }
+  const subdivisionHeader = raw.CUSTOMER_SUBDIVISION_HEADER?.toLowerCase();
+  if (subdivisionHeader !== undefined && countryHeader === undefined) {
+    problems.push('CUSTOMER_SUBDIVISION_HEADER: a subdivision says nothing without its country; set CUSTOMER_COUNTRY_HEADER too');
+  }
+  if (subdivisionHeader === 'accept-language') {
+    problems.push(
+      "CUSTOMER_SUBDIVISION_HEADER: Accept-Language names the customer's languages, not where they are; name the header your proxy sets",
+    );
+  }
   if (!circuit || rankingMinAttempts === undefined || rankingWindowDays === undefined) return undefined;
-  return { circuit, rankingMinAttempts, rankingWindowDays, countryHeader };
+  return { circuit, rankingMinAttempts, rankingWindowDays, countryHeader, subdivisionHeader };
 }
 
 /** When payments' providers are asked about them (STATUS_POLL_*): the first wait, the longest, and until what age. */

@@ -1,4 +1,4 @@
-import { countryFromProxy, isUserAssignedCountryCode } from '../src';
+import { countryFromProxy, isUserAssignedCountryCode, subdivisionFromProxy } from '../src';
 
 describe("the customer's country from a trusted proxy", () => {
   it('reads an ISO 3166-1 alpha-2 code in any case', () => {
@@ -15,5 +15,27 @@ describe("the customer's country from a trusted proxy", () => {
 
   it.each(['', 'DEU', 'en-US', 'D1', '🇩🇪'])('refuses %p naming the header', (value) => {
     expect(() => countryFromProxy(value, 'cf-ipcountry')).toThrow(/cf-ipcountry must be an ISO 3166-1 alpha-2 country code/);
+  });
+});
+
+describe("the customer's subdivision from a trusted proxy", () => {
+  it("reads Cloudflare's cf-region-code (the code alone) and a whole ISO 3166-2 code of the customer's country", () => {
+    expect(subdivisionFromProxy('TX', 'US', 'cf-region-code')).toBe('TX');
+    expect(subdivisionFromProxy(' ny ', 'US', 'cf-region-code')).toBe('NY');
+    expect(subdivisionFromProxy('GB-ENG', 'GB', 'x-subdivision')).toBe('ENG');
+    expect(subdivisionFromProxy('JP-13', 'JP', 'x-subdivision')).toBe('13');
+  });
+
+  it('knows none when the header is empty', () => {
+    expect(subdivisionFromProxy('  ', 'US', 'cf-region-code')).toBeUndefined();
+  });
+
+  it.each([
+    ['Texas', 'US'],
+    ['CA-ON', 'US'],
+    ['US-', 'US'],
+    ['TX,NY', 'US'],
+  ])('refuses %p for a customer in %s, naming the header', (value, country) => {
+    expect(() => subdivisionFromProxy(value, country, 'cf-region-code')).toThrow(/cf-region-code must be an ISO 3166-2 subdivision of US/);
   });
 });

@@ -1,6 +1,7 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import type {
   CurrencyCode,
+  CustomerLocation,
   DeclineKind,
   DocumentedFees,
   EvmAddress,
@@ -230,6 +231,16 @@ export interface ProviderQuote {
   currency: CurrencyCode;
 }
 
+/** A quote API that prices an order for a customer's location: asked only for a location it can price. */
+export interface LocatedQuote {
+  /** Whether a customer at `location` can be quoted (Coinbase: a US customer's state is needed too). */
+  prices(location: CustomerLocation): boolean;
+  quote(
+    order: Pick<CheckoutOrder, 'amount' | 'currency'> & { location: CustomerLocation },
+    options: { signal: AbortSignal },
+  ): Promise<ProviderQuote>;
+}
+
 export interface ProviderAdapter {
   readonly descriptor: ProviderDescriptor;
   /** `sandbox`: the local simulated checkout standing in for a provider without credentials. */
@@ -253,6 +264,8 @@ export interface ProviderAdapter {
    * included, in `currency` for `usdc` base units delivered.
    */
   quoteUsdc?(order: { usdc: bigint; currency: CurrencyCode }, options: { signal: AbortSignal }): Promise<ProviderQuote>;
+  /** Where its quote API prices per customer location instead (Coinbase's Buy Quote asks the customer's country). */
+  locatedQuote?: LocatedQuote;
   /**
    * Where the provider keeps a queue of events it wants read and deleted (Simplex): reads it, keeps
    * each event (AdapterContext.events), then deletes it at the provider; answers what the kept

@@ -13,6 +13,7 @@ import {
   type AvailableProviderOption,
   type CountryCode,
   type CurrencyCode,
+  type CustomerLocation,
   type FiatAmount,
   type MeasuredCheckouts,
   type ProviderOption,
@@ -49,6 +50,8 @@ export interface QuoteOrder {
   currency: CurrencyCode;
   /** Fees on top: the USDC to buy (priced instead of the amount) and the order's value in USDC it carries. */
   feesOnTop?: { usdc: bigint; orderUsdc: bigint };
+  /** Where the customer is, when known: what a provider that prices per location is asked for. */
+  location?: CustomerLocation;
 }
 
 /** Who pays the order's fees, and the wallet's fee terms the USDC is grossed up for (the hosted checkout's wallet). */
@@ -77,8 +80,8 @@ export type RequestHeaders = Readonly<Record<string, string | string[] | undefin
 export interface CheckoutPorts {
   quotes?: CheckoutQuotes;
   signals?: CheckoutSignals;
-  /** The customer's country from the headers a trusted proxy sets; undefined when it does not say. */
-  customerCountry?(headers: RequestHeaders): CountryCode | undefined;
+  /** Where the customer is, from the headers a trusted proxy sets; undefined when it does not say. */
+  customerLocation?(headers: RequestHeaders): CustomerLocation | undefined;
   /** CHECKOUT_RANKING_MIN_ATTEMPTS; the domain's default without it. */
   rankingMinAttempts?: number;
   /** How long a page waits for the quotes; QUOTE_WAIT_MS without it. */
@@ -144,7 +147,7 @@ export async function priceRows(
   options: readonly AvailableProviderOption[],
   rates: RateTable | undefined,
   ports: CheckoutPorts,
-  fees?: OrderFeeTerms,
+  { fees, location }: { fees?: OrderFeeTerms | undefined; location?: CustomerLocation | undefined } = {},
 ): Promise<RowPrices> {
   const failures: { provider: string; error: unknown }[] = [];
   const waitMs = ports.quoteWaitMs ?? QUOTE_WAIT_MS;
@@ -156,7 +159,7 @@ export async function priceRows(
       try {
         const { amount, currency } = option.charge;
         return await ports.quotes.quote(
-          { provider: option.provider.id, amount, currency, ...(feesOnTop ? { feesOnTop } : {}) },
+          { provider: option.provider.id, amount, currency, ...(feesOnTop ? { feesOnTop } : {}), ...(location ? { location } : {}) },
           { waitMs },
         );
       } catch (error) {

@@ -101,9 +101,10 @@ export class HostedCheckoutService {
     const ports = this.deps.ports ?? {};
     const options = await listedOptions(inOperatorOrder(providerOptions(link.amount, link.currency, rates, this.deps.providers)), ports);
     const available = options.filter((option): option is AvailableProviderOption => option.status === 'available');
-    const country = ports.customerCountry?.(headers);
+    const location = ports.customerLocation?.(headers);
+    const country = location?.country;
     const payer = feePayerOf(this.deps.customerPaysFees ?? false, terms.customerPaysFee);
-    const prices = await priceRows(available, rates, ports, { payer, terms });
+    const prices = await priceRows(available, rates, ports, { fees: { payer, terms }, location });
     const ranking = rankCheckoutOptions(options, await rankingContext(prices, { rates, ...(country ? { country } : {}) }, ports));
     return { kind: 'offer', link, options, ranking, prices, ...(country ? { country } : {}), ratesError };
   }

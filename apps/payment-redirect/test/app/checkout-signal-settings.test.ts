@@ -24,6 +24,7 @@ it('has the documented defaults: no country header', () => {
     rankingMinAttempts: 100,
     rankingWindowDays: 30,
     countryHeader: undefined,
+    subdivisionHeader: undefined,
   });
 });
 
@@ -36,12 +37,14 @@ it('reads each one, the header in lower case as Node hands it', () => {
     CHECKOUT_RANKING_MIN_ATTEMPTS: '250',
     CHECKOUT_RANKING_WINDOW_DAYS: '7',
     CUSTOMER_COUNTRY_HEADER: 'CF-IPCountry',
+    CUSTOMER_SUBDIVISION_HEADER: 'CF-Region-Code',
   }).checkoutSignals;
   expect(signals).toEqual({
     circuit: { windowSeconds: 60, minCalls: 5, failurePercent: 80, coolOffSeconds: 30 },
     rankingMinAttempts: 250,
     rankingWindowDays: 7,
     countryHeader: 'cf-ipcountry',
+    subdivisionHeader: 'cf-region-code',
   });
 });
 
@@ -66,4 +69,13 @@ it('refuses Accept-Language, and a header name that is not one, as the country h
     expect.stringMatching(/^CUSTOMER_COUNTRY_HEADER: Accept-Language names the customer's languages, not their country/),
   ]);
   expect(problemsOf({ CUSTOMER_COUNTRY_HEADER: 'CF IPCountry' })).toEqual([expect.stringContaining('CUSTOMER_COUNTRY_HEADER')]);
+});
+
+it('refuses a subdivision header without a country header, and Accept-Language as one', () => {
+  expect(problemsOf({ CUSTOMER_SUBDIVISION_HEADER: 'cf-region-code' })).toEqual([
+    expect.stringMatching(/^CUSTOMER_SUBDIVISION_HEADER: a subdivision says nothing without its country; set CUSTOMER_COUNTRY_HEADER/),
+  ]);
+  expect(problemsOf({ CUSTOMER_COUNTRY_HEADER: 'cf-ipcountry', CUSTOMER_SUBDIVISION_HEADER: 'Accept-Language' })).toEqual([
+    expect.stringMatching(/^CUSTOMER_SUBDIVISION_HEADER: Accept-Language names the customer's languages/),
+  ]);
 });

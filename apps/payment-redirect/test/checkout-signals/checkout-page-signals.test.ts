@@ -192,15 +192,20 @@ describe('with its signals failing', () => {
           log,
         }),
         measures: new CheckoutMeasures({ repository: new CheckoutMeasureRepository(deadPool), windowDays: 30, log }),
-        countryHeader: 'cf-ipcountry',
+        locationHeaders: { country: 'cf-ipcountry', subdivision: 'cf-region-code' },
         rankingMinAttempts: 10,
         log,
       });
       expect(await ports.signals!.listed(available())).toEqual(available());
       expect((await ports.signals!.measured()).size).toBe(0);
-      expect(ports.customerCountry!({ 'cf-ipcountry': 'Germany' })).toBeUndefined();
-      expect(ports.customerCountry!({ 'accept-language': 'de' })).toBeUndefined();
-      expect(ports.customerCountry!({ 'cf-ipcountry': 'de' })).toBe('DE');
+      expect(ports.customerLocation!({ 'cf-ipcountry': 'Germany' })).toBeUndefined();
+      expect(ports.customerLocation!({ 'accept-language': 'de' })).toBeUndefined();
+      expect(ports.customerLocation!({ 'cf-ipcountry': 'de' })).toEqual({ country: 'DE' });
+      expect(ports.customerLocation!({ 'cf-ipcountry': 'US', 'cf-region-code': 'TX' })).toEqual({ country: 'US', subdivision: 'TX' });
+      // A subdivision that is not one (or another country's) leaves the country known.
+      expect(ports.customerLocation!({ 'cf-ipcountry': 'US', 'cf-region-code': 'Texas' })).toEqual({ country: 'US' });
+      expect(ports.customerLocation!({ 'cf-ipcountry': 'US', 'cf-region-code': 'CA-ON' })).toEqual({ country: 'US' });
+      expect(ports.customerLocation!({ 'cf-region-code': 'TX' })).toBeUndefined();
       expect(logs.some((line) => line.includes('provider circuit store (Redis) failed'))).toBe(true);
       expect(logs.some((line) => line.includes('could not read the measured checkouts'))).toBe(true);
     } finally {

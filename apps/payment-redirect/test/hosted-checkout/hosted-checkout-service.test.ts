@@ -297,7 +297,7 @@ describe('HostedCheckoutService', () => {
       amount: '51.48',
       currency: 'EUR',
       amountNote: 'Fees included',
-      receives: 'Fees included: the shop receives 52.10 USDC',
+      receives: 'The shop receives 52.10 USDC',
     });
     // The link still carries the order's charge: the provider adds its fees on its own page.
     expect(new URL(rows.find((row) => row.id === 'moonpay')!.href, 'https://pay.example').searchParams.get('amount')).toBe('49.99');
@@ -357,7 +357,7 @@ describe('HostedCheckoutService', () => {
 
   it("the customer's country: providers serving it first, the others marked and last, never hidden", async () => {
     const ports: CheckoutPorts = {
-      customerCountry: (headers) => (typeof headers['x-country'] === 'string' ? headers['x-country'] : undefined),
+      customerLocation: (headers) => (typeof headers['x-country'] === 'string' ? { country: headers['x-country'] } : undefined),
     };
     const { view, rows } = await page(service(true, fixedRates, ports), query, { 'x-country': 'CA' });
     // Banxa documents it does not serve Canada, Stripe serves the US only; Coinbase's list has Canada.

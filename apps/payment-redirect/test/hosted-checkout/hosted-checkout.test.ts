@@ -314,7 +314,7 @@ describe('GET /pay.php: what each row says, and the order', () => {
           return { provider: quoteOrder.provider, basis: 'quote', usdc: 49_990_000n, total: '50.99', currency: quoteOrder.currency };
         },
       },
-      customerCountry: (headers) => (typeof headers['x-test-country'] === 'string' ? headers['x-test-country'] : undefined),
+      customerLocation: (headers) => (typeof headers['x-test-country'] === 'string' ? { country: headers['x-test-country'] } : undefined),
     };
 
     beforeAll(async () => {
@@ -336,7 +336,7 @@ describe('GET /pay.php: what each row says, and the order', () => {
       const { available } = providers(expectHtml(await portedOrder(), 200));
       expect(asked).toContain('moonpay 49.99 USD');
       expect(available.get('moonpay')?.text).toBe('MoonPay 50.99 USD Fees included ›');
-      expect(available.get('moonpay')?.facts[0]).toBe('Fees included: the shop receives 49.99 USDC');
+      expect(available.get('moonpay')?.facts[0]).toBe('The shop receives 49.99 USDC');
       expect(available.get('moonpay')?.href.searchParams.get('amount')).toBe('49.99');
       // The quote service's estimate for the others, said as an estimate.
       expect(available.get('transak')?.facts[0]).toBe(

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import IORedis from 'ioredis';
 import { Registry } from 'prom-client';
 import { startAclRedis, type AclRedis } from '@gateway/app-testkit';
@@ -6,6 +7,7 @@ import { createProviderHttpClient, PROVIDER_MODULES, type ProviderAdapter, type 
 import type { RateReader } from '@gateway/rates';
 import { startTransakQuoteFake, type QuoteFake } from '../../../../packages/providers/test/support/quote-api-fake';
 import { FAKE_API_KEY, FAKE_API_SECRET } from '../../../../packages/providers/test/support/transak-fake';
+import { startCoinbaseFake, type CoinbaseFake } from '../../../../packages/providers/test/support/coinbase-fake';
 import { quoteMetrics } from '../../src/metrics';
 import { QuoteService, type QuoteSettings } from '../../src/services/quotes/quote-service';
 
@@ -15,12 +17,14 @@ import { QuoteService, type QuoteSettings } from '../../src/services/quotes/quot
 let acl: AclRedis;
 let fake: QuoteFake;
 let transakAdapter: ProviderAdapter;
+let coinbaseFake: CoinbaseFake;
+let coinbaseAdapter: ProviderAdapter;
 let run = 0;
 
 const NO_QUOTE_FEES = { minBps: 300, maxBps: 500, source: 'https://example.com/fees' };
 const noQuoteAdapter = { descriptor: { id: 'noquote', fees: NO_QUOTE_FEES }, mode: 'live' } as unknown as ProviderAdapter;
 const providers = {
-  adapter: (id: string) => ({ transak: transakAdapter, noquote: noQuoteAdapter })[id],
+  adapter: (id: string) => ({ transak: transakAdapter, noquote: noQuoteAdapter, coinbase: coinbaseAdapter })[id],
 } as unknown as Pick<ProviderRegistry, 'adapter'>;
 // EUR at 0.92 per USD, as the local stack's sample rates.
 const EUR_RATE = { numerator: 92n, denominator: 100n };
@@ -46,13 +50,40 @@ beforeAll(async () => {
       now: Date.now,
     },
   );
+  // Coinbase's Buy Quote prices per customer location, on its documented API's local fake (a CDP Ed25519 key).
+  const cdp = generateKeyPairSync('ed25519');
+  const jwk = cdp.privateKey.export({ format: 'jwk' });
+  const keyId = '2636c881-b44e-4263-b05d-fb10a5ad1836';
+  coinbaseFake = await startCoinbaseFake({ keyId, publicKey: cdp.publicKey, algorithm: 'EdDSA' });
+  const coinbase = PROVIDER_MODULES.find((module) => module.descriptor.id === 'coinbase')!;
+  coinbaseAdapter = await coinbase.create(
+    {
+      KEY_ID: keyId,
+      KEY_SECRET: Buffer.concat([Buffer.from(jwk.d!, 'base64url'), Buffer.from(jwk.x!, 'base64url')]).toString('base64'),
+      API_URL: coinbaseFake.url,
+    },
+    {
+      mode: 'live',
+      webhookUrl: 'https://pay.example.org/webhooks/coinbase',
+      http: createProviderHttpClient({ maxAttempts: 1 }),
+      tokens: { current: async () => Promise.reject(new Error('no token')), known: async () => [], discard: async () => undefined },
+      now: Date.now,
+    },
+  );
 });
 afterAll(async () => {
   await fake.close();
+  await coinbaseFake.close();
   await acl.stop();
 });
-beforeEach(() => fake.reset());
-afterEach(() => expect(fake.problems).toEqual([]));
+beforeEach(() => {
+  fake.reset();
+  coinbaseFake.reset();
+});
+afterEach(() => {
+  expect(fake.problems).toEqual([]);
+  expect(coinbaseFake.problems).toEqual([]);
+});
 
 interface Replica {
   service: QuoteService;
@@ -241,6 +272,60 @@ describe('quote service', () => {
     // One promise per band within the process still shares the call.
     expect(fake.requests).toHaveLength(1);
     down.disconnect();
+  });
+
+  describe('a quote priced per customer location (Coinbase)', () => {
+    const coinbaseOrder = (cents: bigint, location?: { country: string; subdivision?: string }) => ({
+      ...order(cents, 'USD', 'coinbase'),
+      ...(location ? { location } : {}),
+    });
+    const quoteCalls = () => coinbaseFake.requests.filter((request) => request.path === '/onramp/v1/buy/quote');
+
+    it('asks once per band and location however many pages load, and keys the band by the location', async () => {
+      const group = replicas(3);
+      coinbaseFake.latencyMs = 100;
+      const loads = Array.from({ length: 30 }, (_, i) =>
+        group[i % 3]!.service.quote(coinbaseOrder(500n, { country: 'GB' }), { waitMs: 1_500 }),
+      );
+      const quotes = await Promise.all(loads);
+      expect(quotes.every((quote) => quote.basis === 'quote')).toBe(true);
+      expect(quoteCalls()).toHaveLength(1);
+      expect(JSON.parse(quoteCalls()[0]!.body)).toMatchObject({ country: 'GB', paymentCurrency: 'USD' });
+      const band = quoteBandOf(coinbaseOrder(500n).amount.minorUnits).index;
+      const redis = acl.connect('payment-redirect');
+      expect(await redis.exists(`${acl.prefix}:provider-quotes:coinbase:USD:${band}:GB`)).toBe(1);
+
+      // Another country, another state: their own quotes.
+      const [canada, texas] = await Promise.all([
+        group[0]!.service.quote(coinbaseOrder(500n, { country: 'CA' }), { waitMs: 1_500 }),
+        group[1]!.service.quote(coinbaseOrder(500n, { country: 'US', subdivision: 'TX' }), { waitMs: 1_500 }),
+      ]);
+      expect([canada.basis, texas.basis]).toEqual(['quote', 'quote']);
+      const asked = quoteCalls().map((request) => JSON.parse(request.body) as { country: string; subdivision?: string });
+      expect(asked.map(({ country, subdivision }) => [country, subdivision]).sort()).toEqual([
+        ['CA', undefined],
+        ['GB', undefined],
+        ['US', 'TX'],
+      ]);
+    });
+
+    it('gives the estimate, asking nothing, where the location is unknown or not enough (a US customer without a state)', async () => {
+      const [{ service }] = replicas(1) as [Replica];
+      const unknown = await service.quote(coinbaseOrder(700n), { waitMs: 1_500 });
+      const noState = await service.quote(coinbaseOrder(700n, { country: 'US' }), { waitMs: 1_500 });
+      expect([unknown.basis, noState.basis]).toEqual(['estimate', 'estimate']);
+      expect(await service.providerQuote(coinbaseOrder(700n, { country: 'US' }), { waitMs: 1_500 })).toBeUndefined();
+      expect(quoteCalls()).toHaveLength(0);
+    });
+
+    it('gives Process Payment the quote the page showed to a customer in the same place', async () => {
+      const [page, payment] = replicas(2) as [Replica, Replica];
+      const shown = await page.service.quote(coinbaseOrder(900n, { country: 'US', subdivision: 'NY' }), { waitMs: 1_500 });
+      const expected = await payment.service.providerQuote(coinbaseOrder(900n, { country: 'US', subdivision: 'NY' }), { waitMs: 1_500 });
+      expect(shown.basis).toBe('quote');
+      expect(expected).toEqual(shown);
+      expect(quoteCalls()).toHaveLength(1);
+    });
   });
 
   it('gives Process Payment the quote the page showed', async () => {

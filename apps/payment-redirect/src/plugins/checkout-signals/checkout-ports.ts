@@ -7,7 +7,7 @@ import { liveCheckoutPorts } from '../../services/checkout-signals/live-checkout
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** What the hosted checkout's and the second chance's rows are built from: quotes, measured checkouts, circuits, the country. */
+    /** What the hosted checkout's and the second chance's rows are built from: quotes, measured checkouts, circuits, the customer's location. */
     checkoutPorts: CheckoutPorts;
   }
 }
@@ -27,7 +27,7 @@ export const checkoutPorts = fp<{ config: PaymentRedirectConfig; ports?: Checkou
             log: app.log,
           }),
           circuit: app.providerCircuitBreaker,
-          countryHeader: signals.countryHeader,
+          locationHeaders: { country: signals.countryHeader, subdivision: signals.subdivisionHeader },
           rankingMinAttempts: signals.rankingMinAttempts,
           log: app.log,
         }),

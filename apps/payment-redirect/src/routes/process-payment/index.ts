@@ -36,7 +36,12 @@ export const processPaymentRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string
       const json = prefersJson(request.headers.accept);
       let started: StartedPayment;
       try {
-        started = await app.paymentService.start(request.query, request.ip, json ? 'json' : 'browser');
+        started = await app.paymentService.start(
+          request.query,
+          request.ip,
+          json ? 'json' : 'browser',
+          app.checkoutPorts.customerLocation?.(request.headers),
+        );
       } catch (error) {
         if (!(error instanceof CheckoutFailedError) || json) throw error;
         return sendCheckoutFailed(request, reply, error, processPaymentNextSteps(error, request.query));

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { recordOutcome } from '@gateway/http';
-import { crossSiteRequestError, isUuid, paymentKeyRequiredError, postOrigin } from '@gateway/domain';
+import { crossSiteRequestError, isUuid, paymentKeyRequiredError, postOrigin, type CustomerLocation } from '@gateway/domain';
 import { sendCheckoutFailed, sendCheckoutFailedPage } from '../shared/checkout-failed-page';
 import { cookieKeys, givePaymentKey, sendPaymentRefused } from '../shared/payment-key-cookie';
 import { paymentPageSchema } from '../shared/schemas';
@@ -17,6 +17,7 @@ type TakeAttempt = (
   provider: string,
   customerIp: string,
   credentials: PaymentCredentials,
+  location: CustomerLocation | undefined,
 ) => Promise<SecondChanceOutcome>;
 
 /**
@@ -46,7 +47,8 @@ export const secondChanceRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string }
       const provider = typeof body?.provider === 'string' ? body.provider.trim().toLowerCase() : '';
       const formToken = typeof body?.form_token === 'string' ? body.form_token : undefined;
       const credentials = { keys: cookieKeys(request), ...(formToken === undefined ? {} : { formToken }) };
-      const outcome = await take(paymentId.toLowerCase(), provider, request.ip, credentials);
+      const location = app.checkoutPorts.customerLocation?.(request.headers);
+      const outcome = await take(paymentId.toLowerCase(), provider, request.ip, credentials, location);
       const receipt = `/payment/${paymentId.toLowerCase()}`;
       if (outcome.kind === 'checkout_failed') {
         return sendCheckoutFailed(request, reply, outcome.failure, {
@@ -103,7 +105,8 @@ export const secondChanceRoutes: FastifyPluginAsyncTypebox<{ publicUrl: string }
           'or the order ORDER_ATTEMPTS_MAX attempts, 404 for no such payment.',
       ),
     },
-    taken('rest', (...args) => app.restService.take(...args)),
+    // A rest is judged by its order's expectation: no quote, so no location, is asked for it.
+    taken('rest', (paymentId, provider, ip, credentials) => app.restService.take(paymentId, provider, ip, credentials)),
   );
 
   app.get(

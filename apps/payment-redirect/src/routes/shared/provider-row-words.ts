@@ -29,9 +29,9 @@ export interface ProviderRowView {
   amountNote?: string;
   /**
    * Which way the fees go, and what the shop receives: "Fees on top: the shop receives 50.00 USDC"
-   * (the order's full value), "Fees included: the shop receives 47.12 USDC" (a quote), "Fees included:
-   * the shop receives about 48.73 USDC (estimated from its published fees)"; absent when the charge
-   * cannot be valued (no rate).
+   * (the order's full value), "The shop receives 47.12 USDC" (a quote: its amount's note already
+   * says the fees are inside), "Fees included: the shop receives about 48.73 USDC (estimated from its
+   * published fees)"; absent when the charge cannot be valued (no rate).
    */
   receives?: string;
   /** "Card, Apple Pay, Google Pay"; absent when the provider documents none for this currency. */
@@ -102,7 +102,7 @@ function receivesWords(price: RowQuote): string {
   if (price.feesOnTop) return `Fees on top: the shop receives ${usdcCents(price.feesOnTop.orderUsdc)} USDC`;
   const usdc = usdcCents(price.usdc);
   return price.basis === 'quote'
-    ? `Fees included: the shop receives ${usdc} USDC`
+    ? `The shop receives ${usdc} USDC`
     : `Fees included: the shop receives about ${usdc} USDC (estimated from its published fees)`;
 }
 

@@ -10,6 +10,7 @@ import {
   parsePaymentRequest,
   type PaymentRequest,
   type PaymentRequestQuery,
+  type CustomerLocation,
   type ExactRate,
   type SealingKeyRing,
   unknownWalletError,
@@ -97,23 +98,29 @@ export class PaymentService {
     this.recordCheckout = createBatcher((checkouts: RecordedCheckout[]) => deps.payments.recordCheckouts(checkouts), BATCHING);
   }
 
-  async start(query: PaymentRequestQuery, customerIp: string, audience: CheckoutAudience = 'browser'): Promise<StartedPayment> {
+  async start(
+    query: PaymentRequestQuery,
+    customerIp: string,
+    audience: CheckoutAudience = 'browser',
+    location?: CustomerLocation,
+  ): Promise<StartedPayment> {
     // Rates that cannot be used answer 503 only where a rate is needed: a USD order still goes through.
     const rates = await currentRatesOrDeferredError(this.deps.rates);
     const request = parsePaymentRequest(query, { keys: this.deps.keys, rates, providers: this.deps.providers });
-    return this.begin(request, customerIp, audience);
+    return this.begin(request, customerIp, audience, location ? { location } : {});
   }
 
   /**
    * Records the payment with what it should bring, then asks its provider for the checkout and
    * records that: Process Payment and the second chance alike. `expectation`: the order's own, for
    * an attempt that pays only part of it (the rest of an underpaid order is judged as the whole order).
+   * `location`: where the customer is, when known (a quote priced per location is the one the page showed).
    */
   async begin(
     request: PaymentRequest,
     customerIp: string,
     audience: CheckoutAudience,
-    options: { expectation?: RecordedExpectation } = {},
+    options: { expectation?: RecordedExpectation; location?: CustomerLocation } = {},
   ): Promise<StartedPayment> {
     const adapter = this.deps.providers.adapter(request.provider.id);
     if (!adapter) throw new Error(`provider ${request.provider.id} is offered without an adapter`);
@@ -122,7 +129,7 @@ export class PaymentService {
     // A rest payment (its order's expectation given) pays a fiat amount, fees inside.
     const { expectation, checkoutUsdc } = options.expectation
       ? { expectation: options.expectation, checkoutUsdc: undefined }
-      : await this.expectationOf(request, adapter);
+      : await this.expectationOf(request, adapter, options.location);
     const recording = await this.recordPayment({
       id: paymentId,
       polygonAddress: request.temporaryAddress,
@@ -174,6 +181,7 @@ export class PaymentService {
   private async expectationOf(
     request: PaymentRequest,
     adapter: ProviderAdapter,
+    location: CustomerLocation | undefined,
   ): Promise<{ expectation: RecordedExpectation; checkoutUsdc: bigint | undefined }> {
     const now = new Date();
     const terms = await this.deps.wallets.orderTermsOf(request.temporaryAddress);
@@ -182,7 +190,7 @@ export class PaymentService {
     const [priced, quotedUsdc] = await Promise.all([
       request.currency === 'USD' ? { source: 'usd', asOf: now, rate: undefined } : this.rateOf(request.currency),
       // Fees on top fix the USDC: no quote is needed for what the order should bring.
-      feesOnTop ? undefined : this.quotedUsdc(request),
+      feesOnTop ? undefined : this.quotedUsdc(request, location),
     ]);
     let checkoutUsdc: bigint | undefined;
     const fixedUsdcFor = (usdCents: bigint): bigint | undefined => {
@@ -220,9 +228,9 @@ export class PaymentService {
    * checkout page shows) when fresh, else asked now within QUOTE_DEADLINE_MS; otherwise nothing, and
    * the expectation is an estimate: a quote refines the figure, it never holds a customer back.
    */
-  private async quotedUsdc(request: PaymentRequest): Promise<bigint | undefined> {
+  private async quotedUsdc(request: PaymentRequest, location: CustomerLocation | undefined): Promise<bigint | undefined> {
     const quote = await this.deps.quotes.providerQuote(
-      { provider: request.provider.id, amount: request.amount, currency: request.currency },
+      { provider: request.provider.id, amount: request.amount, currency: request.currency, ...(location ? { location } : {}) },
       { waitMs: QUOTE_DEADLINE_MS },
     );
     return quote?.usdc;

@@ -12,6 +12,7 @@ import {
   type AvailableProviderOption,
   type CountryCode,
   type CurrencyCode,
+  type CustomerLocation,
   type DeclineKind,
   type EvmAddress,
   type FiatAmount,
@@ -130,10 +131,11 @@ export class SecondChanceService {
     const options = await listedOptions(inOperatorOrder(all), ports);
     const available = secondChanceProviders(options, payment.provider);
     if (available.length === 0) return null;
-    const country = ports.customerCountry?.(headers);
+    const location = ports.customerLocation?.(headers);
+    const country = location?.country;
     const terms = await this.deps.wallets.orderTermsOfWallet(payment.walletId);
     const fees = terms ? { payer: feePayerOf(this.deps.customerPaysFees ?? false, terms.customerPaysFee), terms } : undefined;
-    const prices = await priceRows(available, rates, ports, fees);
+    const prices = await priceRows(available, rates, ports, { fees, location });
     const context = await rankingContext(prices, { rates, ...(country ? { country } : {}) }, ports);
     const ranking = rankSecondChance(options, payment.provider, payment.providerDeclineKind ?? 'other', { ...context, rates });
     return { ranking, prices, ...(country ? { country } : {}) };
@@ -157,7 +159,13 @@ export class SecondChanceService {
    * form's token derived from it; one of the payment's SECOND_CHANCES_MAX is taken before the new
    * payment is recorded.
    */
-  async take(paymentId: string, providerId: string, customerIp: string, credentials: PaymentCredentials): Promise<SecondChanceOutcome> {
+  async take(
+    paymentId: string,
+    providerId: string,
+    customerIp: string,
+    credentials: PaymentCredentials,
+    location?: CustomerLocation,
+  ): Promise<SecondChanceOutcome> {
     const payment = await this.deps.payments.findCheckout(paymentId);
     if (!payment) return refused('no_payment');
     if (!secondChanceFormTokenMatches(credentials.formToken ?? '', credentials.keys, payment.keyHash, paymentId)) {
@@ -169,7 +177,7 @@ export class SecondChanceService {
     const chosen = choices.find((option) => option.provider.id === providerId);
     if (!chosen) return refused('provider_not_accepted');
     if (!(await this.deps.payments.claimSecondChance(paymentId, this.deps.secondChances))) return refused('exhausted');
-    return startOnSameOrder(this.deps.processPayment, payment, chosen, customerIp);
+    return startOnSameOrder(this.deps.processPayment, payment, chosen, customerIp, location ? { location } : {});
   }
 
   /** The payment the second chance started, by name: a small read, not its receipt. */
@@ -200,7 +208,7 @@ export async function startOnSameOrder(
   payment: { polygonAddress: string; email: string },
   chosen: { provider: ProviderTerms; charge: { amount: FiatAmount; currency: CurrencyCode } },
   customerIp: string,
-  options: { expectation?: RecordedExpectation } = {},
+  options: { expectation?: RecordedExpectation; location?: CustomerLocation } = {},
 ): Promise<SecondChanceOutcome> {
   try {
     const started = await processPayment.begin(

@@ -8,6 +8,7 @@ import {
   quoteBandOf,
   scaleQuote,
   type CurrencyCode,
+  type CustomerLocation,
   type ExpectationBasis,
   type FiatAmount,
 } from '@gateway/domain';
@@ -24,7 +25,12 @@ export interface OrderToQuote {
    * own bands), and the order's value in USDC the shop receives of it.
    */
   feesOnTop?: { usdc: bigint; orderUsdc: bigint };
+  /** Where the customer is, when the payment host knows: a provider that prices per location (Coinbase) is asked for it. */
+  location?: CustomerLocation;
 }
+
+/** How a provider prices an order: a fixed USDC amount (fees on top), the order amount, or the amount for the customer's location. */
+type Pricing = 'usdc' | 'amount' | 'located';
 
 /** What the customer pays and what the shop receives through one provider. */
 export interface RowQuote {
@@ -64,7 +70,7 @@ export interface QuoteLogger {
 }
 
 export interface QuoteServiceDeps {
-  /** payment-redirect's client; keys are `<prefix>:provider-quotes:<provider>:<currency>:<band>` and its `:lock`. */
+  /** payment-redirect's client; keys are `<prefix>:provider-quotes:<provider>:<currency>:<band>[:<location>]` and its `:lock`. */
   redis: IORedis;
   keyPrefix: string;
   providers: Pick<ProviderRegistry, 'adapter'>;
@@ -141,7 +147,7 @@ export class QuoteService {
    */
   async providerQuote(order: OrderToQuote, { waitMs }: { waitMs: number }): Promise<RowQuote | undefined> {
     const adapter = this.adapterOf(order.provider);
-    if (!(order.feesOnTop ? adapter.quoteUsdc : adapter.quote)) return undefined;
+    if (!pricingOf(adapter, order)) return undefined;
     const cached = await this.cachedFor(adapter, order, waitMs);
     if (!cached || 'failed' in cached || cached.currency !== order.currency) return undefined;
     const quoted = { usdc: BigInt(cached.usdc), total: cached.total };
@@ -198,7 +204,7 @@ export class QuoteService {
 
   /** The band's cached answer while it may be served; a refresh when it is due; undefined past `waitMs`. */
   private async cachedFor(adapter: ProviderAdapter, order: OrderToQuote, waitMs: number): Promise<CachedQuote | undefined> {
-    const key = this.keyOf(order);
+    const key = this.keyOf(adapter, order);
     const provider = order.provider;
     let cached: CachedQuote | undefined;
     let redisUp = true;
@@ -290,9 +296,14 @@ export class QuoteService {
     const at = this.now();
     try {
       const signal = AbortSignal.timeout(this.settings.callTimeoutMs);
-      const quote = order.feesOnTop
-        ? await adapter.quoteUsdc!({ usdc: order.feesOnTop.usdc, currency: order.currency }, { signal })
-        : await adapter.quote!({ amount: order.amount.text, currency: order.currency }, { signal });
+      const asked = { amount: order.amount.text, currency: order.currency };
+      const pricing = pricingOf(adapter, order);
+      const quote =
+        pricing === 'usdc'
+          ? await adapter.quoteUsdc!({ usdc: order.feesOnTop!.usdc, currency: order.currency }, { signal })
+          : pricing === 'located'
+            ? await adapter.locatedQuote!.quote({ ...asked, location: order.location! }, { signal })
+            : await adapter.quote!(asked, { signal });
       if (quote.currency !== order.currency)
         throw new ProviderCheckoutError(`quoted in ${quote.currency}, asked for ${order.currency}`, 'refused');
       this.metrics.call(provider, 'ok');
@@ -347,13 +358,28 @@ export class QuoteService {
     return Math.floor(this.settings.cacheMs * 1.5);
   }
 
-  /** Fees on top are quoted in bands of the USDC bought (by its cents), apart from the bands of fiat amounts. */
-  private keyOf(order: OrderToQuote): string {
+  /**
+   * Fees on top are quoted in bands of the USDC bought (by its cents), apart from the bands of fiat
+   * amounts; a located quote's band is the location's too (`:GB`, `:US-TX`).
+   */
+  private keyOf(adapter: ProviderAdapter, order: OrderToQuote): string {
     const band = order.feesOnTop
       ? `usdc:${quoteBandOf(order.feesOnTop.usdc / 10_000n > 0n ? order.feesOnTop.usdc / 10_000n : 1n).index}`
       : quoteBandOf(order.amount.minorUnits).index;
-    return `${this.keyPrefix}:provider-quotes:${order.provider}:${order.currency}:${band}`;
+    const { location } = order;
+    const where =
+      location && pricingOf(adapter, order) === 'located'
+        ? `:${location.country}${location.subdivision ? `-${location.subdivision}` : ''}`
+        : '';
+    return `${this.keyPrefix}:provider-quotes:${order.provider}:${order.currency}:${band}${where}`;
   }
+}
+
+/** How `adapter` prices `order`; undefined: it cannot, and the row is an estimate. */
+function pricingOf(adapter: ProviderAdapter, order: OrderToQuote): Pricing | undefined {
+  if (order.feesOnTop) return adapter.quoteUsdc ? 'usdc' : undefined;
+  if (adapter.quote) return 'amount';
+  return order.location && adapter.locatedQuote?.prices(order.location) ? 'located' : undefined;
 }
 
 function outcomeOf(error: unknown): QuoteCallOutcome {

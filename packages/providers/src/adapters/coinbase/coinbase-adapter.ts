@@ -9,6 +9,7 @@ import { urlWithQuery } from '../../support/checkout-url';
 import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { providerAdapter } from '../../support/provider-adapter';
 import { cdpBearerJwt, importCdpKey, type CdpKey } from './coinbase-key';
+import { coinbaseBuyQuote, coinbaseQuotes } from './coinbase-quote';
 import { ASSUMED_TIME_TO_USDC } from '../../support/choice-facts';
 
 /**
@@ -45,10 +46,9 @@ import { ASSUMED_TIME_TO_USDC } from '../../support/choice-facts';
  * - The sandbox is documented for the onramp page, not for the API: test mode uses the same API host.
  * - Which Polygon USDC Coinbase sends is not stated on a page read: `native` is claimed (the
  *   watcher follows both).
- * - No quote(): Coinbase's Buy Quote (POST /onramp/v1/buy/quote,
- *   docs.cdp.coinbase.com/api-reference/rest-api/onramp-offramp/create-buy-quote) requires the
- *   customer's `country` (and a US `subdivision`), which a quote shared by an amount band does not
- *   have; its rows show the estimate.
+ * - Quote: the Buy Quote (coinbase-quote.ts) prices a customer's country (and a US customer's state),
+ *   so it is a located quote: asked only where the payment host knows the customer's location
+ *   (CUSTOMER_COUNTRY_HEADER, CUSTOMER_SUBDIVISION_HEADER); elsewhere its rows show the estimate.
  */
 
 const settings = Type.Object({
@@ -143,6 +143,10 @@ export const coinbase = defineProvider({
         throw new ProviderWebhookError('Coinbase webhooks are not received here: the gateway asks the transaction status API');
       },
       status: async (query, { signal }) => coinbaseTransactionStatus(context.http, apiUrl, bearer, query, signal),
+      locatedQuote: {
+        prices: coinbaseQuotes,
+        quote: async (order, { signal }) => coinbaseBuyQuote(context.http, { apiUrl, bearer }, order, signal),
+      },
     });
   },
 });

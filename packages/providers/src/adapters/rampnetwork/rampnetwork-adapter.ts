@@ -38,8 +38,13 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * gateway's terms for Ramp); minimum 4 USD. The amount is suggested, not locked (Ramp documents
  * no lock). Ramp takes no order reference, so our payment id travels only in `finalUrl` (the
  * receipt page).
- * - No quote(): searched for Ramp's Host API quote (onramp/quote/all with hostApiKey): its reference
- *   is not in the documentation copy available here; its rows show the estimate.
+ * - No quote(): Ramp's "REST API V3 Reference" (https://docs.ramp.network/rest-api-v3-reference/)
+ *   was readable here only up to its assets section (GET /host-api/v3/assets: fee percent range,
+ *   minimums, each asset's decimals); its quote section was not, nor in an older copy or a Ramp
+ *   repository. Integrators' code, supporting evidence only, calls POST /host-api/v3/onramp/quote/all
+ *   with hostApiKey and reads, per payment method (CARD_PAYMENT), `cryptoAmount` (base units) and
+ *   `fiatValue`, `appliedFee` (numbers). Missing: whether a buy quote's fiatValue includes the fee,
+ *   and the demo API host. Its rows show the estimate.
  */
 
 /** Ramp's webhook keys as published on https://docs.rampnetwork.com/webhooks (SPKI, secp256k1). */
