@@ -43,8 +43,9 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  *   minimums, each asset's decimals); its quote section was not, nor in an older copy or a Ramp
  *   repository. Integrators' code, supporting evidence only, calls POST /host-api/v3/onramp/quote/all
  *   with hostApiKey and reads, per payment method (CARD_PAYMENT), `cryptoAmount` (base units) and
- *   `fiatValue`, `appliedFee` (numbers). Missing: whether a buy quote's fiatValue includes the fee,
- *   and the demo API host. Its rows show the estimate.
+ *   `fiatValue`, `appliedFee` (numbers), and disagrees on the asset's id (USDC_MATIC beside the
+ *   widget's MATIC_USDC). Missing: whether a buy quote's fiatValue includes the fee, that id, and
+ *   the demo API host; a quote's figure is what an order is judged by, so its rows show the estimate.
  */
 
 /** Ramp's webhook keys as published on https://docs.rampnetwork.com/webhooks (SPKI, secp256k1). */
