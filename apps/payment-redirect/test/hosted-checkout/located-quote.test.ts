@@ -2,11 +2,12 @@ import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Browser } from 'playwright-core';
-import { sealAddressIn, type EvmAddress } from '@gateway/domain';
+import { sealAddressIn, secondChanceFormToken, type EvmAddress } from '@gateway/domain';
 import { findFreePort } from '@gateway/testkit';
 import { launchChromium, screenshotBoth } from '@gateway/testkit/browser';
 import { startCoinbaseFake, type CoinbaseFake } from '../../../../packages/providers/test/support/coinbase-fake';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
+import { sandboxWebhook } from '../support/sandbox';
 
 // A quote priced per customer location (issue 32) through the whole app on a real port, against a
 // local CDP API (Coinbase's documented Buy Quote, its JWT verified): the customer's country and
@@ -31,12 +32,13 @@ let app: FastifyInstance;
 let browser: Browser;
 let publicUrl: string;
 let order: Record<string, string>;
+let config: ReturnType<typeof fixture.config>;
 
 beforeAll(async () => {
   fake = await startCoinbaseFake({ keyId: KEY_ID, publicKey: cdp.publicKey, algorithm: 'EdDSA' });
   const port = await findFreePort();
   publicUrl = `http://127.0.0.1:${port}`;
-  const config = fixture.config({ PROVIDER_COINBASE_API_URL: fake.url, PUBLIC_URL: publicUrl, STATUS_POLL_WORKER: 'off' });
+  config = fixture.config({ PROVIDER_COINBASE_API_URL: fake.url, PUBLIC_URL: publicUrl, STATUS_POLL_WORKER: 'off' });
   app = await fixture.build(config);
   await app.listen({ port, host: '127.0.0.1' });
   const addressIn = sealAddressIn(temporary, config.keys);
@@ -109,6 +111,40 @@ describe("Coinbase's quote, priced where the customer is", () => {
   it('asks again for another place: a customer in Canada gets a quote of their own', async () => {
     expect(await coinbaseRow({ 'cf-ipcountry': 'CA' })).toContain('The shop receives 77.99 USDC');
     expect(quoteCalls().map((request) => JSON.parse(request.body).country)).toEqual(['CA']);
+  });
+
+  it("the second chance after a decline shows Coinbase's quote for the customer's place and records it when taken", async () => {
+    // MoonPay, without credentials here, is the sandbox's: it declines.
+    const first = await app.inject({
+      url: '/process-payment.php',
+      query: { ...order, provider: 'moonpay' },
+      headers: { accept: 'application/json', ...TEXAS },
+    });
+    const { payment_id: paymentId, checkout_link: link } = first.json();
+    const key = new URL(link).searchParams.get('key')!;
+    const declined = await sandboxWebhook(app, config, {
+      payment_id: paymentId,
+      status: 'declined',
+      order_id: 'sbx_located',
+      reason: 'Card declined by issuer',
+    });
+    expect(declined.statusCode).toBe(200);
+    const receipt = await app.inject({ url: `/payment/${paymentId}`, headers: { cookie: `payment_key=${key}`, ...TEXAS } });
+    expect(receipt.body.replace(/\s+/g, ' ')).toContain('The shop receives 77.99 USDC');
+    const taken = await app.inject({
+      method: 'POST',
+      url: `/payment/${paymentId}/retry`,
+      payload: new URLSearchParams({ provider: 'coinbase', form_token: secondChanceFormToken(key, paymentId) }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: publicUrl, cookie: `payment_key=${key}`, ...TEXAS },
+    });
+    expect(taken.statusCode).toBe(303);
+    const retryId = /\/payment\/([0-9a-f-]{36})\/continue/.exec(taken.headers.location as string)![1];
+    const { rows } = await fixture.db.pool.query('SELECT provider, expected_usdc::text, expected_basis FROM payments WHERE id = $1', [
+      retryId,
+    ]);
+    expect(rows[0]).toEqual({ provider: 'coinbase', expected_usdc: '77990000', expected_basis: 'quote' });
+    // The Texas band's quote is the one shown and recorded.
+    expect(quoteCalls().length).toBeLessThanOrEqual(1);
   });
 
   it('renders the quoted row in Chromium, desktop and phone', async () => {
