@@ -2,19 +2,20 @@
 // with every quote cached; < 1.5 s cold with the quote fakes answering in 300 ms; one quote call per
 // provider and order amount band per cache period, however many customers load the page"). The real
 // wallet-control and payment-redirect processes (from source, as `pnpm dev`; BENCH_RUNTIME=dist for
-// the compiled ones) offer the five providers that quote (Stripe, Transak, MoonPay, Banxa, Mercuryo),
-// pointed at a local fake of their price APIs that answers each call after BENCH_PROVIDER_LATENCY_MS
+// the compiled ones) offer the six providers that quote (Stripe, Transak, MoonPay, Banxa, Mercuryo,
+// and Coinbase, priced for the customer's country: every page comes from the UK, as a proxy's
+// CF-IPCountry says), pointed at a local fake of their price APIs that answers each call after BENCH_PROVIDER_LATENCY_MS
 // (300 ms), and four that are priced from their documented fees (UTORG, Unlimit, Swipelux, the
 // sandbox), beside every other provider played by the sandbox (a local stack's page: 25 rows). Customers
 // load the page as a browser does, each sent on schedule whatever the others' answers (an open loop:
 // a slow page does not slow the arrivals, as it would not in a shop), and the time to first byte is
 // measured (undici resolves a request when the answer's head arrives).
 // - cold: each page an order amount no customer has loaded (BENCH_COLD_RATE a second), so every
-//   quoting row waits for its provider's price (the five asked in parallel);
+//   quoting row waits for its provider's price (the six asked in parallel);
 // - a crowd on one new amount: BENCH_CROWD customers at the same moment on a band nobody has asked
 //   for: the page still asks each provider once;
 // - cached: BENCH_PAGE_RATE pages a second on amounts whose quotes are cached;
-// - baseline, in the same run and at the same rate: a second payment-redirect where the five quoting
+// - baseline, in the same run and at the same rate: a second payment-redirect where the six quoting
 //   providers are played by the sandbox too, so its 25 rows are all priced from documented fees, as
 //   the page was before quotes.
 // `pnpm bench:checkout-page`; results in bench/results/checkout-page.json. BENCH_SMOKE=1: a few pages.
@@ -25,7 +26,7 @@ import { createPool, migrate } from '@gateway/db';
 import { apiAppEnvironments, appCommand, benchRuntime, createShopWallet, describeMachine, newBenchRun, removeBenchRun } from './bench-apps';
 import { benchInt, printMarkdownTable, resultsFile, writeResults } from './bench-mode';
 import { assertRunning, runBench, type Service, startService } from './bench-services';
-import { FAKE_BANXA, FAKE_MERCURYO, FAKE_MOONPAY, FAKE_STRIPE, FAKE_TRANSAK, type QuotingProvider } from './price-api-fake';
+import { FAKE_BANXA, FAKE_COINBASE, FAKE_MERCURYO, FAKE_MOONPAY, FAKE_STRIPE, FAKE_TRANSAK, type QuotingProvider } from './price-api-fake';
 import { type SessionProviderFake, startSessionProviderFake } from './session-provider-fake';
 
 const RUNTIME = benchRuntime();
@@ -42,7 +43,9 @@ const LATENCY_MS = benchInt('BENCH_PROVIDER_LATENCY_MS', 300, 300, 0);
 const QUOTE_CACHE_MS = 600_000;
 const CACHED_P99_TARGET_MS = 300;
 const COLD_P99_TARGET_MS = 1500;
-const QUOTING: readonly QuotingProvider[] = ['stripe', 'transak', 'moonpay', 'banxa', 'mercuryo'];
+const QUOTING: readonly QuotingProvider[] = ['stripe', 'transak', 'moonpay', 'banxa', 'mercuryo', 'coinbase'];
+/** Where every customer is, as the proxy in front of the page says (Coinbase's quote is priced for it). */
+const COUNTRY_HEADER = { 'cf-ipcountry': 'GB' };
 
 interface Measurement {
   id: string;
@@ -82,6 +85,7 @@ async function main(): Promise<void> {
     QUOTE_CACHE_MS: String(QUOTE_CACHE_MS),
     // The status job would ask the providers about payments: none are made here.
     STATUS_POLL_WORKER: 'off',
+    CUSTOMER_COUNTRY_HEADER: 'CF-IPCountry',
     ...estimatedProviders(),
   };
   const [wallets, page, baselinePage] = await Promise.all([
@@ -187,7 +191,7 @@ async function main(): Promise<void> {
   if (missed.length > 0) console.log(`not passed: ${missed.map((m) => `${m.id} (${m.verdict})`).join(', ')}`);
 }
 
-/** The five providers whose rows are quoted, at the fake. */
+/** The six providers whose rows are quoted, at the fake. */
 function quotingProviders(fakeUrl: string): Record<string, string> {
   return {
     PROVIDER_STRIPE_SECRET_KEY: FAKE_STRIPE.secretKey,
@@ -213,6 +217,9 @@ function quotingProviders(fakeUrl: string): Record<string, string> {
     PROVIDER_MERCURYO_SIGN_KEY: FAKE_MERCURYO.signKey,
     PROVIDER_MERCURYO_MODE: 'test',
     PROVIDER_MERCURYO_API_URL: fakeUrl,
+    PROVIDER_COINBASE_KEY_ID: FAKE_COINBASE.keyId,
+    PROVIDER_COINBASE_KEY_SECRET: FAKE_COINBASE.keySecret,
+    PROVIDER_COINBASE_API_URL: fakeUrl,
   };
 }
 
@@ -318,7 +325,7 @@ function quoteCallsByProvider(): Record<QuotingProvider, number> {
 async function loadPage(service: Service, { amount, address }: PageLoad): Promise<{ ttfbMs: number; quotedRows: number }> {
   const query = new URLSearchParams({ address, amount, email: 'jane@shop.io', currency: 'USD' });
   const started = performance.now();
-  const response = await request(`${service.url}/pay.php?${query}`, { headers: { accept: 'text/html' } });
+  const response = await request(`${service.url}/pay.php?${query}`, { headers: { accept: 'text/html', ...COUNTRY_HEADER } });
   const ttfbMs = performance.now() - started;
   const html = await response.body.text();
   if (response.statusCode !== 200) throw new Error(`pay.php (${amount}) answered ${response.statusCode}: ${html.slice(0, 300)}`);

@@ -1,5 +1,7 @@
-// The price APIs of the five providers that quote (Stripe, Transak, MoonPay, Banxa, Mercuryo), for
-// the benches' local fake provider: each route checks the credential and the parameters its adapter
+import { generateKeyPairSync } from 'node:crypto';
+
+// The price APIs of the six providers that quote (Stripe, Transak, MoonPay, Banxa, Mercuryo, and
+// Coinbase for the customer's country), for the benches' local fake provider: each route checks the credential and the parameters its adapter
 // must send (the adapters' `*-quote.ts` headers name the reference pages), answers the documented
 // body with 2 % taken out of the amount, and counts its calls by provider and amount. Not a test
 // fake: the tests have stricter ones (packages/providers/test/support/quote-api-fake.ts, the
@@ -24,6 +26,13 @@ export const FAKE_MERCURYO = {
   signKey: 'bench-mercuryo-sign-key-0001',
 };
 
+/** A CDP Ed25519 key as the Portal gives it (base64 of seed and public key), made for the run. */
+export const FAKE_COINBASE = (() => {
+  const key = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  const secret = Buffer.concat([Buffer.from(key.d!, 'base64url'), Buffer.from(key.x!, 'base64url')]).toString('base64');
+  return { keyId: '5b0c7e1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', keySecret: secret };
+})();
+
 export const STRIPE_AUTHORIZATION = `Basic ${Buffer.from(`${FAKE_STRIPE.secretKey}:`).toString('base64')}`;
 
 /** One answer of the fake: a JSON body, or its raw text where numbers must stay as written. */
@@ -33,11 +42,11 @@ export interface FakeAnswer {
   raw?: string;
 }
 
-export type QuotingProvider = 'stripe' | 'transak' | 'moonpay' | 'banxa' | 'mercuryo';
+export type QuotingProvider = 'stripe' | 'transak' | 'moonpay' | 'banxa' | 'mercuryo' | 'coinbase';
 
 export interface PriceApis {
   /** The answer to a price request, or undefined when the request is for no price API. */
-  answer(method: string, path: string, headers: Record<string, string | string[] | undefined>): FakeAnswer | undefined;
+  answer(method: string, path: string, headers: Record<string, string | string[] | undefined>, body: string): FakeAnswer | undefined;
   /** Calls answered, by provider and the fiat amount asked: `<provider> <amount>` → count. */
   readonly calls: Map<string, number>;
 }
@@ -56,7 +65,34 @@ export function priceApis(problems: string[]): PriceApis {
     return { status: 400, body: { message: problem } };
   };
 
-  function answer(method: string, path: string, headers: Record<string, string | string[] | undefined>): FakeAnswer | undefined {
+  function answer(
+    method: string,
+    path: string,
+    headers: Record<string, string | string[] | undefined>,
+    body: string,
+  ): FakeAnswer | undefined {
+    // docs.cdp.coinbase.com … create-buy-quote: a CDP JWT of our key, a JSON body with the customer's country.
+    if (method === 'POST' && path === '/onramp/v1/buy/quote') {
+      const asked = JSON.parse(body) as Record<string, unknown>;
+      const amount = typeof asked.paymentAmount === 'string' ? asked.paymentAmount : '';
+      const [jwtHeader = ''] = String(headers.authorization ?? '')
+        .replace(/^Bearer /, '')
+        .split('.');
+      const kid = (JSON.parse(Buffer.from(jwtHeader, 'base64url').toString() || '{}') as { kid?: unknown }).kid;
+      if (kid !== FAKE_COINBASE.keyId || !DECIMAL.test(amount) || typeof asked.country !== 'string') {
+        return refuse('coinbase', 'JWT kid, paymentAmount or country');
+      }
+      count('coinbase', amount);
+      const currency = String(asked.paymentCurrency);
+      return {
+        status: 200,
+        body: {
+          payment_total: { currency, value: amount },
+          purchase_amount: { currency: 'USDC', value: lessTwoPercent(amount) },
+          quote_id: 'bench',
+        },
+      };
+    }
     if (method !== 'GET') return undefined;
     const [route = '', search = ''] = path.split('?');
     const query = new URLSearchParams(search);

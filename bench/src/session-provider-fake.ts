@@ -62,7 +62,7 @@ export async function startSessionProviderFake(latencyMs: number): Promise<Sessi
         body: { id, object: 'crypto.onramp_session', status: 'initialized', redirect_url: `https://crypto.link.com?session_hash=${id}` },
       };
     }
-    const price = prices.answer(method, path, headers);
+    const price = prices.answer(method, path, headers, body);
     if (price) return price;
     problems.push(`unexpected ${method} ${path}`);
     return { status: 404, body: { error: { message: 'Not found' } } };
