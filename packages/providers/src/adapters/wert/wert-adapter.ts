@@ -53,9 +53,20 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * - Hosts: API https://partner.wert.io (test: https://partner-sandbox.wert.io), documented; the
  *   minimum (1 USD) is the specification's, not Wert's (none found on a page read).
  * - Currency: USD. The plugins' `werteur` is this adapter with EUR, on the same account (adapters/werteur).
- * - No quote(): Wert documents a Converter (POST /api/v3/partners/convert with X-Partner-ID,
- *   docs.wert.io/docs/converter); the copy read gives its request, not its answer's fields; its rows
- *   show the estimate.
+ * - No quote(): Wert's Converter (https://docs.wert.io/docs/converter, its .md copy of 2026-01):
+ *   POST https://widget.wert.io/api/v3/partners/convert (sandbox https://sandbox.wert.io: the widget
+ *   hosts, not the partner API), `X-Partner-ID`, JSON `from`, `network` (the base asset's), `to`,
+ *   `amount` (a number, in the base asset), `partner_data` for smart contracts only; one version adds
+ *   `payment_methods` (e.g. ["cards"]) for fees per method. 1 request per 250 ms per IP, else 429;
+ *   only USD in the sandbox. Every copy of that page readable here (docs and pages corpora, several
+ *   versions, llm-full.md) ends for us at the sample requests, before its Response section; no
+ *   wert-io repository holds it. Integrators' code, supporting evidence only, sends from USD, network
+ *   polygon, to the commodity, and reads `body` of `{"status": "ok", "body": {…}}`: ticker,
+ *   fee_percent, currency_amount, fee_amount, commodity_amount, purchase_amount, miner_fee,
+ *   currency_miner_fee (numbers); the widget initializer's rate-update event names the same eight,
+ *   as strings, without meanings. Missing: the answer's documented fields and types, whether a fiat
+ *   `from` is meant (the samples convert crypto to fiat), and whether commodity_amount is net of
+ *   Wert's fee and the network fee and currency_amount the card total. Its rows show the estimate.
  */
 
 export const WERT_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
