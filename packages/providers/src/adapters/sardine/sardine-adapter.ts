@@ -20,6 +20,7 @@ import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
 import { ordersIn, sardineOrderEvent, sardineWebhookEvent } from './sardine-order';
 import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-facts';
+import { sardineQuote } from './sardine-quote';
 
 /**
  * Sardine's crypto on-ramp, web checkout widget: a client token created server-side, then the
@@ -32,7 +33,8 @@ import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-fa
  * guides/…/goingtoproduction (API https://api.sardine.ai, sandbox https://api.sandbox.sardine.ai;
  * checkout https://crypto.sardine.ai, sandbox https://crypto.sandbox.sardine.ai),
  * apireference/onramp/get-orders (GET /v1/orders?referenceId=…, statuses; the order's
- * withdrawal.txHash), integration_guides/onofframps/webhooks (events) and
+ * withdrawal.txHash), api_reference/onramp/quote/get-quote (GET /v1/quotes: query and answer),
+ * integration_guides/onofframps/webhooks (events) and
  * integration_guides/nft_checkout/webhooks (the signature: `webhook-id`, `webhook-timestamp`,
  * `webhook-signature: v1,<base64>`, HMAC-SHA256 of `id.timestamp.body` keyed by the signing secret
  * after its `whsec_` prefix: the Standard Webhooks scheme).
@@ -45,6 +47,9 @@ import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-fa
  *   it expires with the token. The `fixed_` pair locks chain and asset: `network` and `asset_type`
  *   alone only preselect them (Sardine's widget configuration reference, linked from Web Integration).
  * - Status: GET <API>/v1/orders?referenceId=<the recorded referenceId, else the payment id>; the newest order speaks.
+ * - Quote: Get Quote (sardine-quote.ts), GET <API>/v1/quotes with the same basic auth: USDC on
+ *   polygon for the order amount as `total`, by the card type the widget preselects; `quantity` is
+ *   the USDC the wallet receives, `total` what the customer pays, the fees taken out of it.
  *
  * Choices where the docs are open, and facts not confirmed on a page read:
  * - The widget parameters other than client_token and redirect_url (address, network, asset_type,
@@ -60,9 +65,8 @@ import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-fa
  *   so a reload after use gets a fresh token. Expiry: `expiresAt`, else 30 minutes.
  * - Which Polygon USDC Sardine sends is not stated (native claimed). The minimum (30 USD) is the
  *   specification's; Sardine's limits are per customer (its pricing page).
- * - No quote(): Sardine documents Get Quote (GET /v1/quotes,
- *   docs.payments.sardine.ai/api_reference/onramp/quote/get-quote); its parameters and answer are
- *   not in the copy read here; its rows show the estimate.
+ * - The quote's currency (its answer names none) and whether a credit card costs more than the
+ *   debit card quoted are not stated: sardine-quote.ts says what it assumes.
  */
 
 export const SARDINE_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
@@ -150,6 +154,8 @@ export const sardine = defineProvider({
         return { ...sardineWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
       status: (query, { signal }) => sardineOrderStatus(context.http, apiUrl, authorization, query, signal),
+      quote: (order, { signal }) =>
+        sardineQuote(context.http, { apiUrl, authorization, paymentType: defaultCardType(order.currency) }, order, signal),
     });
   },
 });
@@ -162,8 +168,13 @@ export function sardineTokenBody(order: CheckoutOrder, referenceId: string): Rec
   return {
     referenceId,
     identityPrefill: { emailAddress: order.email },
-    paymentMethodTypeConfig: { enabled: [...CARD_TYPES], default: order.currency === 'USD' ? 'us_debit' : 'international_debit' },
+    paymentMethodTypeConfig: { enabled: [...CARD_TYPES], default: defaultCardType(order.currency) },
   };
+}
+
+/** The card type the widget preselects, and so the one quoted: a US debit card for USD, else an international one. */
+function defaultCardType(currency: CheckoutOrder['currency']): (typeof CARD_TYPES)[number] {
+  return currency === 'USD' ? 'us_debit' : 'international_debit';
 }
 
 function tokenExpiry(value: unknown, nowMs: number): number {
