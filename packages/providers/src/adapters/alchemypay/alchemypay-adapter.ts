@@ -8,6 +8,8 @@ import { secretSetting } from '../../support/secret-setting';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { alchemyPayWebhookEvent, alchemyPayWebhookSignContent, parseAlchemyPayWebhook } from './alchemypay-webhook';
 import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { ALCHEMYPAY_API_HOSTS, alchemyPayEstimate } from './alchemypay-quote';
 
 /**
  * Alchemy Pay: a signed on-ramp page URL.
@@ -42,16 +44,21 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * - The acknowledgement is HTTP 200 with Alchemy Pay's own success envelope
  *   ({"success":true,"returnCode":"0000",…}): retries stop on "an HTTP 200 response with a success
  *   message", and that envelope is the success answer its docs show for partner endpoints.
- * - No quote(): Alchemy Pay lists Price Query and Estimate Price Query among its Query API pages
- *   (alchemypay.readme.io); the copy read here gives their names, not their fields, so its rows show
- *   the estimate from its documented fees.
+ * - Quote: the Estimate Price Query (alchemypay-quote.ts, POST /open/api/v4/merchant/order/quoted/result
+ *   on openapi.alchemypay.org, signed as API Sign says with the same app secret): `fiatAmount` is what
+ *   the customer pays, fees included, `cryptoQuantity` the USDC the wallet receives. Not confirmed: the
+ *   payment method it prices (the checkout preselects none) and that the live answer is the object the
+ *   current page shows (earlier versions showed a list).
  */
 
 const settings = Type.Object({
   APP_ID: Type.String({ pattern: '^[A-Za-z0-9]{8,64}$', description: 'appId issued by Alchemy Pay (merchant dashboard), sent as appId' }),
   APP_SECRET: secretSetting(
     { pattern: '^\\S{8,256}$' },
-    'appSecret issued with the appId: signs the page URL (sign) and verifies webhooks (newSignature)',
+    'appSecret issued with the appId: signs the page URL (sign), the Estimate Price Query (sign) and verifies webhooks (newSignature)',
+  ),
+  API_URL: apiUrlSetting(
+    'API host of the Estimate Price Query; default https://openapi.alchemypay.org, https://openapi-test.alchemypay.org in test mode',
   ),
 });
 
@@ -86,7 +93,8 @@ export const alchemypay = defineProvider({
   create(values, context) {
     // The webhook signs the path of the callbackUrl we give, without the domain.
     const callbackPath = new URL(context.webhookUrl).pathname;
-    return urlCheckoutAdapter(
+    const apiHost = apiUrlOf(values.API_URL, ALCHEMYPAY_API_HOSTS[context.mode]);
+    const adapter = urlCheckoutAdapter(
       descriptor,
       context,
       (order, host) => signedAlchemyPayUrl(host, values.APP_ID, values.APP_SECRET, order, context.webhookUrl, context.now()),
@@ -105,6 +113,16 @@ export const alchemypay = defineProvider({
         };
       },
     );
+    return {
+      ...adapter,
+      quote: (order, { signal }) =>
+        alchemyPayEstimate(
+          context.http,
+          { apiHost, appId: values.APP_ID, appSecret: values.APP_SECRET, nowMs: context.now() },
+          order,
+          signal,
+        ),
+    };
   },
 });
 

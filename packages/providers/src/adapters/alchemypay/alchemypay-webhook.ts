@@ -2,6 +2,7 @@ import type { ProviderPaymentStatus } from '@gateway/domain';
 import type { ProviderWebhookEvent } from '../../provider-contract';
 import { paymentEvent, text } from '../../support/webhook-event';
 import { webhookJsonObject } from '../../support/webhook-json';
+import { alchemyPaySignContent } from './alchemypay-sign';
 
 /**
  * Alchemy Pay's webhooks (https://alchemypay.readme.io/docs/webhook): a flat JSON object of
@@ -34,18 +35,10 @@ export function parseAlchemyPayWebhook(rawBody: Buffer): AlchemyPayWebhookBody {
   return webhookJsonObject(rawBody, 'Alchemy Pay webhook body');
 }
 
-/**
- * `timestamp + "POST" + path + {sorted fields}`: the fields without empty values (null or ""),
- * `signature` and `newSignature`, in ascending order of name, as compact JSON, the way the
- * webhook-signature page's example writes them. Built pair by pair so that names that look like
- * numbers keep their sorted place (an object literal would move them first).
- */
+/** The webhook-signature page's content: its fields less `signature` and `newSignature`, signed as an API call is. */
 export function alchemyPayWebhookSignContent(timestamp: string, requestPath: string, body: AlchemyPayWebhookBody): string {
-  const fields = Object.keys(body)
-    .filter((name) => !UNSIGNED_FIELDS.has(name) && body[name] !== null && body[name] !== '')
-    .sort()
-    .map((name) => `${JSON.stringify(name)}:${JSON.stringify(body[name])}`);
-  return `${timestamp}POST${requestPath}{${fields.join(',')}}`;
+  const signed = Object.fromEntries(Object.entries(body).filter(([name]) => !UNSIGNED_FIELDS.has(name)));
+  return alchemyPaySignContent(timestamp, 'POST', requestPath, signed);
 }
 
 export function alchemyPayWebhookEvent(
