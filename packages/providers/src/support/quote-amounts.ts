@@ -98,11 +98,11 @@ export function expectCode(provider: string, fields: Record<string, unknown>, na
   }
 }
 
-/** A bounded piece of an error answer's message (`message`, or `error.message`), for whoever reads the log. */
+/** A bounded piece of an error answer's message (`message`, `error.message`, or Alchemy Pay's `returnMsg`), for whoever reads the log. */
 export function errorMessageOf(body: string): string {
   try {
-    const parsed = parse(body) as { message?: unknown; error?: { message?: unknown } } | null;
-    const message = parsed?.message ?? parsed?.error?.message;
+    const parsed = parse(body) as { message?: unknown; error?: { message?: unknown }; returnMsg?: unknown } | null;
+    const message = parsed?.message ?? parsed?.error?.message ?? parsed?.returnMsg;
     return typeof message === 'string' ? `: ${message.slice(0, 200)}` : '';
   } catch {
     return '';
@@ -110,21 +110,27 @@ export function errorMessageOf(body: string): string {
 }
 
 /**
- * A quote API's answer: a GET of `url` asking for JSON (with the provider's own headers), retried as
- * the client retries quotes; any answer but 200 is the provider refusing, its message kept.
- * Unreachable or timed out, the client's ProviderUnreachableError passes through as it is.
+ * A quote API's answer: a GET of `url` asking for JSON (with the provider's own headers), or a POST
+ * of `body` as JSON where the API takes one (Coinbase, Alchemy Pay), retried as the client retries
+ * quotes (a quote changes nothing at the provider); any answer but 200 is the provider refusing, its
+ * message kept. Unreachable or timed out, the client's ProviderUnreachableError passes through as it is.
  */
 export async function requestQuote(
   http: ProviderHttpClient,
   provider: string,
-  url: URL,
-  options: { signal: AbortSignal; headers?: Record<string, string> },
+  url: URL | string,
+  options: { signal: AbortSignal; headers?: Record<string, string>; body?: string },
 ): Promise<string> {
   const response = await http.request({
-    method: 'GET',
+    method: options.body === undefined ? 'GET' : 'POST',
     call: 'quote',
     url: url.toString(),
-    headers: { accept: 'application/json', ...options.headers },
+    headers: {
+      accept: 'application/json',
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
+    ...(options.body === undefined ? {} : { body: options.body }),
     signal: options.signal,
     retryable: true,
   });

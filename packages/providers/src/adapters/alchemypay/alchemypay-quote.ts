@@ -2,7 +2,15 @@ import { isLosslessNumber } from 'lossless-json';
 import { ProviderCheckoutError, type CheckoutOrder, type ProviderMode, type ProviderQuote } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { hmacSha256 } from '../../support/signing';
-import { exactQuote, expectCode, objectField, positiveAmount, quoteObject } from '../../support/quote-amounts';
+import {
+  errorMessageOf,
+  exactQuote,
+  expectCode,
+  objectField,
+  positiveAmount,
+  quoteObject,
+  requestQuote,
+} from '../../support/quote-amounts';
 import { alchemyPaySignContent, alchemyPaySortedJson } from './alchemypay-sign';
 
 /**
@@ -59,33 +67,21 @@ export async function alchemyPayEstimate(
 ): Promise<ProviderQuote> {
   const request = alchemyPayQuoteRequest(order);
   const timestamp = String(nowMs);
-  const response = await http.request({
-    method: 'POST',
-    call: 'quote',
-    url: `${apiHost}${ALCHEMYPAY_QUOTE_PATH}`,
+  // An estimate makes no order at Alchemy Pay: requestQuote may ask again.
+  const body = await requestQuote(http, ALCHEMYPAY, `${apiHost}${ALCHEMYPAY_QUOTE_PATH}`, {
+    signal,
     headers: {
       appid: appId,
       timestamp,
       sign: hmacSha256(appSecret, alchemyPaySignContent(timestamp, 'POST', ALCHEMYPAY_QUOTE_PATH, request), 'base64'),
-      'content-type': 'application/json',
-      accept: 'application/json',
     },
     body: alchemyPaySortedJson(request),
-    signal,
-    // An estimate makes no order at Alchemy Pay: asking again is safe.
-    retryable: true,
   });
-  if (response.statusCode !== 200) {
-    throw new ProviderCheckoutError(
-      `${ALCHEMYPAY} refused the quote (HTTP ${response.statusCode}${returnMsgOf(response.body)})`,
-      'refused',
-    );
-  }
-  const answer = quoteObject(ALCHEMYPAY, response.body);
+  const answer = quoteObject(ALCHEMYPAY, body);
   const returnCode = answer.returnCode;
   if (answer.success !== true || returnCode !== SUCCESS_CODE) {
     const code = typeof returnCode === 'string' || isLosslessNumber(returnCode) ? String(returnCode).slice(0, 20) : 'no returnCode';
-    throw new ProviderCheckoutError(`${ALCHEMYPAY} refused the quote (${code}${returnMsgOf(response.body)})`, 'refused');
+    throw new ProviderCheckoutError(`${ALCHEMYPAY} refused the quote (${code}${errorMessageOf(body)})`, 'refused');
   }
   const data = objectField(ALCHEMYPAY, answer, 'data');
   expectCode(ALCHEMYPAY, data, 'side', 'BUY');
@@ -96,14 +92,4 @@ export async function alchemyPayEstimate(
     positiveAmount(ALCHEMYPAY, data, 'fiatAmount', 'string'),
     order.currency,
   );
-}
-
-/** A bounded piece of the envelope's `returnMsg`, for whoever reads the log. */
-function returnMsgOf(body: string): string {
-  try {
-    const message = (JSON.parse(body) as { returnMsg?: unknown } | null)?.returnMsg;
-    return typeof message === 'string' ? `: ${message.slice(0, 200)}` : '';
-  } catch {
-    return '';
-  }
 }

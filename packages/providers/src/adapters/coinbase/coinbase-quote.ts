@@ -1,7 +1,7 @@
 import type { CountryCode, CustomerLocation } from '@gateway/domain';
-import { ProviderCheckoutError, type CheckoutOrder, type ProviderQuote } from '../../provider-contract';
+import type { CheckoutOrder, ProviderQuote } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
-import { errorMessageOf, exactQuote, expectCode, objectField, positiveAmount, quoteObject } from '../../support/quote-amounts';
+import { exactQuote, expectCode, objectField, positiveAmount, quoteObject, requestQuote } from '../../support/quote-amounts';
 
 /**
  * Coinbase's Buy Quote: "Create buy quote",
@@ -52,23 +52,12 @@ export async function coinbaseBuyQuote(
   signal: AbortSignal,
 ): Promise<ProviderQuote> {
   const url = `${apiUrl}/onramp/v1/buy/quote`;
-  const response = await http.request({
-    method: 'POST',
-    call: 'quote',
-    url,
-    headers: { authorization: await bearer('POST', url), 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify(coinbaseBuyQuoteRequest(order)),
+  const body = await requestQuote(http, COINBASE, url, {
     signal,
-    // A quote changes nothing at Coinbase: asking again is safe.
-    retryable: true,
+    headers: { authorization: await bearer('POST', url) },
+    body: JSON.stringify(coinbaseBuyQuoteRequest(order)),
   });
-  if (response.statusCode !== 200) {
-    throw new ProviderCheckoutError(
-      `${COINBASE} refused the quote (HTTP ${response.statusCode}${errorMessageOf(response.body)})`,
-      'refused',
-    );
-  }
-  const answer = quoteObject(COINBASE, response.body);
+  const answer = quoteObject(COINBASE, body);
   const purchase = amountOf(answer, 'purchase_amount', 'purchaseAmount');
   const total = amountOf(answer, 'payment_total', 'paymentTotal');
   expectCode(COINBASE, purchase, 'currency', 'USDC');
