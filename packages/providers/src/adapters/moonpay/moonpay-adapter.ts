@@ -28,7 +28,7 @@ import { countriesNotFound } from '../../support/choice-facts';
  *   with the secret key, over the URL's search string including its leading `?`, values encoded
  *   as URLSearchParams encodes them; `signature` appended last, itself URL-encoded.
  * - Parameters: https://dev.moonpay.com/docs/ramps-sdk-buy-params (apiKey, currencyCode,
- *   walletAddress, baseCurrencyCode, baseCurrencyAmount, lockAmount, email,
+ *   walletAddress, baseCurrencyCode, baseCurrencyAmount or quoteCurrencyAmount, lockAmount, email,
  *   externalTransactionId, redirectURL, paymentMethod).
  * - Webhooks: https://dev.moonpay.com/reference/reference-webhooks-signature — header
  *   `Moonpay-Signature-V2: t=<unix s>,s=<hex HMAC-SHA256(webhook key, t + "." + body)>`.
@@ -37,15 +37,21 @@ import { countriesNotFound } from '../../support/choice-facts';
  *   same `paymentMethod` as the widget URL.
  * - Status: https://dev.moonpay.com/v1.0/reference/getbuytransactionbyexternalid (moonpay-status.ts).
  *
- * - Fees on top of a fixed USDC amount (issue 32, CheckoutOrder.usdc): `quoteCurrencyAmount` (the
- *   amount of the cryptocurrency to buy, on the same parameters page; the copy searched here did not
- *   show its row, so verify the name there before going live) replaces baseCurrencyAmount,
- *   still locked (lockAmount) and signed like the rest; the customer then pays MoonPay's fees on top.
+ * - Fees on top of a fixed USDC amount (issue 32, CheckoutOrder.usdc): `quoteCurrencyAmount`
+ *   replaces baseCurrencyAmount; the customer then pays MoonPay's fees on top. The parameters page
+ *   above (its copy dev.moonpay.com/widget/on-ramp/customization/parameters.md) was read only to its
+ *   first rows; the descriptions of these rows are those MoonPay ships in its Web SDK
+ *   (@moonpay/moonpay-js 0.7.6, dist/index.d.ts, AdvancedWidgetQueryParams): quoteCurrencyAmount is
+ *   the crypto the customer wants to buy, and wins over baseCurrencyAmount when both are passed (we
+ *   pass one); lockAmount locks baseCurrencyAmount only and is skipped without it. So this URL does
+ *   NOT lock the USDC amount: the customer can change it on MoonPay's page, and an order more than the
+ *   tolerance short of the fixed USDC is judged underpaid (expectUsdc, quote basis). lockAmount stays in the URL, unused by
+ *   MoonPay here. quoteCurrencyAmount is signed with the rest (the HMAC covers the whole query).
  *   The buy quote reference prices a base (fiat) amount only, so a fees-on-top row of MoonPay is an
  *   estimate from its documented fees.
  *
  * Choices where the docs are open: `usdc_polygon` is the currency code (MoonPay lists the codes
- * in its dashboard and GET /v3/currencies; verify it names 0x3c49…3359 before going live); the
+ * in its dashboard and GET /v3/currencies; verify it names 0x3c49…3359 before going live); a fiat
  * amount is locked so the customer cannot change it on MoonPay's page; a webhook signed more
  * than 5 minutes from now is refused (MoonPay documents no tolerance for V2).
  */

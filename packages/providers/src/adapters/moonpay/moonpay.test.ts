@@ -54,7 +54,7 @@ describe('moonpay URL signature', () => {
     expect(url.searchParams.get('currencyCode')).toBe('usdc_polygon');
   });
 
-  it('fees on top: quoteCurrencyAmount (the USDC to buy) instead of baseCurrencyAmount, locked and signed with the rest', () => {
+  it('fees on top: quoteCurrencyAmount (the USDC to buy) instead of baseCurrencyAmount, signed with the rest', () => {
     const url = new URL(
       signedMoonpayUrl('https://buy.moonpay.com', live.API_KEY, live.SECRET_KEY, { ...sampleOrder('EUR'), usdc: 151_505_051n }),
     );

@@ -54,11 +54,16 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * - Quote: Get Price (transak-quote.ts, docs.transak.com/api/public/get-price) on the API host with
  *   the partner API key alone.
  * - Fees on top of a fixed USDC amount (issue 32, CheckoutOrder.usdc): widgetParams `cryptoAmount`
- *   (docs.transak.com/customization/query-parameters; its row was read only in an integrator's copy
- *   [3p], which says it is skipped when fiatAmount is given: verify before going live) instead of
- *   fiatAmount; fiatCurrency stays, so the customer pays in the order's currency. A JSON
- *   number written from the decimal string, as fiatAmount. Get Price is asked for a fiat amount
- *   only here, so a fees-on-top row of Transak is an estimate from its fees.
+ *   instead of fiatAmount; fiatCurrency stays, so the customer pays in the order's currency. A JSON
+ *   number written from the decimal string, as fiatAmount. NOT CONFIRMED for a purchase: the page
+ *   docs.transak.com/customization/query-parameters was read only to its first rows. Copies of
+ *   Transak's earlier table [3p] give `cryptoAmount` as a SELL parameter (the crypto sold, not
+ *   editable) and `defaultCryptoAmount` as the BUY one (editable; skipped without cryptoCurrencyCode,
+ *   or when fiatCurrency comes with fiatAmount or defaultFiatAmount). No fiatAmount,
+ *   defaultFiatAmount or defaultCryptoAmount is sent with it, so that skip rule is not met; whether
+ *   the BUY widget honours cryptoAmount, and locks it, must be seen on staging before going live (an
+ *   order more than the tolerance short of the fixed USDC is judged underpaid). Get Price is asked for a fiat amount only
+ *   here, so a fees-on-top row of Transak is an estimate from its fees.
  */
 
 const settings = Type.Object({
