@@ -47,8 +47,9 @@ import { countriesNotFound } from '../../support/choice-facts';
  *   NOT lock the USDC amount: the customer can change it on MoonPay's page, and an order more than the
  *   tolerance short of the fixed USDC is judged underpaid (expectUsdc, quote basis). lockAmount stays in the URL, unused by
  *   MoonPay here. quoteCurrencyAmount is signed with the rest (the HMAC covers the whole query).
- *   The buy quote reference prices a base (fiat) amount only, so a fees-on-top row of MoonPay is an
- *   estimate from its documented fees.
+ *   The buy quote takes quoteCurrencyAmount too (moonpay-quote.ts), so a fees-on-top row of MoonPay
+ *   is quoted (quoteUsdc). Only the descriptor claiming `fixedUsdc` gets it: Interac e-Transfer and
+ *   PayPal on MoonPay's account keep the fees inside, and have no quoteUsdc.
  *
  * Choices where the docs are open: `usdc_polygon` is the currency code (MoonPay lists the codes
  * in its dashboard and GET /v3/currencies; verify it names 0x3c49…3359 before going live); a fiat
@@ -205,6 +206,9 @@ export function createMoonpayAdapter(
       verifyWebhook,
     ),
     quote: (order, { signal }) => moonpayBuyQuote(context.http, { apiHost, apiKey: values.API_KEY, paymentMethod }, order, signal),
+    ...(providerDescriptor.fixedUsdc && {
+      quoteUsdc: (order, { signal }) => moonpayBuyQuote(context.http, { apiHost, apiKey: values.API_KEY, paymentMethod }, order, signal),
+    }),
     status: (query, { signal }) => moonpayTransactionStatus(context.http, { apiHost, apiKey: values.API_KEY }, query, signal),
   };
 }

@@ -8,6 +8,7 @@ import {
 } from '../../support/provider-http-client';
 import { NO_TOKENS, sampleOrder } from '../../../test/support/adapter-contract';
 import { interac } from '../moonpay-interac/moonpay-interac-adapter';
+import { paypal } from '../paypal/paypal-adapter';
 import { moonpay } from './moonpay-adapter';
 import { redirectCheckout } from '../../../test/support/checkout-target';
 import { MOONPAY_KEYS } from '../../../test/support/moonpay-account';
@@ -56,9 +57,28 @@ function buyQuoteBody({
   }`;
 }
 
+/** The query the reference documents: the key, then the `query` object's properties (form, exploded). */
+const DOCUMENTED_QUERY = new Set([
+  'apiKey',
+  'baseCurrencyCode',
+  'quoteCurrencyAmount',
+  'baseCurrencyAmount',
+  'extraFeePercentage',
+  'paymentMethod',
+  'areFeesIncluded',
+]);
+
+/** What the fake refuses, as the reference has it: a parameter it does not document, or no amount (one of the two is REQUIRED). */
+function undocumented(query: URLSearchParams): string | undefined {
+  const unknown = [...query.keys()].find((name) => !DOCUMENTED_QUERY.has(name));
+  if (unknown !== undefined) return `unknown parameter ${unknown}`;
+  if (!query.has('baseCurrencyAmount') && !query.has('quoteCurrencyAmount')) return 'baseCurrencyAmount or quoteCurrencyAmount is required';
+  return undefined;
+}
+
 /**
  * MoonPay's quote API behind undici's MockAgent: it answers only the documented path with the
- * documented query, and records what it was asked. Nothing reaches the network.
+ * documented query (anything else is a 400), and records what it was asked. Nothing reaches the network.
  */
 function fakeMoonpayApi(answer: Answer) {
   const requests: URL[] = [];
@@ -68,8 +88,12 @@ function fakeMoonpayApi(answer: Answer) {
     .get(API_ORIGIN)
     .intercept({ path: (path) => path.startsWith(`${QUOTE_PATH}?`), method: 'GET' })
     .reply((request) => {
-      requests.push(new URL(request.path, API_ORIGIN));
-      return { statusCode: answer.statusCode, data: answer.body, responseOptions: { headers: { 'content-type': 'application/json' } } };
+      const url = new URL(request.path, API_ORIGIN);
+      requests.push(url);
+      const refusal = undocumented(url.searchParams);
+      const { statusCode, body } =
+        refusal === undefined ? answer : { statusCode: 400, body: JSON.stringify({ message: refusal, type: 'BadRequestError' }) };
+      return { statusCode, data: body, responseOptions: { headers: { 'content-type': 'application/json' } } };
     })
     .persist();
   return { requests, agent, http: createProviderHttpClient({ dispatcher: agent, maxAttempts: 1 }) };
@@ -192,6 +216,77 @@ describe('moonpay quote', () => {
       baseCurrencyCode: 'cad',
       baseCurrencyAmount: '150.00',
     });
+  });
+
+  it('prices a fixed USDC amount (fees on top) with quoteCurrencyAmount instead of baseCurrencyAmount', async () => {
+    const fake = fakeMoonpayApi({ statusCode: 200, body: buyQuoteBody({ quoteCurrencyAmount: '25.252525', totalAmount: '26.57' }) });
+    agents.push(fake.agent);
+    const adapter = await adapterOf(moonpay, live, 'live', fake.http);
+    await expect(adapter.quoteUsdc!({ usdc: 25_252_525n, currency: 'USD' }, { signal: new AbortController().signal })).resolves.toEqual({
+      usdc: 25_252_525n,
+      total: '26.57',
+      currency: 'USD',
+    });
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]?.pathname).toBe(QUOTE_PATH);
+    // areFeesIncluded is described for baseCurrencyAmount only: left out, as is the fiat amount.
+    expect(Object.fromEntries(fake.requests[0]!.searchParams)).toEqual({
+      apiKey: live.API_KEY,
+      baseCurrencyCode: 'usd',
+      quoteCurrencyAmount: '25.252525',
+      paymentMethod: 'credit_debit_card',
+    });
+  });
+
+  it('asks for the USDC as the checkout URL writes it, in the order currency, and reads back what MoonPay answers', async () => {
+    const fake = fakeMoonpayApi({
+      statusCode: 200,
+      body: buyQuoteBody({ baseCurrencyCode: 'eur', quoteCurrencyAmount: '49.99', totalAmount: '48.315' }),
+    });
+    agents.push(fake.agent);
+    const adapter = await adapterOf(moonpay, live, 'live', fake.http);
+    const signal = new AbortController().signal;
+    const { url } = redirectCheckout(
+      await adapter.createCheckout({ ...sampleOrder('EUR'), usdc: 50_000_000n }, { idempotencyKey: 'k', signal }),
+    );
+    await expect(adapter.quoteUsdc!({ usdc: 50_000_000n, currency: 'EUR' }, { signal })).resolves.toEqual({
+      usdc: 49_990_000n,
+      total: '48.315',
+      currency: 'EUR',
+    });
+    const query = fake.requests[0]!.searchParams;
+    expect(query.get('quoteCurrencyAmount')).toBe(new URL(url).searchParams.get('quoteCurrencyAmount'));
+    expect(query.get('quoteCurrencyAmount')).toBe('50');
+    expect(query.get('baseCurrencyCode')).toBe('eur');
+  });
+
+  it('refuses a fixed-USDC answer that is not as documented, or a refusal', async () => {
+    for (const answer of [
+      { statusCode: 200, body: buyQuoteBody({ quoteCurrencyCode: 'eth' }) },
+      { statusCode: 200, body: buyQuoteBody({ totalAmount: '"26.57"' }) },
+      { statusCode: 400, body: '{"message":"Invalid quoteCurrencyAmount","type":"BadRequestError"}' },
+    ]) {
+      const fake = fakeMoonpayApi(answer);
+      agents.push(fake.agent);
+      const adapter = await adapterOf(moonpay, live, 'live', fake.http);
+      await expect(
+        adapter.quoteUsdc!({ usdc: 25_000_000n, currency: 'USD' }, { signal: new AbortController().signal }),
+      ).rejects.toMatchObject({
+        name: 'ProviderCheckoutError',
+        kind: 'refused',
+      });
+    }
+  });
+
+  it('prices a fixed USDC amount only for MoonPay itself: the payment methods on its account keep the fees inside', async () => {
+    const fake = fakeMoonpayApi({ statusCode: 200, body: buyQuoteBody() });
+    agents.push(fake.agent);
+    expect(moonpay.descriptor.fixedUsdc).toBeDefined();
+    expect((await adapterOf(moonpay, live, 'live', fake.http)).quoteUsdc).toBeInstanceOf(Function);
+    for (const module of [interac, paypal]) {
+      expect(module.descriptor.fixedUsdc).toBeUndefined();
+      expect((await adapterOf(module, live, 'live', fake.http)).quoteUsdc).toBeUndefined();
+    }
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { formatUsdc, type CurrencyCode } from '@gateway/domain';
 import type { CheckoutOrder, ProviderQuote } from '../../provider-contract';
 import type { ProviderHttpClient } from '../../support/provider-http-client';
 import { urlWithQuery } from '../../support/checkout-url';
@@ -23,6 +24,19 @@ import { requestQuote, exactQuote, expectCode, positiveAmount, quoteObject } fro
  * - `areFeesIncluded=true`: our checkout locks the order amount as what the customer pays, so the
  *   quote asks what that amount buys once MoonPay's fees are taken out of it (false would price
  *   the fees on top of it).
+ * - Fees on top of a fixed USDC amount (issue 32, quoteUsdc): `quoteCurrencyAmount` instead of
+ *   baseCurrencyAmount, written as the widget URL writes it (formatUsdc). The reference describes it
+ *   as how much crypto the customer wants to buy, taking precedence over baseCurrencyAmount and
+ *   required without it. The copy of the page read here ends before its parameters: they were read
+ *   in MoonPay's OpenAPI of the same operation as its docs registry served it (`@moonpaydocs/v2.0`,
+ *   downloaded in 2024 by readme's `api` generator into github.com/Sahil-Sevda/moonpay-learning,
+ *   .api/apis/moonpaydocs/openapi.json), whose summary, server and example answer are the page's.
+ *   `areFeesIncluded` is left out: the reference describes it for baseCurrencyAmount only (default
+ *   false, fees on top). USDC is read back from the answer's `quoteCurrencyAmount` ("the amount of
+ *   cryptocurrency the customer will receive"), not taken as asked.
+ * - `totalAmount` as what the customer pays: the reference gives it no description, but says
+ *   `networkFeeAmount` "is added to baseCurrencyAmount, feeAmount and extraFeeAmount when the
+ *   customer's card is charged", and its example's totalAmount is that sum (288.37 + 3.99 + 0 + 7.64).
  * - The numbers are read from their JSON text, never through a binary float (quote-amounts.ts).
  */
 
@@ -42,18 +56,22 @@ export interface MoonpayQuoteRequest {
   paymentMethod: string;
 }
 
+/** What the quote fixes: the fiat amount the customer pays (fees taken out) or the USDC delivered (base units, fees on top). */
+export type MoonpayQuoteAmount = Pick<CheckoutOrder, 'amount' | 'currency'> | { usdc: bigint; currency: CurrencyCode };
+
 export async function moonpayBuyQuote(
   http: ProviderHttpClient,
   { apiHost, apiKey, paymentMethod }: MoonpayQuoteRequest,
-  order: Pick<CheckoutOrder, 'amount' | 'currency'>,
+  order: MoonpayQuoteAmount,
   signal: AbortSignal,
 ): Promise<ProviderQuote> {
+  const amount =
+    'usdc' in order ? { quoteCurrencyAmount: formatUsdc(order.usdc) } : { baseCurrencyAmount: order.amount, areFeesIncluded: 'true' };
   const url = urlWithQuery(new URL(`/v3/currencies/${USDC_POLYGON}/buy_quote`, apiHost), {
     apiKey,
     baseCurrencyCode: order.currency.toLowerCase(),
-    baseCurrencyAmount: order.amount,
+    ...amount,
     paymentMethod,
-    areFeesIncluded: 'true',
   });
   const body = await requestQuote(http, 'MoonPay', url, { signal });
   return parseBuyQuote(body, order.currency);
