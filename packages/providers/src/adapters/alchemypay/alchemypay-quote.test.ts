@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { MockAgent } from 'undici';
 import { CONTRACT_NOW_MS, contractContext } from '../../../test/support/adapter-contract';
 import type { CheckoutOrder, ProviderMode } from '../../provider-contract';
-import { createProviderHttpClient } from '../../support/provider-http-client';
+import { mockProviderApi } from '../../../test/support/mock-provider-api';
 import { alchemypay } from './alchemypay-adapter';
 import { alchemyPaySignContent } from './alchemypay-sign';
 
@@ -35,8 +34,7 @@ const envelope = (returnCode: string, returnMsg: string, data: unknown) =>
 function fakeAlchemyPayEstimate(mode: ProviderMode, played?: Played) {
   const requests: string[] = [];
   const problems: string[] = [];
-  const agent = new MockAgent();
-  agent.disableNetConnect();
+  const { agent, http } = mockProviderApi();
   agent
     .get(API_ORIGINS[mode])
     .intercept({ path: QUOTE_PATH, method: 'POST' })
@@ -91,11 +89,8 @@ function fakeAlchemyPayEstimate(mode: ProviderMode, played?: Played) {
       };
     })
     .persist();
-  return { requests, problems, agent, http: createProviderHttpClient({ dispatcher: agent, maxAttempts: 1 }) };
+  return { requests, problems, agent, http };
 }
-
-const agents: MockAgent[] = [];
-afterAll(async () => Promise.all(agents.map(async (agent) => agent.close())));
 
 async function quoteFrom(
   mode: ProviderMode,
@@ -104,7 +99,6 @@ async function quoteFrom(
   secret = settings[mode].APP_SECRET,
 ) {
   const fake = fakeAlchemyPayEstimate(mode, played);
-  agents.push(fake.agent);
   const adapter = await alchemypay.create(
     { ...settings[mode], APP_SECRET: secret },
     contractContext('alchemypay', mode, { http: fake.http }),
@@ -138,7 +132,6 @@ describe('alchemypay quote', () => {
 
   it('honours API_URL', async () => {
     const fake = fakeAlchemyPayEstimate('live');
-    agents.push(fake.agent);
     fake.agent
       .get('http://alchemypay-fake.local:8080')
       .intercept({ path: QUOTE_PATH, method: 'POST' })

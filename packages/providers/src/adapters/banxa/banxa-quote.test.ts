@@ -1,7 +1,6 @@
-import { MockAgent } from 'undici';
 import { contractContext } from '../../../test/support/adapter-contract';
 import type { CheckoutOrder, ProviderMode } from '../../provider-contract';
-import { createProviderHttpClient } from '../../support/provider-http-client';
+import { mockProviderApi } from '../../../test/support/mock-provider-api';
 import { banxa, type BanxaSettings } from './banxa-adapter';
 
 const settings: Record<ProviderMode, BanxaSettings> = {
@@ -32,8 +31,7 @@ type Answer = { statusCode: number; body: string } | ((query: URLSearchParams) =
 function fakeBanxaQuotes(mode: ProviderMode, answer?: Answer) {
   const requests: URL[] = [];
   const problems: string[] = [];
-  const agent = new MockAgent();
-  agent.disableNetConnect();
+  const { agent, http } = mockProviderApi();
   agent
     .get(API_ORIGINS[mode])
     .intercept({ path: (path) => path.split('?')[0] === QUOTE_PATH, method: 'GET' })
@@ -76,11 +74,8 @@ function fakeBanxaQuotes(mode: ProviderMode, answer?: Answer) {
       };
     })
     .persist();
-  return { requests, problems, agent, http: createProviderHttpClient({ dispatcher: agent, maxAttempts: 1 }) };
+  return { requests, problems, agent, http };
 }
-
-const agents: MockAgent[] = [];
-afterAll(async () => Promise.all(agents.map(async (agent) => agent.close())));
 
 async function quoteFrom(
   mode: ProviderMode,
@@ -89,7 +84,6 @@ async function quoteFrom(
   apiKey = settings[mode].API_KEY,
 ) {
   const fake = fakeBanxaQuotes(mode, answer);
-  agents.push(fake.agent);
   const adapter = await banxa.create({ ...settings[mode], API_KEY: apiKey }, contractContext('banxa', mode, { http: fake.http }));
   const quote = adapter.quote!(order, { signal: new AbortController().signal });
   return { quote, fake };

@@ -1,7 +1,6 @@
-import { MockAgent } from 'undici';
 import { contractContext } from '../../../test/support/adapter-contract';
 import type { CheckoutOrder, ProviderMode } from '../../provider-contract';
-import { createProviderHttpClient } from '../../support/provider-http-client';
+import { mockProviderApi } from '../../../test/support/mock-provider-api';
 import { mercuryo } from './mercuryo-adapter';
 
 const settings: Record<ProviderMode, { WIDGET_ID: string; SECRET_KEY: string; SIGN_KEY: string }> = {
@@ -23,8 +22,7 @@ type Played = { statusCode: number; body: string };
 function fakeMercuryoRate(mode: ProviderMode, played?: Played) {
   const requests: URL[] = [];
   const problems: string[] = [];
-  const agent = new MockAgent();
-  agent.disableNetConnect();
+  const { agent, http } = mockProviderApi();
   agent
     .get(API_ORIGINS[mode])
     .intercept({ path: (path) => path.split('?')[0] === RATE_PATH, method: 'GET' })
@@ -81,11 +79,8 @@ function fakeMercuryoRate(mode: ProviderMode, played?: Played) {
       };
     })
     .persist();
-  return { requests, problems, agent, http: createProviderHttpClient({ dispatcher: agent, maxAttempts: 1 }) };
+  return { requests, problems, agent, http };
 }
-
-const agents: MockAgent[] = [];
-afterAll(async () => Promise.all(agents.map(async (agent) => agent.close())));
 
 async function quoteFrom(
   mode: ProviderMode,
@@ -94,7 +89,6 @@ async function quoteFrom(
   widgetId = settings[mode].WIDGET_ID,
 ) {
   const fake = fakeMercuryoRate(mode, played);
-  agents.push(fake.agent);
   const adapter = await mercuryo.create({ ...settings[mode], WIDGET_ID: widgetId }, contractContext('mercuryo', mode, { http: fake.http }));
   return { quote: adapter.quote!(order, { signal: new AbortController().signal }), fake };
 }

@@ -1,11 +1,6 @@
-import { MockAgent } from 'undici';
 import { ProviderCheckoutError, type CheckoutOrder, type ProviderMode, type ProviderModule } from '../../provider-contract';
-import {
-  createProviderHttpClient,
-  ProviderUnreachableError,
-  type ProviderHttpClient,
-  type ProviderHttpRequest,
-} from '../../support/provider-http-client';
+import { ProviderUnreachableError, type ProviderHttpClient, type ProviderHttpRequest } from '../../support/provider-http-client';
+import { mockProviderApi } from '../../../test/support/mock-provider-api';
 import { NO_TOKENS, sampleOrder } from '../../../test/support/adapter-contract';
 import { interac } from '../moonpay-interac/moonpay-interac-adapter';
 import { paypal } from '../paypal/paypal-adapter';
@@ -82,8 +77,7 @@ function undocumented(query: URLSearchParams): string | undefined {
  */
 function fakeMoonpayApi(answer: Answer) {
   const requests: URL[] = [];
-  const agent = new MockAgent();
-  agent.disableNetConnect();
+  const { agent, http } = mockProviderApi();
   agent
     .get(API_ORIGIN)
     .intercept({ path: (path) => path.startsWith(`${QUOTE_PATH}?`), method: 'GET' })
@@ -96,13 +90,8 @@ function fakeMoonpayApi(answer: Answer) {
       return { statusCode, data: body, responseOptions: { headers: { 'content-type': 'application/json' } } };
     })
     .persist();
-  return { requests, agent, http: createProviderHttpClient({ dispatcher: agent, maxAttempts: 1 }) };
+  return { requests, agent, http };
 }
-
-const agents: MockAgent[] = [];
-afterAll(async () => {
-  await Promise.all(agents.map(async (agent) => agent.close()));
-});
 
 async function adapterOf(
   module: ProviderModule<typeof moonpay.descriptor.settings>,
@@ -121,7 +110,6 @@ async function adapterOf(
 
 async function quoteFrom(answer: Answer, order: Pick<CheckoutOrder, 'amount' | 'currency'> = { amount: '25.00', currency: 'USD' }) {
   const fake = fakeMoonpayApi(answer);
-  agents.push(fake.agent);
   const adapter = await adapterOf(moonpay, live, 'live', fake.http);
   const quote = adapter.quote!(order, { signal: new AbortController().signal });
   return { quote, requests: fake.requests };
@@ -145,7 +133,6 @@ describe('moonpay quote', () => {
 
   it('quotes the currency the checkout URL buys', async () => {
     const fake = fakeMoonpayApi({ statusCode: 200, body: buyQuoteBody({ baseCurrencyCode: 'eur' }) });
-    agents.push(fake.agent);
     const adapter = await adapterOf(moonpay, live, 'live', fake.http);
     const { url } = redirectCheckout(
       await adapter.createCheckout(sampleOrder('EUR'), { idempotencyKey: 'k', signal: new AbortController().signal }),
@@ -191,7 +178,6 @@ describe('moonpay quote', () => {
 
   it('uses the same API host with a pk_test_ key in test mode (the key selects the sandbox)', async () => {
     const fake = fakeMoonpayApi({ statusCode: 200, body: buyQuoteBody() });
-    agents.push(fake.agent);
     const adapter = await adapterOf(moonpay, test, 'test', fake.http);
     await expect(adapter.quote!({ amount: '25.00', currency: 'USD' }, { signal: new AbortController().signal })).resolves.toMatchObject({
       usdc: 24_510_000n,
@@ -204,7 +190,6 @@ describe('moonpay quote', () => {
       statusCode: 200,
       body: buyQuoteBody({ baseCurrencyCode: 'cad', quoteCurrencyAmount: '108.123456789', totalAmount: '150' }),
     });
-    agents.push(fake.agent);
     const adapter = await adapterOf(interac, live, 'live', fake.http);
     await expect(adapter.quote!({ amount: '150.00', currency: 'CAD' }, { signal: new AbortController().signal })).resolves.toEqual({
       usdc: 108_123_456n,
@@ -220,7 +205,6 @@ describe('moonpay quote', () => {
 
   it('prices a fixed USDC amount (fees on top) with quoteCurrencyAmount instead of baseCurrencyAmount', async () => {
     const fake = fakeMoonpayApi({ statusCode: 200, body: buyQuoteBody({ quoteCurrencyAmount: '25.252525', totalAmount: '26.57' }) });
-    agents.push(fake.agent);
     const adapter = await adapterOf(moonpay, live, 'live', fake.http);
     await expect(adapter.quoteUsdc!({ usdc: 25_252_525n, currency: 'USD' }, { signal: new AbortController().signal })).resolves.toEqual({
       usdc: 25_252_525n,
@@ -243,7 +227,6 @@ describe('moonpay quote', () => {
       statusCode: 200,
       body: buyQuoteBody({ baseCurrencyCode: 'eur', quoteCurrencyAmount: '49.99', totalAmount: '48.315' }),
     });
-    agents.push(fake.agent);
     const adapter = await adapterOf(moonpay, live, 'live', fake.http);
     const signal = new AbortController().signal;
     const { url } = redirectCheckout(
@@ -267,7 +250,6 @@ describe('moonpay quote', () => {
       { statusCode: 400, body: '{"message":"Invalid quoteCurrencyAmount","type":"BadRequestError"}' },
     ]) {
       const fake = fakeMoonpayApi(answer);
-      agents.push(fake.agent);
       const adapter = await adapterOf(moonpay, live, 'live', fake.http);
       await expect(
         adapter.quoteUsdc!({ usdc: 25_000_000n, currency: 'USD' }, { signal: new AbortController().signal }),
@@ -280,7 +262,6 @@ describe('moonpay quote', () => {
 
   it('prices a fixed USDC amount only for MoonPay itself: the payment methods on its account keep the fees inside', async () => {
     const fake = fakeMoonpayApi({ statusCode: 200, body: buyQuoteBody() });
-    agents.push(fake.agent);
     expect(moonpay.descriptor.fixedUsdc).toBeDefined();
     expect((await adapterOf(moonpay, live, 'live', fake.http)).quoteUsdc).toBeInstanceOf(Function);
     for (const module of [interac, paypal]) {
@@ -316,10 +297,8 @@ describe('moonpay quote', () => {
   });
 
   it("lets the client's unreachable error pass through", async () => {
-    const agent = new MockAgent();
-    agent.disableNetConnect();
-    agents.push(agent);
-    const adapter = await adapterOf(moonpay, live, 'live', createProviderHttpClient({ dispatcher: agent, maxAttempts: 1 }));
+    const { http } = mockProviderApi();
+    const adapter = await adapterOf(moonpay, live, 'live', http);
     const quote = adapter.quote!({ amount: '25.00', currency: 'USD' }, { signal: new AbortController().signal });
     await expect(quote).rejects.toBeInstanceOf(ProviderUnreachableError);
     await expect(quote).rejects.toMatchObject({ kind: 'unavailable' });
