@@ -195,15 +195,16 @@ function firstOnPath(name: string): string {
   return spawnSync('bash', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
 }
 
-/** The local stack's addresses in a page (127.0.0.1:3100 …) moved to this stack's ports. */
+/**
+ * The local stack's addresses in a page (127.0.0.1:3100 …) moved to this stack's ports, in one pass:
+ * a free port may begin with a default one (31002 after 3100), and must not be moved again.
+ */
 function onThisStack(text: string): string {
-  return Object.entries(DEFAULT_PORTS).reduce(
-    (moved, [name, port]) =>
-      moved
-        .replaceAll(`127.0.0.1:${port}`, `127.0.0.1:${ports[name as keyof typeof DEFAULT_PORTS]}`)
-        .replaceAll(`127.0.0.1%3A${port}`, `127.0.0.1%3A${ports[name as keyof typeof DEFAULT_PORTS]}`),
-    text,
-  );
+  const movedTo = new Map(Object.entries(DEFAULT_PORTS).map(([name, port]) => [String(port), ports[name as keyof typeof DEFAULT_PORTS]]));
+  return text.replace(/127\.0\.0\.1(:|%3A)(\d+)/g, (whole, colon: string, port: string) => {
+    const moved = movedTo.get(port);
+    return moved === undefined ? whole : `127.0.0.1${colon}${moved}`;
+  });
 }
 
 /**
