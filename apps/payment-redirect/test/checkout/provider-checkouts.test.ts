@@ -17,6 +17,7 @@ import {
 import { STRIPE_FAKE_SECRET, startStripeFake, type StripeFake } from '../../../../packages/providers/test/support/stripe-fake';
 import { FAKE_TRANSFI, startTransfiFake, type TransfiFake } from '../../../../packages/providers/test/support/transfi-fake';
 import { startGuardarianFake, type GuardarianFake } from '../../../../packages/providers/test/support/guardarian-fake';
+import { startRampQuoteFake, type QuoteFake } from '../../../../packages/providers/test/support/quote-api-fake';
 import { startWertFake, type WertFake } from '../../../../packages/providers/test/support/wert-fake';
 import { startCoinbaseFake, type CoinbaseFake } from '../../../../packages/providers/test/support/coinbase-fake';
 import { startBinanceFake, type BinanceFake } from '../../../../packages/providers/test/support/binance-fake';
@@ -65,7 +66,14 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
     WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
     MODE: '',
   },
-  rampnetwork: { HOST_API_KEY: 'demo_host_api_key_1', MODE: 'test' },
+  // Its quote API is a local Ramp (Process Payment asks it for the order's USDC); the widget on the documented demo host.
+  rampnetwork: {
+    HOST_API_KEY: 'demo_host_api_key_1',
+    MODE: 'test',
+    get API_URL() {
+      return rampQuoteFake.url;
+    },
+  },
   banxa: {
     PARTNER_REF: 'myshop',
     API_KEY: 'banxa-key-0123456789abcdefghijklmnop',
@@ -193,6 +201,7 @@ let transakFake: TransakFake;
 let stripeFake: StripeFake;
 let transfiFake: TransfiFake;
 let guardarianFake: GuardarianFake;
+let rampQuoteFake: QuoteFake;
 let wertFake: WertFake;
 let simplexFake: SimplexFake;
 let coinbaseFake: CoinbaseFake;
@@ -225,6 +234,7 @@ beforeAll(async () => {
   stripeFake = await startStripeFake();
   transfiFake = await startTransfiFake();
   guardarianFake = await startGuardarianFake(undefined, 'https://payments-staging.guardarian.com');
+  rampQuoteFake = await startRampQuoteFake('demo_host_api_key_1');
   wertFake = await startWertFake();
   simplexFake = await startSimplexFake();
   sardineFake = await startSardineFake();
@@ -239,6 +249,8 @@ afterAll(async () => {
   await stripeFake.close();
   await transfiFake.close();
   await guardarianFake.close();
+  expect(rampQuoteFake.problems).toEqual([]);
+  await rampQuoteFake.close();
   await wertFake.close();
   await sardineFake.close();
   expect(binanceFake.problems).toEqual([]);

@@ -3,7 +3,7 @@ import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake'
 
 /**
  * A local Guardarian: POST /v1/transaction and GET /v1/transaction/{id} as its reference documents
- * them (x-api-key; one create a minute per source IP, the customer's IP taken from X-Forwarded-For;
+ * them, and GET /v1/estimate as integrators call it (x-api-key; one create a minute per source IP, the customer's IP taken from X-Forwarded-For;
  * errors as `{statusCode, code, message}`). Transactions are kept, so a look-up answers what was
  * created; `setStatus` moves one on, as Guardarian would.
  */
@@ -15,6 +15,10 @@ export interface GuardarianFake extends DocumentedFake {
 const RATE_WINDOW_MS = 60_000;
 const ERROR_CODES: Record<number, string> = { 403: 'INVALID_TOKEN', 404: 'NOT_FOUND', 429: 'TOO_MANY_REQUESTS' };
 const FIRST_ID = 5517577077;
+/** The fee of the network Guardarian sends USDC on, in USDC base units (0.05 USDC). */
+const NETWORK_FEE_UNITS = 50_000n;
+/** Guardarian's service fee in the fake's estimates, basis points of from_amount (3 %). */
+const SERVICE_FEE_BPS = 300;
 
 /** `checkoutOrigin`: where the fake's redirect_url points (Guardarian's live checkout; its staging one for a test-mode app). */
 export async function startGuardarianFake(
@@ -68,9 +72,56 @@ export async function startGuardarianFake(
     return jsonAnswer(201, transaction);
   }
 
+  /**
+   * GET /v1/estimate (guardarian-quote.ts says where its shape is from): the service fee
+   * (SERVICE_FEE_BPS) comes out of from_amount, the rest converted at 1 and the network fee taken
+   * from the USDC; `value` is what is received, a decimal string.
+   */
+  function estimate(request: FakeRequest): FakeAnswer {
+    if (invalidToken(request)) return error(403, 'INVALID_TOKEN', 'Invalid token');
+    const query = new URL(request.path, 'http://fake').searchParams;
+    const amount = query.get('from_amount') ?? '';
+    const currency = query.get('from_currency') ?? '';
+    const documented = [
+      fake.check(
+        [...query.keys()].sort().join() === 'from_amount,from_currency,from_network,to_currency,to_network',
+        `estimate: query ${request.path}`,
+      ),
+      fake.check(/^\d{1,12}\.\d{2}$/.test(amount), `estimate: from_amount ${amount}`),
+      fake.check(
+        /^[A-Z]{3}$/.test(currency) && query.get('from_network') === currency,
+        `estimate: from ${currency} on ${String(query.get('from_network'))}`,
+      ),
+      fake.check(
+        query.get('to_currency') === 'USDC' && query.get('to_network') === 'MATIC',
+        `estimate: to ${String(query.get('to_currency'))} on ${String(query.get('to_network'))}`,
+      ),
+    ].every(Boolean);
+    if (!documented) return error(400, 'BAD_REQUEST', 'Invalid params');
+    const cents = BigInt(amount.replace('.', ''));
+    const fee = (cents * BigInt(SERVICE_FEE_BPS) + 9_999n) / 10_000n;
+    const received = (cents - fee) * 10_000n - NETWORK_FEE_UNITS;
+    const decimal = (units: bigint, places: number) => {
+      const text = units.toString().padStart(places + 1, '0');
+      return `${text.slice(0, -places)}.${text.slice(-places)}`;
+    };
+    return jsonAnswer(200, {
+      from_currency: currency,
+      from_network: currency,
+      to_currency: 'USDC',
+      to_network: 'MATIC',
+      value: decimal(received, 6),
+      service_fees: [{ name: 'Service fee', amount: decimal(fee, 2), currency, percentage: `${SERVICE_FEE_BPS / 100}%` }],
+      converted_amount: { amount: decimal(cents - fee, 2), currency },
+      network_fee: { amount: decimal(NETWORK_FEE_UNITS, 6), currency: 'USDC' },
+      estimated_exchange_rate: '1',
+    });
+  }
+
   const fake = await startDocumentedFake({
     routes: [
       { method: 'POST', path: '/v1/transaction', answer: create },
+      { method: 'GET', path: '/v1/estimate', answer: estimate },
       {
         method: 'GET',
         path: /^\/v1\/transaction\/([^/]+)$/,

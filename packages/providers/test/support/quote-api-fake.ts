@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { headerOf, jsonAnswer, startDocumentedFake } from './documented-fake';
+import { headerOf, jsonAnswer, sentAsJson, startDocumentedFake } from './documented-fake';
 import type { DocumentedFake, DocumentedRoute, FakeAnswer, FakeRequest } from './documented-fake';
 
 /**
@@ -167,6 +167,57 @@ export function transakPriceRoute<R extends FakeRequest>({ fake, credentials, fe
   };
 }
 
+const rampRefusal = (status: number, message: string): FakeAnswer => jsonAnswer(status, { code: 'BAD_REQUEST', message });
+/** Native USDC on Polygon, as Ramp's AssetInfo names it. */
+const RAMP_USDC_ASSET = {
+  symbol: 'USDC',
+  chain: 'MATIC',
+  name: 'USD Coin',
+  decimals: 6,
+  address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+  type: 'MATIC_ERC20',
+};
+
+/**
+ * Ramp Network's on-ramp quote (rampnetwork-quote.ts says where its shape is from): POST
+ * /api/host-api/v3/onramp/quote/all?hostApiKey=<key> with a JSON body of cryptoAssetSymbol,
+ * fiatCurrency and fiatValue (a number); answers `asset` and one object per payment method, the fee
+ * taken out of fiatValue and cryptoAmount in the asset's base units (a bank transfer costs half the card's fee).
+ */
+export function rampQuoteRoute<R extends FakeRequest>({ fake, credentials, feeBps }: PriceRouteOptions): DocumentedRoute<R> {
+  return {
+    method: 'POST',
+    path: '/api/host-api/v3/onramp/quote/all',
+    answer(request) {
+      if (!credentials.includes(queryOf(request).get('hostApiKey') ?? '')) return jsonAnswer(401, { code: 'INVALID_HOST_API_KEY' });
+      queryIs(fake(), request, { hostApiKey: queryOf(request).get('hostApiKey') as string });
+      if (!fake().check(sentAsJson(request), 'quote: the body is not sent as application/json')) return rampRefusal(400, 'JSON expected');
+      const body = fake().jsonBody(request);
+      const fiatValue = /"fiatValue":(\d{1,12}(?:\.\d{1,2})?)[,}]/.exec(request.body)?.[1];
+      const documented = [
+        fake().check(
+          body !== undefined && Object.keys(body).sort().join() === 'cryptoAssetSymbol,fiatCurrency,fiatValue',
+          `quote: body ${request.body}`,
+        ),
+        fake().check(body?.cryptoAssetSymbol === 'MATIC_USDC', `quote: cryptoAssetSymbol ${String(body?.cryptoAssetSymbol)}`),
+        fake().check(/^[A-Z]{3}$/.test(String(body?.fiatCurrency)), `quote: fiatCurrency ${String(body?.fiatCurrency)}`),
+        fake().check(fiatValue !== undefined, `quote: fiatValue is not a JSON number of at most two decimals: ${request.body}`),
+      ].every(Boolean);
+      if (!documented || fiatValue === undefined) return rampRefusal(400, 'Invalid request');
+      const [whole, fraction = ''] = fiatValue.split('.');
+      const cents = `${whole}.${fraction.padEnd(2, '0')}`;
+      const byMethod = (bps: number) => {
+        const fee = lessFee(cents, 10_000 - bps, 2);
+        return `{"fiatCurrency":"${String(body?.fiatCurrency)}","cryptoAmount":"${unitsOf(lessFee(cents, bps, 6), 6)}","fiatValue":${fiatValue},"appliedFee":${fee},"baseRampFee":${fee}}`;
+      };
+      return {
+        status: 200,
+        body: `{"asset":${JSON.stringify(RAMP_USDC_ASSET)},"CARD_PAYMENT":${byMethod(feeBps())},"MANUAL_BANK_TRANSFER":${byMethod(Math.floor(feeBps() / 2))}}`,
+      };
+    },
+  };
+}
+
 /** A provider's price API alone, for the quote adapters' tests and the quote service's: the fee is what a test sets. */
 export interface QuoteFake extends DocumentedFake {
   /** The provider's fee in basis points of the amount. */
@@ -193,4 +244,9 @@ export function startStripeQuoteFake(secretKeys: readonly string[]): Promise<Quo
 /** Transak's price alone, accepting this partner API key; 2.5 % taken out by default. */
 export function startTransakQuoteFake(apiKey: string): Promise<QuoteFake> {
   return startQuoteFake(transakPriceRoute, [apiKey], transakRefusal, 250);
+}
+
+/** Ramp Network's quote alone, accepting this host API key; 2.9 % taken out of the card's fiatValue by default. */
+export function startRampQuoteFake(hostApiKey: string): Promise<QuoteFake> {
+  return startQuoteFake(rampQuoteRoute, [hostApiKey], rampRefusal, 290);
 }

@@ -10,6 +10,7 @@ import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
 import { secretSetting } from '../../support/secret-setting';
 import { providerAdapter } from '../../support/provider-adapter';
 import { guardarianTransactionEvent, guardarianWebhookEvent } from './guardarian-transaction';
+import { guardarianEstimate } from './guardarian-quote';
 import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-facts';
 
 /**
@@ -46,16 +47,8 @@ import { ASSUMED_TIME_TO_USDC, countriesNotFound } from '../../support/choice-fa
  *   mode (PROVIDER_GUARDARIAN_MODE=test) api-payments-staging / payments-staging.guardarian.com,
  *   not confirmed on a Guardarian page.
  * - The descriptor's minimum (20 USD, the specification's) is not confirmed: the min-max-range API says it per pair.
- * - No quote(): Guardarian names "Get estimate" (GET <API>/v1/estimate, x-api-key, "method for
- *   estimating the exchange amount") on guardarian.com/api-doc and sends readers to its OpenAPI page
- *   https://api-payments.guardarian.com/v1/api-docs for the fields. Neither that page, nor the
- *   estimate request of the Postman collection, nor an estimate page of docs.guardarian.com was
- *   readable here (the copies held stop before it), so the answer is not on a Guardarian page read.
- *   Integrators' code, supporting evidence only, reads `value` (a decimal string) beside
- *   `estimated_exchange_rate`, `from_currency`, `to_currency`, `from_network`, `to_network`, and
- *   sends `fees_included`, `deposit_category`, `type` among its parameters. Missing: whether `value`
- *   is net of Guardarian's fee and of the network fee, and whether from_amount is the customer's
- *   total. Its rows show the estimate.
+ * - Quote: GET <API>/v1/estimate (guardarian-quote.ts says what of it is on Guardarian's pages and
+ *   what is from integrators' code and an answer captured from its staging API).
  */
 
 export const GUARDARIAN_API_HOSTS: Readonly<Record<ProviderMode, string>> = {
@@ -131,6 +124,7 @@ export const guardarian = defineProvider({
         return { ...guardarianWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
       },
       status: (query, { signal }) => guardarianTransactionStatus(context.http, apiUrl, values.API_KEY, query, signal),
+      quote: (order, { signal }) => guardarianEstimate(context.http, { apiUrl, apiKey: values.API_KEY }, order, signal),
     });
   },
 });

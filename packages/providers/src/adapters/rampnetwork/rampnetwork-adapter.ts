@@ -10,6 +10,8 @@ import { urlWithQuery } from '../../support/checkout-url';
 import { urlCheckoutAdapter } from '../../support/url-checkout-adapter';
 import { rampWebhookEvent } from './rampnetwork-webhook';
 import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support/choice-facts';
+import { apiUrlOf, apiUrlSetting } from '../../support/api-url';
+import { RAMP_API_HOSTS, rampQuote } from './rampnetwork-quote';
 
 /**
  * Ramp Network: a plain widget URL with our parameters, nothing signed by us.
@@ -38,14 +40,8 @@ import { ASSUMED_TIME_TO_USDC, cardOnly, countriesNotFound } from '../../support
  * gateway's terms for Ramp); minimum 4 USD. The amount is suggested, not locked (Ramp documents
  * no lock). Ramp takes no order reference, so our payment id travels only in `finalUrl` (the
  * receipt page).
- * - No quote(): Ramp's "REST API V3 Reference" (https://docs.ramp.network/rest-api-v3-reference/)
- *   was readable here only up to its assets section (GET /host-api/v3/assets: fee percent range,
- *   minimums, each asset's decimals); its quote section was not, nor in an older copy or a Ramp
- *   repository. Integrators' code, supporting evidence only, calls POST /host-api/v3/onramp/quote/all
- *   with hostApiKey and reads, per payment method (CARD_PAYMENT), `cryptoAmount` (base units) and
- *   `fiatValue`, `appliedFee` (numbers), and disagrees on the asset's id (USDC_MATIC beside the
- *   widget's MATIC_USDC). Missing: whether a buy quote's fiatValue includes the fee, that id, and
- *   the demo API host; a quote's figure is what an order is judged by, so its rows show the estimate.
+ * - Quote: POST <API>/api/host-api/v3/onramp/quote/all for the card (rampnetwork-quote.ts says
+ *   what of it is on Ramp's pages and what is from integrators and Ramp's purchase object).
  */
 
 /** Ramp's webhook keys as published on https://docs.rampnetwork.com/webhooks (SPKI, secp256k1). */
@@ -74,6 +70,7 @@ const settings = Type.Object({
     pattern: '^[A-Za-z0-9_-]{8,256}$',
     description: 'host API key Ramp issues on onboarding (hostApiKey); the demo environment has its own',
   }),
+  API_URL: apiUrlSetting('API host of the quote; default https://api.ramp.network (test: https://api.demo.ramp.network)'),
   HOST_APP_NAME: Type.Optional(
     Type.String({ minLength: 1, maxLength: 64, description: "name Ramp's widget shows for the integrating app (hostAppName)" }),
   ),
@@ -117,7 +114,12 @@ export function createRampAdapter(
   webhookPublicKeys: Readonly<Record<ProviderMode, string>>,
 ): ProviderAdapter {
   const publicKey = createPublicKey(webhookPublicKeys[context.mode]);
-  return urlCheckoutAdapter(
+  const quoteRequest = {
+    apiUrl: apiUrlOf(values.API_URL, RAMP_API_HOSTS[context.mode]),
+    hostApiKey: values.HOST_API_KEY,
+    swapAsset: RAMP_SWAP_ASSET,
+  };
+  const adapter = urlCheckoutAdapter(
     descriptor,
     context,
     (order, host) => rampCheckoutUrl(host, values, order, context.webhookUrl),
@@ -131,6 +133,7 @@ export function createRampAdapter(
       return { ...rampWebhookEvent(body), acknowledgement: textAcknowledgement('OK') };
     },
   );
+  return { ...adapter, quote: (order, { signal }) => rampQuote(context.http, quoteRequest, order, signal) };
 }
 
 export function rampCheckoutUrl(host: string, values: RampSettings, order: CheckoutOrder, webhookUrl: string): string {
