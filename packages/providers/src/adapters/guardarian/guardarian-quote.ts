@@ -23,7 +23,8 @@ import { expectCode, objectField, positiveAmount, quoteObject, requestQuote, sca
  *   answer carrying none. A `to_currency`, `to_network` or `from_currency`, and `converted_amount`'s
  *   currency, where present, must be the ones asked.
  * - Open: whether the estimate prices the card category the checkout preselects (VISA_MC) or
- *   Guardarian's default; integrators send no category.
+ *   Guardarian's default. Some integrators add `deposit_category`, `fees_included` or `type`, whose
+ *   values and defaults no page read gives; none is sent.
  */
 
 const GUARDARIAN = 'Guardarian';

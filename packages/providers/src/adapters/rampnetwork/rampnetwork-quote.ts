@@ -22,8 +22,10 @@ import {
  * minute per IP, docs.rampnetwork.com/rate-limiting), and the assets endpoint's AssetInfo (`symbol`,
  * `chain`, `decimals`, `address`). Its quote section was not readable here. What the quote call takes
  * and answers is therefore taken from integrators that call it in production, who agree with one
- * another: a body of `cryptoAssetSymbol` (the widget's swapAsset id: one integrator passes the same
- * id to both), `fiatCurrency` and `fiatValue` (a number); an answer of `asset` (AssetInfo) beside one
+ * another but for the asset's id: a body of `cryptoAssetSymbol`, `fiatCurrency` and `fiatValue` (a
+ * number). For the id one integrator passes its widget's swapAsset to both calls, as here
+ * (`MATIC_USDC`, the id the checkout buys); another builds SYMBOL_CHAIN from the assets list. An id
+ * Ramp does not know is refused, and the row keeps its estimate. The answer: `asset` (AssetInfo) beside one
  * object per payment method (`CARD_PAYMENT`, `MANUAL_BANK_TRANSFER`, …), each with `cryptoAmount`
  * (a string of the asset's base units), `fiatValue`, `appliedFee` and `baseRampFee` (numbers).
  *
