@@ -32,7 +32,13 @@ const composeAlertmanagerImage = (
 
 // Which Secrets each workload mounts: secrets.example.yaml says the same to the operator.
 const SECRETS_HELD: Record<App | 'migration' | 'redis-acl', string[]> = {
-  'wallet-control': ['gateway-db-wallet-control', 'gateway-redis-wallet-control', 'gateway-address-in', 'gateway-hd-xpub'],
+  'wallet-control': [
+    'gateway-db-wallet-control',
+    'gateway-redis-wallet-control',
+    'gateway-address-in',
+    'gateway-hd-xpub',
+    'gateway-admin-token',
+  ],
   'payment-redirect': ['gateway-db-payment-redirect', 'gateway-redis-payment-redirect', 'gateway-address-in', 'gateway-provider-moonpay'],
   'chain-watcher': ['gateway-db-chain-watcher', 'gateway-redis-chain-watcher', 'gateway-chain-rpc'],
   'settlement-worker': [
@@ -535,13 +541,31 @@ describe('the Alertmanager', () => {
 
 describe('the Ingress', () => {
   it('serves both public hosts over TLS, each with a certificate from cert-manager', () => {
-    expect(ingresses.map((ingress) => ingress.metadata?.name).sort()).toEqual(['payment-redirect', 'wallet-control']);
+    expect(ingresses.map((ingress) => ingress.metadata?.name).sort()).toEqual([
+      'payment-redirect',
+      'wallet-control',
+      'wallet-control-admin',
+    ]);
     for (const ingress of ingresses) {
       const tlsHosts = (ingress.spec?.tls ?? []).flatMap((tls) => (tls.secretName ? (tls.hosts ?? []) : []));
       const hosts = (ingress.spec?.rules ?? []).map((rule) => rule.host);
       expect(hosts.length).toBeGreaterThan(0);
       for (const host of hosts) expect(tlsHosts).toContain(host);
       expect(ingress.metadata?.annotations?.['cert-manager.io/cluster-issuer']).toEqual(expect.any(String));
+    }
+  });
+
+  it("admits wallet-control's /admin routes only from the networks the site names, on the API host", () => {
+    const admin = ingresses.find((ingress) => ingress.metadata?.name === 'wallet-control-admin');
+    const api = ingresses.find((ingress) => ingress.metadata?.name === 'wallet-control');
+    expect(admin?.metadata?.annotations?.['nginx.ingress.kubernetes.io/whitelist-source-range']).toBe('127.0.0.1/32');
+    expect(admin?.spec?.rules?.map((rule) => rule.host)).toEqual(api?.spec?.rules?.map((rule) => rule.host));
+    expect(admin?.spec?.rules?.flatMap((rule) => rule.http?.paths ?? [])).toEqual([
+      { path: '/admin', pathType: 'Prefix', backend: { service: { name: 'wallet-control', port: { name: 'http' } } } },
+    ]);
+    // Every other Ingress leaves /admin to it: none names a longer path under /admin.
+    for (const ingress of ingresses.filter((candidate) => candidate !== admin)) {
+      for (const path of (ingress.spec?.rules ?? []).flatMap((rule) => rule.http?.paths ?? [])) expect(path.path).not.toMatch(/^\/admin/);
     }
   });
 
