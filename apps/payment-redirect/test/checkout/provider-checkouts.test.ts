@@ -18,6 +18,7 @@ import { STRIPE_FAKE_SECRET, startStripeFake, type StripeFake } from '../../../.
 import { FAKE_TRANSFI, startTransfiFake, type TransfiFake } from '../../../../packages/providers/test/support/transfi-fake';
 import { startGuardarianFake, type GuardarianFake } from '../../../../packages/providers/test/support/guardarian-fake';
 import { startRampQuoteFake, type QuoteFake } from '../../../../packages/providers/test/support/quote-api-fake';
+import { jsonAnswer, startDocumentedFake, type DocumentedFake } from '../../../../packages/providers/test/support/documented-fake';
 import { startWertFake, type WertFake } from '../../../../packages/providers/test/support/wert-fake';
 import { startCoinbaseFake, type CoinbaseFake } from '../../../../packages/providers/test/support/coinbase-fake';
 import { startBinanceFake, type BinanceFake } from '../../../../packages/providers/test/support/binance-fake';
@@ -47,25 +48,33 @@ const WERT_ACCOUNT = {
   },
 };
 
+/**
+ * With the quote API host of a provider whose quotes are not what this file tests: a local server
+ * that answers 503 (Process Payment asks it, and no test reaches the internet), so its rows are
+ * estimates. A getter, read once the server is up.
+ */
+const quotesUnanswered = (settings: Record<string, string>): Record<string, string> =>
+  Object.defineProperty(settings, 'API_URL', { get: () => unansweredQuoteApi.url, enumerable: true });
+
 const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
-  moonpay: {
+  moonpay: quotesUnanswered({
     API_KEY: 'pk_test_123456789abc',
     SECRET_KEY: 'sk_test_abcdefgh1234ijklmnop5678qrstuv',
     WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
     MODE: '',
-  },
-  interac: {
+  }),
+  interac: quotesUnanswered({
     API_KEY: 'pk_test_123456789abc',
     SECRET_KEY: 'sk_test_abcdefgh1234ijklmnop5678qrstuv',
     WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
     MODE: '',
-  },
-  paypal: {
+  }),
+  paypal: quotesUnanswered({
     API_KEY: 'pk_test_123456789abc',
     SECRET_KEY: 'sk_test_abcdefgh1234ijklmnop5678qrstuv',
     WEBHOOK_KEY: 'wk_test_zyxwvuts9876543210zyxwvutsrqpon',
     MODE: '',
-  },
+  }),
   // Its quote API is a local Ramp (Process Payment asks it for the order's USDC); the widget on the documented demo host.
   rampnetwork: {
     HOST_API_KEY: 'demo_host_api_key_1',
@@ -74,20 +83,20 @@ const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
       return rampQuoteFake.url;
     },
   },
-  banxa: {
+  banxa: quotesUnanswered({
     PARTNER_REF: 'myshop',
     API_KEY: 'banxa-key-0123456789abcdefghijklmnop',
     HMAC_KEY: 'banxa-hmac-key-1',
     HMAC_SECRET: 'banxa-hmac-secret-0123456789abcdefgh',
     MODE: 'test',
-  },
-  alchemypay: { APP_ID: 'f83Is2y7L425rxl8', APP_SECRET: 'alchemy-secret-0123456789abcdefghijk', MODE: 'test' },
-  mercuryo: {
+  }),
+  alchemypay: quotesUnanswered({ APP_ID: 'f83Is2y7L425rxl8', APP_SECRET: 'alchemy-secret-0123456789abcdefghijk', MODE: 'test' }),
+  mercuryo: quotesUnanswered({
     WIDGET_ID: uuid,
     SECRET_KEY: 'mercuryo-secret-0123456789abcdefghij',
     SIGN_KEY: 'mercuryo-sign-key-0123456789abcdefgh',
     MODE: 'test',
-  },
+  }),
   topper: {
     WIDGET_ID: uuid,
     KEY_ID: uuid,
@@ -202,6 +211,7 @@ let stripeFake: StripeFake;
 let transfiFake: TransfiFake;
 let guardarianFake: GuardarianFake;
 let rampQuoteFake: QuoteFake;
+let unansweredQuoteApi: DocumentedFake;
 let wertFake: WertFake;
 let simplexFake: SimplexFake;
 let coinbaseFake: CoinbaseFake;
@@ -235,6 +245,8 @@ beforeAll(async () => {
   transfiFake = await startTransfiFake();
   guardarianFake = await startGuardarianFake(undefined, 'https://payments-staging.guardarian.com');
   rampQuoteFake = await startRampQuoteFake('demo_host_api_key_1');
+  unansweredQuoteApi = await startDocumentedFake({ routes: [], refusal: (status) => jsonAnswer(status, { message: 'no quotes here' }) });
+  unansweredQuoteApi.script = () => jsonAnswer(503, { message: 'quotes are not part of this test' });
   wertFake = await startWertFake();
   simplexFake = await startSimplexFake();
   sardineFake = await startSardineFake();
@@ -251,6 +263,7 @@ afterAll(async () => {
   await guardarianFake.close();
   expect(rampQuoteFake.problems).toEqual([]);
   await rampQuoteFake.close();
+  await unansweredQuoteApi.close();
   await wertFake.close();
   await sardineFake.close();
   expect(binanceFake.problems).toEqual([]);
