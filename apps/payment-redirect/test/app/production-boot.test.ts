@@ -8,6 +8,7 @@ import { appNodeArguments } from '@gateway/config';
 import { createSealingKeyRing, sealAddressIn, type EvmAddress } from '@gateway/domain';
 import { SAMPLE_RATE_FILE } from '@gateway/rates';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
+import { NO_QUOTE_API } from '../../../../packages/providers/test/support/no-quote-api';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const MAIN = join('apps', 'payment-redirect', 'src', 'main.ts');
@@ -126,6 +127,7 @@ describe('payment-redirect booted as the image runs it', () => {
       RATE_SOURCE: 'file',
       RATE_FILE: rateFile,
       ALLOW_PROVIDER_TEST_MODE: 'true',
+      PROVIDER_MOONPAY_API_URL: NO_QUOTE_API,
       ...fromFiles({
         REDIS_URL: acl.urlOf('payment-redirect'),
         ADDRESS_IN_KEYS: `p1:${key.toString('base64')}`,

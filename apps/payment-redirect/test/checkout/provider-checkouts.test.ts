@@ -18,7 +18,7 @@ import { STRIPE_FAKE_SECRET, startStripeFake, type StripeFake } from '../../../.
 import { FAKE_TRANSFI, startTransfiFake, type TransfiFake } from '../../../../packages/providers/test/support/transfi-fake';
 import { startGuardarianFake, type GuardarianFake } from '../../../../packages/providers/test/support/guardarian-fake';
 import { startRampQuoteFake, type QuoteFake } from '../../../../packages/providers/test/support/quote-api-fake';
-import { jsonAnswer, startDocumentedFake, type DocumentedFake } from '../../../../packages/providers/test/support/documented-fake';
+import { NO_QUOTE_API } from '../../../../packages/providers/test/support/no-quote-api';
 import { startWertFake, type WertFake } from '../../../../packages/providers/test/support/wert-fake';
 import { startCoinbaseFake, type CoinbaseFake } from '../../../../packages/providers/test/support/coinbase-fake';
 import { startBinanceFake, type BinanceFake } from '../../../../packages/providers/test/support/binance-fake';
@@ -48,13 +48,8 @@ const WERT_ACCOUNT = {
   },
 };
 
-/**
- * With the quote API host of a provider whose quotes are not what this file tests: a local server
- * that answers 503 (Process Payment asks it, and no test reaches the internet), so its rows are
- * estimates. A getter, read once the server is up.
- */
-const quotesUnanswered = (settings: Record<string, string>): Record<string, string> =>
-  Object.defineProperty(settings, 'API_URL', { get: () => unansweredQuoteApi.url, enumerable: true });
+/** The settings of a provider whose quotes this file does not test, with its quote host on NO_QUOTE_API. */
+const quotesUnanswered = (settings: Record<string, string>): Record<string, string> => ({ ...settings, API_URL: NO_QUOTE_API });
 
 const TEST_CREDENTIALS: Record<string, Record<string, string>> = {
   moonpay: quotesUnanswered({
@@ -211,7 +206,6 @@ let stripeFake: StripeFake;
 let transfiFake: TransfiFake;
 let guardarianFake: GuardarianFake;
 let rampQuoteFake: QuoteFake;
-let unansweredQuoteApi: DocumentedFake;
 let wertFake: WertFake;
 let simplexFake: SimplexFake;
 let coinbaseFake: CoinbaseFake;
@@ -245,8 +239,6 @@ beforeAll(async () => {
   transfiFake = await startTransfiFake();
   guardarianFake = await startGuardarianFake(undefined, 'https://payments-staging.guardarian.com');
   rampQuoteFake = await startRampQuoteFake('demo_host_api_key_1');
-  unansweredQuoteApi = await startDocumentedFake({ routes: [], refusal: (status) => jsonAnswer(status, { message: 'no quotes here' }) });
-  unansweredQuoteApi.script = () => jsonAnswer(503, { message: 'quotes are not part of this test' });
   wertFake = await startWertFake();
   simplexFake = await startSimplexFake();
   sardineFake = await startSardineFake();
@@ -263,7 +255,6 @@ afterAll(async () => {
   await guardarianFake.close();
   expect(rampQuoteFake.problems).toEqual([]);
   await rampQuoteFake.close();
-  await unansweredQuoteApi.close();
   await wertFake.close();
   await sardineFake.close();
   expect(binanceFake.problems).toEqual([]);

@@ -5,6 +5,7 @@ import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
 import { moonpayPayment } from '../support/sandbox';
 import { madeUpKey } from '../../../../packages/providers/test/support/made-up-key';
+import { NO_QUOTE_API } from '../../../../packages/providers/test/support/no-quote-api';
 
 // Issue 32: the kind of a decline's reason, from a signed MoonPay webhook (its documented failureReason
 // codes) to the payment's row, the receipt's facts and the per-provider count of declines by kind.
@@ -18,6 +19,7 @@ const fixture = paymentRedirectFixture('provider_decline_kind', {
   PROVIDER_MOONPAY_API_KEY: MOONPAY.API_KEY,
   PROVIDER_MOONPAY_SECRET_KEY: MOONPAY.SECRET_KEY,
   PROVIDER_MOONPAY_WEBHOOK_KEY: MOONPAY.WEBHOOK_KEY,
+  PROVIDER_MOONPAY_API_URL: NO_QUOTE_API,
 });
 let app: FastifyInstance;
 let config: PaymentRedirectConfig;

@@ -4,6 +4,7 @@ import type { PaymentRedirectConfig } from '../../src/config';
 import { paymentRedirectFixture } from '../support/payment-redirect-fixture';
 import { moonpayPayment } from '../support/sandbox';
 import { madeUpKey } from '../../../../packages/providers/test/support/made-up-key';
+import { NO_QUOTE_API } from '../../../../packages/providers/test/support/no-quote-api';
 
 // Issue 22: 2 of ~10,000 MoonPay webhooks, correctly signed over hostile JSON, answered 500 (a NUL
 // in a string reached PostgreSQL, which refuses 0x00 in text) and MoonPay was told to retry.
@@ -18,6 +19,7 @@ const fixture = paymentRedirectFixture('provider_webhook_input', {
   PROVIDER_MOONPAY_API_KEY: MOONPAY.API_KEY,
   PROVIDER_MOONPAY_SECRET_KEY: MOONPAY.SECRET_KEY,
   PROVIDER_MOONPAY_WEBHOOK_KEY: MOONPAY.WEBHOOK_KEY,
+  PROVIDER_MOONPAY_API_URL: NO_QUOTE_API,
 });
 let app: FastifyInstance;
 let config: PaymentRedirectConfig;
