@@ -3,9 +3,10 @@ import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake'
 
 /**
  * A local Guardarian: POST /v1/transaction and GET /v1/transaction/{id} as its reference documents
- * them, and GET /v1/estimate as integrators call it (x-api-key; one create a minute per source IP, the customer's IP taken from X-Forwarded-For;
- * errors as `{statusCode, code, message}`). Transactions are kept, so a look-up answers what was
- * created; `setStatus` moves one on, as Guardarian would.
+ * them (x-api-key; one create a minute per source IP, the customer's IP taken from X-Forwarded-For;
+ * errors as `{statusCode, code, message}`), and GET /v1/estimate as integrators call it.
+ * Transactions are kept, so a look-up answers what was created; `setStatus` moves one on, as
+ * Guardarian would.
  */
 export interface GuardarianFake extends DocumentedFake {
   apiKey: string;
