@@ -107,14 +107,35 @@ export function resolveAnvilBinary(): string {
 // listen (EADDRINUSE in CI). Here no outgoing connection is given one of these.
 const FREE_PORTS = { from: 20_000, to: 32_767 } as const;
 const FREE_PORT_TRIES = 50;
+// A free port is only checked, not held, until its app listens: two test files (jest workers) that
+// picked the same one, or one file that picked it twice before starting anything (a whole stack's
+// ports are found first), collided (EADDRINUSE in CI, 127.0.0.1:28531). So each jest worker picks
+// in a slice of the range of its own, and a process never hands out a port twice.
+const WORKER_SLICES = 8;
+const handedOut = new Set<number>();
 
-/** A port nobody is listening on, below the ephemeral range: a random one, checked by listening on it and releasing it. */
+/** The ports this process picks from: its jest worker's slice, or the whole range outside jest. */
+function portsOfThisProcess(): { from: number; to: number } {
+  const worker = Number(process.env.JEST_WORKER_ID);
+  if (!Number.isInteger(worker) || worker < 1) return FREE_PORTS;
+  const size = Math.floor((FREE_PORTS.to - FREE_PORTS.from + 1) / WORKER_SLICES);
+  const from = FREE_PORTS.from + ((worker - 1) % WORKER_SLICES) * size;
+  return { from, to: from + size - 1 };
+}
+
+/**
+ * A port nobody is listening on, below the ephemeral range: a random one of this process's slice
+ * that it has not handed out before, checked by listening on it and releasing it.
+ */
 export async function findFreePort(): Promise<number> {
+  const { from, to } = portsOfThisProcess();
   for (let attempt = 0; attempt < FREE_PORT_TRIES; attempt += 1) {
-    const port = FREE_PORTS.from + Math.floor(Math.random() * (FREE_PORTS.to - FREE_PORTS.from + 1));
-    if (await canListen(port)) return port;
+    const port = from + Math.floor(Math.random() * (to - from + 1));
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
   }
-  throw new Error(`findFreePort: ${FREE_PORT_TRIES} random ports from ${FREE_PORTS.from} to ${FREE_PORTS.to} were all taken`);
+  throw new Error(`findFreePort: ${FREE_PORT_TRIES} random ports from ${from} to ${to} were all taken or already handed out`);
 }
 
 function canListen(port: number): Promise<boolean> {

@@ -121,4 +121,21 @@ describe('findFreePort', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it('never hands out a port twice in a process, so a stack may find all its ports before it binds any', async () => {
+    const ports = [];
+    for (let i = 0; i < 300; i += 1) ports.push(await findFreePort());
+    expect(new Set(ports).size).toBe(ports.length);
+  });
+
+  it("picks in this jest worker's slice of the range, which no other worker picks in", async () => {
+    const worker = Number(process.env.JEST_WORKER_ID);
+    const size = Math.floor((32_768 - 20_000) / 8);
+    const from = 20_000 + ((worker - 1) % 8) * size;
+    for (let i = 0; i < 20; i += 1) {
+      const port = await findFreePort();
+      expect(port).toBeGreaterThanOrEqual(from);
+      expect(port).toBeLessThan(from + size);
+    }
+  });
 });
