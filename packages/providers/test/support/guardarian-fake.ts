@@ -1,5 +1,6 @@
 import { headerOf, jsonAnswer, sentAsJson, startDocumentedFake } from './documented-fake';
 import type { DocumentedFake, FakeAnswer, FakeRequest } from './documented-fake';
+import { decimalOf } from './quote-api-fake';
 
 /**
  * A local Guardarian: POST /v1/transaction and GET /v1/transaction/{id} as its reference documents
@@ -102,19 +103,15 @@ export async function startGuardarianFake(
     const cents = BigInt(amount.replace('.', ''));
     const fee = (cents * BigInt(SERVICE_FEE_BPS) + 9_999n) / 10_000n;
     const received = (cents - fee) * 10_000n - NETWORK_FEE_UNITS;
-    const decimal = (units: bigint, places: number) => {
-      const text = units.toString().padStart(places + 1, '0');
-      return `${text.slice(0, -places)}.${text.slice(-places)}`;
-    };
     return jsonAnswer(200, {
       from_currency: currency,
       from_network: currency,
       to_currency: 'USDC',
       to_network: 'MATIC',
-      value: decimal(received, 6),
-      service_fees: [{ name: 'Service fee', amount: decimal(fee, 2), currency, percentage: `${SERVICE_FEE_BPS / 100}%` }],
-      converted_amount: { amount: decimal(cents - fee, 2), currency },
-      network_fee: { amount: decimal(NETWORK_FEE_UNITS, 6), currency: 'USDC' },
+      value: decimalOf(received, 6),
+      service_fees: [{ name: 'Service fee', amount: decimalOf(fee, 2), currency, percentage: `${SERVICE_FEE_BPS / 100}%` }],
+      converted_amount: { amount: decimalOf(cents - fee, 2), currency },
+      network_fee: { amount: decimalOf(NETWORK_FEE_UNITS, 6), currency: 'USDC' },
       estimated_exchange_rate: '1',
     });
   }

@@ -36,7 +36,7 @@ function unitsOf(amount: string, decimals: number): bigint {
 }
 
 /** Units of 10^-decimals as a decimal string with exactly `decimals` places. */
-function decimalOf(units: bigint, decimals: number): string {
+export function decimalOf(units: bigint, decimals: number): string {
   const text = units.toString().padStart(decimals + 1, '0');
   return `${text.slice(0, -decimals)}.${text.slice(-decimals)}`;
 }
@@ -204,8 +204,7 @@ export function rampQuoteRoute<R extends FakeRequest>({ fake, credentials, feeBp
         fake().check(fiatValue !== undefined, `quote: fiatValue is not a JSON number of at most two decimals: ${request.body}`),
       ].every(Boolean);
       if (!documented || fiatValue === undefined) return rampRefusal(400, 'Invalid request');
-      const [whole, fraction = ''] = fiatValue.split('.');
-      const cents = `${whole}.${fraction.padEnd(2, '0')}`;
+      const cents = decimalOf(unitsOf(fiatValue, 2), 2);
       const byMethod = (bps: number) => {
         const fee = lessFee(cents, 10_000 - bps, 2);
         return `{"fiatCurrency":"${String(body?.fiatCurrency)}","cryptoAmount":"${unitsOf(lessFee(cents, bps, 6), 6)}","fiatValue":${fiatValue},"appliedFee":${fee},"baseRampFee":${fee}}`;

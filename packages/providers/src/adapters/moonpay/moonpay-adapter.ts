@@ -198,6 +198,7 @@ export function createMoonpayAdapter(
     return { ...moonpayWebhookEvent(rawBody), acknowledgement: jsonAcknowledgement({ received: true }) };
   };
   const apiHost = apiUrlOf(values.API_URL, MOONPAY_API_HOST);
+  const quoteRequest = { apiHost, apiKey: values.API_KEY, paymentMethod };
   return {
     ...urlCheckoutAdapter(
       providerDescriptor,
@@ -205,10 +206,8 @@ export function createMoonpayAdapter(
       (order, host) => signedMoonpayUrl(host, values.API_KEY, values.SECRET_KEY, order, paymentMethod),
       verifyWebhook,
     ),
-    quote: (order, { signal }) => moonpayBuyQuote(context.http, { apiHost, apiKey: values.API_KEY, paymentMethod }, order, signal),
-    ...(providerDescriptor.fixedUsdc && {
-      quoteUsdc: (order, { signal }) => moonpayBuyQuote(context.http, { apiHost, apiKey: values.API_KEY, paymentMethod }, order, signal),
-    }),
+    quote: (order, { signal }) => moonpayBuyQuote(context.http, quoteRequest, order, signal),
+    ...(providerDescriptor.fixedUsdc && { quoteUsdc: (order, { signal }) => moonpayBuyQuote(context.http, quoteRequest, order, signal) }),
     status: (query, { signal }) => moonpayTransactionStatus(context.http, { apiHost, apiKey: values.API_KEY }, query, signal),
   };
 }
