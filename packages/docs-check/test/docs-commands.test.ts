@@ -66,6 +66,13 @@ it('every command block of every page is run here, or marked with the reason it 
   expect(runnable.length).toBeGreaterThan(0);
 });
 
+it("moves a page's addresses to the stack's ports once, even to a port that begins with another default", () => {
+  const moved = { ...DEFAULT_PORTS, PAYMENT_REDIRECT_PORT: 31002, WALLET_CONTROL_PORT: 29627 };
+  expect(movedToStack('curl 127.0.0.1:3200/x 127.0.0.1:3100 http%3A%2F%2F127.0.0.1%3A3200 127.0.0.1:31000', moved)).toBe(
+    'curl 127.0.0.1:31002/x 127.0.0.1:29627 http%3A%2F%2F127.0.0.1%3A31002 127.0.0.1:31000',
+  );
+});
+
 describe('the runnable blocks, in page order, against the local stack', () => {
   beforeAll(async () => {
     stateDir = mkdtempSync(join(tmpdir(), 'docs-stack-'));
@@ -195,15 +202,20 @@ function firstOnPath(name: string): string {
   return spawnSync('bash', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
 }
 
-/**
- * The local stack's addresses in a page (127.0.0.1:3100 …) moved to this stack's ports, in one pass:
- * a free port may begin with a default one (31002 after 3100), and must not be moved again.
- */
+/** The local stack's addresses in a page (127.0.0.1:3100 …) moved to this stack's ports. */
 function onThisStack(text: string): string {
-  const movedTo = new Map(Object.entries(DEFAULT_PORTS).map(([name, port]) => [String(port), ports[name as keyof typeof DEFAULT_PORTS]]));
+  return movedToStack(text, ports);
+}
+
+/**
+ * A page's addresses on the default ports moved to `moved`, in one pass: a free port may begin with a
+ * default one (31002 after 3100), and must not be moved again.
+ */
+function movedToStack(text: string, moved: Record<keyof typeof DEFAULT_PORTS, number>): string {
+  const movedTo = new Map(Object.entries(DEFAULT_PORTS).map(([name, port]) => [String(port), moved[name as keyof typeof DEFAULT_PORTS]]));
   return text.replace(/127\.0\.0\.1(:|%3A)(\d+)/g, (whole, colon: string, port: string) => {
-    const moved = movedTo.get(port);
-    return moved === undefined ? whole : `127.0.0.1${colon}${moved}`;
+    const to = movedTo.get(port);
+    return to === undefined ? whole : `127.0.0.1${colon}${to}`;
   });
 }
 
