@@ -67,9 +67,10 @@ it('every command block of every page is run here, or marked with the reason it 
 });
 
 it("moves a page's addresses to the stack's ports once, even to a port that begins with another default", () => {
-  const moved = { ...DEFAULT_PORTS, PAYMENT_REDIRECT_PORT: 31002, WALLET_CONTROL_PORT: 29627 };
-  expect(movedToStack('curl 127.0.0.1:3200/x 127.0.0.1:3100 http%3A%2F%2F127.0.0.1%3A3200 127.0.0.1:31000', moved)).toBe(
-    'curl 127.0.0.1:31002/x 127.0.0.1:29627 http%3A%2F%2F127.0.0.1%3A31002 127.0.0.1:31000',
+  // CI's case: payment-redirect on 31012, then the chain watcher's 3101 moved to 29627 (the old move gave 296272).
+  const moved = { ...DEFAULT_PORTS, PAYMENT_REDIRECT_PORT: 31012, CHAIN_WATCHER_PORT: 29627 };
+  expect(movedToStack('curl 127.0.0.1:3200/x 127.0.0.1:3101 http%3A%2F%2F127.0.0.1%3A3200 127.0.0.1:31010', moved)).toBe(
+    'curl 127.0.0.1:31012/x 127.0.0.1:29627 http%3A%2F%2F127.0.0.1%3A31012 127.0.0.1:31010',
   );
 });
 
@@ -209,7 +210,7 @@ function onThisStack(text: string): string {
 
 /**
  * A page's addresses on the default ports moved to `moved`, in one pass: a free port may begin with a
- * default one (31002 after 3100), and must not be moved again.
+ * default one (31012 begins with 3101), and must not be moved again.
  */
 function movedToStack(text: string, moved: Record<keyof typeof DEFAULT_PORTS, number>): string {
   const movedTo = new Map(Object.entries(DEFAULT_PORTS).map(([name, port]) => [String(port), moved[name as keyof typeof DEFAULT_PORTS]]));
